@@ -1,0 +1,20 @@
+import { PGlite } from '@electric-sql/pglite'
+let t=Date.now()
+const db = new PGlite()
+await db.waitReady
+console.log('init', Date.now()-t)
+await db.exec('create table t(id text primary key, n int)')
+t=Date.now()
+const dump = await db.dumpDataDir('none')
+console.log('dump', Date.now()-t, dump.size)
+t=Date.now()
+const db2 = new PGlite({loadDataDir: dump})
+await db2.waitReady
+console.log('load', Date.now()-t)
+t=performance.now()
+for (let i=0;i<5000;i++) await db2.query('insert into t values ($1,$2) on conflict (id) do update set n=t.n+1 returning n',['k'+(i%100), i])
+console.log('5000 upserts ms', performance.now()-t)
+t=performance.now()
+for (let i=0;i<5000;i++) await db2.query('select * from t where id=$1',['k'+(i%100)])
+console.log('5000 selects ms', performance.now()-t)
+console.log(process.memoryUsage().rss/1e6)

@@ -1,0 +1,221 @@
+/**
+ * Outgoing HTTP(S) GET for documents published by third parties (did:web, domain checks).
+ * The URL comes from users, so it is an SSRF vector: the private-address check runs inside
+ * the socket's `lookup`, on the very addresses the socket then connects to, which closes the
+ * DNS-rebinding gap of "resolve, check, then let the HTTP client resolve again".
+ */
+import http from 'node:http'
+import https from 'node:https'
+import { lookup as dnsLookup } from 'node:dns/promises'
+import { isIP, type LookupFunction } from 'node:net'
+import { AppError, DependencyUnavailableError, ValidationError } from '../../errors.js'
+import { refusedAddressReason } from './ip-ranges.js'
+
+export interface HttpResponse {
+  status: number
+  /** Lower-case names; repeated headers joined with ", ". */
+  headers: Record<string, string>
+  body: Uint8Array
+  /** The URL of the final hop, after redirects. */
+  url: string
+}
+
+export type HttpGet = (url: string, init?: { accept?: string }) => Promise<HttpResponse>
+
+export interface ResolvedAddress {
+  address: string
+  family: 4 | 6
+}
+
+export interface GuardedFetchOptions {
+  allowPrivate: boolean
+  timeoutMs: number
+  maxBytes: number
+  maxRedirects?: number
+  /** DNS edge; default is the OS resolver (`dns.lookup`, all addresses). */
+  resolveHost?: (hostname: string) => Promise<ResolvedAddress[]>
+  /**
+   * Address policy, returning why an address is refused. Default: the IANA special-purpose
+   * ranges. Only tests replace it: every address a test can reach locally is non-public by
+   * construction, so simulating a "public" hop means narrowing the policy, not the check.
+   */
+  addressPolicy?: (ip: string) => string | undefined
+  userAgent?: string
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308])
+
+/** Raised inside `lookup`; translated to a ValidationError once it leaves the socket. */
+class RefusedAddress extends Error {}
+
+export function createGuardedFetch(options: GuardedFetchOptions): HttpGet {
+  const maxRedirects = options.maxRedirects ?? 3
+  const policy = options.addressPolicy ?? refusedAddressReason
+  const resolveHost = options.resolveHost ?? defaultResolve
+  const refusal = (ip: string): string | undefined => (options.allowPrivate ? undefined : policy(ip))
+
+  // Called by net.connect with the hostname of the URL; whatever it returns is dialled.
+  const guardedLookup: LookupFunction = (hostname, lookupOptions, callback) => {
+    resolveHost(hostname).then(
+      (found) => {
+        const wanted = found.filter((a) => !lookupOptions.family || a.family === lookupOptions.family)
+        const refused = wanted.map((a) => [a.address, refusal(a.address)] as const).find(([, why]) => why)
+        if (refused) {
+          callback(new RefusedAddress(`${hostname} resolves to ${refused[0]}, a ${refused[1]} address`), '')
+        } else if (wanted.length === 0) {
+          callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '')
+        } else if (lookupOptions.all) {
+          callback(null, wanted)
+        } else {
+          const first = wanted[0] as ResolvedAddress
+          callback(null, first.address, first.family)
+        }
+      },
+      (err: unknown) => callback(err instanceof Error ? err : new Error(String(err)), ''),
+    )
+  }
+
+  return async (url, init = {}) => {
+    const controller = new AbortController()
+    const timer = setTimeout(() => controller.abort(), options.timeoutMs)
+    try {
+      let current = parseUrl(url)
+      for (let hop = 0; ; hop++) {
+        checkLiteralHost(current, refusal)
+        const res = await requestOnce(current, init.accept ?? '*/*', controller.signal, guardedLookup, options)
+        const location = res.headers.location
+        if (!REDIRECT_STATUSES.has(res.status) || location === undefined) return res
+        if (hop >= maxRedirects) {
+          throw new DependencyUnavailableError(`${url}: more than ${maxRedirects} redirects`)
+        }
+        const next = parseUrl(location, current)
+        if (current.protocol === 'https:' && next.protocol === 'http:') {
+          throw new ValidationError(`${current.href} redirects from https to plain http, refused`)
+        }
+        current = next
+      }
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+}
+
+function parseUrl(input: string, base?: URL): URL {
+  let url: URL
+  try {
+    url = new URL(input, base)
+  } catch {
+    throw new ValidationError(`Not a valid URL: ${input}`)
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new ValidationError(`Only http and https URLs can be fetched, not ${url.protocol}`)
+  }
+  if (url.username || url.password) throw new ValidationError('URLs with credentials are refused')
+  return url
+}
+
+function hostOf(url: URL): string {
+  return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname
+}
+
+// net.connect skips `lookup` for IP literals, so those are checked before dialling.
+function checkLiteralHost(url: URL, refusal: (ip: string) => string | undefined): void {
+  const host = hostOf(url)
+  if (isIP(host) === 0) return
+  const why = refusal(host)
+  if (why) throw new ValidationError(`${url.origin} is a ${why} address, refused`)
+}
+
+function requestOnce(
+  url: URL,
+  accept: string,
+  signal: AbortSignal,
+  lookup: LookupFunction,
+  options: GuardedFetchOptions,
+): Promise<HttpResponse> {
+  const client = url.protocol === 'https:' ? https : http
+  return new Promise<HttpResponse>((resolve, reject) => {
+    const fail = (err: unknown): void => reject(translate(err, url, signal, options))
+    const req = client.request(
+      {
+        hostname: hostOf(url),
+        port: url.port || undefined,
+        path: `${url.pathname}${url.search}`,
+        method: 'GET',
+        headers: {
+          accept,
+          'accept-encoding': 'identity',
+          'user-agent': options.userAgent ?? 'credential-service/0.1',
+        },
+        // A fresh socket per request: a pooled socket could have been dialled by another lookup.
+        agent: false,
+        lookup,
+        signal,
+      },
+      (res) => {
+        const status = res.statusCode ?? 0
+        const headers = flattenHeaders(res.headers)
+        if (REDIRECT_STATUSES.has(status)) {
+          res.destroy()
+          resolve({ status, headers, body: new Uint8Array(0), url: url.href })
+          return
+        }
+        const declared = Number(headers['content-length'] ?? '0')
+        if (declared > options.maxBytes) {
+          fail(tooLarge(url, options.maxBytes))
+          req.destroy()
+          return
+        }
+        const chunks: Buffer[] = []
+        let size = 0
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length
+          if (size > options.maxBytes) {
+            fail(tooLarge(url, options.maxBytes))
+            req.destroy()
+            return
+          }
+          chunks.push(chunk)
+        })
+        res.on('end', () => {
+          if (size > options.maxBytes) return
+          resolve({ status, headers, body: new Uint8Array(Buffer.concat(chunks)), url: url.href })
+        })
+        res.on('error', fail)
+        res.on('close', () => {
+          if (!res.complete) fail(new Error('connection closed before the body was complete'))
+        })
+      },
+    )
+    req.on('error', fail)
+    req.end()
+  })
+}
+
+function translate(err: unknown, url: URL, signal: AbortSignal, options: GuardedFetchOptions): AppError {
+  if (err instanceof AppError) return err
+  if (signal.aborted) {
+    return new DependencyUnavailableError(`${url.origin} did not answer within ${options.timeoutMs} ms`)
+  }
+  if (err instanceof RefusedAddress) return new ValidationError(`${err.message}, refused`)
+  const code = (err as { code?: unknown }).code
+  const detail = typeof code === 'string' ? code : err instanceof Error ? err.message : 'unknown error'
+  return new DependencyUnavailableError(`${url.origin} is unreachable (${detail})`, { cause: err })
+}
+
+function tooLarge(url: URL, maxBytes: number): DependencyUnavailableError {
+  return new DependencyUnavailableError(`${url.href}: response larger than ${maxBytes} bytes`)
+}
+
+function flattenHeaders(raw: http.IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(raw)) {
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value
+  }
+  return out
+}
+
+async function defaultResolve(hostname: string): Promise<ResolvedAddress[]> {
+  const found = await dnsLookup(hostname, { all: true, order: 'verbatim' })
+  return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }))
+}

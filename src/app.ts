@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import multipart from '@fastify/multipart'
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import Fastify, { type FastifyInstance } from 'fastify'
+import type { ContentStore } from './adapters/content-store/content-store.js'
+import { systemClock, type Clock } from './adapters/clock.js'
+import type { HttpGet } from './adapters/http-out/guarded-fetch.js'
+import type { Config } from './config.js'
+import { deriveKey } from './crypto/secret-box.js'
+import type { DatabaseHandle } from './db/connect.js'
+import { adminRoutes } from './modules/admin/admin.routes.js'
+import { AdminService } from './modules/admin/admin.service.js'
+import { authRoutes } from './modules/auth/auth.routes.js'
+import { AuthService } from './modules/auth/auth.service.js'
+import { ChallengeCodec } from './modules/auth/challenge-codec.js'
+import { TokenService } from './modules/auth/token-service.js'
+import { deleteSpentChallengesBefore } from './modules/auth/users.repository.js'
+import { contentRoutes } from './modules/content/content.routes.js'
+import { createDidResolver } from './modules/did/did-resolver.js'
+import { didRoutes } from './modules/did/did.routes.js'
+import { lookupRegisteredDid } from './modules/did/registered-dids.js'
+import { healthRoutes } from './modules/health/health.routes.js'
+import { HealthService } from './modules/health/health.service.js'
+import { DbKeyStore } from './modules/keys/key-store.js'
+import { RateLimiter } from './modules/rate-limit/rate-limiter.js'
+import authPlugin from './plugins/auth.js'
+import errorHandler from './plugins/error-handler.js'
+import metrics from './plugins/metrics.js'
+import rateLimit from './plugins/rate-limit.js'
+import securityHeaders from './plugins/security-headers.js'
+import validation from './plugins/validation.js'
+
+/** Every I/O edge, passed in so tests can swap any of them (STYLE.md). */
+export interface AppDeps {
+  database: DatabaseHandle
+  content: ContentStore
+  httpGet: HttpGet
+  masterKey: Uint8Array
+  clock?: Clock
+  /** pino options, or false for silence (tests). */
+  logger?: boolean | Record<string, unknown>
+}
+
+const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version
+
+/** Builds the whole service; the caller listens (server.ts) or injects (tests). Owns the database handle. */
+export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
+  const clock = deps.clock ?? systemClock
+  const db = deps.database.db
+  const app = Fastify({
+    logger: deps.logger ?? {
+      level: config.logLevel,
+      redact: { paths: ['req.headers.authorization', 'req.headers["x-admin-key"]', '*.token', '*.private_key', '*.encrypted_seed'], censor: '[redacted]' },
+    },
+    bodyLimit: config.bodyLimitBytes,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id']
+      return typeof given === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : randomUUID()
+    },
+    requestIdLogLabel: 'request_id',
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  const keys = new DbKeyStore(db, deps.masterKey, () => clock.now())
+  const tokens = new TokenService(keys, config.publicBaseUrl, config.jwtTtlSeconds, () => clock.now())
+  const codec = new ChallengeCodec(deriveKey(deps.masterKey, 'auth-challenge-mac-v1'))
+  const limiter = new RateLimiter(db, config.rateLimitAuthPerMinute, () => clock.now().getTime())
+  const resolver = createDidResolver({
+    httpGet: deps.httpGet,
+    allowHttp: config.didWebAllowHttp,
+    lookupLocal: (did) => lookupRegisteredDid(db, did),
+  })
+  const auth = new AuthService({
+    db,
+    codec,
+    tokens,
+    resolver,
+    content: deps.content,
+    clock,
+    challengeTtlSeconds: config.challengeTtlSeconds,
+    avatarMaxBytes: config.avatarMaxBytes,
+  })
+  const health = new HealthService({
+    version: VERSION,
+    pingDatabase: deps.database.ping,
+    content: deps.content,
+    blockchainConfigured: config.blockchainRpcUrl !== undefined,
+  })
+
+  app.addSchema({
+    $id: 'ErrorResponse',
+    type: 'object',
+    properties: {
+      success: { type: 'boolean' },
+      message: { type: 'string' },
+      code: { type: 'string' },
+      request_id: { type: 'string' },
+      details: { type: 'object', additionalProperties: true },
+    },
+    required: ['success', 'message', 'code'],
+  })
+  await app.register(validation)
+  await app.register(errorHandler)
+  await app.register(securityHeaders, { corsOrigins: config.corsOrigins })
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'Credential and Presentation Service', version: VERSION },
+      servers: [{ url: config.publicBaseUrl }],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          adminKey: { type: 'apiKey', in: 'header', name: 'X-Admin-Key' },
+        },
+      },
+      security: [{ bearerAuth: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  })
+  await app.register(swaggerUi, { routePrefix: '/api/docs' })
+  await app.register(multipart, { limits: { fileSize: config.avatarMaxBytes, files: 1, fields: 10, fieldSize: 1024 }, throwFileSizeLimit: true })
+  await app.register(metrics)
+  await app.register(rateLimit, { limiter })
+  await app.register(authPlugin, { tokens, adminApiKey: config.adminApiKey })
+
+  await app.register(healthRoutes, { prefix: '/api/health', health })
+  await app.register(authRoutes, { prefix: '/api/auth', auth, publicBaseUrl: config.publicBaseUrl })
+  await app.register(didRoutes, { prefix: '/api/did', resolver })
+  await app.register(contentRoutes, { prefix: '/api/ipfs', content: deps.content, maxBytes: config.contentMaxBytes })
+  if (config.adminApiKey) {
+    await app.register(adminRoutes, { prefix: '/api/admin', admin: new AdminService({ db, keys }) })
+  }
+
+  // Spent challenges are only needed until they would have expired anyway.
+  const purge = setInterval(() => {
+    void deleteSpentChallengesBefore(db, clock.now()).catch((err) => app.log.warn({ err }, 'purging spent challenges failed'))
+  }, 60_000)
+  purge.unref()
+  app.addHook('onClose', async () => {
+    clearInterval(purge)
+  })
+  // Registered last so it runs after the rate limiter's final flush.
+  app.addHook('onClose', async () => deps.database.close())
+  return app
+}
+
+export { Type }

@@ -1,0 +1,140 @@
+import path from 'node:path'
+
+/**
+ * The only reader of process.env. Every setting is parsed and checked here once, at start;
+ * a bad value stops start-up with a message naming the variable.
+ */
+export interface Config {
+  readonly port: number
+  readonly host: string
+  readonly dataDir: string
+  /** Unset: embedded PGlite under dataDir. */
+  readonly databaseUrl: string | undefined
+  readonly publicBaseUrl: string
+  /** 32 bytes; unset: generated once into dataDir (mode 0600). */
+  readonly masterKey: Uint8Array | undefined
+  readonly jwtTtlSeconds: number
+  readonly challengeTtlSeconds: number
+  readonly ipfsApiUrl: string | undefined
+  readonly blockchainRpcUrl: string | undefined
+  readonly blockchainPrivateKey: string | undefined
+  /** Unset: the admin group answers 404. */
+  readonly adminApiKey: string | undefined
+  readonly callbackAllowPrivate: boolean
+  /** did:web and other outgoing fetches may reach private/loopback addresses. */
+  readonly outboundAllowPrivate: boolean
+  /** did:web over plain HTTP (tests, local development only). */
+  readonly didWebAllowHttp: boolean
+  readonly outboundTimeoutMs: number
+  readonly rateLimitAuthPerMinute: number
+  readonly bodyLimitBytes: number
+  readonly contentMaxBytes: number
+  readonly avatarMaxBytes: number
+  readonly logLevel: string
+  readonly corsOrigins: readonly string[]
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`)
+    this.name = 'ConfigError'
+  }
+}
+
+type Env = Record<string, string | undefined>
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = []
+  const read = (name: string): string | undefined => {
+    const value = env[name]?.trim()
+    return value === '' ? undefined : value
+  }
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = read(name)
+    if (raw === undefined) return fallback
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`)
+      return fallback
+    }
+    return Number(raw)
+  }
+  const bool = (name: string): boolean => {
+    const raw = read(name)?.toLowerCase()
+    if (raw === undefined) return false
+    if (['1', 'true', 'yes', 'on'].includes(raw)) return true
+    if (['0', 'false', 'no', 'off'].includes(raw)) return false
+    problems.push(`${name} must be true or false (got "${raw}")`)
+    return false
+  }
+  const url = (name: string, protocols: string[]): string | undefined => {
+    const raw = read(name)
+    if (raw === undefined) return undefined
+    try {
+      const parsed = new URL(raw)
+      if (!protocols.includes(parsed.protocol)) throw new Error('protocol')
+      return raw
+    } catch {
+      problems.push(`${name} must be a ${protocols.join(' or ')} URL`)
+      return undefined
+    }
+  }
+
+  const port = int('PORT', 3000, 0, 65535)
+  const host = read('HOST') ?? '127.0.0.1'
+  const dataDir = path.resolve(read('DATA_DIR') ?? './data')
+  const databaseUrl = url('DATABASE_URL', ['postgres:', 'postgresql:'])
+  const publicBaseUrl = (url('PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://${host}:${port}`).replace(/\/+$/, '')
+
+  let masterKey: Uint8Array | undefined
+  const rawMaster = read('MASTER_KEY')
+  if (rawMaster !== undefined) {
+    masterKey = parseKey(rawMaster)
+    if (!masterKey) problems.push('MASTER_KEY must be 32 bytes as 64 hex characters or base64')
+  }
+
+  const blockchainPrivateKey = read('BLOCKCHAIN_PRIVATE_KEY')
+  if (blockchainPrivateKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(blockchainPrivateKey)) {
+    problems.push('BLOCKCHAIN_PRIVATE_KEY must be 0x followed by 64 hex characters')
+  }
+  const adminApiKey = read('ADMIN_API_KEY')
+  if (adminApiKey !== undefined && adminApiKey.length < 16) {
+    problems.push('ADMIN_API_KEY must be at least 16 characters')
+  }
+  const logLevel = read('LOG_LEVEL') ?? 'info'
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`)
+
+  const config: Config = {
+    port,
+    host,
+    dataDir,
+    databaseUrl,
+    publicBaseUrl,
+    masterKey,
+    jwtTtlSeconds: int('JWT_TTL_SECONDS', 3600, 60, 30 * 86400),
+    challengeTtlSeconds: int('CHALLENGE_TTL_SECONDS', 300, 10, 3600),
+    ipfsApiUrl: url('IPFS_API_URL', ['http:', 'https:']),
+    blockchainRpcUrl: url('BLOCKCHAIN_RPC_URL', ['http:', 'https:', 'ws:', 'wss:']),
+    blockchainPrivateKey,
+    adminApiKey,
+    callbackAllowPrivate: bool('CALLBACK_ALLOW_PRIVATE'),
+    outboundAllowPrivate: bool('OUTBOUND_ALLOW_PRIVATE'),
+    didWebAllowHttp: bool('DID_WEB_ALLOW_HTTP'),
+    outboundTimeoutMs: int('OUTBOUND_TIMEOUT_MS', 5000, 100, 60000),
+    rateLimitAuthPerMinute: int('RATE_LIMIT_AUTH_PER_MINUTE', 120, 1, 10_000_000),
+    bodyLimitBytes: int('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    contentMaxBytes: int('CONTENT_MAX_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    avatarMaxBytes: int('AVATAR_MAX_BYTES', 2 * 1024 * 1024, 1024, 16 * 1024 * 1024),
+    logLevel,
+    corsOrigins: (read('CORS_ORIGINS') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+  }
+  if (problems.length > 0) throw new ConfigError(problems)
+  return Object.freeze(config)
+}
+
+function parseKey(raw: string): Uint8Array | undefined {
+  if (/^[0-9a-fA-F]{64}$/.test(raw)) return Buffer.from(raw, 'hex')
+  const bytes = Buffer.from(raw, 'base64')
+  return bytes.length === 32 ? bytes : undefined
+}

@@ -1,0 +1,64 @@
+import fs from 'node:fs/promises'
+import path from 'node:path'
+import { PGlite } from '@electric-sql/pglite'
+import { Kysely, PostgresDialect, sql } from 'kysely'
+import pg from 'pg'
+import type { DB } from './database.js'
+import { PGliteDialect } from './pglite-dialect.js'
+
+export interface DatabaseOptions {
+  /** postgres:// URL; unset selects embedded PGlite. */
+  databaseUrl?: string
+  /** PGlite data directory; unset with no URL means in-memory (tests). */
+  pgliteDir?: string
+  /** A PGlite data-dir tarball to start from (tests reuse one initdb). */
+  pgliteTemplate?: Blob
+  poolSize?: number
+}
+
+export interface DatabaseHandle {
+  db: Kysely<DB>
+  engine: 'pglite' | 'postgres'
+  /** Cheap liveness probe for health checks. */
+  ping(): Promise<void>
+  close(): Promise<void>
+}
+
+// int8 (counts, sums) as JS numbers on both engines; values here stay far below 2^53.
+const INT8_OID = 20
+
+export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+  let db: Kysely<DB>
+  let engine: DatabaseHandle['engine']
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      types: {
+        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+          oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      },
+    })
+    db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) })
+    engine = 'postgres'
+  } else {
+    if (options.pgliteDir) await fs.mkdir(path.dirname(options.pgliteDir), { recursive: true })
+    const pglite = new PGlite({
+      dataDir: options.pgliteDir,
+      loadDataDir: options.pgliteTemplate,
+      // Durability still comes from the WAL; this only skips an fsync per statement.
+      relaxedDurability: true,
+      parsers: { [INT8_OID]: Number },
+    })
+    db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) })
+    engine = 'pglite'
+  }
+  return {
+    db,
+    engine,
+    ping: async () => {
+      await sql`select 1`.execute(db)
+    },
+    close: () => db.destroy(),
+  }
+}

@@ -1,0 +1,10 @@
+import type { Migration } from 'kysely'
+import * as foundation from './20261122T0600-foundation.js'
+
+/**
+ * Every migration, in order. Listed by import (not read from disk) so the same set runs from
+ * tsx, the compiled build and tests.
+ */
+export const migrations: Record<string, Migration> = {
+  '20261122T0600-foundation': foundation,
+}

@@ -1,0 +1,272 @@
+import { randomUUID } from 'node:crypto'
+import type { Database, Executor } from '../../db/database.js'
+import { ed25519PublicKeyObject, ed25519Verify } from '../../crypto/ed25519.js'
+import { decodeBase64Any } from '../../crypto/encoding.js'
+import { encodeDidKey } from '../../crypto/did-key.js'
+import { ConflictError, NotFoundError, UnauthenticatedError, ValidationError } from '../../errors.js'
+import type { ContentStore } from '../../adapters/content-store/content-store.js'
+import type { Clock } from '../../adapters/clock.js'
+import { didMethod, normalizeDid } from '../did/did-normalize.js'
+import type { DidResolver } from '../did/did-resolver.js'
+import type { ChallengeCodec } from './challenge-codec.js'
+import { decodePublicKeyText, ed25519Multibase } from './public-key-text.js'
+import { signerKeysFor } from './signer-keys.js'
+import type { TokenService } from './token-service.js'
+import * as users from './users.repository.js'
+import * as wallets from './wallets.repository.js'
+import { sniffImage } from './image-type.js'
+
+export interface AuthServiceDeps {
+  db: Database
+  codec: ChallengeCodec
+  tokens: TokenService
+  resolver: DidResolver
+  content: ContentStore
+  clock: Clock
+  challengeTtlSeconds: number
+  avatarMaxBytes: number
+}
+
+export interface Proof {
+  did: string
+  challenge: string
+  signature: string
+}
+
+export interface Session {
+  user: users.UserRow
+  token: string
+  expiresAt: Date
+}
+
+/** Proof of DID control (challenge signature) and everything built on it: sessions, profiles, wallets. */
+export class AuthService {
+  constructor(private readonly deps: AuthServiceDeps) {}
+
+  createChallenge(rawDid: string): { did: string; challenge: string; expiresAt: Date } {
+    const did = normalizeDid(rawDid)
+    const expiresAt = new Date(this.deps.clock.now().getTime() + this.deps.challengeTtlSeconds * 1000)
+    return { did, challenge: this.deps.codec.create(did, expiresAt), expiresAt }
+  }
+
+  /** Login: verify the proof, spend the challenge, create or touch the user, issue a token. */
+  async login(proof: Proof): Promise<Session> {
+    const verified = await this.verifyProof(proof)
+    const user = await users.spendChallengeAndTouchUser(
+      this.deps.db,
+      verified.challenge,
+      { did: verified.did, public_key: verified.publicKey, key_type: 'Ed25519', origin: verified.origin },
+      this.deps.clock.now(),
+    )
+    if (!user) throw new UnauthenticatedError('Challenge already used')
+    return this.session(user)
+  }
+
+  async register(input: Proof & { public_key: string; name?: string; email?: string }): Promise<Session> {
+    const did = normalizeDid(input.did)
+    const method = didMethod(did)
+    const publicKey = decodePublicKeyText(input.public_key)
+    if (method === 'web') throw new ValidationError('did:web DIDs resolve through their own domain and need no registration')
+    if (method === 'key' && encodeDidKey('ed25519', publicKey) !== did) {
+      throw new ValidationError('public_key is not the key of this did:key')
+    }
+    const challenge = this.checkChallenge(did, input.challenge)
+    this.checkSignature(input.challenge, input.signature, [publicKey])
+    return this.deps.db.transaction().execute(async (trx) => {
+      const created = await users.insertUser(trx, {
+        did,
+        public_key: ed25519Multibase(publicKey),
+        key_type: 'Ed25519',
+        origin: method === 'key' ? 'did-key' : 'registered',
+        name: input.name,
+        email: input.email,
+      })
+      if (!created) throw new ConflictError('This DID is already registered')
+      await this.spend(trx, challenge)
+      return this.session(created)
+    })
+  }
+
+  async me(did: string): Promise<users.UserRow> {
+    const user = await users.findUser(this.deps.db, did)
+    if (!user) throw new NotFoundError('User not found')
+    return user
+  }
+
+  async profile(did: string): Promise<{ user: users.UserRow; wallets: number; hasSeed: boolean }> {
+    const [user, walletCount, seed] = await Promise.all([
+      this.me(did),
+      wallets.countWallets(this.deps.db, did),
+      wallets.findSeed(this.deps.db, did),
+    ])
+    return { user, wallets: walletCount, hasSeed: seed !== undefined }
+  }
+
+  async updateProfile(did: string, patch: { name?: string; email?: string; bio?: string | null }): Promise<void> {
+    const updated = await users.updateUser(this.deps.db, did, patch, this.deps.clock.now())
+    if (!updated) throw new NotFoundError('User not found')
+  }
+
+  async setAvatar(did: string, bytes: Uint8Array, declaredType: string): Promise<{ cid: string; contentType: string; size: number }> {
+    if (bytes.length === 0) throw new ValidationError('The avatar file is empty')
+    const contentType = sniffImage(bytes)
+    if (!contentType) throw new ValidationError('The avatar must be a PNG, JPEG, GIF or WebP image')
+    if (declaredType && declaredType !== 'application/octet-stream' && declaredType !== contentType) {
+      throw new ValidationError(`The file is ${contentType} but was sent as ${declaredType}`)
+    }
+    const stored = await this.deps.content.put(bytes)
+    const updated = await users.updateUser(
+      this.deps.db,
+      did,
+      { avatar_cid: stored.cid, avatar_content_type: contentType },
+      this.deps.clock.now(),
+    )
+    if (!updated) throw new NotFoundError('User not found')
+    return { cid: stored.cid, contentType, size: stored.size }
+  }
+
+  /** A wallet is bound to a DID by a fresh proof; the first wallet also creates the user. */
+  async createWallet(input: Proof & {
+    public_key?: string
+    wallet_name?: string
+    wallet_type?: string
+    metadata?: Record<string, unknown>
+    encrypted_seed?: string
+    encryption?: Record<string, unknown>
+  }): Promise<Session & { wallet: wallets.WalletRow }> {
+    if ((input.encrypted_seed === undefined) !== (input.encryption === undefined)) {
+      throw new ValidationError('encrypted_seed and encryption go together')
+    }
+    const did = normalizeDid(input.did)
+    // A public_key registers a DID of another method, but only one nobody holds yet: for a known
+    // DID the stored key decides.
+    const registering =
+      input.public_key !== undefined &&
+      didMethod(did) !== 'key' &&
+      didMethod(did) !== 'web' &&
+      (await users.findUser(this.deps.db, did)) === undefined
+    const verified = registering
+      ? { ...this.verifyWithKey(did, input, decodePublicKeyText(input.public_key!)), origin: 'registered' as const }
+      : await this.verifyProof(input)
+    const now = this.deps.clock.now()
+    return this.deps.db.transaction().execute(async (trx) => {
+      let user = await users.findUser(trx, did)
+      if (!user) {
+        user = await users.insertUser(trx, { did, public_key: verified.publicKey, key_type: 'Ed25519', origin: verified.origin })
+        if (!user) throw new ConflictError('This DID was registered concurrently; try again')
+      }
+      await this.spend(trx, verified.challenge)
+      const wallet = await wallets.insertWallet(trx, {
+        id: `wallet-${randomUUID()}`,
+        did,
+        wallet_name: input.wallet_name ?? 'Default wallet',
+        wallet_type: input.wallet_type ?? 'web',
+        metadata: input.metadata ?? {},
+      })
+      if (input.encrypted_seed !== undefined) {
+        checkSeedEncoding(input.encrypted_seed)
+        await wallets.upsertSeed(trx, { did, encrypted_seed: input.encrypted_seed, encryption: input.encryption! }, undefined, now)
+      }
+      await wallets.touchWallet(trx, wallet.id, did, now)
+      return { ...(await this.session(user)), wallet: { ...wallet, last_login_at: now } }
+    })
+  }
+
+  async loginWallet(input: Proof & { wallet_id?: string }): Promise<Session & { wallets: wallets.WalletRow[] }> {
+    const verified = await this.verifyProof(input)
+    const now = this.deps.clock.now()
+    return this.deps.db.transaction().execute(async (trx) => {
+      const owned = await wallets.listWallets(trx, verified.did)
+      if (owned.length === 0) throw new NotFoundError('No wallet exists for this DID: create one first')
+      if (input.wallet_id !== undefined && !owned.some((w) => w.id === input.wallet_id)) {
+        throw new NotFoundError('Wallet not found')
+      }
+      const user = await users.spendChallengeAndTouchUser(
+        trx,
+        verified.challenge,
+        { did: verified.did, public_key: verified.publicKey, key_type: 'Ed25519', origin: verified.origin },
+        now,
+      )
+      if (!user) throw new UnauthenticatedError('Challenge already used')
+      const touched = input.wallet_id ?? owned[0]!.id
+      await wallets.touchWallet(trx, touched, verified.did, now)
+      const session = await this.session(user)
+      return { ...session, wallets: owned.map((w) => (w.id === touched ? { ...w, last_login_at: now } : w)) }
+    })
+  }
+
+  async putEncryptedSeed(did: string, input: { encrypted_seed: string; encryption: Record<string, unknown>; expected_version?: number }): Promise<{ row: wallets.SeedRow; created: boolean }> {
+    checkSeedEncoding(input.encrypted_seed)
+    const row = await wallets.upsertSeed(
+      this.deps.db,
+      { did, encrypted_seed: input.encrypted_seed, encryption: input.encryption },
+      input.expected_version,
+      this.deps.clock.now(),
+    )
+    if (!row) throw new ConflictError('The stored seed changed (version mismatch): fetch it and retry')
+    return { row, created: row.version === 1 }
+  }
+
+  /** Fetching the seed needs a fresh proof of DID control, not just a session token. */
+  async getEncryptedSeed(proof: Proof): Promise<wallets.SeedRow> {
+    const verified = await this.verifyProof(proof)
+    return this.deps.db.transaction().execute(async (trx) => {
+      await this.spend(trx, verified.challenge)
+      const seed = await wallets.findSeed(trx, verified.did)
+      if (!seed) throw new NotFoundError('No encrypted seed is stored for this DID')
+      return seed
+    })
+  }
+
+  /** Step-up proof for other modules (issuer authenticate, request approval): spends the challenge. */
+  async proveControl(proof: Proof, expectedDid: string): Promise<void> {
+    const verified = await this.verifyProof(proof)
+    if (verified.did !== expectedDid) throw new UnauthenticatedError('The proof is for another DID')
+    await this.spend(this.deps.db, verified.challenge)
+  }
+
+  private async verifyProof(proof: Proof) {
+    const did = normalizeDid(proof.did)
+    const challenge = this.checkChallenge(did, proof.challenge)
+    const signer = await signerKeysFor(this.deps.db, this.deps.resolver, did)
+    const key = this.checkSignature(proof.challenge, proof.signature, signer.keys)
+    return { did, challenge, publicKey: ed25519Multibase(key), origin: signer.origin }
+  }
+
+  private verifyWithKey(did: string, proof: Proof, key: Uint8Array) {
+    const challenge = this.checkChallenge(did, proof.challenge)
+    this.checkSignature(proof.challenge, proof.signature, [key])
+    return { did, challenge, publicKey: ed25519Multibase(key) }
+  }
+
+  private checkChallenge(did: string, challenge: string) {
+    const decoded = this.deps.codec.decode(challenge, did, this.deps.clock.now())
+    if (decoded === 'expired') throw new UnauthenticatedError('Challenge expired: request a new one')
+    if (typeof decoded === 'string') throw new UnauthenticatedError('Unknown challenge, or a challenge issued for another DID')
+    return decoded
+  }
+
+  private checkSignature(challenge: string, signature: string, keys: Uint8Array[]): Uint8Array {
+    const sig = decodeBase64Any(signature)
+    if (sig && sig.length === 64) {
+      const message = Buffer.from(challenge, 'utf8')
+      for (const key of keys) {
+        if (ed25519Verify(ed25519PublicKeyObject(key), message, sig)) return key
+      }
+    }
+    throw new UnauthenticatedError('Invalid signature')
+  }
+
+  private async spend(db: Executor, challenge: { nonce: string; expiresAt: Date }): Promise<void> {
+    if (!(await users.spendChallenge(db, challenge))) throw new UnauthenticatedError('Challenge already used')
+  }
+
+  private async session(user: users.UserRow): Promise<Session> {
+    const { token, claims } = await this.deps.tokens.issue(user.did)
+    return { user, token, expiresAt: new Date(claims.expiresAt * 1000) }
+  }
+}
+
+function checkSeedEncoding(seed: string): void {
+  if (!decodeBase64Any(seed)) throw new ValidationError('encrypted_seed must be base64 or base64url')
+}

@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto'
+import { errors as joseErrors, jwtVerify, SignJWT, decodeProtectedHeader } from 'jose'
+import { UnauthenticatedError } from '../../errors.js'
+import type { KeyStore } from '../keys/key-store.js'
+
+export const JWT_KEY_OWNER = 'service'
+export const JWT_KEY_PURPOSE = 'jwt'
+
+export interface AccessClaims {
+  did: string
+  jti: string
+  issuedAt: number
+  expiresAt: number
+}
+
+/**
+ * Session tokens (DESIGN.md "Auth"): EdDSA JWTs signed with the service key, claims iss, sub
+ * (the DID), iat, exp, jti. Verification pins alg to EdDSA and looks the key up by kid, so
+ * `alg: none`, HS256-with-the-public-key and tokens of retired-but-known keys are handled
+ * deliberately (RFC 8725 §3.1).
+ */
+export class TokenService {
+  constructor(
+    private readonly keys: KeyStore,
+    private readonly issuer: string,
+    private readonly ttlSeconds: number,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async issue(did: string): Promise<{ token: string; claims: AccessClaims }> {
+    const key = await this.keys.activeSigningKey(JWT_KEY_OWNER, JWT_KEY_PURPOSE)
+    const issuedAt = Math.floor(this.now().getTime() / 1000)
+    const claims: AccessClaims = { did, jti: randomUUID(), issuedAt, expiresAt: issuedAt + this.ttlSeconds }
+    const token = await new SignJWT({})
+      .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid: key.kid })
+      .setIssuer(this.issuer)
+      .setSubject(did)
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(claims.expiresAt)
+      .setJti(claims.jti)
+      .sign(key.privateKey)
+    return { token, claims }
+  }
+
+  async verify(token: string): Promise<AccessClaims> {
+    let kid: string | undefined
+    try {
+      const header = decodeProtectedHeader(token)
+      if (header.alg !== 'EdDSA' || typeof header.kid !== 'string') throw new Error('alg or kid')
+      kid = header.kid
+    } catch {
+      throw new UnauthenticatedError('Invalid token')
+    }
+    const key = await this.keys.publicKeyObject(kid)
+    if (!key) throw new UnauthenticatedError('Invalid token')
+    try {
+      const { payload } = await jwtVerify(token, key, {
+        algorithms: ['EdDSA'],
+        issuer: this.issuer,
+        currentDate: this.now(),
+        requiredClaims: ['sub', 'exp', 'iat', 'jti'],
+      })
+      return { did: payload.sub!, jti: payload.jti!, issuedAt: payload.iat!, expiresAt: payload.exp! }
+    } catch (error) {
+      if (error instanceof joseErrors.JWTExpired) throw new UnauthenticatedError('Token expired')
+      throw new UnauthenticatedError('Invalid token')
+    }
+  }
+}

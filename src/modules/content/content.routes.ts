@@ -1,0 +1,42 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import type { ContentStore } from '../../adapters/content-store/content-store.js'
+
+/**
+ * Read-only gateway over the content store, after the IPFS trustless gateway: raw bytes by
+ * default, a CAR of the whole DAG with `?format=car` or `Accept: application/vnd.ipld.car`.
+ * Content is addressed by hash, so it is immutable and cacheable forever.
+ */
+export const contentRoutes: FastifyPluginAsyncTypebox<{ content: ContentStore; maxBytes: number }> = async (app, { content, maxBytes }) => {
+  app.get('/:cid', {
+    schema: {
+      tags: ['IPFS'],
+      summary: 'Fetch stored content by CID (bytes, or a CAR)',
+      params: Type.Object({ cid: Type.String({ minLength: 10, maxLength: 256 }) }),
+      querystring: Type.Object({ format: Type.Optional(Type.Union([Type.Literal('raw'), Type.Literal('car')])) }),
+      response: { 400: { $ref: 'ErrorResponse#' }, 404: { $ref: 'ErrorResponse#' }, 413: { $ref: 'ErrorResponse#' } },
+    },
+  }, async (request, reply) => {
+    const { cid } = request.params
+    reply.header('cache-control', 'public, max-age=31536000, immutable')
+    reply.header('x-ipfs-path', `/ipfs/${cid}`)
+    reply.header('x-content-type-options', 'nosniff')
+    const wantsCar = request.query.format === 'car' || (request.headers.accept ?? '').includes('application/vnd.ipld.car')
+    if (wantsCar) {
+      if (!(await content.has(cid))) {
+        // get() raises the right error (malformed CID: 400, absent: 404).
+        await content.get(cid, { maxBytes: 1 })
+      }
+      const chunks: Uint8Array[] = []
+      let total = 0
+      for await (const chunk of content.exportCar(cid)) {
+        total += chunk.length
+        chunks.push(chunk)
+      }
+      reply.header('content-disposition', `attachment; filename="${cid}.car"`)
+      return reply.type('application/vnd.ipld.car; version=1').header('content-length', total).send(Buffer.concat(chunks))
+    }
+    const bytes = await content.get(cid, { maxBytes })
+    return reply.type('application/octet-stream').send(Buffer.from(bytes))
+  })
+}

@@ -1,0 +1,11 @@
+import type { Executor } from '../../db/database.js'
+import { decodePublicKeyText } from '../auth/public-key-text.js'
+import { findUser } from '../auth/users.repository.js'
+import { buildRegisteredDidDocument, type DidDocument } from './did-document.js'
+
+/** Documents of DIDs registered with this service (methods it does not resolve elsewhere). */
+export async function lookupRegisteredDid(db: Executor, did: string): Promise<DidDocument | undefined> {
+  const user = await findUser(db, did)
+  if (user?.origin !== 'registered') return undefined
+  return buildRegisteredDidDocument(did, decodePublicKeyText(user.public_key))
+}

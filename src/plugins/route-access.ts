@@ -1,0 +1,51 @@
+/**
+ * Who may call which route: the single allow-list of public routes and the admin group
+ * (DESIGN.md "Auth": public routes). Every route not listed needs a session token.
+ * Keys are `METHOD <route pattern as registered>`.
+ */
+export type Access = 'public' | 'user' | 'admin'
+
+export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
+  'GET /api/health',
+  'GET /api/health/live',
+  'GET /api/health/ready',
+  'GET /metrics',
+  'POST /api/auth/challenge',
+  'POST /api/auth/verify-challenge',
+  'POST /api/auth/login',
+  'POST /api/auth/register',
+  'POST /api/auth/generate-did',
+  // Proof of DID control is in the body (a signed challenge), not in a session token.
+  'POST /api/auth/create-wallet',
+  'POST /api/auth/login-wallet',
+  'POST /api/auth/wallet/encrypted-seed/get',
+  'GET /api/did/:did',
+  'GET /api/ipfs/:cid',
+  'GET /api/docs',
+  'GET /api/docs/*',
+  'GET /api/docs/json',
+  'GET /api/docs/yaml',
+  'GET /api/docs/static/*',
+  'GET /api/docs/uiConfig',
+  'GET /api/docs/initOAuth',
+  'HEAD /api/docs',
+  'HEAD /api/docs/*',
+  'HEAD /api/docs/json',
+  'HEAD /api/docs/yaml',
+  'HEAD /api/docs/static/*',
+  'HEAD /api/docs/uiConfig',
+  'HEAD /api/docs/initOAuth',
+  'HEAD /api/health',
+  'HEAD /api/health/live',
+  'HEAD /api/health/ready',
+  'HEAD /api/did/:did',
+  'HEAD /api/ipfs/:cid',
+])
+
+export const ADMIN_PREFIX = '/api/admin/'
+
+export function accessOf(method: string, routeUrl: string | undefined): Access {
+  if (routeUrl === undefined) return 'public' // unmatched: the 404 handler answers
+  if (routeUrl.startsWith(ADMIN_PREFIX)) return 'admin'
+  return PUBLIC_ROUTES.has(`${method} ${routeUrl}`) ? 'public' : 'user'
+}

@@ -1,0 +1,20 @@
+import Ajv from 'ajv'
+import addFormats from 'ajv-formats'
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+
+/**
+ * Bodies are validated strictly: no type coercion, so `{"did": 123}` is a 400 rather than the
+ * string "123" (Fastify's default coerces). Path and query strings are text on the wire, so
+ * there coercion to the declared number/boolean types stays on. Unknown body properties are
+ * removed (additive clients keep working; nothing unexpected reaches a service).
+ */
+async function validationPlugin(app: FastifyInstance): Promise<void> {
+  const base = { allErrors: false, useDefaults: true, removeAdditional: true, strict: false } as const
+  const bodyAjv = addFormats.default(new Ajv.default({ ...base, coerceTypes: false }))
+  const textAjv = addFormats.default(new Ajv.default({ ...base, coerceTypes: 'array' }))
+  for (const ajv of [bodyAjv, textAjv]) ajv.addKeyword({ keyword: 'x-examples' })
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema))
+}
+
+export default fp(validationPlugin, { name: 'validation' })

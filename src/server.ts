@@ -1,0 +1,46 @@
+import { buildApp } from './app.js'
+import { ConfigError, loadConfig } from './config.js'
+import { openRuntimeDeps } from './runtime-deps.js'
+
+/** The only file that listens. SIGTERM/SIGINT: stop accepting, drain in-flight requests, close the DB. */
+async function main(): Promise<void> {
+  let config
+  try {
+    config = loadConfig()
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message)
+      process.exit(2)
+    }
+    throw error
+  }
+  const deps = await openRuntimeDeps(config)
+  const app = await buildApp(config, deps)
+  let closing = false
+  const shutdown = async (signal: string) => {
+    if (closing) return
+    closing = true
+    app.log.info({ signal }, 'shutting down: draining in-flight requests')
+    const timer = setTimeout(() => {
+      app.log.error('drain timed out; exiting')
+      process.exit(1)
+    }, 15_000)
+    timer.unref()
+    try {
+      await app.close()
+      process.exit(0)
+    } catch (err) {
+      app.log.error({ err }, 'shutdown failed')
+      process.exit(1)
+    }
+  }
+  process.on('SIGTERM', () => void shutdown('SIGTERM'))
+  process.on('SIGINT', () => void shutdown('SIGINT'))
+  await app.listen({ port: config.port, host: config.host })
+  app.log.info({ database: deps.database.engine, content: deps.content.kind, docs: `${config.publicBaseUrl}/api/docs` }, 'service ready')
+}
+
+main().catch((error) => {
+  console.error('start-up failed:', error instanceof Error ? error.message : error)
+  process.exit(1)
+})
