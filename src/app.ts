@@ -61,7 +61,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       const given = req.headers['x-request-id']
       return typeof given === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : randomUUID()
     },
-    requestIdLogLabel: 'request_id',
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
@@ -103,6 +102,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     },
     required: ['success', 'message', 'code'],
   })
+  // JSON and multipart only: anything else is 415 (Fastify also parses text/plain by default).
+  app.removeContentTypeParser('text/plain')
   await app.register(validation)
   await app.register(errorHandler)
   await app.register(securityHeaders, { corsOrigins: config.corsOrigins })

@@ -54,6 +54,11 @@ class PGliteConnection implements DatabaseConnection {
   }
 }
 
+// A query that waits this long is almost surely a query on the database made while the same
+// code holds an open transaction: with one connection it would wait forever. Fail loudly.
+const LOCK_TIMEOUT_MS = 20_000
+const LOCK_TIMEOUT_MESSAGE = 'PGlite connection wait timed out (a query outside an open transaction in the same flow?)'
+
 class PGliteDriver implements Driver {
   private tail: Promise<void> = Promise.resolve()
   private readonly releases = new WeakMap<DatabaseConnection, () => void>()
@@ -69,7 +74,20 @@ class PGliteDriver implements Driver {
     const next = new Promise<void>((resolve) => (release = resolve))
     const previous = this.tail
     this.tail = previous.then(() => next)
-    await previous
+    let timer: NodeJS.Timeout | undefined
+    try {
+      await Promise.race([
+        previous,
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(LOCK_TIMEOUT_MESSAGE)), LOCK_TIMEOUT_MS)
+        }),
+      ])
+    } catch (error) {
+      release() // let the queue move on past this abandoned turn
+      throw error
+    } finally {
+      clearTimeout(timer)
+    }
     // One physical connection: each acquisition gets a fresh wrapper so its release is its own.
     const conn = new PGliteConnection(this.pglite)
     this.releases.set(conn, release)

@@ -8,6 +8,7 @@ import path from 'node:path'
 import { describe, test } from 'node:test'
 import { promisify } from 'node:util'
 import { CarReader } from '@ipld/car'
+import * as dagPb from '@ipld/dag-pb'
 import { CID } from 'multiformats/cid'
 import * as raw from 'multiformats/codecs/raw'
 import { sha256 } from 'multiformats/hashes/sha2'
@@ -20,13 +21,20 @@ import {
   type ImportProfile,
 } from '../../src/adapters/content-store/index.js'
 import { EmbeddedContentStore } from '../../src/adapters/content-store/embedded-content-store.js'
-import { DependencyUnavailableError, NotFoundError, PayloadTooLargeError, ValidationError } from '../../src/errors.js'
+import {
+  DependencyUnavailableError,
+  NotFoundError,
+  PayloadTooLargeError,
+  UnprocessableError,
+  ValidationError,
+} from '../../src/errors.js'
 
 // Embedded store over MemoryBlockRepository; CIDs checked against multiformats and against
 // Debian's ipfs_cid (rust-cid-npm), an implementation independent of the js UnixFS importer.
 
 const MAX = 64 * 1024 * 1024
-const IPFS_CID = '/usr/bin/ipfs_cid'
+// Overridable to point at another build of the tool (and to exercise the skip/fail path).
+const IPFS_CID = process.env.IPFS_CID_BIN ?? '/usr/bin/ipfs_cid'
 
 /** Deterministic pseudo-random bytes (xorshift32), so failures reproduce. */
 function pseudoRandomBytes(length: number, seed = 0x9e3779b9): Uint8Array {
@@ -153,6 +161,7 @@ describe('EmbeddedContentStore: CIDs', () => {
     assert.equal(root.version, 1)
     assert.equal(root.code, 0x70)
     assert.equal(repo.size, 5)
+    assert.deepEqual(repo.calls, [5], 'one putMany for the whole object')
     assert.deepEqual(await store.get(stored.cid), bytes)
   })
 
@@ -211,6 +220,23 @@ describe('EmbeddedContentStore: errors', () => {
 
     const big = await store.put(pseudoRandomBytes(700_000))
     await assert.rejects(store.get(big.cid, { maxBytes: 699_999 }), PayloadTooLargeError)
+  })
+
+  test('a CID that is not a UnixFS file (directory, dag-cbor) -> UnprocessableError', async () => {
+    const repo = new MemoryBlockRepository()
+    const store = new EmbeddedContentStore(repo, { maxBytes: MAX })
+    // UnixFS Data { Type: Directory } (field 1, varint 1), no links: an empty directory.
+    const dirBytes = dagPb.encode({ Data: Uint8Array.of(0x08, 0x01), Links: [] })
+    const dir = CID.createV1(dagPb.code, await sha256.digest(dirBytes))
+    const cborBytes = Uint8Array.of(0xa1, 0x61, 0x61, 0x01) // {"a": 1}
+    const cbor = CID.createV1(0x71, await sha256.digest(cborBytes))
+    await repo.putMany([
+      { cid: blockKey(dir), bytes: dirBytes },
+      { cid: blockKey(cbor), bytes: cborBytes },
+    ])
+    await assert.rejects(store.get(dir.toString()), UnprocessableError)
+    await assert.rejects(store.get(cbor.toString()), UnprocessableError)
+    await assert.rejects(collect(store.exportCar(cbor.toString())), UnprocessableError)
   })
 
   test('a missing leaf is a NotFoundError, not a short read', async () => {

@@ -36,8 +36,9 @@ export interface ContentStore {
   /** PayloadTooLargeError over the store's limit; ValidationError for a bad profile. */
   put(bytes: Uint8Array, options?: { profile?: ImportProfile }): Promise<StoredContent>
   /**
-   * The file's bytes. NotFoundError if absent, PayloadTooLargeError over maxBytes (default: the
-   * store's limit), ValidationError for a malformed CID or one that is not a UnixFS file.
+   * The file's bytes. NotFoundError if absent, PayloadTooLargeError over maxBytes (default and
+   * ceiling: the store's limit), ValidationError for a malformed CID, UnprocessableError when the
+   * CID names something other than a UnixFS file (a directory, dag-cbor).
    */
   get(cid: string, options?: { maxBytes?: number }): Promise<Uint8Array>
   /** Whether the root block is held locally; ValidationError for a malformed CID. */

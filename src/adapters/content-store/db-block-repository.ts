@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import type { DB } from '../../db/database.js'
 import type { Block, BlockRepository } from './block-repository.js'
 
@@ -6,7 +6,13 @@ import type { Block, BlockRepository } from './block-repository.js'
 const BATCH_ROWS = 500
 const BATCH_BYTES = 4 * 1024 * 1024
 
-/** Blocks in the `content_blocks` table, on PGlite or PostgreSQL. */
+/**
+ * Blocks in the `content_blocks` table, on PGlite or PostgreSQL. Bytes cross the driver as
+ * base64 text: PGlite converts bytea parameters and results byte by byte in JS (~60 ms per
+ * 256 KiB block written, ~40 ms read, measured here), while Postgres' encode/decode and Node's
+ * Buffer codec are native (5x faster writes, 14x faster reads). It also gives both engines one
+ * JS type back (node-postgres returns bytea as Buffer, PGlite as Uint8Array).
+ */
 export class DbBlockRepository implements BlockRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
@@ -19,7 +25,7 @@ export class DbBlockRepository implements BlockRepository {
     const insert = async (db: Kysely<DB>, batch: Block[]): Promise<void> => {
       await db
         .insertInto('content_blocks')
-        .values(batch.map((b) => ({ cid: b.cid, data: b.bytes, size: b.bytes.byteLength })))
+        .values(batch.map((b) => ({ cid: b.cid, data: fromBase64(b.bytes), size: b.bytes.byteLength })))
         .onConflict((oc) => oc.column('cid').doNothing())
         .execute()
     }
@@ -32,8 +38,15 @@ export class DbBlockRepository implements BlockRepository {
   }
 
   async get(cid: string): Promise<Uint8Array | undefined> {
-    const row = await this.db.selectFrom('content_blocks').select('data').where('cid', '=', cid).executeTakeFirst()
-    return row === undefined ? undefined : plainBytes(row.data)
+    const row = await this.db
+      .selectFrom('content_blocks')
+      .select(sql<string>`encode(data, 'base64')`.as('data'))
+      .where('cid', '=', cid)
+      .executeTakeFirst()
+    if (row === undefined) return undefined
+    // Node's decoder skips the line breaks Postgres puts every 76 characters.
+    const buf = Buffer.from(row.data, 'base64')
+    return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength)
   }
 
   async has(cid: string): Promise<boolean> {
@@ -59,9 +72,6 @@ function toBatches(blocks: Block[]): Block[][] {
   return batches
 }
 
-/** node-postgres returns bytea as a Buffer, PGlite as a Uint8Array: hand out a plain Uint8Array view. */
-function plainBytes(data: Uint8Array): Uint8Array {
-  return Object.getPrototypeOf(data) === Uint8Array.prototype
-    ? data
-    : new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+function fromBase64(bytes: Uint8Array) {
+  return sql<Uint8Array>`decode(${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')}, 'base64')`
 }

@@ -7,7 +7,13 @@ import { fixedSize } from 'ipfs-unixfs-importer/chunker'
 import { balanced } from 'ipfs-unixfs-importer/layout'
 import type { CID } from 'multiformats/cid'
 import * as raw from 'multiformats/codecs/raw'
-import { AppError, DependencyUnavailableError, NotFoundError, PayloadTooLargeError, ValidationError } from '../../errors.js'
+import {
+  AppError,
+  DependencyUnavailableError,
+  NotFoundError,
+  PayloadTooLargeError,
+  UnprocessableError,
+} from '../../errors.js'
 import { blockKey, type Block, type BlockRepository } from './block-repository.js'
 import {
   DEFAULT_PROFILE,
@@ -59,24 +65,24 @@ export class EmbeddedContentStore implements ContentStore {
     try {
       const entry = await exporter(root, new RepositoryBlockstore(this.blocks))
       if (entry.type !== 'file' && entry.type !== 'raw') {
-        throw new ValidationError('CID is not a UnixFS file', { details: { type: entry.type } })
+        throw new UnprocessableError('CID is not a UnixFS file', { details: { type: entry.type } })
       }
       if (entry.size > BigInt(limit)) throw tooLarge(limit)
       const out = new Uint8Array(Number(entry.size))
       let offset = 0
       for await (const chunk of entry.content()) {
         // The declared size comes from the root node; never trust it to bound the copy.
-        if (offset + chunk.byteLength > out.byteLength) throw new ValidationError('UnixFS file is longer than it declares')
+        if (offset + chunk.byteLength > out.byteLength) throw new UnprocessableError('UnixFS file is longer than it declares')
         out.set(chunk, offset)
         offset += chunk.byteLength
       }
-      if (offset !== out.byteLength) throw new ValidationError('UnixFS file is shorter than it declares')
+      if (offset !== out.byteLength) throw new UnprocessableError('UnixFS file is shorter than it declares')
       return out
     } catch (err) {
       if (err instanceof AppError) throw err
       // The exporter's own errors for something that is not UnixFS (dag-cbor, unknown codec).
       if (err instanceof Error && (err.name === 'NotUnixFSError' || err.name === 'NoResolverError')) {
-        throw new ValidationError('CID is not a UnixFS file', { cause: err })
+        throw new UnprocessableError('CID is not a UnixFS file', { cause: err })
       }
       throw err
     }
@@ -130,7 +136,7 @@ export class EmbeddedContentStore implements ContentStore {
         const links = dagPb.decode(bytes).Links
         for (let i = links.length - 1; i >= 0; i--) stack.push(links[i]!.Hash)
       } else if (cid.code !== raw.code) {
-        throw new ValidationError('Only dag-pb and raw blocks can be exported', { details: { codec: cid.code } })
+        throw new UnprocessableError('Only dag-pb and raw blocks can be exported', { details: { codec: cid.code } })
       }
     }
   }

@@ -1,5 +1,5 @@
 import { create, type KuboRPCClient } from 'kubo-rpc-client'
-import { AppError, DependencyUnavailableError, NotFoundError, PayloadTooLargeError, ValidationError } from '../../errors.js'
+import { AppError, DependencyUnavailableError, NotFoundError, PayloadTooLargeError, UnprocessableError } from '../../errors.js'
 import {
   DEFAULT_PROFILE,
   checkProfile,
@@ -61,7 +61,7 @@ export class KuboContentStore implements ContentStore {
     const limit = readLimit(this.options.maxBytes, options.maxBytes)
     try {
       const stat = await this.client.files.stat(`/ipfs/${root.toString()}`, { ...OFFLINE, signal: this.signal() })
-      if (stat.type !== 'file') throw new ValidationError('CID is not a UnixFS file', { details: { type: stat.type } })
+      if (stat.type !== 'file') throw new UnprocessableError('CID is not a UnixFS file', { details: { type: stat.type } })
       if (stat.size > limit) throw tooLarge(limit)
       const out = new Uint8Array(stat.size)
       let offset = 0

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox'
 import { ed25519FromSeed, generateEd25519 } from '../../crypto/ed25519.js'
 import { decodeBase64Any, toBase64, toBase64Url } from '../../crypto/encoding.js'
 import { encodeDidKey } from '../../crypto/did-key.js'
-import { ValidationError } from '../../errors.js'
+import { UnsupportedMediaTypeError, ValidationError } from '../../errors.js'
 import { buildDidKeyDocument } from '../did/did-document.js'
 import type { SeedRow, WalletRow } from './wallets.repository.js'
 import type { UserRow } from './users.repository.js'
@@ -77,7 +77,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
       },
     },
   }, async (request, reply) => {
-    if (!request.isMultipart()) throw new ValidationError('Send the image as multipart/form-data')
+    if (!request.isMultipart()) throw new UnsupportedMediaTypeError('Send the image as multipart/form-data')
     const file = await request.file()
     if (!file) throw new ValidationError('No file in the upload')
     const bytes = await file.toBuffer()

@@ -72,7 +72,9 @@ export class AuthService {
     }
     const challenge = this.checkChallenge(did, input.challenge)
     this.checkSignature(input.challenge, input.signature, [publicKey])
-    return this.deps.db.transaction().execute(async (trx) => {
+    // Tokens are issued after commit: the key store must not be used inside a transaction
+    // (embedded PGlite has one connection, so a nested query would wait on itself).
+    const user = await this.deps.db.transaction().execute(async (trx) => {
       const created = await users.insertUser(trx, {
         did,
         public_key: ed25519Multibase(publicKey),
@@ -83,8 +85,9 @@ export class AuthService {
       })
       if (!created) throw new ConflictError('This DID is already registered')
       await this.spend(trx, challenge)
-      return this.session(created)
+      return created
     })
+    return this.session(user)
   }
 
   async me(did: string): Promise<users.UserRow> {
@@ -149,7 +152,7 @@ export class AuthService {
       ? { ...this.verifyWithKey(did, input, decodePublicKeyText(input.public_key!)), origin: 'registered' as const }
       : await this.verifyProof(input)
     const now = this.deps.clock.now()
-    return this.deps.db.transaction().execute(async (trx) => {
+    const result = await this.deps.db.transaction().execute(async (trx) => {
       let user = await users.findUser(trx, did)
       if (!user) {
         user = await users.insertUser(trx, { did, public_key: verified.publicKey, key_type: 'Ed25519', origin: verified.origin })
@@ -168,14 +171,15 @@ export class AuthService {
         await wallets.upsertSeed(trx, { did, encrypted_seed: input.encrypted_seed, encryption: input.encryption! }, undefined, now)
       }
       await wallets.touchWallet(trx, wallet.id, did, now)
-      return { ...(await this.session(user)), wallet: { ...wallet, last_login_at: now } }
+      return { user, wallet: { ...wallet, last_login_at: now } }
     })
+    return { ...(await this.session(result.user)), wallet: result.wallet }
   }
 
   async loginWallet(input: Proof & { wallet_id?: string }): Promise<Session & { wallets: wallets.WalletRow[] }> {
     const verified = await this.verifyProof(input)
     const now = this.deps.clock.now()
-    return this.deps.db.transaction().execute(async (trx) => {
+    const result = await this.deps.db.transaction().execute(async (trx) => {
       const owned = await wallets.listWallets(trx, verified.did)
       if (owned.length === 0) throw new NotFoundError('No wallet exists for this DID: create one first')
       if (input.wallet_id !== undefined && !owned.some((w) => w.id === input.wallet_id)) {
@@ -190,9 +194,9 @@ export class AuthService {
       if (!user) throw new UnauthenticatedError('Challenge already used')
       const touched = input.wallet_id ?? owned[0]!.id
       await wallets.touchWallet(trx, touched, verified.did, now)
-      const session = await this.session(user)
-      return { ...session, wallets: owned.map((w) => (w.id === touched ? { ...w, last_login_at: now } : w)) }
+      return { user, wallets: owned.map((w) => (w.id === touched ? { ...w, last_login_at: now } : w)) }
     })
+    return { ...(await this.session(result.user)), wallets: result.wallets }
   }
 
   async putEncryptedSeed(did: string, input: { encrypted_seed: string; encryption: Record<string, unknown>; expected_version?: number }): Promise<{ row: wallets.SeedRow; created: boolean }> {

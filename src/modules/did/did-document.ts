@@ -73,12 +73,13 @@ export interface DidKeyDocumentOptions {
 
 type Format = 'legacy' | 'JsonWebKey2020' | 'Multikey'
 
-export function didKeyDocument(did: string, options: DidKeyDocumentOptions = {}): DidDocument {
+export function buildDidKeyDocument(did: string, options: DidKeyDocumentOptions = {}): DidDocument {
   const { codec, publicKey, multibase } = decodeDidKey(did)
   const format = chooseFormat(codec, options.publicKeyFormat)
   const main = verificationMethod(did, codec, publicKey, multibase, format)
   const contexts = [DID_V1, contextOf(codec, format)]
-  const doc: DidDocument = { '@context': contexts, id: did, verificationMethod: [main] }
+  const methods = [main]
+  const doc: DidDocument = { '@context': contexts, id: did, verificationMethod: methods }
 
   if (codec === 'x25519') {
     doc.keyAgreement = [main.id]
@@ -90,7 +91,7 @@ export function didKeyDocument(did: string, options: DidKeyDocumentOptions = {})
     if (options.enableEncryptionKeyDerivation ?? true) {
       const x25519 = ed25519ToX25519(publicKey)
       const derived = verificationMethod(did, 'x25519', x25519, publicKeyToMultibase('x25519', x25519), format)
-      doc.verificationMethod?.push(derived)
+      methods.push(derived)
       const context = contextOf('x25519', format)
       if (!contexts.includes(context)) contexts.push(context)
       doc.keyAgreement = [derived.id]
@@ -138,7 +139,7 @@ function verificationMethod(
  * (W3C Controlled Identifiers v1.0 §2.2.2). The key id defaults to the key's own multibase,
  * so it is stable and derivable without storage.
  */
-export function serviceDidDocument(
+export function buildRegisteredDidDocument(
   did: string,
   ed25519PublicKey: Uint8Array,
   options: { keyId?: string } = {},

@@ -18,7 +18,7 @@ const HealthResponse = Type.Object({
 
 export const healthRoutes: FastifyPluginAsyncTypebox<{ health: HealthService }> = async (app, { health }) => {
   const tags = ['Health']
-  app.get('/', {
+  app.get('', {
     schema: { tags, summary: 'Service, database and dependency state; 503 when the database is down', response: { 200: HealthResponse, 503: HealthResponse } },
   }, async (_request, reply) => {
     const report = await health.report()

@@ -1,0 +1,96 @@
+/**
+ * `npm test`: unit tests once, then every database-touching suite (test/integration) on each
+ * engine: embedded PGlite always, PostgreSQL when reachable (TEST_DATABASE_URL, default
+ * postgres://postgres@127.0.0.1:5432/test). Under CI=true an unreachable PostgreSQL fails the
+ * run instead of being skipped. Ends with one "N passed, N failed" line over all runs.
+ */
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdir, readdir, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { PGlite } from '@electric-sql/pglite'
+import pg from 'pg'
+
+const root = path.resolve(import.meta.dirname, '..')
+const tmp = path.join(root, '.tmp')
+const pgUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+const filter = process.argv.slice(2)
+
+async function listTests(dir: string): Promise<string[]> {
+  const full = path.join(root, 'test', dir)
+  if (!existsSync(full)) return []
+  const files = (await readdir(full, { recursive: true })).filter((f) => f.endsWith('.test.ts')).map((f) => path.join('test', dir, f))
+  return filter.length ? files.filter((f) => filter.some((x) => f.includes(x))) : files.sort()
+}
+
+async function pgliteTemplate(): Promise<string> {
+  const { version } = JSON.parse(await import('node:fs/promises').then((fs) => fs.readFile(path.join(root, 'node_modules/@electric-sql/pglite/package.json'), 'utf8')))
+  const file = path.join(tmp, `pglite-template-${version}.tar`)
+  if (!existsSync(file)) {
+    await mkdir(tmp, { recursive: true })
+    const db = new PGlite()
+    await db.waitReady
+    const dump = await db.dumpDataDir('none')
+    await writeFile(file, Buffer.from(await dump.arrayBuffer()))
+    await db.close()
+  }
+  return file
+}
+
+async function postgresReachable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: pgUrl, connectionTimeoutMillis: 3000 })
+  try {
+    await client.connect()
+    await client.query('select 1')
+    return true
+  } catch {
+    return false
+  } finally {
+    await client.end().catch(() => undefined)
+  }
+}
+
+interface RunResult { pass: number; fail: number; code: number }
+
+function run(label: string, files: string[], env: Record<string, string>): Promise<RunResult> {
+  console.log(`\n=== ${label}: ${files.length} file(s) ===`)
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--test', '--test-concurrency=3', '--test-timeout=120000', '--test-reporter=spec', ...files],
+      { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
+    )
+    let out = ''
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString()
+      process.stdout.write(chunk)
+    })
+    child.on('close', (code) => {
+      const count = (name: string) => Number([...out.matchAll(new RegExp(`^ℹ ${name} (\\d+)$`, 'gm'))].at(-1)?.[1] ?? 0)
+      resolve({ pass: count('pass'), fail: count('fail'), code: code ?? 1 })
+    })
+  })
+}
+
+const results: RunResult[] = []
+const unit = await listTests('unit')
+const integration = await listTests('integration')
+const template = await pgliteTemplate()
+const env = { TEST_PGLITE_TEMPLATE: template }
+if (unit.length) results.push(await run('unit', unit, env))
+if (integration.length) {
+  results.push(await run('integration on PGlite', integration, { ...env, TEST_DB_ENGINE: 'pglite' }))
+  if (await postgresReachable()) {
+    results.push(await run('integration on PostgreSQL', integration, { ...env, TEST_DB_ENGINE: 'postgres', TEST_DATABASE_URL: pgUrl }))
+  } else if (process.env.CI) {
+    console.error(`PostgreSQL at ${pgUrl} is not reachable; CI requires both engines.`)
+    results.push({ pass: 0, fail: 1, code: 1 })
+  } else {
+    console.warn(`\nPostgreSQL at ${pgUrl} is not reachable: the PostgreSQL pass was NOT run (set TEST_DATABASE_URL).`)
+  }
+}
+const pass = results.reduce((n, r) => n + r.pass, 0)
+const fail = results.reduce((n, r) => n + r.fail, 0)
+const failed = results.some((r) => r.code !== 0) || fail > 0
+console.log(`\ntests: ${pass} passed, ${fail} failed`)
+process.exit(failed ? 1 : 0)

@@ -1,0 +1,58 @@
+/**
+ * Extracts the Ed25519 keys a DID document authorizes for `authentication` (DID Core §5.3.1),
+ * the relationship our challenge-response login checks. Documents may come from the web, so
+ * every field is checked at run time and anything unusable is skipped, never trusted.
+ */
+import { base58btc } from 'multiformats/bases/base58'
+import { canonicalPublicKey, decodeMultibaseKey } from '../../crypto/did-key.js'
+import type { DidDocument } from './did-document.js'
+
+export function ed25519AuthenticationKeys(doc: DidDocument): Uint8Array[] {
+  const methods = Array.isArray(doc.verificationMethod) ? (doc.verificationMethod as unknown[]) : []
+  const references = Array.isArray(doc.authentication) ? (doc.authentication as unknown[]) : []
+  const keys = new Map<string, Uint8Array>()
+  for (const reference of references) {
+    const method =
+      typeof reference === 'string'
+        ? methods.find((m) => isRecord(m) && typeof m.id === 'string' && sameId(m.id, reference, doc.id))
+        : reference
+    // A reference into another DID's document would need a second resolution: not followed.
+    if (!isRecord(method)) continue
+    const key = ed25519Key(method)
+    if (key) keys.set(Buffer.from(key).toString('hex'), key)
+  }
+  return [...keys.values()]
+}
+
+/** DID Core §3.2.2: a relative DID URL (`#key-1`) is resolved against the document's id. */
+function sameId(methodId: string, reference: string, did: string): boolean {
+  const absolute = (value: string): string => (value.startsWith('#') ? `${did}${value}` : value)
+  return absolute(methodId) === absolute(reference)
+}
+
+function ed25519Key(method: Record<string, unknown>): Uint8Array | undefined {
+  try {
+    const { type, publicKeyMultibase, publicKeyBase58, publicKeyJwk } = method
+    // Multikey / Ed25519VerificationKey2020: the multicodec header names the key type.
+    if (typeof publicKeyMultibase === 'string') {
+      const decoded = decodeMultibaseKey(publicKeyMultibase)
+      return decoded.codec === 'ed25519' ? decoded.publicKey : undefined
+    }
+    // Ed25519VerificationKey2018 carries bare bytes, so only its type says what they are.
+    if (type === 'Ed25519VerificationKey2018' && typeof publicKeyBase58 === 'string') {
+      return canonicalPublicKey('ed25519', base58btc.baseDecode(publicKeyBase58))
+    }
+    // JsonWebKey2020 / JsonWebKey: RFC 8037 §2 OKP key.
+    if (isRecord(publicKeyJwk) && publicKeyJwk.kty === 'OKP' && publicKeyJwk.crv === 'Ed25519') {
+      const x = publicKeyJwk.x
+      return typeof x === 'string' ? canonicalPublicKey('ed25519', Buffer.from(x, 'base64url')) : undefined
+    }
+  } catch {
+    // Malformed key material: this method cannot authenticate anyone.
+  }
+  return undefined
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
