@@ -12,6 +12,11 @@ export default tseslint.config(
     },
   },
   {
+    // Migrations are written against Kysely<any> (STYLE.md): they must not follow today's types.
+    files: ['src/db/migrations/**', 'src/db/migrator.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
     files: ['src/config.ts', 'scripts/**', 'test/**', 'bench/**'],
     rules: { 'no-restricted-properties': 'off' },
   },
