@@ -28,7 +28,7 @@ import { HealthService } from './modules/health/health.service.js'
 import { DbKeyStore } from './modules/keys/key-store.js'
 import { RateLimiter } from './modules/rate-limit/rate-limiter.js'
 import authPlugin from './plugins/auth.js'
-import errorHandler from './plugins/error-handler.js'
+import errorHandler, { frameworkErrorReply } from './plugins/error-handler.js'
 import metrics from './plugins/metrics.js'
 import rateLimit from './plugins/rate-limit.js'
 import securityHeaders from './plugins/security-headers.js'
@@ -57,6 +57,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       redact: { paths: ['req.headers.authorization', 'req.headers["x-admin-key"]', '*.token', '*.private_key', '*.encrypted_seed'], censor: '[redacted]' },
     },
     bodyLimit: config.bodyLimitBytes,
+    // DIDs travel as path parameters; RSA and BLS did:key identifiers exceed the default 100.
+    routerOptions: { maxParamLength: 4096 },
+    frameworkErrors: frameworkErrorReply,
     genReqId: (req) => {
       const given = req.headers['x-request-id']
       return typeof given === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : randomUUID()

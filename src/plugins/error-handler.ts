@@ -35,6 +35,15 @@ function send(reply: FastifyReply, request: FastifyRequest, status: number, code
   return reply.status(status).type('application/json; charset=utf-8').send(body)
 }
 
+/**
+ * Errors Fastify raises before routing (bad URL encoding, over-long path parameter): the same
+ * body as every other error. Passed as the `frameworkErrors` option.
+ */
+export function frameworkErrorReply(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400
+  return send(reply, request, status, CODE_BY_STATUS.get(status) ?? 'VALIDATION_FAILED', error.message)
+}
+
 async function errorHandlerPlugin(app: FastifyInstance): Promise<void> {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     if (error instanceof AppError) {

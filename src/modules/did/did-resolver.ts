@@ -14,8 +14,13 @@ export interface DidResolutionResult {
   didDocumentMetadata: Record<string, unknown>
 }
 
+/** DID Resolution options; `publicKeyFormat` is the did:key method's (ignored by other methods). */
+export interface ResolutionOptions {
+  publicKeyFormat?: string
+}
+
 export interface DidResolver {
-  resolve(did: string): Promise<DidResolutionResult>
+  resolve(did: string, options?: ResolutionOptions): Promise<DidResolutionResult>
 }
 
 export interface DidResolverOptions {
@@ -66,10 +71,10 @@ export function createDidResolver(options: DidResolverOptions): DidResolver {
   }
 
   return {
-    async resolve(input) {
+    async resolve(input, resolution = {}) {
       const did = normalizeDid(input)
       const method = didMethod(did)
-      if (method === 'key') return result(buildDidKeyDocument(did))
+      if (method === 'key') return result(buildDidKeyDocument(did, { publicKeyFormat: resolution.publicKeyFormat }))
       const local = await options.lookupLocal(did)
       if (local) return result(local)
       if (method === 'web') return result(await didWeb(did))

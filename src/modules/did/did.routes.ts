@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
+import { ValidationError } from '../../errors.js'
 import type { DidResolver } from './did-resolver.js'
 
 /**
@@ -12,6 +13,9 @@ export const didRoutes: FastifyPluginAsyncTypebox<{ resolver: DidResolver }> = a
       tags: ['DID'],
       summary: 'Resolve a DID (did:key, did:web, DIDs registered here)',
       params: Type.Object({ did: Type.String({ minLength: 1, maxLength: 4096 }) }),
+      querystring: Type.Object({
+        publicKeyFormat: Type.Optional(Type.String({ maxLength: 64, description: 'did:key resolution option: JsonWebKey2020, Multikey, or the key type\'s suite' })),
+      }),
       response: {
         200: Type.Object({
           success: Type.Boolean(),
@@ -26,7 +30,7 @@ export const didRoutes: FastifyPluginAsyncTypebox<{ resolver: DidResolver }> = a
       },
     },
   }, async (request, reply) => {
-    const result = await resolver.resolve(request.params.did)
+    const result = await resolver.resolve(didFromRawPath(request.url) ?? request.params.did, { publicKeyFormat: request.query.publicKeyFormat })
     const accept = request.headers.accept ?? ''
     const bare = /application\/did\+(ld\+)?json/.exec(accept)
     if (bare) return reply.type(`${bare[0]}; charset=utf-8`).serializer(JSON.stringify).send(result.didDocument)
@@ -38,4 +42,19 @@ export const didRoutes: FastifyPluginAsyncTypebox<{ resolver: DidResolver }> = a
       didDocumentMetadata: result.didDocumentMetadata,
     }
   })
+}
+
+/**
+ * Fastify decodes path parameters, which turns did:web's encoded port (`%3A`) into a path
+ * separator. Decode the raw segment ourselves but keep `%3A` encoded; normalizeDid handles a
+ * DID whose own separators were encoded.
+ */
+function didFromRawPath(url: string): string | undefined {
+  const path = url.split('?')[0]!
+  const segment = path.slice(path.indexOf('/api/did/') + '/api/did/'.length)
+  try {
+    return decodeURIComponent(segment.replace(/%3A/gi, '%253A')) || undefined
+  } catch {
+    throw new ValidationError('The DID in the path is not valid percent-encoding')
+  }
 }
