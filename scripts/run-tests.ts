@@ -75,9 +75,11 @@ function run(label: string, files: string[], env: Record<string, string>): Promi
 const results: RunResult[] = []
 const unit = await listTests('unit')
 const integration = await listTests('integration')
+const processTests = await listTests('process')
 const template = await pgliteTemplate()
 const env = { TEST_PGLITE_TEMPLATE: template }
 if (unit.length) results.push(await run('unit', unit, env))
+if (processTests.length) results.push(await run('server process (embedded PGlite)', processTests, env))
 if (integration.length) {
   results.push(await run('integration on PGlite', integration, { ...env, TEST_DB_ENGINE: 'pglite' }))
   if (await postgresReachable()) {

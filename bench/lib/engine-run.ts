@@ -1,0 +1,53 @@
+import { cpuBetween, cpuSnapshot, type CpuUse } from './cpu.js'
+import { runFloor, type FloorResult } from './floor.js'
+import { JsonClient } from './http-client.js'
+import { countReusedUsers, enrollUsers, runLoginLoad, type LoginLoadResult } from './login-load.js'
+import type { BenchOptions } from './options.js'
+import type { ServerProcess } from './server-process.js'
+import { createVirtualUser } from './virtual-user.js'
+
+export interface Round {
+  floor: FloorResult & { cpu: CpuUse }
+  login: LoginLoadResult & { cpu: CpuUse }
+}
+
+export interface EngineRun {
+  rounds: Round[]
+  users: number
+  /** Users whose measured logins reused the row their first login created. */
+  usersReused: number
+}
+
+async function measured<T>(pid: number, phase: () => Promise<T>): Promise<T & { cpu: CpuUse }> {
+  const before = cpuSnapshot(pid)
+  const result = await phase()
+  return { ...result, cpu: cpuBetween(before, cpuSnapshot(pid)) }
+}
+
+/**
+ * Against one server process: warm up (JIT, signing-key cache, users created), then floor and
+ * login phases interleaved so slow drifts of the shared machine hit both alike.
+ */
+export async function runAgainstServer(server: ServerProcess, options: BenchOptions, log: (line: string) => void): Promise<EngineRun> {
+  const users = Array.from({ length: options.connections }, createVirtualUser)
+  const client = new JsonClient(server.baseUrl, options.connections)
+  try {
+    const created = await enrollUsers(client, users)
+    if (options.warmupSeconds > 0) {
+      log(`  warm-up ${options.warmupSeconds} s floor + ${options.warmupSeconds} s logins`)
+      await runFloor(server.baseUrl, options.connections, options.warmupSeconds)
+      await runLoginLoad(client, users, options.warmupSeconds)
+    }
+    const rounds: Round[] = []
+    for (let i = 1; i <= options.rounds; i++) {
+      const floor = await measured(server.pid, () => runFloor(server.baseUrl, options.connections, options.seconds))
+      log(`  round ${i}: floor ${Math.round(floor.requestsPerSecond)} req/s (errors ${floor.errors})`)
+      const login = await measured(server.pid, () => runLoginLoad(client, users, options.seconds))
+      log(`  round ${i}: login ${Math.round(login.flowsPerSecond)} flows/s, p50 ${login.p50Ms.toFixed(1)} ms, p99 ${login.p99Ms.toFixed(1)} ms (errors ${login.errors})`)
+      rounds.push({ floor, login })
+    }
+    return { rounds, users: users.length, usersReused: await countReusedUsers(client, users, created) }
+  } finally {
+    client.close()
+  }
+}

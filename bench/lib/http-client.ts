@@ -1,0 +1,64 @@
+import http from 'node:http'
+
+export interface HttpResponse {
+  status: number
+  body: string
+}
+
+/**
+ * A small keep-alive JSON client on node:http (llhttp parser, no WHATWG fetch layers), so the
+ * load generator spends as little of the shared CPU as possible. One socket per virtual user
+ * at most: each user has one request in flight at a time.
+ */
+export class JsonClient {
+  private readonly agent: http.Agent
+  private readonly host: string
+  private readonly port: number
+
+  constructor(baseUrl: string, maxSockets: number, private readonly timeoutMs = 10_000) {
+    const url = new URL(baseUrl)
+    this.host = url.hostname
+    this.port = Number(url.port)
+    this.agent = new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets })
+  }
+
+  post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<HttpResponse> {
+    const payload = Buffer.from(JSON.stringify(body))
+    return this.send('POST', path, { 'content-type': 'application/json', 'content-length': String(payload.length), ...headers }, payload)
+  }
+
+  get(path: string, headers: Record<string, string> = {}): Promise<HttpResponse> {
+    return this.send('GET', path, headers)
+  }
+
+  close(): void {
+    this.agent.destroy()
+  }
+
+  private send(method: string, path: string, headers: Record<string, string>, payload?: Buffer): Promise<HttpResponse> {
+    return new Promise((resolve, reject) => {
+      const req = http.request({ agent: this.agent, host: this.host, port: this.port, method, path, headers }, (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (chunk: Buffer) => chunks.push(chunk))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }))
+        res.on('error', reject)
+      })
+      // Every request is bounded: a stuck server fails the flow instead of hanging the run.
+      req.setTimeout(this.timeoutMs, () => req.destroy(Object.assign(new Error('request timed out'), { code: 'ETIMEDOUT' })))
+      req.on('error', reject)
+      req.end(payload)
+    })
+  }
+}
+
+/** One-shot GET without keep-alive, for health polling. */
+export function getStatus(url: string, timeoutMs = 2000): Promise<number> {
+  return new Promise((resolve) => {
+    const req = http.get(url, { agent: false, timeout: timeoutMs }, (res) => {
+      res.resume()
+      res.on('end', () => resolve(res.statusCode ?? 0))
+    })
+    req.on('timeout', () => req.destroy())
+    req.on('error', () => resolve(0))
+  })
+}

@@ -1,0 +1,52 @@
+/** Benchmark settings, all from the environment so `npm run bench` needs no arguments. */
+export type Engine = 'pglite' | 'postgres'
+export type ServerMode = 'tsx' | 'build'
+
+export interface BenchOptions {
+  /** Length of every measured phase (floor or login), seconds. */
+  seconds: number
+  /** Concurrent connections for the floor and virtual users for the login phase. */
+  connections: number
+  /** Interleaved floor/login rounds; medians are reported because the machine is noisy. */
+  rounds: number
+  warmupSeconds: number
+  engines: Engine[]
+  /** Admin URL: a fresh database is created next to it for each run. */
+  postgresUrl: string
+  /** How the server runs: through tsx (like `npm start`) or compiled by tsc (like production). */
+  server: ServerMode
+}
+
+export function readOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions {
+  const engines = (env.BENCH_ENGINES ?? 'pglite,postgres').split(',').map((s) => s.trim()).filter(Boolean)
+  for (const engine of engines) {
+    if (engine !== 'pglite' && engine !== 'postgres') throw new Error(`BENCH_ENGINES: unknown engine "${engine}" (pglite, postgres)`)
+  }
+  const server = env.BENCH_SERVER ?? 'build'
+  if (server !== 'tsx' && server !== 'build') throw new Error('BENCH_SERVER must be tsx or build')
+  const postgresUrl = env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+  assertLoopback(postgresUrl, 'BENCH_DATABASE_URL')
+  return {
+    seconds: int(env, 'BENCH_SECONDS', 10, 1, 600),
+    connections: int(env, 'BENCH_CONNECTIONS', 50, 1, 1000),
+    rounds: int(env, 'BENCH_ROUNDS', 3, 1, 20),
+    warmupSeconds: int(env, 'BENCH_WARMUP_SECONDS', 3, 0, 60),
+    engines: engines as Engine[],
+    postgresUrl,
+    server,
+  }
+}
+
+/** The benchmark only ever loads this machine. */
+export function assertLoopback(url: string, name: string): void {
+  const host = new URL(url).hostname
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(host)) throw new Error(`${name} must point at 127.0.0.1 (got ${host})`)
+}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]?.trim()
+  if (!raw) return fallback
+  const value = Number(raw)
+  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be a whole number from ${min} to ${max}`)
+  return value
+}

@@ -1,0 +1,115 @@
+import { spawn, spawnSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { sleep, trackChild } from './cleanup.js'
+import { getStatus } from './http-client.js'
+import type { ServerMode } from './options.js'
+
+export const projectRoot = path.resolve(import.meta.dirname, '../..')
+const buildDir = path.join(projectRoot, 'bench/.build')
+
+export interface ServerProcess {
+  baseUrl: string
+  pid: number
+  /** SIGTERM (graceful drain, flushes --cpu-prof), SIGKILL after 15 s; removes the data dir. */
+  stop(): Promise<void>
+}
+
+export interface ServerOptions {
+  mode: ServerMode
+  databaseUrl?: string
+  /** Extra node flags, e.g. --cpu-prof. */
+  nodeArgs?: string[]
+  startTimeoutMs?: number
+}
+
+/**
+ * Compiles src/ with tsc into bench/.build (never dist/, which belongs to the project), so the
+ * server runs as plain JS like in production. tsc still emits when the tree has type errors;
+ * those are shown but do not stop the benchmark.
+ */
+export function buildServer(): void {
+  const tsc = path.join(projectRoot, 'node_modules/typescript/bin/tsc')
+  const outDir = path.join(buildDir, 'src')
+  const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', outDir, '--rootDir', 'src'], {
+    cwd: projectRoot,
+    encoding: 'utf8',
+    timeout: 180_000,
+  })
+  if (result.status !== 0) console.warn(`tsc reported problems (continuing with what it emitted):\n${(result.stdout + result.stderr).slice(0, 2000)}`)
+  // app.ts reads ../package.json relative to its own file for the version.
+  mkdirSync(buildDir, { recursive: true })
+  copyFileSync(path.join(projectRoot, 'package.json'), path.join(buildDir, 'package.json'))
+  if (!existsSync(path.join(outDir, 'server.js'))) throw new Error('the build produced no server.js')
+}
+
+export async function startServer(options: ServerOptions): Promise<ServerProcess> {
+  const port = await freePort()
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'bench-data-'))
+  const entry = options.mode === 'build' ? [path.join(buildDir, 'src/server.js')] : ['--import', 'tsx', path.join(projectRoot, 'src/server.ts')]
+  // A minimal environment: nothing from the caller's shell (DATABASE_URL, ADMIN_API_KEY...) leaks in.
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    // The config's maximum; high enough that the limiter never rejects benchmark traffic.
+    RATE_LIMIT_AUTH_PER_MINUTE: '10000000',
+    MASTER_KEY: randomBytes(32).toString('hex'),
+    ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+  }
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...entry], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const untrack = trackChild(child)
+  let output = ''
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString('utf8')).slice(-4000)
+  }
+  child.stdout.on('data', keep)
+  child.stderr.on('data', keep)
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+
+  const baseUrl = `http://127.0.0.1:${port}`
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM')
+      const graceful = await Promise.race([exited.then(() => true), sleep(15_000).then(() => false)])
+      if (!graceful) {
+        child.kill('SIGKILL')
+        await exited
+      }
+    }
+    untrack()
+    await rm(dataDir, { recursive: true, force: true })
+  }
+
+  try {
+    const deadline = Date.now() + (options.startTimeoutMs ?? 90_000)
+    while ((await getStatus(`${baseUrl}/api/health`)) !== 200) {
+      if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode} during start-up:\n${output}`)
+      if (Date.now() > deadline) throw new Error(`server not healthy after ${options.startTimeoutMs ?? 90_000} ms:\n${output}`)
+      await sleep(200)
+    }
+  } catch (error) {
+    await stop()
+    throw error
+  }
+  if (output.trim()) console.warn(`server output during start-up:\n${output}`)
+  return { baseUrl, pid: child.pid!, stop }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+}

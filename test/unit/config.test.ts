@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { ConfigError, loadConfig } from '../../src/config.js'
+
+describe('config', () => {
+  it('has working defaults with nothing set', () => {
+    const config = loadConfig({})
+    assert.equal(config.port, 3000)
+    assert.equal(config.host, '127.0.0.1')
+    assert.equal(config.databaseUrl, undefined)
+    assert.equal(config.jwtTtlSeconds, 3600)
+    assert.equal(config.challengeTtlSeconds, 300)
+    assert.equal(config.rateLimitAuthPerMinute, 120)
+    assert.equal(config.callbackAllowPrivate, false)
+    assert.equal(config.adminApiKey, undefined)
+    assert.equal(config.publicBaseUrl, 'http://127.0.0.1:3000')
+    assert.ok(Object.isFrozen(config))
+  })
+
+  it('reads and converts every variable', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      DATABASE_URL: 'postgres://u@db:5432/x',
+      PUBLIC_BASE_URL: 'https://id.example.org/',
+      MASTER_KEY: 'ab'.repeat(32),
+      JWT_TTL_SECONDS: '600',
+      CALLBACK_ALLOW_PRIVATE: 'true',
+      ADMIN_API_KEY: 'a-long-enough-admin-key',
+      BLOCKCHAIN_PRIVATE_KEY: '0x' + '1'.repeat(64),
+    })
+    assert.equal(config.port, 8080)
+    assert.equal(config.publicBaseUrl, 'https://id.example.org')
+    assert.equal(config.masterKey?.length, 32)
+    assert.equal(config.jwtTtlSeconds, 600)
+    assert.equal(config.callbackAllowPrivate, true)
+    assert.equal(loadConfig({ MASTER_KEY: Buffer.alloc(32, 1).toString('base64') }).masterKey?.[0], 1)
+  })
+
+  it('stops with one message naming every bad variable', () => {
+    try {
+      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', MASTER_KEY: 'short', LOG_LEVEL: 'loud', CALLBACK_ALLOW_PRIVATE: 'maybe', ADMIN_API_KEY: 'short' })
+      assert.fail('expected a ConfigError')
+    } catch (error) {
+      assert.ok(error instanceof ConfigError)
+      for (const name of ['PORT', 'DATABASE_URL', 'MASTER_KEY', 'LOG_LEVEL', 'CALLBACK_ALLOW_PRIVATE', 'ADMIN_API_KEY']) {
+        assert.match(error.message, new RegExp(name))
+      }
+      assert.equal(error.problems.length, 6)
+      assert.ok(!error.message.includes('short"'), 'secret values are not echoed')
+    }
+  })
+})
