@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 
 /**
@@ -12,6 +12,8 @@ export interface CpuSnapshot {
   at: number
   self: number
   server: number | undefined
+  /** Every local process named postgres (server and backends), when PostgreSQL runs here. */
+  postgres: number | undefined
   machineBusy: number | undefined
   machineTotal: number | undefined
 }
@@ -24,6 +26,7 @@ export function cpuSnapshot(serverPid: number): CpuSnapshot {
     at: performance.now() / 1000,
     self: (usage.user + usage.system) / 1e6,
     server: processCpuSeconds(serverPid),
+    postgres: postgresCpuSeconds(),
     machineBusy: machine && machine.busy / TICKS_PER_SECOND,
     machineTotal: machine && machine.total / TICKS_PER_SECOND,
   }
@@ -33,6 +36,9 @@ export interface CpuUse {
   /** Cores' worth of CPU used on average: 1.0 is one core fully busy. */
   clientCores: number
   serverCores: number | undefined
+  postgresCores: number | undefined
+  /** Whatever else kept the machine busy (other tenants, the kernel): high values mean noise. */
+  otherCores: number | undefined
   /** Busy share of all cores, 0..1 (includes PostgreSQL, client, server, others). */
   machineBusy: number | undefined
 }
@@ -43,11 +49,14 @@ export function cpuBetween(a: CpuSnapshot, b: CpuSnapshot): CpuUse {
   const server = diff(a.server, b.server)
   const busy = diff(a.machineBusy, b.machineBusy)
   const total = diff(a.machineTotal, b.machineTotal)
-  return {
-    clientCores: (b.self - a.self) / wall,
-    serverCores: server === undefined ? undefined : server / wall,
-    machineBusy: busy === undefined || !total ? undefined : busy / total,
-  }
+  const perWall = (x: number | undefined) => (x === undefined ? undefined : x / wall)
+  const clientCores = (b.self - a.self) / wall
+  const serverCores = perWall(server)
+  const postgresCores = perWall(diff(a.postgres, b.postgres))
+  const machineBusy = busy === undefined || !total ? undefined : busy / total
+  const otherCores =
+    machineBusy === undefined || serverCores === undefined ? undefined : machineBusy * coreCount() - clientCores - serverCores - (postgresCores ?? 0)
+  return { clientCores, serverCores, postgresCores, otherCores, machineBusy }
 }
 
 export const coreCount = () => cpus().length
@@ -61,6 +70,26 @@ function processCpuSeconds(pid: number): number | undefined {
   } catch {
     return undefined
   }
+}
+
+function postgresCpuSeconds(): number | undefined {
+  let total = 0
+  let found = false
+  try {
+    for (const pid of readdirSync('/proc')) {
+      if (!/^\d+$/.test(pid)) continue
+      try {
+        if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue
+      } catch {
+        continue // the process ended meanwhile
+      }
+      total += processCpuSeconds(Number(pid)) ?? 0
+      found = true
+    }
+  } catch {
+    return undefined
+  }
+  return found ? total : undefined
 }
 
 function machineTicks(): { busy: number; total: number } | undefined {

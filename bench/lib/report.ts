@@ -4,6 +4,8 @@ import { median, round } from './stats.js'
 
 /** Issue target: login flows/s >= 1/3 of half the floor's req/s (a flow is two requests). */
 export const TARGET_RATIO = 1 / 3
+/** Above this much CPU taken by processes outside the benchmark, the run is flagged as noisy. */
+const NOISY_OTHER_CORES = 0.25
 
 export interface EngineSummary {
   engine: Engine
@@ -20,7 +22,7 @@ export interface EngineSummary {
   loginErrorKinds: Record<string, number>
   usersReused: string
   /** Cores' worth of CPU during the login phase; the machine's cores are shared by all three. */
-  cpu: { clientCores: number; serverCores: number | null; machineBusy: number | null; clientUsPerFlow: number; serverUsPerFlow: number | null; serverUsPerFloorRequest: number | null }
+  cpu: { clientCores: number; serverCores: number | null; postgresCores: number | null; otherCores: number | null; machineBusy: number | null; clientUsPerFlow: number; serverUsPerFlow: number | null; serverUsPerFloorRequest: number | null }
   perRound: { floorRps: number; flowsPerSecond: number }[]
 }
 
@@ -31,6 +33,10 @@ export function summarize(engine: Engine, run: EngineRun): EngineSummary {
   const flowsPerSecond = median(logins.map((l) => l.flowsPerSecond))
   const ratio = flowsPerSecond / (floorRps / 2)
   const optional = (values: (number | undefined)[]) => (values.some((v) => v === undefined) ? null : median(values as number[]))
+  const cores = (values: (number | undefined)[]) => {
+    const m = optional(values)
+    return m === null ? null : round(m, 2)
+  }
   const serverCores = optional(logins.map((l) => l.cpu.serverCores))
   const floorServerCores = optional(floors.map((f) => f.cpu.serverCores))
   const clientCores = median(logins.map((l) => l.cpu.clientCores))
@@ -52,7 +58,10 @@ export function summarize(engine: Engine, run: EngineRun): EngineSummary {
     cpu: {
       clientCores: round(clientCores, 2),
       serverCores: serverCores === null ? null : round(serverCores, 2),
-      machineBusy: optional(logins.map((l) => l.cpu.machineBusy)),
+      postgresCores: engine === 'postgres' ? cores(logins.map((l) => l.cpu.postgresCores)) : null,
+      // With PGlite, PostgreSQL activity on this machine is someone else's: count it as other load.
+      otherCores: cores(logins.map((l) => (engine === 'postgres' || l.cpu.otherCores === undefined ? l.cpu.otherCores : l.cpu.otherCores + (l.cpu.postgresCores ?? 0)))),
+      machineBusy: cores(logins.map((l) => l.cpu.machineBusy)),
       clientUsPerFlow: round((clientCores / flowsPerSecond) * 1e6),
       serverUsPerFlow: serverCores === null ? null : round((serverCores / flowsPerSecond) * 1e6),
       serverUsPerFloorRequest: floorServerCores === null ? null : round((floorServerCores / floorRps) * 1e6),
@@ -71,13 +80,16 @@ export function printEngine(s: EngineSummary): void {
     ['flow latency p50 / p99', `${s.flowP50Ms} ms / ${s.flowP99Ms} ms`],
     ['ratio flows / (floor / 2)', `${s.ratio} (target >= ${round(TARGET_RATIO, 3)}): ${s.pass ? 'PASS' : 'MISS'}`],
     ['per round floor / flows', s.perRound.map((r) => `${r.floorRps}/${r.flowsPerSecond}`).join('  ')],
-    ['CPU in login phase: client / server / machine', `${s.cpu.clientCores} / ${s.cpu.serverCores ?? 'n/a'} cores, machine ${pct(s.cpu.machineBusy)} busy`],
+    ['CPU in login phase (cores)', `client ${s.cpu.clientCores}, server ${s.cpu.serverCores ?? 'n/a'}${s.engine === 'postgres' ? `, postgres ${s.cpu.postgresCores ?? 'n/a'}` : ''}, other ${s.cpu.otherCores ?? 'n/a'}; machine ${pct(s.cpu.machineBusy)} busy`],
     ['CPU per flow: client / server', `${num(s.cpu.clientUsPerFlow)} µs / ${num(s.cpu.serverUsPerFlow)} µs (server per floor request ${num(s.cpu.serverUsPerFloorRequest)} µs)`],
     ['users reused by later logins', s.usersReused],
   ]
   const width = Math.max(...rows.map(([k]) => k.length))
   console.log(`\n${s.engine}`)
   for (const [k, v] of rows) console.log(`  ${k.padEnd(width)}  ${v}`)
+  if ((s.cpu.otherCores ?? 0) > NOISY_OTHER_CORES) {
+    console.log(`  warning: other processes used ${s.cpu.otherCores} cores during the login phases; numbers are depressed by that noise`)
+  }
 }
 
 export function markdownTable(summaries: EngineSummary[], connections: number, seconds: number, rounds: number): string {

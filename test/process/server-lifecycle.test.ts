@@ -22,17 +22,17 @@ describe('server process', () => {
   })
 
   async function login(url: string): Promise<string> {
-    const { challenge } = await (await fetch(`${url}/api/auth/challenge`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ did: holder.did }) })).json()
+    const { challenge } = (await (await fetch(`${url}/api/auth/challenge`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ did: holder.did }) })).json()) as { challenge: string }
     const res = await fetch(`${url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ did: holder.did, challenge, signature: holder.sign(challenge) }) })
     assert.equal(res.status, 200)
-    return (await res.json()).token
+    return ((await res.json()) as { token: string }).token
   }
 
   it('starts on embedded defaults, creates a 0600 master key, serves login', async () => {
     server = await startServer({ DATA_DIR: dataDir })
     const health = await fetch(`${server.url}/api/health`)
     assert.equal(health.status, 200)
-    assert.equal((await health.json()).checks.database.status, 'up')
+    assert.equal(((await health.json()) as { checks: { database: { status: string } } }).checks.database.status, 'up')
     const mode = (await stat(path.join(dataDir, 'master.key'))).mode & 0o777
     assert.equal(mode, 0o600)
     const token = await login(server.url)
@@ -73,7 +73,7 @@ describe('server process', () => {
     server = await startServer({ DATA_DIR: dataDir })
     const me = await fetch(`${server.url}/api/auth/me`, { headers: { authorization: `Bearer ${token}` } })
     assert.equal(me.status, 200)
-    assert.equal((await me.json()).user.did, holder.did)
+    assert.equal(((await me.json()) as { user: { did: string } }).user.did, holder.did)
     server.child.kill('SIGTERM')
     await server.exited
     server = undefined

@@ -28,6 +28,7 @@ import {
   UnprocessableError,
   ValidationError,
 } from '../../src/errors.js'
+import { collect, pseudoRandomBytes } from '../helpers/bytes.js'
 
 // Embedded store over MemoryBlockRepository; CIDs checked against multiformats and against
 // Debian's ipfs_cid (rust-cid-npm), an implementation independent of the js UnixFS importer.
@@ -36,27 +37,6 @@ const MAX = 64 * 1024 * 1024
 // Overridable to point at another build of the tool (and to exercise the skip/fail path).
 const IPFS_CID = process.env.IPFS_CID_BIN ?? '/usr/bin/ipfs_cid'
 
-/** Deterministic pseudo-random bytes (xorshift32), so failures reproduce. */
-function pseudoRandomBytes(length: number, seed = 0x9e3779b9): Uint8Array {
-  const words = new Uint32Array(Math.ceil(length / 4))
-  let x = seed >>> 0
-  for (let i = 0; i < words.length; i++) {
-    x ^= x << 13
-    x >>>= 0
-    x ^= x >>> 17
-    x ^= x << 5
-    x >>>= 0
-    words[i] = x
-  }
-  return new Uint8Array(words.buffer, 0, length)
-}
-
-async function collect(source: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
-  const parts: Uint8Array[] = []
-  for await (const part of source) parts.push(part)
-  const buf = Buffer.concat(parts)
-  return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength)
-}
 
 /** A repository that counts putMany calls, to prove an object is written in one go. */
 class CountingRepository extends MemoryBlockRepository {

@@ -1,0 +1,95 @@
+/**
+ * `npm run bench:profile`: where the server's time goes during login load. Starts the server
+ * under `node --cpu-prof`, warms up, then runs the login load and, for comparison, the floor,
+ * and summarises only the samples inside each measured window. The raw .cpuprofile stays in
+ * bench/profiles/ (open it in Chrome DevTools > Performance). Same BENCH_* settings as run.ts.
+ */
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { installAbortHandlers, onAbort } from './lib/cleanup.js'
+import { summarizeProfile, type ProfileSummary } from './lib/cpuprofile.js'
+import { runFloor } from './lib/floor.js'
+import { JsonClient } from './lib/http-client.js'
+import { enrollUsers, runLoginLoad } from './lib/login-load.js'
+import { readOptions, type BenchOptions, type Engine } from './lib/options.js'
+import { createBenchDatabase, postgresReachable } from './lib/postgres.js'
+import { buildServer, projectRoot, startServer } from './lib/server-process.js'
+import { createVirtualUser } from './lib/virtual-user.js'
+
+const nowUs = () => Number(process.hrtime.bigint() / 1000n)
+
+async function profileEngine(engine: Engine, options: BenchOptions): Promise<Record<string, ProfileSummary> | undefined> {
+  if (engine === 'postgres' && !(await postgresReachable(options.postgresUrl))) return undefined
+  const dir = path.join(projectRoot, 'bench/profiles', engine)
+  await rm(dir, { recursive: true, force: true })
+  await mkdir(dir, { recursive: true })
+  const database = engine === 'postgres' ? await createBenchDatabase(options.postgresUrl) : undefined
+  const forgetDatabase = database ? onAbort(() => database.drop()) : () => false
+  const windows: Record<string, [number, number]> = {}
+  try {
+    const server = await startServer({ mode: options.server, databaseUrl: database?.url, nodeArgs: ['--cpu-prof', '--cpu-prof-dir', dir] })
+    const forgetServer = onAbort(() => server.stop())
+    const users = Array.from({ length: options.connections }, createVirtualUser)
+    const client = new JsonClient(server.baseUrl, options.connections)
+    try {
+      await enrollUsers(client, users)
+      await runLoginLoad(client, users, Math.max(options.warmupSeconds, 1))
+      let from = nowUs()
+      const login = await runLoginLoad(client, users, options.seconds)
+      windows.login = [from, nowUs()]
+      console.log(`${engine}: ${Math.round(login.flowsPerSecond)} flows/s while profiled (errors ${login.errors})`)
+      from = nowUs()
+      const floor = await runFloor(server.baseUrl, options.connections, options.seconds)
+      windows.floor = [from, nowUs()]
+      console.log(`${engine}: ${Math.round(floor.requestsPerSecond)} floor req/s while profiled`)
+    } finally {
+      client.close()
+      // SIGTERM lets the server exit normally, which is when node writes the profile.
+      await server.stop()
+      forgetServer()
+    }
+  } finally {
+    await database?.drop()
+    forgetDatabase()
+  }
+  const file = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile'))
+  if (!file) throw new Error(`no .cpuprofile in ${dir}: did the server exit cleanly?`)
+  return Object.fromEntries(Object.entries(windows).map(([name, [from, to]]) => [name, summarizeProfile(path.join(dir, file), from, to)]))
+}
+
+function print(engine: string, phase: string, s: ProfileSummary): void {
+  const pct = (x: number) => `${(x * 100).toFixed(1).padStart(5)}%`
+  console.log(`\n=== ${engine} / ${phase}: ${s.windowMs} ms sampled, main thread ${pct(s.busy).trim()} busy (shares below are of busy time)`)
+  console.log('-- self time by function')
+  for (const r of s.selfTop) console.log(`${pct(r.share)}  ${r.name}`)
+  console.log('-- self time by area')
+  for (const r of s.selfByArea) console.log(`${pct(r.share)}  ${r.area}`)
+  console.log('-- inclusive by area (on the stack)')
+  for (const r of s.inclusiveByArea) console.log(`${pct(r.share)}  ${r.area}`)
+  console.log('-- inclusive by project function')
+  for (const r of s.inclusiveProjectFunctions) console.log(`${pct(r.share)}  ${r.name}`)
+}
+
+async function main(): Promise<void> {
+  const options = readOptions()
+  installAbortHandlers((options.engines.length * (3 * options.seconds + 240) + 240) * 1000)
+  if (options.server === 'build') buildServer()
+  const all: Record<string, Record<string, ProfileSummary>> = {}
+  for (const engine of options.engines) {
+    const result = await profileEngine(engine, options)
+    if (!result) {
+      console.log(`${engine}: skipped (not reachable)`)
+      continue
+    }
+    all[engine] = result
+    for (const [phase, summary] of Object.entries(result)) print(engine, phase, summary)
+  }
+  await mkdir(path.join(projectRoot, 'bench/profiles'), { recursive: true })
+  await writeFile(path.join(projectRoot, 'bench/profiles/summary.json'), `${JSON.stringify(all, null, 2)}\n`)
+  console.log('\nraw profiles and summary.json: bench/profiles/')
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : error)
+  process.exitCode = 1
+})
