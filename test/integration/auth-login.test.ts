@@ -119,6 +119,18 @@ describe('auth: challenge and login', () => {
     assert.deepEqual(codes, [200, ...Array(9).fill(401)])
   })
 
+  it('logs in many clients at once, including one DID twice in the same batch', async () => {
+    const clients = Array.from({ length: 8 }, () => new DidClient())
+    const proofs = (await Promise.all(clients.flatMap((c) => [c.proof(t.app), c.proof(t.app)]))).flat()
+    const results = await Promise.all(proofs.map((p) => post('/api/auth/verify-challenge', p)))
+    assert.deepEqual(results.map((r) => r.statusCode), Array(16).fill(200))
+    assert.deepEqual(results.map((r) => r.json().user.did), proofs.map((p) => p.did))
+    for (const r of results) {
+      const me = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: bearer(r.json().token) })
+      assert.equal(me.json().user.did, r.json().user.did)
+    }
+  })
+
   it('rejects an expired challenge with 401', async () => {
     const proof = await alice.proof(t.app)
     clock.advance(301_000)

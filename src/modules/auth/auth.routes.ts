@@ -7,7 +7,7 @@ import { encodeDidKey } from '../../crypto/did-key.js'
 import { UnsupportedMediaTypeError, ValidationError } from '../../errors.js'
 import { buildDidKeyDocument } from '../did/did-document.js'
 import type { SeedRow, WalletRow } from './wallets.repository.js'
-import type { UserRow } from './users.repository.js'
+import type { UserRow, UserSummary } from './users.repository.js'
 import type { AuthService, Session } from './auth.service.js'
 import * as S from './auth.schemas.js'
 import { decodePublicKeyText } from './public-key-text.js'
@@ -122,7 +122,7 @@ function loginBody(session: Session, message: string) {
   return { success: true, message, user: userBody(session.user), token: session.token, token_type: 'Bearer' as const, expires_at: session.expiresAt.toISOString() }
 }
 
-function userBody(user: UserRow) {
+function userBody(user: UserSummary) {
   return { did: user.did, public_key: user.public_key, name: user.name, email: user.email }
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Database, Executor } from '../../db/database.js'
-import { ed25519PublicKeyObject, ed25519Verify } from '../../crypto/ed25519.js'
+import { ed25519Verify } from '../../crypto/ed25519.js'
 import { decodeBase64Any } from '../../crypto/encoding.js'
 import { encodeDidKey } from '../../crypto/did-key.js'
 import { ConflictError, NotFoundError, UnauthenticatedError, ValidationError } from '../../errors.js'
@@ -10,7 +10,8 @@ import { didMethod, normalizeDid } from '../did/did-normalize.js'
 import type { DidResolver } from '../did/did-resolver.js'
 import type { ChallengeCodec } from './challenge-codec.js'
 import { decodePublicKeyText, ed25519Multibase } from './public-key-text.js'
-import { signerKeysFor } from './signer-keys.js'
+import { LoginWriter } from './login-writer.js'
+import { SignerKeyResolver, toSignerKey, type SignerKey } from './signer-keys.js'
 import type { TokenService } from './token-service.js'
 import * as users from './users.repository.js'
 import * as wallets from './wallets.repository.js'
@@ -34,14 +35,20 @@ export interface Proof {
 }
 
 export interface Session {
-  user: users.UserRow
+  user: users.UserSummary
   token: string
   expiresAt: Date
 }
 
 /** Proof of DID control (challenge signature) and everything built on it: sessions, profiles, wallets. */
 export class AuthService {
-  constructor(private readonly deps: AuthServiceDeps) {}
+  private readonly loginWriter: LoginWriter
+  private readonly signers: SignerKeyResolver
+
+  constructor(private readonly deps: AuthServiceDeps) {
+    this.loginWriter = new LoginWriter(deps.db, deps.clock)
+    this.signers = new SignerKeyResolver(deps.db, deps.resolver)
+  }
 
   createChallenge(rawDid: string): { did: string; challenge: string; expiresAt: Date } {
     const did = normalizeDid(rawDid)
@@ -52,12 +59,11 @@ export class AuthService {
   /** Login: verify the proof, spend the challenge, create or touch the user, issue a token. */
   async login(proof: Proof): Promise<Session> {
     const verified = await this.verifyProof(proof)
-    const user = await users.spendChallengeAndTouchUser(
-      this.deps.db,
-      verified.challenge,
-      { did: verified.did, public_key: verified.publicKey, key_type: 'Ed25519', origin: verified.origin },
-      this.deps.clock.now(),
-    )
+    const user = await this.loginWriter.write({
+      nonce: verified.challenge.nonce,
+      expiresAt: verified.challenge.expiresAt,
+      user: { did: verified.did, public_key: verified.publicKey, key_type: 'Ed25519', origin: verified.origin },
+    })
     if (!user) throw new UnauthenticatedError('Challenge already used')
     return this.session(user)
   }
@@ -71,7 +77,7 @@ export class AuthService {
       throw new ValidationError('public_key is not the key of this did:key')
     }
     const challenge = this.checkChallenge(did, input.challenge)
-    this.checkSignature(input.challenge, input.signature, [publicKey])
+    this.checkSignature(input.challenge, input.signature, [toSignerKey(publicKey)])
     // Tokens are issued after commit: the key store must not be used inside a transaction
     // (embedded PGlite has one connection, so a nested query would wait on itself).
     const user = await this.deps.db.transaction().execute(async (trx) => {
@@ -185,10 +191,13 @@ export class AuthService {
       if (input.wallet_id !== undefined && !owned.some((w) => w.id === input.wallet_id)) {
         throw new NotFoundError('Wallet not found')
       }
-      const user = await users.spendChallengeAndTouchUser(
+      const user = await LoginWriter.writeIn(
         trx,
-        verified.challenge,
-        { did: verified.did, public_key: verified.publicKey, key_type: 'Ed25519', origin: verified.origin },
+        {
+          nonce: verified.challenge.nonce,
+          expiresAt: verified.challenge.expiresAt,
+          user: { did: verified.did, public_key: verified.publicKey, key_type: 'Ed25519', origin: verified.origin },
+        },
         now,
       )
       if (!user) throw new UnauthenticatedError('Challenge already used')
@@ -232,14 +241,14 @@ export class AuthService {
   private async verifyProof(proof: Proof) {
     const did = normalizeDid(proof.did)
     const challenge = this.checkChallenge(did, proof.challenge)
-    const signer = await signerKeysFor(this.deps.db, this.deps.resolver, did)
+    const signer = await this.signers.keysFor(did)
     const key = this.checkSignature(proof.challenge, proof.signature, signer.keys)
-    return { did, challenge, publicKey: ed25519Multibase(key), origin: signer.origin }
+    return { did, challenge, publicKey: key.multibase, origin: signer.origin }
   }
 
   private verifyWithKey(did: string, proof: Proof, key: Uint8Array) {
     const challenge = this.checkChallenge(did, proof.challenge)
-    this.checkSignature(proof.challenge, proof.signature, [key])
+    this.checkSignature(proof.challenge, proof.signature, [toSignerKey(key)])
     return { did, challenge, publicKey: ed25519Multibase(key) }
   }
 
@@ -250,12 +259,12 @@ export class AuthService {
     return decoded
   }
 
-  private checkSignature(challenge: string, signature: string, keys: Uint8Array[]): Uint8Array {
+  private checkSignature(challenge: string, signature: string, keys: SignerKey[]): SignerKey {
     const sig = decodeBase64Any(signature)
     if (sig && sig.length === 64) {
       const message = Buffer.from(challenge, 'utf8')
-      for (const key of keys) {
-        if (ed25519Verify(ed25519PublicKeyObject(key), message, sig)) return key
+      for (const signer of keys) {
+        if (ed25519Verify(signer.key, message, sig)) return signer
       }
     }
     throw new UnauthenticatedError('Invalid signature')
@@ -265,7 +274,7 @@ export class AuthService {
     if (!(await users.spendChallenge(db, challenge))) throw new UnauthenticatedError('Challenge already used')
   }
 
-  private async session(user: users.UserRow): Promise<Session> {
+  private async session(user: users.UserSummary): Promise<Session> {
     const { token, claims } = await this.deps.tokens.issue(user.did)
     return { user, token, expiresAt: new Date(claims.expiresAt * 1000) }
   }

@@ -16,6 +16,14 @@ export interface UserRow {
   last_login_at: Date | null
 }
 
+/** What a session needs of a user: the spec's User fields. */
+export interface UserSummary {
+  did: string
+  public_key: string
+  name: string
+  email: string
+}
+
 export interface NewUser {
   did: string
   public_key: string
@@ -29,29 +37,45 @@ export function findUser(db: Executor, did: string): Promise<UserRow | undefined
   return db.selectFrom('users').selectAll().where('did', '=', did).executeTakeFirst()
 }
 
+export interface LoginWrite {
+  nonce: string
+  expiresAt: Date
+  user: NewUser
+}
+
 /**
- * Spends a login challenge and records the login in one statement: the user row is created on
- * first login (did:key, did:web) or touched, but only if the challenge nonce was not spent
- * before. Returns undefined when it was (a replay, or the loser of a concurrent double use).
+ * Spends login challenges and records the logins, many at once, in one statement: each user
+ * row is created on first login (did:key, did:web) or touched, but only for challenges whose
+ * nonce was not spent before. Returns, per input, the user or undefined when the challenge was
+ * already spent (a replay, or the loser of a concurrent double use). Callers pass distinct
+ * nonces (the login batcher does).
  */
-export async function spendChallengeAndTouchUser(
-  db: Executor,
-  challenge: { nonce: string; expiresAt: Date },
-  user: NewUser,
-  now: Date,
-): Promise<UserRow | undefined> {
-  const result = await sql<UserRow>`
-    with spent as (
-      insert into auth_used_challenges (id, expires_at) values (${challenge.nonce}, ${challenge.expiresAt})
+export async function spendChallengesAndTouchUsers(db: Executor, logins: readonly LoginWrite[], now: Date): Promise<Array<UserSummary | undefined>> {
+  if (logins.length === 0) return []
+  const values = sql.join(
+    logins.map(
+      (l) =>
+        sql`(${l.nonce}::text, ${l.expiresAt}::timestamptz, ${l.user.did}::text, ${l.user.public_key}::text, ${l.user.key_type}::text, ${l.user.origin}::text)`,
+    ),
+  )
+  const result = await sql<UserSummary & { nonce: string }>`
+    with input (nonce, expires_at, did, public_key, key_type, origin) as (values ${values}),
+    spent as (
+      insert into auth_used_challenges (id, expires_at) select nonce, expires_at from input
       on conflict (id) do nothing
       returning id
+    ),
+    upserted as (
+      insert into users (did, public_key, key_type, origin, last_login_at)
+      select distinct on (i.did) i.did, i.public_key, i.key_type, i.origin, ${now}::timestamptz
+      from input i join spent s on s.id = i.nonce
+      on conflict (did) do update set last_login_at = excluded.last_login_at
+      returning did, public_key, name, email
     )
-    insert into users (did, public_key, key_type, origin, name, email, last_login_at)
-    select ${user.did}, ${user.public_key}, ${user.key_type}, ${user.origin}, ${user.name ?? ''}, ${user.email ?? ''}, ${now}
-    where exists (select 1 from spent)
-    on conflict (did) do update set last_login_at = excluded.last_login_at
-    returning *`.execute(db)
-  return result.rows[0]
+    select i.nonce, u.did, u.public_key, u.name, u.email
+    from spent s join input i on i.nonce = s.id join upserted u on u.did = i.did`.execute(db)
+  const byNonce = new Map(result.rows.map((r) => [r.nonce, { did: r.did, public_key: r.public_key, name: r.name, email: r.email }]))
+  return logins.map((l) => byNonce.get(l.nonce))
 }
 
 /** Spends a challenge without logging in (step-up proofs). False when already spent. */
