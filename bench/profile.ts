@@ -13,12 +13,12 @@ import { JsonClient } from './lib/http-client.js'
 import { enrollUsers, runLoginLoad } from './lib/login-load.js'
 import { readOptions, type BenchOptions, type Engine } from './lib/options.js'
 import { createBenchDatabase, postgresReachable } from './lib/postgres.js'
-import { buildServer, projectRoot, startServer } from './lib/server-process.js'
+import { prepareServer, projectRoot, startServer, type ServerBuild } from './lib/server-process.js'
 import { createVirtualUser } from './lib/virtual-user.js'
 
 const nowUs = () => Number(process.hrtime.bigint() / 1000n)
 
-async function profileEngine(engine: Engine, options: BenchOptions): Promise<Record<string, ProfileSummary> | undefined> {
+async function profileEngine(engine: Engine, options: BenchOptions, build: ServerBuild): Promise<Record<string, ProfileSummary> | undefined> {
   if (engine === 'postgres' && !(await postgresReachable(options.postgresUrl))) return undefined
   const dir = path.join(projectRoot, 'bench/profiles', engine)
   await rm(dir, { recursive: true, force: true })
@@ -27,7 +27,7 @@ async function profileEngine(engine: Engine, options: BenchOptions): Promise<Rec
   const forgetDatabase = database ? onAbort(() => database.drop()) : () => false
   const windows: Record<string, [number, number]> = {}
   try {
-    const server = await startServer({ mode: options.server, databaseUrl: database?.url, nodeArgs: ['--cpu-prof', '--cpu-prof-dir', dir] })
+    const server = await startServer({ build, databaseUrl: database?.url, nodeArgs: ['--cpu-prof', '--cpu-prof-dir', dir] })
     const forgetServer = onAbort(() => server.stop())
     const users = Array.from({ length: options.connections }, createVirtualUser)
     const client = new JsonClient(server.baseUrl, options.connections)
@@ -73,16 +73,22 @@ function print(engine: string, phase: string, s: ProfileSummary): void {
 async function main(): Promise<void> {
   const options = readOptions()
   installAbortHandlers((options.engines.length * (3 * options.seconds + 240) + 240) * 1000)
-  if (options.server === 'build') buildServer()
+  const build = await prepareServer(options.server)
+  const forgetBuild = onAbort(() => build.dispose())
   const all: Record<string, Record<string, ProfileSummary>> = {}
-  for (const engine of options.engines) {
-    const result = await profileEngine(engine, options)
-    if (!result) {
-      console.log(`${engine}: skipped (not reachable)`)
-      continue
+  try {
+    for (const engine of options.engines) {
+      const result = await profileEngine(engine, options, build)
+      if (!result) {
+        console.log(`${engine}: skipped (not reachable)`)
+        continue
+      }
+      all[engine] = result
+      for (const [phase, summary] of Object.entries(result)) print(engine, phase, summary)
     }
-    all[engine] = result
-    for (const [phase, summary] of Object.entries(result)) print(engine, phase, summary)
+  } finally {
+    await build.dispose()
+    forgetBuild()
   }
   await mkdir(path.join(projectRoot, 'bench/profiles'), { recursive: true })
   await writeFile(path.join(projectRoot, 'bench/profiles/summary.json'), `${JSON.stringify(all, null, 2)}\n`)

@@ -2,7 +2,7 @@ import { cpuBetween, cpuSnapshot, type CpuUse } from './cpu.js'
 import { runFloor, type FloorResult } from './floor.js'
 import { JsonClient } from './http-client.js'
 import { countReusedUsers, enrollUsers, runLoginLoad, type LoginLoadResult } from './login-load.js'
-import type { BenchOptions } from './options.js'
+import type { BenchOptions, Engine } from './options.js'
 import type { ServerProcess } from './server-process.js'
 import { createVirtualUser } from './virtual-user.js'
 
@@ -18,17 +18,20 @@ export interface EngineRun {
   usersReused: number
 }
 
-async function measured<T>(pid: number, phase: () => Promise<T>): Promise<T & { cpu: CpuUse }> {
+async function measured<T>(pid: number, ownPostgres: boolean, phase: () => Promise<T>): Promise<T & { cpu: CpuUse }> {
   const before = cpuSnapshot(pid)
   const result = await phase()
-  return { ...result, cpu: cpuBetween(before, cpuSnapshot(pid)) }
+  return { ...result, cpu: cpuBetween(before, cpuSnapshot(pid), ownPostgres) }
 }
+
+const noise = (cpu: CpuUse) => (cpu.otherCores === undefined ? '' : `; other load ${cpu.otherCores.toFixed(2)} cores`)
 
 /**
  * Against one server process: warm up (JIT, signing-key cache, users created), then floor and
  * login phases interleaved so slow drifts of the shared machine hit both alike.
  */
-export async function runAgainstServer(server: ServerProcess, options: BenchOptions, log: (line: string) => void): Promise<EngineRun> {
+export async function runAgainstServer(server: ServerProcess, engine: Engine, options: BenchOptions, log: (line: string) => void): Promise<EngineRun> {
+  const ownPostgres = engine === 'postgres'
   const users = Array.from({ length: options.connections }, createVirtualUser)
   const client = new JsonClient(server.baseUrl, options.connections)
   try {
@@ -40,10 +43,10 @@ export async function runAgainstServer(server: ServerProcess, options: BenchOpti
     }
     const rounds: Round[] = []
     for (let i = 1; i <= options.rounds; i++) {
-      const floor = await measured(server.pid, () => runFloor(server.baseUrl, options.connections, options.seconds))
-      log(`  round ${i}: floor ${Math.round(floor.requestsPerSecond)} req/s (errors ${floor.errors})`)
-      const login = await measured(server.pid, () => runLoginLoad(client, users, options.seconds))
-      log(`  round ${i}: login ${Math.round(login.flowsPerSecond)} flows/s, p50 ${login.p50Ms.toFixed(1)} ms, p99 ${login.p99Ms.toFixed(1)} ms (errors ${login.errors})`)
+      const floor = await measured(server.pid, ownPostgres, () => runFloor(server.baseUrl, options.connections, options.seconds))
+      log(`  round ${i}: floor ${Math.round(floor.requestsPerSecond)} req/s (errors ${floor.errors}${noise(floor.cpu)})`)
+      const login = await measured(server.pid, ownPostgres, () => runLoginLoad(client, users, options.seconds))
+      log(`  round ${i}: login ${Math.round(login.flowsPerSecond)} flows/s, p50 ${login.p50Ms.toFixed(1)} ms, p99 ${login.p99Ms.toFixed(1)} ms (errors ${login.errors}${noise(login.cpu)})`)
       rounds.push({ floor, login })
     }
     return { rounds, users: users.length, usersReused: await countReusedUsers(client, users, created) }

@@ -13,7 +13,10 @@ export interface BenchOptions {
   engines: Engine[]
   /** Admin URL: a fresh database is created next to it for each run. */
   postgresUrl: string
-  /** How the server runs: through tsx (like `npm start`) or compiled by tsc (like production). */
+  /**
+   * How the server runs: through tsx (like `npm start`) or compiled by tsc (like production).
+   * Measured: no difference in steady state (tsx only transpiles at load), so tsx by default.
+   */
   server: ServerMode
 }
 
@@ -22,7 +25,7 @@ export function readOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions 
   for (const engine of engines) {
     if (engine !== 'pglite' && engine !== 'postgres') throw new Error(`BENCH_ENGINES: unknown engine "${engine}" (pglite, postgres)`)
   }
-  const server = env.BENCH_SERVER ?? 'build'
+  const server = env.BENCH_SERVER ?? 'tsx'
   if (server !== 'tsx' && server !== 'build') throw new Error('BENCH_SERVER must be tsx or build')
   const postgresUrl = env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
   assertLoopback(postgresUrl, 'BENCH_DATABASE_URL')
@@ -30,7 +33,7 @@ export function readOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions 
     seconds: int(env, 'BENCH_SECONDS', 10, 1, 600),
     connections: int(env, 'BENCH_CONNECTIONS', 50, 1, 1000),
     rounds: int(env, 'BENCH_ROUNDS', 3, 1, 20),
-    warmupSeconds: int(env, 'BENCH_WARMUP_SECONDS', 3, 0, 60),
+    warmupSeconds: int(env, 'BENCH_WARMUP_SECONDS', 5, 0, 120),
     engines: engines as Engine[],
     postgresUrl,
     server,

@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { copyFile, mkdtemp, rm, symlink } from 'node:fs/promises'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
@@ -10,7 +10,6 @@ import { getStatus } from './http-client.js'
 import type { ServerMode } from './options.js'
 
 export const projectRoot = path.resolve(import.meta.dirname, '../..')
-const buildDir = path.join(projectRoot, 'bench/.build')
 
 export interface ServerProcess {
   baseUrl: string
@@ -19,8 +18,14 @@ export interface ServerProcess {
   stop(): Promise<void>
 }
 
+/** How to launch the server: node arguments for its entry point, and what to remove afterwards. */
+export interface ServerBuild {
+  entry: string[]
+  dispose(): Promise<void>
+}
+
 export interface ServerOptions {
-  mode: ServerMode
+  build: ServerBuild
   databaseUrl?: string
   /** Extra node flags, e.g. --cpu-prof. */
   nodeArgs?: string[]
@@ -28,29 +33,39 @@ export interface ServerOptions {
 }
 
 /**
- * Compiles src/ with tsc into bench/.build (never dist/, which belongs to the project), so the
- * server runs as plain JS like in production. tsc still emits when the tree has type errors;
- * those are shown but do not stop the benchmark.
+ * 'tsx' runs src/server.ts like `npm start`. 'build' compiles src/ with tsc into a temporary
+ * directory (not dist/, which belongs to the project, and not under bench/, where ESLint would
+ * lint the output) so the server runs as plain JS like in production. tsc still emits when the
+ * tree has type errors; those are shown but do not stop the benchmark.
  */
-export function buildServer(): void {
-  const tsc = path.join(projectRoot, 'node_modules/typescript/bin/tsc')
-  const outDir = path.join(buildDir, 'src')
-  const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', outDir, '--rootDir', 'src'], {
-    cwd: projectRoot,
-    encoding: 'utf8',
-    timeout: 180_000,
-  })
-  if (result.status !== 0) console.warn(`tsc reported problems (continuing with what it emitted):\n${(result.stdout + result.stderr).slice(0, 2000)}`)
-  // app.ts reads ../package.json relative to its own file for the version.
-  mkdirSync(buildDir, { recursive: true })
-  copyFileSync(path.join(projectRoot, 'package.json'), path.join(buildDir, 'package.json'))
-  if (!existsSync(path.join(outDir, 'server.js'))) throw new Error('the build produced no server.js')
+export async function prepareServer(mode: ServerMode): Promise<ServerBuild> {
+  if (mode === 'tsx') return { entry: ['--import', 'tsx', path.join(projectRoot, 'src/server.ts')], dispose: async () => undefined }
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-build-'))
+  const dispose = () => rm(dir, { recursive: true, force: true })
+  try {
+    const tsc = path.join(projectRoot, 'node_modules/typescript/bin/tsc')
+    const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', path.join(dir, 'src'), '--rootDir', 'src'], {
+      cwd: projectRoot,
+      encoding: 'utf8',
+      timeout: 180_000,
+    })
+    if (result.status !== 0) console.warn(`tsc reported problems (continuing with what it emitted):\n${(result.stdout + result.stderr).slice(0, 2000)}`)
+    // package.json: "type": "module" for the .js files, and app.ts reads ../package.json for the
+    // version; node_modules: packages resolve from the build directory as from the project.
+    await copyFile(path.join(projectRoot, 'package.json'), path.join(dir, 'package.json'))
+    await symlink(path.join(projectRoot, 'node_modules'), path.join(dir, 'node_modules'), 'dir')
+    const server = path.join(dir, 'src/server.js')
+    if (!existsSync(server)) throw new Error('the build produced no server.js')
+    return { entry: [server], dispose }
+  } catch (error) {
+    await dispose()
+    throw error
+  }
 }
 
 export async function startServer(options: ServerOptions): Promise<ServerProcess> {
   const port = await freePort()
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'bench-data-'))
-  const entry = options.mode === 'build' ? [path.join(buildDir, 'src/server.js')] : ['--import', 'tsx', path.join(projectRoot, 'src/server.ts')]
   // A minimal environment: nothing from the caller's shell (DATABASE_URL, ADMIN_API_KEY...) leaks in.
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
@@ -64,7 +79,7 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
     MASTER_KEY: randomBytes(32).toString('hex'),
     ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
   }
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...entry], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...options.build.entry], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] })
   const untrack = trackChild(child)
   let output = ''
   const keep = (chunk: Buffer) => {
