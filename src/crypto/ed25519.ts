@@ -51,3 +51,17 @@ export function ed25519Verify(publicKey: KeyObject, message: Uint8Array, signatu
   if (signature.length !== 64) return false
   return verify(null, message, publicKey, signature)
 }
+
+/**
+ * The callback forms run on libuv's thread pool: an Ed25519 check costs more than a whole
+ * trivial HTTP request, so on the hot paths (login, token issuance) it must not hold the event
+ * loop, and the other cores get the work.
+ */
+export function ed25519VerifyAsync(publicKey: KeyObject, message: Uint8Array, signature: Uint8Array): Promise<boolean> {
+  if (signature.length !== 64) return Promise.resolve(false)
+  return new Promise((resolve, reject) => verify(null, message, publicKey, signature, (err, ok) => (err ? reject(err) : resolve(ok))))
+}
+
+export function ed25519SignAsync(privateKey: KeyObject, message: Uint8Array): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => sign(null, message, privateKey, (err, sig) => (err ? reject(err) : resolve(new Uint8Array(sig)))))
+}

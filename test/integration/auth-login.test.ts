@@ -214,6 +214,20 @@ describe('auth: session tokens', () => {
 
   const me = (headers: Record<string, string>) => t.app.inject({ method: 'GET', url: '/api/auth/me', headers })
 
+  it('issues an EdDSA JWT with iss, sub, iat, exp, jti that verifies with the published service key', async () => {
+    const { jwtVerify, importJWK } = await import('jose')
+    const header = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString())
+    assert.deepEqual(header, { alg: 'EdDSA', typ: 'JWT', kid: header.kid })
+    const keys = await t.app.inject({ method: 'GET', url: `/api/admin/keys?purpose=jwt`, headers: { 'x-admin-key': 'test-admin-key-0123456789' } })
+    const published = keys.json().keys.find((k: { kid: string }) => k.kid === header.kid)
+    const key = await importJWK({ kty: 'OKP', crv: 'Ed25519', x: published.public_key }, 'EdDSA')
+    const { payload } = await jwtVerify(token, key, { currentDate: clock.now() })
+    assert.equal(payload.iss, 'http://service.test')
+    assert.equal(payload.sub, alice.did)
+    assert.equal(payload.exp! - payload.iat!, 3600)
+    assert.match(payload.jti!, /^[0-9a-f-]{36}$/)
+  })
+
   it('needs a token on protected routes', async () => {
     const res = await me({})
     assert.equal(res.statusCode, 401)

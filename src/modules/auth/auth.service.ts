@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Database, Executor } from '../../db/database.js'
-import { ed25519Verify } from '../../crypto/ed25519.js'
+import { ed25519VerifyAsync } from '../../crypto/ed25519.js'
 import { decodeBase64Any } from '../../crypto/encoding.js'
 import { encodeDidKey } from '../../crypto/did-key.js'
 import { ConflictError, NotFoundError, UnauthenticatedError, ValidationError } from '../../errors.js'
@@ -77,7 +77,7 @@ export class AuthService {
       throw new ValidationError('public_key is not the key of this did:key')
     }
     const challenge = this.checkChallenge(did, input.challenge)
-    this.checkSignature(input.challenge, input.signature, [toSignerKey(publicKey)])
+    await this.checkSignature(input.challenge, input.signature, [toSignerKey(publicKey)])
     // Tokens are issued after commit: the key store must not be used inside a transaction
     // (embedded PGlite has one connection, so a nested query would wait on itself).
     const user = await this.deps.db.transaction().execute(async (trx) => {
@@ -155,7 +155,7 @@ export class AuthService {
       didMethod(did) !== 'web' &&
       (await users.findUser(this.deps.db, did)) === undefined
     const verified = registering
-      ? { ...this.verifyWithKey(did, input, decodePublicKeyText(input.public_key!)), origin: 'registered' as const }
+      ? { ...(await this.verifyWithKey(did, input, decodePublicKeyText(input.public_key!))), origin: 'registered' as const }
       : await this.verifyProof(input)
     const now = this.deps.clock.now()
     const result = await this.deps.db.transaction().execute(async (trx) => {
@@ -242,13 +242,13 @@ export class AuthService {
     const did = normalizeDid(proof.did)
     const challenge = this.checkChallenge(did, proof.challenge)
     const signer = await this.signers.keysFor(did)
-    const key = this.checkSignature(proof.challenge, proof.signature, signer.keys)
+    const key = await this.checkSignature(proof.challenge, proof.signature, signer.keys)
     return { did, challenge, publicKey: key.multibase, origin: signer.origin }
   }
 
-  private verifyWithKey(did: string, proof: Proof, key: Uint8Array) {
+  private async verifyWithKey(did: string, proof: Proof, key: Uint8Array) {
     const challenge = this.checkChallenge(did, proof.challenge)
-    this.checkSignature(proof.challenge, proof.signature, [toSignerKey(key)])
+    await this.checkSignature(proof.challenge, proof.signature, [toSignerKey(key)])
     return { did, challenge, publicKey: ed25519Multibase(key) }
   }
 
@@ -259,12 +259,12 @@ export class AuthService {
     return decoded
   }
 
-  private checkSignature(challenge: string, signature: string, keys: SignerKey[]): SignerKey {
+  private async checkSignature(challenge: string, signature: string, keys: SignerKey[]): Promise<SignerKey> {
     const sig = decodeBase64Any(signature)
     if (sig && sig.length === 64) {
       const message = Buffer.from(challenge, 'utf8')
       for (const signer of keys) {
-        if (ed25519Verify(signer.key, message, sig)) return signer
+        if (await ed25519VerifyAsync(signer.key, message, sig)) return signer
       }
     }
     throw new UnauthenticatedError('Invalid signature')

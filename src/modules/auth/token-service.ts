@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import { errors as joseErrors, jwtVerify, SignJWT, decodeProtectedHeader } from 'jose'
+import { errors as joseErrors, jwtVerify, decodeProtectedHeader } from 'jose'
+import { ed25519SignAsync } from '../../crypto/ed25519.js'
 import { UnauthenticatedError } from '../../errors.js'
 import type { KeyStore } from '../keys/key-store.js'
 
@@ -31,15 +32,15 @@ export class TokenService {
     const key = await this.keys.activeSigningKey(JWT_KEY_OWNER, JWT_KEY_PURPOSE)
     const issuedAt = Math.floor(this.now().getTime() / 1000)
     const claims: AccessClaims = { did, jti: randomUUID(), issuedAt, expiresAt: issuedAt + this.ttlSeconds }
-    const token = await new SignJWT({})
-      .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid: key.kid })
-      .setIssuer(this.issuer)
-      .setSubject(did)
-      .setIssuedAt(issuedAt)
-      .setExpirationTime(claims.expiresAt)
-      .setJti(claims.jti)
-      .sign(key.privateKey)
-    return { token, claims }
+    // Compact JWS (RFC 7515 §7.1) built here so the signature runs on the thread pool; jose
+    // signs on the event loop. Verification below stays with jose.
+    const header = base64url(JSON.stringify({ alg: 'EdDSA', typ: 'JWT', kid: key.kid }))
+    const payload = base64url(
+      JSON.stringify({ iss: this.issuer, sub: did, iat: issuedAt, exp: claims.expiresAt, jti: claims.jti }),
+    )
+    const signingInput = `${header}.${payload}`
+    const signature = await ed25519SignAsync(key.privateKey, Buffer.from(signingInput))
+    return { token: `${signingInput}.${Buffer.from(signature).toString('base64url')}`, claims }
   }
 
   async verify(token: string): Promise<AccessClaims> {
@@ -67,3 +68,5 @@ export class TokenService {
     }
   }
 }
+
+const base64url = (text: string): string => Buffer.from(text).toString('base64url')
