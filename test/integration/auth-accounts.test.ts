@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test'
 import { base58btc } from 'multiformats/bases/base58'
 import { bearer, DidClient } from '../helpers/did-client.js'
 import { buildApp } from '../../src/app.js'
-import { createTestApp, type TestApp } from '../helpers/test-app.js'
+import { createTestApp, ManualClock, type TestApp } from '../helpers/test-app.js'
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082', 'hex')
 
@@ -218,7 +218,8 @@ describe('auth: rate limiting', () => {
 
 describe('auth: rate limit shared by instances on one database', () => {
   it('counts hits made on another instance once they are flushed', async () => {
-    const first = await createTestApp({ env: { RATE_LIMIT_AUTH_PER_MINUTE: '4' } })
+    // A fixed clock keeps both instances in one rate-limit window (no minute boundary mid-test).
+    const first = await createTestApp({ env: { RATE_LIMIT_AUTH_PER_MINUTE: '4' }, clock: new ManualClock() })
     // A second instance of the service on the same database (what a load balancer would see).
     const second = await buildApp(first.config, { ...first.deps, database: { ...first.deps.database, close: async () => undefined } })
     await second.ready()
@@ -226,14 +227,15 @@ describe('auth: rate limit shared by instances on one database', () => {
       const did = new DidClient().did
       const hit = (app: typeof second) => app.inject({ method: 'POST', url: '/api/auth/challenge', payload: { did } }).then((r) => r.statusCode)
       assert.deepEqual([await hit(first.app), await hit(first.app), await hit(first.app)], [200, 200, 200])
-      await new Promise((resolve) => setTimeout(resolve, 600)) // both flush every 250 ms
+      const flushed = () => new Promise((resolve) => setTimeout(resolve, 1000)) // both flush every 250 ms
+      await flushed()
       assert.equal(await hit(second), 200)
-      await new Promise((resolve) => setTimeout(resolve, 600))
+      await flushed()
       assert.equal(await hit(second), 429)
       // The first instance learns of the other's hits when it next flushes this bucket: it may
       // admit what it admits within one flush interval (the documented bound), then refuses.
       await hit(first.app)
-      await new Promise((resolve) => setTimeout(resolve, 600))
+      await flushed()
       assert.equal(await hit(first.app), 429)
     } finally {
       await second.close()
