@@ -65,6 +65,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       return typeof given === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : randomUUID()
     },
     return503OnClosing: true,
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   const keys = new DbKeyStore(db, deps.masterKey, () => clock.now())
@@ -85,6 +86,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     clock,
     challengeTtlSeconds: config.challengeTtlSeconds,
     avatarMaxBytes: config.avatarMaxBytes,
+    registrableDidMethods: config.registrableDidMethods,
   })
   const health = new HealthService({
     version: VERSION,
@@ -136,12 +138,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(didRoutes, { prefix: '/api/did', resolver })
   await app.register(contentRoutes, { prefix: '/api/ipfs', content: deps.content, maxBytes: config.contentMaxBytes })
   if (config.adminApiKey) {
-    await app.register(adminRoutes, { prefix: '/api/admin', admin: new AdminService({ db, keys }) })
+    await app.register(adminRoutes, { prefix: '/api/admin', admin: new AdminService({ db, keys, registrableDidMethods: config.registrableDidMethods }) })
   }
 
-  // Spent challenges are only needed until they would have expired anyway.
+  // Spent challenges are only needed until they would have expired anyway; the margin covers
+  // clock skew between instances (a challenge must not become spendable again on another).
   const purge = setInterval(() => {
-    void deleteSpentChallengesBefore(db, clock.now()).catch((err) => app.log.warn({ err }, 'purging spent challenges failed'))
+    void deleteSpentChallengesBefore(db, new Date(clock.now().getTime() - 10 * 60_000)).catch((err) => app.log.warn({ err }, 'purging spent challenges failed'))
   }, 60_000)
   purge.unref()
   app.addHook('onClose', async () => {
@@ -153,3 +156,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 }
 
 export { Type }
+
+/** TRUST_PROXY as a hop count: trust that many proxies in front of the service. */
+const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops

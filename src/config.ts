@@ -32,6 +32,14 @@ export interface Config {
   readonly avatarMaxBytes: number
   readonly logLevel: string
   readonly corsOrigins: readonly string[]
+  /**
+   * DID methods a DID of which may be registered here with a key of the caller's choosing.
+   * Only namespaces this service is the authority for belong here: a method that carries its
+   * key (did:key, did:jwk) or resolves elsewhere (did:web, did:ethr, did:ion…) must not.
+   */
+  readonly registrableDidMethods: readonly string[]
+  /** Fastify trustProxy: false, true, a hop count, or addresses/CIDRs of trusted proxies. */
+  readonly trustProxy: boolean | number | string[]
 }
 
 export class ConfigError extends Error {
@@ -42,6 +50,8 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>
+
+const SELF_CERTIFYING_OR_RESOLVED = ['key', 'jwk', 'web', 'peer', 'pkh', 'ethr', 'ion', 'plc', 'webvh', 'cheqd', 'sov', 'indy']
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 
@@ -102,6 +112,22 @@ export function loadConfig(env: Env = process.env): Config {
   if (adminApiKey !== undefined && adminApiKey.length < 16) {
     problems.push('ADMIN_API_KEY must be at least 16 characters')
   }
+  if (databaseUrl !== undefined && rawMaster === undefined) {
+    // Each instance would generate its own key and could not open keys sealed by the others.
+    problems.push('MASTER_KEY is required with DATABASE_URL: every instance on one database must share it')
+  }
+  const registrableDidMethods = (read('REGISTRABLE_DID_METHODS') ?? 'example').split(',').map((m) => m.trim()).filter(Boolean)
+  for (const method of registrableDidMethods) {
+    if (!/^[a-z0-9]+$/.test(method)) problems.push(`REGISTRABLE_DID_METHODS: "${method}" is not a DID method name`)
+    else if (SELF_CERTIFYING_OR_RESOLVED.includes(method)) problems.push(`REGISTRABLE_DID_METHODS: did:${method} DIDs carry or resolve their own keys and cannot be registered`)
+  }
+  const rawTrustProxy = read('TRUST_PROXY')
+  let trustProxy: Config['trustProxy'] = false
+  if (rawTrustProxy !== undefined) {
+    if (/^(true|false)$/i.test(rawTrustProxy)) trustProxy = rawTrustProxy.toLowerCase() === 'true'
+    else if (/^\d+$/.test(rawTrustProxy)) trustProxy = Number(rawTrustProxy)
+    else trustProxy = rawTrustProxy.split(',').map((s) => s.trim()).filter(Boolean)
+  }
   const logLevel = read('LOG_LEVEL') ?? 'info'
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`)
 
@@ -128,6 +154,8 @@ export function loadConfig(env: Env = process.env): Config {
     avatarMaxBytes: int('AVATAR_MAX_BYTES', 2 * 1024 * 1024, 1024, 16 * 1024 * 1024),
     logLevel,
     corsOrigins: (read('CORS_ORIGINS') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    registrableDidMethods,
+    trustProxy,
   }
   if (problems.length > 0) throw new ConfigError(problems)
   return Object.freeze(config)

@@ -21,20 +21,6 @@ export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
   'POST /api/auth/wallet/encrypted-seed/get',
   'GET /api/did/:did',
   'GET /api/ipfs/:cid',
-  'GET /api/docs',
-  'GET /api/docs/*',
-  'GET /api/docs/json',
-  'GET /api/docs/yaml',
-  'GET /api/docs/static/*',
-  'GET /api/docs/uiConfig',
-  'GET /api/docs/initOAuth',
-  'HEAD /api/docs',
-  'HEAD /api/docs/*',
-  'HEAD /api/docs/json',
-  'HEAD /api/docs/yaml',
-  'HEAD /api/docs/static/*',
-  'HEAD /api/docs/uiConfig',
-  'HEAD /api/docs/initOAuth',
   'HEAD /api/health',
   'HEAD /api/health/live',
   'HEAD /api/health/ready',
@@ -43,9 +29,12 @@ export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
 ])
 
 export const ADMIN_PREFIX = '/api/admin/'
+/** The OpenAPI document and its UI (every static asset swagger-ui registers). */
+export const DOCS_PREFIX = '/api/docs'
 
 export function accessOf(method: string, routeUrl: string | undefined): Access {
   if (routeUrl === undefined) return 'public' // unmatched: the 404 handler answers
   if (routeUrl.startsWith(ADMIN_PREFIX)) return 'admin'
+  if (routeUrl === DOCS_PREFIX || routeUrl.startsWith(`${DOCS_PREFIX}/`)) return 'public'
   return PUBLIC_ROUTES.has(`${method} ${routeUrl}`) ? 'public' : 'user'
 }

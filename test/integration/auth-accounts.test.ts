@@ -65,6 +65,18 @@ describe('auth: register, generate-did, profile, avatar', () => {
     assert.equal((await post('/api/auth/register', { did, public_key: 'not a key at all', challenge, signature: key.sign(challenge) })).statusCode, 400)
   })
 
+  it('refuses to register DIDs of methods that carry or resolve their own keys (no impersonation)', async () => {
+    const attacker = new DidClient()
+    const victimJwk = Buffer.from(JSON.stringify({ kty: 'OKP', crv: 'Ed25519', x: Buffer.from(new DidClient().publicKey).toString('base64url') })).toString('base64url')
+    for (const did of [`did:jwk:${victimJwk}`, 'did:ethr:0xb9c5714089478a327f09197987f16f9e5d936e8a', 'did:peer:0z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp']) {
+      const challenge = await attacker.challenge(t.app, did)
+      const res = await post('/api/auth/register', { did, public_key: Buffer.from(attacker.publicKey).toString('base64'), challenge, signature: attacker.sign(challenge) })
+      assert.equal(res.statusCode, 400, did)
+      assert.match(res.json().message, /cannot be registered/)
+      assert.equal((await t.app.inject({ method: 'GET', url: `/api/did/${did}` })).statusCode, 400, did)
+    }
+  })
+
   it('generate-did: fresh pair, from a private key (W3C vector), from a public key', async () => {
     const fresh = await post('/api/auth/generate-did', {})
     assert.equal(fresh.statusCode, 200)
@@ -182,6 +194,10 @@ describe('auth: wallets and the encrypted seed', () => {
     assert.equal(second.json().version, 2)
     const stale = await post('/api/auth/wallet/encrypted-seed', { encrypted_seed: seed, encryption: { algorithm: 'AES-GCM' }, expected_version: 1 }, bearer(token))
     assert.equal(stale.statusCode, 409)
+    // A stored seed is never replaced blindly (a stolen token alone cannot swap the backup).
+    const blind = await post('/api/auth/wallet/encrypted-seed', { encrypted_seed: seed, encryption: { algorithm: 'AES-GCM' } }, bearer(token))
+    assert.equal(blind.statusCode, 409)
+    assert.match(blind.json().message, /expected_version/)
     assert.equal((await post('/api/auth/wallet/encrypted-seed', { encrypted_seed: '***not base64***', encryption: { algorithm: 'x' } }, bearer(token))).statusCode, 400)
     assert.equal((await post('/api/auth/wallet/encrypted-seed', { encrypted_seed: seed }, bearer(token))).statusCode, 400)
     assert.equal((await post('/api/auth/wallet/encrypted-seed', { encrypted_seed: seed, encryption: { algorithm: 'x' } })).statusCode, 401)
@@ -213,6 +229,27 @@ describe('auth: rate limiting', () => {
     assert.ok(Number(limited.headers['retry-after']) >= 1)
     assert.equal(limited.json().code, 'RATE_LIMITED')
     assert.equal((await t.app.inject({ method: 'GET', url: '/api/health' })).statusCode, 200)
+  })
+})
+
+describe('auth: rate limit under concurrency', () => {
+  it('admits exactly the limit when requests arrive while counts are being flushed', async () => {
+    const t = await createTestApp({ env: { RATE_LIMIT_AUTH_PER_MINUTE: '5' }, clock: new ManualClock() })
+    try {
+      const did = new DidClient().did
+      const codes: number[] = []
+      // Waves spread over several flush intervals (250 ms), so some hits are sent while others
+      // are still in flight to the database.
+      for (let wave = 0; wave < 4; wave++) {
+        const results = await Promise.all(Array.from({ length: 5 }, () => t.app.inject({ method: 'POST', url: '/api/auth/challenge', payload: { did } })))
+        codes.push(...results.map((r) => r.statusCode))
+        await new Promise((resolve) => setTimeout(resolve, 120))
+      }
+      assert.equal(codes.filter((c) => c === 200).length, 5)
+      assert.equal(codes.filter((c) => c === 429).length, 15)
+    } finally {
+      await t.close()
+    }
   })
 })
 

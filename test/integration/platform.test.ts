@@ -46,6 +46,11 @@ describe('health, metrics, OpenAPI', () => {
     assert.deepEqual(challengeBody.required, ['did'])
     const ui = await t.app.inject({ method: 'GET', url: '/api/docs' })
     assert.ok([200, 302].includes(ui.statusCode))
+    // Every asset the UI loads is public too.
+    for (const asset of ['/api/docs/static/index.html', '/api/docs/static/swagger-initializer.js', '/api/docs/static/swagger-ui.css']) {
+      const res = await t.app.inject({ method: 'GET', url: asset })
+      assert.ok([200, 302].includes(res.statusCode), `${asset}: ${res.statusCode}`)
+    }
   })
 
   it('sets security headers and echoes a request id', async () => {
@@ -134,5 +139,35 @@ describe('admin group without ADMIN_API_KEY', () => {
     } finally {
       await t.close()
     }
+  })
+})
+
+describe('IPFS gateway', () => {
+  let t: TestApp
+  before(async () => {
+    t = await createTestApp({ env: { CONTENT_MAX_BYTES: '2000000' } })
+  })
+  after(() => t.close())
+
+  it('serves stored bytes and a CAR of the DAG, immutable only on success', async () => {
+    const { CarReader } = await import('@ipld/car')
+    const bytes = Buffer.alloc(600_000, 7)
+    const { cid } = await t.deps.content.put(bytes)
+    const raw = await t.app.inject({ method: 'GET', url: `/api/ipfs/${cid}` })
+    assert.equal(raw.statusCode, 200)
+    assert.deepEqual(raw.rawPayload, bytes)
+    assert.match(raw.headers['cache-control'] as string, /immutable/)
+    const car = await t.app.inject({ method: 'GET', url: `/api/ipfs/${cid}?format=car` })
+    assert.equal(car.statusCode, 200)
+    assert.match(car.headers['content-type'] as string, /application\/vnd\.ipld\.car/)
+    const reader = await CarReader.fromBytes(car.rawPayload)
+    assert.deepEqual((await reader.getRoots()).map(String), [cid])
+
+    const unknown = await t.app.inject({ method: 'GET', url: '/api/ipfs/bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy' })
+    assert.equal(unknown.statusCode, 404)
+    assert.ok(!String(unknown.headers['cache-control'] ?? '').includes('immutable'))
+    const malformed = await t.app.inject({ method: 'GET', url: '/api/ipfs/not-a-cid-at-all' })
+    assert.equal(malformed.statusCode, 400)
+    assert.ok(malformed.json().message)
   })
 })

@@ -21,6 +21,7 @@ describe('config', () => {
     const config = loadConfig({
       PORT: '8080',
       DATABASE_URL: 'postgres://u@db:5432/x',
+      TRUST_PROXY: 'true',
       PUBLIC_BASE_URL: 'https://id.example.org/',
       MASTER_KEY: 'ab'.repeat(32),
       JWT_TTL_SECONDS: '600',
@@ -34,6 +35,15 @@ describe('config', () => {
     assert.equal(config.jwtTtlSeconds, 600)
     assert.equal(config.callbackAllowPrivate, true)
     assert.equal(loadConfig({ MASTER_KEY: Buffer.alloc(32, 1).toString('base64') }).masterKey?.[0], 1)
+  })
+
+  it('requires a shared MASTER_KEY with PostgreSQL and refuses self-certifying methods as registrable', () => {
+    assert.throws(() => loadConfig({ DATABASE_URL: 'postgres://u@db/x' }), /MASTER_KEY is required with DATABASE_URL/)
+    assert.throws(() => loadConfig({ REGISTRABLE_DID_METHODS: 'example,jwk' }), /did:jwk DIDs carry or resolve their own keys/)
+    assert.deepEqual(loadConfig({ REGISTRABLE_DID_METHODS: 'acme, example' }).registrableDidMethods, ['acme', 'example'])
+    assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2)
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8,127.0.0.1' }).trustProxy, ['10.0.0.0/8', '127.0.0.1'])
+    assert.equal(loadConfig({}).trustProxy, false)
   })
 
   it('stops with one message naming every bad variable', () => {

@@ -61,7 +61,8 @@ export function createGuardedFetch(options: GuardedFetchOptions): HttpGet {
         const wanted = found.filter((a) => !lookupOptions.family || a.family === lookupOptions.family)
         const refused = wanted.map((a) => [a.address, refusal(a.address)] as const).find(([, why]) => why)
         if (refused) {
-          callback(new RefusedAddress(`${hostname} resolves to ${refused[0]}, a ${refused[1]} address`), '')
+          // The address itself stays out of the message: it would map internal DNS for the caller.
+          callback(new RefusedAddress(`${hostname} resolves to a ${refused[1]} address`), '')
         } else if (wanted.length === 0) {
           callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '')
         } else if (lookupOptions.all) {

@@ -1,13 +1,13 @@
-import { encodeDidKey } from '../../crypto/did-key.js'
 import type { Database } from '../../db/database.js'
-import { ConflictError, ValidationError } from '../../errors.js'
+import { ConflictError } from '../../errors.js'
 import { decodePublicKeyText, ed25519Multibase } from '../auth/public-key-text.js'
 import * as users from '../auth/users.repository.js'
-import { didMethod, normalizeDid } from '../did/did-normalize.js'
+import { normalizeDid } from '../did/did-normalize.js'
+import { registrationOrigin } from '../auth/registration-policy.js'
 import type { KeyStore, PublicKeyInfo } from '../keys/key-store.js'
 
 export class AdminService {
-  constructor(private readonly deps: { db: Database; keys: KeyStore }) {}
+  constructor(private readonly deps: { db: Database; keys: KeyStore; registrableDidMethods: readonly string[] }) {}
 
   listKeys(owner?: string, purpose?: string): Promise<PublicKeyInfo[]> {
     return this.deps.keys.list(owner, purpose)
@@ -19,15 +19,13 @@ export class AdminService {
 
   async registerHolder(input: { did: string; public_key: string; name?: string; email?: string }): Promise<users.UserRow> {
     const did = normalizeDid(input.did)
-    const method = didMethod(did)
     const publicKey = decodePublicKeyText(input.public_key)
-    if (method === 'web') throw new ValidationError('did:web DIDs resolve through their own domain and need no registration')
-    if (method === 'key' && encodeDidKey('ed25519', publicKey) !== did) throw new ValidationError('public_key is not the key of this did:key')
+    const origin = registrationOrigin(did, publicKey, this.deps.registrableDidMethods)
     const created = await users.insertUser(this.deps.db, {
       did,
       public_key: ed25519Multibase(publicKey),
       key_type: 'Ed25519',
-      origin: method === 'key' ? 'did-key' : 'registered',
+      origin,
       name: input.name,
       email: input.email,
     })

@@ -2,15 +2,15 @@ import { randomUUID } from 'node:crypto'
 import type { Database, Executor } from '../../db/database.js'
 import { ed25519VerifyAsync } from '../../crypto/ed25519.js'
 import { decodeBase64Any } from '../../crypto/encoding.js'
-import { encodeDidKey } from '../../crypto/did-key.js'
 import { ConflictError, NotFoundError, UnauthenticatedError, ValidationError } from '../../errors.js'
 import type { ContentStore } from '../../adapters/content-store/content-store.js'
 import type { Clock } from '../../adapters/clock.js'
-import { didMethod, normalizeDid } from '../did/did-normalize.js'
+import { normalizeDid } from '../did/did-normalize.js'
 import type { DidResolver } from '../did/did-resolver.js'
 import type { ChallengeCodec } from './challenge-codec.js'
 import { decodePublicKeyText, ed25519Multibase } from './public-key-text.js'
 import { LoginWriter } from './login-writer.js'
+import { isRegistrable, registrationOrigin } from './registration-policy.js'
 import { SignerKeyResolver, toSignerKey, type SignerKey } from './signer-keys.js'
 import type { TokenService } from './token-service.js'
 import * as users from './users.repository.js'
@@ -26,6 +26,7 @@ export interface AuthServiceDeps {
   clock: Clock
   challengeTtlSeconds: number
   avatarMaxBytes: number
+  registrableDidMethods: readonly string[]
 }
 
 export interface Proof {
@@ -70,12 +71,8 @@ export class AuthService {
 
   async register(input: Proof & { public_key: string; name?: string; email?: string }): Promise<Session> {
     const did = normalizeDid(input.did)
-    const method = didMethod(did)
     const publicKey = decodePublicKeyText(input.public_key)
-    if (method === 'web') throw new ValidationError('did:web DIDs resolve through their own domain and need no registration')
-    if (method === 'key' && encodeDidKey('ed25519', publicKey) !== did) {
-      throw new ValidationError('public_key is not the key of this did:key')
-    }
+    const origin = registrationOrigin(did, publicKey, this.deps.registrableDidMethods)
     const challenge = this.checkChallenge(did, input.challenge)
     await this.checkSignature(input.challenge, input.signature, [toSignerKey(publicKey)])
     // Tokens are issued after commit: the key store must not be used inside a transaction
@@ -85,7 +82,7 @@ export class AuthService {
         did,
         public_key: ed25519Multibase(publicKey),
         key_type: 'Ed25519',
-        origin: method === 'key' ? 'did-key' : 'registered',
+        origin,
         name: input.name,
         email: input.email,
       })
@@ -151,8 +148,7 @@ export class AuthService {
     // DID the stored key decides.
     const registering =
       input.public_key !== undefined &&
-      didMethod(did) !== 'key' &&
-      didMethod(did) !== 'web' &&
+      isRegistrable(did, this.deps.registrableDidMethods) &&
       (await users.findUser(this.deps.db, did)) === undefined
     const verified = registering
       ? { ...(await this.verifyWithKey(did, input, decodePublicKeyText(input.public_key!))), origin: 'registered' as const }
@@ -174,7 +170,8 @@ export class AuthService {
       })
       if (input.encrypted_seed !== undefined) {
         checkSeedEncoding(input.encrypted_seed)
-        await wallets.upsertSeed(trx, { did, encrypted_seed: input.encrypted_seed, encryption: input.encryption! }, undefined, now)
+        const stored = await wallets.upsertSeed(trx, { did, encrypted_seed: input.encrypted_seed, encryption: input.encryption! }, undefined, now)
+        if (!stored) throw new ConflictError('A seed is already stored for this DID: replace it with POST /api/auth/wallet/encrypted-seed and expected_version')
       }
       await wallets.touchWallet(trx, wallet.id, did, now)
       return { user, wallet: { ...wallet, last_login_at: now } }
@@ -216,7 +213,13 @@ export class AuthService {
       input.expected_version,
       this.deps.clock.now(),
     )
-    if (!row) throw new ConflictError('The stored seed changed (version mismatch): fetch it and retry')
+    if (!row) {
+      throw new ConflictError(
+        input.expected_version === undefined
+          ? 'A seed is already stored: send expected_version (its current version) to replace it'
+          : 'The stored seed changed (version mismatch): fetch it and retry',
+      )
+    }
     return { row, created: row.version === 1 }
   }
 

@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto'
 import { decodeDidKey } from '../../crypto/did-key.js'
 import { ed25519PublicKeyObject } from '../../crypto/ed25519.js'
 import type { Executor } from '../../db/database.js'
-import { UnauthenticatedError, ValidationError } from '../../errors.js'
+import { AppError, UnauthenticatedError, ValidationError } from '../../errors.js'
 import { didMethod } from '../did/did-normalize.js'
 import type { DidResolver } from '../did/did-resolver.js'
 import { ed25519AuthenticationKeys } from '../did/verification-keys.js'
@@ -45,12 +45,24 @@ export class SignerKeyResolver {
     const user = await findUser(this.db, did)
     if (user?.origin === 'registered') return { keys: [toSignerKey(decodePublicKeyText(user.public_key))], origin: 'registered' }
     if (method === 'web') {
-      const { didDocument } = await this.resolver.resolve(did)
+      const didDocument = await this.resolveForLogin(did)
       const keys = ed25519AuthenticationKeys(didDocument)
       if (keys.length === 0) throw new UnauthenticatedError('The DID document has no Ed25519 authentication key')
       return { keys: keys.map(toSignerKey), origin: 'did-web' }
     }
     throw new UnauthenticatedError('Unknown DID: register it first (POST /api/auth/register)')
+  }
+
+  /** A did:web that does not resolve to a usable document is an authentication failure (401); a host that is down stays 503. */
+  private async resolveForLogin(did: string) {
+    try {
+      return (await this.resolver.resolve(did)).didDocument
+    } catch (error) {
+      if (error instanceof AppError && error.code !== 'DEPENDENCY_UNAVAILABLE') {
+        throw new UnauthenticatedError(`The DID document of ${did} could not be used: ${error.message}`, { cause: error })
+      }
+      throw error
+    }
   }
 
   private didKey(did: string): SignerKey {

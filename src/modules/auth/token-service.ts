@@ -2,10 +2,15 @@ import { randomUUID } from 'node:crypto'
 import { errors as joseErrors, jwtVerify, decodeProtectedHeader } from 'jose'
 import { ed25519SignAsync } from '../../crypto/ed25519.js'
 import { UnauthenticatedError } from '../../errors.js'
-import type { KeyStore } from '../keys/key-store.js'
+import type { KeyObject } from 'node:crypto'
+import type { KeyStore, PublicKeyInfo } from '../keys/key-store.js'
 
 export const JWT_KEY_OWNER = 'service'
 export const JWT_KEY_PURPOSE = 'jwt'
+
+const KID = /^key-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+const KEY_CACHE_MS = 60_000
+const KEY_CACHE_SIZE = 1000
 
 export interface AccessClaims {
   did: string
@@ -21,6 +26,8 @@ export interface AccessClaims {
  * deliberately (RFC 8725 §3.1).
  */
 export class TokenService {
+  private readonly keyCache = new Map<string, { info: PublicKeyInfo | undefined; key: KeyObject | undefined; loadedAt: number }>()
+
   constructor(
     private readonly keys: KeyStore,
     private readonly issuer: string,
@@ -47,12 +54,12 @@ export class TokenService {
     let kid: string | undefined
     try {
       const header = decodeProtectedHeader(token)
-      if (header.alg !== 'EdDSA' || typeof header.kid !== 'string') throw new Error('alg or kid')
+      if (header.alg !== 'EdDSA' || typeof header.kid !== 'string' || !KID.test(header.kid)) throw new Error('alg or kid')
       kid = header.kid
     } catch {
       throw new UnauthenticatedError('Invalid token')
     }
-    const key = await this.keys.publicKeyObject(kid)
+    const key = await this.verificationKey(kid)
     if (!key) throw new UnauthenticatedError('Invalid token')
     try {
       const { payload } = await jwtVerify(token, key, {
@@ -66,6 +73,28 @@ export class TokenService {
       if (error instanceof joseErrors.JWTExpired) throw new UnauthenticatedError('Token expired')
       throw new UnauthenticatedError('Invalid token')
     }
+  }
+
+  /**
+   * Only the service's JWT keys verify session tokens (never an issuer key of the same table),
+   * and a retired one only while tokens it signed before its retirement can still be unexpired:
+   * after a rotation forced by a leak, the leaked key stops working within one token lifetime.
+   * Lookups, misses included, are cached briefly so unknown kids cannot drive database load.
+   */
+  private async verificationKey(kid: string): Promise<KeyObject | undefined> {
+    const now = this.now().getTime()
+    let entry = this.keyCache.get(kid)
+    if (!entry || now - entry.loadedAt > KEY_CACHE_MS) {
+      const info = await this.keys.publicKey(kid)
+      const usable = info?.owner === JWT_KEY_OWNER && info.purpose === JWT_KEY_PURPOSE && info.algorithm === 'Ed25519'
+      entry = { info: usable ? info : undefined, key: usable ? await this.keys.publicKeyObject(kid) : undefined, loadedAt: now }
+      if (this.keyCache.size >= KEY_CACHE_SIZE) this.keyCache.delete(this.keyCache.keys().next().value!)
+      this.keyCache.set(kid, entry)
+    }
+    const { info, key } = entry
+    if (!info || !key) return undefined
+    if (info.status === 'retired' && info.retiredAt && now > info.retiredAt.getTime() + this.ttlSeconds * 1000) return undefined
+    return key
   }
 }
 

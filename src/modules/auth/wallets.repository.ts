@@ -54,8 +54,9 @@ export function findSeed(db: Executor, did: string): Promise<SeedRow | undefined
 }
 
 /**
- * Writes the seed blob. With `expectedVersion` the write only happens if the stored version
- * still matches (optimistic concurrency: two devices cannot silently overwrite each other).
+ * Writes the seed blob. Without `expectedVersion` only a first seed is written (a stored seed is
+ * never replaced blindly); with it the write happens only if the stored version still matches
+ * (optimistic concurrency: two devices, or a stolen token, cannot silently overwrite it).
  */
 export async function upsertSeed(
   db: Executor,
@@ -64,22 +65,7 @@ export async function upsertSeed(
   now: Date,
 ): Promise<SeedRow | undefined> {
   const values = { ...seed, encryption: JSON.stringify(seed.encryption), updated_at: now }
-  if (expectedVersion === undefined) {
-    return db
-      .insertInto('wallet_seeds')
-      .values({ ...values, version: 1 })
-      .onConflict((oc) =>
-        oc.column('did').doUpdateSet((eb) => ({
-          encrypted_seed: eb.ref('excluded.encrypted_seed'),
-          encryption: eb.ref('excluded.encryption'),
-          updated_at: eb.ref('excluded.updated_at'),
-          version: eb('wallet_seeds.version', '+', 1),
-        })),
-      )
-      .returningAll()
-      .executeTakeFirst()
-  }
-  if (expectedVersion === 0) {
+  if (expectedVersion === undefined || expectedVersion === 0) {
     return db.insertInto('wallet_seeds').values({ ...values, version: 1 }).onConflict((oc) => oc.column('did').doNothing()).returningAll().executeTakeFirst()
   }
   return db

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { ContentStore } from '../../adapters/content-store/content-store.js'
+import { PayloadTooLargeError } from '../../errors.js'
 
 /**
  * Read-only gateway over the content store, after the IPFS trustless gateway: raw bytes by
@@ -18,9 +19,8 @@ export const contentRoutes: FastifyPluginAsyncTypebox<{ content: ContentStore; m
     },
   }, async (request, reply) => {
     const { cid } = request.params
-    reply.header('cache-control', 'public, max-age=31536000, immutable')
-    reply.header('x-ipfs-path', `/ipfs/${cid}`)
-    reply.header('x-content-type-options', 'nosniff')
+    // Only a successful answer is immutable; errors (404 now, content stored later) are not.
+    const immutable = () => reply.header('cache-control', 'public, max-age=31536000, immutable').header('x-ipfs-path', `/ipfs/${cid}`)
     const wantsCar = request.query.format === 'car' || (request.headers.accept ?? '').includes('application/vnd.ipld.car')
     if (wantsCar) {
       if (!(await content.has(cid))) {
@@ -31,12 +31,15 @@ export const contentRoutes: FastifyPluginAsyncTypebox<{ content: ContentStore; m
       let total = 0
       for await (const chunk of content.exportCar(cid)) {
         total += chunk.length
+        if (total > maxBytes) throw new PayloadTooLargeError(`The DAG of ${cid} is larger than ${maxBytes} bytes`)
         chunks.push(chunk)
       }
+      immutable()
       reply.header('content-disposition', `attachment; filename="${cid}.car"`)
       return reply.type('application/vnd.ipld.car; version=1').header('content-length', total).send(Buffer.concat(chunks))
     }
     const bytes = await content.get(cid, { maxBytes })
+    immutable()
     return reply.type('application/octet-stream').send(Buffer.from(bytes))
   })
 }

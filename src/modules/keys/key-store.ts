@@ -3,7 +3,7 @@ import type { KeyObject } from 'node:crypto'
 import type { Database } from '../../db/database.js'
 import { ed25519PrivateKeyObject, ed25519PublicKeyObject, generateEd25519 } from '../../crypto/ed25519.js'
 import { SecretBox } from '../../crypto/secret-box.js'
-import { NotFoundError } from '../../errors.js'
+import { ConflictError, NotFoundError } from '../../errors.js'
 import * as repo from './keys.repository.js'
 
 /**
@@ -109,7 +109,9 @@ export class DbKeyStore implements KeyStore {
       if (algorithm !== ED25519) throw new Error(`rotation of ${algorithm} keys belongs to their module`)
       if (previous) await repo.retire(trx, previous.kid, this.now())
       const kid = newKid()
-      await repo.insertActive(trx, this.sealedRow(kid, owner, purpose, ED25519, material))
+      if (!(await repo.insertActive(trx, this.sealedRow(kid, owner, purpose, ED25519, material)))) {
+        throw new ConflictError('Another rotation of this key is in progress; try again')
+      }
       const active = await repo.findByKid(trx, kid)
       const retired = previous && (await repo.findByKid(trx, previous.kid))
       return { active: toPublicInfo(active!), retired: retired && toPublicInfo(retired) }

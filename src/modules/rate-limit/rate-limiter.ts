@@ -19,8 +19,12 @@ export interface RateLimitDecision {
 const WINDOW_MS = 60_000
 
 interface BucketState {
+  /** Total of all instances as last read back. */
   shared: number
+  /** Admitted here, not yet sent. */
   pending: number
+  /** Sent in the flush under way, not yet in `shared`. */
+  inflight: number
 }
 
 export class RateLimiter {
@@ -51,10 +55,10 @@ export class RateLimiter {
     this.rollWindow()
     let state = this.buckets.get(bucket)
     if (!state) {
-      state = { shared: 0, pending: 0 }
+      state = { shared: 0, pending: 0, inflight: 0 }
       this.buckets.set(bucket, state)
     }
-    const used = state.shared + state.pending
+    const used = state.shared + state.pending + state.inflight
     const resetAt = new Date(this.windowStart + WINDOW_MS)
     if (used >= this.limitPerMinute) return { allowed: false, limit: this.limitPerMinute, remaining: 0, resetAt }
     state.pending += 1
@@ -69,25 +73,24 @@ export class RateLimiter {
 
   private async doFlush(): Promise<void> {
     const windowStart = this.windowStart
-    const batch = [...this.buckets].filter(([, s]) => s.pending > 0).map(([bucket, s]) => ({ bucket, hits: s.pending }))
+    const buckets = this.buckets
+    const batch = [...buckets].filter(([, s]) => s.pending > 0).map(([bucket, s]) => ({ bucket, hits: s.pending }))
     if (batch.length === 0) return
-    for (const [, s] of this.buckets) s.pending = 0
+    for (const [, s] of buckets) {
+      s.inflight += s.pending
+      s.pending = 0
+    }
+    let totals: Map<string, number> | undefined
     try {
-      const totals = await repo.addHits(this.db, new Date(windowStart), batch)
-      if (windowStart !== this.windowStart) return
-      for (const [bucket, total] of totals) {
-        const state = this.buckets.get(bucket)
-        if (state) state.shared = Math.max(state.shared, total)
+      totals = await repo.addHits(this.db, new Date(windowStart), batch)
+    } finally {
+      for (const h of batch) {
+        const state = buckets.get(h.bucket)!
+        state.inflight -= h.hits
+        // On failure keep the hits for the next attempt rather than forgetting them.
+        if (totals) state.shared = Math.max(state.shared, totals.get(h.bucket) ?? 0)
+        else state.pending += h.hits
       }
-    } catch (error) {
-      // Keep the hits for the next attempt rather than forgetting them.
-      if (windowStart === this.windowStart) {
-        for (const h of batch) {
-          const state = this.buckets.get(h.bucket)
-          if (state) state.pending += h.hits
-        }
-      }
-      throw error
     }
   }
 
@@ -95,8 +98,12 @@ export class RateLimiter {
     const current = Math.floor(this.now() / WINDOW_MS) * WINDOW_MS
     if (current === this.windowStart) return
     const previous = this.windowStart
+    const unsent = [...this.buckets].filter(([, s]) => s.pending > 0).map(([bucket, s]) => ({ bucket, hits: s.pending }))
     this.windowStart = current
     this.buckets = new Map()
-    if (previous !== 0) void repo.deleteWindowsBefore(this.db, new Date(current - WINDOW_MS)).catch(() => undefined)
+    if (previous === 0) return
+    // The last window's unsent hits still count for other instances; old windows are dropped.
+    void repo.addHits(this.db, new Date(previous), unsent).catch(() => undefined)
+    void repo.deleteWindowsBefore(this.db, new Date(current - WINDOW_MS)).catch(() => undefined)
   }
 }
