@@ -169,7 +169,7 @@ describe('auth: wallets and the encrypted seed', () => {
     const other = await post('/api/auth/login-wallet', { ...(await holder.proof(t.app)), wallet_id: 'wallet-of-someone-else' })
     assert.equal(other.statusCode, 404)
 
-    const got = await post('/api/auth/wallet/encrypted-seed/get', await holder.proof(t.app))
+    const got = await post('/api/auth/wallet/encrypted-seed/get', await holder.proof(t.app, holder.did, 'encrypted-seed'))
     assert.equal(got.statusCode, 200)
     assert.equal(got.json().encrypted_seed, seed)
     assert.equal(got.json().encryption.algorithm, 'AES-GCM')
@@ -202,14 +202,18 @@ describe('auth: wallets and the encrypted seed', () => {
     assert.equal((await post('/api/auth/wallet/encrypted-seed', { encrypted_seed: seed }, bearer(token))).statusCode, 400)
     assert.equal((await post('/api/auth/wallet/encrypted-seed', { encrypted_seed: seed, encryption: { algorithm: 'x' } })).statusCode, 401)
 
-    const proof = await holder.proof(t.app)
+    // A login proof cannot fetch the seed: the challenge must be asked for that purpose.
+    assert.equal((await post('/api/auth/wallet/encrypted-seed/get', await holder.proof(t.app))).statusCode, 401)
+    const proof = await holder.proof(t.app, holder.did, 'encrypted-seed')
+    assert.equal((await post('/api/auth/login', proof)).statusCode, 401)
     const got = await post('/api/auth/wallet/encrypted-seed/get', proof)
     assert.equal(got.statusCode, 200)
     assert.equal(got.json().version, 2)
     assert.equal((await post('/api/auth/wallet/encrypted-seed/get', proof)).statusCode, 401)
-    const wrongKey = await holder.challenge(t.app)
+    const wrongKey = await holder.challenge(t.app, holder.did, 'encrypted-seed')
     assert.equal((await post('/api/auth/wallet/encrypted-seed/get', { did: holder.did, challenge: wrongKey, signature: new DidClient().sign(wrongKey) })).statusCode, 401)
-    assert.equal((await post('/api/auth/wallet/encrypted-seed/get', await new DidClient().proof(t.app))).statusCode, 404)
+    const stranger = new DidClient()
+    assert.equal((await post('/api/auth/wallet/encrypted-seed/get', await stranger.proof(t.app, stranger.did, 'encrypted-seed'))).statusCode, 404)
   })
 })
 

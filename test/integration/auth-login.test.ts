@@ -82,7 +82,7 @@ describe('auth: challenge and login', () => {
   })
 
   it('rejects a forged challenge (never issued) with 401', async () => {
-    const forged = `v1.${Buffer.alloc(16, 7).toString('base64url')}.${Math.floor(clock.now().getTime() / 1000) + 300}.${createHmac('sha256', 'guess').update('x').digest('base64url')}`
+    const forged = `v1.login.${Buffer.alloc(16, 7).toString('base64url')}.${Math.floor(clock.now().getTime() / 1000) + 300}.${createHmac('sha256', 'guess').update('x').digest('base64url')}`
     const res = await post('/api/auth/verify-challenge', { did: alice.did, challenge: forged, signature: alice.sign(forged) })
     assert.equal(res.statusCode, 401)
     assert.equal((await post('/api/auth/verify-challenge', { did: alice.did, challenge: 'hello', signature: alice.sign('hello') })).statusCode, 401)
@@ -91,7 +91,7 @@ describe('auth: challenge and login', () => {
   it('rejects a challenge whose expiry was edited with 401', async () => {
     const challenge = await alice.challenge(t.app)
     const parts = challenge.split('.')
-    parts[2] = String(Number(parts[2]) + 3600)
+    parts[3] = String(Number(parts[3]) + 3600)
     const edited = parts.join('.')
     assert.equal((await post('/api/auth/verify-challenge', { did: alice.did, challenge: edited, signature: alice.sign(edited) })).statusCode, 401)
   })

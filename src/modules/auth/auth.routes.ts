@@ -25,8 +25,9 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
     schema: { tags, summary: 'Get a single-use login challenge for a DID', body: S.ChallengeBody, response: { 200: S.ChallengeResponse, ...errorResponses } },
     config: { rateLimit: 'auth' },
   }, async (request) => {
-    const { did, challenge, expiresAt } = auth.createChallenge(request.body.did)
-    return { success: true, did, challenge, expires_at: expiresAt.toISOString() }
+    const purpose = request.body.purpose ?? 'login'
+    const { did, challenge, expiresAt } = auth.createChallenge(request.body.did, purpose)
+    return { success: true, did, purpose, challenge, expires_at: expiresAt.toISOString() }
   })
 
   for (const path of ['/verify-challenge', '/login']) {

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
+import { CHALLENGE_PURPOSES } from './challenge-codec.js'
 
 /** Request and response schemas of the auth group; responses double as fast serializers. */
 export const Did = Type.String({ minLength: 7, maxLength: 2048, description: 'A DID, e.g. did:key:z6Mk…' })
@@ -6,7 +7,17 @@ const Challenge = Type.String({ minLength: 1, maxLength: 512 })
 const Signature = Type.String({ minLength: 1, maxLength: 512, description: 'Ed25519 signature over the UTF-8 challenge, base64 or base64url' })
 const Email = Type.Union([Type.String({ format: 'email', maxLength: 254 }), Type.Literal('')])
 
-export const ChallengeBody = Type.Object({ did: Did }, { additionalProperties: false })
+export const ChallengeBody = Type.Object(
+  {
+    did: Did,
+    purpose: Type.Optional(
+      Type.Union(CHALLENGE_PURPOSES.map((p) => Type.Literal(p)), {
+        description: 'What the signature will be used for: login (default; also register and the wallet routes), encrypted-seed (fetching the seed), step-up (approvals)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
 export const ProofBody = Type.Object({ did: Did, challenge: Challenge, signature: Signature }, { additionalProperties: false })
 export type ProofBody = Static<typeof ProofBody>
 
@@ -36,6 +47,7 @@ export const Profile = Type.Object({
 export const ChallengeResponse = Type.Object({
   success: Type.Boolean(),
   did: Type.String(),
+  purpose: Type.String(),
   challenge: Type.String(),
   expires_at: Type.String({ format: 'date-time' }),
 })

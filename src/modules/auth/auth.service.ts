@@ -7,7 +7,7 @@ import type { ContentStore } from '../../adapters/content-store/content-store.js
 import type { Clock } from '../../adapters/clock.js'
 import { normalizeDid } from '../did/did-normalize.js'
 import type { DidResolver } from '../did/did-resolver.js'
-import type { ChallengeCodec } from './challenge-codec.js'
+import type { ChallengeCodec, ChallengePurpose } from './challenge-codec.js'
 import { decodePublicKeyText, ed25519Multibase } from './public-key-text.js'
 import { LoginWriter } from './login-writer.js'
 import { isRegistrable, registrationOrigin } from './registration-policy.js'
@@ -51,10 +51,10 @@ export class AuthService {
     this.signers = new SignerKeyResolver(deps.db, deps.resolver)
   }
 
-  createChallenge(rawDid: string): { did: string; challenge: string; expiresAt: Date } {
+  createChallenge(rawDid: string, purpose: ChallengePurpose = 'login'): { did: string; challenge: string; expiresAt: Date } {
     const did = normalizeDid(rawDid)
     const expiresAt = new Date(this.deps.clock.now().getTime() + this.deps.challengeTtlSeconds * 1000)
-    return { did, challenge: this.deps.codec.create(did, expiresAt), expiresAt }
+    return { did, challenge: this.deps.codec.create(did, purpose, expiresAt), expiresAt }
   }
 
   /** Login: verify the proof, spend the challenge, create or touch the user, issue a token. */
@@ -73,7 +73,7 @@ export class AuthService {
     const did = normalizeDid(input.did)
     const publicKey = decodePublicKeyText(input.public_key)
     const origin = registrationOrigin(did, publicKey, this.deps.registrableDidMethods)
-    const challenge = this.checkChallenge(did, input.challenge)
+    const challenge = this.checkChallenge(did, input.challenge, 'login')
     await this.checkSignature(input.challenge, input.signature, [toSignerKey(publicKey)])
     // Tokens are issued after commit: the key store must not be used inside a transaction
     // (embedded PGlite has one connection, so a nested query would wait on itself).
@@ -225,7 +225,7 @@ export class AuthService {
 
   /** Fetching the seed needs a fresh proof of DID control, not just a session token. */
   async getEncryptedSeed(proof: Proof): Promise<wallets.SeedRow> {
-    const verified = await this.verifyProof(proof)
+    const verified = await this.verifyProof(proof, 'encrypted-seed')
     return this.deps.db.transaction().execute(async (trx) => {
       await this.spend(trx, verified.challenge)
       const seed = await wallets.findSeed(trx, verified.did)
@@ -236,28 +236,29 @@ export class AuthService {
 
   /** Step-up proof for other modules (issuer authenticate, request approval): spends the challenge. */
   async proveControl(proof: Proof, expectedDid: string): Promise<void> {
-    const verified = await this.verifyProof(proof)
+    const verified = await this.verifyProof(proof, 'step-up')
     if (verified.did !== expectedDid) throw new UnauthenticatedError('The proof is for another DID')
     await this.spend(this.deps.db, verified.challenge)
   }
 
-  private async verifyProof(proof: Proof) {
+  private async verifyProof(proof: Proof, purpose: ChallengePurpose = 'login') {
     const did = normalizeDid(proof.did)
-    const challenge = this.checkChallenge(did, proof.challenge)
+    const challenge = this.checkChallenge(did, proof.challenge, purpose)
     const signer = await this.signers.keysFor(did)
     const key = await this.checkSignature(proof.challenge, proof.signature, signer.keys)
     return { did, challenge, publicKey: key.multibase, origin: signer.origin }
   }
 
   private async verifyWithKey(did: string, proof: Proof, key: Uint8Array) {
-    const challenge = this.checkChallenge(did, proof.challenge)
+    const challenge = this.checkChallenge(did, proof.challenge, 'login')
     await this.checkSignature(proof.challenge, proof.signature, [toSignerKey(key)])
     return { did, challenge, publicKey: ed25519Multibase(key) }
   }
 
-  private checkChallenge(did: string, challenge: string) {
-    const decoded = this.deps.codec.decode(challenge, did, this.deps.clock.now())
+  private checkChallenge(did: string, challenge: string, purpose: ChallengePurpose) {
+    const decoded = this.deps.codec.decode(challenge, did, purpose, this.deps.clock.now())
     if (decoded === 'expired') throw new UnauthenticatedError('Challenge expired: request a new one')
+    if (decoded === 'wrong-purpose') throw new UnauthenticatedError(`This challenge was issued for another purpose: request one with purpose "${purpose}"`)
     if (typeof decoded === 'string') throw new UnauthenticatedError('Unknown challenge, or a challenge issued for another DID')
     return decoded
   }
