@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs'
 import { mkdir, readdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
-import pg from 'pg'
+import { postgresReachable } from '../bench/lib/postgres.js'
 
 const root = path.resolve(import.meta.dirname, '..')
 const tmp = path.join(root, '.tmp')
@@ -35,19 +35,6 @@ async function pgliteTemplate(): Promise<string> {
     await db.close()
   }
   return file
-}
-
-async function postgresReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: pgUrl, connectionTimeoutMillis: 3000 })
-  try {
-    await client.connect()
-    await client.query('select 1')
-    return true
-  } catch {
-    return false
-  } finally {
-    await client.end().catch(() => undefined)
-  }
 }
 
 interface RunResult { pass: number; fail: number; code: number }
@@ -82,7 +69,7 @@ if (unit.length) results.push(await run('unit', unit, env))
 if (processTests.length) results.push(await run('server process (embedded PGlite)', processTests, env))
 if (integration.length) {
   results.push(await run('integration on PGlite', integration, { ...env, TEST_DB_ENGINE: 'pglite' }))
-  if (await postgresReachable()) {
+  if (await postgresReachable(pgUrl)) {
     results.push(await run('integration on PostgreSQL', integration, { ...env, TEST_DB_ENGINE: 'postgres', TEST_DATABASE_URL: pgUrl }))
   } else if (process.env.CI) {
     console.error(`PostgreSQL at ${pgUrl} is not reachable; CI requires both engines.`)
