@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
+import { describe, it } from 'node:test'
+import { canonicalize, jcsSha256Hex } from '../../src/crypto/jcs.js'
+import { generateKemKeyPair, openFromSender, sealToRecipient } from '../../src/crypto/kem-envelope.js'
+
+describe('RFC 8785 canonicalization', () => {
+  it('orders keys by UTF-16 code units and serialises numbers as ECMAScript does (RFC 8785 §3.2.3, Appendix B)', () => {
+    // RFC 8785 §3.2.3 sorting example: keys of several scripts, compared as UTF-16 code units.
+    const sorting = { '\u20ac': 'Euro Sign', '\r': 'Carriage Return', '\ufb33': 'Hebrew Letter Dalet With Dagesh', '1': 'One', '\ud83d\ude00': 'Emoji: Grinning Face', '\u0080': 'Control', '\u00f6': 'Latin Small Letter O With Diaeresis' }
+    // Read the keys off the text itself (JSON.parse would move the index-like key '1' first).
+    const keys = [...canonicalize(sorting).matchAll(/"((?:[^"\\]|\\.)*)":/g)].map((m) => JSON.parse(`"${m[1]}"`))
+    assert.deepEqual(keys, ['\r', '1', '\u0080', '\u00f6', '\u20ac', '\ud83d\ude00', '\ufb33'])
+    // Appendix B number samples.
+    const samples: Array<[number, string]> = [[0, '0'], [-0, '0'], [1e21, '1e+21'], [1e-7, '1e-7'], [333333333.3333333, '333333333.3333333'], [9007199254740992, '9007199254740992'], [0.000001, '0.000001']]
+    for (const [n, text] of samples) assert.equal(canonicalize(n), text)
+    assert.equal(canonicalize({ b: [1, { d: true, c: null }], a: 'x' }), '{"a":"x","b":[1,{"c":null,"d":true}]}')
+  })
+
+  it('refuses values JSON cannot carry, and hashes the canonical form', () => {
+    assert.throws(() => canonicalize({ a: Number.NaN }), /finite/)
+    assert.throws(() => canonicalize({ a: undefined }), /undefined/)
+    const doc = { z: 1, a: [true] }
+    assert.equal(jcsSha256Hex(doc), createHash('sha256').update('{"a":[true],"z":1}').digest('hex'))
+    assert.equal(jcsSha256Hex({ a: [true], z: 1 }), jcsSha256Hex(doc))
+  })
+})
+
+describe('ML-KEM-768 envelope', () => {
+  const recipient = generateKemKeyPair()
+  const plaintext = new TextEncoder().encode('{"given_name":"Alice","birth_date":"1990-01-01"}')
+
+  it('round-trips for the recipient and does not contain the plaintext', () => {
+    const envelope = sealToRecipient(recipient.publicKey, plaintext, 'aly:123')
+    assert.equal(recipient.publicKey.length, 1184) // FIPS 203 ML-KEM-768 encapsulation key size
+    assert.ok(!JSON.stringify(envelope).includes('Alice'))
+    assert.deepEqual(openFromSender(recipient.secretKey, envelope, 'aly:123'), plaintext)
+    // A fresh encapsulation every time.
+    assert.notEqual(sealToRecipient(recipient.publicKey, plaintext, 'aly:123').kem_ciphertext, envelope.kem_ciphertext)
+  })
+
+  it('fails for another key, other associated data, or any altered part', () => {
+    const envelope = sealToRecipient(recipient.publicKey, plaintext, 'aly:123')
+    assert.throws(() => openFromSender(generateKemKeyPair().secretKey, envelope, 'aly:123'))
+    assert.throws(() => openFromSender(recipient.secretKey, envelope, 'aly:456'))
+    for (const part of ['kem_ciphertext', 'iv', 'ciphertext', 'tag'] as const) {
+      const bytes = Buffer.from(envelope[part], 'base64url')
+      bytes[0] = bytes[0]! ^ 1
+      assert.throws(() => openFromSender(recipient.secretKey, { ...envelope, [part]: bytes.toString('base64url') }, 'aly:123'), part)
+    }
+  })
+
+  it('derives the same key pair from the same 64-byte seed (FIPS 203 ML-KEM.KeyGen_internal(d, z))', () => {
+    const seed = new Uint8Array(64).fill(5)
+    assert.deepEqual(generateKemKeyPair(seed).publicKey, generateKemKeyPair(seed).publicKey)
+  })
+})
