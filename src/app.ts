@@ -24,6 +24,8 @@ import { createDidResolver } from './modules/did/did-resolver.js'
 import { didRoutes } from './modules/did/did.routes.js'
 import { lookupRegisteredDid } from './modules/did/registered-dids.js'
 import { healthRoutes } from './modules/health/health.routes.js'
+import { issuerRoutes } from './modules/issuer/issuer.routes.js'
+import { IssuerService } from './modules/issuer/issuer.service.js'
 import { HealthService } from './modules/health/health.service.js'
 import { DbKeyStore } from './modules/keys/key-store.js'
 import { RateLimiter } from './modules/rate-limit/rate-limiter.js'
@@ -137,6 +139,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(authRoutes, { prefix: '/api/auth', auth, publicBaseUrl: config.publicBaseUrl })
   await app.register(didRoutes, { prefix: '/api/did', resolver })
   await app.register(contentRoutes, { prefix: '/api/ipfs', content: deps.content, maxBytes: config.contentMaxBytes })
+  await app.register(issuerRoutes, { prefix: '/api/issuer', issuers: new IssuerService({ db, content: deps.content, auth, clock }) })
   if (config.adminApiKey) {
     await app.register(adminRoutes, { prefix: '/api/admin', admin: new AdminService({ db, keys, registrableDidMethods: config.registrableDidMethods }) })
   }

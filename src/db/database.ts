@@ -71,6 +71,38 @@ export interface WalletSeedsTable {
   updated_at: Timestamp
 }
 
+export interface IssuersTable {
+  did: string
+  name: string
+  description: string
+  website: string | null
+  logo_url: string | null
+  email: string | null
+  require_step_up: Generated<boolean>
+  created_at: Generated<Date>
+  updated_at: Timestamp
+}
+
+type Json<T> = ColumnType<T, string, string>
+
+export interface CredentialSchemasTable {
+  id: string
+  issuer_did: string
+  name: string
+  description: string
+  version: string
+  attributes: Json<Array<{ name: string; data_type: string; description: string; required: boolean }>>
+  extensions_allowed: boolean
+  allowed_extensions: Json<string[]>
+  evidence_allowed: boolean
+  allowed_evidence: Json<string[]>
+  ipfs_hash: string
+  on_chain: boolean
+  blockchain_tx: string
+  created_at: Generated<Date>
+  updated_at: Timestamp
+}
+
 export interface DB {
   users: UsersTable
   auth_used_challenges: AuthUsedChallengesTable
@@ -79,6 +111,8 @@ export interface DB {
   content_blocks: ContentBlocksTable
   wallets: WalletsTable
   wallet_seeds: WalletSeedsTable
+  issuers: IssuersTable
+  credential_schemas: CredentialSchemasTable
 }
 
 export type Database = Kysely<DB>

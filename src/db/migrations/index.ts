@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely'
 import * as foundation from './20261122T0600-foundation.js'
+import * as issuer from './20261122T0730-issuer.js'
 
 /**
  * Every migration, in order. Listed by import (not read from disk) so the same set runs from
@@ -7,4 +8,5 @@ import * as foundation from './20261122T0600-foundation.js'
  */
 export const migrations: Record<string, Migration> = {
   '20261122T0600-foundation': foundation,
+  '20261122T0730-issuer': issuer,
 }

@@ -1,0 +1,31 @@
+import type { Executor, IssuersTable } from '../../db/database.js'
+
+export interface IssuerRow {
+  did: string
+  name: string
+  description: string
+  website: string | null
+  logo_url: string | null
+  email: string | null
+  require_step_up: boolean
+  created_at: Date
+  updated_at: Date
+}
+
+export function findIssuer(db: Executor, did: string): Promise<IssuerRow | undefined> {
+  return db.selectFrom('issuers').selectAll().where('did', '=', did).executeTakeFirst()
+}
+
+/** Undefined when the DID already has an issuer profile. */
+export function insertIssuer(db: Executor, row: Omit<IssuerRow, 'created_at' | 'updated_at' | 'require_step_up'>): Promise<IssuerRow | undefined> {
+  return db.insertInto('issuers').values(row).onConflict((oc) => oc.column('did').doNothing()).returningAll().executeTakeFirst()
+}
+
+export function updateIssuer(
+  db: Executor,
+  did: string,
+  patch: Partial<Pick<IssuersTable, 'name' | 'description' | 'website' | 'logo_url' | 'email'>> & { require_step_up?: boolean },
+  now: Date,
+): Promise<IssuerRow | undefined> {
+  return db.updateTable('issuers').set({ ...patch, updated_at: now }).where('did', '=', did).returningAll().executeTakeFirst()
+}

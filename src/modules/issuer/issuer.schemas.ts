@@ -1,0 +1,92 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { Did } from '../auth/auth.schemas.js'
+
+const Url = Type.String({ format: 'uri', maxLength: 2048, pattern: '^https?://' })
+const Label = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9][A-Za-z0-9 ._:/-]*$' })
+
+export const IssuerBody = Type.Object(
+  {
+    did: Type.Optional(Did),
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    website: Type.Optional(Url),
+    logo_url: Type.Optional(Url),
+    email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
+  },
+  { additionalProperties: false },
+)
+export type IssuerBody = Static<typeof IssuerBody>
+
+export const IssuerUpdateBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    website: Type.Optional(Type.Union([Url, Type.Null()])),
+    logo_url: Type.Optional(Type.Union([Url, Type.Null()])),
+    email: Type.Optional(Type.Union([Type.String({ format: 'email', maxLength: 254 }), Type.Null()])),
+  },
+  { additionalProperties: false, minProperties: 1 },
+)
+export type IssuerUpdateBody = Static<typeof IssuerUpdateBody>
+
+export const Issuer = Type.Object({
+  did: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  website: Type.Union([Type.String(), Type.Null()]),
+  logo_url: Type.Union([Type.String(), Type.Null()]),
+  email: Type.Union([Type.String(), Type.Null()]),
+  require_step_up: Type.Boolean(),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+})
+
+export const DATA_TYPES = ['string', 'number', 'boolean', 'date', 'email', 'url', 'file', 'object', 'array'] as const
+
+export const SchemaAttribute = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }),
+    data_type: Type.Union(DATA_TYPES.map((t) => Type.Literal(t))),
+    description: Type.Optional(Type.String({ maxLength: 500 })),
+    required: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+)
+
+export const SchemaBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    version: Type.String({ minLength: 1, maxLength: 50 }),
+    attributes: Type.Array(SchemaAttribute, { minItems: 1, maxItems: 100 }),
+    extensions_allowed: Type.Optional(Type.Boolean()),
+    allowed_extensions: Type.Optional(Type.Array(Label, { maxItems: 50 })),
+    evidence_allowed: Type.Optional(Type.Boolean()),
+    allowed_evidence: Type.Optional(Type.Array(Label, { maxItems: 50 })),
+  },
+  { additionalProperties: false },
+)
+export type SchemaBody = Static<typeof SchemaBody>
+
+export const SchemaUpdateBody = Type.Partial(SchemaBody, { additionalProperties: false, minProperties: 1 })
+export type SchemaUpdateBody = Static<typeof SchemaUpdateBody>
+
+export const Schema = Type.Object({
+  id: Type.String(),
+  issuer_did: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  version: Type.String(),
+  attributes: Type.Array(
+    Type.Object({ name: Type.String(), data_type: Type.String(), description: Type.String(), required: Type.Boolean() }),
+  ),
+  extensions_allowed: Type.Boolean(),
+  allowed_extensions: Type.Array(Type.String()),
+  evidence_allowed: Type.Boolean(),
+  allowed_evidence: Type.Array(Type.String()),
+  ipfs_hash: Type.String(),
+  on_chain: Type.Boolean(),
+  blockchain_tx: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+})

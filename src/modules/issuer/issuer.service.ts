@@ -1,0 +1,139 @@
+import { randomUUID } from 'node:crypto'
+import type { Clock } from '../../adapters/clock.js'
+import type { ContentStore } from '../../adapters/content-store/content-store.js'
+import { canonicalize } from '../../crypto/jcs.js'
+import type { Database } from '../../db/database.js'
+import { ConflictError, NotFoundError, ValidationError } from '../../errors.js'
+import type { AuthService, Proof } from '../auth/auth.service.js'
+import * as issuers from './issuer.repository.js'
+import type { IssuerBody, IssuerUpdateBody, SchemaBody, SchemaUpdateBody } from './issuer.schemas.js'
+import * as schemas from './schemas.repository.js'
+
+export interface IssuerServiceDeps {
+  db: Database
+  content: ContentStore
+  auth: AuthService
+  clock: Clock
+}
+
+/** Issuer profiles and their credential schemas. */
+export class IssuerService {
+  constructor(private readonly deps: IssuerServiceDeps) {}
+
+  async createProfile(did: string, input: IssuerBody): Promise<issuers.IssuerRow> {
+    const created = await issuers.insertIssuer(this.deps.db, {
+      did,
+      name: input.name,
+      description: input.description ?? '',
+      website: input.website ?? null,
+      logo_url: input.logo_url ?? null,
+      email: input.email ?? null,
+    })
+    if (!created) throw new ConflictError('This DID already has an issuer profile')
+    return created
+  }
+
+  async profile(did: string): Promise<issuers.IssuerRow> {
+    const issuer = await issuers.findIssuer(this.deps.db, did)
+    if (!issuer) throw new NotFoundError('No issuer profile for this DID: create it with POST /api/issuer')
+    return issuer
+  }
+
+  async updateProfile(did: string, patch: IssuerUpdateBody): Promise<issuers.IssuerRow> {
+    const updated = await issuers.updateIssuer(this.deps.db, did, patch, this.deps.clock.now())
+    if (!updated) throw new NotFoundError('No issuer profile for this DID: create it with POST /api/issuer')
+    return updated
+  }
+
+  /** set-auth: whether sensitive issuer acts need a fresh step-up signature; itself needs one. */
+  async setStepUp(did: string, required: boolean, proof: Proof): Promise<issuers.IssuerRow> {
+    await this.profile(did)
+    await this.deps.auth.proveControl(proof, did)
+    return (await issuers.updateIssuer(this.deps.db, did, { require_step_up: required }, this.deps.clock.now()))!
+  }
+
+  /** authenticate: checks a fresh step-up signature of the issuer's DID key (and spends it). */
+  async authenticate(did: string, proof: Proof): Promise<Date> {
+    await this.profile(did)
+    await this.deps.auth.proveControl(proof, did)
+    return this.deps.clock.now()
+  }
+
+  async createSchema(issuerDid: string, input: SchemaBody): Promise<schemas.SchemaRow> {
+    await this.profile(issuerDid)
+    const values = this.schemaValues(`schema-${randomUUID()}`, issuerDid, input)
+    values.ipfs_hash = await this.publish(values)
+    const created = await schemas.insertSchema(this.deps.db, values)
+    if (!created) throw new ConflictError(`A schema "${input.name}" version "${input.version}" already exists: use a new version label`)
+    return created
+  }
+
+  async schema(issuerDid: string, id: string): Promise<schemas.SchemaRow> {
+    const found = await schemas.findSchema(this.deps.db, issuerDid, id)
+    if (!found) throw new NotFoundError('Schema not found')
+    return found
+  }
+
+  listSchemas(issuerDid: string, page: { limit: number; after?: string }): Promise<schemas.SchemaRow[]> {
+    return schemas.listSchemas(this.deps.db, issuerDid, page)
+  }
+
+  async updateSchema(issuerDid: string, id: string, patch: SchemaUpdateBody): Promise<schemas.SchemaRow> {
+    const current = await this.schema(issuerDid, id)
+    const values = this.schemaValues(id, issuerDid, {
+      name: patch.name ?? current.name,
+      description: patch.description ?? current.description,
+      version: patch.version ?? current.version,
+      attributes: patch.attributes ?? (current.attributes as SchemaBody['attributes']),
+      extensions_allowed: patch.extensions_allowed ?? current.extensions_allowed,
+      allowed_extensions: patch.allowed_extensions ?? current.allowed_extensions,
+      evidence_allowed: patch.evidence_allowed ?? current.evidence_allowed,
+      allowed_evidence: patch.allowed_evidence ?? current.allowed_evidence,
+    })
+    values.ipfs_hash = await this.publish(values)
+    try {
+      const updated = await schemas.updateSchema(this.deps.db, issuerDid, id, values, this.deps.clock.now())
+      if (!updated) throw new NotFoundError('Schema not found')
+      return updated
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ConflictError('Another schema of this issuer has that name and version')
+      throw error
+    }
+  }
+
+  async deleteSchema(issuerDid: string, id: string): Promise<void> {
+    if (!(await schemas.deleteSchema(this.deps.db, issuerDid, id))) throw new NotFoundError('Schema not found')
+  }
+
+  private schemaValues(id: string, issuerDid: string, input: SchemaBody): schemas.SchemaValues {
+    const names = new Set<string>()
+    for (const attribute of input.attributes) {
+      if (names.has(attribute.name)) throw new ValidationError(`Attribute "${attribute.name}" is listed twice`)
+      names.add(attribute.name)
+    }
+    if (!input.extensions_allowed && input.allowed_extensions?.length) throw new ValidationError('allowed_extensions needs extensions_allowed: true')
+    if (!input.evidence_allowed && input.allowed_evidence?.length) throw new ValidationError('allowed_evidence needs evidence_allowed: true')
+    return {
+      id,
+      issuer_did: issuerDid,
+      name: input.name,
+      description: input.description ?? '',
+      version: input.version,
+      attributes: input.attributes.map((a) => ({ name: a.name, data_type: a.data_type, description: a.description ?? '', required: a.required ?? false })),
+      extensions_allowed: input.extensions_allowed ?? false,
+      allowed_extensions: input.allowed_extensions ?? [],
+      evidence_allowed: input.evidence_allowed ?? false,
+      allowed_evidence: input.allowed_evidence ?? [],
+      ipfs_hash: '',
+    }
+  }
+
+  /** Schemas are public definitions (no PII): stored in clear, canonical JSON, so anyone can fetch them by CID. */
+  private async publish(values: schemas.SchemaValues): Promise<string> {
+    const { ipfs_hash: _unused, ...document } = values
+    const stored = await this.deps.content.put(new TextEncoder().encode(canonicalize(document)))
+    return stored.cid
+  }
+}
+
+const isUniqueViolation = (error: unknown): boolean => (error as { code?: string } | null)?.code === '23505'
