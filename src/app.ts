@@ -26,6 +26,9 @@ import { lookupRegisteredDid } from './modules/did/registered-dids.js'
 import { healthRoutes } from './modules/health/health.routes.js'
 import { issuerRoutes } from './modules/issuer/issuer.routes.js'
 import { IssuerService } from './modules/issuer/issuer.service.js'
+import { AttributeValidators } from './modules/issuer/attribute-validator.js'
+import { templateRoutes } from './modules/issuer/templates.routes.js'
+import { TemplateService } from './modules/issuer/templates.service.js'
 import { HealthService } from './modules/health/health.service.js'
 import { DbKeyStore } from './modules/keys/key-store.js'
 import { RateLimiter } from './modules/rate-limit/rate-limiter.js'
@@ -139,7 +142,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(authRoutes, { prefix: '/api/auth', auth, publicBaseUrl: config.publicBaseUrl })
   await app.register(didRoutes, { prefix: '/api/did', resolver })
   await app.register(contentRoutes, { prefix: '/api/ipfs', content: deps.content, maxBytes: config.contentMaxBytes })
-  await app.register(issuerRoutes, { prefix: '/api/issuer', issuers: new IssuerService({ db, content: deps.content, auth, clock }) })
+  const issuers = new IssuerService({ db, content: deps.content, auth, clock })
+  const templates = new TemplateService({ db, issuers, validators: new AttributeValidators(), clock })
+  await app.register(issuerRoutes, { prefix: '/api/issuer', issuers })
+  await app.register(templateRoutes, { prefix: '/api/issuer', templates })
   if (config.adminApiKey) {
     await app.register(adminRoutes, { prefix: '/api/admin', admin: new AdminService({ db, keys, registrableDidMethods: config.registrableDidMethods }) })
   }

@@ -103,6 +103,19 @@ export interface CredentialSchemasTable {
   updated_at: Timestamp
 }
 
+export interface CredentialTemplatesTable {
+  id: string
+  issuer_did: string
+  name: string
+  description: string
+  credential_type: string
+  schema_id: string
+  fixed_attributes: Json<Record<string, unknown>>
+  validity_days: number | null
+  created_at: Generated<Date>
+  updated_at: Timestamp
+}
+
 export interface DB {
   users: UsersTable
   auth_used_challenges: AuthUsedChallengesTable
@@ -113,6 +126,7 @@ export interface DB {
   wallet_seeds: WalletSeedsTable
   issuers: IssuersTable
   credential_schemas: CredentialSchemasTable
+  credential_templates: CredentialTemplatesTable
 }
 
 export type Database = Kysely<DB>

@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely'
 import * as foundation from './20261122T0600-foundation.js'
 import * as issuer from './20261122T0730-issuer.js'
+import * as templates from './20261122T0800-templates.js'
 
 /**
  * Every migration, in order. Listed by import (not read from disk) so the same set runs from
@@ -9,4 +10,5 @@ import * as issuer from './20261122T0730-issuer.js'
 export const migrations: Record<string, Migration> = {
   '20261122T0600-foundation': foundation,
   '20261122T0730-issuer': issuer,
+  '20261122T0800-templates': templates,
 }

@@ -8,6 +8,7 @@ import type { AuthService, Proof } from '../auth/auth.service.js'
 import * as issuers from './issuer.repository.js'
 import type { IssuerBody, IssuerUpdateBody, SchemaBody, SchemaUpdateBody } from './issuer.schemas.js'
 import * as schemas from './schemas.repository.js'
+import { schemaInUse } from './templates.repository.js'
 
 export interface IssuerServiceDeps {
   db: Database
@@ -102,7 +103,15 @@ export class IssuerService {
   }
 
   async deleteSchema(issuerDid: string, id: string): Promise<void> {
-    if (!(await schemas.deleteSchema(this.deps.db, issuerDid, id))) throw new NotFoundError('Schema not found')
+    await this.schema(issuerDid, id)
+    if (await schemaInUse(this.deps.db, id)) throw new ConflictError('The schema is in use by a template: delete or change the template first')
+    try {
+      if (!(await schemas.deleteSchema(this.deps.db, issuerDid, id))) throw new NotFoundError('Schema not found')
+    } catch (error) {
+      // A template created meanwhile: the foreign key refuses (23503).
+      if ((error as { code?: string } | null)?.code === '23503') throw new ConflictError('The schema is in use')
+      throw error
+    }
   }
 
   private schemaValues(id: string, issuerDid: string, input: SchemaBody): schemas.SchemaValues {

@@ -1,0 +1,78 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { Did } from '../auth/auth.schemas.js'
+import type { TemplateRow } from './templates.repository.js'
+import type { TemplateService } from './templates.service.js'
+
+const errors = Object.fromEntries([400, 401, 403, 404, 409].map((code) => [code, { $ref: 'ErrorResponse#' }]))
+const tags = ['Issuer']
+const DidParams = Type.Object({ did: Did })
+const TemplateParams = Type.Object({ did: Did, template_id: Type.String({ minLength: 1, maxLength: 100 }) })
+
+const TemplateBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    credential_type: Type.String({ minLength: 1, maxLength: 100 }),
+    schema_id: Type.String({ minLength: 1, maxLength: 100 }),
+    fixed_attributes: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), { maxProperties: 100 })),
+    validity_days: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 36500 }), Type.Null()])),
+  },
+  { additionalProperties: false },
+)
+const TemplateUpdateBody = Type.Partial(TemplateBody, { additionalProperties: false, minProperties: 1 })
+
+const Template = Type.Object({
+  id: Type.String(),
+  issuer_did: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  credential_type: Type.String(),
+  schema_id: Type.String(),
+  fixed_attributes: Type.Record(Type.String(), Type.Unknown()),
+  validity_days: Type.Union([Type.Integer(), Type.Null()]),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+})
+const One = Type.Object({ success: Type.Boolean(), message: Type.Optional(Type.String()), template: Template })
+
+export const templateRoutes: FastifyPluginAsyncTypebox<{ templates: TemplateService }> = async (app, { templates }) => {
+  app.post('/:did/templates', {
+    schema: { tags, summary: 'Create a template that pre-fills issuance', params: DidParams, body: TemplateBody, response: { 201: One, ...errors } },
+  }, async (request, reply) => {
+    const template = await templates.create(request.auth!.did, request.body)
+    return reply.status(201).send({ success: true, message: 'Template created', template: body(template) })
+  })
+
+  app.get('/:did/templates', {
+    schema: {
+      tags, summary: "The issuer's templates, paginated", params: DidParams,
+      querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })), cursor: Type.Optional(Type.String({ maxLength: 100 })) }),
+      response: { 200: Type.Object({ success: Type.Boolean(), data: Type.Array(Template), count: Type.Integer(), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...errors },
+    },
+  }, async (request) => {
+    const limit = request.query.limit ?? 50
+    const rows = await templates.list(request.auth!.did, { limit: limit + 1, after: request.query.cursor })
+    const page = rows.slice(0, limit)
+    return { success: true, data: page.map(body), count: page.length, next_cursor: rows.length > limit ? page.at(-1)!.id : null }
+  })
+
+  app.get('/:did/templates/:template_id', {
+    schema: { tags, summary: 'One template', params: TemplateParams, response: { 200: One, ...errors } },
+  }, async (request) => ({ success: true, template: body(await templates.get(request.auth!.did, request.params.template_id)) }))
+
+  app.put('/:did/templates/:template_id', {
+    schema: { tags, summary: 'Update a template', params: TemplateParams, body: TemplateUpdateBody, response: { 200: One, ...errors } },
+  }, async (request) => ({ success: true, message: 'Template updated', template: body(await templates.update(request.auth!.did, request.params.template_id, request.body)) }))
+
+  app.delete('/:did/templates/:template_id', {
+    schema: { tags, summary: 'Delete a template', params: TemplateParams, response: { 200: Type.Object({ success: Type.Boolean(), message: Type.String() }), ...errors } },
+  }, async (request) => {
+    await templates.delete(request.auth!.did, request.params.template_id)
+    return { success: true, message: 'Template deleted' }
+  })
+}
+
+function body(row: TemplateRow) {
+  return { ...row, created_at: new Date(row.created_at).toISOString(), updated_at: new Date(row.updated_at).toISOString() }
+}
