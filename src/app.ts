@@ -26,6 +26,7 @@ import { lookupRegisteredDid } from './modules/did/registered-dids.js'
 import { healthRoutes } from './modules/health/health.routes.js'
 import { issuerRoutes } from './modules/issuer/issuer.routes.js'
 import { IssuerService } from './modules/issuer/issuer.service.js'
+import { issuerVerificationMethods } from './modules/issuer/issuer-keys.js'
 import { AttributeValidators } from './modules/issuer/attribute-validator.js'
 import { templateRoutes } from './modules/issuer/templates.routes.js'
 import { TemplateService } from './modules/issuer/templates.service.js'
@@ -81,6 +82,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     httpGet: deps.httpGet,
     allowHttp: config.didWebAllowHttp,
     lookupLocal: (did) => lookupRegisteredDid(db, did),
+    serviceKeys: (did) => issuerVerificationMethods(keys, did),
   })
   const auth = new AuthService({
     db,
@@ -142,7 +144,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(authRoutes, { prefix: '/api/auth', auth, publicBaseUrl: config.publicBaseUrl })
   await app.register(didRoutes, { prefix: '/api/did', resolver })
   await app.register(contentRoutes, { prefix: '/api/ipfs', content: deps.content, maxBytes: config.contentMaxBytes })
-  const issuers = new IssuerService({ db, content: deps.content, auth, clock })
+  const issuers = new IssuerService({ db, content: deps.content, auth, keys, clock })
   const templates = new TemplateService({ db, issuers, validators: new AttributeValidators(), clock })
   await app.register(issuerRoutes, { prefix: '/api/issuer', issuers })
   await app.register(templateRoutes, { prefix: '/api/issuer', templates })

@@ -48,6 +48,27 @@ describe('issuer profile', () => {
     }
   })
 
+  it('publishes the custodial issuer key in the DID document; rotation keeps the old one listed', async () => {
+    const doc = await t.app.inject({ method: 'GET', url: `/api/did/${issuer.did}` })
+    assert.equal(doc.statusCode, 200)
+    const body = doc.json()
+    const managed: string[] = body.didDocumentMetadata.serviceManagedVerificationMethods
+    assert.equal(managed.length, 1)
+    const method = body.didDocument.verificationMethod.find((m: { id: string }) => m.id === managed[0])
+    assert.equal(method.type, 'Multikey')
+    assert.equal(method.controller, issuer.did)
+    assert.match(method.publicKeyMultibase, /^z6Mk/)
+    assert.ok(body.didDocument.assertionMethod.includes(managed[0]))
+    // The holder-controlled did:key method is still there, unchanged.
+    assert.ok(body.didDocument.verificationMethod.some((m: { id: string }) => m.id === `${issuer.did}#${issuer.did.slice(8)}`))
+    const rotated = await t.app.inject({ method: 'POST', url: '/api/admin/keys/rotate', headers: { 'x-admin-key': 'test-admin-key-0123456789' }, payload: { owner: issuer.did, purpose: 'issuer-ed25519' } })
+    assert.equal(rotated.statusCode, 200, rotated.body)
+    const after = (await t.app.inject({ method: 'GET', url: `/api/did/${issuer.did}` })).json()
+    assert.equal(after.didDocumentMetadata.serviceManagedVerificationMethods.length, 2)
+    // A DID without an issuer profile has no service-managed methods.
+    assert.deepEqual((await t.app.inject({ method: 'GET', url: `/api/did/${other.did}` })).json().didDocumentMetadata, {})
+  })
+
   it('is read and updated only by its DID', async () => {
     const got = await call('GET', `/api/issuer/${issuer.did}`, token)
     assert.equal(got.statusCode, 200)

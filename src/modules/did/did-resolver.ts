@@ -19,6 +19,13 @@ export interface ResolutionOptions {
   publicKeyFormat?: string
 }
 
+export interface ServiceVerificationMethod {
+  /** Fragment after `#`. */
+  fragment: string
+  type: 'Multikey'
+  publicKeyMultibase: string
+}
+
 export interface DidResolver {
   resolve(did: string, options?: ResolutionOptions): Promise<DidResolutionResult>
 }
@@ -28,6 +35,12 @@ export interface DidResolverOptions {
   allowHttp?: boolean
   /** DIDs registered with this service, of any method; undefined when unknown. */
   lookupLocal: (did: string) => Promise<DidDocument | undefined>
+  /**
+   * Verification methods this service manages for a DID (custodial issuer keys, DESIGN.md
+   * principle 2): added to its document as assertion methods so credentials signed with them
+   * verify from this document. Retired keys stay listed: older credentials still verify.
+   */
+  serviceKeys?: (did: string) => Promise<ServiceVerificationMethod[]>
   now?: () => number
   /** did:web documents are cached this long (default 60 s): a login must not cost a fetch. */
   cacheTtlMs?: number
@@ -74,15 +87,34 @@ export function createDidResolver(options: DidResolverOptions): DidResolver {
     async resolve(input, resolution = {}) {
       const did = normalizeDid(input)
       const method = didMethod(did)
-      if (method === 'key') return result(buildDidKeyDocument(did, { publicKeyFormat: resolution.publicKeyFormat }))
+      const withServiceKeys = async (doc: DidDocument) => addServiceKeys(doc, (await options.serviceKeys?.(did)) ?? [])
+      if (method === 'key') return withServiceKeys(buildDidKeyDocument(did, { publicKeyFormat: resolution.publicKeyFormat }))
       const local = await options.lookupLocal(did)
-      if (local) return result(local)
-      if (method === 'web') return result(await didWeb(did))
+      if (local) return withServiceKeys(local)
+      if (method === 'web') return withServiceKeys(await didWeb(did))
       throw new ValidationError(
         `DID method "${method}" is not supported: only did:key, did:web and DIDs registered with this service resolve`,
       )
     },
   }
+}
+
+const MULTIKEY_CONTEXT = 'https://w3id.org/security/multikey/v1'
+
+function addServiceKeys(doc: DidDocument, keys: ServiceVerificationMethod[]): DidResolutionResult {
+  if (keys.length === 0) return result(doc)
+  const methods = keys.map((k) => ({ id: `${doc.id}#${k.fragment}`, type: k.type, controller: doc.id, publicKeyMultibase: k.publicKeyMultibase }))
+  const context = doc['@context'] === undefined ? undefined : [...new Set([...[doc['@context']].flat(), MULTIKEY_CONTEXT])]
+  const augmented: DidDocument = {
+    ...doc,
+    ...(context ? { '@context': context } : {}),
+    verificationMethod: [...((doc.verificationMethod as unknown[] | undefined) ?? []), ...methods],
+    assertionMethod: [...((doc.assertionMethod as unknown[] | undefined) ?? []), ...methods.map((m) => m.id)],
+  } as DidDocument
+  const resolved = result(augmented)
+  // Say which methods are the service's, not the DID controller's own.
+  resolved.didDocumentMetadata = { serviceManagedVerificationMethods: methods.map((m) => m.id) }
+  return resolved
 }
 
 function result(didDocument: DidDocument): DidResolutionResult {

@@ -8,12 +8,15 @@ import type { AuthService, Proof } from '../auth/auth.service.js'
 import * as issuers from './issuer.repository.js'
 import type { IssuerBody, IssuerUpdateBody, SchemaBody, SchemaUpdateBody } from './issuer.schemas.js'
 import * as schemas from './schemas.repository.js'
+import type { KeyStore } from '../keys/key-store.js'
+import { ISSUER_ED25519 } from './issuer-keys.js'
 import { schemaInUse } from './templates.repository.js'
 
 export interface IssuerServiceDeps {
   db: Database
   content: ContentStore
   auth: AuthService
+  keys: KeyStore
   clock: Clock
 }
 
@@ -31,6 +34,8 @@ export class IssuerService {
       email: input.email ?? null,
     })
     if (!created) throw new ConflictError('This DID already has an issuer profile')
+    // The custodial signing key is made with the profile and published in the DID document.
+    await this.deps.keys.activeSigningKey(did, ISSUER_ED25519)
     return created
   }
 
