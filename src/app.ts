@@ -77,7 +77,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const keys = new DbKeyStore(db, deps.masterKey, () => clock.now())
   const tokens = new TokenService(keys, config.publicBaseUrl, config.jwtTtlSeconds, () => clock.now())
   const codec = new ChallengeCodec(deriveKey(deps.masterKey, 'auth-challenge-mac-v1'))
-  const limiter = new RateLimiter(db, config.rateLimitAuthPerMinute, () => clock.now().getTime())
+  const limiters = {
+    auth: new RateLimiter(db, config.rateLimitAuthPerMinute, () => clock.now().getTime()),
+    resolve: new RateLimiter(db, config.rateLimitResolvePerMinute, () => clock.now().getTime()),
+  }
   const resolver = createDidResolver({
     httpGet: deps.httpGet,
     allowHttp: config.didWebAllowHttp,
@@ -137,7 +140,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(swaggerUi, { routePrefix: '/api/docs' })
   await app.register(multipart, { limits: { fileSize: config.avatarMaxBytes, files: 1, fields: 10, fieldSize: 1024 }, throwFileSizeLimit: true })
   await app.register(metrics)
-  await app.register(rateLimit, { limiter })
+  await app.register(rateLimit, { limiters })
   await app.register(authPlugin, { tokens, adminApiKey: config.adminApiKey })
 
   await app.register(healthRoutes, { prefix: '/api/health', health })

@@ -27,6 +27,7 @@ export interface Config {
   readonly didWebAllowHttp: boolean
   readonly outboundTimeoutMs: number
   readonly rateLimitAuthPerMinute: number
+  readonly rateLimitResolvePerMinute: number
   readonly bodyLimitBytes: number
   readonly contentMaxBytes: number
   readonly avatarMaxBytes: number
@@ -149,6 +150,7 @@ export function loadConfig(env: Env = process.env): Config {
     didWebAllowHttp: bool('DID_WEB_ALLOW_HTTP'),
     outboundTimeoutMs: int('OUTBOUND_TIMEOUT_MS', 5000, 100, 60000),
     rateLimitAuthPerMinute: int('RATE_LIMIT_AUTH_PER_MINUTE', 120, 1, 10_000_000),
+    rateLimitResolvePerMinute: int('RATE_LIMIT_RESOLVE_PER_MINUTE', 600, 1, 10_000_000),
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     contentMaxBytes: int('CONTENT_MAX_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     avatarMaxBytes: int('AVATAR_MAX_BYTES', 2 * 1024 * 1024, 1024, 16 * 1024 * 1024),

@@ -35,6 +35,7 @@ export async function createTestApp(
     PUBLIC_BASE_URL: 'http://service.test',
     ADMIN_API_KEY: ADMIN_KEY,
     RATE_LIMIT_AUTH_PER_MINUTE: '100000',
+    RATE_LIMIT_RESOLVE_PER_MINUTE: '100000',
     LOG_LEVEL: 'silent',
     ...options.env,
   })

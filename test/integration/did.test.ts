@@ -188,3 +188,20 @@ describe('did:web resolution against a local server', () => {
     }
   })
 })
+
+describe('DID resolution rate limit', () => {
+  it('has its own per-IP budget, separate from sign-in', async () => {
+    const t = await createTestApp({ env: { RATE_LIMIT_RESOLVE_PER_MINUTE: '2', RATE_LIMIT_AUTH_PER_MINUTE: '2' } })
+    try {
+      const did = 'did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp'
+      const codes = []
+      for (let i = 0; i < 3; i++) codes.push((await t.app.inject({ method: 'GET', url: `/api/did/${did}` })).statusCode)
+      assert.deepEqual(codes, [200, 200, 429])
+      const limited = await t.app.inject({ method: 'GET', url: `/api/did/${did}` })
+      assert.match(limited.json().message, /DID resolutions/)
+      assert.equal((await t.app.inject({ method: 'POST', url: '/api/auth/challenge', payload: { did } })).statusCode, 200)
+    } finally {
+      await t.close()
+    }
+  })
+})

@@ -29,6 +29,7 @@ export const didRoutes: FastifyPluginAsyncTypebox<{ resolver: DidResolver }> = a
         503: { $ref: 'ErrorResponse#' },
       },
     },
+    config: { rateLimit: 'resolve' },
   }, async (request, reply) => {
     const result = await resolver.resolve(didFromRawPath(request.url) ?? request.params.did, { publicKeyFormat: request.query.publicKeyFormat })
     const accept = request.headers.accept ?? ''
