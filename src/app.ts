@@ -4,7 +4,6 @@ import multipart from '@fastify/multipart'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { Type } from '@sinclair/typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { ContentStore } from './adapters/content-store/content-store.js'
 import { systemClock, type Clock } from './adapters/clock.js'
@@ -95,7 +94,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     content: deps.content,
     clock,
     challengeTtlSeconds: config.challengeTtlSeconds,
-    avatarMaxBytes: config.avatarMaxBytes,
     registrableDidMethods: config.registrableDidMethods,
   })
   const health = new HealthService({
@@ -168,8 +166,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.addHook('onClose', async () => deps.database.close())
   return app
 }
-
-export { Type }
 
 /** TRUST_PROXY as a hop count: trust that many proxies in front of the service. */
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops

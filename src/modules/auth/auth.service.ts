@@ -25,7 +25,6 @@ export interface AuthServiceDeps {
   content: ContentStore
   clock: Clock
   challengeTtlSeconds: number
-  avatarMaxBytes: number
   registrableDidMethods: readonly string[]
 }
 
