@@ -1,16 +1,7 @@
+import type { Selectable } from 'kysely'
 import type { Executor, IssuersTable } from '../../db/database.js'
 
-export interface IssuerRow {
-  did: string
-  name: string
-  description: string
-  website: string | null
-  logo_url: string | null
-  email: string | null
-  require_step_up: boolean
-  created_at: Date
-  updated_at: Date
-}
+export type IssuerRow = Selectable<IssuersTable>
 
 export function findIssuer(db: Executor, did: string): Promise<IssuerRow | undefined> {
   return db.selectFrom('issuers').selectAll().where('did', '=', did).executeTakeFirst()

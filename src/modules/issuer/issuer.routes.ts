@@ -3,19 +3,14 @@ import { Type } from '@sinclair/typebox'
 import { ForbiddenError } from '../../errors.js'
 import { Did, ProofBody } from '../auth/auth.schemas.js'
 import { normalizeDid } from '../did/did-normalize.js'
-import type { IssuerRow } from './issuer.repository.js'
+import { errorRefs, PageQuery, pageResponse, paginate, withIsoDates } from '../shared/route-helpers.js'
 import * as S from './issuer.schemas.js'
 import type { IssuerService } from './issuer.service.js'
-import type { SchemaRow } from './schemas.repository.js'
 
-const errors = Object.fromEntries([400, 401, 403, 404, 409].map((code) => [code, { $ref: 'ErrorResponse#' }]))
+const errors = errorRefs(400, 401, 403, 404, 409)
 const tags = ['Issuer']
 const DidParams = Type.Object({ did: Did })
 const SchemaParams = Type.Object({ did: Did, schema_id: Type.String({ minLength: 1, maxLength: 100 }) })
-const Page = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
-  cursor: Type.Optional(Type.String({ maxLength: 100, description: 'next_cursor of the previous page' })),
-})
 
 /** Issuer profile and schemas (spec: Issuer group). The `:did` is the caller's own (auth hook). */
 export const issuerRoutes: FastifyPluginAsyncTypebox<{ issuers: IssuerService }> = async (app, { issuers }) => {
@@ -25,16 +20,16 @@ export const issuerRoutes: FastifyPluginAsyncTypebox<{ issuers: IssuerService }>
     const did = request.auth!.did
     if (request.body.did !== undefined && normalizeDid(request.body.did) !== did) throw new ForbiddenError('The body DID is not the authenticated DID')
     const issuer = await issuers.createProfile(did, request.body)
-    return reply.status(201).send({ success: true, message: 'Issuer profile created', issuer: issuerBody(issuer) })
+    return reply.status(201).send({ success: true, message: 'Issuer profile created', issuer: withIsoDates(issuer) })
   })
 
   app.get('/:did', {
     schema: { tags, summary: 'The issuer profile', params: DidParams, response: { 200: Type.Object({ success: Type.Boolean(), issuer: S.Issuer }), ...errors } },
-  }, async (request) => ({ success: true, issuer: issuerBody(await issuers.profile(request.auth!.did)) }))
+  }, async (request) => ({ success: true, issuer: withIsoDates(await issuers.profile(request.auth!.did)) }))
 
   app.put('/:did/update', {
     schema: { tags, summary: 'Update the issuer profile', params: DidParams, body: S.IssuerUpdateBody, response: { 200: Type.Object({ success: Type.Boolean(), message: Type.String(), issuer: S.Issuer }), ...errors } },
-  }, async (request) => ({ success: true, message: 'Issuer profile updated', issuer: issuerBody(await issuers.updateProfile(request.auth!.did, request.body)) }))
+  }, async (request) => ({ success: true, message: 'Issuer profile updated', issuer: withIsoDates(await issuers.updateProfile(request.auth!.did, request.body)) }))
 
   app.post('/:did/set-auth', {
     schema: {
@@ -47,7 +42,7 @@ export const issuerRoutes: FastifyPluginAsyncTypebox<{ issuers: IssuerService }>
   }, async (request) => {
     const { require_step_up, ...proof } = request.body
     const issuer = await issuers.setStepUp(request.auth!.did, require_step_up, proof)
-    return { success: true, message: require_step_up ? 'Step-up required' : 'Step-up not required', issuer: issuerBody(issuer) }
+    return { success: true, message: require_step_up ? 'Step-up required' : 'Step-up not required', issuer: withIsoDates(issuer) }
   })
 
   app.post('/:did/authenticate', {
@@ -67,28 +62,23 @@ export const issuerRoutes: FastifyPluginAsyncTypebox<{ issuers: IssuerService }>
     schema: { tags, summary: 'Define a credential schema', params: DidParams, body: S.SchemaBody, response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), schema: S.Schema }), ...errors } },
   }, async (request, reply) => {
     const schema = await issuers.createSchema(request.auth!.did, request.body)
-    return reply.status(201).send({ success: true, message: 'Schema created', schema: schemaBody(schema) })
+    return reply.status(201).send({ success: true, message: 'Schema created', schema: withIsoDates(schema) })
   })
 
   app.get('/:did/schemas', {
     schema: {
-      tags, summary: "The issuer's schemas, paginated", params: DidParams, querystring: Page,
-      response: { 200: Type.Object({ success: Type.Boolean(), data: Type.Array(S.Schema), count: Type.Integer(), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...errors },
+      tags, summary: "The issuer's schemas, paginated", params: DidParams, querystring: PageQuery,
+      response: { 200: pageResponse(S.Schema), ...errors },
     },
-  }, async (request) => {
-    const limit = request.query.limit ?? 50
-    const rows = await issuers.listSchemas(request.auth!.did, { limit: limit + 1, after: request.query.cursor })
-    const page = rows.slice(0, limit)
-    return { success: true, data: page.map(schemaBody), count: page.length, next_cursor: rows.length > limit ? page.at(-1)!.id : null }
-  })
+  }, async (request) => paginate(request.query, (page) => issuers.listSchemas(request.auth!.did, page), withIsoDates))
 
   app.get('/:did/schemas/:schema_id', {
     schema: { tags, summary: 'One schema', params: SchemaParams, response: { 200: Type.Object({ success: Type.Boolean(), schema: S.Schema }), ...errors } },
-  }, async (request) => ({ success: true, schema: schemaBody(await issuers.schema(request.auth!.did, request.params.schema_id)) }))
+  }, async (request) => ({ success: true, schema: withIsoDates(await issuers.schema(request.auth!.did, request.params.schema_id)) }))
 
   app.put('/:did/schemas/:schema_id', {
     schema: { tags, summary: 'Update a schema (republished: new ipfs_hash)', params: SchemaParams, body: S.SchemaUpdateBody, response: { 200: Type.Object({ success: Type.Boolean(), message: Type.String(), schema: S.Schema }), ...errors } },
-  }, async (request) => ({ success: true, message: 'Schema updated', schema: schemaBody(await issuers.updateSchema(request.auth!.did, request.params.schema_id, request.body)) }))
+  }, async (request) => ({ success: true, message: 'Schema updated', schema: withIsoDates(await issuers.updateSchema(request.auth!.did, request.params.schema_id, request.body)) }))
 
   app.delete('/:did/schemas/:schema_id', {
     schema: { tags, summary: 'Delete a schema', params: SchemaParams, response: { 200: Type.Object({ success: Type.Boolean(), message: Type.String() }), ...errors } },
@@ -98,10 +88,3 @@ export const issuerRoutes: FastifyPluginAsyncTypebox<{ issuers: IssuerService }>
   })
 }
 
-function issuerBody(row: IssuerRow) {
-  return { ...row, created_at: new Date(row.created_at).toISOString(), updated_at: new Date(row.updated_at).toISOString() }
-}
-
-function schemaBody(row: SchemaRow) {
-  return { ...row, created_at: new Date(row.created_at).toISOString(), updated_at: new Date(row.updated_at).toISOString() }
-}

@@ -1,4 +1,5 @@
-import type { Executor } from '../../db/database.js'
+import type { Selectable } from 'kysely'
+import type { CredentialSchemasTable, Executor } from '../../db/database.js'
 
 export interface SchemaAttributeRow {
   name: string
@@ -7,23 +8,7 @@ export interface SchemaAttributeRow {
   required: boolean
 }
 
-export interface SchemaRow {
-  id: string
-  issuer_did: string
-  name: string
-  description: string
-  version: string
-  attributes: SchemaAttributeRow[]
-  extensions_allowed: boolean
-  allowed_extensions: string[]
-  evidence_allowed: boolean
-  allowed_evidence: string[]
-  ipfs_hash: string
-  on_chain: boolean
-  blockchain_tx: string
-  created_at: Date
-  updated_at: Date
-}
+export type SchemaRow = Selectable<CredentialSchemasTable>
 
 export type SchemaValues = Omit<SchemaRow, 'created_at' | 'updated_at' | 'on_chain' | 'blockchain_tx'>
 

@@ -1,17 +1,7 @@
-import type { Executor } from '../../db/database.js'
+import type { Selectable } from 'kysely'
+import type { CredentialTemplatesTable, Executor } from '../../db/database.js'
 
-export interface TemplateRow {
-  id: string
-  issuer_did: string
-  name: string
-  description: string
-  credential_type: string
-  schema_id: string
-  fixed_attributes: Record<string, unknown>
-  validity_days: number | null
-  created_at: Date
-  updated_at: Date
-}
+export type TemplateRow = Selectable<CredentialTemplatesTable>
 
 export type TemplateValues = Omit<TemplateRow, 'created_at' | 'updated_at'>
 

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { Did } from '../auth/auth.schemas.js'
-import type { TemplateRow } from './templates.repository.js'
+import { errorRefs, PageQuery, pageResponse, paginate, withIsoDates } from '../shared/route-helpers.js'
 import type { TemplateService } from './templates.service.js'
 
-const errors = Object.fromEntries([400, 401, 403, 404, 409].map((code) => [code, { $ref: 'ErrorResponse#' }]))
+const errors = errorRefs(400, 401, 403, 404, 409)
 const tags = ['Issuer']
 const DidParams = Type.Object({ did: Did })
 const TemplateParams = Type.Object({ did: Did, template_id: Type.String({ minLength: 1, maxLength: 100 }) })
@@ -41,29 +41,23 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ templates: TemplateServ
     schema: { tags, summary: 'Create a template that pre-fills issuance', params: DidParams, body: TemplateBody, response: { 201: One, ...errors } },
   }, async (request, reply) => {
     const template = await templates.create(request.auth!.did, request.body)
-    return reply.status(201).send({ success: true, message: 'Template created', template: body(template) })
+    return reply.status(201).send({ success: true, message: 'Template created', template: withIsoDates(template) })
   })
 
   app.get('/:did/templates', {
     schema: {
-      tags, summary: "The issuer's templates, paginated", params: DidParams,
-      querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })), cursor: Type.Optional(Type.String({ maxLength: 100 })) }),
-      response: { 200: Type.Object({ success: Type.Boolean(), data: Type.Array(Template), count: Type.Integer(), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...errors },
+      tags, summary: "The issuer's templates, paginated", params: DidParams, querystring: PageQuery,
+      response: { 200: pageResponse(Template), ...errors },
     },
-  }, async (request) => {
-    const limit = request.query.limit ?? 50
-    const rows = await templates.list(request.auth!.did, { limit: limit + 1, after: request.query.cursor })
-    const page = rows.slice(0, limit)
-    return { success: true, data: page.map(body), count: page.length, next_cursor: rows.length > limit ? page.at(-1)!.id : null }
-  })
+  }, async (request) => paginate(request.query, (page) => templates.list(request.auth!.did, page), withIsoDates))
 
   app.get('/:did/templates/:template_id', {
     schema: { tags, summary: 'One template', params: TemplateParams, response: { 200: One, ...errors } },
-  }, async (request) => ({ success: true, template: body(await templates.get(request.auth!.did, request.params.template_id)) }))
+  }, async (request) => ({ success: true, template: withIsoDates(await templates.get(request.auth!.did, request.params.template_id)) }))
 
   app.put('/:did/templates/:template_id', {
     schema: { tags, summary: 'Update a template', params: TemplateParams, body: TemplateUpdateBody, response: { 200: One, ...errors } },
-  }, async (request) => ({ success: true, message: 'Template updated', template: body(await templates.update(request.auth!.did, request.params.template_id, request.body)) }))
+  }, async (request) => ({ success: true, message: 'Template updated', template: withIsoDates(await templates.update(request.auth!.did, request.params.template_id, request.body)) }))
 
   app.delete('/:did/templates/:template_id', {
     schema: { tags, summary: 'Delete a template', params: TemplateParams, response: { 200: Type.Object({ success: Type.Boolean(), message: Type.String() }), ...errors } },
@@ -71,8 +65,4 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ templates: TemplateServ
     await templates.delete(request.auth!.did, request.params.template_id)
     return { success: true, message: 'Template deleted' }
   })
-}
-
-function body(row: TemplateRow) {
-  return { ...row, created_at: new Date(row.created_at).toISOString(), updated_at: new Date(row.updated_at).toISOString() }
 }
