@@ -1,3 +1,4 @@
+import os from 'node:os'
 import path from 'node:path'
 
 /**
@@ -31,6 +32,8 @@ export interface Config {
   readonly bodyLimitBytes: number
   readonly contentMaxBytes: number
   readonly avatarMaxBytes: number
+  /** Worker threads for BBS signing and proofs (WASM, ~100 MB each). */
+  readonly bbsWorkers: number
   readonly logLevel: string
   readonly corsOrigins: readonly string[]
   /**
@@ -154,6 +157,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     contentMaxBytes: int('CONTENT_MAX_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     avatarMaxBytes: int('AVATAR_MAX_BYTES', 2 * 1024 * 1024, 1024, 16 * 1024 * 1024),
+    bbsWorkers: int('BBS_WORKERS', Math.max(1, os.availableParallelism()), 1, 64),
     logLevel,
     corsOrigins: (read('CORS_ORIGINS') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     registrableDidMethods,

@@ -1,0 +1,244 @@
+/**
+ * The WebAssembly side of BBS (@docknetwork/crypto-wasm-ts: BBS per Tessaro–Zhu 2023 with Dock's
+ * message encoding, range proofs by Bulletproofs++). Synchronous and CPU-heavy: imported by the
+ * worker threads (bbs-worker.ts) and by tests, never by request handlers.
+ *
+ * The library throws plain strings for bad input (undecodable keys, signatures, scalars) and a
+ * WebAssembly.RuntimeError when its Rust code panics; a panic is rethrown everywhere, since the
+ * instance it happened in is no longer trustworthy (its shadow stack is not unwound).
+ */
+import dock from '@docknetwork/crypto-wasm-ts'
+import type { BbsMessage } from './bbs-messages.js'
+
+const {
+  initializeWasm,
+  BBSSignatureParams,
+  BBSSecretKey,
+  BBSPublicKey,
+  BBSSignature,
+  BoundCheckBppParams,
+  CompositeProof,
+  MetaStatements,
+  QuasiProofSpec,
+  SetupParam,
+  Statement,
+  Statements,
+  Witness,
+  WitnessEqualityMetaStatement,
+  Witnesses,
+} = dock
+
+type Params = InstanceType<typeof BBSSignatureParams>
+type BppSetup = ReturnType<typeof SetupParam.bppSetupParamsUncompressed>
+
+/** Label of the Bulletproofs++ generators: a transparent setup, anyone derives the same ones. */
+export const BPP_PARAMS_LABEL = 'credential-service/bpp-params/v1'
+/** Schemas hold at most 100 attributes, plus 7 meta slots; caps the params a proof can ask for. */
+export const MAX_MESSAGES = 256
+const SECRET_KEY_BYTES = 32
+const PUBLIC_KEY_BYTES = 96
+const SIGNATURE_BYTES = 80
+
+export interface BbsKeyPair {
+  publicKey: Uint8Array
+  secretKey: Uint8Array
+}
+
+/** `min <= message < maxExclusive` on the hidden, integer-encoded message at `index`. */
+export interface BoundPredicate {
+  index: number
+  min: number
+  maxExclusive: number
+}
+
+export interface RevealedMessage {
+  index: number
+  message: BbsMessage
+}
+
+export interface ProofRequest {
+  publicKey: Uint8Array
+  paramsLabel: string
+  messages: BbsMessage[]
+  signature: Uint8Array
+  /** Indexes of the messages to disclose. */
+  reveal: number[]
+  bounds: BoundPredicate[]
+  /** The verifier's nonce: the proof verifies under this nonce only. */
+  nonce: Uint8Array
+}
+
+/** What a verifier needs besides the issuer's public key, params label and its own nonce. */
+export interface DerivedProof {
+  proof: Uint8Array
+  messageCount: number
+  revealed: RevealedMessage[]
+  bounds: BoundPredicate[]
+}
+
+export interface ProofCheck extends DerivedProof {
+  publicKey: Uint8Array
+  paramsLabel: string
+  nonce: Uint8Array
+}
+
+let ready: Promise<void> | undefined
+/** Instantiates the WASM module once per thread (each worker has its own instance). */
+export function initBbs(): Promise<void> {
+  ready ??= initializeWasm()
+  return ready
+}
+
+export function isWasmPanic(error: unknown): boolean {
+  return error instanceof Error && error.name === 'RuntimeError'
+}
+
+// Params are public generators hashed from (label, count): built once per worker and reused.
+const paramsCache = new Map<string, Params>()
+function params(label: string, count: number): Params {
+  if (!Number.isSafeInteger(count) || count < 1 || count > MAX_MESSAGES) throw new RangeError(`message count must be 1..${MAX_MESSAGES}: ${count}`)
+  const key = `${count}\u0000${label}`
+  let found = paramsCache.get(key)
+  if (!found) {
+    found = BBSSignatureParams.generate(count, utf8(label))
+    if (paramsCache.size >= 256) paramsCache.delete(paramsCache.keys().next().value!)
+    paramsCache.set(key, found)
+  }
+  return found
+}
+
+let bppSetup: BppSetup | undefined
+// Decompressing the generators costs ~0.25 s: once per worker, then passed by reference.
+const bpp = (): BppSetup => (bppSetup ??= SetupParam.bppSetupParamsUncompressed(new BoundCheckBppParams(utf8(BPP_PARAMS_LABEL)).decompress()))
+
+/**
+ * The public key is g2^sk with g2 from the params; Dock derives g1, g2 and each h_i from the
+ * label independently of the count, so count 1 gives the same key as any other.
+ */
+export function generateKeyPair(paramsLabel: string): BbsKeyPair {
+  const sk = BBSSecretKey.generate()
+  const pk = sk.generatePublicKey(params(paramsLabel, 1))
+  return { publicKey: pk.bytes, secretKey: sk.bytes }
+}
+
+export function sign(secretKey: Uint8Array, paramsLabel: string, messages: BbsMessage[]): Uint8Array {
+  if (secretKey.length !== SECRET_KEY_BYTES) throw new RangeError(`BBS secret key must be ${SECRET_KEY_BYTES} bytes`)
+  const encoded = messages.map(encode)
+  return wasm(() => BBSSignature.generate(encoded, new BBSSecretKey(secretKey), params(paramsLabel, messages.length), false).bytes)
+}
+
+/** False for any key, signature or message mismatch; RangeError for messages that cannot be encoded. */
+export function verify(publicKey: Uint8Array, paramsLabel: string, messages: BbsMessage[], signature: Uint8Array): boolean {
+  const encoded = messages.map(encode)
+  if (publicKey.length !== PUBLIC_KEY_BYTES || signature.length !== SIGNATURE_BYTES) return false
+  return orFalse(() => {
+    const pk = new BBSPublicKey(publicKey)
+    return pk.isValid() && new BBSSignature(signature).verify(encoded, pk, params(paramsLabel, messages.length), false).verified
+  })
+}
+
+/**
+ * A composite proof: knowledge of a signature on all messages disclosing only `reveal`, plus one
+ * Bulletproofs++ bound check per predicate, tied to the hidden message by a witness-equality meta
+ * statement (the pattern of the library's tests/composite-proofs/bound-check.spec.ts), with the
+ * verifier's nonce in the Fiat–Shamir challenge so the proof cannot be replayed to another.
+ */
+export function deriveProof(req: ProofRequest): DerivedProof {
+  const count = req.messages.length
+  const reveal = [...new Set(req.reveal)].sort((a, b) => a - b)
+  for (const index of reveal) checkIndex(index, count)
+  const bounds = req.bounds.map((b) => ({ index: b.index, min: b.min, maxExclusive: b.maxExclusive }))
+  for (const bound of bounds) {
+    checkBound(bound, count, reveal)
+    const message = req.messages[bound.index]!
+    if (message.encoding !== 'integer' || typeof message.value !== 'number') throw new RangeError(`message ${message.name} is not integer-encoded`)
+    if (!(message.value >= bound.min && message.value < bound.maxExclusive)) throw new RangeError(`message ${message.name} does not satisfy ${bound.min} <= m < ${bound.maxExclusive}`)
+  }
+  const encoded = req.messages.map(encode)
+  const p = params(req.paramsLabel, count)
+  const proof = wasm(() => {
+    const signature = new BBSSignature(req.signature)
+    // Proving over a bad signature would yield a proof no one accepts: say so here instead.
+    if (!signature.verify(encoded, new BBSPublicKey(req.publicKey), p, false).verified) throw new RangeError('the signature does not match these messages and key')
+    const revealed = new Map<number, Uint8Array>()
+    const hidden = new Map<number, Uint8Array>()
+    encoded.forEach((m, i) => (reveal.includes(i) ? revealed : hidden).set(i, m))
+    const statements = new Statements(Statement.bbsSignatureProverConstantTime(p, revealed, false))
+    const witnesses = new Witnesses(Witness.bbsSignatureConstantTime(signature, hidden, false))
+    for (const bound of bounds) witnesses.add(Witness.boundCheckBpp(encoded[bound.index]!))
+    return CompositeProof.generateUsingQuasiProofSpec(proofSpec(statements, bounds), witnesses, req.nonce).bytes
+  })
+  return { proof, messageCount: count, revealed: reveal.map((index) => ({ index, message: req.messages[index]! })), bounds }
+}
+
+/** False for any proof that does not hold for this key, params label, disclosure, bounds and nonce. */
+export function verifyProof(check: ProofCheck): boolean {
+  if (check.publicKey.length !== PUBLIC_KEY_BYTES) return false
+  return orFalse(() => {
+    const reveal = check.revealed.map((r) => r.index)
+    if (new Set(reveal).size !== reveal.length) return false
+    for (const index of reveal) checkIndex(index, check.messageCount)
+    for (const bound of check.bounds) checkBound(bound, check.messageCount, reveal)
+    const pk = new BBSPublicKey(check.publicKey)
+    if (!pk.isValid()) return false
+    const revealed = new Map(check.revealed.map(({ index, message }) => [index, encode(message)]))
+    const statements = new Statements(Statement.bbsSignatureVerifierConstantTime(params(check.paramsLabel, check.messageCount), pk, revealed, false))
+    return new CompositeProof(check.proof).verifyUsingQuasiProofSpec(proofSpec(statements, check.bounds), check.nonce).verified
+  })
+}
+
+/** Statement 0 is the signature; statement k ≥ 1 bounds witness 0 of itself to message bounds[k-1].index of statement 0. */
+function proofSpec(statements: InstanceType<typeof Statements>, bounds: BoundPredicate[]) {
+  const metas = new MetaStatements()
+  for (const bound of bounds) {
+    const s = statements.add(Statement.boundCheckBppFromSetupParamRefs(bound.min, bound.maxExclusive, 0))
+    const eq = new WitnessEqualityMetaStatement()
+    eq.addWitnessRef(0, bound.index)
+    eq.addWitnessRef(s, 0)
+    metas.addWitnessEquality(eq)
+  }
+  return new QuasiProofSpec(statements, metas, bounds.length ? [bpp()] : [])
+}
+
+function checkIndex(index: number, count: number): void {
+  if (!Number.isSafeInteger(index) || index < 0 || index >= count) throw new RangeError(`message index ${index} is not in 0..${count - 1}`)
+}
+
+function checkBound(bound: BoundPredicate, count: number, reveal: number[]): void {
+  checkIndex(bound.index, count)
+  if (reveal.includes(bound.index)) throw new RangeError(`message ${bound.index} is revealed: a bound on it proves nothing`)
+  if (!isUint(bound.min) || !isUint(bound.maxExclusive) || bound.min >= bound.maxExclusive) {
+    throw new RangeError(`bound must be safe integers with 0 <= min < maxExclusive: ${bound.min}, ${bound.maxExclusive}`)
+  }
+}
+
+function encode(message: BbsMessage): Uint8Array {
+  if (message.encoding === 'integer') {
+    if (!isUint(message.value)) throw new RangeError(`message ${message.name} is not a non-negative safe integer`)
+    return BBSSignature.encodePositiveNumberForSigning(message.value)
+  }
+  if (message.encoding !== 'text' || typeof message.value !== 'string') throw new RangeError(`message ${message.name} is not text`)
+  return BBSSignature.encodeMessageForSigningConstantTime(utf8(message.value))
+}
+
+/** Runs library code, turning its thrown strings into Errors. */
+function wasm<T>(run: () => T): T {
+  try {
+    return run()
+  } catch (error) {
+    if (error instanceof Error) throw error
+    throw new Error(`BBS: ${String(error)}`, { cause: error })
+  }
+}
+
+function orFalse(run: () => boolean): boolean {
+  try {
+    return run()
+  } catch (error) {
+    if (isWasmPanic(error)) throw error
+    return false
+  }
+}
+
+const isUint = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0
+const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text)
