@@ -25,7 +25,28 @@ import { lookupRegisteredDid } from './modules/did/registered-dids.js'
 import { healthRoutes } from './modules/health/health.routes.js'
 import { issuerRoutes } from './modules/issuer/issuer.routes.js'
 import { IssuerService } from './modules/issuer/issuer.service.js'
-import { issuerVerificationMethods } from './modules/issuer/issuer-keys.js'
+import { IssuerKeys, issuerVerificationMethods } from './modules/issuer/issuer-keys.js'
+import { createBbsPool, type BbsEngine } from './crypto/bbs/bbs-pool.js'
+import { IssuanceService } from './modules/issuer/issuance.service.js'
+import { issuanceRoutes } from './modules/issuer/issuance.routes.js'
+import { IssuedCredentialsService } from './modules/issuer/issued-credentials.service.js'
+import { offerRoutes } from './modules/issuer/offers.routes.js'
+import { OfferService } from './modules/issuer/offers.service.js'
+import { issuerRequestRoutes } from './modules/issuer/requests.routes.js'
+import { CredentialRequestService } from './modules/issuer/requests.service.js'
+import { statusListRoutes } from './modules/status-list/status-list.routes.js'
+import { StatusListService } from './modules/status-list/status-list.service.js'
+import { credentialRequestRoutes } from './modules/wallet/credential-requests.routes.js'
+import { encryptionKeyRoutes } from './modules/wallet/encryption-key.routes.js'
+import { HolderKemKeys } from './modules/wallet/holder-kem-keys.js'
+import { walletCredentialRoutes } from './modules/wallet/wallet-credentials.routes.js'
+import { WalletCredentialService } from './modules/wallet/wallet-credentials.service.js'
+import { consentRoutes } from './modules/consent/consent.routes.js'
+import { qrRoutes } from './modules/qr/qr.routes.js'
+import { QrService } from './modules/qr/qr.service.js'
+import { verifierRoutes } from './modules/verifier/verifier.routes.js'
+import { VerifierService } from './modules/verifier/verifier.service.js'
+import { ConsentService } from './modules/consent/consent.service.js'
 import { AttributeValidators } from './modules/issuer/attribute-validator.js'
 import { templateRoutes } from './modules/issuer/templates.routes.js'
 import { TemplateService } from './modules/issuer/templates.service.js'
@@ -45,6 +66,8 @@ export interface AppDeps {
   content: ContentStore
   httpGet: HttpGet
   masterKey: Uint8Array
+  /** The BBS worker pool; made (and closed) by the app when not given. */
+  bbs?: BbsEngine
   clock?: Clock
   /** pino options, or false for silence (tests). */
   logger?: boolean | Record<string, unknown>
@@ -145,10 +168,32 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(authRoutes, { prefix: '/api/auth', auth, publicBaseUrl: config.publicBaseUrl })
   await app.register(didRoutes, { prefix: '/api/did', resolver })
   await app.register(contentRoutes, { prefix: '/api/ipfs', content: deps.content, maxBytes: config.contentMaxBytes })
-  const issuers = new IssuerService({ db, content: deps.content, auth, keys, clock })
-  const templates = new TemplateService({ db, issuers, validators: new AttributeValidators(), clock })
+  const bbs = deps.bbs ?? createBbsPool({ size: config.bbsWorkers })
+  if (!deps.bbs) app.addHook('onClose', async () => bbs.close())
+  const issuerKeys = new IssuerKeys(keys, bbs, () => clock.now().getTime())
+  const validators = new AttributeValidators()
+  const publicBaseUrl = config.publicBaseUrl
+  const issuers = new IssuerService({ db, content: deps.content, auth, issuerKeys, clock })
+  const templates = new TemplateService({ db, issuers, validators, clock })
+  const statusLists = new StatusListService({ db, keys: issuerKeys, clock, publicBaseUrl })
+  const holderKeys = new HolderKemKeys({ db, keys, clock })
+  const issuance = new IssuanceService({ db, content: deps.content, issuers, validators, issuerKeys, bbs, holderKeys, statusLists, clock, publicBaseUrl })
+  const issued = new IssuedCredentialsService({ db, issuers, statusLists, clock, publicBaseUrl })
+  const offers = new OfferService({ db, issuers, validators, clock, publicBaseUrl })
+  const requests = new CredentialRequestService({ db, auth, issuers, issuance, validators, clock })
   await app.register(issuerRoutes, { prefix: '/api/issuer', issuers })
   await app.register(templateRoutes, { prefix: '/api/issuer', templates })
+  await app.register(issuanceRoutes, { prefix: '/api/issuer', issuance, issued })
+  await app.register(offerRoutes, { prefix: '/api/issuer', offers })
+  await app.register(issuerRequestRoutes, { prefix: '/api/issuer', requests })
+  await app.register(credentialRequestRoutes, { prefix: '/api/wallet', requests })
+  await app.register(encryptionKeyRoutes, { prefix: '/api/wallet', holderKeys })
+  await app.register(walletCredentialRoutes, { prefix: '/api/wallet', wallet: new WalletCredentialService({ db }), now: () => clock.now() })
+  await app.register(statusListRoutes, { prefix: '/api/status-lists', statusLists })
+  await app.register(consentRoutes, { prefix: '/api/wallet', consents: new ConsentService({ db, clock }) })
+  const verifiers = new VerifierService({ db, clock, publicBaseUrl })
+  await app.register(verifierRoutes, { prefix: '/api/verifier', verifiers })
+  await app.register(qrRoutes, { prefix: '/api/qr', qr: new QrService({ db, clock, publicBaseUrl, verifiers, offers }) })
   if (config.adminApiKey) {
     await app.register(adminRoutes, { prefix: '/api/admin', admin: new AdminService({ db, keys, registrableDidMethods: config.registrableDidMethods }) })
   }

@@ -39,6 +39,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
           oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
       },
     })
+    // An idle client whose connection dies (server restart, failover, an administrator's kill)
+    // is dropped by the pool and replaced on demand; unhandled, its error would end the process.
+    pool.on('error', () => undefined)
     db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) })
     engine = 'postgres'
   } else {

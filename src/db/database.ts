@@ -79,6 +79,7 @@ export interface IssuersTable {
   logo_url: string | null
   email: string | null
   require_step_up: Generated<boolean>
+  step_up_at: Date | null
   created_at: Generated<Date>
   updated_at: Timestamp
 }
@@ -99,6 +100,7 @@ export interface CredentialSchemasTable {
   ipfs_hash: string
   on_chain: boolean
   blockchain_tx: string
+  anonymous_credentials: Generated<boolean>
   created_at: Generated<Date>
   updated_at: Timestamp
 }
@@ -116,6 +118,194 @@ export interface CredentialTemplatesTable {
   updated_at: Timestamp
 }
 
+export interface StatusListsTable {
+  id: string
+  issuer_did: string
+  purpose: string
+  size: number
+  multiplier: number
+  offset: number
+  next_counter: Generated<number>
+  bits: Uint8Array
+  version: Generated<number>
+  created_at: Generated<Date>
+  updated_at: Timestamp
+}
+
+export interface EvidenceAttachment {
+  label: string
+  filename: string
+  ipfs_hash: string
+  gateway_url: string
+  content_type: string
+  size: number
+}
+
+export interface CredentialsTable {
+  id: string
+  issuer_did: string
+  owner_did: string | null
+  credential_type: string
+  schema_id: string
+  template_id: string | null
+  credential_preview: Json<Record<string, unknown>>
+  credential_data: Json<Record<string, unknown>>
+  status: string
+  signature_type: string
+  kyber_encrypted: boolean
+  evidence_attachments: Json<EvidenceAttachment[]>
+  evidence_required: Json<string[]>
+  extensions: Json<string[]>
+  jwt: string
+  anonymous_credential: ColumnType<Record<string, unknown> | null, string | null, string | null>
+  bbs_signature: string | null
+  credential_hash: string
+  ipfs_hash: string
+  on_chain: Generated<boolean>
+  blockchain_tx_hash: Generated<string>
+  revocation_blockchain_tx: string | null
+  status_list_id: string
+  status_list_index: number
+  request_id: string | null
+  expiration_date: Date | null
+  revoked_at: Date | null
+  revocation_reason: string | null
+  created_at: Generated<Date>
+  updated_at: Timestamp
+}
+
+export interface HolderKemKeysTable {
+  did: string
+  public_key: Uint8Array
+  custody: 'service' | 'holder'
+  kid: string | null
+  created_at: Generated<Date>
+  updated_at: Timestamp
+}
+
+export interface CredentialOffersTable {
+  id: string
+  issuer_did: string
+  credential_type: string
+  schema_id: string
+  template_id: string | null
+  attributes: Json<Record<string, unknown>>
+  subject_did: string | null
+  description: string
+  max_uses: number | null
+  uses: Generated<number>
+  status: string
+  expires_at: Date | null
+  created_at: Generated<Date>
+  updated_at: Timestamp
+}
+
+export interface CredentialRequestsTable {
+  id: string
+  holder_did: string
+  issuer_did: string
+  schema_id: string
+  offer_id: string | null
+  credential_type: string
+  attributes: Json<Record<string, unknown>>
+  message: string
+  status: string
+  approval_challenge: string | null
+  credential_id: string | null
+  reason: string | null
+  decided_at: Date | null
+  created_at: Generated<Date>
+  updated_at: Timestamp
+}
+
+export interface WalletRemovalsTable {
+  holder_did: string
+  credential_id: string
+  removed_at: Generated<Date>
+}
+
+export interface ConsentsTable {
+  id: string
+  holder_did: string
+  verifier_did: string
+  purpose: string
+  data_categories: Json<string[]>
+  access_level: string
+  expiration_policy: string
+  expires_at: Date | null
+  revoked: Generated<boolean>
+  revoked_at: Date | null
+  used_at: Date | null
+  used_by: string | null
+  on_chain: Generated<boolean>
+  blockchain_tx: Generated<string>
+  created_at: Generated<Date>
+  updated_at: Timestamp
+}
+
+export interface VerifiersTable {
+  did: string
+  name: string
+  description: string
+  website: string | null
+  logo_url: string | null
+  created_at: Generated<Date>
+  updated_at: Timestamp
+}
+
+export interface RequiredCredential {
+  credential_type: string
+  issuer_did?: string
+  required_attributes?: string[]
+}
+
+export interface RequiredPredicate {
+  attribute: string
+  operator: string
+  value: number | string
+  credential_type?: string
+}
+
+export interface PresentationRequestsTable {
+  id: string
+  verifier_did: string
+  presentation_type: string
+  required_credentials: Json<RequiredCredential[]>
+  required_predicates: Json<RequiredPredicate[]>
+  purpose: string
+  callback_url: string | null
+  nonce: string
+  status: string
+  preset_id: string | null
+  expires_at: Date
+  created_at: Generated<Date>
+  updated_at: Timestamp
+}
+
+export interface VerifierPresetsTable {
+  id: string
+  verifier_did: string
+  name: string
+  presentation_type: string
+  required_credentials: Json<RequiredCredential[]>
+  required_predicates: Json<RequiredPredicate[]>
+  purpose: string
+  callback_url: string | null
+  validity_seconds: number
+  created_at: Generated<Date>
+  updated_at: Timestamp
+}
+
+export interface QrCodesTable {
+  short_id: string
+  kind: string
+  target_id: string
+  owner_did: string
+  payload: string
+  expires_at: Date | null
+  created_at: Generated<Date>
+}
+
 export interface DB {
   users: UsersTable
   auth_used_challenges: AuthUsedChallengesTable
@@ -127,6 +317,17 @@ export interface DB {
   issuers: IssuersTable
   credential_schemas: CredentialSchemasTable
   credential_templates: CredentialTemplatesTable
+  status_lists: StatusListsTable
+  credentials: CredentialsTable
+  holder_kem_keys: HolderKemKeysTable
+  credential_offers: CredentialOffersTable
+  credential_requests: CredentialRequestsTable
+  wallet_removals: WalletRemovalsTable
+  consents: ConsentsTable
+  verifiers: VerifiersTable
+  presentation_requests: PresentationRequestsTable
+  verifier_presets: VerifierPresetsTable
+  qr_codes: QrCodesTable
 }
 
 export type Database = Kysely<DB>

@@ -2,6 +2,7 @@ import Ajv from 'ajv'
 import addFormats from 'ajv-formats'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { OptionalKind } from '@sinclair/typebox'
 
 /**
  * Bodies are validated strictly: no type coercion, so `{"did": 123}` is a 400 rather than the
@@ -14,7 +15,13 @@ async function validationPlugin(app: FastifyInstance): Promise<void> {
   const bodyAjv = addFormats.default(new Ajv.default({ ...base, coerceTypes: false }))
   const textAjv = addFormats.default(new Ajv.default({ ...base, coerceTypes: 'array' }))
   for (const ajv of [bodyAjv, textAjv]) ajv.addKeyword({ keyword: 'x-examples' })
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema))
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    const validate = (httpPart === 'body' ? bodyAjv : textAjv).compile(schema)
+    // A body declared Type.Optional (e.g. revoke's optional {reason}) may be absent altogether.
+    if (httpPart !== 'body' || (schema as Record<symbol, unknown>)[OptionalKind] !== 'Optional') return validate
+    const optional = (data: unknown) => data === undefined || data === null || validate(data)
+    return Object.defineProperty(optional, 'errors', { get: () => validate.errors })
+  })
 }
 
 export default fp(validationPlugin, { name: 'validation' })

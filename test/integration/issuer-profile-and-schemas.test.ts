@@ -53,18 +53,23 @@ describe('issuer profile', () => {
     assert.equal(doc.statusCode, 200)
     const body = doc.json()
     const managed: string[] = body.didDocumentMetadata.serviceManagedVerificationMethods
-    assert.equal(managed.length, 1)
-    const method = body.didDocument.verificationMethod.find((m: { id: string }) => m.id === managed[0])
+    // One Ed25519 key (JWT-VC) and one BBS key (BLS12-381 G2), both assertion methods.
+    assert.equal(managed.length, 2)
+    const methods = managed.map((id) => body.didDocument.verificationMethod.find((m: { id: string }) => m.id === id))
+    const method = methods.find((m: { publicKeyMultibase: string }) => m.publicKeyMultibase.startsWith('z6Mk'))
+    const bbs = methods.find((m: { publicKeyMultibase: string }) => m.publicKeyMultibase.startsWith('zUC7'))
+    assert.ok(method && bbs, JSON.stringify(methods))
+    assert.equal(bbs.type, 'Multikey')
+    assert.equal(typeof bbs.bbsSignatureParamsLabel, 'string')
     assert.equal(method.type, 'Multikey')
     assert.equal(method.controller, issuer.did)
-    assert.match(method.publicKeyMultibase, /^z6Mk/)
-    assert.ok(body.didDocument.assertionMethod.includes(managed[0]))
+    for (const id of managed) assert.ok(body.didDocument.assertionMethod.includes(id))
     // The holder-controlled did:key method is still there, unchanged.
     assert.ok(body.didDocument.verificationMethod.some((m: { id: string }) => m.id === `${issuer.did}#${issuer.did.slice(8)}`))
     const rotated = await t.app.inject({ method: 'POST', url: '/api/admin/keys/rotate', headers: { 'x-admin-key': 'test-admin-key-0123456789' }, payload: { owner: issuer.did, purpose: 'issuer-ed25519' } })
     assert.equal(rotated.statusCode, 200, rotated.body)
     const after = (await t.app.inject({ method: 'GET', url: `/api/did/${issuer.did}` })).json()
-    assert.equal(after.didDocumentMetadata.serviceManagedVerificationMethods.length, 2)
+    assert.equal(after.didDocumentMetadata.serviceManagedVerificationMethods.length, 3)
     // A DID without an issuer profile has no service-managed methods.
     assert.deepEqual((await t.app.inject({ method: 'GET', url: `/api/did/${other.did}` })).json().didDocumentMetadata, {})
   })

@@ -5,7 +5,8 @@ import type { Blockstore } from 'interface-blockstore'
 import { exporter } from 'ipfs-unixfs-exporter'
 import { fixedSize } from 'ipfs-unixfs-importer/chunker'
 import { balanced } from 'ipfs-unixfs-importer/layout'
-import type { CID } from 'multiformats/cid'
+import { CID } from 'multiformats/cid'
+import { sha256 } from 'multiformats/hashes/sha2'
 import * as raw from 'multiformats/codecs/raw'
 import {
   AppError,
@@ -47,6 +48,14 @@ export class EmbeddedContentStore implements ContentStore {
   async put(bytes: Uint8Array, options: { profile?: ImportProfile } = {}): Promise<StoredContent> {
     if (bytes.byteLength > this.options.maxBytes) throw tooLarge(this.options.maxBytes)
     const profile = checkProfile(options.profile ?? DEFAULT_PROFILE)
+    if (profile.cidVersion === 1 && profile.rawLeaves && bytes.byteLength > 0 && bytes.byteLength <= profile.chunkSize) {
+      // One chunk with raw leaves: the importer reduces the DAG to the raw leaf itself
+      // (reduceSingleLeafToSelf), so the CID is the raw block's; skipping the import machinery
+      // matters on the issuance path, which stores one small envelope per credential.
+      const cid = CID.createV1(raw.code, await sha256.digest(bytes))
+      await this.blocks.putMany([{ cid: blockKey(cid), bytes }])
+      return { cid: cid.toString(), size: bytes.byteLength }
+    }
     const staging = new RepositoryBlockstore(this.blocks)
     const cid = await unixfs({ blockstore: staging }).addBytes(bytes, {
       cidVersion: profile.cidVersion,

@@ -2,6 +2,9 @@ import type { Migration } from 'kysely'
 import * as foundation from './20261122T0600-foundation.js'
 import * as issuer from './20261122T0730-issuer.js'
 import * as templates from './20261122T0800-templates.js'
+import * as credentials from './20261122T1000-credentials.js'
+import * as wallet from './20261122T1100-wallet.js'
+import * as verifier from './20261122T1200-verifier.js'
 
 /**
  * Every migration, in order. Listed by import (not read from disk) so the same set runs from
@@ -11,4 +14,7 @@ export const migrations: Record<string, Migration> = {
   '20261122T0600-foundation': foundation,
   '20261122T0730-issuer': issuer,
   '20261122T0800-templates': templates,
+  '20261122T1000-credentials': credentials,
+  '20261122T1100-wallet': wallet,
+  '20261122T1200-verifier': verifier,
 }

@@ -22,8 +22,10 @@ export interface ResolutionOptions {
 export interface ServiceVerificationMethod {
   /** Fragment after `#`. */
   fragment: string
-  type: 'Multikey'
-  publicKeyMultibase: string
+  type: string
+  publicKeyMultibase?: string
+  /** Further properties of the method (e.g. the label BBS signature params derive from). */
+  [property: string]: unknown
 }
 
 export interface DidResolver {
@@ -103,7 +105,7 @@ const MULTIKEY_CONTEXT = 'https://w3id.org/security/multikey/v1'
 
 function addServiceKeys(doc: DidDocument, keys: ServiceVerificationMethod[]): DidResolutionResult {
   if (keys.length === 0) return result(doc)
-  const methods = keys.map((k) => ({ id: `${doc.id}#${k.fragment}`, type: k.type, controller: doc.id, publicKeyMultibase: k.publicKeyMultibase }))
+  const methods = keys.map(({ fragment, ...rest }) => ({ id: `${doc.id}#${fragment}`, controller: doc.id, ...rest }))
   const context = doc['@context'] === undefined ? undefined : [...new Set([...[doc['@context']].flat(), MULTIKEY_CONTEXT])]
   const augmented: DidDocument = {
     ...doc,

@@ -63,6 +63,7 @@ export const SchemaBody = Type.Object(
     allowed_extensions: Type.Optional(Type.Array(Label, { maxItems: 50 })),
     evidence_allowed: Type.Optional(Type.Boolean()),
     allowed_evidence: Type.Optional(Type.Array(Label, { maxItems: 50 })),
+    anonymous_credentials: Type.Optional(Type.Boolean({ description: 'Also sign credentials of this schema with BBS (selective disclosure, predicates). Default true; false issues JWT-VC only' })),
   },
   { additionalProperties: false },
 )
@@ -87,6 +88,7 @@ export const Schema = Type.Object({
   ipfs_hash: Type.String(),
   on_chain: Type.Boolean(),
   blockchain_tx: Type.String(),
+  anonymous_credentials: Type.Boolean(),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 })

@@ -3,20 +3,21 @@ import type { Clock } from '../../adapters/clock.js'
 import type { ContentStore } from '../../adapters/content-store/content-store.js'
 import { canonicalize } from '../../crypto/jcs.js'
 import type { Database } from '../../db/database.js'
-import { ConflictError, NotFoundError, ValidationError } from '../../errors.js'
+import { ConflictError, NotFoundError, UnauthenticatedError, ValidationError } from '../../errors.js'
+
+const STEP_UP_WINDOW_MS = 15 * 60_000
 import type { AuthService, Proof } from '../auth/auth.service.js'
 import * as issuers from './issuer.repository.js'
 import type { IssuerBody, IssuerUpdateBody, SchemaBody, SchemaUpdateBody } from './issuer.schemas.js'
 import * as schemas from './schemas.repository.js'
-import type { KeyStore } from '../keys/key-store.js'
-import { ISSUER_ED25519 } from './issuer-keys.js'
+import type { IssuerKeys } from './issuer-keys.js'
 import { schemaInUse } from './templates.repository.js'
 
 export interface IssuerServiceDeps {
   db: Database
   content: ContentStore
   auth: AuthService
-  keys: KeyStore
+  issuerKeys: IssuerKeys
   clock: Clock
 }
 
@@ -34,8 +35,8 @@ export class IssuerService {
       email: input.email ?? null,
     })
     if (!created) throw new ConflictError('This DID already has an issuer profile')
-    // The custodial signing key is made with the profile and published in the DID document.
-    await this.deps.keys.activeSigningKey(did, ISSUER_ED25519)
+    // The custodial signing keys (Ed25519, BBS) are made with the profile and published in the DID document.
+    await this.deps.issuerKeys.create(did)
     return created
   }
 
@@ -62,7 +63,21 @@ export class IssuerService {
   async authenticate(did: string, proof: Proof): Promise<Date> {
     await this.profile(did)
     await this.deps.auth.proveControl(proof, did)
-    return this.deps.clock.now()
+    const at = this.deps.clock.now()
+    await issuers.updateIssuer(this.deps.db, did, { step_up_at: at }, at)
+    return at
+  }
+
+  /**
+   * With `require_step_up`, issuing and revoking need a step-up (`authenticate`) within the last
+   * STEP_UP_WINDOW_MS: a stolen session token alone cannot issue or revoke.
+   */
+  assertSteppedUp(issuer: Pick<issuers.IssuerRow, 'require_step_up' | 'step_up_at'>): void {
+    if (!issuer.require_step_up) return
+    const at = issuer.step_up_at && new Date(issuer.step_up_at).getTime()
+    if (!at || this.deps.clock.now().getTime() - at > STEP_UP_WINDOW_MS) {
+      throw new UnauthenticatedError('This issuer requires step-up: sign a "step-up" challenge with POST /api/issuer/:did/authenticate first')
+    }
   }
 
   async createSchema(issuerDid: string, input: SchemaBody): Promise<schemas.SchemaRow> {
@@ -95,6 +110,7 @@ export class IssuerService {
       allowed_extensions: patch.allowed_extensions ?? current.allowed_extensions,
       evidence_allowed: patch.evidence_allowed ?? current.evidence_allowed,
       allowed_evidence: patch.allowed_evidence ?? current.allowed_evidence,
+      anonymous_credentials: patch.anonymous_credentials ?? current.anonymous_credentials,
     })
     values.ipfs_hash = await this.publish(values)
     try {
@@ -109,12 +125,12 @@ export class IssuerService {
 
   async deleteSchema(issuerDid: string, id: string): Promise<void> {
     await this.schema(issuerDid, id)
-    if (await schemaInUse(this.deps.db, id)) throw new ConflictError('The schema is in use by a template: delete or change the template first')
+    if (await schemaInUse(this.deps.db, id)) throw new ConflictError('The schema is in use by a template or by issued credentials, offers or requests')
     try {
       if (!(await schemas.deleteSchema(this.deps.db, issuerDid, id))) throw new NotFoundError('Schema not found')
     } catch (error) {
       // A template created meanwhile: the foreign key refuses (23503).
-      if ((error as { code?: string } | null)?.code === '23503') throw new ConflictError('The schema is in use')
+      if ((error as { code?: string } | null)?.code === '23503') throw new ConflictError('The schema is in use by a template or by issued credentials, offers or requests')
       throw error
     }
   }
@@ -138,6 +154,7 @@ export class IssuerService {
       allowed_extensions: input.allowed_extensions ?? [],
       evidence_allowed: input.evidence_allowed ?? false,
       allowed_evidence: input.allowed_evidence ?? [],
+      anonymous_credentials: input.anonymous_credentials ?? true,
       ipfs_hash: '',
     }
   }

@@ -36,7 +36,11 @@ export async function deleteTemplate(db: Executor, issuerDid: string, id: string
   return Number(result.numDeletedRows) > 0
 }
 
+/** Whether anything refers to the schema: templates, issued credentials, offers or requests. */
 export async function schemaInUse(db: Executor, schemaId: string): Promise<boolean> {
-  const row = await db.selectFrom('credential_templates').select('id').where('schema_id', '=', schemaId).limit(1).executeTakeFirst()
-  return row !== undefined
+  for (const table of ['credential_templates', 'credentials', 'credential_offers', 'credential_requests'] as const) {
+    const row = await db.selectFrom(table).select('id').where('schema_id', '=', schemaId).limit(1).executeTakeFirst()
+    if (row) return true
+  }
+  return false
 }

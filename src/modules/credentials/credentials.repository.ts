@@ -1,0 +1,77 @@
+import { sql, type Insertable, type Selectable } from 'kysely'
+import type { CredentialsTable, Executor } from '../../db/database.js'
+
+export type CredentialRow = Selectable<CredentialsTable>
+export type NewCredential = Omit<Insertable<CredentialsTable>, 'credential_preview' | 'credential_data' | 'evidence_attachments' | 'evidence_required' | 'extensions' | 'anonymous_credential'> &
+  Pick<CredentialRow, 'credential_preview' | 'credential_data' | 'evidence_attachments' | 'evidence_required' | 'extensions' | 'anonymous_credential'>
+
+const toColumns = (c: NewCredential) => ({
+  ...c,
+  credential_preview: JSON.stringify(c.credential_preview),
+  credential_data: JSON.stringify(c.credential_data),
+  evidence_attachments: JSON.stringify(c.evidence_attachments),
+  evidence_required: JSON.stringify(c.evidence_required),
+  extensions: JSON.stringify(c.extensions),
+  anonymous_credential: c.anonymous_credential === null ? null : JSON.stringify(c.anonymous_credential),
+})
+
+/**
+ * One statement for any number of credentials (group commit of concurrent issuances). Only the
+ * generated columns come back: the caller has the rest, and reading back every JWT and JSON
+ * column costs parse time on the event loop (PGlite decodes results in JS).
+ */
+export async function insertCredentials(db: Executor, rows: NewCredential[]): Promise<CredentialRow[]> {
+  if (rows.length === 0) return []
+  const generated = await db.insertInto('credentials').values(rows.map(toColumns)).returning(['id', 'on_chain', 'blockchain_tx_hash', 'created_at', 'updated_at']).execute()
+  const byId = new Map(generated.map((g) => [g.id, g]))
+  return rows.map((row) => ({ ...row, ...byId.get(row.id)! }) as CredentialRow)
+}
+
+export function findIssuedCredential(db: Executor, issuerDid: string, id: string): Promise<CredentialRow | undefined> {
+  return db.selectFrom('credentials').selectAll().where('id', '=', id).where('issuer_did', '=', issuerDid).executeTakeFirst()
+}
+
+export interface CredentialFilter {
+  status?: string
+  credential_type?: string
+  subject_did?: string
+  schema_id?: string
+}
+
+export function listIssuedCredentials(db: Executor, issuerDid: string, filter: CredentialFilter, page: { limit: number; after?: string }): Promise<CredentialRow[]> {
+  let query = db.selectFrom('credentials').selectAll().where('issuer_did', '=', issuerDid)
+  if (filter.status) query = query.where('status', '=', filter.status)
+  if (filter.credential_type) query = query.where('credential_type', '=', filter.credential_type)
+  if (filter.subject_did) query = query.where('owner_did', '=', filter.subject_did)
+  if (filter.schema_id) query = query.where('schema_id', '=', filter.schema_id)
+  if (page.after) query = query.where('id', '>', page.after)
+  return query.orderBy('id').limit(page.limit).execute()
+}
+
+/** Active -> revoked; undefined when the credential is not active (already revoked) or not the issuer's. */
+export function markRevoked(db: Executor, issuerDid: string, id: string, reason: string | null, now: Date): Promise<CredentialRow | undefined> {
+  return db
+    .updateTable('credentials')
+    .set({ status: 'revoked', revoked_at: now, revocation_reason: reason, updated_at: now })
+    .where('id', '=', id)
+    .where('issuer_did', '=', issuerDid)
+    .where('status', '=', 'active')
+    .returningAll()
+    .executeTakeFirst()
+}
+
+export async function issuerCounts(db: Executor, issuerDid: string): Promise<{ byStatus: Record<string, number>; byType: Record<string, number> }> {
+  const rows = await db
+    .selectFrom('credentials')
+    .select(['credential_type', 'status', sql<number>`count(*)`.as('n')])
+    .where('issuer_did', '=', issuerDid)
+    .groupBy(['credential_type', 'status'])
+    .execute()
+  const byStatus: Record<string, number> = {}
+  const byType: Record<string, number> = {}
+  for (const row of rows) {
+    byStatus[row.status] = (byStatus[row.status] ?? 0) + Number(row.n)
+    byType[row.credential_type] = (byType[row.credential_type] ?? 0) + Number(row.n)
+  }
+  return { byStatus, byType }
+}

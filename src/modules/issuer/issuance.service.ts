@@ -1,0 +1,262 @@
+import { randomUUID } from 'node:crypto'
+import type { Transaction } from 'kysely'
+import type { Clock } from '../../adapters/clock.js'
+import { parseCid, type ContentStore } from '../../adapters/content-store/content-store.js'
+import type { AnonCredentialContent, AttributeDataType } from '../../crypto/bbs/bbs-messages.js'
+import { credentialMessages } from '../../crypto/bbs/bbs-messages.js'
+import type { BbsEngine } from '../../crypto/bbs/bbs-pool.js'
+import { jcsSha256Hex } from '../../crypto/jcs.js'
+import { signCompactEdDsa } from '../../crypto/jws.js'
+import { sealToRecipient } from '../../crypto/kem-envelope.js'
+import type { Database, DB, EvidenceAttachment } from '../../db/database.js'
+import { MicroBatcher } from '../../db/micro-batcher.js'
+import { NotFoundError, ValidationError } from '../../errors.js'
+import { credentialDocument, credentialJwtPayload, type CredentialDocumentInput } from '../credentials/credential-document.js'
+import { credentialView } from '../credentials/credential-view.js'
+import { insertCredentials, type CredentialRow, type NewCredential } from '../credentials/credentials.repository.js'
+import { normalizeDid } from '../did/did-normalize.js'
+import type { StatusListService } from '../status-list/status-list.service.js'
+import type { HolderKemKeys } from '../wallet/holder-kem-keys.js'
+import type { AttributeValidators } from './attribute-validator.js'
+import type { IssueBody } from './issuance.schemas.js'
+import type { IssuerKeys } from './issuer-keys.js'
+import type { IssuerService } from './issuer.service.js'
+import type { SchemaRow } from './schemas.repository.js'
+import type { TemplateRow } from './templates.repository.js'
+import { loadIssuanceContexts, type ContextKey, type IssuanceContext } from './issuance-context.repository.js'
+
+export interface IssuanceDeps {
+  db: Database
+  content: ContentStore
+  issuers: IssuerService
+  validators: AttributeValidators
+  issuerKeys: IssuerKeys
+  bbs: BbsEngine
+  holderKeys: HolderKemKeys
+  statusLists: StatusListService
+  clock: Clock
+  publicBaseUrl: string
+}
+
+export interface IssueOptions {
+  requestId?: string
+  /** The caller already checked a fresh step-up signature (request approval). */
+  steppedUp?: boolean
+  /** Runs in the transaction that stores the credential (e.g. marking a request approved). */
+  within?: (trx: Transaction<DB>, credential: CredentialRow) => Promise<void>
+}
+
+export type IssuedCredential = ReturnType<IssuanceService['response']>
+
+const PREVIEW_TYPES = new Set(['string', 'number', 'boolean', 'date', 'email', 'url'])
+const PREVIEW_MAX = 5
+
+/**
+ * POST /api/issuer/:did/issue: checks the request against the schema (and template), signs the
+ * credential as a JWT-VC (Ed25519) and, unless the schema opts out, with BBS over its
+ * attributes, seals the material to the holder's ML-KEM-768 key, stores the ciphertext in the
+ * content store, and records it with its status-list slot.
+ */
+export class IssuanceService {
+  // Concurrent issuances share one INSERT (group commit): on PGlite a statement costs the same
+  // event-loop time whatever its size.
+  private readonly writer: MicroBatcher<NewCredential, CredentialRow | Error>
+  private readonly contexts: MicroBatcher<ContextKey, IssuanceContext | undefined>
+
+  constructor(private readonly deps: IssuanceDeps) {
+    this.writer = new MicroBatcher(async (rows) => {
+      try {
+        return await insertCredentials(deps.db, rows)
+      } catch (error) {
+        if (rows.length === 1) return [error as Error]
+        // One bad row (say, its schema deleted meanwhile) must not fail its neighbours.
+        return Promise.all(rows.map((row) => insertCredentials(deps.db, [row]).then((r) => r[0]!, (e: Error) => e)))
+      }
+    }, 128)
+    this.contexts = new MicroBatcher((keys) => loadIssuanceContexts(deps.db, keys), 128)
+  }
+
+  async issue(issuerDid: string, input: IssueBody, options: IssueOptions = {}) {
+    const subjectDid = input.subject_did === undefined ? null : normalizeDid(input.subject_did)
+    // Without a subject the credential is held for the issuer (a bearer credential), so the
+    // material is sealed to the issuer's own key.
+    const recipientDid = subjectDid ?? issuerDid
+    const context = await this.contexts.submit({ issuerDid, schemaId: input.schema_id, templateId: input.template_id, recipientDid })
+    if (!context) throw new NotFoundError('No issuer profile for this DID: create it with POST /api/issuer')
+    const { issuer, schema } = context
+    if (!options.steppedUp) this.deps.issuers.assertSteppedUp(issuer)
+    // A body reference, not the addressed resource: 400, and another issuer's schema looks unknown.
+    if (!schema) throw new ValidationError(`Unknown schema_id "${input.schema_id}" for this issuer`, { details: { field: 'schema_id' } })
+    const now = this.deps.clock.now()
+    const { attributes, expiresAt, templateId } = this.applyTemplate(input, schema, context.template, now)
+    this.deps.validators.check(schema, attributes)
+    const evidence = await this.checkEvidence(schema, input.evidence ?? [], input.evidence_required ?? [])
+    const extensions = checkExtensions(schema, input.extensions ?? [])
+
+    const id = `aly:${randomUUID()}`
+    const slot = await this.deps.statusLists.allocate(issuerDid)
+    const docInput: CredentialDocumentInput = {
+      id,
+      type: input.credential_type,
+      issuerDid,
+      subjectDid,
+      attributes,
+      schema,
+      status: this.deps.statusLists.entry(slot),
+      issuedAt: now,
+      expiresAt,
+      evidence,
+      extensions,
+      publicBaseUrl: this.deps.publicBaseUrl,
+    }
+    const vc = credentialDocument(docInput)
+    const edKey = await this.deps.issuerKeys.ed25519(issuerDid)
+    const [jwt, anonymous] = await Promise.all([
+      signCompactEdDsa({ typ: 'JWT', kid: `${issuerDid}#${edKey.kid}` }, credentialJwtPayload(vc, docInput), edKey.privateKey),
+      schema.anonymous_credentials ? this.signAnonymous(issuerDid, schema, docInput) : Promise.resolve(null),
+    ])
+
+    const recipient = context.recipientKey ? { publicKey: context.recipientKey.public_key } : await this.deps.holderKeys.recipient(recipientDid)
+    const material = { format: 'credential-material/v1', id, jwt, anonymous_credential: anonymous, credential_data: attributes, evidence }
+    const envelope = sealToRecipient(recipient.publicKey, Buffer.from(JSON.stringify(material)), id)
+    const stored = await this.deps.content.put(Buffer.from(JSON.stringify(envelope)))
+
+    const row: NewCredential = {
+      id,
+      issuer_did: issuerDid,
+      owner_did: subjectDid,
+      credential_type: input.credential_type,
+      schema_id: schema.id,
+      template_id: templateId,
+      credential_preview: preview(schema, attributes),
+      credential_data: attributes,
+      status: 'active',
+      signature_type: anonymous ? 'bbs+' : 'EdDSA',
+      kyber_encrypted: true,
+      evidence_attachments: evidence,
+      evidence_required: input.evidence_required ?? [],
+      extensions,
+      jwt,
+      anonymous_credential: anonymous,
+      bbs_signature: anonymous ? (anonymous.signature as string) : null,
+      credential_hash: jcsSha256Hex(vc),
+      ipfs_hash: stored.cid,
+      status_list_id: slot.listId,
+      status_list_index: slot.index,
+      request_id: options.requestId ?? null,
+      expiration_date: expiresAt,
+      revocation_blockchain_tx: null,
+      revoked_at: null,
+      revocation_reason: null,
+      created_at: now,
+      updated_at: now,
+    }
+    const saved = options.within
+      ? await this.deps.db.transaction().execute(async (trx) => {
+          const [inserted] = await insertCredentials(trx, [row])
+          await options.within!(trx, inserted!)
+          return inserted!
+        })
+      : await this.writer.submit(row).then((r) => {
+          if (r instanceof Error) throw r
+          return r
+        })
+    return this.response(saved, issuer.name)
+  }
+
+  response(row: CredentialRow, issuerName: string) {
+    return {
+      credential: credentialView(row, issuerName, this.deps.publicBaseUrl),
+      jwt: row.jwt,
+      ipfs_hash: row.ipfs_hash,
+      ipfs_gateway_url: `${this.deps.publicBaseUrl}/api/ipfs/${row.ipfs_hash}`,
+      credential_hash: row.credential_hash,
+      blockchain_tx_hash: row.blockchain_tx_hash,
+      blockchain_tx: row.blockchain_tx_hash,
+      id: row.id,
+      on_chain: row.on_chain,
+    }
+  }
+
+  private applyTemplate(input: IssueBody, schema: SchemaRow, template: TemplateRow | undefined, now: Date) {
+    let attributes = { ...input.attributes }
+    let expiresAt = input.expiration_date === undefined ? null : new Date(input.expiration_date)
+    if (expiresAt && expiresAt.getTime() <= now.getTime()) throw new ValidationError('expiration_date must be in the future', { details: { field: 'expiration_date' } })
+    if (input.template_id === undefined) return { attributes, expiresAt, templateId: null }
+    if (!template) throw new ValidationError(`Unknown template_id "${input.template_id}" for this issuer`, { details: { field: 'template_id' } })
+    if (template.schema_id !== schema.id) throw new ValidationError(`Template "${template.id}" is for schema "${template.schema_id}", not "${schema.id}"`)
+    if (template.credential_type !== input.credential_type) throw new ValidationError(`Template "${template.id}" issues "${template.credential_type}", not "${input.credential_type}"`)
+    for (const [name, value] of Object.entries(template.fixed_attributes)) {
+      if (name in attributes && JSON.stringify(attributes[name]) !== JSON.stringify(value)) {
+        throw new ValidationError(`attribute "${name}" is fixed by the template`, { details: { attribute: name } })
+      }
+    }
+    attributes = { ...attributes, ...template.fixed_attributes }
+    if (!expiresAt && template.validity_days) expiresAt = new Date(now.getTime() + template.validity_days * 86_400_000)
+    return { attributes, expiresAt, templateId: template.id }
+  }
+
+  /** Evidence must be of a kind the schema lists and already be in the content store. */
+  private async checkEvidence(schema: SchemaRow, evidence: EvidenceAttachment[], required: string[]): Promise<EvidenceAttachment[]> {
+    const labels = [...evidence.map((e) => e.label), ...required]
+    if (labels.length && !schema.evidence_allowed) throw new ValidationError('The schema does not allow evidence', { details: { field: 'evidence' } })
+    for (const label of labels) {
+      if (!schema.allowed_evidence.includes(label)) {
+        throw new ValidationError(`Evidence "${label}" is not allowed by the schema (allowed: ${schema.allowed_evidence.join(', ') || 'none'})`, { details: { field: 'evidence', label } })
+      }
+    }
+    for (const item of evidence) {
+      parseCid(item.ipfs_hash)
+      if (!(await this.deps.content.has(item.ipfs_hash))) {
+        throw new ValidationError(`Evidence "${item.label}" (${item.ipfs_hash}) has not been uploaded`, { details: { field: 'evidence', label: item.label } })
+      }
+    }
+    return evidence
+  }
+
+  private async signAnonymous(issuerDid: string, schema: SchemaRow, doc: CredentialDocumentInput): Promise<Record<string, unknown>> {
+    const key = await this.deps.issuerKeys.bbs(issuerDid)
+    const types = Object.fromEntries(schema.attributes.map((a) => [a.name, a.data_type as AttributeDataType]))
+    const content: AnonCredentialContent = {
+      meta: {
+        id: doc.id,
+        type: doc.type,
+        issuer: issuerDid,
+        subject: doc.subjectDid ?? '',
+        schema_id: schema.id,
+        issued_at: doc.issuedAt.toISOString(),
+        ...(doc.expiresAt ? { expires_at: doc.expiresAt.toISOString() } : {}),
+      },
+      attributes: doc.attributes,
+      types,
+    }
+    const signature = await this.deps.bbs.sign({ secretKey: key.secretKey, paramsLabel: key.paramsLabel, messages: credentialMessages(content) })
+    return {
+      type: 'BBSCredential',
+      verification_method: `${issuerDid}#${key.kid}`,
+      params_label: key.paramsLabel,
+      content,
+      signature: Buffer.from(signature).toString('base64url'),
+    }
+  }
+}
+
+function checkExtensions(schema: SchemaRow, extensions: string[]): string[] {
+  if (extensions.length && !schema.extensions_allowed) throw new ValidationError('The schema does not allow extensions', { details: { field: 'extensions' } })
+  for (const extension of extensions) {
+    if (!schema.allowed_extensions.includes(extension)) {
+      throw new ValidationError(`Extension "${extension}" is not allowed by the schema (allowed: ${schema.allowed_extensions.join(', ') || 'none'})`, { details: { field: 'extensions', extension } })
+    }
+  }
+  return [...new Set(extensions)]
+}
+
+/** The spec's `credential_preview`: the first few scalar attributes, in schema order. */
+function preview(schema: SchemaRow, attributes: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const attribute of schema.attributes) {
+    if (Object.keys(out).length >= PREVIEW_MAX) break
+    if (PREVIEW_TYPES.has(attribute.data_type) && attributes[attribute.name] !== undefined) out[attribute.name] = attributes[attribute.name]
+  }
+  return out
+}

@@ -1,0 +1,70 @@
+import type { Clock } from '../../adapters/clock.js'
+import type { Database } from '../../db/database.js'
+import { NotFoundError } from '../../errors.js'
+import { credentialView } from '../credentials/credential-view.js'
+import * as credentials from '../credentials/credentials.repository.js'
+import type { StatusListService } from '../status-list/status-list.service.js'
+import type { IssuerService } from './issuer.service.js'
+import { countRequestsByStatus } from './requests.repository.js'
+import { countActiveOffers } from './offers.repository.js'
+
+/** The issuer's view of what it issued: listing, one record, revocation, statistics. */
+export class IssuedCredentialsService {
+  constructor(private readonly deps: { db: Database; issuers: IssuerService; statusLists: StatusListService; clock: Clock; publicBaseUrl: string }) {}
+
+  async list(issuerDid: string, filter: credentials.CredentialFilter, page: { limit: number; after?: string }) {
+    const issuer = await this.deps.issuers.profile(issuerDid)
+    const rows = await credentials.listIssuedCredentials(this.deps.db, issuerDid, filter, page)
+    return rows.map((row) => ({ ...this.view(row, issuer.name), id: row.id }))
+  }
+
+  async get(issuerDid: string, id: string) {
+    const issuer = await this.deps.issuers.profile(issuerDid)
+    const row = await credentials.findIssuedCredential(this.deps.db, issuerDid, id)
+    if (!row) throw new NotFoundError('Credential not found')
+    return this.view(row, issuer.name)
+  }
+
+  /**
+   * Spec state table: the record changes first, with its status-list bit in the same
+   * transaction; revoking a revoked credential answers it unchanged (idempotent). On-chain
+   * revocation joins here through the outbox once a chain is configured (blockchain issue).
+   */
+  async revoke(issuerDid: string, id: string, reason: string | null): Promise<{ row: credentials.CredentialRow; changed: boolean }> {
+    this.deps.issuers.assertSteppedUp(await this.deps.issuers.profile(issuerDid))
+    const now = this.deps.clock.now()
+    const result = await this.deps.db.transaction().execute(async (trx) => {
+      const revoked = await credentials.markRevoked(trx, issuerDid, id, reason, now)
+      if (revoked) await this.deps.statusLists.revoke(trx, { listId: revoked.status_list_id, index: revoked.status_list_index })
+      return revoked
+    })
+    if (result) return { row: result, changed: true }
+    const existing = await credentials.findIssuedCredential(this.deps.db, issuerDid, id)
+    if (!existing) throw new NotFoundError('Credential not found')
+    return { row: existing, changed: false }
+  }
+
+  async statistics(issuerDid: string) {
+    await this.deps.issuers.profile(issuerDid)
+    const [counts, requests, offers] = await Promise.all([
+      credentials.issuerCounts(this.deps.db, issuerDid),
+      countRequestsByStatus(this.deps.db, issuerDid),
+      countActiveOffers(this.deps.db, issuerDid, this.deps.clock.now()),
+    ])
+    const total = Object.values(counts.byStatus).reduce((a, b) => a + b, 0)
+    return {
+      issued: total,
+      active: counts.byStatus.active ?? 0,
+      revoked: counts.byStatus.revoked ?? 0,
+      by_type: counts.byType,
+      requests_pending: requests.pending ?? 0,
+      requests_approved: requests.approved ?? 0,
+      requests_rejected: requests.rejected ?? 0,
+      offers_active: offers,
+    }
+  }
+
+  private view(row: credentials.CredentialRow, issuerName: string) {
+    return credentialView(row, issuerName, this.deps.publicBaseUrl)
+  }
+}

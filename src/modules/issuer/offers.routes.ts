@@ -1,0 +1,72 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { Did } from '../auth/auth.schemas.js'
+import { errorRefs, PageQuery, pageResponse, paginate } from '../shared/route-helpers.js'
+import type { OfferRow } from './offers.repository.js'
+import type { OfferService } from './offers.service.js'
+
+const errors = errorRefs(400, 401, 403, 404, 409)
+const tags = ['Issuer']
+const DidParams = Type.Object({ did: Did })
+
+const OfferBody = Type.Object(
+  {
+    credential_type: Type.String({ minLength: 1, maxLength: 100 }),
+    schema_id: Type.String({ minLength: 1, maxLength: 100 }),
+    template_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    attributes: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), { maxProperties: 100 })),
+    subject_did: Type.Optional(Did),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    max_uses: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+    expires_at: Type.Optional(Type.String({ format: 'date-time' })),
+  },
+  { additionalProperties: false },
+)
+
+const Offer = Type.Object({
+  id: Type.String(),
+  issuer_did: Type.String(),
+  credential_type: Type.String(),
+  schema_id: Type.String(),
+  template_id: Type.Union([Type.String(), Type.Null()]),
+  attributes: Type.Record(Type.String(), Type.Unknown()),
+  subject_did: Type.Union([Type.String(), Type.Null()]),
+  description: Type.String(),
+  max_uses: Type.Union([Type.Integer(), Type.Null()]),
+  uses: Type.Integer(),
+  status: Type.String(),
+  expires_at: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+})
+
+const offerView = (o: OfferRow) => ({
+  ...o,
+  expires_at: o.expires_at && new Date(o.expires_at).toISOString(),
+  created_at: new Date(o.created_at).toISOString(),
+  updated_at: new Date(o.updated_at).toISOString(),
+})
+
+export const offerRoutes: FastifyPluginAsyncTypebox<{ offers: OfferService }> = async (app, { offers }) => {
+  app.post('/:did/offers', {
+    schema: {
+      tags, summary: 'Create a credential offer (with its QR payload)', params: DidParams, body: OfferBody,
+      response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), offer: Offer, qr_code_data: Type.String() }), ...errors },
+    },
+  }, async (request, reply) => {
+    const offer = await offers.create(request.auth!.did, request.body)
+    return reply.status(201).send({ success: true, message: 'Offer created', offer: offerView(offer), qr_code_data: offers.qrPayload(offer) })
+  })
+
+  app.get('/:did/offers', {
+    schema: { tags, summary: "The issuer's offers, paginated", params: DidParams, querystring: PageQuery, response: { 200: pageResponse(Offer), ...errors } },
+  }, async (request) => paginate(request.query, (page) => offers.list(request.auth!.did, page), offerView))
+
+  app.get('/:did/offers/:offer_id/qr', {
+    schema: {
+      tags, summary: 'The offer QR: payload and an SVG image (data URL)',
+      params: Type.Object({ did: Did, offer_id: Type.String({ minLength: 1, maxLength: 100 }) }),
+      response: { 200: Type.Object({ success: Type.Boolean(), offer_id: Type.String(), qr_code_data: Type.String(), qr_image: Type.String() }), ...errors },
+    },
+  }, async (request) => ({ success: true, ...(await offers.qr(request.auth!.did, request.params.offer_id)) }))
+}

@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto'
+import type { Clock } from '../../adapters/clock.js'
+import type { Database } from '../../db/database.js'
+import { NotFoundError, ValidationError } from '../../errors.js'
+import { normalizeDid } from '../did/did-normalize.js'
+import { qrSvgDataUrl } from '../qr/qr-image.js'
+import type { AttributeValidators } from './attribute-validator.js'
+import type { IssuerService } from './issuer.service.js'
+import * as offers from './offers.repository.js'
+import { findTemplate } from './templates.repository.js'
+
+export interface OfferInput {
+  credential_type: string
+  schema_id: string
+  template_id?: string
+  attributes?: Record<string, unknown>
+  subject_did?: string
+  description?: string
+  max_uses?: number
+  expires_at?: string
+}
+
+/**
+ * Credential offers: an issuer announces a credential a holder may request (by scanning the
+ * offer's QR payload); the holder answers with POST /api/wallet/credential-request {offer_id}.
+ */
+export class OfferService {
+  constructor(private readonly deps: { db: Database; issuers: IssuerService; validators: AttributeValidators; clock: Clock; publicBaseUrl: string }) {}
+
+  async create(issuerDid: string, input: OfferInput): Promise<offers.OfferRow> {
+    await this.deps.issuers.profile(issuerDid)
+    let schema
+    try {
+      schema = await this.deps.issuers.schema(issuerDid, input.schema_id)
+    } catch {
+      throw new ValidationError(`Unknown schema_id "${input.schema_id}" for this issuer`, { details: { field: 'schema_id' } })
+    }
+    if (input.template_id !== undefined) {
+      const template = await findTemplate(this.deps.db, issuerDid, input.template_id)
+      if (!template) throw new ValidationError(`Unknown template_id "${input.template_id}" for this issuer`, { details: { field: 'template_id' } })
+      if (template.schema_id !== schema.id) throw new ValidationError(`Template "${template.id}" is for another schema`)
+    }
+    this.deps.validators.check(schema, input.attributes ?? {}, true)
+    const now = this.deps.clock.now()
+    const expiresAt = input.expires_at === undefined ? null : new Date(input.expires_at)
+    if (expiresAt && expiresAt <= now) throw new ValidationError('expires_at must be in the future', { details: { field: 'expires_at' } })
+    return offers.insertOffer(this.deps.db, {
+      id: `offer-${randomUUID()}`,
+      issuer_did: issuerDid,
+      credential_type: input.credential_type,
+      schema_id: schema.id,
+      template_id: input.template_id ?? null,
+      attributes: input.attributes ?? {},
+      subject_did: input.subject_did === undefined ? null : normalizeDid(input.subject_did),
+      description: input.description ?? '',
+      max_uses: input.max_uses ?? null,
+      status: 'active',
+      expires_at: expiresAt,
+    })
+  }
+
+  list(issuerDid: string, page: { limit: number; after?: string }): Promise<offers.OfferRow[]> {
+    return offers.listOffers(this.deps.db, issuerDid, page)
+  }
+
+  async get(issuerDid: string, id: string): Promise<offers.OfferRow> {
+    const offer = await offers.findOffer(this.deps.db, issuerDid, id)
+    if (!offer) throw new NotFoundError('Offer not found')
+    return offer
+  }
+
+  /** What a wallet needs to act on the offer, as compact JSON for a QR code. */
+  qrPayload(offer: offers.OfferRow): string {
+    return JSON.stringify({
+      type: 'credential-offer',
+      version: 1,
+      offer_id: offer.id,
+      issuer_did: offer.issuer_did,
+      credential_type: offer.credential_type,
+      schema_id: offer.schema_id,
+      request_url: `${this.deps.publicBaseUrl}/api/wallet/credential-request`,
+      ...(offer.expires_at ? { expires_at: new Date(offer.expires_at).toISOString() } : {}),
+    })
+  }
+
+  async qr(issuerDid: string, id: string): Promise<{ offer_id: string; qr_code_data: string; qr_image: string }> {
+    const offer = await this.get(issuerDid, id)
+    const payload = this.qrPayload(offer)
+    return { offer_id: offer.id, qr_code_data: payload, qr_image: await qrSvgDataUrl(payload) }
+  }
+}

@@ -1,0 +1,141 @@
+import { randomUUID } from 'node:crypto'
+import type { Clock } from '../../adapters/clock.js'
+import type { Database } from '../../db/database.js'
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js'
+import type { AuthService } from '../auth/auth.service.js'
+import { normalizeDid } from '../did/did-normalize.js'
+import type { AttributeValidators } from './attribute-validator.js'
+import type { IssuanceService } from './issuance.service.js'
+import { findIssuer } from './issuer.repository.js'
+import type { IssuerService } from './issuer.service.js'
+import { takeOfferUse } from './offers.repository.js'
+import * as requests from './requests.repository.js'
+
+export interface CredentialRequestInput {
+  issuer_did: string
+  schema_id?: string
+  offer_id?: string
+  credential_type?: string
+  attributes?: Record<string, unknown>
+  message?: string
+}
+
+/**
+ * Holder credential requests and the issuer's decision (DESIGN.md "Credential requests and
+ * offers"). Approval needs a fresh signature of a step-up challenge by the issuer's DID key and
+ * issues the credential in the same transaction that marks the request approved, so a request is
+ * approved at most once even when approvals race (the loser gets 409 and nothing is stored).
+ */
+export class CredentialRequestService {
+  constructor(
+    private readonly deps: { db: Database; auth: AuthService; issuers: IssuerService; issuance: IssuanceService; validators: AttributeValidators; clock: Clock },
+  ) {}
+
+  async create(holderDid: string, input: CredentialRequestInput): Promise<requests.RequestRow> {
+    const issuerDid = normalizeDid(input.issuer_did)
+    if (!(await findIssuer(this.deps.db, issuerDid))) throw new ValidationError(`Unknown issuer_did "${issuerDid}": no issuer profile`, { details: { field: 'issuer_did' } })
+    const now = this.deps.clock.now()
+    let schemaId = input.schema_id
+    let credentialType = input.credential_type
+    let attributes = input.attributes ?? {}
+    if (input.offer_id !== undefined) {
+      const offer = await takeOfferUse(this.deps.db, issuerDid, input.offer_id, holderDid, now)
+      if (!offer) throw new NotFoundError('Offer not found, expired, used up, or addressed to another holder')
+      if (schemaId !== undefined && schemaId !== offer.schema_id) throw new ValidationError('schema_id differs from the offer')
+      if (credentialType !== undefined && credentialType !== offer.credential_type) throw new ValidationError('credential_type differs from the offer')
+      schemaId = offer.schema_id
+      credentialType = offer.credential_type
+      attributes = { ...attributes, ...offer.attributes }
+    }
+    if (schemaId === undefined) throw new ValidationError('Either schema_id or offer_id is required', { details: { field: 'schema_id' } })
+    if (credentialType === undefined) throw new ValidationError('credential_type is required without an offer', { details: { field: 'credential_type' } })
+    let schema
+    try {
+      schema = await this.deps.issuers.schema(issuerDid, schemaId)
+    } catch {
+      throw new ValidationError(`Unknown schema_id "${schemaId}" for this issuer`, { details: { field: 'schema_id' } })
+    }
+    // The holder may leave required attributes to the issuer.
+    this.deps.validators.check(schema, attributes, true)
+    return requests.insertRequest(this.deps.db, {
+      id: `request-${randomUUID()}`,
+      holder_did: holderDid,
+      issuer_did: issuerDid,
+      schema_id: schema.id,
+      offer_id: input.offer_id ?? null,
+      credential_type: credentialType,
+      attributes,
+      message: input.message ?? '',
+      status: 'pending',
+    })
+  }
+
+  listForHolder(holderDid: string, status: string | undefined, page: { limit: number; after?: string }): Promise<requests.RequestRow[]> {
+    return requests.listRequests(this.deps.db, { holder_did: holderDid, status }, page)
+  }
+
+  listForIssuer(issuerDid: string, status: string | undefined, page: { limit: number; after?: string }): Promise<requests.RequestRow[]> {
+    return requests.listRequests(this.deps.db, { issuer_did: issuerDid, status }, page)
+  }
+
+  async get(issuerDid: string, id: string): Promise<requests.RequestRow> {
+    const found = await requests.findRequestForIssuer(this.deps.db, issuerDid, id)
+    if (!found) throw new NotFoundError('Credential request not found')
+    return found
+  }
+
+  /** A step-up challenge for the issuer DID, remembered on the request for the approval. */
+  async approvalChallenge(callerDid: string, rawIssuerDid: string, id: string): Promise<{ challenge: string; expiresAt: Date }> {
+    const issuerDid = this.assertIssuer(callerDid, rawIssuerDid)
+    const request = await this.pending(issuerDid, id)
+    const { challenge, expiresAt } = this.deps.auth.createChallenge(issuerDid, 'step-up')
+    await requests.setApprovalChallenge(this.deps.db, request.id, challenge, this.deps.clock.now())
+    return { challenge, expiresAt }
+  }
+
+  async approve(callerDid: string, rawIssuerDid: string, id: string, input: { signature: string; challenge?: string; attributes?: Record<string, unknown>; expiration_date?: string }) {
+    const issuerDid = this.assertIssuer(callerDid, rawIssuerDid)
+    const request = await this.pending(issuerDid, id)
+    const challenge = input.challenge ?? request.approval_challenge
+    if (!challenge) throw new ValidationError('No approval challenge: GET .../challenge first, then sign it', { details: { field: 'signature' } })
+    await this.deps.auth.proveControl({ did: issuerDid, challenge, signature: input.signature }, issuerDid)
+    return this.deps.issuance.issue(
+      issuerDid,
+      {
+        credential_type: request.credential_type,
+        schema_id: request.schema_id,
+        subject_did: request.holder_did,
+        attributes: { ...request.attributes, ...input.attributes },
+        ...(input.expiration_date ? { expiration_date: input.expiration_date } : {}),
+      },
+      {
+        requestId: request.id,
+        steppedUp: true,
+        within: async (trx, credential) => {
+          const decided = await requests.decideRequest(trx, request.id, { status: 'approved', credential_id: credential.id }, this.deps.clock.now())
+          if (!decided) throw new ConflictError('The request was decided meanwhile')
+        },
+      },
+    )
+  }
+
+  async reject(callerDid: string, rawIssuerDid: string, id: string, reason: string | undefined): Promise<requests.RequestRow> {
+    const issuerDid = this.assertIssuer(callerDid, rawIssuerDid)
+    await this.pending(issuerDid, id)
+    const decided = await requests.decideRequest(this.deps.db, id, { status: 'rejected', reason: reason ?? null }, this.deps.clock.now())
+    if (!decided) throw new ConflictError('The request was decided meanwhile')
+    return decided
+  }
+
+  private assertIssuer(callerDid: string, rawIssuerDid: string): string {
+    const issuerDid = normalizeDid(rawIssuerDid)
+    if (issuerDid !== callerDid) throw new ForbiddenError('The issuer DID in the path is not the authenticated DID')
+    return issuerDid
+  }
+
+  private async pending(issuerDid: string, id: string): Promise<requests.RequestRow> {
+    const request = await this.get(issuerDid, id)
+    if (request.status !== 'pending') throw new ConflictError(`The request is already ${request.status}`)
+    return request
+  }
+}

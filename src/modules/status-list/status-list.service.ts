@@ -1,0 +1,81 @@
+import type { Clock } from '../../adapters/clock.js'
+import { encodeStatusList } from '../../crypto/bitstring.js'
+import { signCompactEdDsa } from '../../crypto/jws.js'
+import type { Database, Executor } from '../../db/database.js'
+import { NotFoundError } from '../../errors.js'
+import type { IssuerKeys } from '../issuer/issuer-keys.js'
+import * as repo from './status-list.repository.js'
+import { StatusListAllocator, type StatusSlot } from './status-list-allocator.js'
+
+export interface StatusListEntry {
+  id: string
+  type: 'BitstringStatusListEntry'
+  statusPurpose: string
+  statusListIndex: string
+  statusListCredential: string
+}
+
+const VC_V2 = 'https://www.w3.org/ns/credentials/v2'
+
+/**
+ * Revocation status of issued credentials as W3C Bitstring Status Lists: entries for new
+ * credentials, bits set on revocation, and the status-list credential (a JWT-VC signed by the
+ * issuer's key) served publicly so anyone can check a credential without asking this service's
+ * database anything else.
+ */
+export class StatusListService {
+  private readonly allocator: StatusListAllocator
+  private readonly signed = new Map<string, { version: number; jwt: string; updatedAt: Date }>()
+
+  constructor(private readonly deps: { db: Database; keys: IssuerKeys; clock: Clock; publicBaseUrl: string }) {
+    this.allocator = new StatusListAllocator(deps.db)
+  }
+
+  allocate(issuerDid: string): Promise<StatusSlot> {
+    return this.allocator.allocate(issuerDid)
+  }
+
+  entry(slot: StatusSlot): StatusListEntry {
+    const url = this.url(slot.listId)
+    return { id: `${url}#${slot.index}`, type: 'BitstringStatusListEntry', statusPurpose: 'revocation', statusListIndex: String(slot.index), statusListCredential: url }
+  }
+
+  /** Inside the revocation's transaction, so the bit and the record change together. */
+  revoke(trx: Executor, slot: StatusSlot): Promise<void> {
+    return repo.setStatusBit(trx, slot.listId, slot.index, this.deps.clock.now())
+  }
+
+  /** The status-list credential as a compact JWT-VC; re-signed only when the list changed. */
+  async credential(listId: string): Promise<{ jwt: string; version: number; updatedAt: Date }> {
+    const current = await repo.findVersion(this.deps.db, listId)
+    if (!current) throw new NotFoundError('Status list not found')
+    const cached = this.signed.get(listId)
+    if (cached && cached.version === current.version) return cached
+    const list = (await repo.findListBits(this.deps.db, listId))!
+    const key = await this.deps.keys.ed25519(list.issuer_did)
+    const url = this.url(listId)
+    const now = this.deps.clock.now()
+    const vc = {
+      '@context': [VC_V2],
+      id: url,
+      type: ['VerifiableCredential', 'BitstringStatusListCredential'],
+      issuer: list.issuer_did,
+      validFrom: now.toISOString(),
+      credentialSubject: { id: `${url}#list`, type: 'BitstringStatusList', statusPurpose: list.purpose, encodedList: encodeStatusList(list.bits) },
+    }
+    const iat = Math.floor(now.getTime() / 1000)
+    const jwt = await signCompactEdDsa(
+      { typ: 'JWT', kid: `${list.issuer_did}#${key.kid}` },
+      { iss: list.issuer_did, sub: vc.credentialSubject.id, jti: url, iat, nbf: iat, vc },
+      key.privateKey,
+    )
+    const entry = { jwt, version: list.version, updatedAt: new Date(list.updated_at) }
+    if (this.signed.size > 1000) this.signed.clear()
+    this.signed.set(listId, entry)
+    return entry
+  }
+
+  private url(listId: string): string {
+    return `${this.deps.publicBaseUrl}/api/status-lists/${listId}`
+  }
+}

@@ -1,0 +1,46 @@
+import type { Insertable, Selectable } from 'kysely'
+import type { Executor, PresentationRequestsTable, VerifierPresetsTable, VerifiersTable } from '../../db/database.js'
+
+export type VerifierRow = Selectable<VerifiersTable>
+export type PresentationRequestRow = Selectable<PresentationRequestsTable>
+export type PresetRow = Selectable<VerifierPresetsTable>
+
+export function insertVerifier(db: Executor, row: Omit<Insertable<VerifiersTable>, 'created_at' | 'updated_at'>): Promise<VerifierRow | undefined> {
+  return db.insertInto('verifiers').values(row).onConflict((oc) => oc.column('did').doNothing()).returningAll().executeTakeFirst()
+}
+
+export function findVerifier(db: Executor, did: string): Promise<VerifierRow | undefined> {
+  return db.selectFrom('verifiers').selectAll().where('did', '=', did).executeTakeFirst()
+}
+
+type JsonColumns = 'required_credentials' | 'required_predicates'
+const json = <T extends Record<JsonColumns, unknown>>(row: T) => ({ ...row, required_credentials: JSON.stringify(row.required_credentials), required_predicates: JSON.stringify(row.required_predicates) })
+
+export function insertRequest(db: Executor, row: PresentationRequestRow): Promise<PresentationRequestRow> {
+  return db.insertInto('presentation_requests').values(json(row)).returningAll().executeTakeFirstOrThrow()
+}
+
+/** Any request by id: holders reach requests by id (from a QR code), verifiers only their own. */
+export function findRequest(db: Executor, id: string): Promise<PresentationRequestRow | undefined> {
+  return db.selectFrom('presentation_requests').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+export function listRequests(db: Executor, verifierDid: string, page: { limit: number; after?: string }): Promise<PresentationRequestRow[]> {
+  let query = db.selectFrom('presentation_requests').selectAll().where('verifier_did', '=', verifierDid)
+  if (page.after) query = query.where('id', '>', page.after)
+  return query.orderBy('id').limit(page.limit).execute()
+}
+
+export function insertPreset(db: Executor, row: Omit<PresetRow, 'created_at' | 'updated_at'>): Promise<PresetRow> {
+  return db.insertInto('verifier_presets').values(json(row)).returningAll().executeTakeFirstOrThrow()
+}
+
+export function findPreset(db: Executor, verifierDid: string, id: string): Promise<PresetRow | undefined> {
+  return db.selectFrom('verifier_presets').selectAll().where('id', '=', id).where('verifier_did', '=', verifierDid).executeTakeFirst()
+}
+
+export function listPresets(db: Executor, verifierDid: string, page: { limit: number; after?: string }): Promise<PresetRow[]> {
+  let query = db.selectFrom('verifier_presets').selectAll().where('verifier_did', '=', verifierDid)
+  if (page.after) query = query.where('id', '>', page.after)
+  return query.orderBy('id').limit(page.limit).execute()
+}

@@ -1,0 +1,66 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { ForbiddenError } from '../../errors.js'
+import { Did } from '../auth/auth.schemas.js'
+import { normalizeDid } from '../did/did-normalize.js'
+import { errorRefs, PageQuery, pageResponse, paginate } from '../shared/route-helpers.js'
+import type { PresentationRequestRow, PresetRow, VerifierRow } from './verifier.repository.js'
+import * as S from './verifier.schemas.js'
+import type { VerifierService } from './verifier.service.js'
+
+const errors = errorRefs(400, 401, 403, 404, 409)
+const tags = ['Verifier']
+const iso = (d: Date) => new Date(d).toISOString()
+
+/** Verifier profile, presentation requests and presets (spec: Verifier group). */
+export const verifierRoutes: FastifyPluginAsyncTypebox<{ verifiers: VerifierService }> = async (app, { verifiers }) => {
+  const requestView = (r: PresentationRequestRow) => ({ ...r, status: verifiers.effectiveStatus(r), created_at: iso(r.created_at), expires_at: iso(r.expires_at) })
+  const presetView = (p: PresetRow) => ({ ...p, created_at: iso(p.created_at) })
+  const profileView = (v: VerifierRow) => ({ ...v, created_at: iso(v.created_at), updated_at: iso(v.updated_at) })
+
+  app.post('', {
+    schema: { tags, summary: 'Create the verifier profile of the authenticated DID', body: S.VerifierBody, response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), verifier: S.Verifier }), ...errors } },
+  }, async (request, reply) => {
+    const did = request.auth!.did
+    if (request.body.did !== undefined && normalizeDid(request.body.did) !== did) throw new ForbiddenError('The body DID is not the authenticated DID')
+    return reply.status(201).send({ success: true, message: 'Verifier profile created', verifier: profileView(await verifiers.createProfile(did, request.body)) })
+  })
+
+  app.get('/:did/profile', {
+    schema: { tags, summary: 'The verifier profile', params: Type.Object({ did: Did }), response: { 200: Type.Object({ success: Type.Boolean(), verifier: S.Verifier }), ...errors } },
+  }, async (request) => ({ success: true, verifier: profileView(await verifiers.profile(request.auth!.did)) }))
+
+  app.post('/requests', {
+    schema: {
+      tags,
+      summary: 'Create a presentation request (pending, with a nonce and its QR payload); from a preset with preset_id',
+      body: S.CreateRequestBody,
+      response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), request: S.PresentationRequest, qr_code_data: Type.String() }), ...errors },
+    },
+  }, async (request, reply) => {
+    const created = await verifiers.createRequest(request.auth!.did, request.body)
+    return reply.status(201).send({ success: true, message: 'Presentation request created', request: requestView(created), qr_code_data: verifiers.qrPayload(created) })
+  })
+
+  app.get('/requests/:id', {
+    schema: {
+      tags, summary: "One of the verifier's presentation requests", params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
+      response: { 200: Type.Object({ success: Type.Boolean(), request: S.PresentationRequest, qr_code_data: Type.String() }), ...errors },
+    },
+  }, async (request) => {
+    const found = await verifiers.request(request.auth!.did, request.params.id)
+    return { success: true, request: requestView(found), qr_code_data: verifiers.qrPayload(found) }
+  })
+
+  app.get('/:did/requests', {
+    schema: { tags, summary: "The verifier's presentation requests, paginated", params: Type.Object({ did: Did }), querystring: PageQuery, response: { 200: pageResponse(S.PresentationRequest), ...errors } },
+  }, async (request) => paginate(request.query, (page) => verifiers.listRequests(request.auth!.did, page), requestView))
+
+  app.post('/:did/presets', {
+    schema: { tags, summary: 'Save a request definition to create requests from', params: Type.Object({ did: Did }), body: S.PresetBody, response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), preset: S.Preset }), ...errors } },
+  }, async (request, reply) => reply.status(201).send({ success: true, message: 'Preset saved', preset: presetView(await verifiers.createPreset(request.auth!.did, request.body)) }))
+
+  app.get('/:did/presets', {
+    schema: { tags, summary: "The verifier's presets, paginated", params: Type.Object({ did: Did }), querystring: PageQuery, response: { 200: pageResponse(S.Preset), ...errors } },
+  }, async (request) => paginate(request.query, (page) => verifiers.listPresets(request.auth!.did, page), presetView))
+}

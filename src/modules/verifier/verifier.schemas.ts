@@ -1,0 +1,104 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { Did } from '../auth/auth.schemas.js'
+
+const Url = Type.String({ format: 'uri', maxLength: 2048, pattern: '^https?://' })
+const Label = Type.String({ minLength: 1, maxLength: 100 })
+
+export const VerifierBody = Type.Object(
+  {
+    did: Type.Optional(Did),
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    website: Type.Optional(Url),
+    logo_url: Type.Optional(Url),
+  },
+  { additionalProperties: false },
+)
+
+export const Verifier = Type.Object({
+  did: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  website: Type.Union([Type.String(), Type.Null()]),
+  logo_url: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+})
+
+export const RequiredCredential = Type.Object(
+  {
+    credential_type: Label,
+    issuer_did: Type.Optional(Did),
+    required_attributes: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 100 })),
+  },
+  { additionalProperties: false },
+)
+
+export const OPERATORS = ['>=', '>', '<=', '<'] as const
+export const RequiredPredicate = Type.Object(
+  {
+    attribute: Type.String({ minLength: 1, maxLength: 64 }),
+    operator: Type.Union(OPERATORS.map((o) => Type.Literal(o))),
+    value: Type.Union([Type.Number(), Type.String({ format: 'date', description: 'YYYY-MM-DD, for date attributes' })]),
+    credential_type: Type.Optional(Label),
+  },
+  { additionalProperties: false },
+)
+
+const RequestDefinition = {
+  presentation_type: Label,
+  required_credentials: Type.Array(RequiredCredential, { maxItems: 20 }),
+  required_predicates: Type.Optional(Type.Array(RequiredPredicate, { maxItems: 20 })),
+  purpose: Type.String({ minLength: 1, maxLength: 1000 }),
+  callback_url: Type.Optional(Url),
+}
+
+/** Spec body; with `preset_id` the definition comes from the preset and may be left out. */
+export const CreateRequestBody = Type.Object(
+  {
+    verifier_did: Did,
+    presentation_type: Type.Optional(RequestDefinition.presentation_type),
+    required_credentials: Type.Optional(RequestDefinition.required_credentials),
+    required_predicates: RequestDefinition.required_predicates,
+    purpose: Type.Optional(RequestDefinition.purpose),
+    callback_url: RequestDefinition.callback_url,
+    expires_at: Type.Optional(Type.String({ format: 'date-time' })),
+    preset_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  },
+  { additionalProperties: false },
+)
+export type CreateRequestInput = Static<typeof CreateRequestBody>
+
+export const PresetBody = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 200 }), ...RequestDefinition, validity_seconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 30 * 86_400 })) },
+  { additionalProperties: false },
+)
+export type PresetInput = Static<typeof PresetBody>
+
+export const PresentationRequest = Type.Object({
+  id: Type.String(),
+  verifier_did: Type.String(),
+  presentation_type: Type.String(),
+  required_credentials: Type.Array(Type.Object({ credential_type: Type.String(), issuer_did: Type.Optional(Type.String()), required_attributes: Type.Optional(Type.Array(Type.String())) })),
+  required_predicates: Type.Array(Type.Object({ attribute: Type.String(), operator: Type.String(), value: Type.Union([Type.Number(), Type.String()]), credential_type: Type.Optional(Type.String()) })),
+  purpose: Type.String(),
+  callback_url: Type.Union([Type.String(), Type.Null()]),
+  nonce: Type.String(),
+  status: Type.String({ description: 'pending at creation; expired once expires_at has passed while pending' }),
+  preset_id: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String(),
+  expires_at: Type.String(),
+})
+
+export const Preset = Type.Object({
+  id: Type.String(),
+  verifier_did: Type.String(),
+  name: Type.String(),
+  presentation_type: Type.String(),
+  required_credentials: PresentationRequest.properties.required_credentials,
+  required_predicates: PresentationRequest.properties.required_predicates,
+  purpose: Type.String(),
+  callback_url: Type.Union([Type.String(), Type.Null()]),
+  validity_seconds: Type.Integer(),
+  created_at: Type.String(),
+})

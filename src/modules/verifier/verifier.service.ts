@@ -1,0 +1,138 @@
+import { randomBytes, randomUUID } from 'node:crypto'
+import type { Clock } from '../../adapters/clock.js'
+import type { Database } from '../../db/database.js'
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js'
+import { normalizeDid } from '../did/did-normalize.js'
+import * as repo from './verifier.repository.js'
+import type { CreateRequestInput, PresetInput } from './verifier.schemas.js'
+
+/** Requests without `expires_at` (or a preset's validity) stay answerable this long. */
+const DEFAULT_VALIDITY_SECONDS = 3600
+const MAX_VALIDITY_MS = 30 * 86_400_000
+
+/**
+ * Verifier profiles, presentation requests (with their nonce and QR payload) and presets.
+ * Presentations and their verification build on these (wallet/verifier issue).
+ */
+export class VerifierService {
+  constructor(private readonly deps: { db: Database; clock: Clock; publicBaseUrl: string }) {}
+
+  async createProfile(did: string, input: { name: string; description?: string; website?: string; logo_url?: string }): Promise<repo.VerifierRow> {
+    const created = await repo.insertVerifier(this.deps.db, { did, name: input.name, description: input.description ?? '', website: input.website ?? null, logo_url: input.logo_url ?? null })
+    if (!created) throw new ConflictError('This DID already has a verifier profile')
+    return created
+  }
+
+  async profile(did: string): Promise<repo.VerifierRow> {
+    const found = await repo.findVerifier(this.deps.db, did)
+    if (!found) throw new NotFoundError('No verifier profile for this DID: create it with POST /api/verifier')
+    return found
+  }
+
+  async createRequest(callerDid: string, input: CreateRequestInput): Promise<repo.PresentationRequestRow> {
+    if (normalizeDid(input.verifier_did) !== callerDid) throw new ForbiddenError('verifier_did is not the authenticated DID')
+    const now = this.deps.clock.now()
+    let definition = {
+      presentation_type: input.presentation_type,
+      required_credentials: input.required_credentials,
+      required_predicates: input.required_predicates,
+      purpose: input.purpose,
+      callback_url: input.callback_url,
+    }
+    let validitySeconds = DEFAULT_VALIDITY_SECONDS
+    if (input.preset_id !== undefined) {
+      const preset = await repo.findPreset(this.deps.db, callerDid, input.preset_id)
+      if (!preset) throw new ValidationError(`Unknown preset_id "${input.preset_id}" for this verifier`, { details: { field: 'preset_id' } })
+      definition = {
+        presentation_type: definition.presentation_type ?? preset.presentation_type,
+        required_credentials: definition.required_credentials ?? preset.required_credentials,
+        required_predicates: definition.required_predicates ?? (preset.required_predicates as CreateRequestInput['required_predicates']),
+        purpose: definition.purpose ?? preset.purpose,
+        callback_url: definition.callback_url ?? preset.callback_url ?? undefined,
+      }
+      validitySeconds = preset.validity_seconds
+    }
+    for (const field of ['presentation_type', 'required_credentials', 'purpose'] as const) {
+      if (definition[field] === undefined) throw new ValidationError(`${field} is required (or a preset_id that defines it)`, { details: { field } })
+    }
+    checkPredicates(definition.required_predicates ?? [])
+    const expiresAt = input.expires_at === undefined ? new Date(now.getTime() + validitySeconds * 1000) : new Date(input.expires_at)
+    if (expiresAt.getTime() <= now.getTime()) throw new ValidationError('expires_at must be in the future', { details: { field: 'expires_at' } })
+    if (expiresAt.getTime() - now.getTime() > MAX_VALIDITY_MS) throw new ValidationError('expires_at may be at most 30 days ahead', { details: { field: 'expires_at' } })
+    return repo.insertRequest(this.deps.db, {
+      id: `presreq-${randomUUID()}`,
+      verifier_did: callerDid,
+      presentation_type: definition.presentation_type!,
+      required_credentials: (definition.required_credentials ?? []).map((c) => ({ ...c, ...(c.issuer_did ? { issuer_did: normalizeDid(c.issuer_did) } : {}) })),
+      required_predicates: definition.required_predicates ?? [],
+      purpose: definition.purpose!,
+      callback_url: definition.callback_url ?? null,
+      // 128 bits from the CSPRNG: the holder's VP must echo it, so a presentation cannot be replayed to another request.
+      nonce: randomBytes(16).toString('base64url'),
+      status: 'pending',
+      preset_id: input.preset_id ?? null,
+      expires_at: expiresAt,
+      created_at: now,
+      updated_at: now,
+    })
+  }
+
+  /** The verifier's own request; another verifier's is as unknown as a missing one. */
+  async request(verifierDid: string, id: string): Promise<repo.PresentationRequestRow> {
+    const found = await repo.findRequest(this.deps.db, id)
+    if (!found || found.verifier_did !== verifierDid) throw new NotFoundError('Presentation request not found')
+    return found
+  }
+
+  listRequests(verifierDid: string, page: { limit: number; after?: string }): Promise<repo.PresentationRequestRow[]> {
+    return repo.listRequests(this.deps.db, verifierDid, page)
+  }
+
+  /** A pending request past its expiry reads as expired. */
+  effectiveStatus(request: repo.PresentationRequestRow): string {
+    return request.status === 'pending' && new Date(request.expires_at).getTime() <= this.deps.clock.now().getTime() ? 'expired' : request.status
+  }
+
+  /** The QR payload of a request: what a wallet needs to answer it. */
+  qrPayload(request: repo.PresentationRequestRow): string {
+    return JSON.stringify({
+      type: 'presentation-request',
+      version: 1,
+      request_id: request.id,
+      verifier_did: request.verifier_did,
+      nonce: request.nonce,
+      presentation_type: request.presentation_type,
+      purpose: request.purpose,
+      response_url: `${this.deps.publicBaseUrl}/api/wallet/presentation-requests`,
+      expires_at: new Date(request.expires_at).toISOString(),
+    })
+  }
+
+  createPreset(verifierDid: string, input: PresetInput): Promise<repo.PresetRow> {
+    checkPredicates(input.required_predicates ?? [])
+    return repo.insertPreset(this.deps.db, {
+      id: `preset-${randomUUID()}`,
+      verifier_did: verifierDid,
+      name: input.name,
+      presentation_type: input.presentation_type,
+      required_credentials: input.required_credentials,
+      required_predicates: input.required_predicates ?? [],
+      purpose: input.purpose,
+      callback_url: input.callback_url ?? null,
+      validity_seconds: input.validity_seconds ?? DEFAULT_VALIDITY_SECONDS,
+    })
+  }
+
+  listPresets(verifierDid: string, page: { limit: number; after?: string }): Promise<repo.PresetRow[]> {
+    return repo.listPresets(this.deps.db, verifierDid, page)
+  }
+}
+
+/** Predicates compare numbers, or dates written YYYY-MM-DD (DESIGN.md "Anonymous proof"). */
+function checkPredicates(predicates: Array<{ attribute: string; value: number | string }>): void {
+  for (const p of predicates) {
+    if (typeof p.value === 'string' && !/^\d{4}-\d{2}-\d{2}$/.test(p.value)) {
+      throw new ValidationError(`Predicate on "${p.attribute}": value must be a number or a YYYY-MM-DD date`, { details: { field: 'required_predicates' } })
+    }
+  }
+}

@@ -1,0 +1,90 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { Did } from '../auth/auth.schemas.js'
+import { IssueResponse } from '../issuer/issuance.schemas.js'
+import { CredentialRequest, requestView, RequestStatusQuery } from '../issuer/requests.schemas.js'
+import type { CredentialRequestService } from '../issuer/requests.service.js'
+import { errorRefs, PageQuery, pageResponse, paginate } from '../shared/route-helpers.js'
+
+const errors = errorRefs(400, 401, 403, 404, 409)
+const RecordId = Type.String({ minLength: 1, maxLength: 100 })
+const IssuerRequestParams = Type.Object({ issuer_did: Did, request_id: RecordId })
+
+/**
+ * Holder side: ask an issuer for a credential (by schema or offer) and follow the requests.
+ * Issuer side, under /api/wallet/issuer/...: the step-up challenge, approval (issues the
+ * credential) and rejection.
+ */
+export const credentialRequestRoutes: FastifyPluginAsyncTypebox<{ requests: CredentialRequestService }> = async (app, { requests }) => {
+  app.post('/credential-request', {
+    schema: {
+      tags: ['Wallet'],
+      summary: 'Request a credential from an issuer, by schema_id or offer_id',
+      body: Type.Object(
+        {
+          issuer_did: Did,
+          schema_id: Type.Optional(RecordId),
+          offer_id: Type.Optional(RecordId),
+          credential_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+          attributes: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), { maxProperties: 100 })),
+          message: Type.Optional(Type.String({ maxLength: 2000 })),
+        },
+        { additionalProperties: false },
+      ),
+      response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), request: CredentialRequest }), ...errors },
+    },
+  }, async (request, reply) => {
+    const created = await requests.create(request.auth!.did, request.body)
+    return reply.status(201).send({ success: true, message: 'Credential request sent', request: requestView(created) })
+  })
+
+  app.get('/:did/credential-requests', {
+    schema: {
+      tags: ['Wallet'], summary: "The holder's credential requests, paginated", params: Type.Object({ did: Did }),
+      querystring: Type.Composite([PageQuery, Type.Object({ status: RequestStatusQuery })]),
+      response: { 200: pageResponse(CredentialRequest), ...errors },
+    },
+  }, async (request) => paginate(request.query, (page) => requests.listForHolder(request.auth!.did, request.query.status, page), requestView))
+
+  app.get('/issuer/:issuer_did/request/:request_id/challenge', {
+    schema: {
+      tags: ['Issuer'], summary: 'A step-up challenge the issuer signs to approve the request', params: IssuerRequestParams,
+      response: { 200: Type.Object({ success: Type.Boolean(), request_id: Type.String(), challenge: Type.String(), expires_at: Type.String() }), ...errors },
+    },
+  }, async (request) => {
+    const { challenge, expiresAt } = await requests.approvalChallenge(request.auth!.did, request.params.issuer_did, request.params.request_id)
+    return { success: true, request_id: request.params.request_id, challenge, expires_at: expiresAt.toISOString() }
+  })
+
+  app.post('/issuer/:issuer_did/request/:request_id/approve', {
+    schema: {
+      tags: ['Issuer'],
+      summary: 'Approve with the signed challenge: issues the credential to the requester',
+      params: IssuerRequestParams,
+      body: Type.Object(
+        {
+          signature: Type.String({ minLength: 1, maxLength: 512 }),
+          challenge: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'default: the last challenge fetched for this request' })),
+          attributes: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), { maxProperties: 100 })),
+          expiration_date: Type.Optional(Type.String({ format: 'date-time' })),
+        },
+        { additionalProperties: false },
+      ),
+      response: { 200: Type.Intersect([IssueResponse, Type.Object({ request_id: Type.String() })]), ...errors },
+    },
+  }, async (request) => {
+    const credential = await requests.approve(request.auth!.did, request.params.issuer_did, request.params.request_id, request.body)
+    return { success: true, message: 'Request approved and credential issued', request_id: request.params.request_id, credential }
+  })
+
+  app.post('/issuer/:issuer_did/request/:request_id/reject', {
+    schema: {
+      tags: ['Issuer'], summary: 'Reject the request', params: IssuerRequestParams,
+      body: Type.Optional(Type.Object({ reason: Type.Optional(Type.String({ maxLength: 2000 })) }, { additionalProperties: false })),
+      response: { 200: Type.Object({ success: Type.Boolean(), message: Type.String(), request: CredentialRequest }), ...errors },
+    },
+  }, async (request) => {
+    const rejected = await requests.reject(request.auth!.did, request.params.issuer_did, request.params.request_id, request.body?.reason)
+    return { success: true, message: 'Request rejected', request: requestView(rejected) }
+  })
+}
