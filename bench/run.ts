@@ -1,10 +1,15 @@
 /**
- * `npm run bench`: login throughput against the framework floor, per database engine.
- * For each engine one server process is started; against it, interleaved rounds measure the
- * req/s of a trivial route (the floor) and complete login flows/s (challenge + verify-challenge,
- * one did:key per virtual user). Prints a summary, a Markdown table for the README, and writes
- * bench/results/latest-login.json. Settings: BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_ROUNDS,
- * BENCH_WARMUP_SECONDS, BENCH_ENGINES=pglite,postgres, BENCH_DATABASE_URL, BENCH_SERVER=tsx|build (default tsx).
+ * `npm run bench`: login throughput against the framework floor, and credential issuance
+ * against the raw cost of its cryptography, per database engine.
+ * The raw crypto (BBS sign, Ed25519 sign, ML-KEM seal) is measured first in this process, with
+ * no server running. Then for each engine one server process is started; against it,
+ * interleaved rounds measure the req/s of a trivial route (the floor) and complete login
+ * flows/s (challenge + verify-challenge, one did:key per virtual user), then interleaved rounds
+ * of issuance (JWT + BBS schema, JWT-only schema). Prints summaries, Markdown tables for the
+ * README, and writes bench/results/latest-login.json and latest-issuance.json. Settings:
+ * BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_ISSUANCE_CONNECTIONS, BENCH_ROUNDS, BENCH_WARMUP_SECONDS,
+ * BENCH_CRYPTO_ITERATIONS, BENCH_ENGINES=pglite,postgres, BENCH_DATABASE_URL,
+ * BENCH_SERVER=tsx|build (default tsx), BENCH_ONLY=login|issuance (default both).
  */
 import { spawnSync } from 'node:child_process'
 import { mkdir, writeFile } from 'node:fs/promises'
@@ -13,6 +18,9 @@ import path from 'node:path'
 import { installAbortHandlers, onAbort } from './lib/cleanup.js'
 import { coreCount } from './lib/cpu.js'
 import { runAgainstServer } from './lib/engine-run.js'
+import { measureRawCrypto, TARGET_BBS_SIGN_MS, type RawCryptoCost } from './lib/issuance-crypto.js'
+import { issuanceMarkdown, printIssuance, printRawCrypto, summarizeIssuance, TARGET_CEILING_RATIO, TARGET_JWT_PER_SECOND, type IssuanceEngineSummary } from './lib/issuance-report.js'
+import { runIssuanceAgainstServer } from './lib/issuance-run.js'
 import { readOptions, type BenchOptions, type Engine } from './lib/options.js'
 import { createBenchDatabase, postgresReachable } from './lib/postgres.js'
 import { markdownTable, printEngine, summarize, TARGET_RATIO, type EngineSummary } from './lib/report.js'
@@ -27,7 +35,17 @@ function codeVersion(): string {
   return git('status', '--porcelain', '--', 'src') ? `${commit}+dirty` : commit
 }
 
-async function benchEngine(engine: Engine, options: BenchOptions, build: ServerBuild): Promise<EngineSummary | undefined> {
+interface EngineResult {
+  login?: EngineSummary
+  issuance?: IssuanceEngineSummary
+}
+
+/**
+ * Issuance runs against the same server process as the login rounds, after them: it is warmed
+ * up already, one start-up less keeps the run bounded, and the rows the login part leaves (50
+ * users, their sessions) are nothing next to the credentials issued.
+ */
+async function benchEngine(engine: Engine, options: BenchOptions, build: ServerBuild, crypto: RawCryptoCost | undefined): Promise<EngineResult | undefined> {
   if (engine === 'postgres' && !(await postgresReachable(options.postgresUrl))) {
     log(`\npostgres: not reachable at ${options.postgresUrl}; skipped`)
     return undefined
@@ -39,7 +57,10 @@ async function benchEngine(engine: Engine, options: BenchOptions, build: ServerB
     const server = await startServer({ build, databaseUrl: database?.url })
     const forgetServer = onAbort(() => server.stop())
     try {
-      return summarize(engine, await runAgainstServer(server, engine, options, log))
+      const result: EngineResult = {}
+      if (options.parts.includes('login')) result.login = summarize(engine, await runAgainstServer(server, engine, options, log))
+      if (crypto) result.issuance = summarizeIssuance(engine, await runIssuanceAgainstServer(server, engine, options, log), crypto)
+      return result
     } finally {
       await server.stop()
       forgetServer()
@@ -52,42 +73,77 @@ async function benchEngine(engine: Engine, options: BenchOptions, build: ServerB
 
 async function main(): Promise<void> {
   const options = readOptions()
-  // Every phase is bounded; this bounds the whole run too (start-up, build, cleanup included).
-  const phases = options.rounds * 2 * options.seconds + 2 * options.warmupSeconds
-  installAbortHandlers((options.engines.length * (phases + 180) + 240) * 1000)
+  const withLogin = options.parts.includes('login')
+  const withIssuance = options.parts.includes('issuance')
+  // Every phase is bounded; this bounds the whole run too (start-up, build, set-up, cleanup included).
+  const loginPhases = withLogin ? options.rounds * 2 * options.seconds + 2 * options.warmupSeconds : 0
+  const issuancePhases = withIssuance ? options.rounds * 2 * options.seconds + 2 * options.warmupSeconds + 60 : 0
+  const cryptoBudget = withIssuance ? options.cryptoIterations * 0.3 + 60 : 0
+  installAbortHandlers((options.engines.length * (loginPhases + issuancePhases + 180) + cryptoBudget + 240) * 1000)
 
-  log(`login throughput vs framework floor: ${options.connections} connections, ${options.seconds} s per phase, ${options.rounds} rounds, engines ${options.engines.join(', ')}`)
+  if (withLogin) log(`login throughput vs framework floor: ${options.connections} connections, ${options.seconds} s per phase, ${options.rounds} rounds, engines ${options.engines.join(', ')}`)
+  if (withIssuance) log(`issuance throughput vs raw crypto: ${options.issuanceConnections} connections, ${options.seconds} s per phase, ${options.rounds} rounds, engines ${options.engines.join(', ')}`)
   const code = codeVersion()
   log(`machine: ${coreCount()} cores (${os.cpus()[0]?.model ?? 'unknown'}), node ${process.version}, code ${code}`)
-  log('note: the load generator runs on the same cores as the server (and PostgreSQL): fair to both phases, but noisy.')
+  log('note: the load generator runs on the same cores as the server (and PostgreSQL): fair to every phase, but noisy.')
+  let crypto: RawCryptoCost | undefined
+  if (withIssuance) {
+    log(`\nraw issuance crypto, measured alone in this process (no server running), ${options.cryptoIterations} iterations each ...`)
+    crypto = await measureRawCrypto(options.cryptoIterations, log)
+  }
   if (options.server === 'build') log('compiling src/ with tsc into a temporary directory ...')
   const build = await prepareServer(options.server)
   const forgetBuild = onAbort(() => build.dispose())
-  const summaries: EngineSummary[] = []
+  const results: EngineResult[] = []
   try {
     for (const engine of options.engines) {
-      const summary = await benchEngine(engine, options, build)
-      if (summary) summaries.push(summary)
+      const result = await benchEngine(engine, options, build, crypto)
+      if (result) results.push(result)
     }
   } finally {
     await build.dispose()
     forgetBuild()
   }
-  for (const s of summaries) printEngine(s)
+  const logins = results.flatMap((r) => (r.login ? [r.login] : []))
+  const issuances = results.flatMap((r) => (r.issuance ? [r.issuance] : []))
+  for (const s of logins) printEngine(s)
+  if (crypto) printRawCrypto(crypto)
+  for (const s of issuances) printIssuance(s)
 
-  const markdown = markdownTable(summaries, options, code)
-  log(`\nMarkdown for the README's performance section:\n\n${markdown}\n`)
   const resultsDir = path.join(projectRoot, 'bench/results')
   await mkdir(resultsDir, { recursive: true })
-  const json = {
-    date: new Date().toISOString(),
-    code,
-    machine: { cores: coreCount(), cpu: os.cpus()[0]?.model, node: process.version },
-    settings: { connections: options.connections, seconds: options.seconds, rounds: options.rounds, server: options.server, targetRatio: round3(TARGET_RATIO) },
-    engines: summaries,
+  const machine = { cores: coreCount(), cpu: os.cpus()[0]?.model, node: process.version }
+  if (withLogin) {
+    log(`\nMarkdown for the README's performance section (login):\n\n${markdownTable(logins, options, code)}\n`)
+    const json = {
+      date: new Date().toISOString(),
+      code,
+      machine,
+      settings: { connections: options.connections, seconds: options.seconds, rounds: options.rounds, server: options.server, targetRatio: round3(TARGET_RATIO) },
+      engines: logins,
+    }
+    await writeFile(path.join(resultsDir, 'latest-login.json'), `${JSON.stringify(json, null, 2)}\n`)
+    log('written: bench/results/latest-login.json')
   }
-  await writeFile(path.join(resultsDir, 'latest-login.json'), `${JSON.stringify(json, null, 2)}\n`)
-  log('written: bench/results/latest-login.json')
+  if (crypto) {
+    log(`\nMarkdown for the README's performance section (issuance):\n\n${issuanceMarkdown(issuances, crypto, options, code)}\n`)
+    const json = {
+      date: new Date().toISOString(),
+      code,
+      machine,
+      settings: {
+        connections: options.issuanceConnections,
+        seconds: options.seconds,
+        rounds: options.rounds,
+        server: options.server,
+        targets: { ceilingRatio: TARGET_CEILING_RATIO, jwtPerSecondPglite: TARGET_JWT_PER_SECOND, bbsSignMs: TARGET_BBS_SIGN_MS },
+      },
+      rawCrypto: crypto,
+      engines: issuances,
+    }
+    await writeFile(path.join(resultsDir, 'latest-issuance.json'), `${JSON.stringify(json, null, 2)}\n`)
+    log('written: bench/results/latest-issuance.json')
+  }
 }
 
 const round3 = (v: number) => Math.round(v * 1000) / 1000

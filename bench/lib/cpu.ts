@@ -13,6 +13,8 @@ export interface CpuSnapshot {
   at: number
   self: number
   server: number | undefined
+  /** The server's main thread alone (its event loop); `server` adds worker and libuv threads. */
+  serverMain: number | undefined
   /** Per pid, because backends come and go (the pool closes idle connections). */
   postgres: Map<number, number>
   machine: { busy: number; steal: number; total: number } | undefined
@@ -24,6 +26,7 @@ export function cpuSnapshot(serverPid: number): CpuSnapshot {
     at: performance.now() / 1000,
     self: (usage.user + usage.system) / 1e6,
     server: processCpuSeconds(serverPid),
+    serverMain: processCpuSeconds(serverPid, serverPid),
     postgres: postgresCpuSeconds(),
     machine: machineSeconds(),
   }
@@ -33,6 +36,7 @@ export function cpuSnapshot(serverPid: number): CpuSnapshot {
 export interface CpuUse {
   clientCores: number
   serverCores: number | undefined
+  serverMainThreadCores: number | undefined
   postgresCores: number | undefined
   /** Busy time nobody above accounts for, steal included: high values mean a noisy run. */
   otherCores: number | undefined
@@ -46,12 +50,13 @@ export function cpuBetween(a: CpuSnapshot, b: CpuSnapshot, ownPostgres: boolean)
   const wall = b.at - a.at
   const clientCores = (b.self - a.self) / wall
   const serverCores = a.server === undefined || b.server === undefined ? undefined : (b.server - a.server) / wall
+  const serverMainThreadCores = a.serverMain === undefined || b.serverMain === undefined ? undefined : (b.serverMain - a.serverMain) / wall
   // Processes that exited in between are left out (their last seconds are lost, a small error).
   let postgres = 0
   for (const [pid, seconds] of b.postgres) postgres += seconds - (a.postgres.get(pid) ?? 0)
   const postgresCores = ownPostgres && b.postgres.size > 0 ? postgres / wall : undefined
   if (!a.machine || !b.machine || serverCores === undefined) {
-    return { clientCores, serverCores, postgresCores, otherCores: undefined, stealCores: undefined, machineBusy: undefined }
+    return { clientCores, serverCores, serverMainThreadCores, postgresCores, otherCores: undefined, stealCores: undefined, machineBusy: undefined }
   }
   const total = b.machine.total - a.machine.total
   const busy = b.machine.busy - a.machine.busy
@@ -59,6 +64,7 @@ export function cpuBetween(a: CpuSnapshot, b: CpuSnapshot, ownPostgres: boolean)
   return {
     clientCores,
     serverCores,
+    serverMainThreadCores,
     postgresCores,
     otherCores: (busy / total) * cores - clientCores - serverCores - (postgresCores ?? 0),
     stealCores: ((b.machine.steal - a.machine.steal) / total) * cores,
@@ -68,9 +74,17 @@ export function cpuBetween(a: CpuSnapshot, b: CpuSnapshot, ownPostgres: boolean)
 
 export const coreCount = () => cpus().length
 
-function processCpuSeconds(pid: number): number | undefined {
+/** Cores' worth of CPU used by everything but this process (its worker threads included) between two snapshots. */
+export function otherLoadBetween(a: CpuSnapshot, b: CpuSnapshot): number | undefined {
+  if (!a.machine || !b.machine) return undefined
+  const busyCores = ((b.machine.busy - a.machine.busy) / (b.machine.total - a.machine.total)) * coreCount()
+  return busyCores - (b.self - a.self) / (b.at - a.at)
+}
+
+/** With `thread`, one thread of the process (the main thread's id is the pid). */
+function processCpuSeconds(pid: number, thread?: number): number | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8')
     // Fields after the parenthesised command name; utime and stime are fields 14 and 15 (all threads).
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
     return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND

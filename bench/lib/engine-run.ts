@@ -18,13 +18,13 @@ export interface EngineRun {
   usersReused: number
 }
 
-async function measured<T>(pid: number, ownPostgres: boolean, phase: () => Promise<T>): Promise<T & { cpu: CpuUse }> {
+export async function measured<T>(pid: number, ownPostgres: boolean, phase: () => Promise<T>): Promise<T & { cpu: CpuUse }> {
   const before = cpuSnapshot(pid)
   const result = await phase()
   return { ...result, cpu: cpuBetween(before, cpuSnapshot(pid), ownPostgres) }
 }
 
-const noise = (cpu: CpuUse) => (cpu.otherCores === undefined ? '' : `; other load ${cpu.otherCores.toFixed(2)} cores`)
+export const noise = (cpu: CpuUse) => (cpu.otherCores === undefined ? '' : `; other load ${cpu.otherCores.toFixed(2)} cores`)
 
 /**
  * Against one server process: warm up (JIT, signing-key cache, users created), then floor and

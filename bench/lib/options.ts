@@ -1,6 +1,8 @@
 /** Benchmark settings, all from the environment so `npm run bench` needs no arguments. */
 export type Engine = 'pglite' | 'postgres'
 export type ServerMode = 'tsx' | 'build'
+/** Which parts of `npm run bench` run: both by default. */
+export type BenchPart = 'login' | 'issuance'
 
 export interface BenchOptions {
   /** Length of every measured phase (floor or login), seconds. */
@@ -18,6 +20,12 @@ export interface BenchOptions {
    * Measured: no difference in steady state (tsx only transpiles at load), so tsx by default.
    */
   server: ServerMode
+  /** BENCH_ONLY=login|issuance: run one part; both by default. */
+  parts: BenchPart[]
+  /** Concurrent issuing connections (closed loop, one request in flight each). */
+  issuanceConnections: number
+  /** Timed iterations per raw crypto operation (medians are reported). */
+  cryptoIterations: number
 }
 
 export function readOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions {
@@ -27,16 +35,22 @@ export function readOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions 
   }
   const server = env.BENCH_SERVER ?? 'tsx'
   if (server !== 'tsx' && server !== 'build') throw new Error('BENCH_SERVER must be tsx or build')
+  const only = env.BENCH_ONLY?.trim() || undefined
+  if (only !== undefined && only !== 'login' && only !== 'issuance') throw new Error('BENCH_ONLY must be login or issuance')
+  const connections = int(env, 'BENCH_CONNECTIONS', 50, 1, 1000)
   const postgresUrl = env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
   assertLoopback(postgresUrl, 'BENCH_DATABASE_URL')
   return {
     seconds: int(env, 'BENCH_SECONDS', 10, 1, 600),
-    connections: int(env, 'BENCH_CONNECTIONS', 50, 1, 1000),
+    connections,
     rounds: int(env, 'BENCH_ROUNDS', 3, 1, 20),
     warmupSeconds: int(env, 'BENCH_WARMUP_SECONDS', 5, 0, 120),
     engines: engines as Engine[],
     postgresUrl,
     server,
+    parts: only ? [only] : ['login', 'issuance'],
+    issuanceConnections: int(env, 'BENCH_ISSUANCE_CONNECTIONS', connections, 1, 1000),
+    cryptoIterations: int(env, 'BENCH_CRYPTO_ITERATIONS', 200, 10, 10_000),
   }
 }
 

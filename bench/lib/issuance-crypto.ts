@@ -1,0 +1,152 @@
+import { randomBytes, randomUUID } from 'node:crypto'
+import * as bbsCore from '../../src/crypto/bbs/bbs-core.js'
+import { credentialMessages, type AnonCredentialContent, type AttributeDataType } from '../../src/crypto/bbs/bbs-messages.js'
+import { createBbsPool } from '../../src/crypto/bbs/bbs-pool.js'
+import { ed25519PrivateKeyObject, ed25519Sign, generateEd25519 } from '../../src/crypto/ed25519.js'
+import { generateKemKeyPair, sealToRecipient } from '../../src/crypto/kem-envelope.js'
+import { coreCount, cpuSnapshot, otherLoadBetween } from './cpu.js'
+import { BENCH_ATTRIBUTES, BENCH_CREDENTIAL_TYPE, benchAttributes, type IssuancePhase } from './issuance-load.js'
+import { median, round } from './stats.js'
+import { createVirtualUser } from './virtual-user.js'
+
+/** Issue target: one BBS signature at most 10 ms (median). */
+export const TARGET_BBS_SIGN_MS = 10
+/** Workers of the pool measured here: the machine's cores, as the server's default BBS_WORKERS. */
+const POOL_WORKERS = 2
+
+/** Medians in ms of the cryptography one issuance needs, measured alone in this process. */
+export interface RawCryptoCost {
+  iterations: number
+  cores: number
+  bbsMessages: number
+  /** bbs-core sign on this thread (messages encoded to scalars + signature): its CPU cost. */
+  bbsSignDirectMs: number
+  /** One BBS sign through the pool, one at a time: the worker's work plus the round trip. */
+  bbsSignPoolMs: number
+  bbsPoolWorkers: number
+  /** Signs/s with every pool worker kept busy. */
+  bbsPoolSignsPerSecond: number
+  /** One Ed25519 signature over a JWT-sized input (node:crypto). */
+  ed25519SignMs: number
+  /** One ML-KEM-768 encapsulation + HKDF + AES-256-GCM seal of a credential-sized plaintext. */
+  kemSealMs: number
+  /** What a BBS signature costs in the formulas below and against the 10 ms target: the direct call. */
+  bbsSignMs: number
+  /** CPU ms of crypto per credential, and credentials/s the crypto alone allows on all cores. */
+  perCredentialMs: Record<IssuancePhase, number>
+  ceilingPerSecond: Record<IssuancePhase, number>
+  /** CPU used by other processes while measuring: above ~0.25 cores the medians are inflated. */
+  otherLoadCores: number | null
+}
+
+function medianSync(iterations: number, fn: () => unknown): number {
+  for (let i = 0; i < Math.min(20, iterations); i++) fn()
+  const times: number[] = []
+  for (let i = 0; i < iterations; i++) {
+    const began = performance.now()
+    fn()
+    times.push(performance.now() - began)
+  }
+  return median(times)
+}
+
+async function medianAsync(iterations: number, fn: () => Promise<unknown>): Promise<number> {
+  for (let i = 0; i < Math.min(20, iterations); i++) await fn()
+  const times: number[] = []
+  for (let i = 0; i < iterations; i++) {
+    const began = performance.now()
+    await fn()
+    times.push(performance.now() - began)
+  }
+  return median(times)
+}
+
+/** What the service signs for one bench credential (issuance.service.ts signAnonymous). */
+function benchContent(issuerDid: string, n: number): AnonCredentialContent {
+  return {
+    meta: {
+      id: `aly:${randomUUID()}`,
+      type: BENCH_CREDENTIAL_TYPE,
+      issuer: issuerDid,
+      subject: createVirtualUser().did,
+      schema_id: randomUUID(),
+      issued_at: new Date().toISOString(),
+    },
+    attributes: benchAttributes(n),
+    types: Object.fromEntries(BENCH_ATTRIBUTES.map((a) => [a.name, a.data_type as AttributeDataType])),
+  }
+}
+
+/**
+ * The raw cost of the three signatures/encryptions of an issuance, each measured alone (no
+ * server running): BBS sign of the bench credential's messages (on this thread, and through a
+ * pool of two workers like the server's), Ed25519 sign, ML-KEM seal.
+ * The ceiling is cores / per-credential CPU: what the crypto alone would allow if nothing else
+ * (HTTP, JSON, validation, content store, database) cost anything.
+ */
+export async function measureRawCrypto(iterations: number, log: (line: string) => void): Promise<RawCryptoCost> {
+  const cores = coreCount()
+  const before = cpuSnapshot(process.pid)
+  const issuerDid = createVirtualUser().did
+
+  const ed = generateEd25519()
+  const edKey = ed25519PrivateKeyObject(ed.privateKey, ed.publicKey)
+  // A JWT-VC signing input of the bench credential is about 1.2 kB of base64url.
+  const signingInput = Buffer.from(randomBytes(900).toString('base64url'), 'ascii')
+  const ed25519SignMs = medianSync(iterations, () => ed25519Sign(edKey, signingInput))
+
+  const holder = generateKemKeyPair()
+  // The sealed material (JWT + BBS credential + attributes) is 2-3 kB of JSON.
+  const material = randomBytes(2500)
+  const kemSealMs = medianSync(iterations, () => sealToRecipient(holder.publicKey, material, `aly:${randomUUID()}`))
+
+  const messages = Array.from({ length: 16 }, (_, i) => credentialMessages(benchContent(issuerDid, i)))
+  const paramsLabel = `bench/bbs-params/${issuerDid}`
+  // One thread, no pool: the signature's CPU cost (params built once, as in every worker).
+  await bbsCore.initBbs()
+  const direct = bbsCore.generateKeyPair(paramsLabel)
+  let d = 0
+  const bbsSignDirectMs = medianSync(iterations, () => bbsCore.sign(direct.secretKey, paramsLabel, messages[d++ % messages.length]!))
+
+  const pool = createBbsPool({ size: POOL_WORKERS })
+  try {
+    const { secretKey } = await pool.generateKeyPair(paramsLabel)
+    let k = 0
+    const signOne = () => pool.sign({ secretKey, paramsLabel, messages: messages[k++ % messages.length]! })
+    const saturate = async (count: number) => {
+      let started = 0
+      await Promise.all(Array.from({ length: POOL_WORKERS * 2 }, async () => {
+        while (started++ < count) await signOne()
+      }))
+    }
+    // Workers start on demand: this starts every one (WASM init, params for this label).
+    await saturate(POOL_WORKERS * 10)
+    const bbsSignPoolMs = await medianAsync(iterations, signOne)
+    const began = performance.now()
+    await saturate(iterations)
+    const bbsPoolSignsPerSecond = iterations / ((performance.now() - began) / 1000)
+
+    const bbsSignMs = bbsSignDirectMs
+    const otherLoad = otherLoadBetween(before, cpuSnapshot(process.pid))
+    const perCredentialMs = { bbs: bbsSignMs + ed25519SignMs + kemSealMs, jwt: ed25519SignMs + kemSealMs }
+    const cost: RawCryptoCost = {
+      iterations,
+      cores,
+      bbsMessages: messages[0]!.length,
+      bbsSignDirectMs: round(bbsSignDirectMs, 3),
+      bbsSignPoolMs: round(bbsSignPoolMs, 3),
+      bbsPoolWorkers: POOL_WORKERS,
+      bbsPoolSignsPerSecond: round(bbsPoolSignsPerSecond),
+      ed25519SignMs: round(ed25519SignMs, 3),
+      kemSealMs: round(kemSealMs, 3),
+      bbsSignMs: round(bbsSignMs, 3),
+      perCredentialMs: { bbs: round(perCredentialMs.bbs, 3), jwt: round(perCredentialMs.jwt, 3) },
+      ceilingPerSecond: { bbs: round((cores * 1000) / perCredentialMs.bbs), jwt: round((cores * 1000) / perCredentialMs.jwt) },
+      otherLoadCores: otherLoad === undefined ? null : round(otherLoad, 2),
+    }
+    log(`  BBS sign (${cost.bbsMessages} messages) ${cost.bbsSignDirectMs} ms on this thread, ${cost.bbsSignPoolMs} ms through the pool; Ed25519 sign ${cost.ed25519SignMs} ms, ML-KEM seal ${cost.kemSealMs} ms; pool of ${POOL_WORKERS}: ${cost.bbsPoolSignsPerSecond} signs/s (other load ${cost.otherLoadCores ?? 'n/a'} cores)`)
+    return cost
+  } finally {
+    await pool.close()
+  }
+}
