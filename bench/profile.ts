@@ -1,5 +1,5 @@
 /**
- * `npm run bench:profile`: where the server's time goes during login load. Starts the server
+ * `npm run bench:profile`: where the server's time goes during login (and issuance) load. Starts the server
  * under `node --cpu-prof`, warms up, then runs the login load and, for comparison, the floor,
  * and summarises only the samples inside each measured window. The raw .cpuprofile stays in
  * bench/profiles/ (open it in Chrome DevTools > Performance). Same BENCH_* settings as run.ts.
@@ -10,6 +10,7 @@ import { installAbortHandlers, onAbort } from './lib/cleanup.js'
 import { summarizeProfile, type ProfileSummary } from './lib/cpuprofile.js'
 import { runFloor } from './lib/floor.js'
 import { JsonClient } from './lib/http-client.js'
+import { enrollHolders, HOLDER_COUNT, ISSUANCE_PHASES, runIssuanceLoad, setUpIssuer } from './lib/issuance-load.js'
 import { enrollUsers, runLoginLoad } from './lib/login-load.js'
 import { readOptions, type BenchOptions, type Engine } from './lib/options.js'
 import { createBenchDatabase, postgresReachable } from './lib/postgres.js'
@@ -32,16 +33,30 @@ async function profileEngine(engine: Engine, options: BenchOptions, build: Serve
     const users = Array.from({ length: options.connections }, createVirtualUser)
     const client = new JsonClient(server.baseUrl, options.connections)
     try {
-      await enrollUsers(client, users)
-      await runLoginLoad(client, users, Math.max(options.warmupSeconds, 1))
-      let from = nowUs()
-      const login = await runLoginLoad(client, users, options.seconds)
-      windows.login = [from, nowUs()]
-      console.log(`${engine}: ${Math.round(login.flowsPerSecond)} flows/s while profiled (errors ${login.errors})`)
-      from = nowUs()
-      const floor = await runFloor(server.baseUrl, options.connections, options.seconds)
-      windows.floor = [from, nowUs()]
-      console.log(`${engine}: ${Math.round(floor.requestsPerSecond)} floor req/s while profiled`)
+      if (options.parts.includes('issuance')) {
+        const issuer = await setUpIssuer(client)
+        const holders = Array.from({ length: HOLDER_COUNT }, () => createVirtualUser().did)
+        await enrollHolders(client, issuer, holders)
+        for (const phase of ISSUANCE_PHASES) {
+          await runIssuanceLoad(client, issuer, phase, holders, options.issuanceConnections, Math.max(options.warmupSeconds, 1))
+          const from = nowUs()
+          const issued = await runIssuanceLoad(client, issuer, phase, holders, options.issuanceConnections, options.seconds)
+          windows[`issuance-${phase}`] = [from, nowUs()]
+          console.log(`${engine}: issuance ${phase} ${Math.round(issued.credentialsPerSecond)}/s while profiled (errors ${issued.errors})`)
+        }
+      }
+      if (options.parts.includes('login')) {
+        await enrollUsers(client, users)
+        await runLoginLoad(client, users, Math.max(options.warmupSeconds, 1))
+        let from = nowUs()
+        const login = await runLoginLoad(client, users, options.seconds)
+        windows.login = [from, nowUs()]
+        console.log(`${engine}: ${Math.round(login.flowsPerSecond)} flows/s while profiled (errors ${login.errors})`)
+        from = nowUs()
+        const floor = await runFloor(server.baseUrl, options.connections, options.seconds)
+        windows.floor = [from, nowUs()]
+        console.log(`${engine}: ${Math.round(floor.requestsPerSecond)} floor req/s while profiled`)
+      }
     } finally {
       client.close()
       // SIGTERM lets the server exit normally, which is when node writes the profile.

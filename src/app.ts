@@ -26,7 +26,7 @@ import { healthRoutes } from './modules/health/health.routes.js'
 import { issuerRoutes } from './modules/issuer/issuer.routes.js'
 import { IssuerService } from './modules/issuer/issuer.service.js'
 import { IssuerKeys, issuerVerificationMethods } from './modules/issuer/issuer-keys.js'
-import { createBbsPool, type BbsEngine } from './crypto/bbs/bbs-pool.js'
+import { createBbsPool, type BbsEngine, type KemSealer } from './crypto/bbs/bbs-pool.js'
 import { IssuanceService } from './modules/issuer/issuance.service.js'
 import { issuanceRoutes } from './modules/issuer/issuance.routes.js'
 import { IssuedCredentialsService } from './modules/issuer/issued-credentials.service.js'
@@ -67,7 +67,7 @@ export interface AppDeps {
   httpGet: HttpGet
   masterKey: Uint8Array
   /** The BBS worker pool; made (and closed) by the app when not given. */
-  bbs?: BbsEngine
+  bbs?: BbsEngine & KemSealer
   clock?: Clock
   /** pino options, or false for silence (tests). */
   logger?: boolean | Record<string, unknown>
@@ -177,7 +177,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const templates = new TemplateService({ db, issuers, validators, clock })
   const statusLists = new StatusListService({ db, keys: issuerKeys, clock, publicBaseUrl })
   const holderKeys = new HolderKemKeys({ db, keys, clock })
-  const issuance = new IssuanceService({ db, content: deps.content, issuers, validators, issuerKeys, bbs, holderKeys, statusLists, clock, publicBaseUrl })
+  const issuance = new IssuanceService({ db, content: deps.content, issuers, validators, issuerKeys, bbs, sealer: bbs, holderKeys, statusLists, clock, publicBaseUrl })
   const issued = new IssuedCredentialsService({ db, issuers, statusLists, clock, publicBaseUrl })
   const offers = new OfferService({ db, issuers, validators, clock, publicBaseUrl })
   const requests = new CredentialRequestService({ db, auth, issuers, issuance, validators, clock })

@@ -36,7 +36,8 @@ export function benchAttributes(n: number): Record<string, unknown> {
     given_name: `Holder${n}`,
     family_name: 'Benchmark',
     birth_date: `19${50 + (n % 50)}-${String(1 + (n % 12)).padStart(2, '0')}-${String(1 + (n % 28)).padStart(2, '0')}`,
-    gpa: 2 + (n % 200) / 100,
+    // Two decimals exactly (228 / 100 is the double printed 2.28; 2 + 0.28 would be 2.2800000000000002).
+    gpa: (200 + (n % 200)) / 100,
     graduated: n % 2 === 0,
     email: `holder${n}@example.org`,
   }

@@ -6,7 +6,8 @@ import { ml_kem768 } from '@noble/post-quantum/ml-kem.js'
  * means): ML-KEM-768 (FIPS 203) encapsulates a fresh shared secret to the recipient's public
  * key, HKDF-SHA256 turns it into an AES-256-GCM key, and the AEAD seals the content with the
  * caller's associated data (e.g. the credential id) so an envelope cannot be moved to another
- * record. AES-GCM from node:crypto is native (~20x pure JS); only the KEM is pure JS.
+ * record. AES-GCM from node:crypto is native (~20x pure JS). The encapsulation is pluggable: the
+ * worker pool uses liboqs compiled to WebAssembly (ml-kem-wasm.ts, ~3x faster than pure JS).
  */
 export interface KemKeyPair {
   publicKey: Uint8Array
@@ -30,8 +31,22 @@ export function generateKemKeyPair(seed?: Uint8Array): KemKeyPair {
   return { publicKey, secretKey }
 }
 
-export function sealToRecipient(recipientPublicKey: Uint8Array, plaintext: Uint8Array, associatedData: string): KemEnvelope {
-  const { cipherText, sharedSecret } = ml_kem768.encapsulate(recipientPublicKey)
+/** FIPS 203 ML-KEM-768 Encaps: any conforming implementation (the envelope cannot tell them apart). */
+export type Encapsulate = (publicKey: Uint8Array) => { cipherText: Uint8Array; sharedSecret: Uint8Array }
+
+/** Pure JS (@noble/post-quantum): the default, and the one that checks keys at registration. */
+export const nobleEncapsulate: Encapsulate = (publicKey) => ml_kem768.encapsulate(publicKey)
+
+/**
+ * Throws unless the bytes are a valid ML-KEM-768 encapsulation key: the length and the
+ * FIPS 203 §7.2 modulus check (every coefficient below q), which noble's Encaps performs.
+ */
+export function assertKemPublicKey(publicKey: Uint8Array): void {
+  nobleEncapsulate(publicKey)
+}
+
+export function sealToRecipient(recipientPublicKey: Uint8Array, plaintext: Uint8Array, associatedData: string, encapsulate: Encapsulate = nobleEncapsulate): KemEnvelope {
+  const { cipherText, sharedSecret } = encapsulate(recipientPublicKey)
   const iv = randomBytes(12)
   const cipher = createCipheriv('aes-256-gcm', aeadKey(sharedSecret, cipherText), iv)
   cipher.setAAD(Buffer.from(associatedData))

@@ -170,6 +170,9 @@ describe('issuance', () => {
     const pair = generateKemKeyPair()
     const url = `/api/wallet/${own.did}/encryption-key`
     assert.equal((await callAs(t.app, 'PUT', url, ownToken, { public_key: 'AAAA' })).statusCode, 400)
+    // Right length, but coefficients of 0xFFF exceed q = 3329: fails the FIPS 203 §7.2 modulus check.
+    const outOfRange = Buffer.alloc(1184, 0xff).toString('base64url')
+    assert.equal((await callAs(t.app, 'PUT', url, ownToken, { public_key: outOfRange })).statusCode, 400)
     assert.equal((await callAs(t.app, 'PUT', url, issuer.token, { public_key: Buffer.from(pair.publicKey).toString('base64url') })).statusCode, 403)
     const put = await callAs(t.app, 'PUT', url, ownToken, { public_key: Buffer.from(pair.publicKey).toString('base64url') })
     assert.equal(put.statusCode, 200, put.body)
@@ -271,6 +274,13 @@ describe('issuance', () => {
     assert.equal(one.json().credential.signature_type, 'EdDSA')
     assert.equal(one.json().credential.anonymous_credential, null)
     assert.equal(one.json().credential.bbs_signature, null)
+    // JWT-only carries any JSON number; BBS signs numbers with at most 4 decimals.
+    const floaty = { ...ATTRS, gpa: 2 + 0.28 }
+    assert.equal((await issue({ credential_type: 'UniversityDegree', schema_id: jwtOnly, subject_did: holder.did, attributes: floaty })).statusCode, 201)
+    const refused = await issue({ credential_type: 'UniversityDegree', schema_id: schemaId, subject_did: holder.did, attributes: floaty })
+    assert.equal(refused.statusCode, 400, refused.body)
+    assert.equal(refused.json().details.attribute, 'gpa')
+    assert.match(refused.json().message, /4 decimals/)
   })
 
   it('pre-fills from a template: fixed attributes and expiry; a conflicting value is 400', async () => {

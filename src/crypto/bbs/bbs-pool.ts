@@ -2,7 +2,8 @@ import os from 'node:os'
 import { Worker } from 'node:worker_threads'
 import type { BbsKeyPair, BoundPredicate, DerivedProof, ProofCheck, ProofRequest, RevealedMessage } from './bbs-core.js'
 import type { BbsMessage } from './bbs-messages.js'
-import type { BbsOp, BbsReply } from './bbs-worker.js'
+import type { KemEnvelope } from '../kem-envelope.js'
+import type { BbsOp, BbsReply, SealArgs } from './bbs-worker.js'
 
 export type { BbsKeyPair, BoundPredicate, DerivedProof, ProofCheck, ProofRequest, RevealedMessage }
 
@@ -14,6 +15,11 @@ export interface BbsEngine {
   deriveProof(req: ProofRequest): Promise<DerivedProof>
   verifyProof(req: ProofCheck): Promise<boolean>
   close(): Promise<void>
+}
+
+/** ML-KEM-768 sealing (kem-envelope.ts) off the event loop. */
+export interface KemSealer {
+  seal(req: SealArgs): Promise<KemEnvelope>
 }
 
 interface Task {
@@ -50,7 +56,7 @@ function spawnWorker(): Worker {
  * is replaced on the next dispatch. Idle workers are unref'd, so a forgotten pool never keeps the
  * process alive, while a busy one is ref'd until its task answers.
  */
-export class BbsPool implements BbsEngine {
+export class BbsPool implements BbsEngine, KemSealer {
   private readonly slots: Slot[]
   private readonly queue: Task[] = []
   private nextId = 1
@@ -79,6 +85,10 @@ export class BbsPool implements BbsEngine {
 
   verifyProof(req: ProofCheck): Promise<boolean> {
     return this.run('verifyProof', req)
+  }
+
+  seal(req: SealArgs): Promise<KemEnvelope> {
+    return this.run('seal', req)
   }
 
   /** Test hook: the worker's thread id, or a task whose worker exits mid-task or fails as a WASM panic does. */

@@ -2,12 +2,11 @@ import { randomUUID } from 'node:crypto'
 import type { Transaction } from 'kysely'
 import type { Clock } from '../../adapters/clock.js'
 import { parseCid, type ContentStore } from '../../adapters/content-store/content-store.js'
-import type { AnonCredentialContent, AttributeDataType } from '../../crypto/bbs/bbs-messages.js'
+import type { AnonCredentialContent, AttributeDataType, BbsMessage } from '../../crypto/bbs/bbs-messages.js'
 import { credentialMessages } from '../../crypto/bbs/bbs-messages.js'
-import type { BbsEngine } from '../../crypto/bbs/bbs-pool.js'
+import type { BbsEngine, KemSealer } from '../../crypto/bbs/bbs-pool.js'
 import { jcsSha256Hex } from '../../crypto/jcs.js'
 import { signCompactEdDsa } from '../../crypto/jws.js'
-import { sealToRecipient } from '../../crypto/kem-envelope.js'
 import type { Database, DB, EvidenceAttachment } from '../../db/database.js'
 import { MicroBatcher } from '../../db/micro-batcher.js'
 import { NotFoundError, ValidationError } from '../../errors.js'
@@ -32,6 +31,8 @@ export interface IssuanceDeps {
   validators: AttributeValidators
   issuerKeys: IssuerKeys
   bbs: BbsEngine
+  /** ML-KEM sealing, off the event loop (the worker pool). */
+  sealer: KemSealer
   holderKeys: HolderKemKeys
   statusLists: StatusListService
   clock: Clock
@@ -94,6 +95,7 @@ export class IssuanceService {
     const extensions = checkExtensions(schema, input.extensions ?? [])
 
     const id = `aly:${randomUUID()}`
+    const anonymous = schema.anonymous_credentials ? this.anonymousContent(id, input.credential_type, issuerDid, subjectDid, schema, attributes, now, expiresAt) : null
     const slot = await this.deps.statusLists.allocate(issuerDid)
     const docInput: CredentialDocumentInput = {
       id,
@@ -111,14 +113,14 @@ export class IssuanceService {
     }
     const vc = credentialDocument(docInput)
     const edKey = await this.deps.issuerKeys.ed25519(issuerDid)
-    const [jwt, anonymous] = await Promise.all([
+    const [jwt, anonymousCredential] = await Promise.all([
       signCompactEdDsa({ typ: 'JWT', kid: `${issuerDid}#${edKey.kid}` }, credentialJwtPayload(vc, docInput), edKey.privateKey),
-      schema.anonymous_credentials ? this.signAnonymous(issuerDid, schema, docInput) : Promise.resolve(null),
+      anonymous ? this.signAnonymous(issuerDid, anonymous) : Promise.resolve(null),
     ])
 
     const recipient = context.recipientKey ? { publicKey: context.recipientKey.public_key } : await this.deps.holderKeys.recipient(recipientDid)
-    const material = { format: 'credential-material/v1', id, jwt, anonymous_credential: anonymous, credential_data: attributes, evidence }
-    const envelope = sealToRecipient(recipient.publicKey, Buffer.from(JSON.stringify(material)), id)
+    const material = { format: 'credential-material/v1', id, jwt, anonymous_credential: anonymousCredential, credential_data: attributes, evidence }
+    const envelope = await this.deps.sealer.seal({ publicKey: recipient.publicKey, plaintext: Buffer.from(JSON.stringify(material)), associatedData: id })
     const stored = await this.deps.content.put(Buffer.from(JSON.stringify(envelope)))
 
     const row: NewCredential = {
@@ -131,14 +133,14 @@ export class IssuanceService {
       credential_preview: preview(schema, attributes),
       credential_data: attributes,
       status: 'active',
-      signature_type: anonymous ? 'bbs+' : 'EdDSA',
+      signature_type: anonymousCredential ? 'bbs+' : 'EdDSA',
       kyber_encrypted: true,
       evidence_attachments: evidence,
       evidence_required: input.evidence_required ?? [],
       extensions,
       jwt,
-      anonymous_credential: anonymous,
-      bbs_signature: anonymous ? (anonymous.signature as string) : null,
+      anonymous_credential: anonymousCredential,
+      bbs_signature: anonymousCredential ? (anonymousCredential.signature as string) : null,
       credential_hash: jcsSha256Hex(vc),
       ipfs_hash: stored.cid,
       status_list_id: slot.listId,
@@ -214,23 +216,38 @@ export class IssuanceService {
     return evidence
   }
 
-  private async signAnonymous(issuerDid: string, schema: SchemaRow, doc: CredentialDocumentInput): Promise<Record<string, unknown>> {
-    const key = await this.deps.issuerKeys.bbs(issuerDid)
+  /**
+   * The BBS messages of the credential (bbs-messages.ts), built before anything is allocated: a
+   * value the encoding cannot carry (a number with more than 4 decimals, say 2.2800000000000002
+   * from float arithmetic) is the caller's error, 400 naming the attribute, not a failed signature.
+   */
+  private anonymousContent(id: string, type: string, issuerDid: string, subjectDid: string | null, schema: SchemaRow, attributes: Record<string, unknown>, issuedAt: Date, expiresAt: Date | null) {
     const types = Object.fromEntries(schema.attributes.map((a) => [a.name, a.data_type as AttributeDataType]))
     const content: AnonCredentialContent = {
       meta: {
-        id: doc.id,
-        type: doc.type,
+        id,
+        type,
         issuer: issuerDid,
-        subject: doc.subjectDid ?? '',
+        subject: subjectDid ?? '',
         schema_id: schema.id,
-        issued_at: doc.issuedAt.toISOString(),
-        ...(doc.expiresAt ? { expires_at: doc.expiresAt.toISOString() } : {}),
+        issued_at: issuedAt.toISOString(),
+        ...(expiresAt ? { expires_at: expiresAt.toISOString() } : {}),
       },
-      attributes: doc.attributes,
+      attributes,
       types,
     }
-    const signature = await this.deps.bbs.sign({ secretKey: key.secretKey, paramsLabel: key.paramsLabel, messages: credentialMessages(content) })
+    try {
+      return { content, messages: credentialMessages(content) }
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error
+      const attribute = schema.attributes.find((a) => error.message.startsWith(`attribute "${a.name}"`))?.name
+      throw new ValidationError(`${error.message} (this schema signs credentials with BBS too)`, { details: attribute ? { attribute } : { field: 'attributes' }, cause: error })
+    }
+  }
+
+  private async signAnonymous(issuerDid: string, { content, messages }: { content: AnonCredentialContent; messages: BbsMessage[] }): Promise<Record<string, unknown>> {
+    const key = await this.deps.issuerKeys.bbs(issuerDid)
+    const signature = await this.deps.bbs.sign({ secretKey: key.secretKey, paramsLabel: key.paramsLabel, messages })
     return {
       type: 'BBSCredential',
       verification_method: `${issuerDid}#${key.kid}`,

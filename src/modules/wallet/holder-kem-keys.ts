@@ -1,5 +1,5 @@
 import type { Clock } from '../../adapters/clock.js'
-import { generateKemKeyPair, openFromSender, type KemEnvelope } from '../../crypto/kem-envelope.js'
+import { assertKemPublicKey, generateKemKeyPair, openFromSender, type KemEnvelope } from '../../crypto/kem-envelope.js'
 import type { Database } from '../../db/database.js'
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.js'
 import type { KeyStore } from '../keys/key-store.js'
@@ -40,7 +40,13 @@ export class HolderKemKeys {
 
   /** The holder takes custody: later credentials are sealed to this key only. */
   async register(did: string, publicKey: Uint8Array): Promise<void> {
-    if (publicKey.length !== ML_KEM_768_PUBLIC_KEY_BYTES) throw new ValidationError(`public_key must be an ML-KEM-768 encapsulation key (${ML_KEM_768_PUBLIC_KEY_BYTES} bytes, base64url)`)
+    const invalid = () => new ValidationError(`public_key must be an ML-KEM-768 encapsulation key (${ML_KEM_768_PUBLIC_KEY_BYTES} bytes, base64url)`)
+    if (publicKey.length !== ML_KEM_768_PUBLIC_KEY_BYTES) throw invalid()
+    try {
+      assertKemPublicKey(publicKey)
+    } catch {
+      throw invalid()
+    }
     await repo.upsertHolderKemKey(this.deps.db, { did, public_key: publicKey, custody: 'holder', kid: null }, this.deps.clock.now())
   }
 
