@@ -5,6 +5,10 @@ import * as templates from './20261122T0800-templates.js'
 import * as credentials from './20261122T1000-credentials.js'
 import * as wallet from './20261122T1100-wallet.js'
 import * as verifier from './20261122T1200-verifier.js'
+import * as presentations from './20261123T0900-presentations.js'
+import * as callbackOutbox from './20261123T0910-callback-outbox.js'
+import * as consents from './20261123T0920-consents.js'
+import * as proofParams from './20261123T0930-proof-params.js'
 
 /**
  * Every migration, in order. Listed by import (not read from disk) so the same set runs from
@@ -17,4 +21,8 @@ export const migrations: Record<string, Migration> = {
   '20261122T1000-credentials': credentials,
   '20261122T1100-wallet': wallet,
   '20261122T1200-verifier': verifier,
+  '20261123T0900-presentations': presentations,
+  '20261123T0910-callback-outbox': callbackOutbox,
+  '20261123T0920-consents': consents,
+  '20261123T0930-proof-params': proofParams,
 }
