@@ -47,6 +47,13 @@ import { QrService } from './modules/qr/qr.service.js'
 import { verifierRoutes } from './modules/verifier/verifier.routes.js'
 import { VerifierService } from './modules/verifier/verifier.service.js'
 import { ConsentService } from './modules/consent/consent.service.js'
+import { HolderPresentationService } from './modules/presentation/holder-presentations.service.js'
+import { PresentationVerifier } from './modules/presentation/presentation-verifier.js'
+import { VerifierPresentationService } from './modules/presentation/verifier-presentations.service.js'
+import { verifierPresentationRoutes } from './modules/presentation/verifier-presentations.routes.js'
+import { walletPresentationRoutes } from './modules/presentation/wallet-presentations.routes.js'
+import { StatusChecker } from './modules/status-list/status-check.js'
+import { checkStoredCredential } from './modules/presentation/stored-credential-check.js'
 import { AttributeValidators } from './modules/issuer/attribute-validator.js'
 import { templateRoutes } from './modules/issuer/templates.routes.js'
 import { TemplateService } from './modules/issuer/templates.service.js'
@@ -190,9 +197,18 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(encryptionKeyRoutes, { prefix: '/api/wallet', holderKeys })
   await app.register(walletCredentialRoutes, { prefix: '/api/wallet', wallet: new WalletCredentialService({ db }), now: () => clock.now() })
   await app.register(statusListRoutes, { prefix: '/api/status-lists', statusLists })
-  await app.register(consentRoutes, { prefix: '/api/wallet', consents: new ConsentService({ db, clock }) })
+  const consents = new ConsentService({ db, clock })
+  await app.register(consentRoutes, { prefix: '/api/wallet', consents })
   const verifiers = new VerifierService({ db, clock, publicBaseUrl })
   await app.register(verifierRoutes, { prefix: '/api/verifier', verifiers })
+  const statusChecker = new StatusChecker({ db, publicBaseUrl, httpGet: deps.httpGet, resolver })
+  const presentationVerifier = new PresentationVerifier({ resolver, status: statusChecker, clock })
+  await app.register(walletPresentationRoutes, { prefix: '/api/wallet', holder: new HolderPresentationService({ db, clock, verifiers }), verifiers })
+  await app.register(verifierPresentationRoutes, {
+    prefix: '/api/verifier',
+    presentations: new VerifierPresentationService({ db, clock, verifiers, verifier: presentationVerifier }),
+    checkCid: (cid) => checkStoredCredential({ db, content: deps.content, clock }, cid),
+  })
   await app.register(qrRoutes, { prefix: '/api/qr', qr: new QrService({ db, clock, publicBaseUrl, verifiers, offers }) })
   if (config.adminApiKey) {
     await app.register(adminRoutes, { prefix: '/api/admin', admin: new AdminService({ db, keys, registrableDidMethods: config.registrableDidMethods }) })

@@ -31,6 +31,10 @@ export function findIssuedCredential(db: Executor, issuerDid: string, id: string
   return db.selectFrom('credentials').selectAll().where('id', '=', id).where('issuer_did', '=', issuerDid).executeTakeFirst()
 }
 
+export function findCredentialByCid(db: Executor, cid: string): Promise<CredentialRow | undefined> {
+  return db.selectFrom('credentials').selectAll().where('ipfs_hash', '=', cid).executeTakeFirst()
+}
+
 export interface CredentialFilter {
   status?: string
   credential_type?: string

@@ -24,13 +24,31 @@ export function ed25519AuthenticationKeys(doc: DidDocument): Uint8Array[] {
   return [...keys.values()]
 }
 
+/**
+ * The Ed25519 key of the method `kid` (an absolute DID URL) when the document authorizes it for
+ * `relationship` (DID Core §5.3: by reference or embedded); undefined otherwise.
+ */
+export function ed25519KeyFor(doc: DidDocument, kid: string, relationship: 'authentication' | 'assertionMethod'): Uint8Array | undefined {
+  const methods = Array.isArray(doc.verificationMethod) ? (doc.verificationMethod as unknown[]) : []
+  const references = Array.isArray(doc[relationship]) ? (doc[relationship] as unknown[]) : []
+  for (const reference of references) {
+    const method =
+      typeof reference === 'string'
+        ? sameId(reference, kid, doc.id) ? methods.find((m) => isRecord(m) && typeof m.id === 'string' && sameId(m.id, kid, doc.id)) : undefined
+        : isRecord(reference) && typeof reference.id === 'string' && sameId(reference.id, kid, doc.id) ? reference : undefined
+    if (isRecord(method)) return ed25519Key(method)
+  }
+  return undefined
+}
+
 /** DID Core §3.2.2: a relative DID URL (`#key-1`) is resolved against the document's id. */
 function sameId(methodId: string, reference: string, did: string): boolean {
   const absolute = (value: string): string => (value.startsWith('#') ? `${did}${value}` : value)
   return absolute(methodId) === absolute(reference)
 }
 
-function ed25519Key(method: Record<string, unknown>): Uint8Array | undefined {
+/** The Ed25519 public key of one verification method, or undefined when it is not a usable Ed25519 key. */
+export function ed25519Key(method: Record<string, unknown>): Uint8Array | undefined {
   try {
     const { type, publicKeyMultibase, publicKeyBase58, publicKeyJwk } = method
     // Multikey / Ed25519VerificationKey2020: the multicodec header names the key type.

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { isUniqueViolation } from '../../db/pg-errors.js'
 import type { Clock } from '../../adapters/clock.js'
 import type { ContentStore } from '../../adapters/content-store/content-store.js'
 import { canonicalize } from '../../crypto/jcs.js'
@@ -167,4 +168,3 @@ export class IssuerService {
   }
 }
 
-const isUniqueViolation = (error: unknown): boolean => (error as { code?: string } | null)?.code === '23505'

@@ -36,3 +36,18 @@ export async function removeFromWallet(db: Executor, holderDid: string, credenti
     .executeTakeFirst()
   return Number(result.numInsertedOrUpdatedRows ?? 0) > 0
 }
+
+/** Which of these ids are credentials in the holder's wallet (issued to it and not removed). */
+export async function inWallet(db: Executor, holderDid: string, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set()
+  const rows = await db
+    .selectFrom('credentials as c')
+    .select('c.id')
+    .where('c.owner_did', '=', holderDid)
+    .where('c.id', 'in', ids)
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('wallet_removals as r').select('r.credential_id').whereRef('r.credential_id', '=', 'c.id').where('r.holder_did', '=', holderDid))),
+    )
+    .execute()
+  return new Set(rows.map((r) => r.id))
+}

@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto'
+import type { Clock } from '../../adapters/clock.js'
+import { decodeCompactJws } from '../../crypto/jws.js'
+import type { Database } from '../../db/database.js'
+import { isUniqueViolation } from '../../db/pg-errors.js'
+import { ConflictError, NotFoundError, ValidationError } from '../../errors.js'
+import type { PresentationRequestRow } from '../verifier/verifier.repository.js'
+import { findRequest } from '../verifier/verifier.repository.js'
+import type { VerifierService } from '../verifier/verifier.service.js'
+import { inWallet } from '../wallet/wallet-credentials.repository.js'
+import type { CallbackPort } from './presentation-ports.js'
+import * as repo from './presentations.repository.js'
+
+export interface ApproveInput {
+  credential_ids: string[]
+  presentation_jwt: string
+}
+
+/**
+ * The holder's side of a presentation request (DESIGN.md "Presentation"): take the request into
+ * the inbox (by id or by the QR payload), then approve it with a VP-JWT the holder signed on its
+ * own device, or reject it. A request is answered once.
+ */
+export class HolderPresentationService {
+  constructor(private readonly deps: { db: Database; clock: Clock; verifiers: VerifierService; callbacks?: CallbackPort }) {}
+
+  async take(holderDid: string, input: { request_id?: string; qr_code_data?: string }): Promise<{ request: PresentationRequestRow; created: boolean }> {
+    if ((input.request_id === undefined) === (input.qr_code_data === undefined)) {
+      throw new ValidationError('Send exactly one of request_id and qr_code_data', { details: { field: 'request_id' } })
+    }
+    const requestId = input.request_id ?? requestIdFromQr(input.qr_code_data)
+    const request = await findRequest(this.deps.db, requestId)
+    if (!request) throw new NotFoundError('Presentation request not found')
+    this.assertOpen(request)
+    const { created } = await repo.addToInbox(this.deps.db, { request_id: request.id, holder_did: holderDid, at: this.deps.clock.now() })
+    return { request, created }
+  }
+
+  async status(holderDid: string, requestId: string) {
+    const entry = await repo.findInboxEntry(this.deps.db, holderDid, requestId)
+    const request = entry && (await findRequest(this.deps.db, requestId))
+    if (!entry || !request) throw new NotFoundError('Presentation request not in your inbox')
+    const presentation = entry.presentation_id ? await repo.findPresentation(this.deps.db, entry.presentation_id) : undefined
+    return { entry, request, presentation }
+  }
+
+  async approve(holderDid: string, requestId: string, input: ApproveInput): Promise<repo.PresentationRow> {
+    const { entry, request } = await this.status(holderDid, requestId)
+    if (entry.status !== 'pending') throw new ConflictError(`This request was already ${entry.status}`)
+    this.assertOpen(request)
+    const ids = [...new Set(input.credential_ids)]
+    const held = await inWallet(this.deps.db, holderDid, ids)
+    const missing = ids.filter((id) => !held.has(id))
+    if (missing.length) throw new ValidationError(`Not in your wallet: ${missing.join(', ')}`, { details: { field: 'credential_ids', missing } })
+    checkEnvelope(input.presentation_jwt, holderDid, request)
+
+    const now = this.deps.clock.now()
+    const id = `pres-${randomUUID()}`
+    try {
+      const presentation = await this.deps.db.transaction().execute(async (trx) => {
+        // Closing the request first serialises concurrent answers: one wins, the rest 409.
+        if (!(await repo.closeRequest(trx, request.id, 'submitted', now))) throw new ConflictError('This request was already answered')
+        const row = await repo.insertPresentation(trx, {
+          id,
+          request_id: request.id,
+          prover_did: holderDid,
+          verifier_did: request.verifier_did,
+          presentation_type: request.presentation_type,
+          credential_ids: ids,
+          presentation_jwt: input.presentation_jwt,
+          status: 'submitted',
+          provided_attributes: [],
+          revoked_attributes: [],
+          consent_id: null,
+          verified_at: null,
+          created_at: now,
+          updated_at: now,
+        })
+        await repo.answerInboxEntry(trx, holderDid, request.id, { status: 'approved', presentation_id: id, at: now })
+        if (request.callback_url && this.deps.callbacks) {
+          await this.deps.callbacks.enqueue(trx, { url: request.callback_url, type: 'presentation.submitted', data: eventData(row) })
+        }
+        return row
+      })
+      this.deps.callbacks?.nudge()
+      return presentation
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ConflictError('This request was already answered')
+      throw error
+    }
+  }
+
+  async reject(holderDid: string, requestId: string, reason: string | undefined): Promise<repo.InboxRow> {
+    const { entry, request } = await this.status(holderDid, requestId)
+    if (entry.status !== 'pending') throw new ConflictError(`This request was already ${entry.status}`)
+    const now = this.deps.clock.now()
+    const answered = await this.deps.db.transaction().execute(async (trx) => {
+      const row = await repo.answerInboxEntry(trx, holderDid, request.id, { status: 'rejected', reason: reason ?? null, at: now })
+      if (!row || !(await repo.closeRequest(trx, request.id, 'rejected', now))) throw new ConflictError('This request was already answered')
+      if (request.callback_url && this.deps.callbacks) {
+        await this.deps.callbacks.enqueue(trx, { url: request.callback_url, type: 'presentation.rejected', data: { request_id: request.id, holder_did: holderDid, reason: reason ?? null } })
+      }
+      return row
+    })
+    this.deps.callbacks?.nudge()
+    return answered
+  }
+
+  list(holderDid: string, page: { limit: number; after?: string }): Promise<repo.PresentationRow[]> {
+    return repo.listPresentations(this.deps.db, { proverDid: holderDid }, page)
+  }
+
+  /** Pending and not past expires_at; answered or expired requests are 409. */
+  private assertOpen(request: PresentationRequestRow): void {
+    const status = this.deps.verifiers.effectiveStatus(request)
+    if (status === 'expired') throw new ConflictError('The presentation request has expired')
+    if (status !== 'pending') throw new ConflictError(`The presentation request is ${status}`)
+  }
+}
+
+/** The QR payload (VerifierService.qrPayload) names the request it answers. */
+function requestIdFromQr(data: string | undefined): string {
+  try {
+    const parsed = JSON.parse(data ?? '') as { type?: unknown; request_id?: unknown }
+    if (parsed.type === 'presentation-request' && typeof parsed.request_id === 'string') return parsed.request_id
+  } catch {
+    // fall through
+  }
+  throw new ValidationError('qr_code_data is not a presentation-request QR payload', { details: { field: 'qr_code_data' } })
+}
+
+/**
+ * The cheap checks the holder can fix at once: the VP-JWT is one, issued by this holder, for this
+ * verifier and nonce. Its signature and credentials are checked when the verifier verifies.
+ */
+function checkEnvelope(jwt: string, holderDid: string, request: PresentationRequestRow): void {
+  const payload = decodeCompactJws(jwt)?.payload
+  const invalid = (why: string) => new ValidationError(`presentation_jwt ${why}`, { details: { field: 'presentation_jwt' } })
+  if (!payload) throw invalid('is not a compact JWS')
+  if (payload.iss !== holderDid) throw invalid('must be issued (iss) by the holder')
+  const audience = Array.isArray(payload.aud) ? payload.aud : [payload.aud]
+  if (!audience.includes(request.verifier_did)) throw invalid("must name the request's verifier as aud")
+  if (payload.nonce !== request.nonce) throw invalid("must carry the request's nonce")
+}
+
+export function eventData(row: repo.PresentationRow): Record<string, unknown> {
+  return { presentation_id: row.id, request_id: row.request_id, prover_did: row.prover_did, verifier_did: row.verifier_did, status: row.status, credential_ids: row.credential_ids }
+}

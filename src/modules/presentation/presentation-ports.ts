@@ -1,0 +1,22 @@
+import type { Transaction } from 'kysely'
+import type { DB } from '../../db/database.js'
+
+/** The consent state a verification consults (the consents module implements it). */
+export interface ConsentPort {
+  /**
+   * `consent`: the holder's consent for this verifier that decides, valid or not; undefined when
+   * the holder never granted one. `reason` says why it is not valid (revoked, expired, used).
+   */
+  check(holderDid: string, verifierDid: string, at: Date): Promise<{ consent?: { id: string; expiration_policy: string; used_by?: string | null }; valid: boolean; reason?: string }>
+  /** One-time consents: marks it used by this presentation; false when another got there first. */
+  consume(trx: Transaction<DB>, consentId: string, presentationId: string, at: Date): Promise<boolean>
+}
+
+export type PresentationEvent = 'presentation.submitted' | 'presentation.verified' | 'presentation.failed' | 'presentation.rejected'
+
+/** Signed webhooks to a request's callback_url through the durable outbox (the callbacks module). */
+export interface CallbackPort {
+  enqueue(trx: Transaction<DB>, event: { url: string; type: PresentationEvent; data: Record<string, unknown> }): Promise<string>
+  /** After the transaction that enqueued committed: deliver soon rather than at the next poll. */
+  nudge(): void
+}

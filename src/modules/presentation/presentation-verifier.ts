@@ -1,0 +1,163 @@
+import type { Clock } from '../../adapters/clock.js'
+import { decodeCompactJws } from '../../crypto/jws.js'
+import type { RequiredCredential, RequiredPredicate } from '../../db/database.js'
+import { JwsRejected, verifyDidJws } from '../did/did-jws.js'
+import type { DidResolver } from '../did/did-resolver.js'
+import type { StatusChecker } from '../status-list/status-check.js'
+import { unmetRequirements, type PresentedCredential } from './presentation-requirements.js'
+
+/** Verifies a derived (BBS) proof object of `vp.verifiableCredential`; absent when not wired. */
+export type DerivedProofVerifier = (
+  proof: unknown,
+  ctx: { nonce: string; verifierDid: string },
+) => Promise<{ valid: boolean; errors: string[]; issuer: string; credentialType: string; revealed: Record<string, unknown>; predicates: RequiredPredicate[]; credentialId?: string; statusEntry?: unknown }>
+
+export interface VerificationInput {
+  jwt: string
+  proverDid: string
+  verifierDid: string
+  presentationType: string
+  credentialIds: string[]
+  /** The request answered, when there is one: its nonce and requirements apply. */
+  request?: { nonce: string; required_credentials: RequiredCredential[]; required_predicates: RequiredPredicate[] }
+}
+
+export interface VerificationOutcome {
+  isValid: boolean
+  errors: string[]
+  credentialSubjects: Record<string, unknown>[]
+  providedAttributes: string[]
+  revokedAttributes: string[]
+  anyRevoked: boolean
+}
+
+// Clock skew tolerated on iat/nbf/exp between the holder's device and this service.
+const SKEW_S = 60
+
+/**
+ * Every check DESIGN.md lists for a presentation, each failure one readable error: the VP-JWT's
+ * signature by a key the holder's DID document authorizes and its holder binding, audience,
+ * nonce and lifetime; each credential's issuer signature (from the issuer's DID document),
+ * subject binding, validity period and status list; then the request's required credentials,
+ * attributes and predicates. Consent is the caller's (it needs the database transaction).
+ */
+export class PresentationVerifier {
+  constructor(private readonly deps: { resolver: DidResolver; status: StatusChecker; clock: Clock; derived?: DerivedProofVerifier }) {}
+
+  async verify(input: VerificationInput): Promise<VerificationOutcome> {
+    const errors: string[] = []
+    const now = Math.floor(this.deps.clock.now().getTime() / 1000)
+    let payload = decodeCompactJws(input.jwt)?.payload
+    try {
+      const verified = await verifyDidJws(this.deps.resolver, input.jwt, 'authentication')
+      payload = verified.payload
+      if (verified.did !== input.proverDid) errors.push(`the presentation is signed by ${verified.did}, not by the holder ${input.proverDid}`)
+    } catch (error) {
+      errors.push(`presentation signature: ${error instanceof JwsRejected ? error.message : 'could not be checked'}`)
+    }
+    if (!payload) return outcome(errors, [])
+
+    if (payload.iss !== input.proverDid) errors.push(`presentation iss ${JSON.stringify(payload.iss)} is not the holder ${input.proverDid}`)
+    const audience = Array.isArray(payload.aud) ? payload.aud : [payload.aud]
+    if (!audience.includes(input.verifierDid)) errors.push(`presentation audience ${JSON.stringify(payload.aud)} is not the verifier ${input.verifierDid}`)
+    if (input.request && payload.nonce !== input.request.nonce) errors.push('presentation nonce does not match the request')
+    errors.push(...lifetimeErrors('presentation', payload, now, true))
+
+    const vp = payload.vp as { holder?: unknown; verifiableCredential?: unknown } | undefined
+    if (!vp || typeof vp !== 'object') return outcome([...errors, 'the presentation has no vp claim'], [])
+    if (vp.holder !== undefined && vp.holder !== input.proverDid) errors.push('vp.holder is not the holder')
+    const items = Array.isArray(vp.verifiableCredential) ? vp.verifiableCredential : []
+    if (items.length === 0) errors.push('the presentation holds no credential')
+
+    const presented: PresentedCredential[] = []
+    for (const [i, item] of items.entries()) {
+      const checked = typeof item === 'string' ? await this.jwtCredential(item, input.proverDid, now) : await this.derivedCredential(item, input, payload.nonce)
+      errors.push(...checked.errors.map((e) => `credential ${i + 1}${checked.credential?.id ? ` (${checked.credential.id})` : ''}: ${e}`))
+      if (checked.credential) presented.push(checked.credential)
+    }
+
+    const ids = presented.map((c) => c.id).filter((id): id is string => id !== undefined)
+    const undeclared = ids.filter((id) => !input.credentialIds.includes(id))
+    if (undeclared.length) errors.push(`credentials presented but not declared in credential_ids: ${undeclared.join(', ')}`)
+    if (input.request) errors.push(...unmetRequirements(presented, input.request.required_credentials, input.request.required_predicates))
+    return outcome(errors, presented)
+  }
+
+  private async jwtCredential(jwt: string, holderDid: string, now: number): Promise<{ errors: string[]; credential?: PresentedCredential }> {
+    let verified
+    try {
+      verified = await verifyDidJws(this.deps.resolver, jwt, 'assertionMethod')
+    } catch (error) {
+      return { errors: [`issuer signature: ${error instanceof JwsRejected ? error.message : 'could not be checked'}`] }
+    }
+    const errors: string[] = []
+    const { payload } = verified
+    const vc = payload.vc as { type?: unknown; issuer?: unknown; credentialSubject?: unknown; credentialStatus?: unknown } | undefined
+    if (!vc || typeof vc !== 'object') return { errors: ['the JWT has no vc claim'] }
+    const issuer = typeof vc.issuer === 'string' ? vc.issuer : (vc.issuer as { id?: unknown } | undefined)?.id
+    if (payload.iss !== verified.did || (issuer !== undefined && issuer !== verified.did)) errors.push(`issuer ${String(payload.iss)} did not sign it (${verified.kid})`)
+    const subject = vc.credentialSubject && typeof vc.credentialSubject === 'object' ? (vc.credentialSubject as Record<string, unknown>) : {}
+    // Holder binding: a credential about someone else cannot be presented by this holder.
+    if (payload.sub !== holderDid && subject.id !== holderDid) errors.push('it was issued to another subject than the holder')
+    errors.push(...lifetimeErrors('credential', payload, now, false))
+    const status = await this.deps.status.check(vc.credentialStatus, verified.did)
+    if (status.state === 'revoked') errors.push('it has been revoked by its issuer')
+    if (status.state === 'unknown') errors.push(`its status could not be checked: ${status.reason}`)
+    const { id: _subjectId, ...attributes } = subject
+    return {
+      errors,
+      credential: {
+        id: typeof payload.jti === 'string' ? payload.jti : undefined,
+        format: 'jwt_vc',
+        issuer: verified.did,
+        types: Array.isArray(vc.type) ? vc.type.filter((t): t is string => typeof t === 'string') : [],
+        attributes,
+        provenPredicates: [],
+        revoked: status.state === 'revoked',
+      },
+    }
+  }
+
+  private async derivedCredential(proof: unknown, input: VerificationInput, nonce: unknown): Promise<{ errors: string[]; credential?: PresentedCredential }> {
+    if (!this.deps.derived) return { errors: ['derived (anonymous) proofs are not supported by this service'] }
+    if (typeof nonce !== 'string') return { errors: ['a derived proof needs the presentation nonce'] }
+    const checked = await this.deps.derived(proof, { nonce, verifierDid: input.verifierDid })
+    let revoked = false
+    const errors = [...checked.errors]
+    if (checked.valid && checked.statusEntry !== undefined) {
+      const status = await this.deps.status.check(checked.statusEntry, checked.issuer)
+      revoked = status.state === 'revoked'
+      if (revoked) errors.push('it has been revoked by its issuer')
+      if (status.state === 'unknown') errors.push(`its status could not be checked: ${status.reason}`)
+    }
+    if (!checked.valid) return { errors: errors.length ? errors : ['the derived proof does not verify'] }
+    return {
+      errors,
+      credential: { id: checked.credentialId, format: 'bbs_derived', issuer: checked.issuer, types: ['VerifiableCredential', checked.credentialType], attributes: checked.revealed, provenPredicates: checked.predicates, revoked },
+    }
+  }
+}
+
+function lifetimeErrors(what: string, payload: Record<string, unknown>, now: number, expRequired: boolean): string[] {
+  const errors: string[] = []
+  const { exp, nbf, iat } = payload
+  if (exp === undefined && expRequired) errors.push(`the ${what} has no exp`)
+  if (exp !== undefined && (typeof exp !== 'number' || exp <= now - SKEW_S)) errors.push(`the ${what} has expired`)
+  if (nbf !== undefined && (typeof nbf !== 'number' || nbf > now + SKEW_S)) errors.push(`the ${what} is not valid yet`)
+  if (iat !== undefined && (typeof iat !== 'number' || iat > now + SKEW_S)) errors.push(`the ${what} is issued in the future`)
+  return errors
+}
+
+function outcome(errors: string[], presented: PresentedCredential[]): VerificationOutcome {
+  const provided = new Set<string>()
+  const revoked = new Set<string>()
+  for (const c of presented) for (const name of Object.keys(c.attributes)) (c.revoked ? revoked : provided).add(name)
+  return {
+    isValid: errors.length === 0,
+    errors,
+    credentialSubjects: presented.map((c) => ({ credential_id: c.id ?? null, issuer: c.issuer, type: c.types.filter((t) => t !== 'VerifiableCredential'), ...c.attributes })),
+    providedAttributes: [...provided].sort(),
+    revokedAttributes: [...revoked].sort(),
+    anyRevoked: presented.some((c) => c.revoked),
+  }
+}

@@ -1,0 +1,96 @@
+import type { Insertable, Selectable } from 'kysely'
+import type { Executor } from '../../db/database.js'
+import type { HolderInboxTable, PresentationsTable } from './presentation.table.js'
+
+export type InboxRow = Selectable<HolderInboxTable>
+export type PresentationRow = Selectable<PresentationsTable>
+export type NewPresentation = Omit<Insertable<PresentationsTable>, 'credential_ids' | 'provided_attributes' | 'revoked_attributes' | 'verification_result'> & {
+  credential_ids: string[]
+  provided_attributes: string[]
+  revoked_attributes: string[]
+}
+
+/** Takes a request into the holder's inbox; a second take returns the existing entry. */
+export async function addToInbox(db: Executor, row: { request_id: string; holder_did: string; at: Date }): Promise<{ entry: InboxRow; created: boolean }> {
+  const inserted = await db
+    .insertInto('holder_inbox')
+    .values({ request_id: row.request_id, holder_did: row.holder_did, status: 'pending', created_at: row.at, updated_at: row.at })
+    .onConflict((oc) => oc.columns(['holder_did', 'request_id']).doNothing())
+    .returningAll()
+    .executeTakeFirst()
+  if (inserted) return { entry: inserted, created: true }
+  return { entry: (await findInboxEntry(db, row.holder_did, row.request_id))!, created: false }
+}
+
+export function findInboxEntry(db: Executor, holderDid: string, requestId: string): Promise<InboxRow | undefined> {
+  return db.selectFrom('holder_inbox').selectAll().where('holder_did', '=', holderDid).where('request_id', '=', requestId).executeTakeFirst()
+}
+
+/** Moves a pending entry to its answer; undefined when it was no longer pending (lost a race). */
+export function answerInboxEntry(db: Executor, holderDid: string, requestId: string, answer: { status: 'approved' | 'rejected'; reason?: string | null; presentation_id?: string | null; at: Date }): Promise<InboxRow | undefined> {
+  return db
+    .updateTable('holder_inbox')
+    .set({ status: answer.status, reason: answer.reason ?? null, presentation_id: answer.presentation_id ?? null, updated_at: answer.at })
+    .where('holder_did', '=', holderDid)
+    .where('request_id', '=', requestId)
+    .where('status', '=', 'pending')
+    .returningAll()
+    .executeTakeFirst()
+}
+
+/** Moves a pending request on (answered once); false when another answer got there first. */
+export async function closeRequest(db: Executor, requestId: string, status: 'submitted' | 'rejected', at: Date): Promise<boolean> {
+  const updated = await db.updateTable('presentation_requests').set({ status, updated_at: at }).where('id', '=', requestId).where('status', '=', 'pending').returning('id').executeTakeFirst()
+  return updated !== undefined
+}
+
+export function setRequestStatus(db: Executor, requestId: string, status: string, at: Date): Promise<unknown> {
+  return db.updateTable('presentation_requests').set({ status, updated_at: at }).where('id', '=', requestId).execute()
+}
+
+export function insertPresentation(db: Executor, row: NewPresentation): Promise<PresentationRow> {
+  return db
+    .insertInto('presentations')
+    .values({
+      ...row,
+      credential_ids: JSON.stringify(row.credential_ids),
+      provided_attributes: JSON.stringify(row.provided_attributes),
+      revoked_attributes: JSON.stringify(row.revoked_attributes),
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow()
+}
+
+export function findPresentation(db: Executor, id: string): Promise<PresentationRow | undefined> {
+  return db.selectFrom('presentations').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+export function recordVerification(
+  db: Executor,
+  id: string,
+  outcome: { status: 'verified' | 'failed'; is_verified: boolean; provided_attributes: string[]; revoked_attributes: string[]; verification_result: Record<string, unknown>; consent_id: string | null; at: Date },
+): Promise<PresentationRow> {
+  return db
+    .updateTable('presentations')
+    .set({
+      status: outcome.status,
+      is_verified: outcome.is_verified,
+      provided_attributes: JSON.stringify(outcome.provided_attributes),
+      revoked_attributes: JSON.stringify(outcome.revoked_attributes),
+      verification_result: JSON.stringify(outcome.verification_result),
+      consent_id: outcome.consent_id,
+      verified_at: outcome.at,
+      updated_at: outcome.at,
+    })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow()
+}
+
+export function listPresentations(db: Executor, by: { verifierDid?: string; proverDid?: string }, page: { limit: number; after?: string }): Promise<PresentationRow[]> {
+  let query = db.selectFrom('presentations').selectAll()
+  if (by.verifierDid) query = query.where('verifier_did', '=', by.verifierDid)
+  if (by.proverDid) query = query.where('prover_did', '=', by.proverDid)
+  if (page.after) query = query.where('id', '>', page.after)
+  return query.orderBy('id').limit(page.limit).execute()
+}

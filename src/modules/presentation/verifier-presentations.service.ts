@@ -1,0 +1,188 @@
+import { randomUUID } from 'node:crypto'
+import type { Clock } from '../../adapters/clock.js'
+import { decodeCompactJws } from '../../crypto/jws.js'
+import type { Database } from '../../db/database.js'
+import { isUniqueViolation } from '../../db/pg-errors.js'
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js'
+import { findRequest, type PresentationRequestRow } from '../verifier/verifier.repository.js'
+import type { VerifierService } from '../verifier/verifier.service.js'
+import { eventData } from './holder-presentations.service.js'
+import type { CallbackPort, ConsentPort } from './presentation-ports.js'
+import type { PresentationVerifier } from './presentation-verifier.js'
+import * as repo from './presentations.repository.js'
+
+/** The spec's verification result (inside the verify response). */
+export interface VerificationResultBody {
+  is_valid: boolean
+  prover_did: string
+  verifier_did: string
+  presentation_type: string
+  credential_subjects: Record<string, unknown>[]
+  errors: string[]
+  verified_at: string
+}
+
+export interface VerifyResponse {
+  success: true
+  verification_result: VerificationResultBody
+  blockchain_verification: { on_chain: boolean; revoked: boolean; verified: boolean }
+  status: string
+  auto_approved: boolean
+  consent_valid: boolean
+  presentation: repo.PresentationRow
+}
+
+/**
+ * The verifier's side: presentations received (through a holder's approval, or submitted
+ * directly), read and verified. Verification is repeatable: a credential revoked since turns a
+ * verified presentation into a failed one.
+ */
+export class VerifierPresentationService {
+  constructor(private readonly deps: { db: Database; clock: Clock; verifiers: VerifierService; verifier: PresentationVerifier; consents?: ConsentPort; callbacks?: CallbackPort }) {}
+
+  /** The verifier's or the prover's presentation; anyone else's is as unknown as a missing one. */
+  async get(callerDid: string, id: string): Promise<repo.PresentationRow> {
+    const found = await repo.findPresentation(this.deps.db, id)
+    if (!found || (found.verifier_did !== callerDid && found.prover_did !== callerDid)) throw new NotFoundError('Presentation not found')
+    return found
+  }
+
+  list(verifierDid: string, page: { limit: number; after?: string }): Promise<repo.PresentationRow[]> {
+    return repo.listPresentations(this.deps.db, { verifierDid }, page)
+  }
+
+  /**
+   * A VP-JWT received outside the holder flow (POST /api/verifier/presentations): the caller is
+   * its holder (iss) or its verifier (aud). With request_id it answers that request.
+   */
+  async submit(callerDid: string, input: { presentation_jwt: string; request_id?: string; presentation_type?: string }): Promise<repo.PresentationRow> {
+    const payload = decodeCompactJws(input.presentation_jwt)?.payload
+    if (!payload) throw new ValidationError('presentation_jwt is not a compact JWS', { details: { field: 'presentation_jwt' } })
+    const prover = payload.iss
+    const verifierDid = Array.isArray(payload.aud) ? payload.aud[0] : payload.aud
+    if (typeof prover !== 'string' || typeof verifierDid !== 'string') throw new ValidationError('presentation_jwt needs iss (the holder) and aud (the verifier)', { details: { field: 'presentation_jwt' } })
+    if (callerDid !== prover && callerDid !== verifierDid) throw new ForbiddenError('Only the holder (iss) or the verifier (aud) of a presentation may submit it')
+    let request: PresentationRequestRow | undefined
+    if (input.request_id !== undefined) {
+      request = await findRequest(this.deps.db, input.request_id)
+      if (!request || request.verifier_did !== verifierDid) throw new ValidationError(`Unknown request_id "${input.request_id}" for verifier ${verifierDid}`, { details: { field: 'request_id' } })
+      const status = this.deps.verifiers.effectiveStatus(request)
+      if (status !== 'pending') throw new ConflictError(`The presentation request is ${status}`)
+    }
+    const vp = payload.vp as { verifiableCredential?: unknown } | undefined
+    const items = Array.isArray(vp?.verifiableCredential) ? vp.verifiableCredential : []
+    const ids = items.map((item) => (typeof item === 'string' ? decodeCompactJws(item)?.payload.jti : (item as { credential_id?: unknown } | null)?.credential_id)).filter((id): id is string => typeof id === 'string')
+    const now = this.deps.clock.now()
+    try {
+      const row = await this.deps.db.transaction().execute(async (trx) => {
+        if (request && !(await repo.closeRequest(trx, request.id, 'submitted', now))) throw new ConflictError('This request was already answered')
+        const inserted = await repo.insertPresentation(trx, {
+          id: `pres-${randomUUID()}`,
+          request_id: request?.id ?? null,
+          prover_did: prover,
+          verifier_did: verifierDid,
+          presentation_type: request?.presentation_type ?? input.presentation_type ?? 'direct',
+          credential_ids: ids,
+          presentation_jwt: input.presentation_jwt,
+          status: 'submitted',
+          provided_attributes: [],
+          revoked_attributes: [],
+          consent_id: null,
+          verified_at: null,
+          created_at: now,
+          updated_at: now,
+        })
+        if (request?.callback_url && this.deps.callbacks) await this.deps.callbacks.enqueue(trx, { url: request.callback_url, type: 'presentation.submitted', data: eventData(inserted) })
+        return inserted
+      })
+      this.deps.callbacks?.nudge()
+      return row
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ConflictError('This request was already answered')
+      throw error
+    }
+  }
+
+  async verify(verifierDid: string, id: string, input: { presentation_jwt: string }): Promise<VerifyResponse> {
+    const presentation = await repo.findPresentation(this.deps.db, id)
+    if (!presentation || presentation.verifier_did !== verifierDid) throw new NotFoundError('Presentation not found')
+    if (input.presentation_jwt.trim() !== presentation.presentation_jwt) {
+      throw new ValidationError('presentation_jwt is not the JWT of this presentation', { details: { field: 'presentation_jwt' } })
+    }
+    const request = presentation.request_id ? await findRequest(this.deps.db, presentation.request_id) : undefined
+    const outcome = await this.deps.verifier.verify({
+      jwt: presentation.presentation_jwt,
+      proverDid: presentation.prover_did,
+      verifierDid,
+      presentationType: presentation.presentation_type,
+      credentialIds: presentation.credential_ids,
+      request: request && { nonce: request.nonce, required_credentials: request.required_credentials, required_predicates: request.required_predicates },
+    })
+    const now = this.deps.clock.now()
+    const consents = this.deps.consents
+    const consent = consents ? await consents.check(presentation.prover_did, verifierDid, now) : { valid: false, consent: undefined, reason: undefined }
+    const errors = [...outcome.errors]
+    // A consent the holder granted and then withdrew (revoked, expired, used) fails the
+    // presentation; with none ever granted, the holder's approval of this request is the consent.
+    if (consent.consent && !consent.valid && consent.consent.used_by !== presentation.id) errors.push(`consent: ${consent.reason ?? 'not valid'}`)
+
+    const saved = await this.deps.db.transaction().execute(async (trx) => {
+      let consentValid = consent.valid || (consent.consent?.used_by === presentation.id)
+      if (consent.valid && consent.consent && consent.consent.expiration_policy === 'one_time_use' && errors.length === 0) {
+        // Consumed only by a presentation that passes every other check, exactly once.
+        consentValid = await consents!.consume(trx, consent.consent.id, presentation.id, now)
+        if (!consentValid) errors.push('consent: the one-time consent was already used')
+      }
+      const isValid = errors.length === 0
+      const status = isValid ? 'verified' : 'failed'
+      const result: VerificationResultBody = {
+        is_valid: isValid,
+        prover_did: presentation.prover_did,
+        verifier_did: verifierDid,
+        presentation_type: presentation.presentation_type,
+        credential_subjects: outcome.credentialSubjects,
+        errors,
+        verified_at: now.toISOString(),
+      }
+      const row = await repo.recordVerification(trx, presentation.id, {
+        status,
+        is_verified: isValid,
+        provided_attributes: outcome.providedAttributes,
+        revoked_attributes: outcome.revokedAttributes,
+        verification_result: { ...result },
+        consent_id: consentValid ? (consent.consent?.id ?? null) : null,
+        at: now,
+      })
+      if (request) await repo.setRequestStatus(trx, request.id, status, now)
+      if (request?.callback_url && this.deps.callbacks) {
+        await this.deps.callbacks.enqueue(trx, { url: request.callback_url, type: isValid ? 'presentation.verified' : 'presentation.failed', data: { ...eventData(row), is_valid: isValid, errors } })
+      }
+      return { row, result, consentValid }
+    })
+    this.deps.callbacks?.nudge()
+    return {
+      success: true,
+      verification_result: saved.result,
+      // Chain anchoring is not configured in this build (blockchain issue): nothing is on chain.
+      blockchain_verification: { on_chain: false, revoked: outcome.anyRevoked, verified: false },
+      status: saved.row.status,
+      auto_approved: saved.consentValid,
+      consent_valid: saved.consentValid,
+      presentation: saved.row,
+    }
+  }
+
+  /** Sends the presentation's latest event to the request's callback_url again. */
+  async resend(verifierDid: string, id: string): Promise<string> {
+    const presentation = await repo.findPresentation(this.deps.db, id)
+    if (!presentation || presentation.verifier_did !== verifierDid) throw new NotFoundError('Presentation not found')
+    const request = presentation.request_id ? await findRequest(this.deps.db, presentation.request_id) : undefined
+    if (!request?.callback_url) throw new ConflictError('This presentation has no callback_url to send to')
+    if (!this.deps.callbacks) throw new ConflictError('Callbacks are not enabled')
+    const type = presentation.status === 'verified' ? 'presentation.verified' : presentation.status === 'failed' ? 'presentation.failed' : 'presentation.submitted'
+    const callbacks = this.deps.callbacks
+    const eventId = await this.deps.db.transaction().execute((trx) => callbacks.enqueue(trx, { url: request.callback_url!, type, data: { ...eventData(presentation), resent: true } }))
+    callbacks.nudge()
+    return eventId
+  }
+}

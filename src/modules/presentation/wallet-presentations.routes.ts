@@ -1,0 +1,72 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { Did } from '../auth/auth.schemas.js'
+import { errorRefs, PageQuery, pageResponse, paginate } from '../shared/route-helpers.js'
+import type { PresentationRequestRow } from '../verifier/verifier.repository.js'
+import type { VerifierService } from '../verifier/verifier.service.js'
+import type { HolderPresentationService } from './holder-presentations.service.js'
+import { presentationView } from './presentation-view.js'
+import * as S from './presentation.schemas.js'
+
+const errors = errorRefs(400, 401, 403, 404, 409)
+const tags = ['Wallet presentations']
+
+/** The holder's presentation-request inbox and answers (DESIGN.md "Presentation", holder flow). */
+export const walletPresentationRoutes: FastifyPluginAsyncTypebox<{ holder: HolderPresentationService; verifiers: VerifierService }> = async (app, { holder, verifiers }) => {
+  const requestView = (r: PresentationRequestRow) => ({ ...r, status: verifiers.effectiveStatus(r), created_at: new Date(r.created_at).toISOString(), expires_at: new Date(r.expires_at).toISOString() })
+
+  app.post('/presentation-requests', {
+    schema: {
+      tags,
+      summary: "Take a presentation request into the holder's inbox (201; 200 when already there)",
+      body: S.TakeRequestBody,
+      response: { 200: Type.Object({ success: Type.Boolean(), message: Type.String(), request: S.PresentationRequest }), 201: Type.Object({ success: Type.Boolean(), message: Type.String(), request: S.PresentationRequest }), ...errors },
+    },
+  }, async (request, reply) => {
+    const { request: taken, created } = await holder.take(request.auth!.did, request.body)
+    return reply.status(created ? 201 : 200).send({ success: true, message: created ? 'Presentation request added to your inbox' : 'Already in your inbox', request: requestView(taken) })
+  })
+
+  app.get('/presentation-requests/:request_id/status', {
+    schema: { tags, summary: "The holder's answer to a request and the request's state", params: S.RequestIdParams, response: { 200: Type.Object({ success: Type.Boolean(), ...S.InboxEntry.properties }), ...errors } },
+  }, async (request) => {
+    const { entry, request: req, presentation } = await holder.status(request.auth!.did, request.params.request_id)
+    return {
+      success: true,
+      request_id: entry.request_id,
+      status: entry.status,
+      request_status: verifiers.effectiveStatus(req),
+      reason: entry.reason,
+      presentation_id: entry.presentation_id,
+      presentation_status: presentation?.status ?? null,
+      updated_at: new Date(entry.updated_at).toISOString(),
+    }
+  })
+
+  app.post('/presentation-requests/:request_id/approve', {
+    schema: {
+      tags,
+      summary: 'Answer a request with a VP-JWT the holder signed (iss holder, aud verifier, the request nonce)',
+      params: S.RequestIdParams,
+      body: S.ApproveBody,
+      response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), presentation: S.Presentation }), ...errors },
+    },
+  }, async (request, reply) => {
+    const presentation = await holder.approve(request.auth!.did, request.params.request_id, request.body)
+    return reply.status(201).send({ success: true, message: 'Presentation submitted to the verifier', presentation: presentationView(presentation) })
+  })
+
+  app.post('/presentation-requests/:request_id/reject', {
+    schema: {
+      tags, summary: 'Decline a request', params: S.RequestIdParams, body: S.RejectBody,
+      response: { 200: Type.Object({ success: Type.Boolean(), message: Type.String(), request_id: Type.String(), status: Type.String() }), ...errors },
+    },
+  }, async (request) => {
+    const entry = await holder.reject(request.auth!.did, request.params.request_id, request.body?.reason)
+    return { success: true, message: 'Presentation request rejected', request_id: entry.request_id, status: entry.status }
+  })
+
+  app.get('/:did/presentations', {
+    schema: { tags, summary: "The holder's presentations, paginated", params: Type.Object({ did: Did }), querystring: PageQuery, response: { 200: pageResponse(S.Presentation), ...errors } },
+  }, async (request) => paginate(request.query, (page) => holder.list(request.auth!.did, page), presentationView))
+}

@@ -1,0 +1,65 @@
+import type { HttpGet } from '../../adapters/http-out/guarded-fetch.js'
+import { decodeStatusList, statusBit } from '../../crypto/bitstring.js'
+import type { Database } from '../../db/database.js'
+import { JwsRejected, verifyDidJws } from '../did/did-jws.js'
+import type { DidResolver } from '../did/did-resolver.js'
+import * as repo from './status-list.repository.js'
+
+export type StatusState = { state: 'active' } | { state: 'revoked' } | { state: 'unknown'; reason: string }
+
+const MAX_INDEX = 2 ** 31
+
+/**
+ * Reads a W3C Bitstring Status List entry (`credentialStatus`) the way a verifier must: lists
+ * this service publishes are read from its database (the same bits GET /api/status-lists/:id
+ * signs); any other list is fetched through the guarded HTTP client, its JWT verified against
+ * the issuer's DID document, and the bit read from `encodedList` (Bitstring Status List §3.2).
+ */
+export class StatusChecker {
+  private readonly localPrefix: string
+
+  constructor(private readonly deps: { db: Database; publicBaseUrl: string; httpGet: HttpGet; resolver: DidResolver }) {
+    this.localPrefix = `${deps.publicBaseUrl}/api/status-lists/`
+  }
+
+  async check(entry: unknown, issuerDid: string): Promise<StatusState> {
+    if (entry === undefined) return { state: 'active' }
+    if (typeof entry !== 'object' || entry === null) return { state: 'unknown', reason: 'credentialStatus is not an object' }
+    const { type, statusPurpose, statusListIndex, statusListCredential } = entry as Record<string, unknown>
+    if (type !== 'BitstringStatusListEntry' && type !== 'StatusList2021Entry') return { state: 'unknown', reason: `unsupported credentialStatus type ${JSON.stringify(type)}` }
+    if (statusPurpose !== 'revocation') return { state: 'unknown', reason: `unsupported statusPurpose ${JSON.stringify(statusPurpose)}` }
+    const index = Number(statusListIndex)
+    if (typeof statusListIndex !== 'string' || !Number.isSafeInteger(index) || index < 0 || index >= MAX_INDEX) return { state: 'unknown', reason: 'statusListIndex is not a valid index' }
+    if (typeof statusListCredential !== 'string') return { state: 'unknown', reason: 'statusListCredential is missing' }
+    try {
+      const bits = statusListCredential.startsWith(this.localPrefix) ? await this.localBits(statusListCredential.slice(this.localPrefix.length), issuerDid) : await this.remoteBits(statusListCredential, issuerDid)
+      return statusBit(bits, index) ? { state: 'revoked' } : { state: 'active' }
+    } catch (error) {
+      return { state: 'unknown', reason: `status list ${statusListCredential}: ${(error as Error).message}` }
+    }
+  }
+
+  private async localBits(listId: string, issuerDid: string): Promise<Uint8Array> {
+    const list = await repo.findListBits(this.deps.db, listId)
+    if (!list) throw new Error('not found')
+    // A credential may only point at its own issuer's list.
+    if (list.issuer_did !== issuerDid) throw new Error('belongs to another issuer')
+    return list.bits
+  }
+
+  private async remoteBits(url: string, issuerDid: string): Promise<Uint8Array> {
+    const res = await this.deps.httpGet(url, { accept: 'application/vc+jwt, application/jwt' })
+    if (res.status !== 200) throw new Error(`answered ${res.status}`)
+    let verified
+    try {
+      verified = await verifyDidJws(this.deps.resolver, Buffer.from(res.body).toString('utf8').trim(), 'assertionMethod')
+    } catch (error) {
+      throw new Error(error instanceof JwsRejected ? `its signature: ${error.message}` : 'could not be read', { cause: error })
+    }
+    if (verified.did !== issuerDid) throw new Error('is not signed by the credential issuer')
+    const vc = verified.payload.vc as { credentialSubject?: { encodedList?: unknown } } | undefined
+    const encoded = vc?.credentialSubject?.encodedList
+    if (typeof encoded !== 'string') throw new Error('has no encodedList')
+    return decodeStatusList(encoded)
+  }
+}
