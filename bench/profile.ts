@@ -1,5 +1,5 @@
 /**
- * `npm run bench:profile`: where the server's time goes during login (and issuance) load. Starts the server
+ * `npm run bench:profile`: where the server's time goes during login, issuance and verification load. Starts the server
  * under `node --cpu-prof`, warms up, then runs the login load and, for comparison, the floor,
  * and summarises only the samples inside each measured window. The raw .cpuprofile stays in
  * bench/profiles/ (open it in Chrome DevTools > Performance). Same BENCH_* settings as run.ts.
@@ -12,6 +12,7 @@ import { runFloor } from './lib/floor.js'
 import { JsonClient } from './lib/http-client.js'
 import { enrollHolders, HOLDER_COUNT, ISSUANCE_PHASES, runIssuanceLoad, setUpIssuer } from './lib/issuance-load.js'
 import { enrollUsers, runLoginLoad } from './lib/login-load.js'
+import { runVerificationLoad, setUpPresentations } from './lib/verification-load.js'
 import { readOptions, type BenchOptions, type Engine } from './lib/options.js'
 import { createBenchDatabase, postgresReachable } from './lib/postgres.js'
 import { prepareServer, projectRoot, startServer, type ServerBuild } from './lib/server-process.js'
@@ -44,6 +45,14 @@ async function profileEngine(engine: Engine, options: BenchOptions, build: Serve
           windows[`issuance-${phase}`] = [from, nowUs()]
           console.log(`${engine}: issuance ${phase} ${Math.round(issued.credentialsPerSecond)}/s while profiled (errors ${issued.errors})`)
         }
+      }
+      if (options.parts.includes('verification')) {
+        const setUp = await setUpPresentations(client, await setUpIssuer(client))
+        await runVerificationLoad(client, setUp, options.connections, Math.max(options.warmupSeconds, 1))
+        const from = nowUs()
+        const verified = await runVerificationLoad(client, setUp, options.connections, options.seconds)
+        windows.verification = [from, nowUs()]
+        console.log(`${engine}: ${Math.round(verified.perSecond)} verifications/s while profiled (errors ${verified.errors})`)
       }
       if (options.parts.includes('login')) {
         await enrollUsers(client, users)

@@ -22,6 +22,8 @@ import { measureRawCrypto, TARGET_BBS_SIGN_MS, type RawCryptoCost } from './lib/
 import { issuanceMarkdown, printIssuance, printRawCrypto, summarizeIssuance, TARGET_CEILING_RATIO, TARGET_JWT_PER_SECOND, type IssuanceEngineSummary } from './lib/issuance-report.js'
 import { runIssuanceAgainstServer } from './lib/issuance-run.js'
 import { readOptions, type BenchOptions, type Engine } from './lib/options.js'
+import { PRESENTATION_COUNT } from './lib/verification-load.js'
+import { printVerification, runVerificationAgainstServer, TARGET_VERIFY_PER_SECOND, TARGET_VERIFY_RATIO, type VerificationSummary } from './lib/verification-run.js'
 import { createBenchDatabase, postgresReachable } from './lib/postgres.js'
 import { markdownTable, printEngine, summarize, TARGET_RATIO, type EngineSummary } from './lib/report.js'
 import { prepareServer, projectRoot, startServer, type ServerBuild } from './lib/server-process.js'
@@ -38,6 +40,7 @@ function codeVersion(): string {
 interface EngineResult {
   login?: EngineSummary
   issuance?: IssuanceEngineSummary
+  verification?: VerificationSummary
 }
 
 /**
@@ -60,6 +63,7 @@ async function benchEngine(engine: Engine, options: BenchOptions, build: ServerB
       const result: EngineResult = {}
       if (options.parts.includes('login')) result.login = summarize(engine, await runAgainstServer(server, engine, options, log))
       if (crypto) result.issuance = summarizeIssuance(engine, await runIssuanceAgainstServer(server, engine, options, log), crypto)
+      if (options.parts.includes('verification')) result.verification = await runVerificationAgainstServer(server, engine, options, log)
       return result
     } finally {
       await server.stop()
@@ -78,8 +82,9 @@ async function main(): Promise<void> {
   // Every phase is bounded; this bounds the whole run too (start-up, build, set-up, cleanup included).
   const loginPhases = withLogin ? options.rounds * 2 * options.seconds + 2 * options.warmupSeconds : 0
   const issuancePhases = withIssuance ? options.rounds * 2 * options.seconds + 2 * options.warmupSeconds + 60 : 0
+  const verificationPhases = options.parts.includes('verification') ? (options.rounds + 1) * options.seconds + 120 : 0
   const cryptoBudget = withIssuance ? options.cryptoIterations * 0.3 + 60 : 0
-  installAbortHandlers((options.engines.length * (loginPhases + issuancePhases + 180) + cryptoBudget + 240) * 1000)
+  installAbortHandlers((options.engines.length * (loginPhases + issuancePhases + verificationPhases + 180) + cryptoBudget + 240) * 1000)
 
   if (withLogin) log(`login throughput vs framework floor: ${options.connections} connections, ${options.seconds} s per phase, ${options.rounds} rounds, engines ${options.engines.join(', ')}`)
   if (withIssuance) log(`issuance throughput vs raw crypto: ${options.issuanceConnections} connections, ${options.seconds} s per phase, ${options.rounds} rounds, engines ${options.engines.join(', ')}`)
@@ -109,6 +114,8 @@ async function main(): Promise<void> {
   for (const s of logins) printEngine(s)
   if (crypto) printRawCrypto(crypto)
   for (const s of issuances) printIssuance(s)
+  const verifications = results.flatMap((r) => (r.verification ? [r.verification] : []))
+  for (const s of verifications) printVerification(s)
 
   const resultsDir = path.join(projectRoot, 'bench/results')
   await mkdir(resultsDir, { recursive: true })
@@ -143,6 +150,17 @@ async function main(): Promise<void> {
     }
     await writeFile(path.join(resultsDir, 'latest-issuance.json'), `${JSON.stringify(json, null, 2)}\n`)
     log('written: bench/results/latest-issuance.json')
+  }
+  if (verifications.length) {
+    const json = {
+      date: new Date().toISOString(),
+      code,
+      machine,
+      settings: { connections: options.connections, seconds: options.seconds, rounds: options.rounds, presentations: PRESENTATION_COUNT, targets: { perSecond: TARGET_VERIFY_PER_SECOND, ceilingRatio: TARGET_VERIFY_RATIO } },
+      engines: verifications,
+    }
+    await writeFile(path.join(resultsDir, 'latest-verification.json'), `${JSON.stringify(json, null, 2)}\n`)
+    log('written: bench/results/latest-verification.json')
   }
 }
 
