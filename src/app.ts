@@ -8,9 +8,11 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import type { ContentStore } from './adapters/content-store/content-store.js'
 import { systemClock, type Clock } from './adapters/clock.js'
 import type { HttpGet } from './adapters/http-out/guarded-fetch.js'
+import type { HttpPost } from './adapters/http-out/guarded-post.js'
 import type { Config } from './config.js'
 import { deriveKey } from './crypto/secret-box.js'
 import type { DatabaseHandle } from './db/connect.js'
+import { callbacksPlugin } from './modules/callbacks/callbacks.plugin.js'
 import { adminRoutes } from './modules/admin/admin.routes.js'
 import { AdminService } from './modules/admin/admin.service.js'
 import { authRoutes } from './modules/auth/auth.routes.js'
@@ -72,6 +74,8 @@ export interface AppDeps {
   database: DatabaseHandle
   content: ContentStore
   httpGet: HttpGet
+  /** Sender of callbacks; default the guarded POST (CALLBACK_ALLOW_PRIVATE, OUTBOUND_TIMEOUT_MS). */
+  callbackPost?: HttpPost
   masterKey: Uint8Array
   /** The BBS worker pool; made (and closed) by the app when not given. */
   bbs?: BbsEngine & KemSealer
@@ -203,10 +207,30 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(verifierRoutes, { prefix: '/api/verifier', verifiers })
   const statusChecker = new StatusChecker({ db, publicBaseUrl, httpGet: deps.httpGet, resolver })
   const presentationVerifier = new PresentationVerifier({ resolver, status: statusChecker, clock })
-  await app.register(walletPresentationRoutes, { prefix: '/api/wallet', holder: new HolderPresentationService({ db, clock, verifiers }), verifiers })
+  // Signed webhooks: registered before the presentation routes that enqueue them, and before
+  // the database-closing hook so sends in flight can still record their outcome.
+  await app.register(callbacksPlugin, {
+    db,
+    keys,
+    clock,
+    allowPrivate: config.callbackAllowPrivate,
+    timeoutMs: config.outboundTimeoutMs,
+    pollMs: config.callbackPollMs,
+    maxAttempts: config.callbackMaxAttempts,
+    post: deps.callbackPost,
+  })
+  const callbacks = app.callbacks
+  await app.register(walletPresentationRoutes, { prefix: '/api/wallet', holder: new HolderPresentationService({ db, clock, verifiers, callbacks }), verifiers })
+  const verifierPresentations = new VerifierPresentationService({
+    db,
+    clock,
+    verifiers,
+    verifier: presentationVerifier,
+    callbacks,
+  })
   await app.register(verifierPresentationRoutes, {
     prefix: '/api/verifier',
-    presentations: new VerifierPresentationService({ db, clock, verifiers, verifier: presentationVerifier }),
+    presentations: verifierPresentations,
     checkCid: (cid) => checkStoredCredential({ db, content: deps.content, clock }, cid),
   })
   await app.register(qrRoutes, { prefix: '/api/qr', qr: new QrService({ db, clock, publicBaseUrl, verifiers, offers }) })

@@ -22,6 +22,10 @@ export interface Config {
   /** Unset: the admin group answers 404. */
   readonly adminApiKey: string | undefined
   readonly callbackAllowPrivate: boolean
+  /** How often the callback dispatcher looks for due events when idle (it is also nudged after each commit). */
+  readonly callbackPollMs: number
+  /** Attempts before a callback event is given up (dead). */
+  readonly callbackMaxAttempts: number
   /** did:web and other outgoing fetches may reach private/loopback addresses. */
   readonly outboundAllowPrivate: boolean
   /** did:web over plain HTTP (tests, local development only). */
@@ -149,6 +153,8 @@ export function loadConfig(env: Env = process.env): Config {
     blockchainPrivateKey,
     adminApiKey,
     callbackAllowPrivate: bool('CALLBACK_ALLOW_PRIVATE'),
+    callbackPollMs: int('CALLBACK_POLL_MS', 1000, 10, 60_000),
+    callbackMaxAttempts: int('CALLBACK_MAX_ATTEMPTS', 12, 1, 100),
     outboundAllowPrivate: bool('OUTBOUND_ALLOW_PRIVATE'),
     didWebAllowHttp: bool('DID_WEB_ALLOW_HTTP'),
     outboundTimeoutMs: int('OUTBOUND_TIMEOUT_MS', 5000, 100, 60000),

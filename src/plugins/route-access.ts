@@ -30,6 +30,9 @@ export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
   'HEAD /api/health/ready',
   'HEAD /api/did/:did',
   'HEAD /api/ipfs/:cid',
+  // The keys that sign callbacks: receivers verify with public information only.
+  'GET /api/callbacks/jwks',
+  'HEAD /api/callbacks/jwks',
 ])
 
 export const ADMIN_PREFIX = '/api/admin/'

@@ -2,14 +2,16 @@
  * Outgoing HTTP(S) GET for documents published by third parties (did:web, domain checks).
  * The URL comes from users, so it is an SSRF vector: the private-address check runs inside
  * the socket's `lookup`, on the very addresses the socket then connects to, which closes the
- * DNS-rebinding gap of "resolve, check, then let the HTTP client resolve again".
+ * DNS-rebinding gap of "resolve, check, then let the HTTP client resolve again" (the guard
+ * itself lives in address-guard.ts, shared with the callbacks' guarded POST).
  */
 import http from 'node:http'
 import https from 'node:https'
-import { lookup as dnsLookup } from 'node:dns/promises'
-import { isIP, type LookupFunction } from 'node:net'
+import type { LookupFunction } from 'node:net'
 import { AppError, DependencyUnavailableError, ValidationError } from '../../errors.js'
-import { refusedAddressReason } from './ip-ranges.js'
+import { createAddressGuard, hostOf, parseHttpUrl, RefusedAddress, type ResolvedAddress } from './address-guard.js'
+
+export type { ResolvedAddress } from './address-guard.js'
 
 export interface HttpResponse {
   status: number
@@ -21,11 +23,6 @@ export interface HttpResponse {
 }
 
 export type HttpGet = (url: string, init?: { accept?: string }) => Promise<HttpResponse>
-
-export interface ResolvedAddress {
-  address: string
-  family: 4 | 6
-}
 
 export interface GuardedFetchOptions {
   allowPrivate: boolean
@@ -45,36 +42,9 @@ export interface GuardedFetchOptions {
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308])
 
-/** Raised inside `lookup`; translated to a ValidationError once it leaves the socket. */
-class RefusedAddress extends Error {}
-
 export function createGuardedFetch(options: GuardedFetchOptions): HttpGet {
   const maxRedirects = options.maxRedirects ?? 3
-  const policy = options.addressPolicy ?? refusedAddressReason
-  const resolveHost = options.resolveHost ?? defaultResolve
-  const refusal = (ip: string): string | undefined => (options.allowPrivate ? undefined : policy(ip))
-
-  // Called by net.connect with the hostname of the URL; whatever it returns is dialled.
-  const guardedLookup: LookupFunction = (hostname, lookupOptions, callback) => {
-    resolveHost(hostname).then(
-      (found) => {
-        const wanted = found.filter((a) => !lookupOptions.family || a.family === lookupOptions.family)
-        const refused = wanted.map((a) => [a.address, refusal(a.address)] as const).find(([, why]) => why)
-        if (refused) {
-          // The address itself stays out of the message: it would map internal DNS for the caller.
-          callback(new RefusedAddress(`${hostname} resolves to a ${refused[1]} address`), '')
-        } else if (wanted.length === 0) {
-          callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '')
-        } else if (lookupOptions.all) {
-          callback(null, wanted)
-        } else {
-          const first = wanted[0] as ResolvedAddress
-          callback(null, first.address, first.family)
-        }
-      },
-      (err: unknown) => callback(err instanceof Error ? err : new Error(String(err)), ''),
-    )
-  }
+  const guard = createAddressGuard(options)
 
   return async (url, init = {}) => {
     const controller = new AbortController()
@@ -82,8 +52,8 @@ export function createGuardedFetch(options: GuardedFetchOptions): HttpGet {
     try {
       let current = parseUrl(url)
       for (let hop = 0; ; hop++) {
-        checkLiteralHost(current, refusal)
-        const res = await requestOnce(current, init.accept ?? '*/*', controller.signal, guardedLookup, options)
+        guard.checkLiteralHost(current)
+        const res = await requestOnce(current, init.accept ?? '*/*', controller.signal, guard.lookup, options)
         const location = res.headers.location
         if (!REDIRECT_STATUSES.has(res.status) || location === undefined) return res
         if (hop >= maxRedirects) {
@@ -101,31 +71,7 @@ export function createGuardedFetch(options: GuardedFetchOptions): HttpGet {
   }
 }
 
-function parseUrl(input: string, base?: URL): URL {
-  let url: URL
-  try {
-    url = new URL(input, base)
-  } catch {
-    throw new ValidationError(`Not a valid URL: ${input}`)
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new ValidationError(`Only http and https URLs can be fetched, not ${url.protocol}`)
-  }
-  if (url.username || url.password) throw new ValidationError('URLs with credentials are refused')
-  return url
-}
-
-function hostOf(url: URL): string {
-  return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname
-}
-
-// net.connect skips `lookup` for IP literals, so those are checked before dialling.
-function checkLiteralHost(url: URL, refusal: (ip: string) => string | undefined): void {
-  const host = hostOf(url)
-  if (isIP(host) === 0) return
-  const why = refusal(host)
-  if (why) throw new ValidationError(`${url.origin} is a ${why} address, refused`)
-}
+const parseUrl = (input: string, base?: URL): URL => parseHttpUrl(input, base)
 
 function requestOnce(
   url: URL,
@@ -214,9 +160,4 @@ function flattenHeaders(raw: http.IncomingHttpHeaders): Record<string, string> {
     if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value
   }
   return out
-}
-
-async function defaultResolve(hostname: string): Promise<ResolvedAddress[]> {
-  const found = await dnsLookup(hostname, { all: true, order: 'verbatim' })
-  return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }))
 }

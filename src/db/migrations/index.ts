@@ -9,6 +9,9 @@ import * as presentations from './20261123T0900-presentations.js'
 import * as callbackOutbox from './20261123T0910-callback-outbox.js'
 import * as consents from './20261123T0920-consents.js'
 import * as proofParams from './20261123T0930-proof-params.js'
+import * as walletActivity from './20261123T0940-wallet-activity.js'
+import * as chainAnchoring from './20261123T0950-chain-anchoring.js'
+import * as domains from './20261123T0960-domains.js'
 
 /**
  * Every migration, in order. Listed by import (not read from disk) so the same set runs from
@@ -25,4 +28,7 @@ export const migrations: Record<string, Migration> = {
   '20261123T0910-callback-outbox': callbackOutbox,
   '20261123T0920-consents': consents,
   '20261123T0930-proof-params': proofParams,
+  '20261123T0940-wallet-activity': walletActivity,
+  '20261123T0950-chain-anchoring': chainAnchoring,
+  '20261123T0960-domains': domains,
 }

@@ -1,0 +1,30 @@
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { createCallbackOutbox, type CallbackOutbox, type CallbackOutboxOptions } from './callback-outbox.js'
+import { callbackRoutes } from './callbacks.routes.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Signed webhooks through the durable outbox: `enqueue(trx, event)` in a transaction, `nudge()` after it. */
+    callbacks: CallbackOutbox
+  }
+}
+
+export type CallbacksPluginOptions = Omit<CallbackOutboxOptions, 'logger'>
+
+/**
+ * Registers GET /api/callbacks/jwks, decorates the app with `callbacks` (the outbox), starts the
+ * dispatcher when the app is ready and stops it on close. Not encapsulated, so the decoration
+ * is visible to the code that registered it. Fastify runs onClose hooks in reverse order of
+ * registration: register this before the hook that closes the database, so sends in flight can
+ * still record their outcome.
+ */
+async function callbacks(app: FastifyInstance, options: CallbacksPluginOptions): Promise<void> {
+  const outbox = createCallbackOutbox({ ...options, logger: app.log.child({ module: 'callbacks' }) })
+  app.decorate('callbacks', outbox)
+  await app.register(callbackRoutes, { prefix: '/api/callbacks', outbox })
+  app.addHook('onReady', async () => outbox.start())
+  app.addHook('onClose', async () => outbox.stop())
+}
+
+export const callbacksPlugin = fp(callbacks, { name: 'callbacks', fastify: '5.x' })
