@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto'
 import { ed25519PublicKeyObject, ed25519VerifyAsync } from '../../crypto/ed25519.js'
 import { decodeCompactJws } from '../../crypto/jws.js'
 import type { DidResolver } from './did-resolver.js'
@@ -29,16 +30,36 @@ export async function verifyDidJws(resolver: DidResolver, jws: string, relations
   const kid = header.kid
   if (typeof kid !== 'string' || !kid.startsWith('did:') || !kid.includes('#')) throw new JwsRejected('header kid must be a DID URL (did:…#key)')
   const did = kid.slice(0, kid.indexOf('#'))
-  let doc
-  try {
-    doc = (await resolver.resolve(did)).didDocument
-  } catch (error) {
-    throw new JwsRejected(`the DID ${did} could not be resolved: ${(error as Error).message}`)
+  const keyIn = async (fresh: boolean): Promise<Uint8Array | undefined> => {
+    let doc
+    try {
+      doc = (await resolver.resolve(did, { fresh })).didDocument
+    } catch (error) {
+      throw new JwsRejected(`the DID ${did} could not be resolved: ${(error as Error).message}`)
+    }
+    return ed25519KeyFor(doc, kid, relationship)
   }
-  const key = ed25519KeyFor(doc, kid, relationship)
+  // A document served from the resolver's short cache may predate a key made since (a new
+  // issuer, a rotation on another instance): a miss is retried once on a fresh resolution.
+  const key = (await keyIn(false)) ?? (await keyIn(true))
   if (!key) throw new JwsRejected(`${kid} is not an Ed25519 ${relationship} key of ${did}`)
   const [h, p, s] = jws.split('.') as [string, string, string]
-  const ok = await ed25519VerifyAsync(ed25519PublicKeyObject(key), Buffer.from(`${h}.${p}`, 'ascii'), Buffer.from(s, 'base64url'))
+  const ok = await ed25519VerifyAsync(keyObject(key), Buffer.from(`${h}.${p}`, 'ascii'), Buffer.from(s, 'base64url'))
   if (!ok) throw new JwsRejected(`the signature does not verify with ${kid}`)
   return { header, payload, did, kid }
+}
+
+// Building a KeyObject costs about as much as the verification itself; the same few issuer and
+// holder keys verify again and again.
+const KEY_OBJECTS_MAX = 4096
+const keyObjects = new Map<string, KeyObject>()
+function keyObject(publicKey: Uint8Array): KeyObject {
+  const id = Buffer.from(publicKey).toString('base64')
+  let found = keyObjects.get(id)
+  if (!found) {
+    found = ed25519PublicKeyObject(publicKey)
+    if (keyObjects.size >= KEY_OBJECTS_MAX) keyObjects.delete(keyObjects.keys().next().value!)
+    keyObjects.set(id, found)
+  }
+  return found
 }

@@ -17,6 +17,12 @@ export interface DidResolutionResult {
 /** DID Resolution options; `publicKeyFormat` is the did:key method's (ignored by other methods). */
 export interface ResolutionOptions {
   publicKeyFormat?: string
+  /**
+   * Read the service keys from the database rather than their short cache: for what must show
+   * the latest keys. did:web documents stay cached either way (a fetch per call would let any
+   * caller make this service hammer a web server).
+   */
+  fresh?: boolean
 }
 
 export interface ServiceVerificationMethod {
@@ -46,6 +52,12 @@ export interface DidResolverOptions {
   now?: () => number
   /** did:web documents are cached this long (default 60 s): a login must not cost a fetch. */
   cacheTtlMs?: number
+  /**
+   * Service keys are cached this long (default 10 s): verifying a presentation resolves the same
+   * issuers again and again. Keys are never deleted (retired ones stay listed), so a cached list
+   * can only lack a key made since; verifyDidJws retries such a miss with `fresh`.
+   */
+  serviceKeysTtlMs?: number
   cacheMaxEntries?: number
 }
 
@@ -60,6 +72,18 @@ export function createDidResolver(options: DidResolverOptions): DidResolver {
   // and derives the X25519 key (about 0.3 ms): verifying presentations resolves the same holders
   // and issuers again and again. Frozen, so a caller cannot alter what the next one reads.
   const didKeyDocs = new Map<string, DidDocument>()
+  const serviceKeysTtl = options.serviceKeysTtlMs ?? 10_000
+  const serviceKeyCache = new Map<string, { expires: number; keys: ServiceVerificationMethod[] }>()
+  async function serviceKeysOf(did: string, fresh: boolean): Promise<ServiceVerificationMethod[]> {
+    if (!options.serviceKeys) return []
+    const hit = serviceKeyCache.get(did)
+    if (!fresh && hit && hit.expires > now()) return hit.keys
+    const keys = await options.serviceKeys(did)
+    serviceKeyCache.delete(did)
+    if (serviceKeyCache.size >= maxEntries) serviceKeyCache.delete(serviceKeyCache.keys().next().value!)
+    serviceKeyCache.set(did, { expires: now() + serviceKeysTtl, keys })
+    return keys
+  }
   function didKeyDocument(did: string): DidDocument {
     let doc = didKeyDocs.get(did)
     if (!doc) {
@@ -102,7 +126,8 @@ export function createDidResolver(options: DidResolverOptions): DidResolver {
     async resolve(input, resolution = {}) {
       const did = normalizeDid(input)
       const method = didMethod(did)
-      const withServiceKeys = async (doc: DidDocument) => addServiceKeys(doc, (await options.serviceKeys?.(did)) ?? [])
+      const fresh = resolution.fresh === true
+      const withServiceKeys = async (doc: DidDocument) => addServiceKeys(doc, await serviceKeysOf(did, fresh))
       if (method === 'key') {
         return withServiceKeys(resolution.publicKeyFormat === undefined ? didKeyDocument(did) : buildDidKeyDocument(did, { publicKeyFormat: resolution.publicKeyFormat }))
       }

@@ -31,7 +31,7 @@ export const didRoutes: FastifyPluginAsyncTypebox<{ resolver: DidResolver }> = a
     },
     config: { rateLimit: 'resolve' },
   }, async (request, reply) => {
-    const result = await resolver.resolve(didFromRawPath(request.url) ?? request.params.did, { publicKeyFormat: request.query.publicKeyFormat })
+    const result = await resolver.resolve(didFromRawPath(request.url) ?? request.params.did, { publicKeyFormat: request.query.publicKeyFormat, fresh: true })
     const accept = request.headers.accept ?? ''
     const bare = /application\/did\+(ld\+)?json/.exec(accept)
     if (bare) return reply.type(`${bare[0]}; charset=utf-8`).serializer(JSON.stringify).send(result.didDocument)

@@ -49,26 +49,43 @@ function sameId(methodId: string, reference: string, did: string): boolean {
 
 /** The Ed25519 public key of one verification method, or undefined when it is not a usable Ed25519 key. */
 export function ed25519Key(method: Record<string, unknown>): Uint8Array | undefined {
-  try {
-    const { type, publicKeyMultibase, publicKeyBase58, publicKeyJwk } = method
-    // Multikey / Ed25519VerificationKey2020: the multicodec header names the key type.
-    if (typeof publicKeyMultibase === 'string') {
+  const { type, publicKeyMultibase, publicKeyBase58, publicKeyJwk } = method
+  // Multikey / Ed25519VerificationKey2020: the multicodec header names the key type.
+  if (typeof publicKeyMultibase === 'string') {
+    return memoized(`mb:${publicKeyMultibase}`, () => {
       const decoded = decodeMultibaseKey(publicKeyMultibase)
       return decoded.codec === 'ed25519' ? decoded.publicKey : undefined
-    }
-    // Ed25519VerificationKey2018 carries bare bytes, so only its type says what they are.
-    if (type === 'Ed25519VerificationKey2018' && typeof publicKeyBase58 === 'string') {
-      return canonicalPublicKey('ed25519', base58btc.baseDecode(publicKeyBase58))
-    }
-    // JsonWebKey2020 / JsonWebKey: RFC 8037 §2 OKP key.
-    if (isRecord(publicKeyJwk) && publicKeyJwk.kty === 'OKP' && publicKeyJwk.crv === 'Ed25519') {
-      const x = publicKeyJwk.x
-      return typeof x === 'string' ? canonicalPublicKey('ed25519', Buffer.from(x, 'base64url')) : undefined
-    }
-  } catch {
-    // Malformed key material: this method cannot authenticate anyone.
+    })
+  }
+  // Ed25519VerificationKey2018 carries bare bytes, so only its type says what they are.
+  if (type === 'Ed25519VerificationKey2018' && typeof publicKeyBase58 === 'string') {
+    return memoized(`b58:${publicKeyBase58}`, () => canonicalPublicKey('ed25519', base58btc.baseDecode(publicKeyBase58)))
+  }
+  // JsonWebKey2020 / JsonWebKey: RFC 8037 §2 OKP key.
+  if (isRecord(publicKeyJwk) && publicKeyJwk.kty === 'OKP' && publicKeyJwk.crv === 'Ed25519' && typeof publicKeyJwk.x === 'string') {
+    const x = publicKeyJwk.x
+    return memoized(`jwk:${x}`, () => canonicalPublicKey('ed25519', Buffer.from(x, 'base64url')))
   }
   return undefined
+}
+
+// Decoding validates the curve point (about 0.1 ms): verifications decode the same issuer and
+// holder keys again and again. Bounded; a hit returns a copy so no caller alters the next one's.
+const KEY_MEMO_MAX = 4096
+const keyMemo = new Map<string, Uint8Array | null>()
+function memoized(text: string, decode: () => Uint8Array | undefined): Uint8Array | undefined {
+  let key = keyMemo.get(text)
+  if (key === undefined) {
+    try {
+      key = decode() ?? null
+    } catch {
+      // Malformed key material: this method cannot authenticate anyone.
+      key = null
+    }
+    if (keyMemo.size >= KEY_MEMO_MAX) keyMemo.delete(keyMemo.keys().next().value!)
+    keyMemo.set(text, key)
+  }
+  return key === null ? undefined : new Uint8Array(key)
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

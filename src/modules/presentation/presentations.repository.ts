@@ -1,5 +1,5 @@
 import type { Insertable, Selectable } from 'kysely'
-import type { Executor } from '../../db/database.js'
+import type { Executor, RequiredCredential, RequiredPredicate } from '../../db/database.js'
 import type { HolderInboxTable, PresentationsTable } from './presentation.table.js'
 
 export type InboxRow = Selectable<HolderInboxTable>
@@ -44,10 +44,6 @@ export async function closeRequest(db: Executor, requestId: string, status: 'sub
   return updated !== undefined
 }
 
-export function setRequestStatus(db: Executor, requestId: string, status: string, at: Date): Promise<unknown> {
-  return db.updateTable('presentation_requests').set({ status, updated_at: at }).where('id', '=', requestId).execute()
-}
-
 export function insertPresentation(db: Executor, row: NewPresentation): Promise<PresentationRow> {
   return db
     .insertInto('presentations')
@@ -65,12 +61,46 @@ export function findPresentation(db: Executor, id: string): Promise<Presentation
   return db.selectFrom('presentations').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
+/**
+ * Stores a verification's outcome and, when the presentation answers a request, moves the
+ * request to the same status: one statement (a data-modifying CTE), so atomic without a
+ * transaction of its own.
+ */
+/** What verification needs of the request a presentation answers. */
+export interface AnsweredRequest {
+  id: string
+  nonce: string
+  required_credentials: RequiredCredential[]
+  required_predicates: RequiredPredicate[]
+  callback_url: string | null
+}
+
+/** A presentation with the request it answers, in one round trip (verification runs it per call). */
+export async function findPresentationWithRequest(db: Executor, id: string): Promise<{ presentation: PresentationRow; request?: AnsweredRequest } | undefined> {
+  const row = await db
+    .selectFrom('presentations as p')
+    .leftJoin('presentation_requests as r', 'r.id', 'p.request_id')
+    .selectAll('p')
+    .select(['r.id as r_id', 'r.nonce as r_nonce', 'r.required_credentials as r_required_credentials', 'r.required_predicates as r_required_predicates', 'r.callback_url as r_callback_url'])
+    .where('p.id', '=', id)
+    .executeTakeFirst()
+  if (!row) return undefined
+  const { r_id, r_nonce, r_required_credentials, r_required_predicates, r_callback_url, ...presentation } = row
+  return {
+    presentation,
+    request: r_id === null ? undefined : { id: r_id, nonce: r_nonce!, required_credentials: r_required_credentials!, required_predicates: r_required_predicates!, callback_url: r_callback_url },
+  }
+}
+
 export function recordVerification(
   db: Executor,
   id: string,
-  outcome: { status: 'verified' | 'failed'; is_verified: boolean; provided_attributes: string[]; revoked_attributes: string[]; verification_result: Record<string, unknown>; consent_id: string | null; at: Date },
+  outcome: { status: 'verified' | 'failed'; is_verified: boolean; provided_attributes: string[]; revoked_attributes: string[]; verification_result: Record<string, unknown>; consent_id: string | null; at: Date; request_id?: string },
 ): Promise<PresentationRow> {
   return db
+    .with('request_update', (qb) =>
+      qb.updateTable('presentation_requests').set({ status: outcome.status, updated_at: outcome.at }).where('id', '=', outcome.request_id ?? null).returning('id'),
+    )
     .updateTable('presentations')
     .set({
       status: outcome.status,

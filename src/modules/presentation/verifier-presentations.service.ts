@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { Clock } from '../../adapters/clock.js'
 import { decodeCompactJws } from '../../crypto/jws.js'
-import type { Database } from '../../db/database.js'
+import type { Transaction } from 'kysely'
+import type { Database, DB, Executor } from '../../db/database.js'
 import { isUniqueViolation } from '../../db/pg-errors.js'
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js'
 import { findRequest, type PresentationRequestRow } from '../verifier/verifier.repository.js'
@@ -104,12 +105,12 @@ export class VerifierPresentationService {
   }
 
   async verify(verifierDid: string, id: string, input: { presentation_jwt: string }): Promise<VerifyResponse> {
-    const presentation = await repo.findPresentation(this.deps.db, id)
-    if (!presentation || presentation.verifier_did !== verifierDid) throw new NotFoundError('Presentation not found')
+    const found = await repo.findPresentationWithRequest(this.deps.db, id)
+    if (!found || found.presentation.verifier_did !== verifierDid) throw new NotFoundError('Presentation not found')
+    const { presentation, request } = found
     if (input.presentation_jwt.trim() !== presentation.presentation_jwt) {
       throw new ValidationError('presentation_jwt is not the JWT of this presentation', { details: { field: 'presentation_jwt' } })
     }
-    const request = presentation.request_id ? await findRequest(this.deps.db, presentation.request_id) : undefined
     const outcome = await this.deps.verifier.verify({
       jwt: presentation.presentation_jwt,
       proverDid: presentation.prover_did,
@@ -126,11 +127,14 @@ export class VerifierPresentationService {
     // presentation; with none ever granted, the holder's approval of this request is the consent.
     if (consent.consent && !consent.valid && consent.consent.used_by !== presentation.id) errors.push(`consent: ${consent.reason ?? 'not valid'}`)
 
-    const saved = await this.deps.db.transaction().execute(async (trx) => {
+    const consumes = consent.valid && consent.consent?.expiration_policy === 'one_time_use' && errors.length === 0
+    const callbackUrl = this.deps.callbacks ? request?.callback_url : null
+    // `trx` is there exactly when consumes or callbackUrl asks for it (below).
+    const write = async (db: Executor, trx?: Transaction<DB>) => {
       let consentValid = consent.valid || (consent.consent?.used_by === presentation.id)
-      if (consent.valid && consent.consent && consent.consent.expiration_policy === 'one_time_use' && errors.length === 0) {
+      if (consumes && consent.consent) {
         // Consumed only by a presentation that passes every other check, exactly once.
-        consentValid = await consents!.consume(trx, consent.consent.id, presentation.id, now)
+        consentValid = await consents!.consume(trx!, consent.consent.id, presentation.id, now)
         if (!consentValid) errors.push('consent: the one-time consent was already used')
       }
       const isValid = errors.length === 0
@@ -144,7 +148,7 @@ export class VerifierPresentationService {
         errors,
         verified_at: now.toISOString(),
       }
-      const row = await repo.recordVerification(trx, presentation.id, {
+      const row = await repo.recordVerification(db, presentation.id, {
         status,
         is_verified: isValid,
         provided_attributes: outcome.providedAttributes,
@@ -152,14 +156,17 @@ export class VerifierPresentationService {
         verification_result: { ...result },
         consent_id: consentValid ? (consent.consent?.id ?? null) : null,
         at: now,
+        request_id: request?.id,
       })
-      if (request) await repo.setRequestStatus(trx, request.id, status, now)
-      if (request?.callback_url && this.deps.callbacks) {
-        await this.deps.callbacks.enqueue(trx, { url: request.callback_url, type: isValid ? 'presentation.verified' : 'presentation.failed', data: { ...eventData(row), is_valid: isValid, errors } })
+      if (callbackUrl) {
+        await this.deps.callbacks!.enqueue(trx!, { url: callbackUrl, type: isValid ? 'presentation.verified' : 'presentation.failed', data: { ...eventData(row), is_valid: isValid, errors } })
       }
       return { row, result, consentValid }
-    })
-    this.deps.callbacks?.nudge()
+    }
+    // The outcome alone is one statement; consuming a consent or enqueueing an event with it
+    // needs a transaction around them.
+    const saved = consumes || callbackUrl ? await this.deps.db.transaction().execute((trx) => write(trx, trx)) : await write(this.deps.db)
+    if (callbackUrl) this.deps.callbacks!.nudge()
     return {
       success: true,
       verification_result: saved.result,

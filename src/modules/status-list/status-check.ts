@@ -32,19 +32,22 @@ export class StatusChecker {
     if (typeof statusListIndex !== 'string' || !Number.isSafeInteger(index) || index < 0 || index >= MAX_INDEX) return { state: 'unknown', reason: 'statusListIndex is not a valid index' }
     if (typeof statusListCredential !== 'string') return { state: 'unknown', reason: 'statusListCredential is missing' }
     try {
-      const bits = statusListCredential.startsWith(this.localPrefix) ? await this.localBits(statusListCredential.slice(this.localPrefix.length), issuerDid) : await this.remoteBits(statusListCredential, issuerDid)
-      return statusBit(bits, index) ? { state: 'revoked' } : { state: 'active' }
+      const revoked = statusListCredential.startsWith(this.localPrefix)
+        ? await this.localBit(statusListCredential.slice(this.localPrefix.length), issuerDid, index)
+        : statusBit(await this.remoteBits(statusListCredential, issuerDid), index)
+      return revoked ? { state: 'revoked' } : { state: 'active' }
     } catch (error) {
       return { state: 'unknown', reason: `status list ${statusListCredential}: ${(error as Error).message}` }
     }
   }
 
-  private async localBits(listId: string, issuerDid: string): Promise<Uint8Array> {
-    const list = await repo.findListBits(this.deps.db, listId)
+  private async localBit(listId: string, issuerDid: string, index: number): Promise<boolean> {
+    const list = await repo.findStatusByte(this.deps.db, listId, index)
     if (!list) throw new Error('not found')
     // A credential may only point at its own issuer's list.
     if (list.issuer_did !== issuerDid) throw new Error('belongs to another issuer')
-    return list.bits
+    if (list.byte === null) throw new RangeError(`status index ${index} is outside the list`)
+    return statusBit(Uint8Array.of(list.byte), index & 7)
   }
 
   private async remoteBits(url: string, issuerDid: string): Promise<Uint8Array> {

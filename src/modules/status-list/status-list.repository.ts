@@ -50,6 +50,19 @@ export function findVersion(db: Executor, listId: string): Promise<{ version: nu
 }
 
 /** Bits travel as base64 text: PGlite converts bytea byte by byte in JS (see DbBlockRepository). */
+/**
+ * The one byte of a list that holds bit `index` (MSB-first, as statusBit reads it), without
+ * reading the whole list: a verification needs one bit of 16 KB. `byte` is null past the end.
+ */
+export async function findStatusByte(db: Executor, listId: string, index: number): Promise<{ issuer_did: string; byte: number | null } | undefined> {
+  const byteIndex = index >> 3
+  return db
+    .selectFrom('status_lists')
+    .select(['issuer_did', sql<number | null>`case when ${byteIndex} < length(bits) then get_byte(bits, ${byteIndex}) end`.as('byte')])
+    .where('id', '=', listId)
+    .executeTakeFirst()
+}
+
 export async function findListBits(db: Executor, listId: string): Promise<{ bits: Uint8Array; version: number; issuer_did: string; purpose: string; updated_at: Date } | undefined> {
   const row = await db
     .selectFrom('status_lists')
