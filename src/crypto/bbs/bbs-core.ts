@@ -8,7 +8,9 @@
  * instance it happened in is no longer trustworthy (its shadow stack is not unwound).
  */
 import dock from '@docknetwork/crypto-wasm-ts'
+import { BPP_PARAMS_LABEL } from './anonymous-proof-format.js'
 import type { BbsMessage } from './bbs-messages.js'
+import { PrecomputedBbsSigner } from './bbs-signer.js'
 
 const {
   initializeWasm,
@@ -32,7 +34,7 @@ type Params = InstanceType<typeof BBSSignatureParams>
 type BppSetup = ReturnType<typeof SetupParam.bppSetupParamsUncompressed>
 
 /** Label of the Bulletproofs++ generators: a transparent setup, anyone derives the same ones. */
-export const BPP_PARAMS_LABEL = 'credential-service/bpp-params/v1'
+export { BPP_PARAMS_LABEL }
 /** Schemas hold at most 100 attributes, plus 7 meta slots; caps the params a proof can ask for. */
 export const MAX_MESSAGES = 256
 const SECRET_KEY_BYTES = 32
@@ -66,6 +68,8 @@ export interface ProofRequest {
   bounds: BoundPredicate[]
   /** The verifier's nonce: the proof verifies under this nonce only. */
   nonce: Uint8Array
+  /** Label of the Bulletproofs++ generators (default BPP_PARAMS_LABEL); only read when there are bounds. */
+  rangeParamsLabel?: string
 }
 
 /** What a verifier needs besides the issuer's public key, params label and its own nonce. */
@@ -80,6 +84,7 @@ export interface ProofCheck extends DerivedProof {
   publicKey: Uint8Array
   paramsLabel: string
   nonce: Uint8Array
+  rangeParamsLabel?: string
 }
 
 let ready: Promise<void> | undefined
@@ -107,9 +112,19 @@ function params(label: string, count: number): Params {
   return found
 }
 
-let bppSetup: BppSetup | undefined
-// Decompressing the generators costs ~0.25 s: once per worker, then passed by reference.
-const bpp = (): BppSetup => (bppSetup ??= SetupParam.bppSetupParamsUncompressed(new BoundCheckBppParams(utf8(BPP_PARAMS_LABEL)).decompress()))
+// Decompressing the generators costs ~0.25 s: once per worker and label, then passed by
+// reference. Few labels exist (one per deployment); the bound keeps a stream of odd labels from
+// growing the cache.
+const bppCache = new Map<string, BppSetup>()
+function bpp(label: string): BppSetup {
+  let found = bppCache.get(label)
+  if (!found) {
+    found = SetupParam.bppSetupParamsUncompressed(new BoundCheckBppParams(utf8(label)).decompress())
+    if (bppCache.size >= 4) bppCache.delete(bppCache.keys().next().value!)
+    bppCache.set(label, found)
+  }
+  return found
+}
 
 /**
  * The public key is g2^sk with g2 from the params; Dock derives g1, g2 and each h_i from the
@@ -121,7 +136,24 @@ export function generateKeyPair(paramsLabel: string): BbsKeyPair {
   return { publicKey: pk.bytes, secretKey: sk.bytes }
 }
 
+// The generators come from the same params the library verifies and proves with.
+const signer = new PrecomputedBbsSigner({
+  generators: (label, count) => {
+    const { g1, h } = params(label, count).value as { g1: Uint8Array; h: Uint8Array[] }
+    return { g1, h }
+  },
+})
+
+/** A signature the library verifies; computed with fixed-base tables (bbs-signer.ts) once the issuer signs often, else by the library. */
 export function sign(secretKey: Uint8Array, paramsLabel: string, messages: BbsMessage[]): Uint8Array {
+  if (secretKey.length !== SECRET_KEY_BYTES) throw new RangeError(`BBS secret key must be ${SECRET_KEY_BYTES} bytes`)
+  if (messages.length === 0) throw new RangeError('no messages to sign')
+  const encoded = wasm(() => messages.map(encode))
+  return signer.sign(secretKey, paramsLabel, encoded) ?? wasm(() => BBSSignature.generate(encoded, new BBSSecretKey(secretKey), params(paramsLabel, messages.length), false).bytes)
+}
+
+/** The library's own signing, kept for the tests that check both agree with its verification. */
+export function signInWasm(secretKey: Uint8Array, paramsLabel: string, messages: BbsMessage[]): Uint8Array {
   if (secretKey.length !== SECRET_KEY_BYTES) throw new RangeError(`BBS secret key must be ${SECRET_KEY_BYTES} bytes`)
   const encoded = messages.map(encode)
   return wasm(() => BBSSignature.generate(encoded, new BBSSecretKey(secretKey), params(paramsLabel, messages.length), false).bytes)
@@ -166,7 +198,7 @@ export function deriveProof(req: ProofRequest): DerivedProof {
     const statements = new Statements(Statement.bbsSignatureProverConstantTime(p, revealed, false))
     const witnesses = new Witnesses(Witness.bbsSignatureConstantTime(signature, hidden, false))
     for (const bound of bounds) witnesses.add(Witness.boundCheckBpp(encoded[bound.index]!))
-    return CompositeProof.generateUsingQuasiProofSpec(proofSpec(statements, bounds), witnesses, req.nonce).bytes
+    return CompositeProof.generateUsingQuasiProofSpec(proofSpec(statements, bounds, req.rangeParamsLabel), witnesses, req.nonce).bytes
   })
   return { proof, messageCount: count, revealed: reveal.map((index) => ({ index, message: req.messages[index]! })), bounds }
 }
@@ -183,12 +215,12 @@ export function verifyProof(check: ProofCheck): boolean {
     if (!pk.isValid()) return false
     const revealed = new Map(check.revealed.map(({ index, message }) => [index, encode(message)]))
     const statements = new Statements(Statement.bbsSignatureVerifierConstantTime(params(check.paramsLabel, check.messageCount), pk, revealed, false))
-    return new CompositeProof(check.proof).verifyUsingQuasiProofSpec(proofSpec(statements, check.bounds), check.nonce).verified
+    return new CompositeProof(check.proof).verifyUsingQuasiProofSpec(proofSpec(statements, check.bounds, check.rangeParamsLabel), check.nonce).verified
   })
 }
 
 /** Statement 0 is the signature; statement k ≥ 1 bounds witness 0 of itself to message bounds[k-1].index of statement 0. */
-function proofSpec(statements: InstanceType<typeof Statements>, bounds: BoundPredicate[]) {
+function proofSpec(statements: InstanceType<typeof Statements>, bounds: BoundPredicate[], rangeParamsLabel = BPP_PARAMS_LABEL) {
   const metas = new MetaStatements()
   for (const bound of bounds) {
     const s = statements.add(Statement.boundCheckBppFromSetupParamRefs(bound.min, bound.maxExclusive, 0))
@@ -197,7 +229,7 @@ function proofSpec(statements: InstanceType<typeof Statements>, bounds: BoundPre
     eq.addWitnessRef(s, 0)
     metas.addWitnessEquality(eq)
   }
-  return new QuasiProofSpec(statements, metas, bounds.length ? [bpp()] : [])
+  return new QuasiProofSpec(statements, metas, bounds.length ? [bpp(rangeParamsLabel)] : [])
 }
 
 function checkIndex(index: number, count: number): void {
