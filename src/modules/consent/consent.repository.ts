@@ -1,0 +1,111 @@
+import type { ExpressionBuilder, Insertable, Selectable } from 'kysely'
+import type { ConsentsTable, DB, Executor } from '../../db/database.js'
+import type { ConsentStatus } from './consent.schemas.js'
+
+/** SQL of the consents table. Every "now" is a parameter from the injected clock, never SQL now(). */
+
+export type ConsentRow = Selectable<ConsentsTable>
+export type NewConsent = Omit<Insertable<ConsentsTable>, 'data_categories'> & { data_categories: string[] }
+
+type Eb = ExpressionBuilder<DB, 'consents'>
+
+/**
+ * Usable at `at`: not revoked, not used, not past a fixed date. The same rule as consentState()
+ * in consent.service.ts; one_time_use and indefinite rows have no expires_at (a check constraint).
+ */
+const usableAt = (at: Date) => (eb: Eb) =>
+  eb.and([eb('revoked', '=', false), eb('used_by', 'is', null), eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', at)])])
+
+const expiredAt = (at: Date) => (eb: Eb) => eb.and([eb('revoked', '=', false), eb.or([eb('used_by', 'is not', null), eb('expires_at', '<=', at)])])
+
+export function insertConsent(db: Executor, row: NewConsent): Promise<ConsentRow> {
+  return db
+    .insertInto('consents')
+    .values({ ...row, data_categories: JSON.stringify(row.data_categories) })
+    .returningAll()
+    .executeTakeFirstOrThrow()
+}
+
+/** The holder's consent; another holder's is not found. */
+export function findConsent(db: Executor, holderDid: string, id: string): Promise<ConsentRow | undefined> {
+  return db.selectFrom('consents').selectAll().where('id', '=', id).where('holder_did', '=', holderDid).executeTakeFirst()
+}
+
+/** Keyset page over (holder_did, id): the consents_holder_idx index. */
+export function listConsents(
+  db: Executor,
+  holderDid: string,
+  filter: { verifierDid?: string; status?: ConsentStatus; at: Date },
+  page: { limit: number; after?: string },
+): Promise<ConsentRow[]> {
+  let query = db.selectFrom('consents').selectAll().where('holder_did', '=', holderDid)
+  if (filter.verifierDid !== undefined) query = query.where('verifier_did', '=', filter.verifierDid)
+  if (filter.status === 'revoked') query = query.where('revoked', '=', true)
+  else if (filter.status === 'active') query = query.where(usableAt(filter.at))
+  else if (filter.status === 'expired') query = query.where(expiredAt(filter.at))
+  if (page.after) query = query.where('id', '>', page.after)
+  return query.orderBy('id').limit(page.limit).execute()
+}
+
+/** Granted -> revoked; undefined when it is not the holder's or was already revoked. */
+export function markRevoked(db: Executor, holderDid: string, id: string, at: Date): Promise<ConsentRow | undefined> {
+  return db
+    .updateTable('consents')
+    .set({ revoked: true, revoked_at: at, updated_at: at })
+    .where('id', '=', id)
+    .where('holder_did', '=', holderDid)
+    .where('revoked', '=', false)
+    .returningAll()
+    .executeTakeFirst()
+}
+
+/**
+ * The usable consent of a holder for a verifier that decides a verification: a standing one
+ * (indefinite, fixed_date) before a one-time one, so a one-time consent is not spent while a
+ * standing consent covers the presentation; then the most recent. Served by the partial index
+ * consents_usable_pair_idx (migration 20261123T0920).
+ */
+export function findUsableForPair(db: Executor, holderDid: string, verifierDid: string, at: Date): Promise<ConsentRow | undefined> {
+  return db
+    .selectFrom('consents')
+    .selectAll()
+    .where('holder_did', '=', holderDid)
+    .where('verifier_did', '=', verifierDid)
+    .where(usableAt(at))
+    .orderBy((eb) => eb.case().when('expiration_policy', '=', 'one_time_use').then(1).else(0).end())
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst()
+}
+
+/** The most recently granted consent of a holder for a verifier, whatever its state. */
+export function findLatestForPair(db: Executor, holderDid: string, verifierDid: string): Promise<ConsentRow | undefined> {
+  return db
+    .selectFrom('consents')
+    .selectAll()
+    .where('holder_did', '=', holderDid)
+    .where('verifier_did', '=', verifierDid)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst()
+}
+
+/**
+ * Marks a one-time consent used by one presentation. One conditional UPDATE: under concurrent
+ * calls PostgreSQL re-checks the WHERE clause on the row version the first writer committed
+ * (READ COMMITTED, "EvalPlanQual"), so exactly one caller gets the row back.
+ */
+export async function markUsed(db: Executor, id: string, presentationId: string, at: Date): Promise<boolean> {
+  const updated = await db
+    .updateTable('consents')
+    .set({ used_by: presentationId, used_at: at, updated_at: at })
+    .where('id', '=', id)
+    .where('expiration_policy', '=', 'one_time_use')
+    .where('used_by', 'is', null)
+    .where('revoked', '=', false)
+    .returning('id')
+    .executeTakeFirst()
+  return updated !== undefined
+}
