@@ -9,7 +9,9 @@
  * README, and writes bench/results/latest-login.json and latest-issuance.json. Settings:
  * BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_ISSUANCE_CONNECTIONS, BENCH_ROUNDS, BENCH_WARMUP_SECONDS,
  * BENCH_CRYPTO_ITERATIONS, BENCH_ENGINES=pglite,postgres, BENCH_DATABASE_URL,
- * BENCH_SERVER=tsx|build (default tsx), BENCH_ONLY=login|issuance (default both).
+ * BENCH_SERVER=tsx|build (default tsx), BENCH_ONLY=login|issuance|verification|proofs (default all).
+ * The proofs part (anonymous-proof derivation and BBS-predicate verification over HTTP beside the
+ * raw derive/verify cost) also reads BENCH_PROOF_CONNECTIONS and BENCH_PROOF_ITERATIONS.
  */
 import { spawnSync } from 'node:child_process'
 import { mkdir, writeFile } from 'node:fs/promises'
@@ -23,6 +25,7 @@ import { issuanceMarkdown, printIssuance, printRawCrypto, summarizeIssuance, TAR
 import { runIssuanceAgainstServer } from './lib/issuance-run.js'
 import { readOptions, type BenchOptions, type Engine } from './lib/options.js'
 import { PRESENTATION_COUNT } from './lib/verification-load.js'
+import { measureRawProofs, printProofs, runProofsAgainstServer, TARGET_DERIVE_MS, TARGET_VERIFY_MS, type ProofsSummary, type RawProofCost } from './lib/proofs-run.js'
 import { printVerification, runVerificationAgainstServer, TARGET_VERIFY_PER_SECOND, TARGET_VERIFY_RATIO, type VerificationSummary } from './lib/verification-run.js'
 import { createBenchDatabase, postgresReachable } from './lib/postgres.js'
 import { markdownTable, printEngine, summarize, TARGET_RATIO, type EngineSummary } from './lib/report.js'
@@ -41,6 +44,7 @@ interface EngineResult {
   login?: EngineSummary
   issuance?: IssuanceEngineSummary
   verification?: VerificationSummary
+  proofs?: ProofsSummary
 }
 
 /**
@@ -48,7 +52,7 @@ interface EngineResult {
  * up already, one start-up less keeps the run bounded, and the rows the login part leaves (50
  * users, their sessions) are nothing next to the credentials issued.
  */
-async function benchEngine(engine: Engine, options: BenchOptions, build: ServerBuild, crypto: RawCryptoCost | undefined): Promise<EngineResult | undefined> {
+async function benchEngine(engine: Engine, options: BenchOptions, build: ServerBuild, crypto: RawCryptoCost | undefined, rawProofs: RawProofCost | undefined): Promise<EngineResult | undefined> {
   if (engine === 'postgres' && !(await postgresReachable(options.postgresUrl))) {
     log(`\npostgres: not reachable at ${options.postgresUrl}; skipped`)
     return undefined
@@ -64,6 +68,7 @@ async function benchEngine(engine: Engine, options: BenchOptions, build: ServerB
       if (options.parts.includes('login')) result.login = summarize(engine, await runAgainstServer(server, engine, options, log))
       if (crypto) result.issuance = summarizeIssuance(engine, await runIssuanceAgainstServer(server, engine, options, log), crypto)
       if (options.parts.includes('verification')) result.verification = await runVerificationAgainstServer(server, engine, options, log)
+      if (rawProofs) result.proofs = await runProofsAgainstServer(server, engine, options, rawProofs, log)
       return result
     } finally {
       await server.stop()
@@ -83,8 +88,10 @@ async function main(): Promise<void> {
   const loginPhases = withLogin ? options.rounds * 2 * options.seconds + 2 * options.warmupSeconds : 0
   const issuancePhases = withIssuance ? options.rounds * 2 * options.seconds + 2 * options.warmupSeconds + 60 : 0
   const verificationPhases = options.parts.includes('verification') ? (options.rounds + 1) * options.seconds + 120 : 0
-  const cryptoBudget = withIssuance ? options.cryptoIterations * 0.3 + 60 : 0
-  installAbortHandlers((options.engines.length * (loginPhases + issuancePhases + verificationPhases + 180) + cryptoBudget + 240) * 1000)
+  const withProofs = options.parts.includes('proofs')
+  const proofPhases = withProofs ? options.rounds * 2 * options.seconds + 2 * options.warmupSeconds + 180 : 0
+  const cryptoBudget = (withIssuance ? options.cryptoIterations * 0.3 + 60 : 0) + (withProofs ? options.proofIterations * 3 + 30 : 0)
+  installAbortHandlers((options.engines.length * (loginPhases + issuancePhases + verificationPhases + proofPhases + 180) + cryptoBudget + 240) * 1000)
 
   if (withLogin) log(`login throughput vs framework floor: ${options.connections} connections, ${options.seconds} s per phase, ${options.rounds} rounds, engines ${options.engines.join(', ')}`)
   if (withIssuance) log(`issuance throughput vs raw crypto: ${options.issuanceConnections} connections, ${options.seconds} s per phase, ${options.rounds} rounds, engines ${options.engines.join(', ')}`)
@@ -96,13 +103,18 @@ async function main(): Promise<void> {
     log(`\nraw issuance crypto, measured alone in this process (no server running), ${options.cryptoIterations} iterations each ...`)
     crypto = await measureRawCrypto(options.cryptoIterations, log)
   }
+  let rawProofs: RawProofCost | undefined
+  if (withProofs) {
+    log(`\nraw anonymous-proof crypto, measured alone in this process (no server running), ${options.proofIterations} iterations ...`)
+    rawProofs = await measureRawProofs(options.proofIterations, log)
+  }
   if (options.server === 'build') log('compiling src/ with tsc into a temporary directory ...')
   const build = await prepareServer(options.server)
   const forgetBuild = onAbort(() => build.dispose())
   const results: EngineResult[] = []
   try {
     for (const engine of options.engines) {
-      const result = await benchEngine(engine, options, build, crypto)
+      const result = await benchEngine(engine, options, build, crypto, rawProofs)
       if (result) results.push(result)
     }
   } finally {
@@ -116,6 +128,8 @@ async function main(): Promise<void> {
   for (const s of issuances) printIssuance(s)
   const verifications = results.flatMap((r) => (r.verification ? [r.verification] : []))
   for (const s of verifications) printVerification(s)
+  const proofs = results.flatMap((r) => (r.proofs ? [r.proofs] : []))
+  if (rawProofs) for (const s of proofs) printProofs(rawProofs, s)
 
   const resultsDir = path.join(projectRoot, 'bench/results')
   await mkdir(resultsDir, { recursive: true })
@@ -161,6 +175,18 @@ async function main(): Promise<void> {
     }
     await writeFile(path.join(resultsDir, 'latest-verification.json'), `${JSON.stringify(json, null, 2)}\n`)
     log('written: bench/results/latest-verification.json')
+  }
+  if (rawProofs) {
+    const json = {
+      date: new Date().toISOString(),
+      code,
+      machine,
+      settings: { connections: options.proofConnections, seconds: options.seconds, rounds: options.rounds, rawIterations: options.proofIterations, rangeProof: 'Bulletproofs++', targets: { deriveMs: TARGET_DERIVE_MS, verifyMs: TARGET_VERIFY_MS } },
+      rawCrypto: rawProofs,
+      engines: proofs,
+    }
+    await writeFile(path.join(resultsDir, 'latest-proofs.json'), `${JSON.stringify(json, null, 2)}\n`)
+    log('written: bench/results/latest-proofs.json')
   }
 }
 

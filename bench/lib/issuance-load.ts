@@ -8,8 +8,9 @@ export type IssuancePhase = 'bbs' | 'jwt'
 export const ISSUANCE_PHASES: readonly IssuancePhase[] = ['bbs', 'jwt']
 
 /**
- * Six attributes of the common scalar kinds. With the credential's seven fixed messages (id,
- * type, issuer, subject, schema, issue and expiry times) a BBS signature covers 13 messages.
+ * Six attributes of the common scalar kinds. With the credential's nine fixed messages (id,
+ * type, issuer, subject, schema, issue and expiry times, status entry, layout digest: message
+ * layout v2) a BBS signature covers 15 messages.
  */
 export const BENCH_ATTRIBUTES = [
   { name: 'given_name', data_type: 'string', required: true },

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { ABSENT, credentialMessages, ENCODED_RANGE, encodeIntegerValue, messageIndex, NUMBER_OFFSET, type AnonCredentialContent } from '../../src/crypto/bbs/bbs-messages.js'
 
-const META = ['@id', '@type', '@issuer', '@subject', '@schema', '@issued_at', '@expires_at']
+const META = ['@id', '@type', '@issuer', '@subject', '@schema', '@issued_at', '@expires_at', '@status', '@layout']
 
 const content: AnonCredentialContent = {
   meta: { id: 'aly:1', type: 'Degree', issuer: 'did:example:issuer', subject: 'did:example:holder', schema_id: 'schema-1', issued_at: '2026-11-22T12:00:00.000Z' },
@@ -50,7 +50,7 @@ describe('BBS message layout', () => {
     assert.deepEqual(credentialMessages(reordered), credentialMessages(content))
     const sparse = credentialMessages({ ...content, attributes: { name: 'Ada' } })
     assert.deepEqual(sparse.map((m) => m.name), credentialMessages(content).map((m) => m.name))
-    assert.equal(sparse.filter((m) => m.value === ABSENT).length, 9) // 8 attributes + expiry
+    assert.equal(sparse.filter((m) => m.value === ABSENT).length, 10) // 8 attributes + expiry + status
   })
 
   it('refuses values that do not match their type, unknown or reserved names, and the absent marker as a value', () => {

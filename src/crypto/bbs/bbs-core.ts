@@ -35,7 +35,7 @@ type BppSetup = ReturnType<typeof SetupParam.bppSetupParamsUncompressed>
 
 /** Label of the Bulletproofs++ generators: a transparent setup, anyone derives the same ones. */
 export { BPP_PARAMS_LABEL }
-/** Schemas hold at most 100 attributes, plus 7 meta slots; caps the params a proof can ask for. */
+/** Schemas hold at most 100 attributes, plus 9 meta slots; caps the params a proof can ask for. */
 export const MAX_MESSAGES = 256
 const SECRET_KEY_BYTES = 32
 const PUBLIC_KEY_BYTES = 96

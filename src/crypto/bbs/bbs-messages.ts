@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { canonicalize } from '../jcs.js'
 
 /**
@@ -19,18 +20,26 @@ export interface BbsMessage {
 }
 
 export interface AnonCredentialContent {
-  /** `issued_at` / `expires_at`: RFC 3339 date-times. */
-  meta: { id: string; type: string; issuer: string; subject: string; schema_id: string; issued_at: string; expires_at?: string }
+  /**
+   * `issued_at` / `expires_at`: RFC 3339 date-times. `status`: the id of the credential's W3C
+   * Bitstring Status List entry (`<statusListCredential>#<statusListIndex>`), so a derived proof
+   * can disclose it and a verifier check revocation from public data.
+   */
+  meta: { id: string; type: string; issuer: string; subject: string; schema_id: string; issued_at: string; expires_at?: string; status?: string }
   attributes: Record<string, unknown>
   /** data_type per attribute name, from the schema: every schema attribute gets a slot. */
   types: Record<string, AttributeDataType>
 }
 
-/** Names the layout below, so a stored credential or a proof can say which one it was signed under. */
-export const BBS_MESSAGE_LAYOUT = 'credential-service/bbs-messages/v1'
+/**
+ * Names the layout below, so a stored credential or a proof can say which one it was signed under.
+ * v2 added `@status` and `@layout`: without them a derived proof could neither show
+ * non-revocation nor bind attribute names to message indexes (BBS signs positions, not names).
+ */
+export const BBS_MESSAGE_LAYOUT = 'credential-service/bbs-messages/v2'
 
 /** Meta slots come first, in this order, so their indexes never depend on the schema. */
-export const META_MESSAGES = ['@id', '@type', '@issuer', '@subject', '@schema', '@issued_at', '@expires_at'] as const
+export const META_MESSAGES = ['@id', '@type', '@issuer', '@subject', '@schema', '@issued_at', '@expires_at', '@status', '@layout'] as const
 
 /**
  * Text value of an absent optional attribute (or of a missing expiry). It holds a NUL, which no
@@ -78,6 +87,11 @@ const RFC3339_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d
  */
 export function credentialMessages(content: AnonCredentialContent): BbsMessage[] {
   const { meta } = content
+  for (const name of Object.keys(content.attributes)) {
+    if (!Object.hasOwn(content.types, name)) throw new RangeError(`attribute "${name}" is not in the schema`)
+  }
+  // `@` names are the meta slots': an attribute named so would make messageIndex ambiguous.
+  for (const name of Object.keys(content.types)) if (name.startsWith('@')) throw new RangeError(`attribute name "${name}" is reserved`)
   const messages: BbsMessage[] = [
     text('@id', meta.id),
     text('@type', meta.type),
@@ -86,14 +100,25 @@ export function credentialMessages(content: AnonCredentialContent): BbsMessage[]
     text('@schema', meta.schema_id),
     integer('@issued_at', encodeTimestamp(meta.issued_at)),
     meta.expires_at === undefined ? { name: '@expires_at', encoding: 'text', value: ABSENT } : integer('@expires_at', encodeTimestamp(meta.expires_at)),
+    meta.status === undefined ? { name: '@status', encoding: 'text', value: ABSENT } : text('@status', meta.status),
+    text('@layout', layoutDigest(attributeLayout(content.types))),
   ]
-  for (const name of Object.keys(content.attributes)) {
-    if (!Object.hasOwn(content.types, name)) throw new RangeError(`attribute "${name}" is not in the schema`)
-  }
-  // `@` names are the meta slots': an attribute named so would make messageIndex ambiguous.
-  for (const name of Object.keys(content.types)) if (name.startsWith('@')) throw new RangeError(`attribute name "${name}" is reserved`)
   for (const name of attributeNames(content)) messages.push(attributeMessage(name, content.types[name]!, content.attributes[name]))
   return messages
+}
+
+/** The schema attributes in message order with their data types: what `@layout` signs. */
+export function attributeLayout(types: Record<string, AttributeDataType>): Array<[string, AttributeDataType]> {
+  return attributeNames({ types }).map((name) => [name, types[name]!])
+}
+
+/**
+ * `@layout`: SHA-256 (base64url) of the RFC 8785 form of [[name, data_type], ...] in message
+ * order. A proof carries the layout in clear and reveals this message, so a verifier knows which
+ * attribute (and encoding) each index holds from the issuer's signature, not the holder's word.
+ */
+export function layoutDigest(layout: Array<[string, string]>): string {
+  return createHash('sha256').update(canonicalize(layout)).digest('base64url')
 }
 
 /** Index of a named message in the layout of a credential of this schema. */
@@ -154,7 +179,8 @@ function encodeDate(value: number | string): number {
   return encoded
 }
 
-function attributeMessage(name: string, type: AttributeDataType, value: unknown): BbsMessage {
+/** The message one attribute value signs as (absent: the ABSENT marker); RangeError when it does not fit its type. */
+export function attributeMessage(name: string, type: AttributeDataType, value: unknown): BbsMessage {
   if (value === undefined || value === null) return { name, encoding: 'text', value: ABSENT }
   const wrong = (expected: string) => new RangeError(`attribute "${name}" (${type}) must be ${expected}`)
   switch (type) {

@@ -1,4 +1,13 @@
+import { predicateBound, type Operator } from '../../crypto/bbs/anonymous-proof-format.js'
 import type { RequiredCredential, RequiredPredicate } from '../../db/database.js'
+
+/** A verified bound check: `min <= encoded(attribute) < maxExclusive` (bbs-messages.ts encoding). */
+export interface ProvenBound {
+  attribute: string
+  dataType: 'number' | 'date'
+  min: number
+  maxExclusive: number
+}
 
 /** One credential of a presentation as the checks see it, whatever its format. */
 export interface PresentedCredential {
@@ -10,13 +19,18 @@ export interface PresentedCredential {
   attributes: Record<string, unknown>
   /** Predicates a derived proof proved in zero knowledge. */
   provenPredicates: RequiredPredicate[]
+  /** The intervals those proofs verified; a required predicate is met when one lies inside it. */
+  provenBounds: ProvenBound[]
   revoked: boolean
 }
 
 /**
  * The request's requirements (spec: required_credentials, required_predicates) against what was
- * presented. Each unmet requirement is one readable error. A predicate is met by a zero-knowledge
- * proof of exactly it, or by a disclosed value that satisfies it (a JWT-VC discloses everything).
+ * presented. Each unmet requirement is one readable error. A predicate is met by a verified bound
+ * check that implies it (the proven interval lies inside the predicate's: `age >= 21` proven meets
+ * `age >= 18`; dates compare whether written YYYY-MM-DD or as days since 1970), or by a disclosed
+ * value that satisfies it (a JWT-VC discloses everything). A predicate a proof merely states,
+ * without a verified bound behind it, meets nothing.
  */
 export function unmetRequirements(presented: PresentedCredential[], credentials: RequiredCredential[], predicates: RequiredPredicate[]): string[] {
   const errors: string[] = []
@@ -33,7 +47,7 @@ export function unmetRequirements(presented: PresentedCredential[], credentials:
   for (const predicate of predicates) {
     const scope = presented.filter((c) => !predicate.credential_type || c.types.includes(predicate.credential_type))
     const text = `${predicate.attribute} ${predicate.operator} ${predicate.value}`
-    if (scope.some((c) => c.provenPredicates.some((p) => samePredicate(p, predicate)))) continue
+    if (scope.some((c) => c.provenBounds.some((b) => implies(b, predicate)))) continue
     const disclosed = scope.filter((c) => Object.hasOwn(c.attributes, predicate.attribute))
     if (disclosed.length === 0) errors.push(`predicate ${text} was not proven`)
     else if (!disclosed.some((c) => holds(c.attributes[predicate.attribute], predicate))) errors.push(`predicate ${text} is not satisfied`)
@@ -41,8 +55,15 @@ export function unmetRequirements(presented: PresentedCredential[], credentials:
   return errors
 }
 
-function samePredicate(a: RequiredPredicate, b: RequiredPredicate): boolean {
-  return a.attribute === b.attribute && a.operator === b.operator && a.value === b.value
+function implies(bound: ProvenBound, predicate: RequiredPredicate): boolean {
+  if (bound.attribute !== predicate.attribute) return false
+  try {
+    const required = predicateBound(bound.dataType, { attribute: predicate.attribute, operator: predicate.operator as Operator, value: predicate.value })
+    return bound.min < bound.maxExclusive && bound.min >= required.min && bound.maxExclusive <= required.maxExclusive
+  } catch {
+    // A requirement no encoded value could be compared with (wrong kind, out of range).
+    return false
+  }
 }
 
 /** Numbers compare as numbers; YYYY-MM-DD dates compare in calendar order (as strings). */

@@ -4,13 +4,26 @@ import type { RequiredCredential, RequiredPredicate } from '../../db/database.js
 import { JwsRejected, verifyDidJws } from '../did/did-jws.js'
 import type { DidResolver } from '../did/did-resolver.js'
 import type { StatusChecker } from '../status-list/status-check.js'
-import { unmetRequirements, type PresentedCredential } from './presentation-requirements.js'
+import { unmetRequirements, type PresentedCredential, type ProvenBound } from './presentation-requirements.js'
+
+/** What checking one derived proof found (derived-proof-verifier.ts). */
+export interface DerivedProofCheck {
+  valid: boolean
+  errors: string[]
+  issuer: string
+  credentialType: string
+  revealed: Record<string, unknown>
+  /** The predicates the proof states; each is backed by a verified bound below. */
+  predicates: RequiredPredicate[]
+  /** The intervals the verified bound checks prove, on the encoded attribute (bbs-messages.ts). */
+  bounds: ProvenBound[]
+  credentialId?: string
+  /** The disclosed W3C status entry; the caller checks it (a derived proof without one fails). */
+  statusEntry?: unknown
+}
 
 /** Verifies a derived (BBS) proof object of `vp.verifiableCredential`; absent when not wired. */
-export type DerivedProofVerifier = (
-  proof: unknown,
-  ctx: { nonce: string; verifierDid: string },
-) => Promise<{ valid: boolean; errors: string[]; issuer: string; credentialType: string; revealed: Record<string, unknown>; predicates: RequiredPredicate[]; credentialId?: string; statusEntry?: unknown }>
+export type DerivedProofVerifier = (proof: unknown, ctx: { nonce: string; verifierDid: string; holderDid: string }) => Promise<DerivedProofCheck>
 
 export interface VerificationInput {
   jwt: string
@@ -113,6 +126,7 @@ export class PresentationVerifier {
         types: Array.isArray(vc.type) ? vc.type.filter((t): t is string => typeof t === 'string') : [],
         attributes,
         provenPredicates: [],
+        provenBounds: [],
         revoked: status.state === 'revoked',
       },
     }
@@ -121,19 +135,26 @@ export class PresentationVerifier {
   private async derivedCredential(proof: unknown, input: VerificationInput, nonce: unknown): Promise<{ errors: string[]; credential?: PresentedCredential }> {
     if (!this.deps.derived) return { errors: ['derived (anonymous) proofs are not supported by this service'] }
     if (typeof nonce !== 'string') return { errors: ['a derived proof needs the presentation nonce'] }
-    const checked = await this.deps.derived(proof, { nonce, verifierDid: input.verifierDid })
-    let revoked = false
+    const checked = await this.deps.derived(proof, { nonce, verifierDid: input.verifierDid, holderDid: input.proverDid })
     const errors = [...checked.errors]
-    if (checked.valid && checked.statusEntry !== undefined) {
-      const status = await this.deps.status.check(checked.statusEntry, checked.issuer)
-      revoked = status.state === 'revoked'
-      if (revoked) errors.push('it has been revoked by its issuer')
-      if (status.state === 'unknown') errors.push(`its status could not be checked: ${status.reason}`)
-    }
     if (!checked.valid) return { errors: errors.length ? errors : ['the derived proof does not verify'] }
+    // Non-revocation must be shown: a derived proof that discloses no status entry fails.
+    const status = checked.statusEntry === undefined ? { state: 'unknown' as const, reason: 'the proof discloses no status entry' } : await this.deps.status.check(checked.statusEntry, checked.issuer)
+    const revoked = status.state === 'revoked'
+    if (revoked) errors.push('it has been revoked by its issuer')
+    if (status.state === 'unknown') errors.push(`its status could not be checked: ${status.reason}`)
     return {
       errors,
-      credential: { id: checked.credentialId, format: 'bbs_derived', issuer: checked.issuer, types: ['VerifiableCredential', checked.credentialType], attributes: checked.revealed, provenPredicates: checked.predicates, revoked },
+      credential: {
+        id: checked.credentialId,
+        format: 'bbs_derived',
+        issuer: checked.issuer,
+        types: ['VerifiableCredential', checked.credentialType],
+        attributes: checked.revealed,
+        provenPredicates: checked.predicates,
+        provenBounds: checked.bounds,
+        revoked,
+      },
     }
   }
 }
