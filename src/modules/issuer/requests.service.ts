@@ -10,6 +10,7 @@ import { findIssuer } from './issuer.repository.js'
 import type { IssuerService } from './issuer.service.js'
 import { takeOfferUse } from './offers.repository.js'
 import * as requests from './requests.repository.js'
+import { recordActivity } from '../wallet/wallet-activity.js'
 
 export interface CredentialRequestInput {
   issuer_did: string
@@ -57,16 +58,20 @@ export class CredentialRequestService {
     }
     // The holder may leave required attributes to the issuer.
     this.deps.validators.check(schema, attributes, true)
-    return requests.insertRequest(this.deps.db, {
-      id: `request-${randomUUID()}`,
-      holder_did: holderDid,
-      issuer_did: issuerDid,
-      schema_id: schema.id,
-      offer_id: input.offer_id ?? null,
-      credential_type: credentialType,
-      attributes,
-      message: input.message ?? '',
-      status: 'pending',
+    return this.deps.db.transaction().execute(async (trx) => {
+      const row = await requests.insertRequest(trx, {
+        id: `request-${randomUUID()}`,
+        holder_did: holderDid,
+        issuer_did: issuerDid,
+        schema_id: schema.id,
+        offer_id: input.offer_id ?? null,
+        credential_type: credentialType,
+        attributes,
+        message: input.message ?? '',
+        status: 'pending',
+      })
+      await recordActivity(trx, { holder_did: holderDid, type: 'credential_request_created', details: { request_id: row.id, issuer_did: issuerDid, credential_type: credentialType, offer_id: row.offer_id }, at: now })
+      return row
     })
   }
 

@@ -10,6 +10,7 @@ import type { VerifierService } from '../verifier/verifier.service.js'
 import { inWallet } from '../wallet/wallet-credentials.repository.js'
 import type { CallbackPort } from './presentation-ports.js'
 import * as repo from './presentations.repository.js'
+import { recordActivity } from '../wallet/wallet-activity.js'
 
 export interface ApproveInput {
   credential_ids: string[]
@@ -77,6 +78,7 @@ export class HolderPresentationService {
           updated_at: now,
         })
         await repo.answerInboxEntry(trx, holderDid, request.id, { status: 'approved', presentation_id: id, at: now })
+        await recordActivity(trx, { holder_did: holderDid, type: 'presentation_submitted', details: { presentation_id: id, request_id: request.id, verifier_did: request.verifier_did, credential_ids: ids }, at: now })
         if (request.callback_url && this.deps.callbacks) {
           await this.deps.callbacks.enqueue(trx, { url: request.callback_url, type: 'presentation.submitted', data: eventData(row) })
         }
@@ -97,6 +99,7 @@ export class HolderPresentationService {
     const answered = await this.deps.db.transaction().execute(async (trx) => {
       const row = await repo.answerInboxEntry(trx, holderDid, request.id, { status: 'rejected', reason: reason ?? null, at: now })
       if (!row || !(await repo.closeRequest(trx, request.id, 'rejected', now))) throw new ConflictError('This request was already answered')
+      await recordActivity(trx, { holder_did: holderDid, type: 'presentation_rejected', details: { request_id: request.id, verifier_did: request.verifier_did }, at: now })
       if (request.callback_url && this.deps.callbacks) {
         await this.deps.callbacks.enqueue(trx, { url: request.callback_url, type: 'presentation.rejected', data: { request_id: request.id, holder_did: holderDid, reason: reason ?? null } })
       }

@@ -1,53 +1,231 @@
-import type { Executor } from '../../db/database.js'
-import type { CredentialRow } from '../credentials/credentials.repository.js'
+import { sql, type Insertable } from 'kysely'
+import type { EvidenceAttachment, Executor } from '../../db/database.js'
+import type { WalletImportsTable } from './wallet.table.js'
 
-export type WalletCredentialRow = CredentialRow & { issuer_name: string }
+/** One wallet entry, issued here or imported; the columns of the listing (spec: Credential). */
+export interface WalletCredentialRow {
+  id: string
+  issuer_did: string
+  issuer_name: string
+  credential_type: string
+  credential_preview: Record<string, unknown>
+  credential_data: Record<string, unknown>
+  ipfs_hash: string
+  status: string
+  signature_type: string
+  evidence_attachments: EvidenceAttachment[]
+  extensions: string[]
+  owner_did: string
+  schema_id: string
+  credential_hash: string
+  kyber_encrypted: boolean
+  jwt: string
+  anonymous_credential: Record<string, unknown> | null
+  evidence_required: string[]
+  expiration_date: Date | null
+  created_at: Date
+  source: 'issued' | 'imported'
+  withdrawn_at: Date | null
+  withdrawal_reason: string | null
+}
 
-/** Credentials issued to the holder that it has not removed from its wallet. */
-export function listWalletCredentials(db: Executor, holderDid: string, filter: { status?: string; credential_type?: string }, page: { limit: number; after?: string }): Promise<WalletCredentialRow[]> {
-  let query = db
+export interface WalletFilter {
+  status?: string
+  credential_type?: string
+}
+
+/**
+ * Every credential in the holder's wallet: the ones issued to it here and not removed, and the
+ * ones it imported. Both carry `aly:<uuid>` ids, so one keyset orders the union.
+ */
+function walletCredentials(db: Executor, holderDid: string) {
+  const issued = db
     .selectFrom('credentials as c')
     .innerJoin('issuers as i', 'i.did', 'c.issuer_did')
-    .selectAll('c')
-    .select('i.name as issuer_name')
+    .leftJoin('wallet_withdrawals as w', (join) => join.onRef('w.credential_id', '=', 'c.id').on('w.holder_did', '=', holderDid))
+    .select([
+      'c.id',
+      'c.issuer_did',
+      'i.name as issuer_name',
+      'c.credential_type',
+      'c.credential_preview',
+      'c.credential_data',
+      'c.ipfs_hash',
+      'c.status',
+      'c.signature_type',
+      'c.evidence_attachments',
+      'c.extensions',
+      sql<string>`c.owner_did`.as('owner_did'),
+      'c.schema_id',
+      'c.credential_hash',
+      'c.kyber_encrypted',
+      'c.jwt',
+      'c.anonymous_credential',
+      'c.evidence_required',
+      'c.expiration_date',
+      'c.created_at',
+      sql<'issued' | 'imported'>`'issued'`.as('source'),
+      'w.withdrawn_at',
+      'w.reason as withdrawal_reason',
+    ])
     .where('c.owner_did', '=', holderDid)
     .where(({ not, exists, selectFrom }) =>
       not(exists(selectFrom('wallet_removals as r').select('r.credential_id').whereRef('r.credential_id', '=', 'c.id').where('r.holder_did', '=', holderDid))),
     )
-  if (filter.status) query = query.where('c.status', '=', filter.status)
-  if (filter.credential_type) query = query.where('c.credential_type', '=', filter.credential_type)
-  if (page.after) query = query.where('c.id', '>', page.after)
-  return query.orderBy('c.id').limit(page.limit).execute()
+  const imported = db
+    .selectFrom('wallet_imports as m')
+    .leftJoin('issuers as i', 'i.did', 'm.issuer_did')
+    .leftJoin('wallet_withdrawals as w', (join) => join.onRef('w.credential_id', '=', 'm.id').on('w.holder_did', '=', holderDid))
+    .select([
+      'm.id',
+      'm.issuer_did',
+      sql<string>`coalesce(i.name, m.issuer_name)`.as('issuer_name'),
+      'm.credential_type',
+      'm.credential_preview',
+      'm.credential_data',
+      'm.ipfs_hash',
+      'm.status',
+      sql<string>`'EdDSA'`.as('signature_type'),
+      'm.evidence_attachments',
+      'm.extensions',
+      'm.holder_did as owner_did',
+      'm.schema_id',
+      'm.credential_hash',
+      sql<boolean>`true`.as('kyber_encrypted'),
+      'm.jwt',
+      sql<Record<string, unknown> | null>`null::jsonb`.as('anonymous_credential'),
+      sql<string[]>`'[]'::jsonb`.as('evidence_required'),
+      'm.expiration_date',
+      'm.created_at',
+      sql<'issued' | 'imported'>`'imported'`.as('source'),
+      'w.withdrawn_at',
+      'w.reason as withdrawal_reason',
+    ])
+    .where('m.holder_did', '=', holderDid)
+  return db.selectFrom(issued.unionAll(imported).as('u'))
 }
 
-/** True when the credential was in the wallet and is now removed from it. */
-export async function removeFromWallet(db: Executor, holderDid: string, credentialId: string): Promise<boolean> {
+export async function listWalletCredentials(db: Executor, holderDid: string, filter: WalletFilter, page: { limit: number; after?: string }): Promise<WalletCredentialRow[]> {
+  let query = walletCredentials(db, holderDid).selectAll()
+  if (filter.status) query = query.where('u.status', '=', filter.status)
+  if (filter.credential_type) query = query.where('u.credential_type', '=', filter.credential_type)
+  if (page.after) query = query.where('u.id', '>', page.after)
+  return (await query.orderBy('u.id').limit(page.limit).execute()) as WalletCredentialRow[]
+}
+
+export async function findWalletCredential(db: Executor, holderDid: string, id: string): Promise<WalletCredentialRow | undefined> {
+  return (await walletCredentials(db, holderDid).selectAll().where('u.id', '=', id).executeTakeFirst()) as WalletCredentialRow | undefined
+}
+
+/** Wallet-side removal only: an issued credential is hidden, an imported copy is deleted. */
+export async function removeFromWallet(db: Executor, holderDid: string, credential: Pick<WalletCredentialRow, 'id' | 'source'>): Promise<boolean> {
+  await db.deleteFrom('wallet_withdrawals').where('holder_did', '=', holderDid).where('credential_id', '=', credential.id).execute()
+  if (credential.source === 'imported') {
+    const result = await db.deleteFrom('wallet_imports').where('id', '=', credential.id).where('holder_did', '=', holderDid).executeTakeFirst()
+    return Number(result.numDeletedRows) > 0
+  }
   const result = await db
     .insertInto('wallet_removals')
-    .columns(['holder_did', 'credential_id'])
-    .expression((eb) =>
-      eb
-        .selectFrom('credentials')
-        .select([eb.val(holderDid).as('holder_did'), 'id'])
-        .where('id', '=', credentialId)
-        .where('owner_did', '=', holderDid),
-    )
+    .values({ holder_did: holderDid, credential_id: credential.id })
     .onConflict((oc) => oc.columns(['holder_did', 'credential_id']).doNothing())
     .executeTakeFirst()
   return Number(result.numInsertedOrUpdatedRows ?? 0) > 0
 }
 
-/** Which of these ids are credentials in the holder's wallet (issued to it and not removed). */
+/** Puts back a credential issued here that the holder had removed (re-import). */
+export async function restoreToWallet(db: Executor, holderDid: string, credentialId: string): Promise<boolean> {
+  const result = await db.deleteFrom('wallet_removals').where('holder_did', '=', holderDid).where('credential_id', '=', credentialId).executeTakeFirst()
+  return Number(result.numDeletedRows) > 0
+}
+
+/** Whether a credential issued here to the holder has been removed from its wallet. */
+export async function isRemoved(db: Executor, holderDid: string, credentialId: string): Promise<boolean> {
+  const row = await db.selectFrom('wallet_removals').select('credential_id').where('holder_did', '=', holderDid).where('credential_id', '=', credentialId).executeTakeFirst()
+  return row !== undefined
+}
+
+/**
+ * Which of these ids the holder may use: in its wallet (issued here and not removed, or
+ * imported) and not withdrawn by the holder. The presentation module approves only these.
+ */
 export async function inWallet(db: Executor, holderDid: string, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set()
-  const rows = await db
-    .selectFrom('credentials as c')
-    .select('c.id')
-    .where('c.owner_did', '=', holderDid)
-    .where('c.id', 'in', ids)
-    .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('wallet_removals as r').select('r.credential_id').whereRef('r.credential_id', '=', 'c.id').where('r.holder_did', '=', holderDid))),
-    )
-    .execute()
+  const rows = await walletCredentials(db, holderDid).select('u.id').where('u.id', 'in', ids).where('u.withdrawn_at', 'is', null).execute()
   return new Set(rows.map((r) => r.id))
+}
+
+export type NewImport = Omit<Insertable<WalletImportsTable>, 'credential_preview' | 'credential_data' | 'evidence_attachments' | 'extensions'> & {
+  credential_preview: Record<string, unknown>
+  credential_data: Record<string, unknown>
+  evidence_attachments: EvidenceAttachment[]
+  extensions: string[]
+}
+
+export async function insertImport(db: Executor, row: NewImport): Promise<void> {
+  await db
+    .insertInto('wallet_imports')
+    .values({
+      ...row,
+      credential_preview: JSON.stringify(row.credential_preview),
+      credential_data: JSON.stringify(row.credential_data),
+      evidence_attachments: JSON.stringify(row.evidence_attachments),
+      extensions: JSON.stringify(row.extensions),
+    })
+    .execute()
+}
+
+export function findImportBySource(db: Executor, holderDid: string, issuerDid: string, sourceId: string): Promise<{ id: string } | undefined> {
+  return db.selectFrom('wallet_imports').select('id').where('holder_did', '=', holderDid).where('issuer_did', '=', issuerDid).where('source_id', '=', sourceId).executeTakeFirst()
+}
+
+/** A credential issued here with this id by this issuer, whoever holds it. */
+export function findIssuedHere(db: Executor, issuerDid: string, id: string): Promise<{ id: string; owner_did: string | null; jwt: string } | undefined> {
+  return db.selectFrom('credentials').select(['id', 'owner_did', 'jwt']).where('id', '=', id).where('issuer_did', '=', issuerDid).executeTakeFirst()
+}
+
+/** False when already withdrawn. */
+export async function insertWithdrawal(db: Executor, row: { holder_did: string; credential_id: string; reason: string | null; withdrawn_at: Date }): Promise<boolean> {
+  const result = await db.insertInto('wallet_withdrawals').values(row).onConflict((oc) => oc.columns(['holder_did', 'credential_id']).doNothing()).executeTakeFirst()
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0
+}
+
+export interface CredentialCounts {
+  total: number
+  active: number
+  revoked: number
+  withdrawn: number
+  expired: number
+  issued: number
+  imported: number
+  byType: Record<string, number>
+  byIssuer: Record<string, number>
+}
+
+/** The wallet's credential statistics in SQL: totals with FILTER, then by type and by issuer. */
+export async function credentialCounts(db: Executor, holderDid: string, now: Date): Promise<CredentialCounts> {
+  const totals = await walletCredentials(db, holderDid)
+    .select([
+      sql<string>`count(*)`.as('total'),
+      sql<string>`count(*) filter (where u.status = 'active')`.as('active'),
+      sql<string>`count(*) filter (where u.status = 'revoked')`.as('revoked'),
+      sql<string>`count(*) filter (where u.withdrawn_at is not null)`.as('withdrawn'),
+      sql<string>`count(*) filter (where u.expiration_date <= ${now})`.as('expired'),
+      sql<string>`count(*) filter (where u.source = 'issued')`.as('issued'),
+      sql<string>`count(*) filter (where u.source = 'imported')`.as('imported'),
+    ])
+    .executeTakeFirstOrThrow()
+  const byType = await walletCredentials(db, holderDid).select(['u.credential_type as key', sql<string>`count(*)`.as('n')]).groupBy('u.credential_type').execute()
+  const byIssuer = await walletCredentials(db, holderDid).select(['u.issuer_did as key', sql<string>`count(*)`.as('n')]).groupBy('u.issuer_did').execute()
+  const asMap = (rows: Array<{ key: string; n: string }>) => Object.fromEntries(rows.map((r) => [r.key, Number(r.n)]))
+  return {
+    total: Number(totals.total),
+    active: Number(totals.active),
+    revoked: Number(totals.revoked),
+    withdrawn: Number(totals.withdrawn),
+    expired: Number(totals.expired),
+    issued: Number(totals.issued),
+    imported: Number(totals.imported),
+    byType: asMap(byType),
+    byIssuer: asMap(byIssuer),
+  }
 }

@@ -1,52 +1,19 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { Did } from '../auth/auth.schemas.js'
-import { EvidenceAttachment } from '../issuer/issuance.schemas.js'
 import { errorRefs, PageQuery, paginate } from '../shared/route-helpers.js'
-import type { WalletCredentialRow } from './wallet-credentials.repository.js'
 import type { WalletCredentialService } from './wallet-credentials.service.js'
+import { Nullable, RecordId, WalletCredential, walletCredentialView } from './wallet.schemas.js'
 
-const Json = Type.Record(Type.String(), Type.Unknown())
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
-
-/** A wallet listing entry: the spec's fields first, then additive ones the holder needs. */
-const WalletCredential = Type.Object({
-  id: Type.String(),
-  issuer_did: Type.String(),
-  issuer_name: Type.String(),
-  credential_type: Type.String(),
-  credential_preview: Json,
-  credential_data: Json,
-  ipfs_hash: Type.String(),
-  status: Type.String(),
-  signature_type: Type.String(),
-  evidence_attachments: Type.Array(EvidenceAttachment),
-  extensions: Type.Array(Type.String()),
-  owner_did: Type.String(),
-  schema_id: Type.String(),
-  credential_hash: Type.String(),
-  kyber_encrypted: Type.Boolean(),
-  jwt: Type.String(),
-  anonymous_credential: Nullable(Json),
-  evidence_required: Type.Array(Type.String()),
-  expiration_date: Nullable(Type.String()),
-  expired: Type.Boolean(),
-  created_at: Type.String(),
-})
+const CredentialParams = Type.Object({ did: Did, credential_id: RecordId })
 
 export const walletCredentialRoutes: FastifyPluginAsyncTypebox<{ wallet: WalletCredentialService; now: () => Date }> = async (app, { wallet, now }) => {
-  const view = (row: WalletCredentialRow) => ({
-    ...row,
-    owner_did: row.owner_did!,
-    expiration_date: row.expiration_date && new Date(row.expiration_date).toISOString(),
-    expired: row.expiration_date !== null && new Date(row.expiration_date).getTime() <= now().getTime(),
-    created_at: new Date(row.created_at).toISOString(),
-  })
+  const view = (row: Parameters<typeof walletCredentialView>[0]) => walletCredentialView(row, now())
 
   app.get('/:did/credentials', {
     schema: {
       tags: ['Wallet'],
-      summary: "The holder's credentials (issued to it, not removed from the wallet), paginated",
+      summary: "The holder's credentials (issued to it and not removed, or imported), paginated",
       params: Type.Object({ did: Did }),
       querystring: Type.Composite([PageQuery, Type.Object({ status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('revoked')])), type: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) })]),
       response: {
@@ -61,11 +28,40 @@ export const walletCredentialRoutes: FastifyPluginAsyncTypebox<{ wallet: WalletC
     return { ...page, query_did: did }
   })
 
+  app.post('/:did/credentials/import', {
+    schema: {
+      tags: ['Wallet'],
+      summary: 'Import a JWT-VC from anywhere: verified (issuer signature via its DID document, subject = you, lifetime, status) before it is kept',
+      params: Type.Object({ did: Did }),
+      body: Type.Object({ credential_jwt: Type.String({ minLength: 1, maxLength: 262_144, description: 'the compact JWT-VC (jwt_vc_json)' }) }, { additionalProperties: false }),
+      response: {
+        201: Type.Object({ success: Type.Boolean(), message: Type.String(), credential: WalletCredential, restored: Type.Boolean() }),
+        ...errorRefs(400, 401, 403, 409, 422),
+      },
+    },
+  }, async (request, reply) => {
+    const { credential, restored } = await wallet.import(request.auth!.did, request.body.credential_jwt.trim())
+    return reply.status(201).send({ success: true, message: restored ? 'Credential restored to the wallet' : 'Credential verified and imported', credential: view(credential), restored })
+  })
+
+  app.post('/:did/credentials/:credential_id/revoke', {
+    schema: {
+      tags: ['Wallet'],
+      summary: "Holder-side revocation: withdraw the credential from your own use (its shares stop, presentations refuse it); the issuer's status is unchanged",
+      params: CredentialParams,
+      body: Type.Optional(Type.Object({ reason: Type.Optional(Type.String({ maxLength: 500 })) }, { additionalProperties: false })),
+      response: { 200: Type.Object({ success: Type.Boolean(), message: Type.String(), credential: WalletCredential }), ...errorRefs(400, 401, 403, 404, 409) },
+    },
+  }, async (request) => {
+    const credential = await wallet.withdraw(request.auth!.did, request.params.credential_id, request.body?.reason ?? null)
+    return { success: true, message: 'Credential withdrawn from the wallet', credential: view(credential) }
+  })
+
   app.delete('/:did/credentials/:credential_id', {
     schema: {
       tags: ['Wallet'],
       summary: 'Remove a credential from the wallet only (not a revocation: issuer record, status list and chain unchanged)',
-      params: Type.Object({ did: Did, credential_id: Type.String({ minLength: 1, maxLength: 100 }) }),
+      params: CredentialParams,
       response: { 200: Type.Object({ success: Type.Boolean(), message: Type.String() }), ...errorRefs(400, 401, 403, 404) },
     },
   }, async (request) => {

@@ -1,17 +1,158 @@
+import { randomUUID } from 'node:crypto'
+import type { Clock } from '../../adapters/clock.js'
+import type { ContentStore } from '../../adapters/content-store/content-store.js'
+import type { KemSealer } from '../../crypto/bbs/bbs-pool.js'
 import type { Database } from '../../db/database.js'
-import { NotFoundError } from '../../errors.js'
+import { isUniqueViolation } from '../../db/pg-errors.js'
+import { ConflictError, NotFoundError } from '../../errors.js'
+import type { DidResolver } from '../did/did-resolver.js'
+import type { StatusChecker } from '../status-list/status-check.js'
+import { checkImportedCredential, type CheckedCredential } from './credential-import-check.js'
+import type { HolderKemKeys } from './holder-kem-keys.js'
+import { recordActivity } from './wallet-activity.js'
 import * as repo from './wallet-credentials.repository.js'
+import { revokeSharesOf } from './wallet-shares.repository.js'
 
-/** The holder's view of its credentials (spec: wallet listing) and wallet-side removal. */
+export interface WalletCredentialDeps {
+  db: Database
+  content: ContentStore
+  /** ML-KEM sealing of imported material to the holder's key, off the event loop. */
+  sealer: KemSealer
+  holderKeys: HolderKemKeys
+  resolver: DidResolver
+  status: StatusChecker
+  clock: Clock
+}
+
+const PREVIEW_MAX = 5
+
+/**
+ * The holder's view of its credentials (spec: wallet listing): issued here or imported, removal
+ * from the wallet, import of a JWT-VC from anywhere, and holder-side withdrawal (docs/wallet.md).
+ */
 export class WalletCredentialService {
-  constructor(private readonly deps: { db: Database }) {}
+  constructor(private readonly deps: WalletCredentialDeps) {}
 
-  list(holderDid: string, filter: { status?: string; credential_type?: string }, page: { limit: number; after?: string }): Promise<repo.WalletCredentialRow[]> {
+  list(holderDid: string, filter: repo.WalletFilter, page: { limit: number; after?: string }): Promise<repo.WalletCredentialRow[]> {
     return repo.listWalletCredentials(this.deps.db, holderDid, filter, page)
+  }
+
+  async get(holderDid: string, credentialId: string): Promise<repo.WalletCredentialRow> {
+    const found = await repo.findWalletCredential(this.deps.db, holderDid, credentialId)
+    if (!found) throw new NotFoundError('Credential not found in this wallet')
+    return found
   }
 
   /** Removes the wallet's copy only: the issuer's record, its status and the chain stay as they are. */
   async remove(holderDid: string, credentialId: string): Promise<void> {
-    if (!(await repo.removeFromWallet(this.deps.db, holderDid, credentialId))) throw new NotFoundError('Credential not found in this wallet')
+    const credential = await this.get(holderDid, credentialId)
+    const now = this.deps.clock.now()
+    await this.deps.db.transaction().execute(async (trx) => {
+      if (!(await repo.removeFromWallet(trx, holderDid, credential))) throw new NotFoundError('Credential not found in this wallet')
+      const sharesRevoked = await revokeSharesOf(trx, holderDid, credentialId, now)
+      await recordActivity(trx, {
+        holder_did: holderDid,
+        type: 'credential_deleted',
+        credential_id: credentialId,
+        details: { credential_type: credential.credential_type, issuer_did: credential.issuer_did, source: credential.source, shares_revoked: sharesRevoked },
+        at: now,
+      })
+    })
   }
+
+  /**
+   * Holder-side revocation: the holder cannot change the issuer's status, so it withdraws the
+   * credential from its own use. Live shares stop, and presentations refuse it from now on.
+   */
+  async withdraw(holderDid: string, credentialId: string, reason: string | null): Promise<repo.WalletCredentialRow> {
+    const credential = await this.get(holderDid, credentialId)
+    if (credential.withdrawn_at) throw new ConflictError('This credential is already withdrawn from the wallet')
+    const now = this.deps.clock.now()
+    await this.deps.db.transaction().execute(async (trx) => {
+      if (!(await repo.insertWithdrawal(trx, { holder_did: holderDid, credential_id: credentialId, reason, withdrawn_at: now }))) {
+        throw new ConflictError('This credential is already withdrawn from the wallet')
+      }
+      const sharesRevoked = await revokeSharesOf(trx, holderDid, credentialId, now)
+      await recordActivity(trx, {
+        holder_did: holderDid,
+        type: 'credential_withdrawn',
+        credential_id: credentialId,
+        details: { credential_type: credential.credential_type, issuer_did: credential.issuer_did, shares_revoked: sharesRevoked },
+        at: now,
+      })
+    })
+    return this.get(holderDid, credentialId)
+  }
+
+  /**
+   * Verifies a JWT-VC and keeps it (docs/wallet.md "Import"). A credential issued here to this
+   * holder and removed from the wallet comes back under its own id; one still in the wallet, or
+   * imported before, is a 409.
+   */
+  async import(holderDid: string, jwt: string): Promise<{ credential: repo.WalletCredentialRow; restored: boolean }> {
+    const checked = await checkImportedCredential({ resolver: this.deps.resolver, status: this.deps.status, now: this.deps.clock.now() }, jwt, holderDid)
+    const now = this.deps.clock.now()
+    const local = checked.jti ? await repo.findIssuedHere(this.deps.db, checked.issuerDid, checked.jti) : undefined
+    if (local && local.owner_did === holderDid) {
+      const restored = await this.deps.db.transaction().execute(async (trx) => {
+        if (!(await repo.restoreToWallet(trx, holderDid, local.id))) return false
+        await recordActivity(trx, { holder_did: holderDid, type: 'credential_imported', credential_id: local.id, details: activityDetails(checked, true), at: now })
+        return true
+      })
+      if (!restored) throw new ConflictError('This credential is already in your wallet', { details: { credential_id: local.id } })
+      return { credential: await this.get(holderDid, local.id), restored: true }
+    }
+    const existing = await repo.findImportBySource(this.deps.db, holderDid, checked.issuerDid, checked.sourceId)
+    if (existing) throw new ConflictError('This credential is already in your wallet', { details: { credential_id: existing.id } })
+
+    const id = `aly:${randomUUID()}`
+    // The same sealed material as an issued credential (issuance.service.ts), so a holder's
+    // client opens both the same way.
+    const recipient = await this.deps.holderKeys.recipient(holderDid)
+    const material = { format: 'credential-material/v1', id, jwt, anonymous_credential: null, credential_data: checked.attributes, evidence: [] }
+    const envelope = await this.deps.sealer.seal({ publicKey: recipient.publicKey, plaintext: Buffer.from(JSON.stringify(material)), associatedData: id })
+    const stored = await this.deps.content.put(Buffer.from(JSON.stringify(envelope)))
+    try {
+      await this.deps.db.transaction().execute(async (trx) => {
+        await repo.insertImport(trx, {
+          id,
+          holder_did: holderDid,
+          issuer_did: checked.issuerDid,
+          issuer_name: checked.issuerName ?? checked.issuerDid,
+          source_id: checked.sourceId,
+          credential_type: checked.credentialType,
+          schema_id: checked.schemaId,
+          credential_preview: preview(checked.attributes),
+          credential_data: checked.attributes,
+          evidence_attachments: [],
+          extensions: checked.extensions,
+          jwt,
+          credential_hash: checked.credentialHash,
+          ipfs_hash: stored.cid,
+          status: 'active',
+          status_checked_at: now,
+          issued_at: checked.issuedAt,
+          expiration_date: checked.expiresAt,
+          created_at: now,
+        })
+        await recordActivity(trx, { holder_did: holderDid, type: 'credential_imported', credential_id: id, details: activityDetails(checked, false), at: now })
+      })
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ConflictError('This credential is already in your wallet')
+      throw error
+    }
+    return { credential: await this.get(holderDid, id), restored: false }
+  }
+}
+
+const activityDetails = (checked: CheckedCredential, restored: boolean) => ({ credential_type: checked.credentialType, issuer_did: checked.issuerDid, restored })
+
+/** The spec's `credential_preview`: the first few scalar attributes, in document order. */
+function preview(attributes: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(attributes)) {
+    if (Object.keys(out).length >= PREVIEW_MAX) break
+    if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) out[name] = value
+  }
+  return out
 }

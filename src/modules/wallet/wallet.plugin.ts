@@ -1,0 +1,53 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { Clock } from '../../adapters/clock.js'
+import type { ContentStore } from '../../adapters/content-store/content-store.js'
+import type { KemSealer } from '../../crypto/bbs/bbs-pool.js'
+import type { Database } from '../../db/database.js'
+import type { DidResolver } from '../did/did-resolver.js'
+import type { StatusChecker } from '../status-list/status-check.js'
+import type { HolderKemKeys } from './holder-kem-keys.js'
+import { walletActivityRoutes } from './wallet-activity.routes.js'
+import { walletCredentialRoutes } from './wallet-credentials.routes.js'
+import { WalletCredentialService } from './wallet-credentials.service.js'
+import { walletEvidenceRoutes } from './wallet-evidence.routes.js'
+import { WalletEvidenceService } from './wallet-evidence.service.js'
+import { walletShareRoutes } from './wallet-shares.routes.js'
+import { WalletShareService } from './wallet-shares.service.js'
+
+export interface WalletModuleOptions {
+  db: Database
+  content: ContentStore
+  sealer: KemSealer
+  holderKeys: HolderKemKeys
+  resolver: DidResolver
+  status: StatusChecker
+  clock: Clock
+  publicBaseUrl: string
+  evidenceMaxBytes: number
+  evidenceAllowedTypes: readonly string[]
+  shareMaxTtlSeconds: number
+}
+
+/**
+ * The holder's wallet (docs/wallet.md): credentials (listing, import, removal, holder-side
+ * revocation), share links, evidence uploads, the activity log and statistics. Mounted at
+ * /api/wallet; credential requests, consents and presentation approvals are their own plugins.
+ */
+export const walletModule: FastifyPluginAsyncTypebox<WalletModuleOptions> = async (app, o) => {
+  const now = () => o.clock.now()
+  const wallet = new WalletCredentialService({ db: o.db, content: o.content, sealer: o.sealer, holderKeys: o.holderKeys, resolver: o.resolver, status: o.status, clock: o.clock })
+  const shares = new WalletShareService({ db: o.db, clock: o.clock, publicBaseUrl: o.publicBaseUrl, maxTtlSeconds: o.shareMaxTtlSeconds })
+  const evidence = new WalletEvidenceService({
+    db: o.db,
+    content: o.content,
+    sealer: o.sealer,
+    holderKeys: o.holderKeys,
+    clock: o.clock,
+    publicBaseUrl: o.publicBaseUrl,
+    policy: { maxBytes: o.evidenceMaxBytes, allowedTypes: o.evidenceAllowedTypes },
+  })
+  await app.register(walletCredentialRoutes, { wallet, now })
+  await app.register(walletShareRoutes, { shares, now })
+  await app.register(walletEvidenceRoutes, { evidence })
+  await app.register(walletActivityRoutes, { db: o.db, now })
+}
