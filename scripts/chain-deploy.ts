@@ -1,0 +1,21 @@
+/**
+ * `npm run chain:deploy`: compiles contracts/*.sol with solc-js and deploys the three registries
+ * to BLOCKCHAIN_RPC_URL from BLOCKCHAIN_PRIVATE_KEY, then prints the addresses as the
+ * environment lines the service reads (docs/blockchain.md).
+ */
+import { deployRegistries, deploymentEnv } from '../src/adapters/chain/deploy.js'
+
+const rpcUrl = process.env.BLOCKCHAIN_RPC_URL
+const privateKey = process.env.BLOCKCHAIN_PRIVATE_KEY
+if (!rpcUrl || !privateKey || !/^0x[0-9a-fA-F]{64}$/.test(privateKey)) {
+  console.error('Set BLOCKCHAIN_RPC_URL and BLOCKCHAIN_PRIVATE_KEY (0x + 64 hex) to deploy the registries.')
+  process.exit(2)
+}
+try {
+  const deployment = await deployRegistries({ rpcUrl, privateKey: privateKey as `0x${string}` })
+  console.error(`Deployed on chain ${deployment.chainId} from ${deployment.deployer} (gas: ${Object.entries(deployment.gasUsed).map(([k, v]) => `${k} ${v}`).join(', ')})`)
+  console.log(deploymentEnv(deployment))
+} catch (err) {
+  console.error(`Deployment failed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`)
+  process.exit(1)
+}

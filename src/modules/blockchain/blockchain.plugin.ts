@@ -1,0 +1,61 @@
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import type { Hex } from 'viem'
+import type { Clock } from '../../adapters/clock.js'
+import { createViemChainClient, type ChainClient } from '../../adapters/chain/chain-client.js'
+import type { Config } from '../../config.js'
+import { deriveKey } from '../../crypto/secret-box.js'
+import type { Database } from '../../db/database.js'
+import { blockchainLegacyRoutes } from './blockchain-legacy.routes.js'
+import { blockchainRoutes } from './blockchain.routes.js'
+import { BlockchainService } from './blockchain.service.js'
+import { createChainAnchor, type ChainAnchor } from './chain-anchor.js'
+import { ChainDispatcher } from './chain-dispatcher.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Chain anchoring through the durable outbox: `enqueue(trx, request)` in a transaction, `nudge()` after it. */
+    chainAnchor: ChainAnchor
+    /** The outbox worker; undefined without a configured chain. */
+    chainDispatcher: ChainDispatcher | undefined
+  }
+}
+
+export interface BlockchainPluginOptions {
+  db: Database
+  clock: Clock
+  masterKey: Uint8Array
+  config: Pick<Config, 'blockchainRpcUrl' | 'blockchainPrivateKey' | 'blockchainContracts' | 'blockchainBatchSize' | 'blockchainBatchWaitMs' | 'blockchainPollMs' | 'outboundTimeoutMs'>
+  /** The chain client; default: viem over BLOCKCHAIN_RPC_URL when a chain is configured. */
+  client?: ChainClient
+}
+
+/**
+ * Registers /api/blockchain and /api/blockchain-legacy, decorates the app with `chainAnchor`
+ * (the port issuance, schemas and consents anchor through), starts the outbox dispatcher when
+ * the app is ready and stops it on close. Register it before the hook that closes the database.
+ */
+async function blockchain(app: FastifyInstance, options: BlockchainPluginOptions): Promise<void> {
+  const { config, db, clock } = options
+  const client =
+    options.client ??
+    (config.blockchainRpcUrl && config.blockchainPrivateKey && config.blockchainContracts
+      ? createViemChainClient({ rpcUrl: config.blockchainRpcUrl, privateKey: config.blockchainPrivateKey as Hex, contracts: config.blockchainContracts, timeoutMs: config.outboundTimeoutMs })
+      : undefined)
+  const dispatcher = client
+    ? new ChainDispatcher({ db, client, clock, pollMs: config.blockchainPollMs, batchSize: config.blockchainBatchSize, batchWaitMs: config.blockchainBatchWaitMs, logger: app.log.child({ module: 'chain' }) })
+    : undefined
+  const consentPepper = deriveKey(options.masterKey, 'chain-consent-key-v1')
+  const anchor = createChainAnchor({ configured: client !== undefined, clock, consentPepper, nudge: () => dispatcher?.nudge() })
+  const service = new BlockchainService({ db, anchor, client, consentPepper, batchSize: config.blockchainBatchSize, batchWaitMs: config.blockchainBatchWaitMs })
+  app.decorate('chainAnchor', anchor)
+  app.decorate('chainDispatcher', dispatcher)
+  await app.register(blockchainRoutes, { prefix: '/api/blockchain', blockchain: service })
+  await app.register(blockchainLegacyRoutes, { prefix: '/api/blockchain-legacy', blockchain: service, currentPrefix: '/api/blockchain' })
+  if (dispatcher) {
+    app.addHook('onReady', async () => dispatcher.start())
+    app.addHook('onClose', async () => dispatcher.stop())
+  }
+}
+
+export const blockchainPlugin = fp(blockchain, { name: 'blockchain', fastify: '5.x' })

@@ -1,0 +1,94 @@
+/**
+ * The service's own state changes anchored on a real dev chain: a schema created, a credential
+ * issued and then revoked, a consent granted and revoked, each through its ordinary HTTP route,
+ * end with the record's on_chain true and the public check routes reading the registries.
+ * Real parts: the app over inject(), the database (per the runner), the chain outbox on real
+ * timers, viem over HTTP to an EDR dev chain started here.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import type { Deployment } from '../../src/adapters/chain/deploy.js'
+import type { DevChain } from '../../scripts/lib/dev-chain.js'
+import { chainEnv, startChainWithRegistries, waitFor } from '../helpers/chain.js'
+import { DidClient } from '../helpers/did-client.js'
+import { callAs, IssuerActor } from '../helpers/issuer-setup.js'
+import { createTestApp, type TestApp } from '../helpers/test-app.js'
+
+describe('records anchored by the routes that change them', () => {
+  let chain: DevChain
+  let deployment: Deployment
+  let t: TestApp
+  const issuer = new IssuerActor()
+  const holder = new DidClient()
+  const verifier = new DidClient()
+  let holderToken: string
+
+  before(async () => {
+    ;({ chain, deployment } = await startChainWithRegistries())
+    t = await createTestApp({ env: chainEnv(chain, deployment, 0, { BLOCKCHAIN_POLL_MS: '50', BLOCKCHAIN_BATCH_WAIT_MS: '100' }) })
+    await issuer.setUp(t.app, 'Anchored University')
+    holderToken = await holder.login(t.app)
+    await verifier.login(t.app)
+  })
+  after(async () => {
+    await t?.close()
+    await chain?.stop()
+  })
+
+  const db = () => t.deps.database.db
+  const get = async (url: string) => {
+    const res = await t.app.inject({ method: 'GET', url })
+    assert.equal(res.statusCode, 200, res.body)
+    return res.json().data
+  }
+
+  it('anchors a new schema, an issued credential and its revocation', async () => {
+    const schemaId = await issuer.schema(t.app, { name: 'Degree', version: '1.0', attributes: [{ name: 'given_name', data_type: 'string', required: true }], anonymous_credentials: false })
+    await waitFor('the schema mined', async () => (await db().selectFrom('credential_schemas').select('on_chain').where('id', '=', schemaId).executeTakeFirstOrThrow()).on_chain)
+    const schema = await callAs(t.app, 'GET', `/api/issuer/${issuer.did}/schemas/${schemaId}`, issuer.token)
+    assert.equal(schema.json().schema.on_chain, true, schema.body)
+    assert.match(schema.json().schema.blockchain_tx, /^0x[0-9a-f]{64}$/)
+
+    const issued = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, { credential_type: 'UniversityDegree', schema_id: schemaId, subject_did: holder.did, attributes: { given_name: 'Ada' } })
+    assert.equal(issued.statusCode, 201, issued.body)
+    const credential = issued.json().credential
+    const checkUrl = `/api/blockchain/credential/check/${encodeURIComponent(issuer.did)}/${credential.credential_hash}`
+    await waitFor('the credential batch mined', async () => (await db().selectFrom('credentials').select('on_chain').where('id', '=', credential.id).executeTakeFirstOrThrow()).on_chain)
+    const onChain = await get(checkUrl)
+    assert.equal(onChain.on_chain, true)
+    assert.equal(onChain.revoked, false)
+    assert.equal(onChain.chain.verified_on_chain, true)
+    const record = await callAs(t.app, 'GET', `/api/issuer/${issuer.did}/credentials/${credential.id}`, issuer.token)
+    assert.equal(record.json().credential.on_chain, true, record.body)
+    assert.match(record.json().credential.blockchain_tx_hash, /^0x[0-9a-f]{64}$/)
+
+    const revoked = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/credentials/${credential.id}/revoke`, issuer.token)
+    assert.equal(revoked.statusCode, 200, revoked.body)
+    await waitFor('the revocation mined', async () => (await get(checkUrl)).revocation?.anchoring === 'mined')
+    const after = await get(checkUrl)
+    assert.equal(after.revoked, true)
+    assert.equal(after.chain.verified_on_chain, true)
+    await waitFor('revocation_blockchain_tx set', async () => (await db().selectFrom('credentials').select('revocation_blockchain_tx').where('id', '=', credential.id).executeTakeFirstOrThrow()).revocation_blockchain_tx !== null)
+    // Revoking again changes nothing and queues nothing.
+    const jobs = async () => (await db().selectFrom('chain_jobs').select('id').where('kind', '=', 'credential-revoke').execute()).length
+    const before = await jobs()
+    assert.equal((await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/credentials/${credential.id}/revoke`, issuer.token)).statusCode, 200)
+    assert.equal(await jobs(), before)
+  })
+
+  it('anchors a consent grant and its revocation as salted hashes', async () => {
+    const granted = await callAs(t.app, 'POST', `/api/wallet/${holder.did}/consents`, holderToken, { verifier_did: verifier.did, purpose: 'Hiring' })
+    assert.equal(granted.statusCode, 201, granted.body)
+    const consentId = granted.json().consent.id
+    const checkUrl = `/api/blockchain/consent/check/${encodeURIComponent(holder.did)}/${encodeURIComponent(verifier.did)}/Hiring`
+    await waitFor('the grant mined', async () => (await db().selectFrom('consents').select('on_chain').where('id', '=', consentId).executeTakeFirstOrThrow()).on_chain)
+    assert.equal((await get(checkUrl)).valid, true)
+    const revoked = await callAs(t.app, 'POST', `/api/wallet/${holder.did}/consents/${consentId}/revoke`, holderToken)
+    assert.equal(revoked.statusCode, 200, revoked.body)
+    await waitFor('the revocation mined', async () => (await get(checkUrl)).revoked === true)
+    assert.equal((await get(checkUrl)).valid, false)
+    const activities = await callAs(t.app, 'GET', `/api/wallet/${holder.did}/activities?order=asc`, holderToken)
+    const types = activities.json().data.map((a: { type: string }) => a.type)
+    assert.ok(types.includes('consent_granted') && types.includes('consent_revoked'), types.join(', '))
+  })
+})
