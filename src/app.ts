@@ -8,11 +8,14 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import type { ContentStore } from './adapters/content-store/content-store.js'
 import { systemClock, type Clock } from './adapters/clock.js'
 import type { HttpGet } from './adapters/http-out/guarded-fetch.js'
+import { createDnsResolver, type DnsResolver } from './adapters/dns.js'
 import type { HttpPost } from './adapters/http-out/guarded-post.js'
 import type { Config } from './config.js'
 import { deriveKey } from './crypto/secret-box.js'
 import type { DatabaseHandle } from './db/connect.js'
 import { callbacksPlugin } from './modules/callbacks/callbacks.plugin.js'
+import { blockchainPlugin } from './modules/blockchain/blockchain.plugin.js'
+import type { ChainClient } from './adapters/chain/chain-client.js'
 import { adminRoutes } from './modules/admin/admin.routes.js'
 import { AdminService } from './modules/admin/admin.service.js'
 import { authRoutes } from './modules/auth/auth.routes.js'
@@ -41,16 +44,20 @@ import { StatusListService } from './modules/status-list/status-list.service.js'
 import { credentialRequestRoutes } from './modules/wallet/credential-requests.routes.js'
 import { encryptionKeyRoutes } from './modules/wallet/encryption-key.routes.js'
 import { HolderKemKeys } from './modules/wallet/holder-kem-keys.js'
-import { walletCredentialRoutes } from './modules/wallet/wallet-credentials.routes.js'
-import { WalletCredentialService } from './modules/wallet/wallet-credentials.service.js'
+import { walletModule } from './modules/wallet/wallet.plugin.js'
 import { consentRoutes } from './modules/consent/consent.routes.js'
 import { qrRoutes } from './modules/qr/qr.routes.js'
 import { QrService } from './modules/qr/qr.service.js'
 import { verifierRoutes } from './modules/verifier/verifier.routes.js'
+import { domainRoutes } from './modules/domain/domain.routes.js'
+import { DomainService } from './modules/domain/domain.service.js'
 import { VerifierService } from './modules/verifier/verifier.service.js'
 import { ConsentService } from './modules/consent/consent.service.js'
 import { HolderPresentationService } from './modules/presentation/holder-presentations.service.js'
 import { PresentationVerifier } from './modules/presentation/presentation-verifier.js'
+import { anonymousProofRoutes } from './modules/presentation/anonymous-proof.routes.js'
+import { AnonymousProofService } from './modules/presentation/anonymous-proof.service.js'
+import { createDerivedProofVerifier } from './modules/presentation/derived-proof-verifier.js'
 import { VerifierPresentationService } from './modules/presentation/verifier-presentations.service.js'
 import { verifierPresentationRoutes } from './modules/presentation/verifier-presentations.routes.js'
 import { walletPresentationRoutes } from './modules/presentation/wallet-presentations.routes.js'
@@ -74,9 +81,13 @@ export interface AppDeps {
   database: DatabaseHandle
   content: ContentStore
   httpGet: HttpGet
+  /** DNS edge (domain TXT proofs); default the system resolver with OUTBOUND_TIMEOUT_MS. */
+  dns?: DnsResolver
   /** Sender of callbacks; default the guarded POST (CALLBACK_ALLOW_PRIVATE, OUTBOUND_TIMEOUT_MS). */
   callbackPost?: HttpPost
   masterKey: Uint8Array
+  /** The chain client; default viem over BLOCKCHAIN_RPC_URL when a chain is configured (docs/blockchain.md). */
+  chain?: ChainClient
   /** The BBS worker pool; made (and closed) by the app when not given. */
   bbs?: BbsEngine & KemSealer
   clock?: Clock
@@ -184,12 +195,16 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const issuerKeys = new IssuerKeys(keys, bbs, () => clock.now().getTime())
   const validators = new AttributeValidators()
   const publicBaseUrl = config.publicBaseUrl
-  const issuers = new IssuerService({ db, content: deps.content, auth, issuerKeys, clock })
+  // Chain anchoring (outbox + /api/blockchain, /api/blockchain-legacy): before the services that
+  // enqueue through app.chainAnchor, and before the database-closing hook.
+  await app.register(blockchainPlugin, { db, clock, masterKey: deps.masterKey, config, client: deps.chain })
+  const anchor = app.chainAnchor.configured ? app.chainAnchor : undefined
+  const issuers = new IssuerService({ db, content: deps.content, auth, issuerKeys, clock, anchor })
   const templates = new TemplateService({ db, issuers, validators, clock })
   const statusLists = new StatusListService({ db, keys: issuerKeys, clock, publicBaseUrl })
   const holderKeys = new HolderKemKeys({ db, keys, clock })
-  const issuance = new IssuanceService({ db, content: deps.content, issuers, validators, issuerKeys, bbs, sealer: bbs, holderKeys, statusLists, clock, publicBaseUrl })
-  const issued = new IssuedCredentialsService({ db, issuers, statusLists, clock, publicBaseUrl })
+  const issuance = new IssuanceService({ db, content: deps.content, issuers, validators, issuerKeys, bbs, sealer: bbs, holderKeys, statusLists, clock, publicBaseUrl, anchor })
+  const issued = new IssuedCredentialsService({ db, issuers, statusLists, clock, publicBaseUrl, anchor })
   const offers = new OfferService({ db, issuers, validators, clock, publicBaseUrl })
   const requests = new CredentialRequestService({ db, auth, issuers, issuance, validators, clock })
   await app.register(issuerRoutes, { prefix: '/api/issuer', issuers })
@@ -199,14 +214,35 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(issuerRequestRoutes, { prefix: '/api/issuer', requests })
   await app.register(credentialRequestRoutes, { prefix: '/api/wallet', requests })
   await app.register(encryptionKeyRoutes, { prefix: '/api/wallet', holderKeys })
-  await app.register(walletCredentialRoutes, { prefix: '/api/wallet', wallet: new WalletCredentialService({ db }), now: () => clock.now() })
   await app.register(statusListRoutes, { prefix: '/api/status-lists', statusLists })
-  const consents = new ConsentService({ db, clock })
+  const consents = new ConsentService({
+    db,
+    clock,
+    // Grants and revocations are anchored as salted hashes of (holder, verifier, purpose).
+    anchor: anchor && {
+      granted: async (trx, c) => void (await anchor.enqueue(trx, { kind: 'consent-grant', holderDid: c.holder_did, verifierDid: c.verifier_did, purpose: c.purpose, expiresAt: c.expires_at, consentId: c.id })),
+      revoked: async (trx, c) => void (await anchor.enqueue(trx, { kind: 'consent-revoke', holderDid: c.holder_did, verifierDid: c.verifier_did, purpose: c.purpose, consentId: c.id })),
+    },
+  })
   await app.register(consentRoutes, { prefix: '/api/wallet', consents })
   const verifiers = new VerifierService({ db, clock, publicBaseUrl })
   await app.register(verifierRoutes, { prefix: '/api/verifier', verifiers })
   const statusChecker = new StatusChecker({ db, publicBaseUrl, httpGet: deps.httpGet, resolver })
-  const presentationVerifier = new PresentationVerifier({ resolver, status: statusChecker, clock })
+  const presentationVerifier = new PresentationVerifier({ resolver, status: statusChecker, clock, derived: createDerivedProofVerifier({ resolver, bbs, clock }) })
+  await app.register(walletModule, {
+    prefix: '/api/wallet',
+    db,
+    content: deps.content,
+    sealer: bbs,
+    holderKeys,
+    resolver,
+    status: statusChecker,
+    clock,
+    publicBaseUrl,
+    evidenceMaxBytes: config.evidenceMaxBytes,
+    evidenceAllowedTypes: config.evidenceAllowedTypes,
+    shareMaxTtlSeconds: config.walletShareMaxTtlSeconds,
+  })
   // Signed webhooks: registered before the presentation routes that enqueue them, and before
   // the database-closing hook so sends in flight can still record their outcome.
   await app.register(callbacksPlugin, {
@@ -220,12 +256,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     post: deps.callbackPost,
   })
   const callbacks = app.callbacks
+  await app.register(anonymousProofRoutes, { prefix: '/api/wallet', proofs: new AnonymousProofService({ db, bbs, resolver, clock }) })
   await app.register(walletPresentationRoutes, { prefix: '/api/wallet', holder: new HolderPresentationService({ db, clock, verifiers, callbacks }), verifiers })
   const verifierPresentations = new VerifierPresentationService({
     db,
     clock,
     verifiers,
     verifier: presentationVerifier,
+    consents,
     callbacks,
   })
   await app.register(verifierPresentationRoutes, {
@@ -234,6 +272,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     checkCid: (cid) => checkStoredCredential({ db, content: deps.content, clock }, cid),
   })
   await app.register(qrRoutes, { prefix: '/api/qr', qr: new QrService({ db, clock, publicBaseUrl, verifiers, offers }) })
+  const dns = deps.dns ?? createDnsResolver({ timeoutMs: config.outboundTimeoutMs })
+  await app.register(domainRoutes, { prefix: '/api/domain', domains: new DomainService({ db, clock, httpGet: deps.httpGet, dns, resolver, timeoutMs: config.outboundTimeoutMs }) })
   if (config.adminApiKey) {
     await app.register(adminRoutes, { prefix: '/api/admin', admin: new AdminService({ db, keys, registrableDidMethods: config.registrableDidMethods }) })
   }

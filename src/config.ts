@@ -19,6 +19,14 @@ export interface Config {
   readonly ipfsApiUrl: string | undefined
   readonly blockchainRpcUrl: string | undefined
   readonly blockchainPrivateKey: string | undefined
+  /** Addresses of the deployed registries (npm run chain:deploy prints them); set with BLOCKCHAIN_RPC_URL. */
+  readonly blockchainContracts: { credentialRegistry: `0x${string}`; schemaRegistry: `0x${string}`; consentRegistry: `0x${string}` } | undefined
+  /** Most credential hashes anchored by one Merkle-root transaction. */
+  readonly blockchainBatchSize: number
+  /** How long the first queued hash waits for the batch to fill before it is anchored anyway. */
+  readonly blockchainBatchWaitMs: number
+  /** How often the chain dispatcher looks for due work and pending receipts when idle; also the first retry delay. */
+  readonly blockchainPollMs: number
   /** Unset: the admin group answers 404. */
   readonly adminApiKey: string | undefined
   readonly callbackAllowPrivate: boolean
@@ -36,6 +44,12 @@ export interface Config {
   readonly bodyLimitBytes: number
   readonly contentMaxBytes: number
   readonly avatarMaxBytes: number
+  /** Largest evidence file a holder may upload (wallet evidence upload). */
+  readonly evidenceMaxBytes: number
+  /** Media types accepted as evidence. */
+  readonly evidenceAllowedTypes: readonly string[]
+  /** Longest lifetime of a wallet share link. */
+  readonly walletShareMaxTtlSeconds: number
   /** Worker threads for BBS signing and proofs (WASM, ~100 MB each). */
   readonly bbsWorkers: number
   readonly logLevel: string
@@ -116,6 +130,23 @@ export function loadConfig(env: Env = process.env): Config {
   if (blockchainPrivateKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(blockchainPrivateKey)) {
     problems.push('BLOCKCHAIN_PRIVATE_KEY must be 0x followed by 64 hex characters')
   }
+  const blockchainRpcUrl = url('BLOCKCHAIN_RPC_URL', ['http:', 'https:', 'ws:', 'wss:'])
+  const address = (name: string): `0x${string}` | undefined => {
+    const raw = read(name)
+    if (raw !== undefined && !/^0x[0-9a-fA-F]{40}$/.test(raw)) problems.push(`${name} must be 0x followed by 40 hex characters`)
+    else if (raw === undefined && blockchainRpcUrl !== undefined) problems.push(`${name} is required with BLOCKCHAIN_RPC_URL (npm run chain:deploy prints it)`)
+    return raw as `0x${string}` | undefined
+  }
+  const contractAddresses = {
+    credentialRegistry: address('BLOCKCHAIN_CREDENTIAL_REGISTRY'),
+    schemaRegistry: address('BLOCKCHAIN_SCHEMA_REGISTRY'),
+    consentRegistry: address('BLOCKCHAIN_CONSENT_REGISTRY'),
+  }
+  if (blockchainRpcUrl !== undefined && blockchainPrivateKey === undefined) problems.push('BLOCKCHAIN_PRIVATE_KEY is required with BLOCKCHAIN_RPC_URL')
+  const blockchainContracts =
+    blockchainRpcUrl !== undefined && contractAddresses.credentialRegistry && contractAddresses.schemaRegistry && contractAddresses.consentRegistry
+      ? { credentialRegistry: contractAddresses.credentialRegistry, schemaRegistry: contractAddresses.schemaRegistry, consentRegistry: contractAddresses.consentRegistry }
+      : undefined
   const adminApiKey = read('ADMIN_API_KEY')
   if (adminApiKey !== undefined && adminApiKey.length < 16) {
     problems.push('ADMIN_API_KEY must be at least 16 characters')
@@ -136,6 +167,15 @@ export function loadConfig(env: Env = process.env): Config {
     else if (/^\d+$/.test(rawTrustProxy)) trustProxy = Number(rawTrustProxy)
     else trustProxy = rawTrustProxy.split(',').map((s) => s.trim()).filter(Boolean)
   }
+  const contentMax = int('CONTENT_MAX_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024)
+  // Evidence is stored sealed (JSON, base64url): about 4/3 of the file, within the content store's limit.
+  const evidenceRoom = Math.max(1024, Math.floor(((contentMax - 4096) * 3) / 4))
+  const evidenceMaxBytes = read('EVIDENCE_MAX_BYTES') === undefined ? Math.min(10 * 1024 * 1024, evidenceRoom) : int('EVIDENCE_MAX_BYTES', 0, 1024, evidenceRoom)
+  const evidenceAllowedTypes = (read('EVIDENCE_ALLOWED_TYPES') ?? 'application/pdf,image/png,image/jpeg,image/gif,image/webp,text/plain,application/json')
+    .split(',').map((t) => t.trim().toLowerCase()).filter(Boolean)
+  for (const type of evidenceAllowedTypes) {
+    if (!/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(type)) problems.push(`EVIDENCE_ALLOWED_TYPES: "${type}" is not a media type (type/subtype)`)
+  }
   const logLevel = read('LOG_LEVEL') ?? 'info'
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`)
 
@@ -149,8 +189,12 @@ export function loadConfig(env: Env = process.env): Config {
     jwtTtlSeconds: int('JWT_TTL_SECONDS', 3600, 60, 30 * 86400),
     challengeTtlSeconds: int('CHALLENGE_TTL_SECONDS', 300, 10, 3600),
     ipfsApiUrl: url('IPFS_API_URL', ['http:', 'https:']),
-    blockchainRpcUrl: url('BLOCKCHAIN_RPC_URL', ['http:', 'https:', 'ws:', 'wss:']),
+    blockchainRpcUrl,
     blockchainPrivateKey,
+    blockchainContracts,
+    blockchainBatchSize: int('BLOCKCHAIN_BATCH_SIZE', 1000, 1, 10_000),
+    blockchainBatchWaitMs: int('BLOCKCHAIN_BATCH_WAIT_MS', 30_000, 0, 3600_000),
+    blockchainPollMs: int('BLOCKCHAIN_POLL_MS', 2000, 10, 60_000),
     adminApiKey,
     callbackAllowPrivate: bool('CALLBACK_ALLOW_PRIVATE'),
     callbackPollMs: int('CALLBACK_POLL_MS', 1000, 10, 60_000),
@@ -161,8 +205,11 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitAuthPerMinute: int('RATE_LIMIT_AUTH_PER_MINUTE', 120, 1, 10_000_000),
     rateLimitResolvePerMinute: int('RATE_LIMIT_RESOLVE_PER_MINUTE', 600, 1, 10_000_000),
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
-    contentMaxBytes: int('CONTENT_MAX_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    contentMaxBytes: contentMax,
     avatarMaxBytes: int('AVATAR_MAX_BYTES', 2 * 1024 * 1024, 1024, 16 * 1024 * 1024),
+    evidenceMaxBytes,
+    evidenceAllowedTypes,
+    walletShareMaxTtlSeconds: int('WALLET_SHARE_MAX_TTL_SECONDS', 7 * 86400, 60, 365 * 86400),
     bbsWorkers: int('BBS_WORKERS', Math.max(1, os.availableParallelism()), 1, 64),
     logLevel,
     corsOrigins: (read('CORS_ORIGINS') ?? '').split(',').map((s) => s.trim()).filter(Boolean),

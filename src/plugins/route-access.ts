@@ -30,9 +30,26 @@ export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
   'HEAD /api/health/ready',
   'HEAD /api/did/:did',
   'HEAD /api/ipfs/:cid',
+  // A holder's share link: the unguessable token in the path is the authorization (docs/wallet.md).
+  'GET /api/wallet/shared/:token',
   // The keys that sign callbacks: receivers verify with public information only.
   'GET /api/callbacks/jwks',
   'HEAD /api/callbacks/jwks',
+  // Blockchain read routes (DESIGN.md "Auth"): anyone may check what is anchored.
+  'GET /api/blockchain/status',
+  'HEAD /api/blockchain/status',
+  'GET /api/blockchain/credential/check/:did/:credential_hash',
+  'HEAD /api/blockchain/credential/check/:did/:credential_hash',
+  'GET /api/blockchain/schema/check/:schema_id',
+  'HEAD /api/blockchain/schema/check/:schema_id',
+  'GET /api/blockchain/consent/check/:user_did/:verifier_did/:purpose',
+  'HEAD /api/blockchain/consent/check/:user_did/:verifier_did/:purpose',
+  'GET /api/blockchain-legacy/network-info',
+  'HEAD /api/blockchain-legacy/network-info',
+  'GET /api/blockchain-legacy/verify-credential/:issuerDid/:credentialHash',
+  'HEAD /api/blockchain-legacy/verify-credential/:issuerDid/:credentialHash',
+  'GET /api/blockchain-legacy/check-consent/:userDid/:verifierDid/:purpose',
+  'HEAD /api/blockchain-legacy/check-consent/:userDid/:verifierDid/:purpose',
 ])
 
 export const ADMIN_PREFIX = '/api/admin/'

@@ -25,6 +25,7 @@ export async function createTestApp(
     env?: Record<string, string>
     clock?: Clock
     httpGet?: AppDeps['httpGet']
+    dns?: AppDeps['dns']
     /** Extra routes for tests of cross-cutting plugins (registered before ready). */
     extraRoutes?: (app: FastifyInstance) => void
   } = {},
@@ -46,6 +47,7 @@ export async function createTestApp(
     httpGet:
       options.httpGet ??
       createGuardedFetch({ allowPrivate: config.outboundAllowPrivate, timeoutMs: config.outboundTimeoutMs, maxBytes: 256 * 1024, maxRedirects: 3 }),
+    dns: options.dns,
     masterKey: new Uint8Array(randomBytes(32)),
     clock: options.clock,
     logger: false,

@@ -5,6 +5,7 @@ import type { Database, DB } from '../../db/database.js'
 import { NotFoundError, ValidationError } from '../../errors.js'
 import { normalizeDid } from '../did/did-normalize.js'
 import type { ConsentPort } from '../presentation/presentation-ports.js'
+import { recordActivity } from '../wallet/wallet-activity.js'
 import * as repo from './consent.repository.js'
 import type { ConsentStatus, ConsentView, GrantConsentInput } from './consent.schemas.js'
 
@@ -105,14 +106,12 @@ export class ConsentService implements ConsentPort {
       created_at: now,
       updated_at: now,
     }
-    const anchor = this.deps.anchor
-    const created = anchor
-      ? await this.deps.db.transaction().execute(async (trx) => {
-          const inserted = await repo.insertConsent(trx, row)
-          await anchor.granted(trx, inserted)
-          return inserted
-        })
-      : await repo.insertConsent(this.deps.db, row)
+    const created = await this.deps.db.transaction().execute(async (trx) => {
+      const inserted = await repo.insertConsent(trx, row)
+      await recordActivity(trx, { holder_did: holderDid, type: 'consent_granted', details: { consent_id: inserted.id, verifier_did: inserted.verifier_did, purpose: inserted.purpose }, at: now })
+      await this.deps.anchor?.granted(trx, inserted)
+      return inserted
+    })
     return this.view(created)
   }
 
@@ -136,6 +135,7 @@ export class ConsentService implements ConsentPort {
     const now = this.deps.clock.now()
     const revoked = await this.deps.db.transaction().execute(async (trx) => {
       const row = await repo.markRevoked(trx, holderDid, id, now)
+      if (row) await recordActivity(trx, { holder_did: holderDid, type: 'consent_revoked', details: { consent_id: row.id, verifier_did: row.verifier_did, purpose: row.purpose }, at: now })
       if (row && this.deps.anchor) await this.deps.anchor.revoked(trx, row)
       return row
     })

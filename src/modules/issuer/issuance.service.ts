@@ -3,7 +3,7 @@ import type { Transaction } from 'kysely'
 import type { Clock } from '../../adapters/clock.js'
 import { parseCid, type ContentStore } from '../../adapters/content-store/content-store.js'
 import type { AnonCredentialContent, AttributeDataType, BbsMessage } from '../../crypto/bbs/bbs-messages.js'
-import { credentialMessages } from '../../crypto/bbs/bbs-messages.js'
+import { BBS_MESSAGE_LAYOUT, credentialMessages } from '../../crypto/bbs/bbs-messages.js'
 import type { BbsEngine, KemSealer } from '../../crypto/bbs/bbs-pool.js'
 import { jcsSha256Hex } from '../../crypto/jcs.js'
 import { signCompactEdDsa } from '../../crypto/jws.js'
@@ -14,8 +14,10 @@ import { credentialDocument, credentialJwtPayload, type CredentialDocumentInput 
 import { credentialView } from '../credentials/credential-view.js'
 import { insertCredentials, type CredentialRow, type NewCredential } from '../credentials/credentials.repository.js'
 import { normalizeDid } from '../did/did-normalize.js'
+import type { ChainAnchor } from '../blockchain/chain-anchor.js'
 import type { StatusListService } from '../status-list/status-list.service.js'
 import type { HolderKemKeys } from '../wallet/holder-kem-keys.js'
+import { recordActivities, type ActivityInput } from '../wallet/wallet-activity.js'
 import type { AttributeValidators } from './attribute-validator.js'
 import type { IssueBody } from './issuance.schemas.js'
 import type { IssuerKeys } from './issuer-keys.js'
@@ -37,6 +39,8 @@ export interface IssuanceDeps {
   statusLists: StatusListService
   clock: Clock
   publicBaseUrl: string
+  /** Chain anchoring of each credential hash (batched into Merkle roots); absent: nothing queued. */
+  anchor?: ChainAnchor
 }
 
 export interface IssueOptions {
@@ -67,11 +71,11 @@ export class IssuanceService {
   constructor(private readonly deps: IssuanceDeps) {
     this.writer = new MicroBatcher(async (rows) => {
       try {
-        return await insertCredentials(deps.db, rows)
+        return await storeIssued(deps.db, rows, deps.anchor)
       } catch (error) {
         if (rows.length === 1) return [error as Error]
         // One bad row (say, its schema deleted meanwhile) must not fail its neighbours.
-        return Promise.all(rows.map((row) => insertCredentials(deps.db, [row]).then((r) => r[0]!, (e: Error) => e)))
+        return Promise.all(rows.map((row) => storeIssued(deps.db, [row], deps.anchor).then((r) => r[0]!, (e: Error) => e)))
       }
     }, 128)
     this.contexts = new MicroBatcher((keys) => loadIssuanceContexts(deps.db, keys), 128)
@@ -95,8 +99,12 @@ export class IssuanceService {
     const extensions = checkExtensions(schema, input.extensions ?? [])
 
     const id = `aly:${randomUUID()}`
-    const anonymous = schema.anonymous_credentials ? this.anonymousContent(id, input.credential_type, issuerDid, subjectDid, schema, attributes, now, expiresAt) : null
+    const checked = schema.anonymous_credentials ? this.anonymousContent(id, input.credential_type, issuerDid, subjectDid, schema, attributes, now, expiresAt) : null
     const slot = await this.deps.statusLists.allocate(issuerDid)
+    const statusEntry = this.deps.statusLists.entry(slot)
+    // The status entry is signed into the BBS messages too: a derived proof discloses it so a
+    // verifier can check revocation (docs/anonymous-proofs.md).
+    const anonymous = checked && withStatus(checked.content, statusEntry.id)
     const docInput: CredentialDocumentInput = {
       id,
       type: input.credential_type,
@@ -104,7 +112,7 @@ export class IssuanceService {
       subjectDid,
       attributes,
       schema,
-      status: this.deps.statusLists.entry(slot),
+      status: statusEntry,
       issuedAt: now,
       expiresAt,
       evidence,
@@ -156,6 +164,8 @@ export class IssuanceService {
     const saved = options.within
       ? await this.deps.db.transaction().execute(async (trx) => {
           const [inserted] = await insertCredentials(trx, [row])
+          await recordActivities(trx, receivedActivities([inserted!]))
+          await anchorIssued(trx, [inserted!], this.deps.anchor)
           await options.within!(trx, inserted!)
           return inserted!
         })
@@ -163,6 +173,7 @@ export class IssuanceService {
           if (r instanceof Error) throw r
           return r
         })
+    // No nudge: hashes wait for their batch (BLOCKCHAIN_BATCH_WAIT_MS or a full batch) anyway.
     return this.response(saved, issuer.name)
   }
 
@@ -250,12 +261,39 @@ export class IssuanceService {
     const signature = await this.deps.bbs.sign({ secretKey: key.secretKey, paramsLabel: key.paramsLabel, messages })
     return {
       type: 'BBSCredential',
+      layout: BBS_MESSAGE_LAYOUT,
       verification_method: `${issuerDid}#${key.kid}`,
       params_label: key.paramsLabel,
       content,
       signature: Buffer.from(signature).toString('base64url'),
     }
   }
+}
+
+/** The credentials and, in the same transaction, the holders' wallet activity (docs/wallet.md). */
+function storeIssued(db: Database, rows: NewCredential[], anchor: ChainAnchor | undefined): Promise<CredentialRow[]> {
+  return db.transaction().execute(async (trx) => {
+    const saved = await insertCredentials(trx, rows)
+    await recordActivities(trx, receivedActivities(saved))
+    await anchorIssued(trx, saved, anchor)
+    return saved
+  })
+}
+
+/** Queues each hash for the next Merkle batch, in the transaction that stores the credentials (docs/blockchain.md). */
+async function anchorIssued(trx: Transaction<DB>, rows: CredentialRow[], anchor: ChainAnchor | undefined): Promise<void> {
+  if (!anchor) return
+  for (const r of rows) await anchor.enqueue(trx, { kind: 'credential', issuerDid: r.issuer_did, credentialHash: r.credential_hash, credentialId: r.id })
+}
+
+const receivedActivities = (rows: CredentialRow[]): ActivityInput[] =>
+  rows
+    .filter((r) => r.owner_did !== null)
+    .map((r) => ({ holder_did: r.owner_did!, type: 'credential_received', credential_id: r.id, details: { credential_type: r.credential_type, issuer_did: r.issuer_did }, at: new Date(r.created_at) }))
+
+function withStatus(content: AnonCredentialContent, status: string): { content: AnonCredentialContent; messages: BbsMessage[] } {
+  const full = { ...content, meta: { ...content.meta, status } }
+  return { content: full, messages: credentialMessages(full) }
 }
 
 function checkExtensions(schema: SchemaRow, extensions: string[]): string[] {

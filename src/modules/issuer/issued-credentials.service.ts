@@ -1,6 +1,7 @@
 import type { Clock } from '../../adapters/clock.js'
 import type { Database } from '../../db/database.js'
 import { NotFoundError } from '../../errors.js'
+import type { ChainAnchor } from '../blockchain/chain-anchor.js'
 import { credentialView } from '../credentials/credential-view.js'
 import * as credentials from '../credentials/credentials.repository.js'
 import type { StatusListService } from '../status-list/status-list.service.js'
@@ -10,7 +11,7 @@ import { countActiveOffers } from './offers.repository.js'
 
 /** The issuer's view of what it issued: listing, one record, revocation, statistics. */
 export class IssuedCredentialsService {
-  constructor(private readonly deps: { db: Database; issuers: IssuerService; statusLists: StatusListService; clock: Clock; publicBaseUrl: string }) {}
+  constructor(private readonly deps: { db: Database; issuers: IssuerService; statusLists: StatusListService; clock: Clock; publicBaseUrl: string; anchor?: ChainAnchor }) {}
 
   async list(issuerDid: string, filter: credentials.CredentialFilter, page: { limit: number; after?: string }) {
     const issuer = await this.deps.issuers.profile(issuerDid)
@@ -36,8 +37,11 @@ export class IssuedCredentialsService {
     const result = await this.deps.db.transaction().execute(async (trx) => {
       const revoked = await credentials.markRevoked(trx, issuerDid, id, reason, now)
       if (revoked) await this.deps.statusLists.revoke(trx, { listId: revoked.status_list_id, index: revoked.status_list_index })
+      // Record first, chain after (spec state table): the revocation job commits with the record.
+      if (revoked) await this.deps.anchor?.enqueue(trx, { kind: 'revocation', issuerDid, credentialHash: revoked.credential_hash, credentialId: revoked.id })
       return revoked
     })
+    if (result) this.deps.anchor?.nudge()
     if (result) return { row: result, changed: true }
     const existing = await credentials.findIssuedCredential(this.deps.db, issuerDid, id)
     if (!existing) throw new NotFoundError('Credential not found')

@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto'
 import { isUniqueViolation } from '../../db/pg-errors.js'
 import type { Clock } from '../../adapters/clock.js'
 import type { ContentStore } from '../../adapters/content-store/content-store.js'
-import { canonicalize } from '../../crypto/jcs.js'
+import { canonicalize, jcsSha256Hex } from '../../crypto/jcs.js'
 import type { Database } from '../../db/database.js'
 import { ConflictError, NotFoundError, UnauthenticatedError, ValidationError } from '../../errors.js'
 
 const STEP_UP_WINDOW_MS = 15 * 60_000
 import type { AuthService, Proof } from '../auth/auth.service.js'
+import type { ChainAnchor } from '../blockchain/chain-anchor.js'
 import * as issuers from './issuer.repository.js'
 import type { IssuerBody, IssuerUpdateBody, SchemaBody, SchemaUpdateBody } from './issuer.schemas.js'
 import * as schemas from './schemas.repository.js'
@@ -20,6 +21,8 @@ export interface IssuerServiceDeps {
   auth: AuthService
   issuerKeys: IssuerKeys
   clock: Clock
+  /** Chain anchoring of new schemas (docs/blockchain.md); absent or unconfigured: nothing is queued. */
+  anchor?: ChainAnchor
 }
 
 /** Issuer profiles and their credential schemas. */
@@ -84,9 +87,19 @@ export class IssuerService {
   async createSchema(issuerDid: string, input: SchemaBody): Promise<schemas.SchemaRow> {
     await this.profile(issuerDid)
     const values = this.schemaValues(`schema-${randomUUID()}`, issuerDid, input)
+    const { ipfs_hash: _unused, ...document } = values
     values.ipfs_hash = await this.publish(values)
-    const created = await schemas.insertSchema(this.deps.db, values)
+    const anchor = this.deps.anchor?.configured ? this.deps.anchor : undefined
+    // With a chain, the schema row and its anchoring job commit together or not at all.
+    const created = anchor
+      ? await this.deps.db.transaction().execute(async (trx) => {
+          const inserted = await schemas.insertSchema(trx, values)
+          if (inserted) await anchor.enqueue(trx, { kind: 'schema', issuerDid, schemaId: inserted.id, schemaHash: jcsSha256Hex(document) })
+          return inserted
+        })
+      : await schemas.insertSchema(this.deps.db, values)
     if (!created) throw new ConflictError(`A schema "${input.name}" version "${input.version}" already exists: use a new version label`)
+    anchor?.nudge()
     return created
   }
 
