@@ -265,6 +265,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     verifier: presentationVerifier,
     consents,
     callbacks,
+    chain: app.chainCredentials,
   })
   await app.register(verifierPresentationRoutes, {
     prefix: '/api/verifier',

@@ -11,6 +11,7 @@ import type { Deployment } from '../../src/adapters/chain/deploy.js'
 import type { DevChain } from '../../scripts/lib/dev-chain.js'
 import { chainEnv, startChainWithRegistries, waitFor } from '../helpers/chain.js'
 import { DidClient } from '../helpers/did-client.js'
+import { signPresentation } from '../helpers/holder-wallet.js'
 import { callAs, IssuerActor } from '../helpers/issuer-setup.js'
 import { createTestApp, type TestApp } from '../helpers/test-app.js'
 
@@ -22,13 +23,14 @@ describe('records anchored by the routes that change them', () => {
   const holder = new DidClient()
   const verifier = new DidClient()
   let holderToken: string
+  let verifierToken: string
 
   before(async () => {
     ;({ chain, deployment } = await startChainWithRegistries())
     t = await createTestApp({ env: chainEnv(chain, deployment, 0, { BLOCKCHAIN_POLL_MS: '50', BLOCKCHAIN_BATCH_WAIT_MS: '100' }) })
     await issuer.setUp(t.app, 'Anchored University')
     holderToken = await holder.login(t.app)
-    await verifier.login(t.app)
+    verifierToken = await verifier.login(t.app)
   })
   after(async () => {
     await t?.close()
@@ -62,12 +64,32 @@ describe('records anchored by the routes that change them', () => {
     assert.equal(record.json().credential.on_chain, true, record.body)
     assert.match(record.json().credential.blockchain_tx_hash, /^0x[0-9a-f]{64}$/)
 
+    // A verifier's verification now reads the registry: on chain, not revoked, verified live.
+    const presentAndVerify = async () => {
+      const request = await callAs(t.app, 'POST', '/api/verifier/requests', verifierToken, { verifier_did: verifier.did, presentation_type: 'DegreeCheck', purpose: 'Hiring', required_credentials: [{ credential_type: 'UniversityDegree' }] })
+      assert.equal(request.statusCode, 201, request.body)
+      const { id: requestId, nonce } = request.json().request
+      assert.equal((await callAs(t.app, 'POST', '/api/wallet/presentation-requests', holderToken, { request_id: requestId })).statusCode, 201)
+      const vp = signPresentation(holder, { aud: verifier.did, nonce, credentials: [credential.jwt] })
+      const approved = await callAs(t.app, 'POST', `/api/wallet/presentation-requests/${requestId}/approve`, holderToken, { credential_ids: [credential.id], presentation_jwt: vp })
+      assert.equal(approved.statusCode, 201, approved.body)
+      const verified = await callAs(t.app, 'POST', `/api/verifier/presentations/${approved.json().presentation.id}/verify`, verifierToken, { presentation_jwt: vp })
+      assert.equal(verified.statusCode, 200, verified.body)
+      return verified.json()
+    }
+    const anchoredResult = await presentAndVerify()
+    assert.equal(anchoredResult.verification_result.is_valid, true, anchoredResult.verification_result.errors.join('; '))
+    assert.deepEqual(anchoredResult.blockchain_verification, { on_chain: true, revoked: false, verified: true })
+
     const revoked = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/credentials/${credential.id}/revoke`, issuer.token)
     assert.equal(revoked.statusCode, 200, revoked.body)
     await waitFor('the revocation mined', async () => (await get(checkUrl)).revocation?.anchoring === 'mined')
     const after = await get(checkUrl)
     assert.equal(after.revoked, true)
     assert.equal(after.chain.verified_on_chain, true)
+    const revokedResult = await presentAndVerify()
+    assert.equal(revokedResult.verification_result.is_valid, false)
+    assert.deepEqual(revokedResult.blockchain_verification, { on_chain: true, revoked: true, verified: false })
     await waitFor('revocation_blockchain_tx set', async () => (await db().selectFrom('credentials').select('revocation_blockchain_tx').where('id', '=', credential.id).executeTakeFirstOrThrow()).revocation_blockchain_tx !== null)
     // Revoking again changes nothing and queues nothing.
     const jobs = async () => (await db().selectFrom('chain_jobs').select('id').where('kind', '=', 'credential-revoke').execute()).length

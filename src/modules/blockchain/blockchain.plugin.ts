@@ -11,6 +11,7 @@ import { blockchainRoutes } from './blockchain.routes.js'
 import { BlockchainService } from './blockchain.service.js'
 import { createChainAnchor, type ChainAnchor } from './chain-anchor.js'
 import { ChainDispatcher } from './chain-dispatcher.js'
+import { createChainCredentialCheck, type ChainCredentialCheck } from './chain-verification.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -18,6 +19,8 @@ declare module 'fastify' {
     chainAnchor: ChainAnchor
     /** The outbox worker; undefined without a configured chain. */
     chainDispatcher: ChainDispatcher | undefined
+    /** Live registry check of presented credentials for verification; undefined without a chain. */
+    chainCredentials: ChainCredentialCheck | undefined
   }
 }
 
@@ -50,6 +53,7 @@ async function blockchain(app: FastifyInstance, options: BlockchainPluginOptions
   const service = new BlockchainService({ db, anchor, client, consentPepper, batchSize: config.blockchainBatchSize, batchWaitMs: config.blockchainBatchWaitMs })
   app.decorate('chainAnchor', anchor)
   app.decorate('chainDispatcher', dispatcher)
+  app.decorate('chainCredentials', client ? createChainCredentialCheck(db, service) : undefined)
   await app.register(blockchainRoutes, { prefix: '/api/blockchain', blockchain: service })
   await app.register(blockchainLegacyRoutes, { prefix: '/api/blockchain-legacy', blockchain: service, currentPrefix: '/api/blockchain' })
   if (dispatcher) {

@@ -20,3 +20,6 @@ export interface CallbackPort {
   /** After the transaction that enqueued committed: deliver soon rather than at the next poll. */
   nudge(): void
 }
+
+/** What the registries say of the presented credentials (the blockchain module), when a chain is configured. */
+export type ChainCheckPort = (presented: Array<{ id: string | null; issuer: string }>) => Promise<{ on_chain: boolean; revoked: boolean; verified: boolean }>

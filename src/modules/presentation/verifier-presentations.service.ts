@@ -8,7 +8,7 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '.
 import { findRequest, type PresentationRequestRow } from '../verifier/verifier.repository.js'
 import type { VerifierService } from '../verifier/verifier.service.js'
 import { eventData } from './holder-presentations.service.js'
-import type { CallbackPort, ConsentPort } from './presentation-ports.js'
+import type { CallbackPort, ChainCheckPort, ConsentPort } from './presentation-ports.js'
 import type { PresentationVerifier } from './presentation-verifier.js'
 import * as repo from './presentations.repository.js'
 
@@ -39,7 +39,7 @@ export interface VerifyResponse {
  * verified presentation into a failed one.
  */
 export class VerifierPresentationService {
-  constructor(private readonly deps: { db: Database; clock: Clock; verifiers: VerifierService; verifier: PresentationVerifier; consents?: ConsentPort; callbacks?: CallbackPort }) {}
+  constructor(private readonly deps: { db: Database; clock: Clock; verifiers: VerifierService; verifier: PresentationVerifier; consents?: ConsentPort; callbacks?: CallbackPort; chain?: ChainCheckPort }) {}
 
   /** The verifier's or the prover's presentation; anyone else's is as unknown as a missing one. */
   async get(callerDid: string, id: string): Promise<repo.PresentationRow> {
@@ -167,11 +167,13 @@ export class VerifierPresentationService {
     // needs a transaction around them.
     const saved = consumes || callbackUrl ? await this.deps.db.transaction().execute((trx) => write(trx, trx)) : await write(this.deps.db)
     if (callbackUrl) this.deps.callbacks!.nudge()
+    // With a chain configured the registries are read live; without one nothing is on chain.
+    const presented = outcome.credentialSubjects.map((c) => ({ id: typeof c.credential_id === 'string' ? c.credential_id : null, issuer: String(c.issuer) }))
+    const onChain = this.deps.chain ? await this.deps.chain(presented) : { on_chain: false, revoked: false, verified: false }
     return {
       success: true,
       verification_result: saved.result,
-      // Chain anchoring is not configured in this build (blockchain issue): nothing is on chain.
-      blockchain_verification: { on_chain: false, revoked: outcome.anyRevoked, verified: false },
+      blockchain_verification: { on_chain: onChain.on_chain, revoked: outcome.anyRevoked || onChain.revoked, verified: onChain.verified },
       status: saved.row.status,
       auto_approved: saved.consentValid,
       consent_valid: saved.consentValid,
