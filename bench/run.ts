@@ -9,7 +9,9 @@
  * README, and writes bench/results/latest-login.json and latest-issuance.json. Settings:
  * BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_ISSUANCE_CONNECTIONS, BENCH_ROUNDS, BENCH_WARMUP_SECONDS,
  * BENCH_CRYPTO_ITERATIONS, BENCH_ENGINES=pglite,postgres, BENCH_DATABASE_URL,
- * BENCH_SERVER=tsx|build (default tsx), BENCH_ONLY=login|issuance|verification|proofs (default all).
+ * BENCH_SERVER=tsx|build (default tsx), BENCH_ONLY=login|issuance|verification|proofs|anchoring (default all).
+ * The anchoring part runs JWT-only issuance on two servers per engine, one with a local dev chain
+ * configured and one without, and reports the ratio (bench/results/latest-anchoring.json).
  * The proofs part (anonymous-proof derivation and BBS-predicate verification over HTTP beside the
  * raw derive/verify cost) also reads BENCH_PROOF_CONNECTIONS and BENCH_PROOF_ITERATIONS.
  */
@@ -23,6 +25,7 @@ import { runAgainstServer } from './lib/engine-run.js'
 import { measureRawCrypto, TARGET_BBS_SIGN_MS, type RawCryptoCost } from './lib/issuance-crypto.js'
 import { issuanceMarkdown, printIssuance, printRawCrypto, summarizeIssuance, TARGET_CEILING_RATIO, TARGET_JWT_PER_SECOND, type IssuanceEngineSummary } from './lib/issuance-report.js'
 import { runIssuanceAgainstServer } from './lib/issuance-run.js'
+import { runAnchoringBench, type AnchoringSummary } from './lib/anchoring-run.js'
 import { readOptions, type BenchOptions, type Engine } from './lib/options.js'
 import { PRESENTATION_COUNT } from './lib/verification-load.js'
 import { measureRawProofs, printProofs, runProofsAgainstServer, TARGET_DERIVE_MS, TARGET_VERIFY_MS, type ProofsSummary, type RawProofCost } from './lib/proofs-run.js'
@@ -53,6 +56,7 @@ interface EngineResult {
  * users, their sessions) are nothing next to the credentials issued.
  */
 async function benchEngine(engine: Engine, options: BenchOptions, build: ServerBuild, crypto: RawCryptoCost | undefined, rawProofs: RawProofCost | undefined): Promise<EngineResult | undefined> {
+  if (!options.parts.some((part) => part !== 'anchoring')) return undefined
   if (engine === 'postgres' && !(await postgresReachable(options.postgresUrl))) {
     log(`\npostgres: not reachable at ${options.postgresUrl}; skipped`)
     return undefined
@@ -90,8 +94,9 @@ async function main(): Promise<void> {
   const verificationPhases = options.parts.includes('verification') ? (options.rounds + 1) * options.seconds + 120 : 0
   const withProofs = options.parts.includes('proofs')
   const proofPhases = withProofs ? options.rounds * 2 * options.seconds + 2 * options.warmupSeconds + 180 : 0
+  const anchoringPhases = options.parts.includes('anchoring') ? options.rounds * 2 * options.seconds + 2 * options.warmupSeconds + 240 : 0
   const cryptoBudget = (withIssuance ? options.cryptoIterations * 0.3 + 60 : 0) + (withProofs ? options.proofIterations * 3 + 30 : 0)
-  installAbortHandlers((options.engines.length * (loginPhases + issuancePhases + verificationPhases + proofPhases + 180) + cryptoBudget + 240) * 1000)
+  installAbortHandlers((options.engines.length * (loginPhases + issuancePhases + verificationPhases + proofPhases + anchoringPhases + 180) + cryptoBudget + 240) * 1000)
 
   if (withLogin) log(`login throughput vs framework floor: ${options.connections} connections, ${options.seconds} s per phase, ${options.rounds} rounds, engines ${options.engines.join(', ')}`)
   if (withIssuance) log(`issuance throughput vs raw crypto: ${options.issuanceConnections} connections, ${options.seconds} s per phase, ${options.rounds} rounds, engines ${options.engines.join(', ')}`)
@@ -112,10 +117,18 @@ async function main(): Promise<void> {
   const build = await prepareServer(options.server)
   const forgetBuild = onAbort(() => build.dispose())
   const results: EngineResult[] = []
+  const anchorings: AnchoringSummary[] = []
   try {
     for (const engine of options.engines) {
       const result = await benchEngine(engine, options, build, crypto, rawProofs)
       if (result) results.push(result)
+    }
+    if (options.parts.includes('anchoring')) {
+      for (const engine of options.engines) {
+        if (engine === 'postgres' && !(await postgresReachable(options.postgresUrl))) continue
+        log(`\n${engine}: anchored issuance, two server processes (chain configured / not), JWT-only, ${options.issuanceConnections} connections each`)
+        anchorings.push(await runAnchoringBench(engine, options, build, log))
+      }
     }
   } finally {
     await build.dispose()
@@ -175,6 +188,16 @@ async function main(): Promise<void> {
     }
     await writeFile(path.join(resultsDir, 'latest-verification.json'), `${JSON.stringify(json, null, 2)}\n`)
     log('written: bench/results/latest-verification.json')
+  }
+  if (anchorings.length) {
+    for (const a of anchorings) {
+      log(`\n${a.engine} anchored issuance (JWT-only, median over rounds)`)
+      log(`  with a chain configured     ${a.withChainPerSecond}/s; without ${a.withoutChainPerSecond}/s; ratio ${a.ratio}`)
+      log(`  chain outbox at the end     ${a.anchored.jobsMined} chain jobs mined, ${a.anchored.jobsFailed} failed, ${a.anchored.unbatched} hashes waiting; errors ${a.errors}`)
+    }
+    const json = { date: new Date().toISOString(), code, machine, settings: { connections: options.issuanceConnections, seconds: options.seconds, rounds: options.rounds, batchWaitMs: 1000 }, engines: anchorings }
+    await writeFile(path.join(resultsDir, 'latest-anchoring.json'), `${JSON.stringify(json, null, 2)}\n`)
+    log('written: bench/results/latest-anchoring.json')
   }
   if (rawProofs) {
     const json = {

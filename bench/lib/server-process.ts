@@ -29,6 +29,8 @@ export interface ServerOptions {
   databaseUrl?: string
   /** Extra node flags, e.g. --cpu-prof. */
   nodeArgs?: string[]
+  /** Extra environment (e.g. BLOCKCHAIN_* for the anchoring part). */
+  env?: Record<string, string>
   startTimeoutMs?: number
 }
 
@@ -78,6 +80,7 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
     RATE_LIMIT_AUTH_PER_MINUTE: '10000000',
     MASTER_KEY: randomBytes(32).toString('hex'),
     ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+    ...options.env,
   }
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...options.build.entry], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] })
   const untrack = trackChild(child)

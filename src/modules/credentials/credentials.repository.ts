@@ -20,9 +20,37 @@ const toColumns = (c: NewCredential) => ({
  * generated columns come back: the caller has the rest, and reading back every JWT and JSON
  * column costs parse time on the event loop (PGlite decodes results in JS).
  */
-export async function insertCredentials(db: Executor, rows: NewCredential[]): Promise<CredentialRow[]> {
+/**
+ * Stores issued credentials with each holder's `credential_received` wallet activity
+ * (docs/wallet.md) in one statement (data-modifying CTEs): atomic without a transaction, one
+ * round trip for a whole batch of issuances.
+ */
+export async function insertCredentialsWithActivity(db: Executor, rows: NewCredential[]): Promise<CredentialRow[]> {
   if (rows.length === 0) return []
-  const generated = await db.insertInto('credentials').values(rows.map(toColumns)).returning(['id', 'on_chain', 'blockchain_tx_hash', 'created_at', 'updated_at']).execute()
+  const generated = await db
+    .with('inserted', (qb) =>
+      qb.insertInto('credentials').values(rows.map(toColumns)).returning(['id', 'on_chain', 'blockchain_tx_hash', 'created_at', 'updated_at', 'owner_did', 'credential_type', 'issuer_did']),
+    )
+    .with('activity', (qb) =>
+      qb
+        .insertInto('wallet_activities')
+        .columns(['holder_did', 'type', 'credential_id', 'details', 'created_at'])
+        .expression((eb) =>
+          eb
+            .selectFrom('inserted')
+            .select([
+              sql<string>`owner_did`.as('holder_did'),
+              sql<string>`'credential_received'`.as('type'),
+              'id',
+              sql<string>`jsonb_build_object('credential_type', credential_type, 'issuer_did', issuer_did)`.as('details'),
+              'created_at',
+            ])
+            .where('owner_did', 'is not', null),
+        ),
+    )
+    .selectFrom('inserted')
+    .select(['id', 'on_chain', 'blockchain_tx_hash', 'created_at', 'updated_at'])
+    .execute()
   const byId = new Map(generated.map((g) => [g.id, g]))
   return rows.map((row) => ({ ...row, ...byId.get(row.id)! }) as CredentialRow)
 }

@@ -12,12 +12,11 @@ import { MicroBatcher } from '../../db/micro-batcher.js'
 import { NotFoundError, ValidationError } from '../../errors.js'
 import { credentialDocument, credentialJwtPayload, type CredentialDocumentInput } from '../credentials/credential-document.js'
 import { credentialView } from '../credentials/credential-view.js'
-import { insertCredentials, type CredentialRow, type NewCredential } from '../credentials/credentials.repository.js'
+import { insertCredentialsWithActivity, type CredentialRow, type NewCredential } from '../credentials/credentials.repository.js'
 import { normalizeDid } from '../did/did-normalize.js'
 import type { ChainAnchor } from '../blockchain/chain-anchor.js'
 import type { StatusListService } from '../status-list/status-list.service.js'
 import type { HolderKemKeys } from '../wallet/holder-kem-keys.js'
-import { recordActivities, type ActivityInput } from '../wallet/wallet-activity.js'
 import type { AttributeValidators } from './attribute-validator.js'
 import type { IssueBody } from './issuance.schemas.js'
 import type { IssuerKeys } from './issuer-keys.js'
@@ -163,8 +162,7 @@ export class IssuanceService {
     }
     const saved = options.within
       ? await this.deps.db.transaction().execute(async (trx) => {
-          const [inserted] = await insertCredentials(trx, [row])
-          await recordActivities(trx, receivedActivities([inserted!]))
+          const [inserted] = await insertCredentialsWithActivity(trx, [row])
           await anchorIssued(trx, [inserted!], this.deps.anchor)
           await options.within!(trx, inserted!)
           return inserted!
@@ -272,9 +270,10 @@ export class IssuanceService {
 
 /** The credentials and, in the same transaction, the holders' wallet activity (docs/wallet.md). */
 function storeIssued(db: Database, rows: NewCredential[], anchor: ChainAnchor | undefined): Promise<CredentialRow[]> {
+  // Without a chain the batch is one statement; with one, its leaf rows join it in a transaction.
+  if (!anchor) return insertCredentialsWithActivity(db, rows)
   return db.transaction().execute(async (trx) => {
-    const saved = await insertCredentials(trx, rows)
-    await recordActivities(trx, receivedActivities(saved))
+    const saved = await insertCredentialsWithActivity(trx, rows)
     await anchorIssued(trx, saved, anchor)
     return saved
   })
@@ -285,11 +284,6 @@ async function anchorIssued(trx: Transaction<DB>, rows: CredentialRow[], anchor:
   if (!anchor) return
   for (const r of rows) await anchor.enqueue(trx, { kind: 'credential', issuerDid: r.issuer_did, credentialHash: r.credential_hash, credentialId: r.id })
 }
-
-const receivedActivities = (rows: CredentialRow[]): ActivityInput[] =>
-  rows
-    .filter((r) => r.owner_did !== null)
-    .map((r) => ({ holder_did: r.owner_did!, type: 'credential_received', credential_id: r.id, details: { credential_type: r.credential_type, issuer_did: r.issuer_did }, at: new Date(r.created_at) }))
 
 function withStatus(content: AnonCredentialContent, status: string): { content: AnonCredentialContent; messages: BbsMessage[] } {
   const full = { ...content, meta: { ...content.meta, status } }
