@@ -1,5 +1,6 @@
 import type { Hex } from 'viem'
 import type { Clock } from '../../adapters/clock.js'
+import { PollLoop } from '../../db/poll-loop.js'
 import { ChainRevertError, type ChainClient, type ChainWrite } from '../../adapters/chain/chain-client.js'
 import type { Database } from '../../db/database.js'
 import { asBytes32, didKey, schemaKey } from './chain-keys.js'
@@ -45,10 +46,7 @@ export interface ChainDispatcherOptions {
 const MAX_ERROR_LENGTH = 300
 
 export class ChainDispatcher {
-  private running = false
-  private timer: NodeJS.Timeout | undefined
-  private ticking: Promise<void> | undefined
-  private again = false
+  private readonly loop: PollLoop
   private stopping = false
   private readonly backoffMaxMs: number
   private readonly maxRevertAttempts: number
@@ -62,61 +60,32 @@ export class ChainDispatcher {
     this.resendAfterMs = options.resendAfterMs ?? 10 * 60_000
     this.leaseMs = options.leaseMs ?? 5 * 60_000
     this.claimLimit = options.claimLimit ?? 16
+    this.loop = new PollLoop(() => this.tick(), options.pollMs, (err) => this.options.logger?.warn({ err }, 'chain outbox round failed; retrying at the next poll'))
   }
 
   get state(): { running: boolean } {
-    return { running: this.running }
+    return { running: this.loop.running }
   }
 
   start(): void {
-    if (this.running) return
-    this.running = true
+    if (this.loop.running) return
     this.stopping = false
-    this.kick()
+    this.loop.start()
   }
 
   async stop(): Promise<void> {
     this.stopping = true
-    this.running = false
-    clearTimeout(this.timer)
-    this.timer = undefined
-    await this.ticking
+    await this.loop.stop()
   }
 
   nudge(): void {
-    if (this.running) this.kick()
+    this.loop.kick()
   }
 
   /** One full round now (tests drive the dispatcher with this instead of waiting for the poll). */
   async runOnce(): Promise<void> {
-    await this.ticking
+    await this.loop.idle()
     await this.tick()
-  }
-
-  private kick(): void {
-    if (!this.running) return
-    if (this.ticking) {
-      this.again = true
-      return
-    }
-    clearTimeout(this.timer)
-    this.timer = undefined
-    this.ticking = this.tick()
-      .catch((err: unknown) => this.options.logger?.warn({ err }, 'chain outbox round failed; retrying at the next poll'))
-      .finally(() => {
-        this.ticking = undefined
-        if (!this.running) return
-        if (this.again) {
-          this.again = false
-          this.kick()
-        } else {
-          this.timer = setTimeout(() => {
-            this.timer = undefined
-            this.kick()
-          }, this.options.pollMs)
-          this.timer.unref()
-        }
-      })
   }
 
   private async tick(): Promise<void> {
@@ -138,7 +107,7 @@ export class ChainDispatcher {
         this.options.logger?.warn({ err, job_id: job.id }, 'recording a chain job outcome failed; it is retried after its lease')
       }
     }
-    if (claimed.length === this.claimLimit && !unavailable) this.again = true
+    if (claimed.length === this.claimLimit && !unavailable) this.loop.runAgain()
   }
 
   /** Full batches go at once; a partial one when its oldest hash has waited batchWaitMs. */

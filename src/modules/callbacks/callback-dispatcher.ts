@@ -1,6 +1,7 @@
 import type { Clock } from '../../adapters/clock.js'
 import type { HttpPost } from '../../adapters/http-out/guarded-post.js'
 import type { Database } from '../../db/database.js'
+import { PollLoop } from '../../db/poll-loop.js'
 import { AppError } from '../../errors.js'
 import { eventBodyBytes } from './callback-event.js'
 import * as repo from './callback-outbox.repository.js'
@@ -72,15 +73,11 @@ export function isPermanentFailure(error: unknown): boolean {
 
 export class CallbackDispatcher {
   private readonly policy: RetryPolicy
-  private readonly pollMs: number
   private readonly maxInFlight: number
   private readonly leaseMs: number
   private readonly retentionMs: number
   private readonly random: () => number
-  private running = false
-  private timer: NodeJS.Timeout | undefined
-  private ticking: Promise<void> | undefined
-  private again = false
+  private readonly loop: PollLoop
   /** The last claim filled every free slot: more may be due as soon as a send finishes. */
   private saturated = false
   private lastPurge = 0
@@ -92,23 +89,21 @@ export class CallbackDispatcher {
       backoffBaseMs: options.backoffBaseMs ?? DEFAULT_RETRY_POLICY.backoffBaseMs,
       backoffMaxMs: options.backoffMaxMs ?? DEFAULT_RETRY_POLICY.backoffMaxMs,
     }
-    this.pollMs = options.pollMs ?? 1000
     this.maxInFlight = options.maxInFlight ?? 16
     this.leaseMs = options.leaseMs ?? Math.max(60_000, 4 * options.timeoutMs)
     this.retentionMs = options.retentionMs ?? 30 * 24 * 3600_000
     this.random = options.random ?? Math.random
     if (this.leaseMs <= options.timeoutMs) throw new Error('the callback lease must be longer than the send timeout')
+    this.loop = new PollLoop(() => this.tick(), options.pollMs ?? 1000, (err) => this.options.logger?.warn({ err }, 'claiming callbacks failed; retrying at the next poll'))
   }
 
   /** What is running now (for health checks and tests). */
   get state(): { running: boolean; polling: boolean; inFlight: number } {
-    return { running: this.running, polling: this.timer !== undefined || this.ticking !== undefined, inFlight: this.inFlight.size }
+    return { running: this.loop.running, polling: this.loop.polling, inFlight: this.inFlight.size }
   }
 
   start(): void {
-    if (this.running) return
-    this.running = true
-    this.kick()
+    this.loop.start()
   }
 
   /**
@@ -117,42 +112,13 @@ export class CallbackDispatcher {
    * be recorded is claimed again once its lease expires.
    */
   async stop(): Promise<void> {
-    this.running = false
-    clearTimeout(this.timer)
-    this.timer = undefined
-    await this.ticking
+    await this.loop.stop()
     await Promise.allSettled([...this.inFlight])
   }
 
   /** Look for due events now (after a commit that enqueued one) instead of at the next poll. */
   nudge(): void {
-    if (this.running) this.kick()
-  }
-
-  private kick(): void {
-    if (!this.running) return
-    if (this.ticking) {
-      this.again = true
-      return
-    }
-    clearTimeout(this.timer)
-    this.timer = undefined
-    this.ticking = this.tick()
-      .catch((err: unknown) => this.options.logger?.warn({ err }, 'claiming callbacks failed; retrying at the next poll'))
-      .finally(() => {
-        this.ticking = undefined
-        if (!this.running) return
-        if (this.again) {
-          this.again = false
-          this.kick()
-        } else {
-          this.timer = setTimeout(() => {
-            this.timer = undefined
-            this.kick()
-          }, this.pollMs)
-          this.timer.unref()
-        }
-      })
+    this.loop.kick()
   }
 
   private async tick(): Promise<void> {
@@ -172,7 +138,7 @@ export class CallbackDispatcher {
     this.inFlight.add(settled)
     void settled.finally(() => {
       this.inFlight.delete(settled)
-      if (this.saturated) this.kick()
+      if (this.saturated) this.loop.kick()
     })
   }
 
