@@ -61,7 +61,7 @@ export class HolderPresentationService {
       const presentation = await this.deps.db.transaction().execute(async (trx) => {
         // Closing the request first serialises concurrent answers: one wins, the rest 409.
         if (!(await repo.closeRequest(trx, request.id, 'submitted', now))) throw new ConflictError('This request was already answered')
-        const row = await repo.insertPresentation(trx, {
+        const row = await repo.insertSubmitted(trx, {
           id,
           request_id: request.id,
           prover_did: holderDid,
@@ -69,13 +69,7 @@ export class HolderPresentationService {
           presentation_type: request.presentation_type,
           credential_ids: ids,
           presentation_jwt: input.presentation_jwt,
-          status: 'submitted',
-          provided_attributes: [],
-          revoked_attributes: [],
-          consent_id: null,
-          verified_at: null,
-          created_at: now,
-          updated_at: now,
+          at: now,
         })
         await repo.answerInboxEntry(trx, holderDid, request.id, { status: 'approved', presentation_id: id, at: now })
         await recordActivity(trx, { holder_did: holderDid, type: 'presentation_submitted', details: { presentation_id: id, request_id: request.id, verifier_did: request.verifier_did, credential_ids: ids }, at: now })

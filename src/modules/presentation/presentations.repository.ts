@@ -1,13 +1,19 @@
-import type { Insertable, Selectable } from 'kysely'
+import type { Selectable } from 'kysely'
 import type { Executor, RequiredCredential, RequiredPredicate } from '../../db/database.js'
 import type { HolderInboxTable, PresentationsTable } from './presentation.table.js'
 
 export type InboxRow = Selectable<HolderInboxTable>
 export type PresentationRow = Selectable<PresentationsTable>
-export type NewPresentation = Omit<Insertable<PresentationsTable>, 'credential_ids' | 'provided_attributes' | 'revoked_attributes' | 'verification_result'> & {
+/** A presentation as submitted (holder approval or direct submission), before any verification. */
+export interface SubmittedPresentation {
+  id: string
+  request_id: string | null
+  prover_did: string
+  verifier_did: string
+  presentation_type: string
   credential_ids: string[]
-  provided_attributes: string[]
-  revoked_attributes: string[]
+  presentation_jwt: string
+  at: Date
 }
 
 /** Takes a request into the holder's inbox; a second take returns the existing entry. */
@@ -44,14 +50,20 @@ export async function closeRequest(db: Executor, requestId: string, status: 'sub
   return updated !== undefined
 }
 
-export function insertPresentation(db: Executor, row: NewPresentation): Promise<PresentationRow> {
+export function insertSubmitted(db: Executor, p: SubmittedPresentation): Promise<PresentationRow> {
+  const { at, ...row } = p
   return db
     .insertInto('presentations')
     .values({
       ...row,
       credential_ids: JSON.stringify(row.credential_ids),
-      provided_attributes: JSON.stringify(row.provided_attributes),
-      revoked_attributes: JSON.stringify(row.revoked_attributes),
+      status: 'submitted',
+      provided_attributes: '[]',
+      revoked_attributes: '[]',
+      consent_id: null,
+      verified_at: null,
+      created_at: at,
+      updated_at: at,
     })
     .returningAll()
     .executeTakeFirstOrThrow()

@@ -77,7 +77,7 @@ export class VerifierPresentationService {
     try {
       const row = await this.deps.db.transaction().execute(async (trx) => {
         if (request && !(await repo.closeRequest(trx, request.id, 'submitted', now))) throw new ConflictError('This request was already answered')
-        const inserted = await repo.insertPresentation(trx, {
+        const inserted = await repo.insertSubmitted(trx, {
           id: `pres-${randomUUID()}`,
           request_id: request?.id ?? null,
           prover_did: prover,
@@ -85,13 +85,7 @@ export class VerifierPresentationService {
           presentation_type: request?.presentation_type ?? input.presentation_type ?? 'direct',
           credential_ids: ids,
           presentation_jwt: input.presentation_jwt,
-          status: 'submitted',
-          provided_attributes: [],
-          revoked_attributes: [],
-          consent_id: null,
-          verified_at: null,
-          created_at: now,
-          updated_at: now,
+          at: now,
         })
         if (request?.callback_url && this.deps.callbacks) await this.deps.callbacks.enqueue(trx, { url: request.callback_url, type: 'presentation.submitted', data: eventData(inserted) })
         return inserted
