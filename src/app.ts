@@ -73,6 +73,7 @@ import authPlugin from './plugins/auth.js'
 import errorHandler, { frameworkErrorReply } from './plugins/error-handler.js'
 import metrics from './plugins/metrics.js'
 import rateLimit from './plugins/rate-limit.js'
+import routeTable from './plugins/route-table.js'
 import securityHeaders from './plugins/security-headers.js'
 import validation from './plugins/validation.js'
 
@@ -162,6 +163,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   })
   // JSON and multipart only: anything else is 415 (Fastify also parses text/plain by default).
   app.removeContentTypeParser('text/plain')
+  await app.register(routeTable)
   await app.register(validation)
   await app.register(errorHandler)
   await app.register(securityHeaders, { corsOrigins: config.corsOrigins })
