@@ -74,6 +74,8 @@ import errorHandler, { frameworkErrorReply } from './plugins/error-handler.js'
 import metrics from './plugins/metrics.js'
 import rateLimit from './plugins/rate-limit.js'
 import routeTable from './plugins/route-table.js'
+import { logOptions, type LogSink } from './plugins/log-options.js'
+import bodyLimits from './plugins/body-limits.js'
 import securityHeaders from './plugins/security-headers.js'
 import validation from './plugins/validation.js'
 
@@ -92,8 +94,8 @@ export interface AppDeps {
   /** The BBS worker pool; made (and closed) by the app when not given. */
   bbs?: BbsEngine & KemSealer
   clock?: Clock
-  /** pino options, or false for silence (tests). */
-  logger?: boolean | Record<string, unknown>
+  /** false silences logging (most tests); a sink receives the service's log lines (the log-hygiene test). Default stdout. */
+  logger?: false | { sink: LogSink }
 }
 
 const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version
@@ -103,10 +105,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const clock = deps.clock ?? systemClock
   const db = deps.database.db
   const app = Fastify({
-    logger: deps.logger ?? {
-      level: config.logLevel,
-      redact: { paths: ['req.headers.authorization', 'req.headers["x-admin-key"]', '*.token', '*.private_key', '*.encrypted_seed'], censor: '[redacted]' },
-    },
+    logger: deps.logger === false ? false : logOptions(config.logLevel, deps.logger?.sink),
     bodyLimit: config.bodyLimitBytes,
     // DIDs travel as path parameters; RSA and BLS did:key identifiers exceed the default 100.
     routerOptions: { maxParamLength: 4096 },
@@ -163,10 +162,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   })
   // JSON and multipart only: anything else is 415 (Fastify also parses text/plain by default).
   app.removeContentTypeParser('text/plain')
+  // Body limits first: the route table records the limit each route ends up with.
+  await app.register(bodyLimits, { large: config.bodyLimitBytes, small: Math.min(config.smallBodyLimitBytes, config.bodyLimitBytes) })
   await app.register(routeTable)
   await app.register(validation)
   await app.register(errorHandler)
-  await app.register(securityHeaders, { corsOrigins: config.corsOrigins })
+  await app.register(securityHeaders, { corsOrigins: config.corsOrigins, hsts: config.publicBaseUrl.startsWith('https:') })
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',

@@ -42,6 +42,8 @@ export interface Config {
   readonly rateLimitAuthPerMinute: number
   readonly rateLimitResolvePerMinute: number
   readonly bodyLimitBytes: number
+  /** Body limit of public, admin and small control routes (src/plugins/body-limits.ts). */
+  readonly smallBodyLimitBytes: number
   readonly contentMaxBytes: number
   readonly avatarMaxBytes: number
   /** Largest evidence file a holder may upload (wallet evidence upload). */
@@ -205,6 +207,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitAuthPerMinute: int('RATE_LIMIT_AUTH_PER_MINUTE', 120, 1, 10_000_000),
     rateLimitResolvePerMinute: int('RATE_LIMIT_RESOLVE_PER_MINUTE', 600, 1, 10_000_000),
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    smallBodyLimitBytes: int('SMALL_BODY_LIMIT_BYTES', 64 * 1024, 1024, 64 * 1024 * 1024),
     contentMaxBytes: contentMax,
     avatarMaxBytes: int('AVATAR_MAX_BYTES', 2 * 1024 * 1024, 1024, 16 * 1024 * 1024),
     evidenceMaxBytes,

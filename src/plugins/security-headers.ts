@@ -1,23 +1,41 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { accessOf, DOCS_PREFIX } from './route-access.js'
+
+export interface SecurityHeadersOptions {
+  corsOrigins: readonly string[]
+  /** PUBLIC_BASE_URL is https: browsers are told to stay on https (HSTS). */
+  hsts: boolean
+}
+
+/** JSON, images and CAR files need no script, style or framing; only the docs UI does. */
+const API_CSP = "default-src 'none'; frame-ancestors 'none'"
 
 /**
  * Baseline security headers on every response, and CORS for the origins listed in
  * CORS_ORIGINS (none by default: browsers get no cross-origin access unless configured).
+ * Responses to authenticated routes carry tokens, credentials and personal data: no-store,
+ * so no shared or browser cache keeps them (a route may still set its own cache-control).
  */
-async function securityHeadersPlugin(app: FastifyInstance, options: { corsOrigins: readonly string[] }): Promise<void> {
+async function securityHeadersPlugin(app: FastifyInstance, options: SecurityHeadersOptions): Promise<void> {
   const allowed = new Set(options.corsOrigins)
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-content-type-options', 'nosniff')
     reply.header('x-frame-options', 'DENY')
     reply.header('referrer-policy', 'no-referrer')
     reply.header('x-request-id', String(request.id))
+    if (options.hsts) reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains')
+    const url = request.routeOptions.url
+    if (url === undefined || !(url === DOCS_PREFIX || url.startsWith(`${DOCS_PREFIX}/`))) reply.header('content-security-policy', API_CSP)
+    if (accessOf(request.method, url) !== 'public') reply.header('cache-control', 'no-store')
     const origin = request.headers.origin
     if (origin && (allowed.has(origin) || allowed.has('*'))) {
       reply.header('access-control-allow-origin', allowed.has('*') ? '*' : origin)
       reply.header('vary', 'Origin')
       reply.header('access-control-allow-headers', 'authorization, content-type, x-user-did, x-request-id')
       reply.header('access-control-allow-methods', 'GET, POST, PUT, DELETE, OPTIONS')
+      reply.header('access-control-expose-headers', 'x-request-id, retry-after, x-ratelimit-limit, x-ratelimit-remaining')
+      reply.header('access-control-max-age', '600')
       if (request.method === 'OPTIONS') return reply.status(204).send()
     }
   })

@@ -7,6 +7,7 @@ import { buildApp, type AppDeps } from '../../src/app.js'
 import { createContentStore } from '../../src/adapters/content-store/index.js'
 import { createGuardedFetch } from '../../src/adapters/http-out/guarded-fetch.js'
 import type { Clock } from '../../src/adapters/clock.js'
+import type { LogSink } from '../../src/plugins/log-options.js'
 import { loadConfig, type Config } from '../../src/config.js'
 import { createTestDatabase } from './test-database.js'
 
@@ -26,6 +27,8 @@ export async function createTestApp(
     clock?: Clock
     httpGet?: AppDeps['httpGet']
     dns?: AppDeps['dns']
+    /** Receives the service's log lines (default: logging off). */
+    logSink?: LogSink
     /** Extra routes for tests of cross-cutting plugins (registered before ready). */
     extraRoutes?: (app: FastifyInstance) => void
   } = {},
@@ -50,7 +53,7 @@ export async function createTestApp(
     dns: options.dns,
     masterKey: new Uint8Array(randomBytes(32)),
     clock: options.clock,
-    logger: false,
+    logger: options.logSink ? { sink: options.logSink } : false,
   }
   const app = await buildApp(config, deps)
   options.extraRoutes?.(app)

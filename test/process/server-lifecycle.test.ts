@@ -80,10 +80,16 @@ describe('server process', () => {
   })
 
   it('refuses to start on bad configuration, naming the variable', async () => {
-    const { code, output } = await runServerToExit({ DATA_DIR: dataDir, PORT: 'not-a-port', JWT_TTL_SECONDS: '-5' })
+    const secrets = { MASTER_KEY: 'secret-master-value-not-a-key', BLOCKCHAIN_PRIVATE_KEY: '0xsecret-chain-key-value', ADMIN_API_KEY: 'short-secret' }
+    const { code, output } = await runServerToExit({ DATA_DIR: dataDir, PORT: 'not-a-port', JWT_TTL_SECONDS: '-5', ...secrets })
     assert.equal(code, 2)
     assert.match(output, /PORT must be/)
     assert.match(output, /JWT_TTL_SECONDS must be/)
+    assert.match(output, /MASTER_KEY must be/)
+    assert.match(output, /BLOCKCHAIN_PRIVATE_KEY must be/)
+    assert.match(output, /ADMIN_API_KEY must be/)
+    // Named, never echoed: a misconfigured secret still stays out of the log.
+    for (const value of Object.values(secrets)) assert.ok(!output.includes(value), `${value} echoed`)
   })
 
   it('npm run migrate reports an up-to-date database', () => {
