@@ -10,6 +10,7 @@ export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
   'GET /api/health/live',
   'GET /api/health/ready',
   'GET /metrics',
+  'HEAD /metrics',
   'POST /api/auth/challenge',
   'POST /api/auth/verify-challenge',
   'POST /api/auth/login',

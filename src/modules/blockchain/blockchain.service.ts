@@ -85,6 +85,17 @@ export class BlockchainService {
     return this.deps.client
   }
 
+  /**
+   * A record id in a write (credential_id, consent_id) names the record the dispatcher fills
+   * with the transaction (docs/blockchain.md): it must be the caller's own. Another's is as
+   * unknown as a missing one (DESIGN.md "Ownership"), checked before the chain so the answer
+   * does not depend on the chain's configuration.
+   */
+  private async ownSubject(callerDid: string, kind: 'credential' | 'consent', id: string | undefined): Promise<void> {
+    if (id === undefined) return
+    if ((await repo.subjectOwner(this.deps.db, kind, id)) !== callerDid) throw new NotFoundError(kind === 'credential' ? 'Credential not found' : 'Consent not found')
+  }
+
   private async enqueue(request: Parameters<ChainAnchor['enqueue']>[1]): Promise<void> {
     this.chain()
     await this.deps.db.transaction().execute((trx) => this.deps.anchor.enqueue(trx, request))
@@ -93,12 +104,14 @@ export class BlockchainService {
 
   async registerCredential(callerDid: string, body: { issuer_did: string; credential_hash: string; credential_id?: string }): Promise<CredentialAnchorView> {
     const issuer = owned(callerDid, body.issuer_did)
+    await this.ownSubject(issuer, 'credential', body.credential_id)
     await this.enqueue({ kind: 'credential', issuerDid: issuer, credentialHash: body.credential_hash, credentialId: body.credential_id })
     return this.checkCredential(issuer, body.credential_hash, { live: false })
   }
 
   async revokeCredential(callerDid: string, body: { issuer_did: string; credential_hash: string; credential_id?: string }): Promise<CredentialAnchorView> {
     const issuer = owned(callerDid, body.issuer_did)
+    await this.ownSubject(issuer, 'credential', body.credential_id)
     this.chain()
     const hash = normalizeHash(body.credential_hash)
     if (!(await repo.findLeaf(this.deps.db, issuer, hash))) throw new NotFoundError('This credential hash was not anchored by this service')
@@ -146,6 +159,10 @@ export class BlockchainService {
 
   async registerSchema(callerDid: string, body: { issuer_did: string; schema_id: string; schema_hash: string }): Promise<SchemaAnchorView> {
     const issuer = owned(callerDid, body.issuer_did)
+    // Any schema id may be registered (also one defined outside this service), but not one of
+    // this service's schemas that another issuer owns: the dispatcher writes onto that record.
+    const schemaOwner = await repo.subjectOwner(this.deps.db, 'schema', body.schema_id)
+    if (schemaOwner !== undefined && schemaOwner !== issuer) throw new NotFoundError('Schema not found')
     await this.enqueue({ kind: 'schema', issuerDid: issuer, schemaId: body.schema_id, schemaHash: body.schema_hash })
     const hash = normalizeHash(body.schema_hash, 'schema_hash')
     const job = await repo.latestJob(this.deps.db, schemaVersionKey(body.schema_id, hash), ['schema'])
@@ -164,12 +181,14 @@ export class BlockchainService {
 
   async grantConsent(callerDid: string, body: { user_did: string; verifier_did: string; purpose: string; expires_at?: string; consent_id?: string }): Promise<ConsentAnchorView> {
     const holder = owned(callerDid, body.user_did)
+    await this.ownSubject(holder, 'consent', body.consent_id)
     await this.enqueue({ kind: 'consent-grant', holderDid: holder, verifierDid: body.verifier_did, purpose: body.purpose, expiresAt: body.expires_at ? new Date(body.expires_at) : null, consentId: body.consent_id })
     return this.checkConsent(holder, body.verifier_did, body.purpose, { live: false })
   }
 
   async revokeConsent(callerDid: string, body: { user_did: string; verifier_did: string; purpose: string; consent_id?: string }): Promise<ConsentAnchorView> {
     const holder = owned(callerDid, body.user_did)
+    await this.ownSubject(holder, 'consent', body.consent_id)
     this.chain()
     const { key } = consentKey(this.deps.consentPepper, { holderDid: holder, verifierDid: body.verifier_did, purpose: body.purpose })
     if (!(await repo.latestJob(this.deps.db, key, ['consent-grant']))) throw new NotFoundError('No consent was granted on chain for this verifier and purpose')

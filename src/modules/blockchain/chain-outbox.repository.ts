@@ -281,3 +281,17 @@ export async function statusCounts(db: Database): Promise<{ jobs: Record<ChainJo
   for (const r of rows) jobs[r.status] = Number(r.n)
   return { jobs, unbatched: (await unbatchedSummary(db)).count }
 }
+
+/**
+ * Who owns the service record a chain write would update (applyToSubject): the issuer of a
+ * credential or schema, the holder of a consent. Undefined when there is no such record.
+ */
+export async function subjectOwner(db: Executor, kind: 'credential' | 'schema' | 'consent', id: string): Promise<string | undefined> {
+  const row =
+    kind === 'credential'
+      ? await db.selectFrom('credentials').select('issuer_did as owner').where('id', '=', id).executeTakeFirst()
+      : kind === 'schema'
+        ? await db.selectFrom('credential_schemas').select('issuer_did as owner').where('id', '=', id).executeTakeFirst()
+        : await db.selectFrom('consents').select('holder_did as owner').where('id', '=', id).executeTakeFirst()
+  return row?.owner
+}
