@@ -10,9 +10,13 @@ export interface RunningServer {
   exited: Promise<number | null>
 }
 
-/** Starts `src/server.ts` as its own process (as `npm start` does) and waits until it listens. */
-export async function startServer(env: Record<string, string>): Promise<RunningServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+/**
+ * Starts `src/server.ts` as its own process (as `npm start` does) and waits until it listens.
+ * `preload`: modules imported before the server (after tsx), e.g. test/helpers/clock-shift.ts.
+ */
+export async function startServer(env: Record<string, string>, options: { preload?: string[] } = {}): Promise<RunningServer> {
+  const preload = (options.preload ?? []).flatMap((module) => ['--import', module])
+  const child = spawn(process.execPath, ['--import', 'tsx', ...preload, 'src/server.ts'], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
