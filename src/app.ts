@@ -256,6 +256,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     timeoutMs: config.outboundTimeoutMs,
     pollMs: config.callbackPollMs,
     maxAttempts: config.callbackMaxAttempts,
+    leaseMs: config.callbackLeaseMs,
     post: deps.callbackPost,
   })
   const callbacks = app.callbacks

@@ -27,6 +27,8 @@ export interface Config {
   readonly blockchainBatchWaitMs: number
   /** How often the chain dispatcher looks for due work and pending receipts when idle; also the first retry delay. */
   readonly blockchainPollMs: number
+  /** How long a claimed chain job stays claimed: after a crash, its resend waits this long. */
+  readonly blockchainLeaseMs: number
   /** Unset: the admin group answers 404. */
   readonly adminApiKey: string | undefined
   readonly callbackAllowPrivate: boolean
@@ -34,6 +36,8 @@ export interface Config {
   readonly callbackPollMs: number
   /** Attempts before a callback event is given up (dead). */
   readonly callbackMaxAttempts: number
+  /** How long a claimed callback stays claimed: after a crash, its redelivery waits this long. */
+  readonly callbackLeaseMs: number
   /** did:web and other outgoing fetches may reach private/loopback addresses. */
   readonly outboundAllowPrivate: boolean
   /** did:web over plain HTTP (tests, local development only). */
@@ -169,6 +173,7 @@ export function loadConfig(env: Env = process.env): Config {
     else if (/^\d+$/.test(rawTrustProxy)) trustProxy = Number(rawTrustProxy)
     else trustProxy = rawTrustProxy.split(',').map((s) => s.trim()).filter(Boolean)
   }
+  const outboundTimeoutMs = int('OUTBOUND_TIMEOUT_MS', 5000, 100, 60000)
   const contentMax = int('CONTENT_MAX_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024)
   // Evidence is stored sealed (JSON, base64url): about 4/3 of the file, within the content store's limit.
   const evidenceRoom = Math.max(1024, Math.floor(((contentMax - 4096) * 3) / 4))
@@ -197,13 +202,16 @@ export function loadConfig(env: Env = process.env): Config {
     blockchainBatchSize: int('BLOCKCHAIN_BATCH_SIZE', 1000, 1, 10_000),
     blockchainBatchWaitMs: int('BLOCKCHAIN_BATCH_WAIT_MS', 30_000, 0, 3600_000),
     blockchainPollMs: int('BLOCKCHAIN_POLL_MS', 2000, 10, 60_000),
+    blockchainLeaseMs: int('BLOCKCHAIN_LEASE_MS', 5 * 60_000, 5_000, 3600_000),
     adminApiKey,
     callbackAllowPrivate: bool('CALLBACK_ALLOW_PRIVATE'),
     callbackPollMs: int('CALLBACK_POLL_MS', 1000, 10, 60_000),
     callbackMaxAttempts: int('CALLBACK_MAX_ATTEMPTS', 12, 1, 100),
+    // Longer than one POST may take (OUTBOUND_TIMEOUT_MS), or a slow send would be claimed twice.
+    callbackLeaseMs: int('CALLBACK_LEASE_MS', Math.max(60_000, 4 * outboundTimeoutMs), outboundTimeoutMs + 1000, 3600_000),
     outboundAllowPrivate: bool('OUTBOUND_ALLOW_PRIVATE'),
     didWebAllowHttp: bool('DID_WEB_ALLOW_HTTP'),
-    outboundTimeoutMs: int('OUTBOUND_TIMEOUT_MS', 5000, 100, 60000),
+    outboundTimeoutMs,
     rateLimitAuthPerMinute: int('RATE_LIMIT_AUTH_PER_MINUTE', 120, 1, 10_000_000),
     rateLimitResolvePerMinute: int('RATE_LIMIT_RESOLVE_PER_MINUTE', 600, 1, 10_000_000),
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),

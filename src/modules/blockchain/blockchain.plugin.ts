@@ -28,7 +28,7 @@ export interface BlockchainPluginOptions {
   db: Database
   clock: Clock
   masterKey: Uint8Array
-  config: Pick<Config, 'blockchainRpcUrl' | 'blockchainPrivateKey' | 'blockchainContracts' | 'blockchainBatchSize' | 'blockchainBatchWaitMs' | 'blockchainPollMs' | 'outboundTimeoutMs'>
+  config: Pick<Config, 'blockchainRpcUrl' | 'blockchainPrivateKey' | 'blockchainContracts' | 'blockchainBatchSize' | 'blockchainBatchWaitMs' | 'blockchainPollMs' | 'blockchainLeaseMs' | 'outboundTimeoutMs'>
   /** The chain client; default: viem over BLOCKCHAIN_RPC_URL when a chain is configured. */
   client?: ChainClient
 }
@@ -46,7 +46,7 @@ async function blockchain(app: FastifyInstance, options: BlockchainPluginOptions
       ? createViemChainClient({ rpcUrl: config.blockchainRpcUrl, privateKey: config.blockchainPrivateKey as Hex, contracts: config.blockchainContracts, timeoutMs: config.outboundTimeoutMs })
       : undefined)
   const dispatcher = client
-    ? new ChainDispatcher({ db, client, clock, pollMs: config.blockchainPollMs, batchSize: config.blockchainBatchSize, batchWaitMs: config.blockchainBatchWaitMs, logger: app.log.child({ module: 'chain' }) })
+    ? new ChainDispatcher({ db, client, clock, pollMs: config.blockchainPollMs, leaseMs: config.blockchainLeaseMs, batchSize: config.blockchainBatchSize, batchWaitMs: config.blockchainBatchWaitMs, logger: app.log.child({ module: 'chain' }) })
     : undefined
   const consentPepper = deriveKey(options.masterKey, 'chain-consent-key-v1')
   const anchor = createChainAnchor({ configured: client !== undefined, clock, consentPepper, nudge: () => dispatcher?.nudge() })
