@@ -78,7 +78,8 @@ export class HolderPresentationService {
         }
         return row
       })
-      this.deps.callbacks?.nudge()
+      // Only when an event was queued: a nudge costs the dispatcher a claim query.
+      if (request.callback_url) this.deps.callbacks?.nudge()
       return presentation
     } catch (error) {
       if (isUniqueViolation(error)) throw new ConflictError('This request was already answered')
@@ -102,7 +103,7 @@ export class HolderPresentationService {
       }
       return row
     })
-    this.deps.callbacks?.nudge()
+    if (request.callback_url) this.deps.callbacks?.nudge()
     return answered
   }
 

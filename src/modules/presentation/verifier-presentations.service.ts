@@ -90,7 +90,7 @@ export class VerifierPresentationService {
         if (request?.callback_url && this.deps.callbacks) await this.deps.callbacks.enqueue(trx, { url: request.callback_url, type: 'presentation.submitted', data: eventData(inserted) })
         return inserted
       })
-      this.deps.callbacks?.nudge()
+      if (request?.callback_url) this.deps.callbacks?.nudge()
       return row
     } catch (error) {
       if (isUniqueViolation(error)) throw new ConflictError('This request was already answered')
