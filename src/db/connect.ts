@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import type { DB } from './database.js'
 import { PGliteDialect } from './pglite-dialect.js'
+import { UnstorableInputDialect } from './unstorable-input.js'
 
 export interface DatabaseOptions {
   /** postgres:// URL; unset selects embedded PGlite. */
@@ -42,18 +43,20 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     // An idle client whose connection dies (server restart, failover, an administrator's kill)
     // is dropped by the pool and replaced on demand; unhandled, its error would end the process.
     pool.on('error', () => undefined)
-    db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) })
+    db = new Kysely<DB>({ dialect: new UnstorableInputDialect(new PostgresDialect({ pool })) })
     engine = 'postgres'
   } else {
     if (options.pgliteDir) await fs.mkdir(path.dirname(options.pgliteDir), { recursive: true })
     const pglite = new PGlite({
       dataDir: options.pgliteDir,
       loadDataDir: options.pgliteTemplate,
-      // Durability still comes from the WAL; this only skips an fsync per statement.
+      // PGlite starts with fsync off and this skips its per-statement flush: the WAL makes a
+      // killed process recover to its last commit (test/process/crash-safety.test.ts), but power
+      // loss or an OS crash can lose recent commits. Production durability: DATABASE_URL.
       relaxedDurability: true,
       parsers: { [INT8_OID]: Number },
     })
-    db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) })
+    db = new Kysely<DB>({ dialect: new UnstorableInputDialect(new PGliteDialect(pglite)) })
     engine = 'pglite'
   }
   return {

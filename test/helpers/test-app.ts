@@ -27,6 +27,8 @@ export async function createTestApp(
     clock?: Clock
     httpGet?: AppDeps['httpGet']
     dns?: AppDeps['dns']
+    /** A chain client (e.g. an in-memory fake); default none unless BLOCKCHAIN_RPC_URL is set. */
+    chain?: AppDeps['chain']
     /** Receives the service's log lines (default: logging off). */
     logSink?: LogSink
     /** Extra routes for tests of cross-cutting plugins (registered before ready). */
@@ -51,6 +53,7 @@ export async function createTestApp(
       options.httpGet ??
       createGuardedFetch({ allowPrivate: config.outboundAllowPrivate, timeoutMs: config.outboundTimeoutMs, maxBytes: 256 * 1024, maxRedirects: 3 }),
     dns: options.dns,
+    chain: options.chain,
     masterKey: new Uint8Array(randomBytes(32)),
     clock: options.clock,
     logger: options.logSink ? { sink: options.logSink } : false,

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { describe, it } from 'node:test'
 import { canonicalize, jcsSha256Hex } from '../../src/crypto/jcs.js'
+import { ValidationError } from '../../src/errors.js'
 import { generateKemKeyPair, openFromSender, sealToRecipient } from '../../src/crypto/kem-envelope.js'
 
 describe('RFC 8785 canonicalization', () => {
@@ -23,6 +24,14 @@ describe('RFC 8785 canonicalization', () => {
     const doc = { z: 1, a: [true] }
     assert.equal(jcsSha256Hex(doc), createHash('sha256').update('{"a":[true],"z":1}').digest('hex'))
     assert.equal(jcsSha256Hex({ a: [true], z: 1 }), jcsSha256Hex(doc))
+  })
+
+  it('refuses unpaired surrogates (RFC 8785 §3.1: I-JSON) as invalid input, and keeps paired ones', () => {
+    // Client JSON such as {"purpose":"\ud800"} parses to such strings; it is a 400, not a crash.
+    assert.throws(() => canonicalize({ purpose: 'a\ud800' }), (e: Error) => e instanceof ValidationError && /\$\.purpose/.test(e.message))
+    assert.throws(() => canonicalize(['\udfff']), ValidationError)
+    assert.throws(() => canonicalize({ ['\ud83d']: 1 }), ValidationError)
+    assert.equal(canonicalize({ a: '\ud83d\ude00' }), '{"a":"\ud83d\ude00"}')
   })
 })
 

@@ -1,10 +1,11 @@
 import type {} from '@fastify/multipart'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { ed25519FromSeed, generateEd25519 } from '../../crypto/ed25519.js'
 import { decodeBase64Any, toBase64, toBase64Url } from '../../crypto/encoding.js'
 import { encodeDidKey } from '../../crypto/did-key.js'
-import { UnsupportedMediaTypeError, ValidationError } from '../../errors.js'
+import { AppError, UnsupportedMediaTypeError, ValidationError } from '../../errors.js'
 import { buildDidKeyDocument } from '../did/did-document.js'
 import type { SeedRow, WalletRow } from './wallets.repository.js'
 import type { UserRow, UserSummary } from './users.repository.js'
@@ -79,10 +80,8 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
     },
   }, async (request, reply) => {
     if (!request.isMultipart()) throw new UnsupportedMediaTypeError('Send the image as multipart/form-data')
-    const file = await request.file()
-    if (!file) throw new ValidationError('No file in the upload')
-    const bytes = await file.toBuffer()
-    const avatar = await auth.setAvatar(request.auth!.did, bytes, file.mimetype)
+    const { bytes, mimetype } = await readAvatar(request)
+    const avatar = await auth.setAvatar(request.auth!.did, bytes, mimetype)
     return reply.status(201).send({
       success: true,
       message: 'Avatar updated',
@@ -117,6 +116,23 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
     schema: { tags, summary: 'Fetch the encrypted seed: needs a fresh signed challenge', body: S.ProofBody, response: { 200: S.SeedResponse, ...errorResponses } },
     config: { rateLimit: 'auth' },
   }, async (request) => ({ ...seedBody(await auth.getEncryptedSeed(request.body), true), message: 'Encrypted seed' }))
+}
+
+/**
+ * The one file of an avatar upload. A body busboy cannot parse (no boundary, cut short) throws a
+ * plain Error with no status, which would be a 500: it is the client's malformed request (400).
+ * Errors that carry a 4xx status (the file size limit: 413) pass through to the error handler.
+ */
+async function readAvatar(request: FastifyRequest): Promise<{ bytes: Buffer; mimetype: string }> {
+  try {
+    const file = await request.file()
+    if (!file) throw new ValidationError('No file in the upload')
+    return { bytes: await file.toBuffer(), mimetype: file.mimetype }
+  } catch (error) {
+    const status = (error as { statusCode?: unknown }).statusCode
+    if (error instanceof AppError || (typeof status === 'number' && status >= 400 && status < 500)) throw error
+    throw new ValidationError('The multipart body could not be read', { cause: error })
+  }
 }
 
 function loginBody(session: Session, message: string) {

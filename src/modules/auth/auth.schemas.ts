@@ -146,7 +146,8 @@ export const PutSeedBody = Type.Object(
   {
     encrypted_seed: SeedBlob,
     encryption: SeedEncryption,
-    expected_version: Type.Optional(Type.Integer({ minimum: 0, description: 'Optimistic concurrency: 0 = must not exist yet' })),
+    // The column is a PostgreSQL integer: a larger number could only fail in the database (500).
+    expected_version: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'Optimistic concurrency: 0 = must not exist yet' })),
   },
   { additionalProperties: false },
 )
