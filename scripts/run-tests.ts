@@ -37,14 +37,14 @@ async function pgliteTemplate(): Promise<string> {
   return file
 }
 
-interface RunResult { pass: number; fail: number; code: number }
+interface RunResult { pass: number; fail: number; cancelled: number; code: number }
 
 function run(label: string, files: string[], env: Record<string, string>): Promise<RunResult> {
   console.log(`\n=== ${label}: ${files.length} file(s) ===`)
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', '--test', '--test-concurrency=3', '--test-timeout=120000', '--test-reporter=spec', ...files],
+      ['--import', 'tsx', '--test', '--test-concurrency=3', '--test-timeout=300000', '--test-reporter=spec', ...files],
       { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
     )
     let out = ''
@@ -54,7 +54,7 @@ function run(label: string, files: string[], env: Record<string, string>): Promi
     })
     child.on('close', (code) => {
       const count = (name: string) => Number([...out.matchAll(new RegExp(`^ℹ ${name} (\\d+)$`, 'gm'))].at(-1)?.[1] ?? 0)
-      resolve({ pass: count('pass'), fail: count('fail'), code: code ?? 1 })
+      resolve({ pass: count('pass'), fail: count('fail'), cancelled: count('cancelled'), code: code ?? 1 })
     })
   })
 }
@@ -73,13 +73,15 @@ if (integration.length) {
     results.push(await run('integration on PostgreSQL', integration, { ...env, TEST_DB_ENGINE: 'postgres', TEST_DATABASE_URL: pgUrl }))
   } else if (process.env.CI) {
     console.error(`PostgreSQL at ${pgUrl} is not reachable; CI requires both engines.`)
-    results.push({ pass: 0, fail: 1, code: 1 })
+    results.push({ pass: 0, fail: 1, cancelled: 0, code: 1 })
   } else {
     console.warn(`\nPostgreSQL at ${pgUrl} is not reachable: the PostgreSQL pass was NOT run (set TEST_DATABASE_URL).`)
   }
 }
 const pass = results.reduce((n, r) => n + r.pass, 0)
 const fail = results.reduce((n, r) => n + r.fail, 0)
-const failed = results.some((r) => r.code !== 0) || fail > 0
-console.log(`\ntests: ${pass} passed, ${fail} failed`)
+// A test cancelled (a file over its time limit) is a failure too, and is counted as one.
+const cancelled = results.reduce((n, r) => n + r.cancelled, 0)
+const failed = results.some((r) => r.code !== 0) || fail > 0 || cancelled > 0
+console.log(`\ntests: ${pass} passed, ${fail} failed${cancelled ? `, ${cancelled} cancelled` : ''}`)
 process.exit(failed ? 1 : 0)
