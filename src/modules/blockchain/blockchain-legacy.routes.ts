@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
 import { Did } from '../auth/auth.schemas.js'
-import { DateTimeInput, errorRefs } from '../shared/route-helpers.js'
+import { errorRefs } from '../shared/route-helpers.js'
 import type { BlockchainService } from './blockchain.service.js'
 import * as S from './blockchain.schemas.js'
 
@@ -25,7 +25,7 @@ const LegacyCredentialBody = Type.Object(
 )
 const LegacySchemaBody = Type.Object({ issuerDid: Did, schemaId: Type.String({ minLength: 1, maxLength: 200 }), schemaHash: S.Sha256Hex }, { additionalProperties: false })
 const LegacyConsentBody = Type.Object(
-  { userDid: Did, verifierDid: Did, purpose: S.Purpose, expiresAt: Type.Optional(DateTimeInput()) },
+  { userDid: Did, verifierDid: Did, purpose: S.Purpose, expiresAt: Type.Optional(Type.String({ format: 'date-time' })) },
   { additionalProperties: false },
 )
 const LegacyConsentRevokeBody = Type.Object({ userDid: Did, verifierDid: Did, purpose: S.Purpose }, { additionalProperties: false })

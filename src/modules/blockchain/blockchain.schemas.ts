@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox'
 import { Did } from '../auth/auth.schemas.js'
-import { DateTimeInput } from '../shared/route-helpers.js'
 
 /** TypeBox shapes of the blockchain routes (bodies, params, answers). */
 export const Sha256Hex = Type.String({ pattern: '^(0x)?[0-9a-fA-F]{64}$', description: 'SHA-256 digest, 64 hex characters (0x optional)' })
@@ -22,7 +21,7 @@ export const ConsentBody = Type.Object(
     user_did: Did,
     verifier_did: Did,
     purpose: Purpose,
-    expires_at: Type.Optional(DateTimeInput()),
+    expires_at: Type.Optional(Type.String({ format: 'date-time' })),
     consent_id: Type.Optional(RecordId),
   },
   { additionalProperties: false },

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Did } from '../auth/auth.schemas.js'
-import { DateTimeInput, PageQuery } from '../shared/route-helpers.js'
+import { PageQuery } from '../shared/route-helpers.js'
 
 export const ACCESS_LEVELS = ['read_only', 'read_write', 'full_access', 'one_time', 'write', 'delete'] as const
 export type AccessLevel = (typeof ACCESS_LEVELS)[number]
@@ -26,7 +26,7 @@ export const GrantConsentBody = Type.Object(
     ),
     access_level: Type.Optional(StringEnum(ACCESS_LEVELS, { default: 'read_only' })),
     expiration_policy: Type.Optional(StringEnum(EXPIRATION_POLICIES, { default: 'indefinite' })),
-    expires_at: Type.Optional(DateTimeInput({ maxLength: 64, description: 'ISO 8601 with a time zone; required with fixed_date, refused otherwise; in the future' })),
+    expires_at: Type.Optional(Type.String({ format: 'date-time', maxLength: 64, description: 'ISO 8601 with a time zone; required with fixed_date, refused otherwise; in the future' })),
   },
   { additionalProperties: false },
 )

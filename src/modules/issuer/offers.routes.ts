@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { Did } from '../auth/auth.schemas.js'
-import { DateTimeInput, errorRefs, PageQuery, pageResponse, paginate } from '../shared/route-helpers.js'
+import { errorRefs, PageQuery, pageResponse, paginate } from '../shared/route-helpers.js'
 import type { OfferRow } from './offers.repository.js'
 import type { OfferService } from './offers.service.js'
 
@@ -18,7 +18,7 @@ const OfferBody = Type.Object(
     subject_did: Type.Optional(Did),
     description: Type.Optional(Type.String({ maxLength: 2000 })),
     max_uses: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
-    expires_at: Type.Optional(DateTimeInput()),
+    expires_at: Type.Optional(Type.String({ format: 'date-time' })),
   },
   { additionalProperties: false },
 )

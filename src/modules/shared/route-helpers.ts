@@ -1,17 +1,7 @@
-import { Type, type StringOptions } from '@sinclair/typebox'
+import { Type } from '@sinclair/typebox'
 
 /** Error responses by status, all the one ErrorResponse body. */
 export const errorRefs = (...statuses: number[]) => Object.fromEntries(statuses.map((code) => [code, { $ref: 'ErrorResponse#' }]))
-
-/**
- * A date-time in a request: RFC 3339 (`format: date-time`), narrowed to what a JavaScript Date
- * and a PostgreSQL timestamptz both hold. The format alone lets through a leap second (`23:59:60`)
- * and an hours-only offset (`+01`), which Date cannot parse, and instants outside years
- * 0001-9999 in UTC (year 0000, 0001-01-01 with a positive offset, 9999-12-31 with a negative
- * one): each of those reached the database as an invalid or unstorable value (500).
- */
-export const DateTimeInput = (options: StringOptions = {}) =>
-  Type.String({ format: 'date-time', pattern: '^(?!0000)(?!0001-01-01[Tt ].*\\+)(?!9999-12-31[Tt ].*-\\d{2}:?\\d{2}$)\\d{4}-\\d{2}-\\d{2}[Tt ]\\d{2}:\\d{2}:[0-5]\\d(?:\\.\\d+)?(?:[Zz]|[+-]\\d{2}:?\\d{2})$', ...options })
 
 /** Keyset pagination: `limit` (1–200, default 50) and `cursor` = the previous page's `next_cursor`. */
 export const PageQuery = Type.Object({

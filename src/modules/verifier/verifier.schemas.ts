@@ -1,6 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Did } from '../auth/auth.schemas.js'
-import { DateTimeInput } from '../shared/route-helpers.js'
 
 const Url = Type.String({ format: 'uri', maxLength: 2048, pattern: '^https?://' })
 const Label = Type.String({ minLength: 1, maxLength: 100 })
@@ -63,7 +62,7 @@ export const CreateRequestBody = Type.Object(
     required_predicates: RequestDefinition.required_predicates,
     purpose: Type.Optional(RequestDefinition.purpose),
     callback_url: RequestDefinition.callback_url,
-    expires_at: Type.Optional(DateTimeInput()),
+    expires_at: Type.Optional(Type.String({ format: 'date-time' })),
     preset_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   },
   { additionalProperties: false },

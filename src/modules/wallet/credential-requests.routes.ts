@@ -4,7 +4,7 @@ import { Did } from '../auth/auth.schemas.js'
 import { IssueResponse } from '../issuer/issuance.schemas.js'
 import { CredentialRequest, requestView, RequestStatusQuery } from '../issuer/requests.schemas.js'
 import type { CredentialRequestService } from '../issuer/requests.service.js'
-import { DateTimeInput, errorRefs, PageQuery, pageResponse, paginate } from '../shared/route-helpers.js'
+import { errorRefs, PageQuery, pageResponse, paginate } from '../shared/route-helpers.js'
 
 const errors = errorRefs(400, 401, 403, 404, 409)
 const RecordId = Type.String({ minLength: 1, maxLength: 100 })
@@ -66,7 +66,7 @@ export const credentialRequestRoutes: FastifyPluginAsyncTypebox<{ requests: Cred
           signature: Type.String({ minLength: 1, maxLength: 512 }),
           challenge: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'default: the last challenge fetched for this request' })),
           attributes: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), { maxProperties: 100 })),
-          expiration_date: Type.Optional(DateTimeInput()),
+          expiration_date: Type.Optional(Type.String({ format: 'date-time' })),
         },
         { additionalProperties: false },
       ),

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { accessOf, type Access } from '../../../src/plugins/route-access.js'
-import { bodyCheck, makeValidators, textCheck, validSample, type Check, type SchemaNode } from './schema-samples.js'
+import { createValidators } from '../../../src/plugins/validation.js'
+import { bodyCheck, textCheck, validSample, type Check, type SchemaNode } from './schema-samples.js'
 
 /** One route as the fuzzer drives it: its schemas, the app's own checks for them, and a valid baseline. */
 export interface Target {
@@ -46,7 +47,8 @@ export function paramNamesOf(url: string): string[] {
  * Routes whose body schema defeats the sampler are returned in `unsampled` (the caller fails on them).
  */
 export function targetsOf(app: FastifyInstance, hintsFor: (url: string) => Record<string, unknown>, defaultBodyLimit: number): { targets: Target[]; unsampled: string[] } {
-  const ajv = makeValidators()
+  // The app's own validators: "invalid" means invalid for the validator the app really runs.
+  const ajv = createValidators()
   const targets: Target[] = []
   const unsampled: string[] = []
   for (const route of app.routeTable) {

@@ -1,7 +1,7 @@
-import AjvModule, { type ValidateFunction } from 'ajv'
-import addFormatsModule from 'ajv-formats'
+import type { ValidateFunction } from 'ajv'
 import fc from 'fast-check'
 import { OptionalKind } from '@sinclair/typebox'
+import { createValidators } from '../../../src/plugins/validation.js'
 import {
   deepNest,
   hostileNumber,
@@ -16,22 +16,7 @@ import {
 /** A JSON Schema node as the route table holds it (TypeBox output: plain JSON plus symbols). */
 export type SchemaNode = Record<string, unknown>
 
-const Ajv = AjvModule.default
-const addFormats = addFormatsModule.default
-
-/**
- * Validators configured like src/plugins/validation.ts (which does not export its instances):
- * bodies strictly (no coercion), path and query text with coercion to the declared types; unknown
- * body properties are removed, not refused. The fuzzer classifies every request it sends with
- * these, so "invalid" means invalid for the validator the app really runs.
- */
-export function makeValidators(): { body: InstanceType<typeof Ajv>; text: InstanceType<typeof Ajv> } {
-  const base = { allErrors: false, useDefaults: true, removeAdditional: true, strict: false } as const
-  const body = addFormats(new Ajv({ ...base, coerceTypes: false }))
-  const text = addFormats(new Ajv({ ...base, coerceTypes: 'array' }))
-  for (const ajv of [body, text]) ajv.addKeyword({ keyword: 'x-examples' })
-  return { body, text }
-}
+type AjvInstance = ReturnType<typeof createValidators>['body']
 
 export type Check = (data: unknown) => boolean
 
@@ -39,13 +24,13 @@ export type Check = (data: unknown) => boolean
  * The body check as the app applies it: a body declared Type.Optional may be absent or null.
  * Takes a freshly parsed body (Ajv removes and defaults in place; a 50,000-deep body is not copied).
  */
-export function bodyCheck(ajv: InstanceType<typeof Ajv>, schema: SchemaNode): Check {
+export function bodyCheck(ajv: AjvInstance, schema: SchemaNode): Check {
   const validate = ajv.compile(schema)
   const optional = (schema as Record<symbol, unknown>)[OptionalKind] === 'Optional'
   return (data) => (optional && (data === undefined || data === null)) || validate(data)
 }
 
-export function textCheck(ajv: InstanceType<typeof Ajv>, schema: SchemaNode): Check {
+export function textCheck(ajv: AjvInstance, schema: SchemaNode): Check {
   const validate = ajv.compile(schema)
   return (data) => validate(cloneJson(data))
 }
@@ -69,7 +54,7 @@ export function typesOf(schema: SchemaNode): string[] {
 }
 
 const subCheckCache = new WeakMap<SchemaNode, ValidateFunction>()
-function fits(ajv: InstanceType<typeof Ajv>, schema: SchemaNode, value: unknown): boolean {
+function fits(ajv: AjvInstance, schema: SchemaNode, value: unknown): boolean {
   let validate = subCheckCache.get(schema)
   if (!validate) subCheckCache.set(schema, (validate = ajv.compile(schema)))
   return validate(cloneJson(value))
@@ -92,14 +77,14 @@ const STRING_CANDIDATES = [
  * A value the schema accepts, built from the schema alone (and `hints`: property name -> a
  * meaningful value such as a seeded record id, used when it fits). Undefined when none is found.
  */
-export function validSample(ajv: InstanceType<typeof Ajv>, schema: SchemaNode, hints: Record<string, unknown> = {}, name?: string): unknown {
+export function validSample(ajv: AjvInstance, schema: SchemaNode, hints: Record<string, unknown> = {}, name?: string): unknown {
   const hinted = name === undefined ? undefined : hints[name]
   if (hinted !== undefined && fits(ajv, schema, hinted)) return cloneJson(hinted)
   const candidates = sampleCandidates(ajv, schema, hints)
   return candidates.find((c) => fits(ajv, schema, c))
 }
 
-function sampleCandidates(ajv: InstanceType<typeof Ajv>, schema: SchemaNode, hints: Record<string, unknown>): unknown[] {
+function sampleCandidates(ajv: AjvInstance, schema: SchemaNode, hints: Record<string, unknown>): unknown[] {
   if ('const' in schema) return [schema.const]
   if (Array.isArray(schema.enum)) return schema.enum
   if ('default' in schema) return [schema.default, ...sampleCandidates(ajv, { ...schema, default: undefined, [OptionalKind]: undefined }, hints).slice(0, 3)]
