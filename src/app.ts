@@ -207,7 +207,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const statusLists = new StatusListService({ db, keys: issuerKeys, clock, publicBaseUrl })
   const holderKeys = new HolderKemKeys({ db, keys, clock })
   const issuance = new IssuanceService({ db, content: deps.content, issuers, validators, issuerKeys, bbs, sealer: bbs, holderKeys, statusLists, clock, publicBaseUrl, anchor })
-  const issued = new IssuedCredentialsService({ db, issuers, statusLists, clock, publicBaseUrl, anchor })
+  const issued = new IssuedCredentialsService({ db, issuers, clock, publicBaseUrl, anchor })
   const offers = new OfferService({ db, issuers, validators, clock, publicBaseUrl })
   const requests = new CredentialRequestService({ db, auth, issuers, issuance, validators, clock })
   await app.register(issuerRoutes, { prefix: '/api/issuer', issuers })

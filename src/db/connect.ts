@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import type { DB } from './database.js'
 import { PGliteDialect } from './pglite-dialect.js'
+import { PreparingClient } from './prepared-statements.js'
 import { UnstorableInputDialect } from './unstorable-input.js'
 
 export interface DatabaseOptions {
@@ -35,6 +36,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 10,
+      Client: PreparingClient,
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
           oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,

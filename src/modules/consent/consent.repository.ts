@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, Insertable, Selectable } from 'kysely'
+import { sql, type ExpressionBuilder, type Insertable, type Selectable } from 'kysely'
 import type { ConsentsTable, DB, Executor } from '../../db/database.js'
 import type { ConsentStatus } from './consent.schemas.js'
 
@@ -60,36 +60,35 @@ export function markRevoked(db: Executor, holderDid: string, id: string, at: Dat
 }
 
 /**
- * The usable consent of a holder for a verifier that decides a verification: a standing one
- * (indefinite, fixed_date) before a one-time one, so a one-time consent is not spent while a
- * standing consent covers the presentation; then the most recent. Served by the partial index
- * consents_usable_pair_idx (migration 20261123T0920).
+ * The consent that decides a verification for a holder and verifier, in one round trip. The usable
+ * one (`usable` true) if any: a standing one (indefinite, fixed_date) before a one-time one, so a
+ * one-time consent is not spent while a standing consent covers the presentation; then the most
+ * recent (the partial index consents_usable_pair_idx, migration 20261123T0920). Else the most
+ * recently granted one, whatever its state (`usable` false); that branch's NOT EXISTS is a
+ * one-time filter, so it scans nothing when a usable consent exists.
  */
-export function findUsableForPair(db: Executor, holderDid: string, verifierDid: string, at: Date): Promise<ConsentRow | undefined> {
-  return db
+export function findDecidingForPair(db: Executor, holderDid: string, verifierDid: string, at: Date): Promise<(ConsentRow & { usable: boolean }) | undefined> {
+  const pair = (eb: Eb) => eb.and([eb('holder_did', '=', holderDid), eb('verifier_did', '=', verifierDid)])
+  const usable = db
     .selectFrom('consents')
     .selectAll()
-    .where('holder_did', '=', holderDid)
-    .where('verifier_did', '=', verifierDid)
+    .select(sql<boolean>`true`.as('usable'))
+    .where(pair)
     .where(usableAt(at))
     .orderBy((eb) => eb.case().when('expiration_policy', '=', 'one_time_use').then(1).else(0).end())
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(1)
-    .executeTakeFirst()
-}
-
-/** The most recently granted consent of a holder for a verifier, whatever its state. */
-export function findLatestForPair(db: Executor, holderDid: string, verifierDid: string): Promise<ConsentRow | undefined> {
-  return db
+  const latest = db
     .selectFrom('consents')
     .selectAll()
-    .where('holder_did', '=', holderDid)
-    .where('verifier_did', '=', verifierDid)
+    .select(sql<boolean>`false`.as('usable'))
+    .where(pair)
+    .where(({ not, exists }) => not(exists(db.selectFrom('consents').select('id').where(pair).where(usableAt(at)))))
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(1)
-    .executeTakeFirst()
+  return db.selectFrom(usable.as('u')).selectAll().unionAll(db.selectFrom(latest.as('l')).selectAll()).executeTakeFirst()
 }
 
 /**

@@ -157,11 +157,11 @@ export class ConsentService implements ConsentPort {
   async check(holderDid: string, verifierDid: string, at: Date): Promise<ConsentCheck> {
     const holder = storedDid(holderDid)
     const verifier = storedDid(verifierDid)
-    const usable = await repo.findUsableForPair(this.deps.db, holder, verifier, at)
-    if (usable) return { consent: consentView(usable, at), valid: true }
-    const latest = await repo.findLatestForPair(this.deps.db, holder, verifier)
-    if (!latest) return { valid: false }
-    return { consent: consentView(latest, at), valid: false, reason: consentState(latest, at).reason ?? 'not valid' }
+    const found = await repo.findDecidingForPair(this.deps.db, holder, verifier, at)
+    if (!found) return { valid: false }
+    const { usable, ...consent } = found
+    if (usable) return { consent: consentView(consent, at), valid: true }
+    return { consent: consentView(consent, at), valid: false, reason: consentState(consent, at).reason ?? 'not valid' }
   }
 
   /**

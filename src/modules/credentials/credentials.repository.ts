@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable } from 'kysely'
 import type { CredentialsTable, Executor } from '../../db/database.js'
+import { SET_STATUS_BIT_OF_REVOKED } from '../status-list/status-list.repository.js'
 
 export type CredentialRow = Selectable<CredentialsTable>
 export type NewCredential = Omit<Insertable<CredentialsTable>, 'credential_preview' | 'credential_data' | 'evidence_attachments' | 'evidence_required' | 'extensions' | 'anonymous_credential'> &
@@ -81,15 +82,20 @@ export function listIssuedCredentials(db: Executor, issuerDid: string, filter: C
 }
 
 /** Active -> revoked; undefined when the credential is not active (already revoked) or not the issuer's. */
-export function markRevoked(db: Executor, issuerDid: string, id: string, reason: string | null, now: Date): Promise<CredentialRow | undefined> {
-  return db
-    .updateTable('credentials')
-    .set({ status: 'revoked', revoked_at: now, revocation_reason: reason, updated_at: now })
-    .where('id', '=', id)
-    .where('issuer_did', '=', issuerDid)
-    .where('status', '=', 'active')
-    .returningAll()
-    .executeTakeFirst()
+/**
+ * Revokes an active credential of this issuer and sets its status-list bit in one statement (a
+ * data-modifying CTE, so record and bit change together without a transaction of their own).
+ * Undefined when there is no such active credential (unknown, another issuer's, or already revoked).
+ */
+export async function markRevoked(db: Executor, issuerDid: string, id: string, reason: string | null, now: Date): Promise<CredentialRow | undefined> {
+  const result = await sql<CredentialRow>`
+    with revoked as (
+      update credentials set status = 'revoked', revoked_at = ${now}, revocation_reason = ${reason}, updated_at = ${now}
+      where id = ${id} and issuer_did = ${issuerDid} and status = 'active'
+      returning *
+    ), status_bit as (${SET_STATUS_BIT_OF_REVOKED})
+    select * from revoked`.execute(db)
+  return result.rows[0]
 }
 
 export async function issuerCounts(db: Executor, issuerDid: string): Promise<{ byStatus: Record<string, number>; byType: Record<string, number> }> {

@@ -4,14 +4,13 @@ import { NotFoundError } from '../../errors.js'
 import type { ChainAnchor } from '../blockchain/chain-anchor.js'
 import { credentialView } from '../credentials/credential-view.js'
 import * as credentials from '../credentials/credentials.repository.js'
-import type { StatusListService } from '../status-list/status-list.service.js'
 import type { IssuerService } from './issuer.service.js'
 import { countRequestsByStatus } from './requests.repository.js'
 import { countActiveOffers } from './offers.repository.js'
 
 /** The issuer's view of what it issued: listing, one record, revocation, statistics. */
 export class IssuedCredentialsService {
-  constructor(private readonly deps: { db: Database; issuers: IssuerService; statusLists: StatusListService; clock: Clock; publicBaseUrl: string; anchor?: ChainAnchor }) {}
+  constructor(private readonly deps: { db: Database; issuers: IssuerService; clock: Clock; publicBaseUrl: string; anchor?: ChainAnchor }) {}
 
   async list(issuerDid: string, filter: credentials.CredentialFilter, page: { limit: number; after?: string }) {
     const issuer = await this.deps.issuers.profile(issuerDid)
@@ -34,13 +33,16 @@ export class IssuedCredentialsService {
   async revoke(issuerDid: string, id: string, reason: string | null): Promise<{ row: credentials.CredentialRow; changed: boolean }> {
     this.deps.issuers.assertSteppedUp(await this.deps.issuers.profile(issuerDid))
     const now = this.deps.clock.now()
-    const result = await this.deps.db.transaction().execute(async (trx) => {
-      const revoked = await credentials.markRevoked(trx, issuerDid, id, reason, now)
-      if (revoked) await this.deps.statusLists.revoke(trx, { listId: revoked.status_list_id, index: revoked.status_list_index })
-      // Record first, chain after (spec state table): the revocation job commits with the record.
-      if (revoked) await this.deps.anchor?.enqueue(trx, { kind: 'revocation', issuerDid, credentialHash: revoked.credential_hash, credentialId: revoked.id })
-      return revoked
-    })
+    // Record and status bit change in one statement (markRevoked); with a chain, the revocation
+    // job commits with them (record first, chain after: the spec's state table).
+    const anchor = this.deps.anchor?.configured ? this.deps.anchor : undefined
+    const result = anchor
+      ? await this.deps.db.transaction().execute(async (trx) => {
+          const revoked = await credentials.markRevoked(trx, issuerDid, id, reason, now)
+          if (revoked) await anchor.enqueue(trx, { kind: 'revocation', issuerDid, credentialHash: revoked.credential_hash, credentialId: revoked.id })
+          return revoked
+        })
+      : await credentials.markRevoked(this.deps.db, issuerDid, id, reason, now)
     if (result) this.deps.anchor?.nudge()
     if (result) return { row: result, changed: true }
     const existing = await credentials.findIssuedCredential(this.deps.db, issuerDid, id)

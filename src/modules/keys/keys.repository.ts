@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import type { Executor } from '../../db/database.js'
 
 export interface KeyRow {
@@ -41,7 +42,10 @@ export async function insertActive(db: Executor, row: Omit<KeyRow, 'created_at' 
   const result = await db
     .insertInto('service_keys')
     .values({ ...row, status: 'active' })
-    .onConflict((oc) => oc.columns(['owner', 'purpose']).where('status', '=', 'active').doNothing())
+    // A literal, not a parameter: PostgreSQL matches the arbiter to the partial unique index
+    // service_keys_one_active by its predicate, which a prepared statement's generic plan
+    // (src/db/prepared-statements.ts) could not do with `status = $n`.
+    .onConflict((oc) => oc.columns(['owner', 'purpose']).where('status', '=', sql.lit('active')).doNothing())
     .executeTakeFirst()
   return Number(result.numInsertedOrUpdatedRows ?? 0) > 0
 }

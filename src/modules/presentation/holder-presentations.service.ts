@@ -5,7 +5,6 @@ import type { Database } from '../../db/database.js'
 import { isUniqueViolation } from '../../db/pg-errors.js'
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.js'
 import type { PresentationRequestRow } from '../verifier/verifier.repository.js'
-import { findRequest } from '../verifier/verifier.repository.js'
 import type { VerifierService } from '../verifier/verifier.service.js'
 import { inWallet } from '../wallet/wallet-credentials.repository.js'
 import type { CallbackPort } from './presentation-ports.js'
@@ -30,56 +29,61 @@ export class HolderPresentationService {
       throw new ValidationError('Send exactly one of request_id and qr_code_data', { details: { field: 'request_id' } })
     }
     const requestId = input.request_id ?? requestIdFromQr(input.qr_code_data)
-    const request = await findRequest(this.deps.db, requestId)
-    if (!request) throw new NotFoundError('Presentation request not found')
-    this.assertOpen(request)
-    const { created } = await repo.addToInbox(this.deps.db, { request_id: request.id, holder_did: holderDid, at: this.deps.clock.now() })
-    return { request, created }
+    const taken = await repo.takeIntoInbox(this.deps.db, { request_id: requestId, holder_did: holderDid, at: this.deps.clock.now() })
+    if (!taken) throw new NotFoundError('Presentation request not found')
+    // Nothing was added unless the request was open, and then this passes.
+    this.assertOpen(taken.request)
+    return taken
   }
 
   async status(holderDid: string, requestId: string) {
-    const entry = await repo.findInboxEntry(this.deps.db, holderDid, requestId)
-    const request = entry && (await findRequest(this.deps.db, requestId))
-    if (!entry || !request) throw new NotFoundError('Presentation request not in your inbox')
+    const { entry, request } = await this.inboxEntry(holderDid, requestId)
     const presentation = entry.presentation_id ? await repo.findPresentation(this.deps.db, entry.presentation_id) : undefined
     return { entry, request, presentation }
   }
 
+  private async inboxEntry(holderDid: string, requestId: string) {
+    const found = await repo.findInboxEntryWithRequest(this.deps.db, holderDid, requestId)
+    if (!found) throw new NotFoundError('Presentation request not in your inbox')
+    return found
+  }
+
   async approve(holderDid: string, requestId: string, input: ApproveInput): Promise<repo.PresentationRow> {
-    const { entry, request } = await this.status(holderDid, requestId)
+    const ids = [...new Set(input.credential_ids)]
+    // Two independent reads at once; the wallet check's answer matters only for an open request.
+    const [{ entry, request }, held] = await Promise.all([this.inboxEntry(holderDid, requestId), inWallet(this.deps.db, holderDid, ids)])
     if (entry.status !== 'pending') throw new ConflictError(`This request was already ${entry.status}`)
     this.assertOpen(request)
-    const ids = [...new Set(input.credential_ids)]
-    const held = await inWallet(this.deps.db, holderDid, ids)
     const missing = ids.filter((id) => !held.has(id))
     if (missing.length) throw new ValidationError(`Not in your wallet: ${missing.join(', ')}`, { details: { field: 'credential_ids', missing } })
     checkEnvelope(input.presentation_jwt, holderDid, request)
 
     const now = this.deps.clock.now()
-    const id = `pres-${randomUUID()}`
+    const submitted = {
+      id: `pres-${randomUUID()}`,
+      request_id: request.id,
+      prover_did: holderDid,
+      verifier_did: request.verifier_did,
+      presentation_type: request.presentation_type,
+      credential_ids: ids,
+      presentation_jwt: input.presentation_jwt,
+      at: now,
+    }
+    const activity = { presentation_id: submitted.id, request_id: request.id, verifier_did: request.verifier_did, credential_ids: ids }
+    const callbackUrl = request.callback_url && this.deps.callbacks ? request.callback_url : undefined
     try {
-      const presentation = await this.deps.db.transaction().execute(async (trx) => {
-        // Closing the request first serialises concurrent answers: one wins, the rest 409.
-        if (!(await repo.closeRequest(trx, request.id, 'submitted', now))) throw new ConflictError('This request was already answered')
-        const row = await repo.insertSubmitted(trx, {
-          id,
-          request_id: request.id,
-          prover_did: holderDid,
-          verifier_did: request.verifier_did,
-          presentation_type: request.presentation_type,
-          credential_ids: ids,
-          presentation_jwt: input.presentation_jwt,
-          at: now,
-        })
-        await repo.answerInboxEntry(trx, holderDid, request.id, { status: 'approved', presentation_id: id, at: now })
-        await recordActivity(trx, { holder_did: holderDid, type: 'presentation_submitted', details: { presentation_id: id, request_id: request.id, verifier_did: request.verifier_did, credential_ids: ids }, at: now })
-        if (request.callback_url && this.deps.callbacks) {
-          await this.deps.callbacks.enqueue(trx, { url: request.callback_url, type: 'presentation.submitted', data: eventData(row) })
-        }
-        return row
-      })
+      // One statement closes the request and writes everything else (insertApproval); with a
+      // callback its event joins it in a transaction, so the event exists exactly when the answer does.
+      const presentation = callbackUrl
+        ? await this.deps.db.transaction().execute(async (trx) => {
+            const row = await repo.insertApproval(trx, submitted, activity)
+            if (row) await this.deps.callbacks!.enqueue(trx, { url: callbackUrl, type: 'presentation.submitted', data: eventData(row) })
+            return row
+          })
+        : await repo.insertApproval(this.deps.db, submitted, activity)
+      if (!presentation) throw new ConflictError('This request was already answered')
       // Only when an event was queued: a nudge costs the dispatcher a claim query.
-      if (request.callback_url) this.deps.callbacks?.nudge()
+      if (callbackUrl) this.deps.callbacks?.nudge()
       return presentation
     } catch (error) {
       if (isUniqueViolation(error)) throw new ConflictError('This request was already answered')
@@ -88,7 +92,7 @@ export class HolderPresentationService {
   }
 
   async reject(holderDid: string, requestId: string, reason: string | undefined): Promise<repo.InboxRow> {
-    const { entry, request } = await this.status(holderDid, requestId)
+    const { entry, request } = await this.inboxEntry(holderDid, requestId)
     if (entry.status !== 'pending') throw new ConflictError(`This request was already ${entry.status}`)
     const now = this.deps.clock.now()
     const answered = await this.deps.db.transaction().execute(async (trx) => {

@@ -1,5 +1,6 @@
-import type { Selectable } from 'kysely'
+import { sql, type Selectable } from 'kysely'
 import type { Executor, RequiredCredential, RequiredPredicate } from '../../db/database.js'
+import type { PresentationRequestRow } from '../verifier/verifier.repository.js'
 import type { HolderInboxTable, PresentationsTable } from './presentation.table.js'
 
 export type InboxRow = Selectable<HolderInboxTable>
@@ -16,20 +17,81 @@ export interface SubmittedPresentation {
   at: Date
 }
 
-/** Takes a request into the holder's inbox; a second take returns the existing entry. */
-export async function addToInbox(db: Executor, row: { request_id: string; holder_did: string; at: Date }): Promise<{ entry: InboxRow; created: boolean }> {
-  const inserted = await db
-    .insertInto('holder_inbox')
-    .values({ request_id: row.request_id, holder_did: row.holder_did, status: 'pending', created_at: row.at, updated_at: row.at })
-    .onConflict((oc) => oc.columns(['holder_did', 'request_id']).doNothing())
-    .returningAll()
-    .executeTakeFirst()
-  if (inserted) return { entry: inserted, created: true }
-  return { entry: (await findInboxEntry(db, row.holder_did, row.request_id))!, created: false }
+/**
+ * Takes a request into the holder's inbox in one statement: reads the request and adds the entry
+ * only while the request is open (pending, before expires_at at `at`: VerifierService.effectiveStatus).
+ * Undefined when there is no such request; `created` false when the request is not open or the
+ * entry already existed (a second take).
+ */
+export async function takeIntoInbox(db: Executor, row: { request_id: string; holder_did: string; at: Date }): Promise<{ request: PresentationRequestRow; created: boolean } | undefined> {
+  const result = await sql<PresentationRequestRow & { created: boolean }>`
+    with request as (
+      select * from presentation_requests where id = ${row.request_id}
+    ), added as (
+      insert into holder_inbox (request_id, holder_did, status, created_at, updated_at)
+      select id, ${row.holder_did}, 'pending', ${row.at}::timestamptz, ${row.at}::timestamptz from request
+      where status = 'pending' and expires_at > ${row.at}::timestamptz
+      on conflict (holder_did, request_id) do nothing
+      returning request_id
+    )
+    select request.*, exists (select 1 from added) as created from request`.execute(db)
+  const found = result.rows[0]
+  if (!found) return undefined
+  const { created, ...request } = found
+  return { request, created }
 }
 
-export function findInboxEntry(db: Executor, holderDid: string, requestId: string): Promise<InboxRow | undefined> {
-  return db.selectFrom('holder_inbox').selectAll().where('holder_did', '=', holderDid).where('request_id', '=', requestId).executeTakeFirst()
+/** The holder's inbox entry with the request it holds, in one round trip; undefined when either is missing. */
+export async function findInboxEntryWithRequest(db: Executor, holderDid: string, requestId: string): Promise<{ entry: InboxRow; request: PresentationRequestRow } | undefined> {
+  const row = await db
+    .selectFrom('holder_inbox as i')
+    .innerJoin('presentation_requests as r', 'r.id', 'i.request_id')
+    .selectAll('r')
+    .select(['i.status as i_status', 'i.reason as i_reason', 'i.presentation_id as i_presentation_id', 'i.created_at as i_created_at', 'i.updated_at as i_updated_at'])
+    .where('i.holder_did', '=', holderDid)
+    .where('i.request_id', '=', requestId)
+    .executeTakeFirst()
+  if (!row) return undefined
+  const { i_status, i_reason, i_presentation_id, i_created_at, i_updated_at, ...request } = row
+  return {
+    entry: { request_id: request.id, holder_did: holderDid, status: i_status, reason: i_reason, presentation_id: i_presentation_id, created_at: i_created_at, updated_at: i_updated_at },
+    request,
+  }
+}
+
+/**
+ * The holder's approval as one statement (a data-modifying CTE, atomic without a transaction of
+ * its own): close the pending request, insert the presentation, answer the inbox entry and append
+ * the wallet activity. Each step reads the row the one before returned, which fixes the order
+ * PostgreSQL runs them in: the request row is locked before the inbox entry, the order reject()
+ * uses too, so a racing approve and reject queue instead of deadlocking. Undefined when the
+ * request was no longer pending (another answer won). The activity row is the one
+ * wallet-activity.ts `recordActivity` would write (type, details, the event's time).
+ */
+export async function insertApproval(db: Executor, p: SubmittedPresentation & { request_id: string }, activityDetails: Record<string, unknown>): Promise<PresentationRow | undefined> {
+  const result = await sql<PresentationRow>`
+    with closed as (
+      update presentation_requests set status = 'submitted', updated_at = ${p.at}
+      where id = ${p.request_id} and status = 'pending'
+      returning id
+    ), inserted as (
+      insert into presentations (id, request_id, prover_did, verifier_did, presentation_type, credential_ids, presentation_jwt, status,
+        provided_attributes, revoked_attributes, consent_id, verified_at, created_at, updated_at)
+      select ${p.id}, closed.id, ${p.prover_did}, ${p.verifier_did}, ${p.presentation_type}, ${JSON.stringify(p.credential_ids)}::jsonb, ${p.presentation_jwt}, 'submitted',
+        '[]'::jsonb, '[]'::jsonb, null, null, ${p.at}::timestamptz, ${p.at}::timestamptz
+      from closed
+      returning *
+    ), answered as (
+      update holder_inbox set status = 'approved', reason = null, presentation_id = inserted.id, updated_at = inserted.updated_at
+      from inserted
+      where holder_inbox.holder_did = inserted.prover_did and holder_inbox.request_id = inserted.request_id and holder_inbox.status = 'pending'
+      returning holder_inbox.holder_did, inserted.created_at
+    ), activity as (
+      insert into wallet_activities (holder_did, type, credential_id, details, created_at)
+      select holder_did, 'presentation_submitted', null, ${JSON.stringify(activityDetails)}::jsonb, created_at from answered
+    )
+    select * from inserted`.execute(db)
+  return result.rows[0]
 }
 
 /** Moves a pending entry to its answer; undefined when it was no longer pending (lost a race). */

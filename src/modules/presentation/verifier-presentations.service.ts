@@ -105,17 +105,20 @@ export class VerifierPresentationService {
     if (input.presentation_jwt.trim() !== presentation.presentation_jwt) {
       throw new ValidationError('presentation_jwt is not the JWT of this presentation', { details: { field: 'presentation_jwt' } })
     }
-    const outcome = await this.deps.verifier.verify({
-      jwt: presentation.presentation_jwt,
-      proverDid: presentation.prover_did,
-      verifierDid,
-      presentationType: presentation.presentation_type,
-      credentialIds: presentation.credential_ids,
-      request: request && { nonce: request.nonce, required_credentials: request.required_credentials, required_predicates: request.required_predicates },
-    })
     const now = this.deps.clock.now()
     const consents = this.deps.consents
-    const consent = consents ? await consents.check(presentation.prover_did, verifierDid, now) : { valid: false, consent: undefined, reason: undefined }
+    // The checks of the presentation and the consent lookup are independent: both at once.
+    const [outcome, consent] = await Promise.all([
+      this.deps.verifier.verify({
+        jwt: presentation.presentation_jwt,
+        proverDid: presentation.prover_did,
+        verifierDid,
+        presentationType: presentation.presentation_type,
+        credentialIds: presentation.credential_ids,
+        request: request && { nonce: request.nonce, required_credentials: request.required_credentials, required_predicates: request.required_predicates },
+      }),
+      consents ? consents.check(presentation.prover_did, verifierDid, now) : { valid: false, consent: undefined, reason: undefined },
+    ])
     const errors = [...outcome.errors]
     // A consent the holder granted and then withdrew (revoked, expired, used) fails the
     // presentation; with none ever granted, the holder's approval of this request is the consent.

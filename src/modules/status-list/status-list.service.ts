@@ -1,7 +1,7 @@
 import type { Clock } from '../../adapters/clock.js'
 import { encodeStatusList } from '../../crypto/bitstring.js'
 import { signCompactEdDsa } from '../../crypto/jws.js'
-import type { Database, Executor } from '../../db/database.js'
+import type { Database } from '../../db/database.js'
 import { NotFoundError } from '../../errors.js'
 import type { IssuerKeys } from '../issuer/issuer-keys.js'
 import * as repo from './status-list.repository.js'
@@ -38,11 +38,6 @@ export class StatusListService {
   entry(slot: StatusSlot): StatusListEntry {
     const url = this.url(slot.listId)
     return { id: `${url}#${slot.index}`, type: 'BitstringStatusListEntry', statusPurpose: 'revocation', statusListIndex: String(slot.index), statusListCredential: url }
-  }
-
-  /** Inside the revocation's transaction, so the bit and the record change together. */
-  revoke(trx: Executor, slot: StatusSlot): Promise<void> {
-    return repo.setStatusBit(trx, slot.listId, slot.index, this.deps.clock.now())
   }
 
   /** The status-list credential as a compact JWT-VC; re-signed only when the list changed. */
