@@ -27,6 +27,11 @@ async function createPostgresDatabase(): Promise<DatabaseHandle> {
   await admin.connect()
   try {
     await admin.query(`create database ${name}`)
+    // The service prepares its statements (src/db/prepared-statements.ts); PostgreSQL would switch
+    // a statement to its generic plan only after five runs on one connection. Forcing that plan
+    // from the first run makes every test exercise it (a partial-index ON CONFLICT with a
+    // parameter, for one, plans only with the value known).
+    await admin.query(`alter database ${name} set plan_cache_mode = force_generic_plan`)
   } finally {
     await admin.end()
   }
