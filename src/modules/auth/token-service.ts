@@ -11,6 +11,8 @@ export const JWT_KEY_PURPOSE = 'jwt'
 const KID = /^key-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const KEY_CACHE_MS = 60_000
 const KEY_CACHE_SIZE = 1000
+/** Tokens whose signature was checked, kept while in use: a client sends its token many times. */
+const VERIFIED_CACHE_SIZE = 10_000
 
 export interface AccessClaims {
   did: string
@@ -27,6 +29,7 @@ export interface AccessClaims {
  */
 export class TokenService {
   private readonly keyCache = new Map<string, { info: PublicKeyInfo | undefined; key: KeyObject | undefined; loadedAt: number }>()
+  private readonly verified = new Map<string, { claims: AccessClaims; kid: string }>()
 
   constructor(
     private readonly keys: KeyStore,
@@ -50,7 +53,28 @@ export class TokenService {
     return { token: `${signingInput}.${Buffer.from(signature).toString('base64url')}`, claims }
   }
 
+  /**
+   * The token's claims, or 401. A token whose signature and claims were checked before skips the
+   * signature check (the same bytes verify the same way) but not what can change since: it must
+   * still be unexpired, and its key still accepted (a retired key's tokens stop with it).
+   */
   async verify(token: string): Promise<AccessClaims> {
+    const seen = this.verified.get(token)
+    if (seen) {
+      if (Math.floor(this.now().getTime() / 1000) >= seen.claims.expiresAt) {
+        this.verified.delete(token)
+        throw new UnauthenticatedError('Token expired')
+      }
+      if (!(await this.verificationKey(seen.kid))) throw new UnauthenticatedError('Invalid token')
+      return seen.claims
+    }
+    const checked = await this.verifySigned(token)
+    if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!)
+    this.verified.set(token, checked)
+    return checked.claims
+  }
+
+  private async verifySigned(token: string): Promise<{ claims: AccessClaims; kid: string }> {
     let kid: string | undefined
     try {
       const header = decodeProtectedHeader(token)
@@ -68,7 +92,7 @@ export class TokenService {
         currentDate: this.now(),
         requiredClaims: ['sub', 'exp', 'iat', 'jti'],
       })
-      return { did: payload.sub!, jti: payload.jti!, issuedAt: payload.iat!, expiresAt: payload.exp! }
+      return { claims: { did: payload.sub!, jti: payload.jti!, issuedAt: payload.iat!, expiresAt: payload.exp! }, kid }
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired) throw new UnauthenticatedError('Token expired')
       throw new UnauthenticatedError('Invalid token')
