@@ -51,3 +51,18 @@ describe('attribute validation against a schema', () => {
     assert.throws(() => validators.check(schema, { age: 'x' }, true), ValidationError)
   })
 })
+
+describe('attribute validators stay bounded', () => {
+  it('keeps at most its cache size of compiled schemas, in its cache and in Ajv\'s', () => {
+    const validators = new AttributeValidators()
+    for (let i = 0; i < 1200; i++) {
+      const versioned = { ...schema, id: `schema-${i}` }
+      validators.check(versioned, { name: `n${i}`, age: i })
+      assert.throws(() => validators.check(versioned, { name: 'n' }), /"age" is required/)
+    }
+    // Ajv's own cache is private; it is where compiled schemas piled up before (+2 per version).
+    const internals = validators as unknown as { cache: Map<string, unknown>; ajv: { _cache: Map<unknown, unknown> } }
+    assert.equal(internals.cache.size, 1000)
+    assert.ok(internals.ajv._cache.size < 10, `Ajv holds ${internals.ajv._cache.size} schemas`)
+  })
+})

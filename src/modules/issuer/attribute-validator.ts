@@ -46,10 +46,13 @@ export class AttributeValidators {
     if (!entry) {
       const properties = Object.fromEntries(schema.attributes.map((a) => [a.name, JSON_TYPES[a.data_type] ?? {}]))
       const base = { type: 'object', properties, additionalProperties: false }
-      entry = {
-        full: this.ajv.compile({ ...base, required: schema.attributes.filter((a) => a.required).map((a) => a.name) }),
-        partial: this.ajv.compile(base),
-      }
+      const full = { ...base, required: schema.attributes.filter((a) => a.required).map((a) => a.name) }
+      entry = { full: this.ajv.compile(full), partial: this.ajv.compile(base) }
+      // Ajv keeps every schema it compiled (keyed by the schema object) until removeSchema: without
+      // this, CACHE_SIZE would bound nothing and every schema version would stay for good. The
+      // compiled functions do not need Ajv's copy.
+      this.ajv.removeSchema(full)
+      this.ajv.removeSchema(base)
       if (this.cache.size >= CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!)
       this.cache.set(key, entry)
     }
