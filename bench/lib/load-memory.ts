@@ -13,6 +13,8 @@ export interface MemorySample {
   rssMb: number | null
   heapUsedMb: number | null
   heapTotalMb: number | null
+  /** V8 heap used right after the latest major GC (the server's own gauge): what is alive. */
+  heapAfterMajorGcMb: number | null
   externalMb: number | null
   /** p99 event-loop delay since the previous scrape, ms. */
   loopDelayP99Ms: number | null
@@ -91,6 +93,8 @@ export class ServerSampler {
       rssMb: mb(rssBytes(this.pid) ?? metrics.get('process_resident_memory_bytes')),
       heapUsedMb: mb(metrics.get('nodejs_heap_size_used_bytes')),
       heapTotalMb: mb(metrics.get('nodejs_heap_size_total_bytes')),
+      // 0 until the first major collection (an unset gauge).
+      heapAfterMajorGcMb: mb(metrics.get('nodejs_heap_used_after_major_gc_bytes') || undefined),
       externalMb: mb(metrics.get('nodejs_external_memory_bytes')),
       loopDelayP99Ms: lag === undefined ? null : Math.round(lag * 10_000) / 10,
       serverCores: round2(cpu.serverCores),

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import v8 from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { bearer, DidClient } from '../helpers/did-client.js'
 import { ADMIN_KEY, createTestApp, type TestApp } from '../helpers/test-app.js'
 
@@ -32,6 +34,20 @@ describe('health, metrics, OpenAPI', () => {
     assert.match(res.headers['content-type'] as string, /text\/plain/)
     assert.match(res.body, /http_request_duration_seconds_count\{method="POST",route="\/api\/auth\/challenge",status="200"\} \d+/)
     assert.ok(!res.body.includes(did))
+  })
+
+  it('reports the heap left alive by the latest major garbage collection', async () => {
+    v8.setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc') as () => void
+    gc()
+    // PerformanceObserver delivers the gc entry asynchronously.
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    const res = await t.app.inject({ method: 'GET', url: '/metrics' })
+    const bytes = Number(/^nodejs_heap_used_after_major_gc_bytes (\d+)$/m.exec(res.body)?.[1])
+    const used = Number(/^nodejs_heap_size_used_bytes (\d+)$/m.exec(res.body)?.[1])
+    assert.ok(bytes > 1e6, `after-GC heap ${bytes}`)
+    // What survived a full collection cannot exceed what is in use a moment later by much.
+    assert.ok(bytes <= used * 1.5, `after-GC ${bytes}, used ${used}`)
   })
 
   it('serves an OpenAPI 3 document generated from the route schemas, and the UI', async () => {
