@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
 import type { DatabaseHandle } from '../../src/db/connect.js'
+import { compiledOnce } from '../../src/db/compiled-once.js'
 import { MAX_PREPARED_STATEMENTS, preparedName } from '../../src/db/prepared-statements.js'
 import { createTestDatabase, TEST_ENGINE } from '../helpers/test-database.js'
 
@@ -40,5 +41,34 @@ describe('prepared statements on PostgreSQL', { skip: TEST_ENGINE !== 'postgres'
       const prepared = await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(conn)
       assert.ok(!prepared.rows.some((r) => r.statement.includes('past the cap')))
     })
+  })
+})
+
+describe('queries compiled once (both engines)', () => {
+  let database: DatabaseHandle
+  before(async () => {
+    database = await createTestDatabase()
+  })
+  after(() => database.close())
+
+  it('compiles the builder once, fills in each call\'s parameters and keeps the constants written in it', async () => {
+    let builds = 0
+    const byOwner = compiledOnce((db, p: { owner: string; limit: number }) => {
+      builds++
+      return db.selectFrom('service_keys').select(['kid', 'owner']).where('owner', '=', p.owner).where('status', '=', 'active').orderBy('kid').limit(p.limit)
+    })
+    const at = new Date('2026-11-23T12:00:00Z')
+    const key = (kid: string, owner: string, status: string) => ({ kid, owner, purpose: 'jwt', algorithm: 'Ed25519', public_key: new Uint8Array(32), private_key_enc: new Uint8Array(8), status, created_at: at })
+    await database.db
+      .insertInto('service_keys')
+      .values([key('k1', 'alice', 'active'), key('k2', 'bob', 'active'), key('k3', 'alice', 'retired'), key('k4', 'carol', 'active')])
+      .execute()
+    assert.deepEqual(await byOwner(database.db, { owner: 'alice', limit: 5 }), [{ kid: 'k1', owner: 'alice' }])
+    assert.deepEqual(await byOwner(database.db, { owner: 'bob', limit: 5 }), [{ kid: 'k2', owner: 'bob' }])
+    assert.deepEqual(await byOwner(database.db, { owner: 'carol', limit: 0 }), [])
+    await database.db.transaction().execute(async (trx) => {
+      assert.deepEqual(await byOwner(trx, { owner: 'carol', limit: 1 }), [{ kid: 'k4', owner: 'carol' }])
+    })
+    assert.equal(builds, 1)
   })
 })

@@ -1,4 +1,5 @@
 import { sql, type ExpressionBuilder, type Insertable, type Selectable } from 'kysely'
+import { compiledOnce } from '../../db/compiled-once.js'
 import type { ConsentsTable, DB, Executor } from '../../db/database.js'
 import type { ConsentStatus } from './consent.schemas.js'
 
@@ -67,14 +68,14 @@ export function markRevoked(db: Executor, holderDid: string, id: string, at: Dat
  * recently granted one, whatever its state (`usable` false); that branch's NOT EXISTS is a
  * one-time filter, so it scans nothing when a usable consent exists.
  */
-export function findDecidingForPair(db: Executor, holderDid: string, verifierDid: string, at: Date): Promise<(ConsentRow & { usable: boolean }) | undefined> {
-  const pair = (eb: Eb) => eb.and([eb('holder_did', '=', holderDid), eb('verifier_did', '=', verifierDid)])
+const decidingForPair = compiledOnce((db, p: { holderDid: string; verifierDid: string; at: Date }) => {
+  const pair = (eb: Eb) => eb.and([eb('holder_did', '=', p.holderDid), eb('verifier_did', '=', p.verifierDid)])
   const usable = db
     .selectFrom('consents')
     .selectAll()
     .select(sql<boolean>`true`.as('usable'))
     .where(pair)
-    .where(usableAt(at))
+    .where(usableAt(p.at))
     .orderBy((eb) => eb.case().when('expiration_policy', '=', 'one_time_use').then(1).else(0).end())
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
@@ -84,11 +85,15 @@ export function findDecidingForPair(db: Executor, holderDid: string, verifierDid
     .selectAll()
     .select(sql<boolean>`false`.as('usable'))
     .where(pair)
-    .where(({ not, exists }) => not(exists(db.selectFrom('consents').select('id').where(pair).where(usableAt(at)))))
+    .where(({ not, exists }) => not(exists(db.selectFrom('consents').select('id').where(pair).where(usableAt(p.at)))))
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(1)
-  return db.selectFrom(usable.as('u')).selectAll().unionAll(db.selectFrom(latest.as('l')).selectAll()).executeTakeFirst()
+  return db.selectFrom(usable.as('u')).selectAll().unionAll(db.selectFrom(latest.as('l')).selectAll())
+})
+
+export async function findDecidingForPair(db: Executor, holderDid: string, verifierDid: string, at: Date): Promise<(ConsentRow & { usable: boolean }) | undefined> {
+  return (await decidingForPair(db, { holderDid, verifierDid, at }))[0]
 }
 
 /**

@@ -1,10 +1,14 @@
 import type { Selectable } from 'kysely'
+import { compiledOnce } from '../../db/compiled-once.js'
 import type { Executor, IssuersTable } from '../../db/database.js'
 
 export type IssuerRow = Selectable<IssuersTable>
 
-export function findIssuer(db: Executor, did: string): Promise<IssuerRow | undefined> {
-  return db.selectFrom('issuers').selectAll().where('did', '=', did).executeTakeFirst()
+// Every issuer act reads the profile first (step-up, name): compiled once.
+const issuerByDid = compiledOnce((db, p: { did: string }) => db.selectFrom('issuers').selectAll().where('did', '=', p.did))
+
+export async function findIssuer(db: Executor, did: string): Promise<IssuerRow | undefined> {
+  return (await issuerByDid(db, { did }))[0]
 }
 
 /** Undefined when the DID already has an issuer profile. */

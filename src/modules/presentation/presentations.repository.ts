@@ -1,4 +1,5 @@
 import { sql, type Selectable } from 'kysely'
+import { compiledOnce } from '../../db/compiled-once.js'
 import type { Executor, RequiredCredential, RequiredPredicate } from '../../db/database.js'
 import type { PresentationRequestRow } from '../verifier/verifier.repository.js'
 import type { HolderInboxTable, PresentationsTable } from './presentation.table.js'
@@ -42,15 +43,18 @@ export async function takeIntoInbox(db: Executor, row: { request_id: string; hol
 }
 
 /** The holder's inbox entry with the request it holds, in one round trip; undefined when either is missing. */
-export async function findInboxEntryWithRequest(db: Executor, holderDid: string, requestId: string): Promise<{ entry: InboxRow; request: PresentationRequestRow } | undefined> {
-  const row = await db
+const inboxEntryWithRequest = compiledOnce((db, p: { holderDid: string; requestId: string }) =>
+  db
     .selectFrom('holder_inbox as i')
     .innerJoin('presentation_requests as r', 'r.id', 'i.request_id')
     .selectAll('r')
     .select(['i.status as i_status', 'i.reason as i_reason', 'i.presentation_id as i_presentation_id', 'i.created_at as i_created_at', 'i.updated_at as i_updated_at'])
-    .where('i.holder_did', '=', holderDid)
-    .where('i.request_id', '=', requestId)
-    .executeTakeFirst()
+    .where('i.holder_did', '=', p.holderDid)
+    .where('i.request_id', '=', p.requestId),
+)
+
+export async function findInboxEntryWithRequest(db: Executor, holderDid: string, requestId: string): Promise<{ entry: InboxRow; request: PresentationRequestRow } | undefined> {
+  const [row] = await inboxEntryWithRequest(db, { holderDid, requestId })
   if (!row) return undefined
   const { i_status, i_reason, i_presentation_id, i_created_at, i_updated_at, ...request } = row
   return {
@@ -150,14 +154,17 @@ export interface AnsweredRequest {
 }
 
 /** A presentation with the request it answers, in one round trip (verification runs it per call). */
-export async function findPresentationWithRequest(db: Executor, id: string): Promise<{ presentation: PresentationRow; request?: AnsweredRequest } | undefined> {
-  const row = await db
+const presentationWithRequest = compiledOnce((db, p: { id: string }) =>
+  db
     .selectFrom('presentations as p')
     .leftJoin('presentation_requests as r', 'r.id', 'p.request_id')
     .selectAll('p')
     .select(['r.id as r_id', 'r.nonce as r_nonce', 'r.required_credentials as r_required_credentials', 'r.required_predicates as r_required_predicates', 'r.callback_url as r_callback_url'])
-    .where('p.id', '=', id)
-    .executeTakeFirst()
+    .where('p.id', '=', p.id),
+)
+
+export async function findPresentationWithRequest(db: Executor, id: string): Promise<{ presentation: PresentationRow; request?: AnsweredRequest } | undefined> {
+  const [row] = await presentationWithRequest(db, { id })
   if (!row) return undefined
   const { r_id, r_nonce, r_required_credentials, r_required_predicates, r_callback_url, ...presentation } = row
   return {
@@ -166,29 +173,46 @@ export async function findPresentationWithRequest(db: Executor, id: string): Pro
   }
 }
 
-export function recordVerification(
+const verificationUpdate = compiledOnce(
+  (
+    db,
+    p: { id: string; request_id: string | null; status: string; is_verified: boolean; provided_attributes: string; revoked_attributes: string; verification_result: string; consent_id: string | null; at: Date },
+  ) =>
+    db
+      .with('request_update', (qb) => qb.updateTable('presentation_requests').set({ status: p.status, updated_at: p.at }).where('id', '=', p.request_id).returning('id'))
+      .updateTable('presentations')
+      .set({
+        status: p.status,
+        is_verified: p.is_verified,
+        provided_attributes: p.provided_attributes,
+        revoked_attributes: p.revoked_attributes,
+        verification_result: p.verification_result,
+        consent_id: p.consent_id,
+        verified_at: p.at,
+        updated_at: p.at,
+      })
+      .where('id', '=', p.id)
+      .returningAll(),
+)
+
+export async function recordVerification(
   db: Executor,
   id: string,
   outcome: { status: 'verified' | 'failed'; is_verified: boolean; provided_attributes: string[]; revoked_attributes: string[]; verification_result: Record<string, unknown>; consent_id: string | null; at: Date; request_id?: string },
 ): Promise<PresentationRow> {
-  return db
-    .with('request_update', (qb) =>
-      qb.updateTable('presentation_requests').set({ status: outcome.status, updated_at: outcome.at }).where('id', '=', outcome.request_id ?? null).returning('id'),
-    )
-    .updateTable('presentations')
-    .set({
-      status: outcome.status,
-      is_verified: outcome.is_verified,
-      provided_attributes: JSON.stringify(outcome.provided_attributes),
-      revoked_attributes: JSON.stringify(outcome.revoked_attributes),
-      verification_result: JSON.stringify(outcome.verification_result),
-      consent_id: outcome.consent_id,
-      verified_at: outcome.at,
-      updated_at: outcome.at,
-    })
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirstOrThrow()
+  const [row] = await verificationUpdate(db, {
+    id,
+    request_id: outcome.request_id ?? null,
+    status: outcome.status,
+    is_verified: outcome.is_verified,
+    provided_attributes: JSON.stringify(outcome.provided_attributes),
+    revoked_attributes: JSON.stringify(outcome.revoked_attributes),
+    verification_result: JSON.stringify(outcome.verification_result),
+    consent_id: outcome.consent_id,
+    at: outcome.at,
+  })
+  if (!row) throw new Error(`presentation ${id} disappeared while it was verified`)
+  return row
 }
 
 export function listPresentations(db: Executor, by: { verifierDid?: string; proverDid?: string }, page: { limit: number; after?: string }): Promise<PresentationRow[]> {

@@ -1,4 +1,5 @@
 import { sql, type Selectable } from 'kysely'
+import { compiledOnce } from '../../db/compiled-once.js'
 import type { Executor, StatusListsTable } from '../../db/database.js'
 
 export type StatusListRow = Selectable<StatusListsTable>
@@ -59,13 +60,15 @@ export function findVersion(db: Executor, listId: string): Promise<{ version: nu
  * The one byte of a list that holds bit `index` (MSB-first, as statusBit reads it), without
  * reading the whole list: a verification needs one bit of 16 KB. `byte` is null past the end.
  */
-export async function findStatusByte(db: Executor, listId: string, index: number): Promise<{ issuer_did: string; byte: number | null } | undefined> {
-  const byteIndex = index >> 3
-  return db
+const statusByte = compiledOnce((db, p: { listId: string; byteIndex: number }) =>
+  db
     .selectFrom('status_lists')
-    .select(['issuer_did', sql<number | null>`case when ${byteIndex} < length(bits) then get_byte(bits, ${byteIndex}) end`.as('byte')])
-    .where('id', '=', listId)
-    .executeTakeFirst()
+    .select(['issuer_did', sql<number | null>`case when ${p.byteIndex} < length(bits) then get_byte(bits, ${p.byteIndex}) end`.as('byte')])
+    .where('id', '=', p.listId),
+)
+
+export async function findStatusByte(db: Executor, listId: string, index: number): Promise<{ issuer_did: string; byte: number | null } | undefined> {
+  return (await statusByte(db, { listId, byteIndex: index >> 3 }))[0]
 }
 
 export async function findListBits(db: Executor, listId: string): Promise<{ bits: Uint8Array; version: number; issuer_did: string; purpose: string; updated_at: Date } | undefined> {
