@@ -11,6 +11,8 @@ export interface Config {
   readonly dataDir: string
   /** Unset: embedded PGlite under dataDir. */
   readonly databaseUrl: string | undefined
+  /** PostgreSQL: run statements as named prepared statements (off behind poolers that cannot hold them). */
+  readonly databasePreparedStatements: boolean
   readonly publicBaseUrl: string
   /** 32 bytes; unset: generated once into dataDir (mode 0600). */
   readonly masterKey: Uint8Array | undefined
@@ -191,6 +193,7 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     dataDir,
     databaseUrl,
+    databasePreparedStatements: !bool('DATABASE_UNNAMED_STATEMENTS'),
     publicBaseUrl,
     masterKey,
     jwtTtlSeconds: int('JWT_TTL_SECONDS', 3600, 60, 30 * 86400),

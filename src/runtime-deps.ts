@@ -9,7 +9,7 @@ import { loadOrCreateMasterKey } from './modules/keys/master-key.js'
 
 /** The real adapters for a running server: database (migrated), content store, outgoing HTTP, master key. */
 export async function openRuntimeDeps(config: Config): Promise<AppDeps> {
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: path.join(config.dataDir, 'pglite') })
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, preparedStatements: config.databasePreparedStatements, pgliteDir: path.join(config.dataDir, 'pglite') })
   try {
     await migrateToLatest(database.db)
     return {

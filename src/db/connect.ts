@@ -16,6 +16,8 @@ export interface DatabaseOptions {
   /** A PGlite data-dir tarball to start from (tests reuse one initdb). */
   pgliteTemplate?: Blob
   poolSize?: number
+  /** node-postgres: named prepared statements (src/db/prepared-statements.ts); default true. */
+  preparedStatements?: boolean
 }
 
 export interface DatabaseHandle {
@@ -36,7 +38,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 10,
-      Client: PreparingClient,
+      // A pooler in transaction mode (PgBouncer before 1.21, or without max_prepared_statements)
+      // hands each statement any server connection, where a prepared name may not exist.
+      Client: options.preparedStatements === false ? pg.Client : PreparingClient,
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
           oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,

@@ -10,7 +10,8 @@ import { migrateToLatest } from '../../src/db/migrator.js'
  * (initdb is ~4 s); PostgreSQL gets its own database, dropped on close.
  */
 export const TEST_ENGINE = (process.env.TEST_DB_ENGINE ?? 'pglite') as 'pglite' | 'postgres'
-const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+const ADMIN_URL = TEST_DATABASE_URL
 
 export async function createTestDatabase(): Promise<DatabaseHandle> {
   if (TEST_ENGINE === 'postgres') return createPostgresDatabase()

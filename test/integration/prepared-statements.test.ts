@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
-import type { DatabaseHandle } from '../../src/db/connect.js'
+import { openDatabase, type DatabaseHandle } from '../../src/db/connect.js'
 import { compiledOnce } from '../../src/db/compiled-once.js'
 import { MAX_PREPARED_STATEMENTS, preparedName } from '../../src/db/prepared-statements.js'
-import { createTestDatabase, TEST_ENGINE } from '../helpers/test-database.js'
+import { createTestDatabase, TEST_DATABASE_URL, TEST_ENGINE } from '../helpers/test-database.js'
 
 // node-postgres only: PGlite runs in-process and has no connection to prepare statements on.
 describe('prepared statements on PostgreSQL', { skip: TEST_ENGINE !== 'postgres' && 'PostgreSQL engine only' }, () => {
@@ -30,6 +30,19 @@ describe('prepared statements on PostgreSQL', { skip: TEST_ENGINE !== 'postgres'
       // Every connection and every instance derives the same name from the same text.
       assert.equal(mine[0]!.name, preparedName(mine[0]!.statement))
     })
+  })
+
+  it('sends every statement unnamed when prepared statements are off (DATABASE_UNNAMED_STATEMENTS)', async () => {
+    const unnamed = await openDatabase({ databaseUrl: TEST_DATABASE_URL, poolSize: 1, preparedStatements: false })
+    try {
+      await unnamed.db.connection().execute(async (conn) => {
+        for (let i = 0; i < 3; i++) assert.deepEqual((await sql<{ n: number }>`select ${i}::int as n, 'unnamed' as mode`.execute(conn)).rows, [{ n: i, mode: 'unnamed' }])
+        const { rows } = await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(conn)
+        assert.deepEqual(rows, [])
+      })
+    } finally {
+      await unnamed.close()
+    }
   })
 
   it('names at most MAX_PREPARED_STATEMENTS distinct texts; the rest run unnamed and still answer', async () => {

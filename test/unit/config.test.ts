@@ -8,6 +8,7 @@ describe('config', () => {
     assert.equal(config.port, 3000)
     assert.equal(config.host, '127.0.0.1')
     assert.equal(config.databaseUrl, undefined)
+    assert.equal(config.databasePreparedStatements, true)
     assert.equal(config.jwtTtlSeconds, 3600)
     assert.equal(config.challengeTtlSeconds, 300)
     assert.equal(config.rateLimitAuthPerMinute, 120)
@@ -28,8 +29,10 @@ describe('config', () => {
       CALLBACK_ALLOW_PRIVATE: 'true',
       ADMIN_API_KEY: 'a-long-enough-admin-key',
       BLOCKCHAIN_PRIVATE_KEY: '0x' + '1'.repeat(64),
+      DATABASE_UNNAMED_STATEMENTS: 'true',
     })
     assert.equal(config.port, 8080)
+    assert.equal(config.databasePreparedStatements, false)
     assert.equal(config.publicBaseUrl, 'https://id.example.org')
     assert.equal(config.masterKey?.length, 32)
     assert.equal(config.jwtTtlSeconds, 600)
