@@ -15,7 +15,8 @@ const isPlaceholder = (value: unknown): value is Placeholder => typeof value ===
  * builder sends as a parameter (where, set, values, limit), never inspect or transform it there
  * (`JSON.stringify(p.x)` would stringify the stand-in: pass the string in instead), and nothing
  * may change the query's shape (an `in` list, an optional filter). Values written into the
- * builder itself are kept as they are.
+ * builder itself are kept as they are. The SQL is compiled by the first caller's dialect, which
+ * is the same for every caller: both engines (PGlite, node-postgres) speak PostgreSQL.
  */
 export function compiledOnce<P extends Record<string, unknown>, O>(build: (db: Database, p: P) => Compilable<O>): (db: Executor, params: P) => Promise<O[]> {
   let compiled: { sql: string; parameters: Array<{ key: keyof P } | { value: unknown }> } | undefined
