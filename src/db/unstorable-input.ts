@@ -28,7 +28,7 @@ const CLIENT_DATA_STATES: ReadonlyMap<string, string> = new Map([
 ])
 
 /** The driver error as a ValidationError (400) when it is about the data sent; anything else unchanged. */
-export function translateDriverError(error: unknown): unknown {
+function translateDriverError(error: unknown): unknown {
   const code = (error as { code?: unknown } | null)?.code
   const message = typeof code === 'string' ? CLIENT_DATA_STATES.get(code) : undefined
   return message ? new ValidationError(message, { cause: error }) : error

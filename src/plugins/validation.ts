@@ -13,7 +13,7 @@ const rfc3339DateTime = (fullFormats['date-time'] as { validate: (text: string) 
  * parse, and instants outside years 0001-9999 in UTC: each reached the database as an invalid or
  * unstorable value (500). Mended here, for every schema, rather than in each one.
  */
-export function isStorableDateTime(text: string): boolean {
+function isStorableDateTime(text: string): boolean {
   if (!rfc3339DateTime(text)) return false
   const instant = new Date(text)
   const year = instant.getUTCFullYear()

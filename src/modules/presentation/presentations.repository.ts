@@ -139,11 +139,6 @@ export function findPresentation(db: Executor, id: string): Promise<Presentation
   return db.selectFrom('presentations').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
-/**
- * Stores a verification's outcome and, when the presentation answers a request, moves the
- * request to the same status: one statement (a data-modifying CTE), so atomic without a
- * transaction of its own.
- */
 /** What verification needs of the request a presentation answers. */
 export interface AnsweredRequest {
   id: string
@@ -153,7 +148,6 @@ export interface AnsweredRequest {
   callback_url: string | null
 }
 
-/** A presentation with the request it answers, in one round trip (verification runs it per call). */
 const presentationWithRequest = compiledOnce((db, p: { id: string }) =>
   db
     .selectFrom('presentations as p')
@@ -163,6 +157,7 @@ const presentationWithRequest = compiledOnce((db, p: { id: string }) =>
     .where('p.id', '=', p.id),
 )
 
+/** A presentation with the request it answers, in one round trip (verification runs it per call). */
 export async function findPresentationWithRequest(db: Executor, id: string): Promise<{ presentation: PresentationRow; request?: AnsweredRequest } | undefined> {
   const [row] = await presentationWithRequest(db, { id })
   if (!row) return undefined
@@ -195,6 +190,11 @@ const verificationUpdate = compiledOnce(
       .returningAll(),
 )
 
+/**
+ * Stores a verification's outcome and, when the presentation answers a request, moves the
+ * request to the same status: one statement (a data-modifying CTE), so atomic without a
+ * transaction of its own.
+ */
 export async function recordVerification(
   db: Executor,
   id: string,
