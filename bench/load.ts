@@ -10,13 +10,12 @@
  * and writes bench/results/latest-soak.json; `--sweep` compares concurrency levels
  * (latest-load-sweep.json); otherwise latest-load.json. `--help` lists the flags.
  */
-import { spawnSync } from 'node:child_process'
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises'
+import { mkdir, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { installAbortHandlers, onAbort } from './lib/cleanup.js'
 import { coreCount } from './lib/cpu.js'
-import { summarizeProfile, type ProfileSummary } from './lib/cpuprofile.js'
+import { mainThreadProfile, printProfileSections, profileShare, summarizeProfile, type ProfileSummary } from './lib/cpuprofile.js'
 import { categorizeProfile, type CategoryShare } from './lib/load-profile.js'
 import { JsonClient } from './lib/http-client.js'
 import { enrollParties, runLoad } from './lib/load-driver.js'
@@ -26,17 +25,10 @@ import { FLAT_MAX_GROWTH, FLAT_MAX_MB, loadMarkdown, printLoad, printSweep, summ
 import type { Engine } from './lib/options.js'
 import { createBenchDatabase, postgresReachable } from './lib/postgres.js'
 import { measureRawProofs, type RawProofCost } from './lib/proofs-run.js'
-import { prepareServer, projectRoot, startServer, type ServerBuild } from './lib/server-process.js'
+import { codeVersion, prepareServer, projectRoot, startServer, type ServerBuild } from './lib/server-process.js'
 import { createVirtualUser } from './lib/virtual-user.js'
 
 const log = (line: string) => console.log(line)
-
-/** The code measured: commit, plus "+dirty" when src/ has uncommitted changes (read-only git). */
-function codeVersion(): string {
-  const git = (...args: string[]) => spawnSync('git', args, { cwd: projectRoot, encoding: 'utf8', timeout: 10_000 }).stdout?.trim() ?? ''
-  const commit = git('rev-parse', '--short', 'HEAD') || 'unknown'
-  return git('status', '--porcelain', '--', 'src') ? `${commit}+dirty` : commit
-}
 
 /**
  * Identities per virtual user, reused by every flow it runs (each flow still logs the three in
@@ -111,26 +103,16 @@ async function runEngineMode(engine: Engine, mode: LoadMode, options: LoadOption
     forgetDatabase()
   }
   if (!options.cpuProf) return { summaries, profiles: [] }
-  // CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile: thread 0 is the main thread (the BBS workers write their own).
-  const file = (await readdir(profileDir)).find((f) => /\.0\.\d+\.cpuprofile$/.test(f))
-  if (!file) throw new Error(`no .cpuprofile in ${profileDir}: did the server exit cleanly?`)
-  const profile = path.join(profileDir, file)
+  const profile = await mainThreadProfile(profileDir)
   return { summaries, profiles: windows.map(([from, to]) => ({ summary: summarizeProfile(profile, from, to, 30), categories: categorizeProfile(profile, from, to) })) }
 }
 
 function printProfile(label: string, s: ProfileSummary, categories: CategoryShare[], mainThreadMsPerFlow: number | null): void {
-  const pct = (x: number) => `${(x * 100).toFixed(1).padStart(5)}%`
+  const pct = profileShare
   console.log(`\n=== server CPU profile, ${label}: ${s.windowMs} ms sampled, main thread ${pct(s.busy).trim()} busy (shares below are of busy time)`)
   console.log(`-- by activity${mainThreadMsPerFlow === null ? '' : ` (ms of main thread per flow, of ${mainThreadMsPerFlow} ms measured under the profiler)`}`)
   for (const c of categories) console.log(`${pct(c.share)}  ${mainThreadMsPerFlow === null ? '' : `${(c.share * mainThreadMsPerFlow).toFixed(2).padStart(6)} ms  `}${c.category}`)
-  console.log('-- self time by function')
-  for (const r of s.selfTop) console.log(`${pct(r.share)}  ${r.name}`)
-  console.log('-- self time by area')
-  for (const r of s.selfByArea) console.log(`${pct(r.share)}  ${r.area}`)
-  console.log('-- inclusive by area (on the stack)')
-  for (const r of s.inclusiveByArea) console.log(`${pct(r.share)}  ${r.area}`)
-  console.log('-- inclusive by project function')
-  for (const r of s.inclusiveProjectFunctions) console.log(`${pct(r.share)}  ${r.name}`)
+  printProfileSections(s)
 }
 
 async function main(): Promise<void> {

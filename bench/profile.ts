@@ -4,10 +4,10 @@
  * and summarises only the samples inside each measured window. The raw .cpuprofile stays in
  * bench/profiles/ (open it in Chrome DevTools > Performance). Same BENCH_* settings as run.ts.
  */
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises'
+import { mkdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { installAbortHandlers, onAbort } from './lib/cleanup.js'
-import { summarizeProfile, type ProfileSummary } from './lib/cpuprofile.js'
+import { mainThreadProfile, printProfileSections, profileShare, summarizeProfile, type ProfileSummary } from './lib/cpuprofile.js'
 import { runFloor } from './lib/floor.js'
 import { JsonClient } from './lib/http-client.js'
 import { enrollHolders, HOLDER_COUNT, ISSUANCE_PHASES, runIssuanceLoad, setUpIssuer } from './lib/issuance-load.js'
@@ -76,22 +76,13 @@ async function profileEngine(engine: Engine, options: BenchOptions, build: Serve
     await database?.drop()
     forgetDatabase()
   }
-  const file = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile'))
-  if (!file) throw new Error(`no .cpuprofile in ${dir}: did the server exit cleanly?`)
-  return Object.fromEntries(Object.entries(windows).map(([name, [from, to]]) => [name, summarizeProfile(path.join(dir, file), from, to)]))
+  const file = await mainThreadProfile(dir)
+  return Object.fromEntries(Object.entries(windows).map(([name, [from, to]]) => [name, summarizeProfile(file, from, to)]))
 }
 
 function print(engine: string, phase: string, s: ProfileSummary): void {
-  const pct = (x: number) => `${(x * 100).toFixed(1).padStart(5)}%`
-  console.log(`\n=== ${engine} / ${phase}: ${s.windowMs} ms sampled, main thread ${pct(s.busy).trim()} busy (shares below are of busy time)`)
-  console.log('-- self time by function')
-  for (const r of s.selfTop) console.log(`${pct(r.share)}  ${r.name}`)
-  console.log('-- self time by area')
-  for (const r of s.selfByArea) console.log(`${pct(r.share)}  ${r.area}`)
-  console.log('-- inclusive by area (on the stack)')
-  for (const r of s.inclusiveByArea) console.log(`${pct(r.share)}  ${r.area}`)
-  console.log('-- inclusive by project function')
-  for (const r of s.inclusiveProjectFunctions) console.log(`${pct(r.share)}  ${r.name}`)
+  console.log(`\n=== ${engine} / ${phase}: ${s.windowMs} ms sampled, main thread ${profileShare(s.busy).trim()} busy (shares below are of busy time)`)
+  printProfileSections(s)
 }
 
 async function main(): Promise<void> {

@@ -15,7 +15,6 @@
  * The proofs part (anonymous-proof derivation and BBS-predicate verification over HTTP beside the
  * raw derive/verify cost) also reads BENCH_PROOF_CONNECTIONS and BENCH_PROOF_ITERATIONS.
  */
-import { spawnSync } from 'node:child_process'
 import { mkdir, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -32,16 +31,9 @@ import { measureRawProofs, printProofs, runProofsAgainstServer, TARGET_DERIVE_MS
 import { printVerification, runVerificationAgainstServer, TARGET_VERIFY_PER_SECOND, TARGET_VERIFY_RATIO, type VerificationSummary } from './lib/verification-run.js'
 import { createBenchDatabase, postgresReachable } from './lib/postgres.js'
 import { markdownTable, printEngine, summarize, TARGET_RATIO, type EngineSummary } from './lib/report.js'
-import { prepareServer, projectRoot, startServer, type ServerBuild } from './lib/server-process.js'
+import { codeVersion, prepareServer, projectRoot, startServer, type ServerBuild } from './lib/server-process.js'
 
 const log = (line: string) => console.log(line)
-
-/** The code measured: commit, plus "+dirty" when src/ has uncommitted changes (read-only git). */
-function codeVersion(): string {
-  const git = (...args: string[]) => spawnSync('git', args, { cwd: projectRoot, encoding: 'utf8', timeout: 10_000 }).stdout?.trim() ?? ''
-  const commit = git('rev-parse', '--short', 'HEAD') || 'unknown'
-  return git('status', '--porcelain', '--', 'src') ? `${commit}+dirty` : commit
-}
 
 interface EngineResult {
   login?: EngineSummary

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs'
+import { readdir } from 'node:fs/promises'
+import path from 'node:path'
 
 /** The parts of a V8 .cpuprofile (written by `node --cpu-prof`) that the summary needs. */
 interface ProfileNode {
@@ -94,4 +96,29 @@ export function summarizeProfile(file: string, fromUs: number, toUs: number, top
     inclusiveByArea: asArea(rank(inclArea, 15)),
     inclusiveProjectFunctions: rank(inclFn, 25),
   }
+}
+
+/**
+ * The server's main-thread profile in a --cpu-prof directory. Files are named
+ * CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile; thread 0 is the main thread, the BBS
+ * workers write their own.
+ */
+export async function mainThreadProfile(dir: string): Promise<string> {
+  const file = (await readdir(dir)).find((f) => /\.0\.\d+\.cpuprofile$/.test(f))
+  if (!file) throw new Error(`no main-thread .cpuprofile in ${dir}: did the server exit cleanly?`)
+  return path.join(dir, file)
+}
+
+export const profileShare = (x: number) => `${(x * 100).toFixed(1).padStart(5)}%`
+
+/** The four tables of a summary, after the caller's own header lines. */
+export function printProfileSections(s: ProfileSummary): void {
+  console.log('-- self time by function')
+  for (const r of s.selfTop) console.log(`${profileShare(r.share)}  ${r.name}`)
+  console.log('-- self time by area')
+  for (const r of s.selfByArea) console.log(`${profileShare(r.share)}  ${r.area}`)
+  console.log('-- inclusive by area (on the stack)')
+  for (const r of s.inclusiveByArea) console.log(`${profileShare(r.share)}  ${r.area}`)
+  console.log('-- inclusive by project function')
+  for (const r of s.inclusiveProjectFunctions) console.log(`${profileShare(r.share)}  ${r.name}`)
 }

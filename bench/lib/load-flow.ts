@@ -10,29 +10,19 @@
 import type { HttpResponse, JsonClient } from './http-client.js'
 import type { LoadMode } from './load-options.js'
 import { loginOnce } from './login-load.js'
+import { attributes, PREDICATE, SCHEMA_ATTRIBUTES } from './proofs-run.js'
 import { signPresentation } from './verification-load.js'
 import { createVirtualUser, signChallenge, type VirtualUser } from './virtual-user.js'
 
 /**
- * The credential of the proofs part (bench/lib/proofs-run.ts): four attributes, which with the
- * nine fixed meta slots make the 13-message BBS credential whose raw derive/verify cost
- * `measureRawProofs` measures, and the same predicate (one Bulletproofs++ bound). JWT mode uses
- * the same attributes with a schema that opts out of BBS, so both modes issue the same data.
+ * The credential of the proofs part (bench/lib/proofs-run.ts), imported so the two cannot drift:
+ * four attributes, which with the nine fixed meta slots make the 13-message BBS credential whose
+ * raw derive/verify cost `measureRawProofs` measures, and the same predicate (one Bulletproofs++
+ * bound). JWT mode uses the same attributes with a schema that opts out of BBS, so both modes
+ * issue the same data; every credential gets different values, so nothing can be cached per body.
  */
-export const LOAD_SCHEMA_ATTRIBUTES = [
-  { name: 'given_name', data_type: 'string', required: true },
-  { name: 'nationality', data_type: 'string', required: true },
-  { name: 'age', data_type: 'number', required: true },
-  { name: 'birth_date', data_type: 'date', required: true },
-] as const
-export const LOAD_CREDENTIAL_TYPE = 'LoadIdentity'
-export const LOAD_PREDICATE = { attribute: 'age', operator: '>=', value: 18 } as const
+const LOAD_CREDENTIAL_TYPE = 'LoadIdentity'
 const REVEALED = 'nationality'
-
-/** Different values for every credential: nothing can be cached per body. */
-export function loadAttributes(n: number): Record<string, unknown> {
-  return { given_name: `Holder${n}`, nationality: 'GB', age: 20 + (n % 50), birth_date: `19${50 + (n % 40)}-0${1 + (n % 9)}-1${n % 10}` }
-}
 
 export const FLOW_STEPS: Record<LoadMode, readonly string[]> = {
   jwt: ['login issuer', 'login holder', 'login verifier', 'issue', 'request', 'inbox', 'approve', 'verify', 'revoke'],
@@ -99,7 +89,7 @@ export async function setUpIssuerParty(client: JsonClient, mode: LoadMode, name:
   const schema = await call('schema', () => client.post(`/api/issuer/${user.did}/schemas`, {
     name: `Load identity (${mode})`,
     version: '1.0',
-    attributes: LOAD_SCHEMA_ATTRIBUTES,
+    attributes: SCHEMA_ATTRIBUTES,
     anonymous_credentials: mode === 'bbs',
   }, headers), 201, (b) => (typeof b.schema?.id === 'string' ? undefined : 'no schema.id'))
   return { user, schemaId: schema.schema.id as string }
@@ -129,7 +119,7 @@ export async function runFlow(client: JsonClient, mode: LoadMode, parties: Parti
     credential_type: LOAD_CREDENTIAL_TYPE,
     schema_id: issuer.schemaId,
     subject_did: holder.did,
-    attributes: loadAttributes(n),
+    attributes: attributes(n),
   }, issuerHeaders), 201, (b) => {
     const c = b.credential
     if (typeof c?.id !== 'string') return 'no credential.id'
@@ -147,7 +137,7 @@ export async function runFlow(client: JsonClient, mode: LoadMode, parties: Parti
     presentation_type: 'LoadCheck',
     purpose: 'Load test',
     required_credentials: [{ credential_type: LOAD_CREDENTIAL_TYPE, issuer_did: issuer.user.did, required_attributes: [REVEALED] }],
-    required_predicates: [LOAD_PREDICATE],
+    required_predicates: [PREDICATE],
   }, verifierHeaders), 201, (b) => (typeof b.request?.id === 'string' && typeof b.request.nonce === 'string' ? undefined : 'no request.id or nonce'))
   const requestId = created.request.id as string
   const nonce = created.request.nonce as string
@@ -160,7 +150,7 @@ export async function runFlow(client: JsonClient, mode: LoadMode, parties: Parti
   if (mode === 'bbs') {
     const derived = await call('derive proof', () => client.post(`/api/wallet/${holder.did}/credentials/${credentialId}/anonymous-proof`, {
       reveal: [REVEALED],
-      predicates: [LOAD_PREDICATE],
+      predicates: [PREDICATE],
       nonce,
       verifier_did: verifier.did,
     }, holderHeaders), 200, (b) => (b.proof?.type === 'AnonymousCredentialProof' && b.proof.nonce === nonce ? undefined : 'no AnonymousCredentialProof for this nonce'))

@@ -21,13 +21,6 @@ export class LatencyHistogram {
     if (ms > this.maxMs) this.maxMs = ms
   }
 
-  add(other: LatencyHistogram): void {
-    for (let i = 0; i < BUCKETS; i++) this.counts[i]! += other.counts[i]!
-    this.count += other.count
-    this.sumMs += other.sumMs
-    this.maxMs = Math.max(this.maxMs, other.maxMs)
-  }
-
   /** Nearest rank, reported as the bucket's upper bound (never below the true value, at most 1 % above). */
   percentile(p: number): number {
     if (this.count === 0) return Number.NaN

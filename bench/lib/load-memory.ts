@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { cpuBetween, cpuSnapshot, type CpuSnapshot } from './cpu.js'
 import { JsonClient } from './http-client.js'
+import { median } from './stats.js'
 
 export interface MemorySample {
   /** Seconds from the start of the measured period (negative during the warm-up). */
@@ -128,19 +129,17 @@ export interface MemoryTrend {
   maxMb: number | null
 }
 
-/** Trend of one series over the measured samples (t >= 0). */
+/** Taken in the measured period: after the warm-up, before the in-flight flows drained. */
+export const measured = (s: MemorySample, seconds: number) => s.t >= 0 && s.t <= seconds
+
+/** Trend of one series over the measured samples. */
 export function trend(samples: MemorySample[], seconds: number, pick: (s: MemorySample) => number | null): MemoryTrend {
-  const points = samples.filter((s) => s.t >= 0).flatMap((s) => {
+  const points = samples.filter((s) => measured(s, seconds)).flatMap((s) => {
     const v = pick(s)
     return v === null ? [] : [{ t: s.t, v }]
   })
   if (points.length < 2) return { firstQuarterMb: null, lastQuarterMb: null, growth: null, firstQuarterFloorMb: null, lastQuarterFloorMb: null, slopeMbPerMinute: null, minMb: null, maxMb: null }
-  const med = (vs: number[]) => {
-    if (vs.length === 0) return null
-    const s = [...vs].sort((a, b) => a - b)
-    const m = s.length >> 1
-    return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2
-  }
+  const med = (vs: number[]) => (vs.length ? median(vs) : null)
   const firstValues = points.filter((p) => p.t < seconds / 4).map((p) => p.v)
   const lastValues = points.filter((p) => p.t >= (3 * seconds) / 4).map((p) => p.v)
   const first = med(firstValues)

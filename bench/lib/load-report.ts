@@ -1,7 +1,7 @@
 import { coreCount } from './cpu.js'
 import type { LoadRunResult } from './load-driver.js'
 import { FLOW_STEPS, requestsPerFlow } from './load-flow.js'
-import { trend, type MemorySample, type MemoryTrend } from './load-memory.js'
+import { measured, trend, type MemorySample, type MemoryTrend } from './load-memory.js'
 import type { LoadMode } from './load-options.js'
 import type { Engine } from './options.js'
 import type { RawProofCost } from './proofs-run.js'
@@ -23,9 +23,9 @@ export const FLAT_MAX_GROWTH = 0.05
 export const FLAT_MAX_MB = 5
 
 /** The live heap, first and last quarter: medians after major GCs, or the heap-used floor without the gauge. */
-export function liveHeap(memory: { heapUsed: MemoryTrend; heapAfterMajorGc?: MemoryTrend }): { first: number | null; last: number | null; measure: 'after major GC' | 'floor' } {
+export function liveHeap(memory: { heapUsed: MemoryTrend; heapAfterMajorGc: MemoryTrend }): { first: number | null; last: number | null; measure: 'after major GC' | 'floor' } {
   const gc = memory.heapAfterMajorGc
-  if (gc && gc.firstQuarterMb !== null && gc.lastQuarterMb !== null) return { first: gc.firstQuarterMb, last: gc.lastQuarterMb, measure: 'after major GC' }
+  if (gc.firstQuarterMb !== null && gc.lastQuarterMb !== null) return { first: gc.firstQuarterMb, last: gc.lastQuarterMb, measure: 'after major GC' }
   return { first: memory.heapUsed.firstQuarterFloorMb, last: memory.heapUsed.lastQuarterFloorMb, measure: 'floor' }
 }
 
@@ -58,7 +58,7 @@ export interface LoadSummary {
   flowMeanMs: number
   flowMaxMs: number
   steps: StepSummary[]
-  windows: Array<{ t: number; flowsPerSecond: number; p50Ms: number; p99Ms: number; errors: number }>
+  windows: Array<{ t: number; flows: number; flowsPerSecond: number; p50Ms: number; p99Ms: number; errors: number }>
   errors: LoadRunResult['errors']
   cpu: PhaseCpu
   bottleneck: string
@@ -67,8 +67,7 @@ export interface LoadSummary {
   memory: {
     rss: MemoryTrend
     heapUsed: MemoryTrend
-    /** Absent in results written before the gauge existed. */
-    heapAfterMajorGc?: MemoryTrend
+    heapAfterMajorGc: MemoryTrend
     /** Median of the per-sample event-loop delay p99 over the measured period, ms. */
     loopDelayP99Ms: number | null
     flat: boolean | null
@@ -99,12 +98,14 @@ export function summarizeLoad(engine: Engine, run: LoadRunResult, sharedIssuer: 
   const steps = FLOW_STEPS[config.mode]
   const windows = run.windows.map((w, i) => ({
     t: (i + 1) * config.windowSeconds,
+    flows: w.flows,
     flowsPerSecond: r1(w.flows / config.windowSeconds),
     p50Ms: r1(w.histogram.percentile(50)),
     p99Ms: r1(w.histogram.percentile(99)),
     errors: w.errors,
   }))
-  const flowsPerSecond = median(windows.map((w) => w.flowsPerSecond))
+  // Of the exact rates: the windows' 0.1 rounding would be 1 % of a BBS flow rate.
+  const flowsPerSecond = median(run.windows.map((w) => w.flows / config.windowSeconds))
   const overall = run.flows / config.seconds
   const meanFlow = run.flowHistogram.mean()
   const cpu = phaseCpu([run.cpu])
@@ -112,10 +113,10 @@ export function summarizeLoad(engine: Engine, run: LoadRunResult, sharedIssuer: 
   const rss = trend(run.samples, config.seconds, (s) => s.rssMb)
   const heapUsed = trend(run.samples, config.seconds, (s) => s.heapUsedMb)
   const rssFlat = isFlat(rss.firstQuarterMb, rss.lastQuarterMb)
-  const heapAfterMajorGc = trend(run.samples, config.seconds, (s) => s.heapAfterMajorGcMb ?? null)
+  const heapAfterMajorGc = trend(run.samples, config.seconds, (s) => s.heapAfterMajorGcMb)
   const live = liveHeap({ heapUsed, heapAfterMajorGc })
   const heapFlat = isFlat(live.first, live.last)
-  const lags = run.samples.filter((s) => s.t >= 0 && s.loopDelayP99Ms !== null).map((s) => s.loopDelayP99Ms!)
+  const lags = run.samples.filter((s) => measured(s, config.seconds) && s.loopDelayP99Ms !== null).map((s) => s.loopDelayP99Ms!)
   let proofs: LoadSummary['proofs']
   if (config.mode === 'bbs' && raw) {
     const ceiling = (coreCount() * 1000) / (raw.deriveMs + raw.verifyMs)
@@ -192,7 +193,7 @@ export function printLoad(s: LoadSummary, soak: boolean): void {
     ['limited by', s.bottleneck],
     ['server RSS, 1st -> 4th quarter', trendLine(s.memory.rss)],
     ['V8 heap used, 1st -> 4th quarter', trendLine(s.memory.heapUsed)],
-    ['V8 heap after major GCs', s.memory.heapAfterMajorGc ? trendLine(s.memory.heapAfterMajorGc) : 'n/a'],
+    ['V8 heap after major GCs', trendLine(s.memory.heapAfterMajorGc)],
     ['memory verdict', `${s.memory.flat === null ? 'n/a' : s.memory.flat ? 'flat' : 'GROWING'} (RSS median and live heap (${liveHeap(s.memory).measure}) each +<= ${FLAT_MAX_GROWTH * 100}% or ${FLAT_MAX_MB} MB)${soak ? '' : '; a short run: indicative only, --soak decides'}`],
     ['event-loop delay p99', s.memory.loopDelayP99Ms === null ? 'n/a' : `${s.memory.loopDelayP99Ms} ms (median over samples)`],
   )

@@ -23,15 +23,15 @@ export const TARGET_VERIFY_MS = 100
 export const PROOF_HOLDERS = 8
 
 /** Four attributes: with the nine meta slots, the 13-message credential of the targets. */
-const SCHEMA_ATTRIBUTES = [
+export const SCHEMA_ATTRIBUTES = [
   { name: 'given_name', data_type: 'string', required: true },
   { name: 'nationality', data_type: 'string', required: true },
   { name: 'age', data_type: 'number', required: true },
   { name: 'birth_date', data_type: 'date', required: true },
 ]
 const CREDENTIAL_TYPE = 'BenchIdentity'
-const attributes = (n: number) => ({ given_name: `Holder${n}`, nationality: 'GB', age: 20 + (n % 50), birth_date: `19${50 + (n % 40)}-0${1 + (n % 9)}-1${n % 10}` })
-const PREDICATE = { attribute: 'age', operator: '>=', value: 18 } as const
+export const attributes = (n: number) => ({ given_name: `Holder${n}`, nationality: 'GB', age: 20 + (n % 50), birth_date: `19${50 + (n % 40)}-0${1 + (n % 9)}-1${n % 10}` })
+export const PREDICATE = { attribute: 'age', operator: '>=', value: 18 } as const
 
 export interface RawProofCost {
   messages: number

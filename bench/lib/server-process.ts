@@ -131,3 +131,10 @@ function freePort(): Promise<number> {
     })
   })
 }
+
+/** The code measured: commit, plus "+dirty" when src/ has uncommitted changes (read-only git). */
+export function codeVersion(): string {
+  const git = (...args: string[]) => spawnSync('git', args, { cwd: projectRoot, encoding: 'utf8', timeout: 10_000 }).stdout?.trim() ?? ''
+  const commit = git('rev-parse', '--short', 'HEAD') || 'unknown'
+  return git('status', '--porcelain', '--', 'src') ? `${commit}+dirty` : commit
+}
