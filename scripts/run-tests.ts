@@ -80,7 +80,8 @@ if (integration.length) {
 }
 const pass = results.reduce((n, r) => n + r.pass, 0)
 const fail = results.reduce((n, r) => n + r.fail, 0)
-// A test cancelled (a file over its time limit) is a failure too, and is counted as one.
+// A cancelled test (a file over its time limit) fails the run too; it is counted apart from the
+// failures (on Node 20 such a file already exits non-zero, so `code` says so as well).
 const cancelled = results.reduce((n, r) => n + r.cancelled, 0)
 const failed = results.some((r) => r.code !== 0) || fail > 0 || cancelled > 0
 console.log(`\ntests: ${pass} passed, ${fail} failed${cancelled ? `, ${cancelled} cancelled` : ''}`)

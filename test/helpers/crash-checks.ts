@@ -6,7 +6,6 @@ import assert from 'node:assert/strict'
 import { createLocalJWKSet, flattenedVerify, type JSONWebKeySet } from 'jose'
 import { sql, type Kysely } from 'kysely'
 import type { Hex } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
 import type { DevChain } from '../../scripts/lib/dev-chain.js'
 import type { Deployment } from '../../src/adapters/chain/deploy.js'
 import { consentRegistryAbi, credentialRegistryAbi, schemaRegistryAbi } from '../../src/adapters/chain/registry-abis.js'
@@ -178,8 +177,8 @@ export async function checkCallbacks(db: Kysely<DB>, deliveries: Delivery[], hel
 export async function checkChain(db: Kysely<DB>, chain: DevChain, deployment: Deployment, keyIndex: number, heldAtKill: string[]): Promise<void> {
   const jobs = (await db.selectFrom('chain_jobs').select(['id', 'kind', 'payload', 'status', 'attempts', 'tx_hash']).execute()).map((j) => ({ ...j, payload: (typeof j.payload === 'string' ? JSON.parse(j.payload) : j.payload) as Json }))
   assert.deepEqual(jobs.filter((j) => j.status !== 'mined').map((j) => `${j.id} ${j.kind} ${j.status}`), [], 'every chain job mined')
-  const { publicClient } = viemClients(chain, keyIndex)
-  const registrant = privateKeyToAccount(chain.privateKeys[keyIndex] as Hex).address
+  const { publicClient, account } = viemClients(chain, keyIndex)
+  const registrant = account.address
   const { credentialRegistry, consentRegistry, schemaRegistry } = deployment.contracts
   const batches = await publicClient.getContractEvents({ address: credentialRegistry, abi: credentialRegistryAbi, eventName: 'BatchAnchored', args: { registrant }, fromBlock: 0n })
   const revocations = await publicClient.getContractEvents({ address: credentialRegistry, abi: credentialRegistryAbi, eventName: 'CredentialRevoked', args: { registrant }, fromBlock: 0n })

@@ -5,20 +5,11 @@
  */
 import { DidClient } from './did-client.js'
 import { signPresentation } from './holder-wallet.js'
+import { JWT_DEGREE_SCHEMA } from './issuer-setup.js'
 
 // Decoded JSON from the wire, read field by field in assertions.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Json = Record<string, any>
-
-const SCHEMA = {
-  name: 'Degree',
-  version: '1.0',
-  attributes: [
-    { name: 'given_name', data_type: 'string', required: true },
-    { name: 'gpa', data_type: 'number', required: true },
-  ],
-  anonymous_credentials: false,
-}
 
 // ---------------------------------------------------------------------------------------------
 // HTTP as a client sees it
@@ -98,7 +89,7 @@ export class World {
   holders: Party[] = []
   schemaId = ''
   answered: Answered = { issued: [], revoked: [], granted: [], consentRevoked: [], requests: [], approved: [], rejected: [], verified: [] }
-  /** 2xx answers counted since `countFrom` was set. */
+  /** 2xx answers the world has had so far (set-up included: the test subtracts the set-up's count). */
   okCount = 0
   /** Pools the load draws from. */
   toRevoke: string[] = []
@@ -128,7 +119,7 @@ export class World {
     this.verifier = await this.party()
     this.holders = await Promise.all(Array.from({ length: 4 }, () => this.party()))
     await this.api.ok('POST', '/api/issuer', this.issuer.token, { name: 'Crash University' })
-    this.schemaId = (await this.api.ok('POST', `/api/issuer/${this.issuer.did}/schemas`, this.issuer.token, SCHEMA)).schema.id
+    this.schemaId = (await this.api.ok('POST', `/api/issuer/${this.issuer.did}/schemas`, this.issuer.token, JWT_DEGREE_SCHEMA)).schema.id
     await Promise.all([
       ...Array.from({ length: 12 }, async () => this.toRevoke.push((await this.issue()).id)),
       ...Array.from({ length: 10 }, async () => this.consentsToRevoke.push(await this.grant())),

@@ -21,6 +21,20 @@ export const DEGREE_SCHEMA = {
   allowed_extensions: ['honours'],
 }
 
+/**
+ * A small degree schema issued as JWT-VC only: BBS signing would only slow the tests that use it
+ * down (races, crashes, consents), it takes no part in them.
+ */
+export const JWT_DEGREE_SCHEMA = {
+  name: 'Degree',
+  version: '1.0',
+  attributes: [
+    { name: 'given_name', data_type: 'string', required: true },
+    { name: 'gpa', data_type: 'number', required: true },
+  ],
+  anonymous_credentials: false,
+}
+
 /** A logged-in DID with an issuer profile, and a helper to call its routes over HTTP. */
 export class IssuerActor extends DidClient {
   token = ''

@@ -11,7 +11,6 @@ import { migrateToLatest } from '../../src/db/migrator.js'
  */
 export const TEST_ENGINE = (process.env.TEST_DB_ENGINE ?? 'pglite') as 'pglite' | 'postgres'
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
-const ADMIN_URL = TEST_DATABASE_URL
 
 export async function createTestDatabase(): Promise<DatabaseHandle> {
   if (TEST_ENGINE === 'postgres') return createPostgresDatabase()
@@ -24,7 +23,7 @@ export async function createTestDatabase(): Promise<DatabaseHandle> {
 
 async function createPostgresDatabase(): Promise<DatabaseHandle> {
   const name = `t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`
-  const admin = new pg.Client({ connectionString: ADMIN_URL })
+  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL })
   await admin.connect()
   try {
     await admin.query(`create database ${name}`)
@@ -36,7 +35,7 @@ async function createPostgresDatabase(): Promise<DatabaseHandle> {
   } finally {
     await admin.end()
   }
-  const url = new URL(ADMIN_URL)
+  const url = new URL(TEST_DATABASE_URL)
   url.pathname = `/${name}`
   const handle = await openDatabase({ databaseUrl: url.toString(), poolSize: 5 })
   await migrateToLatest(handle.db)
@@ -44,7 +43,7 @@ async function createPostgresDatabase(): Promise<DatabaseHandle> {
     ...handle,
     close: async () => {
       await handle.close()
-      const cleanup = new pg.Client({ connectionString: ADMIN_URL })
+      const cleanup = new pg.Client({ connectionString: TEST_DATABASE_URL })
       await cleanup.connect()
       try {
         await cleanup.query(`drop database if exists ${name} with (force)`)

@@ -12,8 +12,6 @@
  * and the chain outbox sending to an EDR dev chain started here. Nothing is mocked.
  */
 import assert from 'node:assert/strict'
-import http from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
 import { toEventSelector } from 'viem'
@@ -23,7 +21,8 @@ import type { DevChain } from '../../scripts/lib/dev-chain.js'
 import { chainEnv, startChainWithRegistries, waitFor } from '../helpers/chain.js'
 import { DidClient } from '../helpers/did-client.js'
 import { signPresentation } from '../helpers/holder-wallet.js'
-import { callAs, IssuerActor } from '../helpers/issuer-setup.js'
+import { startHoldingReceiver } from '../helpers/held-endpoints.js'
+import { callAs, IssuerActor, JWT_DEGREE_SCHEMA } from '../helpers/issuer-setup.js'
 import { createTestApp, type TestApp } from '../helpers/test-app.js'
 import { TEST_ENGINE } from '../helpers/test-database.js'
 
@@ -34,40 +33,6 @@ type Json = Record<string, any>
 /** Submissions per case. */
 const N = 10
 
-const SCHEMA = {
-  name: 'Degree',
-  version: '1.0',
-  attributes: [
-    { name: 'given_name', data_type: 'string', required: true },
-    { name: 'gpa', data_type: 'number', required: true },
-  ],
-  // JWT-VC only: BBS signing would only slow the races down, it takes no part in them.
-  anonymous_credentials: false,
-}
-
-/** The verifier's webhook endpoint: records every delivery (event id and type) and answers 204. */
-async function startReceiver() {
-  const events: Array<{ id: string; type: string; data: Json }> = []
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => {
-      const event = JSON.parse(Buffer.concat(chunks).toString()) as { id: string; type: string; data: Json }
-      events.push(event)
-      res.writeHead(204).end()
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
-    events,
-    close: async () => {
-      server.closeAllConnections()
-      await new Promise((resolve) => server.close(resolve))
-    },
-  }
-}
-
 const codesOf = (results: Array<{ statusCode: number }>) => results.map((r) => r.statusCode).sort((a, b) => a - b)
 const count = (rows: Array<{ n: number | string }>) => Number(rows[0]?.n ?? 0)
 
@@ -75,13 +40,13 @@ describe(`double spending under concurrency (${TEST_ENGINE})`, () => {
   let chain: DevChain
   let deployment: Deployment
   let t: TestApp
-  let receiver: Awaited<ReturnType<typeof startReceiver>>
+  let receiver: Awaited<ReturnType<typeof startHoldingReceiver>>
   const issuer = new IssuerActor()
   let schemaId: string
 
   before(async () => {
     ;({ chain, deployment } = await startChainWithRegistries())
-    receiver = await startReceiver()
+    receiver = await startHoldingReceiver()
     t = await createTestApp({
       env: {
         CALLBACK_ALLOW_PRIVATE: 'true',
@@ -90,7 +55,7 @@ describe(`double spending under concurrency (${TEST_ENGINE})`, () => {
       },
     })
     await issuer.setUp(t.app, 'Race University')
-    schemaId = await issuer.schema(t.app, SCHEMA)
+    schemaId = await issuer.schema(t.app, JWT_DEGREE_SCHEMA)
   })
   after(async () => {
     await t?.close()
@@ -216,8 +181,8 @@ describe(`double spending under concurrency (${TEST_ENGINE})`, () => {
     assert.equal((await activities(holder.did, 'presentation_submitted')).filter((a) => parsed(a.details).request_id === request.id).length, 1)
     const events = await outboxEvents(request.id)
     assert.deepEqual(events.map((e) => e.event_type), ['presentation.submitted'])
-    await waitFor('the submitted event is delivered', () => receiver.events.some((e) => e.id === events[0]!.event_id))
-    assert.equal(receiver.events.filter((e) => e.data.request_id === request.id).length, 1)
+    await waitFor('the submitted event is delivered', () => receiver.deliveries.some((d) => d.event.id === events[0]!.event_id))
+    assert.equal(receiver.deliveries.filter((d) => d.event.data.request_id === request.id).length, 1)
   })
 
   it('lets exactly one of racing approvals and rejections answer a request; the database holds that one answer', async () => {
@@ -358,7 +323,7 @@ describe(`double spending under concurrency (${TEST_ENGINE})`, () => {
     const credential = await issueTo(holder.did, 'Revoked')
     const slot = await db().selectFrom('credentials').select(['status_list_id', 'status_list_index']).where('id', '=', credential.id).executeTakeFirstOrThrow()
     const versionOf = async () => Number((await db().selectFrom('status_lists').select('version').where('id', '=', slot.status_list_id).executeTakeFirstOrThrow()).version)
-    const before = await versionOf()
+    const versionBefore = await versionOf()
 
     const results = await Promise.all(Array.from({ length: N }, () => callAs(t.app, 'POST', `/api/issuer/${issuer.did}/credentials/${credential.id}/revoke`, issuer.token)))
     assert.ok(results.every((r) => r.statusCode === 200), codesOf(results).join(','))
@@ -367,7 +332,7 @@ describe(`double spending under concurrency (${TEST_ENGINE})`, () => {
     assert.equal(messages.filter((m) => m === 'Credential was already revoked').length, N - 1)
     assert.equal(new Set(results.map((r) => r.json().credential.revoked_at)).size, 1, 'one revocation time')
 
-    assert.equal(await versionOf(), before + 1, 'the status list was written once')
+    assert.equal(await versionOf(), versionBefore + 1, 'the status list was written once')
     const bit = await db()
       .selectFrom('status_lists')
       .select(sql<number>`get_bit(bits, ${postgresBitNumber(slot.status_list_index)})`.as('bit'))

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import { ConsentService } from '../../src/modules/consent/consent.service.js'
 import { DidClient } from '../helpers/did-client.js'
 import { signPresentation } from '../helpers/holder-wallet.js'
-import { callAs, IssuerActor } from '../helpers/issuer-setup.js'
+import { callAs, IssuerActor, JWT_DEGREE_SCHEMA } from '../helpers/issuer-setup.js'
 import { createTestApp, ManualClock, type TestApp } from '../helpers/test-app.js'
 import { TEST_ENGINE } from '../helpers/test-database.js'
 
@@ -13,16 +13,6 @@ import { TEST_ENGINE } from '../helpers/test-database.js'
 // Decoded JSON from the wire, read field by field in assertions.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>
-
-const SCHEMA = {
-  name: 'Degree',
-  version: '1.0',
-  attributes: [
-    { name: 'given_name', data_type: 'string', required: true },
-    { name: 'gpa', data_type: 'number', required: true },
-  ],
-  anonymous_credentials: false,
-}
 
 const ACCESS_LEVELS = ['read_only', 'read_write', 'full_access', 'one_time', 'write', 'delete']
 
@@ -41,7 +31,7 @@ describe(`consents (${TEST_ENGINE})`, () => {
   before(async () => {
     t = await createTestApp({ clock })
     await issuer.setUp(t.app, 'Uni')
-    schemaId = await issuer.schema(t.app, SCHEMA)
+    schemaId = await issuer.schema(t.app, JWT_DEGREE_SCHEMA)
     holderToken = await holder.login(t.app)
     verifierToken = await verifier.login(t.app)
     strangerToken = await stranger.login(t.app)

@@ -76,20 +76,26 @@ const offlineGet: HttpGet = async (url) => ({ status: 404, headers: { 'content-t
 const offlineDns: DnsResolver = { resolveTxt: async () => Promise.reject(Object.assign(new Error('queryTxt ENOTFOUND'), { code: 'ENOTFOUND' })) }
 
 const t = await createTestApp({ httpGet: offlineGet, dns: offlineDns, chain: fakeChain(), env: { BLOCKCHAIN_BATCH_WAIT_MS: '0' } })
-// A failed seeding must still close the app (its database and worker threads keep the process alive).
-const world = await seedAndSettle().catch(async (error) => {
+// A failed set-up (seeding, the route table, the warm-up) must still close the app (its database
+// and worker threads keep the process alive).
+const { world, ctx, targets, unsampled, groups } = await setUp().catch(async (error) => {
   await t.close()
   throw error
 })
-const ctx: FuzzContext = { ownerDid: world.owner.did, ownerToken: world.owner.token, strangerDid: world.stranger.did, adminKey: ADMIN_KEY }
-const { targets, unsampled } = targetsOf(
-  t.app,
-  (url) => Object.assign({}, world.hints, ...world.routeHints.filter((h) => h.pattern.test(url)).map((h) => h.hints)),
-  t.config.bodyLimitBytes,
-)
-const groups = new Map<string, Target[]>()
-for (const target of targets) groups.set(target.group, [...(groups.get(target.group) ?? []), target])
-await warmUp()
+
+async function setUp() {
+  const world = await seedAndSettle()
+  const ctx: FuzzContext = { ownerDid: world.owner.did, ownerToken: world.owner.token, strangerDid: world.stranger.did, adminKey: ADMIN_KEY }
+  const { targets, unsampled } = targetsOf(
+    t.app,
+    (url) => Object.assign({}, world.hints, ...world.routeHints.filter((h) => h.pattern.test(url)).map((h) => h.hints)),
+    t.config.bodyLimitBytes,
+  )
+  const groups = new Map<string, Target[]>()
+  for (const target of targets) groups.set(target.group, [...(groups.get(target.group) ?? []), target])
+  await warmUp(targets, ctx)
+  return { world, ctx, targets, unsampled, groups }
+}
 
 async function seedAndSettle() {
   const seeded = await seedWorld(t.app)
@@ -110,7 +116,7 @@ async function drainChainOutbox(): Promise<void> {
 }
 
 /** One valid read per route first: lazily created state (keys, caches) is then not the fuzzer's doing. */
-async function warmUp(): Promise<void> {
+async function warmUp(targets: readonly Target[], ctx: FuzzContext): Promise<void> {
   for (const target of targets) {
     if (target.takesBody) continue
     const built = build({ target, params: Object.fromEntries(Object.entries(target.base.params).map(([k, v]) => [k, { decoded: v }])), query: target.base.query, body: { kind: 'none' }, auth: { kind: 'owner' }, labels: [] }, ctx)

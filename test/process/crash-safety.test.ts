@@ -48,8 +48,8 @@ import { checkAnswered, checkCallbacks, checkChain, checkWhole, missingEvents } 
 import { Api, World } from '../helpers/crash-load.js'
 import { startHoldingReceiver, startHoldingRpcProxy } from '../helpers/held-endpoints.js'
 import { startServer, type RunningServer } from '../helpers/server-process.js'
+import { TEST_DATABASE_URL } from '../helpers/test-database.js'
 
-const PG_ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const CLOCK_SHIFT = path.resolve(import.meta.dirname, '../helpers/clock-shift.ts')
 /** Past the chain outbox's 5-minute lease (and the callbacks' 60 s). */
 const SHIFT_MS = 330_000
@@ -62,15 +62,13 @@ const MAX_LOAD_OPS = 600
 // The engines
 
 interface Engine {
-  name: 'pglite' | 'postgres'
   env: Record<string, string>
   open(): Promise<{ db: Kysely<DB>; close(): Promise<void> }>
   dispose(): Promise<void>
 }
 
-async function pgliteEngine(dataDir: string): Promise<Engine> {
+function pgliteEngine(dataDir: string): Engine {
   return {
-    name: 'pglite',
     env: {},
     open: async () => {
       const handle = await openDatabase({ pgliteDir: path.join(dataDir, 'pglite') })
@@ -83,7 +81,7 @@ async function pgliteEngine(dataDir: string): Promise<Engine> {
 async function postgresEngine(): Promise<Engine> {
   const name = `crash_${randomBytes(6).toString('hex')}`
   const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: PG_ADMIN_URL })
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL })
     await client.connect()
     try {
       await client.query(statement)
@@ -92,10 +90,9 @@ async function postgresEngine(): Promise<Engine> {
     }
   }
   await admin(`create database ${name}`)
-  const url = new URL(PG_ADMIN_URL)
+  const url = new URL(TEST_DATABASE_URL)
   url.pathname = `/${name}`
   return {
-    name: 'postgres',
     env: { DATABASE_URL: url.toString() },
     open: async () => {
       const handle = await openDatabase({ databaseUrl: url.toString(), poolSize: 2 })
@@ -106,8 +103,8 @@ async function postgresEngine(): Promise<Engine> {
 }
 
 const engines: Array<'pglite' | 'postgres'> = ['pglite']
-if ((await postgresReachable(PG_ADMIN_URL)) || process.env.CI) engines.push('postgres')
-else console.warn(`PostgreSQL at ${PG_ADMIN_URL} is not reachable: the crash test runs on embedded PGlite only.`)
+if ((await postgresReachable(TEST_DATABASE_URL)) || process.env.CI) engines.push('postgres')
+else console.warn(`PostgreSQL at ${TEST_DATABASE_URL} is not reachable: the crash test runs on embedded PGlite only.`)
 
 // ---------------------------------------------------------------------------------------------
 
@@ -130,9 +127,9 @@ describe('crash safety: SIGKILL under load, restart, nothing lost or half-writte
   }
 })
 
-async function crashScenario(ctx: TestContext, engineName: Engine['name'], chain: DevChain, deployment: Deployment, keyIndex: number): Promise<void> {
+async function crashScenario(ctx: TestContext, engineName: 'pglite' | 'postgres', chain: DevChain, deployment: Deployment, keyIndex: number): Promise<void> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'svc-crash-'))
-  const engine = engineName === 'pglite' ? await pgliteEngine(dataDir) : await postgresEngine()
+  const engine = engineName === 'pglite' ? pgliteEngine(dataDir) : await postgresEngine()
   const receiver = await startHoldingReceiver()
   const proxy = await startHoldingRpcProxy(chain.url)
   const servers: RunningServer[] = []
@@ -199,7 +196,6 @@ async function crashScenario(ctx: TestContext, engineName: Engine['name'], chain
     assert.deepEqual(outcomes.refused, [], 'no request of the load was refused before the kill')
     assert.ok(killed && snapshot, `the kill conditions were never met (2xx ${world.okCount - setUpOk}, chain sends ${proxy.sent.length}, deliveries ${receiver.deliveries.length})`)
     assert.equal(await exited, null, 'killed by the signal')
-    assert.ok(snapshot.inFlight >= 2 && snapshot.heldTx.length >= 1 && snapshot.heldEvents.length >= 1)
     const deliveriesBeforeKill = receiver.deliveries.length
     phase('killed')
     if (engineName === 'pglite') {
@@ -217,8 +213,8 @@ async function crashScenario(ctx: TestContext, engineName: Engine['name'], chain
     api.base = second.url
     phase('restarted')
     // It works: the tokens from before the crash are still good; it issues and revokes.
-    const after = await world.issue()
-    await world.revoke(after.id)
+    const issuedAfter = await world.issue()
+    await world.revoke(issuedAfter.id)
 
     await waitFor('the chain outbox drained', async () => {
       const { outbox } = (await api.ok('GET', '/api/blockchain/status')).data

@@ -84,7 +84,7 @@ function paramVariants(target: Target, name: string, ctx: FuzzContext): fc.Arbit
   ]
   const bounds = sub && boundaryValues(sub)
   if (bounds) options.push(bounds.filter((v): v is string => typeof v === 'string' && v.length <= 10_000).map((v) => ({ segment: seg(v), label: `boundary :${name}` })))
-  if (name === 'did' || /did$/i.test(name)) {
+  if (/did$/i.test(name)) {
     options.push(pick([ctx.strangerDid, `${ctx.ownerDid}x`, ctx.ownerDid.toUpperCase(), ctx.ownerDid.slice(0, -1)]).map((v) => ({ segment: seg(v), label: `other DID in :${name}` })))
   }
   return fc.oneof(...options)
@@ -160,28 +160,23 @@ function baseDraft(target: Target): Omit<Draft, 'labels'> {
   return { target, params, query: target.base.query, body, auth: { kind: 'owner' } }
 }
 
-type Part = 'params' | 'query' | 'body' | 'auth'
-
 /**
  * Requests meant to be refused: one or two parts of a valid baseline replaced by a hostile
  * variant. Most are invalid by construction; `classify` has the last word.
  */
 export function invalidDrafts(target: Target, ctx: FuzzContext): fc.Arbitrary<Draft> {
-  const parts: Array<{ part: Part; weight: number; arb: fc.Arbitrary<Partial<Draft> & { label: string }> }> = []
-  const nonDid = target.paramNames.filter((n) => !(n === 'did' && target.access === 'user'))
-  const paramTargets = target.access === 'user' && target.paramNames.includes('did') ? target.paramNames : nonDid
-  if (paramTargets.length) {
+  const parts: Array<{ weight: number; arb: fc.Arbitrary<Partial<Draft> & { label: string }> }> = []
+  if (target.paramNames.length) {
     parts.push({
-      part: 'params',
       weight: 2,
-      arb: fc.constantFrom(...paramTargets).chain((name) => paramVariants(target, name, ctx).map(({ segment, label }) => ({ params: { ...baseDraft(target).params, [name]: segment }, label }))),
+      arb: fc.constantFrom(...target.paramNames).chain((name) => paramVariants(target, name, ctx).map(({ segment, label }) => ({ params: { ...baseDraft(target).params, [name]: segment }, label }))),
     })
   }
   const query = queryVariants(target)
-  if (query && target.schemas.querystring) parts.push({ part: 'query', weight: 2, arb: query.map(({ query: q, label }) => ({ query: q, label })) })
-  if (target.takesBody) parts.push({ part: 'body', weight: 6, arb: (target.multipart ? multipartInvalid(target, WRONG_CONTENT_TYPES) : bodyVariants(target)).map(({ body, label }) => ({ body, label })) })
+  if (query && target.schemas.querystring) parts.push({ weight: 2, arb: query })
+  if (target.takesBody) parts.push({ weight: 6, arb: target.multipart ? multipartInvalid(target, WRONG_CONTENT_TYPES) : bodyVariants(target) })
   const auth = authVariants(target, ctx)
-  if (auth) parts.push({ part: 'auth', weight: 1, arb: auth.map(({ auth: a, label }) => ({ auth: a, label })) })
+  if (auth) parts.push({ weight: 1, arb: auth })
   // A public read without schemas (health, JWKS, docs) refuses nothing: it gets the noise.
   if (!target.refusable || !parts.length) return noiseDrafts(target)
   const one = fc.oneof(...parts.map((p) => ({ weight: p.weight, arbitrary: p.arb })))
@@ -230,7 +225,7 @@ export function hostileValidDrafts(target: Target, ctx: FuzzContext): fc.Arbitra
         fc.constant(deepNest(1000, 'object')),
         fc.constant(Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${i}`, 'x'.repeat(1000)]))),
       )
-      options.push(fc.tuple(fc.constantFrom(...objects), freeForm).map(([slot, v]) => ({ ...base, body: { kind: 'json', value: mutateAt(target.base.body, slot.path, { kind: 'set', to: v }), contentType: JSON_TYPE }, labels: [`hostile object at ${slot.path.join('.')}`] })))
+      options.push(fc.tuple(fc.constantFrom(...objects), freeForm).map(([slot, v]) => set(slot, v, `hostile object at ${slot.path.join('.')}`)))
     }
   }
   if (target.takesBody && target.multipart) options.push(multipartHostile(target).map(({ body: b, label }) => ({ ...base, body: b, labels: [label] })))

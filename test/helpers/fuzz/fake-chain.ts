@@ -9,21 +9,14 @@ const address = (byte: string) => `0x${byte.repeat(20)}` as Address
  * An in-memory chain that mines every transaction at once and knows no registry entries: the
  * blockchain routes run their real code (hash parsing, keys, the outbox) with no node to reach.
  */
-export function fakeChain(): ChainClient & { writes: number } {
-  let writes = 0
+export function fakeChain(): ChainClient {
   const receipt: ChainReceipt = { status: 'success', blockNumber: 1n, gasUsed: 21_000n }
   return {
-    get writes() {
-      return writes
-    },
     account: address('11'),
     contracts: { credentialRegistry: address('22'), schemaRegistry: address('33'), consentRegistry: address('44') },
     chainId: async () => 31337,
     blockNumber: async () => 1n,
-    write: async () => {
-      writes++
-      return `0x${randomBytes(32).toString('hex')}` as Hex
-    },
+    write: async () => `0x${randomBytes(32).toString('hex')}` as Hex,
     receipt: async () => receipt,
     credentialStatus: async () => ({ registeredAt: 0n, revokedAt: 0n }),
     batchedStatus: async () => ({ anchoredAt: 0n, revokedAt: 0n }),

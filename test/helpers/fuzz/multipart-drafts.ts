@@ -1,5 +1,6 @@
 import { Buffer } from 'node:buffer'
 import fc from 'fast-check'
+import { multipart, PDF_BYTES, type Part } from '../wallet-fixtures.js'
 import { hostileString, wellFormed } from './hostile-values.js'
 import type { BodyDraft } from './request-model.js'
 import type { Target } from './route-targets.js'
@@ -28,10 +29,10 @@ export function multipartInvalid(target: Target, wrongContentTypes: readonly str
     )
   } else {
     variants.push(
-      { label: 'evidence without label', make: () => multipartBody([file(PDF, 'application/pdf', 'a.pdf')]) },
-      { label: 'evidence with a hostile label', make: () => multipartBody([{ name: 'label', value: '../\u0000\u202e' }, file(PDF, 'application/pdf', 'a.pdf')]) },
+      { label: 'evidence without label', make: () => multipartBody([file(PDF_BYTES, 'application/pdf', 'a.pdf')]) },
+      { label: 'evidence with a hostile label', make: () => multipartBody([{ name: 'label', value: '../\u0000\u202e' }, file(PDF_BYTES, 'application/pdf', 'a.pdf')]) },
       { label: 'evidence of a refused type', make: () => multipartBody([{ name: 'label', value: 'transcript' }, file(Buffer.from('MZ\x90\x00'), 'application/x-msdownload', 'a.exe')]) },
-      { label: 'evidence with too many parts', make: () => multipartBody([{ name: 'label', value: 'transcript' }, ...Array.from({ length: 8 }, (_, i) => ({ name: `f${i}`, value: 'x' })), file(PDF, 'application/pdf', 'a.pdf')]) },
+      { label: 'evidence with too many parts', make: () => multipartBody([{ name: 'label', value: 'transcript' }, ...Array.from({ length: 8 }, (_, i) => ({ name: `f${i}`, value: 'x' })), file(PDF_BYTES, 'application/pdf', 'a.pdf')]) },
     )
   }
   return fc.oneof(
@@ -46,30 +47,18 @@ export function multipartHostile(target: Target): fc.Arbitrary<{ body: BodyDraft
   const isAvatar = target.url.endsWith('/avatar')
   return fc.tuple(hostileString, hostileString, pick(['image/png', 'application/pdf', 'text/plain', 'application/octet-stream', 'image/png; charset=x', 'x/y', ''])).map(([name, label, type]) => {
     const filename = wellFormed(name).replace(/[\r\n"]/g, '_')
-    const parts: MultipartPart[] = isAvatar
+    const parts: Part[] = isAvatar
       ? [{ name: 'file', filename, contentType: type || 'image/png', data: PNG_BYTES }]
       : [{ name: 'label', value: wellFormed(label) }, { name: 'file', filename, contentType: type || 'text/plain', data: Buffer.from('evidence text') }]
     return { body: { kind: 'multipart', ...multipartBody(parts), invalid: false, label: 'hostile upload' } as BodyDraft, label: `upload named ${JSON.stringify(filename).slice(0, 30)}` }
   })
 }
 
-type MultipartPart = { name: string; value: string } | { name: string; filename: string; contentType: string; data: Buffer }
-
-function multipartBody(parts: MultipartPart[]): { payload: Buffer; contentType: string } {
-  const boundary = '----fuzz-boundary-7MA4YWxkTrZu0gW'
-  const chunks: Buffer[] = []
-  for (const part of parts) {
-    chunks.push(Buffer.from(`--${boundary}\r\n`))
-    if ('value' in part) chunks.push(Buffer.from(`Content-Disposition: form-data; name="${part.name}"\r\n\r\n${part.value}\r\n`))
-    else {
-      chunks.push(Buffer.from(`Content-Disposition: form-data; name="${part.name}"; filename="${part.filename}"\r\nContent-Type: ${part.contentType}\r\n\r\n`))
-      chunks.push(part.data, Buffer.from('\r\n'))
-    }
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`))
-  return { payload: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` }
+/** A wallet-fixtures multipart body, as a multipart draft carries it. */
+function multipartBody(parts: Part[]): { payload: Buffer; contentType: string } {
+  const { payload, headers } = multipart(parts)
+  return { payload, contentType: headers['content-type']! }
 }
 
-// A 1x1 PNG, and a minimal PDF (the upload routes sniff the signature).
+// A 1x1 PNG (the upload routes sniff the signature).
 const PNG_BYTES = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
-const PDF = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n')

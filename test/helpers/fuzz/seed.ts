@@ -1,14 +1,14 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { bearer, DidClient } from '../did-client.js'
 import { signPresentation } from '../holder-wallet.js'
 import { IssuerActor } from '../issuer-setup.js'
+import { multipart } from '../wallet-fixtures.js'
 
 /** What the seeded world holds: one owner acting as issuer, holder and verifier, and a stranger. */
 export interface Seeded {
   owner: IssuerActor
   stranger: DidClient
-  strangerToken: string
   /** Property / parameter name -> a seeded value, for every route. */
   hints: Record<string, unknown>
   /** Route pattern -> names whose meaning differs per route (`id`, `request_id`). */
@@ -74,8 +74,8 @@ export async function seedWorld(app: FastifyInstance): Promise<Seeded> {
   const evidence = await uploadEvidence(app, owner.token, did)
   const wallet = await app.inject({ method: 'POST', url: '/api/auth/create-wallet', payload: { ...(await owner.proof(app)), wallet_name: 'Fuzz phone', wallet_type: 'mobile' } })
   if (wallet.statusCode !== 201) throw new Error(`seeding create-wallet: ${wallet.statusCode} ${wallet.body}`)
-  const statusListId = String(issued.credential_status?.status_list_id ?? jwtStatusListId(issued.jwt) ?? 'fuzz-list')
-  const hash = issued.credential_hash ?? createHash('sha256').update(issued.jwt).digest('hex')
+  const statusListId = jwtStatusListId(issued.jwt) ?? 'fuzz-list'
+  const hash = issued.credential_hash
 
   const hints: Record<string, unknown> = {
     did,
@@ -119,19 +119,15 @@ export async function seedWorld(app: FastifyInstance): Promise<Seeded> {
     { pattern: /^\/api\/verifier\/requests\/:id/, hints: { id: ownRequest.id } },
     { pattern: /^\/api\/verifier\/presentations\/:id/, hints: { id: presentation.id } },
     { pattern: /^\/api\/status-lists\/:id/, hints: { id: statusListId } },
-    { pattern: /^\/api\/verifier\/verify\/ipfs\//, hints: { ipfs_hash: issued.ipfs_hash ?? schema.ipfs_hash } },
+    { pattern: /^\/api\/verifier\/verify\/ipfs\//, hints: { ipfs_hash: issued.ipfs_hash } },
     { pattern: /^\/api\/docs\//, hints: { '*': 'swagger-ui.css' } },
   ]
-  return { owner, stranger, strangerToken, hints, routeHints }
+  return { owner, stranger, hints, routeHints }
 }
 
 async function uploadEvidence(app: FastifyInstance, token: string, did: string): Promise<string> {
-  const boundary = '----seed-boundary'
-  const payload = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="label"\r\n\r\ntranscript\r\n` +
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="t.txt"\r\nContent-Type: text/plain\r\n\r\nseeded evidence\r\n--${boundary}--\r\n`,
-  )
-  const res = await app.inject({ method: 'POST', url: `/api/wallet/${did}/evidence/upload`, headers: { ...bearer(token), 'content-type': `multipart/form-data; boundary=${boundary}` }, payload })
+  const upload = multipart([{ name: 'label', value: 'transcript' }, { name: 'file', filename: 't.txt', contentType: 'text/plain', data: Buffer.from('seeded evidence') }])
+  const res = await app.inject({ method: 'POST', url: `/api/wallet/${did}/evidence/upload`, headers: { ...bearer(token), ...upload.headers }, payload: upload.payload })
   if (res.statusCode !== 201) throw new Error(`seeding evidence: ${res.statusCode} ${res.body}`)
   return res.json().record.id
 }
