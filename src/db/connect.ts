@@ -1,10 +1,11 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
-import { PGlite } from '@electric-sql/pglite'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import type { DB } from './database.js'
 import { PGliteDialect } from './pglite-dialect.js'
+import { INT8_OID } from './pglite-protocol.js'
+import { PGliteThread } from './pglite-thread.js'
 import { PreparingClient } from './prepared-statements.js'
 import { UnstorableInputDialect } from './unstorable-input.js'
 
@@ -28,9 +29,6 @@ export interface DatabaseHandle {
   close(): Promise<void>
 }
 
-// int8 (counts, sums) as JS numbers on both engines; values here stay far below 2^53.
-const INT8_OID = 20
-
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   let db: Kysely<DB>
   let engine: DatabaseHandle['engine']
@@ -53,16 +51,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     engine = 'postgres'
   } else {
     if (options.pgliteDir) await fs.mkdir(path.dirname(options.pgliteDir), { recursive: true })
-    const pglite = new PGlite({
-      dataDir: options.pgliteDir,
-      loadDataDir: options.pgliteTemplate,
-      // PGlite starts with fsync off and this skips its per-statement flush: the WAL makes a
-      // killed process recover to its last commit (test/process/crash-safety.test.ts), but power
-      // loss or an OS crash can lose recent commits. Production durability: DATABASE_URL.
-      relaxedDurability: true,
-      parsers: { [INT8_OID]: Number },
-    })
-    db = new Kysely<DB>({ dialect: new UnstorableInputDialect(new PGliteDialect(pglite)) })
+    const thread = new PGliteThread({ dataDir: options.pgliteDir, template: await options.pgliteTemplate?.arrayBuffer() })
+    db = new Kysely<DB>({ dialect: new UnstorableInputDialect(new PGliteDialect(thread)) })
     engine = 'pglite'
   }
   return {

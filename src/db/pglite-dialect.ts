@@ -1,4 +1,3 @@
-import type { PGlite } from '@electric-sql/pglite'
 import {
   CompiledQuery,
   PostgresAdapter,
@@ -14,20 +13,22 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely'
+import type { PGliteThread } from './pglite-thread.js'
 
 /**
- * Kysely dialect for embedded PGlite. Written here because kysely-pglite 0.6 breaks on current
- * Kysely (DESIGN.md pitfalls). PGlite is one connection, so a FIFO lock hands it to one
- * Kysely connection at a time; a transaction holds the lock from BEGIN to COMMIT/ROLLBACK.
+ * Kysely dialect for embedded PGlite on its own thread (pglite-thread.ts). Written here because
+ * kysely-pglite 0.6 breaks on current Kysely (DESIGN.md pitfalls). PGlite is one session: a
+ * statement outside a transaction is sent at once and runs in turn; a transaction gets a turn
+ * number at BEGIN, and the thread runs nothing else until the transaction's connection is released.
  */
 export class PGliteDialect implements Dialect {
-  constructor(private readonly pglite: PGlite) {}
+  constructor(private readonly thread: PGliteThread) {}
 
   createAdapter(): DialectAdapter {
     return new PostgresAdapter()
   }
   createDriver(): Driver {
-    return new PGliteDriver(this.pglite)
+    return new PGliteDriver(this.thread)
   }
   createQueryCompiler(): QueryCompiler {
     return new PostgresQueryCompiler()
@@ -38,12 +39,15 @@ export class PGliteDialect implements Dialect {
 }
 
 class PGliteConnection implements DatabaseConnection {
-  constructor(private readonly pglite: PGlite) {}
+  /** 0 outside a transaction. */
+  turn = 0
+
+  constructor(private readonly thread: PGliteThread) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const result = await this.pglite.query<R>(query.sql, query.parameters as unknown[])
+    const result = await this.thread.query(query.sql, query.parameters, this.turn)
     return {
-      rows: result.rows,
+      rows: result.rows as R[],
       numAffectedRows: result.affectedRows === undefined ? undefined : BigInt(result.affectedRows),
     }
   }
@@ -54,47 +58,20 @@ class PGliteConnection implements DatabaseConnection {
   }
 }
 
-// A query that waits this long is almost surely a query on the database made while the same
-// code holds an open transaction: with one connection it would wait forever. Fail loudly.
-const LOCK_TIMEOUT_MS = 20_000
-const LOCK_TIMEOUT_MESSAGE = 'PGlite connection wait timed out (a query outside an open transaction in the same flow?)'
-
 class PGliteDriver implements Driver {
-  private tail: Promise<void> = Promise.resolve()
-  private readonly releases = new WeakMap<DatabaseConnection, () => void>()
-
-  constructor(private readonly pglite: PGlite) {}
+  constructor(private readonly thread: PGliteThread) {}
 
   async init(): Promise<void> {
-    await this.pglite.waitReady
+    await this.thread.ready
   }
 
+  // Each acquisition gets a fresh wrapper: its turn, if it opens a transaction, is its own.
   async acquireConnection(): Promise<DatabaseConnection> {
-    let release!: () => void
-    const next = new Promise<void>((resolve) => (release = resolve))
-    const previous = this.tail
-    this.tail = previous.then(() => next)
-    let timer: NodeJS.Timeout | undefined
-    try {
-      await Promise.race([
-        previous,
-        new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error(LOCK_TIMEOUT_MESSAGE)), LOCK_TIMEOUT_MS)
-        }),
-      ])
-    } catch (error) {
-      release() // let the queue move on past this abandoned turn
-      throw error
-    } finally {
-      clearTimeout(timer)
-    }
-    // One physical connection: each acquisition gets a fresh wrapper so its release is its own.
-    const conn = new PGliteConnection(this.pglite)
-    this.releases.set(conn, release)
-    return conn
+    return new PGliteConnection(this.thread)
   }
 
   async beginTransaction(conn: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    ;(conn as PGliteConnection).turn = this.thread.newTurn()
     const parts = ['begin']
     if (settings.isolationLevel) parts.push(`isolation level ${settings.isolationLevel}`)
     if (settings.accessMode) parts.push(settings.accessMode)
@@ -110,12 +87,12 @@ class PGliteDriver implements Driver {
   }
 
   async releaseConnection(conn: DatabaseConnection): Promise<void> {
-    this.releases.get(conn)?.()
-    this.releases.delete(conn)
+    const connection = conn as PGliteConnection
+    if (connection.turn !== 0) this.thread.endTurn(connection.turn)
+    connection.turn = 0
   }
 
   async destroy(): Promise<void> {
-    await this.tail
-    if (!this.pglite.closed) await this.pglite.close()
+    await this.thread.close()
   }
 }

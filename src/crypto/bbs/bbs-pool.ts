@@ -1,5 +1,6 @@
 import os from 'node:os'
-import { Worker } from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
+import { spawnModuleWorker } from '../../module-worker.js'
 import type { BbsKeyPair, BoundPredicate, DerivedProof, ProofCheck, ProofRequest, RevealedMessage } from './bbs-core.js'
 import type { BbsMessage } from './bbs-messages.js'
 import type { KemEnvelope } from '../kem-envelope.js'
@@ -33,21 +34,6 @@ interface Task {
 interface Slot {
   worker: Worker | undefined
   task: Task | undefined
-}
-
-// The worker file sits next to this module, with its extension: .js when compiled (plain node),
-// .ts under tsx (npm start, tests). Node 20 applies neither the parent's tsx loader nor an
-// `execArgv: ['--import', 'tsx']` to a worker's entry module (both fail with "Unknown file
-// extension .ts"), so a bootstrap registers tsx inside the worker, then imports the entry.
-const here = import.meta.url
-const fromSource = here.endsWith('.ts')
-const WORKER_URL = new URL(`./bbs-worker${fromSource ? '.ts' : '.js'}`, here)
-
-function spawnWorker(): Worker {
-  if (!fromSource) return new Worker(WORKER_URL)
-  const tsxApi = import.meta.resolve('tsx/esm/api')
-  const bootstrap = `import(${JSON.stringify(tsxApi)}).then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}) })`
-  return new Worker(bootstrap, { eval: true })
 }
 
 /**
@@ -134,7 +120,7 @@ export class BbsPool implements BbsEngine, KemSealer {
   }
 
   private start(slot: Slot): Worker {
-    const worker = spawnWorker()
+    const worker = spawnModuleWorker(import.meta.url, 'bbs-worker')
     const settle = (outcome: (task: Task) => void) => {
       const task = slot.task
       slot.task = undefined

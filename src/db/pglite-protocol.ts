@@ -1,0 +1,30 @@
+/** Messages between the event loop (pglite-thread.ts) and the embedded database's thread (pglite-worker.ts). */
+
+export interface WorkerOptions {
+  /** Unset: in memory. */
+  dataDir?: string
+  /** A data-dir tarball to start from (tests reuse one initdb). */
+  template?: ArrayBuffer
+  /** How long a statement may wait behind an open transaction (tests shorten it). */
+  lockTimeoutMs?: number
+}
+
+/**
+ * `turn`: 0 for a statement on its own; a transaction's number for its statements, which hold
+ * the session until `end`.
+ */
+export type ThreadRequest =
+  | { op: 'query'; id: number; turn: number; sql: string; params: unknown[] }
+  | { op: 'end'; turn: number }
+  | { op: 'close'; id: number }
+
+/** id 0 answers start-up. */
+export type ThreadReply =
+  | { id: number; rows: unknown[]; affectedRows?: number }
+  | { id: number; error: Record<string, unknown> & { message: string } }
+
+// int8 (counts, sums) as JS numbers on both engines; values here stay far below 2^53.
+export const INT8_OID = 20
+
+export const LOCK_TIMEOUT_MS = 20_000
+export const LOCK_TIMEOUT_MESSAGE = 'PGlite connection wait timed out (a query outside an open transaction in the same flow?)'
