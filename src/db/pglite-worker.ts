@@ -7,6 +7,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import { PGlite } from '@electric-sql/pglite'
+import { PGliteStatements } from './pglite-statements.js'
 import { INT8_OID, LOCK_TIMEOUT_MESSAGE, LOCK_TIMEOUT_MS, type ThreadReply, type ThreadRequest, type WorkerOptions } from './pglite-protocol.js'
 
 const port = parentPort!
@@ -22,6 +23,8 @@ const pglite = new PGlite({
   relaxedDurability: true,
   parsers: { [INT8_OID]: Number },
 })
+
+const statements = new PGliteStatements(pglite)
 
 type Waiting = ThreadRequest & { since: number }
 
@@ -52,7 +55,7 @@ async function handle(message: Waiting): Promise<void> {
     case 'query': {
       if (message.turn !== 0) active = message.turn
       try {
-        const result = await pglite.query(message.sql, message.params)
+        const result = await statements.query(message.sql, message.params)
         reply({ id: message.id, rows: result.rows, affectedRows: result.affectedRows })
       } catch (error) {
         reply({ id: message.id, error: toPlain(error) })

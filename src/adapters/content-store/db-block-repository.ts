@@ -18,7 +18,7 @@ const SMALL_BYTES = 64 * 1024
  */
 export class DbBlockRepository implements BlockRepository {
   // Small writes from concurrent callers (one envelope per issued credential) share one INSERT:
-  // on PGlite each statement costs ~0.4 ms of the event loop whatever its size. The merged
+  // PGlite runs one statement at a time, each ~0.4 ms whatever its size. The merged
   // statement is all-or-nothing for every caller in it, like each caller's own would be.
   private readonly small = new MicroBatcher<Block[], void>(async (groups) => {
     await this.insertRows(this.db, sortUnique(groups.flat()))

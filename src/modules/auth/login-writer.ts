@@ -4,9 +4,9 @@ import type { Clock } from '../../adapters/clock.js'
 import { spendChallengesAndTouchUsers, type LoginWrite, type UserSummary } from './users.repository.js'
 
 /**
- * The one database write of a login, batched across concurrent logins (group commit). On
- * embedded PGlite a statement costs ~0.4 ms of the event loop whatever its size, so batching is
- * what lets logins scale with concurrency. A nonce submitted twice in one batch is written once:
+ * The one database write of a login, batched across concurrent logins (group commit). Embedded
+ * PGlite runs one statement at a time on its thread, each costing ~0.4 ms whatever its size, so
+ * batching is what lets logins scale with concurrency. A nonce submitted twice in one batch is written once:
  * the second submission gets undefined, like a replay.
  */
 export class LoginWriter {

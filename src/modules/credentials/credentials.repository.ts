@@ -17,14 +17,11 @@ const toColumns = (c: NewCredential) => ({
 })
 
 /**
- * One statement for any number of credentials (group commit of concurrent issuances). Only the
- * generated columns come back: the caller has the rest, and reading back every JWT and JSON
- * column costs parse time on the event loop (PGlite decodes results in JS).
- */
-/**
  * Stores issued credentials with each holder's `credential_received` wallet activity
  * (docs/wallet.md) in one statement (data-modifying CTEs): atomic without a transaction, one
- * round trip for a whole batch of issuances.
+ * round trip for a whole batch of issuances (group commit). Only the generated columns come
+ * back: the caller has the rest, and reading back every JWT and JSON column costs decoding
+ * (and, on PGlite, copying across threads) for nothing.
  */
 export async function insertCredentialsWithActivity(db: Executor, rows: NewCredential[]): Promise<CredentialRow[]> {
   if (rows.length === 0) return []

@@ -62,8 +62,8 @@ const PREVIEW_MAX = 5
  * content store, and records it with its status-list slot.
  */
 export class IssuanceService {
-  // Concurrent issuances share one INSERT (group commit): on PGlite a statement costs the same
-  // event-loop time whatever its size.
+  // Concurrent issuances share one INSERT (group commit): PGlite runs one statement at a time,
+  // at much the same cost whatever its size.
   private readonly writer: MicroBatcher<NewCredential, CredentialRow | Error>
   private readonly contexts: MicroBatcher<ContextKey, IssuanceContext | undefined>
 

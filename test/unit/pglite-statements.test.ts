@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict'
+import { readFile } from 'node:fs/promises'
+import { after, before, describe, it } from 'node:test'
+import { PGlite } from '@electric-sql/pglite'
+import { PGliteStatements } from '../../src/db/pglite-statements.js'
+
+// Runs once, with the unit tests: it is about PGlite alone.
+describe('PGlite named prepared statements', () => {
+  let pglite: PGlite
+  let statements: PGliteStatements
+
+  before(async () => {
+    const templatePath = process.env.TEST_PGLITE_TEMPLATE
+    pglite = new PGlite({ loadDataDir: templatePath ? new Blob([await readFile(templatePath)]) : undefined, parsers: { 20: Number } })
+    statements = new PGliteStatements(pglite, 3)
+    await pglite.exec(`create table items (id int primary key, doc jsonb, at timestamptz, raw bytea, tags text[], flag boolean, n bigint)`)
+  })
+  after(() => pglite.close())
+
+  it('answers like PGlite query() for every parameter and result type the service uses', async () => {
+    const at = new Date('2026-11-23T10:00:00.123Z')
+    const params = [1, { a: [1, 'x'], b: null }, at, new Uint8Array([0, 255, 7]), ['p', 'q'], true, 42]
+    const insert = 'insert into items values ($1, $2, $3, $4, $5, $6, $7) returning *'
+    const ours = await statements.query(insert, params)
+    const theirs = await pglite.query('select * from items where id = $1', [1])
+    assert.deepEqual(ours.rows, theirs.rows)
+    assert.deepEqual(ours.rows[0], { id: 1, doc: { a: [1, 'x'], b: null }, at, raw: new Uint8Array([0, 255, 7]), tags: ['p', 'q'], flag: true, n: 42 })
+    assert.equal(ours.affectedRows, 1)
+    const nulls = await statements.query(insert.replace('returning *', 'returning doc, at'), [2, null, undefined, null, null, null, null])
+    assert.deepEqual(nulls.rows, [{ doc: null, at: null }])
+  })
+
+  it('keeps answering right when statements are evicted beyond its cap and prepared again', async () => {
+    for (let round = 0; round < 3; round++) {
+      for (let k = 0; k < 6; k++) {
+        const { rows } = await statements.query(`select $1::int + ${k} as v`, [round])
+        assert.deepEqual(rows, [{ v: round + k }])
+      }
+    }
+    const prepared = await pglite.query<{ n: number }>('select count(*)::int as n from pg_prepared_statements')
+    assert.ok(prepared.rows[0]!.n <= 3, `${prepared.rows[0]!.n} statements still prepared, cap 3`)
+  })
+
+  it('reports errors with their SQLSTATE and stays usable, both for bad text and for bad values', async () => {
+    await assert.rejects(statements.query('selec 1', []), (e: Error & { code?: string }) => e.code === '42601')
+    await assert.rejects(statements.query('select 1 / $1::int as v', [0]), (e: Error & { code?: string }) => e.code === '22012')
+    assert.deepEqual((await statements.query('select 1 / $1::int as v', [1])).rows, [{ v: 1 }])
+  })
+
+  it('sees a transaction through: an error inside aborts it until rollback', async () => {
+    await statements.query('begin', [])
+    await statements.query('insert into items (id) values ($1)', [10])
+    await assert.rejects(statements.query('insert into items (id) values ($1)', [10]), (e: Error & { code?: string }) => e.code === '23505')
+    await assert.rejects(statements.query('select 1', []), (e: Error & { code?: string }) => e.code === '25P02')
+    await statements.query('rollback', [])
+    assert.deepEqual((await statements.query('select count(*)::int as n from items where id = $1', [10])).rows, [{ n: 0 }])
+  })
+})
