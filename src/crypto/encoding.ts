@@ -12,3 +12,14 @@ export function decodeBase64Any(text: string): Uint8Array | undefined {
   if (normalized.length % 4 === 1) return undefined
   return new Uint8Array(Buffer.from(normalized, 'base64'))
 }
+
+/** The parts one after another, in a new plain Uint8Array. */
+export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, part) => n + part.byteLength, 0))
+  let offset = 0
+  for (const part of parts) {
+    out.set(part, offset)
+    offset += part.byteLength
+  }
+  return out
+}

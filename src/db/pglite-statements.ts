@@ -1,4 +1,5 @@
 import { parse, protocol, type PGlite, type Results } from '@electric-sql/pglite'
+import { concatBytes } from '../crypto/encoding.js'
 
 const { serialize } = protocol
 
@@ -36,14 +37,14 @@ export class PGliteStatements {
       return serializer ? serializer(value) : String(value)
     })
     const { messages } = await this.pglite.execProtocol(
-      concat(serialize.bind({ statement: statement.name, values }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()),
+      concatBytes([serialize.bind({ statement: statement.name, values }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()]),
     )
     return parse.parseResults(messages, this.pglite.parsers)[0]!
   }
 
   private async prepare(sql: string): Promise<Prepared> {
     const name = `s${this.nextName++}`
-    const { messages } = await this.pglite.execProtocol(concat(serialize.parse({ name, text: sql, types: [] }), serialize.describe({ type: 'S', name }), serialize.sync()))
+    const { messages } = await this.pglite.execProtocol(concatBytes([serialize.parse({ name, text: sql, types: [] }), serialize.describe({ type: 'S', name }), serialize.sync()]))
     const statement = { name, paramTypes: parse.parseDescribeStatementResults(messages) }
     if (this.prepared.size >= this.max) await this.evictOldest()
     this.prepared.set(sql, statement)
@@ -53,16 +54,6 @@ export class PGliteStatements {
   private async evictOldest(): Promise<void> {
     const [sql, oldest] = this.prepared.entries().next().value as [string, Prepared]
     this.prepared.delete(sql)
-    await this.pglite.execProtocol(concat(serialize.close({ type: 'S', name: oldest.name }), serialize.sync()))
+    await this.pglite.execProtocol(concatBytes([serialize.close({ type: 'S', name: oldest.name }), serialize.sync()]))
   }
-}
-
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, part) => n + part.byteLength, 0))
-  let offset = 0
-  for (const part of parts) {
-    out.set(part, offset)
-    offset += part.byteLength
-  }
-  return out
 }

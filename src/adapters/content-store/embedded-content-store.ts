@@ -15,6 +15,7 @@ import {
   PayloadTooLargeError,
   UnprocessableError,
 } from '../../errors.js'
+import { concatBytes } from '../../crypto/encoding.js'
 import { blockKey, type Block, type BlockRepository } from './block-repository.js'
 import {
   DEFAULT_PROFILE,
@@ -197,12 +198,5 @@ async function collect(input: BlockInput): Promise<Uint8Array> {
   if (input instanceof Uint8Array) return input
   const parts: Uint8Array[] = []
   for await (const part of input) parts.push(part)
-  if (parts.length === 1) return parts[0]!
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0))
-  let offset = 0
-  for (const part of parts) {
-    out.set(part, offset)
-    offset += part.byteLength
-  }
-  return out
+  return parts.length === 1 ? parts[0]! : concatBytes(parts)
 }

@@ -1,4 +1,5 @@
 import { keccak_256 } from '@noble/hashes/sha3.js'
+import { concatBytes } from '../../crypto/encoding.js'
 
 /**
  * The batch tree of the credential registry (contracts/CredentialRegistry.sol `leaf` and
@@ -12,7 +13,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js'
 export type Hex32 = `0x${string}`
 
 export function leafOf(issuer: Hex32, credentialHash: Hex32): Hex32 {
-  return toHex(keccak_256(concat([Uint8Array.of(0), fromHex(issuer), fromHex(credentialHash)])))
+  return toHex(keccak_256(concatBytes([Uint8Array.of(0), fromHex(issuer), fromHex(credentialHash)])))
 }
 
 export interface MerkleTree {
@@ -52,7 +53,7 @@ export function verifyProof(leaf: Hex32, proof: readonly Hex32[], root: Hex32): 
 }
 
 function hashPair(a: Uint8Array, b: Uint8Array): Uint8Array {
-  return keccak_256(concat(compare(a, b) <= 0 ? [Uint8Array.of(1), a, b] : [Uint8Array.of(1), b, a]))
+  return keccak_256(concatBytes(compare(a, b) <= 0 ? [Uint8Array.of(1), a, b] : [Uint8Array.of(1), b, a]))
 }
 
 function compare(a: Uint8Array, b: Uint8Array): number {
@@ -60,15 +61,6 @@ function compare(a: Uint8Array, b: Uint8Array): number {
   return 0
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
-  let offset = 0
-  for (const p of parts) {
-    out.set(p, offset)
-    offset += p.length
-  }
-  return out
-}
 
 function fromHex(hex: string): Uint8Array {
   return Uint8Array.from(Buffer.from(hex.replace(/^0x/, ''), 'hex'))
