@@ -74,8 +74,11 @@ export class PGliteThread {
     if (!waiter) return
     this.pending.delete(message.id)
     if (this.pending.size === 0) this.worker.unref()
-    if ('error' in message) waiter.reject(Object.assign(new Error(message.error.message), message.error))
-    else waiter.resolve(message)
+    if (!('error' in message)) return waiter.resolve(message)
+    const error = Object.assign(new Error(message.error.message), message.error)
+    waiter.reject(error)
+    // A database that did not start answers every later statement with why.
+    if (message.id === 0) this.stop(error)
   }
 
   private stop(error: Error): void {

@@ -67,8 +67,12 @@ async function handle(message: Waiting): Promise<void> {
       return
     case 'close':
       clearInterval(expiry)
-      if (!pglite.closed) await pglite.close()
-      reply({ id: message.id, rows: [] })
+      try {
+        if (!pglite.closed) await pglite.close()
+        reply({ id: message.id, rows: [] })
+      } catch (error) {
+        reply({ id: message.id, error: toPlain(error) })
+      }
       port.close()
       return
   }

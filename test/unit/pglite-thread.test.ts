@@ -114,7 +114,9 @@ describe('PGlite thread lifecycle', () => {
 
   it('reports a database that cannot start as an error on the first statement', async () => {
     const db = await open({ dataDir: '/proc/self/not-a-place-for-a-database' })
-    await assert.rejects(sql`select 1`.execute(db))
+    const first = await sql`select 1`.execute(db).then(() => assert.fail('a database in /proc started'), (e: Error) => e)
+    // Every later statement gets the same reason, not a bare "closed".
+    await assert.rejects(sql`select 2`.execute(db), (e: Error) => e.message === first.message)
     await db.destroy().catch(() => undefined)
   })
 })
