@@ -14,7 +14,7 @@ export interface WorkerOptions {
  * the session until `end`.
  */
 export type ThreadRequest =
-  | { op: 'query'; id: number; turn: number; sql: string; params: unknown[] }
+  | { op: 'query'; id: number; turn: number; sql: string; params: readonly unknown[] }
   | { op: 'end'; turn: number }
   | { op: 'close'; id: number }
 

@@ -26,7 +26,7 @@ export class PGliteStatements {
     private readonly max = 500,
   ) {}
 
-  async query(sql: string, params: unknown[]): Promise<Results> {
+  async query(sql: string, params: readonly unknown[]): Promise<Results> {
     const statement = this.prepared.get(sql) ?? (await this.prepare(sql))
     // Most recently used last: Map keeps insertion order.
     this.prepared.delete(sql)

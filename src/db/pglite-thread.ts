@@ -34,7 +34,7 @@ export class PGliteThread {
   }
 
   query(sql: string, params: readonly unknown[], turn: number): Promise<{ rows: unknown[]; affectedRows?: number }> {
-    return this.call((id) => ({ op: 'query', id, turn, sql, params: [...params] }))
+    return this.call((id) => ({ op: 'query', id, turn, sql, params }))
   }
 
   /** A number for a transaction's statements: they hold the session until `endTurn`. */
