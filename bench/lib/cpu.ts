@@ -15,6 +15,8 @@ export interface CpuSnapshot {
   server: number | undefined
   /** The server's main thread alone (its event loop); `server` adds worker and libuv threads. */
   serverMain: number | undefined
+  /** Every server thread but the main one, by id (Node names none, so the busiest is picked afterwards). */
+  serverThreads: Map<number, number>
   /** Per pid, because backends come and go (the pool closes idle connections). */
   postgres: Map<number, number>
   machine: { busy: number; steal: number; total: number } | undefined
@@ -27,6 +29,7 @@ export function cpuSnapshot(serverPid: number): CpuSnapshot {
     self: (usage.user + usage.system) / 1e6,
     server: processCpuSeconds(serverPid),
     serverMain: processCpuSeconds(serverPid, serverPid),
+    serverThreads: threadCpuSeconds(serverPid),
     postgres: postgresCpuSeconds(),
     machine: machineSeconds(),
   }
@@ -37,6 +40,11 @@ export interface CpuUse {
   clientCores: number
   serverCores: number | undefined
   serverMainThreadCores: number | undefined
+  /**
+   * The busiest server thread other than the main one: on embedded PGlite under JWT load, the
+   * database's thread (src/db/pglite-worker.ts); near 1.0 means it is the limit.
+   */
+  serverBusiestWorkerCores: number | undefined
   postgresCores: number | undefined
   /** Busy time nobody above accounts for, steal included: high values mean a noisy run. */
   otherCores: number | undefined
@@ -51,12 +59,19 @@ export function cpuBetween(a: CpuSnapshot, b: CpuSnapshot, ownPostgres: boolean)
   const clientCores = (b.self - a.self) / wall
   const serverCores = a.server === undefined || b.server === undefined ? undefined : (b.server - a.server) / wall
   const serverMainThreadCores = a.serverMain === undefined || b.serverMain === undefined ? undefined : (b.serverMain - a.serverMain) / wall
+  let busiest: number | undefined
+  for (const [tid, seconds] of b.serverThreads) {
+    const before = a.serverThreads.get(tid)
+    if (before === undefined) continue
+    busiest = Math.max(busiest ?? 0, seconds - before)
+  }
+  const serverBusiestWorkerCores = busiest === undefined ? undefined : busiest / wall
   // Processes that exited in between are left out (their last seconds are lost, a small error).
   let postgres = 0
   for (const [pid, seconds] of b.postgres) postgres += seconds - (a.postgres.get(pid) ?? 0)
   const postgresCores = ownPostgres && b.postgres.size > 0 ? postgres / wall : undefined
   if (!a.machine || !b.machine || serverCores === undefined) {
-    return { clientCores, serverCores, serverMainThreadCores, postgresCores, otherCores: undefined, stealCores: undefined, machineBusy: undefined }
+    return { clientCores, serverCores, serverMainThreadCores, serverBusiestWorkerCores, postgresCores, otherCores: undefined, stealCores: undefined, machineBusy: undefined }
   }
   const total = b.machine.total - a.machine.total
   const busy = b.machine.busy - a.machine.busy
@@ -65,6 +80,7 @@ export function cpuBetween(a: CpuSnapshot, b: CpuSnapshot, ownPostgres: boolean)
     clientCores,
     serverCores,
     serverMainThreadCores,
+    serverBusiestWorkerCores,
     postgresCores,
     otherCores: (busy / total) * cores - clientCores - serverCores - (postgresCores ?? 0),
     stealCores: ((b.machine.steal - a.machine.steal) / total) * cores,
@@ -91,6 +107,22 @@ function processCpuSeconds(pid: number, thread?: number): number | undefined {
   } catch {
     return undefined // exited, or no /proc
   }
+}
+
+/** Per thread of the process but its main thread (id = pid). */
+function threadCpuSeconds(pid: number): Map<number, number> {
+  const found = new Map<number, number>()
+  let tids: number[]
+  try {
+    tids = readdirSync(`/proc/${pid}/task`).map(Number).filter((tid) => tid !== pid)
+  } catch {
+    return found
+  }
+  for (const tid of tids) {
+    const seconds = processCpuSeconds(pid, tid)
+    if (seconds !== undefined) found.set(tid, seconds)
+  }
+  return found
 }
 
 function postgresCpuSeconds(): Map<number, number> {

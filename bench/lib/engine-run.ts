@@ -27,6 +27,16 @@ export async function measured<T>(pid: number, ownPostgres: boolean, phase: () =
 export const noise = (cpu: CpuUse) => (cpu.otherCores === undefined ? '' : `; other load ${cpu.otherCores.toFixed(2)} cores`)
 
 /**
+ * Server CPU per operation (ms), whole process, main thread and busiest other thread: steadier
+ * than operations per second on a shared machine, and it says which thread a change relieved.
+ */
+export function cpuPerOperation(cpu: CpuUse, perSecond: number): string {
+  if (cpu.serverCores === undefined || perSecond <= 0) return ''
+  const ms = (cores: number | undefined) => (cores === undefined ? '?' : ((cores * 1000) / perSecond).toFixed(3))
+  return `; server CPU per op ${ms(cpu.serverCores)} ms: main ${ms(cpu.serverMainThreadCores)}, busiest other thread ${ms(cpu.serverBusiestWorkerCores)}`
+}
+
+/**
  * Against one server process: warm up (JIT, signing-key cache, users created), then floor and
  * login phases interleaved so slow drifts of the shared machine hit both alike.
  */

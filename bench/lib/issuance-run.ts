@@ -1,5 +1,5 @@
 import type { CpuUse } from './cpu.js'
-import { measured, noise } from './engine-run.js'
+import { cpuPerOperation, measured, noise } from './engine-run.js'
 import { JsonClient } from './http-client.js'
 import { enrollHolders, HOLDER_COUNT, ISSUANCE_PHASES, runIssuanceLoad, setUpIssuer, type IssuanceLoadResult, type IssuancePhase } from './issuance-load.js'
 import type { BenchOptions, Engine } from './options.js'
@@ -42,7 +42,7 @@ export async function runIssuanceAgainstServer(server: ServerProcess, engine: En
       for (const phase of ISSUANCE_PHASES) {
         const result = await measured(server.pid, ownPostgres, () => runIssuanceLoad(client, issuer, phase, holders, connections, options.seconds))
         const errors = result.errors ? ` ${JSON.stringify(result.errorKinds)}` : ''
-        log(`  round ${i}: issuance ${PHASE_LABEL[phase]} ${Math.round(result.credentialsPerSecond)}/s, p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms (errors ${result.errors}${errors}${noise(result.cpu)})`)
+        log(`  round ${i}: issuance ${PHASE_LABEL[phase]} ${Math.round(result.credentialsPerSecond)}/s, p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms (errors ${result.errors}${errors}${noise(result.cpu)}${cpuPerOperation(result.cpu, result.credentialsPerSecond)})`)
         round[phase] = result
       }
       rounds.push(round)

@@ -2,7 +2,7 @@ import { verify } from 'node:crypto'
 import { ed25519PublicKeyObject, generateEd25519, ed25519PrivateKeyObject, ed25519Sign } from '../../src/crypto/ed25519.js'
 import { coreCount } from './cpu.js'
 import type { CpuUse } from './cpu.js'
-import { measured, noise } from './engine-run.js'
+import { cpuPerOperation, measured, noise } from './engine-run.js'
 import { JsonClient } from './http-client.js'
 import { setUpIssuer } from './issuance-load.js'
 import type { BenchOptions, Engine } from './options.js'
@@ -55,7 +55,7 @@ export async function runVerificationAgainstServer(server: ServerProcess, engine
     const rounds: Array<VerificationLoadResult & { cpu: CpuUse }> = []
     for (let i = 1; i <= options.rounds; i++) {
       const result = await measured(server.pid, engine === 'postgres', () => runVerificationLoad(client, setUp, options.connections, options.seconds))
-      log(`  round ${i}: JWT-VC presentation verification ${Math.round(result.perSecond)}/s, p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms (errors ${result.errors}${result.errors ? ` ${JSON.stringify(result.errorKinds)}` : ''}${noise(result.cpu)})`)
+      log(`  round ${i}: JWT-VC presentation verification ${Math.round(result.perSecond)}/s, p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms (errors ${result.errors}${result.errors ? ` ${JSON.stringify(result.errorKinds)}` : ''}${noise(result.cpu)}${cpuPerOperation(result.cpu, result.perSecond)})`)
       rounds.push(result)
     }
     const sorted = [...rounds].sort((a, b) => a.perSecond - b.perSecond)
