@@ -30,6 +30,22 @@ describe('PGlite named prepared statements', () => {
     assert.deepEqual(nulls.rows, [{ doc: null, at: null }])
   })
 
+  it('reads answers that arrive in many pieces, and the counts of every kind of write, like query()', async () => {
+    // ~2 MB of rows: far more than one write out of WebAssembly.
+    const big = `select g as n, repeat(chr(65 + g % 26), 40000 + g) as text, case when g % 2 = 0 then null else jsonb_build_object('g', g, 'é', 'ü') end as doc from generate_series(1, 50) g`
+    const ours = await statements.query(big, [])
+    const theirs = await pglite.query(big)
+    assert.equal(ours.rows.length, 50)
+    assert.deepEqual(ours.rows, theirs.rows)
+    assert.deepEqual(ours.rows[2], { n: 3, text: 'D'.repeat(40003), doc: { g: 3, é: 'ü' } })
+    assert.deepEqual(await statements.query('select 1 as n where false', []), { rows: [], affectedRows: 0 })
+    await statements.query('insert into items (id, n) select g, g from generate_series(100, 104) g', [])
+    const updated = await statements.query('update items set n = n + 1 where id >= $1 returning id', [102])
+    assert.equal(updated.affectedRows, 3)
+    assert.deepEqual(updated.rows.map((r) => r.id).sort(), [102, 103, 104])
+    assert.deepEqual(await statements.query('delete from items where id >= $1', [100]), { rows: [], affectedRows: 5 })
+  })
+
   it('keeps answering right when statements are evicted beyond its cap and prepared again', async () => {
     for (let round = 0; round < 3; round++) {
       for (let k = 0; k < 6; k++) {
