@@ -105,8 +105,10 @@ function toPlain(error: unknown): Record<string, unknown> & { message: string } 
 pglite.waitReady.then(
   () => {
     reply({ id: 0, rows: [] })
-    port.on('message', (message: ThreadRequest) => {
-      waiting.push({ ...message, since: Date.now() })
+    port.on('message', (message: Waiting) => {
+      // A fresh object from the structured clone: stamped in place rather than copied.
+      message.since = Date.now()
+      waiting.push(message)
       void pump()
     })
   },

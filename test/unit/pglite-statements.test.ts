@@ -46,6 +46,17 @@ describe('PGlite named prepared statements', () => {
     assert.deepEqual(await statements.query('delete from items where id >= $1', [100]), { rows: [], affectedRows: 5 })
   })
 
+  it('binds parameters of any size and script intact, statement after statement', async () => {
+    const texts = ['', 'plain', 'é ü ß', '日本語のテキスト', '🔑 emoji 👍🏽', 'x'.repeat(70_000) + '€', JSON.stringify({ note: 'ñ'.repeat(30_000) })]
+    for (const [i, text] of texts.entries()) {
+      const { rows } = await statements.query('select $1::text as text, octet_length($1::text) as bytes, $2::int as i', [text, i])
+      assert.deepEqual(rows, [{ text, bytes: Buffer.byteLength(text), i }])
+    }
+    const doc = { name: 'Zoë', list: ['α', 'β'], deep: { n: 1.5, ok: true } }
+    const { rows } = await statements.query('select $1::jsonb as doc, $2::text[] as tags, $3::timestamptz as at', [doc, ['a', 'b c', 'ü'], new Date('2026-11-23T10:00:00Z')])
+    assert.deepEqual(rows, [{ doc, tags: ['a', 'b c', 'ü'], at: new Date('2026-11-23T10:00:00Z') }])
+  })
+
   it('keeps answering right when statements are evicted beyond its cap and prepared again', async () => {
     for (let round = 0; round < 3; round++) {
       for (let k = 0; k < 6; k++) {
