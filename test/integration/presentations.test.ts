@@ -101,6 +101,11 @@ describe('presentations: holder inbox, approval, verification', () => {
     assert.deepEqual(verified.blockchain_verification, { on_chain: false, revoked: false, verified: false })
     assert.equal(typeof verified.consent_valid, 'boolean')
     assert.equal(typeof verified.auto_approved, 'boolean')
+    // The presentation the verify answer shows is the one stored.
+    const served = await callAs(t.app, 'GET', `/api/verifier/presentations/${presentation.id}`, verifierToken)
+    assert.deepEqual(verified.presentation, served.json().presentation)
+    assert.equal(verified.presentation.status, 'verified')
+    assert.equal(verified.presentation.verified_at, verified.verification_result.verified_at)
     const listed = await callAs(t.app, 'GET', `/api/verifier/${verifier.did}/presentations`, verifierToken)
     assert.ok(listed.json().presentations.some((p: Json) => p.id === presentation.id && p.is_verified === true && p.status === 'verified'))
     assert.deepEqual(listed.json().presentations.find((p: Json) => p.id === presentation.id).provided_attributes, ['birth_date', 'given_name', 'gpa'])
@@ -115,8 +120,11 @@ describe('presentations: holder inbox, approval, verification', () => {
     assert.equal(failed.status, 'failed')
     assert.ok(failed.verification_result.errors.some((e: string) => /revoked/.test(e)), failed.verification_result.errors.join('; '))
     assert.equal(failed.blockchain_verification.revoked, true)
-    // Verification is repeatable: the first presentation now fails too.
-    assert.equal((await verify(presentation)).verification_result.is_valid, false)
+    // Verification is repeatable: the first presentation now fails too, and its request says so.
+    const reverified = await verify(presentation)
+    assert.equal(reverified.verification_result.is_valid, false)
+    assert.deepEqual(reverified.presentation, (await callAs(t.app, 'GET', `/api/verifier/presentations/${presentation.id}`, verifierToken)).json().presentation)
+    assert.equal((await callAs(t.app, 'GET', `/api/verifier/requests/${created.request.id}`, verifierToken)).json().request.status, 'failed')
   })
 
   it('fails tampered credentials, foreign signatures, missing attributes and unmet predicates with readable errors', async () => {

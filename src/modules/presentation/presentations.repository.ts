@@ -148,22 +148,34 @@ export interface AnsweredRequest {
   callback_url: string | null
 }
 
-const presentationWithRequest = compiledOnce((db, p: { id: string }) =>
+/** What a verification replaces: read only to be overwritten, so not read at all. */
+type Outcome = 'verification_result' | 'provided_attributes' | 'revoked_attributes'
+/** A presentation as verification reads it: all but its JWT (compared in SQL) and the last outcome. */
+export type PresentationToVerify = Omit<PresentationRow, 'presentation_jwt' | Outcome>
+
+const presentationWithRequest = compiledOnce((db, p: { id: string; jwt: string }) =>
   db
     .selectFrom('presentations as p')
     .leftJoin('presentation_requests as r', 'r.id', 'p.request_id')
-    .selectAll('p')
+    .select(['p.id', 'p.request_id', 'p.prover_did', 'p.verifier_did', 'p.presentation_type', 'p.credential_ids', 'p.status', 'p.is_verified', 'p.consent_id', 'p.verified_at', 'p.created_at', 'p.updated_at'])
+    .select((eb) => eb('p.presentation_jwt', '=', p.jwt).as('jwt_matches'))
     .select(['r.id as r_id', 'r.nonce as r_nonce', 'r.required_credentials as r_required_credentials', 'r.required_predicates as r_required_predicates', 'r.callback_url as r_callback_url'])
     .where('p.id', '=', p.id),
 )
 
-/** A presentation with the request it answers, in one round trip (verification runs it per call). */
-export async function findPresentationWithRequest(db: Executor, id: string): Promise<{ presentation: PresentationRow; request?: AnsweredRequest } | undefined> {
-  const [row] = await presentationWithRequest(db, { id })
+/**
+ * A presentation with the request it answers, in one round trip (verification runs it per call),
+ * and whether `jwt` is its JWT. The JWT (kilobytes, TOASTed) and the outcome of the last
+ * verification stay in the database: what they cost to decode and copy was most of this
+ * statement's time on PGlite's thread.
+ */
+export async function findPresentationToVerify(db: Executor, id: string, jwt: string): Promise<{ presentation: PresentationToVerify; jwtMatches: boolean; request?: AnsweredRequest } | undefined> {
+  const [row] = await presentationWithRequest(db, { id, jwt })
   if (!row) return undefined
-  const { r_id, r_nonce, r_required_credentials, r_required_predicates, r_callback_url, ...presentation } = row
+  const { r_id, r_nonce, r_required_credentials, r_required_predicates, r_callback_url, jwt_matches, ...presentation } = row
   return {
     presentation,
+    jwtMatches: jwt_matches === true,
     request: r_id === null ? undefined : { id: r_id, nonce: r_nonce!, required_credentials: r_required_credentials!, required_predicates: r_required_predicates!, callback_url: r_callback_url },
   }
 }
@@ -174,7 +186,10 @@ const verificationUpdate = compiledOnce(
     p: { id: string; request_id: string | null; status: string; is_verified: boolean; provided_attributes: string; revoked_attributes: string; verification_result: string; consent_id: string | null; at: Date },
   ) =>
     db
-      .with('request_update', (qb) => qb.updateTable('presentation_requests').set({ status: p.status, updated_at: p.at }).where('id', '=', p.request_id).returning('id'))
+      // A request already in this status is left as it is (no new row version, updated_at kept).
+      .with('request_update', (qb) =>
+        qb.updateTable('presentation_requests').set({ status: p.status, updated_at: p.at }).where('id', '=', p.request_id).where('status', 'is distinct from', p.status).returning('id'),
+      )
       .updateTable('presentations')
       .set({
         status: p.status,
@@ -187,21 +202,23 @@ const verificationUpdate = compiledOnce(
         updated_at: p.at,
       })
       .where('id', '=', p.id)
-      .returningAll(),
+      .returning('id'),
 )
 
 /**
  * Stores a verification's outcome and, when the presentation answers a request, moves the
  * request to the same status: one statement (a data-modifying CTE), so atomic without a
- * transaction of its own.
+ * transaction of its own. The row it answers is `read` with the outcome applied: every column
+ * the statement sets is set to these values, the others never change after submission
+ * (returning the whole row cost PGlite's thread more than the update itself).
  */
 export async function recordVerification(
   db: Executor,
-  id: string,
+  read: PresentationToVerify & { presentation_jwt: string },
   outcome: { status: 'verified' | 'failed'; is_verified: boolean; provided_attributes: string[]; revoked_attributes: string[]; verification_result: Record<string, unknown>; consent_id: string | null; at: Date; request_id?: string },
 ): Promise<PresentationRow> {
   const [row] = await verificationUpdate(db, {
-    id,
+    id: read.id,
     request_id: outcome.request_id ?? null,
     status: outcome.status,
     is_verified: outcome.is_verified,
@@ -211,8 +228,18 @@ export async function recordVerification(
     consent_id: outcome.consent_id,
     at: outcome.at,
   })
-  if (!row) throw new Error(`presentation ${id} disappeared while it was verified`)
-  return row
+  if (!row) throw new Error(`presentation ${read.id} disappeared while it was verified`)
+  return {
+    ...read,
+    status: outcome.status,
+    is_verified: outcome.is_verified,
+    provided_attributes: outcome.provided_attributes,
+    revoked_attributes: outcome.revoked_attributes,
+    verification_result: outcome.verification_result,
+    consent_id: outcome.consent_id,
+    verified_at: outcome.at,
+    updated_at: outcome.at,
+  }
 }
 
 export function listPresentations(db: Executor, by: { verifierDid?: string; proverDid?: string }, page: { limit: number; after?: string }): Promise<PresentationRow[]> {

@@ -99,12 +99,12 @@ export class VerifierPresentationService {
   }
 
   async verify(verifierDid: string, id: string, input: { presentation_jwt: string }): Promise<VerifyResponse> {
-    const found = await repo.findPresentationWithRequest(this.deps.db, id)
+    const jwt = input.presentation_jwt.trim()
+    const found = await repo.findPresentationToVerify(this.deps.db, id, jwt)
     if (!found || found.presentation.verifier_did !== verifierDid) throw new NotFoundError('Presentation not found')
-    const { presentation, request } = found
-    if (input.presentation_jwt.trim() !== presentation.presentation_jwt) {
-      throw new ValidationError('presentation_jwt is not the JWT of this presentation', { details: { field: 'presentation_jwt' } })
-    }
+    if (!found.jwtMatches) throw new ValidationError('presentation_jwt is not the JWT of this presentation', { details: { field: 'presentation_jwt' } })
+    const presentation = { ...found.presentation, presentation_jwt: jwt }
+    const { request } = found
     const now = this.deps.clock.now()
     const consents = this.deps.consents
     // The checks of the presentation and the consent lookup are independent: both at once.
@@ -145,7 +145,7 @@ export class VerifierPresentationService {
         errors,
         verified_at: now.toISOString(),
       }
-      const row = await repo.recordVerification(db, presentation.id, {
+      const row = await repo.recordVerification(db, presentation, {
         status,
         is_verified: isValid,
         provided_attributes: outcome.providedAttributes,
