@@ -60,7 +60,17 @@ export class PGliteStatements {
       // A view into WebAssembly memory, reused by the next write: copied.
       onRawData: (chunk) => chunks.push(chunk.slice()),
     })
-    return readResult(chunks.length === 1 ? chunks[0]! : concatBytes(chunks), statement.columns)
+    try {
+      return readResult(chunks.length === 1 ? chunks[0]! : concatBytes(chunks), statement.columns)
+    } catch (error) {
+      // The statement's tables changed shape since it was prepared (DDL): PostgreSQL refuses to
+      // run it with the old row shape; forgotten, the next call prepares it afresh.
+      if ((error as { code?: string }).code === CACHED_PLAN_CHANGED && this.prepared.get(sql) === statement) {
+        // Its own failure (say, inside an aborted transaction) must not hide the one above.
+        await this.forget(sql, statement).catch(() => undefined)
+      }
+      throw error
+    }
   }
 
   private async prepare(sql: string): Promise<Prepared> {
@@ -76,8 +86,12 @@ export class PGliteStatements {
 
   private async evictOldest(): Promise<void> {
     const [sql, oldest] = this.prepared.entries().next().value as [string, Prepared]
+    await this.forget(sql, oldest)
+  }
+
+  private async forget(sql: string, statement: Prepared): Promise<void> {
     this.prepared.delete(sql)
-    await this.pglite.execProtocol(concatBytes([serialize.close({ type: 'S', name: oldest.name }), serialize.sync()]))
+    await this.pglite.execProtocol(concatBytes([serialize.close({ type: 'S', name: statement.name }), serialize.sync()]))
   }
 }
 
@@ -145,6 +159,9 @@ function bindExecuteSync(statement: string, values: Array<string | null>): Uint8
 
 /** Execute of the unnamed portal with no row limit ('E', length 9), then Sync ('S', length 4). */
 const EXECUTE_SYNC = Uint8Array.of(0x45, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0x53, 0, 0, 0, 4)
+
+/** SQLSTATE 0A000 as raised for "cached plan must not change result type". */
+const CACHED_PLAN_CHANGED = '0A000'
 
 const DATA_ROW = 0x44 // 'D'
 const COMMAND_COMPLETE = 0x43 // 'C'

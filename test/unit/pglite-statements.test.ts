@@ -57,6 +57,14 @@ describe('PGlite named prepared statements', () => {
     assert.deepEqual(rows, [{ doc, tags: ['a', 'b c', 'ü'], at: new Date('2026-11-23T10:00:00Z') }])
   })
 
+  it('prepares a statement afresh once its table has changed shape', async () => {
+    await pglite.exec('create table shapes (id int); insert into shapes values (1)')
+    assert.deepEqual((await statements.query('select * from shapes', [])).rows, [{ id: 1 }])
+    await pglite.exec('alter table shapes add column note text')
+    await assert.rejects(statements.query('select * from shapes', []), (e: Error & { code?: string }) => e.code === '0A000')
+    assert.deepEqual((await statements.query('select * from shapes', [])).rows, [{ id: 1, note: null }])
+  })
+
   it('keeps answering right when statements are evicted beyond its cap and prepared again', async () => {
     for (let round = 0; round < 3; round++) {
       for (let k = 0; k < 6; k++) {
