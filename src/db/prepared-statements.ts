@@ -22,6 +22,22 @@ export function preparedName(text: string): string | undefined {
 }
 
 /**
+ * After its tables changed shape (PostgreSQL: 0A000 "cached plan must not change result type"),
+ * a text gets a new name, so every connection prepares it afresh, instead of each failing on it
+ * until it closes. Only the first report of the old name renames.
+ */
+function renamePrepared(text: string, stale: string): string {
+  const current = names.get(text)
+  if (current !== stale) return current ?? stale
+  const generation = Number(/_(\d+)$/.exec(stale)?.[1] ?? 1) + 1
+  const renamed = `${stale.replace(/_\d+$/, '')}_${generation}`
+  names.set(text, renamed)
+  return renamed
+}
+
+const isStalePlan = (error: unknown) => (error as { code?: string }).code === '0A000' && /cached plan/i.test((error as Error).message)
+
+/**
  * A node-postgres client that runs every parameterised statement as a named prepared statement.
  * PostgreSQL then parses and analyses each text once per connection instead of on every call,
  * and node-postgres skips sending the Parse message (`connection.parsedStatements`): less work
@@ -29,16 +45,30 @@ export function preparedName(text: string): string | undefined {
  * migrations' multi-statement scripts) keep the simple protocol, which a prepared statement
  * could not carry. Kysely's PostgresDriver calls `query(text, values)`, the only form renamed.
  *
- * A prepared `select *` fixes its result columns; the schema changes only in migrations, which
- * run before the service takes requests.
+ * A prepared `select *` fixes its result columns. When another instance migrates the shared
+ * database (a rolling deploy adding a column), PostgreSQL refuses the old plan; the statement is
+ * then prepared again under a new name and, outside a transaction (where the refused statement
+ * ran nothing), run again at once. Inside one, the transaction has failed and the error stands.
  */
 export class PreparingClient extends pg.Client {
   override query(...args: unknown[]): never {
     const [text, values] = args
-    if (typeof text === 'string' && Array.isArray(values) && values.length > 0) {
+    if (args.length === 2 && typeof text === 'string' && Array.isArray(values) && values.length > 0) {
       const name = preparedName(text)
-      if (name) return (super.query as (...a: unknown[]) => never)({ name, text, values }, ...args.slice(2))
+      if (name) return this.runPrepared(text, values, name) as never
     }
     return (super.query as (...a: unknown[]) => never)(...args)
+  }
+
+  private async runPrepared(text: string, values: unknown[], name: string): Promise<pg.QueryResult> {
+    const run = (as: string) => (pg.Client.prototype.query as (config: pg.QueryConfig) => Promise<pg.QueryResult>).call(this, { name: as, text, values })
+    try {
+      return await run(name)
+    } catch (error) {
+      if (!isStalePlan(error)) throw error
+      const renamed = renamePrepared(text, name)
+      if (this.getTransactionStatus() !== 'I') throw error
+      return run(renamed)
+    }
   }
 }

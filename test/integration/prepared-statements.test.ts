@@ -32,6 +32,35 @@ describe('prepared statements on PostgreSQL', { skip: TEST_ENGINE !== 'postgres'
     })
   })
 
+  it('prepares a statement afresh when its table changes shape under it (another instance migrating)', async () => {
+    const db = database.db
+    await sql`create table shifting (id int primary key, note text)`.execute(db)
+    await sql`insert into shifting values (1, 'one')`.execute(db)
+    const read = (id: number) => sql<Record<string, unknown>>`select * from shifting where id = ${id}`.execute(db)
+    // Prepared on every pooled connection (five), as a busy service would have it.
+    await Promise.all(Array.from({ length: 10 }, () => read(1)))
+    const before = preparedName('select * from shifting where id = $1')
+    // Another instance's migration, through a connection of its own.
+    const other = await openDatabase({ databaseUrl: new URL(`/${(await sql<{ d: string }>`select current_database() as d`.execute(db)).rows[0]!.d}`, TEST_DATABASE_URL).toString(), poolSize: 1 })
+    try {
+      await sql`alter table shifting add column added text default 'new'`.execute(other.db)
+    } finally {
+      await other.close()
+    }
+    // Outside a transaction every call answers, with the new column, on whichever connection.
+    for (const { rows } of await Promise.all(Array.from({ length: 10 }, () => read(1)))) assert.deepEqual(rows, [{ id: 1, note: 'one', added: 'new' }])
+    assert.notEqual(preparedName('select * from shifting where id = $1'), before)
+    // Inside a transaction the refused statement has failed it: the error stands.
+    await sql`alter table shifting add column later int`.execute(db)
+    await assert.rejects(
+      db.transaction().execute(async (trx) => {
+        await sql`select * from shifting where id = ${1}`.execute(trx)
+      }),
+      (error: Error & { code?: string }) => error.code === '0A000',
+    )
+    assert.deepEqual((await read(1)).rows, [{ id: 1, note: 'one', added: 'new', later: null }])
+  })
+
   it('sends every statement unnamed when prepared statements are off (DATABASE_UNNAMED_STATEMENTS)', async () => {
     const unnamed = await openDatabase({ databaseUrl: TEST_DATABASE_URL, poolSize: 1, preparedStatements: false })
     try {
