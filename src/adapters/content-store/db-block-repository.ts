@@ -18,7 +18,8 @@ const SMALL_BYTES = 64 * 1024
  */
 export class DbBlockRepository implements BlockRepository {
   // Small writes from concurrent callers (one envelope per issued credential) share one INSERT:
-  // PGlite runs one statement at a time, each ~0.4 ms whatever its size. The merged
+  // PGlite runs one statement at a time, each with a fixed cost (a message each way to its
+  // thread, a call into WebAssembly, a commit) that a few more rows barely change. The merged
   // statement is all-or-nothing for every caller in it, like each caller's own would be.
   private readonly small = new MicroBatcher<Block[], void>(async (groups) => {
     await this.insertRows(this.db, sortUnique(groups.flat()))

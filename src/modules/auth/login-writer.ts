@@ -5,7 +5,8 @@ import { spendChallengesAndTouchUsers, type LoginWrite, type UserSummary } from 
 
 /**
  * The one database write of a login, batched across concurrent logins (group commit). Embedded
- * PGlite runs one statement at a time on its thread, each costing ~0.4 ms whatever its size, so
+ * PGlite runs one statement at a time on its thread, each with a fixed cost (a message each way,
+ * a call into WebAssembly, a commit) that a few more rows barely change, so
  * batching is what lets logins scale with concurrency. A nonce submitted twice in one batch is written once:
  * the second submission gets undefined, like a replay.
  */

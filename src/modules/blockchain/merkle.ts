@@ -61,7 +61,6 @@ function compare(a: Uint8Array, b: Uint8Array): number {
   return 0
 }
 
-
 function fromHex(hex: string): Uint8Array {
   return Uint8Array.from(Buffer.from(hex.replace(/^0x/, ''), 'hex'))
 }

@@ -20,7 +20,7 @@ export interface ContextKey {
 /**
  * Everything an issuance reads, for many issuances in one statement: the issuer, its schema
  * and template (only its own), and the recipient's ML-KEM key. PGlite runs one statement
- * at a time, ~0.4 ms however small, so per-credential lookups would cap issuance.
+ * at a time, each with a fixed cost however small, so per-credential lookups would cap issuance.
  */
 export async function loadIssuanceContexts(db: Executor, keys: ContextKey[]): Promise<Array<IssuanceContext | undefined>> {
   if (keys.length === 0) return []
