@@ -221,10 +221,15 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const consents = new ConsentService({
     db,
     clock,
-    // Grants and revocations are anchored as salted hashes of (holder, verifier, purpose).
+    // Each triple's state is anchored as a salted hash of (holder, verifier, purpose): granted
+    // until its latest end, or revoked once none of its consents is usable.
     anchor: anchor && {
-      granted: async (trx, c) => void (await anchor.enqueue(trx, { kind: 'consent-grant', holderDid: c.holder_did, verifierDid: c.verifier_did, purpose: c.purpose, expiresAt: c.expires_at, consentId: c.id })),
-      revoked: async (trx, c) => void (await anchor.enqueue(trx, { kind: 'consent-revoke', holderDid: c.holder_did, verifierDid: c.verifier_did, purpose: c.purpose, consentId: c.id })),
+      changed: async (trx, c) => {
+        const triple = { holderDid: c.holderDid, verifierDid: c.verifierDid, purpose: c.purpose }
+        // A grant names its consent only when that consent was granted; a grant after a
+        // revocation restates the end of the consents that remain.
+        await anchor.enqueue(trx, c.live ? { kind: 'consent-grant', ...triple, expiresAt: c.live.expiresAt, consentId: c.change === 'granted' ? c.consentId : undefined } : { kind: 'consent-revoke', ...triple, consentId: c.consentId })
+      },
     },
   })
   await app.register(consentRoutes, { prefix: '/api/wallet', consents })

@@ -161,6 +161,11 @@ describe('chain anchoring through the outbox', () => {
       assert.equal(schema.statusCode, 201)
       const consent = await post('/api/blockchain/consent/grant', holderToken, { user_did: holder.did, verifier_did: verifier.did, purpose: 'while down' })
       assert.equal(consent.statusCode, 201)
+      // Granted, revoked and granted again while down: retries must not reorder them on chain.
+      const toggled = { user_did: holder.did, verifier_did: verifier.did, purpose: 'toggled while down' }
+      for (const [route, status] of [['grant', 201], ['revoke', 200], ['grant', 201], ['revoke', 200], ['grant', 201]] as const) {
+        assert.equal((await post(`/api/blockchain/consent/${route}`, holderToken, toggled)).statusCode, status)
+      }
 
       // The dispatcher tries, fails and keeps the work.
       const db = t.deps.database.db
@@ -183,6 +188,9 @@ describe('chain anchoring through the outbox', () => {
       }, 30_000)
       for (const h of hashes) assert.equal((await check(issuer.did, h)).on_chain, true)
       assert.equal((await get('/api/blockchain/schema/check/schema-while-down')).statusCode, 200)
+      const toggledView = (await get(`/api/blockchain/consent/check/${encodeURIComponent(holder.did)}/${encodeURIComponent(verifier.did)}/${encodeURIComponent('toggled while down')}`)).json().data
+      assert.equal(toggledView.chain.verified_on_chain, true)
+      assert.deepEqual({ valid: toggledView.valid, revoked: toggledView.revoked }, { valid: true, revoked: false }, 'the last grant is what the chain holds')
       const failed = await db.selectFrom('chain_jobs').select('id').where('status', '=', 'failed').execute()
       assert.equal(failed.length, 0, 'nothing given up')
     } finally {

@@ -13,6 +13,7 @@ import { chainEnv, startChainWithRegistries, waitFor } from '../helpers/chain.js
 import { DidClient } from '../helpers/did-client.js'
 import { signPresentation } from '../helpers/holder-wallet.js'
 import { callAs, IssuerActor } from '../helpers/issuer-setup.js'
+import { insertConsent } from '../../src/modules/consent/consent.repository.js'
 import { createTestApp, type TestApp } from '../helpers/test-app.js'
 
 describe('records anchored by the routes that change them', () => {
@@ -113,4 +114,115 @@ describe('records anchored by the routes that change them', () => {
     const types = activities.json().data.map((a: { type: string }) => a.type)
     assert.ok(types.includes('consent_granted') && types.includes('consent_revoked'), types.join(', '))
   })
+
+  // The chain holds one key per (holder, verifier, purpose); the holder may hold several consents of it.
+  it("records what a triple's consents allow together: revoking one of two leaves the triple granted", async () => {
+    const other = new DidClient()
+    const checkUrl = `/api/blockchain/consent/check/${encodeURIComponent(holder.did)}/${encodeURIComponent(other.did)}/Audit`
+    const grant = async (body: Record<string, unknown>) => {
+      const res = await callAs(t.app, 'POST', `/api/wallet/${holder.did}/consents`, holderToken, { verifier_did: other.did, purpose: 'Audit', ...body })
+      assert.equal(res.statusCode, 201, res.body)
+      const id: string = res.json().consent.id
+      await waitFor(`consent ${id} mined`, async () => (await db().selectFrom('consents').select('on_chain').where('id', '=', id).executeTakeFirstOrThrow()).on_chain)
+      return id
+    }
+    const revoke = async (id: string) => assert.equal((await callAs(t.app, 'POST', `/api/wallet/${holder.did}/consents/${id}/revoke`, holderToken)).statusCode, 200)
+    const standing = await grant({})
+    const until = new Date(Date.now() + 2 * 86_400_000)
+    until.setUTCMilliseconds(0)
+    const dated = await grant({ expiration_policy: 'fixed_date', expires_at: until.toISOString() })
+    // The standing consent has no end: the dated one must not shorten the triple's.
+    assert.deepEqual(pick(await get(checkUrl)), { valid: true, revoked: false, expires_at: null })
+
+    await revoke(standing)
+    await waitFor('the triple now ends with the dated consent', async () => (await get(checkUrl)).expires_at === until.toISOString())
+    assert.deepEqual(pick(await get(checkUrl)), { valid: true, revoked: false, expires_at: until.toISOString() })
+
+    await revoke(dated)
+    await waitFor('the triple revoked', async () => (await get(checkUrl)).revoked === true)
+    assert.equal((await get(checkUrl)).valid, false)
+    const jobs = async () => (await db().selectFrom('chain_jobs').select('id').where('kind', 'in', ['consent-grant', 'consent-revoke']).execute()).length
+    const before = await jobs()
+    await revoke(dated)
+    assert.equal(await jobs(), before, 'revoking again queues nothing')
+
+    // A consent granted again after the revocation grants the triple again.
+    await grant({})
+    await waitFor('the triple granted again', async () => (await get(checkUrl)).valid === true)
+  })
+
+  it('revokes the triple when its last two consents are revoked at the same time', async () => {
+    const other = new DidClient()
+    const checkUrl = `/api/blockchain/consent/check/${encodeURIComponent(holder.did)}/${encodeURIComponent(other.did)}/Payroll`
+    const ids: string[] = []
+    for (let i = 0; i < 2; i++) {
+      const res = await callAs(t.app, 'POST', `/api/wallet/${holder.did}/consents`, holderToken, { verifier_did: other.did, purpose: 'Payroll' })
+      assert.equal(res.statusCode, 201, res.body)
+      ids.push(res.json().consent.id)
+    }
+    await waitFor('the triple granted', async () => (await get(checkUrl)).valid === true)
+    // Each revocation alone sees the other consent still live; only one after the other do they see none.
+    const answers = await Promise.all(ids.map((id) => callAs(t.app, 'POST', `/api/wallet/${holder.did}/consents/${id}/revoke`, holderToken)))
+    assert.deepEqual(answers.map((a) => a.statusCode), [200, 200])
+    await waitFor('the triple revoked', async () => (await get(checkUrl)).revoked === true)
+  })
+
+  it('revokes the triple on chain when its one-time consent is used by a verification', async () => {
+    const onceVerifier = new DidClient()
+    const onceToken = await onceVerifier.login(t.app)
+    const granted = await callAs(t.app, 'POST', `/api/wallet/${holder.did}/consents`, holderToken, { verifier_did: onceVerifier.did, purpose: 'Onboarding', expiration_policy: 'one_time_use' })
+    assert.equal(granted.statusCode, 201, granted.body)
+    const consentId: string = granted.json().consent.id
+    const checkUrl = `/api/blockchain/consent/check/${encodeURIComponent(holder.did)}/${encodeURIComponent(onceVerifier.did)}/Onboarding`
+    await waitFor('the one-time grant mined', async () => (await get(checkUrl)).valid === true)
+
+    const schemaId = await issuer.schema(t.app, { name: 'Badge', version: '1.0', attributes: [{ name: 'level', data_type: 'string', required: true }], anonymous_credentials: false })
+    const issued = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, { credential_type: 'Badge', schema_id: schemaId, subject_did: holder.did, attributes: { level: 'gold' } })
+    assert.equal(issued.statusCode, 201, issued.body)
+    const credential = issued.json().credential
+    const request = await callAs(t.app, 'POST', '/api/verifier/requests', onceToken, { verifier_did: onceVerifier.did, presentation_type: 'BadgeCheck', purpose: 'Onboarding', required_credentials: [{ credential_type: 'Badge' }] })
+    assert.equal(request.statusCode, 201, request.body)
+    const { id: requestId, nonce } = request.json().request
+    assert.equal((await callAs(t.app, 'POST', '/api/wallet/presentation-requests', holderToken, { request_id: requestId })).statusCode, 201)
+    const vp = signPresentation(holder, { aud: onceVerifier.did, nonce, credentials: [credential.jwt] })
+    const approved = await callAs(t.app, 'POST', `/api/wallet/presentation-requests/${requestId}/approve`, holderToken, { credential_ids: [credential.id], presentation_jwt: vp })
+    assert.equal(approved.statusCode, 201, approved.body)
+    const verified = await callAs(t.app, 'POST', `/api/verifier/presentations/${approved.json().presentation.id}/verify`, onceToken, { presentation_jwt: vp })
+    assert.equal(verified.statusCode, 200, verified.body)
+    assert.equal(verified.json().verification_result.is_valid, true, verified.body)
+    assert.equal(verified.json().consent_valid, true)
+
+    const used = await db().selectFrom('consents').select('used_by').where('id', '=', consentId).executeTakeFirstOrThrow()
+    assert.equal(used.used_by, approved.json().presentation.id)
+    await waitFor('the used one-time consent revoked on chain', async () => (await get(checkUrl)).revoked === true)
+    assert.equal((await get(checkUrl)).valid, false)
+  })
+
+  it('sends no revocation for a consent the chain never recorded', async () => {
+    // Granted before a chain was configured: a revocation would revert (NotGranted) and fail.
+    const now = new Date()
+    const unrecorded = await insertConsent(db(), {
+      id: `consent-${crypto.randomUUID()}`,
+      holder_did: holder.did,
+      verifier_did: new DidClient().did,
+      purpose: 'Before the chain',
+      data_categories: [],
+      access_level: 'read_only',
+      expiration_policy: 'indefinite',
+      expires_at: null,
+      revoked_at: null,
+      used_at: null,
+      used_by: null,
+      created_at: now,
+      updated_at: now,
+    })
+    const revokes = async () => (await db().selectFrom('chain_jobs').select('id').where('kind', '=', 'consent-revoke').execute()).length
+    const before = await revokes()
+    const revoked = await callAs(t.app, 'POST', `/api/wallet/${holder.did}/consents/${unrecorded.id}/revoke`, holderToken)
+    assert.equal(revoked.statusCode, 200, revoked.body)
+    assert.equal(revoked.json().consent.revoked, true)
+    assert.equal(await revokes(), before)
+  })
 })
+
+const pick = (view: { valid: boolean; revoked: boolean; expires_at: string | null }) => ({ valid: view.valid, revoked: view.revoked, expires_at: view.expires_at })

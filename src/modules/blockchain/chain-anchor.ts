@@ -69,6 +69,16 @@ export function createChainAnchor(options: { configured: boolean; clock: Clock; 
         case 'consent-revoke': {
           const { key } = consentKey(options.consentPepper, request)
           const expiresAt = request.kind === 'consent-grant' && request.expiresAt ? Math.floor(request.expiresAt.getTime() / 1000) : 0
+          // Nothing to send when the chain holds (or will hold) this state already: a revocation
+          // of a key never granted (the registry would revert) or already revoked, a grant with
+          // the same end. A grant that records a consent is sent regardless: that consent's
+          // blockchain_tx and on_chain follow it.
+          const standing = await repo.latestStandingJob(trx, key, ['consent-grant', 'consent-revoke'])
+          const sameState =
+            request.kind === 'consent-revoke'
+              ? standing === undefined || standing.kind === 'consent-revoke'
+              : request.consentId === undefined && standing?.kind === 'consent-grant' && Number(standing.payload.expires_at ?? 0) === expiresAt
+          if (sameState) return { queued: false }
           await repo.insertJob(trx, {
             kind: request.kind,
             subject_id: request.consentId ?? null,

@@ -192,10 +192,13 @@ export class ChainDispatcher {
         return { fn: 'anchorBatch', root: p.root as Hex, size: Number(job.payload.size) }
       case 'schema':
         return { fn: 'registerSchema', schemaId: schemaKey(p.schema_id!), issuer: didKey(p.issuer_did!), schemaHash: asBytes32(p.schema_hash!) }
+      // One key's grants and revocations land in the order they were queued, whatever retries
+      // delayed: a revocation mined after a later grant would leave the chain saying revoked.
       case 'consent-grant':
+        if (await repo.earlierUnfinished(this.options.db, job, ['consent-grant', 'consent-revoke'])) return 'wait'
         return { fn: 'grantConsent', consentKey: p.consent_key as Hex, expiresAt: BigInt(job.payload.expires_at as number) }
       case 'consent-revoke':
-        if (await repo.earlierUnfinished(this.options.db, job, ['consent-grant'])) return 'wait'
+        if (await repo.earlierUnfinished(this.options.db, job, ['consent-grant', 'consent-revoke'])) return 'wait'
         return { fn: 'revokeConsent', consentKey: p.consent_key as Hex }
       case 'credential-revoke': {
         const issuer = didKey(p.issuer_did!)

@@ -261,6 +261,20 @@ export async function latestJob(db: Executor, anchorKey: string, kinds: ChainJob
   return row ? toJob(row as unknown as Record<string, unknown>) : undefined
 }
 
+/** The newest job of these kinds writing `anchorKey` that has not failed: what the chain holds, or will once it is mined. */
+export async function latestStandingJob(db: Executor, anchorKey: string, kinds: ChainJobKind[]): Promise<ChainJob | undefined> {
+  const row = await db
+    .selectFrom('chain_jobs')
+    .select(JOB_COLUMNS)
+    .where('anchor_key', '=', anchorKey)
+    .where('kind', 'in', kinds)
+    .where('status', '!=', 'failed')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst()
+  return row ? toJob(row as unknown as Record<string, unknown>) : undefined
+}
+
 /** An earlier, unfinished job this one must wait for (a grant before its revocation). */
 export async function earlierUnfinished(db: Executor, job: ChainJob, kinds: ChainJobKind[]): Promise<boolean> {
   const row = await db

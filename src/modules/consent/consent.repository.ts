@@ -48,6 +48,40 @@ export function listConsents(
   return query.orderBy('id').limit(page.limit).execute()
 }
 
+/** What a chain records per consent: one opaque key for (holder, verifier, purpose). */
+export interface ConsentTriple {
+  holder_did: string
+  verifier_did: string
+  purpose: string
+}
+
+/**
+ * Serializes changes to one triple's consents until the transaction ends, so each change reads
+ * the triple's live consents after the previous change committed (READ COMMITTED takes a new
+ * snapshot per statement) and chain jobs are queued in the order the changes happened. A hash
+ * collision between two triples only makes them wait for each other.
+ */
+export async function lockTriple(trx: Executor, triple: ConsentTriple): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${JSON.stringify([triple.holder_did, triple.verifier_did, triple.purpose])}, 0))`.execute(trx)
+}
+
+/**
+ * Whether any consent of the triple is usable at `at`, and until when: null when one of them has
+ * no end date (indefinite, or a one-time consent not used yet), else the latest fixed date.
+ */
+export async function liveUntil(db: Executor, triple: ConsentTriple, at: Date): Promise<{ live: false } | { live: true; expiresAt: Date | null }> {
+  const row = await db
+    .selectFrom('consents')
+    .select([sql<number>`count(*)`.as('n'), sql<boolean>`bool_or(expires_at is null)`.as('open'), sql<Date | null>`max(expires_at)`.as('until')])
+    .where('holder_did', '=', triple.holder_did)
+    .where('verifier_did', '=', triple.verifier_did)
+    .where('purpose', '=', triple.purpose)
+    .where(usableAt(at))
+    .executeTakeFirstOrThrow()
+  if (Number(row.n) === 0) return { live: false }
+  return { live: true, expiresAt: row.open ? null : new Date(row.until!) }
+}
+
 /** Granted -> revoked; undefined when it is not the holder's or was already revoked. */
 export function markRevoked(db: Executor, holderDid: string, id: string, at: Date): Promise<ConsentRow | undefined> {
   return db
@@ -101,15 +135,14 @@ export async function findDecidingForPair(db: Executor, holderDid: string, verif
  * calls PostgreSQL re-checks the WHERE clause on the row version the first writer committed
  * (READ COMMITTED, "EvalPlanQual"), so exactly one caller gets the row back.
  */
-export async function markUsed(db: Executor, id: string, presentationId: string, at: Date): Promise<boolean> {
-  const updated = await db
+export function markUsed(db: Executor, id: string, presentationId: string, at: Date): Promise<ConsentTriple | undefined> {
+  return db
     .updateTable('consents')
     .set({ used_by: presentationId, used_at: at, updated_at: at })
     .where('id', '=', id)
     .where('expiration_policy', '=', 'one_time_use')
     .where('used_by', 'is', null)
     .where('revoked', '=', false)
-    .returning('id')
+    .returning(['holder_did', 'verifier_did', 'purpose'])
     .executeTakeFirst()
-  return updated !== undefined
 }

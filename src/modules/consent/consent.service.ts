@@ -10,13 +10,15 @@ import * as repo from './consent.repository.js'
 import type { ConsentStatus, ConsentView, GrantConsentInput } from './consent.schemas.js'
 
 /**
- * Where anchoring joins later (blockchain issue): the service calls it inside the transaction
- * that grants or revokes, so the outbox row commits with the change or not at all (DESIGN.md
- * principle 5). Its dispatcher sets `blockchain_tx`, then `on_chain` once mined.
+ * How consents reach a chain (docs/consents.md "On chain"). A chain records one opaque key per
+ * (holder, verifier, purpose), while a holder may hold several consents of one triple, so what
+ * is recorded is the triple's state: `live` after every grant, revocation and use, inside the
+ * transaction of that change (the outbox row commits with it or not at all, DESIGN.md
+ * principle 5). `consentId` is the consent that changed; a grant's transaction is that
+ * consent's `blockchain_tx` (its `on_chain` once mined).
  */
 export interface ConsentAnchorPort {
-  granted(trx: Transaction<DB>, consent: repo.ConsentRow): Promise<void>
-  revoked(trx: Transaction<DB>, consent: repo.ConsentRow): Promise<void>
+  changed(trx: Transaction<DB>, change: { holderDid: string; verifierDid: string; purpose: string; consentId: string; change: 'granted' | 'revoked' | 'used'; live: { expiresAt: Date | null } | null }): Promise<void>
 }
 
 export interface ConsentCheck {
@@ -109,7 +111,7 @@ export class ConsentService implements ConsentPort {
     const created = await this.deps.db.transaction().execute(async (trx) => {
       const inserted = await repo.insertConsent(trx, row)
       await recordActivity(trx, { holder_did: holderDid, type: 'consent_granted', details: { consent_id: inserted.id, verifier_did: inserted.verifier_did, purpose: inserted.purpose }, at: now })
-      await this.deps.anchor?.granted(trx, inserted)
+      await this.anchorTriple(trx, inserted, 'granted', now)
       return inserted
     })
     return this.view(created)
@@ -136,7 +138,7 @@ export class ConsentService implements ConsentPort {
     const revoked = await this.deps.db.transaction().execute(async (trx) => {
       const row = await repo.markRevoked(trx, holderDid, id, now)
       if (row) await recordActivity(trx, { holder_did: holderDid, type: 'consent_revoked', details: { consent_id: row.id, verifier_did: row.verifier_did, purpose: row.purpose }, at: now })
-      if (row && this.deps.anchor) await this.deps.anchor.revoked(trx, row)
+      if (row) await this.anchorTriple(trx, row, 'revoked', now)
       return row
     })
     if (revoked) return { consent: this.view(revoked), changed: true }
@@ -169,7 +171,17 @@ export class ConsentService implements ConsentPort {
    * transaction. True for exactly one caller; false when another presentation used it first,
    * it was revoked meanwhile, or it is not a one-time consent (nothing to consume).
    */
-  consume(trx: Transaction<DB>, consentId: string, presentationId: string, at: Date): Promise<boolean> {
-    return repo.markUsed(trx, consentId, presentationId, at)
+  async consume(trx: Transaction<DB>, consentId: string, presentationId: string, at: Date): Promise<boolean> {
+    const used = await repo.markUsed(trx, consentId, presentationId, at)
+    if (used) await this.anchorTriple(trx, { ...used, id: consentId }, 'used', at)
+    return used !== undefined
+  }
+
+  /** Tells the chain what the triple's consents allow now, after a change in `trx`. */
+  private async anchorTriple(trx: Transaction<DB>, consent: repo.ConsentTriple & { id: string }, change: 'granted' | 'revoked' | 'used', at: Date): Promise<void> {
+    if (!this.deps.anchor) return
+    await repo.lockTriple(trx, consent)
+    const now = await repo.liveUntil(trx, consent, at)
+    await this.deps.anchor.changed(trx, { holderDid: consent.holder_did, verifierDid: consent.verifier_did, purpose: consent.purpose, consentId: consent.id, change, live: now.live ? { expiresAt: now.expiresAt } : null })
   }
 }
