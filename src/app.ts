@@ -44,6 +44,7 @@ import { StatusListService } from './modules/status-list/status-list.service.js'
 import { credentialRequestRoutes } from './modules/wallet/credential-requests.routes.js'
 import { encryptionKeyRoutes } from './modules/wallet/encryption-key.routes.js'
 import { HolderKemKeys } from './modules/wallet/holder-kem-keys.js'
+import { ImportedStatusRefresher } from './modules/wallet/imported-status-refresher.js'
 import { walletModule } from './modules/wallet/wallet.plugin.js'
 import { consentRoutes } from './modules/consent/consent.routes.js'
 import { qrRoutes } from './modules/qr/qr.routes.js'
@@ -251,6 +252,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     evidenceAllowedTypes: config.evidenceAllowedTypes,
     shareMaxTtlSeconds: config.walletShareMaxTtlSeconds,
   })
+  // Imported credentials' status lists, read again in the background (docs/wallet.md).
+  if (config.walletStatusRefreshMs > 0) {
+    const refresher = new ImportedStatusRefresher({ db, status: statusChecker, clock, intervalMs: config.walletStatusRefreshMs, logger: app.log.child({ module: 'wallet-status' }) })
+    app.addHook('onReady', async () => refresher.start())
+    app.addHook('onClose', async () => refresher.stop())
+  }
   // Signed webhooks: registered before the presentation routes that enqueue them, and before
   // the database-closing hook so sends in flight can still record their outcome.
   await app.register(callbacksPlugin, {

@@ -58,6 +58,8 @@ export interface Config {
   readonly evidenceAllowedTypes: readonly string[]
   /** Longest lifetime of a wallet share link. */
   readonly walletShareMaxTtlSeconds: number
+  /** How old an imported credential's status reading may get before its list is read again; 0: never read again. */
+  readonly walletStatusRefreshMs: number
   /** Worker threads for BBS signing and proofs (WASM, ~100 MB each). */
   readonly bbsWorkers: number
   readonly logLevel: string
@@ -224,6 +226,7 @@ export function loadConfig(env: Env = process.env): Config {
     evidenceMaxBytes,
     evidenceAllowedTypes,
     walletShareMaxTtlSeconds: int('WALLET_SHARE_MAX_TTL_SECONDS', 7 * 86400, 60, 365 * 86400),
+    walletStatusRefreshMs: int('WALLET_STATUS_REFRESH_MS', 15 * 60_000, 0, 30 * 86400_000),
     bbsWorkers: int('BBS_WORKERS', Math.max(1, os.availableParallelism()), 1, 64),
     logLevel,
     corsOrigins: (read('CORS_ORIGINS') ?? '').split(',').map((s) => s.trim()).filter(Boolean),

@@ -55,7 +55,8 @@ describe('wallet activities and statistics', () => {
     const { payload, headers } = multipart([{ name: 'label', value: 'transcript' }, { name: 'file', filename: 't.pdf', contentType: 'application/pdf', data: PDF_BYTES }])
     ids.evidence = ok(await t.app.inject({ method: 'POST', url: `/api/wallet/${holder.did}/evidence/upload`, headers: { ...headers, ...bearer(holderToken) }, payload }), 201).record.id
     ok(await callAs(t.app, 'DELETE', `/api/wallet/${holder.did}/credentials/${ids.c}`, holderToken), 200)
-    // Not wallet events of the holder's: the issuer revokes A, and time passes beyond E's expiry.
+    // The issuer revokes A (logged for the holder: its status in the wallet changes); time passes
+    // beyond E's expiry (not an event).
     ok(await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/credentials/${ids.a}/revoke`, issuer.token), 200)
     clock.advance(2 * 3600_000)
   })
@@ -79,6 +80,7 @@ describe('wallet activities and statistics', () => {
     ['credential_withdrawn', 'b'],
     ['evidence_uploaded', null],
     ['credential_deleted', 'c'],
+    ['credential_revoked', 'a'],
   ]
 
   it('logs one entry per event, in order (asc), newest first by default', async () => {
@@ -115,11 +117,11 @@ describe('wallet activities and statistics', () => {
     assert.deepEqual(all, EXPECTED.map(([type]) => type))
     const first = await activities('?limit=2')
     const second = await activities(`?limit=2&cursor=${first.next_cursor}`)
-    assert.deepEqual(second.data.map((e: Json) => e.type), ['credential_withdrawn', 'share_revoked'])
+    assert.deepEqual(second.data.map((e: Json) => e.type), ['evidence_uploaded', 'credential_withdrawn'])
 
     assert.equal((await activities('?type=credential_received')).count, 3)
     const forA = await activities(`?order=asc&credential_id=${encodeURIComponent(ids.a!)}`)
-    assert.deepEqual(forA.data.map((e: Json) => e.type), ['credential_received', 'credential_shared', 'share_accessed', 'share_revoked'])
+    assert.deepEqual(forA.data.map((e: Json) => e.type), ['credential_received', 'credential_shared', 'share_accessed', 'share_revoked', 'credential_revoked'])
     assert.equal((await callAs(t.app, 'GET', `/api/wallet/${holder.did}/activities?cursor=abc`, holderToken)).statusCode, 400)
     assert.equal((await callAs(t.app, 'GET', `/api/wallet/${holder.did}/activities?order=sideways`, holderToken)).statusCode, 400)
     assert.equal((await callAs(t.app, 'GET', `/api/wallet/${holder.did}/activities?limit=0`, holderToken)).statusCode, 400)
@@ -151,7 +153,7 @@ describe('wallet activities and statistics', () => {
     assert.deepEqual(s.credential_requests, { total: 1, by_status: { pending: 1 } })
     assert.deepEqual(s.presentations, { total: 0, by_status: {} })
     assert.equal(s.activities.total, EXPECTED.length)
-    assert.deepEqual(s.activities.by_type, { credential_received: 3, credential_request_created: 1, credential_imported: 2, credential_shared: 1, share_accessed: 1, share_revoked: 1, credential_withdrawn: 1, evidence_uploaded: 1, credential_deleted: 1 })
+    assert.deepEqual(s.activities.by_type, { credential_received: 3, credential_request_created: 1, credential_imported: 2, credential_shared: 1, share_accessed: 1, share_revoked: 1, credential_withdrawn: 1, evidence_uploaded: 1, credential_deleted: 1, credential_revoked: 1 })
     assert.ok(s.activities.last_activity_at)
 
     const empty = (await callAs(t.app, 'GET', `/api/wallet/${other.did}/statistics`, otherToken)).json().statistics

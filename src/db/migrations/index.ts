@@ -12,6 +12,7 @@ import * as proofParams from './20261123T0930-proof-params.js'
 import * as walletActivity from './20261123T0940-wallet-activity.js'
 import * as chainAnchoring from './20261123T0950-chain-anchoring.js'
 import * as domains from './20261123T0960-domains.js'
+import * as walletImportStatus from './20261123T0970-wallet-import-status.js'
 
 /**
  * Every migration, in order. Listed by import (not read from disk) so the same set runs from
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   '20261123T0940-wallet-activity': walletActivity,
   '20261123T0950-chain-anchoring': chainAnchoring,
   '20261123T0960-domains': domains,
+  '20261123T0970-wallet-import-status': walletImportStatus,
 }

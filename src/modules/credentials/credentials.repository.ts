@@ -78,11 +78,11 @@ export function listIssuedCredentials(db: Executor, issuerDid: string, filter: C
   return query.orderBy('id').limit(page.limit).execute()
 }
 
-/** Active -> revoked; undefined when the credential is not active (already revoked) or not the issuer's. */
 /**
- * Revokes an active credential of this issuer and sets its status-list bit in one statement (a
- * data-modifying CTE, so record and bit change together without a transaction of their own).
- * Undefined when there is no such active credential (unknown, another issuer's, or already revoked).
+ * Revokes an active credential of this issuer, sets its status-list bit and writes the holder's
+ * `credential_revoked` activity in one statement (a data-modifying CTE, so they change together
+ * without a transaction of their own). Undefined when there is no such active credential
+ * (unknown, another issuer's, or already revoked).
  */
 export async function markRevoked(db: Executor, issuerDid: string, id: string, reason: string | null, now: Date): Promise<CredentialRow | undefined> {
   const result = await sql<CredentialRow>`
@@ -90,7 +90,12 @@ export async function markRevoked(db: Executor, issuerDid: string, id: string, r
       update credentials set status = 'revoked', revoked_at = ${now}, revocation_reason = ${reason}, updated_at = ${now}
       where id = ${id} and issuer_did = ${issuerDid} and status = 'active'
       returning *
-    ), status_bit as (${SET_STATUS_BIT_OF_REVOKED})
+    ), status_bit as (${SET_STATUS_BIT_OF_REVOKED}),
+    activity as (
+      insert into wallet_activities (holder_did, type, credential_id, details, created_at)
+      select owner_did, 'credential_revoked', id, jsonb_build_object('credential_type', credential_type, 'issuer_did', issuer_did, 'source', 'issued'), ${now}
+      from revoked where owner_did is not null
+    )
     select * from revoked`.execute(db)
   return result.rows[0]
 }

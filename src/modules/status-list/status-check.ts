@@ -7,6 +7,12 @@ import * as repo from './status-list.repository.js'
 
 export type StatusState = { state: 'active' } | { state: 'revoked' } | { state: 'unknown'; reason: string }
 
+/**
+ * Remote lists already read, by URL and issuer: a caller checking many credentials at once
+ * passes one so each list is fetched and verified once (a failed read fails them all alike).
+ */
+export type StatusListMemo = Map<string, Promise<Uint8Array>>
+
 const MAX_INDEX = 2 ** 31
 
 /**
@@ -22,7 +28,7 @@ export class StatusChecker {
     this.localPrefix = `${deps.publicBaseUrl}/api/status-lists/`
   }
 
-  async check(entry: unknown, issuerDid: string): Promise<StatusState> {
+  async check(entry: unknown, issuerDid: string, memo?: StatusListMemo): Promise<StatusState> {
     if (entry === undefined) return { state: 'active' }
     if (typeof entry !== 'object' || entry === null) return { state: 'unknown', reason: 'credentialStatus is not an object' }
     const { type, statusPurpose, statusListIndex, statusListCredential } = entry as Record<string, unknown>
@@ -34,7 +40,7 @@ export class StatusChecker {
     try {
       const revoked = statusListCredential.startsWith(this.localPrefix)
         ? await this.localBit(statusListCredential.slice(this.localPrefix.length), issuerDid, index)
-        : statusBit(await this.remoteBits(statusListCredential, issuerDid), index)
+        : statusBit(await this.remoteBitsOnce(statusListCredential, issuerDid, memo), index)
       return revoked ? { state: 'revoked' } : { state: 'active' }
     } catch (error) {
       return { state: 'unknown', reason: `status list ${statusListCredential}: ${(error as Error).message}` }
@@ -48,6 +54,14 @@ export class StatusChecker {
     if (list.issuer_did !== issuerDid) throw new Error('belongs to another issuer')
     if (list.byte === null) throw new RangeError(`status index ${index} is outside the list`)
     return statusBit(Uint8Array.of(list.byte), index & 7)
+  }
+
+  private remoteBitsOnce(url: string, issuerDid: string, memo: StatusListMemo | undefined): Promise<Uint8Array> {
+    if (!memo) return this.remoteBits(url, issuerDid)
+    const key = `${issuerDid} ${url}`
+    let bits = memo.get(key)
+    if (!bits) memo.set(key, (bits = this.remoteBits(url, issuerDid)))
+    return bits
   }
 
   private async remoteBits(url: string, issuerDid: string): Promise<Uint8Array> {

@@ -12,6 +12,8 @@ export const ACTIVITY_TYPES = [
   'credential_imported',
   'credential_deleted',
   'credential_withdrawn',
+  // Its issuer revoked it: at revocation for one issued here, when the status list is read again for an import.
+  'credential_revoked',
   'credential_shared',
   'share_accessed',
   'share_revoked',

@@ -178,6 +178,41 @@ export function findImportBySource(db: Executor, holderDid: string, issuerDid: s
   return db.selectFrom('wallet_imports').select('id').where('holder_did', '=', holderDid).where('issuer_did', '=', issuerDid).where('source_id', '=', sourceId).executeTakeFirst()
 }
 
+/** An imported credential whose issuer's status list is read again. */
+export interface ImportDue {
+  id: string
+  holder_did: string
+  issuer_did: string
+  credential_type: string
+  jwt: string
+}
+
+/**
+ * Claims up to `limit` active imports last checked at or before `before`, oldest first, and
+ * stamps them checked `at` in the same statement: another instance's round (SKIP LOCKED, then
+ * the new stamp) does not take them too.
+ */
+export async function claimImportsDue(db: Executor, before: Date, at: Date, limit: number): Promise<ImportDue[]> {
+  const result = await sql<ImportDue>`
+    update wallet_imports w set status_checked_at = ${at}
+    from (
+      select id from wallet_imports
+      where status = 'active' and status_checked_at <= ${before}
+      order by status_checked_at, id
+      limit ${limit}
+      for update skip locked
+    ) due
+    where w.id = due.id
+    returning w.id, w.holder_did, w.issuer_did, w.credential_type, w.jwt`.execute(db)
+  return result.rows
+}
+
+/** active -> revoked (final); false when it was not active any more (marked already, or deleted). */
+export async function markImportRevoked(db: Executor, id: string, at: Date): Promise<boolean> {
+  const result = await db.updateTable('wallet_imports').set({ status: 'revoked', status_checked_at: at }).where('id', '=', id).where('status', '=', 'active').executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
+}
+
 /** A credential issued here with this id by this issuer, whoever holds it. */
 export function findIssuedHere(db: Executor, issuerDid: string, id: string): Promise<{ id: string; owner_did: string | null; jwt: string } | undefined> {
   return db.selectFrom('credentials').select(['id', 'owner_did', 'jwt']).where('id', '=', id).where('issuer_did', '=', issuerDid).executeTakeFirst()
