@@ -13,6 +13,7 @@ import type { HttpPost } from './adapters/http-out/guarded-post.js'
 import type { Config } from './config.js'
 import { deriveKey } from './crypto/secret-box.js'
 import type { DatabaseHandle } from './db/connect.js'
+import { PgliteMaintenance } from './db/pglite-maintenance.js'
 import { callbacksPlugin } from './modules/callbacks/callbacks.plugin.js'
 import { blockchainPlugin } from './modules/blockchain/blockchain.plugin.js'
 import type { ChainClient } from './adapters/chain/chain-client.js'
@@ -304,6 +305,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.addHook('onClose', async () => {
     clearInterval(purge)
   })
+  // The embedded database has no autovacuum: this stands in for it (PostgreSQL runs its own).
+  if (deps.database.engine === 'pglite' && config.pgliteMaintenanceMs > 0) {
+    const log = app.log.child({ module: 'pglite-maintenance' })
+    const maintenance = new PgliteMaintenance(db, config.pgliteMaintenanceMs, (step) => log.debug(step, 'table maintained'), (err) => log.warn({ err }, 'database maintenance failed; retrying at the next round'))
+    app.addHook('onReady', async () => maintenance.start())
+    app.addHook('onClose', async () => maintenance.stop())
+  }
   // Registered last so it runs after the rate limiter's final flush.
   app.addHook('onClose', async () => deps.database.close())
   return app

@@ -60,6 +60,8 @@ export interface Config {
   readonly walletShareMaxTtlSeconds: number
   /** How old an imported credential's status reading may get before its list is read again; 0: never read again. */
   readonly walletStatusRefreshMs: number
+  /** Embedded database: how often tables past autovacuum's thresholds are vacuumed and analyzed (src/db/pglite-maintenance.ts); 0: never. */
+  readonly pgliteMaintenanceMs: number
   /** Worker threads for BBS signing and proofs (WASM, ~100 MB each). */
   readonly bbsWorkers: number
   readonly logLevel: string
@@ -227,6 +229,7 @@ export function loadConfig(env: Env = process.env): Config {
     evidenceAllowedTypes,
     walletShareMaxTtlSeconds: int('WALLET_SHARE_MAX_TTL_SECONDS', 7 * 86400, 60, 365 * 86400),
     walletStatusRefreshMs: int('WALLET_STATUS_REFRESH_MS', 15 * 60_000, 0, 30 * 86400_000),
+    pgliteMaintenanceMs: int('PGLITE_MAINTENANCE_MS', 60_000, 0, 3600_000),
     bbsWorkers: int('BBS_WORKERS', Math.max(1, os.availableParallelism()), 1, 64),
     logLevel,
     corsOrigins: (read('CORS_ORIGINS') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
