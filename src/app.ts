@@ -308,7 +308,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // The embedded database has no autovacuum: this stands in for it (PostgreSQL runs its own).
   if (deps.database.engine === 'pglite' && config.pgliteMaintenanceMs > 0) {
     const log = app.log.child({ module: 'pglite-maintenance' })
-    const maintenance = new PgliteMaintenance(db, config.pgliteMaintenanceMs, (step) => log.debug(step, 'table maintained'), (err) => log.warn({ err }, 'database maintenance failed; retrying at the next round'))
+    const maintenance = new PgliteMaintenance(db, {
+      intervalMs: config.pgliteMaintenanceMs,
+      onStep: (step) => log.debug(step, 'table maintained'),
+      onError: (err) => log.warn({ err }, 'database maintenance failed; retrying at the next round'),
+    })
     app.addHook('onReady', async () => maintenance.start())
     app.addHook('onClose', async () => maintenance.stop())
   }

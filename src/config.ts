@@ -60,7 +60,7 @@ export interface Config {
   readonly walletShareMaxTtlSeconds: number
   /** How old an imported credential's status reading may get before its list is read again; 0: never read again. */
   readonly walletStatusRefreshMs: number
-  /** Embedded database: how often tables past autovacuum's thresholds are vacuumed and analyzed (src/db/pglite-maintenance.ts); 0: never. */
+  /** Embedded database: how often tables past autovacuum's thresholds are vacuumed, analyzed and frozen (src/db/pglite-maintenance.ts); 0: never. */
   readonly pgliteMaintenanceMs: number
   /** Worker threads for BBS signing and proofs (WASM, ~100 MB each). */
   readonly bbsWorkers: number
