@@ -45,6 +45,21 @@ describe('records anchored by the routes that change them', () => {
     return res.json().data
   }
 
+  /** The holder flow from the verifier's request to its verification; answers the verify body and the presentation id. */
+  const presentAndVerify = async (to: { did: string; token: string }, credential: { id: string; jwt: string }, requested: { presentation_type: string; purpose: string; credential_type: string }) => {
+    const request = await callAs(t.app, 'POST', '/api/verifier/requests', to.token, { verifier_did: to.did, presentation_type: requested.presentation_type, purpose: requested.purpose, required_credentials: [{ credential_type: requested.credential_type }] })
+    assert.equal(request.statusCode, 201, request.body)
+    const { id: requestId, nonce } = request.json().request
+    assert.equal((await callAs(t.app, 'POST', '/api/wallet/presentation-requests', holderToken, { request_id: requestId })).statusCode, 201)
+    const vp = signPresentation(holder, { aud: to.did, nonce, credentials: [credential.jwt] })
+    const approved = await callAs(t.app, 'POST', `/api/wallet/presentation-requests/${requestId}/approve`, holderToken, { credential_ids: [credential.id], presentation_jwt: vp })
+    assert.equal(approved.statusCode, 201, approved.body)
+    const presentationId: string = approved.json().presentation.id
+    const verified = await callAs(t.app, 'POST', `/api/verifier/presentations/${presentationId}/verify`, to.token, { presentation_jwt: vp })
+    assert.equal(verified.statusCode, 200, verified.body)
+    return { ...verified.json(), presentationId }
+  }
+
   it('anchors a new schema, an issued credential and its revocation', async () => {
     const schemaId = await issuer.schema(t.app, { name: 'Degree', version: '1.0', attributes: [{ name: 'given_name', data_type: 'string', required: true }], anonymous_credentials: false })
     await waitFor('the schema mined', async () => (await db().selectFrom('credential_schemas').select('on_chain').where('id', '=', schemaId).executeTakeFirstOrThrow()).on_chain)
@@ -66,19 +81,8 @@ describe('records anchored by the routes that change them', () => {
     assert.match(record.json().credential.blockchain_tx_hash, /^0x[0-9a-f]{64}$/)
 
     // A verifier's verification now reads the registry: on chain, not revoked, verified live.
-    const presentAndVerify = async () => {
-      const request = await callAs(t.app, 'POST', '/api/verifier/requests', verifierToken, { verifier_did: verifier.did, presentation_type: 'DegreeCheck', purpose: 'Hiring', required_credentials: [{ credential_type: 'UniversityDegree' }] })
-      assert.equal(request.statusCode, 201, request.body)
-      const { id: requestId, nonce } = request.json().request
-      assert.equal((await callAs(t.app, 'POST', '/api/wallet/presentation-requests', holderToken, { request_id: requestId })).statusCode, 201)
-      const vp = signPresentation(holder, { aud: verifier.did, nonce, credentials: [credential.jwt] })
-      const approved = await callAs(t.app, 'POST', `/api/wallet/presentation-requests/${requestId}/approve`, holderToken, { credential_ids: [credential.id], presentation_jwt: vp })
-      assert.equal(approved.statusCode, 201, approved.body)
-      const verified = await callAs(t.app, 'POST', `/api/verifier/presentations/${approved.json().presentation.id}/verify`, verifierToken, { presentation_jwt: vp })
-      assert.equal(verified.statusCode, 200, verified.body)
-      return verified.json()
-    }
-    const anchoredResult = await presentAndVerify()
+    const degreeCheck = () => presentAndVerify({ did: verifier.did, token: verifierToken }, credential, { presentation_type: 'DegreeCheck', purpose: 'Hiring', credential_type: 'UniversityDegree' })
+    const anchoredResult = await degreeCheck()
     assert.equal(anchoredResult.verification_result.is_valid, true, anchoredResult.verification_result.errors.join('; '))
     assert.deepEqual(anchoredResult.blockchain_verification, { on_chain: true, revoked: false, verified: true })
 
@@ -88,7 +92,7 @@ describe('records anchored by the routes that change them', () => {
     const after = await get(checkUrl)
     assert.equal(after.revoked, true)
     assert.equal(after.chain.verified_on_chain, true)
-    const revokedResult = await presentAndVerify()
+    const revokedResult = await degreeCheck()
     assert.equal(revokedResult.verification_result.is_valid, false)
     assert.deepEqual(revokedResult.blockchain_verification, { on_chain: true, revoked: true, verified: false })
     await waitFor('revocation_blockchain_tx set', async () => (await db().selectFrom('credentials').select('revocation_blockchain_tx').where('id', '=', credential.id).executeTakeFirstOrThrow()).revocation_blockchain_tx !== null)
@@ -180,20 +184,12 @@ describe('records anchored by the routes that change them', () => {
     const issued = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, { credential_type: 'Badge', schema_id: schemaId, subject_did: holder.did, attributes: { level: 'gold' } })
     assert.equal(issued.statusCode, 201, issued.body)
     const credential = issued.json().credential
-    const request = await callAs(t.app, 'POST', '/api/verifier/requests', onceToken, { verifier_did: onceVerifier.did, presentation_type: 'BadgeCheck', purpose: 'Onboarding', required_credentials: [{ credential_type: 'Badge' }] })
-    assert.equal(request.statusCode, 201, request.body)
-    const { id: requestId, nonce } = request.json().request
-    assert.equal((await callAs(t.app, 'POST', '/api/wallet/presentation-requests', holderToken, { request_id: requestId })).statusCode, 201)
-    const vp = signPresentation(holder, { aud: onceVerifier.did, nonce, credentials: [credential.jwt] })
-    const approved = await callAs(t.app, 'POST', `/api/wallet/presentation-requests/${requestId}/approve`, holderToken, { credential_ids: [credential.id], presentation_jwt: vp })
-    assert.equal(approved.statusCode, 201, approved.body)
-    const verified = await callAs(t.app, 'POST', `/api/verifier/presentations/${approved.json().presentation.id}/verify`, onceToken, { presentation_jwt: vp })
-    assert.equal(verified.statusCode, 200, verified.body)
-    assert.equal(verified.json().verification_result.is_valid, true, verified.body)
-    assert.equal(verified.json().consent_valid, true)
+    const verified = await presentAndVerify({ did: onceVerifier.did, token: onceToken }, credential, { presentation_type: 'BadgeCheck', purpose: 'Onboarding', credential_type: 'Badge' })
+    assert.equal(verified.verification_result.is_valid, true, JSON.stringify(verified))
+    assert.equal(verified.consent_valid, true)
 
     const used = await db().selectFrom('consents').select('used_by').where('id', '=', consentId).executeTakeFirstOrThrow()
-    assert.equal(used.used_by, approved.json().presentation.id)
+    assert.equal(used.used_by, verified.presentationId)
     await waitFor('the used one-time consent revoked on chain', async () => (await get(checkUrl)).revoked === true)
     assert.equal((await get(checkUrl)).valid, false)
   })
