@@ -61,6 +61,7 @@ export class ImportedStatusRefresher {
     const due = await repo.claimImportsDue(db, new Date(now.getTime() - intervalMs), now, this.batchSize)
     const memo: StatusListMemo = new Map()
     const round: RefreshRound = { checked: due.length, revoked: 0, unknown: 0 }
+    const reasons = new Set<string>()
     let next = 0
     const work = async () => {
       for (let item = due[next++]; item; item = due[next++]) {
@@ -69,11 +70,13 @@ export class ImportedStatusRefresher {
         if (state.state === 'revoked' && (await this.markRevoked(item, now))) round.revoked++
         if (state.state === 'unknown') {
           round.unknown++
-          logger?.info({ credential_id: item.id, reason: state.reason }, 'the status of an imported credential could not be read; kept, read again later')
+          reasons.add(state.reason)
         }
       }
     }
     await Promise.all(Array.from({ length: Math.min(CONCURRENCY, due.length) }, work))
+    // One line per round, not per credential: a list that is down fails all of its credentials alike.
+    if (round.unknown > 0) logger?.info({ credentials: round.unknown, reasons: [...reasons].slice(0, 5) }, "imported credentials' status could not be read; kept, read again later")
     if (due.length === this.batchSize) this.loop.runAgain()
     return round
   }
