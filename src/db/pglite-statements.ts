@@ -1,5 +1,6 @@
 import { parse, protocol, type PGlite } from '@electric-sql/pglite'
 import { concatBytes } from '../crypto/encoding.js'
+import { isStalePlan } from './pg-errors.js'
 
 const { serialize } = protocol
 const decoder = new TextDecoder()
@@ -65,7 +66,7 @@ export class PGliteStatements {
     } catch (error) {
       // The statement's tables changed shape since it was prepared (DDL): PostgreSQL refuses to
       // run it with the old row shape; forgotten, the next call prepares it afresh.
-      if ((error as { code?: string }).code === CACHED_PLAN_CHANGED && this.prepared.get(sql) === statement) {
+      if (isStalePlan(error) && this.prepared.get(sql) === statement) {
         // Its own failure (say, inside an aborted transaction) must not hide the one above.
         await this.forget(sql, statement).catch(() => undefined)
       }
@@ -159,9 +160,6 @@ function bindExecuteSync(statement: string, values: Array<string | null>): Uint8
 
 /** Execute of the unnamed portal with no row limit ('E', length 9), then Sync ('S', length 4). */
 const EXECUTE_SYNC = Uint8Array.of(0x45, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0x53, 0, 0, 0, 4)
-
-/** SQLSTATE 0A000 as raised for "cached plan must not change result type". */
-const CACHED_PLAN_CHANGED = '0A000'
 
 const DATA_ROW = 0x44 // 'D'
 const COMMAND_COMPLETE = 0x43 // 'C'

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import pg from 'pg'
+import { isStalePlan } from './pg-errors.js'
 
 /**
  * Distinct statement texts that get a server-side prepared statement. The service's queries are
@@ -34,8 +35,6 @@ function renamePrepared(text: string, stale: string): string {
   names.set(text, renamed)
   return renamed
 }
-
-const isStalePlan = (error: unknown) => (error as { code?: string }).code === '0A000' && /cached plan/i.test((error as Error).message)
 
 /**
  * A node-postgres client that runs every parameterised statement as a named prepared statement.

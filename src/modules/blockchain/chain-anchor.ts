@@ -73,7 +73,7 @@ export function createChainAnchor(options: { configured: boolean; clock: Clock; 
           // of a key never granted (the registry would revert) or already revoked, a grant with
           // the same end. A grant that records a consent is sent regardless: that consent's
           // blockchain_tx and on_chain follow it.
-          const standing = await repo.latestStandingJob(trx, key, ['consent-grant', 'consent-revoke'])
+          const standing = await repo.latestJob(trx, key, ['consent-grant', 'consent-revoke'], { standing: true })
           const sameState =
             request.kind === 'consent-revoke'
               ? standing === undefined || standing.kind === 'consent-revoke'

@@ -255,23 +255,14 @@ export async function findJob(db: Executor, id: number): Promise<ChainJob | unde
   return row ? toJob(row as unknown as Record<string, unknown>) : undefined
 }
 
-/** The newest job of these kinds writing `anchorKey`. */
-export async function latestJob(db: Executor, anchorKey: string, kinds: ChainJobKind[]): Promise<ChainJob | undefined> {
-  const row = await db.selectFrom('chain_jobs').select(JOB_COLUMNS).where('anchor_key', '=', anchorKey).where('kind', 'in', kinds).orderBy('id', 'desc').limit(1).executeTakeFirst()
-  return row ? toJob(row as unknown as Record<string, unknown>) : undefined
-}
-
-/** The newest job of these kinds writing `anchorKey` that has not failed: what the chain holds, or will once it is mined. */
-export async function latestStandingJob(db: Executor, anchorKey: string, kinds: ChainJobKind[]): Promise<ChainJob | undefined> {
-  const row = await db
-    .selectFrom('chain_jobs')
-    .select(JOB_COLUMNS)
-    .where('anchor_key', '=', anchorKey)
-    .where('kind', 'in', kinds)
-    .where('status', '!=', 'failed')
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst()
+/**
+ * The newest job of these kinds writing `anchorKey`; with `standing`, the newest that has not
+ * failed: what the chain holds, or will once it is mined.
+ */
+export async function latestJob(db: Executor, anchorKey: string, kinds: ChainJobKind[], options: { standing?: boolean } = {}): Promise<ChainJob | undefined> {
+  let query = db.selectFrom('chain_jobs').select(JOB_COLUMNS).where('anchor_key', '=', anchorKey).where('kind', 'in', kinds)
+  if (options.standing) query = query.where('status', '!=', 'failed')
+  const row = await query.orderBy('id', 'desc').limit(1).executeTakeFirst()
   return row ? toJob(row as unknown as Record<string, unknown>) : undefined
 }
 
