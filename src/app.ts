@@ -32,7 +32,8 @@ import { healthRoutes } from './modules/health/health.routes.js'
 import { issuerRoutes } from './modules/issuer/issuer.routes.js'
 import { IssuerService } from './modules/issuer/issuer.service.js'
 import { IssuerKeys, issuerVerificationMethods } from './modules/issuer/issuer-keys.js'
-import { createBbsPool, type BbsEngine, type KemSealer } from './crypto/bbs/bbs-pool.js'
+import { createBbsPool, type BbsEngine } from './crypto/bbs/bbs-pool.js'
+import { createKemSealer, type KemSealer } from './crypto/kem-sealer.js'
 import { IssuanceService } from './modules/issuer/issuance.service.js'
 import { issuanceRoutes } from './modules/issuer/issuance.routes.js'
 import { IssuedCredentialsService } from './modules/issuer/issued-credentials.service.js'
@@ -197,6 +198,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(contentRoutes, { prefix: '/api/ipfs', content: deps.content, maxBytes: config.contentMaxBytes })
   const bbs = deps.bbs ?? createBbsPool({ size: config.bbsWorkers })
   if (!deps.bbs) app.addHook('onClose', async () => bbs.close())
+  const sealer = createKemSealer(bbs)
   const issuerKeys = new IssuerKeys(keys, bbs, () => clock.now().getTime())
   const validators = new AttributeValidators()
   const publicBaseUrl = config.publicBaseUrl
@@ -208,7 +210,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const templates = new TemplateService({ db, issuers, validators, clock })
   const statusLists = new StatusListService({ db, keys: issuerKeys, clock, publicBaseUrl })
   const holderKeys = new HolderKemKeys({ db, keys, clock })
-  const issuance = new IssuanceService({ db, content: deps.content, issuers, validators, issuerKeys, bbs, sealer: bbs, holderKeys, statusLists, clock, publicBaseUrl, anchor })
+  const issuance = new IssuanceService({ db, content: deps.content, issuers, validators, issuerKeys, bbs, sealer, holderKeys, statusLists, clock, publicBaseUrl, anchor })
   const issued = new IssuedCredentialsService({ db, issuers, clock, publicBaseUrl, anchor })
   const offers = new OfferService({ db, issuers, validators, clock, publicBaseUrl })
   const requests = new CredentialRequestService({ db, auth, issuers, issuance, validators, clock })
@@ -243,7 +245,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     prefix: '/api/wallet',
     db,
     content: deps.content,
-    sealer: bbs,
+    sealer,
     holderKeys,
     resolver,
     status: statusChecker,

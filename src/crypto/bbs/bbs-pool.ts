@@ -4,7 +4,8 @@ import { spawnModuleWorker } from '../../module-worker.js'
 import type { BbsKeyPair, BoundPredicate, DerivedProof, ProofCheck, ProofRequest, RevealedMessage } from './bbs-core.js'
 import type { BbsMessage } from './bbs-messages.js'
 import type { KemEnvelope } from '../kem-envelope.js'
-import type { BbsOp, BbsReply, SealArgs } from './bbs-worker.js'
+import type { KemSealer, SealArgs } from '../kem-sealer.js'
+import type { BbsOp, BbsReply } from './bbs-worker.js'
 
 export type { BbsKeyPair, BoundPredicate, DerivedProof, ProofCheck, ProofRequest, RevealedMessage }
 
@@ -16,11 +17,6 @@ export interface BbsEngine {
   deriveProof(req: ProofRequest): Promise<DerivedProof>
   verifyProof(req: ProofCheck): Promise<boolean>
   close(): Promise<void>
-}
-
-/** ML-KEM-768 sealing (kem-envelope.ts) off the event loop. */
-export interface KemSealer {
-  seal(req: SealArgs): Promise<KemEnvelope>
 }
 
 interface Task {

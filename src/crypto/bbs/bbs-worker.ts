@@ -1,23 +1,18 @@
 /**
  * Worker-thread entry of the BBS pool: receives {id, op, args}, runs one bbs-core operation (or
- * seals an ML-KEM envelope: the other CPU-heavy step of issuance) and
+ * seals an ML-KEM envelope too large to seal on the event loop, kem-sealer.ts) and
  * answers {id, ok, result | error}. Bytes cross as Uint8Array (structured clone), never library
  * objects. `fatal` tells the pool to retire this worker: after a WASM panic (or a failed
  * instantiation) the instance cannot be trusted with the next task.
  */
 import { parentPort, threadId } from 'node:worker_threads'
 import { sealToRecipient, type Encapsulate } from '../kem-envelope.js'
+import type { SealArgs } from '../kem-sealer.js'
 import { loadWasmEncapsulate } from '../ml-kem-wasm.js'
 import * as core from './bbs-core.js'
 import type { BbsMessage } from './bbs-messages.js'
 
 export type BbsOp = 'generateKeyPair' | 'sign' | 'verify' | 'deriveProof' | 'verifyProof' | 'seal' | 'selfTest'
-
-export interface SealArgs {
-  publicKey: Uint8Array
-  plaintext: Uint8Array
-  associatedData: string
-}
 
 export type BbsReply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: { name: string; message: string }; fatal: boolean }
 

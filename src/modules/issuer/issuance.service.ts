@@ -4,7 +4,8 @@ import type { Clock } from '../../adapters/clock.js'
 import { parseCid, type ContentStore } from '../../adapters/content-store/content-store.js'
 import type { AnonCredentialContent, AttributeDataType, BbsMessage } from '../../crypto/bbs/bbs-messages.js'
 import { BBS_MESSAGE_LAYOUT, credentialMessages } from '../../crypto/bbs/bbs-messages.js'
-import type { BbsEngine, KemSealer } from '../../crypto/bbs/bbs-pool.js'
+import type { BbsEngine } from '../../crypto/bbs/bbs-pool.js'
+import type { KemSealer } from '../../crypto/kem-sealer.js'
 import { jcsSha256Hex } from '../../crypto/jcs.js'
 import { signCompactEdDsa } from '../../crypto/jws.js'
 import type { Database, DB, EvidenceAttachment } from '../../db/database.js'
@@ -32,7 +33,7 @@ export interface IssuanceDeps {
   validators: AttributeValidators
   issuerKeys: IssuerKeys
   bbs: BbsEngine
-  /** ML-KEM sealing, off the event loop (the worker pool). */
+  /** ML-KEM sealing (kem-sealer.ts: on the event loop for credential-sized material). */
   sealer: KemSealer
   holderKeys: HolderKemKeys
   statusLists: StatusListService

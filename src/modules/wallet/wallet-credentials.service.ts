@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Clock } from '../../adapters/clock.js'
 import type { ContentStore } from '../../adapters/content-store/content-store.js'
-import type { KemSealer } from '../../crypto/bbs/bbs-pool.js'
+import type { KemSealer } from '../../crypto/kem-sealer.js'
 import type { Database } from '../../db/database.js'
 import { isUniqueViolation } from '../../db/pg-errors.js'
 import { ConflictError, NotFoundError } from '../../errors.js'

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Clock } from '../../adapters/clock.js'
 import type { ContentStore } from '../../adapters/content-store/content-store.js'
-import type { KemSealer } from '../../crypto/bbs/bbs-pool.js'
+import type { KemSealer } from '../../crypto/kem-sealer.js'
 import type { Database } from '../../db/database.js'
 import type { DidResolver } from '../did/did-resolver.js'
 import type { StatusChecker } from '../status-list/status-check.js'
