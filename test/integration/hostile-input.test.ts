@@ -209,6 +209,8 @@ describe(`hostile input: every route, property-based (FUZZ_SEED=${SEED})`, { con
       { what: 'lone surrogate in a jsonb field', request: { method: 'POST', url: `/api/wallet/${did}/consents`, payload: { verifier_did: world.stranger.did, purpose: 'p', data_categories: ['a\ud800'] }, headers: auth } },
       // RFC 8785 canonicalization refused an unpaired surrogate with a plain Error.
       { what: 'lone surrogate in a canonicalized value', request: { method: 'POST', url: '/api/blockchain/consent/grant', payload: { user_did: did, verifier_did: world.stranger.did, purpose: 'a\udfff' }, headers: auth } },
+      // Issued credentials reach their table inside one JSON parameter (json_to_recordset): NUL there is 22P05.
+      { what: 'NUL in issued attributes', request: { method: 'POST', url: `/api/issuer/${did}/issue`, payload: { credential_type: 'FuzzDegree', schema_id: world.hints.schema_id, subject_did: did, attributes: { given_name: 'a\u0000b' } }, headers: auth } },
       { what: 'lone surrogate in issued attributes', request: { method: 'POST', url: `/api/issuer/${did}/issue`, payload: { credential_type: 'FuzzDegree', schema_id: world.hints.schema_id, subject_did: did, attributes: { given_name: '\ud800' } }, headers: auth } },
       // An integer the schema allowed but the integer column cannot hold (22003).
       { what: 'a version past the integer column', request: { method: 'POST', url: '/api/auth/wallet/encrypted-seed', payload: { encrypted_seed: 'c2VlZHNlZWRzZWVkc2VlZA==', encryption: { algorithm: 'AES-GCM' }, expected_version: 2 ** 31 }, headers: auth } },

@@ -6,50 +6,69 @@ export type CredentialRow = Selectable<CredentialsTable>
 export type NewCredential = Omit<Insertable<CredentialsTable>, 'credential_preview' | 'credential_data' | 'evidence_attachments' | 'evidence_required' | 'extensions' | 'anonymous_credential'> &
   Pick<CredentialRow, 'credential_preview' | 'credential_data' | 'evidence_attachments' | 'evidence_required' | 'extensions' | 'anonymous_credential'>
 
-const toColumns = (c: NewCredential) => ({
-  ...c,
-  credential_preview: JSON.stringify(c.credential_preview),
-  credential_data: JSON.stringify(c.credential_data),
-  evidence_attachments: JSON.stringify(c.evidence_attachments),
-  evidence_required: JSON.stringify(c.evidence_required),
-  extensions: JSON.stringify(c.extensions),
-  anonymous_credential: c.anonymous_credential === null ? null : JSON.stringify(c.anonymous_credential),
-})
+/**
+ * The stored columns of a new credential with their SQL types, as json_to_recordset reads them
+ * (the generated ones, on_chain and blockchain_tx_hash, are left to their defaults).
+ */
+const NEW_CREDENTIAL_COLUMNS: Record<Exclude<keyof NewCredential, 'on_chain' | 'blockchain_tx_hash'>, string> = {
+  id: 'text',
+  issuer_did: 'text',
+  owner_did: 'text',
+  credential_type: 'text',
+  schema_id: 'text',
+  template_id: 'text',
+  credential_preview: 'jsonb',
+  credential_data: 'jsonb',
+  status: 'text',
+  signature_type: 'text',
+  kyber_encrypted: 'boolean',
+  evidence_attachments: 'jsonb',
+  evidence_required: 'jsonb',
+  extensions: 'jsonb',
+  jwt: 'text',
+  anonymous_credential: 'jsonb',
+  bbs_signature: 'text',
+  credential_hash: 'text',
+  ipfs_hash: 'text',
+  revocation_blockchain_tx: 'text',
+  status_list_id: 'text',
+  status_list_index: 'integer',
+  request_id: 'text',
+  expiration_date: 'timestamptz',
+  revoked_at: 'timestamptz',
+  revocation_reason: 'text',
+  created_at: 'timestamptz',
+  updated_at: 'timestamptz',
+}
+const COLUMN_LIST = sql.raw(Object.keys(NEW_CREDENTIAL_COLUMNS).join(', '))
+const RECORD_TYPE = sql.raw(Object.entries(NEW_CREDENTIAL_COLUMNS).map(([name, type]) => `${name} ${type}`).join(', '))
+
+type Generated = Pick<CredentialRow, 'id' | 'on_chain' | 'blockchain_tx_hash' | 'created_at' | 'updated_at'>
 
 /**
  * Stores issued credentials with each holder's `credential_received` wallet activity
  * (docs/wallet.md) in one statement (data-modifying CTEs): atomic without a transaction, one
- * round trip for a whole batch of issuances (group commit). Only the generated columns come
- * back: the caller has the rest, and reading back every JWT and JSON column costs decoding
- * (and, on PGlite, copying across threads) for nothing.
+ * round trip for a whole batch of issuances (group commit). The batch travels as one JSON
+ * parameter read by json_to_recordset, so the statement's text is the same whatever the batch's
+ * size: prepared and planned once rather than once per size, and not rebuilt by the query builder
+ * for every batch. Only the generated columns come back: the caller has the rest, and reading
+ * back every JWT and JSON column costs decoding (and, on PGlite, copying across threads) for
+ * nothing.
  */
 export async function insertCredentialsWithActivity(db: Executor, rows: NewCredential[]): Promise<CredentialRow[]> {
   if (rows.length === 0) return []
-  const generated = await db
-    .with('inserted', (qb) =>
-      qb.insertInto('credentials').values(rows.map(toColumns)).returning(['id', 'on_chain', 'blockchain_tx_hash', 'created_at', 'updated_at', 'owner_did', 'credential_type', 'issuer_did']),
+  const generated = await sql<Generated>`
+    with inserted as (
+      insert into credentials (${COLUMN_LIST})
+      select ${COLUMN_LIST} from json_to_recordset(${JSON.stringify(rows)}::json) as r(${RECORD_TYPE})
+      returning id, on_chain, blockchain_tx_hash, created_at, updated_at, owner_did, credential_type, issuer_did
+    ), activity as (
+      insert into wallet_activities (holder_did, type, credential_id, details, created_at)
+      select owner_did, 'credential_received', id, jsonb_build_object('credential_type', credential_type, 'issuer_did', issuer_did), created_at
+      from inserted where owner_did is not null
     )
-    .with('activity', (qb) =>
-      qb
-        .insertInto('wallet_activities')
-        .columns(['holder_did', 'type', 'credential_id', 'details', 'created_at'])
-        .expression((eb) =>
-          eb
-            .selectFrom('inserted')
-            .select([
-              sql<string>`owner_did`.as('holder_did'),
-              sql<string>`'credential_received'`.as('type'),
-              'id',
-              sql<string>`jsonb_build_object('credential_type', credential_type, 'issuer_did', issuer_did)`.as('details'),
-              'created_at',
-            ])
-            .where('owner_did', 'is not', null),
-        ),
-    )
-    .selectFrom('inserted')
-    .select(['id', 'on_chain', 'blockchain_tx_hash', 'created_at', 'updated_at'])
-    .execute()
-  const byId = new Map(generated.map((g) => [g.id, g]))
+    select id, on_chain, blockchain_tx_hash, created_at, updated_at from inserted`.execute(db)
+  const byId = new Map(generated.rows.map((g) => [g.id, g]))
   return rows.map((row) => ({ ...row, ...byId.get(row.id)! }) as CredentialRow)
 }
 
