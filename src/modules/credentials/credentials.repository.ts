@@ -43,7 +43,7 @@ const NEW_CREDENTIAL_COLUMNS: Record<Exclude<keyof NewCredential, 'on_chain' | '
 const COLUMN_LIST = sql.raw(Object.keys(NEW_CREDENTIAL_COLUMNS).join(', '))
 const RECORD_TYPE = sql.raw(Object.entries(NEW_CREDENTIAL_COLUMNS).map(([name, type]) => `${name} ${type}`).join(', '))
 
-type Generated = Pick<CredentialRow, 'id' | 'on_chain' | 'blockchain_tx_hash' | 'created_at' | 'updated_at'>
+type GeneratedColumns = Pick<CredentialRow, 'id' | 'on_chain' | 'blockchain_tx_hash' | 'created_at' | 'updated_at'>
 
 /**
  * Stores issued credentials with each holder's `credential_received` wallet activity
@@ -57,7 +57,7 @@ type Generated = Pick<CredentialRow, 'id' | 'on_chain' | 'blockchain_tx_hash' | 
  */
 export async function insertCredentialsWithActivity(db: Executor, rows: NewCredential[]): Promise<CredentialRow[]> {
   if (rows.length === 0) return []
-  const generated = await sql<Generated>`
+  const generated = await sql<GeneratedColumns>`
     with inserted as (
       insert into credentials (${COLUMN_LIST})
       select ${COLUMN_LIST} from json_to_recordset(${JSON.stringify(rows)}::json) as r(${RECORD_TYPE})
