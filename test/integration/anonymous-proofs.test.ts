@@ -25,8 +25,8 @@ const days = (date: string) => Date.parse(`${date}T00:00:00Z`) / 86_400_000
 
 /**
  * Real app, real database (PGlite or PostgreSQL), real BBS worker pool: the proofs are real
- * Bulletproofs++ proofs, so this suite derives only two (one with two predicates, one with none)
- * and reuses them; every refusal the route can decide before proving costs no crypto.
+ * BBS proofs with real range proofs, so this suite derives only two (one with two predicates,
+ * one with none) and reuses them; every refusal the route can decide before proving costs no crypto.
  */
 describe('anonymous proofs: derivation over HTTP, verification inside a VP-JWT', () => {
   let t: TestApp
@@ -115,8 +115,10 @@ describe('anonymous proofs: derivation over HTTP, verification inside a VP-JWT',
     assert.equal(mainProof.message_count, 13)
     assert.deepEqual(mainProof.revealed, { nationality: 'GB' })
     assert.deepEqual(mainProof.attributes, [['age', 'number'], ['birth_date', 'date'], ['given_name', 'string'], ['nationality', 'string']])
-    assert.equal(mainProof.range_proof.protocol, 'Bulletproofs++')
+    assert.equal(mainProof.range_proof.protocol, 'Pedersen-BitDecomposition-CDS')
     assert.equal(mainProof.bounds.length, 2)
+    // One range proof per bound: 128 + 240 bytes per bit (49 bits for age >= 18, 20 for the date).
+    assert.deepEqual(mainProof.range_proof.proofs.map((p: string) => Buffer.from(p, 'base64url').length), [128 + 240 * 49, 128 + 240 * 20])
     assert.equal(mainProof.nonce, mainRequest.request.nonce)
     assert.equal(mainProof.audience, verifier.did)
     assert.match(mainProof.proof_value, /^[A-Za-z0-9_-]+$/)
@@ -128,7 +130,7 @@ describe('anonymous proofs: derivation over HTTP, verification inside a VP-JWT',
     const doc = (await callAs(t.app, 'GET', `/api/did/${issuer.did}`)).json()
     const method = (doc.didDocument ?? doc).verificationMethod.find((m: Json) => m.id === mainProof.verification_method)
     assert.equal(method.bbsSignatureParamsLabel, mainProof.params_label)
-    assert.deepEqual(method.bbsRangeProof, { protocol: 'Bulletproofs++', paramsLabel: mainProof.range_proof.params_label })
+    assert.deepEqual(method.bbsRangeProof, { protocol: 'Pedersen-BitDecomposition-CDS', paramsLabel: mainProof.range_proof.params_label })
 
     const verified = await presentAndVerify(mainRequest, [mainProof])
     assert.deepEqual(verified.verification_result.errors, [])

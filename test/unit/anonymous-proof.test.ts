@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
-import { boundsFor, predicateBound, proofNonce } from '../../src/crypto/bbs/anonymous-proof-format.js'
+import { BPP_PARAMS_LABEL, boundsFor, DISCLOSED_META, LEGACY_RANGE_PROOF_PROTOCOL, metaIndex, predicateBound, proofNonce, RANGE_PROOF_PROTOCOL } from '../../src/crypto/bbs/anonymous-proof-format.js'
 import * as core from '../../src/crypto/bbs/bbs-core.js'
 import { bbsVerificationMethodFields } from '../../src/crypto/bbs/bbs-key-text.js'
 import { BBS_MESSAGE_LAYOUT, credentialMessages, encodeIntegerValue, messageIndex, type AnonCredentialContent } from '../../src/crypto/bbs/bbs-messages.js'
@@ -34,11 +34,11 @@ const content: AnonCredentialContent = {
 }
 
 /**
- * The crypto of derived proofs end to end, without a database: one real Bulletproofs++ proof,
+ * The crypto of derived proofs end to end, without a database: one real proof with a range proof,
  * then the verifier (derived-proof-verifier.ts) against a DID document built from the published
- * method fields. Verifications of tampered variants fail inside the BBS/BPP verification itself.
+ * method fields. Verifications of tampered variants fail inside the BBS/range verification itself.
  */
-describe('anonymous proofs: derive and verify (BBS + Bulletproofs++)', () => {
+describe('anonymous proofs: derive and verify (BBS + bit-decomposition range proofs)', () => {
   let stored: StoredAnonymousCredential
   let publicKey: Uint8Array
   let resolver: DidResolver
@@ -60,7 +60,7 @@ describe('anonymous proofs: derive and verify (BBS + Bulletproofs++)', () => {
     const signature = core.sign(pair.secretKey, LABEL, credentialMessages(content))
     stored = { layout: BBS_MESSAGE_LAYOUT, verification_method: KID, params_label: LABEL, content, signature: Buffer.from(signature).toString('base64url') }
     resolver = documentFor(JSON.parse(JSON.stringify(bbsVerificationMethodFields(publicKey, LABEL))))
-    const key = { issuer: ISSUER, publicKey, paramsLabel: LABEL, rangeParamsLabel: core.BPP_PARAMS_LABEL }
+    const key = { issuer: ISSUER, publicKey, paramsLabel: LABEL, rangeParamsLabel: core.RANGE_PARAMS_LABEL }
     proof = (await deriveAnonymousProof(inline, stored, key, { reveal: ['nationality'], predicates: [{ attribute: 'age', operator: '>=', value: 18 }], nonce: ctx.nonce, verifier_did: VERIFIER })) as unknown as Record<string, unknown>
   })
 
@@ -96,11 +96,54 @@ describe('anonymous proofs: derive and verify (BBS + Bulletproofs++)', () => {
     }
   })
 
-  it('fails with params from another label: BBS params or Bulletproofs++ generators', async () => {
-    const otherBpp = documentFor({ ...JSON.parse(JSON.stringify(bbsVerificationMethodFields(publicKey, LABEL))), bbsRangeProof: { protocol: 'Bulletproofs++', paramsLabel: 'another-label' } })
-    const published = await verifyWith(otherBpp)(proof, ctx)
+  it('fails when its range proofs are swapped, dropped, edited or taken from another proof', async () => {
+    const verify = verifyWith()
+    const range = proof.range_proof as { protocol: string; params_label: string; proofs: string[] }
+    assert.equal(range.protocol, RANGE_PROOF_PROTOCOL)
+    const twoBounds = (await deriveAnonymousProof(inline, stored, { issuer: ISSUER, publicKey, paramsLabel: LABEL, rangeParamsLabel: core.RANGE_PARAMS_LABEL }, {
+      reveal: [],
+      predicates: [{ attribute: 'age', operator: '>=', value: 18 }, { attribute: 'birth_date', operator: '<', value: '2000-01-01' }],
+      nonce: ctx.nonce,
+      verifier_did: VERIFIER,
+    })) as unknown as Record<string, unknown> & { range_proof: typeof range }
+    assert.equal((await verify(twoBounds, ctx)).valid, true)
+    // Same bound, same nonce, same holder: another derivation's range proof commits to another C.
+    const again = (await deriveAnonymousProof(inline, stored, { issuer: ISSUER, publicKey, paramsLabel: LABEL, rangeParamsLabel: core.RANGE_PARAMS_LABEL }, { reveal: ['nationality'], predicates: [{ attribute: 'age', operator: '>=', value: 18 }], nonce: ctx.nonce, verifier_did: VERIFIER })) as unknown as { range_proof: typeof range }
+    const flipped = Buffer.from(range.proofs[0]!, 'base64url')
+    flipped[flipped.length - 40]! ^= 1
+    const variants: Array<[string, Record<string, unknown>, RegExp]> = [
+      ['bounds swapped', { ...twoBounds, range_proof: { ...twoBounds.range_proof, proofs: [...twoBounds.range_proof.proofs].reverse() } }, /does not verify/],
+      ['one dropped', { ...proof, range_proof: { ...range, proofs: [] } }, /one range proof per bound/],
+      ['no range proof', { ...proof, range_proof: null }, /carry no range proof/],
+      ['a bit edited', { ...proof, range_proof: { ...range, proofs: [flipped.toString('base64url')] } }, /does not verify/],
+      ['from another derivation', { ...proof, range_proof: again.range_proof }, /does not verify/],
+    ]
+    for (const [label, variant, error] of variants) {
+      const checked = await verify(variant, ctx)
+      assert.equal(checked.valid, false, label)
+      assert.match(checked.errors.join('; '), error, label)
+    }
+  })
+
+  it('still verifies a proof made with the library\'s Bulletproofs++ (before the bit decomposition), only under the deployment label', async () => {
+    const bounds = [{ index: messageIndex(content, 'age'), min: encodeIntegerValue('number', 18), maxExclusive: 2 ** 50 }]
+    const legacy = core.deriveProof({ publicKey, paramsLabel: LABEL, messages: credentialMessages(content), signature: Buffer.from(stored.signature, 'base64url'), reveal: [...DISCLOSED_META.map(metaIndex), messageIndex(content, 'nationality')], bounds, nonce: proofNonce(ctx.nonce, VERIFIER), rangeProtocol: LEGACY_RANGE_PROOF_PROTOCOL })
+    assert.deepEqual(legacy.rangeProofs, [])
+    const object = { ...proof, range_proof: { protocol: LEGACY_RANGE_PROOF_PROTOCOL, params_label: BPP_PARAMS_LABEL }, proof_value: Buffer.from(legacy.proof).toString('base64url') }
+    const checked = await verifyWith()(object, ctx)
+    assert.deepEqual(checked.errors, [])
+    assert.equal(checked.valid, true)
+    const relabelled = await verifyWith()({ ...object, range_proof: { protocol: LEGACY_RANGE_PROOF_PROTOCOL, params_label: 'another-label' } }, ctx)
+    assert.match(relabelled.errors.join('; '), /range-proof params are not the ones the issuer publishes/)
+    // The legacy proof read as a bit-decomposition one (or the reverse) does not verify.
+    assert.equal((await verifyWith()({ ...object, range_proof: proof.range_proof }, ctx)).valid, false)
+  })
+
+  it('fails with params from another label: BBS params or range-proof generators', async () => {
+    const otherLabel = documentFor({ ...JSON.parse(JSON.stringify(bbsVerificationMethodFields(publicKey, LABEL))), bbsRangeProof: { protocol: RANGE_PROOF_PROTOCOL, paramsLabel: 'another-label' } })
+    const published = await verifyWith(otherLabel)(proof, ctx)
     assert.match(published.errors.join('; '), /range-proof params are not the ones the issuer publishes/)
-    const relabelled = await verifyWith(otherBpp)({ ...proof, range_proof: { protocol: 'Bulletproofs++', params_label: 'another-label' } }, ctx)
+    const relabelled = await verifyWith(otherLabel)({ ...proof, range_proof: { ...(proof.range_proof as object), params_label: 'another-label' } }, ctx)
     assert.match(relabelled.errors.join('; '), /does not verify/)
     // Directly at the crypto layer: a proof checked with other generators or other BBS params.
     const bounds = [{ index: messageIndex(content, 'age'), min: encodeIntegerValue('number', 18), maxExclusive: 2 ** 50 }]
@@ -113,7 +156,7 @@ describe('anonymous proofs: derive and verify (BBS + Bulletproofs++)', () => {
   })
 
   it('cannot prove a bound that does not hold: refused before proving (422), and by the crypto layer', async () => {
-    const key = { issuer: ISSUER, publicKey, paramsLabel: LABEL, rangeParamsLabel: core.BPP_PARAMS_LABEL }
+    const key = { issuer: ISSUER, publicKey, paramsLabel: LABEL, rangeParamsLabel: core.RANGE_PARAMS_LABEL }
     await assert.rejects(deriveAnonymousProof(inline, stored, key, { reveal: [], predicates: [{ attribute: 'birth_date', operator: '<', value: '1990-12-10' }], nonce: 'n', verifier_did: VERIFIER }), UnprocessableError)
     await assert.rejects(deriveAnonymousProof(inline, stored, key, { reveal: ['age'], predicates: [{ attribute: 'age', operator: '>=', value: 1 }], nonce: 'n', verifier_did: VERIFIER }), ValidationError)
     const messages = credentialMessages(content)

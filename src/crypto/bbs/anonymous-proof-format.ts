@@ -9,13 +9,26 @@ import { ABSENT, attributeMessage, BBS_MESSAGE_LAYOUT, DATE_OFFSET_DAYS, ENCODED
  */
 export const ANONYMOUS_PROOF_TYPE = 'AnonymousCredentialProof'
 export const ANONYMOUS_PROOF_FORMAT = 'credential-service/anonymous-proof/v1'
-export const RANGE_PROOF_PROTOCOL = 'Bulletproofs++'
 /**
- * Label of the Bulletproofs++ generators (`new BoundCheckBppParams(utf8(label))`: hashed to the
- * curve, a transparent setup anyone recomputes). Published in each issuer's BBS verification
- * method; a proof names it and must match.
+ * How predicates are proven (docs/anonymous-proofs.md): each bound by a Pedersen commitment to the
+ * hidden message, tied to it inside the composite proof, and a bit-decomposition range proof on
+ * it (Cramer–Damgård–Schoenmakers OR proofs per bit, bit-range-proof.ts).
  */
+export const RANGE_PROOF_PROTOCOL = 'Pedersen-BitDecomposition-CDS'
+/**
+ * Label G and H of those commitments hash from (range-generators.ts: the IETF BBS draft's
+ * create_generators, a transparent setup anyone recomputes). Published in each issuer's BBS
+ * verification method; a proof names it and must match.
+ */
+export const RANGE_PARAMS_LABEL = 'credential-service/range-bits/v1'
+/**
+ * The library's Bulletproofs++ bound checks, which proofs derived before the bit decomposition
+ * used: still verified, never derived (several times slower; docs/anonymous-proofs.md).
+ */
+export const LEGACY_RANGE_PROOF_PROTOCOL = 'Bulletproofs++'
+/** Label of the Bulletproofs++ generators (`new BoundCheckBppParams(utf8(label))`), deployment-wide. */
 export const BPP_PARAMS_LABEL = 'credential-service/bpp-params/v1'
+export type RangeProofProtocol = typeof RANGE_PROOF_PROTOCOL | typeof LEGACY_RANGE_PROOF_PROTOCOL
 
 export const OPERATORS = ['>=', '>', '<=', '<'] as const
 export type Operator = (typeof OPERATORS)[number]
@@ -52,7 +65,8 @@ export interface AnonymousProof {
   verification_method: string
   /** Label of the BBS signature params (the verification method's `bbsSignatureParamsLabel`). */
   params_label: string
-  range_proof: { protocol: typeof RANGE_PROOF_PROTOCOL; params_label: string } | null
+  /** Null without predicates; `proofs`: one range proof per bound, in `bounds` order, base64url. */
+  range_proof: { protocol: typeof RANGE_PROOF_PROTOCOL; params_label: string; proofs: string[] } | { protocol: typeof LEGACY_RANGE_PROOF_PROTOCOL; params_label: string } | null
   credential_id: string
   credential_type: string
   schema_id: string
@@ -117,8 +131,8 @@ export function predicateBound(dataType: 'number' | 'date', predicate: Predicate
 }
 
 /**
- * One bound per attribute, the intersection of its predicates (each bound check costs one
- * Bulletproofs++ proof whatever its width, so `age >= 18` and `age < 65` share one). An empty
+ * One bound per attribute, the intersection of its predicates (each bound costs one range proof,
+ * so `age >= 18` and `age < 65` share one, and a narrower one takes fewer bits). An empty
  * intersection is returned as min >= maxExclusive: no value satisfies it.
  */
 export function boundsFor(predicates: PredicateInput[], typeOf: (attribute: string) => 'number' | 'date'): EncodedBound[] {

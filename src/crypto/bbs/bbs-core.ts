@@ -1,16 +1,18 @@
 /**
  * The WebAssembly side of BBS (@docknetwork/crypto-wasm-ts: BBS per Tessaro–Zhu 2023 with Dock's
- * message encoding, range proofs by Bulletproofs++). Synchronous and CPU-heavy: imported by the
- * worker threads (bbs-worker.ts) and by tests, never by request handlers.
+ * message encoding; range proofs by bit decomposition over Pedersen commitments, bit-range-proof.ts,
+ * or, for proofs made before it, the library's Bulletproofs++). Synchronous and CPU-heavy:
+ * imported by the worker threads (bbs-worker.ts) and by tests, never by request handlers.
  *
  * The library throws plain strings for bad input (undecodable keys, signatures, scalars) and a
  * WebAssembly.RuntimeError when its Rust code panics; a panic is rethrown everywhere, since the
  * instance it happened in is no longer trustworthy (its shadow stack is not unwound).
  */
 import dock from '@docknetwork/crypto-wasm-ts'
-import { BPP_PARAMS_LABEL } from './anonymous-proof-format.js'
+import { BPP_PARAMS_LABEL, LEGACY_RANGE_PROOF_PROTOCOL, RANGE_PARAMS_LABEL, RANGE_PROOF_PROTOCOL, type RangeProofProtocol } from './anonymous-proof-format.js'
 import type { BbsMessage } from './bbs-messages.js'
 import { PrecomputedBbsSigner } from './bbs-signer.js'
+import { initBitRange, proveRange, rangeGenerators, verifyRange } from './bit-range-proof.js'
 
 const {
   initializeWasm,
@@ -33,8 +35,8 @@ const {
 type Params = InstanceType<typeof BBSSignatureParams>
 type BppSetup = ReturnType<typeof SetupParam.bppSetupParamsUncompressed>
 
-/** Label of the Bulletproofs++ generators: a transparent setup, anyone derives the same ones. */
-export { BPP_PARAMS_LABEL }
+/** Labels of the range-proof generators: transparent setups, anyone derives the same ones. */
+export { BPP_PARAMS_LABEL, RANGE_PARAMS_LABEL }
 /** Schemas hold at most 100 attributes, plus 9 meta slots; caps the params a proof can ask for. */
 export const MAX_MESSAGES = 256
 const SECRET_KEY_BYTES = 32
@@ -68,7 +70,9 @@ export interface ProofRequest {
   bounds: BoundPredicate[]
   /** The verifier's nonce: the proof verifies under this nonce only. */
   nonce: Uint8Array
-  /** Label of the Bulletproofs++ generators (default BPP_PARAMS_LABEL); only read when there are bounds. */
+  /** How bounds are proven (default: the bit decomposition); only read when there are bounds. */
+  rangeProtocol?: RangeProofProtocol
+  /** Label of the range proof's generators (default: the protocol's deployment label). */
   rangeParamsLabel?: string
 }
 
@@ -78,19 +82,22 @@ export interface DerivedProof {
   messageCount: number
   revealed: RevealedMessage[]
   bounds: BoundPredicate[]
+  /** One per bound, in order, for the bit decomposition; none for Bulletproofs++ (inside `proof`). */
+  rangeProofs: Uint8Array[]
 }
 
 export interface ProofCheck extends DerivedProof {
   publicKey: Uint8Array
   paramsLabel: string
   nonce: Uint8Array
+  rangeProtocol?: RangeProofProtocol
   rangeParamsLabel?: string
 }
 
 let ready: Promise<void> | undefined
 /** Instantiates the WASM module once per thread (each worker has its own instance). */
 export function initBbs(): Promise<void> {
-  ready ??= initializeWasm()
+  ready ??= Promise.all([initializeWasm(), initBitRange()]).then(() => undefined)
   return ready
 }
 
@@ -170,10 +177,12 @@ export function verify(publicKey: Uint8Array, paramsLabel: string, messages: Bbs
 }
 
 /**
- * A composite proof: knowledge of a signature on all messages disclosing only `reveal`, plus one
- * Bulletproofs++ bound check per predicate, tied to the hidden message by a witness-equality meta
- * statement (the pattern of the library's tests/composite-proofs/bound-check.spec.ts), with the
- * verifier's nonce in the Fiat–Shamir challenge so the proof cannot be replayed to another.
+ * A composite proof: knowledge of a signature on all messages disclosing only `reveal`, with the
+ * verifier's nonce in the Fiat–Shamir challenge so the proof cannot be replayed to another, plus
+ * per predicate either (default) a Pedersen commitment to the hidden message, tied to it by a
+ * witness-equality meta statement and shown in range by a bit-decomposition proof bound to the
+ * same nonce (bit-range-proof.ts), or a Bulletproofs++ bound check inside the composite proof
+ * (the pattern of the library's tests/composite-proofs/bound-check.spec.ts).
  */
 export function deriveProof(req: ProofRequest): DerivedProof {
   const count = req.messages.length
@@ -186,8 +195,10 @@ export function deriveProof(req: ProofRequest): DerivedProof {
     if (message.encoding !== 'integer' || typeof message.value !== 'number') throw new RangeError(`message ${message.name} is not integer-encoded`)
     if (!(message.value >= bound.min && message.value < bound.maxExclusive)) throw new RangeError(`message ${message.name} does not satisfy ${bound.min} <= m < ${bound.maxExclusive}`)
   }
+  const range = rangeSetup(req)
   const encoded = req.messages.map(encode)
   const p = params(req.paramsLabel, count)
+  let rangeProofs: Uint8Array[] = []
   const proof = wasm(() => {
     const signature = new BBSSignature(req.signature)
     // Proving over a bad signature would yield a proof no one accepts: say so here instead.
@@ -197,10 +208,16 @@ export function deriveProof(req: ProofRequest): DerivedProof {
     encoded.forEach((m, i) => (reveal.includes(i) ? revealed : hidden).set(i, m))
     const statements = new Statements(Statement.bbsSignatureProverConstantTime(p, revealed, false))
     const witnesses = new Witnesses(Witness.bbsSignatureConstantTime(signature, hidden, false))
-    for (const bound of bounds) witnesses.add(Witness.boundCheckBpp(encoded[bound.index]!))
-    return CompositeProof.generateUsingQuasiProofSpec(proofSpec(statements, bounds, req.rangeParamsLabel), witnesses, req.nonce).bytes
+    if (range.protocol === LEGACY_RANGE_PROOF_PROTOCOL) {
+      for (const bound of bounds) witnesses.add(Witness.boundCheckBpp(encoded[bound.index]!))
+      return CompositeProof.generateUsingQuasiProofSpec(bppProofSpec(statements, bounds, range.label), witnesses, req.nonce).bytes
+    }
+    const ranges = bounds.map((bound) => proveRange({ label: range.label, min: BigInt(bound.min), maxExclusive: BigInt(bound.maxExclusive), context: req.nonce }, BigInt(req.messages[bound.index]!.value)))
+    ranges.forEach((r, k) => witnesses.add(Witness.pedersenCommitment([encoded[bounds[k]!.index]!, r.blinding])))
+    rangeProofs = ranges.map((r) => r.proof)
+    return CompositeProof.generateUsingQuasiProofSpec(committedProofSpec(statements, bounds, range.label, ranges.map((r) => r.commitment)), witnesses, req.nonce).bytes
   })
-  return { proof, messageCount: count, revealed: reveal.map((index) => ({ index, message: req.messages[index]! })), bounds }
+  return { proof, messageCount: count, revealed: reveal.map((index) => ({ index, message: req.messages[index]! })), bounds, rangeProofs }
 }
 
 /** False for any proof that does not hold for this key, params label, disclosure, bounds and nonce. */
@@ -211,25 +228,49 @@ export function verifyProof(check: ProofCheck): boolean {
     if (new Set(reveal).size !== reveal.length) return false
     for (const index of reveal) checkIndex(index, check.messageCount)
     for (const bound of check.bounds) checkBound(bound, check.messageCount, reveal)
+    const range = rangeSetup(check)
+    let commitments: Uint8Array[] = []
+    if (range.protocol === RANGE_PROOF_PROTOCOL) {
+      if (check.rangeProofs.length !== check.bounds.length) return false
+      const verified = check.bounds.map((bound, k) => verifyRange({ label: range.label, min: BigInt(bound.min), maxExclusive: BigInt(bound.maxExclusive), context: check.nonce }, check.rangeProofs[k]!))
+      if (verified.some((c) => c === undefined)) return false
+      commitments = verified as Uint8Array[]
+    }
     const pk = new BBSPublicKey(check.publicKey)
     if (!pk.isValid()) return false
     const revealed = new Map(check.revealed.map(({ index, message }) => [index, encode(message)]))
     const statements = new Statements(Statement.bbsSignatureVerifierConstantTime(params(check.paramsLabel, check.messageCount), pk, revealed, false))
-    return new CompositeProof(check.proof).verifyUsingQuasiProofSpec(proofSpec(statements, check.bounds, check.rangeParamsLabel), check.nonce).verified
+    const spec = range.protocol === LEGACY_RANGE_PROOF_PROTOCOL ? bppProofSpec(statements, check.bounds, range.label) : committedProofSpec(statements, check.bounds, range.label, commitments)
+    return new CompositeProof(check.proof).verifyUsingQuasiProofSpec(spec, check.nonce).verified
   })
 }
 
-/** Statement 0 is the signature; statement k ≥ 1 bounds witness 0 of itself to message bounds[k-1].index of statement 0. */
-function proofSpec(statements: InstanceType<typeof Statements>, bounds: BoundPredicate[], rangeParamsLabel = BPP_PARAMS_LABEL) {
+function rangeSetup(req: { rangeProtocol?: RangeProofProtocol; rangeParamsLabel?: string }): { protocol: RangeProofProtocol; label: string } {
+  const protocol = req.rangeProtocol ?? RANGE_PROOF_PROTOCOL
+  return { protocol, label: req.rangeParamsLabel ?? (protocol === LEGACY_RANGE_PROOF_PROTOCOL ? BPP_PARAMS_LABEL : RANGE_PARAMS_LABEL) }
+}
+
+/** Statement 0 is the signature; statement k ≥ 1 commits, over the label's G and H, to message bounds[k-1].index of statement 0. */
+function committedProofSpec(statements: InstanceType<typeof Statements>, bounds: BoundPredicate[], label: string, commitments: Uint8Array[]) {
   const metas = new MetaStatements()
-  for (const bound of bounds) {
-    const s = statements.add(Statement.boundCheckBppFromSetupParamRefs(bound.min, bound.maxExclusive, 0))
-    const eq = new WitnessEqualityMetaStatement()
-    eq.addWitnessRef(0, bound.index)
-    eq.addWitnessRef(s, 0)
-    metas.addWitnessEquality(eq)
-  }
-  return new QuasiProofSpec(statements, metas, bounds.length ? [bpp(rangeParamsLabel)] : [])
+  const key = bounds.length ? rangeGenerators(label).bytes : []
+  bounds.forEach((bound, k) => equal(metas, bound.index, statements.add(Statement.pedersenCommitmentG1([...key], commitments[k]!))))
+  return new QuasiProofSpec(statements, metas, [])
+}
+
+/** Statement 0 is the signature; statement k ≥ 1 bounds witness 0 of itself to message bounds[k-1].index of statement 0. */
+function bppProofSpec(statements: InstanceType<typeof Statements>, bounds: BoundPredicate[], label: string) {
+  const metas = new MetaStatements()
+  for (const bound of bounds) equal(metas, bound.index, statements.add(Statement.boundCheckBppFromSetupParamRefs(bound.min, bound.maxExclusive, 0)))
+  return new QuasiProofSpec(statements, metas, bounds.length ? [bpp(label)] : [])
+}
+
+/** Witness `index` of the signature (statement 0) equals witness 0 of `statement`. */
+function equal(metas: InstanceType<typeof MetaStatements>, index: number, statement: number): void {
+  const eq = new WitnessEqualityMetaStatement()
+  eq.addWitnessRef(0, index)
+  eq.addWitnessRef(statement, 0)
+  metas.addWitnessEquality(eq)
 }
 
 function checkIndex(index: number, count: number): void {

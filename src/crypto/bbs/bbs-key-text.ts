@@ -1,5 +1,5 @@
 import { base58btc } from 'multiformats/bases/base58'
-import { BPP_PARAMS_LABEL, RANGE_PROOF_PROTOCOL } from './anonymous-proof-format.js'
+import { RANGE_PARAMS_LABEL, RANGE_PROOF_PROTOCOL } from './anonymous-proof-format.js'
 
 // multicodec bls12_381-g2-pub (0xeb) as an unsigned varint.
 const G2_PREFIX = Uint8Array.of(0xeb, 0x01)
@@ -23,8 +23,9 @@ export const BBS_SCHEME = 'BBS-2023-dock-crypto-wasm'
  * Beside it, what a verifier needs to rebuild the signature params: the label (its UTF-8 bytes
  * go to Dock's `BBSSignatureParams.generate(messageCount, label)`) and the scheme, Dock's BBS
  * (Tessaro–Zhu 2023 with Dock's generators and encoding), which is not the IETF ciphersuite.
- * `bbsRangeProof` names the bound-check protocol of derived proofs (Bulletproofs++: a transparent
- * setup, generators hashed from the label), so a verifier needs nothing but this document.
+ * `bbsRangeProof` names the range-proof protocol of derived proofs (bit decomposition over Pedersen
+ * commitments: a transparent setup, generators hashed from the label), so a verifier needs
+ * nothing but this document.
  */
 export function bbsVerificationMethodFields(publicKey: Uint8Array, paramsLabel: string): BbsVerificationMethodFields {
   if (publicKey.length !== G2_BYTES) throw new RangeError(`a BBS public key is ${G2_BYTES} bytes, not ${publicKey.length}`)
@@ -36,13 +37,13 @@ export function bbsVerificationMethodFields(publicKey: Uint8Array, paramsLabel: 
     publicKeyMultibase: base58btc.encode(prefixed),
     bbsScheme: BBS_SCHEME,
     bbsSignatureParamsLabel: paramsLabel,
-    bbsRangeProof: { protocol: RANGE_PROOF_PROTOCOL, paramsLabel: BPP_PARAMS_LABEL },
+    bbsRangeProof: { protocol: RANGE_PROOF_PROTOCOL, paramsLabel: RANGE_PARAMS_LABEL },
   }
 }
 
 /**
  * The raw public key and params label of such a method; undefined when it is not one.
- * `rangeParamsLabel` is undefined when the method publishes no Bulletproofs++ label.
+ * `rangeParamsLabel` is undefined when the method publishes no label for RANGE_PROOF_PROTOCOL.
  */
 export function decodeBbsVerificationMethod(method: Record<string, unknown>): { publicKey: Uint8Array; paramsLabel: string; rangeParamsLabel?: string } | undefined {
   if (method.type !== 'Multikey' || method.bbsScheme !== BBS_SCHEME || typeof method.publicKeyMultibase !== 'string' || typeof method.bbsSignatureParamsLabel !== 'string') return undefined

@@ -1,11 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { ANONYMOUS_PROOF_FORMAT, ANONYMOUS_PROOF_TYPE, OPERATORS, RANGE_PROOF_PROTOCOL } from '../../crypto/bbs/anonymous-proof-format.js'
+import { ANONYMOUS_PROOF_FORMAT, ANONYMOUS_PROOF_TYPE, LEGACY_RANGE_PROOF_PROTOCOL, OPERATORS, RANGE_PROOF_PROTOCOL } from '../../crypto/bbs/anonymous-proof-format.js'
 import { BBS_MESSAGE_LAYOUT } from '../../crypto/bbs/bbs-messages.js'
 import { Did } from '../auth/auth.schemas.js'
 
 /** Attribute names as schemas allow them (issuer.schemas.ts caps names at 64 characters). */
 const AttributeName = Type.String({ minLength: 1, maxLength: 64 })
-/** Each predicate is one Bulletproofs++ proof (~0.6 s to derive here): a handful at most. */
+/** Each predicated attribute is one range proof (up to ~50 ms to derive and 12 kB here): a handful at most. */
 export const MAX_PREDICATES = 8
 
 export const Predicate = Type.Object(
@@ -42,7 +42,16 @@ export const AnonymousProof = Type.Object({
   issuer: Type.String({ maxLength: 2048 }),
   verification_method: Type.String({ maxLength: 4096 }),
   params_label: Type.String({ maxLength: 4096 }),
-  range_proof: Type.Union([Type.Object({ protocol: Type.Literal(RANGE_PROOF_PROTOCOL), params_label: Type.String({ maxLength: 256 }) }), Type.Null()]),
+  range_proof: Type.Union([
+    Type.Object({
+      protocol: Type.Literal(RANGE_PROOF_PROTOCOL),
+      params_label: Type.String({ maxLength: 256 }),
+      // 128 + 240 bytes per bit, at most 64 bits: 15,488 bytes, 20,651 base64url characters.
+      proofs: Type.Array(Type.String({ maxLength: 20_651, pattern: '^[A-Za-z0-9_-]+$' }), { maxItems: MAX_PREDICATES, description: 'One range proof per bound, in bounds order, base64url' }),
+    }),
+    Type.Object({ protocol: Type.Literal(LEGACY_RANGE_PROOF_PROTOCOL), params_label: Type.String({ maxLength: 256 }) }, { description: 'Proofs derived before the bit decomposition: verified, no longer derived' }),
+    Type.Null(),
+  ]),
   credential_id: Type.String({ maxLength: 100 }),
   credential_type: Type.String({ maxLength: 256 }),
   schema_id: Type.String({ maxLength: 256 }),

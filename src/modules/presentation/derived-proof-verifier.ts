@@ -1,18 +1,21 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import {
+  BPP_PARAMS_LABEL,
   boundsFor,
   disclosedMetaMessages,
   DISCLOSED_META,
   isIntegerType,
+  LEGACY_RANGE_PROOF_PROTOCOL,
   metaIndex,
   proofNonce,
+  RANGE_PROOF_PROTOCOL,
   revealedMessage,
   statusEntryFromId,
   type AnonymousProof,
   type PredicateInput,
 } from '../../crypto/bbs/anonymous-proof-format.js'
 import { layoutDigest, META_MESSAGES, type AttributeDataType } from '../../crypto/bbs/bbs-messages.js'
-import type { BbsEngine, RevealedMessage } from '../../crypto/bbs/bbs-pool.js'
+import type { BbsEngine, ProofCheck, RevealedMessage } from '../../crypto/bbs/bbs-pool.js'
 import type { Clock } from '../../adapters/clock.js'
 import type { DidResolver } from '../did/did-resolver.js'
 import { AnonymousProof as AnonymousProofSchema } from './anonymous-proof.schemas.js'
@@ -24,7 +27,7 @@ const shape = TypeCompiler.Compile(AnonymousProofSchema)
 
 /**
  * Checks a derived-proof object of `vp.verifiableCredential` with public data only: the issuer's
- * BBS key, params label and Bulletproofs++ label from its DID document (the resolver of GET
+ * BBS key, params label and range-proof label from its DID document (the resolver of GET
  * /api/did/:did), the VP's nonce and audience, and the disclosed values re-encoded here. What the
  * proof claims in clear (attribute layout, disclosed meta values, predicate bounds) counts only
  * because the BBS proof verifies with exactly those messages and bounds; the bounds are recomputed
@@ -83,7 +86,8 @@ export function createDerivedProofVerifier(deps: { resolver: DidResolver; bbs: B
     }
     if (!key) return fail([`${proof.verification_method} is not a BBS assertion key of ${proof.issuer}`], known)
     if (key.paramsLabel !== proof.params_label) return fail(['its BBS params label is not the one the issuer publishes'], known)
-    if (bounds.length && (!key.rangeParamsLabel || proof.range_proof?.params_label !== key.rangeParamsLabel)) return fail(['its range-proof params are not the ones the issuer publishes'], known)
+    const range = rangeProofOf(proof, bounds.length, key.rangeParamsLabel)
+    if (typeof range === 'string') return fail([range], known)
 
     const valid = await deps.bbs.verifyProof({
       publicKey: key.publicKey,
@@ -93,7 +97,7 @@ export function createDerivedProofVerifier(deps: { resolver: DidResolver; bbs: B
       revealed,
       bounds: bounds.map((b) => ({ index: layout.get(b.attribute)!.index, min: b.min, maxExclusive: b.max_exclusive })),
       nonce: proofNonce(ctx.nonce, ctx.verifierDid),
-      ...(bounds.length ? { rangeParamsLabel: key.rangeParamsLabel! } : {}),
+      ...range,
     })
     if (!valid) return fail(['the anonymous proof does not verify against the issuer\'s key, its disclosed values, predicates and the presentation nonce'], known)
     return {
@@ -106,6 +110,25 @@ export function createDerivedProofVerifier(deps: { resolver: DidResolver; bbs: B
       statusEntry: { type: status!.type, statusPurpose: status!.statusPurpose, statusListIndex: status!.statusListIndex, statusListCredential: status!.statusListCredential },
     }
   }
+}
+
+/**
+ * The range-proof part of the check: the issuer's published protocol and label, or Bulletproofs++
+ * with the deployment's transparent label for proofs derived before the bit decomposition (the
+ * issuer no longer publishes it; its generators are hashed from that fixed label, nothing to
+ * trust). A string says why the proof's range part is unusable.
+ */
+function rangeProofOf(proof: AnonymousProof, boundCount: number, publishedLabel: string | undefined): Pick<ProofCheck, 'rangeProtocol' | 'rangeParamsLabel' | 'rangeProofs'> | string {
+  const range = proof.range_proof
+  if (!boundCount) return { rangeProofs: [] }
+  if (range === null) return 'its predicates carry no range proof'
+  if (range.protocol === LEGACY_RANGE_PROOF_PROTOCOL) {
+    if (range.params_label !== BPP_PARAMS_LABEL) return 'its range-proof params are not the ones the issuer publishes'
+    return { rangeProtocol: LEGACY_RANGE_PROOF_PROTOCOL, rangeParamsLabel: BPP_PARAMS_LABEL, rangeProofs: [] }
+  }
+  if (!publishedLabel || range.params_label !== publishedLabel) return 'its range-proof params are not the ones the issuer publishes'
+  if (range.proofs.length !== boundCount) return 'it does not carry one range proof per bound'
+  return { rangeProtocol: RANGE_PROOF_PROTOCOL, rangeParamsLabel: publishedLabel, rangeProofs: range.proofs.map((p) => Buffer.from(p, 'base64url')) }
 }
 
 /** name → message index and data type; a string says why the layout is unusable. */
