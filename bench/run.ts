@@ -196,7 +196,7 @@ async function main(): Promise<void> {
       date: new Date().toISOString(),
       code,
       machine,
-      settings: { connections: options.proofConnections, seconds: options.seconds, rounds: options.rounds, rawIterations: options.proofIterations, rangeProof: 'Bulletproofs++', targets: { deriveMs: TARGET_DERIVE_MS, verifyMs: TARGET_VERIFY_MS } },
+      settings: { connections: options.proofConnections, seconds: options.seconds, rounds: options.rounds, rawIterations: options.proofIterations, rangeProof: rawProofs.rangeProtocol, targets: { deriveMs: TARGET_DERIVE_MS, verifyMs: TARGET_VERIFY_MS } },
       rawCrypto: rawProofs,
       engines: proofs,
     }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { before, describe, it } from 'node:test'
 import { bls12_381 } from '@noble/curves/bls12-381.js'
-import { initBitRange, proveRange, rangeBits, rangeGenerators, rangeProofLength, verifyRange, type RangeStatement } from '../../src/crypto/bbs/bit-range-proof.js'
+import { initBitRange, proveRange, rangeBits, rangeChallenge, rangeGenerators, rangeProofLength, verifyRange, type RangeStatement } from '../../src/crypto/bbs/bit-range-proof.js'
 import { createGenerators, messageGenerators } from '../../src/crypto/bbs/range-generators.js'
 import { decompose, rangeWeights } from '../../src/crypto/bbs/range-weights.js'
 
@@ -122,6 +122,32 @@ describe('bit-decomposition range proof', () => {
     assert.equal(verifyRange(statement(0n, 16n), edited), undefined)
   })
 
+  it('a proof whose points carry a small-order part gets the same answer from every verification', () => {
+    // (0, 2) is on y² = x³ + 4 and has order 3: outside G1. Width 1 (no bits): C = min·G + ρ·H and
+    // a Schnorr proof (T, s) of ρ, with the order-3 point added to T. Its G1 equation holds, so it
+    // is accepted, every time: before cofactor clearing, about one verification in three was.
+    const Fr = bls12_381.fields.Fr
+    const Point = bls12_381.G1.Point
+    const torsion = new Point(0n, 2n, 1n)
+    assert.ok(torsion.multiplyUnsafe(3n).is0() && !torsion.is0())
+    const { bytes } = rangeGenerators('test/range-bits')
+    const G = Point.fromBytes(bytes[0])
+    const H = Point.fromBytes(bytes[1])
+    const min = 7n
+    const rho = 123_456_789n
+    const k = 987_654_321n
+    const C = G.multiply(min).add(H.multiply(rho)).toBytes(true)
+    const T = compressUnchecked(H.multiply(k).add(torsion))
+    const c = rangeChallenge(statement(min, min + 1n), [C, T])
+    const s = Fr.add(k, Fr.mul(c, rho))
+    const proof = Buffer.concat([C, T, Buffer.from(s.toString(16).padStart(64, '0'), 'hex')])
+    const answers = Array.from({ length: 24 }, () => verifyRange(statement(min, min + 1n), proof) !== undefined)
+    assert.deepEqual(answers, Array(24).fill(true))
+    // The same proof with the G1 part wrong (another ρ in s) is refused every time.
+    const wrong = Buffer.concat([C, T, Buffer.from(Fr.add(s, 1n).toString(16).padStart(64, '0'), 'hex')])
+    assert.ok(Array.from({ length: 24 }, () => verifyRange(statement(min, min + 1n), wrong)).every((v) => v === undefined))
+  })
+
   it('two proofs of the same value share nothing: fresh commitment and bits each time', () => {
     const a = proveRange(statement(0n, 100n), 42n)
     const b = proveRange(statement(0n, 100n), 42n)
@@ -129,3 +155,12 @@ describe('bit-decomposition range proof', () => {
     assert.notEqual(hex(a.proof.subarray(128, 176)), hex(b.proof.subarray(128, 176)))
   })
 })
+
+/** ZCash compressed form of any curve point (noble's toBytes refuses points outside G1). */
+function compressUnchecked(point: InstanceType<typeof bls12_381.G1.Point>): Uint8Array {
+  const p = bls12_381.fields.Fp.ORDER
+  const { x, y } = point.toAffine()
+  const out = Buffer.from(x.toString(16).padStart(96, '0'), 'hex')
+  out[0]! |= 0x80 | (y > (p - 1n) / 2n ? 0x20 : 0)
+  return out
+}

@@ -67,7 +67,8 @@ export function initBitRange(): Promise<void> {
   ready ??= mcl.init(mcl.BLS12_381).then(() => {
     // ZCash's compressed encoding, the one noble, arkworks (Dock) and the IETF drafts use.
     mcl.setETHserialization(true)
-    // Subgroup membership is checked where it matters (verifyRange), not on every decode.
+    // Subgroup membership is checked where it matters (verifyRange), not on every decode. The
+    // setting is per thread: this module is mcl's only user in the service.
     mcl.verifyOrderG1(false)
   })
   return ready
@@ -98,7 +99,7 @@ export const rangeProofLength = (min: bigint, maxExclusive: bigint): number => H
 export function proveRange(statement: RangeStatement, value: bigint): RangeProof {
   const { min, maxExclusive } = checkStatement(statement)
   if (value < min || value >= maxExclusive) throw new RangeError(`${value} is outside [${min}, ${maxExclusive})`)
-  const { g, h, bytes } = rangeGenerators(statement.label)
+  const { g, h } = rangeGenerators(statement.label)
   const weights = rangeWeights(maxExclusive - min - 1n)
   const bits = decompose(value - min, weights)
 
@@ -125,7 +126,7 @@ export function proveRange(statement: RangeStatement, value: bigint): RangeProof
     return { bit, c, a0, a1, nonce, simChallenge, simResponse }
   })
   const points = rounds.flatMap((round) => [round.c, round.a0, round.a1].map((p) => p.serialize()))
-  const challenge = fiatShamir(statement, bytes, [commitment.serialize(), schnorrCommitment, ...points])
+  const challenge = rangeChallenge(statement, [commitment.serialize(), schnorrCommitment, ...points])
 
   const parts: Uint8Array[] = [commitment.serialize(), schnorrCommitment, be32(Fr.add(schnorrNonce, Fr.mul(challenge, rest)))]
   rounds.forEach((round, j) => {
@@ -146,7 +147,7 @@ export function verifyRange(statement: RangeStatement, proof: Uint8Array): Uint8
   const { min, maxExclusive } = checkStatement(statement)
   const weights = rangeWeights(maxExclusive - min - 1n)
   if (proof.length !== HEADER + PER_BIT * weights.length) return undefined
-  const { g, h, bytes } = rangeGenerators(statement.label)
+  const { g, h } = rangeGenerators(statement.label)
   const commitmentBytes = proof.subarray(0, POINT)
   const schnorrBytes = proof.subarray(POINT, 2 * POINT)
   const commitment = point(commitmentBytes)
@@ -174,7 +175,7 @@ export function verifyRange(statement: RangeStatement, proof: Uint8Array): Uint8
     scalars.push(s as bigint[])
     pointBytes.push(...raw)
   }
-  const challenge = fiatShamir(statement, bytes, [commitmentBytes, schnorrBytes, ...pointBytes])
+  const challenge = rangeChallenge(statement, [commitmentBytes, schnorrBytes, ...pointBytes])
 
   // With random weights ρ_j, σ_j, τ, one multi-scalar multiplication checks every equation:
   // Σ_j ρ_j(z0·H − A0 − c0·C_j) + σ_j(z1·H − A1 − c1·(C_j − G)) + τ(s·H − T − c·(C − min·G − Σ_j w_j·C_j)) = 0
@@ -195,8 +196,25 @@ export function verifyRange(statement: RangeStatement, proof: Uint8Array): Uint8
   })
   coefficients[0] = hCoefficient
   coefficients[1] = gCoefficient
-  return mcl.mulVec(bases, coefficients.map(fr)).isZero() ? commitmentBytes.slice() : undefined
+  return clearCofactor(mcl.mulVec(bases, coefficients.map(fr))).isZero() ? commitmentBytes.slice() : undefined
 }
+
+/**
+ * h_eff·P (RFC 9380 §8.8.1: h_eff = 0xd201000000010001 maps E(Fp) onto G1 for BLS12-381), by
+ * double-and-add, not mcl.mul, whose GLV split assumes P in G1. A proof whose points carry
+ * small-order parts leaves such a part in the sum even when every G1 equation holds, and mcl's
+ * GLV scrambles it by the random weights: without this, such a proof would pass for one verifier
+ * and fail for the next. With it, acceptance is exactly "the G1 equations hold".
+ */
+function clearCofactor(p: G1): G1 {
+  let out = new mcl.G1()
+  for (const bit of H_EFF_BITS) {
+    out = mcl.dbl(out)
+    if (bit === '1') out = mcl.add(out, p)
+  }
+  return out
+}
+const H_EFF_BITS = (0xd201000000010001n).toString(2)
 
 function checkStatement(statement: RangeStatement): { min: bigint; maxExclusive: bigint } {
   const { min, maxExclusive } = statement
@@ -204,8 +222,13 @@ function checkStatement(statement: RangeStatement): { min: bigint; maxExclusive:
   return { min, maxExclusive }
 }
 
-/** hash_to_scalar as the IETF BBS draft builds it (expand_message_xmd to 48 bytes, mod r) over the whole statement and first messages. */
-function fiatShamir(statement: RangeStatement, generators: [Uint8Array, Uint8Array], points: Uint8Array[]): bigint {
+/**
+ * The Fiat–Shamir challenge: hash_to_scalar as the IETF BBS draft builds it (expand_message_xmd
+ * to 48 bytes, mod r) over G, H, min, B, the context and `points` (C, T, then each bit's C_j,
+ * A0_j, A1_j as sent). Exported for verifiers written elsewhere and for tests.
+ */
+export function rangeChallenge(statement: RangeStatement, points: Uint8Array[]): bigint {
+  const generators = rangeGenerators(statement.label).bytes
   const header = new Uint8Array(8 + 8 + 4)
   const view = new DataView(header.buffer)
   view.setBigUint64(0, statement.min)
