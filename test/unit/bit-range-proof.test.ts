@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { before, describe, it } from 'node:test'
 import { bls12_381 } from '@noble/curves/bls12-381.js'
-import { initBitRange, proveRange, rangeBits, rangeChallenge, rangeGenerators, rangeProofLength, verifyRange, type RangeStatement } from '../../src/crypto/bbs/bit-range-proof.js'
+import mcl from 'mcl-wasm'
+import { FixedBase, initBitRange, proveRange, rangeBits, rangeChallenge, rangeGenerators, rangeProofLength, verifyRange, type RangeStatement } from '../../src/crypto/bbs/bit-range-proof.js'
 import { createGenerators, messageGenerators } from '../../src/crypto/bbs/range-generators.js'
 import { decompose, rangeWeights } from '../../src/crypto/bbs/range-weights.js'
 
@@ -53,6 +54,22 @@ describe('bit-decomposition range proof', () => {
     const { bytes } = rangeGenerators('test/range-bits')
     assert.notEqual(hex(bytes[0]), hex(bytes[1]))
     for (const b of bytes) bls12_381.G1.Point.fromBytes(b).assertValidity()
+  })
+
+  it('fixed-base tables multiply like mcl does: 0, 1, r − 1, zero windows, random scalars', () => {
+    const { h } = rangeGenerators('test/range-bits')
+    const table = new FixedBase(h)
+    const r = bls12_381.fields.Fr.ORDER
+    const random = Array.from({ length: 20 }, () => BigInt(`0x${hex(crypto.getRandomValues(new Uint8Array(32)))}`) % r)
+    for (const k of [0n, 1n, 255n, 256n, 1n << 64n, (1n << 128n) + 1n, r - 1n, ...random]) {
+      const expected = new mcl.Fr()
+      expected.setStr(k.toString(16), 16)
+      assert.equal(hex(table.mul(k).serialize()), hex(mcl.mul(h, expected).serialize()), `k = ${k}`)
+    }
+    // What mul returns is the caller's: changing it leaves the table as it was.
+    const one = table.mul(1n)
+    one.setHashOf('something else')
+    assert.equal(hex(table.mul(1n).serialize()), hex(h.serialize()))
   })
 
   it('proves and verifies at the edges of ranges of many widths, including width 1', () => {
