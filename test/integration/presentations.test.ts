@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { isDeepStrictEqual } from 'node:util'
 import { DidClient } from '../helpers/did-client.js'
 import { signPresentation } from '../helpers/holder-wallet.js'
+import { signJwt } from '../helpers/wallet-fixtures.js'
 import { callAs, IssuerActor } from '../helpers/issuer-setup.js'
 import { createTestApp, type TestApp } from '../helpers/test-app.js'
 
@@ -151,6 +153,50 @@ describe('presentations: holder inbox, approval, verification', () => {
       assert.equal(result.verification_result.is_valid, false, name)
       assert.equal(result.status, 'failed', name)
       assert.ok(result.verification_result.errors.some((e: string) => expected.test(e)), `${name}: ${result.verification_result.errors.join('; ')}`)
+    }
+  })
+
+  it('verifies many presentations at once, each answered and stored with its own outcome; one quoting a NUL and a lone surrogate fails readably among them', async () => {
+    const good = await issue({ given_name: 'Em', gpa: 3.7 })
+    const revoked = await issue({ given_name: 'Fi', gpa: 3.7 })
+    // A credential signed by a key that is not its claimed issuer's, whose claims carry bytes
+    // PostgreSQL cannot store in jsonb: the verification result quotes them.
+    const hostile = signJwt(stranger, {
+      iss: 'did:key:z\u0000bad\ud800',
+      sub: holder.did,
+      jti: 'urn:uuid:hostile',
+      vc: { type: ['VerifiableCredential', 'UniversityDegree'], credentialSubject: { id: holder.did, 'given\u0000name': 'Gi\ud800' } },
+    })
+    const presentations: Array<{ presentation: Json; request: Json; expectValid: boolean }> = []
+    for (const [credential, extraCredentials, expectValid] of [[good, [], true], [good, [], true], [revoked, [], false], [good, [hostile], false], [good, [], true]] as const) {
+      const created = await createRequest()
+      const vp = signPresentation(holder, { aud: verifier.did, nonce: created.request.nonce, credentials: [credential.jwt, ...extraCredentials] })
+      const approved = await answer(created, [credential], vp)
+      assert.equal(approved.statusCode, 201, approved.body)
+      presentations.push({ presentation: approved.json().presentation, request: created.request, expectValid })
+    }
+    assert.equal((await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/credentials/${revoked.id}/revoke`, issuer.token)).statusCode, 200)
+    // The first presentation three times more, all at once with the others: one batch or several.
+    const jobs = [...presentations, presentations[0]!, presentations[0]!, presentations[0]!]
+    const results = await Promise.all(jobs.map(async (job) => ({ job, result: await verify(job.presentation) })))
+    for (const { job, result } of results) {
+      assert.equal(result.verification_result.is_valid, job.expectValid, result.verification_result.errors.join('; '))
+      assert.equal(result.status, job.expectValid ? 'verified' : 'failed')
+      assert.equal(result.presentation.id, job.presentation.id)
+    }
+    const hostileResult = results.find(({ job }) => job === presentations[3])!.result
+    const errors = hostileResult.verification_result.errors.join('; ')
+    assert.match(errors, /issuer did:key:z\ufffdbad\ufffd did not sign it/)
+    // JSON.stringify writes a NUL as \u0000 and a lone surrogate as \udXXX: neither is left.
+    assert.doesNotMatch(JSON.stringify(hostileResult), /\\u0000|\\ud[89a-f]/i)
+    assert.ok(hostileResult.verification_result.credential_subjects.some((c: Json) => c['given\ufffdname'] === 'Gi\ufffd'))
+    // What each answer shows is what is stored, request status included; for the presentation
+    // verified four times at once, the stored outcome is one of its four answers.
+    for (const { presentation, request, expectValid } of presentations) {
+      const served = (await callAs(t.app, 'GET', `/api/verifier/presentations/${presentation.id}`, verifierToken)).json().presentation
+      const answers = results.filter(({ job }) => job.presentation.id === presentation.id).map(({ result }) => result.presentation)
+      assert.ok(answers.some((a) => isDeepStrictEqual(a, served)), `stored ${presentation.id} is one of its answers`)
+      assert.equal((await callAs(t.app, 'GET', `/api/verifier/requests/${request.id}`, verifierToken)).json().request.status, expectValid ? 'verified' : 'failed')
     }
   })
 

@@ -180,56 +180,73 @@ export async function findPresentationToVerify(db: Executor, id: string, jwt: st
   }
 }
 
-const verificationUpdate = compiledOnce(
-  (
-    db,
-    p: { id: string; request_id: string | null; status: string; is_verified: boolean; provided_attributes: string; revoked_attributes: string; verification_result: string; consent_id: string | null; at: Date },
-  ) =>
-    db
-      // A request already in this status is left as it is (no new row version, updated_at kept).
-      .with('request_update', (qb) =>
-        qb.updateTable('presentation_requests').set({ status: p.status, updated_at: p.at }).where('id', '=', p.request_id).where('status', 'is distinct from', p.status).returning('id'),
-      )
-      .updateTable('presentations')
-      .set({
-        status: p.status,
-        is_verified: p.is_verified,
-        provided_attributes: p.provided_attributes,
-        revoked_attributes: p.revoked_attributes,
-        verification_result: p.verification_result,
-        consent_id: p.consent_id,
-        verified_at: p.at,
-        updated_at: p.at,
-      })
-      .where('id', '=', p.id)
-      .returning('id'),
-)
+/** One verification's outcome, as recordVerifications stores it. */
+export interface VerificationOutcome {
+  status: 'verified' | 'failed'
+  is_verified: boolean
+  provided_attributes: string[]
+  revoked_attributes: string[]
+  verification_result: Record<string, unknown>
+  consent_id: string | null
+  at: Date
+  request_id?: string
+}
+
+export interface OutcomeWrite {
+  read: PresentationToVerify & { presentation_jwt: string }
+  outcome: VerificationOutcome
+}
+
+/** The columns of one outcome with their SQL types, as json_to_recordset reads them. */
+const OUTCOME_RECORD = sql.raw('id text, request_id text, status text, is_verified boolean, provided_attributes jsonb, revoked_attributes jsonb, verification_result jsonb, consent_id text, at timestamptz')
 
 /**
- * Stores a verification's outcome and, when the presentation answers a request, moves the
- * request to the same status: one statement (a data-modifying CTE), so atomic without a
- * transaction of its own. The row it answers is `read` with the outcome applied: every column
- * the statement sets is set to these values, the others never change after submission
- * (returning the whole row cost PGlite's thread more than the update itself).
+ * Stores verification outcomes and, for a presentation that answers a request, moves the request
+ * to the same status (a request already there is left as it is: no new row version): one
+ * statement (data-modifying CTEs), so atomic without a transaction of its own, for one outcome
+ * or a whole batch of concurrent ones (group commit, verifier-presentations.service.ts). The
+ * batch is one JSON parameter, so the text is the same whatever its size. Within a batch the
+ * last outcome for a presentation, and for a request, is the one stored, as the last of
+ * separate statements would be. The rows answered are `read` with each caller's outcome applied:
+ * every column the statement sets is set to these values, the others never change after
+ * submission (returning whole rows cost PGlite's thread more than the update itself). Throws when
+ * a presentation is gone.
  */
-export async function recordVerification(
-  db: Executor,
-  read: PresentationToVerify & { presentation_jwt: string },
-  outcome: { status: 'verified' | 'failed'; is_verified: boolean; provided_attributes: string[]; revoked_attributes: string[]; verification_result: Record<string, unknown>; consent_id: string | null; at: Date; request_id?: string },
-): Promise<PresentationRow> {
-  const [row] = await verificationUpdate(db, {
+export async function recordVerifications(db: Executor, writes: OutcomeWrite[]): Promise<PresentationRow[]> {
+  if (writes.length === 0) return []
+  const lastFor = (key: (w: OutcomeWrite) => string | undefined) => new Map(writes.flatMap((w) => (key(w) ? [[key(w)!, w] as const] : [])))
+  const lastByPresentation = lastFor((w) => w.read.id)
+  const lastByRequest = lastFor((w) => w.outcome.request_id)
+  const records = [...lastByPresentation.values()].map(({ read, outcome }) => ({
     id: read.id,
-    request_id: outcome.request_id ?? null,
+    request_id: outcome.request_id && lastByRequest.get(outcome.request_id)?.read.id === read.id ? outcome.request_id : null,
     status: outcome.status,
     is_verified: outcome.is_verified,
-    provided_attributes: JSON.stringify(outcome.provided_attributes),
-    revoked_attributes: JSON.stringify(outcome.revoked_attributes),
-    verification_result: JSON.stringify(outcome.verification_result),
+    provided_attributes: outcome.provided_attributes,
+    revoked_attributes: outcome.revoked_attributes,
+    verification_result: outcome.verification_result,
     consent_id: outcome.consent_id,
     at: outcome.at,
-  })
-  if (!row) throw new Error(`presentation ${read.id} disappeared while it was verified`)
-  return {
+  }))
+  const updated = await sql<{ id: string }>`
+    with input as (
+      select * from json_to_recordset(${JSON.stringify(records)}::json) as x(${OUTCOME_RECORD})
+    ), request_update as (
+      update presentation_requests r set status = i.status, updated_at = i.at
+      from input i where r.id = i.request_id and r.status is distinct from i.status
+      returning r.id
+    )
+    update presentations p
+    set status = i.status, is_verified = i.is_verified, provided_attributes = i.provided_attributes,
+        revoked_attributes = i.revoked_attributes, verification_result = i.verification_result,
+        consent_id = i.consent_id, verified_at = i.at, updated_at = i.at
+    from input i where p.id = i.id
+    returning p.id`.execute(db)
+  if (updated.rows.length !== records.length) {
+    const found = new Set(updated.rows.map((r) => r.id))
+    throw new Error(`presentation ${records.find((r) => !found.has(r.id))!.id} disappeared while it was verified`)
+  }
+  return writes.map(({ read, outcome }) => ({
     ...read,
     status: outcome.status,
     is_verified: outcome.is_verified,
@@ -239,7 +256,7 @@ export async function recordVerification(
     consent_id: outcome.consent_id,
     verified_at: outcome.at,
     updated_at: outcome.at,
-  }
+  }))
 }
 
 export function listPresentations(db: Executor, by: { verifierDid?: string; proverDid?: string }, page: { limit: number; after?: string }): Promise<PresentationRow[]> {
