@@ -11,6 +11,7 @@
 import dock from '@docknetwork/crypto-wasm-ts'
 import { BPP_PARAMS_LABEL, LEGACY_RANGE_PROOF_PROTOCOL, RANGE_PARAMS_LABEL, RANGE_PROOF_PROTOCOL, type RangeProofProtocol } from './anonymous-proof-format.js'
 import type { BbsMessage } from './bbs-messages.js'
+import { checkBbsSignature, type SignatureParamsBytes } from './bbs-signature-check.js'
 import { PrecomputedBbsSigner } from './bbs-signer.js'
 import { initBitRange, proveRange, rangeGenerators, verifyRange } from './bit-range-proof.js'
 
@@ -199,10 +200,10 @@ export function deriveProof(req: ProofRequest): DerivedProof {
   const encoded = req.messages.map(encode)
   const p = params(req.paramsLabel, count)
   let rangeProofs: Uint8Array[] = []
+  // Proving over a bad signature would yield a proof no one accepts: say so here instead.
+  if (!checkBbsSignature(req.paramsLabel, () => p.value as SignatureParamsBytes, req.publicKey, encoded, req.signature)) throw new RangeError('the signature does not match these messages and key')
   const proof = wasm(() => {
     const signature = new BBSSignature(req.signature)
-    // Proving over a bad signature would yield a proof no one accepts: say so here instead.
-    if (!signature.verify(encoded, new BBSPublicKey(req.publicKey), p, false).verified) throw new RangeError('the signature does not match these messages and key')
     const revealed = new Map<number, Uint8Array>()
     const hidden = new Map<number, Uint8Array>()
     encoded.forEach((m, i) => (reveal.includes(i) ? revealed : hidden).set(i, m))

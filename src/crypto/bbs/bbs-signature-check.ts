@@ -1,0 +1,104 @@
+import mcl from 'mcl-wasm'
+import { bls12_381 } from '@noble/curves/bls12-381.js'
+
+/**
+ * Checks a BBS signature (Tessaro–Zhu 2023, the library's `Signature23G1`: A compressed in G1,
+ * then e as 32 bytes little-endian) with mcl's pairing:
+ *   e(A, pk + e·g2) = e(g1 + Σ h_i·m_i, g2).
+ * The library's own check decompresses and subgroup-checks every generator on every call
+ * (~24 ms for 13 messages here); this decodes them once per params label and worker (~5 ms a
+ * check). Used before deriving a proof, so a credential whose stored signature does not match
+ * is refused instead of proven; the library's verification stays the reference everywhere
+ * else, and test/unit/bbs-signature-check.test.ts holds the two to the same answers.
+ *
+ * Needs initBitRange() (mcl's WebAssembly, ZCash encoding) first; the worker's initBbs does it.
+ */
+type G1 = InstanceType<typeof mcl.G1>
+type G2 = InstanceType<typeof mcl.G2>
+
+export interface SignatureParamsBytes {
+  /** g1, g2 and h_1..h_n as the library's compressed bytes (its params' `value`). */
+  g1: Uint8Array
+  g2: Uint8Array
+  h: Uint8Array[]
+}
+
+interface Decoded {
+  g1: G1
+  g2: G2
+  h: G1[]
+}
+
+const MAX_LABELS = 16
+const decodedByLabel = new Map<string, Decoded>()
+
+/**
+ * True when `signature` is a valid signature under `publicKey` on `encodedMessages` (the
+ * library's scalars, little-endian) with the generators of `label`; false for anything else,
+ * malformed bytes included. `params` supplies the generators when this label (or this many of
+ * its generators) is not decoded yet: they depend on (label, index) only.
+ */
+export function checkBbsSignature(label: string, params: () => SignatureParamsBytes, publicKey: Uint8Array, encodedMessages: Uint8Array[], signature: Uint8Array): boolean {
+  if (signature.length !== 80 || publicKey.length !== 96) return false
+  const generators = decoded(label, encodedMessages.length, params)
+  const a = g1Point(signature.subarray(0, 48))
+  const e = scalar(signature.subarray(48))
+  const pk = g2Point(publicKey)
+  const messages = encodedMessages.map(scalar)
+  if (!a || !e || !pk || messages.some((m) => m === undefined)) return false
+  const b = messages.length ? mcl.add(generators.g1, mcl.mulVec(generators.h.slice(0, messages.length), messages as InstanceType<typeof mcl.Fr>[])) : generators.g1
+  return mcl.pairing(a, mcl.add(pk, mcl.mul(generators.g2, e))).isEqual(mcl.pairing(b, generators.g2))
+}
+
+function decoded(label: string, count: number, params: () => SignatureParamsBytes): Decoded {
+  let found = decodedByLabel.get(label)
+  if (!found || found.h.length < count) {
+    const bytes = params()
+    const points = bytes.h.map(g1Point)
+    const g1 = g1Point(bytes.g1)
+    const g2 = g2Point(bytes.g2)
+    if (!g1 || !g2 || points.some((p) => !p) || points.length < count) throw new RangeError(`the params of ${label} do not decode`)
+    found = { g1, g2, h: points as G1[] }
+    decodedByLabel.delete(label)
+    if (decodedByLabel.size >= MAX_LABELS) decodedByLabel.delete(decodedByLabel.keys().next().value!)
+  } else {
+    decodedByLabel.delete(label)
+  }
+  decodedByLabel.set(label, found)
+  return found
+}
+
+/** A prime-order, non-identity G1 point (mcl decodes G1 without the order check: bit-range-proof.ts). */
+function g1Point(bytes: Uint8Array): G1 | undefined {
+  const p = new mcl.G1()
+  try {
+    p.deserialize(bytes)
+  } catch {
+    return undefined
+  }
+  return !p.isZero() && p.isValidOrder() ? p : undefined
+}
+
+/** A prime-order, non-identity G2 point (mcl checks G2's order on decode by default). */
+function g2Point(bytes: Uint8Array): G2 | undefined {
+  const p = new mcl.G2()
+  try {
+    p.deserialize(bytes)
+  } catch {
+    return undefined
+  }
+  return !p.isZero() && p.isValidOrder() ? p : undefined
+}
+
+/** A canonical scalar from 32 little-endian bytes (as the library writes them); undefined when not below r. */
+function scalar(bytes: Uint8Array): InstanceType<typeof mcl.Fr> | undefined {
+  if (bytes.length !== 32) return undefined
+  let value = 0n
+  for (let i = 31; i >= 0; i--) value = (value << 8n) | BigInt(bytes[i]!)
+  if (value >= ORDER) return undefined
+  const out = new mcl.Fr()
+  out.setStr(value.toString(16), 16)
+  return out
+}
+
+const ORDER = bls12_381.fields.Fr.ORDER
