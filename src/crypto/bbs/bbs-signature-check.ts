@@ -68,27 +68,20 @@ function decoded(label: string, count: number, params: () => SignatureParamsByte
   return found
 }
 
-/** A prime-order, non-identity G1 point (mcl decodes G1 without the order check: bit-range-proof.ts). */
-function g1Point(bytes: Uint8Array): G1 | undefined {
-  const p = new mcl.G1()
+/**
+ * A prime-order, non-identity point, or undefined. The order is checked here for both groups:
+ * mcl decodes G1 without it in this thread (bit-range-proof.ts).
+ */
+function decodePoint<T extends G1 | G2>(empty: T, bytes: Uint8Array): T | undefined {
   try {
-    p.deserialize(bytes)
+    empty.deserialize(bytes)
   } catch {
     return undefined
   }
-  return !p.isZero() && p.isValidOrder() ? p : undefined
+  return !empty.isZero() && empty.isValidOrder() ? empty : undefined
 }
-
-/** A prime-order, non-identity G2 point (mcl checks G2's order on decode by default). */
-function g2Point(bytes: Uint8Array): G2 | undefined {
-  const p = new mcl.G2()
-  try {
-    p.deserialize(bytes)
-  } catch {
-    return undefined
-  }
-  return !p.isZero() && p.isValidOrder() ? p : undefined
-}
+const g1Point = (bytes: Uint8Array) => decodePoint(new mcl.G1(), bytes)
+const g2Point = (bytes: Uint8Array) => decodePoint(new mcl.G2(), bytes)
 
 /** A canonical scalar from 32 little-endian bytes (as the library writes them); undefined when not below r. */
 function scalar(bytes: Uint8Array): InstanceType<typeof mcl.Fr> | undefined {
