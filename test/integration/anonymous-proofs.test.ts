@@ -122,8 +122,10 @@ describe('anonymous proofs: derivation over HTTP, verification inside a VP-JWT',
     assert.equal(mainProof.nonce, mainRequest.request.nonce)
     assert.equal(mainProof.audience, verifier.did)
     assert.match(mainProof.proof_value, /^[A-Za-z0-9_-]+$/)
-    // Only what was chosen is disclosed: no other attribute value appears anywhere in the proof.
-    const text = JSON.stringify(mainProof)
+    // Only what was chosen is disclosed: no other attribute value appears in the proof's clear
+    // fields. (The binary fields are left out of the search: ~23 kB of base64url holds "Ada" by
+    // chance about one time in eleven; what they hide is the proofs' business, tested in the unit tests.)
+    const text = JSON.stringify({ ...mainProof, proof_value: '', range_proof: { ...mainProof.range_proof, proofs: [] } })
     for (const hidden of ['Ada', '1990-12-10', '"age":36']) assert.ok(!text.includes(hidden), hidden)
 
     // The issuer's DID document publishes what an outsider needs: the key, both labels.
