@@ -5,7 +5,7 @@ import { Did } from '../auth/auth.schemas.js'
 
 /** Attribute names as schemas allow them (issuer.schemas.ts caps names at 64 characters). */
 const AttributeName = Type.String({ minLength: 1, maxLength: 64 })
-/** Each predicated attribute is one range proof (up to ~50 ms to derive and 12 kB here): a handful at most. */
+/** Each predicated attribute is one range proof (~30 ms to derive and up to 12 kB here): a handful at most. */
 export const MAX_PREDICATES = 8
 
 export const Predicate = Type.Object(

@@ -51,7 +51,7 @@ export class VerifierPresentationService {
         return await repo.recordVerifications(deps.db, writes)
       } catch (error) {
         if (writes.length === 1) return [error as Error]
-        // One outcome the database refuses (a NUL in an error text, a presentation deleted
+        // One outcome the database refuses (a value it cannot store, a presentation gone
         // meanwhile) must not fail its neighbours: each is written alone.
         return Promise.all(writes.map((w) => repo.recordVerifications(deps.db, [w]).then((r) => r[0]!, (e: Error) => e)))
       }
@@ -183,8 +183,8 @@ export class VerifierPresentationService {
       }
       return { row, result, consentValid }
     }
-    // The outcome alone is one statement; consuming a consent or enqueueing an event with it
-    // needs a transaction around them.
+    // The outcome alone goes to the group-committed writer; consuming a consent or enqueueing an
+    // event with it needs a transaction around them.
     const saved = consumes || callbackUrl ? await this.deps.db.transaction().execute((trx) => write(trx)) : await write()
     if (callbackUrl) this.deps.callbacks!.nudge()
     // With a chain configured the registries are read live; without one nothing is on chain.
