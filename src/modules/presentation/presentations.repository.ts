@@ -228,19 +228,24 @@ export async function recordVerifications(db: Executor, writes: OutcomeWrite[]):
     consent_id: outcome.consent_id,
     at: outcome.at,
   }))
+  // `id = any(array(select … from input))` is there for the plan: the planner takes
+  // json_to_recordset for 100 rows of unknown ids and, once a table has some thousands of rows,
+  // hash-joins them against a sequential scan of it; an array of the ids is an index lookup.
   const updated = await sql<{ id: string }>`
     with input as (
       select * from json_to_recordset(${JSON.stringify(records)}::json) as x(${OUTCOME_RECORD})
     ), request_update as (
       update presentation_requests r set status = i.status, updated_at = i.at
-      from input i where r.id = i.request_id and r.status is distinct from i.status
+      from input i
+      where r.id = any(array(select request_id from input)) and r.id = i.request_id and r.status is distinct from i.status
       returning r.id
     )
     update presentations p
     set status = i.status, is_verified = i.is_verified, provided_attributes = i.provided_attributes,
         revoked_attributes = i.revoked_attributes, verification_result = i.verification_result,
         consent_id = i.consent_id, verified_at = i.at, updated_at = i.at
-    from input i where p.id = i.id
+    from input i
+    where p.id = any(array(select id from input)) and p.id = i.id
     returning p.id`.execute(db)
   if (updated.rows.length !== records.length) {
     const found = new Set(updated.rows.map((r) => r.id))
