@@ -120,11 +120,14 @@ export async function formBatch(
     const tree = build(leaves.map((l) => l.leaf))
     const jobId = await insertJob(trx, { kind: 'batch', subject_id: null, anchor_key: tree.root, payload: { root: tree.root, size: leaves.length }, created_at: at })
     const rows = leaves.map((l, i) => ({ id: Number(l.id), i, p: tree.proofs[i] }))
+    // The id array is for the planner: it takes jsonb_to_recordset for 100 rows of unknown ids
+    // and would hash-join them against a sequential scan of a table that only grows.
     await sql`
+      with v as (select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(id bigint, i integer, p jsonb))
       update chain_credentials c
       set batch_job_id = ${jobId}, leaf_index = v.i, proof = v.p
-      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(id bigint, i integer, p jsonb)
-      where c.id = v.id`.execute(trx)
+      from v
+      where c.id = any(array(select id from v)) and c.id = v.id`.execute(trx)
     return { jobId, size: leaves.length, root: tree.root }
   })
 }
