@@ -4,6 +4,7 @@ import { isDeepStrictEqual } from 'node:util'
 import { DidClient } from '../helpers/did-client.js'
 import { signPresentation } from '../helpers/holder-wallet.js'
 import { signJwt } from '../helpers/wallet-fixtures.js'
+import { findPresentationToVerify, recordVerifications } from '../../src/modules/presentation/presentations.repository.js'
 import { callAs, IssuerActor } from '../helpers/issuer-setup.js'
 import { createTestApp, type TestApp } from '../helpers/test-app.js'
 
@@ -198,6 +199,56 @@ describe('presentations: holder inbox, approval, verification', () => {
       assert.ok(answers.some((a) => isDeepStrictEqual(a, served)), `stored ${presentation.id} is one of its answers`)
       assert.equal((await callAs(t.app, 'GET', `/api/verifier/requests/${request.id}`, verifierToken)).json().request.status, expectValid ? 'verified' : 'failed')
     }
+  })
+
+  it('stores a batch of outcomes in one statement: the last per presentation and per request, each caller answered with its own; a missing presentation fails the batch', async () => {
+    const credential = await issue({ given_name: 'Jo', gpa: 3.4 })
+    const made: Array<{ presentation: Json; request: Json }> = []
+    for (let i = 0; i < 4; i++) {
+      const created = await createRequest()
+      const approved = await answer(created, [credential])
+      assert.equal(approved.statusCode, 201, approved.body)
+      made.push({ presentation: approved.json().presentation, request: created.request })
+    }
+    const db = t.deps.database.db
+    const read = async (id: string) => {
+      const found = await findPresentationToVerify(db, id, (await stored(id)).jwt)
+      return { ...found!.presentation, presentation_jwt: (await stored(id)).jwt }
+    }
+    const outcome = (status: 'verified' | 'failed', requestId: string, note: string, at: Date) => ({
+      status,
+      is_verified: status === 'verified',
+      provided_attributes: ['given_name'],
+      revoked_attributes: [],
+      verification_result: { is_valid: status === 'verified', errors: status === 'verified' ? [] : [note] },
+      consent_id: null,
+      at,
+      request_id: requestId,
+    })
+    const t0 = new Date('2026-11-24T10:00:00.000Z')
+    const t1 = new Date('2026-11-24T10:00:01.000Z')
+    const writes = [
+      { read: await read(made[0]!.presentation.id), outcome: outcome('failed', made[0]!.request.id, 'first of two', t0) },
+      ...(await Promise.all(made.slice(1).map(async (m) => ({ read: await read(m.presentation.id), outcome: outcome('verified', m.request.id, '', t0) })))),
+      // The same presentation again, later in the batch: this one is stored.
+      { read: await read(made[0]!.presentation.id), outcome: outcome('verified', made[0]!.request.id, '', t1) },
+    ]
+    const rows = await recordVerifications(db, writes)
+    assert.equal(rows.length, 5)
+    assert.deepEqual(rows.map((r) => r.status), ['failed', 'verified', 'verified', 'verified', 'verified'])
+    for (const { presentation, request } of made) {
+      const served = (await callAs(t.app, 'GET', `/api/verifier/presentations/${presentation.id}`, verifierToken)).json().presentation
+      assert.equal(served.status, 'verified')
+      assert.equal((await callAs(t.app, 'GET', `/api/verifier/requests/${request.id}`, verifierToken)).json().request.status, 'verified')
+    }
+    const first = (await callAs(t.app, 'GET', `/api/verifier/presentations/${made[0]!.presentation.id}`, verifierToken)).json().presentation
+    assert.equal(first.verified_at, t1.toISOString())
+    assert.deepEqual(first.verification_result, { is_valid: true, errors: [] })
+    // A batch naming a presentation that does not exist is refused whole (the service then writes
+    // its outcomes one by one, so only that one fails).
+    const ghost = { read: { ...writes[1]!.read, id: 'pres-does-not-exist' }, outcome: outcome('failed', made[1]!.request.id, 'ghost', t1) }
+    await assert.rejects(recordVerifications(db, [ghost, ...writes.slice(1, 4)]), /pres-does-not-exist disappeared/)
+    assert.equal((await callAs(t.app, 'GET', `/api/verifier/requests/${made[1]!.request.id}`, verifierToken)).json().request.status, 'verified', 'nothing of the refused batch stayed')
   })
 
   it("refuses at approval what the holder can fix: wrong nonce, wrong audience, credentials not in its wallet, someone else's credential", async () => {
