@@ -227,11 +227,12 @@ const OUTCOME_RECORD = sql.raw('id text, request_id text, status text, is_verifi
 
 /**
  * Stores verification outcomes and, for a presentation that answers a request, moves the request
- * to the same status (a request already there is left as it is: no new row version): one
- * statement (data-modifying CTEs), so atomic without a transaction of its own, for one outcome
- * or a whole batch of concurrent ones (group commit, verifier-presentations.service.ts). A batch
- * of BATCH_FORM_FROM or more is one JSON parameter, so its text is the same whatever its size; a
- * smaller one is plain primary-key updates, which cost less than the batch form (measured: the
+ * to the same status (a request already there is left as it is: no new row version), each
+ * outcome with its request in one statement (data-modifying CTEs), so atomic without a
+ * transaction of its own; for a batch of concurrent ones (group commit,
+ * verifier-presentations.service.ts) of BATCH_FORM_FROM or more, one statement for the whole
+ * batch, its rows as one JSON parameter (the same text whatever the size). A smaller batch is
+ * plain primary-key updates in flight together, which cost less than the batch form (measured: the
  * lifecycle load's verify step took 15.6–15.9 ms at p50 with the batch form for every outcome,
  * 11.7–13.1 ms with plain updates, when few verifications run at once). Within a batch the
  * last outcome for a presentation, and for a request, is the one stored, as the last of
