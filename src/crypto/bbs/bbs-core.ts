@@ -13,7 +13,8 @@ import { BPP_PARAMS_LABEL, LEGACY_RANGE_PROOF_PROTOCOL, RANGE_PARAMS_LABEL, RANG
 import type { BbsMessage } from './bbs-messages.js'
 import { checkBbsSignature, type SignatureParamsBytes } from './bbs-signature-check.js'
 import { PrecomputedBbsSigner } from './bbs-signer.js'
-import { initBitRange, proveRange, rangeGenerators, verifyRange } from './bit-range-proof.js'
+import { proveRange, rangeGenerators, verifyRange } from './bit-range-proof.js'
+import { initMcl } from './mcl-curve.js'
 
 const {
   initializeWasm,
@@ -98,7 +99,7 @@ export interface ProofCheck extends DerivedProof {
 let ready: Promise<void> | undefined
 /** Instantiates the WASM module once per thread (each worker has its own instance). */
 export function initBbs(): Promise<void> {
-  ready ??= Promise.all([initializeWasm(), initBitRange()]).then(() => undefined)
+  ready ??= Promise.all([initializeWasm(), initMcl()]).then(() => undefined)
   return ready
 }
 

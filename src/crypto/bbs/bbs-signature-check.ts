@@ -1,5 +1,7 @@
 import mcl from 'mcl-wasm'
 import { bls12_381 } from '@noble/curves/bls12-381.js'
+import { bytesToNumberLE } from '@noble/curves/utils.js'
+import { fr, type G1, type G2, type Scalar } from './mcl-curve.js'
 
 /**
  * Checks a BBS signature (Tessaro–Zhu 2023, the library's `Signature23G1`: A compressed in G1,
@@ -11,10 +13,8 @@ import { bls12_381 } from '@noble/curves/bls12-381.js'
  * is refused instead of proven; the library's verification stays the reference everywhere
  * else, and test/unit/bbs-signature-check.test.ts holds the two to the same answers.
  *
- * Needs initBitRange() (mcl's WebAssembly, ZCash encoding) first; the worker's initBbs does it.
+ * Needs initMcl() first; the worker's initBbs does it.
  */
-type G1 = InstanceType<typeof mcl.G1>
-type G2 = InstanceType<typeof mcl.G2>
 
 export interface SignatureParamsBytes {
   /** g1, g2 and h_1..h_n as the library's compressed bytes (its params' `value`). */
@@ -46,7 +46,7 @@ export function checkBbsSignature(label: string, params: () => SignatureParamsBy
   const pk = g2Point(publicKey)
   const messages = encodedMessages.map(scalar)
   if (!a || !e || !pk || messages.some((m) => m === undefined)) return false
-  const b = messages.length ? mcl.add(generators.g1, mcl.mulVec(generators.h.slice(0, messages.length), messages as InstanceType<typeof mcl.Fr>[])) : generators.g1
+  const b = messages.length ? mcl.add(generators.g1, mcl.mulVec(generators.h.slice(0, messages.length), messages as Scalar[])) : generators.g1
   return mcl.pairing(a, mcl.add(pk, mcl.mul(generators.g2, e))).isEqual(mcl.pairing(b, generators.g2))
 }
 
@@ -70,7 +70,7 @@ function decoded(label: string, count: number, params: () => SignatureParamsByte
 
 /**
  * A prime-order, non-identity point, or undefined. The order is checked here for both groups:
- * mcl decodes G1 without it in this thread (bit-range-proof.ts).
+ * mcl decodes G1 without it in this thread (mcl-curve.ts).
  */
 function decodePoint<T extends G1 | G2>(empty: T, bytes: Uint8Array): T | undefined {
   try {
@@ -84,14 +84,10 @@ const g1Point = (bytes: Uint8Array) => decodePoint(new mcl.G1(), bytes)
 const g2Point = (bytes: Uint8Array) => decodePoint(new mcl.G2(), bytes)
 
 /** A canonical scalar from 32 little-endian bytes (as the library writes them); undefined when not below r. */
-function scalar(bytes: Uint8Array): InstanceType<typeof mcl.Fr> | undefined {
+function scalar(bytes: Uint8Array): Scalar | undefined {
   if (bytes.length !== 32) return undefined
-  let value = 0n
-  for (let i = 31; i >= 0; i--) value = (value << 8n) | BigInt(bytes[i]!)
-  if (value >= ORDER) return undefined
-  const out = new mcl.Fr()
-  out.setStr(value.toString(16), 16)
-  return out
+  const value = bytesToNumberLE(bytes)
+  return value < ORDER ? fr(value) : undefined
 }
 
 const ORDER = bls12_381.fields.Fr.ORDER

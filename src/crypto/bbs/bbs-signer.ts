@@ -15,6 +15,7 @@
  * Runs in the BBS worker threads (bbs-worker.ts), like the rest of the BBS code.
  */
 import { bls12_381 } from '@noble/curves/bls12-381.js'
+import { bytesToNumberLE, numberToBytesLE } from '@noble/curves/utils.js'
 
 type G1Point = InstanceType<typeof bls12_381.G1.Point>
 const G1 = bls12_381.G1.Point
@@ -72,7 +73,7 @@ export class PrecomputedBbsSigner {
     }
     const { g1, h } = this.tablesFor(label, encodedMessages.length)
     let e: bigint
-    do e = Fr.create(leToBigint(crypto.getRandomValues(new Uint8Array(48))))
+    do e = Fr.create(bytesToNumberLE(crypto.getRandomValues(new Uint8Array(48))))
     while (e === 0n || Fr.add(e, sk) === 0n)
     const s = Fr.inv(Fr.add(e, sk))
     let a = g1.multiply(s)
@@ -83,7 +84,7 @@ export class PrecomputedBbsSigner {
     })
     const out = new Uint8Array(80)
     out.set(a.toBytes(true), 0)
-    out.set(bigintToLe(e, 32), 48)
+    out.set(numberToBytesLE(e, 32), 48)
     return out
   }
 
@@ -110,22 +111,7 @@ export class PrecomputedBbsSigner {
 /** A canonical scalar from 32 little-endian bytes; anything else is refused, never reduced. */
 function scalar(bytes: Uint8Array): bigint {
   if (bytes.length !== 32) throw new RangeError('a BBS scalar is 32 bytes')
-  const value = leToBigint(bytes)
+  const value = bytesToNumberLE(bytes)
   if (value >= Fr.ORDER) throw new RangeError('a BBS scalar is not reduced')
   return value
-}
-
-function leToBigint(bytes: Uint8Array): bigint {
-  let value = 0n
-  for (let i = bytes.length - 1; i >= 0; i--) value = (value << 8n) | BigInt(bytes[i]!)
-  return value
-}
-
-function bigintToLe(value: bigint, length: number): Uint8Array {
-  const out = new Uint8Array(length)
-  for (let i = 0; i < length; i++) {
-    out[i] = Number(value & 0xffn)
-    value >>= 8n
-  }
-  return out
 }

@@ -1,9 +1,11 @@
 import mcl from 'mcl-wasm'
 import { bls12_381 } from '@noble/curves/bls12-381.js'
 import { expand_message_xmd } from '@noble/curves/abstract/hash-to-curve.js'
+import { bytesToNumberBE, numberToBytesBE, numberToBytesLE } from '@noble/curves/utils.js'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { concatBytes } from '../encoding.js'
 import { FixedBase } from './fixed-base.js'
+import { fr, type G1 } from './mcl-curve.js'
 import { createGenerators } from './range-generators.js'
 import { decompose, rangeWeights } from './range-weights.js'
 
@@ -35,8 +37,6 @@ const HEADER = 2 * POINT + SCALAR
 const PER_BIT = 3 * POINT + 3 * SCALAR
 const CHALLENGE_DST = new TextEncoder().encode('credential-service/range-bits/v1/challenge')
 
-type G1 = InstanceType<typeof mcl.G1>
-type Scalar = InstanceType<typeof mcl.Fr>
 
 interface Generators {
   g: G1
@@ -62,19 +62,6 @@ export interface RangeProof {
   /** r, 32 bytes little-endian: the composite proof's witness (Dock's scalar encoding). */
   blinding: Uint8Array
   proof: Uint8Array
-}
-
-let ready: Promise<void> | undefined
-/** Instantiates mcl's WebAssembly once per thread. */
-export function initBitRange(): Promise<void> {
-  ready ??= mcl.init(mcl.BLS12_381).then(() => {
-    // ZCash's compressed encoding, the one noble, arkworks (Dock) and the IETF drafts use.
-    mcl.setETHserialization(true)
-    // Subgroup membership is checked where it matters (verifyRange), not on every decode. The
-    // setting is per thread: this module is mcl's only user in the service.
-    mcl.verifyOrderG1(false)
-  })
-  return ready
 }
 
 const generatorCache = new Map<string, Generators>()
@@ -134,14 +121,14 @@ export function proveRange(statement: RangeStatement, value: bigint): RangeProof
   const points = rounds.flatMap((round) => [round.c, round.a0, round.a1].map((p) => p.serialize()))
   const challenge = rangeChallenge(statement, [commitment.serialize(), schnorrCommitment, ...points])
 
-  const parts: Uint8Array[] = [commitment.serialize(), schnorrCommitment, be32(Fr.add(schnorrNonce, Fr.mul(challenge, rest)))]
+  const parts: Uint8Array[] = [commitment.serialize(), schnorrCommitment, numberToBytesBE(Fr.add(schnorrNonce, Fr.mul(challenge, rest)), SCALAR)]
   rounds.forEach((round, j) => {
     const realChallenge = Fr.sub(challenge, round.simChallenge)
     const realResponse = Fr.add(round.nonce, Fr.mul(realChallenge, blindings[j]!))
     const [c0, z0, z1] = round.bit ? [round.simChallenge, round.simResponse, realResponse] : [realChallenge, realResponse, round.simResponse]
-    parts.push(points[3 * j]!, points[3 * j + 1]!, points[3 * j + 2]!, be32(c0), be32(z0), be32(z1))
+    parts.push(points[3 * j]!, points[3 * j + 1]!, points[3 * j + 2]!, ...[c0, z0, z1].map((x) => numberToBytesBE(x, SCALAR)))
   })
-  return { commitment: commitment.serialize(), blinding: le32(blinding), proof: concatBytes(parts) }
+  return { commitment: commitment.serialize(), blinding: numberToBytesLE(blinding, SCALAR), proof: concatBytes(parts) }
 }
 
 /**
@@ -241,7 +228,7 @@ export function rangeChallenge(statement: RangeStatement, points: Uint8Array[]):
   view.setBigUint64(8, statement.maxExclusive - 1n)
   view.setUint32(16, statement.context.length)
   const transcript = concatBytes([generators[0], generators[1], header, statement.context, ...points])
-  return Fr.create(beToBigint(expand_message_xmd(transcript, CHALLENGE_DST, 48, sha256)))
+  return Fr.create(bytesToNumberBE(expand_message_xmd(transcript, CHALLENGE_DST, 48, sha256)))
 }
 
 /** A compressed G1 point on the curve (not the identity); undefined for anything else. */
@@ -258,34 +245,14 @@ function point(bytes: Uint8Array): G1 | undefined {
 
 /** A canonical scalar (< r) from 32 big-endian bytes; undefined when it is not reduced. */
 function scalarFrom(bytes: Uint8Array): bigint | undefined {
-  const value = beToBigint(bytes)
+  const value = bytesToNumberBE(bytes)
   return value < ORDER ? value : undefined
 }
 
-function fr(value: bigint): Scalar {
-  const out = new mcl.Fr()
-  out.setStr(value.toString(16), 16)
-  return out
-}
-
 /** Uniform mod r: 64 random bytes reduced (bias below 2^-256). */
-const randomScalar = (): bigint => Fr.create(beToBigint(crypto.getRandomValues(new Uint8Array(64))))
+const randomScalar = (): bigint => Fr.create(bytesToNumberBE(crypto.getRandomValues(new Uint8Array(64))))
 /** Batch-verification weights: 128 random bits, non-zero. */
 function randomWeight(): bigint {
-  const w = beToBigint(crypto.getRandomValues(new Uint8Array(16)))
+  const w = bytesToNumberBE(crypto.getRandomValues(new Uint8Array(16)))
   return w === 0n ? 1n : w
 }
-
-function beToBigint(bytes: Uint8Array): bigint {
-  let value = 0n
-  for (const byte of bytes) value = (value << 8n) | BigInt(byte)
-  return value
-}
-
-function be32(value: bigint): Uint8Array {
-  const out = new Uint8Array(SCALAR)
-  for (let i = SCALAR - 1, rest = value; i >= 0; i--, rest >>= 8n) out[i] = Number(rest & 0xffn)
-  return out
-}
-
-const le32 = (value: bigint): Uint8Array => be32(value).reverse()

@@ -1,6 +1,6 @@
 import mcl from 'mcl-wasm'
+import type { G1 } from './mcl-curve.js'
 
-type G1 = InstanceType<typeof mcl.G1>
 const WINDOWS = 32
 
 /**
