@@ -256,6 +256,8 @@ export interface VerifiersTable {
 export interface RequiredCredential {
   credential_type: string
   issuer_did?: string
+  /** The schema the credential must be issued under (additive to the spec's fields). */
+  schema_id?: string
   required_attributes?: string[]
 }
 

@@ -72,7 +72,7 @@ describe('anonymous proofs: derive and verify (BBS + bit-decomposition range pro
     assert.deepEqual(checked.bounds, [{ attribute: 'age', dataType: 'number', min: encodeIntegerValue('number', 18), maxExclusive: 2 ** 50 }])
     assert.deepEqual(checked.statusEntry, { type: 'BitstringStatusListEntry', statusPurpose: 'revocation', statusListIndex: '42', statusListCredential: 'http://service.test/api/status-lists/l1' })
     // The proven interval meets weaker requirements, not stronger ones.
-    const presented = [{ id: 'aly:1', format: 'bbs_derived' as const, issuer: ISSUER, types: ['Identity'], attributes: checked.revealed, provenPredicates: checked.predicates, provenBounds: checked.bounds, revoked: false }]
+    const presented = [{ id: 'aly:1', format: 'bbs_derived' as const, issuer: ISSUER, types: ['Identity'], schemaIds: [], attributes: checked.revealed, provenPredicates: checked.predicates, provenBounds: checked.bounds, revoked: false, valid: true }]
     assert.deepEqual(unmetRequirements(presented, [], [{ attribute: 'age', operator: '>', value: 17.5 }]), [])
     assert.deepEqual(unmetRequirements(presented, [], [{ attribute: 'age', operator: '>=', value: 21 }]), ['predicate age >= 21 was not proven'])
   })

@@ -42,7 +42,7 @@ export function createDerivedProofVerifier(deps: { resolver: DidResolver; bbs: B
       return fail([`not an anonymous proof object${first ? ` (${first.path || '/'}: ${first.message})` : ''}`])
     }
     const proof = item as AnonymousProof
-    const known = { issuer: proof.issuer, credentialType: proof.credential_type, credentialId: proof.credential_id }
+    const known = { issuer: proof.issuer, credentialType: proof.credential_type, schemaId: proof.schema_id, credentialId: proof.credential_id }
     const errors: string[] = []
     if (proof.nonce !== ctx.nonce) errors.push('the anonymous proof was made for another nonce than the presentation')
     if (proof.audience !== ctx.verifierDid) errors.push(`the anonymous proof was made for another verifier (${proof.audience})`)

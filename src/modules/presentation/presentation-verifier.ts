@@ -12,6 +12,8 @@ export interface DerivedProofCheck {
   errors: string[]
   issuer: string
   credentialType: string
+  /** The schema id the proof discloses (signed as `@schema`). */
+  schemaId?: string
   revealed: Record<string, unknown>
   /** The predicates the proof states; each is backed by a verified bound below. */
   predicates: RequiredPredicate[]
@@ -105,7 +107,7 @@ export class PresentationVerifier {
     }
     const errors: string[] = []
     const { payload } = verified
-    const vc = payload.vc as { type?: unknown; issuer?: unknown; credentialSubject?: unknown; credentialStatus?: unknown } | undefined
+    const vc = payload.vc as { type?: unknown; issuer?: unknown; credentialSubject?: unknown; credentialStatus?: unknown; credentialSchema?: unknown } | undefined
     if (!vc || typeof vc !== 'object') return { errors: ['the JWT has no vc claim'] }
     const issuer = typeof vc.issuer === 'string' ? vc.issuer : (vc.issuer as { id?: unknown } | undefined)?.id
     if (payload.iss !== verified.did || (issuer !== undefined && issuer !== verified.did)) errors.push(`issuer ${String(payload.iss)} did not sign it (${verified.kid})`)
@@ -124,10 +126,12 @@ export class PresentationVerifier {
         format: 'jwt_vc',
         issuer: verified.did,
         types: Array.isArray(vc.type) ? vc.type.filter((t): t is string => typeof t === 'string') : [],
+        schemaIds: schemaIdsOf(vc.credentialSchema),
         attributes,
         provenPredicates: [],
         provenBounds: [],
         revoked: status.state === 'revoked',
+        valid: errors.length === 0,
       },
     }
   }
@@ -150,13 +154,21 @@ export class PresentationVerifier {
         format: 'bbs_derived',
         issuer: checked.issuer,
         types: ['VerifiableCredential', checked.credentialType],
+        schemaIds: checked.schemaId ? [checked.schemaId] : [],
         attributes: checked.revealed,
         provenPredicates: checked.predicates,
         provenBounds: checked.bounds,
         revoked,
+        valid: errors.length === 0,
       },
     }
   }
+}
+
+/** VCDM `credentialSchema` (one or several): each entry's `id`, and this service's `schemaId` beside it. */
+function schemaIdsOf(credentialSchema: unknown): string[] {
+  const entries = Array.isArray(credentialSchema) ? credentialSchema : [credentialSchema]
+  return entries.flatMap((e) => (e && typeof e === 'object' ? [(e as { id?: unknown }).id, (e as { schemaId?: unknown }).schemaId].filter((v): v is string => typeof v === 'string') : []))
 }
 
 function lifetimeErrors(what: string, payload: Record<string, unknown>, now: number, expRequired: boolean): string[] {

@@ -29,6 +29,7 @@ export const RequiredCredential = Type.Object(
   {
     credential_type: Label,
     issuer_did: Type.Optional(Did),
+    schema_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'The schema the credential must be issued under' })),
     required_attributes: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 100 })),
   },
   { additionalProperties: false },
@@ -79,7 +80,7 @@ export const PresentationRequest = Type.Object({
   id: Type.String(),
   verifier_did: Type.String(),
   presentation_type: Type.String(),
-  required_credentials: Type.Array(Type.Object({ credential_type: Type.String(), issuer_did: Type.Optional(Type.String()), required_attributes: Type.Optional(Type.Array(Type.String())) })),
+  required_credentials: Type.Array(Type.Object({ credential_type: Type.String(), issuer_did: Type.Optional(Type.String()), schema_id: Type.Optional(Type.String()), required_attributes: Type.Optional(Type.Array(Type.String())) })),
   required_predicates: Type.Array(Type.Object({ attribute: Type.String(), operator: Type.String(), value: Type.Union([Type.Number(), Type.String()]), credential_type: Type.Optional(Type.String()) })),
   purpose: Type.String(),
   callback_url: Type.Union([Type.String(), Type.Null()]),
