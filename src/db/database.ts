@@ -279,6 +279,8 @@ export interface PresentationRequestsTable {
   nonce: string
   status: string
   preset_id: string | null
+  /** The one holder the request is addressed to; null: whoever takes it. */
+  holder_did: string | null
   expires_at: Date
   created_at: Generated<Date>
   updated_at: Timestamp

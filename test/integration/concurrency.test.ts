@@ -77,8 +77,9 @@ describe(`double spending under concurrency (${TEST_ENGINE})`, () => {
     return { id: issued.id, jwt: issued.jwt, hash: issued.credential_hash }
   }
   /** A verifier's request (with the receiver as callback_url), taken into the holder's inbox. */
-  const openRequest = async (verifier: { did: string; token: string }, holderToken: string): Promise<Json> => {
+  const openRequest = async (verifier: { did: string; token: string }, holderToken: string, extra: Json = {}): Promise<Json> => {
     const created = await callAs(t.app, 'POST', '/api/verifier/requests', verifier.token, {
+      ...extra,
       verifier_did: verifier.did,
       presentation_type: 'DegreeCheck',
       required_credentials: [{ credential_type: 'UniversityDegree', issuer_did: issuer.did }],
@@ -190,7 +191,10 @@ describe(`double spending under concurrency (${TEST_ENGINE})`, () => {
     const verifier = await party()
     const credential = await issueTo(holder.did)
     for (let round = 0; round < 4; round++) {
-      const request = await openRequest(verifier, holder.token)
+      // Addressed to the holder, its rejection closes the request; open to anyone, it answers
+      // only the holder's own entry.
+      const addressed = round < 2
+      const request = await openRequest(verifier, holder.token, addressed ? { holder_did: holder.did } : {})
       const body = approveBody(holder.client, verifier.did, request, credential)
       // Alternate which kind goes first, so both can win across rounds.
       const results = await Promise.all(
@@ -221,7 +225,7 @@ describe(`double spending under concurrency (${TEST_ENGINE})`, () => {
         assert.equal(rejected.length, 0)
         assert.deepEqual(events, ['presentation.submitted'])
       } else {
-        assert.equal(stored.status, 'rejected')
+        assert.equal(stored.status, addressed ? 'rejected' : 'pending')
         assert.equal(inbox.status, 'rejected')
         assert.equal(inbox.reason, `round ${round}`)
         assert.equal(presentations.length, 0)

@@ -284,8 +284,8 @@ describe('presentations: holder inbox, approval, verification', () => {
     assert.equal(Number(count.n), 1)
   })
 
-  it('rejects: the request is closed and the status says so', async () => {
-    const created = await createRequest()
+  it('rejects: a request addressed to the holder is closed and the status says so', async () => {
+    const created = await createRequest({ holder_did: holder.did })
     await callAs(t.app, 'POST', '/api/wallet/presentation-requests', holderToken, { request_id: created.request.id })
     const rejected = await callAs(t.app, 'POST', `/api/wallet/presentation-requests/${created.request.id}/reject`, holderToken, { reason: 'Not today' })
     assert.equal(rejected.statusCode, 200, rejected.body)
@@ -296,7 +296,10 @@ describe('presentations: holder inbox, approval, verification', () => {
     const read = await callAs(t.app, 'GET', `/api/verifier/requests/${created.request.id}`, verifierToken)
     assert.equal(read.json().request.status, 'rejected')
     // A closed request cannot be taken into another inbox.
-    assert.equal((await callAs(t.app, 'POST', '/api/wallet/presentation-requests', strangerToken, { request_id: created.request.id })).statusCode, 409)
+    const open = await createRequest()
+    const approved = await answer(open, [await issue({ given_name: 'Ivo', gpa: 3.3 })])
+    assert.equal(approved.statusCode, 201, approved.body)
+    assert.equal((await callAs(t.app, 'POST', '/api/wallet/presentation-requests', strangerToken, { request_id: open.request.id })).statusCode, 409)
   })
 
   it("keeps other people's requests and presentations out, and refuses bad bodies", async () => {

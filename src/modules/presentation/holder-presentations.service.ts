@@ -91,16 +91,21 @@ export class HolderPresentationService {
     }
   }
 
+  /**
+   * The holder declines. Its own inbox entry is answered; the request itself is closed only when
+   * it is addressed to this holder. A request open to anyone stays open for others: one who
+   * scanned it cannot close it for everyone (the verifier still hears of the rejection).
+   */
   async reject(holderDid: string, requestId: string, reason: string | undefined): Promise<repo.InboxRow> {
     const { entry, request } = await this.inboxEntry(holderDid, requestId)
     if (entry.status !== 'pending') throw new ConflictError(`This request was already ${entry.status}`)
     const now = this.deps.clock.now()
     const answered = await this.deps.db.transaction().execute(async (trx) => {
-      // The request row first, as approve() does: both answers lock request then inbox entry, so a
-      // racing approve and reject queue on the request instead of deadlocking (PostgreSQL 40P01).
-      if (!(await repo.closeRequest(trx, request.id, 'rejected', now))) throw new ConflictError('This request was already answered')
+      // The inbox entry first, as insertApproval does: a racing approve and reject queue on it
+      // instead of deadlocking (PostgreSQL 40P01), and the loser finds it answered.
       const row = await repo.answerInboxEntry(trx, holderDid, request.id, { status: 'rejected', reason: reason ?? null, at: now })
       if (!row) throw new ConflictError('This request was already answered')
+      if (request.holder_did === holderDid && !(await repo.closeRequest(trx, request.id, 'rejected', now))) throw new ConflictError('This request was already answered')
       await recordActivity(trx, { holder_did: holderDid, type: 'presentation_rejected', details: { request_id: request.id, verifier_did: request.verifier_did }, at: now })
       if (request.callback_url && this.deps.callbacks) {
         await this.deps.callbacks.enqueue(trx, { url: request.callback_url, type: 'presentation.rejected', data: { request_id: request.id, holder_did: holderDid, reason: reason ?? null } })

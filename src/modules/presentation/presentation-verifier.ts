@@ -59,6 +59,14 @@ const SKEW_S = 60
 export class PresentationVerifier {
   constructor(private readonly deps: { resolver: DidResolver; status: StatusChecker; clock: Clock; derived?: DerivedProofVerifier }) {}
 
+  /**
+   * The DID whose authentication key signed this VP-JWT; throws JwsRejected, saying why, when no
+   * key of a resolvable DID document verifies it.
+   */
+  async signer(jwt: string): Promise<string> {
+    return (await verifyDidJws(this.deps.resolver, jwt, 'authentication')).did
+  }
+
   async verify(input: VerificationInput): Promise<VerificationOutcome> {
     const errors: string[] = []
     const now = Math.floor(this.deps.clock.now().getTime() / 1000)

@@ -27,7 +27,7 @@ export interface SubmittedPresentation {
 export async function takeIntoInbox(db: Executor, row: { request_id: string; holder_did: string; at: Date }): Promise<{ request: PresentationRequestRow; created: boolean } | undefined> {
   const result = await sql<PresentationRequestRow & { created: boolean }>`
     with request as (
-      select * from presentation_requests where id = ${row.request_id}
+      select * from presentation_requests where id = ${row.request_id} and (holder_did is null or holder_did = ${row.holder_did})
     ), added as (
       insert into holder_inbox (request_id, holder_did, status, created_at, updated_at)
       select id, ${row.holder_did}, 'pending', ${row.at}::timestamptz, ${row.at}::timestamptz from request
@@ -65,18 +65,24 @@ export async function findInboxEntryWithRequest(db: Executor, holderDid: string,
 
 /**
  * The holder's approval as one statement (a data-modifying CTE, atomic without a transaction of
- * its own): close the pending request, insert the presentation, answer the inbox entry and append
- * the wallet activity. Each step reads the row the one before returned, which fixes the order
- * PostgreSQL runs them in: the request row is locked before the inbox entry, the order reject()
- * uses too, so a racing approve and reject queue instead of deadlocking. Undefined when the
- * request was no longer pending (another answer won). The activity row is the one
- * wallet-activity.ts `recordActivity` would write (type, details, the event's time).
+ * its own): lock the holder's pending inbox entry, close the pending request, insert the
+ * presentation, answer the entry and append the wallet activity. Each step reads the row the one
+ * before returned, which fixes the order PostgreSQL runs them in: the inbox entry is locked before
+ * the request row, the order reject() uses too, so a racing approve and reject queue instead of
+ * deadlocking, and the loser finds the entry answered (FOR UPDATE reads its latest version).
+ * Undefined when the entry or the request was no longer pending (another answer won). The
+ * activity row is the one wallet-activity.ts `recordActivity` would write.
  */
 export async function insertApproval(db: Executor, p: SubmittedPresentation & { request_id: string }, activityDetails: Record<string, unknown>): Promise<PresentationRow | undefined> {
   const result = await sql<PresentationRow>`
-    with closed as (
+    with entry as (
+      select request_id from holder_inbox
+      where holder_did = ${p.prover_did} and request_id = ${p.request_id} and status = 'pending'
+      for update
+    ), closed as (
       update presentation_requests set status = 'submitted', updated_at = ${p.at}
-      where id = ${p.request_id} and status = 'pending'
+      from entry
+      where id = entry.request_id and status = 'pending'
       returning id
     ), inserted as (
       insert into presentations (id, request_id, prover_did, verifier_did, presentation_type, credential_ids, presentation_jwt, status,

@@ -12,6 +12,7 @@ import type { VerifierService } from '../verifier/verifier.service.js'
 import { eventData } from './holder-presentations.service.js'
 import type { CallbackPort, ChainCheckPort, ConsentPort } from './presentation-ports.js'
 import type { PresentationVerifier } from './presentation-verifier.js'
+import { JwsRejected } from '../did/did-jws.js'
 import * as repo from './presentations.repository.js'
 
 /** The spec's verification result (inside the verify response). */
@@ -80,10 +81,17 @@ export class VerifierPresentationService {
     const verifierDid = Array.isArray(payload.aud) ? payload.aud[0] : payload.aud
     if (typeof prover !== 'string' || typeof verifierDid !== 'string') throw new ValidationError('presentation_jwt needs iss (the holder) and aud (the verifier)', { details: { field: 'presentation_jwt' } })
     if (callerDid !== prover && callerDid !== verifierDid) throw new ForbiddenError('Only the holder (iss) or the verifier (aud) of a presentation may submit it')
+    // It will be listed among the holder's presentations: only what the holder signed is.
+    const signer = await this.deps.verifier.signer(input.presentation_jwt).catch((error: unknown) => {
+      if (error instanceof JwsRejected) throw new ValidationError(`presentation_jwt is not signed by its holder ${prover}: ${error.message}`, { details: { field: 'presentation_jwt' } })
+      throw error
+    })
+    if (signer !== prover) throw new ValidationError(`presentation_jwt is signed by ${signer}, not by its holder (iss) ${prover}`, { details: { field: 'presentation_jwt' } })
     let request: PresentationRequestRow | undefined
     if (input.request_id !== undefined) {
       request = await findRequest(this.deps.db, input.request_id)
-      if (!request || request.verifier_did !== verifierDid) throw new ValidationError(`Unknown request_id "${input.request_id}" for verifier ${verifierDid}`, { details: { field: 'request_id' } })
+      // A request addressed to another holder is as unknown to this one as a missing request.
+      if (!request || request.verifier_did !== verifierDid || (request.holder_did !== null && request.holder_did !== prover)) throw new ValidationError(`Unknown request_id "${input.request_id}" for verifier ${verifierDid}`, { details: { field: 'request_id' } })
       const status = this.deps.verifiers.effectiveStatus(request)
       if (status !== 'pending') throw new ConflictError(`The presentation request is ${status}`)
     }

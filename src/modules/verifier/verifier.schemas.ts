@@ -65,6 +65,8 @@ export const CreateRequestBody = Type.Object(
     callback_url: RequestDefinition.callback_url,
     expires_at: Type.Optional(Type.String({ format: 'date-time' })),
     preset_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    // Addressed to one holder: nobody else can take, answer or close it.
+    holder_did: Type.Optional(Did),
   },
   { additionalProperties: false },
 )
@@ -87,6 +89,7 @@ export const PresentationRequest = Type.Object({
   nonce: Type.String(),
   status: Type.String({ description: 'pending at creation; expired once expires_at has passed while pending' }),
   preset_id: Type.Union([Type.String(), Type.Null()]),
+  holder_did: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String(),
   expires_at: Type.String(),
 })

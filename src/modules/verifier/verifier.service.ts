@@ -71,6 +71,7 @@ export class VerifierService {
       nonce: randomBytes(16).toString('base64url'),
       status: 'pending',
       preset_id: input.preset_id ?? null,
+      holder_did: input.holder_did === undefined ? null : normalizeDid(input.holder_did),
       expires_at: expiresAt,
       created_at: now,
       updated_at: now,
