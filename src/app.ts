@@ -206,7 +206,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // enqueue through app.chainAnchor, and before the database-closing hook.
   await app.register(blockchainPlugin, { db, clock, masterKey: deps.masterKey, config, client: deps.chain })
   const anchor = app.chainAnchor.configured ? app.chainAnchor : undefined
-  const issuers = new IssuerService({ db, content: deps.content, auth, issuerKeys, clock, anchor })
+  const issuers = new IssuerService({ db, content: deps.content, auth, issuerKeys, clock, stepUpTtlSeconds: config.stepUpTtlSeconds, anchor })
   const templates = new TemplateService({ db, issuers, validators, clock })
   const statusLists = new StatusListService({ db, keys: issuerKeys, clock, publicBaseUrl })
   const holderKeys = new HolderKemKeys({ db, keys, clock })
