@@ -71,6 +71,24 @@ describe(`step-up is bound to the session that performed it (${TEST_ENGINE})`, (
     assert.equal((await issue(tokenA)).statusCode, 201)
   })
 
+  it('applies the same check to anchoring and revoking credential hashes on chain (current and legacy routes)', async () => {
+    const steppedUp = await issuer.login(t.app)
+    await stepUp(steppedUp)
+    const other = await issuer.login(t.app)
+    const hash = 'ab'.repeat(32)
+    const writes: Array<[string, object]> = [
+      ['/api/blockchain/credential/register', { issuer_did: issuer.did, credential_hash: hash }],
+      ['/api/blockchain/credential/revoke', { issuer_did: issuer.did, credential_hash: hash }],
+      ['/api/blockchain-legacy/register-credential', { issuerDid: issuer.did, credentialHash: hash }],
+      ['/api/blockchain-legacy/revoke-credential', { issuerDid: issuer.did, credentialHash: hash }],
+    ]
+    for (const [url, body] of writes) {
+      assertNeedsStepUp(await callAs(t.app, 'POST', url, other, body), `${url} without a step-up of this session`)
+      // The stepped-up session passes the check and meets the next one: no chain is configured here.
+      assert.equal((await callAs(t.app, 'POST', url, steppedUp, body)).statusCode, 503, url)
+    }
+  })
+
   it('expires a step-up after STEP_UP_TTL_SECONDS: the same token is refused again until it steps up anew', async () => {
     const token = await issuer.login(t.app)
     const steppedUpAt = clock.now()

@@ -91,6 +91,12 @@ export class IssuerService {
     }
   }
 
+  /** The same check for an act outside the issuer routes by a DID that may have no issuer profile (then nothing to require). */
+  async assertSessionSteppedUp(did: string, sessionId: string): Promise<void> {
+    const issuer = await issuers.findIssuerForSession(this.deps.db, did, sessionId)
+    if (issuer) this.assertSteppedUp(issuer)
+  }
+
   /** The profile, after the step-up check for this session (see assertSteppedUp). */
   async steppedUpProfile(did: string, sessionId: string | undefined): Promise<issuers.IssuerRow> {
     const issuer = await issuers.findIssuerForSession(this.deps.db, did, sessionId ?? null)
