@@ -51,7 +51,7 @@ describe(`step-up is bound to the session that performed it (${TEST_ENGINE})`, (
     assert.equal(issued.statusCode, 201, issued.body)
     const credentialId: string = issued.json().credential.id
 
-    assertNeedsStepUp(await issue(tokenA), 'A before its step-up')
+    assertNeedsStepUp(await issue(tokenA), 'A before stepping up itself (another session of the DID has)')
     await stepUp(tokenA)
     assert.equal((await issue(tokenA)).statusCode, 201, 'A after its step-up')
 
