@@ -203,10 +203,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const validators = new AttributeValidators()
   const publicBaseUrl = config.publicBaseUrl
   // Chain anchoring (outbox + /api/blockchain, /api/blockchain-legacy): before the services that
-  // enqueue through app.chainAnchor, and before the database-closing hook.
-  await app.register(blockchainPlugin, { db, clock, masterKey: deps.masterKey, config, client: deps.chain })
+  // enqueue through app.chainAnchor, and before the database-closing hook. Its step-up check
+  // calls the issuer service made just below, which exists before any request arrives.
+  await app.register(blockchainPlugin, { db, clock, masterKey: deps.masterKey, config, client: deps.chain, stepUp: (did, sessionId) => issuers.assertSessionSteppedUp(did, sessionId) })
   const anchor = app.chainAnchor.configured ? app.chainAnchor : undefined
-  const issuers = new IssuerService({ db, content: deps.content, auth, issuerKeys, clock, anchor })
+  const issuers = new IssuerService({ db, content: deps.content, auth, issuerKeys, clock, stepUpTtlSeconds: config.stepUpTtlSeconds, anchor })
   const templates = new TemplateService({ db, issuers, validators, clock })
   const statusLists = new StatusListService({ db, keys: issuerKeys, clock, publicBaseUrl })
   const holderKeys = new HolderKemKeys({ db, keys, clock })

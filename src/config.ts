@@ -18,6 +18,8 @@ export interface Config {
   readonly masterKey: Uint8Array | undefined
   readonly jwtTtlSeconds: number
   readonly challengeTtlSeconds: number
+  /** How long an issuer's step-up (authenticate) lasts for the session that performed it. */
+  readonly stepUpTtlSeconds: number
   readonly ipfsApiUrl: string | undefined
   readonly blockchainRpcUrl: string | undefined
   readonly blockchainPrivateKey: string | undefined
@@ -202,6 +204,7 @@ export function loadConfig(env: Env = process.env): Config {
     masterKey,
     jwtTtlSeconds: int('JWT_TTL_SECONDS', 3600, 60, 30 * 86400),
     challengeTtlSeconds: int('CHALLENGE_TTL_SECONDS', 300, 10, 3600),
+    stepUpTtlSeconds: int('STEP_UP_TTL_SECONDS', 900, 10, 86400),
     ipfsApiUrl: url('IPFS_API_URL', ['http:', 'https:']),
     blockchainRpcUrl,
     blockchainPrivateKey,

@@ -79,7 +79,6 @@ export interface IssuersTable {
   logo_url: string | null
   email: string | null
   require_step_up: Generated<boolean>
-  step_up_at: Date | null
   created_at: Generated<Date>
   updated_at: Timestamp
 }

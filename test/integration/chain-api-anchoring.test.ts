@@ -194,6 +194,32 @@ describe('records anchored by the routes that change them', () => {
     assert.equal((await get(checkUrl)).valid, false)
   })
 
+  it('answers the check route per purpose: a verification for another purpose leaves the triple granted', async () => {
+    const v = new DidClient()
+    const vToken = await v.login(t.app)
+    const granted = await callAs(t.app, 'POST', `/api/wallet/${holder.did}/consents`, holderToken, { verifier_did: v.did, purpose: 'Onboarding', expiration_policy: 'one_time_use' })
+    assert.equal(granted.statusCode, 201, granted.body)
+    const consentId: string = granted.json().consent.id
+    const checkUrl = (purpose: string) => `/api/blockchain/consent/check/${encodeURIComponent(holder.did)}/${encodeURIComponent(v.did)}/${encodeURIComponent(purpose)}`
+    await waitFor('the one-time grant mined', async () => (await get(checkUrl('Onboarding'))).valid === true)
+
+    const schemaId = await issuer.schema(t.app, { name: 'Pass', version: '1.0', attributes: [{ name: 'level', data_type: 'string', required: true }], anonymous_credentials: false })
+    const issued = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, { credential_type: 'Pass', schema_id: schemaId, subject_did: holder.did, attributes: { level: 'gold' } })
+    assert.equal(issued.statusCode, 201, issued.body)
+    const revocations = async () => (await db().selectFrom('chain_jobs').select('id').where('kind', '=', 'consent-revoke').execute()).length
+    const before = await revocations()
+    const verified = await presentAndVerify({ did: v.did, token: vToken }, issued.json().credential, { presentation_type: 'PassCheck', purpose: 'Marketing', credential_type: 'Pass' })
+    assert.equal(verified.verification_result.is_valid, true, JSON.stringify(verified.verification_result.errors))
+    assert.equal(verified.consent_valid, false)
+
+    // The Onboarding consent was not spent, so nothing was queued for its triple.
+    assert.equal((await db().selectFrom('consents').select('used_by').where('id', '=', consentId).executeTakeFirstOrThrow()).used_by, null)
+    assert.equal(await revocations(), before)
+    assert.deepEqual(pick(await get(checkUrl('Onboarding'))), { valid: true, revoked: false, expires_at: null })
+    // The purpose verified has no consent, on chain or off.
+    assert.equal((await t.app.inject({ method: 'GET', url: checkUrl('Marketing') })).statusCode, 404)
+  })
+
   it('sends no revocation for a consent the chain never recorded', async () => {
     // Granted before a chain was configured: a revocation would revert (NotGranted) and fail.
     const now = new Date()

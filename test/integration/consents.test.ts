@@ -277,41 +277,63 @@ describe(`consents (${TEST_ENGINE})`, () => {
   describe('the consent port', () => {
     const service = () => new ConsentService({ db: t.deps.database.db, clock })
 
-    it('decides with a usable consent if any (standing before one-time, then the newest), else the newest with its reason', async () => {
+    it('decides with a usable consent of the purpose if any (standing before one-time, then the newest), else the newest with its reason', async () => {
       const h = new DidClient()
       const v = new DidClient()
       const as = { did: h.did, token: await h.login(t.app) }
       const consents = service()
-      assert.deepEqual(await consents.check(h.did, v.did, clock.now()), { valid: false })
+      const purpose = 'Hiring'
+      assert.deepEqual(await consents.check(h.did, v.did, purpose, clock.now()), { valid: false })
 
-      const once = await granted({ verifier_did: v.did, purpose: 'once', expiration_policy: 'one_time_use' }, as)
+      const once = await granted({ verifier_did: v.did, purpose, expiration_policy: 'one_time_use' }, as)
       clock.advance(10)
-      const standing = await granted({ verifier_did: v.did, purpose: 'standing' }, as)
-      let decided = await consents.check(h.did, v.did, clock.now())
+      const standing = await granted({ verifier_did: v.did, purpose }, as)
+      let decided = await consents.check(h.did, v.did, purpose, clock.now())
       assert.equal(decided.valid, true)
       assert.equal(decided.consent?.id, standing.id, 'a standing consent before a one-time one')
 
       await revoke(standing.id, h.did, as.token)
-      decided = await consents.check(h.did, v.did, clock.now())
+      decided = await consents.check(h.did, v.did, purpose, clock.now())
       assert.equal(decided.valid, true)
       assert.equal(decided.consent?.id, once.id, 'a usable older consent before a revoked newer one')
 
       await revoke(once.id, h.did, as.token)
-      decided = await consents.check(h.did, v.did, clock.now())
+      decided = await consents.check(h.did, v.did, purpose, clock.now())
       assert.equal(decided.valid, false)
       assert.equal(decided.consent?.id, standing.id, 'none usable: the newest decides')
       assert.match(decided.reason!, /revoked/)
 
       clock.advance(10)
-      const fixed = await granted({ verifier_did: v.did, purpose: 'fixed', expiration_policy: 'fixed_date', expires_at: later(1000) }, as)
-      assert.equal((await consents.check(h.did, v.did, clock.now())).consent?.id, fixed.id)
+      const fixed = await granted({ verifier_did: v.did, purpose, expiration_policy: 'fixed_date', expires_at: later(1000) }, as)
+      assert.equal((await consents.check(h.did, v.did, purpose, clock.now())).consent?.id, fixed.id)
       clock.advance(1000)
-      decided = await consents.check(h.did, v.did, clock.now())
+      decided = await consents.check(h.did, v.did, purpose, clock.now())
       assert.equal(decided.valid, false)
       assert.equal(decided.consent?.id, fixed.id)
       assert.match(decided.reason!, /expired/)
       // Another verifier's consent never decides for this one.
-      assert.equal((await consents.check(h.did, verifier.did, clock.now())).consent, undefined)
+      assert.equal((await consents.check(h.did, verifier.did, purpose, clock.now())).consent, undefined)
+    })
+
+    it('decides per purpose: a consent for one purpose neither serves nor blocks another', async () => {
+      const h = new DidClient()
+      const v = new DidClient()
+      const as = { did: h.did, token: await h.login(t.app) }
+      const consents = service()
+      const hiring = await granted({ verifier_did: v.did, purpose: 'Hiring' }, as)
+      const audit = await granted({ verifier_did: v.did, purpose: 'Audit' }, as)
+      await revoke(audit.id, h.did, as.token)
+
+      const forHiring = await consents.check(h.did, v.did, 'Hiring', clock.now())
+      assert.equal(forHiring.valid, true, 'the revoked Audit consent, newer, does not block Hiring')
+      assert.equal(forHiring.consent?.id, hiring.id)
+      const forAudit = await consents.check(h.did, v.did, 'Audit', clock.now())
+      assert.equal(forAudit.valid, false, 'the Hiring consent does not serve Audit')
+      assert.equal(forAudit.consent?.id, audit.id)
+      assert.match(forAudit.reason!, /revoked/)
+      assert.deepEqual(await consents.check(h.did, v.did, 'Marketing', clock.now()), { valid: false }, 'no consent for this purpose at all')
+      // Exact text, as the chain key: another spelling is another purpose.
+      assert.deepEqual(await consents.check(h.did, v.did, 'hiring', clock.now()), { valid: false })
     })
 
     it('consumes a one-time consent once and nothing else', async () => {
@@ -359,7 +381,7 @@ describe(`consents (${TEST_ENGINE})`, () => {
   })
 
   describe('through the presentation flow', () => {
-    /** A fresh holder and verifier (a consent decides per pair), with a credential for the holder. */
+    /** A fresh holder and verifier (consents decide per holder, verifier and purpose), with a credential for the holder. */
     const pair = async () => {
       const h = new DidClient()
       const v = new DidClient()

@@ -13,6 +13,7 @@ import * as walletActivity from './20261123T0940-wallet-activity.js'
 import * as chainAnchoring from './20261123T0950-chain-anchoring.js'
 import * as domains from './20261123T0960-domains.js'
 import * as walletImportStatus from './20261123T0970-wallet-import-status.js'
+import * as sessionStepUps from './20261124T0900-session-step-ups.js'
 import * as requestHolder from './20261125T1000-request-holder.js'
 
 /**
@@ -34,5 +35,6 @@ export const migrations: Record<string, Migration> = {
   '20261123T0950-chain-anchoring': chainAnchoring,
   '20261123T0960-domains': domains,
   '20261123T0970-wallet-import-status': walletImportStatus,
+  '20261124T0900-session-step-ups': sessionStepUps,
   '20261125T1000-request-holder': requestHolder,
 }

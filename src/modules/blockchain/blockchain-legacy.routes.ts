@@ -45,7 +45,7 @@ export const blockchainLegacyRoutes: FastifyPluginAsyncTypebox<{ blockchain: Blo
     schema: { ...legacy, summary: 'Deprecated: POST /api/blockchain/credential/register', body: LegacyCredentialBody, response: { 201: S.answer(S.CredentialAnchor), ...writeErrors } },
   }, async (request, reply) => {
     const { issuerDid, credentialHash, credentialId } = request.body
-    const data = await blockchain.registerCredential(request.auth!.did, { issuer_did: issuerDid, credential_hash: credentialHash, credential_id: credentialId })
+    const data = await blockchain.registerCredential(request.auth!.did, { issuer_did: issuerDid, credential_hash: credentialHash, credential_id: credentialId }, request.auth!.jti)
     return reply.status(201).send({ success: true, message: 'Credential hash queued for anchoring', data })
   })
 
@@ -54,7 +54,7 @@ export const blockchainLegacyRoutes: FastifyPluginAsyncTypebox<{ blockchain: Blo
     schema: { ...legacy, summary: 'Deprecated: POST /api/blockchain/credential/revoke', body: LegacyCredentialBody, response: { 200: S.answer(S.CredentialAnchor), ...writeErrors } },
   }, async (request) => {
     const { issuerDid, credentialHash, credentialId } = request.body
-    return { success: true, message: 'Revocation queued', data: await blockchain.revokeCredential(request.auth!.did, { issuer_did: issuerDid, credential_hash: credentialHash, credential_id: credentialId }) }
+    return { success: true, message: 'Revocation queued', data: await blockchain.revokeCredential(request.auth!.did, { issuer_did: issuerDid, credential_hash: credentialHash, credential_id: credentialId }, request.auth!.jti) }
   })
 
   app.get('/verify-credential/:issuerDid/:credentialHash', {

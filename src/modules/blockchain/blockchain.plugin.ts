@@ -8,7 +8,7 @@ import { deriveKey } from '../../crypto/secret-box.js'
 import type { Database } from '../../db/database.js'
 import { blockchainLegacyRoutes } from './blockchain-legacy.routes.js'
 import { blockchainRoutes } from './blockchain.routes.js'
-import { BlockchainService } from './blockchain.service.js'
+import { BlockchainService, type BlockchainServiceDeps } from './blockchain.service.js'
 import { createChainAnchor, type ChainAnchor } from './chain-anchor.js'
 import { ChainDispatcher } from './chain-dispatcher.js'
 import { createChainCredentialCheck, type ChainCredentialCheck } from './chain-verification.js'
@@ -31,6 +31,8 @@ export interface BlockchainPluginOptions {
   config: Pick<Config, 'blockchainRpcUrl' | 'blockchainPrivateKey' | 'blockchainContracts' | 'blockchainBatchSize' | 'blockchainBatchWaitMs' | 'blockchainPollMs' | 'blockchainLeaseMs' | 'outboundTimeoutMs'>
   /** The chain client; default: viem over BLOCKCHAIN_RPC_URL when a chain is configured. */
   client?: ChainClient
+  /** The issuer step-up check of credential anchoring and on-chain revocation (BlockchainServiceDeps). */
+  stepUp?: BlockchainServiceDeps['stepUp']
 }
 
 /**
@@ -50,7 +52,7 @@ async function blockchain(app: FastifyInstance, options: BlockchainPluginOptions
     : undefined
   const consentPepper = deriveKey(options.masterKey, 'chain-consent-key-v1')
   const anchor = createChainAnchor({ configured: client !== undefined, clock, consentPepper, nudge: () => dispatcher?.nudge() })
-  const service = new BlockchainService({ db, anchor, client, consentPepper, batchSize: config.blockchainBatchSize, batchWaitMs: config.blockchainBatchWaitMs })
+  const service = new BlockchainService({ db, anchor, client, consentPepper, batchSize: config.blockchainBatchSize, batchWaitMs: config.blockchainBatchWaitMs, stepUp: options.stepUp })
   app.decorate('chainAnchor', anchor)
   app.decorate('chainDispatcher', dispatcher)
   app.decorate('chainCredentials', client ? createChainCredentialCheck(db, service) : undefined)

@@ -21,13 +21,13 @@ export const blockchainRoutes: FastifyPluginAsyncTypebox<{ blockchain: Blockchai
       response: { 201: S.answer(S.CredentialAnchor), ...writeErrors },
     },
   }, async (request, reply) => {
-    const data = await blockchain.registerCredential(request.auth!.did, request.body)
+    const data = await blockchain.registerCredential(request.auth!.did, request.body, request.auth!.jti)
     return reply.status(201).send({ success: true, message: 'Credential hash queued for anchoring', data })
   })
 
   app.post('/credential/revoke', {
     schema: { tags, summary: 'Revoke an anchored credential hash on chain', body: S.CredentialBody, response: { 200: S.answer(S.CredentialAnchor), ...writeErrors } },
-  }, async (request) => ({ success: true, message: 'Revocation queued', data: await blockchain.revokeCredential(request.auth!.did, request.body) }))
+  }, async (request) => ({ success: true, message: 'Revocation queued', data: await blockchain.revokeCredential(request.auth!.did, request.body, request.auth!.jti) }))
 
   app.get('/credential/check/:did/:credential_hash', {
     schema: {

@@ -73,6 +73,11 @@ export interface BlockchainServiceDeps {
   consentPepper: Uint8Array
   batchSize: number
   batchWaitMs: number
+  /**
+   * The issuer step-up check for a session (docs/decisions.md "Step-up"): anchoring a credential
+   * hash under an issuer's DID or revoking it on chain is an issuer act like issuing and revoking.
+   */
+  stepUp?: (issuerDid: string, sessionId: string) => Promise<void>
 }
 
 const anchoringOf = (job: repo.ChainJob | null | undefined): Anchoring => (job ? (job.status === 'pending' ? 'queued' : job.status) : 'queued')
@@ -102,15 +107,17 @@ export class BlockchainService {
     this.deps.anchor.nudge()
   }
 
-  async registerCredential(callerDid: string, body: { issuer_did: string; credential_hash: string; credential_id?: string }): Promise<CredentialAnchorView> {
+  async registerCredential(callerDid: string, body: { issuer_did: string; credential_hash: string; credential_id?: string }, sessionId: string): Promise<CredentialAnchorView> {
     const issuer = owned(callerDid, body.issuer_did)
+    await this.deps.stepUp?.(issuer, sessionId)
     await this.ownSubject(issuer, 'credential', body.credential_id)
     await this.enqueue({ kind: 'credential', issuerDid: issuer, credentialHash: body.credential_hash, credentialId: body.credential_id })
     return this.checkCredential(issuer, body.credential_hash, { live: false })
   }
 
-  async revokeCredential(callerDid: string, body: { issuer_did: string; credential_hash: string; credential_id?: string }): Promise<CredentialAnchorView> {
+  async revokeCredential(callerDid: string, body: { issuer_did: string; credential_hash: string; credential_id?: string }, sessionId: string): Promise<CredentialAnchorView> {
     const issuer = owned(callerDid, body.issuer_did)
+    await this.deps.stepUp?.(issuer, sessionId)
     await this.ownSubject(issuer, 'credential', body.credential_id)
     this.chain()
     const hash = normalizeHash(body.credential_hash)

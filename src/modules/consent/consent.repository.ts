@@ -95,20 +95,21 @@ export function markRevoked(db: Executor, holderDid: string, id: string, at: Dat
 }
 
 /**
- * The consent that decides a verification for a holder and verifier, in one round trip. The usable
- * one (`usable` true) if any: a standing one (indefinite, fixed_date) before a one-time one, so a
- * one-time consent is not spent while a standing consent covers the presentation; then the most
- * recent (the partial index consents_usable_pair_idx, migration 20261123T0920). Else the most
- * recently granted one, whatever its state (`usable` false); that branch's NOT EXISTS is a
- * one-time filter, so it scans nothing when a usable consent exists.
+ * The consent that decides a verification for a holder, verifier and purpose, in one round trip.
+ * The usable one (`usable` true) if any: a standing one (indefinite, fixed_date) before a one-time
+ * one, so a one-time consent is not spent while a standing consent covers the presentation; then
+ * the most recent (the partial index consents_usable_pair_idx, migration 20261123T0920: a pair
+ * has few usable consents, so purpose is a filter on them). Else the most recently granted one of
+ * the triple, whatever its state (`usable` false); that branch's NOT EXISTS is a one-time filter,
+ * so it scans nothing when a usable consent exists. Purpose compares exactly, as the chain key does.
  */
-const decidingForPair = compiledOnce((db, p: { holderDid: string; verifierDid: string; at: Date }) => {
-  const pair = (eb: Eb) => eb.and([eb('holder_did', '=', p.holderDid), eb('verifier_did', '=', p.verifierDid)])
+const decidingForTriple = compiledOnce((db, p: { holderDid: string; verifierDid: string; purpose: string; at: Date }) => {
+  const triple = (eb: Eb) => eb.and([eb('holder_did', '=', p.holderDid), eb('verifier_did', '=', p.verifierDid), eb('purpose', '=', p.purpose)])
   const usable = db
     .selectFrom('consents')
     .selectAll()
     .select(sql<boolean>`true`.as('usable'))
-    .where(pair)
+    .where(triple)
     .where(usableAt(p.at))
     .orderBy((eb) => eb.case().when('expiration_policy', '=', 'one_time_use').then(1).else(0).end())
     .orderBy('created_at', 'desc')
@@ -118,16 +119,16 @@ const decidingForPair = compiledOnce((db, p: { holderDid: string; verifierDid: s
     .selectFrom('consents')
     .selectAll()
     .select(sql<boolean>`false`.as('usable'))
-    .where(pair)
-    .where(({ not, exists }) => not(exists(db.selectFrom('consents').select('id').where(pair).where(usableAt(p.at)))))
+    .where(triple)
+    .where(({ not, exists }) => not(exists(db.selectFrom('consents').select('id').where(triple).where(usableAt(p.at)))))
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(1)
   return db.selectFrom(usable.as('u')).selectAll().unionAll(db.selectFrom(latest.as('l')).selectAll())
 })
 
-export async function findDecidingForPair(db: Executor, holderDid: string, verifierDid: string, at: Date): Promise<(ConsentRow & { usable: boolean }) | undefined> {
-  return (await decidingForPair(db, { holderDid, verifierDid, at }))[0]
+export async function findDecidingForTriple(db: Executor, triple: { holderDid: string; verifierDid: string; purpose: string }, at: Date): Promise<(ConsentRow & { usable: boolean }) | undefined> {
+  return (await decidingForTriple(db, { ...triple, at }))[0]
 }
 
 /**

@@ -152,14 +152,13 @@ export class ConsentService implements ConsentPort {
   }
 
   /**
-   * ConsentPort: the consent that decides for this holder and verifier at `at`. A usable one if
-   * any (standing before one-time, then the most recent); else the most recently granted one,
-   * not valid, with the reason; none when the holder never granted this verifier a consent.
+   * ConsentPort: the consent that decides for this holder, verifier and purpose at `at`. A usable
+   * one if any (standing before one-time, then the most recent); else the most recently granted
+   * one, not valid, with the reason; none when the holder never granted this verifier a consent
+   * for this purpose. A consent for one purpose neither serves nor blocks another.
    */
-  async check(holderDid: string, verifierDid: string, at: Date): Promise<ConsentCheck> {
-    const holder = storedDid(holderDid)
-    const verifier = storedDid(verifierDid)
-    const found = await repo.findDecidingForPair(this.deps.db, holder, verifier, at)
+  async check(holderDid: string, verifierDid: string, purpose: string, at: Date): Promise<ConsentCheck> {
+    const found = await repo.findDecidingForTriple(this.deps.db, { holderDid: storedDid(holderDid), verifierDid: storedDid(verifierDid), purpose }, at)
     if (!found) return { valid: false }
     const { usable, ...consent } = found
     if (usable) return { consent: consentView(consent, at), valid: true }

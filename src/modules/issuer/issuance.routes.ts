@@ -25,7 +25,7 @@ export const issuanceRoutes: FastifyPluginAsyncTypebox<{ issuance: IssuanceServi
   app.post('/:did/issue', {
     schema: { tags, summary: 'Issue a credential (JWT-VC + BBS), sealed to the holder and stored by CID', params: DidParams, body: IssueBody, response: { 201: IssueResponse, ...errors } },
   }, async (request, reply) => {
-    const credential = await issuance.issue(request.auth!.did, request.body)
+    const credential = await issuance.issue(request.auth!.did, request.body, { sessionId: request.auth!.jti })
     return reply.status(201).send({ success: true, message: 'Credential issued', credential })
   })
 
@@ -60,7 +60,7 @@ export const issuanceRoutes: FastifyPluginAsyncTypebox<{ issuance: IssuanceServi
       },
     },
   }, async (request) => {
-    const { row, changed } = await issued.revoke(request.auth!.did, request.params.credential_id, request.body?.reason ?? null)
+    const { row, changed } = await issued.revoke(request.auth!.did, request.params.credential_id, request.body?.reason ?? null, request.auth!.jti)
     return {
       success: true,
       message: changed ? 'Credential revoked' : 'Credential was already revoked',

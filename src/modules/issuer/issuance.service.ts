@@ -45,6 +45,8 @@ export interface IssuanceDeps {
 
 export interface IssueOptions {
   requestId?: string
+  /** The session (token jti) issuing: its own step-up counts, not another session's of the same DID. */
+  sessionId?: string
   /** The caller already checked a fresh step-up signature (request approval). */
   steppedUp?: boolean
   /** Runs in the transaction that stores the credential (e.g. marking a request approved). */
@@ -86,7 +88,7 @@ export class IssuanceService {
     // Without a subject the credential is held for the issuer (a bearer credential), so the
     // material is sealed to the issuer's own key.
     const recipientDid = subjectDid ?? issuerDid
-    const context = await this.contexts.submit({ issuerDid, schemaId: input.schema_id, templateId: input.template_id, recipientDid })
+    const context = await this.contexts.submit({ issuerDid, schemaId: input.schema_id, templateId: input.template_id, recipientDid, sessionId: options.sessionId })
     if (!context) throw new NotFoundError('No issuer profile for this DID: create it with POST /api/issuer')
     const { issuer, schema } = context
     if (!options.steppedUp) this.deps.issuers.assertSteppedUp(issuer)

@@ -29,9 +29,10 @@ export class IssuedCredentialsService {
    * Spec state table: the record changes first, with its status-list bit in the same
    * transaction; revoking a revoked credential answers it unchanged (idempotent). On-chain
    * revocation joins here through the outbox once a chain is configured (blockchain issue).
+   * `sessionId`: the caller's token jti, for the step-up check.
    */
-  async revoke(issuerDid: string, id: string, reason: string | null): Promise<{ row: credentials.CredentialRow; changed: boolean }> {
-    this.deps.issuers.assertSteppedUp(await this.deps.issuers.profile(issuerDid))
+  async revoke(issuerDid: string, id: string, reason: string | null, sessionId?: string): Promise<{ row: credentials.CredentialRow; changed: boolean }> {
+    await this.deps.issuers.steppedUpProfile(issuerDid, sessionId)
     const now = this.deps.clock.now()
     // Record and status bit change in one statement (markRevoked); with a chain, the revocation
     // job commits with them (record first, chain after: the spec's state table).

@@ -48,14 +48,17 @@ export const issuerRoutes: FastifyPluginAsyncTypebox<{ issuers: IssuerService }>
   app.post('/:did/authenticate', {
     schema: {
       tags,
-      summary: 'Step-up check: a fresh signature of a "step-up" challenge with the issuer DID key',
+      summary: 'Step-up: a fresh signature of a "step-up" challenge with the issuer DID key; it counts for this session (token) only, until expires_at',
       params: DidParams,
       body: ProofBody,
-      response: { 200: Type.Object({ success: Type.Boolean(), message: Type.String(), issuer_did: Type.String(), authenticated_at: Type.String({ format: 'date-time' }) }), ...errors },
+      response: {
+        200: Type.Object({ success: Type.Boolean(), message: Type.String(), issuer_did: Type.String(), authenticated_at: Type.String({ format: 'date-time' }), expires_at: Type.String({ format: 'date-time' }) }),
+        ...errors,
+      },
     },
   }, async (request) => {
-    const at = await issuers.authenticate(request.auth!.did, request.body)
-    return { success: true, message: 'Issuer key control confirmed', issuer_did: request.auth!.did, authenticated_at: at.toISOString() }
+    const { at, expiresAt } = await issuers.authenticate(request.auth!, request.body)
+    return { success: true, message: 'Issuer key control confirmed', issuer_did: request.auth!.did, authenticated_at: at.toISOString(), expires_at: expiresAt.toISOString() }
   })
 
   app.post('/:did/schemas', {

@@ -5,9 +5,8 @@ import type { ContentStore } from '../../adapters/content-store/content-store.js
 import { canonicalize, jcsSha256Hex } from '../../crypto/jcs.js'
 import type { Database } from '../../db/database.js'
 import { ConflictError, NotFoundError, UnauthenticatedError, ValidationError } from '../../errors.js'
-
-const STEP_UP_WINDOW_MS = 15 * 60_000
 import type { AuthService, Proof } from '../auth/auth.service.js'
+import type { AccessClaims } from '../auth/token-service.js'
 import type { ChainAnchor } from '../blockchain/chain-anchor.js'
 import * as issuers from './issuer.repository.js'
 import type { IssuerBody, IssuerUpdateBody, SchemaBody, SchemaUpdateBody } from './issuer.schemas.js'
@@ -21,6 +20,8 @@ export interface IssuerServiceDeps {
   auth: AuthService
   issuerKeys: IssuerKeys
   clock: Clock
+  /** How long a step-up lasts (STEP_UP_TTL_SECONDS), never past the token that performed it. */
+  stepUpTtlSeconds: number
   /** Chain anchoring of new schemas (docs/blockchain.md); absent or unconfigured: nothing is queued. */
   anchor?: ChainAnchor
 }
@@ -63,25 +64,45 @@ export class IssuerService {
     return (await issuers.updateIssuer(this.deps.db, did, { require_step_up: required }, this.deps.clock.now()))!
   }
 
-  /** authenticate: checks a fresh step-up signature of the issuer's DID key (and spends it). */
-  async authenticate(did: string, proof: Proof): Promise<Date> {
+  /**
+   * authenticate: checks a fresh step-up signature of the issuer's DID key (and spends it), and
+   * records the step-up for this session only (the token's jti), until the earlier of the step-up
+   * TTL and the token's own expiry.
+   */
+  async authenticate(session: Pick<AccessClaims, 'did' | 'jti' | 'expiresAt'>, proof: Proof): Promise<{ at: Date; expiresAt: Date }> {
+    const did = session.did
     await this.profile(did)
     await this.deps.auth.proveControl(proof, did)
     const at = this.deps.clock.now()
-    await issuers.updateIssuer(this.deps.db, did, { step_up_at: at }, at)
-    return at
+    const expiresAt = new Date(Math.min(at.getTime() + this.deps.stepUpTtlSeconds * 1000, session.expiresAt * 1000))
+    await issuers.recordStepUp(this.deps.db, { issuerDid: did, sessionId: session.jti, at, expiresAt })
+    return { at, expiresAt }
   }
 
   /**
-   * With `require_step_up`, issuing and revoking need a step-up (`authenticate`) within the last
-   * STEP_UP_WINDOW_MS: a stolen session token alone cannot issue or revoke.
+   * With `require_step_up`, issuing and revoking need a step-up (`authenticate`) by the same
+   * session, not yet expired: another token of the DID (a stolen one, a new login) cannot issue
+   * or revoke on the strength of it. `step_up_until` is this session's step-up, read with the profile.
    */
-  assertSteppedUp(issuer: Pick<issuers.IssuerRow, 'require_step_up' | 'step_up_at'>): void {
+  assertSteppedUp(issuer: { require_step_up: boolean; step_up_until: Date | null }): void {
     if (!issuer.require_step_up) return
-    const at = issuer.step_up_at && new Date(issuer.step_up_at).getTime()
-    if (!at || this.deps.clock.now().getTime() - at > STEP_UP_WINDOW_MS) {
+    if (!issuer.step_up_until || issuer.step_up_until.getTime() <= this.deps.clock.now().getTime()) {
       throw new UnauthenticatedError('This issuer requires step-up: sign a "step-up" challenge with POST /api/issuer/:did/authenticate first')
     }
+  }
+
+  /** The same check for an act outside the issuer routes by a DID that may have no issuer profile (then nothing to require). */
+  async assertSessionSteppedUp(did: string, sessionId: string): Promise<void> {
+    const issuer = await issuers.findIssuerForSession(this.deps.db, did, sessionId)
+    if (issuer) this.assertSteppedUp(issuer)
+  }
+
+  /** The profile, after the step-up check for this session (see assertSteppedUp). */
+  async steppedUpProfile(did: string, sessionId: string | undefined): Promise<issuers.IssuerRow> {
+    const issuer = await issuers.findIssuerForSession(this.deps.db, did, sessionId ?? null)
+    if (!issuer) throw new NotFoundError('No issuer profile for this DID: create it with POST /api/issuer')
+    this.assertSteppedUp(issuer)
+    return issuer
   }
 
   async createSchema(issuerDid: string, input: SchemaBody): Promise<schemas.SchemaRow> {

@@ -4,10 +4,11 @@ import type { DB } from '../../db/database.js'
 /** The consent state a verification consults (the consents module implements it). */
 export interface ConsentPort {
   /**
-   * `consent`: the holder's consent for this verifier that decides, valid or not; undefined when
-   * the holder never granted one. `reason` says why it is not valid (revoked, expired, used).
+   * `consent`: the holder's consent for this verifier and purpose that decides, valid or not;
+   * undefined when the holder never granted one for that purpose. `reason` says why it is not
+   * valid (revoked, expired, used).
    */
-  check(holderDid: string, verifierDid: string, at: Date): Promise<{ consent?: { id: string; expiration_policy: string; used_by?: string | null }; valid: boolean; reason?: string }>
+  check(holderDid: string, verifierDid: string, purpose: string, at: Date): Promise<{ consent?: { id: string; expiration_policy: string; used_by?: string | null }; valid: boolean; reason?: string }>
   /** One-time consents: marks it used by this presentation; false when another got there first. */
   consume(trx: Transaction<DB>, consentId: string, presentationId: string, at: Date): Promise<boolean>
 }

@@ -152,6 +152,8 @@ export interface AnsweredRequest {
   required_credentials: RequiredCredential[]
   required_predicates: RequiredPredicate[]
   callback_url: string | null
+  /** Scopes the consent that decides (docs/consents.md). */
+  purpose: string
 }
 
 /** What a verification replaces: read only to be overwritten, so not read at all. */
@@ -165,7 +167,7 @@ const presentationWithRequest = compiledOnce((db, p: { id: string; jwt: string }
     .leftJoin('presentation_requests as r', 'r.id', 'p.request_id')
     .select(['p.id', 'p.request_id', 'p.prover_did', 'p.verifier_did', 'p.presentation_type', 'p.credential_ids', 'p.status', 'p.is_verified', 'p.consent_id', 'p.verified_at', 'p.created_at', 'p.updated_at'])
     .select((eb) => eb('p.presentation_jwt', '=', p.jwt).as('jwt_matches'))
-    .select(['r.id as r_id', 'r.nonce as r_nonce', 'r.required_credentials as r_required_credentials', 'r.required_predicates as r_required_predicates', 'r.callback_url as r_callback_url'])
+    .select(['r.id as r_id', 'r.nonce as r_nonce', 'r.required_credentials as r_required_credentials', 'r.required_predicates as r_required_predicates', 'r.callback_url as r_callback_url', 'r.purpose as r_purpose'])
     .where('p.id', '=', p.id),
 )
 
@@ -178,11 +180,11 @@ const presentationWithRequest = compiledOnce((db, p: { id: string; jwt: string }
 export async function findPresentationToVerify(db: Executor, id: string, jwt: string): Promise<{ presentation: PresentationToVerify; jwtMatches: boolean; request?: AnsweredRequest } | undefined> {
   const [row] = await presentationWithRequest(db, { id, jwt })
   if (!row) return undefined
-  const { r_id, r_nonce, r_required_credentials, r_required_predicates, r_callback_url, jwt_matches, ...presentation } = row
+  const { r_id, r_nonce, r_required_credentials, r_required_predicates, r_callback_url, r_purpose, jwt_matches, ...presentation } = row
   return {
     presentation,
     jwtMatches: jwt_matches === true,
-    request: r_id === null ? undefined : { id: r_id, nonce: r_nonce!, required_credentials: r_required_credentials!, required_predicates: r_required_predicates!, callback_url: r_callback_url },
+    request: r_id === null ? undefined : { id: r_id, nonce: r_nonce!, required_credentials: r_required_credentials!, required_predicates: r_required_predicates!, callback_url: r_callback_url, purpose: r_purpose! },
   }
 }
 

@@ -142,11 +142,12 @@ export class VerifierPresentationService {
         credentialIds: presentation.credential_ids,
         request: request && { nonce: request.nonce, required_credentials: request.required_credentials, required_predicates: request.required_predicates },
       }),
-      consents ? consents.check(presentation.prover_did, verifierDid, now) : { valid: false, consent: undefined, reason: undefined },
+      consents && request ? consents.check(presentation.prover_did, verifierDid, request.purpose, now) : { valid: false, consent: undefined, reason: undefined },
     ])
     const errors = [...outcome.errors]
-    // A consent the holder granted and then withdrew (revoked, expired, used) fails the
-    // presentation; with none ever granted, the holder's approval of this request is the consent.
+    // A consent the holder granted for the request's purpose and then withdrew (revoked, expired,
+    // used) fails the presentation; with none ever granted for it, or no request (so no purpose),
+    // the holder's approval of the request, or its signature on the VP, is the consent.
     if (consent.consent && !consent.valid && consent.consent.used_by !== presentation.id) errors.push(`consent: ${consent.reason ?? 'not valid'}`)
 
     const consumes = consent.valid && consent.consent?.expiration_policy === 'one_time_use' && errors.length === 0
