@@ -79,6 +79,7 @@ import rateLimit from './plugins/rate-limit.js'
 import routeTable from './plugins/route-table.js'
 import { logOptions, RouteWords, type LogSink } from './plugins/log-options.js'
 import bodyLimits from './plugins/body-limits.js'
+import requestTimeouts, { serverTimeoutOptions } from './plugins/request-timeouts.js'
 import securityHeaders from './plugins/security-headers.js'
 import validation from './plugins/validation.js'
 
@@ -110,6 +111,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const routeWords = new RouteWords()
   const app = Fastify({
     logger: deps.logger === false ? false : logOptions(config.logLevel, routeWords, deps.logger?.sink),
+    ...serverTimeoutOptions(config),
     bodyLimit: config.bodyLimitBytes,
     // DIDs travel as path parameters; RSA and BLS did:key identifiers exceed the default 100.
     routerOptions: { maxParamLength: 4096 },
@@ -168,6 +170,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   })
   // JSON and multipart only: anything else is 415 (Fastify also parses text/plain by default).
   app.removeContentTypeParser('text/plain')
+  await app.register(requestTimeouts, { windowMs: config.bodyRateWindowMs, minBytesPerSecond: config.bodyMinBytesPerSecond })
   // Body limits first: the route table records the limit each route ends up with.
   await app.register(bodyLimits, { large: config.bodyLimitBytes, small: Math.min(config.smallBodyLimitBytes, config.bodyLimitBytes) })
   await app.register(routeTable)
