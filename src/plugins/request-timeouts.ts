@@ -10,7 +10,7 @@ export interface BodyRate {
 /**
  * Fastify options for the HTTP server's own limits, so every server built by buildApp (npm
  * start and the tests alike) has them. Node checks them every connectionsCheckingInterval,
- * here a quarter of the headers timeout, so a connection is cut within 1.25× its limit.
+ * here a quarter of the headers timeout (at most 5 s), which bounds how late a cut comes.
  * No socket idle timeout (Fastify's connectionTimeout): it would also cut a request whose
  * handler works longer than that without writing, not only a slow client.
  */
