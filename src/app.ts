@@ -77,8 +77,9 @@ import errorHandler, { frameworkErrorReply } from './plugins/error-handler.js'
 import metrics from './plugins/metrics.js'
 import rateLimit from './plugins/rate-limit.js'
 import routeTable from './plugins/route-table.js'
-import { logOptions, type LogSink } from './plugins/log-options.js'
+import { logOptions, RouteWords, type LogSink } from './plugins/log-options.js'
 import bodyLimits from './plugins/body-limits.js'
+import requestTimeouts, { serverTimeoutOptions } from './plugins/request-timeouts.js'
 import securityHeaders from './plugins/security-headers.js'
 import validation from './plugins/validation.js'
 
@@ -107,8 +108,10 @@ const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', impor
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const clock = deps.clock ?? systemClock
   const db = deps.database.db
+  const routeWords = new RouteWords()
   const app = Fastify({
-    logger: deps.logger === false ? false : logOptions(config.logLevel, deps.logger?.sink),
+    logger: deps.logger === false ? false : logOptions(config.logLevel, routeWords, deps.logger?.sink),
+    ...serverTimeoutOptions(config),
     bodyLimit: config.bodyLimitBytes,
     // DIDs travel as path parameters; RSA and BLS did:key identifiers exceed the default 100.
     routerOptions: { maxParamLength: 4096 },
@@ -120,6 +123,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     return503OnClosing: true,
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
   }).withTypeProvider<TypeBoxTypeProvider>()
+  // The only path words an unmatched URL may show in the log.
+  app.addHook('onRoute', (route) => routeWords.add(route.url))
 
   const keys = new DbKeyStore(db, deps.masterKey, () => clock.now())
   const tokens = new TokenService(keys, config.publicBaseUrl, config.jwtTtlSeconds, () => clock.now())
@@ -165,6 +170,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   })
   // JSON and multipart only: anything else is 415 (Fastify also parses text/plain by default).
   app.removeContentTypeParser('text/plain')
+  await app.register(requestTimeouts, { windowMs: config.bodyRateWindowMs, minBytesPerSecond: config.bodyMinBytesPerSecond })
   // Body limits first: the route table records the limit each route ends up with.
   await app.register(bodyLimits, { large: config.bodyLimitBytes, small: Math.min(config.smallBodyLimitBytes, config.bodyLimitBytes) })
   await app.register(routeTable)

@@ -52,6 +52,13 @@ export interface Config {
   readonly bodyLimitBytes: number
   /** Body limit of public, admin and small control routes (src/plugins/body-limits.ts). */
   readonly smallBodyLimitBytes: number
+  /** Longest time to receive a whole request, headers and body (Node's server.requestTimeout). */
+  readonly requestTimeoutMs: number
+  /** Longest time to receive a request's headers (Node's server.headersTimeout). */
+  readonly headersTimeoutMs: number
+  /** A request body must deliver bodyMinBytesPerSecond × this much in every window this long (src/plugins/request-timeouts.ts). */
+  readonly bodyRateWindowMs: number
+  readonly bodyMinBytesPerSecond: number
   readonly contentMaxBytes: number
   readonly avatarMaxBytes: number
   /** Largest evidence file a holder may upload (wallet evidence upload). */
@@ -191,6 +198,10 @@ export function loadConfig(env: Env = process.env): Config {
   for (const type of evidenceAllowedTypes) {
     if (!/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(type)) problems.push(`EVIDENCE_ALLOWED_TYPES: "${type}" is not a media type (type/subtype)`)
   }
+  const requestTimeoutMs = int('REQUEST_TIMEOUT_MS', 15 * 60_000, 1000, 24 * 3600_000)
+  const headersTimeoutMs = int('HEADERS_TIMEOUT_MS', 20_000, 1000, 600_000)
+  // Node refuses a headers timeout longer than the whole request's.
+  if (headersTimeoutMs > requestTimeoutMs) problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS')
   const logLevel = read('LOG_LEVEL') ?? 'info'
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`)
 
@@ -226,6 +237,10 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitResolvePerMinute: int('RATE_LIMIT_RESOLVE_PER_MINUTE', 600, 1, 10_000_000),
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     smallBodyLimitBytes: int('SMALL_BODY_LIMIT_BYTES', 64 * 1024, 1024, 64 * 1024 * 1024),
+    requestTimeoutMs,
+    headersTimeoutMs,
+    bodyRateWindowMs: int('BODY_RATE_WINDOW_MS', 10_000, 100, 600_000),
+    bodyMinBytesPerSecond: int('BODY_MIN_BYTES_PER_SECOND', 500, 1, 100 * 1024 * 1024),
     contentMaxBytes: contentMax,
     avatarMaxBytes: int('AVATAR_MAX_BYTES', 2 * 1024 * 1024, 1024, 16 * 1024 * 1024),
     evidenceMaxBytes,

@@ -49,6 +49,16 @@ describe('config', () => {
     assert.equal(loadConfig({}).trustProxy, false)
   })
 
+  it('has request timeouts that let a large upload on a slow link through, and refuses a headers timeout past the request\'s', () => {
+    const config = loadConfig({})
+    // The largest evidence file over a 128 kbit/s uplink fits the whole-request limit.
+    assert.ok(config.requestTimeoutMs > ((config.evidenceMaxBytes * 8) / 128_000) * 1000)
+    assert.ok(config.headersTimeoutMs <= config.requestTimeoutMs)
+    assert.equal(loadConfig({ BODY_RATE_WINDOW_MS: '1000', BODY_MIN_BYTES_PER_SECOND: '2048' }).bodyMinBytesPerSecond, 2048)
+    assert.throws(() => loadConfig({ REQUEST_TIMEOUT_MS: '5000', HEADERS_TIMEOUT_MS: '10000' }), /HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS/)
+    assert.throws(() => loadConfig({ BODY_MIN_BYTES_PER_SECOND: '0' }), /BODY_MIN_BYTES_PER_SECOND/)
+  })
+
   it('stops with one message naming every bad variable', () => {
     try {
       loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', MASTER_KEY: 'short', LOG_LEVEL: 'loud', CALLBACK_ALLOW_PRIVATE: 'maybe', ADMIN_API_KEY: 'short' })
