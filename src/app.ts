@@ -73,6 +73,7 @@ import { HealthService } from './modules/health/health.service.js'
 import { DbKeyStore } from './modules/keys/key-store.js'
 import { RateLimiter } from './modules/rate-limit/rate-limiter.js'
 import authPlugin from './plugins/auth.js'
+import didPathParams from './plugins/did-path-params.js'
 import errorHandler, { frameworkErrorReply } from './plugins/error-handler.js'
 import metrics from './plugins/metrics.js'
 import rateLimit from './plugins/rate-limit.js'
@@ -196,6 +197,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(multipart, { limits: { fileSize: config.avatarMaxBytes, files: 1, fields: 10, fieldSize: 1024 }, throwFileSizeLimit: true })
   await app.register(metrics)
   await app.register(rateLimit, { limiters })
+  await app.register(didPathParams)
   await app.register(authPlugin, { tokens, adminApiKey: config.adminApiKey })
 
   await app.register(healthRoutes, { prefix: '/api/health', health })

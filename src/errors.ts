@@ -92,3 +92,10 @@ export class DependencyUnavailableError extends AppError {
     super('DEPENDENCY_UNAVAILABLE', message, options)
   }
 }
+
+/** The embedded database directory is open in another process: a refusal to start, not a request's answer. */
+export class DataDirInUseError extends AppError {
+  constructor(message: string, options?: AppErrorOptions) {
+    super('CONFLICT', message, options)
+  }
+}

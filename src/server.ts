@@ -1,5 +1,6 @@
 import { buildApp } from './app.js'
 import { ConfigError, loadConfig } from './config.js'
+import { DataDirInUseError } from './errors.js'
 import { openRuntimeDeps } from './runtime-deps.js'
 
 /** The only file that listens. SIGTERM/SIGINT: stop accepting, drain in-flight requests, close the DB. */
@@ -14,7 +15,17 @@ async function main(): Promise<void> {
     }
     throw error
   }
-  const deps = await openRuntimeDeps(config)
+  let deps
+  try {
+    deps = await openRuntimeDeps(config)
+  } catch (error) {
+    // The operator's to resolve, like a bad configuration (exit 2), not a crash (exit 1).
+    if (error instanceof DataDirInUseError) {
+      console.error(`Refusing to start: ${error.message}`)
+      process.exit(2)
+    }
+    throw error
+  }
   const app = await buildApp(config, deps)
   let closing = false
   const shutdown = async (signal: string) => {

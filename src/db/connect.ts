@@ -2,6 +2,7 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
+import { lockDataDir, type DataDirLock } from './data-dir-lock.js'
 import type { DB } from './database.js'
 import { PGliteDialect } from './pglite-dialect.js'
 import { INT8_OID } from './pglite-protocol.js'
@@ -32,6 +33,8 @@ export interface DatabaseHandle {
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   let db: Kysely<DB>
   let engine: DatabaseHandle['engine']
+  // PostgreSQL serves many instances by design; an embedded directory, one process (data-dir-lock.ts).
+  let lock: DataDirLock | undefined
   if (options.databaseUrl) {
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
@@ -50,8 +53,17 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     db = new Kysely<DB>({ dialect: new UnstorableInputDialect(new PostgresDialect({ pool })) })
     engine = 'postgres'
   } else {
-    if (options.pgliteDir) await fs.mkdir(path.dirname(options.pgliteDir), { recursive: true })
-    const thread = new PGliteThread({ dataDir: options.pgliteDir, template: await options.pgliteTemplate?.arrayBuffer() })
+    if (options.pgliteDir) {
+      await fs.mkdir(path.dirname(options.pgliteDir), { recursive: true })
+      lock = await lockDataDir(options.pgliteDir)
+    }
+    let thread
+    try {
+      thread = new PGliteThread({ dataDir: options.pgliteDir, template: await options.pgliteTemplate?.arrayBuffer() })
+    } catch (error) {
+      await lock?.release()
+      throw error
+    }
     db = new Kysely<DB>({ dialect: new UnstorableInputDialect(new PGliteDialect(thread)) })
     engine = 'pglite'
   }
@@ -61,6 +73,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     ping: async () => {
       await sql`select 1`.execute(db)
     },
-    close: () => db.destroy(),
+    close: async () => {
+      // Released only once PGlite has written its last page; if closing fails, the lock stays
+      // until this process ends and is then stale.
+      await db.destroy()
+      await lock?.release()
+    },
   }
 }

@@ -43,13 +43,20 @@ export async function startServer(env: Record<string, string>, options: { preloa
   return { child, url, output: () => out, exited }
 }
 
-/** Runs the server entry point expecting it to exit (bad configuration). */
-export function runServerToExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+/**
+ * Runs the server entry point expecting it to exit (bad configuration, data directory in use).
+ * One still running after `timeoutMs` is killed and reported with code null.
+ */
+export function runServerToExit(env: Record<string, string>, timeoutMs = 60_000): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: root, env: { PATH: process.env.PATH ?? '', ...env } })
     let output = ''
     child.stdout.on('data', (c: Buffer) => (output += c.toString()))
     child.stderr.on('data', (c: Buffer) => (output += c.toString()))
-    child.on('exit', (code) => resolve({ code, output }))
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+    child.on('exit', (code) => {
+      clearTimeout(timer)
+      resolve({ code, output })
+    })
   })
 }

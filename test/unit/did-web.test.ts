@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createGuardedFetch, type HttpGet } from '../../src/adapters/http-out/guarded-fetch.js'
-import { didWebUrl, resolveDidWeb } from '../../src/modules/did/did-web.js'
+import { didWebUrl, parseDidWeb, resolveDidWeb } from '../../src/modules/did/did-web.js'
 import { createDidResolver } from '../../src/modules/did/did-resolver.js'
 import { buildRegisteredDidDocument, type DidDocument } from '../../src/modules/did/did-document.js'
 import { ed25519AuthenticationKeys } from '../../src/modules/did/verification-keys.js'
@@ -38,6 +38,8 @@ describe('didWebUrl (did:web spec §3.2)', () => {
     ['did:web:example.com%3A3000', 'https://example.com:3000/.well-known/did.json'],
     ['did:web:example.com%3a3000:user:alice', 'https://example.com:3000/user/alice/did.json'],
     ['did:web:xn--bcher-kva.example', 'https://xn--bcher-kva.example/.well-known/did.json'],
+    ['did:web:localhost%3A39250', 'https://localhost:39250/.well-known/did.json'],
+    ['did:web:example.com%3A65535:a.b:c_d-e', 'https://example.com:65535/a.b/c_d-e/did.json'],
   ]
   for (const [did, url] of cases) it(`${did} -> ${url}`, () => assert.equal(didWebUrl(did), url))
 
@@ -52,14 +54,49 @@ describe('didWebUrl (did:web spec §3.2)', () => {
     ['did:web:example.com%3A99999', /port is out of range/],
     ['did:web:example.com%3A1%3A2', /more than one port/],
     ['did:web:-bad-.com', /not a domain name/],
-    ['did:web:b%C3%BCcher.example', /not a domain name/],
+    ['did:web:b%C3%BCcher.example', /only percent-encoding can be %3A.*punycode/],
     ['did:web:example.com::alice', /path segment ""/],
     ['did:web:example.com:..:etc', /path segment "\.\."/],
     ['did:web:example.com:%2e%2E:etc', /path segment "%2e%2E"/],
+    // The issue's DID with its port encoded once more: not a port, and not another path either.
+    ['did:web:localhost%253A39250', /percent-encoded more than once/],
+    ['did:web:localhost%25253A39250', /percent-encoded more than once/],
+    ['did:web:example.com%2F..%2Fadmin', /only percent-encoding can be %3A/],
+    ['did:web:example.com%40evil.example', /only percent-encoding can be %3A/],
+    ['did:web:user@example.com', /not a domain name/],
+    ['did:web:example.com?x', /not a domain name/],
+    ['did:web:example.com#x', /not a domain name/],
+    ['did:web:example.com%3A', /port is not a number/],
+    ['did:web:example.com%3A0', /port is out of range/],
+    ['did:web:example.com%3A080', /port is out of range/],
+    ['did:web:example.com%3A65536', /port is out of range/],
+    ['did:web:example.com%3A+80', /port is not a number/],
+    ['did:web:%3A80', /not a domain name/],
+    ['did:web:', /not a domain name/],
+    ['did:web:example..com', /not a domain name/],
+    ['did:web:example.com.', /not a domain name/],
+    ['did:web:a.b:.:c', /path segment "\."/],
+    ['did:web:a.b:x%2Fy', /path segment "x%2Fy"/],
+    ['did:web:a.b:x%3Ay', /path segment "x%3Ay"/],
+    ['did:web:a.b:x%252Fy', /path segment "x%252Fy"/],
+    ['did:web:a.b:', /path segment ""/],
+    // Hosts the URL parser would read as IPv4 in another notation (WHATWG URL "ends in a number").
+    ['did:web:2130706433', /numeric last label/],
+    ['did:web:0x7f.1', /numeric last label/],
+    ['did:web:127.000.0.1', /numeric last label/],
+    ['did:web:example.123', /numeric last label/],
   ]
   for (const [did, message] of invalid) {
     it(`rejects ${did}`, () => assert.throws(() => didWebUrl(did), (e) => e instanceof ValidationError && message.test(e.message)))
   }
+
+  it('reads host, port and path once (parseDidWeb)', () => {
+    assert.deepEqual(parseDidWeb('did:web:localhost%3A39250'), { host: 'localhost', port: 39250, path: [] })
+    assert.deepEqual(parseDidWeb('did:web:example.com%3a8443:user:alice'), { host: 'example.com', port: 8443, path: ['user', 'alice'] })
+    // Without an encoded colon, what follows the host is a path, never a port.
+    assert.deepEqual(parseDidWeb('did:web:localhost:39250'), { host: 'localhost', port: undefined, path: ['39250'] })
+    assert.deepEqual(parseDidWeb('did:web:127.0.0.1%3A8080'), { host: '127.0.0.1', port: 8080, path: [] })
+  })
 })
 
 describe('did:web over HTTP', () => {
@@ -149,7 +186,7 @@ describe('createDidResolver', () => {
 
   it('resolves did:key without I/O, normalizing the input', async () => {
     const before = fetches
-    const result = await resolver.resolve(encodeURIComponent(`DID:KEY:${KEY_MB}#frag`))
+    const result = await resolver.resolve(`DID:KEY:${KEY_MB}#frag`)
     assert.equal(result.didDocument.id, `did:key:${KEY_MB}`)
     assert.equal(result.didResolutionMetadata.contentType, 'application/did+ld+json')
     assert.deepEqual(result.didDocumentMetadata, {})
@@ -200,5 +237,13 @@ describe('createDidResolver', () => {
     await assert.rejects(resolver.resolve('did:ethr:0xabc'), (e) => e instanceof ValidationError && /method "ethr" is not supported/.test(e.message))
     await assert.rejects(resolver.resolve('not-a-did'), ValidationError)
     await assert.rejects(resolver.resolve('did:key:zNotBase58OIl'), ValidationError)
+  })
+
+  it('refuses a DID still percent-encoded instead of decoding it again (no fetch)', async () => {
+    const before = fetches
+    for (const did of [encodeURIComponent(webDid), 'did%3Aweb%3Aexample.com%253A8443', 'did:web:example.com%253A8443']) {
+      await assert.rejects(resolver.resolve(did), (e) => e instanceof ValidationError && /percent-encoded/.test(e.message), did)
+    }
+    assert.equal(fetches, before)
   })
 })

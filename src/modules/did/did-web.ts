@@ -23,6 +23,10 @@ export interface DidWebOptions {
 
 const DEFAULT_MAX_BYTES = 256 * 1024
 const LABEL = /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$/
+/** DID Core §3.1 idchar without pct-encoded: a path segment's escape could hide a `/` or a dot segment. */
+const SEGMENT = /^[A-Za-z0-9._-]+$/
+/** The WHATWG URL host parser reads a host whose last label is a number as an IPv4 address (`2130706433`). */
+const NUMERIC_LABEL = /^(?:[0-9]+|0x[0-9a-f]*)$/i
 const RELATIONSHIPS = [
   'verificationMethod',
   'authentication',
@@ -33,33 +37,57 @@ const RELATIONSHIPS = [
   'service',
 ] as const
 
+/** Where a did:web's document lives, read from the DID alone. */
+export interface DidWebLocation {
+  host: string
+  port: number | undefined
+  /** Path segments; empty: the document is under `/.well-known`. */
+  path: string[]
+}
+
 /**
- * did:web spec §3.2 steps 1-5: colons become slashes, a percent-encoded colon in the host is
- * a port, no path means `/.well-known`, and `/did.json` is appended.
+ * The one reading of a did:web's method-specific id (did:web spec §3.2 steps 1-3): colons
+ * separate the host from path segments, and the host's only percent-encoding is the port's
+ * colon, `%3A`, decoded exactly once. Anything that would make the URL name another document
+ * is refused: other escapes (`%253A`, `%2F`, `%2E`), dot and empty segments, a port that is not
+ * 1-65535, and hosts the URL parser would rewrite (numeric IPv4 forms).
+ */
+export function parseDidWeb(did: string): DidWebLocation {
+  const prefix = 'did:web:'
+  if (!did.startsWith(prefix)) throw new ValidationError(`Not a did:web: ${did}`)
+  const [hostPart = '', ...path] = did.slice(prefix.length).split(':')
+  const badHost = (why: string): ValidationError => new ValidationError(`Invalid did:web host "${hostPart}": ${why}`)
+  const [host = '', port, extra] = hostPart.split(/%3A/i)
+  if (extra !== undefined) throw badHost('more than one port separator')
+  if (hostPart.includes('%25')) throw badHost('it is percent-encoded more than once (%25)')
+  if (`${host}${port ?? ''}`.includes('%')) throw badHost('its only percent-encoding can be %3A before the port (internationalized names must be in punycode)')
+  if (port !== undefined && !/^[0-9]{1,5}$/.test(port)) throw badHost('the port is not a number')
+  if (port !== undefined && (/^0/.test(port) || Number(port) > 65535)) throw badHost('the port is out of range (1-65535, no leading zero)')
+  if (isIP(host) !== 4) {
+    const labels = host.split('.')
+    if (host.length > 253 || !labels.every((label) => LABEL.test(label))) {
+      throw badHost('not a domain name (internationalized names must be in punycode)')
+    }
+    if (NUMERIC_LABEL.test(labels.at(-1)!)) throw badHost('a numeric last label makes it an IP address in another notation')
+  }
+  for (const segment of path) {
+    // Dot segments would be removed by URL parsing (RFC 3986 §5.2.4), naming another path.
+    if (!SEGMENT.test(segment) || segment === '.' || segment === '..') {
+      throw new ValidationError(`Invalid did:web path segment "${segment}" in ${did}`)
+    }
+  }
+  return { host, port: port === undefined ? undefined : Number(port), path }
+}
+
+/**
+ * did:web spec §3.2 steps 4-6: no path means `/.well-known`, and `/did.json` is appended.
  * `did:web:example.com` -> `https://example.com/.well-known/did.json`,
  * `did:web:example.com%3A8443:user:alice` -> `https://example.com:8443/user/alice/did.json`.
  */
 export function didWebUrl(did: string, allowHttp = false): string {
-  const prefix = 'did:web:'
-  if (!did.startsWith(prefix)) throw new ValidationError(`Not a did:web: ${did}`)
-  const [hostPart = '', ...path] = did.slice(prefix.length).split(':')
-  const [host = '', port, extra] = hostPart.replace(/%3A/gi, ':').split(':')
-  const badHost = (why: string): ValidationError => new ValidationError(`Invalid did:web host "${hostPart}": ${why}`)
-  if (extra !== undefined) throw badHost('more than one port separator')
-  if (port !== undefined && !/^[0-9]{1,5}$/.test(port)) throw badHost('the port is not a number')
-  if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) throw badHost('the port is out of range')
-  if (isIP(host) !== 0) {
-    // §3.1: the method-specific id MUST NOT include IP addresses (certificates name domains).
-    if (!allowHttp) throw badHost('IP addresses are not allowed in did:web')
-  } else if (host.length > 253 || !host.split('.').every((label) => LABEL.test(label))) {
-    throw badHost('not a domain name (internationalized names must be in punycode)')
-  }
-  for (const segment of path) {
-    // Empty and dot segments (also as %2e, WHATWG URL §4.1) would be rewritten by URL parsing.
-    if (segment === '' || /^(?:\.|%2e){1,2}$/i.test(segment)) {
-      throw new ValidationError(`Invalid did:web path segment "${segment}" in ${did}`)
-    }
-  }
+  const { host, port, path } = parseDidWeb(did)
+  // §3.1: the method-specific id MUST NOT include IP addresses (certificates name domains).
+  if (isIP(host) !== 0 && !allowHttp) throw new ValidationError(`Invalid did:web host "${host}": IP addresses are not allowed in did:web`)
   const origin = `${allowHttp ? 'http' : 'https'}://${host}${port === undefined ? '' : `:${port}`}`
   const location = path.length === 0 ? '/.well-known' : `/${path.join('/')}`
   return new URL(`${location}/did.json`, origin).href

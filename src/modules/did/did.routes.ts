@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { ValidationError } from '../../errors.js'
 import type { DidResolver } from './did-resolver.js'
 
 /**
@@ -31,7 +30,7 @@ export const didRoutes: FastifyPluginAsyncTypebox<{ resolver: DidResolver }> = a
     },
     config: { rateLimit: 'resolve' },
   }, async (request, reply) => {
-    const result = await resolver.resolve(didFromRawPath(request.url) ?? request.params.did, { publicKeyFormat: request.query.publicKeyFormat, fresh: true })
+    const result = await resolver.resolve(request.params.did, { publicKeyFormat: request.query.publicKeyFormat, fresh: true })
     const accept = request.headers.accept ?? ''
     const bare = /application\/did\+(ld\+)?json/.exec(accept)
     if (bare) return reply.type(`${bare[0]}; charset=utf-8`).serializer(JSON.stringify).send(result.didDocument)
@@ -45,17 +44,3 @@ export const didRoutes: FastifyPluginAsyncTypebox<{ resolver: DidResolver }> = a
   })
 }
 
-/**
- * Fastify decodes path parameters, which turns did:web's encoded port (`%3A`) into a path
- * separator. Decode the raw segment ourselves but keep `%3A` encoded; normalizeDid handles a
- * DID whose own separators were encoded.
- */
-function didFromRawPath(url: string): string | undefined {
-  const path = url.split('?')[0]!
-  const segment = path.slice(path.indexOf('/api/did/') + '/api/did/'.length)
-  try {
-    return decodeURIComponent(segment.replace(/%3A/gi, '%253A')) || undefined
-  } catch {
-    throw new ValidationError('The DID in the path is not valid percent-encoding')
-  }
-}
