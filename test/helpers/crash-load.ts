@@ -75,6 +75,8 @@ export interface Party {
 export interface Answered {
   issued: Array<{ id: string; hash: string; holder: string }>
   revoked: Array<{ id: string; revoked_at: string }>
+  /** Revocations sent, answered or not: one the kill cut off may have committed unanswered. */
+  revokeAsked: string[]
   granted: Array<{ id: string; holder: string }>
   consentRevoked: Array<{ id: string; revoked_at: string }>
   requests: string[]
@@ -88,7 +90,7 @@ export class World {
   verifier!: Party
   holders: Party[] = []
   schemaId = ''
-  answered: Answered = { issued: [], revoked: [], granted: [], consentRevoked: [], requests: [], approved: [], rejected: [], verified: [] }
+  answered: Answered = { issued: [], revoked: [], revokeAsked: [], granted: [], consentRevoked: [], requests: [], approved: [], rejected: [], verified: [] }
   /** 2xx answers the world has had so far (set-up included: the test subtracts the set-up's count). */
   okCount = 0
   /** Pools the load draws from. */
@@ -138,6 +140,7 @@ export class World {
   }
 
   async revoke(id: string): Promise<void> {
+    this.answered.revokeAsked.push(id)
     const body = await this.ok('POST', `/api/issuer/${this.issuer.did}/credentials/${id}/revoke`, this.issuer.token)
     this.answered.revoked.push({ id, revoked_at: body.credential.revoked_at })
   }
