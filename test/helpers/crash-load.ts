@@ -158,10 +158,14 @@ export class World {
     this.answered.consentRevoked.push({ id: consent.id, revoked_at: body.consent.revoked_at })
   }
 
-  /** A request of the verifier with the receiver as callback_url, in a holder's inbox. */
+  /**
+   * A request of the verifier with the receiver as callback_url, in a holder's inbox; addressed
+   * to that holder, so its rejection closes the request too.
+   */
   private async openRequest(holder: Party): Promise<Json> {
     const created = await this.ok('POST', '/api/verifier/requests', this.verifier.token, {
       verifier_did: this.verifier.did,
+      holder_did: holder.did,
       presentation_type: 'DegreeCheck',
       required_credentials: [{ credential_type: 'UniversityDegree', issuer_did: this.issuer.did }],
       purpose: 'Hiring',
