@@ -14,6 +14,7 @@ import { JSON_LIMITS } from '../../src/json-limits.js'
 import { nestedJsonText, signJwtText, withRawProperty } from '../helpers/deep-json.js'
 import { bearer, DidClient } from '../helpers/did-client.js'
 import { injectWithin } from '../helpers/fuzz/fuzz-runner.js'
+import { VERY_DEEP } from '../helpers/fuzz/hostile-values.js'
 import { signPresentation } from '../helpers/holder-wallet.js'
 import { IssuerActor } from '../helpers/issuer-setup.js'
 import { createTestApp, type TestApp } from '../helpers/test-app.js'
@@ -24,8 +25,6 @@ type Json = Record<string, any>
 
 const { documentDepth, freeFormDepth, freeFormMembers, freeFormStringLength } = JSON_LIMITS
 const DEADLINE_MS = 10_000
-/** Deeper than the database thread can hand back to the event loop, and than JSON.stringify went before it overflowed. */
-const VERY_DEEP = 2_000
 
 const SCHEMA = {
   name: 'Deep',
