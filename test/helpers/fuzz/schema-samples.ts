@@ -160,8 +160,14 @@ export function slotsOf(schema: SchemaNode, value: unknown, path: Array<string |
   return slots
 }
 
-/** The slots that take free-form JSON: the app holds them to JSON_LIMITS (its free-form keyword). */
-export const freeFormSlots = (schema: SchemaNode, value: unknown): Slot[] => slotsOf(schema, value).filter((slot) => slot.schema[FREE_FORM_KEYWORD] === true)
+/**
+ * A field of free-form JSON: an object of undeclared properties whose values may be anything.
+ * Known by its shape, not by the app's free-form keyword, so a field the app forgot to mark is
+ * still given values past the limits (and unlimitedJsonNodes names it).
+ */
+export const isFreeForm = (s: SchemaNode): boolean => typesOf(s).includes('object') && !s.properties && (s[FREE_FORM_KEYWORD] === true || unlimitedJsonNodes(s).length > 0)
+
+export const freeFormSlots = (schema: SchemaNode, value: unknown): Slot[] => slotsOf(schema, value).filter((slot) => isFreeForm(slot.schema))
 
 /**
  * Where a schema takes JSON of any shape without the free-form limits: nodes with no type, and
@@ -296,7 +302,7 @@ export function valueMutations(schema: SchemaNode, base: unknown): fc.Arbitrary<
     const bounds = boundaryValues(slot.schema)
     if (bounds) ops.push(bounds.map((to) => ({ value: mutateAt(base, slot.path, { kind: 'set', to }), label: `boundary value at ${where}` })))
     if (slot.required && slot.path.length) ops.push(fc.constant({ value: mutateAt(base, slot.path, { kind: 'delete' }), label: `missing required ${where}` }))
-    if (slot.schema[FREE_FORM_KEYWORD] === true) {
+    if (isFreeForm(slot.schema)) {
       ops.push(fc.constantFrom(...pastFreeFormLimits()).map(({ value, label }) => ({ value: mutateAt(base, slot.path, { kind: 'set', to: value }), label: `${label} at ${where}` })))
     }
     if (typesOf(slot.schema).includes('object') || slot.schema.properties) {
