@@ -11,7 +11,8 @@ import { JSON_LIMITS, nestingPastLimit, pathText } from '../json-limits.js'
  * their own, tighter limits in the validation layer.
  */
 async function jsonBodyPlugin(app: FastifyInstance): Promise<void> {
-  const parse = app.getDefaultJsonParser('error', 'error')
+  const { onProtoPoisoning = 'error', onConstructorPoisoning = 'error' } = app.initialConfig
+  const parse = app.getDefaultJsonParser(onProtoPoisoning, onConstructorPoisoning)
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const path = nestingPastLimit(body as string, JSON_LIMITS.documentDepth)
     if (!path) return parse(request, body as string, done)
