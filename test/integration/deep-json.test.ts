@@ -18,6 +18,7 @@ import { VERY_DEEP } from '../helpers/fuzz/hostile-values.js'
 import { signPresentation } from '../helpers/holder-wallet.js'
 import { IssuerActor } from '../helpers/issuer-setup.js'
 import { createTestApp, type TestApp } from '../helpers/test-app.js'
+import { multipart } from '../helpers/wallet-fixtures.js'
 
 // Decoded JSON from the wire, read field by field in assertions.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -206,6 +207,20 @@ describe('deep and oversized JSON is refused at the edge, and the database keeps
     const res = await send('POST', `/api/issuer/${issuer.did}/issue`, issuer.token, withRawProperty({ credential_type: 'Deep', schema_id: schemaId, subject_did: holder.did }, 'attributes', `{"given_name":"Ada","address":${nestedJsonText(VERY_DEEP)}}`))
     assertRefused(res, 'attributes', 'issue')
     assert.equal(await count(), before)
+  })
+
+  it('a JSON evidence file nested past the document limit is refused unparsed; one within it is kept', async () => {
+    const upload = (data: string) => {
+      const { payload, headers } = multipart([{ name: 'label', value: 'transcript' }, { name: 'file', filename: 'e.json', contentType: 'application/json', data: Buffer.from(data) }])
+      return injectWithin(t.app, { method: 'POST', url: `/api/wallet/${holder.did}/evidence/upload`, headers: { ...headers, ...bearer(holderToken) }, payload }, DEADLINE_MS)
+    }
+    // A megabyte of brackets: parsing it would hold the event loop far longer than the scan.
+    const deep = await upload(nestedJsonText(512 * 1024, 'array', '1'))
+    assert.equal(deep.statusCode, 415, deep.body)
+    assert.equal(deep.json().success, false)
+    const fine = await upload(nestedJsonText(documentDepth, 'array', '1'))
+    assert.equal(fine.statusCode, 201, fine.body)
+    await assertServing()
   })
 
   describe('JSON inside signed material', () => {
