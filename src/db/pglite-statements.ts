@@ -9,9 +9,10 @@ const encoder = new TextEncoder()
 
 const JSON_OIDS: ReadonlySet<number> = new Set([114, 3802])
 /**
- * PostgreSQL fails a json or jsonb value nested past its stack with 54001 and carries on; PGlite,
- * the same parser in WebAssembly, returns nothing and then never answers again. So a JSON
- * parameter that deep is refused here with PostgreSQL's error. Far above what the service stores
+ * PostgreSQL fails a json or jsonb value nested past its stack with 54001 and carries on. PGlite,
+ * the same parser in WebAssembly, may answer with no rows and no error and be left broken (the
+ * next COMMIT fails with "bad buffer ID", or a later statement never returns). So a JSON parameter
+ * that deep is refused here with PostgreSQL's error: far above what the service stores
  * (json-limits.ts), far below where PGlite's parser gives out.
  */
 export const PGLITE_JSON_MAX_DEPTH = 1_000
