@@ -81,6 +81,7 @@ import routeTable from './plugins/route-table.js'
 import { logOptions, RouteWords, type LogSink } from './plugins/log-options.js'
 import bodyLimits from './plugins/body-limits.js'
 import requestTimeouts, { serverTimeoutOptions } from './plugins/request-timeouts.js'
+import jsonBody from './plugins/json-body.js'
 import securityHeaders from './plugins/security-headers.js'
 import validation from './plugins/validation.js'
 
@@ -176,6 +177,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(bodyLimits, { large: config.bodyLimitBytes, small: Math.min(config.smallBodyLimitBytes, config.bodyLimitBytes) })
   await app.register(routeTable)
   await app.register(validation)
+  await app.register(jsonBody)
   await app.register(errorHandler)
   await app.register(securityHeaders, { corsOrigins: config.corsOrigins, hsts: config.publicBaseUrl.startsWith('https:') })
   await app.register(swagger, {

@@ -18,9 +18,14 @@ export type ThreadRequest =
   | { op: 'end'; turn: number }
   | { op: 'close'; id: number }
 
-/** id 0 answers start-up. */
+/**
+ * id 0 answers start-up. `rows` is the v8 serialization of the result rows, read back by the
+ * caller: a row that cannot be read there (a JSON value nested past the event loop's stack)
+ * then fails its own statement. Cloned as part of the message, it would be dropped unread
+ * ('messageerror', which names no statement) and its statement left unanswered for good.
+ */
 export type ThreadReply =
-  | { id: number; rows: unknown[]; affectedRows?: number }
+  | { id: number; rows: Uint8Array; affectedRows?: number }
   | { id: number; error: Record<string, unknown> & { message: string } }
 
 // int8 (counts, sums) as JS numbers on both engines; values here stay far below 2^53.

@@ -1,10 +1,28 @@
 import { parse, protocol, type PGlite } from '@electric-sql/pglite'
 import { concatBytes } from '../crypto/encoding.js'
+import { nestingPastLimit } from '../json-limits.js'
 import { isStalePlan } from './pg-errors.js'
 
 const { serialize } = protocol
 const decoder = new TextDecoder()
 const encoder = new TextEncoder()
+
+const JSON_OIDS: ReadonlySet<number> = new Set([114, 3802])
+/**
+ * PostgreSQL fails a json or jsonb value nested past its stack with 54001 and carries on. PGlite,
+ * the same parser in WebAssembly, may answer with no rows and no error and be left broken (the
+ * next COMMIT fails with "bad buffer ID", or a later statement never returns). So a JSON parameter
+ * that deep is refused here with PostgreSQL's error: far above what the service stores
+ * (json-limits.ts), far below where PGlite's parser gives out.
+ */
+export const PGLITE_JSON_MAX_DEPTH = 1_000
+
+function assertParsableJson(text: string): void {
+  // Each level takes two characters: shorter text cannot be that deep.
+  if (text.length > 2 * PGLITE_JSON_MAX_DEPTH && nestingPastLimit(text, PGLITE_JSON_MAX_DEPTH)) {
+    throw Object.assign(new Error(`stack depth limit exceeded: a JSON parameter nests deeper than ${PGLITE_JSON_MAX_DEPTH} levels`), { code: '54001', severity: 'ERROR' })
+  }
+}
 
 interface Column {
   name: string
@@ -53,8 +71,11 @@ export class PGliteStatements {
     // PGlite's serializers all give text (bytea as \x hex), so every value is bound as text.
     const values = params.map((value, i) => {
       if (value === null || value === undefined) return null
-      const serializer = this.pglite.serializers[statement.paramTypes[i]!]
-      return serializer ? String(serializer(value)) : String(value)
+      const type = statement.paramTypes[i]!
+      const serializer = this.pglite.serializers[type]
+      const text = serializer ? String(serializer(value)) : String(value)
+      if (JSON_OIDS.has(type)) assertParsableJson(text)
+      return text
     })
     const chunks: Uint8Array[] = []
     await this.pglite.execProtocolRawStream(bindExecuteSync(statement.name, values), {

@@ -1,3 +1,4 @@
+import { deserialize } from 'node:v8'
 import type { Worker } from 'node:worker_threads'
 import { spawnModuleWorker } from '../module-worker.js'
 import type { ThreadReply, ThreadRequest, WorkerOptions } from './pglite-protocol.js'
@@ -74,7 +75,15 @@ export class PGliteThread {
     if (!waiter) return
     this.pending.delete(message.id)
     if (this.pending.size === 0) this.worker.unref()
-    if (!('error' in message)) return waiter.resolve(message)
+    if (!('error' in message)) {
+      let rows: unknown[]
+      try {
+        rows = deserialize(message.rows) as unknown[]
+      } catch (error) {
+        return waiter.reject(new Error('The embedded database answered with rows that cannot be read here (a value nested too deep?)', { cause: error }))
+      }
+      return waiter.resolve({ rows, affectedRows: message.affectedRows })
+    }
     const error = Object.assign(new Error(message.error.message), message.error)
     waiter.reject(error)
     // A database that did not start answers every later statement with why.

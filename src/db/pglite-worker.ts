@@ -5,6 +5,7 @@
  * transactions isolated on PGlite's single session: once a transaction's first statement has
  * run, only that transaction's statements run until its turn ends; everything else waits.
  */
+import { serialize } from 'node:v8'
 import { parentPort, workerData } from 'node:worker_threads'
 import { PGlite } from '@electric-sql/pglite'
 import { PGliteStatements } from './pglite-statements.js'
@@ -35,6 +36,13 @@ let pumping = false
 
 const reply = (message: ThreadReply) => port.postMessage(message)
 
+/** Rows as ThreadReply carries them; the bytes are handed over rather than copied. */
+function replyRows(id: number, rows: unknown[], affectedRows?: number): void {
+  const bytes = serialize(rows)
+  const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+  port.postMessage({ id, rows: bytes, affectedRows } satisfies ThreadReply, owned ? [bytes.buffer] : [])
+}
+
 const runnable = (m: Waiting) => active === 0 || ('turn' in m && m.turn === active)
 
 async function pump(): Promise<void> {
@@ -56,7 +64,7 @@ async function handle(message: Waiting): Promise<void> {
       if (message.turn !== 0) active = message.turn
       try {
         const result = await statements.query(message.sql, message.params)
-        reply({ id: message.id, rows: result.rows, affectedRows: result.affectedRows })
+        replyRows(message.id, result.rows, result.affectedRows)
       } catch (error) {
         reply({ id: message.id, error: toPlain(error) })
       }
@@ -69,7 +77,7 @@ async function handle(message: Waiting): Promise<void> {
       clearInterval(expiry)
       try {
         if (!pglite.closed) await pglite.close()
-        reply({ id: message.id, rows: [] })
+        replyRows(message.id, [])
       } catch (error) {
         reply({ id: message.id, error: toPlain(error) })
       }
@@ -104,7 +112,7 @@ function toPlain(error: unknown): Record<string, unknown> & { message: string } 
 
 pglite.waitReady.then(
   () => {
-    reply({ id: 0, rows: [] })
+    replyRows(0, [])
     port.on('message', (message: Waiting) => {
       // A fresh object from the structured clone: stamped in place rather than copied.
       message.since = Date.now()

@@ -1,9 +1,10 @@
-import Ajv from 'ajv'
+import Ajv, { type SchemaValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
 import { fullFormats } from 'ajv-formats/dist/formats.js'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { OptionalKind } from '@sinclair/typebox'
+import { FREE_FORM_KEYWORD, freeFormProblem } from '../json-limits.js'
 
 const rfc3339DateTime = (fullFormats['date-time'] as { validate: (text: string) => boolean }).validate
 
@@ -20,6 +21,13 @@ function isStorableDateTime(text: string): boolean {
   return !Number.isNaN(instant.getTime()) && year >= 1 && year <= 9999
 }
 
+/** The free-form keyword: a value within JSON_LIMITS, else one error (Ajv adds the field's path). */
+const freeFormJson: SchemaValidateFunction = (enabled: boolean, data: unknown) => {
+  const problem = enabled ? freeFormProblem(data) : undefined
+  freeFormJson.errors = problem ? [{ keyword: FREE_FORM_KEYWORD, message: problem, params: {} }] : undefined
+  return problem === undefined
+}
+
 /**
  * The validators the app runs, also used by the fuzzer to know what the app must refuse.
  * Bodies are validated strictly: no type coercion, so `{"did": 123}` is a 400 rather than the
@@ -33,6 +41,7 @@ export function createValidators(): { body: Ajv.default; text: Ajv.default } {
   const text = addFormats.default(new Ajv.default({ ...base, coerceTypes: 'array' }))
   for (const ajv of [body, text]) {
     ajv.addKeyword({ keyword: 'x-examples' })
+    ajv.addKeyword({ keyword: FREE_FORM_KEYWORD, schemaType: 'boolean', errors: true, validate: freeFormJson })
     ajv.addFormat('date-time', { type: 'string', validate: isStorableDateTime })
   }
   return { body, text }

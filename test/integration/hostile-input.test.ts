@@ -24,9 +24,15 @@
  *    No 5xx, no hang, and the database again unchanged.
  * 3. Hostile but valid writes: the same on the other methods, where records may rightly be
  *    created, so only "no 5xx, no hang, a 4xx carries the error body" is asserted.
- * Between 2 and 3, two deterministic checks: the inputs this fuzzer found answered 500 (now 400,
- * records unchanged), and `..` / NUL path segments over a real socket (inject() resolves dot
- * segments the way a browser would, so a raw client is the only way to send them).
+ * Between 2 and 3, deterministic checks: the inputs this fuzzer found answered 500 (now 400,
+ * records unchanged); `..` / NUL path segments over a real socket (inject() resolves dot
+ * segments the way a browser would, so a raw client is the only way to send them); every
+ * free-form field of every route (found by the app's free-form keyword in its body schema) given
+ * nesting, keys and items, and string and key lengths just past src/json-limits.ts, each refused
+ * with a 400 naming the field; and a burst of such requests, during which other clients' health
+ * checks, sign-ins and wallet listings are all answered, the database serving as before after it.
+ * Phase 1 draws the same past-the-limit values at free-form fields among its mutations, and no
+ * body schema may take JSON of any shape without the free-form limits (checked first).
  *
  * "The database unchanged" compares a fingerprint of every table (row count and an md5 over the
  * rows) before and after the phase. Excluded: rate_limit_counters (every request to a limited
@@ -46,14 +52,18 @@ import type { InjectOptions } from 'fastify'
 import type { HttpGet } from '../../src/adapters/http-out/guarded-fetch.js'
 import type { DnsResolver } from '../../src/adapters/dns.js'
 import fc from 'fast-check'
+import { bearer, DidClient } from '../helpers/did-client.js'
 import { ADMIN_KEY, createTestApp } from '../helpers/test-app.js'
 import { changedTables, tableDigests } from '../helpers/fuzz/db-digest.js'
 import { fakeChain } from '../helpers/fuzz/fake-chain.js'
-import { injectWithin, newStats, REQUEST_TIMEOUT_MS, runPhase, type PhaseStats } from '../helpers/fuzz/fuzz-runner.js'
-import { hostileValidDrafts, invalidDrafts } from '../helpers/fuzz/drafts.js'
-import { build, type FuzzContext } from '../helpers/fuzz/request-model.js'
+import { injectWithin, newStats, problemWith, REQUEST_TIMEOUT_MS, runPhase, type PhaseStats } from '../helpers/fuzz/fuzz-runner.js'
+import { baseDraft, freeFormLimitDrafts, hostileValidDrafts, invalidDrafts } from '../helpers/fuzz/drafts.js'
+import { toJsonText, VERY_DEEP } from '../helpers/fuzz/hostile-values.js'
+import { build, classify, type BuiltRequest, type FuzzContext } from '../helpers/fuzz/request-model.js'
 import { targetsOf, type Target } from '../helpers/fuzz/route-targets.js'
+import { cloneJson, freeFormSlots, mutateAt, unlimitedJsonNodes } from '../helpers/fuzz/schema-samples.js'
 import { seedWorld } from '../helpers/fuzz/seed.js'
+import { JSON_LIMITS } from '../../src/json-limits.js'
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1000)
 const HOSTILE_RUNS = Number(process.env.FUZZ_HOSTILE_RUNS ?? Math.ceil(RUNS / 6))
@@ -158,6 +168,9 @@ describe(`hostile input: every route, property-based (FUZZ_SEED=${SEED})`, { con
     assert.deepEqual(unsampled, [], 'the sampler could not build a valid request for these routes: teach test/helpers/fuzz/schema-samples.ts their schema')
     for (const group of EXPECTED_GROUPS) assert.ok(groups.has(group), `no routes in group ${group}`)
     assert.ok(targets.length >= 150, `only ${targets.length} routes in the table`)
+    // JSON of any shape in a body is a free-form field, held to src/json-limits.ts (FreeFormObject).
+    const unlimited = targets.flatMap((target) => (target.schemas.body ? unlimitedJsonNodes(target.schemas.body).map((node) => `${target.method} ${target.url} ${node}`) : []))
+    assert.deepEqual(unlimited, [], 'body schema nodes that take any JSON without the free-form limits')
   })
 
   for (const [group, list] of groups) {
@@ -249,6 +262,86 @@ describe(`hostile input: every route, property-based (FUZZ_SEED=${SEED})`, { con
       assert.ok(status >= 400 && status < 500, `${path}: ${status} ${body.slice(0, 200)}`)
       assert.ok(!/root:|"name":\s*"credential-service"/.test(body), `${path} leaked a file`)
     }
+  })
+
+  it('every free-form field of every route refuses nesting, keys and items, and string lengths past the JSON limits with a 400 naming the field', async (test) => {
+    const before = await tableDigests(t.deps.database.db, EXCLUDED_TABLES)
+    const fields = new Set<string>()
+    let sent = 0
+    for (const target of targets) {
+      for (const { draft, field } of freeFormLimitDrafts(target)) {
+        const what = `${target.method} ${target.url}, ${draft.labels.join(' + ')}`
+        const built = build(draft, ctx)!
+        // A value the route's body limit cannot hold never arrives (413); every other is refused by name.
+        const status = Buffer.byteLength(built.payload ?? '') > target.bodyLimit ? 413 : 400
+        const res = await injectWithin(t.app, built)
+        assert.equal(problemWith(draft, { invalid: true, status, why: draft.labels[0]! }, res), undefined, `${what}: ${res.body.slice(0, 300)}`)
+        if (status === 400) assert.ok(res.json().message.includes(field), `${what}: the message does not name ${field}: ${res.json().message}`)
+        // Phase 1 draws these values too: its request model must know them for refused.
+        const verdict = classify(draft, built, ctx)
+        assert.ok(verdict.invalid && verdict.status === status, `${what}: the request model expects ${JSON.stringify(verdict)}`)
+        fields.add(`${target.method} ${target.url} ${field}`)
+        sent++
+      }
+    }
+    // Issuance, offers, templates (create, update), credential requests (ask, approve), wallet metadata.
+    assert.ok(fields.size >= 7, `only ${fields.size} free-form fields: ${[...fields].join(', ')}`)
+    assert.deepEqual(changedTables(before, await tableDigests(t.deps.database.db, EXCLUDED_TABLES)), [], 'refused requests changed the database')
+    test.diagnostic(`${sent} requests over ${fields.size} free-form fields: ${[...fields].join(', ')}`)
+  })
+
+  it('while a burst of hostile requests arrives, other clients are served, and the database serves as before after it', async (test) => {
+    const BURST = 150
+    const ROUNDS = 10
+    const DEADLINE_MS = 10_000
+    const fields = targets.flatMap((target) => (target.takesBody && !target.multipart && target.schemas.body ? freeFormSlots(target.schemas.body, target.base.body).map((slot) => ({ target, slot })) : []))
+    assert.ok(fields.length > 0)
+    const megabyteOfBrackets = new Map<number, string>()
+    const hostileValue = (i: number, room: number): string => {
+      if (i % 3 === 0) return `${'{"a":'.repeat(VERY_DEEP)}1${'}'.repeat(VERY_DEEP)}`
+      if (i % 3 === 1) return `[${Array.from({ length: JSON_LIMITS.freeFormMembers + 1 }, () => '0').join(',')}]`
+      // As deep as the route's body limit lets it be.
+      const depth = Math.floor(room / 2)
+      if (!megabyteOfBrackets.has(depth)) megabyteOfBrackets.set(depth, `${'['.repeat(depth)}${']'.repeat(depth)}`)
+      return megabyteOfBrackets.get(depth)!
+    }
+    const hostile: Array<{ request: BuiltRequest; field: string }> = []
+    for (let i = 0; i < BURST; i++) {
+      const { target, slot } = fields[i % fields.length]!
+      let body = cloneJson(target.base.body) as Record<string, unknown>
+      // A body that proves key control (a new wallet) gets a real proof: without the limits it would be stored.
+      if ('challenge' in body && 'signature' in body) body = { ...body, ...(await world.owner.proof(t.app)) }
+      const text = toJsonText(mutateAt(body, slot.path, { kind: 'set', to: { details: '@HOSTILE@' } }))
+      const payload = text.replace('"@HOSTILE@"', hostileValue(i, target.bodyLimit - text.length - 16))
+      const draft = { ...baseDraft(target), body: { kind: 'text' as const, text: payload, contentType: 'application/json', label: 'hostile' }, labels: ['hostile'] }
+      hostile.push({ request: build(draft, ctx)!, field: slot.path.join('/') })
+    }
+    const ordinaryClient = async (round: number): Promise<void> => {
+      await new Promise((resolve) => setTimeout(resolve, round * 20))
+      const health = await injectWithin(t.app, { method: 'GET', url: '/api/health' }, DEADLINE_MS)
+      assert.equal(health.statusCode, 200, `health during the burst: ${health.body}`)
+      const client = new DidClient()
+      const challenge = await injectWithin(t.app, { method: 'POST', url: '/api/auth/challenge', payload: { did: client.did } }, DEADLINE_MS)
+      assert.equal(challenge.statusCode, 200, `challenge during the burst: ${challenge.body}`)
+      const login = await injectWithin(t.app, { method: 'POST', url: '/api/auth/verify-challenge', payload: { did: client.did, challenge: challenge.json().challenge, signature: client.sign(challenge.json().challenge) } }, DEADLINE_MS)
+      assert.equal(login.statusCode, 200, `login during the burst: ${login.body}`)
+      const listing = await injectWithin(t.app, { method: 'GET', url: `/api/wallet/${world.owner.did}/credentials`, headers: bearer(world.owner.token) }, DEADLINE_MS)
+      assert.equal(listing.statusCode, 200, `wallet listing during the burst: ${listing.body}`)
+    }
+    const started = Date.now()
+    const [answers] = await Promise.all([
+      Promise.all(hostile.map(({ request }) => injectWithin(t.app, request, DEADLINE_MS))),
+      Promise.all(Array.from({ length: ROUNDS }, (_, round) => ordinaryClient(round))),
+    ])
+    const elapsed = Date.now() - started
+    answers.forEach((res, i) => {
+      assert.equal(res.statusCode, 400, `hostile request ${i} (${hostile[i]!.request.method} ${hostile[i]!.request.url}): ${res.body.slice(0, 300)}`)
+      assert.equal(res.json().success, false)
+      assert.ok(res.json().message.includes(hostile[i]!.field), res.json().message)
+    })
+    // Afterwards: up, sign-ins written, records read, as before.
+    await ordinaryClient(0)
+    test.diagnostic(`${BURST} hostile requests and ${ROUNDS} rounds of ordinary ones (health, sign-in, wallet listing) in ${elapsed} ms`)
   })
 
   for (const [group, list] of groups) {

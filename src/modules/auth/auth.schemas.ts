@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { CHALLENGE_PURPOSES } from './challenge-codec.js'
+import { FreeFormObject } from '../shared/free-form-json.js'
 
 /** Request and response schemas of the auth group; responses double as fast serializers. */
 export const Did = Type.String({ minLength: 7, maxLength: 2048, description: 'A DID, e.g. did:key:z6Mk…' })
@@ -103,7 +104,7 @@ export const ProfileUpdateBody = Type.Object(
 export type ProfileUpdateBody = Static<typeof ProfileUpdateBody>
 
 const WalletType = Type.Union(['web', 'mobile', 'extension', 'desktop', 'hardware'].map((t) => Type.Literal(t)))
-const Metadata = Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), { maxProperties: 32 })
+const Metadata = FreeFormObject({ maxProperties: 32 })
 const SeedBlob = Type.String({ minLength: 16, maxLength: 65536, description: 'Client-encrypted seed, base64/base64url; the server cannot read it' })
 const SeedEncryption = Type.Object(
   { algorithm: Type.String({ minLength: 1, maxLength: 64 }) },

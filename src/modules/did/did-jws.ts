@@ -1,6 +1,6 @@
 import type { KeyObject } from 'node:crypto'
 import { ed25519PublicKeyObject, ed25519VerifyAsync } from '../../crypto/ed25519.js'
-import { decodeCompactJws } from '../../crypto/jws.js'
+import { decodeCompactJws, jwsNestingProblem } from '../../crypto/jws.js'
 import type { DidResolver } from './did-resolver.js'
 import { ed25519KeyFor } from './verification-keys.js'
 
@@ -24,7 +24,7 @@ export class JwsRejected extends Error {}
  */
 export async function verifyDidJws(resolver: DidResolver, jws: string, relationship: 'authentication' | 'assertionMethod'): Promise<VerifiedJws> {
   const decoded = decodeCompactJws(jws)
-  if (!decoded) throw new JwsRejected('not a compact JWS')
+  if (!decoded) throw new JwsRejected(jwsNestingProblem(jws) ?? 'not a compact JWS')
   const { header, payload } = decoded
   if (header.alg !== 'EdDSA') throw new JwsRejected(`unsupported alg ${JSON.stringify(header.alg)} (EdDSA expected)`)
   const kid = header.kid

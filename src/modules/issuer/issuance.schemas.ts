@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Did } from '../auth/auth.schemas.js'
+import { FreeFormObject } from '../shared/free-form-json.js'
 
 const Label = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9][A-Za-z0-9 ._:/-]*$' })
 const RecordId = Type.String({ minLength: 1, maxLength: 100 })
@@ -22,7 +23,7 @@ export const IssueBody = Type.Object(
     schema_id: RecordId,
     subject_did: Type.Optional(Did),
     template_id: Type.Optional(RecordId),
-    attributes: Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), { maxProperties: 100 }),
+    attributes: FreeFormObject({ maxProperties: 100 }),
     expiration_date: Type.Optional(Type.String({ format: 'date-time' })),
     evidence: Type.Optional(Type.Array(EvidenceAttachment, { maxItems: 20 })),
     evidence_required: Type.Optional(Type.Array(Label, { maxItems: 50 })),

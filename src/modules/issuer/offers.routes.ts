@@ -4,6 +4,7 @@ import { Did } from '../auth/auth.schemas.js'
 import { errorRefs, PageQuery, pageResponse, paginate } from '../shared/route-helpers.js'
 import type { OfferRow } from './offers.repository.js'
 import type { OfferService } from './offers.service.js'
+import { FreeFormObject } from '../shared/free-form-json.js'
 
 const errors = errorRefs(400, 401, 403, 404, 409)
 const tags = ['Issuer']
@@ -14,7 +15,7 @@ const OfferBody = Type.Object(
     credential_type: Type.String({ minLength: 1, maxLength: 100 }),
     schema_id: Type.String({ minLength: 1, maxLength: 100 }),
     template_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    attributes: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), { maxProperties: 100 })),
+    attributes: Type.Optional(FreeFormObject({ maxProperties: 100 })),
     subject_did: Type.Optional(Did),
     description: Type.Optional(Type.String({ maxLength: 2000 })),
     max_uses: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { Did } from '../auth/auth.schemas.js'
 import { errorRefs, PageQuery, pageResponse, paginate, withIsoDates } from '../shared/route-helpers.js'
 import type { TemplateService } from './templates.service.js'
+import { FreeFormObject } from '../shared/free-form-json.js'
 
 const errors = errorRefs(400, 401, 403, 404, 409)
 const tags = ['Issuer']
@@ -15,7 +16,7 @@ const TemplateBody = Type.Object(
     description: Type.Optional(Type.String({ maxLength: 2000 })),
     credential_type: Type.String({ minLength: 1, maxLength: 100 }),
     schema_id: Type.String({ minLength: 1, maxLength: 100 }),
-    fixed_attributes: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), { maxProperties: 100 })),
+    fixed_attributes: Type.Optional(FreeFormObject({ maxProperties: 100 })),
     validity_days: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 36500 }), Type.Null()])),
   },
   { additionalProperties: false },

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Clock } from '../../adapters/clock.js'
-import { decodeCompactJws } from '../../crypto/jws.js'
+import { decodeCompactJws, jwsNestingProblem } from '../../crypto/jws.js'
 import type { Database } from '../../db/database.js'
 import { isUniqueViolation } from '../../db/pg-errors.js'
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.js'
@@ -146,7 +146,10 @@ function requestIdFromQr(data: string | undefined): string {
 function checkEnvelope(jwt: string, holderDid: string, request: PresentationRequestRow): void {
   const payload = decodeCompactJws(jwt)?.payload
   const invalid = (why: string) => new ValidationError(`presentation_jwt ${why}`, { details: { field: 'presentation_jwt' } })
-  if (!payload) throw invalid('is not a compact JWS')
+  if (!payload) {
+    const tooDeep = jwsNestingProblem(jwt)
+    throw invalid(tooDeep ? `is refused: ${tooDeep}` : 'is not a compact JWS')
+  }
   if (payload.iss !== holderDid) throw invalid('must be issued (iss) by the holder')
   const audience = Array.isArray(payload.aud) ? payload.aud : [payload.aud]
   if (!audience.includes(request.verifier_did)) throw invalid("must name the request's verifier as aud")

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Clock } from '../../adapters/clock.js'
-import { decodeCompactJws } from '../../crypto/jws.js'
+import { decodeCompactJws, jwsNestingProblem } from '../../crypto/jws.js'
 import type { Transaction } from 'kysely'
 import type { Database, DB } from '../../db/database.js'
 import { MicroBatcher } from '../../db/micro-batcher.js'
@@ -76,7 +76,10 @@ export class VerifierPresentationService {
    */
   async submit(callerDid: string, input: { presentation_jwt: string; request_id?: string; presentation_type?: string }): Promise<repo.PresentationRow> {
     const payload = decodeCompactJws(input.presentation_jwt)?.payload
-    if (!payload) throw new ValidationError('presentation_jwt is not a compact JWS', { details: { field: 'presentation_jwt' } })
+    if (!payload) {
+      const tooDeep = jwsNestingProblem(input.presentation_jwt)
+      throw new ValidationError(tooDeep ? `presentation_jwt is refused: ${tooDeep}` : 'presentation_jwt is not a compact JWS', { details: { field: 'presentation_jwt' } })
+    }
     const prover = payload.iss
     const verifierDid = Array.isArray(payload.aud) ? payload.aud[0] : payload.aud
     if (typeof prover !== 'string' || typeof verifierDid !== 'string') throw new ValidationError('presentation_jwt needs iss (the holder) and aud (the verifier)', { details: { field: 'presentation_jwt' } })

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto'
 import { jcsSha256Hex } from '../../crypto/jcs.js'
-import { decodeCompactJws } from '../../crypto/jws.js'
+import { decodeCompactJws, jwsNestingProblem } from '../../crypto/jws.js'
 import { UnprocessableError, ValidationError } from '../../errors.js'
+import { freeFormProblem } from '../../json-limits.js'
 import { JwsRejected, verifyDidJws } from '../did/did-jws.js'
 import { normalizeDid } from '../did/did-normalize.js'
 import type { DidResolver } from '../did/did-resolver.js'
@@ -40,7 +41,10 @@ const refuse = (reason: ImportRefusal, message: string) => new UnprocessableErro
  */
 export async function checkImportedCredential(deps: { resolver: DidResolver; status: StatusChecker; now: Date }, jwt: string, holderDid: string): Promise<CheckedCredential> {
   const decoded = decodeCompactJws(jwt)
-  if (!decoded) throw new ValidationError('credential_jwt is not a JWT (three base64url parts: header.payload.signature)', { details: { field: 'credential_jwt' } })
+  if (!decoded) {
+    const tooDeep = jwsNestingProblem(jwt)
+    throw new ValidationError(tooDeep ? `credential_jwt is refused: ${tooDeep}` : 'credential_jwt is not a JWT (three base64url parts: header.payload.signature)', { details: { field: 'credential_jwt' } })
+  }
   const vc = decoded.payload.vc
   if (!vc || typeof vc !== 'object' || Array.isArray(vc)) throw refuse('malformed', 'The JWT is not a verifiable credential: it has no vc claim')
 
@@ -61,6 +65,10 @@ export async function checkImportedCredential(deps: { resolver: DidResolver; sta
 
   const subject = doc.credentialSubject && typeof doc.credentialSubject === 'object' && !Array.isArray(doc.credentialSubject) ? (doc.credentialSubject as Record<string, unknown>) : undefined
   if (!subject) throw refuse('malformed', 'The credential has no credentialSubject object')
+  const { id: _subjectId, ...attributes } = subject
+  // The claims are kept as the wallet's free-form credential_data: the limits of any free-form value.
+  const claimsProblem = freeFormProblem(attributes)
+  if (claimsProblem) throw new ValidationError(`credential_jwt is refused: its credentialSubject ${claimsProblem}`, { details: { field: 'credential_jwt' } })
   // Holder binding: `sub` and `credentialSubject.id`, whichever are present, must both be this holder.
   const subjects = [payload.sub, subject.id].filter((s) => s !== undefined)
   if (subjects.length === 0) throw refuse('subject', 'The credential names no subject (sub or credentialSubject.id): only credentials issued to your DID can be imported')
@@ -78,7 +86,6 @@ export async function checkImportedCredential(deps: { resolver: DidResolver; sta
   if (status.state === 'revoked') throw refuse('revoked', 'The issuer has revoked this credential: a revoked credential cannot be imported')
   if (status.state === 'unknown') throw refuse('status_unknown', `The credential's status could not be checked: ${status.reason}`)
 
-  const { id: _subjectId, ...attributes } = subject
   const types = Array.isArray(doc.type) ? doc.type.filter((t): t is string => typeof t === 'string') : typeof doc.type === 'string' ? [doc.type] : []
   const schema = doc.credentialSchema as { schemaId?: unknown; id?: unknown } | undefined
   const jti = typeof payload.jti === 'string' && payload.jti.length > 0 && payload.jti.length <= 500 ? payload.jti : undefined

@@ -5,6 +5,7 @@ import { IssueResponse } from '../issuer/issuance.schemas.js'
 import { CredentialRequest, requestView, RequestStatusQuery } from '../issuer/requests.schemas.js'
 import type { CredentialRequestService } from '../issuer/requests.service.js'
 import { errorRefs, PageQuery, pageResponse, paginate } from '../shared/route-helpers.js'
+import { FreeFormObject } from '../shared/free-form-json.js'
 
 const errors = errorRefs(400, 401, 403, 404, 409)
 const RecordId = Type.String({ minLength: 1, maxLength: 100 })
@@ -26,7 +27,7 @@ export const credentialRequestRoutes: FastifyPluginAsyncTypebox<{ requests: Cred
           schema_id: Type.Optional(RecordId),
           offer_id: Type.Optional(RecordId),
           credential_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-          attributes: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), { maxProperties: 100 })),
+          attributes: Type.Optional(FreeFormObject({ maxProperties: 100 })),
           message: Type.Optional(Type.String({ maxLength: 2000 })),
         },
         { additionalProperties: false },
@@ -65,7 +66,7 @@ export const credentialRequestRoutes: FastifyPluginAsyncTypebox<{ requests: Cred
         {
           signature: Type.String({ minLength: 1, maxLength: 512 }),
           challenge: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'default: the last challenge fetched for this request' })),
-          attributes: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), { maxProperties: 100 })),
+          attributes: Type.Optional(FreeFormObject({ maxProperties: 100 })),
           expiration_date: Type.Optional(Type.String({ format: 'date-time' })),
         },
         { additionalProperties: false },

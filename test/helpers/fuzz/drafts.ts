@@ -1,10 +1,11 @@
 import { Buffer } from 'node:buffer'
 import fc from 'fast-check'
-import { deepNest, HOSTILE_TEXT, hostileNumber, hostileString, POLLUTION_MARKER, RawJson, stringOfCodePoints, toJsonText, UNICODE_EDGES, wellFormed, withKey } from './hostile-values.js'
+import { JSON_LIMITS } from '../../../src/json-limits.js'
+import { atFreeFormLimits, deepNest, HOSTILE_TEXT, hostileNumber, hostileString, pastFreeFormLimits, POLLUTION_MARKER, RawJson, stringOfCodePoints, toJsonText, UNICODE_EDGES, wellFormed, withKey } from './hostile-values.js'
 import { multipartHostile, multipartInvalid } from './multipart-drafts.js'
 import { seg, type AuthDraft, type BodyDraft, type Draft, type FuzzContext, type Segment } from './request-model.js'
 import type { Target } from './route-targets.js'
-import { boundaryValues, cloneJson, mutateAt, slotsOf, typesOf, valueMutations, type SchemaNode } from './schema-samples.js'
+import { boundaryValues, cloneJson, freeFormSlots, mutateAt, slotsOf, typesOf, valueMutations, type SchemaNode } from './schema-samples.js'
 
 /**
  * The request generators: `invalidDrafts` (a valid baseline with one or two parts made hostile,
@@ -153,7 +154,7 @@ function authVariants(target: Target, ctx: FuzzContext): fc.Arbitrary<{ auth: Au
 
 const isHeaderSafe = (v: string): boolean => /^[\t\x20-\x7e\x80-\xff]*$/.test(v)
 
-function baseDraft(target: Target): Omit<Draft, 'labels'> {
+export function baseDraft(target: Target): Omit<Draft, 'labels'> {
   const params: Record<string, Segment> = {}
   for (const [k, v] of Object.entries(target.base.params)) params[k] = seg(v)
   const body: BodyDraft = target.takesBody && target.base.body !== undefined ? { kind: 'json', value: target.base.body, contentType: JSON_TYPE } : { kind: 'none' }
@@ -220,9 +221,11 @@ export function hostileValidDrafts(target: Target, ctx: FuzzContext): fc.Arbitra
       options.push(fc.tuple(fc.constantFrom(...numbers), fc.oneof(hostileNumber, pick([2 ** 31, 2 ** 31 - 1, 2 ** 53, 2 ** 63, 1e21, 1e308, -0, 0.1 + 0.2]))).map(([slot, v]) => set(slot, v, `extreme number at ${slot.path.join('.')}`)))
     }
     if (objects.length) {
+      // Nesting and sizes up to the free-form limits (JSON_LIMITS), not past them: those are refused.
+      const nested = JSON_LIMITS.freeFormDepth - 1
       const freeForm = fc.oneof(
-        fc.dictionary(fc.oneof(hostileString, pick(['constructor', 'toString', 'hasOwnProperty', 'valueOf', 'length', ''])), fc.oneof(hostileString, fc.constant(deepNest(200, 'object')), fc.constant(deepNest(200, 'array')), fc.constant(new RawJson('1e309')), fc.constant(null)), { maxKeys: 5 }),
-        fc.constant(deepNest(1000, 'object')),
+        fc.dictionary(fc.oneof(hostileString, pick(['constructor', 'toString', 'hasOwnProperty', 'valueOf', 'length', ''])), fc.oneof(hostileString, fc.constant(deepNest(nested, 'object')), fc.constant(deepNest(nested, 'array')), fc.constant(new RawJson('1e309')), fc.constant(null)), { maxKeys: 5 }),
+        pick(atFreeFormLimits()),
         fc.constant(Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${i}`, 'x'.repeat(1000)]))),
       )
       options.push(fc.tuple(fc.constantFrom(...objects), freeForm).map(([slot, v]) => set(slot, v, `hostile object at ${slot.path.join('.')}`)))
@@ -258,4 +261,20 @@ function noiseDrafts(target: Target): fc.Arbitrary<Draft> {
     headers: Object.fromEntries(headers),
     labels: [`noise: query ${Object.keys(query).join(',') || '-'}; headers ${headers.map(([n]) => n).join(',') || '-'}`],
   }))
+}
+
+/**
+ * For every free-form field of the route, a request carrying a value just past each JSON limit
+ * (pastFreeFormLimits): the app must refuse each with a 400 naming `field` (or a 413 where the
+ * value cannot fit the route's body limit at all).
+ */
+export function freeFormLimitDrafts(target: Target): Array<{ draft: Draft; field: string }> {
+  const body = target.schemas.body
+  if (!target.takesBody || target.multipart || !body) return []
+  return freeFormSlots(body, target.base.body).flatMap((slot) =>
+    pastFreeFormLimits().map(({ value, label }) => ({
+      field: slot.path.join('/'),
+      draft: { ...baseDraft(target), body: { kind: 'json', value: mutateAt(target.base.body, slot.path, { kind: 'set', to: value }), contentType: JSON_TYPE }, labels: [`${label} at ${slot.path.join('.')}`] },
+    })),
+  )
 }

@@ -1,4 +1,5 @@
 import fc from 'fast-check'
+import { JSON_LIMITS } from '../../../src/json-limits.js'
 
 /**
  * The raw material of hostile input: strings, numbers and object keys that have broken parsers,
@@ -162,3 +163,31 @@ export function stringOfCodePoints(codePoints: number, unit: string): string {
 
 /** Replaces lone surrogates, which cannot be percent-encoded (encodeURIComponent throws). */
 export const wellFormed = (s: string): string => s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')
+
+/** Nesting far past every limit, and past what the embedded database's thread can hand back to the event loop. */
+export const VERY_DEEP = 2_000
+
+/**
+ * Values for a field of free-form JSON (an object) just past each of JSON_LIMITS: nesting (the
+ * field's own limit, the body's, and far past both), keys and items, string and key length.
+ */
+export function pastFreeFormLimits(): ReadonlyArray<{ value: Record<string, unknown>; label: string }> {
+  const { documentDepth, freeFormDepth, freeFormMembers, freeFormStringLength } = JSON_LIMITS
+  return (pastLimits ??= [
+    { label: `${freeFormDepth + 1} levels of objects`, value: { a: deepNest(freeFormDepth, 'object') } },
+    { label: `${freeFormDepth + 1} levels of arrays`, value: { a: deepNest(freeFormDepth, 'array') } },
+    { label: `${documentDepth + 1} levels (past the whole body's limit)`, value: { a: deepNest(documentDepth, 'array') } },
+    { label: `${VERY_DEEP} levels`, value: { a: deepNest(VERY_DEEP, 'object') } },
+    { label: `${freeFormMembers + 1} items`, value: { a: Array.from({ length: freeFormMembers }, () => 0) } },
+    { label: `${freeFormMembers + 1} keys`, value: { a: Object.fromEntries(Array.from({ length: freeFormMembers }, (_, i) => [`k${i}`, 0])) } },
+    { label: `a string of ${freeFormStringLength + 1} characters`, value: { a: 'x'.repeat(freeFormStringLength + 1) } },
+    { label: `a key of ${freeFormStringLength + 1} characters`, value: { a: { ['k'.repeat(freeFormStringLength + 1)]: 1 } } },
+  ])
+}
+let pastLimits: Array<{ value: Record<string, unknown>; label: string }> | undefined
+
+/** Free-form values right at the limits: hostile, but to be accepted. */
+export function atFreeFormLimits(): Array<Record<string, unknown>> {
+  const { freeFormDepth, freeFormMembers } = JSON_LIMITS
+  return [{ a: deepNest(freeFormDepth - 1, 'object') }, { a: deepNest(freeFormDepth - 1, 'array') }, { a: Array.from({ length: freeFormMembers - 1 }, () => 0) }]
+}

@@ -1,4 +1,5 @@
 import { Buffer } from 'node:buffer'
+import { JSON_LIMITS } from '../../../src/json-limits.js'
 import { normalizeDid } from '../../../src/modules/did/did-normalize.js'
 import { toJsonText, wellFormed } from './hostile-values.js'
 import type { Target } from './route-targets.js'
@@ -128,12 +129,25 @@ function poisoned(value: unknown): boolean {
   return false
 }
 
+/** Nesting depth of a parsed value (`{}` is 1), counted without recursion. */
+function depthOf(value: unknown): number {
+  let deepest = 0
+  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 1 }]
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    if (next.value === null || typeof next.value !== 'object') continue
+    deepest = Math.max(deepest, next.depth)
+    for (const child of Object.values(next.value)) stack.push({ value: child, depth: next.depth + 1 })
+  }
+  return deepest
+}
+
 const refuse = (status: number | undefined, why: string): Verdict => ({ invalid: true, status, why })
 
 /**
  * Whether the app must refuse the request, and with which status when that is determined, in
  * the order Fastify works: routing (URL decoding, parameter length), the auth hook, the
- * content-type parser and body limit, JSON parsing, then schema validation.
+ * content-type parser and body limit, JSON parsing (nesting past JSON_LIMITS.documentDepth is
+ * refused there, before parsing), then schema validation.
  */
 export function classify(draft: Draft, built: BuiltRequest, ctx: FuzzContext): Verdict {
   const { target } = draft
@@ -180,6 +194,7 @@ export function classify(draft: Draft, built: BuiltRequest, ctx: FuzzContext): V
       } catch {
         return refuse(400, 'malformed JSON')
       }
+      if (depthOf(body) > JSON_LIMITS.documentDepth) return refuse(400, 'JSON nested past the body limit')
       if (poisoned(body)) return refuse(400, 'prototype poisoning')
       if (target.multipart) return refuse(undefined, 'JSON to a multipart route')
     }

@@ -1,11 +1,13 @@
 import type { ValidateFunction } from 'ajv'
 import fc from 'fast-check'
 import { OptionalKind } from '@sinclair/typebox'
+import { FREE_FORM_KEYWORD } from '../../../src/json-limits.js'
 import { createValidators } from '../../../src/plugins/validation.js'
 import {
   deepNest,
   hostileNumber,
   hostileString,
+  pastFreeFormLimits,
   POLLUTION_MARKER,
   RawJson,
   stringOfCodePoints,
@@ -158,6 +160,38 @@ export function slotsOf(schema: SchemaNode, value: unknown, path: Array<string |
   return slots
 }
 
+/**
+ * A field of free-form JSON: an object of undeclared properties whose values may be anything.
+ * Known by its shape, not by the app's free-form keyword, so a field the app forgot to mark is
+ * still given values past the limits (and unlimitedJsonNodes names it).
+ */
+export const isFreeForm = (s: SchemaNode): boolean => typesOf(s).includes('object') && !s.properties && (s[FREE_FORM_KEYWORD] === true || unlimitedJsonNodes(s).length > 0)
+
+export const freeFormSlots = (schema: SchemaNode, value: unknown): Slot[] => slotsOf(schema, value).filter((slot) => isFreeForm(slot.schema))
+
+/**
+ * Where a schema takes JSON of any shape without the free-form limits: nodes with no type, and
+ * objects that keep properties they do not declare. Each is a gap: nesting and size there are
+ * bounded only by the body's own limits.
+ */
+export function unlimitedJsonNodes(schema: SchemaNode, path = 'body'): string[] {
+  if (schema[FREE_FORM_KEYWORD] === true) return []
+  const branches = (['anyOf', 'allOf', 'oneOf'] as const).flatMap((k) => (Array.isArray(schema[k]) ? (schema[k] as SchemaNode[]) : []))
+  if (branches.length) return branches.flatMap((b) => unlimitedJsonNodes(b, path))
+  const types = typesOf(schema)
+  if (!types.length) return 'enum' in schema || '$ref' in schema || 'not' in schema ? [] : [path]
+  const gaps: string[] = []
+  if (types.includes('object')) {
+    for (const [key, sub] of Object.entries((schema.properties ?? {}) as Record<string, SchemaNode>)) gaps.push(...unlimitedJsonNodes(sub, `${path}.${key}`))
+    for (const [pattern, sub] of Object.entries((schema.patternProperties ?? {}) as Record<string, SchemaNode>)) gaps.push(...unlimitedJsonNodes(sub, `${path}{${pattern}}`))
+    const extra = schema.additionalProperties
+    if (typeof extra === 'object' && extra !== null) gaps.push(...unlimitedJsonNodes(extra as SchemaNode, `${path}{*}`))
+    else if (extra !== false && !schema.patternProperties) gaps.push(`${path} (undeclared properties)`)
+  }
+  if (types.includes('array') && schema.items) gaps.push(...unlimitedJsonNodes(schema.items as SchemaNode, `${path}[]`))
+  return gaps
+}
+
 const jsonType = (value: unknown): string =>
   value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'number') : typeof value
 
@@ -268,6 +302,9 @@ export function valueMutations(schema: SchemaNode, base: unknown): fc.Arbitrary<
     const bounds = boundaryValues(slot.schema)
     if (bounds) ops.push(bounds.map((to) => ({ value: mutateAt(base, slot.path, { kind: 'set', to }), label: `boundary value at ${where}` })))
     if (slot.required && slot.path.length) ops.push(fc.constant({ value: mutateAt(base, slot.path, { kind: 'delete' }), label: `missing required ${where}` }))
+    if (isFreeForm(slot.schema)) {
+      ops.push(fc.constantFrom(...pastFreeFormLimits()).map(({ value, label }) => ({ value: mutateAt(base, slot.path, { kind: 'set', to: value }), label: `${label} at ${where}` })))
+    }
     if (typesOf(slot.schema).includes('object') || slot.schema.properties) {
       ops.push(pollutionPayloads.map(({ key, value }) => ({ value: mutateAt(base, slot.path, { kind: 'add-key', key, to: value }), label: `key ${key} at ${where}` })))
     }
