@@ -112,6 +112,11 @@ describe('did:web resolution against a local server', () => {
         '/users/alice/did.json': docFor(`did:web:${host}:users:alice`),
         '/wrong/did.json': docFor('did:web:elsewhere.example'),
       }
+      if (req.url === '/deep/did.json') {
+        // A document nested 3,000 levels deep, written as text (no recursive serializer involved).
+        res.writeHead(200, { 'content-type': 'application/json' }).end(`{"id":"did:web:${host}:deep","service":${'['.repeat(3000)}${']'.repeat(3000)}}`)
+        return
+      }
       const body = routes[req.url ?? '']
       if (!body) {
         res.writeHead(404).end()
@@ -139,6 +144,10 @@ describe('did:web resolution against a local server', () => {
       const wrongId = await t.app.inject({ method: 'GET', url: `/api/did/${did}:wrong` })
       assert.ok(wrongId.statusCode >= 400 && wrongId.statusCode < 500, wrongId.body)
       assert.ok(wrongId.json().message)
+      // A document nested past the document depth is refused, not served back or walked.
+      const deep = await t.app.inject({ method: 'GET', url: `/api/did/${did}:deep` })
+      assert.equal(deep.statusCode, 422, deep.body)
+      assert.match(deep.json().message, /nested deeper than 64 levels/)
     } finally {
       await t.close()
     }

@@ -12,6 +12,7 @@ import {
   ValidationError,
 } from '../../errors.js'
 import type { DidDocument } from './did-document.js'
+import { JSON_LIMITS, nestingPastLimit } from '../../json-limits.js'
 
 export interface DidWebOptions {
   httpGet: HttpGet
@@ -119,11 +120,15 @@ export async function resolveDidWeb(did: string, options: DidWebOptions): Promis
 
 function parseDocument(did: string, url: string, body: Uint8Array): DidDocument {
   let parsed: unknown
+  let text: string
   try {
-    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body))
+    text = new TextDecoder('utf-8', { fatal: true }).decode(body)
+    parsed = JSON.parse(text)
   } catch {
     throw invalid(did, url, 'not UTF-8 JSON')
   }
+  // Served back by GET /api/did/:did and walked by the checks: held to the document depth.
+  if (nestingPastLimit(text, JSON_LIMITS.documentDepth)) throw invalid(did, url, `nested deeper than ${JSON_LIMITS.documentDepth} levels`)
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw invalid(did, url, 'not a JSON object')
   }

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto'
+import { JSON_LIMITS, nestingPastLimit } from '../../json-limits.js'
 import type { Clock } from '../../adapters/clock.js'
 import type { DnsResolver } from '../../adapters/dns.js'
 import type { HttpGet } from '../../adapters/http-out/guarded-fetch.js'
@@ -146,11 +147,14 @@ export class DomainService {
       maxBytes: DID_CONFIGURATION_MAX_BYTES,
     })
     let document: unknown
+    let text: string
     try {
-      document = JSON.parse(new TextDecoder().decode(response.body))
+      text = new TextDecoder().decode(response.body)
+      document = JSON.parse(text)
     } catch {
       throw proofFailure('did_configuration', 'invalid_configuration', `${url} is not JSON`)
     }
+    if (nestingPastLimit(text, JSON_LIMITS.documentDepth)) throw proofFailure('did_configuration', 'invalid_configuration', `${url} nests deeper than ${JSON_LIMITS.documentDepth} levels`)
     return verifyDidConfiguration({ resolver: this.deps.resolver, document, did, origin: locations.origin, url, now: this.deps.clock.now() })
   }
 
