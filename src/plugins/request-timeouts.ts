@@ -35,8 +35,37 @@ export function serverTimeoutOptions(t: { requestTimeoutMs: number; headersTimeo
  */
 async function bodyRatePlugin(app: FastifyInstance, rate: BodyRate): Promise<void> {
   const windowBytes = Math.max(1, Math.ceil((rate.windowMs * rate.minBytesPerSecond) / 1000))
+  // One sweep per window for every body in flight, rather than a timer and socket listeners per
+  // request (a keep-alive socket would collect a listener per request it carries).
+  // A body is first judged at the second sweep after it began, so it always has a whole window.
+  const reading = new Map<FastifyRequest, { reply: FastifyReply; seen: number; judged: boolean }>()
+  const sweep = setInterval(() => {
+    for (const [request, watch] of reading) {
+      const req = request.raw
+      const read = req.socket.bytesRead
+      // Only the client's pace counts: while nobody reads the body (the service is busy before
+      // parsing, or pushing back), the socket is paused and reads nothing.
+      if (watch.judged && read - watch.seen < windowBytes && req.readableFlowing === true && !req.complete) {
+        reading.delete(request)
+        request.log.info({ bytesInWindow: read - watch.seen, windowMs: rate.windowMs }, 'request body too slow: connection closed')
+        if (!watch.reply.raw.headersSent && req.socket.writable) req.socket.write(timeoutResponse(String(request.id)))
+        req.socket.destroy()
+      } else {
+        watch.seen = read
+        watch.judged = true
+      }
+    }
+  }, rate.windowMs)
+  sweep.unref()
+  app.addHook('onClose', async () => clearInterval(sweep))
   app.addHook('onRequest', (request, reply, done) => {
-    if (hasBody(request.raw)) watchBody(request, reply, rate.windowMs, windowBytes)
+    const req = request.raw
+    if (hasBody(req)) {
+      reading.set(request, { reply, seen: req.socket.bytesRead, judged: false })
+      const stop = () => reading.delete(request)
+      req.once('end', stop)
+      req.once('close', stop)
+    }
     done()
   })
 }
@@ -45,29 +74,6 @@ function hasBody(req: IncomingMessage): boolean {
   // An injected request (light-my-request) has no real socket to watch.
   if (typeof req.socket?.bytesRead !== 'number') return false
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0
-}
-
-function watchBody(request: FastifyRequest, reply: FastifyReply, windowMs: number, windowBytes: number): void {
-  const req = request.raw
-  const socket = req.socket
-  let seen = socket.bytesRead
-  const timer = setInterval(() => {
-    const read = socket.bytesRead
-    // Only the client's pace counts: while nobody reads the body (the service is busy before
-    // parsing, or pushing back), the socket is paused and reads nothing.
-    if (read - seen < windowBytes && req.readableFlowing === true && !req.complete) {
-      stop()
-      request.log.info({ bytesInWindow: read - seen, windowMs }, 'request body too slow: connection closed')
-      if (!reply.raw.headersSent && socket.writable) socket.write(timeoutResponse(String(request.id)))
-      socket.destroy()
-    }
-    seen = read
-  }, windowMs)
-  timer.unref()
-  const stop = () => clearInterval(timer)
-  req.once('end', stop)
-  req.once('close', stop)
-  socket.once('close', stop)
 }
 
 function timeoutResponse(requestId: string): string {
