@@ -2,9 +2,15 @@ import { buildApp } from './app.js'
 import { ConfigError, loadConfig } from './config.js'
 import { DataDirInUseError } from './errors.js'
 import { openRuntimeDeps } from './runtime-deps.js'
+import { runtimeProblem } from './runtime-version.js'
 
 /** The only file that listens. SIGTERM/SIGINT: stop accepting, drain in-flight requests, close the DB. */
 async function main(): Promise<void> {
+  const runtime = runtimeProblem()
+  if (runtime) {
+    console.error(runtime)
+    process.exit(2)
+  }
   let config
   try {
     config = loadConfig()

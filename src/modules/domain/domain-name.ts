@@ -48,11 +48,19 @@ export function normalizeDomain(input: string): string {
     if (label.length === 0) refuse('empty label')
     if (label.length > 63) refuse('a label is longer than 63 characters')
     if (!LDH_LABEL.test(label)) refuse(`label "${preview(label)}" may hold only letters, digits and inner hyphens`)
+    // Node 24's URL parser passes an undecodable A-label through unchanged (Node 20 refused it).
+    if (label.startsWith('xn--') && !isValidALabel(label)) refuse('not a valid domain name (IDNA, UTS #46)')
   }
   const tld = labels.at(-1)!
   if (/^[0-9]+$/.test(tld)) refuse('the top-level label cannot be all digits')
   if (SPECIAL_USE_TLDS.has(tld) || ascii === 'localhost') refuse(`.${tld} is a special-use name, never a public domain`)
   return ascii
+}
+
+/** An A-label (RFC 5890 §2.3.2.1) is valid when it decodes and encodes back to itself. */
+function isValidALabel(label: string): boolean {
+  const unicode = domainToUnicode(label)
+  return unicode !== '' && unicode !== label && domainToASCII(unicode) === label
 }
 
 /** The Unicode form of a canonical domain, for display only. */

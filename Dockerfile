@@ -1,0 +1,23 @@
+# The service on the official Node.js 24 LTS image, compiled (npm run build) and run with the
+# image's own Node. Build: docker build -t credential-service .  Run: see README, "Docker".
+FROM node:24-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+FROM node:24-bookworm-slim
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/data
+WORKDIR /app
+COPY package.json package-lock.json ./
+# The node-<platform> package is how npm ci brings Node 24 to machines without it; the image has it.
+RUN npm ci --omit=dev --no-audit --no-fund && rm -rf node_modules/node-linux-* node_modules/.bin/node
+COPY --from=build /app/dist ./dist
+COPY contracts ./contracts
+RUN mkdir -p /data && chown node:node /data
+USER node
+EXPOSE 3000
+VOLUME ["/data"]
+CMD ["node", "dist/server.js"]
