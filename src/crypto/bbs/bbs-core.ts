@@ -117,10 +117,13 @@ function params(label: string, count: number): Params {
 // then shared by reference by every bound of a proof. Few labels exist (one per deployment); the
 // bound keeps a stream of odd labels from growing the cache.
 const bppCache = new Map<string, BppSetup>()
+/** The library's defaults, stated so the published setup cannot change under a library update. */
+const BPP_BASE = 2
+const BPP_VALUE_BITS = 64
 function bpp(label: string): BppSetup {
   let found = bppCache.get(label)
   if (!found) {
-    found = SetupParam.bppSetupParamsUncompressed(new BoundCheckBppParams(utf8(label)).decompress())
+    found = SetupParam.bppSetupParamsUncompressed(new BoundCheckBppParams(utf8(label), BPP_BASE, BPP_VALUE_BITS).decompress())
     if (bppCache.size >= 4) bppCache.delete(bppCache.keys().next().value!)
     bppCache.set(label, found)
   }
