@@ -27,7 +27,7 @@ import { runIssuanceAgainstServer } from './lib/issuance-run.js'
 import { runAnchoringBench, type AnchoringSummary } from './lib/anchoring-run.js'
 import { readOptions, type BenchOptions, type Engine } from './lib/options.js'
 import { PRESENTATION_COUNT } from './lib/verification-load.js'
-import { measureRawProofs, printProofs, runProofsAgainstServer, TARGET_DERIVE_MS, TARGET_VERIFY_MS, type ProofsSummary, type RawProofCost } from './lib/proofs-run.js'
+import { measureRawProofs, printProofs, runProofsAgainstServer, type ProofsSummary, type RawProofCost } from './lib/proofs-run.js'
 import { printVerification, runVerificationAgainstServer, TARGET_VERIFY_PER_SECOND, TARGET_VERIFY_RATIO, type VerificationSummary } from './lib/verification-run.js'
 import { createBenchDatabase, postgresReachable } from './lib/postgres.js'
 import { markdownTable, printEngine, summarize, TARGET_RATIO, type EngineSummary } from './lib/report.js'
@@ -196,7 +196,7 @@ async function main(): Promise<void> {
       date: new Date().toISOString(),
       code,
       machine,
-      settings: { connections: options.proofConnections, seconds: options.seconds, rounds: options.rounds, rawIterations: options.proofIterations, rangeProof: rawProofs.rangeProtocol, targets: { deriveMs: TARGET_DERIVE_MS, verifyMs: TARGET_VERIFY_MS } },
+      settings: { connections: options.proofConnections, seconds: options.seconds, rounds: options.rounds, rawIterations: options.proofIterations, rangeProof: rawProofs.rangeProtocol },
       rawCrypto: rawProofs,
       engines: proofs,
     }

@@ -21,7 +21,7 @@ export interface RawCryptoCost {
   iterations: number
   cores: number
   bbsMessages: number
-  /** bbs-core sign on this thread (messages encoded to scalars + signature): its CPU cost. */
+  /** bbs-core sign on this thread (messages encoded to scalars + the library's signature): its CPU cost. */
   bbsSignDirectMs: number
   /** One BBS sign through the pool, one at a time: the worker's work plus the round trip. */
   bbsSignPoolMs: number
@@ -39,8 +39,6 @@ export interface RawCryptoCost {
    * every sign call repeats it, since the WASM API takes params as bytes each time.
    */
   bbsParamsDecodeMs: number
-  /** The library's own signing (WebAssembly, params decoded per call), which bbs-signer.ts replaced. */
-  bbsSignWasmMs: number
   /** What a BBS signature costs in the formulas below and against the 10 ms target: the direct call. */
   bbsSignMs: number
   /** CPU ms of crypto per credential, and credentials/s the crypto alone allows on all cores. */
@@ -121,9 +119,7 @@ export async function measureRawCrypto(iterations: number, log: (line: string) =
   const params = dock.BBSSignatureParams.generate(messages[0]!.length, new TextEncoder().encode(paramsLabel))
   const bbsParamsDecodeMs = medianSync(Math.min(iterations, 50), () => params.toBytes())
   let d = 0
-  bbsCore.sign(direct.secretKey, paramsLabel, messages[0]!) // builds this worker's tables once, as every worker does
   const bbsSignDirectMs = medianSync(iterations, () => bbsCore.sign(direct.secretKey, paramsLabel, messages[d++ % messages.length]!))
-  const bbsSignWasmMs = medianSync(Math.min(iterations, 100), () => bbsCore.signInWasm(direct.secretKey, paramsLabel, messages[d++ % messages.length]!))
 
   const pool = createBbsPool({ size: POOL_WORKERS })
   try {
@@ -158,13 +154,12 @@ export async function measureRawCrypto(iterations: number, log: (line: string) =
       kemSealMs: round(kemSealMs, 3),
       kemSealNobleMs: round(kemSealNobleMs, 3),
       bbsParamsDecodeMs: round(bbsParamsDecodeMs, 3),
-      bbsSignWasmMs: round(bbsSignWasmMs, 3),
       bbsSignMs: round(bbsSignMs, 3),
       perCredentialMs: { bbs: round(perCredentialMs.bbs, 3), jwt: round(perCredentialMs.jwt, 3) },
       ceilingPerSecond: { bbs: round((cores * 1000) / perCredentialMs.bbs), jwt: round((cores * 1000) / perCredentialMs.jwt) },
       otherLoadCores: otherLoad === undefined ? null : round(otherLoad, 2),
     }
-    log(`  BBS sign (${cost.bbsMessages} messages) ${cost.bbsSignDirectMs} ms on this thread, ${cost.bbsSignPoolMs} ms through the pool (the library's own signing ${cost.bbsSignWasmMs} ms, of which decoding the params ${cost.bbsParamsDecodeMs} ms); Ed25519 sign ${cost.ed25519SignMs} ms, ML-KEM seal ${cost.kemSealMs} ms (pure JS ${cost.kemSealNobleMs} ms); pool of ${POOL_WORKERS}: ${cost.bbsPoolSignsPerSecond} signs/s (other load ${cost.otherLoadCores ?? 'n/a'} cores)`)
+    log(`  BBS sign (${cost.bbsMessages} messages) ${cost.bbsSignDirectMs} ms on this thread, ${cost.bbsSignPoolMs} ms through the pool (of which the library's decoding of the params ${cost.bbsParamsDecodeMs} ms); Ed25519 sign ${cost.ed25519SignMs} ms, ML-KEM seal ${cost.kemSealMs} ms (pure JS ${cost.kemSealNobleMs} ms); pool of ${POOL_WORKERS}: ${cost.bbsPoolSignsPerSecond} signs/s (other load ${cost.otherLoadCores ?? 'n/a'} cores)`)
     return cost
   } finally {
     await pool.close()

@@ -115,24 +115,23 @@ describe('anonymous proofs: derivation over HTTP, verification inside a VP-JWT',
     assert.equal(mainProof.message_count, 13)
     assert.deepEqual(mainProof.revealed, { nationality: 'GB' })
     assert.deepEqual(mainProof.attributes, [['age', 'number'], ['birth_date', 'date'], ['given_name', 'string'], ['nationality', 'string']])
-    assert.equal(mainProof.range_proof.protocol, 'Pedersen-BitDecomposition-CDS')
+    // Both bounds are statements of the one composite proof in proof_value: no separate proofs.
+    assert.deepEqual(mainProof.range_proof, { protocol: 'Bulletproofs++', params_label: 'credential-service/bpp-params/v1' })
     assert.equal(mainProof.bounds.length, 2)
-    // One range proof per bound: 128 + 240 bytes per bit (49 bits for age >= 18, 20 for the date).
-    assert.deepEqual(mainProof.range_proof.proofs.map((p: string) => Buffer.from(p, 'base64url').length), [128 + 240 * 49, 128 + 240 * 20])
     assert.equal(mainProof.nonce, mainRequest.request.nonce)
     assert.equal(mainProof.audience, verifier.did)
     assert.match(mainProof.proof_value, /^[A-Za-z0-9_-]+$/)
     // Only what was chosen is disclosed: no other attribute value appears in the proof's clear
-    // fields. (The binary fields are left out of the search: ~23 kB of base64url holds "Ada" by
-    // chance about one time in eleven; what they hide is the proofs' business, tested in the unit tests.)
-    const text = JSON.stringify({ ...mainProof, proof_value: '', range_proof: { ...mainProof.range_proof, proofs: [] } })
+    // fields. (The binary field is left out of the search: kilobytes of base64url hold "Ada" by
+    // chance now and then; what it hides is the proof's business, tested in the unit tests.)
+    const text = JSON.stringify({ ...mainProof, proof_value: '' })
     for (const hidden of ['Ada', '1990-12-10', '"age":36']) assert.ok(!text.includes(hidden), hidden)
 
     // The issuer's DID document publishes what an outsider needs: the key, both labels.
     const doc = (await callAs(t.app, 'GET', `/api/did/${issuer.did}`)).json()
     const method = (doc.didDocument ?? doc).verificationMethod.find((m: Json) => m.id === mainProof.verification_method)
     assert.equal(method.bbsSignatureParamsLabel, mainProof.params_label)
-    assert.deepEqual(method.bbsRangeProof, { protocol: 'Pedersen-BitDecomposition-CDS', paramsLabel: mainProof.range_proof.params_label })
+    assert.deepEqual(method.bbsRangeProof, { protocol: 'Bulletproofs++', paramsLabel: mainProof.range_proof.params_label })
 
     const verified = await presentAndVerify(mainRequest, [mainProof])
     assert.deepEqual(verified.verification_result.errors, [])
@@ -225,6 +224,24 @@ describe('anonymous proofs: derivation over HTTP, verification inside a VP-JWT',
     assert.equal(result.verification_result.is_valid, false)
     assert.ok(result.verification_result.errors.some((e: string) => /bounds do not match/.test(e)), result.verification_result.errors.join('; '))
     assert.ok(result.verification_result.errors.some((e: string) => /predicate age >= 18 was not proven/.test(e)), result.verification_result.errors.join('; '))
+  })
+
+  it('refuses a proof made with the retired Pedersen-BitDecomposition-CDS; a presentation already verified with one keeps its verdict (409)', async () => {
+    const retired = { ...mainProof, range_proof: { protocol: 'Pedersen-BitDecomposition-CDS', params_label: 'credential-service/range-bits/v1', proofs: ['AAAA', 'AAAA'] } }
+    const fresh = await presentAndVerify(await createRequest(), [retired])
+    assert.equal(fresh.verification_result.is_valid, false)
+    assert.ok(fresh.verification_result.errors.some((e: string) => /Pedersen-BitDecomposition-CDS, a protocol this service no longer verifies/.test(e)), fresh.verification_result.errors.join('; '))
+
+    // A verdict the previous release recorded for such a presentation is not overwritten by a refusal.
+    const id = fresh.presentation.id as string
+    const verifiedAt = new Date('2026-11-30T10:00:00Z')
+    await t.deps.database.db.updateTable('presentations').set({ status: 'verified', is_verified: true, verified_at: verifiedAt }).where('id', '=', id).execute()
+    const row = await t.deps.database.db.selectFrom('presentations').select('presentation_jwt').where('id', '=', id).executeTakeFirstOrThrow()
+    const again = await callAs(t.app, 'POST', `/api/verifier/presentations/${id}/verify`, verifierToken, { presentation_jwt: row.presentation_jwt })
+    assert.equal(again.statusCode, 409, again.body)
+    assert.match(again.json().message, /no longer verifies: its recorded verdict \(verified\) stands/)
+    const kept = (await callAs(t.app, 'GET', `/api/verifier/presentations/${id}`, verifierToken)).json().presentation
+    assert.equal(kept.status, 'verified')
   })
 
   it('a revoked credential: its proofs fail verification, and no new one is derived (409)', async () => {

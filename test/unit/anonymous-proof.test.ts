@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
-import { BPP_PARAMS_LABEL, boundsFor, DISCLOSED_META, LEGACY_RANGE_PROOF_PROTOCOL, metaIndex, predicateBound, proofNonce, RANGE_PROOF_PROTOCOL } from '../../src/crypto/bbs/anonymous-proof-format.js'
+import { boundsFor, DISCLOSED_META, metaIndex, predicateBound, proofNonce, RANGE_PARAMS_LABEL, RANGE_PROOF_PROTOCOL, RETIRED_RANGE_PROOF_PROTOCOL } from '../../src/crypto/bbs/anonymous-proof-format.js'
 import * as core from '../../src/crypto/bbs/bbs-core.js'
 import { bbsVerificationMethodFields } from '../../src/crypto/bbs/bbs-key-text.js'
 import { BBS_MESSAGE_LAYOUT, credentialMessages, encodeIntegerValue, messageIndex, type AnonCredentialContent } from '../../src/crypto/bbs/bbs-messages.js'
@@ -8,7 +8,7 @@ import type { BbsEngine } from '../../src/crypto/bbs/bbs-pool.js'
 import { UnprocessableError, ValidationError } from '../../src/errors.js'
 import type { DidResolver } from '../../src/modules/did/did-resolver.js'
 import { deriveAnonymousProof, type StoredAnonymousCredential } from '../../src/modules/presentation/anonymous-proof.service.js'
-import { createDerivedProofVerifier } from '../../src/modules/presentation/derived-proof-verifier.js'
+import { createDerivedProofVerifier, RETIRED_PROOF_ERROR } from '../../src/modules/presentation/derived-proof-verifier.js'
 import { unmetRequirements } from '../../src/modules/presentation/presentation-requirements.js'
 
 const ISSUER = 'did:example:issuer'
@@ -34,11 +34,12 @@ const content: AnonCredentialContent = {
 }
 
 /**
- * The crypto of derived proofs end to end, without a database: one real proof with a range proof,
- * then the verifier (derived-proof-verifier.ts) against a DID document built from the published
- * method fields. Verifications of tampered variants fail inside the BBS/range verification itself.
+ * The crypto of derived proofs end to end, without a database: real proofs with Bulletproofs++
+ * bound checks (two derivations: one bound, two bounds), then the verifier
+ * (derived-proof-verifier.ts) against a DID document built from the published method fields.
+ * Verifications of tampered variants fail inside the composite proof's verification itself.
  */
-describe('anonymous proofs: derive and verify (BBS + bit-decomposition range proofs)', () => {
+describe('anonymous proofs: derive and verify (BBS + Bulletproofs++ bound checks)', () => {
   let stored: StoredAnonymousCredential
   let publicKey: Uint8Array
   let resolver: DidResolver
@@ -60,7 +61,7 @@ describe('anonymous proofs: derive and verify (BBS + bit-decomposition range pro
     const signature = core.sign(pair.secretKey, LABEL, credentialMessages(content))
     stored = { layout: BBS_MESSAGE_LAYOUT, verification_method: KID, params_label: LABEL, content, signature: Buffer.from(signature).toString('base64url') }
     resolver = documentFor(JSON.parse(JSON.stringify(bbsVerificationMethodFields(publicKey, LABEL))))
-    const key = { issuer: ISSUER, publicKey, paramsLabel: LABEL, rangeParamsLabel: core.RANGE_PARAMS_LABEL }
+    const key = { issuer: ISSUER, publicKey, paramsLabel: LABEL, rangeParamsLabel: RANGE_PARAMS_LABEL }
     proof = (await deriveAnonymousProof(inline, stored, key, { reveal: ['nationality'], predicates: [{ attribute: 'age', operator: '>=', value: 18 }], nonce: ctx.nonce, verifier_did: VERIFIER })) as unknown as Record<string, unknown>
   })
 
@@ -96,27 +97,34 @@ describe('anonymous proofs: derive and verify (BBS + bit-decomposition range pro
     }
   })
 
-  it('fails when its range proofs are swapped, dropped, edited or taken from another proof', async () => {
+  it('proves two bounds in one composite proof, which fails with its bounds swapped, dropped or edited, or its proof from another derivation', async () => {
     const verify = verifyWith()
-    const range = proof.range_proof as { protocol: string; params_label: string; proofs: string[] }
-    assert.equal(range.protocol, RANGE_PROOF_PROTOCOL)
-    const twoBounds = (await deriveAnonymousProof(inline, stored, { issuer: ISSUER, publicKey, paramsLabel: LABEL, rangeParamsLabel: core.RANGE_PARAMS_LABEL }, {
+    assert.deepEqual(proof.range_proof, { protocol: RANGE_PROOF_PROTOCOL, params_label: RANGE_PARAMS_LABEL })
+    const twoBounds = (await deriveAnonymousProof(inline, stored, { issuer: ISSUER, publicKey, paramsLabel: LABEL, rangeParamsLabel: RANGE_PARAMS_LABEL }, {
       reveal: [],
       predicates: [{ attribute: 'age', operator: '>=', value: 18 }, { attribute: 'birth_date', operator: '<', value: '2000-01-01' }],
       nonce: ctx.nonce,
       verifier_did: VERIFIER,
-    })) as unknown as Record<string, unknown> & { range_proof: typeof range }
+    })) as unknown as Record<string, unknown> & { proof_value: string }
+    assert.deepEqual(twoBounds.range_proof, proof.range_proof)
     assert.equal((await verify(twoBounds, ctx)).valid, true)
-    // Same bound, same nonce, same holder: another derivation's range proof commits to another C.
-    const again = (await deriveAnonymousProof(inline, stored, { issuer: ISSUER, publicKey, paramsLabel: LABEL, rangeParamsLabel: core.RANGE_PARAMS_LABEL }, { reveal: ['nationality'], predicates: [{ attribute: 'age', operator: '>=', value: 18 }], nonce: ctx.nonce, verifier_did: VERIFIER })) as unknown as { range_proof: typeof range }
-    const flipped = Buffer.from(range.proofs[0]!, 'base64url')
+    // At the crypto layer: the same proof against other bounds, or with one bound left out.
+    const messages = credentialMessages(content)
+    const age = { index: messageIndex(content, 'age'), min: encodeIntegerValue('number', 18), maxExclusive: 2 ** 50 }
+    const birth = { index: messageIndex(content, 'birth_date'), min: 0, maxExclusive: encodeIntegerValue('date', '2000-01-01') }
+    const revealed = DISCLOSED_META.map((name) => ({ index: metaIndex(name), message: messages[metaIndex(name)]! }))
+    const base = { proof: Buffer.from(twoBounds.proof_value, 'base64url'), messageCount: messages.length, revealed, publicKey, paramsLabel: LABEL, nonce: proofNonce(ctx.nonce, VERIFIER), rangeParamsLabel: RANGE_PARAMS_LABEL }
+    assert.equal(core.verifyProof({ ...base, bounds: [age, birth] }), true)
+    assert.equal(core.verifyProof({ ...base, bounds: [birth, age] }), false, 'bounds swapped')
+    assert.equal(core.verifyProof({ ...base, bounds: [age] }), false, 'one dropped')
+    assert.equal(core.verifyProof({ ...base, bounds: [age, { ...birth, maxExclusive: birth.maxExclusive - 1 }] }), false, 'a narrower bound claimed')
+
+    const flipped = Buffer.from(proof.proof_value as string, 'base64url')
     flipped[flipped.length - 40]! ^= 1
     const variants: Array<[string, Record<string, unknown>, RegExp]> = [
-      ['bounds swapped', { ...twoBounds, range_proof: { ...twoBounds.range_proof, proofs: [...twoBounds.range_proof.proofs].reverse() } }, /does not verify/],
-      ['one dropped', { ...proof, range_proof: { ...range, proofs: [] } }, /one range proof per bound/],
       ['no range proof', { ...proof, range_proof: null }, /carry no range proof/],
-      ['a bit edited', { ...proof, range_proof: { ...range, proofs: [flipped.toString('base64url')] } }, /does not verify/],
-      ['from another derivation', { ...proof, range_proof: again.range_proof }, /does not verify/],
+      ['a bit edited', { ...proof, proof_value: flipped.toString('base64url') }, /does not verify/],
+      ['from another derivation', { ...proof, proof_value: twoBounds.proof_value }, /does not verify/],
     ]
     for (const [label, variant, error] of variants) {
       const checked = await verify(variant, ctx)
@@ -125,43 +133,46 @@ describe('anonymous proofs: derive and verify (BBS + bit-decomposition range pro
     }
   })
 
-  it('still verifies a proof made with the library\'s Bulletproofs++ (before the bit decomposition), only under the deployment label', async () => {
-    const bounds = [{ index: messageIndex(content, 'age'), min: encodeIntegerValue('number', 18), maxExclusive: 2 ** 50 }]
-    const legacy = core.deriveProof({ publicKey, paramsLabel: LABEL, messages: credentialMessages(content), signature: Buffer.from(stored.signature, 'base64url'), reveal: [...DISCLOSED_META.map(metaIndex), messageIndex(content, 'nationality')], bounds, nonce: proofNonce(ctx.nonce, VERIFIER), rangeProtocol: LEGACY_RANGE_PROOF_PROTOCOL })
-    assert.deepEqual(legacy.rangeProofs, [])
-    const object = { ...proof, range_proof: { protocol: LEGACY_RANGE_PROOF_PROTOCOL, params_label: BPP_PARAMS_LABEL }, proof_value: Buffer.from(legacy.proof).toString('base64url') }
-    const checked = await verifyWith()(object, ctx)
-    assert.deepEqual(checked.errors, [])
-    assert.equal(checked.valid, true)
-    const relabelled = await verifyWith()({ ...object, range_proof: { protocol: LEGACY_RANGE_PROOF_PROTOCOL, params_label: 'another-label' } }, ctx)
-    assert.match(relabelled.errors.join('; '), /range-proof params are not the ones the issuer publishes/)
-    // The legacy proof read as a bit-decomposition one (or the reverse) does not verify.
-    assert.equal((await verifyWith()({ ...object, range_proof: proof.range_proof }, ctx)).valid, false)
+  it(`refuses a proof made with the retired ${RETIRED_RANGE_PROOF_PROTOCOL} range proof, with a clear error`, async () => {
+    const retired = { ...proof, range_proof: { protocol: RETIRED_RANGE_PROOF_PROTOCOL, params_label: 'credential-service/range-bits/v1', proofs: ['AAAA'] } }
+    const checked = await verifyWith()(retired, ctx)
+    assert.equal(checked.valid, false)
+    assert.deepEqual(checked.errors, [RETIRED_PROOF_ERROR])
+    assert.match(RETIRED_PROOF_ERROR, /no longer verifies: the holder must derive a new proof/)
   })
 
   it('fails with params from another label: BBS params or range-proof generators', async () => {
     const otherLabel = documentFor({ ...JSON.parse(JSON.stringify(bbsVerificationMethodFields(publicKey, LABEL))), bbsRangeProof: { protocol: RANGE_PROOF_PROTOCOL, paramsLabel: 'another-label' } })
+    // Published as today: the issuer's method names Bulletproofs++ and the deployment's label.
+    assert.deepEqual(bbsVerificationMethodFields(publicKey, LABEL).bbsRangeProof, { protocol: 'Bulletproofs++', paramsLabel: 'credential-service/bpp-params/v1' })
     const published = await verifyWith(otherLabel)(proof, ctx)
     assert.match(published.errors.join('; '), /range-proof params are not the ones the issuer publishes/)
     const relabelled = await verifyWith(otherLabel)({ ...proof, range_proof: { ...(proof.range_proof as object), params_label: 'another-label' } }, ctx)
     assert.match(relabelled.errors.join('; '), /does not verify/)
-    // Directly at the crypto layer: a proof checked with other generators or other BBS params.
-    const bounds = [{ index: messageIndex(content, 'age'), min: encodeIntegerValue('number', 18), maxExclusive: 2 ** 50 }]
-    const nonce = proofNonce(ctx.nonce, VERIFIER)
-    const derived = core.deriveProof({ publicKey, paramsLabel: LABEL, messages: credentialMessages(content), signature: Buffer.from(stored.signature, 'base64url'), reveal: [0], bounds, nonce })
-    const base = { ...derived, publicKey, paramsLabel: LABEL, nonce }
+    // Directly at the crypto layer: the proof checked with other Bulletproofs++ generators or other BBS params.
+    const messages = credentialMessages(content)
+    const base = {
+      proof: Buffer.from(proof.proof_value as string, 'base64url'),
+      messageCount: messages.length,
+      revealed: [...DISCLOSED_META.map(metaIndex), messageIndex(content, 'nationality')].map((index) => ({ index, message: messages[index]! })),
+      bounds: [{ index: messageIndex(content, 'age'), min: encodeIntegerValue('number', 18), maxExclusive: 2 ** 50 }],
+      publicKey,
+      paramsLabel: LABEL,
+      nonce: proofNonce(ctx.nonce, VERIFIER),
+      rangeParamsLabel: RANGE_PARAMS_LABEL,
+    }
     assert.equal(core.verifyProof(base), true)
     assert.equal(core.verifyProof({ ...base, rangeParamsLabel: 'another-label' }), false)
     assert.equal(core.verifyProof({ ...base, paramsLabel: `${LABEL}/other` }), false)
   })
 
   it('cannot prove a bound that does not hold: refused before proving (422), and by the crypto layer', async () => {
-    const key = { issuer: ISSUER, publicKey, paramsLabel: LABEL, rangeParamsLabel: core.RANGE_PARAMS_LABEL }
+    const key = { issuer: ISSUER, publicKey, paramsLabel: LABEL, rangeParamsLabel: RANGE_PARAMS_LABEL }
     await assert.rejects(deriveAnonymousProof(inline, stored, key, { reveal: [], predicates: [{ attribute: 'birth_date', operator: '<', value: '1990-12-10' }], nonce: 'n', verifier_did: VERIFIER }), UnprocessableError)
     await assert.rejects(deriveAnonymousProof(inline, stored, key, { reveal: ['age'], predicates: [{ attribute: 'age', operator: '>=', value: 1 }], nonce: 'n', verifier_did: VERIFIER }), ValidationError)
     const messages = credentialMessages(content)
     const impossible = [{ index: messageIndex(content, 'age'), min: encodeIntegerValue('number', 37), maxExclusive: 2 ** 50 }]
-    assert.throws(() => core.deriveProof({ publicKey, paramsLabel: LABEL, messages, signature: Buffer.from(stored.signature, 'base64url'), reveal: [], bounds: impossible, nonce: proofNonce('n', VERIFIER) }), RangeError)
+    assert.throws(() => core.deriveProof({ publicKey, paramsLabel: LABEL, messages, signature: Buffer.from(stored.signature, 'base64url'), reveal: [], bounds: impossible, nonce: proofNonce('n', VERIFIER) }), /does not satisfy/)
   })
 
   it('maps predicates to bounds on the encoded value: strict and non-strict, dates as YYYY-MM-DD or days since 1970', () => {

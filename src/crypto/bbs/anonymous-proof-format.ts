@@ -10,25 +10,21 @@ import { ABSENT, attributeMessage, BBS_MESSAGE_LAYOUT, DATE_OFFSET_DAYS, ENCODED
 export const ANONYMOUS_PROOF_TYPE = 'AnonymousCredentialProof'
 export const ANONYMOUS_PROOF_FORMAT = 'credential-service/anonymous-proof/v1'
 /**
- * How predicates are proven (docs/anonymous-proofs.md): each bound by a Pedersen commitment to the
- * hidden message, tied to it inside the composite proof, and a bit-decomposition range proof on
- * it (Cramer–Damgård–Schoenmakers OR proofs per bit, bit-range-proof.ts).
+ * How predicates are proven: each bound is a Bulletproofs++ bound check (Eagen–Kanjalkar–Ruffing–
+ * Nick 2022, the library's `BoundCheckBppParams`) inside the composite proof. Published in each
+ * issuer's BBS verification method (`bbsRangeProof`); a proof names it and must match.
  */
-export const RANGE_PROOF_PROTOCOL = 'Pedersen-BitDecomposition-CDS'
-/**
- * Label G and H of those commitments hash from (range-generators.ts: the IETF BBS draft's
- * create_generators, a transparent setup anyone recomputes). Published in each issuer's BBS
- * verification method; a proof names it and must match.
- */
-export const RANGE_PARAMS_LABEL = 'credential-service/range-bits/v1'
-/**
- * The library's Bulletproofs++ bound checks, which proofs derived before the bit decomposition
- * used: still verified, never derived (several times slower; docs/anonymous-proofs.md).
- */
-export const LEGACY_RANGE_PROOF_PROTOCOL = 'Bulletproofs++'
-/** Label of the Bulletproofs++ generators (`new BoundCheckBppParams(utf8(label))`), deployment-wide. */
-export const BPP_PARAMS_LABEL = 'credential-service/bpp-params/v1'
-export type RangeProofProtocol = typeof RANGE_PROOF_PROTOCOL | typeof LEGACY_RANGE_PROOF_PROTOCOL
+export const RANGE_PROOF_PROTOCOL = 'Bulletproofs++'
+/** The label the Bulletproofs++ generators hash from (`new BoundCheckBppParams(utf8(label))`): a transparent setup, deployment-wide. */
+export const RANGE_PARAMS_LABEL = 'credential-service/bpp-params/v1'
+/** The hand-written bit-decomposition range proof this service once used: refused by name, so its proofs get a clear answer. */
+export const RETIRED_RANGE_PROOF_PROTOCOL = 'Pedersen-BitDecomposition-CDS'
+
+/** Whether a `vp.verifiableCredential` item is a derived proof made with the retired range proof. */
+export function usesRetiredRangeProof(item: unknown): boolean {
+  const range = typeof item === 'object' && item !== null ? (item as { range_proof?: unknown }).range_proof : undefined
+  return typeof range === 'object' && range !== null && (range as { protocol?: unknown }).protocol === RETIRED_RANGE_PROOF_PROTOCOL
+}
 
 export const OPERATORS = ['>=', '>', '<=', '<'] as const
 export type Operator = (typeof OPERATORS)[number]
@@ -65,8 +61,8 @@ export interface AnonymousProof {
   verification_method: string
   /** Label of the BBS signature params (the verification method's `bbsSignatureParamsLabel`). */
   params_label: string
-  /** Null without predicates; `proofs`: one range proof per bound, in `bounds` order, base64url. */
-  range_proof: { protocol: typeof RANGE_PROOF_PROTOCOL; params_label: string; proofs: string[] } | { protocol: typeof LEGACY_RANGE_PROOF_PROTOCOL; params_label: string } | null
+  /** Null without predicates; the bound checks themselves are inside `proof_value`, one statement per bound. */
+  range_proof: { protocol: typeof RANGE_PROOF_PROTOCOL; params_label: string } | null
   credential_id: string
   credential_type: string
   schema_id: string
@@ -131,8 +127,8 @@ export function predicateBound(dataType: 'number' | 'date', predicate: Predicate
 }
 
 /**
- * One bound per attribute, the intersection of its predicates (each bound costs one range proof,
- * so `age >= 18` and `age < 65` share one, and a narrower one takes fewer bits). An empty
+ * One bound per attribute, the intersection of its predicates (each bound costs one bound-check
+ * statement, so `age >= 18` and `age < 65` share one). An empty
  * intersection is returned as min >= maxExclusive: no value satisfies it.
  */
 export function boundsFor(predicates: PredicateInput[], typeOf: (attribute: string) => 'number' | 'date'): EncodedBound[] {

@@ -1,20 +1,17 @@
 /**
- * The WebAssembly side of BBS (@docknetwork/crypto-wasm-ts: BBS per Tessaro–Zhu 2023 with Dock's
- * message encoding; range proofs by bit decomposition over Pedersen commitments, bit-range-proof.ts,
- * or, for proofs made before it, the library's Bulletproofs++). Synchronous and CPU-heavy:
- * imported by the worker threads (bbs-worker.ts) and by tests, never by request handlers.
+ * The WebAssembly side of BBS, all through @docknetwork/crypto-wasm-ts: signatures are Dock's BBS
+ * (Tessaro–Zhu 2023 with Dock's generators and message encoding), predicates are the library's
+ * Bulletproofs++ bound checks (Eagen–Kanjalkar–Ruffing–Nick 2022) inside one composite proof.
+ * Synchronous and CPU-heavy: imported by the worker threads (bbs-worker.ts) and by tests, never by
+ * request handlers. docs/anonymous-proofs.md gives the recipe an outside verifier follows.
  *
  * The library throws plain strings for bad input (undecodable keys, signatures, scalars) and a
  * WebAssembly.RuntimeError when its Rust code panics; a panic is rethrown everywhere, since the
  * instance it happened in is no longer trustworthy (its shadow stack is not unwound).
  */
 import dock from '@docknetwork/crypto-wasm-ts'
-import { BPP_PARAMS_LABEL, LEGACY_RANGE_PROOF_PROTOCOL, RANGE_PARAMS_LABEL, RANGE_PROOF_PROTOCOL, type RangeProofProtocol } from './anonymous-proof-format.js'
+import { RANGE_PARAMS_LABEL } from './anonymous-proof-format.js'
 import type { BbsMessage } from './bbs-messages.js'
-import { checkBbsSignature, type SignatureParamsBytes } from './bbs-signature-check.js'
-import { PrecomputedBbsSigner } from './bbs-signer.js'
-import { proveRange, rangeGenerators, verifyRange } from './bit-range-proof.js'
-import { initMcl } from './mcl-curve.js'
 
 const {
   initializeWasm,
@@ -37,8 +34,6 @@ const {
 type Params = InstanceType<typeof BBSSignatureParams>
 type BppSetup = ReturnType<typeof SetupParam.bppSetupParamsUncompressed>
 
-/** Labels of the range-proof generators: transparent setups, anyone derives the same ones. */
-export { BPP_PARAMS_LABEL, RANGE_PARAMS_LABEL }
 /** Schemas hold at most 100 attributes, plus 9 meta slots; caps the params a proof can ask for. */
 export const MAX_MESSAGES = 256
 const SECRET_KEY_BYTES = 32
@@ -72,34 +67,30 @@ export interface ProofRequest {
   bounds: BoundPredicate[]
   /** The verifier's nonce: the proof verifies under this nonce only. */
   nonce: Uint8Array
-  /** How bounds are proven (default: the bit decomposition); only read when there are bounds. */
-  rangeProtocol?: RangeProofProtocol
-  /** Label of the range proof's generators (default: the protocol's deployment label). */
+  /** Label the Bulletproofs++ setup is hashed from, as the issuer publishes it (default: the deployment's). */
   rangeParamsLabel?: string
 }
 
-/** What a verifier needs besides the issuer's public key, params label and its own nonce. */
+/** What a verifier needs besides the issuer's public key, params labels and its own nonce. */
 export interface DerivedProof {
+  /** One composite proof: the BBS proof of knowledge and every bound check. */
   proof: Uint8Array
   messageCount: number
   revealed: RevealedMessage[]
   bounds: BoundPredicate[]
-  /** One per bound, in order, for the bit decomposition; none for Bulletproofs++ (inside `proof`). */
-  rangeProofs: Uint8Array[]
 }
 
 export interface ProofCheck extends DerivedProof {
   publicKey: Uint8Array
   paramsLabel: string
   nonce: Uint8Array
-  rangeProtocol?: RangeProofProtocol
   rangeParamsLabel?: string
 }
 
 let ready: Promise<void> | undefined
 /** Instantiates the WASM module once per thread (each worker has its own instance). */
 export function initBbs(): Promise<void> {
-  ready ??= Promise.all([initializeWasm(), initMcl()]).then(() => undefined)
+  ready ??= initializeWasm()
   return ready
 }
 
@@ -107,7 +98,8 @@ export function isWasmPanic(error: unknown): boolean {
   return error instanceof Error && error.name === 'RuntimeError'
 }
 
-// Params are public generators hashed from (label, count): built once per worker and reused.
+// Params are public generators hashed from (label, count), independent of the key: built once
+// per worker and reused for every issuer key under that label.
 const paramsCache = new Map<string, Params>()
 function params(label: string, count: number): Params {
   if (!Number.isSafeInteger(count) || count < 1 || count > MAX_MESSAGES) throw new RangeError(`message count must be 1..${MAX_MESSAGES}: ${count}`)
@@ -121,14 +113,17 @@ function params(label: string, count: number): Params {
   return found
 }
 
-// Decompressing the generators costs ~0.25 s: once per worker and label, then passed by
-// reference. Few labels exist (one per deployment); the bound keeps a stream of odd labels from
-// growing the cache.
+// Hashing and decompressing the Bulletproofs++ generators is costly: once per worker and label,
+// then shared by reference by every bound of a proof. Few labels exist (one per deployment); the
+// bound keeps a stream of odd labels from growing the cache.
 const bppCache = new Map<string, BppSetup>()
+/** The library's defaults, stated so the published setup cannot change under a library update. */
+const BPP_BASE = 2
+const BPP_VALUE_BITS = 64
 function bpp(label: string): BppSetup {
   let found = bppCache.get(label)
   if (!found) {
-    found = SetupParam.bppSetupParamsUncompressed(new BoundCheckBppParams(utf8(label)).decompress())
+    found = SetupParam.bppSetupParamsUncompressed(new BoundCheckBppParams(utf8(label), BPP_BASE, BPP_VALUE_BITS).decompress())
     if (bppCache.size >= 4) bppCache.delete(bppCache.keys().next().value!)
     bppCache.set(label, found)
   }
@@ -145,46 +140,32 @@ export function generateKeyPair(paramsLabel: string): BbsKeyPair {
   return { publicKey: pk.bytes, secretKey: sk.bytes }
 }
 
-// The generators come from the same params the library verifies and proves with.
-const signer = new PrecomputedBbsSigner({
-  generators: (label, count) => {
-    const { g1, h } = params(label, count).value as { g1: Uint8Array; h: Uint8Array[] }
-    return { g1, h }
-  },
-})
-
-/** A signature the library verifies; computed with fixed-base tables (bbs-signer.ts) once the issuer signs often, else by the library. */
+/** Dock's BBS signature (`Signature23G1`) on the encoded messages. */
 export function sign(secretKey: Uint8Array, paramsLabel: string, messages: BbsMessage[]): Uint8Array {
   if (secretKey.length !== SECRET_KEY_BYTES) throw new RangeError(`BBS secret key must be ${SECRET_KEY_BYTES} bytes`)
   if (messages.length === 0) throw new RangeError('no messages to sign')
   const encoded = wasm(() => messages.map(encode))
-  return signer.sign(secretKey, paramsLabel, encoded) ?? wasm(() => BBSSignature.generate(encoded, new BBSSecretKey(secretKey), params(paramsLabel, messages.length), false).bytes)
-}
-
-/** The library's own signing, kept for the tests that check both agree with its verification. */
-export function signInWasm(secretKey: Uint8Array, paramsLabel: string, messages: BbsMessage[]): Uint8Array {
-  if (secretKey.length !== SECRET_KEY_BYTES) throw new RangeError(`BBS secret key must be ${SECRET_KEY_BYTES} bytes`)
-  const encoded = messages.map(encode)
   return wasm(() => BBSSignature.generate(encoded, new BBSSecretKey(secretKey), params(paramsLabel, messages.length), false).bytes)
 }
 
 /** False for any key, signature or message mismatch; RangeError for messages that cannot be encoded. */
 export function verify(publicKey: Uint8Array, paramsLabel: string, messages: BbsMessage[], signature: Uint8Array): boolean {
-  const encoded = messages.map(encode)
+  return checkSignature(publicKey, params(paramsLabel, messages.length), messages.map(encode), signature)
+}
+
+function checkSignature(publicKey: Uint8Array, p: Params, encoded: Uint8Array[], signature: Uint8Array): boolean {
   if (publicKey.length !== PUBLIC_KEY_BYTES || signature.length !== SIGNATURE_BYTES) return false
   return orFalse(() => {
     const pk = new BBSPublicKey(publicKey)
-    return pk.isValid() && new BBSSignature(signature).verify(encoded, pk, params(paramsLabel, messages.length), false).verified
+    return pk.isValid() && new BBSSignature(signature).verify(encoded, pk, p, false).verified
   })
 }
 
 /**
- * A composite proof: knowledge of a signature on all messages disclosing only `reveal`, with the
- * verifier's nonce in the Fiat–Shamir challenge so the proof cannot be replayed to another, plus
- * per predicate either (default) a Pedersen commitment to the hidden message, tied to it by a
- * witness-equality meta statement and shown in range by a bit-decomposition proof bound to the
- * same nonce (bit-range-proof.ts), or a Bulletproofs++ bound check inside the composite proof
- * (the pattern of the library's tests/composite-proofs/bound-check.spec.ts).
+ * One composite proof: knowledge of a signature on all messages disclosing only `reveal`, and
+ * per bound a Bulletproofs++ statement tied to the hidden message by witness equality (the
+ * pattern of the library's tests/composite-proofs/bound-check.spec.ts), with the verifier's
+ * nonce in the Fiat–Shamir challenge so the proof cannot be replayed to another.
  */
 export function deriveProof(req: ProofRequest): DerivedProof {
   const count = req.messages.length
@@ -197,32 +178,23 @@ export function deriveProof(req: ProofRequest): DerivedProof {
     if (message.encoding !== 'integer' || typeof message.value !== 'number') throw new RangeError(`message ${message.name} is not integer-encoded`)
     if (!(message.value >= bound.min && message.value < bound.maxExclusive)) throw new RangeError(`message ${message.name} does not satisfy ${bound.min} <= m < ${bound.maxExclusive}`)
   }
-  const range = rangeSetup(req)
-  const encoded = req.messages.map(encode)
+  const encoded = wasm(() => req.messages.map(encode))
   const p = params(req.paramsLabel, count)
-  let rangeProofs: Uint8Array[] = []
-  // Proving over a bad signature would yield a proof no one accepts: say so here instead.
-  if (!checkBbsSignature(req.paramsLabel, () => p.value as SignatureParamsBytes, req.publicKey, encoded, req.signature)) throw new RangeError('the signature does not match these messages and key')
+  // The library proves over a bad signature without complaint, yielding a proof no one accepts: say so here.
+  if (!checkSignature(req.publicKey, p, encoded, req.signature)) throw new RangeError('the signature does not match these messages and key')
   const proof = wasm(() => {
-    const signature = new BBSSignature(req.signature)
     const revealed = new Map<number, Uint8Array>()
     const hidden = new Map<number, Uint8Array>()
     encoded.forEach((m, i) => (reveal.includes(i) ? revealed : hidden).set(i, m))
     const statements = new Statements(Statement.bbsSignatureProverConstantTime(p, revealed, false))
-    const witnesses = new Witnesses(Witness.bbsSignatureConstantTime(signature, hidden, false))
-    if (range.protocol === LEGACY_RANGE_PROOF_PROTOCOL) {
-      for (const bound of bounds) witnesses.add(Witness.boundCheckBpp(encoded[bound.index]!))
-      return CompositeProof.generateUsingQuasiProofSpec(bppProofSpec(statements, bounds, range.label), witnesses, req.nonce).bytes
-    }
-    const ranges = bounds.map((bound) => proveRange({ label: range.label, min: BigInt(bound.min), maxExclusive: BigInt(bound.maxExclusive), context: req.nonce }, BigInt(req.messages[bound.index]!.value)))
-    ranges.forEach((r, k) => witnesses.add(Witness.pedersenCommitment([encoded[bounds[k]!.index]!, r.blinding])))
-    rangeProofs = ranges.map((r) => r.proof)
-    return CompositeProof.generateUsingQuasiProofSpec(committedProofSpec(statements, bounds, range.label, ranges.map((r) => r.commitment)), witnesses, req.nonce).bytes
+    const witnesses = new Witnesses(Witness.bbsSignatureConstantTime(new BBSSignature(req.signature), hidden, false))
+    for (const bound of bounds) witnesses.add(Witness.boundCheckBpp(encoded[bound.index]!))
+    return CompositeProof.generateUsingQuasiProofSpec(proofSpec(statements, bounds, req.rangeParamsLabel), witnesses, req.nonce).bytes
   })
-  return { proof, messageCount: count, revealed: reveal.map((index) => ({ index, message: req.messages[index]! })), bounds, rangeProofs }
+  return { proof, messageCount: count, revealed: reveal.map((index) => ({ index, message: req.messages[index]! })), bounds }
 }
 
-/** False for any proof that does not hold for this key, params label, disclosure, bounds and nonce. */
+/** False for any proof that does not hold for this key, params labels, disclosure, bounds and nonce. */
 export function verifyProof(check: ProofCheck): boolean {
   if (check.publicKey.length !== PUBLIC_KEY_BYTES) return false
   return orFalse(() => {
@@ -230,49 +202,25 @@ export function verifyProof(check: ProofCheck): boolean {
     if (new Set(reveal).size !== reveal.length) return false
     for (const index of reveal) checkIndex(index, check.messageCount)
     for (const bound of check.bounds) checkBound(bound, check.messageCount, reveal)
-    const range = rangeSetup(check)
-    let commitments: Uint8Array[] = []
-    if (range.protocol === RANGE_PROOF_PROTOCOL) {
-      if (check.rangeProofs.length !== check.bounds.length) return false
-      const verified = check.bounds.map((bound, k) => verifyRange({ label: range.label, min: BigInt(bound.min), maxExclusive: BigInt(bound.maxExclusive), context: check.nonce }, check.rangeProofs[k]!))
-      if (verified.some((c) => c === undefined)) return false
-      commitments = verified as Uint8Array[]
-    }
     const pk = new BBSPublicKey(check.publicKey)
     if (!pk.isValid()) return false
     const revealed = new Map(check.revealed.map(({ index, message }) => [index, encode(message)]))
     const statements = new Statements(Statement.bbsSignatureVerifierConstantTime(params(check.paramsLabel, check.messageCount), pk, revealed, false))
-    const spec = range.protocol === LEGACY_RANGE_PROOF_PROTOCOL ? bppProofSpec(statements, check.bounds, range.label) : committedProofSpec(statements, check.bounds, range.label, commitments)
-    return new CompositeProof(check.proof).verifyUsingQuasiProofSpec(spec, check.nonce).verified
+    return new CompositeProof(check.proof).verifyUsingQuasiProofSpec(proofSpec(statements, check.bounds, check.rangeParamsLabel), check.nonce).verified
   })
 }
 
-function rangeSetup(req: { rangeProtocol?: RangeProofProtocol; rangeParamsLabel?: string }): { protocol: RangeProofProtocol; label: string } {
-  const protocol = req.rangeProtocol ?? RANGE_PROOF_PROTOCOL
-  return { protocol, label: req.rangeParamsLabel ?? (protocol === LEGACY_RANGE_PROOF_PROTOCOL ? BPP_PARAMS_LABEL : RANGE_PARAMS_LABEL) }
-}
-
-/** Statement 0 is the signature; statement k ≥ 1 commits, over the label's G and H, to message bounds[k-1].index of statement 0. */
-function committedProofSpec(statements: InstanceType<typeof Statements>, bounds: BoundPredicate[], label: string, commitments: Uint8Array[]) {
+/** Statement 0 is the signature; statement k ≥ 1 bounds its witness 0, equal to message bounds[k-1].index of statement 0. */
+function proofSpec(statements: InstanceType<typeof Statements>, bounds: BoundPredicate[], rangeLabel = RANGE_PARAMS_LABEL) {
   const metas = new MetaStatements()
-  const key = bounds.length ? rangeGenerators(label).bytes : []
-  bounds.forEach((bound, k) => equal(metas, bound.index, statements.add(Statement.pedersenCommitmentG1([...key], commitments[k]!))))
-  return new QuasiProofSpec(statements, metas, [])
-}
-
-/** Statement 0 is the signature; statement k ≥ 1 bounds witness 0 of itself to message bounds[k-1].index of statement 0. */
-function bppProofSpec(statements: InstanceType<typeof Statements>, bounds: BoundPredicate[], label: string) {
-  const metas = new MetaStatements()
-  for (const bound of bounds) equal(metas, bound.index, statements.add(Statement.boundCheckBppFromSetupParamRefs(bound.min, bound.maxExclusive, 0)))
-  return new QuasiProofSpec(statements, metas, bounds.length ? [bpp(label)] : [])
-}
-
-/** Witness `index` of the signature (statement 0) equals witness 0 of `statement`. */
-function equal(metas: InstanceType<typeof MetaStatements>, index: number, statement: number): void {
-  const eq = new WitnessEqualityMetaStatement()
-  eq.addWitnessRef(0, index)
-  eq.addWitnessRef(statement, 0)
-  metas.addWitnessEquality(eq)
+  for (const bound of bounds) {
+    const statement = statements.add(Statement.boundCheckBppFromSetupParamRefs(bound.min, bound.maxExclusive, 0))
+    const eq = new WitnessEqualityMetaStatement()
+    eq.addWitnessRef(0, bound.index)
+    eq.addWitnessRef(statement, 0)
+    metas.addWitnessEquality(eq)
+  }
+  return new QuasiProofSpec(statements, metas, bounds.length ? [bpp(rangeLabel)] : [])
 }
 
 function checkIndex(index: number, count: number): void {
@@ -287,6 +235,7 @@ function checkBound(bound: BoundPredicate, count: number, reveal: number[]): voi
   }
 }
 
+/** Dock's encoding: integers as themselves (so they can be bounded), text hashed to a scalar. */
 function encode(message: BbsMessage): Uint8Array {
   if (message.encoding === 'integer') {
     if (!isUint(message.value)) throw new RangeError(`message ${message.name} is not a non-negative safe integer`)

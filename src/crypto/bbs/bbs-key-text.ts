@@ -23,9 +23,9 @@ export const BBS_SCHEME = 'BBS-2023-dock-crypto-wasm'
  * Beside it, what a verifier needs to rebuild the signature params: the label (its UTF-8 bytes
  * go to Dock's `BBSSignatureParams.generate(messageCount, label)`) and the scheme, Dock's BBS
  * (Tessaro–Zhu 2023 with Dock's generators and encoding), which is not the IETF ciphersuite.
- * `bbsRangeProof` names the range-proof protocol of derived proofs (bit decomposition over Pedersen
- * commitments: a transparent setup, generators hashed from the label), so a verifier needs
- * nothing but this document.
+ * `bbsRangeProof` names the range-proof protocol of derived proofs (the library's Bulletproofs++,
+ * a transparent setup whose generators hash from the label), so a verifier needs nothing but
+ * this document and the library.
  */
 export function bbsVerificationMethodFields(publicKey: Uint8Array, paramsLabel: string): BbsVerificationMethodFields {
   if (publicKey.length !== G2_BYTES) throw new RangeError(`a BBS public key is ${G2_BYTES} bytes, not ${publicKey.length}`)

@@ -12,7 +12,7 @@ export const anonymousProofRoutes: FastifyPluginAsyncTypebox<{ proofs: Anonymous
   app.post('/:did/credentials/:credential_id/anonymous-proof', {
     schema: {
       tags: ['Wallet'],
-      summary: 'Derive a selective-disclosure and predicate proof (BBS + bit-decomposition range proofs) from a credential, for one verifier and nonce',
+      summary: 'Derive a selective-disclosure and predicate proof (BBS + Bulletproofs++ bound checks) from a credential, for one verifier and nonce',
       description:
         'The proof object goes, as is, into vp.verifiableCredential of a VP-JWT. 404: not a credential of this wallet; 409: no BBS signature, revoked or expired; 400: unknown attribute, predicate on a non-number/date attribute, attribute both revealed and predicated; 422: a predicate does not hold.',
       params: AnonymousProofParams,

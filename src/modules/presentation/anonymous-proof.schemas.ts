@@ -1,11 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { ANONYMOUS_PROOF_FORMAT, ANONYMOUS_PROOF_TYPE, LEGACY_RANGE_PROOF_PROTOCOL, OPERATORS, RANGE_PROOF_PROTOCOL } from '../../crypto/bbs/anonymous-proof-format.js'
+import { ANONYMOUS_PROOF_FORMAT, ANONYMOUS_PROOF_TYPE, OPERATORS, RANGE_PROOF_PROTOCOL } from '../../crypto/bbs/anonymous-proof-format.js'
 import { BBS_MESSAGE_LAYOUT } from '../../crypto/bbs/bbs-messages.js'
 import { Did } from '../auth/auth.schemas.js'
 
 /** Attribute names as schemas allow them (issuer.schemas.ts caps names at 64 characters). */
 const AttributeName = Type.String({ minLength: 1, maxLength: 64 })
-/** Each predicated attribute is one range proof (~30 ms to derive and up to 12 kB here): a handful at most. */
+/** Each predicated attribute is one Bulletproofs++ statement, the costliest part of a derivation: a handful at most. */
 export const MAX_PREDICATES = 8
 
 export const Predicate = Type.Object(
@@ -43,13 +43,10 @@ export const AnonymousProof = Type.Object({
   verification_method: Type.String({ maxLength: 4096 }),
   params_label: Type.String({ maxLength: 4096 }),
   range_proof: Type.Union([
-    Type.Object({
-      protocol: Type.Literal(RANGE_PROOF_PROTOCOL),
-      params_label: Type.String({ maxLength: 256 }),
-      // 128 + 240 bytes per bit, at most 64 bits: 15,488 bytes, 20,651 base64url characters.
-      proofs: Type.Array(Type.String({ maxLength: 20_651, pattern: '^[A-Za-z0-9_-]+$' }), { maxItems: MAX_PREDICATES, description: 'One range proof per bound, in bounds order, base64url' }),
-    }),
-    Type.Object({ protocol: Type.Literal(LEGACY_RANGE_PROOF_PROTOCOL), params_label: Type.String({ maxLength: 256 }) }, { description: 'Proofs derived before the bit decomposition: verified, no longer derived' }),
+    Type.Object(
+      { protocol: Type.Literal(RANGE_PROOF_PROTOCOL), params_label: Type.String({ maxLength: 256 }) },
+      { description: 'How the bounds are proven (their statements are inside proof_value) and the label of the Bulletproofs++ setup' },
+    ),
     Type.Null(),
   ]),
   credential_id: Type.String({ maxLength: 100 }),

@@ -35,7 +35,7 @@ export interface StoredAnonymousCredential {
  * POST /api/wallet/:did/credentials/:credential_id/anonymous-proof (DESIGN.md "Anonymous proof"):
  * from the BBS signature on a credential in the holder's wallet, a proof that discloses only the
  * chosen attributes (and the meta slots every proof discloses, DISCLOSED_META), proves the
- * predicates with range proofs on Pedersen commitments, and is bound to the verifier's nonce and DID.
+ * predicates with the library's Bulletproofs++ bound checks, and is bound to the verifier's nonce and DID.
  * The WebAssembly work runs in the BBS worker pool.
  */
 export class AnonymousProofService {
@@ -107,7 +107,7 @@ export async function deriveAnonymousProof(bbs: BbsEngine, stored: StoredAnonymo
     nonce: proofNonce(input.nonce, input.verifier_did),
     ...(key.rangeParamsLabel ? { rangeParamsLabel: key.rangeParamsLabel } : {}),
   })
-  const rangeProof: AnonymousProof['range_proof'] = bounds.length ? { protocol: RANGE_PROOF_PROTOCOL, params_label: key.rangeParamsLabel!, proofs: derived.rangeProofs.map((p) => Buffer.from(p).toString('base64url')) } : null
+  const rangeProof: AnonymousProof['range_proof'] = bounds.length ? { protocol: RANGE_PROOF_PROTOCOL, params_label: key.rangeParamsLabel! } : null
   return {
     type: ANONYMOUS_PROOF_TYPE,
     format: ANONYMOUS_PROOF_FORMAT,

@@ -1,16 +1,15 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import {
-  BPP_PARAMS_LABEL,
   boundsFor,
   disclosedMetaMessages,
   DISCLOSED_META,
   isIntegerType,
-  LEGACY_RANGE_PROOF_PROTOCOL,
   metaIndex,
   proofNonce,
-  RANGE_PROOF_PROTOCOL,
+  RETIRED_RANGE_PROOF_PROTOCOL,
   revealedMessage,
   statusEntryFromId,
+  usesRetiredRangeProof,
   type AnonymousProof,
   type PredicateInput,
 } from '../../crypto/bbs/anonymous-proof-format.js'
@@ -22,12 +21,15 @@ import { AnonymousProof as AnonymousProofSchema } from './anonymous-proof.schema
 import { resolveBbsKey } from './bbs-issuer-key.js'
 import type { DerivedProofCheck, DerivedProofVerifier } from './presentation-verifier.js'
 
+/** What a proof made with the retired hand-written range proof gets (docs/anonymous-proofs.md). */
+export const RETIRED_PROOF_ERROR = `its range proof uses ${RETIRED_RANGE_PROOF_PROTOCOL}, a protocol this service no longer verifies: the holder must derive a new proof (Bulletproofs++)`
+
 const DATA_TYPES = new Set<string>(['string', 'number', 'boolean', 'date', 'email', 'url', 'file', 'object', 'array'])
 const shape = TypeCompiler.Compile(AnonymousProofSchema)
 
 /**
  * Checks a derived-proof object of `vp.verifiableCredential` with public data only: the issuer's
- * BBS key, params label and range-proof label from its DID document (the resolver of GET
+ * BBS key, params label and Bulletproofs++ label from its DID document (the resolver of GET
  * /api/did/:did), the VP's nonce and audience, and the disclosed values re-encoded here. What the
  * proof claims in clear (attribute layout, disclosed meta values, predicate bounds) counts only
  * because the BBS proof verifies with exactly those messages and bounds; the bounds are recomputed
@@ -37,6 +39,7 @@ const shape = TypeCompiler.Compile(AnonymousProofSchema)
 export function createDerivedProofVerifier(deps: { resolver: DidResolver; bbs: BbsEngine; clock: Clock }): DerivedProofVerifier {
   return async (item, ctx) => {
     const fail = (errors: string[], partial: Partial<DerivedProofCheck> = {}): DerivedProofCheck => ({ valid: false, errors, issuer: '', credentialType: '', revealed: {}, predicates: [], bounds: [], ...partial })
+    if (usesRetiredRangeProof(item)) return fail([RETIRED_PROOF_ERROR])
     if (!shape.Check(item)) {
       const first = shape.Errors(item).First()
       return fail([`not an anonymous proof object${first ? ` (${first.path || '/'}: ${first.message})` : ''}`])
@@ -86,7 +89,7 @@ export function createDerivedProofVerifier(deps: { resolver: DidResolver; bbs: B
     }
     if (!key) return fail([`${proof.verification_method} is not a BBS assertion key of ${proof.issuer}`], known)
     if (key.paramsLabel !== proof.params_label) return fail(['its BBS params label is not the one the issuer publishes'], known)
-    const range = rangeProofOf(proof, bounds.length, key.rangeParamsLabel)
+    const range = rangeParamsOf(proof, bounds.length, key.rangeParamsLabel)
     if (typeof range === 'string') return fail([range], known)
 
     const valid = await deps.bbs.verifyProof({
@@ -113,22 +116,14 @@ export function createDerivedProofVerifier(deps: { resolver: DidResolver; bbs: B
 }
 
 /**
- * The range-proof part of the check: the issuer's published protocol and label, or Bulletproofs++
- * with the deployment's transparent label for proofs derived before the bit decomposition (the
- * issuer no longer publishes it; its generators are hashed from that fixed label, nothing to
- * trust). A string says why the proof's range part is unusable.
+ * The label of the Bulletproofs++ setup: the one the issuer's DID document publishes, which the
+ * proof must name. A string says why the proof's range part is unusable.
  */
-function rangeProofOf(proof: AnonymousProof, boundCount: number, publishedLabel: string | undefined): Pick<ProofCheck, 'rangeProtocol' | 'rangeParamsLabel' | 'rangeProofs'> | string {
-  const range = proof.range_proof
-  if (!boundCount) return { rangeProofs: [] }
-  if (range === null) return 'its predicates carry no range proof'
-  if (range.protocol === LEGACY_RANGE_PROOF_PROTOCOL) {
-    if (range.params_label !== BPP_PARAMS_LABEL) return 'its range-proof params are not the ones the issuer publishes'
-    return { rangeProtocol: LEGACY_RANGE_PROOF_PROTOCOL, rangeParamsLabel: BPP_PARAMS_LABEL, rangeProofs: [] }
-  }
-  if (!publishedLabel || range.params_label !== publishedLabel) return 'its range-proof params are not the ones the issuer publishes'
-  if (range.proofs.length !== boundCount) return 'it does not carry one range proof per bound'
-  return { rangeProtocol: RANGE_PROOF_PROTOCOL, rangeParamsLabel: publishedLabel, rangeProofs: range.proofs.map((p) => Buffer.from(p, 'base64url')) }
+function rangeParamsOf(proof: AnonymousProof, boundCount: number, publishedLabel: string | undefined): Pick<ProofCheck, 'rangeParamsLabel'> | string {
+  if (!boundCount) return {}
+  if (proof.range_proof === null) return 'its predicates carry no range proof'
+  if (!publishedLabel || proof.range_proof.params_label !== publishedLabel) return 'its range-proof params are not the ones the issuer publishes'
+  return { rangeParamsLabel: publishedLabel }
 }
 
 /** name → message index and data type; a string says why the layout is unusable. */

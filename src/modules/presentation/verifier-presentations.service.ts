@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Clock } from '../../adapters/clock.js'
+import { RETIRED_RANGE_PROOF_PROTOCOL, usesRetiredRangeProof } from '../../crypto/bbs/anonymous-proof-format.js'
 import { decodeCompactJws, jwsNestingProblem } from '../../crypto/jws.js'
 import type { Transaction } from 'kysely'
 import type { Database, DB } from '../../db/database.js'
@@ -132,6 +133,10 @@ export class VerifierPresentationService {
     if (!found || found.presentation.verifier_did !== verifierDid) throw new NotFoundError('Presentation not found')
     if (!found.jwtMatches) throw new ValidationError('presentation_jwt is not the JWT of this presentation', { details: { field: 'presentation_jwt' } })
     const presentation = { ...found.presentation, presentation_jwt: jwt }
+    // Its proof can no longer be checked: checking again would overwrite the verdict it got when it could.
+    if (presentation.verified_at !== null && holdsRetiredRangeProof(jwt)) {
+      throw new ConflictError(`This presentation holds an anonymous proof made with ${RETIRED_RANGE_PROOF_PROTOCOL}, which this service no longer verifies: its recorded verdict (${presentation.status}) stands and is not re-checked`)
+    }
     const { request } = found
     const now = this.deps.clock.now()
     const consents = this.deps.consents
@@ -226,4 +231,10 @@ export class VerifierPresentationService {
     callbacks.nudge()
     return eventId
   }
+}
+
+/** Whether a VP-JWT carries a derived proof made with the retired range proof. */
+function holdsRetiredRangeProof(jwt: string): boolean {
+  const vp = decodeCompactJws(jwt)?.payload.vp as { verifiableCredential?: unknown } | undefined
+  return Array.isArray(vp?.verifiableCredential) && vp.verifiableCredential.some(usesRetiredRangeProof)
 }
