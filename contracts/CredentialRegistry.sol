@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
+import {MerkleProof} from "@openzeppelin/contracts/utils/cryptography/MerkleProof.sol";
+
 /// @title Credential registry: credential hashes anchored one by one or as Merkle batches.
 /// @notice Every record lives in the namespace of the account that wrote it (the registrant).
 /// A verifier asks about a (registrant, issuer, credential hash) triple, where the registrant is
@@ -9,8 +11,12 @@ pragma solidity ^0.8.24;
 /// else can register, batch or revoke in that namespace, so only the registering party can
 /// revoke what it registered.
 /// @dev `issuer` is keccak256 of the issuer DID's UTF-8 bytes, `credentialHash` the SHA-256 of
-/// the credential's RFC 8785 form. Writes are idempotent (a repeat is a no-op without an
-/// event) so an outbox may safely resend a transaction whose fate it does not know.
+/// the credential's RFC 8785 form. Batches are OpenZeppelin standard Merkle trees
+/// (StandardMerkleTree of OpenZeppelin's merkle-tree npm package, leaf encoding ['bytes32',
+/// 'bytes32'] of (issuer, credentialHash)) checked with OpenZeppelin's MerkleProof, so
+/// standard tools check an inclusion. Batches of the version-1 tree live in contracts/legacy/CredentialRegistryV1.sol.
+/// Writes are idempotent (a repeat is a no-op without an event) so an outbox may safely resend
+/// a transaction whose fate it does not know.
 contract CredentialRegistry {
     struct Batch {
         uint64 anchoredAt;
@@ -40,7 +46,7 @@ contract CredentialRegistry {
         emit CredentialRegistered(msg.sender, issuer, credentialHash);
     }
 
-    /// @notice Anchors the Merkle root of `size` credential leaves (see `leaf`).
+    /// @notice Anchors the root of a standard Merkle tree of `size` credential leaves (see `leaf`).
     function anchorBatch(bytes32 root, uint32 size) external {
         if (root == bytes32(0) || size == 0) revert ZeroValue();
         if (_batches[msg.sender][root].anchoredAt != 0) return;
@@ -57,7 +63,7 @@ contract CredentialRegistry {
 
     /// @notice Revokes a credential the caller anchored in batch `root`; `proof` shows it is in it.
     function revokeBatched(bytes32 issuer, bytes32 credentialHash, bytes32 root, bytes32[] calldata proof) external {
-        if (_batches[msg.sender][root].anchoredAt == 0 || processProof(leaf(issuer, credentialHash), proof) != root) {
+        if (_batches[msg.sender][root].anchoredAt == 0 || !verifyInclusion(root, issuer, credentialHash, proof)) {
             revert NotRegistered();
         }
         _revoke(credentialId(issuer, credentialHash), issuer, credentialHash);
@@ -83,7 +89,7 @@ contract CredentialRegistry {
         bytes32[] calldata proof
     ) external view returns (uint64 anchoredAt, uint64 revokedAt) {
         revokedAt = _revokedAt[registrant][credentialId(issuer, credentialHash)];
-        if (processProof(leaf(issuer, credentialHash), proof) != root) return (0, revokedAt);
+        if (!verifyInclusion(root, issuer, credentialHash, proof)) return (0, revokedAt);
         return (_batches[registrant][root].anchoredAt, revokedAt);
     }
 
@@ -96,22 +102,20 @@ contract CredentialRegistry {
         return keccak256(abi.encode(issuer, credentialHash));
     }
 
-    /// @notice Leaf of a credential in a batch tree. The 0x00 / 0x01 prefixes keep leaves and
-    /// inner nodes apart (no second-preimage forgery with an inner node posing as a leaf).
+    /// @notice Leaf of a credential in a batch tree: StandardMerkleTree's leaf of the value
+    /// (issuer, credentialHash), double-hashed so no 64-byte inner node can pass for a leaf.
     function leaf(bytes32 issuer, bytes32 credentialHash) public pure returns (bytes32) {
-        return keccak256(abi.encodePacked(bytes1(0x00), issuer, credentialHash));
+        return keccak256(bytes.concat(keccak256(abi.encode(issuer, credentialHash))));
     }
 
-    /// @notice Root reached from `node` through `proof`; pairs are hashed in sorted order, so a
-    /// proof is the list of siblings alone (no left/right flags).
-    function processProof(bytes32 node, bytes32[] calldata proof) public pure returns (bytes32) {
-        for (uint256 i = 0; i < proof.length; i++) {
-            bytes32 sibling = proof[i];
-            node = node < sibling
-                ? keccak256(abi.encodePacked(bytes1(0x01), node, sibling))
-                : keccak256(abi.encodePacked(bytes1(0x01), sibling, node));
-        }
-        return node;
+    /// @notice Whether `proof` (StandardMerkleTree `getProof`) leads from the credential's leaf to
+    /// `root`; says nothing about whether `root` was anchored (see `batchedStatus`).
+    function verifyInclusion(bytes32 root, bytes32 issuer, bytes32 credentialHash, bytes32[] calldata proof)
+        public
+        pure
+        returns (bool)
+    {
+        return MerkleProof.verifyCalldata(proof, root, leaf(issuer, credentialHash));
     }
 
     function _revoke(bytes32 id, bytes32 issuer, bytes32 credentialHash) private {

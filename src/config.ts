@@ -24,7 +24,9 @@ export interface Config {
   readonly blockchainRpcUrl: string | undefined
   readonly blockchainPrivateKey: string | undefined
   /** Addresses of the deployed registries (npm run chain:deploy prints them); set with BLOCKCHAIN_RPC_URL. */
-  readonly blockchainContracts: { credentialRegistry: `0x${string}`; schemaRegistry: `0x${string}`; consentRegistry: `0x${string}` } | undefined
+  readonly blockchainContracts:
+    | { credentialRegistry: `0x${string}`; schemaRegistry: `0x${string}`; consentRegistry: `0x${string}`; credentialRegistryV1?: `0x${string}` }
+    | undefined
   /** Most credential hashes anchored by one Merkle-root transaction. */
   readonly blockchainBatchSize: number
   /** How long the first queued hash waits for the batch to fill before it is anchored anyway. */
@@ -163,10 +165,18 @@ export function loadConfig(env: Env = process.env): Config {
     schemaRegistry: address('BLOCKCHAIN_SCHEMA_REGISTRY'),
     consentRegistry: address('BLOCKCHAIN_CONSENT_REGISTRY'),
   }
+  // Optional: the registry holding batches anchored before the OpenZeppelin tree (docs/blockchain.md "Upgrading").
+  const credentialRegistryV1 = read('BLOCKCHAIN_CREDENTIAL_REGISTRY_V1')
+  if (credentialRegistryV1 !== undefined && !/^0x[0-9a-fA-F]{40}$/.test(credentialRegistryV1)) problems.push('BLOCKCHAIN_CREDENTIAL_REGISTRY_V1 must be 0x followed by 40 hex characters')
   if (blockchainRpcUrl !== undefined && blockchainPrivateKey === undefined) problems.push('BLOCKCHAIN_PRIVATE_KEY is required with BLOCKCHAIN_RPC_URL')
   const blockchainContracts =
     blockchainRpcUrl !== undefined && contractAddresses.credentialRegistry && contractAddresses.schemaRegistry && contractAddresses.consentRegistry
-      ? { credentialRegistry: contractAddresses.credentialRegistry, schemaRegistry: contractAddresses.schemaRegistry, consentRegistry: contractAddresses.consentRegistry }
+      ? {
+          credentialRegistry: contractAddresses.credentialRegistry,
+          schemaRegistry: contractAddresses.schemaRegistry,
+          consentRegistry: contractAddresses.consentRegistry,
+          ...(credentialRegistryV1 !== undefined ? { credentialRegistryV1: credentialRegistryV1 as `0x${string}` } : {}),
+        }
       : undefined
   const adminApiKey = read('ADMIN_API_KEY')
   if (adminApiKey !== undefined && adminApiKey.length < 16) {

@@ -7,11 +7,13 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
+import { StandardMerkleTree } from '@openzeppelin/merkle-tree'
 import { sql } from 'kysely'
+import { keccak256, stringToBytes, type Hex } from 'viem'
+import { credentialRegistryAbi } from '../../src/adapters/chain/registry-abis.js'
 import type { Deployment } from '../../src/adapters/chain/deploy.js'
-import { verifyProof, type Hex32 } from '../../src/modules/blockchain/merkle.js'
 import type { DevChain } from '../../scripts/lib/dev-chain.js'
-import { chainEnv, startChainWithRegistries, waitFor } from '../helpers/chain.js'
+import { chainEnv, startChainWithRegistries, viemClients, waitFor } from '../helpers/chain.js'
 import { bearer, DidClient } from '../helpers/did-client.js'
 import { createTestApp, type TestApp } from '../helpers/test-app.js'
 
@@ -58,7 +60,17 @@ describe('chain anchoring through the outbox', () => {
     assert.equal(anchored.chain.verified_on_chain, true)
     assert.equal(anchored.chain.contract, deployment.contracts.credentialRegistry)
     assert.match(anchored.blockchain_tx_hash, /^0x[0-9a-f]{64}$/)
-    assert.ok(verifyProof(anchored.merkle.leaf as Hex32, anchored.merkle.proof as Hex32[], anchored.merkle.root as Hex32))
+    // What anyone does with the answer: StandardMerkleTree.verify, then the registry's own check.
+    const { merkle } = anchored
+    assert.equal(merkle.format, 'standard-v1')
+    assert.deepEqual(merkle.value, [keccak256(stringToBytes(issuer.did)), `0x${hash}`])
+    assert.ok(StandardMerkleTree.verify(merkle.root, merkle.leaf_encoding, merkle.value, merkle.proof))
+    const reader = viemClients(chain, 1).publicClient
+    const inclusion = (proof: Hex[]) =>
+      reader.readContract({ address: deployment.contracts.credentialRegistry, abi: credentialRegistryAbi, functionName: 'verifyInclusion', args: [merkle.root, ...merkle.value, proof] as never })
+    assert.equal(await inclusion(merkle.proof), true)
+    assert.equal(await inclusion([`0x${hashHex()}`]), false)
+    assert.equal(StandardMerkleTree.verify(merkle.root, merkle.leaf_encoding, [merkle.value[0], `0x${hashHex()}`], merkle.proof), false)
 
     const revoked = await post('/api/blockchain/credential/revoke', issuerToken, { issuer_did: issuer.did, credential_hash: `0x${hash.toUpperCase()}` })
     assert.equal(revoked.statusCode, 200, revoked.body)
@@ -140,13 +152,23 @@ describe('chain anchoring through the outbox', () => {
     assert.equal(receipt.status, '0x1')
     ctx.diagnostic(`1,000 hashes: queued to mined in ${Date.now() - started} ms; anchoring gas ${BigInt(receipt.gasUsed)}`)
 
+    const reader = viemClients(chain, 1).publicClient
+    const inclusion = (m: { root: Hex; value: [Hex, Hex] }, proof: Hex[]) =>
+      reader.readContract({ address: deployment.contracts.credentialRegistry, abi: credentialRegistryAbi, functionName: 'verifyInclusion', args: [m.root, ...m.value, proof] })
+    const views = []
     for (const h of [hashes[0]!, hashes[500]!, hashes[999]!]) {
       const view = await check(issuer.did, h)
+      views.push(view)
       assert.equal(view.on_chain, true)
       assert.equal(view.chain.verified_on_chain, true, 'the registry accepted the proof')
       assert.equal(view.merkle.batch_size, 1000)
-      assert.ok(verifyProof(view.merkle.leaf as Hex32, view.merkle.proof as Hex32[], view.merkle.root as Hex32))
+      assert.equal(view.merkle.proof.length, 10)
+      assert.ok(StandardMerkleTree.verify(view.merkle.root, view.merkle.leaf_encoding, view.merkle.value, view.merkle.proof))
+      assert.equal(await inclusion(view.merkle, view.merkle.proof), true)
     }
+    // Another credential's proof is refused, by the contract and by StandardMerkleTree.
+    assert.equal(await inclusion(views[0].merkle, views[1].merkle.proof), false)
+    assert.equal(StandardMerkleTree.verify(views[0].merkle.root, views[0].merkle.leaf_encoding, views[0].merkle.value, views[1].merkle.proof), false)
   })
 
   it('chain stopped mid-way: requests still succeed, and anchoring completes after it returns', async () => {

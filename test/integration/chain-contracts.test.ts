@@ -1,16 +1,19 @@
 /**
  * The registries on a real EVM: contracts/*.sol compiled by solc-js, deployed to an EDR dev
  * chain started here, driven with viem from independent accounts. No service code is involved
- * except the Merkle tree builder, whose proofs the contract itself must accept.
+ * except the Merkle tree builder, whose proofs the contract (OpenZeppelin's MerkleProof) and
+ * OpenZeppelin's StandardMerkleTree must both accept.
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { keccak256, parseEventLogs, stringToBytes, type Abi, type Hex } from 'viem'
-import { loadArtifacts } from '../../src/adapters/chain/contracts-build.js'
+import path from 'node:path'
+import { StandardMerkleTree } from '@openzeppelin/merkle-tree'
+import { concat, keccak256, parseEventLogs, stringToBytes, type Abi, type Address, type Hex } from 'viem'
+import { compileContracts, CONTRACTS_DIR, loadArtifacts } from '../../src/adapters/chain/contracts-build.js'
 import { consentRegistryAbi, credentialRegistryAbi, schemaRegistryAbi } from '../../src/adapters/chain/registry-abis.js'
 import type { Deployment } from '../../src/adapters/chain/deploy.js'
-import { buildTree, leafOf, verifyProof } from '../../src/modules/blockchain/merkle.js'
+import { buildBatchTree, type BatchValue } from '../../src/modules/blockchain/merkle.js'
 import type { DevChain } from '../../scripts/lib/dev-chain.js'
 import { startChainWithRegistries, viemClients } from '../helpers/chain.js'
 
@@ -90,11 +93,15 @@ describe('chain registries on a dev chain', () => {
   it('anchors 1,000 hashes in one transaction; every inclusion proof verifies, on chain too; batched revocation needs a valid proof', async (t) => {
     const issuer = issuerId('did:example:batch-issuer')
     const hashes = Array.from({ length: 1000 }, hash32)
-    const leaves = hashes.map((h) => leafOf(issuer, h))
-    const tree = buildTree(leaves)
-    // The service's leaf function agrees with the contract's.
-    assert.equal(await service.publicClient.readContract({ ...registry(), functionName: 'leaf', args: [issuer, hashes[0]!] }), leaves[0])
-    for (let i = 0; i < leaves.length; i++) assert.ok(verifyProof(leaves[i]!, tree.proofs[i]!, tree.root), `proof ${i}`)
+    const values = hashes.map((h): BatchValue => [issuer, h])
+    const tree = buildBatchTree(values)
+    // The build held the event loop, with the in-process chain's keep-alive timers in it: let
+    // them close their idle sockets before the next call picks one.
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    // The contract's leaf is StandardMerkleTree's; every proof verifies with StandardMerkleTree.
+    assert.equal(await service.publicClient.readContract({ ...registry(), functionName: 'leaf', args: [issuer, hashes[0]!] }), tree.leaves[0])
+    for (let i = 0; i < values.length; i++) assert.ok(StandardMerkleTree.verify(tree.root, ['bytes32', 'bytes32'], values[i]!, tree.proofs[i]!), `proof ${i}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
 
     const receipt = await send(service, { ...registry(), functionName: 'anchorBatch', args: [tree.root, 1000] })
     assert.equal(receipt.status, 'success')
@@ -109,6 +116,11 @@ describe('chain registries on a dev chain', () => {
       assert.equal(at, anchoredAt, `on-chain proof ${i}`)
       assert.equal(revokedAt, 0n)
     }
+    // The contract's own inclusion check (OpenZeppelin MerkleProof) accepts the proof, and no other.
+    const inclusion = (i: number, proof: readonly Hex[]) => service.publicClient.readContract({ ...registry(), functionName: 'verifyInclusion', args: [tree.root, issuer, hashes[i]!, proof] })
+    assert.equal(await inclusion(3, tree.proofs[3]!), true)
+    assert.equal(await inclusion(3, tree.proofs[4]!), false)
+    assert.equal(await inclusion(3, [...tree.proofs[3]!.slice(0, -1), hash32()]), false)
     // A proof of another leaf, or a hash not in the batch, does not verify.
     const [forged] = await service.publicClient.readContract({ ...registry(), functionName: 'batchedStatus', args: [service.account.address, issuer, hashes[0]!, tree.root, tree.proofs[1]!] })
     assert.equal(forged, 0n)
@@ -128,6 +140,25 @@ describe('chain registries on a dev chain', () => {
     const perSingle = singleGas / 20n
     t.diagnostic(`gas: anchorBatch(1000) = ${batchGas}; register() = ${perSingle} each, ~${perSingle * 1000n} for 1,000 (${Number((perSingle * 1000n) / batchGas)}x)`)
     assert.ok(batchGas * 100n < perSingle * 1000n, 'a batch costs under 1% of single registrations')
+  })
+
+  it('a version-1 registry (contracts/legacy) still answers for its roots with version-1 proofs, and not for standard ones', async () => {
+    const legacy = await compileContracts(path.join(CONTRACTS_DIR, 'legacy'))
+    const { abi, bytecode } = legacy.CredentialRegistryV1!
+    const deployed = await service.publicClient.waitForTransactionReceipt({ hash: await service.wallet.deployContract({ abi, bytecode }), pollingInterval: 20 })
+    const v1 = { address: deployed.contractAddress as Address, abi: credentialRegistryAbi }
+    // A two-leaf version-1 tree, from its definition (docs/blockchain.md "Version-1 batches").
+    const issuer = issuerId('did:example:old-issuer')
+    const [h0, h1] = [hash32(), hash32()]
+    const [l0, l1] = [h0, h1].map((h) => keccak256(concat(['0x00', issuer, h]))) as [Hex, Hex]
+    const root = keccak256(concat(l0 < l1 ? ['0x01', l0, l1] : ['0x01', l1, l0]))
+    await send(service, { ...v1, functionName: 'anchorBatch', args: [root, 2] })
+    const [at] = await service.publicClient.readContract({ ...v1, functionName: 'batchedStatus', args: [service.account.address, issuer, h0, root, [l1]] })
+    assert.ok(at > 0n)
+    const standard = buildBatchTree([[issuer, h0], [issuer, h1]])
+    await send(service, { ...v1, functionName: 'anchorBatch', args: [standard.root, 2] })
+    const [none] = await service.publicClient.readContract({ ...v1, functionName: 'batchedStatus', args: [service.account.address, issuer, h0, standard.root, standard.proofs[0]!] })
+    assert.equal(none, 0n, 'the version-1 registry cannot check a standard proof: new batches need the new registry')
   })
 
   it('schema registry: versions, issuer binding, events', async () => {

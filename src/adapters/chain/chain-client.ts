@@ -25,13 +25,16 @@ export interface ChainContracts {
   credentialRegistry: Address
   schemaRegistry: Address
   consentRegistry: Address
+  /** The version-1 credential registry still holding older batch roots, after an upgrade (docs/blockchain.md "Upgrading"). */
+  credentialRegistryV1?: Address
 }
 
 export type ChainWrite =
-  | { fn: 'anchorBatch'; root: Hex; size: number }
+  /** `registry`: the credential registry holding the batch (the current one, or version 1 for its batches). */
+  | { fn: 'anchorBatch'; registry: Address; root: Hex; size: number }
   | { fn: 'registerCredential'; issuer: Hex; credentialHash: Hex }
   | { fn: 'revokeCredential'; issuer: Hex; credentialHash: Hex }
-  | { fn: 'revokeBatchedCredential'; issuer: Hex; credentialHash: Hex; root: Hex; proof: Hex[] }
+  | { fn: 'revokeBatchedCredential'; registry: Address; issuer: Hex; credentialHash: Hex; root: Hex; proof: Hex[] }
   | { fn: 'registerSchema'; schemaId: Hex; issuer: Hex; schemaHash: Hex }
   | { fn: 'grantConsent'; consentKey: Hex; expiresAt: bigint }
   | { fn: 'revokeConsent'; consentKey: Hex }
@@ -53,7 +56,10 @@ export interface ChainClient {
   /** The receipt, or null while the transaction is not mined (or unknown to the node). */
   receipt(hash: Hex): Promise<ChainReceipt | null>
   credentialStatus(registrant: Address, issuer: Hex, credentialHash: Hex): Promise<{ registeredAt: bigint; revokedAt: bigint }>
-  batchedStatus(registrant: Address, issuer: Hex, credentialHash: Hex, root: Hex, proof: Hex[]): Promise<{ anchoredAt: bigint; revokedAt: bigint }>
+  /** Asked of `registry`: the current credential registry or, for a version-1 batch, the version-1 one. */
+  batchedStatus(registry: Address, registrant: Address, issuer: Hex, credentialHash: Hex, root: Hex, proof: Hex[]): Promise<{ anchoredAt: bigint; revokedAt: bigint }>
+  /** The current credential registry's batch leaf of a credential (CredentialRegistry.leaf). */
+  credentialLeaf(issuer: Hex, credentialHash: Hex): Promise<Hex>
   schema(registrant: Address, schemaId: Hex): Promise<{ issuer: Hex; latestHash: Hex; registeredAt: bigint; versions: number }>
   schemaVersionAt(registrant: Address, schemaId: Hex, schemaHash: Hex): Promise<bigint>
   consent(registrant: Address, consentKey: Hex): Promise<{ valid: boolean; grantedAt: bigint; expiresAt: bigint; revokedAt: bigint }>
@@ -99,13 +105,13 @@ export function createViemChainClient(options: ViemChainClientOptions): ChainCli
   const toRequest = (call: ChainWrite) => {
     switch (call.fn) {
       case 'anchorBatch':
-        return { address: contracts.credentialRegistry, abi: credentialRegistryAbi, functionName: 'anchorBatch', args: [call.root, call.size] } as const
+        return { address: call.registry, abi: credentialRegistryAbi, functionName: 'anchorBatch', args: [call.root, call.size] } as const
       case 'registerCredential':
         return { address: contracts.credentialRegistry, abi: credentialRegistryAbi, functionName: 'register', args: [call.issuer, call.credentialHash] } as const
       case 'revokeCredential':
         return { address: contracts.credentialRegistry, abi: credentialRegistryAbi, functionName: 'revoke', args: [call.issuer, call.credentialHash] } as const
       case 'revokeBatchedCredential':
-        return { address: contracts.credentialRegistry, abi: credentialRegistryAbi, functionName: 'revokeBatched', args: [call.issuer, call.credentialHash, call.root, call.proof] } as const
+        return { address: call.registry, abi: credentialRegistryAbi, functionName: 'revokeBatched', args: [call.issuer, call.credentialHash, call.root, call.proof] } as const
       case 'registerSchema':
         return { address: contracts.schemaRegistry, abi: schemaRegistryAbi, functionName: 'register', args: [call.schemaId, call.issuer, call.schemaHash] } as const
       case 'grantConsent':
@@ -145,10 +151,12 @@ export function createViemChainClient(options: ViemChainClientOptions): ChainCli
       const [registeredAt, revokedAt] = await publicClient.readContract({ address: contracts.credentialRegistry, abi: credentialRegistryAbi, functionName: 'status', args: [registrant, issuer, credentialHash] })
       return { registeredAt, revokedAt }
     },
-    async batchedStatus(registrant, issuer, credentialHash, root, proof) {
-      const [anchoredAt, revokedAt] = await publicClient.readContract({ address: contracts.credentialRegistry, abi: credentialRegistryAbi, functionName: 'batchedStatus', args: [registrant, issuer, credentialHash, root, proof] })
+    async batchedStatus(registry, registrant, issuer, credentialHash, root, proof) {
+      const [anchoredAt, revokedAt] = await publicClient.readContract({ address: registry, abi: credentialRegistryAbi, functionName: 'batchedStatus', args: [registrant, issuer, credentialHash, root, proof] })
       return { anchoredAt, revokedAt }
     },
+    credentialLeaf: (issuer, credentialHash) =>
+      publicClient.readContract({ address: contracts.credentialRegistry, abi: credentialRegistryAbi, functionName: 'leaf', args: [issuer, credentialHash] }),
     async schema(registrant, schemaId) {
       const [issuer, latestHash, registeredAt, versions] = await publicClient.readContract({ address: contracts.schemaRegistry, abi: schemaRegistryAbi, functionName: 'schema', args: [registrant, schemaId] })
       return { issuer, latestHash, registeredAt, versions }

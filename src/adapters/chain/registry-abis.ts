@@ -3,7 +3,9 @@ import { parseAbi } from 'viem'
 /**
  * The registries' interfaces, typed for viem. Hand-written so the service needs no compiler at
  * run time; test/integration/chain-contracts.test.ts checks them against what solc compiles
- * from contracts/*.sol, so the two cannot drift apart unnoticed.
+ * from contracts/*.sol, so the two cannot drift apart unnoticed. The version-1 credential
+ * registry (contracts/legacy/) has the same `batchedStatus` and `revokeBatched`, so this ABI
+ * also reads and revokes the batches it holds.
  */
 export const credentialRegistryAbi = parseAbi([
   'event CredentialRegistered(address indexed registrant, bytes32 indexed issuer, bytes32 indexed credentialHash)',
@@ -20,7 +22,7 @@ export const credentialRegistryAbi = parseAbi([
   'function batch(address registrant, bytes32 root) view returns (uint64 anchoredAt, uint32 size)',
   'function credentialId(bytes32 issuer, bytes32 credentialHash) pure returns (bytes32)',
   'function leaf(bytes32 issuer, bytes32 credentialHash) pure returns (bytes32)',
-  'function processProof(bytes32 node, bytes32[] proof) pure returns (bytes32)',
+  'function verifyInclusion(bytes32 root, bytes32 issuer, bytes32 credentialHash, bytes32[] proof) pure returns (bool)',
 ])
 
 export const schemaRegistryAbi = parseAbi([

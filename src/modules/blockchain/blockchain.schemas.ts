@@ -52,13 +52,19 @@ export const CredentialAnchor = Type.Object({
   block_number: Nullable(Type.Integer()),
   revocation: Nullable(Type.Object({ anchoring: AnchoringState, blockchain_tx_hash: Nullable(Type.String()), block_number: Nullable(Type.Integer()) })),
   merkle: Nullable(
-    Type.Object({
-      root: Type.String(),
-      leaf: Type.String({ description: 'keccak256(0x00 ‖ keccak256(issuer DID) ‖ credential_hash)' }),
-      leaf_index: Type.Integer(),
-      batch_size: Type.Integer(),
-      proof: Type.Array(Type.String(), { description: 'sibling hashes, leaf to root; pairs hashed sorted with a 0x01 prefix' }),
-    }),
+    Type.Object(
+      {
+        format: Type.Union([Type.Literal('standard-v1'), Type.Literal('legacy-v1')], { description: "the batch's tree: OpenZeppelin StandardMerkleTree, or the version-1 tree of older batches" }),
+        root: Type.String(),
+        leaf: Type.String(),
+        leaf_index: Type.Integer({ description: 'index of the value in its batch (StandardMerkleTree getProof index)' }),
+        batch_size: Type.Integer(),
+        leaf_encoding: Type.Optional(Type.Array(Type.String(), { description: "StandardMerkleTree leaf encoding: ['bytes32', 'bytes32']" })),
+        value: Type.Array(Type.String(), { description: '[keccak256(issuer DID), credential_hash] as bytes32' }),
+        proof: Type.Array(Type.String(), { description: 'StandardMerkleTree proof: sibling hashes, leaf to root' }),
+      },
+      { description: 'StandardMerkleTree.verify(root, leaf_encoding, value, proof) holds (docs/blockchain.md)' },
+    ),
   ),
   chain: ChainRead,
 })

@@ -5,9 +5,10 @@ import type { Database } from '../../db/database.js'
 import { DependencyUnavailableError, ForbiddenError, NotFoundError } from '../../errors.js'
 import { normalizeDid } from '../did/did-normalize.js'
 import type { ChainAnchor } from './chain-anchor.js'
-import { asBytes32, consentKey, credentialChainId, didKey, normalizeHash, schemaKey, schemaVersionKey } from './chain-keys.js'
+import { asBytes32, batchValue, consentKey, credentialChainId, didKey, normalizeHash, schemaKey, schemaVersionKey } from './chain-keys.js'
 import * as repo from './chain-outbox.repository.js'
-import { verifyProof, type Hex32 } from './merkle.js'
+import { batchRegistry } from './merkle-v1.js'
+import { merkleView, storedProofHolds, type MerkleView } from './merkle-view.js'
 import type { ChainStatus } from './blockchain.schemas.js'
 
 /**
@@ -35,7 +36,7 @@ export interface CredentialAnchorView {
   blockchain_tx_hash: string | null
   block_number: number | null
   revocation: { anchoring: Anchoring; blockchain_tx_hash: string | null; block_number: number | null } | null
-  merkle: { root: string; leaf: string; leaf_index: number; batch_size: number; proof: string[] } | null
+  merkle: MerkleView | null
   chain: ChainRead
 }
 
@@ -133,10 +134,9 @@ export class BlockchainService {
     const leaf = await repo.findLeaf(this.deps.db, issuer, hash)
     const revocation = await repo.latestJob(this.deps.db, credentialChainId(issuer, hash), ['credential-revoke'])
     const batch = leaf?.batch ?? null
-    const merkle =
-      leaf && batch && leaf.proof && leaf.leaf_index !== null
-        ? { root: String(batch.payload.root), leaf: leaf.leaf, leaf_index: leaf.leaf_index, batch_size: Number(batch.payload.size), proof: leaf.proof }
-        : null
+    const merkle = leaf && batch ? merkleView(leaf, batch, batchValue(issuer, hash)) : null
+    // A version-1 batch is read where its root lives, which after an upgrade is not the current registry.
+    const registry = batch ? batchRegistry(client.contracts, batch.payload) : client.contracts.credentialRegistry
     const view: CredentialAnchorView = {
       issuer_did: issuer,
       credential_hash: hash,
@@ -147,7 +147,7 @@ export class BlockchainService {
       block_number: batch?.block_number ?? null,
       revocation: revocation ? { anchoring: anchoringOf(revocation), blockchain_tx_hash: revocation.tx_hash, block_number: revocation.block_number } : null,
       merkle,
-      chain: { verified_on_chain: false, registrant: client.account, contract: client.contracts.credentialRegistry },
+      chain: { verified_on_chain: false, registrant: client.account, contract: registry },
     }
     if (options.live === false) return view
     if (!leaf) {
@@ -157,8 +157,8 @@ export class BlockchainService {
       return { ...view, anchoring: 'mined', on_chain: true, revoked: live.revokedAt > 0n }
     }
     if (merkle) {
-      if (!verifyProof(merkle.leaf as Hex32, merkle.proof as Hex32[], merkle.root as Hex32)) throw new Error(`stored inclusion proof of leaf ${leaf.id} does not verify`)
-      const live = await this.liveRead(view.chain, () => client.batchedStatus(client.account, didKey(issuer), asBytes32(hash), merkle.root as Hex, merkle.proof as Hex[]))
+      if (!storedProofHolds(merkle)) throw new Error(`stored inclusion proof of leaf ${leaf.id} does not verify`)
+      const live = await this.liveRead(view.chain, () => client.batchedStatus(registry, client.account, didKey(issuer), asBytes32(hash), merkle.root as Hex, merkle.proof as Hex[]))
       if (live) return { ...view, on_chain: live.anchoredAt > 0n, revoked: live.revokedAt > 0n }
     }
     return view

@@ -1,9 +1,9 @@
 import type { Clock } from '../../adapters/clock.js'
 import type { Executor } from '../../db/database.js'
 import { normalizeDid } from '../did/did-normalize.js'
-import { consentKey, credentialChainId, didKey, asBytes32, normalizeHash, schemaVersionKey } from './chain-keys.js'
+import { batchValue, consentKey, credentialChainId, normalizeHash, schemaVersionKey } from './chain-keys.js'
 import * as repo from './chain-outbox.repository.js'
-import { leafOf } from './merkle.js'
+import { batchLeaf } from './merkle.js'
 
 /**
  * The port other modules anchor through (docs/blockchain.md "Using the anchor from a module").
@@ -38,7 +38,7 @@ export function createChainAnchor(options: { configured: boolean; clock: Clock; 
         case 'credential': {
           const issuer = normalizeDid(request.issuerDid)
           const hash = normalizeHash(request.credentialHash)
-          await repo.insertLeaf(trx, { issuer_did: issuer, credential_hash: hash, credential_id: request.credentialId ?? null, leaf: leafOf(didKey(issuer), asBytes32(hash)), created_at: now })
+          await repo.insertLeaf(trx, { issuer_did: issuer, credential_hash: hash, credential_id: request.credentialId ?? null, leaf: batchLeaf(batchValue(issuer, hash)), created_at: now })
           break
         }
         case 'revocation': {

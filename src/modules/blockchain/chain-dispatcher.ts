@@ -3,9 +3,11 @@ import type { Clock } from '../../adapters/clock.js'
 import { PollLoop } from '../../db/poll-loop.js'
 import { ChainRevertError, type ChainClient, type ChainWrite } from '../../adapters/chain/chain-client.js'
 import type { Database } from '../../db/database.js'
-import { asBytes32, didKey, schemaKey } from './chain-keys.js'
+import { asBytes32, batchValue, didKey, schemaKey } from './chain-keys.js'
 import * as repo from './chain-outbox.repository.js'
-import { buildTree, type Hex32 } from './merkle.js'
+import { buildBatchTree } from './merkle.js'
+import { batchRegistry, isV1Batch } from './merkle-v1.js'
+import { createRegistryCheck } from './registry-check.js'
 
 /**
  * Works the chain outbox (docs/blockchain.md "Outbox"): forms Merkle batches of queued
@@ -53,6 +55,7 @@ export class ChainDispatcher {
   private readonly resendAfterMs: number
   private readonly leaseMs: number
   private readonly claimLimit: number
+  private readonly registryTakesStandardTrees: () => Promise<boolean>
 
   constructor(private readonly options: ChainDispatcherOptions) {
     this.backoffMaxMs = options.backoffMaxMs ?? Math.max(options.pollMs, 5 * 60_000)
@@ -60,6 +63,9 @@ export class ChainDispatcher {
     this.resendAfterMs = options.resendAfterMs ?? 10 * 60_000
     this.leaseMs = options.leaseMs ?? 5 * 60_000
     this.claimLimit = options.claimLimit ?? 16
+    this.registryTakesStandardTrees = createRegistryCheck(options.client, (registry) =>
+      this.options.logger?.error({ registry }, 'BLOCKCHAIN_CREDENTIAL_REGISTRY is a version-1 registry: new batches wait until it is replaced (docs/blockchain.md "Upgrading")'),
+    )
     this.loop = new PollLoop(() => this.tick(), options.pollMs, (err) => this.options.logger?.warn({ err }, 'chain outbox round failed; retrying at the next poll'))
   }
 
@@ -118,7 +124,7 @@ export class ChainDispatcher {
       if (count === 0) return
       const now = clock.now()
       if (count < batchSize && oldest !== null && now.getTime() - oldest.getTime() < batchWaitMs) return
-      const formed = await repo.formBatch(db, now, batchSize, (leaves) => buildTree(leaves as Hex32[]))
+      const formed = await repo.formBatch(db, now, batchSize, (rows) => buildBatchTree(rows.map((r) => batchValue(r.issuer_did, r.credential_hash))))
       if (!formed) return
       this.options.logger?.info({ job_id: formed.jobId, size: formed.size, root: formed.root }, 'credential batch formed')
     }
@@ -189,7 +195,8 @@ export class ChainDispatcher {
     const p = job.payload as Record<string, string>
     switch (job.kind) {
       case 'batch':
-        return { fn: 'anchorBatch', root: p.root as Hex, size: Number(job.payload.size) }
+        if (!isV1Batch(job.payload) && !(await this.registryTakesStandardTrees())) return 'wait'
+        return { fn: 'anchorBatch', registry: batchRegistry(this.options.client.contracts, job.payload), root: p.root as Hex, size: Number(job.payload.size) }
       case 'schema':
         return { fn: 'registerSchema', schemaId: schemaKey(p.schema_id!), issuer: didKey(p.issuer_did!), schemaHash: asBytes32(p.schema_hash!) }
       // One key's grants and revocations land in the order they were queued, whatever retries
@@ -210,7 +217,8 @@ export class ChainDispatcher {
           if (leaf.batch?.status === 'failed') throw new Error('the batch of this credential failed to anchor')
           return 'wait'
         }
-        return { fn: 'revokeBatchedCredential', issuer, credentialHash, root: leaf.batch.payload.root as Hex, proof: (leaf.proof ?? []) as Hex[] }
+        const registry = batchRegistry(this.options.client.contracts, leaf.batch.payload)
+        return { fn: 'revokeBatchedCredential', registry, issuer, credentialHash, root: leaf.batch.payload.root as Hex, proof: (leaf.proof ?? []) as Hex[] }
       }
     }
   }

@@ -3,6 +3,7 @@ import { encodeAbiParameters, keccak256, stringToBytes, type Hex } from 'viem'
 import { canonicalize } from '../../crypto/jcs.js'
 import { ValidationError } from '../../errors.js'
 import { normalizeDid } from '../did/did-normalize.js'
+import type { BatchValue } from './merkle.js'
 
 /**
  * How service records become on-chain keys (docs/blockchain.md "What goes on chain"). Only
@@ -27,6 +28,9 @@ export function normalizeHash(hash: string, field = 'credential_hash'): string {
 }
 
 export const asBytes32 = (hash: string): Hex => `0x${normalizeHash(hash)}`
+
+/** A credential's value in a batch tree (merkle.ts): [keccak256(issuer DID), credential hash]. */
+export const batchValue = (issuerDid: string, credentialHash: string): BatchValue => [didKey(issuerDid), asBytes32(credentialHash)]
 
 /** The on-chain id of a credential, as CredentialRegistry.credentialId computes it. */
 export function credentialChainId(issuerDid: string, credentialHash: string): Hex {

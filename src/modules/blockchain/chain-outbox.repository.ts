@@ -95,40 +95,42 @@ export async function unbatchedSummary(db: Database): Promise<{ count: number; o
 }
 
 /**
- * Forms one batch in one transaction: locks up to `limit` unbatched leaves (oldest first,
+ * Forms one batch in one transaction: locks up to `limit` unbatched credentials (oldest first,
  * SKIP LOCKED so instances batch disjoint sets), lets `build` compute the tree, inserts the
- * batch job and stores each leaf's index and proof in one statement. Returns the job id and
- * size, or undefined when nothing was left to batch.
+ * batch job (with the tree's format) and stores each credential's leaf, index and proof in one
+ * statement. Leaves are taken from `build`, not from enqueue time: a hash queued before an
+ * upgrade of the tree joins the new tree. Returns the job id and size, or undefined when
+ * nothing was left to batch.
  */
 export async function formBatch(
   db: Database,
   at: Date,
   limit: number,
-  build: (leaves: string[]) => { root: string; proofs: string[][] },
+  build: (rows: Array<{ issuer_did: string; credential_hash: string }>) => { format: string; root: string; leaves: string[]; proofs: string[][] },
 ): Promise<{ jobId: number; size: number; root: string } | undefined> {
   return db.transaction().execute(async (trx) => {
-    const leaves = await trx
+    const rows = await trx
       .selectFrom('chain_credentials')
-      .select(['id', 'leaf'])
+      .select(['id', 'issuer_did', 'credential_hash'])
       .where('batch_job_id', 'is', null)
       .orderBy('id')
       .limit(limit)
       .forUpdate()
       .skipLocked()
       .execute()
-    if (leaves.length === 0) return undefined
-    const tree = build(leaves.map((l) => l.leaf))
-    const jobId = await insertJob(trx, { kind: 'batch', subject_id: null, anchor_key: tree.root, payload: { root: tree.root, size: leaves.length }, created_at: at })
-    const rows = leaves.map((l, i) => ({ id: Number(l.id), i, p: tree.proofs[i] }))
+    if (rows.length === 0) return undefined
+    const tree = build(rows)
+    const jobId = await insertJob(trx, { kind: 'batch', subject_id: null, anchor_key: tree.root, payload: { root: tree.root, size: rows.length, tree: tree.format }, created_at: at })
+    const values = rows.map((r, i) => ({ id: Number(r.id), i, l: tree.leaves[i], p: tree.proofs[i] }))
     // The id array is for the planner: it takes jsonb_to_recordset for 100 rows of unknown ids
     // and would hash-join them against a sequential scan of a table that only grows.
     await sql`
-      with v as (select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(id bigint, i integer, p jsonb))
+      with v as (select * from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as v(id bigint, i integer, l text, p jsonb))
       update chain_credentials c
-      set batch_job_id = ${jobId}, leaf_index = v.i, proof = v.p
+      set batch_job_id = ${jobId}, leaf_index = v.i, leaf = v.l, proof = v.p
       from v
       where c.id = any(array(select id from v)) and c.id = v.id`.execute(trx)
-    return { jobId, size: leaves.length, root: tree.root }
+    return { jobId, size: rows.length, root: tree.root }
   })
 }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Address, Hex } from 'viem'
 import type { ChainClient, ChainReceipt } from '../../../src/adapters/chain/chain-client.js'
+import { batchLeaf } from '../../../src/modules/blockchain/merkle.js'
 
 const ZERO32 = `0x${'00'.repeat(32)}` as Hex
 const address = (byte: string) => `0x${byte.repeat(20)}` as Address
@@ -20,6 +21,7 @@ export function fakeChain(): ChainClient {
     receipt: async () => receipt,
     credentialStatus: async () => ({ registeredAt: 0n, revokedAt: 0n }),
     batchedStatus: async () => ({ anchoredAt: 0n, revokedAt: 0n }),
+    credentialLeaf: async (issuer, credentialHash) => batchLeaf([issuer, credentialHash]),
     schema: async () => ({ issuer: ZERO32, latestHash: ZERO32, registeredAt: 0n, versions: 0 }),
     schemaVersionAt: async () => 0n,
     consent: async () => ({ valid: false, grantedAt: 0n, expiresAt: 0n, revokedAt: 0n }),
