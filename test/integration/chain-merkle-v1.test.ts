@@ -100,6 +100,8 @@ describe('version-1 batches after the upgrade', () => {
     assert.equal(view.merkle.root, mined.tree.root)
     assert.deepEqual(view.merkle.proof, mined.tree.proofs[1])
     assert.equal(view.merkle.leaf_encoding, undefined, 'a version-1 leaf is no StandardMerkleTree leaf')
+    const status = (await get('/api/blockchain/status')).json().data
+    assert.equal(status.contracts.credential_registry_v1, v1Registry)
   })
 
   it('a version-1 batch formed but not sent before the upgrade is anchored in the version-1 registry, where its proofs hold', async () => {

@@ -6,7 +6,8 @@ import { loadArtifacts, type ContractName } from './contracts-build.js'
 /**
  * Compiles contracts/*.sol (solc-js, cached) and deploys the three registries from the given
  * account, one after the other, waiting for each receipt. Used by `npm run chain:deploy`,
- * `npm run chain:dev` and the chain tests.
+ * `npm run chain:dev` and the chain tests. `deployCredentialRegistry` alone is the upgrade of an
+ * existing deployment (docs/blockchain.md "Upgrading a deployment").
  */
 export interface Deployment {
   chainId: number
@@ -16,7 +17,24 @@ export interface Deployment {
   gasUsed: Record<ContractName, bigint>
 }
 
-export async function deployRegistries(options: { rpcUrl: string; privateKey: Hex }): Promise<Deployment> {
+type DeployOptions = { rpcUrl: string; privateKey: Hex }
+
+export async function deployRegistries(options: DeployOptions): Promise<Deployment> {
+  const { chainId, deployer, addresses, gasUsed } = await deploy(options, ['CredentialRegistry', 'SchemaRegistry', 'ConsentRegistry'])
+  return {
+    chainId,
+    deployer,
+    contracts: { credentialRegistry: addresses.CredentialRegistry!, schemaRegistry: addresses.SchemaRegistry!, consentRegistry: addresses.ConsentRegistry! },
+    gasUsed: gasUsed as Record<ContractName, bigint>,
+  }
+}
+
+export async function deployCredentialRegistry(options: DeployOptions): Promise<{ chainId: number; deployer: Address; address: Address; gasUsed: bigint }> {
+  const { chainId, deployer, addresses, gasUsed } = await deploy(options, ['CredentialRegistry'])
+  return { chainId, deployer, address: addresses.CredentialRegistry!, gasUsed: gasUsed.CredentialRegistry! }
+}
+
+async function deploy(options: DeployOptions, names: ContractName[]) {
   const artifacts = await loadArtifacts()
   const transport = http(options.rpcUrl, { retryCount: 2 })
   const publicClient = createPublicClient({ transport })
@@ -24,9 +42,9 @@ export async function deployRegistries(options: { rpcUrl: string; privateKey: He
   const chain = defineChain({ id: chainId, name: `chain-${chainId}`, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [options.rpcUrl] } } })
   const account = privateKeyToAccount(options.privateKey)
   const wallet = createWalletClient({ account, chain, transport })
-  const addresses = {} as Record<ContractName, Address>
-  const gasUsed = {} as Record<ContractName, bigint>
-  for (const name of ['CredentialRegistry', 'SchemaRegistry', 'ConsentRegistry'] as const) {
+  const addresses: Partial<Record<ContractName, Address>> = {}
+  const gasUsed: Partial<Record<ContractName, bigint>> = {}
+  for (const name of names) {
     const { abi, bytecode } = artifacts[name]
     const hash = await wallet.deployContract({ abi, bytecode })
     const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 250 })
@@ -34,12 +52,7 @@ export async function deployRegistries(options: { rpcUrl: string; privateKey: He
     addresses[name] = receipt.contractAddress
     gasUsed[name] = receipt.gasUsed
   }
-  return {
-    chainId,
-    deployer: account.address,
-    contracts: { credentialRegistry: addresses.CredentialRegistry, schemaRegistry: addresses.SchemaRegistry, consentRegistry: addresses.ConsentRegistry },
-    gasUsed,
-  }
+  return { chainId, deployer: account.address, addresses, gasUsed }
 }
 
 /** The environment lines that point the service at a deployment. */

@@ -110,7 +110,14 @@ export const ChainStatus = Type.Object({
   chain_id: Type.Optional(Nullable(Type.Integer())),
   block_number: Type.Optional(Nullable(Type.Integer())),
   account: Type.Optional(Type.String()),
-  contracts: Type.Optional(Type.Object({ credential_registry: Type.String(), schema_registry: Type.String(), consent_registry: Type.String() })),
+  contracts: Type.Optional(
+    Type.Object({
+      credential_registry: Type.String(),
+      schema_registry: Type.String(),
+      consent_registry: Type.String(),
+      credential_registry_v1: Type.Optional(Type.String({ description: 'where batches of the version-1 tree stay, after an upgrade' })),
+    }),
+  ),
   batch: Type.Optional(Type.Object({ max_size: Type.Integer(), max_wait_ms: Type.Integer() })),
   outbox: Type.Optional(
     Type.Object({ pending: Type.Integer(), sent: Type.Integer(), mined: Type.Integer(), failed: Type.Integer(), unbatched_credentials: Type.Integer() }),

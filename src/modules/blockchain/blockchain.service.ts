@@ -262,7 +262,12 @@ export class BlockchainService {
       chain_id: chainId,
       block_number: blockNumber,
       account: client.account,
-      contracts: { credential_registry: client.contracts.credentialRegistry, schema_registry: client.contracts.schemaRegistry, consent_registry: client.contracts.consentRegistry },
+      contracts: {
+        credential_registry: client.contracts.credentialRegistry,
+        schema_registry: client.contracts.schemaRegistry,
+        consent_registry: client.contracts.consentRegistry,
+        ...(client.contracts.credentialRegistryV1 ? { credential_registry_v1: client.contracts.credentialRegistryV1 } : {}),
+      },
       batch: { max_size: this.deps.batchSize, max_wait_ms: this.deps.batchWaitMs },
       outbox: { ...outbox.jobs, unbatched_credentials: outbox.unbatched },
     }
