@@ -165,7 +165,7 @@ export function loadConfig(env: Env = process.env): Config {
     schemaRegistry: address('BLOCKCHAIN_SCHEMA_REGISTRY'),
     consentRegistry: address('BLOCKCHAIN_CONSENT_REGISTRY'),
   }
-  // Optional: the registry holding batches anchored before the OpenZeppelin tree (docs/blockchain.md "Upgrading").
+  // Optional: the registry holding batches anchored before the OpenZeppelin tree (docs/blockchain.md "Upgrading a deployment").
   const credentialRegistryV1 = read('BLOCKCHAIN_CREDENTIAL_REGISTRY_V1')
   if (credentialRegistryV1 !== undefined && !/^0x[0-9a-fA-F]{40}$/.test(credentialRegistryV1)) problems.push('BLOCKCHAIN_CREDENTIAL_REGISTRY_V1 must be 0x followed by 40 hex characters')
   if (blockchainRpcUrl !== undefined && blockchainPrivateKey === undefined) problems.push('BLOCKCHAIN_PRIVATE_KEY is required with BLOCKCHAIN_RPC_URL')

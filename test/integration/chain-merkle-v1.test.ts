@@ -1,6 +1,6 @@
 /**
  * Batches of the version-1 tree after the upgrade to OpenZeppelin's StandardMerkleTree
- * (docs/blockchain.md "Upgrading"). Real parts: the app over inject(), the database (PGlite or
+ * (docs/blockchain.md "Upgrading a deployment"). Real parts: the app over inject(), the database (PGlite or
  * PostgreSQL, per the runner), the dispatcher, an EDR dev chain with the current registries and
  * the version-1 registry (contracts/legacy) deployed as an older deployment would hold it. The
  * service's rows of the older batches are written here as the version before the upgrade wrote

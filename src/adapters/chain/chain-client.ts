@@ -25,7 +25,7 @@ export interface ChainContracts {
   credentialRegistry: Address
   schemaRegistry: Address
   consentRegistry: Address
-  /** The version-1 credential registry still holding older batch roots, after an upgrade (docs/blockchain.md "Upgrading"). */
+  /** The version-1 credential registry still holding older batch roots, after an upgrade (docs/blockchain.md "Upgrading a deployment"). */
   credentialRegistryV1?: Address
 }
 

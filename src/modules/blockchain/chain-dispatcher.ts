@@ -64,7 +64,7 @@ export class ChainDispatcher {
     this.leaseMs = options.leaseMs ?? 5 * 60_000
     this.claimLimit = options.claimLimit ?? 16
     this.registryTakesStandardTrees = createRegistryCheck(options.client, (registry) =>
-      this.options.logger?.error({ registry }, 'BLOCKCHAIN_CREDENTIAL_REGISTRY is a version-1 registry: new batches wait until it is replaced (docs/blockchain.md "Upgrading")'),
+      this.options.logger?.error({ registry }, 'BLOCKCHAIN_CREDENTIAL_REGISTRY is a version-1 registry: new batches wait until it is replaced (docs/blockchain.md "Upgrading a deployment")'),
     )
     this.loop = new PollLoop(() => this.tick(), options.pollMs, (err) => this.options.logger?.warn({ err }, 'chain outbox round failed; retrying at the next poll'))
   }
