@@ -97,10 +97,8 @@ export async function unbatchedSummary(db: Database): Promise<{ count: number; o
 /**
  * Forms one batch in one transaction: locks up to `limit` unbatched credentials (oldest first,
  * SKIP LOCKED so instances batch disjoint sets), lets `build` compute the tree, inserts the
- * batch job (with the tree's format) and stores each credential's leaf, index and proof in one
- * statement. Leaves are taken from `build`, not from enqueue time: a hash queued before an
- * upgrade of the tree joins the new tree. Returns the job id and size, or undefined when
- * nothing was left to batch.
+ * batch job (with the tree's format) and stores each credential's leaf (the tree's, also for a
+ * hash queued under an older tree), index and proof in one statement. Undefined: none left.
  */
 export async function formBatch(
   db: Database,
