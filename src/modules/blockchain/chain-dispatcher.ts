@@ -1,6 +1,6 @@
 import type { Hex } from 'viem'
 import type { Clock } from '../../adapters/clock.js'
-import { PollLoop } from '../../db/poll-loop.js'
+import { PollLoop } from '../../shared/poll-loop.js'
 import { ChainRevertError, type ChainClient, type ChainWrite } from '../../adapters/chain/chain-client.js'
 import type { Database } from '../../db/database.js'
 import { asBytes32, didKey, schemaKey } from './chain-keys.js'

@@ -1,7 +1,7 @@
 import type { Clock } from '../../adapters/clock.js'
 import type { HttpPost } from '../../adapters/http-out/guarded-post.js'
 import type { Database } from '../../db/database.js'
-import { PollLoop } from '../../db/poll-loop.js'
+import { PollLoop } from '../../shared/poll-loop.js'
 import { AppError } from '../../errors.js'
 import { eventBodyBytes } from './callback-event.js'
 import * as repo from './callback-outbox.repository.js'

@@ -4,7 +4,7 @@ import { RETIRED_RANGE_PROOF_PROTOCOL, usesRetiredRangeProof } from '../../crypt
 import { decodeCompactJws, jwsNestingProblem } from '../../crypto/jws.js'
 import type { Transaction } from 'kysely'
 import type { Database, DB } from '../../db/database.js'
-import { MicroBatcher } from '../../db/micro-batcher.js'
+import { MicroBatcher } from '../../shared/micro-batcher.js'
 import { storableJson } from '../../db/storable-json.js'
 import { isUniqueViolation } from '../../db/pg-errors.js'
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js'
