@@ -24,10 +24,10 @@ import { AuthService } from './modules/auth/auth.service.js'
 import { ChallengeCodec } from './modules/auth/challenge-codec.js'
 import { TokenService } from './modules/auth/token-service.js'
 import { deleteSpentChallengesBefore } from './modules/auth/users.repository.js'
-import { contentRoutes } from './modules/content/content.routes.js'
+import { gatewayRoutes } from './modules/gateway/gateway.routes.js'
 import { createDidResolver } from './modules/did/did-resolver.js'
 import { didRoutes } from './modules/did/did.routes.js'
-import { lookupRegisteredDid } from './modules/did/registered-dids.js'
+import { lookupRegisteredDid } from './modules/auth/registered-dids.js'
 import { healthRoutes } from './modules/health/health.routes.js'
 import { issuerRoutes } from './modules/issuer/issuer.routes.js'
 import { IssuerService } from './modules/issuer/issuer.service.js'
@@ -205,7 +205,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(healthRoutes, { prefix: '/api/health', health })
   await app.register(authRoutes, { prefix: '/api/auth', auth, publicBaseUrl: config.publicBaseUrl })
   await app.register(didRoutes, { prefix: '/api/did', resolver })
-  await app.register(contentRoutes, { prefix: '/api/ipfs', content: deps.content, maxBytes: config.contentMaxBytes })
+  await app.register(gatewayRoutes, { prefix: '/api/ipfs', content: deps.content, maxBytes: config.contentMaxBytes })
   const bbs = deps.bbs ?? createBbsPool({ size: config.bbsWorkers })
   if (!deps.bbs) app.addHook('onClose', async () => bbs.close())
   const sealer = createKemSealer(bbs)

@@ -1,9 +1,12 @@
-import os from 'node:os'
 import path from 'node:path'
+import Ajv, { type ErrorObject } from 'ajv'
+import type { TSchema } from '@sinclair/typebox'
+import { EnvSchema, URL_FORMATS, type Env } from './config-schema.js'
 
 /**
- * The only reader of process.env. Every setting is parsed and checked here once, at start;
- * a bad value stops start-up with a message naming the variable.
+ * The only reader of process.env. Every variable is converted from text to the type its schema
+ * (config-schema.ts) declares, the whole is validated once, at start, and the rules that tie
+ * variables together are checked after; a bad value stops start-up with a message naming it.
  */
 export interface Config {
   readonly port: number
@@ -94,178 +97,189 @@ export class ConfigError extends Error {
   }
 }
 
-type Env = Record<string, string | undefined>
+type EnvText = Record<string, string | undefined>
+type Schema = TSchema & { type?: string; minimum?: number; maximum?: number; items?: Schema; anyOf?: Array<{ const: unknown }>; 'x-expected'?: string }
 
 const SELF_CERTIFYING_OR_RESOLVED = ['key', 'jwk', 'web', 'peer', 'pkh', 'ethr', 'ion', 'plc', 'webvh', 'cheqd', 'sov', 'indy']
+/** Variables whose bounds follow another variable's value (config-schema.ts holds the widest). */
+const DEPENDENT_BOUNDS = new Set(['EVIDENCE_MAX_BYTES', 'CALLBACK_LEASE_MS'])
+const TRUE_WORDS = ['1', 'true', 'yes', 'on']
+const FALSE_WORDS = ['0', 'false', 'no', 'off']
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+const ajv = new Ajv.default({ allErrors: true, useDefaults: true, coerceTypes: false, strict: true })
+ajv.addKeyword({ keyword: 'x-expected' })
+for (const [format, protocols] of Object.entries(URL_FORMATS)) ajv.addFormat(format, { type: 'string', validate: (text: string) => hasProtocol(text, protocols) })
+ajv.addFormat('key-32', { type: 'string', validate: (text: string) => parseKey(text) !== undefined })
+const validateEnv = ajv.compile<Env>(EnvSchema)
+const PROPERTIES = EnvSchema.properties as unknown as Record<keyof Env, Schema>
 
-export function loadConfig(env: Env = process.env): Config {
+export function loadConfig(env: EnvText = process.env): Config {
   const problems: string[] = []
-  const read = (name: string): string | undefined => {
-    const value = env[name]?.trim()
-    return value === '' ? undefined : value
+  const text: Partial<Record<keyof Env, string>> = {}
+  const values: Record<string, unknown> = {}
+  for (const name of Object.keys(PROPERTIES) as Array<keyof Env>) {
+    const raw = env[name]?.trim()
+    if (raw === undefined || raw === '') continue
+    text[name] = raw
+    values[name] = fromText(PROPERTIES[name], raw)
   }
-  const int = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = read(name)
-    if (raw === undefined) return fallback
-    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-      problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`)
-      return fallback
-    }
-    return Number(raw)
-  }
-  const bool = (name: string): boolean => {
-    const raw = read(name)?.toLowerCase()
-    if (raw === undefined) return false
-    if (['1', 'true', 'yes', 'on'].includes(raw)) return true
-    if (['0', 'false', 'no', 'off'].includes(raw)) return false
-    problems.push(`${name} must be true or false (got "${raw}")`)
-    return false
-  }
-  const url = (name: string, protocols: string[]): string | undefined => {
-    const raw = read(name)
-    if (raw === undefined) return undefined
-    try {
-      const parsed = new URL(raw)
-      if (!protocols.includes(parsed.protocol)) throw new Error('protocol')
-      return raw
-    } catch {
-      problems.push(`${name} must be a ${protocols.join(' or ')} URL`)
-      return undefined
+  // A bad variable is reported, then stands at its default so the checks below see a whole configuration.
+  const refused = new Set<string>()
+  if (!validateEnv(values)) {
+    for (const [name, message] of describeErrors(validateEnv.errors ?? [], text)) {
+      refused.add(name)
+      values[name] = PROPERTIES[name as keyof Env].default
+      // A bound that follows another variable is reported with it, below.
+      if (!DEPENDENT_BOUNDS.has(name)) problems.push(message)
     }
   }
-
-  const port = int('PORT', 3000, 0, 65535)
-  const host = read('HOST') ?? '127.0.0.1'
-  const dataDir = path.resolve(read('DATA_DIR') ?? './data')
-  const databaseUrl = url('DATABASE_URL', ['postgres:', 'postgresql:'])
-  const publicBaseUrl = (url('PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://${host}:${port}`).replace(/\/+$/, '')
-
-  let masterKey: Uint8Array | undefined
-  const rawMaster = read('MASTER_KEY')
-  if (rawMaster !== undefined) {
-    masterKey = parseKey(rawMaster)
-    if (!masterKey) problems.push('MASTER_KEY must be 32 bytes as 64 hex characters or base64')
+  const e = values as Env
+  const given = (name: keyof Env): boolean => text[name] !== undefined
+  const withinBounds = (name: keyof Env, value: number, min: number, max: number): void => {
+    if (given(name) && (refused.has(name) || value < min || value > max)) problems.push(wholeNumberProblem(name, min, max, text[name]))
   }
 
-  const blockchainPrivateKey = read('BLOCKCHAIN_PRIVATE_KEY')
-  if (blockchainPrivateKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(blockchainPrivateKey)) {
-    problems.push('BLOCKCHAIN_PRIVATE_KEY must be 0x followed by 64 hex characters')
+  const blockchainRpcUrl = e.BLOCKCHAIN_RPC_URL
+  const registries = { credentialRegistry: 'BLOCKCHAIN_CREDENTIAL_REGISTRY', schemaRegistry: 'BLOCKCHAIN_SCHEMA_REGISTRY', consentRegistry: 'BLOCKCHAIN_CONSENT_REGISTRY' } as const
+  if (blockchainRpcUrl !== undefined) {
+    for (const name of Object.values(registries)) {
+      if (!given(name)) problems.push(`${name} is required with BLOCKCHAIN_RPC_URL (npm run chain:deploy prints it)`)
+    }
+    if (!given('BLOCKCHAIN_PRIVATE_KEY')) problems.push('BLOCKCHAIN_PRIVATE_KEY is required with BLOCKCHAIN_RPC_URL')
   }
-  const blockchainRpcUrl = url('BLOCKCHAIN_RPC_URL', ['http:', 'https:', 'ws:', 'wss:'])
-  const address = (name: string): `0x${string}` | undefined => {
-    const raw = read(name)
-    if (raw !== undefined && !/^0x[0-9a-fA-F]{40}$/.test(raw)) problems.push(`${name} must be 0x followed by 40 hex characters`)
-    else if (raw === undefined && blockchainRpcUrl !== undefined) problems.push(`${name} is required with BLOCKCHAIN_RPC_URL (npm run chain:deploy prints it)`)
-    return raw as `0x${string}` | undefined
-  }
-  const contractAddresses = {
-    credentialRegistry: address('BLOCKCHAIN_CREDENTIAL_REGISTRY'),
-    schemaRegistry: address('BLOCKCHAIN_SCHEMA_REGISTRY'),
-    consentRegistry: address('BLOCKCHAIN_CONSENT_REGISTRY'),
-  }
-  // Optional: the registry holding batches anchored before the OpenZeppelin tree (docs/blockchain.md "Upgrading a deployment").
-  const credentialRegistryV1 = read('BLOCKCHAIN_CREDENTIAL_REGISTRY_V1')
-  if (credentialRegistryV1 !== undefined && !/^0x[0-9a-fA-F]{40}$/.test(credentialRegistryV1)) problems.push('BLOCKCHAIN_CREDENTIAL_REGISTRY_V1 must be 0x followed by 40 hex characters')
-  if (blockchainRpcUrl !== undefined && blockchainPrivateKey === undefined) problems.push('BLOCKCHAIN_PRIVATE_KEY is required with BLOCKCHAIN_RPC_URL')
+  const [credentialRegistry, schemaRegistry, consentRegistry] = Object.values(registries).map((name) => e[name] as `0x${string}` | undefined)
   const blockchainContracts =
-    blockchainRpcUrl !== undefined && contractAddresses.credentialRegistry && contractAddresses.schemaRegistry && contractAddresses.consentRegistry
-      ? {
-          credentialRegistry: contractAddresses.credentialRegistry,
-          schemaRegistry: contractAddresses.schemaRegistry,
-          consentRegistry: contractAddresses.consentRegistry,
-          ...(credentialRegistryV1 !== undefined ? { credentialRegistryV1: credentialRegistryV1 as `0x${string}` } : {}),
-        }
+    blockchainRpcUrl !== undefined && credentialRegistry && schemaRegistry && consentRegistry
+      ? { credentialRegistry, schemaRegistry, consentRegistry, ...(e.BLOCKCHAIN_CREDENTIAL_REGISTRY_V1 ? { credentialRegistryV1: e.BLOCKCHAIN_CREDENTIAL_REGISTRY_V1 as `0x${string}` } : {}) }
       : undefined
-  const adminApiKey = read('ADMIN_API_KEY')
-  if (adminApiKey !== undefined && adminApiKey.length < 16) {
-    problems.push('ADMIN_API_KEY must be at least 16 characters')
-  }
-  if (databaseUrl !== undefined && rawMaster === undefined) {
+  if (e.DATABASE_URL !== undefined && !given('MASTER_KEY')) {
     // Each instance would generate its own key and could not open keys sealed by the others.
     problems.push('MASTER_KEY is required with DATABASE_URL: every instance on one database must share it')
   }
-  const registrableDidMethods = (read('REGISTRABLE_DID_METHODS') ?? 'example').split(',').map((m) => m.trim()).filter(Boolean)
-  for (const method of registrableDidMethods) {
-    if (!/^[a-z0-9]+$/.test(method)) problems.push(`REGISTRABLE_DID_METHODS: "${method}" is not a DID method name`)
-    else if (SELF_CERTIFYING_OR_RESOLVED.includes(method)) problems.push(`REGISTRABLE_DID_METHODS: did:${method} DIDs carry or resolve their own keys and cannot be registered`)
+  for (const method of e.REGISTRABLE_DID_METHODS) {
+    if (SELF_CERTIFYING_OR_RESOLVED.includes(method)) problems.push(`REGISTRABLE_DID_METHODS: did:${method} DIDs carry or resolve their own keys and cannot be registered`)
   }
-  const rawTrustProxy = read('TRUST_PROXY')
-  let trustProxy: Config['trustProxy'] = false
-  if (rawTrustProxy !== undefined) {
-    if (/^(true|false)$/i.test(rawTrustProxy)) trustProxy = rawTrustProxy.toLowerCase() === 'true'
-    else if (/^\d+$/.test(rawTrustProxy)) trustProxy = Number(rawTrustProxy)
-    else trustProxy = rawTrustProxy.split(',').map((s) => s.trim()).filter(Boolean)
-  }
-  const outboundTimeoutMs = int('OUTBOUND_TIMEOUT_MS', 5000, 100, 60000)
-  const contentMax = int('CONTENT_MAX_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024)
   // Evidence is stored sealed (JSON, base64url): about 4/3 of the file, within the content store's limit.
-  const evidenceRoom = Math.max(1024, Math.floor(((contentMax - 4096) * 3) / 4))
-  const evidenceMaxBytes = read('EVIDENCE_MAX_BYTES') === undefined ? Math.min(10 * 1024 * 1024, evidenceRoom) : int('EVIDENCE_MAX_BYTES', 0, 1024, evidenceRoom)
-  const evidenceAllowedTypes = (read('EVIDENCE_ALLOWED_TYPES') ?? 'application/pdf,image/png,image/jpeg,image/gif,image/webp,text/plain,application/json')
-    .split(',').map((t) => t.trim().toLowerCase()).filter(Boolean)
-  for (const type of evidenceAllowedTypes) {
-    if (!/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(type)) problems.push(`EVIDENCE_ALLOWED_TYPES: "${type}" is not a media type (type/subtype)`)
-  }
-  const requestTimeoutMs = int('REQUEST_TIMEOUT_MS', 15 * 60_000, 1000, 24 * 3600_000)
-  const headersTimeoutMs = int('HEADERS_TIMEOUT_MS', 20_000, 1000, 600_000)
+  const evidenceRoom = Math.max(1024, Math.floor(((e.CONTENT_MAX_BYTES - 4096) * 3) / 4))
+  const evidenceMaxBytes = e.EVIDENCE_MAX_BYTES ?? Math.min(10 * 1024 * 1024, evidenceRoom)
+  withinBounds('EVIDENCE_MAX_BYTES', evidenceMaxBytes, 1024, evidenceRoom)
+  // Longer than one POST may take (OUTBOUND_TIMEOUT_MS), or a slow send would be claimed twice.
+  const callbackLeaseMs = e.CALLBACK_LEASE_MS ?? Math.max(60_000, 4 * e.OUTBOUND_TIMEOUT_MS)
+  withinBounds('CALLBACK_LEASE_MS', callbackLeaseMs, e.OUTBOUND_TIMEOUT_MS + 1000, 3600_000)
   // Node refuses a headers timeout longer than the whole request's.
-  if (headersTimeoutMs > requestTimeoutMs) problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS')
-  const logLevel = read('LOG_LEVEL') ?? 'info'
-  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`)
-
-  const config: Config = {
-    port,
-    host,
-    dataDir,
-    databaseUrl,
-    databasePreparedStatements: !bool('DATABASE_UNNAMED_STATEMENTS'),
-    publicBaseUrl,
-    masterKey,
-    jwtTtlSeconds: int('JWT_TTL_SECONDS', 3600, 60, 30 * 86400),
-    challengeTtlSeconds: int('CHALLENGE_TTL_SECONDS', 300, 10, 3600),
-    stepUpTtlSeconds: int('STEP_UP_TTL_SECONDS', 900, 10, 86400),
-    ipfsApiUrl: url('IPFS_API_URL', ['http:', 'https:']),
-    blockchainRpcUrl,
-    blockchainPrivateKey,
-    blockchainContracts,
-    blockchainBatchSize: int('BLOCKCHAIN_BATCH_SIZE', 1000, 1, 10_000),
-    blockchainBatchWaitMs: int('BLOCKCHAIN_BATCH_WAIT_MS', 30_000, 0, 3600_000),
-    blockchainPollMs: int('BLOCKCHAIN_POLL_MS', 2000, 10, 60_000),
-    blockchainLeaseMs: int('BLOCKCHAIN_LEASE_MS', 5 * 60_000, 5_000, 3600_000),
-    adminApiKey,
-    callbackAllowPrivate: bool('CALLBACK_ALLOW_PRIVATE'),
-    callbackPollMs: int('CALLBACK_POLL_MS', 1000, 10, 60_000),
-    callbackMaxAttempts: int('CALLBACK_MAX_ATTEMPTS', 12, 1, 100),
-    // Longer than one POST may take (OUTBOUND_TIMEOUT_MS), or a slow send would be claimed twice.
-    callbackLeaseMs: int('CALLBACK_LEASE_MS', Math.max(60_000, 4 * outboundTimeoutMs), outboundTimeoutMs + 1000, 3600_000),
-    outboundAllowPrivate: bool('OUTBOUND_ALLOW_PRIVATE'),
-    didWebAllowHttp: bool('DID_WEB_ALLOW_HTTP'),
-    outboundTimeoutMs,
-    rateLimitAuthPerMinute: int('RATE_LIMIT_AUTH_PER_MINUTE', 120, 1, 10_000_000),
-    rateLimitResolvePerMinute: int('RATE_LIMIT_RESOLVE_PER_MINUTE', 600, 1, 10_000_000),
-    bodyLimitBytes: int('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
-    smallBodyLimitBytes: int('SMALL_BODY_LIMIT_BYTES', 64 * 1024, 1024, 64 * 1024 * 1024),
-    requestTimeoutMs,
-    headersTimeoutMs,
-    bodyRateWindowMs: int('BODY_RATE_WINDOW_MS', 10_000, 100, 600_000),
-    bodyMinBytesPerSecond: int('BODY_MIN_BYTES_PER_SECOND', 500, 1, 100 * 1024 * 1024),
-    contentMaxBytes: contentMax,
-    avatarMaxBytes: int('AVATAR_MAX_BYTES', 2 * 1024 * 1024, 1024, 16 * 1024 * 1024),
-    evidenceMaxBytes,
-    evidenceAllowedTypes,
-    walletShareMaxTtlSeconds: int('WALLET_SHARE_MAX_TTL_SECONDS', 7 * 86400, 60, 365 * 86400),
-    walletStatusRefreshMs: int('WALLET_STATUS_REFRESH_MS', 15 * 60_000, 0, 30 * 86400_000),
-    pgliteMaintenanceMs: int('PGLITE_MAINTENANCE_MS', 60_000, 0, 3600_000),
-    bbsWorkers: int('BBS_WORKERS', Math.max(1, os.availableParallelism()), 1, 64),
-    logLevel,
-    corsOrigins: (read('CORS_ORIGINS') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
-    registrableDidMethods,
-    trustProxy,
-  }
+  if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS')
   if (problems.length > 0) throw new ConfigError(problems)
-  return Object.freeze(config)
+
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: path.resolve(e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    databasePreparedStatements: !e.DATABASE_UNNAMED_STATEMENTS,
+    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://${e.HOST}:${e.PORT}`).replace(/\/+$/, ''),
+    masterKey: e.MASTER_KEY === undefined ? undefined : parseKey(e.MASTER_KEY),
+    jwtTtlSeconds: e.JWT_TTL_SECONDS,
+    challengeTtlSeconds: e.CHALLENGE_TTL_SECONDS,
+    stepUpTtlSeconds: e.STEP_UP_TTL_SECONDS,
+    ipfsApiUrl: e.IPFS_API_URL,
+    blockchainRpcUrl,
+    blockchainPrivateKey: e.BLOCKCHAIN_PRIVATE_KEY,
+    blockchainContracts,
+    blockchainBatchSize: e.BLOCKCHAIN_BATCH_SIZE,
+    blockchainBatchWaitMs: e.BLOCKCHAIN_BATCH_WAIT_MS,
+    blockchainPollMs: e.BLOCKCHAIN_POLL_MS,
+    blockchainLeaseMs: e.BLOCKCHAIN_LEASE_MS,
+    adminApiKey: e.ADMIN_API_KEY,
+    callbackAllowPrivate: e.CALLBACK_ALLOW_PRIVATE,
+    callbackPollMs: e.CALLBACK_POLL_MS,
+    callbackMaxAttempts: e.CALLBACK_MAX_ATTEMPTS,
+    callbackLeaseMs,
+    outboundAllowPrivate: e.OUTBOUND_ALLOW_PRIVATE,
+    didWebAllowHttp: e.DID_WEB_ALLOW_HTTP,
+    outboundTimeoutMs: e.OUTBOUND_TIMEOUT_MS,
+    rateLimitAuthPerMinute: e.RATE_LIMIT_AUTH_PER_MINUTE,
+    rateLimitResolvePerMinute: e.RATE_LIMIT_RESOLVE_PER_MINUTE,
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    smallBodyLimitBytes: e.SMALL_BODY_LIMIT_BYTES,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
+    bodyRateWindowMs: e.BODY_RATE_WINDOW_MS,
+    bodyMinBytesPerSecond: e.BODY_MIN_BYTES_PER_SECOND,
+    contentMaxBytes: e.CONTENT_MAX_BYTES,
+    avatarMaxBytes: e.AVATAR_MAX_BYTES,
+    evidenceMaxBytes,
+    evidenceAllowedTypes: e.EVIDENCE_ALLOWED_TYPES.map((type) => type.toLowerCase()),
+    walletShareMaxTtlSeconds: e.WALLET_SHARE_MAX_TTL_SECONDS,
+    walletStatusRefreshMs: e.WALLET_STATUS_REFRESH_MS,
+    pgliteMaintenanceMs: e.PGLITE_MAINTENANCE_MS,
+    bbsWorkers: e.BBS_WORKERS,
+    logLevel: e.LOG_LEVEL,
+    corsOrigins: e.CORS_ORIGINS,
+    registrableDidMethods: e.REGISTRABLE_DID_METHODS,
+    trustProxy: trustProxy(e.TRUST_PROXY),
+  })
+}
+
+/**
+ * A variable's text as the type its schema declares. Text that is not of that type is left as
+ * it is, so validation refuses it and the message can quote it.
+ */
+function fromText(schema: Schema, raw: string): unknown {
+  if (schema.type === 'integer') return /^\d+$/.test(raw) ? Number(raw) : raw
+  if (schema.type === 'boolean') {
+    const word = raw.toLowerCase()
+    return TRUE_WORDS.includes(word) ? true : FALSE_WORDS.includes(word) ? false : raw
+  }
+  if (schema.type === 'array') return raw.split(',').map((item) => item.trim()).filter(Boolean)
+  return raw
+}
+
+/**
+ * One message per bad variable, and per bad item of a list, with the variable it names. Only
+ * numbers, flags and list items are quoted: other values may be secrets.
+ */
+function describeErrors(errors: ErrorObject[], text: Partial<Record<string, string>>): Array<[string, string]> {
+  const messages = new Map<string, [string, string]>()
+  for (const error of errors) {
+    const [name = '', index] = error.instancePath.split('/').slice(1)
+    const schema = PROPERTIES[name as keyof Env]
+    // A list's item is reported under its own path; a variable once, whatever its schema said.
+    const at = index === undefined ? name : error.instancePath
+    if (!schema || messages.has(at)) continue
+    if (index === undefined) {
+      messages.set(at, [name, describe(name, schema, text[name])])
+    } else {
+      const item = (fromText(schema, text[name] ?? '') as string[])[Number(index)]
+      messages.set(at, [name, `${name}: "${item}" is not ${schema.items?.['x-expected'] ?? 'valid'}`])
+    }
+  }
+  return [...messages.values()]
+}
+
+function describe(name: string, schema: Schema, raw: string | undefined): string {
+  if (schema.type === 'integer') return wholeNumberProblem(name, schema.minimum ?? 0, schema.maximum ?? Number.MAX_SAFE_INTEGER, raw)
+  if (schema.type === 'boolean') return `${name} must be true or false (got "${raw?.toLowerCase()}")`
+  if (schema.anyOf) return `${name} must be one of ${schema.anyOf.map((option) => String(option.const)).join(', ')}`
+  return `${name} must be ${schema['x-expected'] ?? 'valid'}`
+}
+
+function wholeNumberProblem(name: string, min: number, max: number, raw: string | undefined): string {
+  return `${name} must be a whole number from ${min} to ${max} (got "${raw}")`
+}
+
+function hasProtocol(text: string, protocols: readonly string[]): boolean {
+  try {
+    return protocols.includes(new URL(text).protocol)
+  } catch {
+    return false
+  }
+}
+
+function trustProxy(raw: string | undefined): Config['trustProxy'] {
+  if (raw === undefined) return false
+  if (/^(true|false)$/i.test(raw)) return raw.toLowerCase() === 'true'
+  if (/^\d+$/.test(raw)) return Number(raw)
+  return raw.split(',').map((s) => s.trim()).filter(Boolean)
 }
 
 function parseKey(raw: string): Uint8Array | undefined {

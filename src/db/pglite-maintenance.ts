@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import type { DB } from './database.js'
-import { PollLoop } from './poll-loop.js'
+import { PollLoop } from '../shared/poll-loop.js'
 
 /** What one table needed, and how long it held the session. */
 export interface MaintenanceStep {

@@ -1,7 +1,7 @@
 import { deserialize } from 'node:v8'
 import type { Worker } from 'node:worker_threads'
 import { spawnModuleWorker } from '../module-worker.js'
-import type { ThreadReply, ThreadRequest, WorkerOptions } from './pglite-protocol.js'
+import type { ThreadReply, ThreadRequest, WorkerOptions } from './pglite-thread-messages.js'
 
 interface Pending {
   resolve: (result: { rows: unknown[]; affectedRows?: number }) => void

@@ -9,7 +9,7 @@ import { serialize } from 'node:v8'
 import { parentPort, workerData } from 'node:worker_threads'
 import { PGlite } from '@electric-sql/pglite'
 import { PGliteStatements } from './pglite-statements.js'
-import { INT8_OID, LOCK_TIMEOUT_MESSAGE, LOCK_TIMEOUT_MS, type ThreadReply, type ThreadRequest, type WorkerOptions } from './pglite-protocol.js'
+import { INT8_OID, LOCK_TIMEOUT_MESSAGE, LOCK_TIMEOUT_MS, type ThreadReply, type ThreadRequest, type WorkerOptions } from './pglite-thread-messages.js'
 
 const port = parentPort!
 const options = workerData as WorkerOptions

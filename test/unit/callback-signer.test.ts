@@ -10,7 +10,7 @@ import { flattenedVerify, importJWK } from 'jose'
 import { ManualClock } from '../helpers/test-app.js'
 import { CallbackSigner, CALLBACK_JWS_TYP, RETIRED_KEY_LISTED_MS } from '../../src/modules/callbacks/callback-signer.js'
 import { checkEvent, eventBodyBytes, MAX_EVENT_DATA_BYTES } from '../../src/modules/callbacks/callback-event.js'
-import { isPermanentFailure, retryDelayMs } from '../../src/modules/callbacks/callback-dispatcher.js'
+import { isPermanentFailure } from '../../src/modules/callbacks/callback-dispatcher.js'
 import { accessOf } from '../../src/plugins/route-access.js'
 import { DependencyUnavailableError, ValidationError } from '../../src/errors.js'
 import type { KeyStore, PublicKeyInfo, SigningKey } from '../../src/modules/keys/key-store.js'
@@ -115,22 +115,6 @@ describe('callback events', () => {
 })
 
 describe('retry policy', () => {
-  const policy = { backoffBaseMs: 2000, backoffMaxMs: 600_000 }
-  it('doubles from the base, with jitter between half and all of the delay, capped', () => {
-    assert.equal(retryDelayMs(1, policy, () => 0), 1000)
-    assert.equal(retryDelayMs(1, policy, () => 0.999999), 2000)
-    assert.equal(retryDelayMs(2, policy, () => 0.999999), 4000)
-    assert.equal(retryDelayMs(5, policy, () => 0), 16_000)
-    assert.equal(retryDelayMs(9, policy, () => 0.999999), 512_000)
-    assert.equal(retryDelayMs(10, policy, () => 0.999999), 600_000)
-    assert.equal(retryDelayMs(40, policy, () => 0), 300_000)
-    for (let attempt = 1; attempt <= 12; attempt++) {
-      const delay = retryDelayMs(attempt, policy)
-      const full = Math.min(600_000, 2000 * 2 ** (attempt - 1))
-      assert.ok(delay >= full / 2 && delay <= full, `attempt ${attempt}: ${delay}`)
-    }
-  })
-
   it('gives up at once only when retrying cannot help', () => {
     assert.equal(isPermanentFailure(new ValidationError('x resolves to a loopback address, refused')), true)
     assert.equal(isPermanentFailure(new DependencyUnavailableError('x is unreachable (ECONNREFUSED)')), false)

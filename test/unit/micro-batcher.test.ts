@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { MicroBatcher } from '../../src/db/micro-batcher.js'
+import { MicroBatcher } from '../../src/shared/micro-batcher.js'
 
 describe('MicroBatcher', () => {
   it('groups submissions made while a batch is written, answering each caller its own result', async () => {

@@ -5,7 +5,7 @@ import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { Kysely, sql } from 'kysely'
 import { PGliteDialect } from '../../src/db/pglite-dialect.js'
-import { LOCK_TIMEOUT_MESSAGE } from '../../src/db/pglite-protocol.js'
+import { LOCK_TIMEOUT_MESSAGE } from '../../src/db/pglite-thread-messages.js'
 import { PGliteThread } from '../../src/db/pglite-thread.js'
 
 // The embedded engine only (PostgreSQL has real sessions), so it runs once, with the unit tests.

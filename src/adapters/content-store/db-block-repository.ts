@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import type { DB } from '../../db/database.js'
-import { MicroBatcher } from '../../db/micro-batcher.js'
+import { MicroBatcher } from '../../shared/micro-batcher.js'
 import type { Block, BlockRepository } from './block-repository.js'
 
 // Keeps one INSERT well under Postgres' 65535 bind parameters and PGlite's WASM heap.

@@ -2,12 +2,14 @@
  * Which IP addresses an outgoing request may connect to when private targets are refused
  * (SSRF guard). Ranges come from the IANA IPv4/IPv6 Special-Purpose Address Registries
  * (RFC 6890 and its updates); anything not globally reachable is refused, with a reason.
+ * Matching is node:net's BlockList; each range keeps its own list so a refusal can say why.
  */
-import { isIPv4, isIPv6 } from 'node:net'
+import { BlockList, isIPv4, isIPv6 } from 'node:net'
 
-type Range<V> = { base: V; prefix: number; reason: string }
+type Family = 'ipv4' | 'ipv6'
+interface Range { list: BlockList; reason: string }
 
-const V4_RANGES: Range<number>[] = [
+const V4_CIDRS: [string, string][] = [
   ['0.0.0.0/8', '"this network" (RFC 1122)'],
   ['10.0.0.0/8', 'private (RFC 1918)'],
   ['100.64.0.0/10', 'shared carrier-grade NAT space (RFC 6598)'],
@@ -23,9 +25,10 @@ const V4_RANGES: Range<number>[] = [
   ['203.0.113.0/24', 'documentation (RFC 5737)'],
   ['224.0.0.0/4', 'multicast (RFC 5771)'],
   ['240.0.0.0/4', 'reserved, including broadcast (RFC 1112, RFC 919)'],
-].map(([cidr, reason]) => v4Range(cidr as string, reason as string))
+]
 
-const V6_RANGES: Range<bigint>[] = [
+// Order matters where ranges nest: ::1 and :: are reported before the ::/96 that holds them.
+const V6_CIDRS: [string, string][] = [
   ['::/128', 'unspecified (RFC 4291)'],
   ['::1/128', 'loopback (RFC 4291)'],
   ['::/96', 'deprecated IPv4-compatible (RFC 4291 §2.5.5.1)'],
@@ -39,34 +42,40 @@ const V6_RANGES: Range<bigint>[] = [
   ['fe80::/10', 'link-local (RFC 4291)'],
   ['fec0::/10', 'deprecated site-local (RFC 3879)'],
   ['ff00::/8', 'multicast (RFC 4291)'],
-].map(([cidr, reason]) => v6Range(cidr as string, reason as string))
-
-/** Prefixes whose addresses embed an IPv4 address that is what the packet finally reaches. */
-const V6_EMBEDDING: { range: Range<bigint>; shift: bigint; label: string }[] = [
-  { range: v6Range('::ffff:0:0/96', ''), shift: 0n, label: 'IPv4-mapped' }, // RFC 4291 §2.5.5.2
-  { range: v6Range('64:ff9b::/96', ''), shift: 0n, label: 'NAT64' }, // RFC 6052
-  { range: v6Range('2002::/16', ''), shift: 80n, label: '6to4' }, // RFC 3056: 2002:V4ADDR::/48
 ]
 
-const GLOBAL_UNICAST_V6 = v6Range('2000::/3', '')
+/**
+ * Prefixes whose addresses embed an IPv4 address that is what the packet finally reaches: each
+ * IPv4 range is also listed at its place inside them, and refused with the prefix's label.
+ */
+const V6_EMBEDDING: { prefix: Range; label: string; at: (v4Cidr: string) => string }[] = [
+  { prefix: range('::ffff:0:0/96', 'ipv6', ''), label: 'IPv4-mapped', at: (cidr) => `::ffff:${shifted(cidr, 96)}` }, // RFC 4291 §2.5.5.2
+  { prefix: range('64:ff9b::/96', 'ipv6', ''), label: 'NAT64', at: (cidr) => `64:ff9b::${shifted(cidr, 96)}` }, // RFC 6052
+  { prefix: range('2002::/16', 'ipv6', ''), label: '6to4', at: (cidr) => sixToFour(cidr) }, // RFC 3056: 2002:V4ADDR::/48
+]
+
+const V4_RANGES = V4_CIDRS.map(([cidr, reason]) => range(cidr, 'ipv4', reason))
+const V6_RANGES = V6_CIDRS.map(([cidr, reason]) => range(cidr, 'ipv6', reason))
+const EMBEDDED = V6_EMBEDDING.map(({ prefix, label, at }) => ({
+  prefix,
+  ranges: V4_CIDRS.map(([cidr, reason]) => range(at(cidr), 'ipv6', `${label} ${reason}`)),
+}))
+const GLOBAL_UNICAST_V6 = range('2000::/3', 'ipv6', '')
 
 /**
  * Why `ip` must not be connected to, or undefined when it is a global unicast address.
  * Unparseable input is refused too, so a caller can never skip the check by accident.
  */
 export function refusedAddressReason(ip: string): string | undefined {
-  const v4 = parseIpv4(ip)
-  if (v4 !== undefined) return v4Reason(v4)
-  const v6 = parseIpv6(ip)
+  if (isIPv4(ip)) return firstMatch(V4_RANGES, ip, 'ipv4')
+  const v6 = bareIpv6(ip)
   if (v6 === undefined) return 'not an IP address'
-  for (const { range, shift, label } of V6_EMBEDDING) {
-    if (inRange(v6, range, 128)) {
-      const reason = v4Reason(Number((v6 >> shift) & 0xffffffffn))
-      return reason === undefined ? undefined : `${label} ${reason}`
-    }
+  for (const { prefix, ranges } of EMBEDDED) {
+    if (prefix.list.check(v6, 'ipv6')) return firstMatch(ranges, v6, 'ipv6')
   }
-  for (const range of V6_RANGES) if (inRange(v6, range, 128)) return range.reason
-  if (!inRange(v6, GLOBAL_UNICAST_V6, 128)) return 'reserved, outside global unicast 2000::/3 (RFC 4291)'
+  const reason = firstMatch(V6_RANGES, v6, 'ipv6')
+  if (reason !== undefined) return reason
+  if (!GLOBAL_UNICAST_V6.list.check(v6, 'ipv6')) return 'reserved, outside global unicast 2000::/3 (RFC 4291)'
   return undefined
 }
 
@@ -74,58 +83,35 @@ export function isPublicAddress(ip: string): boolean {
   return refusedAddressReason(ip) === undefined
 }
 
-function v4Reason(value: number): string | undefined {
-  return V4_RANGES.find((range) => inRange(value, range, 32))?.reason
+function firstMatch(ranges: Range[], ip: string, family: Family): string | undefined {
+  return ranges.find((r) => r.list.check(ip, family))?.reason
 }
 
-function inRange<V extends number | bigint>(value: V, range: Range<V>, bits: number): boolean {
-  const drop = bits - range.prefix
-  if (typeof value === 'bigint') {
-    return value >> BigInt(drop) === (range.base as bigint) >> BigInt(drop)
-  }
-  // Math.floor avoids the 32-bit sign trap of `>>` on values >= 2^31.
-  const div = 2 ** drop
-  return Math.floor((value as number) / div) === Math.floor((range.base as number) / div)
-}
-
-/** Dotted-quad IPv4 to an unsigned 32-bit number; undefined if not strictly IPv4. */
-export function parseIpv4(ip: string): number | undefined {
-  if (!isIPv4(ip)) return undefined
-  return ip.split('.').reduce((acc, octet) => acc * 256 + Number(octet), 0)
-}
-
-/** IPv6 text (with optional zone id and dotted IPv4 tail) to a 128-bit bigint. */
-export function parseIpv6(ip: string): bigint | undefined {
+/** IPv6 text without brackets or zone id (BlockList takes neither), or undefined if not IPv6. */
+function bareIpv6(ip: string): string | undefined {
   let text = ip.startsWith('[') && ip.endsWith(']') ? ip.slice(1, -1) : ip
   const zone = text.indexOf('%')
   if (zone >= 0) text = text.slice(0, zone)
-  if (!isIPv6(text)) return undefined
-  const lastColon = text.lastIndexOf(':')
-  const tail = text.slice(lastColon + 1)
-  if (tail.includes('.')) {
-    const v4 = parseIpv4(tail)
-    if (v4 === undefined) return undefined
-    text = `${text.slice(0, lastColon + 1)}${Math.floor(v4 / 65536).toString(16)}:${(v4 % 65536).toString(16)}`
-  }
-  const [head = '', rest] = text.split('::')
-  const headGroups = head === '' ? [] : head.split(':')
-  const tailGroups = rest === undefined || rest === '' ? [] : rest.split(':')
-  const zeros = rest === undefined ? 0 : 8 - headGroups.length - tailGroups.length
-  const groups = [...headGroups, ...Array<string>(zeros).fill('0'), ...tailGroups]
-  if (groups.length !== 8) return undefined
-  return groups.reduce((acc, group) => (acc << 16n) | BigInt(parseInt(group, 16)), 0n)
+  return isIPv6(text) ? text : undefined
 }
 
-function v4Range(cidr: string, reason: string): Range<number> {
+function range(cidr: string, family: Family, reason: string): Range {
   const [address = '', prefix = ''] = cidr.split('/')
-  const base = parseIpv4(address)
-  if (base === undefined) throw new Error(`bad IPv4 range ${cidr}`)
-  return { base, prefix: Number(prefix), reason }
+  const list = new BlockList()
+  list.addSubnet(address, Number(prefix), family)
+  return { list, reason }
 }
 
-function v6Range(cidr: string, reason: string): Range<bigint> {
-  const [address = '', prefix = ''] = cidr.split('/')
-  const base = parseIpv6(address)
-  if (base === undefined) throw new Error(`bad IPv6 range ${cidr}`)
-  return { base, prefix: Number(prefix), reason }
+/** An IPv4 CIDR as the tail of a longer IPv6 prefix: `a.b.c.d/p` -> `a.b.c.d/(bits + p)`. */
+function shifted(v4Cidr: string, bits: number): string {
+  const [address = '', prefix = ''] = v4Cidr.split('/')
+  return `${address}/${bits + Number(prefix)}`
+}
+
+/** An IPv4 CIDR inside 2002::/16: its four octets become the second and third hextets. */
+function sixToFour(v4Cidr: string): string {
+  const [address = '', prefix = ''] = v4Cidr.split('/')
+  const [a = 0, b = 0, c = 0, d = 0] = address.split('.').map(Number)
+  const hextet = (hi: number, lo: number) => ((hi << 8) | lo).toString(16)
+  return `2002:${hextet(a, b)}:${hextet(c, d)}::/${16 + Number(prefix)}`
 }

@@ -14,6 +14,7 @@ import { isRegistrable, registrationOrigin } from './registration-policy.js'
 import { SignerKeyResolver, toSignerKey, type SignerKey } from './signer-keys.js'
 import type { TokenService } from './token-service.js'
 import * as users from './users.repository.js'
+import { insertNewUser } from './users.service.js'
 import * as wallets from './wallets.repository.js'
 import { sniffImage } from './image-type.js'
 
@@ -77,15 +78,7 @@ export class AuthService {
     // Tokens are issued after commit: the key store must not be used inside a transaction
     // (embedded PGlite has one connection, so a nested query would wait on itself).
     const user = await this.deps.db.transaction().execute(async (trx) => {
-      const created = await users.insertUser(trx, {
-        did,
-        public_key: ed25519Multibase(publicKey),
-        key_type: 'Ed25519',
-        origin,
-        name: input.name,
-        email: input.email,
-      })
-      if (!created) throw new ConflictError('This DID is already registered')
+      const created = await insertNewUser(trx, { did, publicKey, origin, name: input.name, email: input.email })
       await this.spend(trx, challenge)
       return created
     })

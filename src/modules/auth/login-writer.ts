@@ -1,5 +1,5 @@
 import type { Database, Executor } from '../../db/database.js'
-import { MicroBatcher } from '../../db/micro-batcher.js'
+import { MicroBatcher } from '../../shared/micro-batcher.js'
 import type { Clock } from '../../adapters/clock.js'
 import { spendChallengesAndTouchUsers, type LoginWrite, type UserSummary } from './users.repository.js'
 

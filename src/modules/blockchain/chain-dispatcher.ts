@@ -1,6 +1,7 @@
 import type { Hex } from 'viem'
 import type { Clock } from '../../adapters/clock.js'
-import { PollLoop } from '../../db/poll-loop.js'
+import { backoffDelayMs } from '../../shared/backoff.js'
+import { PollLoop } from '../../shared/poll-loop.js'
 import { ChainRevertError, type ChainClient, type ChainWrite } from '../../adapters/chain/chain-client.js'
 import type { Database } from '../../db/database.js'
 import { asBytes32, batchValue, didKey, schemaKey } from './chain-keys.js'
@@ -224,8 +225,7 @@ export class ChainDispatcher {
   }
 
   private retryAt(attempts: number): Date {
-    const delay = Math.min(this.backoffMaxMs, this.options.pollMs * 2 ** Math.max(0, attempts - 1))
-    return new Date(this.options.clock.now().getTime() + Math.round(delay / 2 + (Math.random() * delay) / 2))
+    return new Date(this.options.clock.now().getTime() + backoffDelayMs(attempts, { baseMs: this.options.pollMs, maxMs: this.backoffMaxMs }))
   }
 }
 

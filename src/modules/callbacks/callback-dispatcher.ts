@@ -1,7 +1,8 @@
 import type { Clock } from '../../adapters/clock.js'
 import type { HttpPost } from '../../adapters/http-out/guarded-post.js'
 import type { Database } from '../../db/database.js'
-import { PollLoop } from '../../db/poll-loop.js'
+import { backoffDelayMs } from '../../shared/backoff.js'
+import { PollLoop } from '../../shared/poll-loop.js'
 import { AppError } from '../../errors.js'
 import { eventBodyBytes } from './callback-event.js'
 import * as repo from './callback-outbox.repository.js'
@@ -55,16 +56,6 @@ export interface CallbackDispatcherOptions extends Partial<RetryPolicy> {
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 12, backoffBaseMs: 2_000, backoffMaxMs: 10 * 60_000 }
 const PURGE_EVERY_MS = 3600_000
 const MAX_ERROR_LENGTH = 300
-
-/**
- * Delay before the attempt after `attempts` failed ones: exponential (base · 2^(attempts−1),
- * capped), with "equal jitter": uniformly between half and all of it, so receivers coming back
- * from an outage are not hit by every instance's retries at the same instant.
- */
-export function retryDelayMs(attempts: number, policy: Pick<RetryPolicy, 'backoffBaseMs' | 'backoffMaxMs'>, random: () => number = Math.random): number {
-  const exponential = Math.min(policy.backoffMaxMs, policy.backoffBaseMs * 2 ** Math.max(0, attempts - 1))
-  return Math.round(exponential / 2 + (random() * exponential) / 2)
-}
 
 /** A ValidationError from the sender means retrying cannot help (refused address, unusable URL). */
 export function isPermanentFailure(error: unknown): boolean {
@@ -166,7 +157,7 @@ export class CallbackDispatcher {
       if (!(err instanceof AppError)) logger?.error({ err, event_id: row.event_id }, 'callback send failed unexpectedly')
     }
     const dead = failure.permanent || row.attempts >= this.policy.maxAttempts
-    const retryAt = dead ? undefined : new Date(clock.now().getTime() + retryDelayMs(row.attempts, this.policy, this.random))
+    const retryAt = dead ? undefined : new Date(clock.now().getTime() + backoffDelayMs(row.attempts, { baseMs: this.policy.backoffBaseMs, maxMs: this.policy.backoffMaxMs }, this.random))
     if (dead) logger?.warn({ event_id: row.event_id, event_type: row.event_type, attempts: row.attempts, last_error: failure.error }, 'callback is dead')
     await this.record(row, () => repo.markFailed(db, row, { error: failure.error.slice(0, MAX_ERROR_LENGTH), httpStatus: failure.httpStatus, retryAt }))
   }

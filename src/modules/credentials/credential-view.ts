@@ -1,4 +1,4 @@
-import type { CredentialRow } from './credentials.repository.js'
+import type { CredentialRow } from './credentials.types.js'
 
 const iso = (d: Date | null): string | null => (d === null ? null : new Date(d).toISOString())
 

@@ -1,10 +1,7 @@
-import { sql, type Insertable, type Selectable } from 'kysely'
-import type { CredentialsTable, Executor } from '../../db/database.js'
-import { SET_STATUS_BIT_OF_REVOKED } from '../status-list/status-list.repository.js'
-
-export type CredentialRow = Selectable<CredentialsTable>
-export type NewCredential = Omit<Insertable<CredentialsTable>, 'credential_preview' | 'credential_data' | 'evidence_attachments' | 'evidence_required' | 'extensions' | 'anonymous_credential'> &
-  Pick<CredentialRow, 'credential_preview' | 'credential_data' | 'evidence_attachments' | 'evidence_required' | 'extensions' | 'anonymous_credential'>
+import { sql } from 'kysely'
+import type { Executor } from '../../db/database.js'
+import { SET_STATUS_BIT_OF_REVOKED } from '../status-list/status-list.statements.js'
+import type { CredentialFilter, CredentialRow, NewCredential } from './credentials.types.js'
 
 /**
  * The stored columns of a new credential with their SQL types, as json_to_recordset reads them
@@ -78,13 +75,6 @@ export function findIssuedCredential(db: Executor, issuerDid: string, id: string
 
 export function findCredentialByCid(db: Executor, cid: string): Promise<CredentialRow | undefined> {
   return db.selectFrom('credentials').selectAll().where('ipfs_hash', '=', cid).executeTakeFirst()
-}
-
-export interface CredentialFilter {
-  status?: string
-  credential_type?: string
-  subject_did?: string
-  schema_id?: string
 }
 
 export function listIssuedCredentials(db: Executor, issuerDid: string, filter: CredentialFilter, page: { limit: number; after?: string }): Promise<CredentialRow[]> {

@@ -3,7 +3,8 @@ import type { Database } from '../../db/database.js'
 import { NotFoundError } from '../../errors.js'
 import type { ChainAnchor } from '../blockchain/chain-anchor.js'
 import { credentialView } from '../credentials/credential-view.js'
-import * as credentials from '../credentials/credentials.repository.js'
+import * as credentials from '../credentials/credentials.service.js'
+import type { CredentialFilter, CredentialRow } from '../credentials/credentials.types.js'
 import type { IssuerService } from './issuer.service.js'
 import { countRequestsByStatus } from './requests.repository.js'
 import { countActiveOffers } from './offers.repository.js'
@@ -12,7 +13,7 @@ import { countActiveOffers } from './offers.repository.js'
 export class IssuedCredentialsService {
   constructor(private readonly deps: { db: Database; issuers: IssuerService; clock: Clock; publicBaseUrl: string; anchor?: ChainAnchor }) {}
 
-  async list(issuerDid: string, filter: credentials.CredentialFilter, page: { limit: number; after?: string }) {
+  async list(issuerDid: string, filter: CredentialFilter, page: { limit: number; after?: string }) {
     const issuer = await this.deps.issuers.profile(issuerDid)
     const rows = await credentials.listIssuedCredentials(this.deps.db, issuerDid, filter, page)
     return rows.map((row) => ({ ...this.view(row, issuer.name), id: row.id }))
@@ -31,7 +32,7 @@ export class IssuedCredentialsService {
    * revocation joins here through the outbox once a chain is configured (blockchain issue).
    * `sessionId`: the caller's token jti, for the step-up check.
    */
-  async revoke(issuerDid: string, id: string, reason: string | null, sessionId?: string): Promise<{ row: credentials.CredentialRow; changed: boolean }> {
+  async revoke(issuerDid: string, id: string, reason: string | null, sessionId?: string): Promise<{ row: CredentialRow; changed: boolean }> {
     await this.deps.issuers.steppedUpProfile(issuerDid, sessionId)
     const now = this.deps.clock.now()
     // Record and status bit change in one statement (markRevoked); with a chain, the revocation
@@ -71,7 +72,7 @@ export class IssuedCredentialsService {
     }
   }
 
-  private view(row: credentials.CredentialRow, issuerName: string) {
+  private view(row: CredentialRow, issuerName: string) {
     return credentialView(row, issuerName, this.deps.publicBaseUrl)
   }
 }

@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/database.js'
-import type { CredentialRow } from '../credentials/credentials.repository.js'
+import type { CredentialRow } from '../credentials/credentials.types.js'
 
 /**
  * A credential in the holder's wallet (issued to it, not removed), with whether the holder

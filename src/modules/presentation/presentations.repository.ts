@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely'
 import { compiledOnce } from '../../db/compiled-once.js'
 import type { Executor, RequiredCredential, RequiredPredicate } from '../../db/database.js'
-import type { PresentationRequestRow } from '../verifier/verifier.repository.js'
+import type { PresentationRequestRow } from '../verifier/verifier.types.js'
 import type { HolderInboxTable, PresentationsTable } from './presentation.table.js'
 
 export type InboxRow = Selectable<HolderInboxTable>

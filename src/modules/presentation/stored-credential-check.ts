@@ -2,7 +2,7 @@ import type { Clock } from '../../adapters/clock.js'
 import { parseCid, type ContentStore } from '../../adapters/content-store/content-store.js'
 import type { Database } from '../../db/database.js'
 import { NotFoundError } from '../../errors.js'
-import { findCredentialByCid } from '../credentials/credentials.repository.js'
+import { findCredentialByCid } from '../credentials/credentials.service.js'
 
 /**
  * GET /api/verifier/verify/ipfs/:ipfs_hash: what a verifier may learn about a credential from

@@ -4,11 +4,11 @@ import { RETIRED_RANGE_PROOF_PROTOCOL, usesRetiredRangeProof } from '../../crypt
 import { decodeCompactJws, jwsNestingProblem } from '../../crypto/jws.js'
 import type { Transaction } from 'kysely'
 import type { Database, DB } from '../../db/database.js'
-import { MicroBatcher } from '../../db/micro-batcher.js'
+import { MicroBatcher } from '../../shared/micro-batcher.js'
 import { storableJson } from '../../db/storable-json.js'
 import { isUniqueViolation } from '../../db/pg-errors.js'
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js'
-import { findRequest, type PresentationRequestRow } from '../verifier/verifier.repository.js'
+import type { PresentationRequestRow } from '../verifier/verifier.types.js'
 import type { VerifierService } from '../verifier/verifier.service.js'
 import { eventData } from './holder-presentations.service.js'
 import type { CallbackPort, ChainCheckPort, ConsentPort } from './presentation-ports.js'
@@ -93,7 +93,7 @@ export class VerifierPresentationService {
     if (signer !== prover) throw new ValidationError(`presentation_jwt is signed by ${signer}, not by its holder (iss) ${prover}`, { details: { field: 'presentation_jwt' } })
     let request: PresentationRequestRow | undefined
     if (input.request_id !== undefined) {
-      request = await findRequest(this.deps.db, input.request_id)
+      request = await this.deps.verifiers.findRequest(input.request_id)
       // A request addressed to another holder is as unknown to this one as a missing request.
       if (!request || request.verifier_did !== verifierDid || (request.holder_did !== null && request.holder_did !== prover)) throw new ValidationError(`Unknown request_id "${input.request_id}" for verifier ${verifierDid}`, { details: { field: 'request_id' } })
       const status = this.deps.verifiers.effectiveStatus(request)
@@ -222,7 +222,7 @@ export class VerifierPresentationService {
   async resend(verifierDid: string, id: string): Promise<string> {
     const presentation = await repo.findPresentation(this.deps.db, id)
     if (!presentation || presentation.verifier_did !== verifierDid) throw new NotFoundError('Presentation not found')
-    const request = presentation.request_id ? await findRequest(this.deps.db, presentation.request_id) : undefined
+    const request = presentation.request_id ? await this.deps.verifiers.findRequest(presentation.request_id) : undefined
     if (!request?.callback_url) throw new ConflictError('This presentation has no callback_url to send to')
     if (!this.deps.callbacks) throw new ConflictError('Callbacks are not enabled')
     const type = presentation.status === 'verified' ? 'presentation.verified' : presentation.status === 'failed' ? 'presentation.failed' : 'presentation.submitted'

@@ -1,9 +1,6 @@
-import type { Insertable, Selectable } from 'kysely'
-import type { Executor, PresentationRequestsTable, VerifierPresetsTable, VerifiersTable } from '../../db/database.js'
-
-export type VerifierRow = Selectable<VerifiersTable>
-export type PresentationRequestRow = Selectable<PresentationRequestsTable>
-export type PresetRow = Selectable<VerifierPresetsTable>
+import type { Insertable } from 'kysely'
+import type { Executor, VerifiersTable } from '../../db/database.js'
+import type { PresentationRequestRow, PresetRow, VerifierRow } from './verifier.types.js'
 
 export function insertVerifier(db: Executor, row: Omit<Insertable<VerifiersTable>, 'created_at' | 'updated_at'>): Promise<VerifierRow | undefined> {
   return db.insertInto('verifiers').values(row).onConflict((oc) => oc.column('did').doNothing()).returningAll().executeTakeFirst()

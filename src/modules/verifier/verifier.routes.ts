@@ -4,7 +4,7 @@ import { ForbiddenError } from '../../errors.js'
 import { Did } from '../auth/auth.schemas.js'
 import { normalizeDid } from '../did/did-normalize.js'
 import { errorRefs, PageQuery, pageResponse, paginate } from '../shared/route-helpers.js'
-import type { PresentationRequestRow, PresetRow, VerifierRow } from './verifier.repository.js'
+import type { PresentationRequestRow, PresetRow, VerifierRow } from './verifier.types.js'
 import * as S from './verifier.schemas.js'
 import type { VerifierService } from './verifier.service.js'
 

@@ -4,6 +4,7 @@ import type { Database } from '../../db/database.js'
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js'
 import { normalizeDid } from '../did/did-normalize.js'
 import * as repo from './verifier.repository.js'
+import type { PresentationRequestRow, PresetRow, VerifierRow } from './verifier.types.js'
 import type { CreateRequestInput, PresetInput } from './verifier.schemas.js'
 
 /** Requests without `expires_at` (or a preset's validity) stay answerable this long. */
@@ -17,19 +18,19 @@ const MAX_VALIDITY_MS = 30 * 86_400_000
 export class VerifierService {
   constructor(private readonly deps: { db: Database; clock: Clock; publicBaseUrl: string }) {}
 
-  async createProfile(did: string, input: { name: string; description?: string; website?: string; logo_url?: string }): Promise<repo.VerifierRow> {
+  async createProfile(did: string, input: { name: string; description?: string; website?: string; logo_url?: string }): Promise<VerifierRow> {
     const created = await repo.insertVerifier(this.deps.db, { did, name: input.name, description: input.description ?? '', website: input.website ?? null, logo_url: input.logo_url ?? null })
     if (!created) throw new ConflictError('This DID already has a verifier profile')
     return created
   }
 
-  async profile(did: string): Promise<repo.VerifierRow> {
+  async profile(did: string): Promise<VerifierRow> {
     const found = await repo.findVerifier(this.deps.db, did)
     if (!found) throw new NotFoundError('No verifier profile for this DID: create it with POST /api/verifier')
     return found
   }
 
-  async createRequest(callerDid: string, input: CreateRequestInput): Promise<repo.PresentationRequestRow> {
+  async createRequest(callerDid: string, input: CreateRequestInput): Promise<PresentationRequestRow> {
     if (normalizeDid(input.verifier_did) !== callerDid) throw new ForbiddenError('verifier_did is not the authenticated DID')
     const now = this.deps.clock.now()
     let definition = {
@@ -78,24 +79,29 @@ export class VerifierService {
     })
   }
 
+  /** Any verifier's request, for the presentation module, which checks whom it is for. */
+  findRequest(id: string): Promise<PresentationRequestRow | undefined> {
+    return repo.findRequest(this.deps.db, id)
+  }
+
   /** The verifier's own request; another verifier's is as unknown as a missing one. */
-  async request(verifierDid: string, id: string): Promise<repo.PresentationRequestRow> {
+  async request(verifierDid: string, id: string): Promise<PresentationRequestRow> {
     const found = await repo.findRequest(this.deps.db, id)
     if (!found || found.verifier_did !== verifierDid) throw new NotFoundError('Presentation request not found')
     return found
   }
 
-  listRequests(verifierDid: string, page: { limit: number; after?: string }): Promise<repo.PresentationRequestRow[]> {
+  listRequests(verifierDid: string, page: { limit: number; after?: string }): Promise<PresentationRequestRow[]> {
     return repo.listRequests(this.deps.db, verifierDid, page)
   }
 
   /** A pending request past its expiry reads as expired. */
-  effectiveStatus(request: repo.PresentationRequestRow): string {
+  effectiveStatus(request: PresentationRequestRow): string {
     return request.status === 'pending' && new Date(request.expires_at).getTime() <= this.deps.clock.now().getTime() ? 'expired' : request.status
   }
 
   /** The QR payload of a request: what a wallet needs to answer it. */
-  qrPayload(request: repo.PresentationRequestRow): string {
+  qrPayload(request: PresentationRequestRow): string {
     return JSON.stringify({
       type: 'presentation-request',
       version: 1,
@@ -109,7 +115,7 @@ export class VerifierService {
     })
   }
 
-  createPreset(verifierDid: string, input: PresetInput): Promise<repo.PresetRow> {
+  createPreset(verifierDid: string, input: PresetInput): Promise<PresetRow> {
     checkPredicates(input.required_predicates ?? [])
     return repo.insertPreset(this.deps.db, {
       id: `preset-${randomUUID()}`,
@@ -124,7 +130,7 @@ export class VerifierService {
     })
   }
 
-  listPresets(verifierDid: string, page: { limit: number; after?: string }): Promise<repo.PresetRow[]> {
+  listPresets(verifierDid: string, page: { limit: number; after?: string }): Promise<PresetRow[]> {
     return repo.listPresets(this.deps.db, verifierDid, page)
   }
 }

@@ -156,3 +156,6 @@ function preview(attributes: Record<string, unknown>): Record<string, unknown> {
   }
   return out
 }
+
+/** For the presentation module, which approves only these: the ids the holder may use. */
+export { inWallet } from './wallet-credentials.repository.js'

@@ -1,7 +1,7 @@
 import type { Executor } from '../../db/database.js'
-import { decodePublicKeyText } from '../auth/public-key-text.js'
-import { findUser } from '../auth/users.repository.js'
-import { buildRegisteredDidDocument, type DidDocument } from './did-document.js'
+import { buildRegisteredDidDocument, type DidDocument } from '../did/did-document.js'
+import { decodePublicKeyText } from './public-key-text.js'
+import { findUser } from './users.repository.js'
 
 /** Documents of DIDs registered with this service (methods it does not resolve elsewhere). */
 export async function lookupRegisteredDid(db: Executor, did: string): Promise<DidDocument | undefined> {

@@ -8,7 +8,7 @@ import { PayloadTooLargeError } from '../../errors.js'
  * default, a CAR of the whole DAG with `?format=car` or `Accept: application/vnd.ipld.car`.
  * Content is addressed by hash, so it is immutable and cacheable forever.
  */
-export const contentRoutes: FastifyPluginAsyncTypebox<{ content: ContentStore; maxBytes: number }> = async (app, { content, maxBytes }) => {
+export const gatewayRoutes: FastifyPluginAsyncTypebox<{ content: ContentStore; maxBytes: number }> = async (app, { content, maxBytes }) => {
   app.get('/:cid', {
     schema: {
       tags: ['IPFS'],

@@ -1,0 +1,7 @@
+/**
+ * What the credentials module offers the issuer and presentation modules: issued credentials
+ * stored, found, listed, revoked and counted. Each takes the caller's `db`: its transaction
+ * when the write must commit with the caller's own (issuance with its chain anchor, revocation
+ * with its chain job).
+ */
+export { findCredentialByCid, findIssuedCredential, insertCredentialsWithActivity, issuerCounts, listIssuedCredentials, markRevoked } from './credentials.repository.js'
