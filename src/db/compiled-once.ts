@@ -7,9 +7,9 @@ const isPlaceholder = (value: unknown): value is Placeholder => typeof value ===
 
 /**
  * A query of fixed shape, built with Kysely's query builder once and compiled once; every call
- * then only fills in its parameters. Building and compiling a query costs 15 to 60 µs of the event
- * loop, several times what the driver spends sending it, so the hot paths (verification, approval,
- * revocation) use this.
+ * then only fills in its parameters. Building and compiling a query costs the event loop several
+ * times what the driver spends sending it, so the hot paths (verification, approval, revocation)
+ * use this.
  *
  * `build` receives stand-ins for the parameters (`p.id` and so on): use each only as a value the
  * builder sends as a parameter (where, set, values, limit), never inspect or transform it there

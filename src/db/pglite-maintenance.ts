@@ -37,8 +37,8 @@ interface TableStats {
  * PostgreSQL's autovacuum for the embedded database, which has none: PGlite runs one session
  * without background workers, so its tables are never analyzed, vacuumed or frozen by themselves.
  * Unanalyzed, a prepared statement keeps the plan it got while its tables were nearly empty
- * (nothing invalidates it): measured on PGlite with 200,000 rows, a prepared lookup planned on
- * the empty table took 0.84 ms, 0.36 ms after ANALYZE. Unvacuumed, updated rows leave dead
+ * (nothing invalidates it), and a lookup planned on an empty table stays slow on a large one.
+ * Unvacuumed, updated rows leave dead
  * versions behind. Unfrozen, rows would become invisible once the 32-bit transaction counter
  * wraps around (PostgreSQL's stop before that does not apply to a single-user backend).
  *
@@ -50,10 +50,8 @@ interface TableStats {
  * statements run between them, but while one runs it holds PGlite's only session: ANALYZE samples
  * 3,000 rows (default_statistics_target 10 rather than 100; enough for the planner to know each
  * table's size and spread, at a tenth of the cost), and a round starts no step once its steps took
- * `roundBudgetMs`. Measured under the lifecycle load of `npm run bench:load` (tables of tens of
- * thousands of rows growing thousands a minute, most of them due every round): steps of 4 to
- * 148 ms, rounds of at most 0.6 s a minute, the slowest flow 694 ms; with 30,000-row samples and
- * no budget, steps took up to 740 ms and the slowest flow 2.4 s.
+ * `roundBudgetMs`, so no round holds the session long under load (the figures behind the sample
+ * size and the budget: docs/decisions.md, "Measurements behind code choices").
  */
 export class PgliteMaintenance {
   private readonly loop: PollLoop

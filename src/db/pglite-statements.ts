@@ -47,11 +47,10 @@ export interface StatementResult {
  * Runs each statement text as a named prepared statement, parsed and described once (like
  * prepared-statements.ts for node-postgres). PGlite's own query() parses, plans and describes
  * every statement on every call, in six calls into WebAssembly; here a statement seen before is
- * one call (bind, execute, sync). Measured on this machine: a one-parameter SELECT 150 → 44 µs,
- * a four-row INSERT of 3 kB rows 774 → 370 µs, a SELECT with a subquery 234 → 34 µs.
+ * one call (bind, execute, sync); the gain per statement is in docs/decisions.md, "Database".
  * The answer is read straight from the protocol bytes with the row shape described at prepare
- * time, instead of PGlite turning every message into an object first (profiled under verification
- * load: that parsing, a row description per execution included, was a fifth of this thread's time).
+ * time, instead of PGlite turning every message into an object first (a large share of this
+ * thread's time under verification load, a row description per execution included).
  * The least recently used statements are closed beyond `max`.
  */
 export class PGliteStatements {

@@ -10,8 +10,8 @@ interface Pending {
 
 /**
  * Embedded PGlite on a thread of its own (pglite-worker.ts). A statement crosses the thread
- * boundary as one message each way (~20 µs of the event loop) instead of costing its whole
- * parse, plan and execution there (0.2 to 2 ms, measured). Statements from many callers are
+ * boundary as one message each way instead of costing the event loop its whole parse, plan and
+ * execution (docs/decisions.md, "Database"). Statements from many callers are
  * pipelined: the thread runs the next as soon as one ends, without waiting for this loop.
  */
 export class PGliteThread {

@@ -20,7 +20,7 @@ async function metricsPlugin(app: FastifyInstance): Promise<void> {
     registers: [registry],
   })
   // What is alive after a full collection: the heap-used gauge saw-tooths between collections
-  // (on PGlite by 80 to 300 MB), so only this series shows a leak as a trend (bench:load --soak).
+  // (widely on PGlite), so only this series shows a leak as a trend (bench:load --soak).
   const afterMajorGc = new Gauge({
     name: 'nodejs_heap_used_after_major_gc_bytes',
     help: 'V8 heap used right after the latest major (mark-compact) garbage collection',

@@ -11,9 +11,8 @@ const SMALL_BYTES = 64 * 1024
 
 /**
  * Blocks in the `content_blocks` table, on PGlite or PostgreSQL. Bytes cross the driver as
- * base64 text: PGlite converts bytea parameters and results byte by byte in JS (~60 ms per
- * 256 KiB block written, ~40 ms read, measured here), while Postgres' encode/decode and Node's
- * Buffer codec are native (5x faster writes, 14x faster reads). It also gives both engines one
+ * base64 text: PGlite converts bytea parameters and results byte by byte in JS, while Postgres'
+ * encode/decode and Node's Buffer codec are native (docs/decisions.md, "Content store"). It also gives both engines one
  * JS type back (node-postgres returns bytea as Buffer, PGlite as Uint8Array).
  */
 export class DbBlockRepository implements BlockRepository {

@@ -69,7 +69,7 @@ export function createDidResolver(options: DidResolverOptions): DidResolver {
   // Concurrent resolutions of one did:web share one fetch.
   const inFlight = new Map<string, Promise<DidDocument>>()
   // did:key documents are a pure function of the DID, but building one validates the curve point
-  // and derives the X25519 key (about 0.3 ms): verifying presentations resolves the same holders
+  // and derives the X25519 key: verifying presentations resolves the same holders
   // and issuers again and again. Frozen, so a caller cannot alter what the next one reads.
   const didKeyDocs = new Map<string, DidDocument>()
   const serviceKeysTtl = options.serviceKeysTtlMs ?? 10_000

@@ -69,7 +69,7 @@ export function ed25519Key(method: Record<string, unknown>): Uint8Array | undefi
   return undefined
 }
 
-// Decoding validates the curve point (about 0.1 ms): verifications decode the same issuer and
+// Decoding validates the curve point: verifications decode the same issuer and
 // holder keys again and again. Bounded; a hit returns a copy so no caller alters the next one's.
 const KEY_MEMO_MAX = 4096
 const keyMemo = new Map<string, Uint8Array | null>()

@@ -240,9 +240,8 @@ const OUTCOME_RECORD = sql.raw('id text, request_id text, status text, is_verifi
  * transaction of its own; for a batch of concurrent ones (group commit,
  * verifier-presentations.service.ts) of BATCH_FORM_FROM or more, one statement for the whole
  * batch, its rows as one JSON parameter (the same text whatever the size). A smaller batch is
- * plain primary-key updates in flight together, which cost less than the batch form (measured: the
- * lifecycle load's verify step took 15.6–15.9 ms at p50 with the batch form for every outcome,
- * 11.7–13.1 ms with plain updates, when few verifications run at once). Within a batch the
+ * plain primary-key updates in flight together, which cost less than the batch form when few
+ * verifications run at once (docs/decisions.md, "Measurements behind code choices"). Within a batch the
  * last outcome for a presentation, and for a request, is the one stored, as the last of
  * separate statements would be. The rows answered are `read` with each caller's outcome applied:
  * every column the statement sets is set to these values, the others never change after
