@@ -2,7 +2,8 @@ import type { ColumnType, Generated, Kysely, Transaction } from 'kysely'
 
 /**
  * Row types of every table, snake_case as stored. Modules map rows to their own shapes
- * (rowToX) so these never leak past a repository.
+ * (rowToX) so these never leak past a repository. Over 300 lines because Kysely's `DB` type
+ * names every table in one interface; the types are declarations, one per table, with no logic.
  */
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>
 

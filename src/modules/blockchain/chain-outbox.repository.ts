@@ -3,7 +3,11 @@ import type { Database, Executor } from '../../db/database.js'
 import type { ChainJobKind, ChainJobStatus } from './chain-anchoring.table.js'
 import './chain-anchoring.table.js'
 
-/** SQL of the chain outbox and the batch leaves. Every timestamp is a parameter from the injected clock. */
+/**
+ * SQL of the chain outbox and the batch leaves. Every timestamp is a parameter from the injected
+ * clock. Over 300 lines because claim, lease, batch and retry are statements over the same two
+ * tables whose conditions must agree; splitting them would hide that agreement.
+ */
 
 export interface ChainJob {
   id: number

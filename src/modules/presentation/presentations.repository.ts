@@ -4,6 +4,9 @@ import type { Executor, RequiredCredential, RequiredPredicate } from '../../db/d
 import type { PresentationRequestRow } from '../verifier/verifier.types.js'
 import type { HolderInboxTable, PresentationsTable } from './presentation.table.js'
 
+// SQL of presentations and the holder inbox. Over 300 lines because submission, the outcome
+// writes (single and grouped) and their reads must set and read the same columns together.
+
 export type InboxRow = Selectable<HolderInboxTable>
 export type PresentationRow = Selectable<PresentationsTable>
 /** A presentation as submitted (holder approval or direct submission), before any verification. */
