@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: login throughput against the framework floor, and credential issuance
  * against the raw cost of its cryptography, per database engine.
- * The raw crypto (BBS sign, Ed25519 sign, ML-KEM seal) is measured first in this process, with
+ * The raw crypto (BBS sign, Ed25519 sign, HPKE seal) is measured first in this process, with
  * no server running. Then for each engine one server process is started; against it,
  * interleaved rounds measure the req/s of a trivial route (the floor) and complete login
  * flows/s (challenge + verify-challenge, one did:key per virtual user), then interleaved rounds

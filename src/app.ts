@@ -33,7 +33,7 @@ import { issuerRoutes } from './modules/issuer/issuer.routes.js'
 import { IssuerService } from './modules/issuer/issuer.service.js'
 import { IssuerKeys, issuerVerificationMethods } from './modules/issuer/issuer-keys.js'
 import { createBbsPool, type BbsEngine } from './crypto/bbs/bbs-pool.js'
-import { createKemSealer, type KemSealer } from './crypto/kem-sealer.js'
+import { hpkeSealer } from './crypto/sealed-envelope.js'
 import { IssuanceService } from './modules/issuer/issuance.service.js'
 import { issuanceRoutes } from './modules/issuer/issuance.routes.js'
 import { IssuedCredentialsService } from './modules/issuer/issued-credentials.service.js'
@@ -98,7 +98,7 @@ export interface AppDeps {
   /** The chain client; default viem over BLOCKCHAIN_RPC_URL when a chain is configured (docs/blockchain.md). */
   chain?: ChainClient
   /** The BBS worker pool; made (and closed) by the app when not given. */
-  bbs?: BbsEngine & KemSealer
+  bbs?: BbsEngine
   clock?: Clock
   /** false silences logging (most tests); a sink receives the service's log lines (the log-hygiene test). Default stdout. */
   logger?: false | { sink: LogSink }
@@ -208,7 +208,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(gatewayRoutes, { prefix: '/api/ipfs', content: deps.content, maxBytes: config.contentMaxBytes })
   const bbs = deps.bbs ?? createBbsPool({ size: config.bbsWorkers })
   if (!deps.bbs) app.addHook('onClose', async () => bbs.close())
-  const sealer = createKemSealer(bbs)
+  const sealer = hpkeSealer
   const issuerKeys = new IssuerKeys(keys, bbs, () => clock.now().getTime())
   const validators = new AttributeValidators()
   const publicBaseUrl = config.publicBaseUrl

@@ -7,9 +7,9 @@ import { readFileSync } from 'node:fs'
  * project code running inside a route handler falls to "HTTP and handlers".
  */
 const CATEGORIES: Array<[string, RegExp]> = [
-  // On the main thread WebAssembly is PGlite's (the BBS and ML-KEM code runs in the pool's workers).
+  // On the main thread WebAssembly is PGlite's (the BBS code runs in the pool's workers).
   ['database (Kysely build/compile, pg protocol and socket, PGlite)', /node_modules\/(kysely|pg|pg-protocol|pg-pool|pg-types|postgres-date|postgres-array|postgres-interval|@electric-sql)\/|^wasm:/],
-  ['BBS pool / ML-KEM hand-off', /src\/crypto\/(bbs|kem)\//],
+  ['BBS pool hand-off, HPKE sealing', /src\/crypto\/(bbs\/|hpke-|sealed-)|node_modules\/hpke\//],
   ['signatures and JWTs (Ed25519, jose, JWS)', /node_modules\/jose\/|src\/crypto\/(ed25519|jws)|src\/modules\/did\/did-jws/],
   ['metrics (prom-client)', /node_modules\/prom-client\//],
   ['HTTP and handlers (Fastify, node:http, validation, serialisation)', /node_modules\/(fastify|find-my-way|@fastify|avvio|secure-json-parse|fast-json-stringify|ajv|fast-uri)\/|node:_http|node:net/],

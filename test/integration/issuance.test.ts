@@ -8,9 +8,9 @@ import canonicalize from 'canonicalize'
 import { initBbs, verify as verifyBbs } from '../../src/crypto/bbs/bbs-core.js'
 import { decodeBbsVerificationMethod } from '../../src/crypto/bbs/bbs-key-text.js'
 import { credentialMessages, type AnonCredentialContent } from '../../src/crypto/bbs/bbs-messages.js'
-import { generateKemKeyPair, openFromSender } from '../../src/crypto/kem-envelope.js'
 import { DbKeyStore } from '../../src/modules/keys/key-store.js'
 import { DidClient } from '../helpers/did-client.js'
+import { holderKemPair, openAsHolder } from '../helpers/hpke-holder.js'
 import { callAs, DEGREE_SCHEMA, IssuerActor } from '../helpers/issuer-setup.js'
 import { createTestApp, type TestApp } from '../helpers/test-app.js'
 
@@ -143,7 +143,7 @@ describe('issuance', () => {
     assert.equal(await readBit(), true)
   })
 
-  it('leaves no plaintext attribute on the content store; the holder key in the key store opens it', async () => {
+  it('leaves no plaintext attribute on the content store; the holder key in the key store opens it with any HPKE implementation', async () => {
     const secret = { ...ATTRS, given_name: 'Zebulon-Unique-Name', email: 'zebulon.secret@uni.example' }
     const res = await issue({ credential_type: 'UniversityDegree', schema_id: schemaId, subject_did: holder.did, attributes: secret })
     const { ipfs_hash: cid, id } = res.json().credential
@@ -152,22 +152,28 @@ describe('issuance', () => {
     const text = stored.rawPayload.toString('latin1')
     for (const needle of ['Zebulon-Unique-Name', 'zebulon.secret', '2001-02-03', 'Algebra', holder.did]) assert.ok(!text.includes(needle), needle)
     const envelope = JSON.parse(stored.body)
-    assert.equal(envelope.alg, 'ML-KEM-768+HKDF-SHA256+A256GCM')
-    // The service-held ML-KEM key, sealed in the key store, opens it (and only for this credential id).
+    assert.equal(envelope.format, 'sealed-envelope/v2')
+    // The service-held ML-KEM seed, sealed in the key store, opens it with a second HPKE
+    // implementation (and only for this holder and this credential id).
     const keys = new DbKeyStore(t.deps.database.db, t.deps.masterKey)
     const [kemKey] = await keys.list(holder.did, 'holder-mlkem768')
     assert.ok(kemKey)
-    const secretKey = await keys.openPrivateKey(kemKey.kid)
-    const material = JSON.parse(Buffer.from(openFromSender(secretKey, envelope, id)).toString())
+    const seed = await keys.openPrivateKey(kemKey.kid)
+    assert.equal(seed.length, 64)
+    const material = JSON.parse(Buffer.from(await openAsHolder(seed, envelope, holder.did, id)).toString())
+    assert.equal(material.format, 'credential-material/v1')
+    assert.equal(material.id, id)
     assert.equal(material.credential_data.given_name, 'Zebulon-Unique-Name')
     assert.equal(material.jwt, res.json().credential.jwt)
-    assert.throws(() => openFromSender(secretKey, envelope, 'aly:another'))
+    await assert.rejects(openAsHolder(seed, envelope, holder.did, 'aly:another'))
+    await assert.rejects(openAsHolder(seed, envelope, issuer.did, id))
   })
 
   it("seals to the holder's own ML-KEM key once registered: only the holder can open it", async () => {
     const own = new DidClient()
     const ownToken = await own.login(t.app)
-    const pair = generateKemKeyPair()
+    // The holder's key pair is made by another HPKE implementation: the service only sees the public half.
+    const pair = await holderKemPair()
     const url = `/api/wallet/${own.did}/encryption-key`
     assert.equal((await callAs(t.app, 'PUT', url, ownToken, { public_key: 'AAAA' })).statusCode, 400)
     // Right length, but coefficients of 0xFFF exceed q = 3329: fails the FIPS 203 §7.2 modulus check.
@@ -180,7 +186,7 @@ describe('issuance', () => {
     const res = await issue({ credential_type: 'UniversityDegree', schema_id: schemaId, subject_did: own.did, attributes: ATTRS })
     const { ipfs_hash: cid, id } = res.json().credential
     const envelope = JSON.parse((await t.app.inject({ method: 'GET', url: `/api/ipfs/${cid}` })).body)
-    const material = JSON.parse(Buffer.from(openFromSender(pair.secretKey, envelope, id)).toString())
+    const material = JSON.parse(Buffer.from(await openAsHolder(pair.privateKey, envelope, own.did, id)).toString())
     assert.deepEqual(material.credential_data, ATTRS)
     // The service holds no private key for this DID.
     const keys = new DbKeyStore(t.deps.database.db, t.deps.masterKey)

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
+import { DbKeyStore } from '../../src/modules/keys/key-store.js'
+import { insertHolderKemKey } from '../../src/modules/wallet/holder-kem-keys.repository.js'
+import { insertEvidence } from '../../src/modules/wallet/wallet-evidence.repository.js'
 import { bearer, DidClient } from '../helpers/did-client.js'
 import { callAs, IssuerActor } from '../helpers/issuer-setup.js'
+import { openAsHolder } from '../helpers/hpke-holder.js'
 import { createTestApp, type TestApp } from '../helpers/test-app.js'
 import { multipart, PDF_BYTES, type Part } from '../helpers/wallet-fixtures.js'
 
@@ -53,11 +58,14 @@ describe('wallet evidence upload', () => {
     assert.match(record.id, /^evidence-/)
     assert.equal(record.kyber_encrypted, true)
 
-    // What the public gateway serves is the ML-KEM envelope, not the file.
+    // What the public gateway serves is the HPKE envelope, not the file; the holder's key opens
+    // it with any HPKE implementation, bound to the holder's DID and the evidence id.
     const gateway = await t.app.inject({ method: 'GET', url: `/api/ipfs/${evidence.ipfs_hash}` })
     assert.equal(gateway.statusCode, 200)
     assert.ok(!gateway.rawPayload.includes(PDF_BYTES.subarray(0, 20)))
-    assert.equal(JSON.parse(gateway.body).alg, 'ML-KEM-768+HKDF-SHA256+A256GCM')
+    const keys = new DbKeyStore(t.deps.database.db, t.deps.masterKey)
+    const [kemKey] = await keys.list(holder.did, 'holder-mlkem768')
+    assert.deepEqual(await openAsHolder(await keys.openPrivateKey(kemKey!.kid), JSON.parse(gateway.body), holder.did, record.id), new Uint8Array(PDF_BYTES))
     // The holder gets the file back (the service holds its key by default).
     const content = await callAs(t.app, 'GET', `/api/wallet/${holder.did}/evidence/${record.id}/content`, holderToken)
     assert.equal(content.statusCode, 200)
@@ -125,5 +133,31 @@ describe('wallet evidence upload', () => {
     // Only the uploads above that were accepted are recorded.
     const all = (await callAs(t.app, 'GET', `/api/wallet/${holder.did}/evidence`, holderToken)).json() as Json
     assert.equal(all.count, 3)
+  })
+
+  it('still opens evidence sealed before HPKE (v1 envelope, key stored expanded), and seals new files to that key', async () => {
+    const legacy = JSON.parse(readFileSync(new URL('../fixtures/sealed-envelope-v1.json', import.meta.url), 'utf8'))
+    const veteran = new DidClient()
+    const token = await veteran.login(t.app)
+    // The state an earlier release left: the service-held key (expanded), its row, the envelope, the record.
+    const keys = new DbKeyStore(t.deps.database.db, t.deps.masterKey)
+    const publicKey = new Uint8Array(Buffer.from(legacy.public_key, 'base64url'))
+    const stored = await keys.storeKey(veteran.did, 'holder-mlkem768', 'ML-KEM-768', { publicKey, privateKey: new Uint8Array(Buffer.from(legacy.private_key_expanded, 'base64url')) })
+    await insertHolderKemKey(t.deps.database.db, { did: veteran.did, public_key: publicKey, custody: 'service', kid: stored.kid })
+    const { cid } = await t.deps.content.put(Buffer.from(JSON.stringify(legacy.envelope)))
+    const plaintext = Buffer.from(legacy.plaintext as string)
+    await insertEvidence(t.deps.database.db, { id: legacy.associated_data, holder_did: veteran.did, label: 'transcript', filename: 'transcript.txt', ipfs_hash: cid, content_type: 'text/plain', size: plaintext.length, kyber_encrypted: true, created_at: new Date() })
+
+    const old = await callAs(t.app, 'GET', `/api/wallet/${veteran.did}/evidence/${legacy.associated_data}/content`, token)
+    assert.equal(old.statusCode, 200, old.body)
+    assert.deepEqual(old.rawPayload, plaintext)
+
+    const fresh = await upload([{ name: 'label', value: 'transcript' }, pdf()], token, veteran.did)
+    assert.equal(fresh.statusCode, 201, fresh.body)
+    const gateway = JSON.parse((await t.app.inject({ method: 'GET', url: `/api/ipfs/${fresh.json().evidence.ipfs_hash}` })).body)
+    assert.equal(gateway.format, 'sealed-envelope/v2')
+    const back = await callAs(t.app, 'GET', `/api/wallet/${veteran.did}/evidence/${fresh.json().record.id}/content`, token)
+    assert.equal(back.statusCode, 200, back.body)
+    assert.deepEqual(back.rawPayload, PDF_BYTES)
   })
 })

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { HttpGet } from '../../src/adapters/http-out/guarded-fetch.js'
+import { DbKeyStore } from '../../src/modules/keys/key-store.js'
 import { bearer, DidClient } from '../helpers/did-client.js'
+import { openAsHolder } from '../helpers/hpke-holder.js'
 import { signPresentation } from '../helpers/holder-wallet.js'
 import { callAs, IssuerActor } from '../helpers/issuer-setup.js'
 import { createTestApp, type TestApp } from '../helpers/test-app.js'
@@ -86,9 +88,13 @@ describe('wallet import and holder-side revocation', () => {
     // The material is sealed in the content store: the JWT is not there in clear.
     assert.equal(await t.deps.content.has(c.ipfs_hash), true)
     const stored = Buffer.from(await t.deps.content.get(c.ipfs_hash)).toString('utf8')
-    assert.equal(JSON.parse(stored).alg, 'ML-KEM-768+HKDF-SHA256+A256GCM')
     // Not 'Ada': kilobytes of base64 ciphertext hold any three letters by chance now and then.
     assert.ok(!stored.includes(jwt.split('.')[2]!), 'the JWT is not stored in clear')
+    // The same HPKE envelope as issued material: the holder's key opens it with any implementation.
+    const keys = new DbKeyStore(t.deps.database.db, t.deps.masterKey)
+    const [kemKey] = await keys.list(holder.did, 'holder-mlkem768')
+    const material = JSON.parse(Buffer.from(await openAsHolder(await keys.openPrivateKey(kemKey!.kid), JSON.parse(stored), holder.did, c.id)).toString())
+    assert.deepEqual([material.format, material.id, material.jwt], ['credential-material/v1', c.id, jwt])
 
     const listed = await list()
     assert.deepEqual(listed.data.map((x: Json) => x.id), [c.id])

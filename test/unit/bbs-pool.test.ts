@@ -5,9 +5,6 @@ import { promisify } from 'node:util'
 import { bbsVerificationMethodFields, decodeBbsVerificationMethod } from '../../src/crypto/bbs/bbs-key-text.js'
 import { credentialMessages, ENCODED_RANGE, encodeIntegerValue, messageIndex, type AnonCredentialContent } from '../../src/crypto/bbs/bbs-messages.js'
 import { createBbsPool } from '../../src/crypto/bbs/bbs-pool.js'
-import { generateKemKeyPair, openFromSender } from '../../src/crypto/kem-envelope.js'
-import { loadWasmEncapsulate } from '../../src/crypto/ml-kem-wasm.js'
-import { ml_kem768 } from '@noble/post-quantum/ml-kem.js'
 import { base58btc } from 'multiformats/bases/base58'
 
 const content: AnonCredentialContent = {
@@ -31,19 +28,6 @@ describe('BBS worker pool', () => {
     const messages = credentialMessages(content)
     return { ...keys, messages, signature: await issuerPool.sign({ secretKey: keys.secretKey, paramsLabel: LABEL, messages }) }
   })()
-
-  it('seals ML-KEM-768 envelopes in the workers (liboqs) that the pure-JS implementation opens', async () => {
-    const recipient = generateKemKeyPair()
-    const plaintext = utf8('{"given_name":"Ada"}')
-    const envelope = await issuerPool.seal({ publicKey: recipient.publicKey, plaintext, associatedData: 'aly:1' })
-    assert.deepEqual(openFromSender(recipient.secretKey, envelope, 'aly:1'), plaintext)
-    assert.throws(() => openFromSender(recipient.secretKey, envelope, 'aly:2'))
-    // The WASM Encaps itself: noble's Decaps recovers the same shared secret.
-    const encapsulate = await loadWasmEncapsulate()
-    const { cipherText, sharedSecret } = encapsulate(recipient.publicKey)
-    assert.equal(cipherText.length, 1088)
-    assert.deepEqual(ml_kem768.decapsulate(cipherText, recipient.secretKey), sharedSecret)
-  })
 
   it('generates distinct key pairs of the published sizes', async () => {
     const [a, b] = await Promise.all([issuerPool.generateKeyPair(LABEL), issuerPool.generateKeyPair(LABEL)])

@@ -3,8 +3,6 @@ import type { Worker } from 'node:worker_threads'
 import { spawnModuleWorker } from '../../module-worker.js'
 import type { BbsKeyPair, BoundPredicate, DerivedProof, ProofCheck, ProofRequest, RevealedMessage } from './bbs-core.js'
 import type { BbsMessage } from './bbs-messages.js'
-import type { KemEnvelope } from '../kem-envelope.js'
-import type { KemSealer, SealArgs } from '../kem-sealer.js'
 import type { BbsOp, BbsReply } from './bbs-worker.js'
 
 export type { BbsKeyPair, BoundPredicate, DerivedProof, ProofCheck, ProofRequest, RevealedMessage }
@@ -38,7 +36,7 @@ interface Slot {
  * is replaced on the next dispatch. Idle workers are unref'd, so a forgotten pool never keeps the
  * process alive, while a busy one is ref'd until its task answers.
  */
-export class BbsPool implements BbsEngine, KemSealer {
+export class BbsPool implements BbsEngine {
   private readonly slots: Slot[]
   private readonly queue: Task[] = []
   private nextId = 1
@@ -67,10 +65,6 @@ export class BbsPool implements BbsEngine, KemSealer {
 
   verifyProof(req: ProofCheck): Promise<boolean> {
     return this.run('verifyProof', req)
-  }
-
-  seal(req: SealArgs): Promise<KemEnvelope> {
-    return this.run('seal', req)
   }
 
   /** Test hook: the worker's thread id, or a task whose worker exits mid-task or fails as a WASM panic does. */

@@ -1,18 +1,14 @@
 /**
- * Worker-thread entry of the BBS pool: receives {id, op, args}, runs one bbs-core operation (or
- * seals an ML-KEM envelope too large to seal on the event loop, kem-sealer.ts) and
+ * Worker-thread entry of the BBS pool: receives {id, op, args}, runs one bbs-core operation and
  * answers {id, ok, result | error}. Bytes cross as Uint8Array (structured clone), never library
  * objects. `fatal` tells the pool to retire this worker: after a WASM panic (or a failed
  * instantiation) the instance cannot be trusted with the next task.
  */
 import { parentPort, threadId } from 'node:worker_threads'
-import { sealToRecipient, type Encapsulate } from '../kem-envelope.js'
-import type { SealArgs } from '../kem-sealer.js'
-import { loadWasmEncapsulate } from '../ml-kem-wasm.js'
 import * as core from './bbs-core.js'
 import type { BbsMessage } from './bbs-messages.js'
 
-export type BbsOp = 'generateKeyPair' | 'sign' | 'verify' | 'deriveProof' | 'verifyProof' | 'seal' | 'selfTest'
+export type BbsOp = 'generateKeyPair' | 'sign' | 'verify' | 'deriveProof' | 'verifyProof' | 'selfTest'
 
 export type BbsReply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: { name: string; message: string }; fatal: boolean }
 
@@ -32,7 +28,6 @@ const ops: Record<BbsOp, (args: never) => unknown> = {
     core.verify(args.publicKey, args.paramsLabel, args.messages, args.signature),
   deriveProof: (args: core.ProofRequest) => core.deriveProof(args),
   verifyProof: (args: core.ProofCheck) => core.verifyProof(args),
-  seal: (args: SealArgs) => sealToRecipient(args.publicKey, args.plaintext, args.associatedData, encapsulate!),
   // For the pool's recovery tests: which thread runs, die mid-task, or fail as a Rust panic does.
   selfTest: (args: { action: 'threadId' | 'exit' | 'panic' }) => {
     if (args.action === 'threadId') return threadId
@@ -44,8 +39,7 @@ const ops: Record<BbsOp, (args: never) => unknown> = {
 const port = parentPort
 if (!port) throw new Error('bbs-worker must run in a worker thread')
 
-let encapsulate: Encapsulate | undefined
-const ready = Promise.all([core.initBbs(), loadWasmEncapsulate().then((e) => (encapsulate = e))])
+const ready = core.initBbs()
 // Set by a fatal failure: should a task still arrive, it is refused rather than run on a broken instance.
 let broken: Error | undefined
 port.on('message', async (task: { id: number; op: BbsOp; args: unknown }) => {

@@ -5,7 +5,7 @@ import { parseCid, type ContentStore } from '../../adapters/content-store/conten
 import type { AnonCredentialContent, AttributeDataType, BbsMessage } from '../../crypto/bbs/bbs-messages.js'
 import { BBS_MESSAGE_LAYOUT, credentialMessages } from '../../crypto/bbs/bbs-messages.js'
 import type { BbsEngine } from '../../crypto/bbs/bbs-pool.js'
-import type { KemSealer } from '../../crypto/kem-sealer.js'
+import type { EnvelopeSealer } from '../../crypto/sealed-envelope.js'
 import { jcsSha256Hex } from '../../crypto/jcs.js'
 import { signCompactEdDsa } from '../../crypto/jws.js'
 import type { Database, DB, EvidenceAttachment } from '../../db/database.js'
@@ -34,8 +34,8 @@ export interface IssuanceDeps {
   validators: AttributeValidators
   issuerKeys: IssuerKeys
   bbs: BbsEngine
-  /** ML-KEM sealing (kem-sealer.ts: on the event loop for credential-sized material). */
-  sealer: KemSealer
+  /** HPKE sealing to the holder's ML-KEM-768 key (sealed-envelope.ts). */
+  sealer: EnvelopeSealer
   holderKeys: HolderKemKeys
   statusLists: StatusListService
   clock: Clock
@@ -131,7 +131,7 @@ export class IssuanceService {
 
     const recipient = context.recipientKey ? { publicKey: context.recipientKey.public_key } : await this.deps.holderKeys.recipient(recipientDid)
     const material = { format: 'credential-material/v1', id, jwt, anonymous_credential: anonymousCredential, credential_data: attributes, evidence }
-    const envelope = await this.deps.sealer.seal({ publicKey: recipient.publicKey, plaintext: Buffer.from(JSON.stringify(material)), associatedData: id })
+    const envelope = await this.deps.sealer.seal({ publicKey: recipient.publicKey, plaintext: Buffer.from(JSON.stringify(material)), binding: { recipient: recipientDid, recordId: id } })
     const stored = await this.deps.content.put(Buffer.from(JSON.stringify(envelope)))
 
     const row: NewCredential = {

@@ -1,5 +1,6 @@
 import type { Clock } from '../../adapters/clock.js'
-import { assertKemPublicKey, generateKemKeyPair, openFromSender, type KemEnvelope } from '../../crypto/kem-envelope.js'
+import { assertMlKem768PublicKey, generateMlKem768KeyPair, ML_KEM_768_PUBLIC_KEY_BYTES } from '../../crypto/ml-kem-keys.js'
+import { openEnvelope, type StoredEnvelope } from '../../crypto/sealed-envelope.js'
 import type { Database } from '../../db/database.js'
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.js'
 import type { KeyStore } from '../keys/key-store.js'
@@ -7,8 +8,6 @@ import * as repo from './holder-kem-keys.repository.js'
 
 /** Key-store purpose of the ML-KEM-768 private keys the service holds for holders. */
 export const HOLDER_KEM = 'holder-mlkem768'
-/** FIPS 203 ML-KEM-768 encapsulation key length. */
-export const ML_KEM_768_PUBLIC_KEY_BYTES = 1184
 
 export interface RecipientKey {
   publicKey: Uint8Array
@@ -26,8 +25,9 @@ export class HolderKemKeys {
   async recipient(did: string): Promise<RecipientKey> {
     const found = await repo.findHolderKemKey(this.deps.db, did)
     if (found) return { publicKey: found.public_key, custody: found.custody }
-    const pair = generateKemKeyPair()
-    const stored = await this.deps.keys.storeKey(did, HOLDER_KEM, 'ML-KEM-768', { publicKey: pair.publicKey, privateKey: pair.secretKey })
+    // The private half is stored as the 64-byte seed (draft-ietf-hpke-pq); keys made before HPKE are expanded.
+    const pair = generateMlKem768KeyPair()
+    const stored = await this.deps.keys.storeKey(did, HOLDER_KEM, 'ML-KEM-768', pair)
     await repo.insertHolderKemKey(this.deps.db, { did, public_key: stored.publicKey, custody: 'service', kid: stored.kid })
     const row = (await repo.findHolderKemKey(this.deps.db, did))!
     return { publicKey: row.public_key, custody: row.custody }
@@ -43,7 +43,7 @@ export class HolderKemKeys {
     const invalid = () => new ValidationError(`public_key must be an ML-KEM-768 encapsulation key (${ML_KEM_768_PUBLIC_KEY_BYTES} bytes, base64url)`)
     if (publicKey.length !== ML_KEM_768_PUBLIC_KEY_BYTES) throw invalid()
     try {
-      assertKemPublicKey(publicKey)
+      assertMlKem768PublicKey(publicKey)
     } catch {
       throw invalid()
     }
@@ -54,12 +54,12 @@ export class HolderKemKeys {
    * Opens an envelope sealed to a service-held key (the holder's custodial decryption). Refused
    * once the holder holds its own key: the service can then only open what it sealed before.
    */
-  async open(did: string, envelope: KemEnvelope, associatedData: string): Promise<Uint8Array> {
+  async open(did: string, envelope: StoredEnvelope, recordId: string): Promise<Uint8Array> {
     const keys = (await this.deps.keys.list(did, HOLDER_KEM))
     if (keys.length === 0) throw new NotFoundError('No service-held decryption key for this DID')
     for (const key of keys.reverse()) {
       try {
-        return openFromSender(await this.deps.keys.openPrivateKey(key.kid), envelope, associatedData)
+        return await openEnvelope(await this.deps.keys.openPrivateKey(key.kid), envelope, { recipient: did, recordId })
       } catch {
         // sealed to another of the holder's keys: try the next
       }

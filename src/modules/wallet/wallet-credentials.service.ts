@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Clock } from '../../adapters/clock.js'
 import type { ContentStore } from '../../adapters/content-store/content-store.js'
-import type { KemSealer } from '../../crypto/kem-sealer.js'
+import type { EnvelopeSealer } from '../../crypto/sealed-envelope.js'
 import type { Database } from '../../db/database.js'
 import { isUniqueViolation } from '../../db/pg-errors.js'
 import { ConflictError, NotFoundError } from '../../errors.js'
@@ -16,8 +16,8 @@ import { revokeSharesOf } from './wallet-shares.repository.js'
 export interface WalletCredentialDeps {
   db: Database
   content: ContentStore
-  /** ML-KEM sealing of imported material to the holder's key, off the event loop. */
-  sealer: KemSealer
+  /** HPKE sealing of imported material to the holder's ML-KEM-768 key. */
+  sealer: EnvelopeSealer
   holderKeys: HolderKemKeys
   resolver: DidResolver
   status: StatusChecker
@@ -110,7 +110,7 @@ export class WalletCredentialService {
     // client opens both the same way.
     const recipient = await this.deps.holderKeys.recipient(holderDid)
     const material = { format: 'credential-material/v1', id, jwt, anonymous_credential: null, credential_data: checked.attributes, evidence: [] }
-    const envelope = await this.deps.sealer.seal({ publicKey: recipient.publicKey, plaintext: Buffer.from(JSON.stringify(material)), associatedData: id })
+    const envelope = await this.deps.sealer.seal({ publicKey: recipient.publicKey, plaintext: Buffer.from(JSON.stringify(material)), binding: { recipient: holderDid, recordId: id } })
     const stored = await this.deps.content.put(Buffer.from(JSON.stringify(envelope)))
     try {
       await this.deps.db.transaction().execute(async (trx) => {

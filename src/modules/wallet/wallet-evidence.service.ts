@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Clock } from '../../adapters/clock.js'
 import type { ContentStore } from '../../adapters/content-store/content-store.js'
-import type { KemSealer } from '../../crypto/kem-sealer.js'
-import type { KemEnvelope } from '../../crypto/kem-envelope.js'
+import { asStoredEnvelope, type EnvelopeSealer } from '../../crypto/sealed-envelope.js'
 import type { Database } from '../../db/database.js'
 import { ConflictError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../../errors.js'
 import { sniffEvidence } from './evidence-type.js'
@@ -24,13 +23,13 @@ export interface EvidencePolicy {
 
 /**
  * Evidence a holder uploads before asking for a credential (docs/wallet.md "Evidence"). The file
- * is sealed to the holder's ML-KEM-768 key before it reaches the content store (DESIGN.md
- * principle 4: no personal data in clear on IPFS); `content_type` and `size` describe the file
- * inside the envelope. The result is the spec's evidence attachment, usable as is in an
+ * is sealed to the holder's ML-KEM-768 key (HPKE, sealed-envelope.ts) before it reaches the
+ * content store (DESIGN.md principle 4: no personal data in clear on IPFS); `content_type` and
+ * `size` describe the file inside the envelope. The result is the spec's evidence attachment, usable as is in an
  * issuance's `evidence` list.
  */
 export class WalletEvidenceService {
-  constructor(private readonly deps: { db: Database; content: ContentStore; sealer: KemSealer; holderKeys: HolderKemKeys; clock: Clock; publicBaseUrl: string; policy: EvidencePolicy }) {}
+  constructor(private readonly deps: { db: Database; content: ContentStore; sealer: EnvelopeSealer; holderKeys: HolderKemKeys; clock: Clock; publicBaseUrl: string; policy: EvidencePolicy }) {}
 
   get policy(): EvidencePolicy {
     return this.deps.policy
@@ -46,7 +45,7 @@ export class WalletEvidenceService {
 
     const id = `evidence-${randomUUID()}`
     const recipient = await this.deps.holderKeys.recipient(holderDid)
-    const envelope = await this.deps.sealer.seal({ publicKey: recipient.publicKey, plaintext: file.bytes, associatedData: id })
+    const envelope = await this.deps.sealer.seal({ publicKey: recipient.publicKey, plaintext: file.bytes, binding: { recipient: holderDid, recordId: id } })
     const stored = await this.deps.content.put(Buffer.from(JSON.stringify(envelope)))
     const now = this.deps.clock.now()
     return this.deps.db.transaction().execute(async (trx) => {
@@ -74,7 +73,7 @@ export class WalletEvidenceService {
   async download(holderDid: string, id: string): Promise<{ row: repo.EvidenceRow; bytes: Uint8Array }> {
     const row = await repo.findEvidence(this.deps.db, holderDid, id)
     if (!row) throw new NotFoundError('Evidence not found')
-    const envelope = JSON.parse(Buffer.from(await this.deps.content.get(row.ipfs_hash)).toString('utf8')) as KemEnvelope
+    const envelope = asStoredEnvelope(JSON.parse(Buffer.from(await this.deps.content.get(row.ipfs_hash)).toString('utf8')))
     try {
       return { row, bytes: await this.deps.holderKeys.open(holderDid, envelope, id) }
     } catch (error) {

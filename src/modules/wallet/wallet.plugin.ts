@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Clock } from '../../adapters/clock.js'
 import type { ContentStore } from '../../adapters/content-store/content-store.js'
-import type { KemSealer } from '../../crypto/kem-sealer.js'
+import type { EnvelopeSealer } from '../../crypto/sealed-envelope.js'
 import type { Database } from '../../db/database.js'
 import type { DidResolver } from '../did/did-resolver.js'
 import type { StatusChecker } from '../status-list/status-check.js'
@@ -17,7 +17,7 @@ import { WalletShareService } from './wallet-shares.service.js'
 export interface WalletModuleOptions {
   db: Database
   content: ContentStore
-  sealer: KemSealer
+  sealer: EnvelopeSealer
   holderKeys: HolderKemKeys
   resolver: DidResolver
   status: StatusChecker

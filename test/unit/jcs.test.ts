@@ -3,7 +3,6 @@ import { createHash } from 'node:crypto'
 import { describe, it } from 'node:test'
 import { canonicalize, jcsSha256Hex } from '../../src/crypto/jcs.js'
 import { ValidationError } from '../../src/errors.js'
-import { generateKemKeyPair, openFromSender, sealToRecipient } from '../../src/crypto/kem-envelope.js'
 
 describe('RFC 8785 canonicalization', () => {
   it('orders keys by UTF-16 code units and serialises numbers as ECMAScript does (RFC 8785 §3.2.3, Appendix B)', () => {
@@ -32,35 +31,5 @@ describe('RFC 8785 canonicalization', () => {
     assert.throws(() => canonicalize(['\udfff']), ValidationError)
     assert.throws(() => canonicalize({ ['\ud83d']: 1 }), ValidationError)
     assert.equal(canonicalize({ a: '\ud83d\ude00' }), '{"a":"\ud83d\ude00"}')
-  })
-})
-
-describe('ML-KEM-768 envelope', () => {
-  const recipient = generateKemKeyPair()
-  const plaintext = new TextEncoder().encode('{"given_name":"Alice","birth_date":"1990-01-01"}')
-
-  it('round-trips for the recipient and does not contain the plaintext', () => {
-    const envelope = sealToRecipient(recipient.publicKey, plaintext, 'aly:123')
-    assert.equal(recipient.publicKey.length, 1184) // FIPS 203 ML-KEM-768 encapsulation key size
-    assert.ok(!JSON.stringify(envelope).includes('Alice'))
-    assert.deepEqual(openFromSender(recipient.secretKey, envelope, 'aly:123'), plaintext)
-    // A fresh encapsulation every time.
-    assert.notEqual(sealToRecipient(recipient.publicKey, plaintext, 'aly:123').kem_ciphertext, envelope.kem_ciphertext)
-  })
-
-  it('fails for another key, other associated data, or any altered part', () => {
-    const envelope = sealToRecipient(recipient.publicKey, plaintext, 'aly:123')
-    assert.throws(() => openFromSender(generateKemKeyPair().secretKey, envelope, 'aly:123'))
-    assert.throws(() => openFromSender(recipient.secretKey, envelope, 'aly:456'))
-    for (const part of ['kem_ciphertext', 'iv', 'ciphertext', 'tag'] as const) {
-      const bytes = Buffer.from(envelope[part], 'base64url')
-      bytes[0] = bytes[0]! ^ 1
-      assert.throws(() => openFromSender(recipient.secretKey, { ...envelope, [part]: bytes.toString('base64url') }, 'aly:123'), part)
-    }
-  })
-
-  it('derives the same key pair from the same 64-byte seed (FIPS 203 ML-KEM.KeyGen_internal(d, z))', () => {
-    const seed = new Uint8Array(64).fill(5)
-    assert.deepEqual(generateKemKeyPair(seed).publicKey, generateKemKeyPair(seed).publicKey)
   })
 })
