@@ -31,6 +31,10 @@ interface Slot {
 }
 
 /**
+ * The worker pool for BBS, and only BBS: Dock's WebAssembly (crypto-wasm-ts) runs synchronously,
+ * so signing and proofs must leave the event loop. Sealing does not come here: HPKE's KEM, HKDF and
+ * AES-GCM already run on libuv's threads through WebCrypto (sealed-envelope.ts, docs/decisions.md).
+ *
  * A fixed number of worker threads, each with its own WebAssembly instance, started on first use;
  * tasks queue (FIFO) while all are busy. A worker that dies or panics fails only its own task and
  * is replaced on the next dispatch. Idle workers are unref'd, so a forgotten pool never keeps the
