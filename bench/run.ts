@@ -21,7 +21,7 @@ import path from 'node:path'
 import { installAbortHandlers, onAbort } from './lib/cleanup.js'
 import { coreCount } from './lib/cpu.js'
 import { runAgainstServer } from './lib/engine-run.js'
-import { measureRawCrypto, TARGET_BBS_SIGN_MS, type RawCryptoCost } from './lib/issuance-crypto.js'
+import { measureRawCrypto, type RawCryptoCost } from './lib/issuance-crypto.js'
 import { issuanceMarkdown, printIssuance, printRawCrypto, summarizeIssuance, TARGET_CEILING_RATIO, TARGET_JWT_PER_SECOND, type IssuanceEngineSummary } from './lib/issuance-report.js'
 import { runIssuanceAgainstServer } from './lib/issuance-run.js'
 import { runAnchoringBench, type AnchoringSummary } from './lib/anchoring-run.js'
@@ -162,7 +162,7 @@ async function main(): Promise<void> {
         seconds: options.seconds,
         rounds: options.rounds,
         server: options.server,
-        targets: { ceilingRatio: TARGET_CEILING_RATIO, jwtPerSecondPglite: TARGET_JWT_PER_SECOND, bbsSignMs: TARGET_BBS_SIGN_MS },
+        targets: { ceilingRatio: TARGET_CEILING_RATIO, jwtPerSecondPglite: TARGET_JWT_PER_SECOND },
       },
       rawCrypto: crypto,
       engines: issuances,
