@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import { errors as joseErrors, jwtVerify, decodeProtectedHeader } from 'jose'
-import { signCompactJws } from '../../crypto/jws.js'
+import { errors as joseErrors, jwtVerify } from 'jose'
+import { decodeCompactJws, signCompactJws } from '../../crypto/jws.js'
 import { UnauthenticatedError } from '../../errors.js'
 import type { KeyObject } from 'node:crypto'
 import type { KeyStore, PublicKeyInfo } from '../keys/key-store.js'
@@ -72,14 +72,10 @@ export class TokenService {
   }
 
   private async verifySigned(token: string): Promise<{ claims: AccessClaims; kid: string }> {
-    let kid: string | undefined
-    try {
-      const header = decodeProtectedHeader(token)
-      if (header.alg !== 'EdDSA' || typeof header.kid !== 'string' || !KID.test(header.kid)) throw new Error('alg or kid')
-      kid = header.kid
-    } catch {
-      throw new UnauthenticatedError('Invalid token')
-    }
+    // The depth guard (JSON_LIMITS) reads the token before jose parses anything.
+    const header = decodeCompactJws(token)?.header
+    if (header?.alg !== 'EdDSA' || typeof header.kid !== 'string' || !KID.test(header.kid)) throw new UnauthenticatedError('Invalid token')
+    const kid = header.kid
     const key = await this.verificationKey(kid)
     if (!key) throw new UnauthenticatedError('Invalid token')
     try {
