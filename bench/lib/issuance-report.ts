@@ -87,7 +87,7 @@ export function printRawCrypto(c: RawCryptoCost): void {
     [`BBS sign, ${c.bbsMessages} messages (bbs-core, one thread)`, `${c.bbsSignDirectMs} ms`],
     ['BBS sign through the pool, one at a time', `${c.bbsSignPoolMs} ms (worker round trip included)`],
     [`BBS pool of ${c.bbsPoolWorkers} kept busy`, `${num(c.bbsPoolSignsPerSecond)} signs/s`],
-    ['Ed25519 sign (node:crypto)', `${c.ed25519SignMs} ms`],
+    ['EdDSA JWS sign (jose)', `${c.ed25519SignMs} ms`],
     ['HPKE seal (ML-KEM-768, AES-256-GCM)', `${c.kemSealMs} ms (CPU ${c.kemSealCpuMs} ms)`],
     ['crypto per credential JWT + BBS / JWT only', `${c.perCredentialMs.bbs} ms / ${c.perCredentialMs.jwt} ms`],
     [`ceiling on ${c.cores} cores JWT + BBS / JWT only`, `${num(c.ceilingPerSecond.bbs)} / ${num(c.ceilingPerSecond.jwt)} credentials/s`],
@@ -143,6 +143,6 @@ export function issuanceMarkdown(summaries: IssuanceEngineSummary[], crypto: Raw
     '',
     `Targets: ${targets.join('; ')}.`,
     '',
-    `_Raw crypto, measured alone in the bench process (median of ${crypto.iterations}): BBS sign of ${crypto.bbsMessages} messages ${crypto.bbsSignMs} ms on one thread (${crypto.bbsSignPoolMs} ms through the pool; a pool of ${crypto.bbsPoolWorkers} workers: ${num(crypto.bbsPoolSignsPerSecond)} signs/s), Ed25519 sign ${crypto.ed25519SignMs} ms, HPKE seal to ML-KEM-768 ${crypto.kemSealMs} ms (CPU ${crypto.kemSealCpuMs} ms) (other load meanwhile ${crypto.otherLoadCores ?? 'n/a'} cores). Ceiling = ${coreCount()} cores / crypto per credential (${crypto.perCredentialMs.bbs} ms JWT + BBS, ${crypto.perCredentialMs.jwt} ms JWT only). \`npm run bench\` at ${code}: ${issuanceConnections} connections, ${seconds} s per phase, median of ${rounds} interleaved rounds, same server process as the login rounds._`,
+    `_Raw crypto, measured alone in the bench process (median of ${crypto.iterations}): BBS sign of ${crypto.bbsMessages} messages ${crypto.bbsSignMs} ms on one thread (${crypto.bbsSignPoolMs} ms through the pool; a pool of ${crypto.bbsPoolWorkers} workers: ${num(crypto.bbsPoolSignsPerSecond)} signs/s), EdDSA JWS sign ${crypto.ed25519SignMs} ms, HPKE seal to ML-KEM-768 ${crypto.kemSealMs} ms (CPU ${crypto.kemSealCpuMs} ms) (other load meanwhile ${crypto.otherLoadCores ?? 'n/a'} cores). Ceiling = ${coreCount()} cores / crypto per credential (${crypto.perCredentialMs.bbs} ms JWT + BBS, ${crypto.perCredentialMs.jwt} ms JWT only). \`npm run bench\` at ${code}: ${issuanceConnections} connections, ${seconds} s per phase, median of ${rounds} interleaved rounds, same server process as the login rounds._`,
   ].join('\n')
 }

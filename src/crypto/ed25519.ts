@@ -1,6 +1,9 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto'
+import { createPrivateKey, createPublicKey, generateKeyPairSync, verify, type KeyObject } from 'node:crypto'
 
-/** Ed25519 with node:crypto (native; ~5x faster than pure JS) from and to raw 32-byte keys. */
+/**
+ * Ed25519 (RFC 8032) keys on node:crypto, from and to raw 32-byte keys (the form DID documents
+ * and the key store hold). JWS signing and verification go through jose (jws.ts).
+ */
 export function ed25519PublicKeyObject(raw: Uint8Array): KeyObject {
   if (raw.length !== 32) throw new Error('Ed25519 public key must be 32 bytes')
   return createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(raw).toString('base64url') }, format: 'jwk' })
@@ -43,25 +46,12 @@ function rawKeyPair(privateKey: KeyObject, publicKey: KeyObject): Ed25519KeyPair
   return { privateKey: Buffer.from(jwk.d!, 'base64url'), publicKey: Buffer.from(pub.x!, 'base64url') }
 }
 
-export function ed25519Sign(privateKey: KeyObject, message: Uint8Array): Uint8Array {
-  return new Uint8Array(sign(null, message, privateKey))
-}
-
-export function ed25519Verify(publicKey: KeyObject, message: Uint8Array, signature: Uint8Array): boolean {
-  if (signature.length !== 64) return false
-  return verify(null, message, publicKey, signature)
-}
-
 /**
- * The callback forms run on libuv's thread pool: an Ed25519 check costs more than a whole
- * trivial HTTP request, so on the hot paths (login, token issuance) it must not hold the event
- * loop, and the other cores get the work.
+ * A bare Ed25519 signature check (RFC 8032 §5.1.7), for the login challenge the interface spec
+ * has signed raw rather than as a JWS. The callback form runs on libuv's thread pool, off the
+ * event loop.
  */
 export function ed25519VerifyAsync(publicKey: KeyObject, message: Uint8Array, signature: Uint8Array): Promise<boolean> {
   if (signature.length !== 64) return Promise.resolve(false)
   return new Promise((resolve, reject) => verify(null, message, publicKey, signature, (err, ok) => (err ? reject(err) : resolve(ok))))
-}
-
-export function ed25519SignAsync(privateKey: KeyObject, message: Uint8Array): Promise<Uint8Array> {
-  return new Promise((resolve, reject) => sign(null, message, privateKey, (err, sig) => (err ? reject(err) : resolve(new Uint8Array(sig)))))
 }

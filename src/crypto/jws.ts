@@ -1,17 +1,30 @@
 import type { KeyObject } from 'node:crypto'
+import { CompactSign } from 'jose'
 import { JSON_LIMITS, nestingPastLimit, pathText } from '../json-limits.js'
-import { ed25519SignAsync } from './ed25519.js'
+
+/** The JWS algorithms the service signs and verifies with (RFC 7518 §3.1; EdDSA per RFC 8037 §3.1). */
+export const JWS_ALGORITHMS = ['EdDSA'] as const
+export type JwsAlgorithm = (typeof JWS_ALGORITHMS)[number]
 
 /**
- * Compact JWS (RFC 7515 §7.1) with EdDSA over Ed25519 (RFC 8037 §3.1). Built by hand rather than
- * with jose's SignJWT because issuance signs on the hot path: this skips jose's key checks and
- * runs the signature on libuv's thread pool. Verification stays with jose (tests verify
- * independently of this code).
+ * The JWS algorithm a key signs with, or undefined when the service has none for it: the one
+ * place a key type maps to an `alg` (signing here, verification in modules/did/jws-keys.ts).
  */
-export async function signCompactEdDsa(header: Record<string, unknown>, payload: Record<string, unknown>, privateKey: KeyObject): Promise<string> {
-  const signingInput = `${b64(JSON.stringify({ ...header, alg: 'EdDSA' }))}.${b64(JSON.stringify(payload))}`
-  const signature = await ed25519SignAsync(privateKey, Buffer.from(signingInput, 'ascii'))
-  return `${signingInput}.${Buffer.from(signature).toString('base64url')}`
+export function jwsAlgorithmFor(key: KeyObject): JwsAlgorithm | undefined {
+  if (key.asymmetricKeyType === 'ed25519') return 'EdDSA'
+  return undefined
+}
+
+/**
+ * Compact JWS (RFC 7515 §7.1) signed by jose, `alg` set from the key. A JSON payload makes a JWT
+ * (RFC 7519); bytes are signed as they are (a detached JWS cuts them out, RFC 7515 Appendix F).
+ * jose signs through WebCrypto, which runs off the event loop.
+ */
+export async function signCompactJws(header: Record<string, unknown>, payload: Record<string, unknown> | Uint8Array, privateKey: KeyObject): Promise<string> {
+  const alg = jwsAlgorithmFor(privateKey)
+  if (!alg) throw new Error(`no JWS algorithm for a ${privateKey.asymmetricKeyType ?? privateKey.type} key`)
+  const bytes = payload instanceof Uint8Array ? payload : Buffer.from(JSON.stringify(payload), 'utf8')
+  return new CompactSign(bytes).setProtectedHeader({ ...header, alg }).sign(privateKey)
 }
 
 export interface DecodedJws {
@@ -53,5 +66,3 @@ function jsonTexts(jws: string): [string, string] | undefined {
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null
-
-const b64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64url')

@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test'
 import type { DnsResolver } from '../../src/adapters/dns.js'
 import { createGuardedFetch, type HttpGet } from '../../src/adapters/http-out/guarded-fetch.js'
 import { refusedAddressReason } from '../../src/adapters/http-out/ip-ranges.js'
-import { signCompactEdDsa } from '../../src/crypto/jws.js'
+import { signCompactJws } from '../../src/crypto/jws.js'
 import { DidClient } from '../helpers/did-client.js'
 import { callAs } from '../helpers/issuer-setup.js'
 import { createTestApp, ManualClock, type TestApp } from '../helpers/test-app.js'
@@ -314,7 +314,7 @@ describe('domain ownership: challenge, verify, status', () => {
         ...options.extra,
       }
       const signer = options.signer ?? owner
-      return signCompactEdDsa({ kid: did === signer.did ? kidOf(signer) : `${did}#${did.slice('did:key:'.length)}`, ...options.header }, payload, signer.privateKey)
+      return signCompactJws({ kid: did === signer.did ? kidOf(signer) : `${did}#${did.slice('did:key:'.length)}`, ...options.header }, payload, signer.privateKey)
     }
     const publishConfiguration = (linked: unknown[], host = 'link.example.com') =>
       files.set(`${host}${DID_CONFIG}`, { body: JSON.stringify({ '@context': CONTEXT, linked_dids: linked }), headers: { 'content-type': 'application/json' } })

@@ -53,6 +53,8 @@ after(() => {
 })
 
 const files = readdirSync(FIXTURES).filter((f) => f.endsWith('.json')).sort()
+/** Key types at least one vector was resolved and round-tripped for. */
+const codecsChecked = new Set<string>()
 
 describe('did:key test vectors', () => {
   it('finds the fixture files', () => assert.ok(files.length >= 6, `only ${files.length} fixture files`))
@@ -74,6 +76,7 @@ describe('did:key test vectors', () => {
         const { codec, publicKey } = decodeDidKey(did)
         assert.equal(encodeDidKey(codec, publicKey), did, 'decode/encode round trip')
         c.checked++
+        codecsChecked.add(codec)
         if (codec === 'ed25519') {
           // The login path reads keys from documents: both vector forms (2018, JWK) must yield the key.
           assert.deepEqual(ed25519AuthenticationKeys(expected), [publicKey])
@@ -90,6 +93,10 @@ describe('did:key test vectors', () => {
       assert.ok(c.checked > 0, `no vector of ${file} was checked`)
     })
   }
+
+  it('covers every key type the service resolves, Ed25519, P-256 and BLS12-381 G2 among them', () => {
+    assert.deepEqual([...codecsChecked].sort(), ['bls12381g2', 'ed25519', 'p256', 'p384', 'p521', 'rsa', 'secp256k1', 'x25519'])
+  })
 })
 
 describe('did:key codec', () => {

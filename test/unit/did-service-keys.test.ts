@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { generateKeyPairSync } from 'node:crypto'
 import { describe, it } from 'node:test'
 import { encodeDidKey, publicKeyToMultibase } from '../../src/crypto/did-key.js'
-import { signCompactEdDsa } from '../../src/crypto/jws.js'
+import { signCompactJws } from '../../src/crypto/jws.js'
 import { JwsRejected, verifyDidJws } from '../../src/modules/did/did-jws.js'
 import { createDidResolver, type ServiceVerificationMethod } from '../../src/modules/did/did-resolver.js'
 
@@ -56,12 +56,12 @@ describe('service keys in DID documents', () => {
     stored = []
     await methodIds() // caches a document without the issuer key
     stored = [{ fragment: 'new-key', type: 'Multikey', publicKeyMultibase: publicKeyToMultibase('ed25519', issuerKey.raw) }]
-    const jws = await signCompactEdDsa({ alg: 'EdDSA', kid: `${did}#new-key` }, { hello: 'world' }, issuerKey.privateKey)
+    const jws = await signCompactJws({ alg: 'EdDSA', kid: `${did}#new-key` }, { hello: 'world' }, issuerKey.privateKey)
     const verified = await verifyDidJws(resolver, jws, 'assertionMethod')
     assert.equal(verified.kid, `${did}#new-key`)
-    const unknown = await signCompactEdDsa({ alg: 'EdDSA', kid: `${did}#missing` }, { hello: 'world' }, issuerKey.privateKey)
+    const unknown = await signCompactJws({ alg: 'EdDSA', kid: `${did}#missing` }, { hello: 'world' }, issuerKey.privateKey)
     await assert.rejects(verifyDidJws(resolver, unknown, 'assertionMethod'), (e: unknown) => e instanceof JwsRejected && /missing is not an Ed25519 assertionMethod key/.test((e as Error).message))
-    const forged = await signCompactEdDsa({ alg: 'EdDSA', kid: `${did}#new-key` }, { hello: 'world' }, subject.privateKey)
+    const forged = await signCompactJws({ alg: 'EdDSA', kid: `${did}#new-key` }, { hello: 'world' }, subject.privateKey)
     await assert.rejects(verifyDidJws(resolver, forged, 'assertionMethod'), /does not verify/)
   })
 })

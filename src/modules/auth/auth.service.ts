@@ -255,6 +255,7 @@ export class AuthService {
     return decoded
   }
 
+  /** The interface spec's raw Ed25519 signature (RFC 8032) over the challenge's UTF-8 bytes, not a JWS. */
   private async checkSignature(challenge: string, signature: string, keys: SignerKey[]): Promise<SignerKey> {
     const sig = decodeBase64Any(signature)
     if (sig && sig.length === 64) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import { errors as joseErrors, jwtVerify, decodeProtectedHeader } from 'jose'
-import { ed25519SignAsync } from '../../crypto/ed25519.js'
+import { errors as joseErrors, jwtVerify } from 'jose'
+import { decodeCompactJws, signCompactJws } from '../../crypto/jws.js'
 import { UnauthenticatedError } from '../../errors.js'
 import type { KeyObject } from 'node:crypto'
 import type { KeyStore, PublicKeyInfo } from '../keys/key-store.js'
@@ -42,15 +42,12 @@ export class TokenService {
     const key = await this.keys.activeSigningKey(JWT_KEY_OWNER, JWT_KEY_PURPOSE)
     const issuedAt = Math.floor(this.now().getTime() / 1000)
     const claims: AccessClaims = { did, jti: randomUUID(), issuedAt, expiresAt: issuedAt + this.ttlSeconds }
-    // Compact JWS (RFC 7515 §7.1) built here so the signature runs on the thread pool; jose
-    // signs on the event loop. Verification below stays with jose.
-    const header = base64url(JSON.stringify({ alg: 'EdDSA', typ: 'JWT', kid: key.kid }))
-    const payload = base64url(
-      JSON.stringify({ iss: this.issuer, sub: did, iat: issuedAt, exp: claims.expiresAt, jti: claims.jti }),
+    const token = await signCompactJws(
+      { typ: 'JWT', kid: key.kid },
+      { iss: this.issuer, sub: did, iat: issuedAt, exp: claims.expiresAt, jti: claims.jti },
+      key.privateKey,
     )
-    const signingInput = `${header}.${payload}`
-    const signature = await ed25519SignAsync(key.privateKey, Buffer.from(signingInput))
-    return { token: `${signingInput}.${Buffer.from(signature).toString('base64url')}`, claims }
+    return { token, claims }
   }
 
   /**
@@ -75,14 +72,10 @@ export class TokenService {
   }
 
   private async verifySigned(token: string): Promise<{ claims: AccessClaims; kid: string }> {
-    let kid: string | undefined
-    try {
-      const header = decodeProtectedHeader(token)
-      if (header.alg !== 'EdDSA' || typeof header.kid !== 'string' || !KID.test(header.kid)) throw new Error('alg or kid')
-      kid = header.kid
-    } catch {
-      throw new UnauthenticatedError('Invalid token')
-    }
+    // The depth guard (JSON_LIMITS) reads the token before jose parses anything.
+    const header = decodeCompactJws(token)?.header
+    if (header?.alg !== 'EdDSA' || typeof header.kid !== 'string' || !KID.test(header.kid)) throw new UnauthenticatedError('Invalid token')
+    const kid = header.kid
     const key = await this.verificationKey(kid)
     if (!key) throw new UnauthenticatedError('Invalid token')
     try {
@@ -121,5 +114,3 @@ export class TokenService {
     return key
   }
 }
-
-const base64url = (text: string): string => Buffer.from(text).toString('base64url')

@@ -1,6 +1,6 @@
 import type { Clock } from '../../adapters/clock.js'
-import { ed25519SignAsync } from '../../crypto/ed25519.js'
 import { toBase64Url } from '../../crypto/encoding.js'
+import { signCompactJws } from '../../crypto/jws.js'
 import type { KeyStore, PublicKeyInfo } from '../keys/key-store.js'
 
 /** The service's callback-signing key in the key store; rotate it with the admin keys route. */
@@ -41,11 +41,10 @@ export class CallbackSigner {
 
   async sign(body: Uint8Array): Promise<{ signature: string; kid: string }> {
     const key = await this.keys.activeSigningKey(CALLBACK_KEY_OWNER, CALLBACK_KEY_PURPOSE)
-    const header = { alg: 'EdDSA', kid: key.kid, iat: Math.floor(this.clock.now().getTime() / 1000), typ: CALLBACK_JWS_TYP }
-    const protectedHeader = Buffer.from(JSON.stringify(header), 'utf8').toString('base64url')
-    const signingInput = Buffer.from(`${protectedHeader}.${toBase64Url(body)}`, 'ascii')
-    const signature = await ed25519SignAsync(key.privateKey, signingInput)
-    return { signature: `${protectedHeader}..${toBase64Url(signature)}`, kid: key.kid }
+    const jws = await signCompactJws({ kid: key.kid, iat: Math.floor(this.clock.now().getTime() / 1000), typ: CALLBACK_JWS_TYP }, body, key.privateKey)
+    // Detached (RFC 7515 Appendix F): the receiver puts the body back between the dots.
+    const [protectedHeader, , signature] = jws.split('.')
+    return { signature: `${protectedHeader}..${signature}`, kid: key.kid }
   }
 
   /** The JWKS (RFC 7517 §5): the active key (made on first use) and recently retired ones. */

@@ -1,8 +1,7 @@
-import type { KeyObject } from 'node:crypto'
-import { ed25519PublicKeyObject, ed25519VerifyAsync } from '../../crypto/ed25519.js'
-import { decodeCompactJws, jwsNestingProblem } from '../../crypto/jws.js'
+import { compactVerify, errors as joseErrors, jwtVerify } from 'jose'
+import { decodeCompactJws, JWS_ALGORITHMS, jwsNestingProblem } from '../../crypto/jws.js'
 import type { DidResolver } from './did-resolver.js'
-import { ed25519KeyFor } from './verification-keys.js'
+import { JWS_KEY_TYPES, jwsKeyFor, type JwsKey } from './jws-keys.js'
 
 export interface VerifiedJws {
   header: Record<string, unknown>
@@ -15,51 +14,72 @@ export interface VerifiedJws {
 /** A JWS that does not verify; the message says why in words a holder or verifier can act on. */
 export class JwsRejected extends Error {}
 
+/** The time claims of a JWT (RFC 7519 §4.1.4-6), checked by jose after the signature. */
+export interface JwtClaimChecks {
+  currentDate: Date
+  /** Seconds of clock difference tolerated on `exp` and `nbf`. */
+  clockTolerance: number
+  requiredClaims?: Array<'exp' | 'nbf' | 'iat'>
+}
+
 /**
- * Verifies a compact JWS signed with EdDSA (RFC 8037) by a key a DID document authorizes:
- * `kid` is a DID URL (`did:…#fragment`), resolved through the same resolver as `GET /api/did/:did`
- * (did:key computed, did:web fetched, issuers' service-managed keys), and the method must be
- * listed under `relationship` (`authentication` for a holder's VP, `assertionMethod` for a
- * credential). Only what that public document says is trusted.
+ * A JWT whose signature verifies but whose claim `claim` fails: missing (`reason` "missing"), not
+ * a NumericDate ("invalid"), or outside the validity period ("check_failed"). `jws` is what the
+ * signature proves, for callers that report every problem of a presentation.
  */
-export async function verifyDidJws(resolver: DidResolver, jws: string, relationship: 'authentication' | 'assertionMethod'): Promise<VerifiedJws> {
+export class JwtClaimRejected extends Error {
+  constructor(
+    readonly claim: string,
+    readonly reason: string,
+    readonly jws: VerifiedJws,
+  ) {
+    super(`the ${claim} claim is ${reason === 'missing' ? 'missing' : reason === 'invalid' ? 'not a NumericDate' : 'out of range'}`)
+  }
+}
+
+const EXPECTED_ALGS = JWS_ALGORITHMS.length === 1 ? JWS_ALGORITHMS[0] : `one of ${JWS_ALGORITHMS.join(', ')}`
+
+/**
+ * Verifies a compact JWS (RFC 7515) with jose, by a key a DID document authorizes: `kid` is a DID
+ * URL (`did:…#fragment`), resolved through the same resolver as `GET /api/did/:did` (did:key
+ * computed, did:web fetched, issuers' service-managed keys), and the method must be listed under
+ * `relationship` (`authentication` for a holder's VP, `assertionMethod` for a credential); `alg`
+ * is pinned to the one that method's key type verifies (RFC 8725 §3.1). Only what that public
+ * document says is trusted. With `claims`, it is verified as a JWT and jose checks `exp`/`nbf`.
+ */
+export async function verifyDidJws(resolver: DidResolver, jws: string, relationship: 'authentication' | 'assertionMethod', claims?: JwtClaimChecks): Promise<VerifiedJws> {
+  // The depth guard runs before jose parses anything (JSON_LIMITS).
   const decoded = decodeCompactJws(jws)
   if (!decoded) throw new JwsRejected(jwsNestingProblem(jws) ?? 'not a compact JWS')
   const { header, payload } = decoded
-  if (header.alg !== 'EdDSA') throw new JwsRejected(`unsupported alg ${JSON.stringify(header.alg)} (EdDSA expected)`)
+  if (!(JWS_ALGORITHMS as readonly unknown[]).includes(header.alg)) throw new JwsRejected(`unsupported alg ${JSON.stringify(header.alg)} (${EXPECTED_ALGS} expected)`)
   const kid = header.kid
   if (typeof kid !== 'string' || !kid.startsWith('did:') || !kid.includes('#')) throw new JwsRejected('header kid must be a DID URL (did:…#key)')
   const did = kid.slice(0, kid.indexOf('#'))
-  const keyIn = async (fresh: boolean): Promise<Uint8Array | undefined> => {
+  const keyIn = async (fresh: boolean): Promise<JwsKey | undefined> => {
     let doc
     try {
       doc = (await resolver.resolve(did, { fresh })).didDocument
     } catch (error) {
       throw new JwsRejected(`the DID ${did} could not be resolved: ${(error as Error).message}`)
     }
-    return ed25519KeyFor(doc, kid, relationship)
+    return jwsKeyFor(doc, kid, relationship)
   }
   // A document served from the resolver's short cache may predate a key made since (a new
   // issuer, a rotation on another instance): a miss is retried once on a fresh resolution.
   const key = (await keyIn(false)) ?? (await keyIn(true))
-  if (!key) throw new JwsRejected(`${kid} is not an Ed25519 ${relationship} key of ${did}`)
-  const [h, p, s] = jws.split('.') as [string, string, string]
-  const ok = await ed25519VerifyAsync(keyObject(key), Buffer.from(`${h}.${p}`, 'ascii'), Buffer.from(s, 'base64url'))
-  if (!ok) throw new JwsRejected(`the signature does not verify with ${kid}`)
-  return { header, payload, did, kid }
-}
-
-// Building a KeyObject costs about as much as the verification itself; the same few issuer and
-// holder keys verify again and again.
-const KEY_OBJECTS_MAX = 4096
-const keyObjects = new Map<string, KeyObject>()
-function keyObject(publicKey: Uint8Array): KeyObject {
-  const id = Buffer.from(publicKey).toString('base64')
-  let found = keyObjects.get(id)
-  if (!found) {
-    found = ed25519PublicKeyObject(publicKey)
-    if (keyObjects.size >= KEY_OBJECTS_MAX) keyObjects.delete(keyObjects.keys().next().value!)
-    keyObjects.set(id, found)
+  if (!key) throw new JwsRejected(`${kid} is not an ${JWS_KEY_TYPES} ${relationship} key of ${did}`)
+  if (header.alg !== key.alg) throw new JwsRejected(`alg ${JSON.stringify(header.alg)} does not match ${kid}, a key for ${key.alg}`)
+  const verified = { header, payload, did, kid }
+  try {
+    const options = { algorithms: [key.alg] }
+    if (claims) await jwtVerify(jws, key.key, { ...options, ...claims })
+    else await compactVerify(jws, key.key, options)
+  } catch (error) {
+    if (error instanceof joseErrors.JWTClaimValidationFailed || error instanceof joseErrors.JWTExpired) throw new JwtClaimRejected(error.claim, error.reason, verified)
+    if (error instanceof joseErrors.JWSSignatureVerificationFailed) throw new JwsRejected(`the signature does not verify with ${kid}`)
+    if (error instanceof joseErrors.JOSEError) throw new JwsRejected(`not a valid JWS: ${error.message}`)
+    throw error
   }
-  return found
+  return verified
 }

@@ -1,7 +1,8 @@
 /**
- * Extracts the Ed25519 keys a DID document authorizes for `authentication` (DID Core §5.3.1),
- * the relationship our challenge-response login checks. Documents may come from the web, so
- * every field is checked at run time and anything unusable is skipped, never trusted.
+ * The verification methods a DID document authorizes for a relationship (DID Core §5.3) and their
+ * Ed25519 keys: `authentication` for the challenge-response login, either relationship for a JWS
+ * (jws-keys.ts). Documents may come from the web, so every field is checked at run time and
+ * anything unusable is skipped, never trusted.
  */
 import { base58btc } from 'multiformats/bases/base58'
 import { canonicalPublicKey, decodeMultibaseKey } from '../../crypto/did-key.js'
@@ -25,10 +26,10 @@ export function ed25519AuthenticationKeys(doc: DidDocument): Uint8Array[] {
 }
 
 /**
- * The Ed25519 key of the method `kid` (an absolute DID URL) when the document authorizes it for
+ * The verification method `kid` (an absolute DID URL) when the document authorizes it for
  * `relationship` (DID Core §5.3: by reference or embedded); undefined otherwise.
  */
-export function ed25519KeyFor(doc: DidDocument, kid: string, relationship: 'authentication' | 'assertionMethod'): Uint8Array | undefined {
+export function verificationMethodFor(doc: DidDocument, kid: string, relationship: 'authentication' | 'assertionMethod'): Record<string, unknown> | undefined {
   const methods = Array.isArray(doc.verificationMethod) ? (doc.verificationMethod as unknown[]) : []
   const references = Array.isArray(doc[relationship]) ? (doc[relationship] as unknown[]) : []
   for (const reference of references) {
@@ -36,7 +37,7 @@ export function ed25519KeyFor(doc: DidDocument, kid: string, relationship: 'auth
       typeof reference === 'string'
         ? sameId(reference, kid, doc.id) ? methods.find((m) => isRecord(m) && typeof m.id === 'string' && sameId(m.id, kid, doc.id)) : undefined
         : isRecord(reference) && typeof reference.id === 'string' && sameId(reference.id, kid, doc.id) ? reference : undefined
-    if (isRecord(method)) return ed25519Key(method)
+    if (isRecord(method)) return method
   }
   return undefined
 }

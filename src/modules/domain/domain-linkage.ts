@@ -12,11 +12,12 @@
  * - `vc.type` includes DomainLinkageCredential; `vc.@context` includes the v1 context;
  * - `vc.credentialSubject.origin` is the origin the resource was requested from;
  * - `nbf` and `exp` are present (issuanceDate / expirationDate are required) and now lies
- *   between them; the credential carries no identifier (`jti`, `vc.id`) and the header no
- *   `typ`, as the spec requires of Domain Linkage Credentials in JWT form.
+ *   between them, within a minute's leeway; the credential carries no identifier (`jti`,
+ *   `vc.id`) and the header no `typ`, as the spec requires of Domain Linkage Credentials in JWT
+ *   form.
  */
 import { decodeCompactJws } from '../../crypto/jws.js'
-import { JwsRejected, verifyDidJws } from '../did/did-jws.js'
+import { JwsRejected, JwtClaimRejected, verifyDidJws } from '../did/did-jws.js'
 import type { DidResolver } from '../did/did-resolver.js'
 import { normalizeDid } from '../did/did-normalize.js'
 import { proofFailure } from './domain-proofs.js'
@@ -24,8 +25,8 @@ import { proofFailure } from './domain-proofs.js'
 export const DID_CONFIGURATION_CONTEXT = 'https://identity.foundation/.well-known/did-configuration/v1'
 /** Entries looked at: a configuration is a short list of the origin's DIDs. */
 const MAX_LINKED_DIDS = 100
-/** Tolerated clock difference on `nbf` (RFC 7519 §4.1.5 allows "some small leeway"). */
-const NBF_LEEWAY_SECONDS = 60
+/** Tolerated clock difference on `nbf` and `exp` (RFC 7519 §4.1.4-5 allow "some small leeway"). */
+const LEEWAY_SECONDS = 60
 
 export interface VerifiedLinkage {
   /** `exp` of the credential: the linkage is proven until then. */
@@ -77,12 +78,16 @@ async function verifyLinkageCredential(
   options: { resolver: DidResolver; did: string; origin: string; now: Date },
 ): Promise<VerifiedLinkage> {
   const { did } = options
+  // jose checks nbf and exp with the signature; a lifetime problem is reported after the checks
+  // that say whether this is the DID's credential for this origin at all.
   let verified
+  let lifetime: JwtClaimRejected | undefined
   try {
-    verified = await verifyDidJws(options.resolver, jwt, 'assertionMethod')
+    verified = await verifyDidJws(options.resolver, jwt, 'assertionMethod', { currentDate: options.now, clockTolerance: LEEWAY_SECONDS, requiredClaims: ['nbf', 'exp'] })
   } catch (error) {
-    if (error instanceof JwsRejected) throw new LinkageRejected(error.message)
-    throw error
+    if (error instanceof JwtClaimRejected) [lifetime, verified] = [error, error.jws]
+    else if (error instanceof JwsRejected) throw new LinkageRejected(error.message)
+    else throw error
   }
   const { payload } = verified
   const reject = (why: string): never => {
@@ -109,13 +114,10 @@ async function verifyLinkageCredential(
   if (typeof origin !== 'string') reject('vc.credentialSubject.origin is missing')
   const claimed = originOf(origin as string)
   if (claimed !== options.origin) reject(`vc.credentialSubject.origin is ${claimed ?? 'not an origin'}, not ${options.origin}`)
-  const now = options.now.getTime() / 1000
-  if (typeof payload.nbf !== 'number') reject('nbf (the issuance date) is missing')
-  if (typeof payload.exp !== 'number') reject('exp (the expiration date) is missing')
-  const nbf = payload.nbf as number
-  const exp = payload.exp as number
-  if (nbf > now + NBF_LEEWAY_SECONDS) reject(`it is not valid before ${new Date(nbf * 1000).toISOString()}`)
-  if (exp <= now) reject(`it expired at ${new Date(exp * 1000).toISOString()}`)
+  const { nbf, exp } = payload as { nbf: number; exp: number }
+  if (lifetime?.claim === 'nbf') reject(lifetime.reason === 'check_failed' ? `it is not valid before ${new Date(nbf * 1000).toISOString()}` : 'nbf (the issuance date) is missing')
+  if (lifetime?.claim === 'exp') reject(lifetime.reason === 'check_failed' ? `it expired at ${new Date(exp * 1000).toISOString()}` : 'exp (the expiration date) is missing')
+  if (lifetime) reject(lifetime.message)
   return { expiresAt: new Date(exp * 1000), kid: verified.kid }
 }
 

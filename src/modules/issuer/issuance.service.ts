@@ -7,7 +7,7 @@ import { BBS_MESSAGE_LAYOUT, credentialMessages } from '../../crypto/bbs/bbs-mes
 import type { BbsEngine } from '../../crypto/bbs/bbs-pool.js'
 import type { EnvelopeSealer } from '../../crypto/sealed-envelope.js'
 import { jcsSha256Hex } from '../../crypto/jcs.js'
-import { signCompactEdDsa } from '../../crypto/jws.js'
+import { signCompactJws } from '../../crypto/jws.js'
 import type { Database, DB, EvidenceAttachment } from '../../db/database.js'
 import { MicroBatcher } from '../../shared/micro-batcher.js'
 import { NotFoundError, ValidationError } from '../../errors.js'
@@ -125,7 +125,7 @@ export class IssuanceService {
     const vc = credentialDocument(docInput)
     const edKey = await this.deps.issuerKeys.ed25519(issuerDid)
     const [jwt, anonymousCredential] = await Promise.all([
-      signCompactEdDsa({ typ: 'JWT', kid: `${issuerDid}#${edKey.kid}` }, credentialJwtPayload(vc, docInput), edKey.privateKey),
+      signCompactJws({ typ: 'JWT', kid: `${issuerDid}#${edKey.kid}` }, credentialJwtPayload(vc, docInput), edKey.privateKey),
       anonymous ? this.signAnonymous(issuerDid, anonymous) : Promise.resolve(null),
     ])
 

@@ -1,7 +1,7 @@
 import type { Clock } from '../../adapters/clock.js'
 import { decodeCompactJws } from '../../crypto/jws.js'
 import type { RequiredCredential, RequiredPredicate } from '../../db/database.js'
-import { JwsRejected, verifyDidJws } from '../did/did-jws.js'
+import { JwsRejected, JwtClaimRejected, verifyDidJws, type VerifiedJws } from '../did/did-jws.js'
 import type { DidResolver } from '../did/did-resolver.js'
 import type { StatusChecker } from '../status-list/status-check.js'
 import { unmetRequirements, type PresentedCredential, type ProvenBound } from './presentation-requirements.js'
@@ -69,14 +69,18 @@ export class PresentationVerifier {
 
   async verify(input: VerificationInput): Promise<VerificationOutcome> {
     const errors: string[] = []
-    const now = Math.floor(this.deps.clock.now().getTime() / 1000)
+    const currentDate = this.deps.clock.now()
+    const now = Math.floor(currentDate.getTime() / 1000)
     let payload = decodeCompactJws(input.jwt)?.payload
-    try {
-      const verified = await verifyDidJws(this.deps.resolver, input.jwt, 'authentication')
+    const verified = await lifetimeChecked('presentation', errors, () =>
+      verifyDidJws(this.deps.resolver, input.jwt, 'authentication', { currentDate, clockTolerance: SKEW_S, requiredClaims: ['exp'] }),
+    ).catch((error: unknown) => {
+      errors.push(`presentation signature: ${error instanceof JwsRejected ? error.message : 'could not be checked'}`)
+      return undefined
+    })
+    if (verified) {
       payload = verified.payload
       if (verified.did !== input.proverDid) errors.push(`the presentation is signed by ${verified.did}, not by the holder ${input.proverDid}`)
-    } catch (error) {
-      errors.push(`presentation signature: ${error instanceof JwsRejected ? error.message : 'could not be checked'}`)
     }
     if (!payload) return outcome(errors, [])
 
@@ -84,7 +88,7 @@ export class PresentationVerifier {
     const audience = Array.isArray(payload.aud) ? payload.aud : [payload.aud]
     if (!audience.includes(input.verifierDid)) errors.push(`presentation audience ${JSON.stringify(payload.aud)} is not the verifier ${input.verifierDid}`)
     if (input.request && payload.nonce !== input.request.nonce) errors.push('presentation nonce does not match the request')
-    errors.push(...lifetimeErrors('presentation', payload, now, true))
+    if (verified) errors.push(...issuedInFuture('presentation', payload, now))
 
     const vp = payload.vp as { holder?: unknown; verifiableCredential?: unknown } | undefined
     if (!vp || typeof vp !== 'object') return outcome([...errors, 'the presentation has no vp claim'], [])
@@ -94,7 +98,7 @@ export class PresentationVerifier {
 
     const presented: PresentedCredential[] = []
     for (const [i, item] of items.entries()) {
-      const checked = typeof item === 'string' ? await this.jwtCredential(item, input.proverDid, now) : await this.derivedCredential(item, input, payload.nonce)
+      const checked = typeof item === 'string' ? await this.jwtCredential(item, input.proverDid, currentDate) : await this.derivedCredential(item, input, payload.nonce)
       errors.push(...checked.errors.map((e) => `credential ${i + 1}${checked.credential?.id ? ` (${checked.credential.id})` : ''}: ${e}`))
       if (checked.credential) presented.push(checked.credential)
     }
@@ -106,14 +110,14 @@ export class PresentationVerifier {
     return outcome(errors, presented)
   }
 
-  private async jwtCredential(jwt: string, holderDid: string, now: number): Promise<{ errors: string[]; credential?: PresentedCredential }> {
+  private async jwtCredential(jwt: string, holderDid: string, currentDate: Date): Promise<{ errors: string[]; credential?: PresentedCredential }> {
+    const errors: string[] = []
     let verified
     try {
-      verified = await verifyDidJws(this.deps.resolver, jwt, 'assertionMethod')
+      verified = await lifetimeChecked('credential', errors, () => verifyDidJws(this.deps.resolver, jwt, 'assertionMethod', { currentDate, clockTolerance: SKEW_S }))
     } catch (error) {
       return { errors: [`issuer signature: ${error instanceof JwsRejected ? error.message : 'could not be checked'}`] }
     }
-    const errors: string[] = []
     const { payload } = verified
     const vc = payload.vc as { type?: unknown; issuer?: unknown; credentialSubject?: unknown; credentialStatus?: unknown; credentialSchema?: unknown } | undefined
     if (!vc || typeof vc !== 'object') return { errors: ['the JWT has no vc claim'] }
@@ -122,7 +126,7 @@ export class PresentationVerifier {
     const subject = vc.credentialSubject && typeof vc.credentialSubject === 'object' ? (vc.credentialSubject as Record<string, unknown>) : {}
     // Holder binding: a credential about someone else cannot be presented by this holder.
     if (payload.sub !== holderDid && subject.id !== holderDid) errors.push('it was issued to another subject than the holder')
-    errors.push(...lifetimeErrors('credential', payload, now, false))
+    errors.push(...issuedInFuture('credential', payload, Math.floor(currentDate.getTime() / 1000)))
     const status = await this.deps.status.check(vc.credentialStatus, verified.did)
     if (status.state === 'revoked') errors.push('it has been revoked by its issuer')
     if (status.state === 'unknown') errors.push(`its status could not be checked: ${status.reason}`)
@@ -179,14 +183,27 @@ function schemaIdsOf(credentialSchema: unknown): string[] {
   return entries.flatMap((e) => (e && typeof e === 'object' ? [(e as { id?: unknown }).id, (e as { schemaId?: unknown }).schemaId].filter((v): v is string => typeof v === 'string') : []))
 }
 
-function lifetimeErrors(what: string, payload: Record<string, unknown>, now: number, expRequired: boolean): string[] {
-  const errors: string[] = []
-  const { exp, nbf, iat } = payload
-  if (exp === undefined && expRequired) errors.push(`the ${what} has no exp`)
-  if (exp !== undefined && (typeof exp !== 'number' || exp <= now - SKEW_S)) errors.push(`the ${what} has expired`)
-  if (nbf !== undefined && (typeof nbf !== 'number' || nbf > now + SKEW_S)) errors.push(`the ${what} is not valid yet`)
-  if (iat !== undefined && (typeof iat !== 'number' || iat > now + SKEW_S)) errors.push(`the ${what} is issued in the future`)
-  return errors
+/**
+ * The verified JWS, with the lifetime problem jose found (exp, nbf) pushed to `errors` as one
+ * readable line instead of thrown: a presentation reports every problem it has.
+ */
+async function lifetimeChecked(what: string, errors: string[], verify: () => Promise<VerifiedJws>): Promise<VerifiedJws> {
+  try {
+    return await verify()
+  } catch (error) {
+    if (!(error instanceof JwtClaimRejected)) throw error
+    const { claim, reason } = error
+    if (claim === 'exp') errors.push(reason === 'missing' ? `the ${what} has no exp` : `the ${what} has expired`)
+    else if (claim === 'nbf') errors.push(`the ${what} is not valid yet`)
+    else if (claim === 'iat') errors.push(`the ${what} is issued in the future`)
+    else errors.push(`the ${what}'s ${error.message}`)
+    return error.jws
+  }
+}
+
+/** jose checks `iat` against the clock only with maxTokenAge, which would make `iat` required. */
+function issuedInFuture(what: string, payload: Record<string, unknown>, now: number): string[] {
+  return typeof payload.iat === 'number' && payload.iat > now + SKEW_S ? [`the ${what} is issued in the future`] : []
 }
 
 function outcome(errors: string[], presented: PresentedCredential[]): VerificationOutcome {

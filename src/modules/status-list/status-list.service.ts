@@ -1,6 +1,6 @@
 import type { Clock } from '../../adapters/clock.js'
 import { encodeStatusList } from '../../crypto/bitstring.js'
-import { signCompactEdDsa } from '../../crypto/jws.js'
+import { signCompactJws } from '../../crypto/jws.js'
 import type { Database } from '../../db/database.js'
 import { NotFoundError } from '../../errors.js'
 import type { IssuerKeys } from '../issuer/issuer-keys.js'
@@ -59,7 +59,7 @@ export class StatusListService {
       credentialSubject: { id: `${url}#list`, type: 'BitstringStatusList', statusPurpose: list.purpose, encodedList: encodeStatusList(list.bits) },
     }
     const iat = Math.floor(now.getTime() / 1000)
-    const jwt = await signCompactEdDsa(
+    const jwt = await signCompactJws(
       { typ: 'JWT', kid: `${list.issuer_did}#${key.kid}` },
       { iss: list.issuer_did, sub: vc.credentialSubject.id, jti: url, iat, nbf: iat, vc },
       key.privateKey,

@@ -3,7 +3,7 @@ import { jcsSha256Hex } from '../../crypto/jcs.js'
 import { decodeCompactJws, jwsNestingProblem } from '../../crypto/jws.js'
 import { UnprocessableError, ValidationError } from '../../errors.js'
 import { freeFormProblem } from '../../json-limits.js'
-import { JwsRejected, verifyDidJws } from '../did/did-jws.js'
+import { JwsRejected, JwtClaimRejected, verifyDidJws } from '../did/did-jws.js'
 import { normalizeDid } from '../did/did-normalize.js'
 import type { DidResolver } from '../did/did-resolver.js'
 import type { StatusChecker } from '../status-list/status-check.js'
@@ -48,12 +48,16 @@ export async function checkImportedCredential(deps: { resolver: DidResolver; sta
   const vc = decoded.payload.vc
   if (!vc || typeof vc !== 'object' || Array.isArray(vc)) throw refuse('malformed', 'The JWT is not a verifiable credential: it has no vc claim')
 
+  // jose checks exp and nbf with the signature; a lifetime problem is reported after the
+  // issuer and subject checks, which say more about a wrong credential.
   let verified
+  let lifetime: JwtClaimRejected | undefined
   try {
-    verified = await verifyDidJws(deps.resolver, jwt, 'assertionMethod')
+    verified = await verifyDidJws(deps.resolver, jwt, 'assertionMethod', { currentDate: deps.now, clockTolerance: SKEW_S })
   } catch (error) {
-    if (error instanceof JwsRejected) throw refuse('signature', `The credential's signature does not verify: ${error.message}`)
-    throw error
+    if (error instanceof JwtClaimRejected) [lifetime, verified] = [error, error.jws]
+    else if (error instanceof JwsRejected) throw refuse('signature', `The credential's signature does not verify: ${error.message}`)
+    else throw error
   }
   const { payload, did: signer } = verified
   const doc = vc as { type?: unknown; issuer?: unknown; credentialSubject?: unknown; credentialStatus?: unknown; credentialSchema?: unknown; issuanceDate?: unknown; expirationDate?: unknown; extensions?: unknown }
@@ -76,11 +80,16 @@ export async function checkImportedCredential(deps: { resolver: DidResolver; sta
     throw refuse('subject', `The credential was issued to ${String(subjects.find((s) => typeof s !== 'string' || !sameDid(s, holderDid)))}, not to your DID ${holderDid}`)
   }
 
+  if (lifetime?.claim === 'exp') throw refuse('expired', 'The credential has expired')
+  if (lifetime?.claim === 'nbf') throw refuse('not_yet_valid', 'The credential is not valid yet')
+  if (lifetime) throw refuse('malformed', `The credential is malformed: ${lifetime.message}`)
+  // jose checked exp and nbf where present; where the JWT leaves them out, the dates they stand
+  // for (VC Data Model 1.1, JWT encoding: expirationDate, issuanceDate) are checked alike.
   const now = Math.floor(deps.now.getTime() / 1000)
-  const exp = payload.exp ?? dateSeconds(doc.expirationDate)
-  const nbf = payload.nbf ?? dateSeconds(doc.issuanceDate)
-  if (exp !== undefined && (typeof exp !== 'number' || exp <= now - SKEW_S)) throw refuse('expired', 'The credential has expired')
-  if (nbf !== undefined && (typeof nbf !== 'number' || nbf > now + SKEW_S)) throw refuse('not_yet_valid', 'The credential is not valid yet')
+  const exp = typeof payload.exp === 'number' ? payload.exp : dateSeconds(doc.expirationDate)
+  const nbf = typeof payload.nbf === 'number' ? payload.nbf : dateSeconds(doc.issuanceDate)
+  if (payload.exp === undefined && exp !== undefined && exp <= now - SKEW_S) throw refuse('expired', 'The credential has expired')
+  if (payload.nbf === undefined && nbf !== undefined && nbf > now + SKEW_S) throw refuse('not_yet_valid', 'The credential is not valid yet')
 
   const status = await deps.status.check(doc.credentialStatus, signer)
   if (status.state === 'revoked') throw refuse('revoked', 'The issuer has revoked this credential: a revoked credential cannot be imported')
