@@ -113,6 +113,7 @@ describe('verifyDidJws', () => {
     await assert.rejects(verifyDidJws(resolver, await token({ exp: t - 61 }), 'authentication', claims), claimRejected('exp', 'check_failed'))
     await assert.rejects(verifyDidJws(resolver, await token({ exp: '2030-01-01' }), 'authentication', claims), claimRejected('exp', 'invalid'))
     await assert.rejects(verifyDidJws(resolver, await token({}), 'authentication', claims), claimRejected('exp', 'missing'))
+    await assert.rejects(verifyDidJws(resolver, await token({ exp: t + 600, iat: 'yesterday' }), 'authentication', claims), (e: unknown) => claimRejected('iat', 'invalid')(e) && (e as Error).message === 'iat is not a NumericDate (RFC 7519 §2)')
     await assert.rejects(verifyDidJws(resolver, await token({ exp: t + 600, nbf: t + 61 }), 'authentication', claims), claimRejected('nbf', 'check_failed'))
     // Within the tolerance both ways.
     assert.ok(await verifyDidJws(resolver, await token({ exp: t - 59, nbf: t + 59 }), 'authentication', claims))

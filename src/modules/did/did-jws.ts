@@ -33,7 +33,7 @@ export class JwtClaimRejected extends Error {
     readonly reason: string,
     readonly jws: VerifiedJws,
   ) {
-    super(`the ${claim} claim is ${reason === 'missing' ? 'missing' : reason === 'invalid' ? 'not a NumericDate' : 'out of range'}`)
+    super(`${claim} is ${reason === 'missing' ? 'missing' : reason === 'invalid' ? 'not a NumericDate (RFC 7519 §2)' : 'out of range'}`)
   }
 }
 

@@ -195,7 +195,6 @@ async function lifetimeChecked(what: string, errors: string[], verify: () => Pro
     const { claim, reason } = error
     if (claim === 'exp') errors.push(reason === 'missing' ? `the ${what} has no exp` : `the ${what} has expired`)
     else if (claim === 'nbf') errors.push(`the ${what} is not valid yet`)
-    else if (claim === 'iat') errors.push(`the ${what} is issued in the future`)
     else errors.push(`the ${what}'s ${error.message}`)
     return error.jws
   }
