@@ -106,7 +106,10 @@ export interface AppDeps {
 
 const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version
 
-/** Builds the whole service; the caller listens (server.ts) or injects (tests). Owns the database handle. */
+/**
+ * Builds the whole service; the caller listens (server.ts) or injects (tests). Owns the database handle.
+ * Over 300 lines because this is the composition root: every module is wired here, in one place.
+ */
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const clock = deps.clock ?? systemClock
   const db = deps.database.db

@@ -64,6 +64,8 @@ const PREVIEW_MAX = 5
  * credential as a JWT-VC (Ed25519) and, unless the schema opts out, with BBS over its
  * attributes, seals the material to the holder's ML-KEM-768 key, stores the ciphertext in the
  * content store, and records it with its status-list slot.
+ * Over 300 lines because one issuance is one transaction: signing, sealing, storage, activity
+ * and anchoring are read together here; the pieces they call live in their own files.
  */
 export class IssuanceService {
   // Concurrent issuances share one INSERT (group commit): PGlite runs one statement at a time,
