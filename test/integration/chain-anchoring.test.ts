@@ -162,7 +162,9 @@ describe('chain anchoring through the outbox', () => {
       assert.equal(view.on_chain, true)
       assert.equal(view.chain.verified_on_chain, true, 'the registry accepted the proof')
       assert.equal(view.merkle.batch_size, 1000)
-      assert.equal(view.merkle.proof.length, 10)
+      // OpenZeppelin's tree is a complete binary tree in array form: with 1,000 leaves, 24 sit one
+      // level higher (proof of 9) and the rest at depth 10; leaves are sorted, so which is random.
+      assert.ok([9, 10].includes(view.merkle.proof.length), `proof of ${view.merkle.proof.length}`)
       assert.ok(StandardMerkleTree.verify(view.merkle.root, view.merkle.leaf_encoding, view.merkle.value, view.merkle.proof))
       assert.equal(await inclusion(view.merkle, view.merkle.proof), true)
     }
