@@ -31,7 +31,11 @@ import { lookupRegisteredDid } from './modules/auth/registered-dids.js'
 import { healthRoutes } from './modules/health/health.routes.js'
 import { issuerRoutes } from './modules/issuer/issuer.routes.js'
 import { IssuerService } from './modules/issuer/issuer.service.js'
-import { IssuerKeys, issuerVerificationMethods } from './modules/issuer/issuer-keys.js'
+import { SigningMethodService } from './modules/issuer/signing-method.service.js'
+import { SigningIdentities } from './modules/identity/signing-identities.js'
+import { HostedDids } from './modules/identity/hosted-dids.service.js'
+import { hostedDidRoutes } from './modules/identity/hosted-dids.routes.js'
+import { legacyIssuerKeyLookup } from './modules/identity/legacy-issuer-keys.js'
 import { createBbsPool, type BbsEngine } from './crypto/bbs/bbs-pool.js'
 import { hpkeSealer } from './crypto/sealed-envelope.js'
 import { IssuanceService } from './modules/issuer/issuance.service.js'
@@ -138,11 +142,16 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     auth: new RateLimiter(db, config.rateLimitAuthPerMinute, () => clock.now().getTime()),
     resolve: new RateLimiter(db, config.rateLimitResolvePerMinute, () => clock.now().getTime()),
   }
+  const bbs = deps.bbs ?? createBbsPool({ size: config.bbsWorkers })
+  if (!deps.bbs) app.addHook('onClose', async () => bbs.close())
+  const identities = new SigningIdentities({ db, keys, bbs, publicBaseUrl: config.publicBaseUrl, now: () => clock.now().getTime() })
+  const hosted = new HostedDids({ db, identities, keys, clock, publicBaseUrl: config.publicBaseUrl })
   const resolver = createDidResolver({
     httpGet: deps.httpGet,
     allowHttp: config.didWebAllowHttp,
     lookupLocal: (did) => lookupRegisteredDid(db, did),
-    serviceKeys: (did) => issuerVerificationMethods(keys, did),
+    hosted: (did, fresh) => hosted.document(did, fresh),
+    legacyAssertionMethod: legacyIssuerKeyLookup(keys),
   })
   const auth = new AuthService({
     db,
@@ -209,10 +218,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(authRoutes, { prefix: '/api/auth', auth, publicBaseUrl: config.publicBaseUrl })
   await app.register(didRoutes, { prefix: '/api/did', resolver })
   await app.register(gatewayRoutes, { prefix: '/api/ipfs', content: deps.content, maxBytes: config.contentMaxBytes })
-  const bbs = deps.bbs ?? createBbsPool({ size: config.bbsWorkers })
-  if (!deps.bbs) app.addHook('onClose', async () => bbs.close())
+  await app.register(hostedDidRoutes, { hosted })
   const sealer = hpkeSealer
-  const issuerKeys = new IssuerKeys(keys, bbs, () => clock.now().getTime())
   const validators = new AttributeValidators()
   const publicBaseUrl = config.publicBaseUrl
   // Chain anchoring (outbox + /api/blockchain, /api/blockchain-legacy): before the services that
@@ -220,15 +227,15 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // calls the issuer service made just below, which exists before any request arrives.
   await app.register(blockchainPlugin, { db, clock, masterKey: deps.masterKey, config, client: deps.chain, stepUp: (did, sessionId) => issuers.assertSessionSteppedUp(did, sessionId) })
   const anchor = app.chainAnchor.configured ? app.chainAnchor : undefined
-  const issuers = new IssuerService({ db, content: deps.content, auth, issuerKeys, clock, stepUpTtlSeconds: config.stepUpTtlSeconds, anchor })
+  const issuers = new IssuerService({ db, content: deps.content, auth, identities, clock, stepUpTtlSeconds: config.stepUpTtlSeconds, anchor })
   const templates = new TemplateService({ db, issuers, validators, clock })
-  const statusLists = new StatusListService({ db, keys: issuerKeys, clock, publicBaseUrl })
+  const statusLists = new StatusListService({ db, identities, clock, publicBaseUrl })
   const holderKeys = new HolderKemKeys({ db, keys, clock })
-  const issuance = new IssuanceService({ db, content: deps.content, issuers, validators, issuerKeys, bbs, sealer, holderKeys, statusLists, clock, publicBaseUrl, anchor })
+  const issuance = new IssuanceService({ db, content: deps.content, issuers, validators, identities, bbs, sealer, holderKeys, statusLists, clock, publicBaseUrl, anchor })
   const issued = new IssuedCredentialsService({ db, issuers, clock, publicBaseUrl, anchor })
   const offers = new OfferService({ db, issuers, validators, clock, publicBaseUrl })
   const requests = new CredentialRequestService({ db, auth, issuers, issuance, validators, clock })
-  await app.register(issuerRoutes, { prefix: '/api/issuer', issuers })
+  await app.register(issuerRoutes, { prefix: '/api/issuer', issuers, signing: new SigningMethodService({ issuers, identities, resolver, clock }) })
   await app.register(templateRoutes, { prefix: '/api/issuer', templates })
   await app.register(issuanceRoutes, { prefix: '/api/issuer', issuance, issued })
   await app.register(offerRoutes, { prefix: '/api/issuer', offers })
@@ -253,8 +260,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(consentRoutes, { prefix: '/api/wallet', consents })
   const verifiers = new VerifierService({ db, clock, publicBaseUrl })
   await app.register(verifierRoutes, { prefix: '/api/verifier', verifiers })
-  const statusChecker = new StatusChecker({ db, publicBaseUrl, httpGet: deps.httpGet, resolver })
-  const presentationVerifier = new PresentationVerifier({ resolver, status: statusChecker, clock, derived: createDerivedProofVerifier({ resolver, bbs, clock }) })
+  const statusChecker = new StatusChecker({ db, publicBaseUrl, httpGet: deps.httpGet, resolver, issuerOf: (did) => identities.issuerOf(did) })
+  const presentationVerifier = new PresentationVerifier({ resolver, status: statusChecker, clock, derived: createDerivedProofVerifier({ resolver, bbs, clock }), issuerOf: (did) => identities.issuerOf(did) })
   await app.register(walletModule, {
     prefix: '/api/wallet',
     db,

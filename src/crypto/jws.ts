@@ -3,7 +3,7 @@ import { CompactSign } from 'jose'
 import { JSON_LIMITS, nestingPastLimit, pathText } from '../json-limits.js'
 
 /** The JWS algorithms the service signs and verifies with (RFC 7518 §3.1; EdDSA per RFC 8037 §3.1). */
-export const JWS_ALGORITHMS = ['EdDSA'] as const
+export const JWS_ALGORITHMS = ['EdDSA', 'ES256'] as const
 export type JwsAlgorithm = (typeof JWS_ALGORITHMS)[number]
 
 /**
@@ -12,6 +12,7 @@ export type JwsAlgorithm = (typeof JWS_ALGORITHMS)[number]
  */
 export function jwsAlgorithmFor(key: KeyObject): JwsAlgorithm | undefined {
   if (key.asymmetricKeyType === 'ed25519') return 'EdDSA'
+  if (key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1') return 'ES256'
   return undefined
 }
 

@@ -80,8 +80,24 @@ export interface IssuersTable {
   logo_url: string | null
   email: string | null
   require_step_up: Generated<boolean>
+  /** How the issuer signs (DESIGN.md "Issuer identity"): a did:web hosted here, service-generated did:keys, or its own did:web. */
+  signing_method: Generated<SigningMethod>
+  /** The path id of its hosted did:web (`/issuers/<web_id>/did.json`). */
+  web_id: string
   created_at: Generated<Date>
   updated_at: Timestamp
+}
+
+export type SigningMethod = 'web' | 'key' | 'self'
+
+/** Every DID an issuer signs as, mapped to its login DID (the spec's `issuer_did`). */
+export interface IssuerSigningDidsTable {
+  did: string
+  issuer_did: string
+  method: SigningMethod
+  /** For a did:key, the type of its one key; null for did:webs, which carry several. */
+  key_type: string | null
+  created_at: Generated<Date>
 }
 
 type Json<T> = ColumnType<T, string, string>
@@ -170,6 +186,10 @@ export interface CredentialsTable {
   expiration_date: Date | null
   revoked_at: Date | null
   revocation_reason: string | null
+  /** The format of `jwt`, the issued form (format-registry.ts); `jwt_vc_json` for rows before formats. */
+  format: Generated<string>
+  /** The DID the credential names as its issuer and that signed it; null: the login DID (credentials before signing identities). */
+  signing_did: string | null
   created_at: Generated<Date>
   updated_at: Timestamp
 }
@@ -319,6 +339,7 @@ export interface DB {
   wallets: WalletsTable
   wallet_seeds: WalletSeedsTable
   issuers: IssuersTable
+  issuer_signing_dids: IssuerSigningDidsTable
   credential_schemas: CredentialSchemasTable
   credential_templates: CredentialTemplatesTable
   status_lists: StatusListsTable

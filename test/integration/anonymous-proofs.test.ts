@@ -110,7 +110,11 @@ describe('anonymous proofs: derivation over HTTP, verification inside a VP-JWT',
     assert.equal(res.json().success, true)
     mainProof = res.json().proof
     assert.equal(mainProof.type, 'AnonymousCredentialProof')
-    assert.equal(mainProof.issuer, issuer.did)
+    // The proof names the issuer's signing DID (its did:web here), the DID whose document holds the key.
+    const signingDid = (await callAs(t.app, 'GET', `/api/issuer/${issuer.did}/signing`, issuer.token)).json().signing_did
+    assert.match(signingDid, /^did:web:service\.test:issuers:/)
+    assert.equal(mainProof.issuer, signingDid)
+    assert.equal(mainProof.verification_method.split('#')[0], signingDid)
     assert.equal(mainProof.credential_type, 'Identity')
     assert.equal(mainProof.message_count, 13)
     assert.deepEqual(mainProof.revealed, { nationality: 'GB' })
@@ -128,7 +132,7 @@ describe('anonymous proofs: derivation over HTTP, verification inside a VP-JWT',
     for (const hidden of ['Ada', '1990-12-10', '"age":36']) assert.ok(!text.includes(hidden), hidden)
 
     // The issuer's DID document publishes what an outsider needs: the key, both labels.
-    const doc = (await callAs(t.app, 'GET', `/api/did/${issuer.did}`)).json()
+    const doc = (await callAs(t.app, 'GET', `/api/did/${signingDid}`)).json()
     const method = (doc.didDocument ?? doc).verificationMethod.find((m: Json) => m.id === mainProof.verification_method)
     assert.equal(method.bbsSignatureParamsLabel, mainProof.params_label)
     assert.deepEqual(method.bbsRangeProof, { protocol: 'Bulletproofs++', paramsLabel: mainProof.range_proof.params_label })
@@ -139,7 +143,8 @@ describe('anonymous proofs: derivation over HTTP, verification inside a VP-JWT',
     assert.equal(verified.status, 'verified')
     const [subject] = verified.verification_result.credential_subjects
     assert.equal(subject.credential_id, credentialId)
-    assert.equal(subject.issuer, issuer.did)
+    // The request named the login DID; the credential, signed as the issuer's did:web, meets it.
+    assert.equal(subject.issuer, signingDid)
     assert.equal(subject.nationality, 'GB')
     assert.equal(subject.age, undefined)
     assert.deepEqual(verified.presentation.provided_attributes, ['nationality'])

@@ -185,6 +185,8 @@ const MATRIX: Record<string, RouteCase> = {
   'GET /api/issuer/:did': { own: "the caller's own issuer profile" },
   'PUT /api/issuer/:did/update': { own: "the caller's own issuer profile", call: () => ({ body: { description: 'matrix' } }) },
   'POST /api/issuer/:did/set-auth': { own: "the caller's own issuer profile; the body proves the caller's own key", call: async (c, me) => ({ body: { ...(await stepUpProof(c, me)), require_step_up: false } }) },
+  'GET /api/issuer/:did/signing': { own: "the signing DIDs of the caller's own issuer profile" },
+  'PUT /api/issuer/:did/signing': { own: "the caller's own issuer profile", call: () => ({ body: { signing_did_method: 'web' } }) },
   'POST /api/issuer/:did/authenticate': { own: "the caller's own issuer profile; the body proves the caller's own key", call: async (c, me) => ({ body: await stepUpProof(c, me) }) },
   'GET /api/issuer/:did/schemas': { own: "lists the caller's own schemas" },
   'POST /api/issuer/:did/schemas': { own: 'defines a schema of the caller', call: () => ({ body: { ...WORLD_SCHEMA, version: 'matrix' } }) },

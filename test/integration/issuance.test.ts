@@ -13,6 +13,7 @@ import { DidClient } from '../helpers/did-client.js'
 import { holderKemPair, openAsHolder } from '../helpers/hpke-holder.js'
 import { callAs, DEGREE_SCHEMA, IssuerActor } from '../helpers/issuer-setup.js'
 import { createTestApp, type TestApp } from '../helpers/test-app.js'
+import { didWebUrl } from '../../src/modules/did/did-web.js'
 
 // Decoded JSON from the wire, read field by field in assertions.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -79,16 +80,24 @@ describe('issuance', () => {
     const res = await issue({ credential_type: 'UniversityDegree', schema_id: schemaId, subject_did: holder.did, attributes: ATTRS })
     const { jwt, credential_hash: hash, credential: record } = res.json().credential
 
-    // 1. The issuer's DID document, fetched like any resolver client would.
-    const doc = (await t.app.inject({ method: 'GET', url: `/api/did/${issuer.did}` })).json().didDocument
+    // 1. The signing DID is the issuer's did:web hosted here; its document is fetched from the
+    // URL the did:web method gives (did:web spec §3.2), as any resolver would.
     const header = decodeProtectedHeader(jwt)
     assert.equal(header.alg, 'EdDSA')
+    const signingDid = String(header.kid).split('#')[0]!
+    assert.match(signingDid, /^did:web:service\.test:issuers:[0-9a-f]{32}$/)
+    assert.equal(record.signing_did, signingDid)
+    const docRes = await t.app.inject({ method: 'GET', url: new URL(didWebUrl(signingDid)).pathname })
+    assert.equal(docRes.statusCode, 200)
+    const doc = docRes.json()
+    assert.equal(doc.id, signingDid)
+    assert.deepEqual(doc.alsoKnownAs, [issuer.did])
     assert.ok(doc.assertionMethod.includes(header.kid), 'signing key is an assertion method')
     const method = doc.verificationMethod.find((m: { id: string }) => m.id === header.kid)
     const raw = base58btc.decode(method.publicKeyMultibase)
     assert.deepEqual([...raw.subarray(0, 2)], [0xed, 0x01])
     const key = await importJWK({ kty: 'OKP', crv: 'Ed25519', x: Buffer.from(raw.subarray(2)).toString('base64url') }, 'EdDSA')
-    const { payload } = await jwtVerify(jwt, key, { issuer: issuer.did, subject: holder.did })
+    const { payload } = await jwtVerify(jwt, key, { issuer: signingDid, subject: holder.did })
     const vc = payload.vc as Json
     assert.equal(payload.jti, record.id)
     assert.deepEqual(vc.type, ['VerifiableCredential', 'UniversityDegree'])
@@ -115,7 +124,7 @@ describe('issuance', () => {
       const listJwt = listRes.body
       const listKid = decodeProtectedHeader(listJwt).kid
       assert.ok(doc.assertionMethod.includes(listKid))
-      const { payload: listPayload } = await jwtVerify(listJwt, key, { issuer: issuer.did })
+      const { payload: listPayload } = await jwtVerify(listJwt, key, { issuer: signingDid })
       const subject = (listPayload.vc as Json).credentialSubject
       assert.equal(subject.type, 'BitstringStatusList')
       assert.equal(subject.encodedList[0], 'u')

@@ -128,7 +128,7 @@ describe('a refresher round', () => {
     const clock = new ManualClock(new Date(Date.now() + 3_600_000))
     const resolver = createDidResolver({ httpGet: server.httpGet, lookupLocal: async () => undefined })
     const { t } = scene
-    const status = new StatusChecker({ db: t.deps.database.db, publicBaseUrl: t.config.publicBaseUrl, httpGet: server.httpGet, resolver })
+    const status = new StatusChecker({ db: t.deps.database.db, publicBaseUrl: t.config.publicBaseUrl, httpGet: server.httpGet, resolver, issuerOf: async () => undefined })
     const refresher = new ImportedStatusRefresher({ db: t.deps.database.db, status, clock, intervalMs: 60_000, batchSize: 2 })
     const url = 'https://status.example/lists/shared'
     const ids = [await importWith(server.entry(url, 1)), await importWith(server.entry(url, 2)), await importWith(server.entry(url, 3))]

@@ -65,7 +65,8 @@ describe('anonymous proofs: verified in a process that has only the library', ()
     })
     assert.equal(derived.statusCode, 200, derived.body)
     proof = derived.json().proof
-    const resolved = (await callAs(t.app, 'GET', `/api/did/${issuer.did}`)).json()
+    // The key is published by the DID the proof names (the issuer's signing did:web), not the login DID.
+    const resolved = (await callAs(t.app, 'GET', `/api/did/${proof.verification_method.split('#')[0]}`)).json()
     method = (resolved.didDocument ?? resolved).verificationMethod.find((m: Json) => m.id === proof.verification_method)
     assert.ok(method, 'the DID document serves the proof\'s verification method')
   })
@@ -88,7 +89,8 @@ describe('anonymous proofs: verified in a process that has only the library', ()
     flipped[flipped.length - 40]! ^= 1
     const other = new IssuerActor()
     await other.setUp(t.app, 'Another registry')
-    const otherDocument = (await callAs(t.app, 'GET', `/api/did/${other.did}`)).json()
+    const otherSigning = (await callAs(t.app, 'GET', `/api/issuer/${other.did}/signing`, other.token)).json()
+    const otherDocument = (await callAs(t.app, 'GET', `/api/did/${otherSigning.signing_did}`)).json()
     const otherKey = (otherDocument.didDocument ?? otherDocument).verificationMethod.find((m: Json) => m.bbsScheme === method.bbsScheme)
     assert.ok(otherKey)
     const verdicts = await verifyOutside([

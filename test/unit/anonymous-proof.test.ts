@@ -47,6 +47,7 @@ describe('anonymous proofs: derive and verify (BBS + Bulletproofs++ bound checks
   const verifyWith = (r: DidResolver = resolver) => createDerivedProofVerifier({ resolver: r, bbs: inline, clock: { now: () => new Date('2026-12-01T00:00:00Z') } })
   const ctx = { nonce: 'nonce-1', verifierDid: VERIFIER, holderDid: HOLDER }
   const documentFor = (fields: Record<string, unknown>): DidResolver => ({
+    legacyAssertionMethod: async () => undefined,
     resolve: async (did) => ({
       didDocument: { id: did, verificationMethod: [{ id: KID, controller: did, ...fields }], assertionMethod: [KID] } as never,
       didResolutionMetadata: { contentType: 'application/did+json' },

@@ -41,7 +41,7 @@ describe('verifyDidJws', () => {
     },
     lookupLocal: async () => undefined,
   })
-  const resolver: DidResolver = { resolve: (did, options) => (resolutions++, real.resolve(did, options)) }
+  const resolver: DidResolver = { resolve: (did, options) => (resolutions++, real.resolve(did, options)), legacyAssertionMethod: async () => undefined }
   const alice = holder()
   const mallory = holder()
   const now = new Date('2026-11-23T12:00:00Z')
@@ -61,7 +61,7 @@ describe('verifyDidJws', () => {
   it('refuses alg none, whatever the signature part holds', async () => {
     const payload = b64({ iss: alice.did })
     for (const signature of ['', 'AAAA']) {
-      await assert.rejects(verifyDidJws(resolver, `${b64({ alg: 'none', kid: alice.kid })}.${payload}.${signature}`, 'authentication'), rejectedWith(/^unsupported alg "none" \(EdDSA expected\)$/))
+      await assert.rejects(verifyDidJws(resolver, `${b64({ alg: 'none', kid: alice.kid })}.${payload}.${signature}`, 'authentication'), rejectedWith(/^unsupported alg "none" \(one of EdDSA, ES256 expected\)$/))
     }
   })
 
@@ -69,7 +69,7 @@ describe('verifyDidJws', () => {
     const input = `${b64({ alg: 'HS256', kid: alice.kid })}.${b64({ iss: alice.did })}`
     for (const secret of [alice.raw, Buffer.from(alice.did.slice('did:key:'.length))]) {
       const jws = `${input}.${createHmac('sha256', secret).update(input).digest('base64url')}`
-      await assert.rejects(verifyDidJws(resolver, jws, 'authentication'), rejectedWith(/^unsupported alg "HS256" \(EdDSA expected\)$/))
+      await assert.rejects(verifyDidJws(resolver, jws, 'authentication'), rejectedWith(/^unsupported alg "HS256" \(one of EdDSA, ES256 expected\)$/))
     }
     // The same MAC under an EdDSA header is just a wrong signature.
     const eddsaInput = `${b64({ alg: 'EdDSA', kid: alice.kid })}.${b64({ iss: alice.did })}`
@@ -80,12 +80,24 @@ describe('verifyDidJws', () => {
   it('refuses a kid the DID document does not list, or that is no DID URL', async () => {
     // Mallory's key named as one of Alice's: not in Alice's document, whatever it signs.
     const foreign = handSigned({ alg: 'EdDSA', kid: `${alice.did}#${mallory.did.slice('did:key:'.length)}` }, { iss: alice.did }, mallory.privateKey)
-    await assert.rejects(verifyDidJws(resolver, foreign, 'assertionMethod'), rejectedWith(/ is not an Ed25519 assertionMethod key of did:key:/))
+    await assert.rejects(verifyDidJws(resolver, foreign, 'assertionMethod'), rejectedWith(/ is not an Ed25519 or P-256 assertionMethod key of did:key:/))
     const unknown = handSigned({ alg: 'EdDSA', kid: `${alice.did}#key-2` }, {}, alice.privateKey)
-    await assert.rejects(verifyDidJws(resolver, unknown, 'authentication'), rejectedWith(/#key-2 is not an Ed25519 authentication key of/))
+    await assert.rejects(verifyDidJws(resolver, unknown, 'authentication'), rejectedWith(/#key-2 is not an Ed25519 or P-256 authentication key of/))
     for (const kid of [undefined, 'key-1', `${alice.did}`]) {
       await assert.rejects(verifyDidJws(resolver, handSigned({ alg: 'EdDSA', kid }, {}, alice.privateKey), 'authentication'), rejectedWith(/^header kid must be a DID URL/))
     }
+  })
+
+  it('verifies ES256 by a P-256 did:key (signed by node:crypto, not jose), and pins alg to the key type', async () => {
+    const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    const did = encodeDidKey('p256', new Uint8Array(publicKey.export({ format: 'der', type: 'spki' }).subarray(-65)))
+    const kid = `${did}#${did.slice('did:key:'.length)}`
+    const input = `${b64({ alg: 'ES256', kid })}.${b64({ iss: did, n: 3 })}`
+    const es256 = `${input}.${sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`
+    assert.equal((await verifyDidJws(resolver, es256, 'assertionMethod')).payload.n, 3)
+    // An Ed25519 kid with alg ES256, and a P-256 kid with alg EdDSA: refused before any signature check.
+    await assert.rejects(verifyDidJws(resolver, handSigned({ alg: 'ES256', kid: alice.kid }, {}, alice.privateKey), 'authentication'), rejectedWith(/^alg "ES256" does not match/))
+    await assert.rejects(verifyDidJws(resolver, handSigned({ alg: 'EdDSA', kid }, {}, alice.privateKey), 'authentication'), rejectedWith(/^alg "EdDSA" does not match/))
   })
 
   it('refuses a tampered signature or payload', async () => {

@@ -22,10 +22,11 @@ export function createChainCredentialCheck(db: Database, service: Pick<Blockchai
   return async (presented) => {
     const ids = presented.map((p) => p.id).filter((id): id is string => id !== null)
     if (presented.length === 0 || ids.length === 0) return { on_chain: false, revoked: false, verified: false }
-    const rows = await db.selectFrom('credentials').select(['id', 'issuer_did', 'credential_hash']).where('id', 'in', ids).execute()
+    const rows = await db.selectFrom('credentials').select(['id', 'issuer_did', 'signing_did', 'credential_hash']).where('id', 'in', ids).execute()
     const views = await Promise.all(
       presented.map(async (p) => {
-        const row = rows.find((r) => r.id === p.id && r.issuer_did === p.issuer)
+        // Presented under the DID that signed it; anchored under the issuer's login DID.
+        const row = rows.find((r) => r.id === p.id && (r.signing_did ?? r.issuer_did) === p.issuer)
         // An unknown hash is a 404 from the check: not anchored.
         return row ? service.checkCredential(row.issuer_did, row.credential_hash, { live: true }).catch(() => undefined) : undefined
       }),

@@ -33,5 +33,7 @@ export function credentialView(row: CredentialRow, issuerName: string, publicBas
     revoked_at: iso(row.revoked_at),
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
+    format: row.format,
+    signing_did: row.signing_did ?? row.issuer_did,
   }
 }

@@ -34,6 +34,8 @@ const NEW_CREDENTIAL_COLUMNS: Record<Exclude<keyof NewCredential, 'on_chain' | '
   expiration_date: 'timestamptz',
   revoked_at: 'timestamptz',
   revocation_reason: 'text',
+  format: 'text',
+  signing_did: 'text',
   created_at: 'timestamptz',
   updated_at: 'timestamptz',
 }

@@ -1,7 +1,7 @@
 import { compactVerify, errors as joseErrors, jwtVerify } from 'jose'
 import { decodeCompactJws, JWS_ALGORITHMS, jwsNestingProblem } from '../../crypto/jws.js'
 import type { DidResolver } from './did-resolver.js'
-import { JWS_KEY_TYPES, jwsKeyFor, type JwsKey } from './jws-keys.js'
+import { JWS_KEY_TYPES, jwsKeyFor, jwsKeyOfMethod, type JwsKey } from './jws-keys.js'
 
 export interface VerifiedJws {
   header: Record<string, unknown>
@@ -37,7 +37,7 @@ export class JwtClaimRejected extends Error {
   }
 }
 
-const EXPECTED_ALGS = JWS_ALGORITHMS.length === 1 ? JWS_ALGORITHMS[0] : `one of ${JWS_ALGORITHMS.join(', ')}`
+const EXPECTED_ALGS = `one of ${JWS_ALGORITHMS.join(', ')}`
 
 /**
  * Verifies a compact JWS (RFC 7515) with jose, by a key a DID document authorizes: `kid` is a DID
@@ -65,9 +65,11 @@ export async function verifyDidJws(resolver: DidResolver, jws: string, relations
     }
     return jwsKeyFor(doc, kid, relationship)
   }
-  // A document served from the resolver's short cache may predate a key made since (a new
+  // A key issuers signed with before signing identities verifies what it signed then, and only
+  // as an assertion; a document served from a short cache may predate a key made since (a new
   // issuer, a rotation on another instance): a miss is retried once on a fresh resolution.
-  const key = (await keyIn(false)) ?? (await keyIn(true))
+  const legacy = relationship === 'assertionMethod' ? await resolver.legacyAssertionMethod(kid) : undefined
+  const key = legacy ? jwsKeyOfMethod(legacy) : ((await keyIn(false)) ?? (await keyIn(true)))
   if (!key) throw new JwsRejected(`${kid} is not an ${JWS_KEY_TYPES} ${relationship} key of ${did}`)
   if (header.alg !== key.alg) throw new JwsRejected(`alg ${JSON.stringify(header.alg)} does not match ${kid}, a key for ${key.alg}`)
   const verified = { header, payload, did, kid }

@@ -94,6 +94,17 @@ export function didWebUrl(did: string, allowHttp = false): string {
   return new URL(`${location}/did.json`, origin).href
 }
 
+/**
+ * The did:web whose document lives at `<base>/<segments…>/did.json` (did:web spec §3.1 "Create",
+ * the inverse of didWebUrl): the base URL's host with its port `%3A`-encoded, then its path and
+ * the segments as colon-separated parts. No segments and no base path: the `/.well-known` DID.
+ */
+export function didWebForUrl(baseUrl: string, segments: string[] = []): string {
+  const url = new URL(baseUrl)
+  const path = [...url.pathname.split('/').filter(Boolean), ...segments]
+  return ['did:web', url.port ? `${url.hostname}%3A${url.port}` : url.hostname, ...path].join(':')
+}
+
 export async function resolveDidWeb(did: string, options: DidWebOptions): Promise<DidDocument> {
   const url = didWebUrl(did, options.allowHttp ?? false)
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES

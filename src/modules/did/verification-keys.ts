@@ -52,12 +52,7 @@ function sameId(methodId: string, reference: string, did: string): boolean {
 export function ed25519Key(method: Record<string, unknown>): Uint8Array | undefined {
   const { type, publicKeyMultibase, publicKeyBase58, publicKeyJwk } = method
   // Multikey / Ed25519VerificationKey2020: the multicodec header names the key type.
-  if (typeof publicKeyMultibase === 'string') {
-    return memoized(`mb:${publicKeyMultibase}`, () => {
-      const decoded = decodeMultibaseKey(publicKeyMultibase)
-      return decoded.codec === 'ed25519' ? decoded.publicKey : undefined
-    })
-  }
+  if (typeof publicKeyMultibase === 'string') return multibaseKey(publicKeyMultibase, 'ed25519')
   // Ed25519VerificationKey2018 carries bare bytes, so only its type says what they are.
   if (type === 'Ed25519VerificationKey2018' && typeof publicKeyBase58 === 'string') {
     return memoized(`b58:${publicKeyBase58}`, () => canonicalPublicKey('ed25519', base58btc.baseDecode(publicKeyBase58)))
@@ -68,6 +63,30 @@ export function ed25519Key(method: Record<string, unknown>): Uint8Array | undefi
     return memoized(`jwk:${x}`, () => canonicalPublicKey('ed25519', Buffer.from(x, 'base64url')))
   }
   return undefined
+}
+
+/**
+ * The P-256 public key (compressed) of one verification method: a Multikey with multicodec
+ * p256-pub, a JWK (RFC 7518 §6.2.1) of curve P-256, or did:key's P256Key2021; undefined otherwise.
+ */
+export function p256Key(method: Record<string, unknown>): Uint8Array | undefined {
+  const { type, publicKeyMultibase, publicKeyBase58, publicKeyJwk } = method
+  if (typeof publicKeyMultibase === 'string') return multibaseKey(publicKeyMultibase, 'p256')
+  if (isRecord(publicKeyJwk) && publicKeyJwk.kty === 'EC' && publicKeyJwk.crv === 'P-256' && typeof publicKeyJwk.x === 'string' && typeof publicKeyJwk.y === 'string') {
+    const { x, y } = publicKeyJwk
+    return memoized(`jwk:${x}.${y}`, () => canonicalPublicKey('p256', Buffer.concat([Uint8Array.of(4), Buffer.from(x, 'base64url'), Buffer.from(y, 'base64url')])))
+  }
+  // The did:key method's own P-256 form (P256Key2021: the compressed point in base58).
+  if (type === 'P256Key2021' && typeof publicKeyBase58 === 'string') return memoized(`p256b58:${publicKeyBase58}`, () => canonicalPublicKey('p256', base58btc.baseDecode(publicKeyBase58)))
+  return undefined
+}
+
+/** A multicodec-prefixed multibase key (Multikey) of the given key type, else undefined. */
+function multibaseKey(text: string, codec: 'ed25519' | 'p256'): Uint8Array | undefined {
+  return memoized(`mb:${codec}:${text}`, () => {
+    const decoded = decodeMultibaseKey(text)
+    return decoded.codec === codec ? decoded.publicKey : undefined
+  })
 }
 
 // Decoding validates the curve point: verifications decode the same issuer and

@@ -1,11 +1,11 @@
 import { sql } from 'kysely'
-import type { Executor } from '../../db/database.js'
+import type { Executor, SigningMethod } from '../../db/database.js'
 import type { SchemaRow } from './schemas.repository.js'
 import type { TemplateRow } from './templates.repository.js'
 
 export interface IssuanceContext {
   /** `step_up_until`: the issuing session's step-up (null without one). */
-  issuer: { name: string; require_step_up: boolean; step_up_until: Date | null }
+  issuer: { did: string; name: string; require_step_up: boolean; step_up_until: Date | null; signing_method: SigningMethod; web_id: string }
   schema: SchemaRow | undefined
   template: TemplateRow | undefined
   recipientKey: { public_key: Uint8Array; custody: 'service' | 'holder' } | undefined
@@ -28,8 +28,8 @@ export interface ContextKey {
 export async function loadIssuanceContexts(db: Executor, keys: ContextKey[]): Promise<Array<IssuanceContext | undefined>> {
   if (keys.length === 0) return []
   const values = sql.join(keys.map((k, i) => sql`(${i}::int, ${k.issuerDid}::text, ${k.schemaId}::text, ${k.templateId ?? null}::text, ${k.recipientDid}::text, ${k.sessionId ?? null}::text)`))
-  const { rows } = await sql<{ idx: number; name: string; require_step_up: boolean; step_up_until: Date | null; schema: Record<string, unknown> | null; template: Record<string, unknown> | null; recipient: { public_key: string; custody: 'service' | 'holder' } | null }>`
-    select v.idx, i.name, i.require_step_up,
+  const { rows } = await sql<{ idx: number; did: string; name: string; require_step_up: boolean; signing_method: SigningMethod; web_id: string; step_up_until: Date | null; schema: Record<string, unknown> | null; template: Record<string, unknown> | null; recipient: { public_key: string; custody: 'service' | 'holder' } | null }>`
+    select v.idx, i.did, i.name, i.require_step_up, i.signing_method, i.web_id,
       (select u.expires_at from issuer_step_ups u where u.issuer_did = i.did and u.session_id = v.session_id) as step_up_until,
       (select to_jsonb(s) from credential_schemas s where s.id = v.schema_id and s.issuer_did = i.did) as schema,
       (select to_jsonb(t) from credential_templates t where t.id = v.template_id and t.issuer_did = i.did) as template,
@@ -39,7 +39,7 @@ export async function loadIssuanceContexts(db: Executor, keys: ContextKey[]): Pr
   const out: Array<IssuanceContext | undefined> = keys.map(() => undefined)
   for (const row of rows) {
     out[row.idx] = {
-      issuer: { name: row.name, require_step_up: row.require_step_up, step_up_until: row.step_up_until && new Date(row.step_up_until) },
+      issuer: { did: row.did, name: row.name, require_step_up: row.require_step_up, step_up_until: row.step_up_until && new Date(row.step_up_until), signing_method: row.signing_method, web_id: row.web_id },
       schema: row.schema ? (withDates(row.schema) as unknown as SchemaRow) : undefined,
       template: row.template ? (withDates(row.template) as unknown as TemplateRow) : undefined,
       recipientKey: row.recipient ? { public_key: new Uint8Array(Buffer.from(row.recipient.public_key, 'base64')), custody: row.recipient.custody } : undefined,

@@ -21,7 +21,7 @@ import type { StatusListService } from '../status-list/status-list.service.js'
 import type { HolderKemKeys } from '../wallet/holder-kem-keys.js'
 import type { AttributeValidators } from './attribute-validator.js'
 import type { IssueBody } from './issuance.schemas.js'
-import type { IssuerKeys } from './issuer-keys.js'
+import type { BbsSigner, SigningIdentities } from '../identity/signing-identities.js'
 import type { IssuerService } from './issuer.service.js'
 import type { SchemaRow } from './schemas.repository.js'
 import type { TemplateRow } from './templates.repository.js'
@@ -32,7 +32,7 @@ export interface IssuanceDeps {
   content: ContentStore
   issuers: IssuerService
   validators: AttributeValidators
-  issuerKeys: IssuerKeys
+  identities: SigningIdentities
   bbs: BbsEngine
   /** HPKE sealing to the holder's ML-KEM-768 key (sealed-envelope.ts). */
   sealer: EnvelopeSealer
@@ -104,7 +104,10 @@ export class IssuanceService {
     const extensions = checkExtensions(schema, input.extensions ?? [])
 
     const id = `aly:${randomUUID()}`
-    const checked = schema.anonymous_credentials ? this.anonymousContent(id, input.credential_type, issuerDid, subjectDid, schema, attributes, now, expiresAt) : null
+    // The DIDs the credential is signed as (DESIGN.md "Issuer identity"): its `issuer`, never the login DID.
+    const signer = await this.deps.identities.jwsSigner(issuer, 'Ed25519')
+    const bbsSigner = schema.anonymous_credentials ? await this.deps.identities.bbsSigner(issuer) : undefined
+    const checked = bbsSigner ? this.anonymousContent(id, input.credential_type, bbsSigner.did, subjectDid, schema, attributes, now, expiresAt) : null
     const slot = await this.deps.statusLists.allocate(issuerDid)
     const statusEntry = this.deps.statusLists.entry(slot)
     // The status entry is signed into the BBS messages too: a derived proof discloses it so a
@@ -113,7 +116,7 @@ export class IssuanceService {
     const docInput: CredentialDocumentInput = {
       id,
       type: input.credential_type,
-      issuerDid,
+      issuerDid: signer.did,
       subjectDid,
       attributes,
       schema,
@@ -125,10 +128,9 @@ export class IssuanceService {
       publicBaseUrl: this.deps.publicBaseUrl,
     }
     const vc = credentialDocument(docInput)
-    const edKey = await this.deps.issuerKeys.ed25519(issuerDid)
     const [jwt, anonymousCredential] = await Promise.all([
-      signCompactJws({ typ: 'JWT', kid: `${issuerDid}#${edKey.kid}` }, credentialJwtPayload(vc, docInput), edKey.privateKey),
-      anonymous ? this.signAnonymous(issuerDid, anonymous) : Promise.resolve(null),
+      signCompactJws({ typ: 'JWT', kid: signer.kid }, credentialJwtPayload(vc, docInput), signer.privateKey),
+      anonymous ? this.signAnonymous(bbsSigner!, anonymous) : Promise.resolve(null),
     ])
 
     const recipient = context.recipientKey ? { publicKey: context.recipientKey.public_key } : await this.deps.holderKeys.recipient(recipientDid)
@@ -163,6 +165,8 @@ export class IssuanceService {
       revocation_blockchain_tx: null,
       revoked_at: null,
       revocation_reason: null,
+      format: 'jwt_vc_json',
+      signing_did: signer.did,
       created_at: now,
       updated_at: now,
     }
@@ -260,14 +264,13 @@ export class IssuanceService {
     }
   }
 
-  private async signAnonymous(issuerDid: string, { content, messages }: { content: AnonCredentialContent; messages: BbsMessage[] }): Promise<Record<string, unknown>> {
-    const key = await this.deps.issuerKeys.bbs(issuerDid)
-    const signature = await this.deps.bbs.sign({ secretKey: key.secretKey, paramsLabel: key.paramsLabel, messages })
+  private async signAnonymous(signer: BbsSigner, { content, messages }: { content: AnonCredentialContent; messages: BbsMessage[] }): Promise<Record<string, unknown>> {
+    const signature = await this.deps.bbs.sign({ secretKey: signer.secretKey, paramsLabel: signer.paramsLabel, messages })
     return {
       type: 'BBSCredential',
       layout: BBS_MESSAGE_LAYOUT,
-      verification_method: `${issuerDid}#${key.kid}`,
-      params_label: key.paramsLabel,
+      verification_method: signer.verificationMethod,
+      params_label: signer.paramsLabel,
       content,
       signature: Buffer.from(signature).toString('base64url'),
     }

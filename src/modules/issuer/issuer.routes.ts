@@ -6,6 +6,7 @@ import { normalizeDid } from '../did/did-normalize.js'
 import { errorRefs, PageQuery, pageResponse, paginate, withIsoDates } from '../shared/route-helpers.js'
 import * as S from './issuer.schemas.js'
 import type { IssuerService } from './issuer.service.js'
+import type { SigningMethodService } from './signing-method.service.js'
 
 const errors = errorRefs(400, 401, 403, 404, 409)
 const tags = ['Issuer']
@@ -13,7 +14,7 @@ const DidParams = Type.Object({ did: Did })
 const SchemaParams = Type.Object({ did: Did, schema_id: Type.String({ minLength: 1, maxLength: 100 }) })
 
 /** Issuer profile and schemas (spec: Issuer group). The `:did` is the caller's own (auth hook). */
-export const issuerRoutes: FastifyPluginAsyncTypebox<{ issuers: IssuerService }> = async (app, { issuers }) => {
+export const issuerRoutes: FastifyPluginAsyncTypebox<{ issuers: IssuerService; signing: SigningMethodService }> = async (app, { issuers, signing }) => {
   app.post('', {
     schema: { tags, summary: 'Create the issuer profile of the authenticated DID', body: S.IssuerBody, response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), issuer: S.Issuer }), ...errors } },
   }, async (request, reply) => {
@@ -30,6 +31,20 @@ export const issuerRoutes: FastifyPluginAsyncTypebox<{ issuers: IssuerService }>
   app.put('/:did/update', {
     schema: { tags, summary: 'Update the issuer profile', params: DidParams, body: S.IssuerUpdateBody, response: { 200: Type.Object({ success: Type.Boolean(), message: Type.String(), issuer: S.Issuer }), ...errors } },
   }, async (request) => ({ success: true, message: 'Issuer profile updated', issuer: withIsoDates(await issuers.updateProfile(request.auth!.did, request.body)) }))
+
+  app.get('/:did/signing', {
+    schema: { tags, summary: 'The DIDs this issuer signs credentials as (DESIGN.md "Issuer identity")', params: DidParams, response: { 200: Type.Composite([Type.Object({ success: Type.Boolean() }), S.SigningView]), ...errors } },
+  }, async (request) => ({ success: true, ...(await signing.describe(request.auth!.did)) }))
+
+  app.put('/:did/signing', {
+    schema: {
+      tags,
+      summary: 'Choose how new credentials are signed: a did:web hosted here, service-generated did:keys, or the issuer\'s own did:web once its document lists the service\'s keys (422 lists what to publish). Needs step-up when required',
+      params: DidParams,
+      body: S.SigningBody,
+      response: { 200: Type.Composite([Type.Object({ success: Type.Boolean(), message: Type.String() }), S.SigningView]), ...errorRefs(400, 401, 403, 404, 409, 422) },
+    },
+  }, async (request) => ({ success: true, message: 'Signing method updated', ...(await signing.change(request.auth!.did, request.body.signing_did_method, request.auth!.jti)) }))
 
   app.post('/:did/set-auth', {
     schema: {

@@ -12,6 +12,11 @@ export const IssuerBody = Type.Object(
     website: Type.Optional(Url),
     logo_url: Type.Optional(Url),
     email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
+    signing_did_method: Type.Optional(
+      Type.Union([Type.Literal('web'), Type.Literal('key')], {
+        description: 'How credentials are signed: "web" (default) as a did:web hosted here at /issuers/<id>/did.json; "key" as service-generated did:keys, whose own keys sign',
+      }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -39,6 +44,16 @@ export const Issuer = Type.Object({
   require_step_up: Type.Boolean(),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
+})
+
+const SigningMethod = Type.Union([Type.Literal('web'), Type.Literal('key'), Type.Literal('self')])
+
+export const SigningBody = Type.Object({ signing_did_method: SigningMethod }, { additionalProperties: false })
+
+export const SigningView = Type.Object({
+  signing_did_method: SigningMethod,
+  signing_did: Type.String({ description: 'The DID new JWT credentials name as issuer (Ed25519 key)' }),
+  signing_dids: Type.Array(Type.Object({ did: Type.String(), method: SigningMethod, key_type: Type.Union([Type.String(), Type.Null()]), current: Type.Boolean() })),
 })
 
 export const DATA_TYPES = ['string', 'number', 'boolean', 'date', 'email', 'url', 'file', 'object', 'array'] as const

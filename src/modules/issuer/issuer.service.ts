@@ -11,14 +11,14 @@ import type { ChainAnchor } from '../blockchain/chain-anchor.js'
 import * as issuers from './issuer.repository.js'
 import type { IssuerBody, IssuerUpdateBody, SchemaBody, SchemaUpdateBody } from './issuer.schemas.js'
 import * as schemas from './schemas.repository.js'
-import type { IssuerKeys } from './issuer-keys.js'
+import type { SigningIdentities } from '../identity/signing-identities.js'
 import { schemaInUse } from './templates.repository.js'
 
 export interface IssuerServiceDeps {
   db: Database
   content: ContentStore
   auth: AuthService
-  issuerKeys: IssuerKeys
+  identities: SigningIdentities
   clock: Clock
   /** How long a step-up lasts (STEP_UP_TTL_SECONDS), never past the token that performed it. */
   stepUpTtlSeconds: number
@@ -38,10 +38,12 @@ export class IssuerService {
       website: input.website ?? null,
       logo_url: input.logo_url ?? null,
       email: input.email ?? null,
+      signing_method: input.signing_did_method ?? 'web',
+      web_id: randomUUID().replaceAll('-', ''),
     })
     if (!created) throw new ConflictError('This DID already has an issuer profile')
-    // The custodial signing keys (Ed25519, BBS) are made with the profile and published in the DID document.
-    await this.deps.issuerKeys.create(did)
+    // The custodial signing keys (Ed25519, P-256, BBS) are made with the profile, under its signing DID(s).
+    await this.deps.identities.prepare(created)
     return created
   }
 

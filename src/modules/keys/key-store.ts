@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { KeyObject } from 'node:crypto'
 import type { Database } from '../../db/database.js'
 import { ed25519PrivateKeyObject, ed25519PublicKeyObject, generateEd25519 } from '../../crypto/ed25519.js'
+import { generateP256, p256PrivateKeyObject, p256PublicKeyObject } from '../../crypto/p256.js'
 import { SecretBox } from '../../crypto/secret-box.js'
 import { ConflictError, NotFoundError } from '../../errors.js'
 import * as repo from './keys.repository.js'
@@ -23,7 +24,7 @@ export interface PublicKeyInfo {
 }
 
 export interface SigningKey extends PublicKeyInfo {
-  /** node:crypto handle (Ed25519); the raw private bytes never leave the key store. */
+  /** node:crypto handle (Ed25519 or P-256); the raw private bytes never leave the key store. */
   privateKey: KeyObject
   publicKeyObject: KeyObject
 }
@@ -34,9 +35,12 @@ export interface KeyMaterial {
   privateKey: Uint8Array
 }
 
+/** The JWS signing key types the store generates and opens as node:crypto keys. */
+export type SigningAlgorithm = 'Ed25519' | 'P-256'
+
 export interface KeyStore {
-  /** The active key for (owner, purpose), created on first use. */
-  activeSigningKey(owner: string, purpose: string): Promise<SigningKey>
+  /** The active key for (owner, purpose), created on first use (Ed25519 unless `algorithm` says otherwise). */
+  activeSigningKey(owner: string, purpose: string, algorithm?: SigningAlgorithm): Promise<SigningKey>
   /** Any key, active or retired, by id: for verifying what older keys signed. */
   publicKey(kid: string): Promise<PublicKeyInfo | undefined>
   publicKeyObject(kid: string): Promise<KeyObject | undefined>
@@ -45,9 +49,15 @@ export interface KeyStore {
   /** Stores material generated elsewhere (BBS, ML-KEM) sealed like the rest. */
   storeKey(owner: string, purpose: string, algorithm: string, material: KeyMaterial): Promise<PublicKeyInfo>
   openPrivateKey(kid: string): Promise<Uint8Array>
+  /** A stored Ed25519 or P-256 key as a signing key, by id. */
+  signingKey(kid: string): Promise<SigningKey>
 }
 
 const ED25519 = 'Ed25519'
+const SIGNING: Record<SigningAlgorithm, { generate: () => KeyMaterial; privateKey: (d: Uint8Array, pub: Uint8Array) => KeyObject; publicKey: (pub: Uint8Array) => KeyObject }> = {
+  Ed25519: { generate: generateEd25519, privateKey: ed25519PrivateKeyObject, publicKey: ed25519PublicKeyObject },
+  'P-256': { generate: generateP256, privateKey: p256PrivateKeyObject, publicKey: p256PublicKeyObject },
+}
 const SIGNING_CACHE_MS = 60_000
 
 export class DbKeyStore implements KeyStore {
@@ -65,13 +75,13 @@ export class DbKeyStore implements KeyStore {
     this.box = new SecretBox(masterKey, 'service-keys')
   }
 
-  async activeSigningKey(owner: string, purpose: string): Promise<SigningKey> {
+  async activeSigningKey(owner: string, purpose: string, algorithm: SigningAlgorithm = ED25519): Promise<SigningKey> {
     const cacheKey = `${owner}\u0000${purpose}`
     const cached = this.signingCache.get(cacheKey)
     if (cached && this.now().getTime() - cached.loadedAt < SIGNING_CACHE_MS) return cached.key
     let row = await repo.findActive(this.db, owner, purpose)
     if (!row) {
-      await this.createEd25519(owner, purpose)
+      await repo.insertActive(this.db, this.sealedRow(newKid(), owner, purpose, algorithm, SIGNING[algorithm].generate()))
       // Another instance may have won the race: the unique index keeps one active key.
       row = await repo.findActive(this.db, owner, purpose)
       if (!row) throw new Error(`active key for ${purpose} could not be created`)
@@ -133,8 +143,10 @@ export class DbKeyStore implements KeyStore {
     return this.box.open(row.private_key_enc, aad(row.kid, row.owner, row.purpose))
   }
 
-  private async createEd25519(owner: string, purpose: string): Promise<void> {
-    await repo.insertActive(this.db, this.sealedRow(newKid(), owner, purpose, ED25519, generateEd25519()))
+  async signingKey(kid: string): Promise<SigningKey> {
+    const row = await repo.findByKid(this.db, kid)
+    if (!row) throw new NotFoundError('Key not found')
+    return this.toSigningKey(row)
   }
 
   private sealedRow(kid: string, owner: string, purpose: string, algorithm: string, material: KeyMaterial) {
@@ -149,13 +161,11 @@ export class DbKeyStore implements KeyStore {
   }
 
   private toSigningKey(row: repo.KeyRow): SigningKey {
-    const seed = this.box.open(row.private_key_enc, aad(row.kid, row.owner, row.purpose))
+    const kind = SIGNING[row.algorithm as SigningAlgorithm]
+    if (!kind) throw new Error(`${row.algorithm} keys do not sign JWS`)
+    const secret = this.box.open(row.private_key_enc, aad(row.kid, row.owner, row.purpose))
     const publicKey = new Uint8Array(row.public_key)
-    return {
-      ...toPublicInfo(row),
-      privateKey: ed25519PrivateKeyObject(seed, publicKey),
-      publicKeyObject: ed25519PublicKeyObject(publicKey),
-    }
+    return { ...toPublicInfo(row), privateKey: kind.privateKey(secret, publicKey), publicKeyObject: kind.publicKey(publicKey) }
   }
 }
 

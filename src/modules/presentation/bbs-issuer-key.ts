@@ -1,4 +1,7 @@
+import { RANGE_PARAMS_LABEL } from '../../crypto/bbs/anonymous-proof-format.js'
 import { decodeBbsVerificationMethod } from '../../crypto/bbs/bbs-key-text.js'
+import { decodeDidKey } from '../../crypto/did-key.js'
+import { DID_KEY_BBS_PARAMS_LABEL } from '../identity/signing-identities.js'
 import type { DidDocument } from '../did/did-document.js'
 import type { DidResolver } from '../did/did-resolver.js'
 
@@ -19,9 +22,28 @@ export async function resolveBbsKey(resolver: DidResolver, verificationMethod: s
   const hash = verificationMethod.indexOf('#')
   if (!verificationMethod.startsWith('did:') || hash < 0) return undefined
   const issuer = verificationMethod.slice(0, hash)
+  // A key from before signing identities (legacy-issuer-keys.ts) verifies what it signed then.
+  const legacy = await resolver.legacyAssertionMethod(verificationMethod)
+  if (legacy) return withIssuer(issuer, decodeBbsVerificationMethod(legacy))
+  // A did:key's own BLS key: the params label is the fixed one of did:key BBS keys.
+  if (issuer.startsWith('did:key:')) return withIssuer(issuer, didKeyBbsKey(issuer, verificationMethod))
   const lookup = async (fresh: boolean) => bbsMethodIn((await resolver.resolve(issuer, { fresh })).didDocument, verificationMethod)
-  const found = (await lookup(false)) ?? (await lookup(true))
+  return withIssuer(issuer, (await lookup(false)) ?? (await lookup(true)))
+}
+
+function withIssuer(issuer: string, found: Omit<PublishedBbsKey, 'issuer'> | undefined): PublishedBbsKey | undefined {
   return found && { issuer, ...found }
+}
+
+function didKeyBbsKey(did: string, verificationMethod: string): Omit<PublishedBbsKey, 'issuer'> | undefined {
+  const fragment = did.slice('did:key:'.length)
+  if (verificationMethod !== `${did}#${fragment}`) return undefined
+  try {
+    const { codec, publicKey } = decodeDidKey(did)
+    return codec === 'bls12381g2' ? { publicKey, paramsLabel: DID_KEY_BBS_PARAMS_LABEL, rangeParamsLabel: RANGE_PARAMS_LABEL } : undefined
+  } catch {
+    return undefined
+  }
 }
 
 function bbsMethodIn(doc: DidDocument, id: string) {

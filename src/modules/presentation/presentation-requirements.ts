@@ -14,6 +14,8 @@ export interface PresentedCredential {
   id: string | undefined
   format: 'jwt_vc' | 'bbs_derived'
   issuer: string
+  /** The login DID of an issuer of this service signing as `issuer` (DESIGN.md "Issuer identity"): a requirement may name either. */
+  issuerAlias?: string
   types: string[]
   /** The schema the issuer signed into the credential (its id, and for a JWT-VC its URL), if any. */
   schemaIds: string[]
@@ -69,7 +71,7 @@ export function unmetRequirements(presented: PresentedCredential[], credentials:
     const byIssuer = Boolean(predicate.credential_type) || credentials.length === 0
     // Why the request does not accept a credential for this predicate; undefined when it does.
     const refusal = (c: PresentedCredential): string | undefined => {
-      if (byIssuer) return !namedIssuers.size || namedIssuers.has(c.issuer) ? undefined : `issued by ${c.issuer}, which the request does not name`
+      if (byIssuer) return !namedIssuers.size || namedIssuers.has(c.issuer) || (c.issuerAlias !== undefined && namedIssuers.has(c.issuerAlias)) ? undefined : `issued by ${c.issuer}, which the request does not name`
       if (credentials.some((r) => meets(c, r))) return undefined
       const gaps = credentials.map((r) => (isCandidate(c, r) ? shortfalls(c, r, ownPredicates(r)) : [`issued by ${c.issuer}, not ${describe(r)}`]))
       return gaps.sort((a, b) => a.length - b.length)[0]!.join('; ')
@@ -84,7 +86,7 @@ export function unmetRequirements(presented: PresentedCredential[], credentials:
 }
 
 const isCandidate = (c: PresentedCredential, required: RequiredCredential) =>
-  c.types.includes(required.credential_type) && (!required.issuer_did || c.issuer === required.issuer_did) && (!required.schema_id || c.schemaIds.includes(required.schema_id))
+  c.types.includes(required.credential_type) && (!required.issuer_did || c.issuer === required.issuer_did || c.issuerAlias === required.issuer_did) && (!required.schema_id || c.schemaIds.includes(required.schema_id))
 
 /** What keeps one candidate from meeting a required credential: attributes, then its predicates. */
 function shortfalls(c: PresentedCredential, required: RequiredCredential, predicates: RequiredPredicate[]): string[] {

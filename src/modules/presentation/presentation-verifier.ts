@@ -57,7 +57,7 @@ const SKEW_S = 60
  * attributes and predicates. Consent is the caller's (it needs the database transaction).
  */
 export class PresentationVerifier {
-  constructor(private readonly deps: { resolver: DidResolver; status: StatusChecker; clock: Clock; derived?: DerivedProofVerifier }) {}
+  constructor(private readonly deps: { resolver: DidResolver; status: StatusChecker; clock: Clock; derived?: DerivedProofVerifier; issuerOf?: (signingDid: string) => Promise<string | undefined> }) {}
 
   /**
    * The DID whose authentication key signed this VP-JWT; throws JwsRejected, saying why, when no
@@ -100,7 +100,7 @@ export class PresentationVerifier {
     for (const [i, item] of items.entries()) {
       const checked = typeof item === 'string' ? await this.jwtCredential(item, input.proverDid, currentDate) : await this.derivedCredential(item, input, payload.nonce)
       errors.push(...checked.errors.map((e) => `credential ${i + 1}${checked.credential?.id ? ` (${checked.credential.id})` : ''}: ${e}`))
-      if (checked.credential) presented.push(checked.credential)
+      if (checked.credential) presented.push({ ...checked.credential, issuerAlias: await this.deps.issuerOf?.(checked.credential.issuer) })
     }
 
     const ids = presented.map((c) => c.id).filter((id): id is string => id !== undefined)

@@ -24,7 +24,7 @@ const MAX_INDEX = 2 ** 31
 export class StatusChecker {
   private readonly localPrefix: string
 
-  constructor(private readonly deps: { db: Database; publicBaseUrl: string; httpGet: HttpGet; resolver: DidResolver }) {
+  constructor(private readonly deps: { db: Database; publicBaseUrl: string; httpGet: HttpGet; resolver: DidResolver; issuerOf: (signingDid: string) => Promise<string | undefined> }) {
     this.localPrefix = `${deps.publicBaseUrl}/api/status-lists/`
   }
 
@@ -50,8 +50,8 @@ export class StatusChecker {
   private async localBit(listId: string, issuerDid: string, index: number): Promise<boolean> {
     const list = await repo.findStatusByte(this.deps.db, listId, index)
     if (!list) throw new Error('not found')
-    // A credential may only point at its own issuer's list.
-    if (list.issuer_did !== issuerDid) throw new Error('belongs to another issuer')
+    // A credential may only point at its own issuer's list (the issuer signs as one of its signing DIDs).
+    if (list.issuer_did !== issuerDid && list.issuer_did !== (await this.deps.issuerOf(issuerDid))) throw new Error('belongs to another issuer')
     if (list.byte === null) throw new RangeError(`status index ${index} is outside the list`)
     return statusBit(Uint8Array.of(list.byte), index & 7)
   }

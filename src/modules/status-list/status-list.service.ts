@@ -3,7 +3,7 @@ import { encodeStatusList } from '../../crypto/bitstring.js'
 import { signCompactJws } from '../../crypto/jws.js'
 import type { Database } from '../../db/database.js'
 import { NotFoundError } from '../../errors.js'
-import type { IssuerKeys } from '../issuer/issuer-keys.js'
+import type { SigningIdentities } from '../identity/signing-identities.js'
 import * as repo from './status-list.repository.js'
 import { StatusListAllocator, type StatusSlot } from './status-list-allocator.js'
 
@@ -27,7 +27,7 @@ export class StatusListService {
   private readonly allocator: StatusListAllocator
   private readonly signed = new Map<string, { version: number; jwt: string; updatedAt: Date }>()
 
-  constructor(private readonly deps: { db: Database; keys: IssuerKeys; clock: Clock; publicBaseUrl: string }) {
+  constructor(private readonly deps: { db: Database; identities: SigningIdentities; clock: Clock; publicBaseUrl: string }) {
     this.allocator = new StatusListAllocator(deps.db)
   }
 
@@ -47,23 +47,22 @@ export class StatusListService {
     const cached = this.signed.get(listId)
     if (cached && cached.version === current.version) return cached
     const list = (await repo.findListBits(this.deps.db, listId))!
-    const key = await this.deps.keys.ed25519(list.issuer_did)
+    const identity = await this.deps.identities.identity(list.issuer_did)
+    if (!identity) throw new NotFoundError('Status list not found')
+    // Signed by the issuer's current Ed25519 signing DID, which the credentials it covers name.
+    const signer = await this.deps.identities.jwsSigner(identity, 'Ed25519')
     const url = this.url(listId)
     const now = this.deps.clock.now()
     const vc = {
       '@context': [VC_V2],
       id: url,
       type: ['VerifiableCredential', 'BitstringStatusListCredential'],
-      issuer: list.issuer_did,
+      issuer: signer.did,
       validFrom: now.toISOString(),
       credentialSubject: { id: `${url}#list`, type: 'BitstringStatusList', statusPurpose: list.purpose, encodedList: encodeStatusList(list.bits) },
     }
     const iat = Math.floor(now.getTime() / 1000)
-    const jwt = await signCompactJws(
-      { typ: 'JWT', kid: `${list.issuer_did}#${key.kid}` },
-      { iss: list.issuer_did, sub: vc.credentialSubject.id, jti: url, iat, nbf: iat, vc },
-      key.privateKey,
-    )
+    const jwt = await signCompactJws({ typ: 'JWT', kid: signer.kid }, { iss: signer.did, sub: vc.credentialSubject.id, jti: url, iat, nbf: iat, vc }, signer.privateKey)
     const entry = { jwt, version: list.version, updatedAt: new Date(list.updated_at) }
     if (this.signed.size > 1000) this.signed.clear()
     this.signed.set(listId, entry)
