@@ -65,6 +65,9 @@ import { PresentationVerifier } from './modules/presentation/presentation-verifi
 import { anonymousProofRoutes } from './modules/presentation/anonymous-proof.routes.js'
 import { AnonymousProofService } from './modules/presentation/anonymous-proof.service.js'
 import { createDerivedProofVerifier } from './modules/presentation/derived-proof-verifier.js'
+import { createFormatRegistry } from './modules/credentials/formats/format-registry.js'
+import { jwtVcJson } from './modules/credentials/formats/jwt-vc-json/jwt-vc-json.format.js'
+import { dockBbsProofFormat } from './modules/credentials/formats/dock-bbs/dock-bbs-proof.format.js'
 import { VerifierPresentationService } from './modules/presentation/verifier-presentations.service.js'
 import { verifierPresentationRoutes } from './modules/presentation/verifier-presentations.routes.js'
 import { walletPresentationRoutes } from './modules/presentation/wallet-presentations.routes.js'
@@ -220,6 +223,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(gatewayRoutes, { prefix: '/api/ipfs', content: deps.content, maxBytes: config.contentMaxBytes })
   await app.register(hostedDidRoutes, { hosted })
   const sealer = hpkeSealer
+  // The credential formats (docs/formats.md): typed JOSE formats before the plain JWT-VC they would also match.
+  const formats = createFormatRegistry([jwtVcJson, dockBbsProofFormat(createDerivedProofVerifier({ resolver, bbs, clock }))])
   const validators = new AttributeValidators()
   const publicBaseUrl = config.publicBaseUrl
   // Chain anchoring (outbox + /api/blockchain, /api/blockchain-legacy): before the services that
@@ -231,7 +236,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const templates = new TemplateService({ db, issuers, validators, clock })
   const statusLists = new StatusListService({ db, identities, clock, publicBaseUrl })
   const holderKeys = new HolderKemKeys({ db, keys, clock })
-  const issuance = new IssuanceService({ db, content: deps.content, issuers, validators, identities, bbs, sealer, holderKeys, statusLists, clock, publicBaseUrl, anchor })
+  const issuance = new IssuanceService({ db, content: deps.content, issuers, validators, identities, formats, bbs, sealer, holderKeys, statusLists, clock, publicBaseUrl, anchor })
   const issued = new IssuedCredentialsService({ db, issuers, clock, publicBaseUrl, anchor })
   const offers = new OfferService({ db, issuers, validators, clock, publicBaseUrl })
   const requests = new CredentialRequestService({ db, auth, issuers, issuance, validators, clock })
@@ -261,7 +266,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const verifiers = new VerifierService({ db, clock, publicBaseUrl })
   await app.register(verifierRoutes, { prefix: '/api/verifier', verifiers })
   const statusChecker = new StatusChecker({ db, publicBaseUrl, httpGet: deps.httpGet, resolver, issuerOf: (did) => identities.issuerOf(did) })
-  const presentationVerifier = new PresentationVerifier({ resolver, status: statusChecker, clock, derived: createDerivedProofVerifier({ resolver, bbs, clock }), issuerOf: (did) => identities.issuerOf(did) })
+  const presentationVerifier = new PresentationVerifier({ resolver, status: statusChecker, clock, formats, issuerOf: (did) => identities.issuerOf(did) })
   await app.register(walletModule, {
     prefix: '/api/wallet',
     db,
@@ -270,6 +275,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     holderKeys,
     resolver,
     status: statusChecker,
+    formats,
     clock,
     publicBaseUrl,
     evidenceMaxBytes: config.evidenceMaxBytes,
@@ -303,6 +309,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     clock,
     verifiers,
     verifier: presentationVerifier,
+    formats,
     consents,
     callbacks,
     chain: app.chainCredentials,

@@ -48,30 +48,27 @@ describe('issuer profile', () => {
     }
   })
 
-  it('publishes the custodial issuer key in the DID document; rotation keeps the old one listed', async () => {
-    const doc = await t.app.inject({ method: 'GET', url: `/api/did/${issuer.did}` })
-    assert.equal(doc.statusCode, 200)
-    const body = doc.json()
-    const managed: string[] = body.didDocumentMetadata.serviceManagedVerificationMethods
-    // One Ed25519 key (JWT-VC) and one BBS key (BLS12-381 G2), both assertion methods.
-    assert.equal(managed.length, 2)
-    const methods = managed.map((id) => body.didDocument.verificationMethod.find((m: { id: string }) => m.id === id))
-    const method = methods.find((m: { publicKeyMultibase: string }) => m.publicKeyMultibase.startsWith('z6Mk'))
-    const bbs = methods.find((m: { publicKeyMultibase: string }) => m.publicKeyMultibase.startsWith('zUC7'))
-    assert.ok(method && bbs, JSON.stringify(methods))
+  it('publishes the custodial keys in the signing did:web document, not the login DID\'s; rotation keeps the old one listed', async () => {
+    // The login did:key's document is the did:key method's alone.
+    const own = (await t.app.inject({ method: 'GET', url: `/api/did/${issuer.did}` })).json()
+    assert.deepEqual(own.didDocumentMetadata, {})
+    assert.ok(own.didDocument.verificationMethod.every((m: { id: string }) => m.id.startsWith(`${issuer.did}#`)))
+    const signingDid = (await call('GET', `/api/issuer/${issuer.did}/signing`, token)).json().signing_did
+    const doc = (await t.app.inject({ method: 'GET', url: `/api/did/${signingDid}` })).json().didDocument
+    // One Ed25519 key (JWT-VC), one P-256 key (ES256) and one BBS key (BLS12-381 G2), all assertion methods.
+    assert.equal(doc.verificationMethod.length, 3)
+    const ed = doc.verificationMethod.find((m: { publicKeyMultibase?: string }) => m.publicKeyMultibase?.startsWith('z6Mk'))
+    const bbs = doc.verificationMethod.find((m: { publicKeyMultibase?: string }) => m.publicKeyMultibase?.startsWith('zUC7'))
+    assert.ok(ed && bbs, JSON.stringify(doc.verificationMethod))
     assert.equal(bbs.type, 'Multikey')
     assert.equal(typeof bbs.bbsSignatureParamsLabel, 'string')
-    assert.equal(method.type, 'Multikey')
-    assert.equal(method.controller, issuer.did)
-    for (const id of managed) assert.ok(body.didDocument.assertionMethod.includes(id))
-    // The holder-controlled did:key method is still there, unchanged.
-    assert.ok(body.didDocument.verificationMethod.some((m: { id: string }) => m.id === `${issuer.did}#${issuer.did.slice(8)}`))
-    const rotated = await t.app.inject({ method: 'POST', url: '/api/admin/keys/rotate', headers: { 'x-admin-key': 'test-admin-key-0123456789' }, payload: { owner: issuer.did, purpose: 'issuer-ed25519' } })
+    assert.equal(ed.controller, signingDid)
+    for (const m of doc.verificationMethod) assert.ok(doc.assertionMethod.includes(m.id))
+    const rotated = await t.app.inject({ method: 'POST', url: '/api/admin/keys/rotate', headers: { 'x-admin-key': 'test-admin-key-0123456789' }, payload: { owner: signingDid, purpose: 'signing-ed25519' } })
     assert.equal(rotated.statusCode, 200, rotated.body)
-    const after = (await t.app.inject({ method: 'GET', url: `/api/did/${issuer.did}` })).json()
-    assert.equal(after.didDocumentMetadata.serviceManagedVerificationMethods.length, 3)
-    // A DID without an issuer profile has no service-managed methods.
-    assert.deepEqual((await t.app.inject({ method: 'GET', url: `/api/did/${other.did}` })).json().didDocumentMetadata, {})
+    const after = (await t.app.inject({ method: 'GET', url: `/api/did/${signingDid}` })).json().didDocument
+    assert.equal(after.verificationMethod.length, 4)
+    assert.ok(after.assertionMethod.includes(ed.id), 'the retired key stays listed: what it signed still verifies')
   })
 
   it('is read and updated only by its DID', async () => {

@@ -10,7 +10,6 @@ const SELF = 'did:key:holder'
 
 const jwt = (issuer: string, type: string, attributes: Record<string, unknown>, extra: Partial<PresentedCredential> = {}): PresentedCredential => ({
   id: undefined,
-  format: 'jwt_vc',
   issuer,
   types: ['VerifiableCredential', type],
   schemaIds: [],
@@ -69,7 +68,7 @@ describe('unmetRequirements: each requirement met by one credential with all its
   })
 
   it('meets a predicate by a proven bound of a BBS proof, never by a stated predicate alone', () => {
-    const proof = (bounds: PresentedCredential['provenBounds']) => jwt(A, 'Id', {}, { format: 'bbs_derived', provenPredicates: [age18], provenBounds: bounds })
+    const proof = (bounds: PresentedCredential['provenBounds']) => jwt(A, 'Id', {}, { provenPredicates: [age18], provenBounds: bounds })
     const from = (n: number) => [{ attribute: 'age', dataType: 'number' as const, min: encodeIntegerValue('number', n), maxExclusive: 2 ** 50 }]
     assert.deepEqual(unmetRequirements([proof(from(21))], [idFromA], [age18]), [])
     assert.deepEqual(unmetRequirements([proof(from(16))], [idFromA], [age18]), ['predicate age >= 18 was not proven'])

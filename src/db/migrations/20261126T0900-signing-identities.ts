@@ -5,7 +5,7 @@ import { sql, type Kysely } from 'kysely'
  * a did:web hosted here at `/issuers/<web_id>/did.json` (default), service-generated did:keys,
  * or the issuer's own did:web. `issuer_signing_dids` maps every signing DID back to the login
  * DID of the spec's routes; credentials record the signing DID and their format beside
- * `issuer_did`. Existing rows: credentials signed before keep `signing_did` null (the login DID
+ * `issuer_did`, imported credentials their format. Existing rows: credentials signed before keep `signing_did` null (the login DID
  * signed them, docs/decisions.md "Issuer identity"); existing issuers get a web id.
  */
 export async function up(db: Kysely<any>): Promise<void> {
@@ -25,9 +25,11 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create index issuer_signing_dids_issuer_idx on issuer_signing_dids (issuer_did)`.execute(db)
   await sql`alter table credentials add column format text not null default 'jwt_vc_json'`.execute(db)
   await sql`alter table credentials add column signing_did text`.execute(db)
+  await sql`alter table wallet_imports add column format text not null default 'jwt_vc_json'`.execute(db)
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await sql`alter table wallet_imports drop column if exists format`.execute(db)
   await sql`alter table credentials drop column if exists signing_did`.execute(db)
   await sql`alter table credentials drop column if exists format`.execute(db)
   await sql`drop table if exists issuer_signing_dids`.execute(db)

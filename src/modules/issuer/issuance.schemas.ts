@@ -17,6 +17,13 @@ export const EvidenceAttachment = Type.Object(
   { additionalProperties: false },
 )
 
+/** The issued form (docs/formats.md); unset: `jwt_vc_json`, the VCDM 1.1 JWT-VC issued before formats. */
+export const CredentialFormatId = Type.String({
+  minLength: 1,
+  maxLength: 50,
+  description: 'The credential format: jwt_vc_json (VCDM 1.1 JWT-VC, default), vc+jwt (VCDM 2.0 secured with VC-JOSE-COSE), dc+sd-jwt (SD-JWT VC)',
+})
+
 export const IssueBody = Type.Object(
   {
     credential_type: Type.String({ minLength: 1, maxLength: 100 }),
@@ -28,6 +35,7 @@ export const IssueBody = Type.Object(
     evidence: Type.Optional(Type.Array(EvidenceAttachment, { maxItems: 20 })),
     evidence_required: Type.Optional(Type.Array(Label, { maxItems: 50 })),
     extensions: Type.Optional(Type.Array(Label, { maxItems: 50 })),
+    format: Type.Optional(CredentialFormatId),
   },
   { additionalProperties: false },
 )

@@ -7,11 +7,11 @@ import { BBS_MESSAGE_LAYOUT, credentialMessages } from '../../crypto/bbs/bbs-mes
 import type { BbsEngine } from '../../crypto/bbs/bbs-pool.js'
 import type { EnvelopeSealer } from '../../crypto/sealed-envelope.js'
 import { jcsSha256Hex } from '../../crypto/jcs.js'
-import { signCompactJws } from '../../crypto/jws.js'
 import type { Database, DB, EvidenceAttachment } from '../../db/database.js'
 import { MicroBatcher } from '../../shared/micro-batcher.js'
 import { NotFoundError, ValidationError } from '../../errors.js'
-import { credentialDocument, credentialJwtPayload, type CredentialDocumentInput } from '../credentials/credential-document.js'
+import type { CredentialContent } from '../credentials/formats/credential-format.js'
+import { DEFAULT_FORMAT, type FormatRegistry } from '../credentials/formats/format-registry.js'
 import { credentialView } from '../credentials/credential-view.js'
 import { insertCredentialsWithActivity } from '../credentials/credentials.service.js'
 import type { CredentialRow, NewCredential } from '../credentials/credentials.types.js'
@@ -33,6 +33,7 @@ export interface IssuanceDeps {
   issuers: IssuerService
   validators: AttributeValidators
   identities: SigningIdentities
+  formats: FormatRegistry
   bbs: BbsEngine
   /** HPKE sealing to the holder's ML-KEM-768 key (sealed-envelope.ts). */
   sealer: EnvelopeSealer
@@ -105,7 +106,8 @@ export class IssuanceService {
 
     const id = `aly:${randomUUID()}`
     // The DIDs the credential is signed as (DESIGN.md "Issuer identity"): its `issuer`, never the login DID.
-    const signer = await this.deps.identities.jwsSigner(issuer, 'Ed25519')
+    const format = this.deps.formats.issuable(input.format ?? DEFAULT_FORMAT)
+    const signer = await this.deps.identities.jwsSigner(issuer, format.keyType)
     const bbsSigner = schema.anonymous_credentials ? await this.deps.identities.bbsSigner(issuer) : undefined
     const checked = bbsSigner ? this.anonymousContent(id, input.credential_type, bbsSigner.did, subjectDid, schema, attributes, now, expiresAt) : null
     const slot = await this.deps.statusLists.allocate(issuerDid)
@@ -113,10 +115,9 @@ export class IssuanceService {
     // The status entry is signed into the BBS messages too: a derived proof discloses it so a
     // verifier can check revocation (docs/anonymous-proofs.md).
     const anonymous = checked && withStatus(checked.content, statusEntry.id)
-    const docInput: CredentialDocumentInput = {
+    const content: CredentialContent = {
       id,
       type: input.credential_type,
-      issuerDid: signer.did,
       subjectDid,
       attributes,
       schema,
@@ -127,14 +128,11 @@ export class IssuanceService {
       extensions,
       publicBaseUrl: this.deps.publicBaseUrl,
     }
-    const vc = credentialDocument(docInput)
-    const [jwt, anonymousCredential] = await Promise.all([
-      signCompactJws({ typ: 'JWT', kid: signer.kid }, credentialJwtPayload(vc, docInput), signer.privateKey),
-      anonymous ? this.signAnonymous(bbsSigner!, anonymous) : Promise.resolve(null),
-    ])
+    const [issued, anonymousCredential] = await Promise.all([format.issue(content, signer), anonymous ? this.signAnonymous(bbsSigner!, anonymous) : Promise.resolve(null)])
+    const jwt = issued.credential
 
     const recipient = context.recipientKey ? { publicKey: context.recipientKey.public_key } : await this.deps.holderKeys.recipient(recipientDid)
-    const material = { format: 'credential-material/v1', id, jwt, anonymous_credential: anonymousCredential, credential_data: attributes, evidence }
+    const material = { format: 'credential-material/v1', id, jwt, credential_format: format.id, anonymous_credential: anonymousCredential, credential_data: attributes, evidence }
     const envelope = await this.deps.sealer.seal({ publicKey: recipient.publicKey, plaintext: Buffer.from(JSON.stringify(material)), binding: { recipient: recipientDid, recordId: id } })
     const stored = await this.deps.content.put(Buffer.from(JSON.stringify(envelope)))
 
@@ -156,7 +154,7 @@ export class IssuanceService {
       jwt,
       anonymous_credential: anonymousCredential,
       bbs_signature: anonymousCredential ? (anonymousCredential.signature as string) : null,
-      credential_hash: jcsSha256Hex(vc),
+      credential_hash: jcsSha256Hex(issued.document),
       ipfs_hash: stored.cid,
       status_list_id: slot.listId,
       status_list_index: slot.index,
@@ -165,7 +163,7 @@ export class IssuanceService {
       revocation_blockchain_tx: null,
       revoked_at: null,
       revocation_reason: null,
-      format: 'jwt_vc_json',
+      format: format.id,
       signing_did: signer.did,
       created_at: now,
       updated_at: now,

@@ -1,18 +1,12 @@
 import { predicateBound, type Operator } from '../../crypto/bbs/anonymous-proof-format.js'
 import type { RequiredCredential, RequiredPredicate } from '../../db/database.js'
+import type { ProvenBound } from '../credentials/formats/credential-format.js'
 
-/** A verified bound check: `min <= encoded(attribute) < maxExclusive` (bbs-messages.ts encoding). */
-export interface ProvenBound {
-  attribute: string
-  dataType: 'number' | 'date'
-  min: number
-  maxExclusive: number
-}
+export type { ProvenBound } from '../credentials/formats/credential-format.js'
 
 /** One credential of a presentation as the checks see it, whatever its format. */
 export interface PresentedCredential {
   id: string | undefined
-  format: 'jwt_vc' | 'bbs_derived'
   issuer: string
   /** The login DID of an issuer of this service signing as `issuer` (DESIGN.md "Issuer identity"): a requirement may name either. */
   issuerAlias?: string
@@ -71,9 +65,9 @@ export function unmetRequirements(presented: PresentedCredential[], credentials:
     const byIssuer = Boolean(predicate.credential_type) || credentials.length === 0
     // Why the request does not accept a credential for this predicate; undefined when it does.
     const refusal = (c: PresentedCredential): string | undefined => {
-      if (byIssuer) return !namedIssuers.size || namedIssuers.has(c.issuer) || (c.issuerAlias !== undefined && namedIssuers.has(c.issuerAlias)) ? undefined : `issued by ${c.issuer}, which the request does not name`
+      if (byIssuer) return !namedIssuers.size || namedIssuers.has(c.issuer) || (c.issuerAlias !== undefined && namedIssuers.has(c.issuerAlias)) ? undefined : `issued by ${issuerText(c)}, which the request does not name`
       if (credentials.some((r) => meets(c, r))) return undefined
-      const gaps = credentials.map((r) => (isCandidate(c, r) ? shortfalls(c, r, ownPredicates(r)) : [`issued by ${c.issuer}, not ${describe(r)}`]))
+      const gaps = credentials.map((r) => (isCandidate(c, r) ? shortfalls(c, r, ownPredicates(r)) : [`issued by ${issuerText(c)}, not ${describe(r)}`]))
       return gaps.sort((a, b) => a.length - b.length)[0]!.join('; ')
     }
     const scope = usable.filter((c) => ofType(c) && refusal(c) === undefined)
@@ -108,6 +102,8 @@ function predicateFailure(scope: PresentedCredential[], predicate: RequiredPredi
   return undefined
 }
 
+/** The signing DID, with the login DID of this service's issuer behind it when there is one. */
+const issuerText = (c: PresentedCredential) => (c.issuerAlias ? `${c.issuer} (issuer ${c.issuerAlias})` : c.issuer)
 const text = (p: RequiredPredicate) => `${p.attribute} ${p.operator} ${p.value}`
 const describe = (r: RequiredCredential) => `${r.credential_type}${r.issuer_did ? ` from ${r.issuer_did}` : ''}${r.schema_id ? ` of schema ${r.schema_id}` : ''}`
 

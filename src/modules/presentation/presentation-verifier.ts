@@ -4,28 +4,9 @@ import type { RequiredCredential, RequiredPredicate } from '../../db/database.js
 import { JwsRejected, JwtClaimRejected, verifyDidJws, type VerifiedJws } from '../did/did-jws.js'
 import type { DidResolver } from '../did/did-resolver.js'
 import type { StatusChecker } from '../status-list/status-check.js'
-import { unmetRequirements, type PresentedCredential, type ProvenBound } from './presentation-requirements.js'
-
-/** What checking one derived proof found (derived-proof-verifier.ts). */
-export interface DerivedProofCheck {
-  valid: boolean
-  errors: string[]
-  issuer: string
-  credentialType: string
-  /** The schema id the proof discloses (signed as `@schema`). */
-  schemaId?: string
-  revealed: Record<string, unknown>
-  /** The predicates the proof states; each is backed by a verified bound below. */
-  predicates: RequiredPredicate[]
-  /** The intervals the verified bound checks prove, on the encoded attribute (bbs-messages.ts). */
-  bounds: ProvenBound[]
-  credentialId?: string
-  /** The disclosed W3C status entry; the caller checks it (a derived proof without one fails). */
-  statusEntry?: unknown
-}
-
-/** Verifies a derived (BBS) proof object of `vp.verifiableCredential`; absent when not wired. */
-export type DerivedProofVerifier = (proof: unknown, ctx: { nonce: string; verifierDid: string; holderDid: string }) => Promise<DerivedProofCheck>
+import type { CheckResult, CredentialProblem, ReadCredential } from '../credentials/formats/credential-format.js'
+import type { FormatRegistry } from '../credentials/formats/format-registry.js'
+import { unmetRequirements, type PresentedCredential } from './presentation-requirements.js'
 
 export interface VerificationInput {
   jwt: string
@@ -57,7 +38,7 @@ const SKEW_S = 60
  * attributes and predicates. Consent is the caller's (it needs the database transaction).
  */
 export class PresentationVerifier {
-  constructor(private readonly deps: { resolver: DidResolver; status: StatusChecker; clock: Clock; derived?: DerivedProofVerifier; issuerOf?: (signingDid: string) => Promise<string | undefined> }) {}
+  constructor(private readonly deps: { resolver: DidResolver; status: StatusChecker; clock: Clock; formats: FormatRegistry; issuerOf?: (signingDid: string) => Promise<string | undefined> }) {}
 
   /**
    * The DID whose authentication key signed this VP-JWT; throws JwsRejected, saying why, when no
@@ -97,10 +78,11 @@ export class PresentationVerifier {
     if (items.length === 0) errors.push('the presentation holds no credential')
 
     const presented: PresentedCredential[] = []
+    const nonce = typeof payload.nonce === 'string' ? payload.nonce : undefined
     for (const [i, item] of items.entries()) {
-      const checked = typeof item === 'string' ? await this.jwtCredential(item, input.proverDid, currentDate) : await this.derivedCredential(item, input, payload.nonce)
-      errors.push(...checked.errors.map((e) => `credential ${i + 1}${checked.credential?.id ? ` (${checked.credential.id})` : ''}: ${e}`))
-      if (checked.credential) presented.push({ ...checked.credential, issuerAlias: await this.deps.issuerOf?.(checked.credential.issuer) })
+      const checked = await this.credential(item, input, nonce, currentDate)
+      errors.push(...checked.problems.map((p) => `credential ${i + 1}${checked.credential?.id ? ` (${checked.credential.id})` : ''}: ${p.message}`))
+      if (checked.credential) presented.push(await this.presented(checked.problems, checked.credential))
     }
 
     const ids = presented.map((c) => c.id).filter((id): id is string => id !== undefined)
@@ -110,77 +92,34 @@ export class PresentationVerifier {
     return outcome(errors, presented)
   }
 
-  private async jwtCredential(jwt: string, holderDid: string, currentDate: Date): Promise<{ errors: string[]; credential?: PresentedCredential }> {
-    const errors: string[] = []
-    let verified
-    try {
-      verified = await lifetimeChecked('credential', errors, () => verifyDidJws(this.deps.resolver, jwt, 'assertionMethod', { currentDate, clockTolerance: SKEW_S }))
-    } catch (error) {
-      return { errors: [`issuer signature: ${error instanceof JwsRejected ? error.message : 'could not be checked'}`] }
-    }
-    const { payload } = verified
-    const vc = payload.vc as { type?: unknown; issuer?: unknown; credentialSubject?: unknown; credentialStatus?: unknown; credentialSchema?: unknown } | undefined
-    if (!vc || typeof vc !== 'object') return { errors: ['the JWT has no vc claim'] }
-    const issuer = typeof vc.issuer === 'string' ? vc.issuer : (vc.issuer as { id?: unknown } | undefined)?.id
-    if (payload.iss !== verified.did || (issuer !== undefined && issuer !== verified.did)) errors.push(`issuer ${String(payload.iss)} did not sign it (${verified.kid})`)
-    const subject = vc.credentialSubject && typeof vc.credentialSubject === 'object' ? (vc.credentialSubject as Record<string, unknown>) : {}
-    // Holder binding: a credential about someone else cannot be presented by this holder.
-    if (payload.sub !== holderDid && subject.id !== holderDid) errors.push('it was issued to another subject than the holder')
-    errors.push(...issuedInFuture('credential', payload, Math.floor(currentDate.getTime() / 1000)))
-    const status = await this.deps.status.check(vc.credentialStatus, verified.did)
-    if (status.state === 'revoked') errors.push('it has been revoked by its issuer')
-    if (status.state === 'unknown') errors.push(`its status could not be checked: ${status.reason}`)
-    const { id: _subjectId, ...attributes } = subject
-    return {
-      errors,
-      credential: {
-        id: typeof payload.jti === 'string' ? payload.jti : undefined,
-        format: 'jwt_vc',
-        issuer: verified.did,
-        types: Array.isArray(vc.type) ? vc.type.filter((t): t is string => typeof t === 'string') : [],
-        schemaIds: schemaIdsOf(vc.credentialSchema),
-        attributes,
-        provenPredicates: [],
-        provenBounds: [],
-        revoked: status.state === 'revoked',
-        valid: errors.length === 0,
-      },
-    }
+  /** One item of `vp.verifiableCredential`, checked by the format that recognizes it. */
+  private async credential(item: unknown, input: VerificationInput, nonce: string | undefined, now: Date): Promise<CheckResult> {
+    const format = this.deps.formats.recognize(item)
+    if (!format) return { problems: [{ reason: 'malformed', message: 'it is in no credential format this service reads' }] }
+    return format.verify(item, {
+      resolver: this.deps.resolver,
+      status: this.deps.status,
+      now,
+      skewSeconds: SKEW_S,
+      holderDid: input.proverDid,
+      ...(nonce === undefined ? {} : { presentation: { nonce, audience: input.verifierDid } }),
+    })
   }
 
-  private async derivedCredential(proof: unknown, input: VerificationInput, nonce: unknown): Promise<{ errors: string[]; credential?: PresentedCredential }> {
-    if (!this.deps.derived) return { errors: ['derived (anonymous) proofs are not supported by this service'] }
-    if (typeof nonce !== 'string') return { errors: ['a derived proof needs the presentation nonce'] }
-    const checked = await this.deps.derived(proof, { nonce, verifierDid: input.verifierDid, holderDid: input.proverDid })
-    const errors = [...checked.errors]
-    if (!checked.valid) return { errors: errors.length ? errors : ['the derived proof does not verify'] }
-    // Non-revocation must be shown: a derived proof that discloses no status entry fails.
-    const status = checked.statusEntry === undefined ? { state: 'unknown' as const, reason: 'the proof discloses no status entry' } : await this.deps.status.check(checked.statusEntry, checked.issuer)
-    const revoked = status.state === 'revoked'
-    if (revoked) errors.push('it has been revoked by its issuer')
-    if (status.state === 'unknown') errors.push(`its status could not be checked: ${status.reason}`)
+  private async presented(problems: CredentialProblem[], c: ReadCredential): Promise<PresentedCredential> {
     return {
-      errors,
-      credential: {
-        id: checked.credentialId,
-        format: 'bbs_derived',
-        issuer: checked.issuer,
-        types: ['VerifiableCredential', checked.credentialType],
-        schemaIds: checked.schemaId ? [checked.schemaId] : [],
-        attributes: checked.revealed,
-        provenPredicates: checked.predicates,
-        provenBounds: checked.bounds,
-        revoked,
-        valid: errors.length === 0,
-      },
+      id: c.id,
+      issuer: c.issuer,
+      issuerAlias: await this.deps.issuerOf?.(c.issuer),
+      types: c.types,
+      schemaIds: c.schemaIds,
+      attributes: c.attributes,
+      provenPredicates: c.proven?.predicates ?? [],
+      provenBounds: c.proven?.bounds ?? [],
+      revoked: c.revoked,
+      valid: problems.length === 0,
     }
   }
-}
-
-/** VCDM `credentialSchema` (one or several): each entry's `id`, and this service's `schemaId` beside it. */
-function schemaIdsOf(credentialSchema: unknown): string[] {
-  const entries = Array.isArray(credentialSchema) ? credentialSchema : [credentialSchema]
-  return entries.flatMap((e) => (e && typeof e === 'object' ? [(e as { id?: unknown }).id, (e as { schemaId?: unknown }).schemaId].filter((v): v is string => typeof v === 'string') : []))
 }
 
 /**

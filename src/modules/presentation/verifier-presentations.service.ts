@@ -4,6 +4,7 @@ import { RETIRED_RANGE_PROOF_PROTOCOL, usesRetiredRangeProof } from '../../crypt
 import { decodeCompactJws, jwsNestingProblem } from '../../crypto/jws.js'
 import type { Transaction } from 'kysely'
 import type { Database, DB } from '../../db/database.js'
+import type { FormatRegistry } from '../credentials/formats/format-registry.js'
 import { MicroBatcher } from '../../shared/micro-batcher.js'
 import { storableJson } from '../../db/storable-json.js'
 import { isUniqueViolation } from '../../db/pg-errors.js'
@@ -47,7 +48,7 @@ export class VerifierPresentationService {
   // on PostgreSQL the outcome's own statement and commit were a fifth of a verification's cost.
   private readonly outcomes: MicroBatcher<repo.OutcomeWrite, repo.PresentationRow | Error>
 
-  constructor(private readonly deps: { db: Database; clock: Clock; verifiers: VerifierService; verifier: PresentationVerifier; consents?: ConsentPort; callbacks?: CallbackPort; chain?: ChainCheckPort }) {
+  constructor(private readonly deps: { db: Database; clock: Clock; verifiers: VerifierService; verifier: PresentationVerifier; formats: FormatRegistry; consents?: ConsentPort; callbacks?: CallbackPort; chain?: ChainCheckPort }) {
     this.outcomes = new MicroBatcher(async (writes) => {
       try {
         return await repo.recordVerifications(deps.db, writes)
@@ -101,7 +102,7 @@ export class VerifierPresentationService {
     }
     const vp = payload.vp as { verifiableCredential?: unknown } | undefined
     const items = Array.isArray(vp?.verifiableCredential) ? vp.verifiableCredential : []
-    const ids = items.map((item) => (typeof item === 'string' ? decodeCompactJws(item)?.payload.jti : (item as { credential_id?: unknown } | null)?.credential_id)).filter((id): id is string => typeof id === 'string')
+    const ids = items.map((item) => this.deps.formats.idOf(item)).filter((id): id is string => id !== undefined)
     const now = this.deps.clock.now()
     try {
       const row = await this.deps.db.transaction().execute(async (trx) => {

@@ -215,7 +215,8 @@ export async function markImportRevoked(db: Executor, id: string, at: Date): Pro
 
 /** A credential issued here with this id by this issuer, whoever holds it. */
 export function findIssuedHere(db: Executor, issuerDid: string, id: string): Promise<{ id: string; owner_did: string | null; jwt: string } | undefined> {
-  return db.selectFrom('credentials').select(['id', 'owner_did', 'jwt']).where('id', '=', id).where('issuer_did', '=', issuerDid).executeTakeFirst()
+  // Issued as the signing DID the credential names (the login DID for credentials before signing identities).
+  return db.selectFrom('credentials').select(['id', 'owner_did', 'jwt']).where('id', '=', id).where(sql<string>`coalesce(signing_did, issuer_did)`, '=', issuerDid).executeTakeFirst()
 }
 
 /** False when already withdrawn. */

@@ -5,6 +5,7 @@ import type { EnvelopeSealer } from '../../crypto/sealed-envelope.js'
 import type { Database } from '../../db/database.js'
 import { isUniqueViolation } from '../../db/pg-errors.js'
 import { ConflictError, NotFoundError } from '../../errors.js'
+import type { FormatRegistry } from '../credentials/formats/format-registry.js'
 import type { DidResolver } from '../did/did-resolver.js'
 import type { StatusChecker } from '../status-list/status-check.js'
 import { checkImportedCredential, type CheckedCredential } from './credential-import-check.js'
@@ -21,6 +22,7 @@ export interface WalletCredentialDeps {
   holderKeys: HolderKemKeys
   resolver: DidResolver
   status: StatusChecker
+  formats: FormatRegistry
   clock: Clock
 }
 
@@ -90,7 +92,7 @@ export class WalletCredentialService {
    * imported before, is a 409.
    */
   async import(holderDid: string, jwt: string): Promise<{ credential: repo.WalletCredentialRow; restored: boolean }> {
-    const checked = await checkImportedCredential({ resolver: this.deps.resolver, status: this.deps.status, now: this.deps.clock.now() }, jwt, holderDid)
+    const checked = await checkImportedCredential({ formats: this.deps.formats, resolver: this.deps.resolver, status: this.deps.status, now: this.deps.clock.now() }, jwt, holderDid)
     const now = this.deps.clock.now()
     const local = checked.jti ? await repo.findIssuedHere(this.deps.db, checked.issuerDid, checked.jti) : undefined
     if (local && local.owner_did === holderDid) {
@@ -109,7 +111,7 @@ export class WalletCredentialService {
     // The same sealed material as an issued credential (issuance.service.ts), so a holder's
     // client opens both the same way.
     const recipient = await this.deps.holderKeys.recipient(holderDid)
-    const material = { format: 'credential-material/v1', id, jwt, anonymous_credential: null, credential_data: checked.attributes, evidence: [] }
+    const material = { format: 'credential-material/v1', id, jwt, credential_format: checked.format, anonymous_credential: null, credential_data: checked.attributes, evidence: [] }
     const envelope = await this.deps.sealer.seal({ publicKey: recipient.publicKey, plaintext: Buffer.from(JSON.stringify(material)), binding: { recipient: holderDid, recordId: id } })
     const stored = await this.deps.content.put(Buffer.from(JSON.stringify(envelope)))
     try {
@@ -127,6 +129,7 @@ export class WalletCredentialService {
           evidence_attachments: [],
           extensions: checked.extensions,
           jwt,
+          format: checked.format,
           credential_hash: checked.credentialHash,
           ipfs_hash: stored.cid,
           status: 'active',

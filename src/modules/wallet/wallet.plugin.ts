@@ -5,6 +5,7 @@ import type { EnvelopeSealer } from '../../crypto/sealed-envelope.js'
 import type { Database } from '../../db/database.js'
 import type { DidResolver } from '../did/did-resolver.js'
 import type { StatusChecker } from '../status-list/status-check.js'
+import type { FormatRegistry } from '../credentials/formats/format-registry.js'
 import type { HolderKemKeys } from './holder-kem-keys.js'
 import { walletActivityRoutes } from './wallet-activity.routes.js'
 import { walletCredentialRoutes } from './wallet-credentials.routes.js'
@@ -21,6 +22,7 @@ export interface WalletModuleOptions {
   holderKeys: HolderKemKeys
   resolver: DidResolver
   status: StatusChecker
+  formats: FormatRegistry
   clock: Clock
   publicBaseUrl: string
   evidenceMaxBytes: number
@@ -35,7 +37,7 @@ export interface WalletModuleOptions {
  */
 export const walletModule: FastifyPluginAsyncTypebox<WalletModuleOptions> = async (app, o) => {
   const now = () => o.clock.now()
-  const wallet = new WalletCredentialService({ db: o.db, content: o.content, sealer: o.sealer, holderKeys: o.holderKeys, resolver: o.resolver, status: o.status, clock: o.clock })
+  const wallet = new WalletCredentialService({ db: o.db, content: o.content, sealer: o.sealer, holderKeys: o.holderKeys, resolver: o.resolver, status: o.status, formats: o.formats, clock: o.clock })
   const shares = new WalletShareService({ db: o.db, clock: o.clock, publicBaseUrl: o.publicBaseUrl, maxTtlSeconds: o.shareMaxTtlSeconds })
   const evidence = new WalletEvidenceService({
     db: o.db,

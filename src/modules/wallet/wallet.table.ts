@@ -4,7 +4,7 @@ import type { EvidenceAttachment } from '../../db/database.js'
 type Json<T> = ColumnType<T, string, string>
 type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
 
-/** A JWT-VC the holder imported after verification (docs/wallet.md "Import"). */
+/** A credential the holder imported after verification (docs/wallet.md "Import"). */
 export interface WalletImportsTable {
   id: string
   holder_did: string
@@ -17,7 +17,9 @@ export interface WalletImportsTable {
   credential_data: Json<Record<string, unknown>>
   evidence_attachments: Json<EvidenceAttachment[]>
   extensions: Json<string[]>
+  /** The credential as imported, in `format` (format-registry.ts). */
   jwt: string
+  format: Generated<string>
   credential_hash: string
   ipfs_hash: string
   status: 'active' | 'revoked'

@@ -1,0 +1,110 @@
+import type { EvidenceAttachment, RequiredPredicate } from '../../../db/database.js'
+import type { DidResolver } from '../../did/did-resolver.js'
+import type { JwsSigner } from '../../identity/signing-identities.js'
+import type { StatusChecker, StatusListMemo } from '../../status-list/status-check.js'
+import type { StatusListEntry } from '../../status-list/status-list.service.js'
+
+/**
+ * One credential format (STYLE.md habit 9): how a credential is issued, recognized, verified and
+ * read back, behind one interface. Formats register in format-registry.ts; the rest of the
+ * service asks the registry, never `typeof` or the format's name.
+ */
+export interface CredentialFormat {
+  /** The format identifier (OpenID4VCI's where it has one: `jwt_vc_json`, `vc+jwt`, `dc+sd-jwt`). */
+  readonly id: string
+  /** Whether a serialized item (from a VP, an import) is of this format: a cheap look, no cryptography. */
+  recognizes(item: unknown): boolean
+  /** The id the item names for itself, read without verifying (to declare what a submission holds). */
+  idOf(item: unknown): string | undefined
+  /** Every check the format defines, each failure one problem; `credential` is what the item says once read. */
+  verify(item: unknown, ctx: VerifyContext): Promise<CheckResult>
+}
+
+/** A format an issuance can choose (`format`): it signs the credential with one JWS key type. */
+export interface IssuableFormat extends CredentialFormat {
+  readonly keyType: 'Ed25519' | 'P-256'
+  issue(content: CredentialContent, signer: JwsSigner): Promise<IssuedForm>
+}
+
+/** What an issuance decided before any format signs it. */
+export interface CredentialContent {
+  id: string
+  type: string
+  subjectDid: string | null
+  attributes: Record<string, unknown>
+  schema: { id: string; ipfs_hash: string }
+  status: StatusListEntry
+  issuedAt: Date
+  expiresAt: Date | null
+  evidence: EvidenceAttachment[]
+  extensions: string[]
+  publicBaseUrl: string
+}
+
+export interface IssuedForm {
+  /** The issued serialization, stored and answered as the record's `jwt`. */
+  credential: string
+  /** The JSON whose RFC 8785 SHA-256 is `credential_hash`. */
+  document: Record<string, unknown>
+}
+
+/**
+ * Why a credential is refused; `details.reason` of an import's 422 (docs/wallet.md "Import").
+ * `unreadable`: not even decodable (an import's 400); `binding`: the holder's proof is missing or wrong.
+ */
+export type ProblemReason = 'unreadable' | 'malformed' | 'signature' | 'issuer' | 'subject' | 'expired' | 'not_yet_valid' | 'revoked' | 'status_unknown' | 'binding'
+
+export interface CredentialProblem {
+  reason: ProblemReason
+  message: string
+}
+
+/** A credential as its format reads it, whatever its serialization. */
+export interface ReadCredential {
+  /** Its identifier (`jti`, `id`), when it names one. */
+  id?: string
+  /** The DID (or URL) that signed it. */
+  issuer: string
+  issuerName?: string
+  types: string[]
+  /** The schema it names: the `credentialSchema` id and this service's `schemaId`. */
+  schemaIds: string[]
+  /** Disclosed claims about the subject, without its `id`. */
+  attributes: Record<string, unknown>
+  subject?: string
+  issuedAt?: Date
+  expiresAt?: Date
+  extensions: string[]
+  /** The JSON `credential_hash` is computed over. */
+  document: Record<string, unknown>
+  /** Revoked by its issuer's status list. */
+  revoked: boolean
+  /** Predicates a derived proof proved in zero knowledge, with the intervals its verified bound checks prove. */
+  proven?: { predicates: RequiredPredicate[]; bounds: ProvenBound[] }
+}
+
+/** A verified bound check: `min <= encoded(attribute) < maxExclusive` (bbs-messages.ts encoding). */
+export interface ProvenBound {
+  attribute: string
+  dataType: 'number' | 'date'
+  min: number
+  maxExclusive: number
+}
+
+export interface CheckResult {
+  problems: CredentialProblem[]
+  credential?: ReadCredential
+}
+
+export interface VerifyContext {
+  resolver: DidResolver
+  status: StatusChecker
+  statusMemo?: StatusListMemo
+  now: Date
+  /** Seconds of clock difference tolerated on validity periods. */
+  skewSeconds: number
+  /** The holder it must be issued to, when binding to a holder is checked. */
+  holderDid?: string
+  /** Inside a presentation: the nonce and audience a format's own holder proof must carry. */
+  presentation?: { nonce: string; audience: string }
+}

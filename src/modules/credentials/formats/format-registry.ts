@@ -1,0 +1,34 @@
+import { ValidationError } from '../../../errors.js'
+import type { CredentialFormat, IssuableFormat } from './credential-format.js'
+
+/**
+ * The credential formats, registered in one place (docs/formats.md): a new format is one folder
+ * under formats/ and one entry in the list `createFormatRegistry` is given in app.ts.
+ */
+export interface FormatRegistry {
+  /** The format an issuance names; 400 for one it cannot issue. */
+  issuable(id: string): IssuableFormat
+  /** The format of a presented or imported item; undefined when none recognizes it. */
+  recognize(item: unknown): CredentialFormat | undefined
+  /** The id an item names for itself, by its format (unverified). */
+  idOf(item: unknown): string | undefined
+  /** The ids an issuance may name, for schemas and errors. */
+  readonly issuableIds: readonly string[]
+}
+
+export const DEFAULT_FORMAT = 'jwt_vc_json'
+
+export function createFormatRegistry(formats: CredentialFormat[]): FormatRegistry {
+  const issuable = new Map(formats.filter((f): f is IssuableFormat => 'issue' in f).map((f) => [f.id, f]))
+  return {
+    issuableIds: [...issuable.keys()],
+    issuable(id) {
+      const format = issuable.get(id)
+      if (!format) throw new ValidationError(`format "${id}" is not one this service issues (${[...issuable.keys()].join(', ')})`, { details: { field: 'format' } })
+      return format
+    },
+    // The most specific first: formats are listed that way (typed JOSE formats before plain JWT-VC).
+    recognize: (item) => formats.find((f) => f.recognizes(item)),
+    idOf: (item) => formats.find((f) => f.recognizes(item))?.idOf(item),
+  }
+}

@@ -1,0 +1,76 @@
+import { decodeCompactJws, jwsNestingProblem } from '../../../crypto/jws.js'
+import { JwsRejected, JwtClaimRejected, verifyDidJws, type VerifiedJws } from '../../did/did-jws.js'
+import { normalizeDid } from '../../did/did-normalize.js'
+import type { CredentialProblem, VerifyContext } from './credential-format.js'
+
+/**
+ * The checks every JWT-secured credential format shares: the signature by an assertion key of the
+ * DID in `kid` (verifyDidJws, jose), the lifetime jose reads from exp/nbf (reported as problems,
+ * not thrown, so every problem is told), the subject bound to the holder, and the status entry.
+ */
+export async function verifiedJwt(jwt: string, ctx: VerifyContext, problems: CredentialProblem[]): Promise<VerifiedJws | undefined> {
+  if (!decodeCompactJws(jwt)) {
+    problems.push({ reason: 'unreadable', message: jwsNestingProblem(jwt) ?? 'it is not a JWT (three base64url parts: header.payload.signature)' })
+    return undefined
+  }
+  try {
+    return await verifyDidJws(ctx.resolver, jwt, 'assertionMethod', { currentDate: ctx.now, clockTolerance: ctx.skewSeconds })
+  } catch (error) {
+    if (error instanceof JwtClaimRejected) {
+      const { claim } = error
+      if (claim === 'exp') problems.push({ reason: 'expired', message: 'it has expired' })
+      else if (claim === 'nbf') problems.push({ reason: 'not_yet_valid', message: 'it is not valid yet' })
+      else problems.push({ reason: 'malformed', message: `its ${error.message}` })
+      return error.jws
+    }
+    if (error instanceof JwsRejected) {
+      problems.push({ reason: 'signature', message: `issuer signature: ${error.message}` })
+      return undefined
+    }
+    throw error
+  }
+}
+
+/** Holder binding: `sub` and the subject's `id`, whichever are present, must both be the holder. */
+export function subjectProblems(subjects: unknown[], holderDid: string | undefined): CredentialProblem[] {
+  if (holderDid === undefined) return []
+  const named = subjects.filter((s) => s !== undefined && s !== null)
+  if (named.length === 0) return [{ reason: 'subject', message: 'it names no subject (sub or credentialSubject.id): only credentials issued to the holder count' }]
+  const other = named.find((s) => typeof s !== 'string' || !sameDid(s, holderDid))
+  return other === undefined ? [] : [{ reason: 'subject', message: `it was issued to ${String(other)}, not to the holder ${holderDid}` }]
+}
+
+/** A date the JWT's own claims do not carry (VCDM `validUntil`/`expirationDate`, `validFrom`/`issuanceDate`), checked alike. */
+export function datedProblems(expiresAt: number | undefined, validFrom: number | undefined, ctx: VerifyContext): CredentialProblem[] {
+  const now = Math.floor(ctx.now.getTime() / 1000)
+  const problems: CredentialProblem[] = []
+  if (expiresAt !== undefined && expiresAt <= now - ctx.skewSeconds) problems.push({ reason: 'expired', message: 'it has expired' })
+  if (validFrom !== undefined && validFrom > now + ctx.skewSeconds) problems.push({ reason: 'not_yet_valid', message: 'it is not valid yet' })
+  return problems
+}
+
+/** The issuer's status list says whether it is revoked (Bitstring Status List §3.2). */
+export async function statusProblems(entry: unknown, issuer: string, ctx: VerifyContext): Promise<{ problems: CredentialProblem[]; revoked: boolean }> {
+  const status = await ctx.status.check(entry, issuer, ctx.statusMemo)
+  if (status.state === 'revoked') return { problems: [{ reason: 'revoked', message: 'it has been revoked by its issuer' }], revoked: true }
+  if (status.state === 'unknown') return { problems: [{ reason: 'status_unknown', message: `its status could not be checked: ${status.reason}` }], revoked: false }
+  return { problems: [], revoked: false }
+}
+
+export function dateSeconds(value: unknown): number | undefined {
+  if (typeof value !== 'string') return undefined
+  const ms = Date.parse(value)
+  return Number.isNaN(ms) ? undefined : Math.floor(ms / 1000)
+}
+
+export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+
+export const stringsOf = (value: unknown): string[] => (Array.isArray(value) ? value.filter((t): t is string => typeof t === 'string') : typeof value === 'string' ? [value] : [])
+
+function sameDid(value: string, holderDid: string): boolean {
+  try {
+    return normalizeDid(value) === holderDid
+  } catch {
+    return false
+  }
+}

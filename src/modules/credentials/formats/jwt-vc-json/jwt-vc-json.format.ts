@@ -1,0 +1,84 @@
+import { decodeCompactJws, signCompactJws } from '../../../../crypto/jws.js'
+import type { CheckResult, CredentialProblem, IssuableFormat, VerifyContext } from '../credential-format.js'
+import { dateSeconds, datedProblems, isObject, statusProblems, stringsOf, subjectProblems, verifiedJwt } from '../jwt-checks.js'
+import { vc11Document, vc11JwtPayload } from './vc11-document.js'
+
+/**
+ * `jwt_vc_json` (OpenID4VCI Appendix A.1): a VC Data Model 1.1 credential in the `vc` claim of a
+ * JWT (VCDM 1.1 §6.3.1), EdDSA. The format the service issued first; what verifiers built for
+ * VCDM 1.1 JWTs (did-jwt-vc) read.
+ */
+export const jwtVcJson: IssuableFormat = {
+  id: 'jwt_vc_json',
+  keyType: 'Ed25519',
+
+  recognizes(item) {
+    if (typeof item !== 'string' || item.split('.').length !== 3) return false
+    const decoded = decodeCompactJws(item)
+    // A JWT that is not one of the typed JOSE formats (vc+jwt, dc+sd-jwt) is read as VCDM 1.1.
+    return decoded === undefined || (decoded.header.typ !== 'vc+jwt' && !String(decoded.header.typ ?? '').endsWith('sd-jwt'))
+  },
+
+  idOf(item) {
+    const jti = typeof item === 'string' ? decodeCompactJws(item)?.payload.jti : undefined
+    return typeof jti === 'string' ? jti : undefined
+  },
+
+  async issue(content, signer) {
+    const document = vc11Document(content, signer.did)
+    const credential = await signCompactJws({ typ: 'JWT', kid: signer.kid }, vc11JwtPayload(document, content, signer.did), signer.privateKey)
+    return { credential, document }
+  },
+
+  async verify(item, ctx) {
+    return verifyJwtVc(String(item), ctx)
+  },
+}
+
+async function verifyJwtVc(jwt: string, ctx: VerifyContext): Promise<CheckResult> {
+  const problems: CredentialProblem[] = []
+  const vc = decodeCompactJws(jwt)?.payload.vc
+  if (decodeCompactJws(jwt) && !isObject(vc)) return { problems: [{ reason: 'malformed', message: 'the JWT has no vc claim' }] }
+  const verified = await verifiedJwt(jwt, ctx, problems)
+  if (!verified) return { problems }
+  const payload = verified.payload
+  const doc = payload.vc as Record<string, unknown>
+  const signer = verified.did
+  const issuer = typeof doc.issuer === 'string' ? doc.issuer : isObject(doc.issuer) ? doc.issuer.id : undefined
+  if (payload.iss !== signer || (issuer !== undefined && issuer !== signer)) problems.unshift({ reason: 'issuer', message: `issuer ${String(issuer ?? payload.iss)} did not sign it (${verified.kid})` })
+  if (!isObject(doc.credentialSubject)) return { problems: [...problems, { reason: 'malformed', message: 'it has no credentialSubject object' }] }
+  const subject = doc.credentialSubject
+  problems.push(...subjectProblems([payload.sub, subject.id], ctx.holderDid))
+  // Where the JWT leaves out exp and nbf, the dates they stand for (VCDM 1.1 JWT encoding) are checked alike.
+  const exp = typeof payload.exp === 'number' ? payload.exp : dateSeconds(doc.expirationDate)
+  const nbf = typeof payload.nbf === 'number' ? payload.nbf : dateSeconds(doc.issuanceDate)
+  problems.push(...datedProblems(payload.exp === undefined ? exp : undefined, payload.nbf === undefined ? nbf : undefined, ctx))
+  if (typeof payload.iat === 'number' && payload.iat > Math.floor(ctx.now.getTime() / 1000) + ctx.skewSeconds) problems.push({ reason: 'not_yet_valid', message: 'it is issued in the future' })
+  const status = await statusProblems(doc.credentialStatus, signer, ctx)
+  problems.push(...status.problems)
+  const { id: subjectId, ...attributes } = subject
+  const iat = typeof payload.iat === 'number' ? payload.iat : nbf
+  return {
+    problems,
+    credential: {
+      id: typeof payload.jti === 'string' && payload.jti.length > 0 ? payload.jti : undefined,
+      issuer: signer,
+      issuerName: isObject(doc.issuer) && typeof doc.issuer.name === 'string' ? doc.issuer.name : undefined,
+      types: stringsOf(doc.type),
+      schemaIds: schemaIdsOf(doc.credentialSchema),
+      attributes,
+      subject: typeof subjectId === 'string' ? subjectId : typeof payload.sub === 'string' ? payload.sub : undefined,
+      issuedAt: iat === undefined ? undefined : new Date(iat * 1000),
+      expiresAt: exp === undefined ? undefined : new Date(exp * 1000),
+      extensions: stringsOf(doc.extensions),
+      document: doc,
+      revoked: status.revoked,
+    },
+  }
+}
+
+/** VCDM `credentialSchema` (one or several): each entry's `id`, and this service's `schemaId` beside it. */
+export function schemaIdsOf(credentialSchema: unknown): string[] {
+  const entries = Array.isArray(credentialSchema) ? credentialSchema : [credentialSchema]
+  return entries.flatMap((e) => (isObject(e) ? [e.id, e.schemaId].filter((v): v is string => typeof v === 'string') : []))
+}
