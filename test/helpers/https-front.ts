@@ -15,20 +15,20 @@ const KEY = readFileSync(new URL('../fixtures/tls/localhost-key.pem', import.met
  * PUBLIC_BASE_URL, so the app's did:webs name it.
  */
 export class HttpsFront {
-  private app: FastifyInstance | undefined
   private constructor(
     private readonly server: Server,
     readonly origin: string,
+    private readonly target: { app?: FastifyInstance },
   ) {}
 
   static async open(): Promise<HttpsFront> {
     tls.setDefaultCACertificates([...tls.getCACertificates('default'), CERT])
-    let front: HttpsFront | undefined
+    const target: { app?: FastifyInstance } = {}
     const server = createServer({ cert: CERT, key: KEY }, (req, res) => {
       const chunks: Buffer[] = []
       req.on('data', (c: Buffer) => chunks.push(c))
       req.on('end', () => {
-        const app = front?.app
+        const app = target.app
         if (!app) return res.writeHead(503).end()
         app
           .inject({ method: req.method as 'GET', url: req.url ?? '/', headers: req.headers, payload: chunks.length ? Buffer.concat(chunks) : undefined })
@@ -40,12 +40,11 @@ export class HttpsFront {
       })
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    front = new HttpsFront(server, `https://localhost:${(server.address() as AddressInfo).port}`)
-    return front
+    return new HttpsFront(server, `https://localhost:${(server.address() as AddressInfo).port}`, target)
   }
 
   serve(app: FastifyInstance): void {
-    this.app = app
+    this.target.app = app
   }
 
   close(): Promise<void> {
