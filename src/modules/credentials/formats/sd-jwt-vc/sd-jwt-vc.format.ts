@@ -72,6 +72,8 @@ async function verifySdJwtVc(item: string, ctx: VerifyContext, deps: SdJwtVcDeps
     if (!(error instanceof IssuerKeyUnavailable)) throw error
     return { problems: [{ reason: 'signature', message: `issuer key: ${error.message}` }] }
   }
+  // The library reports either bad signature alike; which callback refused tells them apart.
+  let kbRefused = false
   const verifier = new SDJwtVcInstance({
     hasher: sha256Hasher,
     // The alg is pinned to the resolved key's type; the header cannot choose another.
@@ -79,12 +81,8 @@ async function verifySdJwtVc(item: string, ctx: VerifyContext, deps: SdJwtVcDeps
     // The KB-JWT must be signed by the key the issuer bound (cnf.jwk, SD-JWT VC §3.2.2.2).
     kbVerifier: (data, signature, disclosed) => {
       const jwk = isObject(disclosed.cnf) && isObject(disclosed.cnf.jwk) ? disclosed.cnf.jwk : undefined
-      if (!jwk) return false
-      try {
-        return jwsVerifies(jwkKey(jwk), headerAlgOf(data), data, signature)
-      } catch {
-        return false
-      }
+      kbRefused = !kbSigned(jwk, data, signature)
+      return !kbRefused
     },
   })
   const problems: CredentialProblem[] = []
@@ -98,6 +96,7 @@ async function verifySdJwtVc(item: string, ctx: VerifyContext, deps: SdJwtVcDeps
       disableStatusVerification: true,
     })
   } catch (error) {
+    if (kbRefused) return { problems: [{ reason: 'binding', message: 'key binding: the KB-JWT is not signed by the key the credential is bound to (cnf)' }] }
     return { problems: [libraryProblem(error)] }
   }
   const claims = result.payload as Record<string, unknown>
@@ -124,6 +123,14 @@ async function verifySdJwtVc(item: string, ctx: VerifyContext, deps: SdJwtVcDeps
       document: signed,
       revoked: status.revoked,
     },
+  }
+}
+
+function kbSigned(jwk: Record<string, unknown> | undefined, data: string, signature: string): boolean {
+  try {
+    return jwk !== undefined && jwsVerifies(jwkKey(jwk), headerAlgOf(data), data, signature)
+  } catch {
+    return false
   }
 }
 
