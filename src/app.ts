@@ -67,6 +67,7 @@ import { AnonymousProofService } from './modules/presentation/anonymous-proof.se
 import { createDerivedProofVerifier } from './modules/presentation/derived-proof-verifier.js'
 import { createFormatRegistry } from './modules/credentials/formats/format-registry.js'
 import { jwtVcJson } from './modules/credentials/formats/jwt-vc-json/jwt-vc-json.format.js'
+import { sdJwtVcFormat } from './modules/credentials/formats/sd-jwt-vc/sd-jwt-vc.format.js'
 import { dockBbsProofFormat } from './modules/credentials/formats/dock-bbs/dock-bbs-proof.format.js'
 import { VerifierPresentationService } from './modules/presentation/verifier-presentations.service.js'
 import { verifierPresentationRoutes } from './modules/presentation/verifier-presentations.routes.js'
@@ -75,6 +76,7 @@ import { StatusChecker } from './modules/status-list/status-check.js'
 import { checkStoredCredential } from './modules/presentation/stored-credential-check.js'
 import { AttributeValidators } from './modules/issuer/attribute-validator.js'
 import { templateRoutes } from './modules/issuer/templates.routes.js'
+import { typeMetadataRoutes } from './modules/issuer/type-metadata.routes.js'
 import { TemplateService } from './modules/issuer/templates.service.js'
 import { HealthService } from './modules/health/health.service.js'
 import { DbKeyStore } from './modules/keys/key-store.js'
@@ -221,10 +223,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(authRoutes, { prefix: '/api/auth', auth, publicBaseUrl: config.publicBaseUrl })
   await app.register(didRoutes, { prefix: '/api/did', resolver })
   await app.register(gatewayRoutes, { prefix: '/api/ipfs', content: deps.content, maxBytes: config.contentMaxBytes })
-  await app.register(hostedDidRoutes, { hosted })
+  await app.register(hostedDidRoutes, { hosted, publicBaseUrl: config.publicBaseUrl })
   const sealer = hpkeSealer
   // The credential formats (docs/formats.md): typed JOSE formats before the plain JWT-VC they would also match.
-  const formats = createFormatRegistry([jwtVcJson, dockBbsProofFormat(createDerivedProofVerifier({ resolver, bbs, clock }))])
+  const formats = createFormatRegistry([sdJwtVcFormat({ resolver, httpGet: deps.httpGet, publicBaseUrl: config.publicBaseUrl }), jwtVcJson, dockBbsProofFormat(createDerivedProofVerifier({ resolver, bbs, clock }))])
   const validators = new AttributeValidators()
   const publicBaseUrl = config.publicBaseUrl
   // Chain anchoring (outbox + /api/blockchain, /api/blockchain-legacy): before the services that
@@ -242,6 +244,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const requests = new CredentialRequestService({ db, auth, issuers, issuance, validators, clock })
   await app.register(issuerRoutes, { prefix: '/api/issuer', issuers, signing: new SigningMethodService({ issuers, identities, resolver, clock }) })
   await app.register(templateRoutes, { prefix: '/api/issuer', templates })
+  await app.register(typeMetadataRoutes, { issuers, publicBaseUrl })
   await app.register(issuanceRoutes, { prefix: '/api/issuer', issuance, issued })
   await app.register(offerRoutes, { prefix: '/api/issuer', offers })
   await app.register(issuerRequestRoutes, { prefix: '/api/issuer', requests })

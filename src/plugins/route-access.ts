@@ -54,6 +54,14 @@ export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
   'HEAD /did.json',
   'GET /.well-known/did-configuration.json',
   'HEAD /.well-known/did-configuration.json',
+  // SD-JWT VC: the hosted issuers' JWT VC Issuer Metadata, Type Metadata of each vct, and the
+  // Token Status Lists they reference (docs/formats.md).
+  'GET /.well-known/jwt-vc-issuer/issuers/:id',
+  'HEAD /.well-known/jwt-vc-issuer/issuers/:id',
+  'GET /vct/:schema_id',
+  'HEAD /vct/:schema_id',
+  'GET /api/status-lists/:id/token',
+  'HEAD /api/status-lists/:id/token',
   'GET /api/blockchain-legacy/network-info',
   'HEAD /api/blockchain-legacy/network-info',
   'GET /api/blockchain-legacy/verify-credential/:issuerDid/:credentialHash',

@@ -7,6 +7,7 @@ import { generateP256 } from '../../crypto/p256.js'
 import type { Database, SigningMethod } from '../../db/database.js'
 import type { KeyStore, SigningAlgorithm } from '../keys/key-store.js'
 import { didWebForUrl } from '../did/did-web.js'
+import { hostedDidForIssuerUrl, hostedIssuerUrl } from '../did/jwt-vc-issuer.js'
 import * as repo from './signing-dids.repository.js'
 
 /** The key types an issuer signs with: JWS (EdDSA, ES256) and Dock BBS over BLS12-381 G2. */
@@ -39,6 +40,11 @@ export interface JwsSigner {
   kid: string
   alg: JwsAlgorithm
   privateKey: KeyObject
+  /**
+   * The https issuer identifier of a did:web hosted here (`<base>/issuers/<web_id>`), whose JWT VC
+   * Issuer Metadata lists the same keys: what an SD-JWT VC names as `iss`. Undefined for other DIDs.
+   */
+  httpsIssuer?: string
 }
 
 export interface BbsSigner {
@@ -99,7 +105,8 @@ export class SigningIdentities {
       }
       const did = await this.namedDid(issuer)
       const key = await this.deps.keys.activeSigningKey(did, SIGNING_PURPOSE[keyType], keyType)
-      return { did, kid: `${did}#${key.kid}`, alg: jwsAlgorithmFor(key.privateKey)!, privateKey: key.privateKey }
+      const httpsIssuer = issuer.signing_method === 'web' ? hostedIssuerUrl(this.deps.publicBaseUrl, issuer.web_id) : undefined
+      return { did, kid: `${did}#${key.kid}`, alg: jwsAlgorithmFor(key.privateKey)!, privateKey: key.privateKey, ...(httpsIssuer ? { httpsIssuer } : {}) }
     })
   }
 
@@ -135,9 +142,13 @@ export class SigningIdentities {
     return published
   }
 
-  /** The login DID of the issuer signing as `did` (itself for a login DID that signs), or undefined. */
+  /**
+   * The login DID of the issuer signing as `did` (itself for a login DID that signs), or
+   * undefined. A hosted issuer's https identifier (SD-JWT VC `iss`) stands for its did:web.
+   */
   issuerOf(did: string): Promise<string | undefined> {
-    return this.cached(`issuer-of ${did}`, () => repo.issuerOfSigningDid(this.deps.db, did))
+    const signing = hostedDidForIssuerUrl(this.deps.publicBaseUrl, did) ?? did
+    return this.cached(`issuer-of ${signing}`, () => repo.issuerOfSigningDid(this.deps.db, signing))
   }
 
   signingDids(issuerDid: string): Promise<repo.SigningDidRow[]> {

@@ -64,6 +64,7 @@ export const SchemaAttribute = Type.Object(
     data_type: Type.Union(DATA_TYPES.map((t) => Type.Literal(t))),
     description: Type.Optional(Type.String({ maxLength: 500 })),
     required: Type.Optional(Type.Boolean()),
+    always_disclosed: Type.Optional(Type.Boolean({ description: 'SD-JWT VC (dc+sd-jwt): a plain claim every presentation shows; otherwise the holder chooses whether to disclose it' })),
   },
   { additionalProperties: false },
 )
@@ -94,7 +95,7 @@ export const Schema = Type.Object({
   description: Type.String(),
   version: Type.String(),
   attributes: Type.Array(
-    Type.Object({ name: Type.String(), data_type: Type.String(), description: Type.String(), required: Type.Boolean() }),
+    Type.Object({ name: Type.String(), data_type: Type.String(), description: Type.String(), required: Type.Boolean(), always_disclosed: Type.Optional(Type.Boolean()) }),
   ),
   extensions_allowed: Type.Boolean(),
   allowed_extensions: Type.Array(Type.String()),

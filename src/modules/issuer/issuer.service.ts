@@ -132,6 +132,13 @@ export class IssuerService {
     return found
   }
 
+  /** A schema by id whoever issues with it: public, like its published form (SD-JWT VC Type Metadata). */
+  async publishedSchema(id: string): Promise<schemas.SchemaRow> {
+    const found = await schemas.findSchemaById(this.deps.db, id)
+    if (!found) throw new NotFoundError('No credential type here')
+    return found
+  }
+
   listSchemas(issuerDid: string, page: { limit: number; after?: string }): Promise<schemas.SchemaRow[]> {
     return schemas.listSchemas(this.deps.db, issuerDid, page)
   }
@@ -186,7 +193,8 @@ export class IssuerService {
       name: input.name,
       description: input.description ?? '',
       version: input.version,
-      attributes: input.attributes.map((a) => ({ name: a.name, data_type: a.data_type, description: a.description ?? '', required: a.required ?? false })),
+      // always_disclosed is stored only when set, so schemas without it keep their published form (and CID).
+      attributes: input.attributes.map((a) => ({ name: a.name, data_type: a.data_type, description: a.description ?? '', required: a.required ?? false, ...(a.always_disclosed ? { always_disclosed: true } : {}) })),
       extensions_allowed: input.extensions_allowed ?? false,
       allowed_extensions: input.allowed_extensions ?? [],
       evidence_allowed: input.evidence_allowed ?? false,

@@ -6,6 +6,8 @@ export interface SchemaAttributeRow {
   data_type: string
   description: string
   required: boolean
+  /** SD-JWT VC: issued as a plain claim, never selectively disclosable (absent: disclosable). */
+  always_disclosed?: boolean
 }
 
 export type SchemaRow = Selectable<CredentialSchemasTable>
@@ -32,6 +34,11 @@ export function insertSchema(db: Executor, values: SchemaValues): Promise<Schema
 /** The issuer's schema; another issuer's is as absent as an unknown one. */
 export function findSchema(db: Executor, issuerDid: string, id: string): Promise<SchemaRow | undefined> {
   return db.selectFrom('credential_schemas').selectAll().where('id', '=', id).where('issuer_did', '=', issuerDid).executeTakeFirst()
+}
+
+/** Any issuer's schema by id: schemas are public definitions (SD-JWT VC Type Metadata). */
+export function findSchemaById(db: Executor, id: string): Promise<SchemaRow | undefined> {
+  return db.selectFrom('credential_schemas').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
 export function listSchemas(db: Executor, issuerDid: string, page: { limit: number; after?: string }): Promise<SchemaRow[]> {

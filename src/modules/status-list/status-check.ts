@@ -1,7 +1,11 @@
 import type { HttpGet } from '../../adapters/http-out/guarded-fetch.js'
 import { decodeStatusList, statusBit } from '../../crypto/bitstring.js'
 import type { Database } from '../../db/database.js'
+import { jwtVerify } from 'jose'
+import { decodeCompactJws } from '../../crypto/jws.js'
 import { JwsRejected, verifyDidJws } from '../did/did-jws.js'
+import { resolveIssuerKey } from '../did/jwt-vc-issuer.js'
+import { STATUS_LIST_JWT_MEDIA_TYPE, tokenStatusAt } from './token-status-list.js'
 import type { DidResolver } from '../did/did-resolver.js'
 import * as repo from './status-list.repository.js'
 
@@ -11,9 +15,10 @@ export type StatusState = { state: 'active' } | { state: 'revoked' } | { state: 
  * Remote lists already read, by URL and issuer: a caller checking many credentials at once
  * passes one so each list is fetched and verified once (a failed read fails them all alike).
  */
-export type StatusListMemo = Map<string, Promise<Uint8Array>>
+export type StatusListMemo = Map<string, Promise<Uint8Array | string>>
 
 const MAX_INDEX = 2 ** 31
+const TOKEN_SUFFIX = '/token'
 
 /**
  * Reads a W3C Bitstring Status List entry (`credentialStatus`) the way a verifier must: lists
@@ -47,6 +52,58 @@ export class StatusChecker {
     }
   }
 
+  /**
+   * An IETF Token Status List reference (`status.status_list` {idx, uri}, draft-ietf-oauth-status-list
+   * §6.1) of an SD-JWT VC from `issuer`: a list this service publishes is read from the database
+   * (the same bits as its W3C form); any other is fetched, its `statuslist+jwt` verified with the
+   * issuer's key (found as for the credential), `sub` = the URI, and the status at `idx` read.
+   * Any status other than 0 (VALID) counts as revoked.
+   */
+  async checkToken(reference: unknown, issuer: string, memo?: StatusListMemo): Promise<StatusState> {
+    if (typeof reference !== 'object' || reference === null) return { state: 'unknown', reason: 'status.status_list is not an object' }
+    const { idx, uri } = reference as Record<string, unknown>
+    if (typeof idx !== 'number' || !Number.isSafeInteger(idx) || idx < 0 || idx >= MAX_INDEX) return { state: 'unknown', reason: 'status_list.idx is not a valid index' }
+    if (typeof uri !== 'string') return { state: 'unknown', reason: 'status_list.uri is missing' }
+    const local = uri.startsWith(this.localPrefix) && uri.endsWith(TOKEN_SUFFIX) ? uri.slice(this.localPrefix.length, -TOKEN_SUFFIX.length) : undefined
+    try {
+      const status = local !== undefined && /^[A-Za-z0-9-]+$/.test(local) ? Number(await this.localBit(local, issuer, idx)) : tokenStatusAt(await this.remoteTokenOnce(uri, issuer, memo), idx)
+      return status === 0 ? { state: 'active' } : { state: 'revoked' }
+    } catch (error) {
+      return { state: 'unknown', reason: `status list ${uri}: ${(error as Error).message}` }
+    }
+  }
+
+  private remoteTokenOnce(uri: string, issuer: string, memo: StatusListMemo | undefined): Promise<string> {
+    if (!memo) return this.remoteToken(uri, issuer)
+    const key = `token ${issuer} ${uri}`
+    let token = memo.get(key) as Promise<string> | undefined
+    if (!token) memo.set(key, (token = this.remoteToken(uri, issuer)))
+    return token
+  }
+
+  private async remoteToken(uri: string, issuer: string): Promise<string> {
+    const res = await this.deps.httpGet(uri, { accept: STATUS_LIST_JWT_MEDIA_TYPE })
+    if (res.status !== 200) throw new Error(`answered ${res.status}`)
+    const jwt = Buffer.from(res.body).toString('utf8').trim()
+    const decoded = decodeCompactJws(jwt)
+    if (!decoded) throw new Error('is not a JWT')
+    // The token is the credential issuer's: its `iss` must be the credential's, and its key found the same way.
+    if (decoded.payload.iss !== undefined && decoded.payload.iss !== issuer) throw new Error('is not signed by the credential issuer')
+    const kid = typeof decoded.header.kid === 'string' ? decoded.header.kid : undefined
+    let key
+    try {
+      key = await resolveIssuerKey(issuer, kid, { resolver: this.deps.resolver, httpGet: this.deps.httpGet, publicBaseUrl: this.deps.publicBaseUrl })
+    } catch (error) {
+      throw new Error(`its key: ${(error as Error).message}`, { cause: error })
+    }
+    try {
+      await jwtVerify(jwt, key.key, { algorithms: [key.alg], typ: 'statuslist+jwt', subject: uri })
+    } catch (error) {
+      throw new Error(`its signature or claims: ${(error as Error).message}`, { cause: error })
+    }
+    return jwt
+  }
+
   private async localBit(listId: string, issuerDid: string, index: number): Promise<boolean> {
     const list = await repo.findStatusByte(this.deps.db, listId, index)
     if (!list) throw new Error('not found')
@@ -59,7 +116,7 @@ export class StatusChecker {
   private remoteBitsOnce(url: string, issuerDid: string, memo: StatusListMemo | undefined): Promise<Uint8Array> {
     if (!memo) return this.remoteBits(url, issuerDid)
     const key = `${issuerDid} ${url}`
-    let bits = memo.get(key)
+    let bits = memo.get(key) as Promise<Uint8Array> | undefined
     if (!bits) memo.set(key, (bits = this.remoteBits(url, issuerDid)))
     return bits
   }

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { decodeCompactJws } from '../../crypto/jws.js'
 import { errorRefs } from '../shared/route-helpers.js'
 import type { StatusListService } from './status-list.service.js'
+import { STATUS_LIST_JWT_MEDIA_TYPE } from './token-status-list.js'
 
 /**
  * Public: GET /api/status-lists/:id answers the status-list credential as a compact JWT
@@ -25,5 +26,19 @@ export const statusListRoutes: FastifyPluginAsyncTypebox<{ statusLists: StatusLi
     reply.header('cache-control', 'public, max-age=30').header('etag', `"${request.params.id}-${version}"`)
     if (request.query.format === 'json') return { success: true, jwt, credential: decodeCompactJws(jwt)!.payload.vc }
     return reply.type('application/vc+jwt').send(jwt)
+  })
+
+  app.get('/:id/token', {
+    schema: {
+      tags: ['Status lists'],
+      summary: 'The same list as an IETF Token Status List (statuslist+jwt, ES256), what SD-JWT VCs reference',
+      security: [],
+      params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9-]+$' }) }),
+      response: errorRefs(400, 404),
+    },
+  }, async (request, reply) => {
+    const { jwt, version, signedAt } = await statusLists.token(request.params.id)
+    reply.header('cache-control', 'public, max-age=30').header('etag', `"${request.params.id}-${version}-${signedAt}"`)
+    return reply.type(STATUS_LIST_JWT_MEDIA_TYPE).send(jwt)
   })
 }

@@ -6,6 +6,7 @@ import { NotFoundError } from '../../errors.js'
 import type { SigningIdentities } from '../identity/signing-identities.js'
 import * as repo from './status-list.repository.js'
 import { StatusListAllocator, type StatusSlot } from './status-list-allocator.js'
+import { signTokenStatusList } from './token-status-list.js'
 
 export interface StatusListEntry {
   id: string
@@ -16,6 +17,9 @@ export interface StatusListEntry {
 }
 
 const VC_V2 = 'https://www.w3.org/ns/credentials/v2'
+/** Status List Token lifetime (`exp`) and the caching a verifier may do (`ttl`), in seconds. */
+const TOKEN_LIFETIME_S = 3600
+const TOKEN_TTL_S = 30
 
 /**
  * Revocation status of issued credentials as W3C Bitstring Status Lists: entries for new
@@ -26,6 +30,7 @@ const VC_V2 = 'https://www.w3.org/ns/credentials/v2'
 export class StatusListService {
   private readonly allocator: StatusListAllocator
   private readonly signed = new Map<string, { version: number; jwt: string; updatedAt: Date }>()
+  private readonly tokens = new Map<string, { version: number; jwt: string; signedAt: number }>()
 
   constructor(private readonly deps: { db: Database; identities: SigningIdentities; clock: Clock; publicBaseUrl: string }) {
     this.allocator = new StatusListAllocator(deps.db)
@@ -66,6 +71,30 @@ export class StatusListService {
     const entry = { jwt, version: list.version, updatedAt: new Date(list.updated_at) }
     if (this.signed.size > 1000) this.signed.clear()
     this.signed.set(listId, entry)
+    return entry
+  }
+
+  /**
+   * The same list as an IETF Status List Token (token-status-list.ts), what an SD-JWT VC's
+   * `status.status_list.uri` names: signed ES256 by the issuer's P-256 signing key, `iss` as the
+   * credentials name it (the hosted issuer's https URL, or its did:key). Re-signed when the list
+   * changed or half its lifetime has passed.
+   */
+  async token(listId: string): Promise<{ jwt: string; version: number; signedAt: number }> {
+    const current = await repo.findVersion(this.deps.db, listId)
+    if (!current) throw new NotFoundError('Status list not found')
+    const now = this.deps.clock.now().getTime()
+    const cached = this.tokens.get(listId)
+    if (cached && cached.version === current.version && now - cached.signedAt < (TOKEN_LIFETIME_S * 1000) / 2) return cached
+    const list = (await repo.findListBits(this.deps.db, listId))!
+    const identity = await this.deps.identities.identity(list.issuer_did)
+    if (!identity) throw new NotFoundError('Status list not found')
+    const signer = await this.deps.identities.jwsSigner(identity, 'P-256')
+    const iat = Math.floor(now / 1000)
+    const jwt = await signTokenStatusList(list.bits, { iss: signer.httpsIssuer ?? signer.did, uri: `${this.url(listId)}/token`, iat, exp: iat + TOKEN_LIFETIME_S, ttl: TOKEN_TTL_S }, signer)
+    const entry = { jwt, version: list.version, signedAt: now }
+    if (this.tokens.size > 1000) this.tokens.clear()
+    this.tokens.set(listId, entry)
     return entry
   }
 

@@ -13,6 +13,7 @@ import type { HolderKemKeys } from './holder-kem-keys.js'
 import { recordActivity } from './wallet-activity.js'
 import * as repo from './wallet-credentials.repository.js'
 import { revokeSharesOf } from './wallet-shares.repository.js'
+import { hostedDidForIssuerUrl } from '../did/jwt-vc-issuer.js'
 
 export interface WalletCredentialDeps {
   db: Database
@@ -24,6 +25,8 @@ export interface WalletCredentialDeps {
   status: StatusChecker
   formats: FormatRegistry
   clock: Clock
+  /** A hosted issuer's https identifier (SD-JWT VC `iss`) names its did:web under this base URL. */
+  publicBaseUrl: string
 }
 
 const PREVIEW_MAX = 5
@@ -94,7 +97,8 @@ export class WalletCredentialService {
   async import(holderDid: string, jwt: string): Promise<{ credential: repo.WalletCredentialRow; restored: boolean }> {
     const checked = await checkImportedCredential({ formats: this.deps.formats, resolver: this.deps.resolver, status: this.deps.status, now: this.deps.clock.now() }, jwt, holderDid)
     const now = this.deps.clock.now()
-    const local = checked.jti ? await repo.findIssuedHere(this.deps.db, checked.issuerDid, checked.jti) : undefined
+    const signingDid = hostedDidForIssuerUrl(this.deps.publicBaseUrl, checked.issuerDid) ?? checked.issuerDid
+    const local = checked.jti ? await repo.findIssuedHere(this.deps.db, signingDid, checked.jti) : undefined
     if (local && local.owner_did === holderDid) {
       const restored = await this.deps.db.transaction().execute(async (trx) => {
         if (!(await repo.restoreToWallet(trx, holderDid, local.id))) return false

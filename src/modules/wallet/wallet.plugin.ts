@@ -37,7 +37,7 @@ export interface WalletModuleOptions {
  */
 export const walletModule: FastifyPluginAsyncTypebox<WalletModuleOptions> = async (app, o) => {
   const now = () => o.clock.now()
-  const wallet = new WalletCredentialService({ db: o.db, content: o.content, sealer: o.sealer, holderKeys: o.holderKeys, resolver: o.resolver, status: o.status, formats: o.formats, clock: o.clock })
+  const wallet = new WalletCredentialService({ db: o.db, content: o.content, sealer: o.sealer, holderKeys: o.holderKeys, resolver: o.resolver, status: o.status, formats: o.formats, clock: o.clock, publicBaseUrl: o.publicBaseUrl })
   const shares = new WalletShareService({ db: o.db, clock: o.clock, publicBaseUrl: o.publicBaseUrl, maxTtlSeconds: o.shareMaxTtlSeconds })
   const evidence = new WalletEvidenceService({
     db: o.db,

@@ -32,7 +32,7 @@ export interface CredentialContent {
   type: string
   subjectDid: string | null
   attributes: Record<string, unknown>
-  schema: { id: string; ipfs_hash: string }
+  schema: { id: string; ipfs_hash: string; attributes?: Array<{ name: string; always_disclosed?: boolean }> }
   status: StatusListEntry
   issuedAt: Date
   expiresAt: Date | null
