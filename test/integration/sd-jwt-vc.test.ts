@@ -131,6 +131,9 @@ describe('SD-JWT VC: issue, verify with the library, present two of five claims'
     const payload = decode(jwt.split('.')[1])
     assert.equal(header.typ, 'dc+sd-jwt')
     assert.equal(header.alg, 'ES256')
+    // The record says what the credential is: its format and its signature (no BBS companion in this schema).
+    assert.equal(issued.credential.format, 'dc+sd-jwt')
+    assert.equal(issued.credential.signature_type, 'ES256')
     // iss is the hosted issuer's https URL; its metadata sits under /.well-known/jwt-vc-issuer (SD-JWT VC §4.1).
     assert.match(payload.iss, new RegExp(`^${front.origin}/issuers/[a-f0-9]{32}$`))
     const res = await fetch(`${front.origin}/.well-known/jwt-vc-issuer${new URL(payload.iss).pathname}`)

@@ -146,7 +146,7 @@ export class IssuanceService {
       credential_preview: preview(schema, attributes),
       credential_data: attributes,
       status: 'active',
-      signature_type: anonymousCredential ? 'bbs+' : 'EdDSA',
+      signature_type: anonymousCredential ? 'bbs+' : signer.alg,
       kyber_encrypted: true,
       evidence_attachments: evidence,
       evidence_required: input.evidence_required ?? [],
