@@ -9,7 +9,8 @@
  * README, and writes bench/results/latest-login.json and latest-issuance.json. Settings:
  * BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_ISSUANCE_CONNECTIONS, BENCH_ROUNDS, BENCH_WARMUP_SECONDS,
  * BENCH_CRYPTO_ITERATIONS, BENCH_ENGINES=pglite,postgres, BENCH_DATABASE_URL,
- * BENCH_SERVER=tsx|build (default tsx), BENCH_ONLY=login|issuance|verification|proofs|anchoring (default all).
+ * BENCH_SERVER=tsx|build (default tsx), BENCH_ONLY=login|issuance|verification|proofs|anchoring|formats (default all).
+ * The formats part issues and verifies every credential format over HTTP side by side.
  * The anchoring part runs JWT-only issuance on two servers per engine, one with a local dev chain
  * configured and one without, and reports the ratio (bench/results/latest-anchoring.json).
  * The proofs part (anonymous-proof derivation and BBS-predicate verification over HTTP beside the
@@ -21,6 +22,7 @@ import path from 'node:path'
 import { installAbortHandlers, onAbort } from './lib/cleanup.js'
 import { coreCount } from './lib/cpu.js'
 import { runAgainstServer } from './lib/engine-run.js'
+import { formatsMarkdown, runFormatsAgainstServer, type FormatSummary } from './lib/formats-run.js'
 import { measureRawCrypto, type RawCryptoCost } from './lib/issuance-crypto.js'
 import { issuanceMarkdown, printIssuance, printRawCrypto, summarizeIssuance, TARGET_CEILING_RATIO, TARGET_JWT_PER_SECOND, type IssuanceEngineSummary } from './lib/issuance-report.js'
 import { runIssuanceAgainstServer } from './lib/issuance-run.js'
@@ -40,6 +42,7 @@ interface EngineResult {
   issuance?: IssuanceEngineSummary
   verification?: VerificationSummary
   proofs?: ProofsSummary
+  formats?: { engine: Engine; rows: FormatSummary[] }
 }
 
 /**
@@ -65,6 +68,10 @@ async function benchEngine(engine: Engine, options: BenchOptions, build: ServerB
       if (crypto) result.issuance = summarizeIssuance(engine, await runIssuanceAgainstServer(server, engine, options, log), crypto)
       if (options.parts.includes('verification')) result.verification = await runVerificationAgainstServer(server, engine, options, log)
       if (rawProofs) result.proofs = await runProofsAgainstServer(server, engine, options, rawProofs, log)
+      if (options.parts.includes('formats')) {
+        log(`\n${engine}: credential formats, issued and verified over HTTP (${options.issuanceConnections} issuing, ${options.connections} verifying connections)`)
+        result.formats = { engine, rows: await runFormatsAgainstServer(server, engine, options, log) }
+      }
       return result
     } finally {
       await server.stop()
@@ -86,9 +93,10 @@ async function main(): Promise<void> {
   const verificationPhases = options.parts.includes('verification') ? (options.rounds + 1) * options.seconds + 120 : 0
   const withProofs = options.parts.includes('proofs')
   const proofPhases = withProofs ? options.rounds * 2 * options.seconds + 2 * options.warmupSeconds + 180 : 0
+  const formatPhases = options.parts.includes('formats') ? (options.rounds + 1) * 6 * options.seconds + 180 : 0
   const anchoringPhases = options.parts.includes('anchoring') ? options.rounds * 2 * options.seconds + 2 * options.warmupSeconds + 240 : 0
   const cryptoBudget = (withIssuance ? options.cryptoIterations * 0.3 + 60 : 0) + (withProofs ? options.proofIterations * 3 + 30 : 0)
-  installAbortHandlers((options.engines.length * (loginPhases + issuancePhases + verificationPhases + proofPhases + anchoringPhases + 180) + cryptoBudget + 240) * 1000)
+  installAbortHandlers((options.engines.length * (loginPhases + issuancePhases + verificationPhases + proofPhases + anchoringPhases + formatPhases + 180) + cryptoBudget + 240) * 1000)
 
   if (withLogin) log(`login throughput vs framework floor: ${options.connections} connections, ${options.seconds} s per phase, ${options.rounds} rounds, engines ${options.engines.join(', ')}`)
   if (withIssuance) log(`issuance throughput vs raw crypto: ${options.issuanceConnections} connections, ${options.seconds} s per phase, ${options.rounds} rounds, engines ${options.engines.join(', ')}`)
@@ -190,6 +198,13 @@ async function main(): Promise<void> {
     const json = { date: new Date().toISOString(), code, machine, settings: { connections: options.issuanceConnections, seconds: options.seconds, rounds: options.rounds, batchWaitMs: 1000 }, engines: anchorings }
     await writeFile(path.join(resultsDir, 'latest-anchoring.json'), `${JSON.stringify(json, null, 2)}\n`)
     log('written: bench/results/latest-anchoring.json')
+  }
+  const formats = results.flatMap((r) => (r.formats ? [r.formats] : []))
+  if (formats.length) {
+    for (const f of formats) log(`\nMarkdown for bench/README.md (credential formats, ${f.engine}, medians over rounds):\n\n${formatsMarkdown(f.engine, f.rows)}\n`)
+    const json = { date: new Date().toISOString(), code, machine, settings: { issuingConnections: options.issuanceConnections, verifyingConnections: options.connections, seconds: options.seconds, rounds: options.rounds }, engines: formats }
+    await writeFile(path.join(resultsDir, 'latest-formats.json'), `${JSON.stringify(json, null, 2)}\n`)
+    log('written: bench/results/latest-formats.json')
   }
   if (rawProofs) {
     const json = {

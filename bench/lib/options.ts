@@ -2,7 +2,7 @@
 export type Engine = 'pglite' | 'postgres'
 export type ServerMode = 'tsx' | 'build'
 /** Which parts of `npm run bench` run: both by default. */
-export type BenchPart = 'login' | 'issuance' | 'verification' | 'proofs' | 'anchoring'
+export type BenchPart = 'login' | 'issuance' | 'verification' | 'proofs' | 'anchoring' | 'formats'
 
 export interface BenchOptions {
   /** Length of every measured phase (floor or login), seconds. */
@@ -20,7 +20,7 @@ export interface BenchOptions {
    * Measured: no difference in steady state (tsx only transpiles at load), so tsx by default.
    */
   server: ServerMode
-  /** BENCH_ONLY=login|issuance|verification|proofs|anchoring: run one part; all by default. */
+  /** BENCH_ONLY=login|issuance|verification|proofs|anchoring|formats: run one part; all by default. */
   parts: BenchPart[]
   /** Concurrent issuing connections (closed loop, one request in flight each). */
   issuanceConnections: number
@@ -40,7 +40,8 @@ export function readOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions 
   const server = env.BENCH_SERVER ?? 'tsx'
   if (server !== 'tsx' && server !== 'build') throw new Error('BENCH_SERVER must be tsx or build')
   const only = env.BENCH_ONLY?.trim() || undefined
-  if (only !== undefined && only !== 'login' && only !== 'issuance' && only !== 'verification' && only !== 'proofs' && only !== 'anchoring') throw new Error('BENCH_ONLY must be login, issuance, verification, proofs or anchoring')
+  const parts: BenchPart[] = ['login', 'issuance', 'verification', 'proofs', 'anchoring', 'formats']
+  if (only !== undefined && !(parts as string[]).includes(only)) throw new Error(`BENCH_ONLY must be one of ${parts.join(', ')}`)
   const connections = int(env, 'BENCH_CONNECTIONS', 50, 1, 1000)
   const postgresUrl = env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
   assertLoopback(postgresUrl, 'BENCH_DATABASE_URL')
@@ -52,7 +53,7 @@ export function readOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions 
     engines: engines as Engine[],
     postgresUrl,
     server,
-    parts: only ? [only] : ['login', 'issuance', 'verification', 'proofs', 'anchoring'],
+    parts: only ? [only as BenchPart] : parts,
     issuanceConnections: int(env, 'BENCH_ISSUANCE_CONNECTIONS', connections, 1, 1000),
     cryptoIterations: int(env, 'BENCH_CRYPTO_ITERATIONS', 200, 10, 10_000),
     proofConnections: int(env, 'BENCH_PROOF_CONNECTIONS', 4, 1, 100),
