@@ -130,6 +130,8 @@ export interface CredentialTemplatesTable {
   schema_id: string
   fixed_attributes: Json<Record<string, unknown>>
   validity_days: number | null
+  /** The format it issues in (docs/formats.md); null: the default. */
+  format: string | null
   created_at: Generated<Date>
   updated_at: Timestamp
 }
@@ -216,6 +218,8 @@ export interface CredentialOffersTable {
   uses: Generated<number>
   status: string
   expires_at: Date | null
+  /** The format its redemption issues in; null: the default. */
+  format: string | null
   created_at: Generated<Date>
   updated_at: Timestamp
 }
@@ -230,6 +234,8 @@ export interface CredentialRequestsTable {
   attributes: Json<Record<string, unknown>>
   message: string
   status: string
+  /** The format asked for (or the offer's); the approval issues in it. Null: the default. */
+  format: string | null
   approval_challenge: string | null
   credential_id: string | null
   reason: string | null

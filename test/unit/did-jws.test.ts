@@ -11,6 +11,8 @@ import { encodeDidKey } from '../../src/crypto/did-key.js'
 import { signCompactJws } from '../../src/crypto/jws.js'
 import { JwsRejected, JwtClaimRejected, verifyDidJws, type JwtClaimChecks } from '../../src/modules/did/did-jws.js'
 import { createDidResolver, type DidResolver } from '../../src/modules/did/did-resolver.js'
+import { createVerifiablePresentationJwt } from 'did-jwt-vc'
+import { EdDSASigner } from 'did-jwt'
 
 const b64 = (value: unknown): string => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url')
 
@@ -83,7 +85,7 @@ describe('verifyDidJws', () => {
     await assert.rejects(verifyDidJws(resolver, foreign, 'assertionMethod'), rejectedWith(/ is not an Ed25519 or P-256 assertionMethod key of did:key:/))
     const unknown = handSigned({ alg: 'EdDSA', kid: `${alice.did}#key-2` }, {}, alice.privateKey)
     await assert.rejects(verifyDidJws(resolver, unknown, 'authentication'), rejectedWith(/#key-2 is not an Ed25519 or P-256 authentication key of/))
-    for (const kid of [undefined, 'key-1', `${alice.did}`]) {
+    for (const kid of ['key-1', `${alice.did}`, 7]) {
       await assert.rejects(verifyDidJws(resolver, handSigned({ alg: 'EdDSA', kid }, {}, alice.privateKey), 'authentication'), rejectedWith(/^header kid must be a DID URL/))
     }
   })
@@ -141,5 +143,60 @@ describe('verifyDidJws', () => {
     const before = resolutions
     await assert.rejects(verifyDidJws(resolver, deep, 'authentication'), rejectedWith(/^its payload nests deeper than 64 levels/))
     assert.equal(resolutions, before)
+  })
+
+  describe('without kid (RFC 7515 §4.1.4: kid is optional)', () => {
+    // Documents of DIDs with two, or no, Ed25519 authentication keys (a did:web a holder runs).
+    const bob = holder()
+    const carol = holder()
+    const { publicKey: p256 } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    const docs: Record<string, Record<string, unknown>> = {
+      'did:web:two.example': {
+        id: 'did:web:two.example',
+        verificationMethod: [
+          { id: '#a', type: 'JsonWebKey2020', controller: 'did:web:two.example', publicKeyJwk: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(bob.raw).toString('base64url') } },
+          { id: '#b', type: 'JsonWebKey2020', controller: 'did:web:two.example', publicKeyJwk: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(carol.raw).toString('base64url') } },
+        ],
+        authentication: ['#a', '#b'],
+        assertionMethod: ['#a'],
+      },
+      'did:web:p256.example': {
+        id: 'did:web:p256.example',
+        verificationMethod: [{ id: 'did:web:p256.example#p', type: 'JsonWebKey2020', controller: 'did:web:p256.example', publicKeyJwk: p256.export({ format: 'jwk' }) }],
+        authentication: ['did:web:p256.example#p'],
+      },
+    }
+    const stub: DidResolver = {
+      resolve: async (did, options) => (docs[did] ? { didDocument: docs[did] as never, didDocumentMetadata: {}, didResolutionMetadata: {} } : resolver.resolve(did, options)),
+      legacyAssertionMethod: async () => undefined,
+    } as DidResolver
+    const signerOf = (h: ReturnType<typeof holder>) => EdDSASigner(Buffer.from(h.privateKey.export({ format: 'jwk' }).d!, 'base64url'))
+    const vp = { vp: { '@context': ['https://www.w3.org/2018/credentials/v1'], type: ['VerifiablePresentation'], verifiableCredential: [] } }
+
+    it('verifies a did-jwt-vc VP (header {alg, typ}) by the one authentication key of the DID in iss', async () => {
+      const jwt = await createVerifiablePresentationJwt(vp, { did: alice.did, signer: signerOf(alice), alg: 'EdDSA' }, { challenge: 'n-1', domain: 'did:key:zVerifier' })
+      const verified = await verifyDidJws(stub, jwt, 'authentication', { currentDate: new Date(), clockTolerance: 60 })
+      assert.deepEqual(verified.header, { alg: 'EdDSA', typ: 'JWT' })
+      assert.equal(verified.did, alice.did)
+      assert.equal(verified.kid, alice.kid)
+      assert.equal(verified.payload.nonce, 'n-1')
+      // A DID with one Ed25519 and no other EdDSA key is unambiguous for assertions too.
+      assert.equal((await verifyDidJws(stub, handSigned({ alg: 'EdDSA', typ: 'JWT' }, { iss: 'did:web:two.example' }, bob.privateKey), 'assertionMethod')).kid, 'did:web:two.example#a')
+    })
+
+    it('refuses a DID with several or no keys for the alg, naming the DID and the count', async () => {
+      const two = handSigned({ alg: 'EdDSA' }, { iss: 'did:web:two.example' }, bob.privateKey)
+      await assert.rejects(verifyDidJws(stub, two, 'authentication'), rejectedWith(/^the header has no kid and did:web:two\.example has 2 authentication keys for EdDSA: without kid exactly one is accepted$/))
+      const none = handSigned({ alg: 'EdDSA' }, { iss: 'did:web:p256.example' }, bob.privateKey)
+      await assert.rejects(verifyDidJws(stub, none, 'authentication'), rejectedWith(/^the header has no kid and did:web:p256\.example has 0 authentication keys for EdDSA/))
+    })
+
+    it('refuses a wrong signature, and an iss that is no DID', async () => {
+      const forged = await createVerifiablePresentationJwt(vp, { did: alice.did, signer: signerOf(mallory), alg: 'EdDSA' })
+      await assert.rejects(verifyDidJws(stub, forged, 'authentication'), rejectedWith(new RegExp(`^the signature does not verify with ${alice.kid}$`)))
+      for (const iss of [undefined, 'https://alice.example', `${alice.kid}`, 42]) {
+        await assert.rejects(verifyDidJws(stub, handSigned({ alg: 'EdDSA' }, { iss }, alice.privateKey), 'authentication'), rejectedWith(/^the header has no kid and iss is not a DID/))
+      }
+    })
   })
 })

@@ -16,6 +16,7 @@ import * as walletImportStatus from './20261123T0970-wallet-import-status.js'
 import * as sessionStepUps from './20261124T0900-session-step-ups.js'
 import * as requestHolder from './20261125T1000-request-holder.js'
 import * as signingIdentities from './20261126T0900-signing-identities.js'
+import * as issuanceFormats from './20261126T1100-issuance-formats.js'
 
 /**
  * Every migration, in order. Listed by import (not read from disk) so the same set runs from
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   '20261124T0900-session-step-ups': sessionStepUps,
   '20261125T1000-request-holder': requestHolder,
   '20261126T0900-signing-identities': signingIdentities,
+  '20261126T1100-issuance-formats': issuanceFormats,
 }

@@ -1,7 +1,7 @@
 import { compactVerify, errors as joseErrors, jwtVerify } from 'jose'
 import { decodeCompactJws, JWS_ALGORITHMS, jwsNestingProblem } from '../../crypto/jws.js'
 import type { DidResolver } from './did-resolver.js'
-import { JWS_KEY_TYPES, jwsKeyFor, jwsKeyOfMethod, type JwsKey } from './jws-keys.js'
+import { JWS_KEY_TYPES, jwsKeyFor, jwsKeyOfMethod, jwsKeysFor, type JwsKey } from './jws-keys.js'
 
 export interface VerifiedJws {
   header: Record<string, unknown>
@@ -46,6 +46,9 @@ const EXPECTED_ALGS = `one of ${JWS_ALGORITHMS.join(', ')}`
  * `relationship` (`authentication` for a holder's VP, `assertionMethod` for a credential); `alg`
  * is pinned to the one that method's key type verifies (RFC 8725 §3.1). Only what that public
  * document says is trusted. With `claims`, it is verified as a JWT and jose checks `exp`/`nbf`.
+ * `kid` is OPTIONAL in a JWS (RFC 7515 §4.1.4) and libraries such as did-jwt-vc leave it out:
+ * then the DID in `iss` is resolved and its one key for `relationship` and `alg` verifies; a
+ * document with none or several is refused, naming the DID and the count.
  */
 export async function verifyDidJws(resolver: DidResolver, jws: string, relationship: 'authentication' | 'assertionMethod', claims?: JwtClaimChecks): Promise<VerifiedJws> {
   // The depth guard runs before jose parses anything (JSON_LIMITS).
@@ -53,25 +56,40 @@ export async function verifyDidJws(resolver: DidResolver, jws: string, relations
   if (!decoded) throw new JwsRejected(jwsNestingProblem(jws) ?? 'not a compact JWS')
   const { header, payload } = decoded
   if (!(JWS_ALGORITHMS as readonly unknown[]).includes(header.alg)) throw new JwsRejected(`unsupported alg ${JSON.stringify(header.alg)} (${EXPECTED_ALGS} expected)`)
-  const kid = header.kid
-  if (typeof kid !== 'string' || !kid.startsWith('did:') || !kid.includes('#')) throw new JwsRejected('header kid must be a DID URL (did:…#key)')
-  const did = kid.slice(0, kid.indexOf('#'))
-  const keyIn = async (fresh: boolean): Promise<JwsKey | undefined> => {
-    let doc
+  const named = header.kid
+  if (named !== undefined && (typeof named !== 'string' || !named.startsWith('did:') || !named.includes('#'))) throw new JwsRejected('header kid must be a DID URL (did:…#key)')
+  // Without kid (did-jwt-vc's default header {alg, typ}), `iss` names the signer's DID.
+  const did = named === undefined ? signerFromIss(payload.iss) : named.slice(0, named.indexOf('#'))
+  const documentOf = async (fresh: boolean) => {
     try {
-      doc = (await resolver.resolve(did, { fresh })).didDocument
+      return (await resolver.resolve(did, { fresh })).didDocument
     } catch (error) {
       throw new JwsRejected(`the DID ${did} could not be resolved: ${(error as Error).message}`)
     }
-    return jwsKeyFor(doc, kid, relationship)
   }
-  // A key issuers signed with before signing identities verifies what it signed then, and only
-  // as an assertion; a document served from a short cache may predate a key made since (a new
-  // issuer, a rotation on another instance): a miss is retried once on a fresh resolution.
-  const legacy = relationship === 'assertionMethod' ? await resolver.legacyAssertionMethod(kid) : undefined
-  const key = legacy ? jwsKeyOfMethod(legacy) : ((await keyIn(false)) ?? (await keyIn(true)))
-  if (!key) throw new JwsRejected(`${kid} is not an ${JWS_KEY_TYPES} ${relationship} key of ${did}`)
-  if (header.alg !== key.alg) throw new JwsRejected(`alg ${JSON.stringify(header.alg)} does not match ${kid}, a key for ${key.alg}`)
+  let kid: string
+  let key: JwsKey | undefined
+  if (named === undefined) {
+    // A document served from a short cache may predate the key (as below): a miss is retried fresh.
+    let candidates = jwsKeysFor(await documentOf(false), relationship, header.alg as string)
+    if (candidates.length === 0) candidates = jwsKeysFor(await documentOf(true), relationship, header.alg as string)
+    // Only a key the document makes unambiguous is taken; with several the signer must name one.
+    if (candidates.length !== 1) {
+      throw new JwsRejected(`the header has no kid and ${did} has ${candidates.length} ${relationship} keys for ${String(header.alg)}: without kid exactly one is accepted`)
+    }
+    kid = candidates[0]!.id
+    key = candidates[0]!
+  } else {
+    kid = named
+    const keyIn = async (fresh: boolean): Promise<JwsKey | undefined> => jwsKeyFor(await documentOf(fresh), kid, relationship)
+    // A key issuers signed with before signing identities verifies what it signed then, and only
+    // as an assertion; a document served from a short cache may predate a key made since (a new
+    // issuer, a rotation on another instance): a miss is retried once on a fresh resolution.
+    const legacy = relationship === 'assertionMethod' ? await resolver.legacyAssertionMethod(kid) : undefined
+    key = legacy ? jwsKeyOfMethod(legacy) : ((await keyIn(false)) ?? (await keyIn(true)))
+    if (!key) throw new JwsRejected(`${kid} is not an ${JWS_KEY_TYPES} ${relationship} key of ${did}`)
+    if (header.alg !== key.alg) throw new JwsRejected(`alg ${JSON.stringify(header.alg)} does not match ${kid}, a key for ${key.alg}`)
+  }
   const verified = { header, payload, did, kid }
   try {
     const options = { algorithms: [key.alg] }
@@ -84,4 +102,12 @@ export async function verifyDidJws(resolver: DidResolver, jws: string, relations
     throw error
   }
   return verified
+}
+
+/** The DID in `iss` of a JWS without kid; a DID URL or anything else names no document. */
+function signerFromIss(iss: unknown): string {
+  if (typeof iss !== 'string' || !iss.startsWith('did:') || /[#?/]/.test(iss)) {
+    throw new JwsRejected('the header has no kid and iss is not a DID: one of them must name the signer')
+  }
+  return iss
 }

@@ -3,7 +3,7 @@ import { ed25519PublicKeyObject } from '../../crypto/ed25519.js'
 import { jwsAlgorithmFor, type JwsAlgorithm } from '../../crypto/jws.js'
 import { p256PublicKeyObject } from '../../crypto/p256.js'
 import type { DidDocument } from './did-document.js'
-import { ed25519Key, p256Key, verificationMethodFor } from './verification-keys.js'
+import { ed25519Key, methodsFor, p256Key, verificationMethodFor } from './verification-keys.js'
 
 /** The key types a JWS can be verified with, as error messages name them. */
 export const JWS_KEY_TYPES = 'Ed25519 or P-256'
@@ -21,6 +21,17 @@ export interface JwsKey {
 export function jwsKeyFor(doc: DidDocument, kid: string, relationship: 'authentication' | 'assertionMethod'): JwsKey | undefined {
   const method = verificationMethodFor(doc, kid, relationship)
   return method && jwsKeyOfMethod(method)
+}
+
+/**
+ * The keys the document authorizes for `relationship` that verify `alg`, each with its method's
+ * absolute id: the candidates for a JWS whose header names no `kid`.
+ */
+export function jwsKeysFor(doc: DidDocument, relationship: 'authentication' | 'assertionMethod', alg: string): Array<JwsKey & { id: string }> {
+  return methodsFor(doc, relationship).flatMap((method) => {
+    const key = jwsKeyOfMethod(method)
+    return key && key.alg === alg ? [{ ...key, id: method.id as string }] : []
+  })
 }
 
 /** The jose key of one verification method: Ed25519 (EdDSA) or P-256 (ES256). */

@@ -42,6 +42,24 @@ export function verificationMethodFor(doc: DidDocument, kid: string, relationshi
   return undefined
 }
 
+/**
+ * Every verification method the document authorizes for `relationship` (DID Core §5.3: by
+ * reference or embedded), each once, with its id made absolute (§3.2.2).
+ */
+export function methodsFor(doc: DidDocument, relationship: 'authentication' | 'assertionMethod'): Record<string, unknown>[] {
+  const methods = Array.isArray(doc.verificationMethod) ? (doc.verificationMethod as unknown[]) : []
+  const references = Array.isArray(doc[relationship]) ? (doc[relationship] as unknown[]) : []
+  const found = new Map<string, Record<string, unknown>>()
+  for (const reference of references) {
+    const method =
+      typeof reference === 'string' ? methods.find((m) => isRecord(m) && typeof m.id === 'string' && sameId(m.id, reference, doc.id)) : reference
+    if (!isRecord(method) || typeof method.id !== 'string') continue
+    const id = method.id.startsWith('#') ? `${doc.id}${method.id}` : method.id
+    if (!found.has(id)) found.set(id, { ...method, id })
+  }
+  return [...found.values()]
+}
+
 /** DID Core §3.2.2: a relative DID URL (`#key-1`) is resolved against the document's id. */
 function sameId(methodId: string, reference: string, did: string): boolean {
   const absolute = (value: string): string => (value.startsWith('#') ? `${did}${value}` : value)

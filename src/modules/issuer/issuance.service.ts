@@ -25,6 +25,7 @@ import type { BbsSigner, SigningIdentities } from '../identity/signing-identitie
 import type { IssuerService } from './issuer.service.js'
 import type { SchemaRow } from './schemas.repository.js'
 import type { TemplateRow } from './templates.repository.js'
+import { formatOfTemplate } from './templates.service.js'
 import { loadIssuanceContexts, type ContextKey, type IssuanceContext } from './issuance-context.repository.js'
 
 export interface IssuanceDeps {
@@ -99,14 +100,14 @@ export class IssuanceService {
     // A body reference, not the addressed resource: 400, and another issuer's schema looks unknown.
     if (!schema) throw new ValidationError(`Unknown schema_id "${input.schema_id}" for this issuer`, { details: { field: 'schema_id' } })
     const now = this.deps.clock.now()
-    const { attributes, expiresAt, templateId } = this.applyTemplate(input, schema, context.template, now)
+    const { attributes, expiresAt, templateId, formatId } = this.applyTemplate(input, schema, context.template, now)
     this.deps.validators.check(schema, attributes)
     const evidence = await this.checkEvidence(schema, input.evidence ?? [], input.evidence_required ?? [])
     const extensions = checkExtensions(schema, input.extensions ?? [])
 
     const id = `aly:${randomUUID()}`
     // The DIDs the credential is signed as (DESIGN.md "Issuer identity"): its `issuer`, never the login DID.
-    const format = this.deps.formats.issuable(input.format ?? DEFAULT_FORMAT)
+    const format = this.deps.formats.issuable(formatId ?? DEFAULT_FORMAT)
     const signer = await this.deps.identities.jwsSigner(issuer, format.keyType)
     const bbsSigner = schema.anonymous_credentials ? await this.deps.identities.bbsSigner(issuer) : undefined
     const checked = bbsSigner ? this.anonymousContent(id, input.credential_type, bbsSigner.did, subjectDid, schema, attributes, now, expiresAt) : null
@@ -201,7 +202,7 @@ export class IssuanceService {
     let attributes = { ...input.attributes }
     let expiresAt = input.expiration_date === undefined ? null : new Date(input.expiration_date)
     if (expiresAt && expiresAt.getTime() <= now.getTime()) throw new ValidationError('expiration_date must be in the future', { details: { field: 'expiration_date' } })
-    if (input.template_id === undefined) return { attributes, expiresAt, templateId: null }
+    if (input.template_id === undefined) return { attributes, expiresAt, templateId: null, formatId: input.format ?? null }
     if (!template) throw new ValidationError(`Unknown template_id "${input.template_id}" for this issuer`, { details: { field: 'template_id' } })
     if (template.schema_id !== schema.id) throw new ValidationError(`Template "${template.id}" is for schema "${template.schema_id}", not "${schema.id}"`)
     if (template.credential_type !== input.credential_type) throw new ValidationError(`Template "${template.id}" issues "${template.credential_type}", not "${input.credential_type}"`)
@@ -212,7 +213,7 @@ export class IssuanceService {
     }
     attributes = { ...attributes, ...template.fixed_attributes }
     if (!expiresAt && template.validity_days) expiresAt = new Date(now.getTime() + template.validity_days * 86_400_000)
-    return { attributes, expiresAt, templateId: template.id }
+    return { attributes, expiresAt, templateId: template.id, formatId: formatOfTemplate(template.format, input.format ?? null, template.id) }
   }
 
   /** Evidence must be of a kind the schema lists and already be in the content store. */

@@ -5,6 +5,7 @@ import { errorRefs, PageQuery, pageResponse, paginate } from '../shared/route-he
 import type { OfferRow } from './offers.repository.js'
 import type { OfferService } from './offers.service.js'
 import { FreeFormObject } from '../shared/free-form-json.js'
+import { CredentialFormatId } from './issuance.schemas.js'
 
 const errors = errorRefs(400, 401, 403, 404, 409)
 const tags = ['Issuer']
@@ -20,6 +21,7 @@ const OfferBody = Type.Object(
     description: Type.Optional(Type.String({ maxLength: 2000 })),
     max_uses: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
     expires_at: Type.Optional(Type.String({ format: 'date-time' })),
+    format: Type.Optional(CredentialFormatId),
   },
   { additionalProperties: false },
 )
@@ -37,6 +39,7 @@ const Offer = Type.Object({
   uses: Type.Integer(),
   status: Type.String(),
   expires_at: Type.Union([Type.String(), Type.Null()]),
+  format: Type.Union([Type.String(), Type.Null()], { description: 'The format the credential is issued in (docs/formats.md); null: jwt_vc_json' }),
   created_at: Type.String(),
   updated_at: Type.String(),
 })

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Clock } from '../../adapters/clock.js'
 import type { Database } from '../../db/database.js'
+import type { FormatRegistry } from '../credentials/formats/format-registry.js'
 import { NotFoundError, ValidationError } from '../../errors.js'
 import { normalizeDid } from '../did/did-normalize.js'
 import { qrSvgDataUrl } from '../qr/qr-image.js'
@@ -8,6 +9,7 @@ import type { AttributeValidators } from './attribute-validator.js'
 import type { IssuerService } from './issuer.service.js'
 import * as offers from './offers.repository.js'
 import { findTemplate } from './templates.repository.js'
+import { formatOfTemplate } from './templates.service.js'
 
 export interface OfferInput {
   credential_type: string
@@ -18,6 +20,7 @@ export interface OfferInput {
   description?: string
   max_uses?: number
   expires_at?: string
+  format?: string
 }
 
 /**
@@ -25,7 +28,7 @@ export interface OfferInput {
  * offer's QR payload); the holder answers with POST /api/wallet/credential-request {offer_id}.
  */
 export class OfferService {
-  constructor(private readonly deps: { db: Database; issuers: IssuerService; validators: AttributeValidators; clock: Clock; publicBaseUrl: string }) {}
+  constructor(private readonly deps: { db: Database; issuers: IssuerService; validators: AttributeValidators; clock: Clock; publicBaseUrl: string; formats: FormatRegistry }) {}
 
   async create(issuerDid: string, input: OfferInput): Promise<offers.OfferRow> {
     await this.deps.issuers.profile(issuerDid)
@@ -35,10 +38,14 @@ export class OfferService {
     } catch {
       throw new ValidationError(`Unknown schema_id "${input.schema_id}" for this issuer`, { details: { field: 'schema_id' } })
     }
+    // Checked now, not when the offer is redeemed: an offer names only a format this service issues.
+    if (input.format !== undefined) this.deps.formats.issuable(input.format)
+    let format = input.format ?? null
     if (input.template_id !== undefined) {
       const template = await findTemplate(this.deps.db, issuerDid, input.template_id)
       if (!template) throw new ValidationError(`Unknown template_id "${input.template_id}" for this issuer`, { details: { field: 'template_id' } })
       if (template.schema_id !== schema.id) throw new ValidationError(`Template "${template.id}" is for another schema`)
+      format = formatOfTemplate(template.format, format, template.id)
     }
     this.deps.validators.check(schema, input.attributes ?? {}, true)
     const now = this.deps.clock.now()
@@ -56,6 +63,7 @@ export class OfferService {
       max_uses: input.max_uses ?? null,
       status: 'active',
       expires_at: expiresAt,
+      format,
     })
   }
 

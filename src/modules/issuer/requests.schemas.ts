@@ -11,6 +11,7 @@ export const CredentialRequest = Type.Object({
   attributes: Type.Record(Type.String(), Type.Unknown()),
   message: Type.String(),
   status: Type.String({ description: 'pending, approved or rejected' }),
+  format: Type.Union([Type.String(), Type.Null()], { description: 'The format the credential is issued in on approval (asked for, or the offer\'s); null: jwt_vc_json' }),
   credential_id: Type.Union([Type.String(), Type.Null()]),
   reason: Type.Union([Type.String(), Type.Null()]),
   decided_at: Type.Union([Type.String(), Type.Null()]),

@@ -3,6 +3,7 @@ import type { Clock } from '../../adapters/clock.js'
 import type { Database } from '../../db/database.js'
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js'
 import type { AuthService } from '../auth/auth.service.js'
+import type { FormatRegistry } from '../credentials/formats/format-registry.js'
 import { normalizeDid } from '../did/did-normalize.js'
 import type { AttributeValidators } from './attribute-validator.js'
 import type { IssuanceService } from './issuance.service.js'
@@ -19,6 +20,7 @@ export interface CredentialRequestInput {
   credential_type?: string
   attributes?: Record<string, unknown>
   message?: string
+  format?: string
 }
 
 /**
@@ -29,13 +31,16 @@ export interface CredentialRequestInput {
  */
 export class CredentialRequestService {
   constructor(
-    private readonly deps: { db: Database; auth: AuthService; issuers: IssuerService; issuance: IssuanceService; validators: AttributeValidators; clock: Clock },
+    private readonly deps: { db: Database; auth: AuthService; issuers: IssuerService; issuance: IssuanceService; validators: AttributeValidators; clock: Clock; formats: FormatRegistry },
   ) {}
 
   async create(holderDid: string, input: CredentialRequestInput): Promise<requests.RequestRow> {
     const issuerDid = normalizeDid(input.issuer_did)
     if (!(await findIssuer(this.deps.db, issuerDid))) throw new ValidationError(`Unknown issuer_did "${issuerDid}": no issuer profile`, { details: { field: 'issuer_did' } })
+    // Checked now, not at approval: a request asks only for a format this service issues.
+    if (input.format !== undefined) this.deps.formats.issuable(input.format)
     const now = this.deps.clock.now()
+    let format = input.format ?? null
     let schemaId = input.schema_id
     let credentialType = input.credential_type
     let attributes = input.attributes ?? {}
@@ -44,6 +49,8 @@ export class CredentialRequestService {
       if (!offer) throw new NotFoundError('Offer not found, expired, used up, or addressed to another holder')
       if (schemaId !== undefined && schemaId !== offer.schema_id) throw new ValidationError('schema_id differs from the offer')
       if (credentialType !== undefined && credentialType !== offer.credential_type) throw new ValidationError('credential_type differs from the offer')
+      if (format !== null && offer.format !== null && format !== offer.format) throw new ValidationError(`format "${format}" differs from the offer's "${offer.format}"`, { details: { field: 'format' } })
+      format = format ?? offer.format
       schemaId = offer.schema_id
       credentialType = offer.credential_type
       attributes = { ...attributes, ...offer.attributes }
@@ -69,6 +76,7 @@ export class CredentialRequestService {
         attributes,
         message: input.message ?? '',
         status: 'pending',
+        format,
       })
       await recordActivity(trx, { holder_did: holderDid, type: 'credential_request_created', details: { request_id: row.id, issuer_did: issuerDid, credential_type: credentialType, offer_id: row.offer_id }, at: now })
       return row
@@ -112,6 +120,7 @@ export class CredentialRequestService {
         subject_did: request.holder_did,
         attributes: { ...request.attributes, ...input.attributes },
         ...(input.expiration_date ? { expiration_date: input.expiration_date } : {}),
+        ...(request.format === null ? {} : { format: request.format }),
       },
       {
         requestId: request.id,

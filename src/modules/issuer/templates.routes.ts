@@ -4,6 +4,7 @@ import { Did } from '../auth/auth.schemas.js'
 import { errorRefs, PageQuery, pageResponse, paginate, withIsoDates } from '../shared/route-helpers.js'
 import type { TemplateService } from './templates.service.js'
 import { FreeFormObject } from '../shared/free-form-json.js'
+import { CredentialFormatId } from './issuance.schemas.js'
 
 const errors = errorRefs(400, 401, 403, 404, 409)
 const tags = ['Issuer']
@@ -18,6 +19,7 @@ const TemplateBody = Type.Object(
     schema_id: Type.String({ minLength: 1, maxLength: 100 }),
     fixed_attributes: Type.Optional(FreeFormObject({ maxProperties: 100 })),
     validity_days: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 36500 }), Type.Null()])),
+    format: Type.Optional(Type.Union([CredentialFormatId, Type.Null()], { description: 'A format every issuance from the template is in (null: any, the default unless the issuance names one)' })),
   },
   { additionalProperties: false },
 )
@@ -32,6 +34,7 @@ const Template = Type.Object({
   schema_id: Type.String(),
   fixed_attributes: Type.Record(Type.String(), Type.Unknown()),
   validity_days: Type.Union([Type.Integer(), Type.Null()]),
+  format: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 })

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { Clock } from '../../adapters/clock.js'
 import type { Database } from '../../db/database.js'
-import { NotFoundError } from '../../errors.js'
+import { NotFoundError, ValidationError } from '../../errors.js'
+import type { FormatRegistry } from '../credentials/formats/format-registry.js'
 import type { AttributeValidators } from './attribute-validator.js'
 import type { IssuerService } from './issuer.service.js'
 import * as templates from './templates.repository.js'
@@ -13,17 +14,19 @@ export interface TemplateInput {
   schema_id: string
   fixed_attributes?: Record<string, unknown>
   validity_days?: number | null
+  format?: string | null
 }
 
 /** Templates pre-fill issuance: type, schema, fixed attribute values, validity. */
 export class TemplateService {
   constructor(
-    private readonly deps: { db: Database; issuers: IssuerService; validators: AttributeValidators; clock: Clock },
+    private readonly deps: { db: Database; issuers: IssuerService; validators: AttributeValidators; clock: Clock; formats: FormatRegistry },
   ) {}
 
   async create(issuerDid: string, input: TemplateInput): Promise<templates.TemplateRow> {
     await this.deps.issuers.profile(issuerDid)
     await this.checkAgainstSchema(issuerDid, input.schema_id, input.fixed_attributes ?? {})
+    if (input.format != null) this.deps.formats.issuable(input.format)
     return templates.insertTemplate(this.deps.db, {
       id: `template-${randomUUID()}`,
       issuer_did: issuerDid,
@@ -33,6 +36,7 @@ export class TemplateService {
       schema_id: input.schema_id,
       fixed_attributes: input.fixed_attributes ?? {},
       validity_days: input.validity_days ?? null,
+      format: input.format ?? null,
     })
   }
 
@@ -50,6 +54,7 @@ export class TemplateService {
     const current = await this.get(issuerDid, id)
     const schemaId = patch.schema_id ?? current.schema_id
     await this.checkAgainstSchema(issuerDid, schemaId, patch.fixed_attributes ?? current.fixed_attributes)
+    if (patch.format != null) this.deps.formats.issuable(patch.format)
     const updated = await templates.updateTemplate(this.deps.db, issuerDid, id, patch, this.deps.clock.now())
     if (!updated) throw new NotFoundError('Template not found')
     return updated
@@ -63,4 +68,14 @@ export class TemplateService {
     const schema = await this.deps.issuers.schema(issuerDid, schemaId)
     this.deps.validators.check(schema, fixed, true)
   }
+}
+
+/**
+ * The format of an issuance (or offer) from a template: a template that fixes one gives it, and
+ * naming another is refused (as a fixed attribute is); otherwise the one named, if any.
+ */
+export function formatOfTemplate(fixed: string | null, named: string | null, templateId: string): string | null {
+  if (fixed === null) return named
+  if (named !== null && named !== fixed) throw new ValidationError(`format "${named}" differs from "${fixed}", fixed by template "${templateId}"`, { details: { field: 'format' } })
+  return fixed
 }

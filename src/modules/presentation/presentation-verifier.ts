@@ -16,6 +16,8 @@ export interface VerificationInput {
   credentialIds: string[]
   /** The request answered, when there is one: its nonce and requirements apply. */
   request?: { nonce: string; required_credentials: RequiredCredential[]; required_predicates: RequiredPredicate[] }
+  /** When the service received it (the presentation's created_at): what a VP's `iat` must be recent to. */
+  receivedAt?: Date
 }
 
 export interface VerificationOutcome {
@@ -29,6 +31,8 @@ export interface VerificationOutcome {
 
 // Clock skew tolerated on iat/nbf/exp between the holder's device and this service.
 const SKEW_S = 60
+// How old `iat` may be, on receipt, for a VP without exp (plus SKEW_S).
+const FRESH_S = 300
 
 /**
  * Every check DESIGN.md lists for a presentation, each failure one readable error: the VP-JWT's
@@ -54,7 +58,7 @@ export class PresentationVerifier {
     const now = Math.floor(currentDate.getTime() / 1000)
     let payload = decodeCompactJws(input.jwt)?.payload
     const verified = await lifetimeChecked('presentation', errors, () =>
-      verifyDidJws(this.deps.resolver, input.jwt, 'authentication', { currentDate, clockTolerance: SKEW_S, requiredClaims: ['exp'] }),
+      verifyDidJws(this.deps.resolver, input.jwt, 'authentication', { currentDate, clockTolerance: SKEW_S }),
     ).catch((error: unknown) => {
       errors.push(`presentation signature: ${error instanceof JwsRejected ? error.message : 'could not be checked'}`)
       return undefined
@@ -69,7 +73,7 @@ export class PresentationVerifier {
     const audience = Array.isArray(payload.aud) ? payload.aud : [payload.aud]
     if (!audience.includes(input.verifierDid)) errors.push(`presentation audience ${JSON.stringify(payload.aud)} is not the verifier ${input.verifierDid}`)
     if (input.request && payload.nonce !== input.request.nonce) errors.push('presentation nonce does not match the request')
-    if (verified) errors.push(...issuedInFuture('presentation', payload, now))
+    if (verified) errors.push(...issuedInFuture('presentation', payload, now), ...unboundedLifetime(payload, input, currentDate))
 
     const vp = payload.vp as { holder?: unknown; verifiableCredential?: unknown } | undefined
     if (!vp || typeof vp !== 'object') return outcome([...errors, 'the presentation has no vp claim'], [])
@@ -137,6 +141,22 @@ async function lifetimeChecked(what: string, errors: string[], verify: () => Pro
     else errors.push(`the ${what}'s ${error.message}`)
     return error.jws
   }
+}
+
+/**
+ * A VP's lifetime when it has no `exp` (did-jwt-vc writes none by default; an `exp` that is
+ * there is enforced by jose). A recent `iat` (FRESH_S on receipt, plus skew) bounds it. Without
+ * `iat` too, only a VP answering a request is accepted: its nonce (checked above with `aud`) is
+ * the request's, which is answered once and expires, so the VP cannot be replayed elsewhere.
+ * A VP with no request must carry `exp` or a recent `iat`.
+ */
+function unboundedLifetime(payload: Record<string, unknown>, input: VerificationInput, now: Date): string[] {
+  if (payload.exp !== undefined) return []
+  const received = Math.floor((input.receivedAt ?? now).getTime() / 1000)
+  if (typeof payload.iat === 'number') {
+    return payload.iat < received - FRESH_S - SKEW_S ? [`the presentation has no exp and its iat is more than ${FRESH_S / 60} minutes before it was received`] : []
+  }
+  return input.request ? [] : ['the presentation has no exp and no iat, and answers no request whose nonce would bind it: one of exp or a recent iat is required']
 }
 
 /** jose checks `iat` against the clock only with maxTokenAge, which would make `iat` required. */

@@ -150,6 +150,7 @@ export class VerifierPresentationService {
         presentationType: presentation.presentation_type,
         credentialIds: presentation.credential_ids,
         request: request && { nonce: request.nonce, required_credentials: request.required_credentials, required_predicates: request.required_predicates },
+        receivedAt: presentation.created_at,
       }),
       consents && request ? consents.check(presentation.prover_did, verifierDid, request.purpose, now) : { valid: false, consent: undefined, reason: undefined },
     ])

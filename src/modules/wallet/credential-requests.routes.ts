@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { Did } from '../auth/auth.schemas.js'
-import { IssueResponse } from '../issuer/issuance.schemas.js'
+import { CredentialFormatId, IssueResponse } from '../issuer/issuance.schemas.js'
 import { CredentialRequest, requestView, RequestStatusQuery } from '../issuer/requests.schemas.js'
 import type { CredentialRequestService } from '../issuer/requests.service.js'
 import { errorRefs, PageQuery, pageResponse, paginate } from '../shared/route-helpers.js'
@@ -29,6 +29,7 @@ export const credentialRequestRoutes: FastifyPluginAsyncTypebox<{ requests: Cred
           credential_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
           attributes: Type.Optional(FreeFormObject({ maxProperties: 100 })),
           message: Type.Optional(Type.String({ maxLength: 2000 })),
+          format: Type.Optional(CredentialFormatId),
         },
         { additionalProperties: false },
       ),
