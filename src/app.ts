@@ -67,6 +67,8 @@ import { AnonymousProofService } from './modules/presentation/anonymous-proof.se
 import { createDerivedProofVerifier } from './modules/presentation/derived-proof-verifier.js'
 import { createFormatRegistry } from './modules/credentials/formats/format-registry.js'
 import { jwtVcJson } from './modules/credentials/formats/jwt-vc-json/jwt-vc-json.format.js'
+import { schemaDocumentRoutes } from './modules/issuer/schema-documents.routes.js'
+import { vcJose } from './modules/credentials/formats/vc-jose/vc-jose.format.js'
 import { dockBbsProofFormat } from './modules/credentials/formats/dock-bbs/dock-bbs-proof.format.js'
 import { VerifierPresentationService } from './modules/presentation/verifier-presentations.service.js'
 import { verifierPresentationRoutes } from './modules/presentation/verifier-presentations.routes.js'
@@ -224,7 +226,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(hostedDidRoutes, { hosted })
   const sealer = hpkeSealer
   // The credential formats (docs/formats.md): typed JOSE formats before the plain JWT-VC they would also match.
-  const formats = createFormatRegistry([jwtVcJson, dockBbsProofFormat(createDerivedProofVerifier({ resolver, bbs, clock }))])
+  const formats = createFormatRegistry([vcJose, jwtVcJson, dockBbsProofFormat(createDerivedProofVerifier({ resolver, bbs, clock }))])
   const validators = new AttributeValidators()
   const publicBaseUrl = config.publicBaseUrl
   // Chain anchoring (outbox + /api/blockchain, /api/blockchain-legacy): before the services that
@@ -241,6 +243,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const offers = new OfferService({ db, issuers, validators, clock, publicBaseUrl })
   const requests = new CredentialRequestService({ db, auth, issuers, issuance, validators, clock })
   await app.register(issuerRoutes, { prefix: '/api/issuer', issuers, signing: new SigningMethodService({ issuers, identities, resolver, clock }) })
+  await app.register(schemaDocumentRoutes, { prefix: '/api/schemas', issuers, publicBaseUrl })
   await app.register(templateRoutes, { prefix: '/api/issuer', templates })
   await app.register(issuanceRoutes, { prefix: '/api/issuer', issuance, issued })
   await app.register(offerRoutes, { prefix: '/api/issuer', offers })

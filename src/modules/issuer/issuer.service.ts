@@ -132,6 +132,13 @@ export class IssuerService {
     return found
   }
 
+  /** A schema by id whoever its issuer: what its public JSON-LD context and JSON Schema are made from. */
+  async publicSchema(id: string): Promise<schemas.SchemaRow> {
+    const found = await schemas.findSchemaById(this.deps.db, id)
+    if (!found) throw new NotFoundError('Schema not found')
+    return found
+  }
+
   listSchemas(issuerDid: string, page: { limit: number; after?: string }): Promise<schemas.SchemaRow[]> {
     return schemas.listSchemas(this.deps.db, issuerDid, page)
   }

@@ -34,6 +34,11 @@ export function findSchema(db: Executor, issuerDid: string, id: string): Promise
   return db.selectFrom('credential_schemas').selectAll().where('id', '=', id).where('issuer_did', '=', issuerDid).executeTakeFirst()
 }
 
+/** Any issuer's schema by id: schemas are public definitions (their context and JSON Schema are served to anyone). */
+export function findSchemaById(db: Executor, id: string): Promise<SchemaRow | undefined> {
+  return db.selectFrom('credential_schemas').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
 export function listSchemas(db: Executor, issuerDid: string, page: { limit: number; after?: string }): Promise<SchemaRow[]> {
   let query = db.selectFrom('credential_schemas').selectAll().where('issuer_did', '=', issuerDid)
   if (page.after) query = query.where('id', '>', page.after)
