@@ -13,7 +13,7 @@ export const VCDM2_TERMS: ReadonlySet<string> = new Set([
   'id', 'type', 'description', 'digestMultibase', 'digestSRI', 'mediaType', 'name',
   'VerifiableCredential', 'EnvelopedVerifiableCredential', 'VerifiablePresentation', 'EnvelopedVerifiablePresentation',
   'JsonSchemaCredential', 'JsonSchema', 'BitstringStatusListCredential', 'BitstringStatusList', 'BitstringStatusListEntry',
-  'DataIntegrityProof', '_sd', '_sd_alg', 'aud', 'cnf', 'exp', 'iat', 'iss', 'jku', 'kid', 'nbf', 'sub', 'x5u',
+  'DataIntegrityProof', '...', '_sd', '_sd_alg', 'aud', 'cnf', 'exp', 'iat', 'iss', 'jku', 'kid', 'nbf', 'sub', 'x5u',
 ])
 
 /** How each attribute data type is typed in JSON-LD (XML Schema datatypes; `@json` keeps structure as a literal). */
