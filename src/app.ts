@@ -68,6 +68,8 @@ import { createDerivedProofVerifier } from './modules/presentation/derived-proof
 import { createFormatRegistry } from './modules/credentials/formats/format-registry.js'
 import { jwtVcJson } from './modules/credentials/formats/jwt-vc-json/jwt-vc-json.format.js'
 import { sdJwtVcFormat } from './modules/credentials/formats/sd-jwt-vc/sd-jwt-vc.format.js'
+import { schemaDocumentRoutes } from './modules/issuer/schema-documents.routes.js'
+import { vcJose } from './modules/credentials/formats/vc-jose/vc-jose.format.js'
 import { dockBbsProofFormat } from './modules/credentials/formats/dock-bbs/dock-bbs-proof.format.js'
 import { VerifierPresentationService } from './modules/presentation/verifier-presentations.service.js'
 import { verifierPresentationRoutes } from './modules/presentation/verifier-presentations.routes.js'
@@ -226,7 +228,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(hostedDidRoutes, { hosted, publicBaseUrl: config.publicBaseUrl })
   const sealer = hpkeSealer
   // The credential formats (docs/formats.md): typed JOSE formats before the plain JWT-VC they would also match.
-  const formats = createFormatRegistry([sdJwtVcFormat({ resolver, httpGet: deps.httpGet, publicBaseUrl: config.publicBaseUrl }), jwtVcJson, dockBbsProofFormat(createDerivedProofVerifier({ resolver, bbs, clock }))])
+  const formats = createFormatRegistry([sdJwtVcFormat({ resolver, httpGet: deps.httpGet, publicBaseUrl: config.publicBaseUrl }), vcJose, jwtVcJson, dockBbsProofFormat(createDerivedProofVerifier({ resolver, bbs, clock }))])
   const validators = new AttributeValidators()
   const publicBaseUrl = config.publicBaseUrl
   // Chain anchoring (outbox + /api/blockchain, /api/blockchain-legacy): before the services that
@@ -243,6 +245,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const offers = new OfferService({ db, issuers, validators, clock, publicBaseUrl, formats })
   const requests = new CredentialRequestService({ db, auth, issuers, issuance, validators, clock, formats })
   await app.register(issuerRoutes, { prefix: '/api/issuer', issuers, signing: new SigningMethodService({ issuers, identities, resolver, clock }) })
+  await app.register(schemaDocumentRoutes, { prefix: '/api/schemas', issuers, publicBaseUrl })
   await app.register(templateRoutes, { prefix: '/api/issuer', templates })
   await app.register(typeMetadataRoutes, { issuers, publicBaseUrl })
   await app.register(issuanceRoutes, { prefix: '/api/issuer', issuance, issued })

@@ -24,6 +24,11 @@ export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
   'GET /api/ipfs/:cid',
   'GET /api/status-lists/:id',
   'GET /api/qr/resolve/:short_id',
+  // A schema's JSON-LD context and JSON Schema, named by the VCDM 2.0 credentials issued under it.
+  'GET /api/schemas/:schema_id/context.jsonld',
+  'HEAD /api/schemas/:schema_id/context.jsonld',
+  'GET /api/schemas/:schema_id/json-schema.json',
+  'HEAD /api/schemas/:schema_id/json-schema.json',
   'HEAD /api/qr/resolve/:short_id',
   'HEAD /api/status-lists/:id',
   'HEAD /api/health',

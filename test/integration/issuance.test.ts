@@ -124,8 +124,10 @@ describe('issuance', () => {
       const listJwt = listRes.body
       const listKid = decodeProtectedHeader(listJwt).kid
       assert.ok(doc.assertionMethod.includes(listKid))
-      const { payload: listPayload } = await jwtVerify(listJwt, key, { issuer: signingDid })
-      const subject = (listPayload.vc as Json).credentialSubject
+      // A VCDM 2.0 vc+jwt: the payload is the status-list credential (VC-JOSE-COSE §3.1.1).
+      const { payload: listPayload } = await jwtVerify(listJwt, key, { issuer: signingDid, typ: 'vc+jwt' })
+      assert.equal(listPayload.issuer, signingDid)
+      const subject = (listPayload as Json).credentialSubject
       assert.equal(subject.type, 'BitstringStatusList')
       assert.equal(subject.encodedList[0], 'u')
       const bits = gunzipSync(Buffer.from(subject.encodedList.slice(1), 'base64url'))

@@ -6,9 +6,10 @@ import type { SchemaAttributeRow } from './schemas.repository.js'
 /**
  * Credential attributes checked against their schema: each schema compiles once to a JSON
  * Schema validator (Ajv), cached by schema id and version of the row, and reused for every
- * issuance. Unknown attributes and wrong types are 400 naming the attribute.
+ * issuance. Unknown attributes and wrong types are 400 naming the attribute. JSON_TYPES, the JSON
+ * Schema of each data type, is also what a schema's published JSON Schema says (schema-documents.ts).
  */
-const JSON_TYPES: Record<string, object> = {
+export const JSON_TYPES: Record<string, object> = {
   string: { type: 'string', maxLength: 10_000 },
   number: { type: 'number' },
   boolean: { type: 'boolean' },

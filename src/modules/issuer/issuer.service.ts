@@ -132,10 +132,10 @@ export class IssuerService {
     return found
   }
 
-  /** A schema by id whoever issues with it: public, like its published form (SD-JWT VC Type Metadata). */
-  async publishedSchema(id: string): Promise<schemas.SchemaRow> {
+  /** A schema by id whoever its issuer: what its public JSON-LD context, JSON Schema and SD-JWT VC Type Metadata are made from. */
+  async publicSchema(id: string): Promise<schemas.SchemaRow> {
     const found = await schemas.findSchemaById(this.deps.db, id)
-    if (!found) throw new NotFoundError('No credential type here')
+    if (!found) throw new NotFoundError('Schema not found')
     return found
   }
 

@@ -36,7 +36,7 @@ export function findSchema(db: Executor, issuerDid: string, id: string): Promise
   return db.selectFrom('credential_schemas').selectAll().where('id', '=', id).where('issuer_did', '=', issuerDid).executeTakeFirst()
 }
 
-/** Any issuer's schema by id: schemas are public definitions (SD-JWT VC Type Metadata). */
+/** Any issuer's schema by id: schemas are public definitions (context, JSON Schema and Type Metadata are served to anyone). */
 export function findSchemaById(db: Executor, id: string): Promise<SchemaRow | undefined> {
   return db.selectFrom('credential_schemas').selectAll().where('id', '=', id).executeTakeFirst()
 }

@@ -18,7 +18,7 @@ export const typeMetadataRoutes: FastifyPluginAsyncTypebox<{ issuers: IssuerServ
       response: { 200: Type.Record(Type.String(), Type.Unknown()), ...errorRefs(400, 404) },
     },
   }, async (request, reply) => {
-    const schema = await issuers.publishedSchema(request.params.schema_id)
+    const schema = await issuers.publicSchema(request.params.schema_id)
     return reply.header('cache-control', 'public, max-age=60').send(typeMetadata({ ...schema, attributes: schema.attributes }, publicBaseUrl))
   })
 }

@@ -131,9 +131,21 @@ export class StatusChecker {
       throw new Error(error instanceof JwsRejected ? `its signature: ${error.message}` : 'could not be read', { cause: error })
     }
     if (verified.did !== issuerDid) throw new Error('is not signed by the credential issuer')
-    const vc = verified.payload.vc as { credentialSubject?: { encodedList?: unknown } } | undefined
-    const encoded = vc?.credentialSubject?.encodedList
+    const list = statusListCredentialOf(verified.header, verified.payload)
+    if (list.issuer !== undefined && list.issuer !== issuerDid) throw new Error('names another issuer than the one that signed it')
+    const encoded = list.subject?.encodedList
     if (typeof encoded !== 'string') throw new Error('has no encodedList')
     return decodeStatusList(encoded)
   }
+}
+
+/**
+ * The status-list credential a verified JWT carries: a VCDM 2.0 `vc+jwt` is the credential itself
+ * (VC-JOSE-COSE §3.1.1, what this service publishes); an older JWT-VC holds it in its `vc` claim
+ * (VCDM 1.1 §6.3.1, what it published before and others may still).
+ */
+function statusListCredentialOf(header: Record<string, unknown>, payload: Record<string, unknown>): { issuer?: unknown; subject?: { encodedList?: unknown } } {
+  const vc = (header.typ === 'vc+jwt' ? payload : payload.vc) as { issuer?: unknown; credentialSubject?: { encodedList?: unknown } } | undefined
+  const issuer = typeof vc?.issuer === 'object' && vc.issuer !== null ? (vc.issuer as { id?: unknown }).id : vc?.issuer
+  return { issuer, subject: vc?.credentialSubject }
 }

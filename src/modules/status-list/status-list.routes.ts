@@ -6,15 +6,15 @@ import type { StatusListService } from './status-list.service.js'
 import { STATUS_LIST_JWT_MEDIA_TYPE } from './token-status-list.js'
 
 /**
- * Public: GET /api/status-lists/:id answers the status-list credential as a compact JWT
- * (`application/vc+jwt`, what a `statusListCredential` URL dereferences to); `?format=json`
+ * Public: GET /api/status-lists/:id answers the status-list credential as a compact VCDM 2.0
+ * `vc+jwt` (`application/vc+jwt`, what a `statusListCredential` URL dereferences to); `?format=json`
  * wraps it with its decoded payload for people and simple clients.
  */
 export const statusListRoutes: FastifyPluginAsyncTypebox<{ statusLists: StatusListService }> = async (app, { statusLists }) => {
   app.get('/:id', {
     schema: {
       tags: ['Status lists'],
-      summary: 'A W3C Bitstring Status List credential (JWT-VC signed by the issuer)',
+      summary: 'A W3C Bitstring Status List credential (VCDM 2.0 vc+jwt signed by the issuer)',
       security: [],
       params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9-]+$' }) }),
       querystring: Type.Object({ format: Type.Optional(Type.Union([Type.Literal('jwt'), Type.Literal('json')])) }),
@@ -24,7 +24,8 @@ export const statusListRoutes: FastifyPluginAsyncTypebox<{ statusLists: StatusLi
     const { jwt, version } = await statusLists.credential(request.params.id)
     // Short caching: a revocation must become visible to verifiers quickly.
     reply.header('cache-control', 'public, max-age=30').header('etag', `"${request.params.id}-${version}"`)
-    if (request.query.format === 'json') return { success: true, jwt, credential: decodeCompactJws(jwt)!.payload.vc }
+    // The payload is the credential (VC-JOSE-COSE §3.1.1), with `iss` and `iat` beside its properties.
+    if (request.query.format === 'json') return { success: true, jwt, credential: decodeCompactJws(jwt)!.payload }
     return reply.type('application/vc+jwt').send(jwt)
   })
 

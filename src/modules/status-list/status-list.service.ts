@@ -8,6 +8,10 @@ import * as repo from './status-list.repository.js'
 import { StatusListAllocator, type StatusSlot } from './status-list-allocator.js'
 import { signTokenStatusList } from './token-status-list.js'
 
+const VC_V2 = 'https://www.w3.org/ns/credentials/v2'
+/** The typ of a VCDM 2.0 credential secured as a JWT (VC-JOSE-COSE §3.1.1), the status list's own form. */
+const VC_JWT_TYP = 'vc+jwt'
+
 export interface StatusListEntry {
   id: string
   type: 'BitstringStatusListEntry'
@@ -16,16 +20,15 @@ export interface StatusListEntry {
   statusListCredential: string
 }
 
-const VC_V2 = 'https://www.w3.org/ns/credentials/v2'
 /** Status List Token lifetime (`exp`) and the caching a verifier may do (`ttl`), in seconds. */
 const TOKEN_LIFETIME_S = 3600
 const TOKEN_TTL_S = 30
 
 /**
  * Revocation status of issued credentials as W3C Bitstring Status Lists: entries for new
- * credentials, bits set on revocation, and the status-list credential (a JWT-VC signed by the
- * issuer's key) served publicly so anyone can check a credential without asking this service's
- * database anything else.
+ * credentials, bits set on revocation, and the status-list credential (a VCDM 2.0 `vc+jwt` signed
+ * by the issuer's key) served publicly so anyone can check a credential without asking this
+ * service's database anything else.
  */
 export class StatusListService {
   private readonly allocator: StatusListAllocator
@@ -45,7 +48,7 @@ export class StatusListService {
     return { id: `${url}#${slot.index}`, type: 'BitstringStatusListEntry', statusPurpose: 'revocation', statusListIndex: String(slot.index), statusListCredential: url }
   }
 
-  /** The status-list credential as a compact JWT-VC; re-signed only when the list changed. */
+  /** The status-list credential as a compact `vc+jwt` (VC-JOSE-COSE); re-signed only when the list changed. */
   async credential(listId: string): Promise<{ jwt: string; version: number; updatedAt: Date }> {
     const current = await repo.findVersion(this.deps.db, listId)
     if (!current) throw new NotFoundError('Status list not found')
@@ -66,8 +69,8 @@ export class StatusListService {
       validFrom: now.toISOString(),
       credentialSubject: { id: `${url}#list`, type: 'BitstringStatusList', statusPurpose: list.purpose, encodedList: encodeStatusList(list.bits) },
     }
-    const iat = Math.floor(now.getTime() / 1000)
-    const jwt = await signCompactJws({ typ: 'JWT', kid: signer.kid }, { iss: signer.did, sub: vc.credentialSubject.id, jti: url, iat, nbf: iat, vc }, signer.privateKey)
+    // VC-JOSE-COSE §3.1.1: the payload is the credential; `iss` repeats its issuer for JWT libraries.
+    const jwt = await signCompactJws({ typ: VC_JWT_TYP, kid: signer.kid }, { ...vc, iss: signer.did, iat: Math.floor(now.getTime() / 1000) }, signer.privateKey)
     const entry = { jwt, version: list.version, updatedAt: new Date(list.updated_at) }
     if (this.signed.size > 1000) this.signed.clear()
     this.signed.set(listId, entry)

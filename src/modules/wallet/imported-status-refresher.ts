@@ -65,8 +65,7 @@ export class ImportedStatusRefresher {
     let next = 0
     const work = async () => {
       for (let item = due[next++]; item; item = due[next++]) {
-        const vc = decodeCompactJws(item.jwt)?.payload.vc as { credentialStatus?: unknown } | undefined
-        const state = await status.check(vc?.credentialStatus, item.issuer_did, memo)
+        const state = await status.check(credentialStatusOf(item.jwt), item.issuer_did, memo)
         if (state.state === 'revoked' && (await this.markRevoked(item, now))) round.revoked++
         if (state.state === 'unknown') {
           round.unknown++
@@ -89,4 +88,11 @@ export class ImportedStatusRefresher {
       return true
     })
   }
+}
+
+/** The status entry of a JWT credential: in the `vc` claim (VCDM 1.1 JWT), or the payload itself for a `vc+jwt` (VC-JOSE-COSE). */
+function credentialStatusOf(jwt: string): unknown {
+  const payload = decodeCompactJws(jwt)?.payload
+  const vc = payload && typeof payload.vc === 'object' && payload.vc !== null ? (payload.vc as Record<string, unknown>) : payload
+  return vc?.credentialStatus
 }

@@ -1,0 +1,95 @@
+import { decodeCompactJws, signCompactJws } from '../../../../crypto/jws.js'
+import type { CheckResult, CredentialProblem, IssuableFormat, VerifyContext } from '../credential-format.js'
+import { dateSeconds, datedProblems, isObject, statusProblems, stringsOf, subjectProblems, verifiedJwt } from '../jwt-checks.js'
+import { schemaIdOfJsonSchemaUrl } from './schema-urls.js'
+import { VC_V2, vcdm2Payload } from './vcdm2-document.js'
+
+export const VC_JWT_TYP = 'vc+jwt'
+
+/**
+ * `vc+jwt`: a W3C VC Data Model 2.0 credential secured with VC-JOSE-COSE (§3.1.1): the JWT
+ * payload is the credential, the protected header says `typ: vc+jwt` and `kid` names the
+ * issuer's assertion key. EdDSA, like `jwt_vc_json`; what VCDM 2.0 verifiers read.
+ */
+export const vcJose: IssuableFormat = {
+  id: VC_JWT_TYP,
+  keyType: 'Ed25519',
+
+  recognizes(item) {
+    return typeof item === 'string' && item.split('.').length === 3 && decodeCompactJws(item)?.header.typ === VC_JWT_TYP
+  },
+
+  idOf(item) {
+    const payload = typeof item === 'string' ? decodeCompactJws(item)?.payload : undefined
+    const id = payload?.id ?? payload?.jti
+    return typeof id === 'string' ? id : undefined
+  },
+
+  async issue(content, signer) {
+    const payload = vcdm2Payload(content, signer.did)
+    const credential = await signCompactJws({ typ: VC_JWT_TYP, kid: signer.kid }, payload, signer.privateKey)
+    return { credential, document: payload }
+  },
+
+  async verify(item, ctx) {
+    return verifyVcJwt(String(item), ctx)
+  },
+}
+
+async function verifyVcJwt(jwt: string, ctx: VerifyContext): Promise<CheckResult> {
+  const problems: CredentialProblem[] = []
+  const decoded = decodeCompactJws(jwt)
+  if (decoded) {
+    if (decoded.header.typ !== VC_JWT_TYP) return { problems: [{ reason: 'malformed', message: `its typ is ${JSON.stringify(decoded.header.typ)}, not "${VC_JWT_TYP}"` }] }
+    const context = decoded.payload['@context']
+    if (!Array.isArray(context) || context[0] !== VC_V2) return { problems: [{ reason: 'malformed', message: `its @context does not begin with ${VC_V2} (VCDM 2.0 §4.3)` }] }
+  }
+  const verified = await verifiedJwt(jwt, ctx, problems)
+  if (!verified) return { problems }
+  const doc = verified.payload
+  const signer = verified.did
+  const issuer = typeof doc.issuer === 'string' ? doc.issuer : isObject(doc.issuer) ? doc.issuer.id : undefined
+  // VC-JOSE-COSE §3.1.1: `iss`, when present, is the issuer; both must be the DID whose key signed.
+  if (issuer !== signer || (doc.iss !== undefined && doc.iss !== signer)) problems.unshift({ reason: 'issuer', message: `issuer ${String(issuer ?? doc.iss)} did not sign it (${verified.kid})` })
+  if (!isObject(doc.credentialSubject)) return { problems: [...problems, { reason: 'malformed', message: 'it has no credentialSubject object' }] }
+  const subject = doc.credentialSubject
+  problems.push(...subjectProblems([doc.sub, subject.id], ctx.holderDid))
+  // validFrom/validUntil are the credential's own period (VCDM 2.0 §4.9); jose already told exp/nbf.
+  const validUntil = dateSeconds(doc.validUntil)
+  const validFrom = dateSeconds(doc.validFrom)
+  for (const problem of datedProblems(validUntil, validFrom, ctx)) if (!problems.some((p) => p.reason === problem.reason)) problems.push(problem)
+  if (typeof doc.iat === 'number' && doc.iat > Math.floor(ctx.now.getTime() / 1000) + ctx.skewSeconds) problems.push({ reason: 'not_yet_valid', message: 'it is issued in the future' })
+  const status = await statusProblems(doc.credentialStatus, signer, ctx)
+  problems.push(...status.problems)
+  const { id: subjectId, ...attributes } = subject
+  const id = typeof doc.id === 'string' ? doc.id : typeof doc.jti === 'string' ? doc.jti : undefined
+  const exp = validUntil ?? (typeof doc.exp === 'number' ? doc.exp : undefined)
+  const iat = validFrom ?? (typeof doc.iat === 'number' ? doc.iat : undefined)
+  return {
+    problems,
+    credential: {
+      id,
+      issuer: signer,
+      issuerName: isObject(doc.issuer) && typeof doc.issuer.name === 'string' ? doc.issuer.name : undefined,
+      types: stringsOf(doc.type),
+      schemaIds: schemaIdsOf(doc.credentialSchema),
+      attributes,
+      subject: typeof subjectId === 'string' ? subjectId : typeof doc.sub === 'string' ? doc.sub : undefined,
+      issuedAt: iat === undefined ? undefined : new Date(iat * 1000),
+      expiresAt: exp === undefined ? undefined : new Date(exp * 1000),
+      extensions: stringsOf(doc.extensions),
+      document: doc,
+      revoked: status.revoked,
+    },
+  }
+}
+
+/** Each `credentialSchema` id, and the schema id of this service's JSON Schema URL beside it (what `schemaId` is in jwt_vc_json). */
+function schemaIdsOf(credentialSchema: unknown): string[] {
+  const entries = Array.isArray(credentialSchema) ? credentialSchema : [credentialSchema]
+  return entries.flatMap((e) => {
+    if (!isObject(e) || typeof e.id !== 'string') return []
+    const schemaId = schemaIdOfJsonSchemaUrl(e.id)
+    return schemaId === undefined ? [e.id] : [e.id, schemaId]
+  })
+}
