@@ -91,13 +91,16 @@ describe('jwt_vc_json interop with did-jwt-vc', () => {
     const res = await fetch(entry.statusListCredential)
     assert.equal(res.status, 200)
     const jwt = (await res.text()).trim()
-    const { kid } = decodeProtectedHeader(jwt)
+    const { kid, typ } = decodeProtectedHeader(jwt)
+    // The list is a VCDM 2.0 credential secured with VC-JOSE-COSE: the payload is the credential.
+    assert.equal(typ, 'vc+jwt')
     assert.ok(kid?.startsWith(`${issuerDid}#`), kid)
     const doc = (await webResolver.resolve(issuerDid)).didDocument as Json
     const method = doc.verificationMethod.find((m: Json) => m.id === kid || `${issuerDid}${m.id}` === kid)
     assert.ok(method && doc.assertionMethod.some((r: unknown) => r === method.id), `${kid} is an assertionMethod of ${issuerDid}`)
     const { payload } = await jwtVerify(jwt, await importJWK(jwkOf(method), 'EdDSA'), { issuer: issuerDid })
-    const subject = (payload.vc as Json).credentialSubject
+    assert.ok((payload.type as string[]).includes('BitstringStatusListCredential'))
+    const subject = payload.credentialSubject as Json
     assert.equal(subject.statusPurpose, entry.statusPurpose)
     assert.ok(subject.encodedList.startsWith('u'))
     const bits = gunzipSync(Buffer.from(subject.encodedList.slice(1), 'base64url'))
