@@ -49,7 +49,7 @@ export class SigningMethodService {
     // The keys it would sign with, made now so the issuer can publish them.
     await this.deps.identities.prepare(issuer)
     const wanted = hostedDidDocument(issuer.did, await this.deps.identities.publishedKeys(issuer.did))
-    const doc = (await this.deps.resolver.resolve(issuer.did, { fresh: true })).didDocument
+    const doc = (await this.deps.resolver.resolve(issuer.did, { fresh: true, refetch: true })).didDocument
     const missing = (wanted.verificationMethod ?? []).filter((m) => {
       const found = verificationMethodFor(doc, m.id, 'assertionMethod')
       return !found || JSON.stringify(found.publicKeyMultibase ?? found.publicKeyJwk) !== JSON.stringify(m.publicKeyMultibase ?? m.publicKeyJwk)

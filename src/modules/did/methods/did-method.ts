@@ -9,6 +9,11 @@ export interface ResolutionOptions {
    * make this service hammer a web server).
    */
   fresh?: boolean
+  /**
+   * Fetch a did:web document again even when cached: only for an owner's own DID, on an
+   * authenticated act that must see what was just published (an issuer choosing to sign as it).
+   */
+  refetch?: boolean
 }
 
 /**

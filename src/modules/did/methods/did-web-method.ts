@@ -26,9 +26,9 @@ export function didWebResolver(options: { httpGet: HttpGet; allowHttp: boolean; 
   return {
     name: 'did:web',
     methods: ['web'],
-    async resolve(did) {
+    async resolve(did, resolution) {
       const hit = cache.get(did)
-      if (hit && hit.expires > options.now()) return structuredClone(hit.doc)
+      if (hit && hit.expires > options.now() && !resolution.refetch) return structuredClone(hit.doc)
       if (hit) cache.delete(did)
       let pending = inFlight.get(did)
       if (!pending) {
