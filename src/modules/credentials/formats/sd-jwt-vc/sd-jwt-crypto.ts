@@ -6,14 +6,17 @@ import type { JwsKey } from '../../../did/jws-keys.js'
  * primitives). JWS signatures per RFC 7518 §3.4: ES256 is the raw r||s pair (IEEE P1363), not DER.
  */
 export function jwsSignerCallback(privateKey: KeyObject, alg: string): (data: string) => Promise<string> {
-  return async (data) => sign(alg === 'ES256' ? 'sha256' : null, Buffer.from(data), alg === 'ES256' ? { key: privateKey, dsaEncoding: 'ieee-p1363' } : privateKey).toString('base64url')
+  const key = alg === 'ES256' ? { key: privateKey, dsaEncoding: 'ieee-p1363' as const } : privateKey
+  // The callback forms of sign and verify run on libuv's thread pool, off the event loop.
+  return (data) => new Promise((resolve, reject) => sign(alg === 'ES256' ? 'sha256' : null, Buffer.from(data), key, (err, sig) => (err ? reject(err) : resolve(sig.toString('base64url')))))
 }
 
 /** Verifies a JWS signing input with a key pinned to its one algorithm; any other `alg` fails. */
-export function jwsVerifies(key: JwsKey, headerAlg: unknown, data: string, signature: string): boolean {
-  if (headerAlg !== key.alg) return false
+export function jwsVerifies(key: JwsKey, headerAlg: unknown, data: string, signature: string): Promise<boolean> {
+  if (headerAlg !== key.alg) return Promise.resolve(false)
   const sig = Buffer.from(signature, 'base64url')
-  return key.alg === 'ES256' ? verify('sha256', Buffer.from(data), { key: key.key, dsaEncoding: 'ieee-p1363' }, sig) : verify(null, Buffer.from(data), key.key, sig)
+  const publicKey = key.alg === 'ES256' ? { key: key.key, dsaEncoding: 'ieee-p1363' as const } : key.key
+  return new Promise((resolve) => verify(key.alg === 'ES256' ? 'sha256' : null, Buffer.from(data), publicKey, sig, (err, ok) => resolve(!err && ok)))
 }
 
 /** SD-JWT (RFC 9901 §4.2.3) digests: `_sd_alg` sha-256 only. */

@@ -79,9 +79,9 @@ async function verifySdJwtVc(item: string, ctx: VerifyContext, deps: SdJwtVcDeps
     // The alg is pinned to the resolved key's type; the header cannot choose another.
     verifier: (data, signature) => jwsVerifies(issuerKey, headerAlgOf(data), data, signature),
     // The KB-JWT must be signed by the key the issuer bound (cnf.jwk, SD-JWT VC §3.2.2.2).
-    kbVerifier: (data, signature, disclosed) => {
+    kbVerifier: async (data, signature, disclosed) => {
       const jwk = isObject(disclosed.cnf) && isObject(disclosed.cnf.jwk) ? disclosed.cnf.jwk : undefined
-      kbRefused = !kbSigned(jwk, data, signature)
+      kbRefused = !(await kbSigned(jwk, data, signature))
       return !kbRefused
     },
   })
@@ -126,9 +126,9 @@ async function verifySdJwtVc(item: string, ctx: VerifyContext, deps: SdJwtVcDeps
   }
 }
 
-function kbSigned(jwk: Record<string, unknown> | undefined, data: string, signature: string): boolean {
+async function kbSigned(jwk: Record<string, unknown> | undefined, data: string, signature: string): Promise<boolean> {
   try {
-    return jwk !== undefined && jwsVerifies(jwkKey(jwk), headerAlgOf(data), data, signature)
+    return jwk !== undefined && (await jwsVerifies(jwkKey(jwk), headerAlgOf(data), data, signature))
   } catch {
     return false
   }
