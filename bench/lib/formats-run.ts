@@ -8,7 +8,7 @@ import { loginOnce } from './login-load.js'
 import type { BenchOptions, Engine } from './options.js'
 import type { ServerProcess } from './server-process.js'
 import { percentile, round } from './stats.js'
-import { PRESENTATION_COUNT, runVerificationLoad, signPresentation, type VerificationSetUp } from './verification-load.js'
+import { runVerificationLoad, setUpPresentations, type VerificationSetUp } from './verification-load.js'
 import { createVirtualUser, type VirtualUser } from './virtual-user.js'
 
 /** The formats an issuance can name (docs/formats.md), measured side by side on one server. */
@@ -76,36 +76,6 @@ async function issueLoad(client: JsonClient, issuer: BenchIssuer, format: BenchF
   return { perSecond: latencies.length / seconds, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), errors: Object.values(errorKinds).reduce((a, b) => a + b, 0), errorKinds }
 }
 
-/** PRESENTATION_COUNT holders, each with one credential of the format, presented to one verifier request each; what is measured is verification. */
-async function setUpFormatPresentations(client: JsonClient, issuer: BenchIssuer, format: BenchFormat): Promise<VerificationSetUp> {
-  const verifier = createVirtualUser()
-  const headers = { authorization: `Bearer ${await loginOnce(client, verifier)}` }
-  const expect = (what: string, res: { status: number; body: string }, status: number) => {
-    if (res.status !== status) throw new Error(`${format} ${what}: ${res.status} ${res.body.slice(0, 300)}`)
-    return JSON.parse(res.body) as Record<string, Record<string, string>>
-  }
-  const presentations = await Promise.all(
-    Array.from({ length: PRESENTATION_COUNT }, async (_, n) => {
-      const holder = createVirtualUser()
-      const holderHeaders = { authorization: `Bearer ${await loginOnce(client, holder)}` }
-      const issued = expect('issue', await client.post(`/api/issuer/${issuer.did}/issue`, { credential_type: BENCH_CREDENTIAL_TYPE, schema_id: issuer.schemaIds.jwt, subject_did: holder.did, attributes: benchAttributes(n), format }, issuer.headers), 201)
-      const request = expect('request', await client.post('/api/verifier/requests', {
-        verifier_did: verifier.did,
-        presentation_type: 'BenchCheck',
-        purpose: 'Benchmark',
-        required_credentials: [{ credential_type: BENCH_CREDENTIAL_TYPE, issuer_did: issuer.did, required_attributes: ['given_name'] }],
-        required_predicates: [{ attribute: 'gpa', operator: '>=', value: 1 }],
-      }, headers), 201).request!
-      expect('inbox', await client.post('/api/wallet/presentation-requests', { request_id: request.id }, holderHeaders), 201)
-      const presented = await holderForm(format, issued.credential!.jwt!, holder, request.nonce!, verifier.did)
-      const jwt = signPresentation(holder, verifier.did, request.nonce!, [presented])
-      const approved = expect('approve', await client.post(`/api/wallet/presentation-requests/${request.id}/approve`, { credential_ids: [issued.credential!.id], presentation_jwt: jwt }, holderHeaders), 201)
-      return { id: approved.presentation!.id!, jwt }
-    }),
-  )
-  return { verifier, headers, presentations }
-}
-
 /**
  * Issue 22: each format issued and verified over HTTP on one server, formats interleaved within
  * every round so the machine's drift hits them alike; medians over rounds, and each format's
@@ -122,7 +92,7 @@ export async function runFormatsAgainstServer(server: ServerProcess, engine: Eng
       return holder.did
     }))
     const setUps = new Map<BenchFormat, VerificationSetUp>()
-    for (const format of BENCH_FORMATS) setUps.set(format, await setUpFormatPresentations(client, issuer, format))
+    for (const format of BENCH_FORMATS) setUps.set(format, await setUpPresentations(client, issuer, { format, present: (credential, holder, nonce, aud) => holderForm(format, credential, holder, nonce, aud) }))
     for (const format of BENCH_FORMATS) {
       if (options.warmupSeconds > 0) {
         await issueLoad(client, issuer, format, holders, connections, options.warmupSeconds)

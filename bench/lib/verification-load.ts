@@ -39,7 +39,12 @@ export function signPresentation(holder: VirtualUser, aud: string, nonce: string
  * issue to the holder, the verifier's request (one required credential with one attribute, one
  * predicate on a disclosed number), inbox, approval. What is then measured is verification only.
  */
-export async function setUpPresentations(client: JsonClient, issuer: BenchIssuer): Promise<VerificationSetUp> {
+export async function setUpPresentations(
+  client: JsonClient,
+  issuer: BenchIssuer,
+  // The format issued in, and what the holder's wallet makes of the credential for the request (as is, by default).
+  holderSide: { format?: string; present?: (credential: string, holder: VirtualUser, nonce: string, aud: string) => Promise<string> } = {},
+): Promise<VerificationSetUp> {
   const verifier = createVirtualUser()
   const headers = { authorization: `Bearer ${await loginOnce(client, verifier)}` }
   const expect = (what: string, res: { status: number; body: string }, status: number) => {
@@ -50,7 +55,8 @@ export async function setUpPresentations(client: JsonClient, issuer: BenchIssuer
     Array.from({ length: PRESENTATION_COUNT }, async (_, n) => {
       const holder = createVirtualUser()
       const holderHeaders = { authorization: `Bearer ${await loginOnce(client, holder)}` }
-      const issued = expect('issue', await client.post(`/api/issuer/${issuer.did}/issue`, { credential_type: BENCH_CREDENTIAL_TYPE, schema_id: issuer.schemaIds.jwt, subject_did: holder.did, attributes: benchAttributes(n) }, issuer.headers), 201)
+      const body = { credential_type: BENCH_CREDENTIAL_TYPE, schema_id: issuer.schemaIds.jwt, subject_did: holder.did, attributes: benchAttributes(n), ...(holderSide.format ? { format: holderSide.format } : {}) }
+      const issued = expect('issue', await client.post(`/api/issuer/${issuer.did}/issue`, body, issuer.headers), 201)
       const request = expect('request', await client.post('/api/verifier/requests', {
         verifier_did: verifier.did,
         presentation_type: 'BenchCheck',
@@ -59,7 +65,8 @@ export async function setUpPresentations(client: JsonClient, issuer: BenchIssuer
         required_predicates: [{ attribute: 'gpa', operator: '>=', value: 1 }],
       }, headers), 201).request!
       expect('inbox', await client.post('/api/wallet/presentation-requests', { request_id: request.id }, holderHeaders), 201)
-      const jwt = signPresentation(holder, verifier.did, request.nonce!, [issued.credential!.jwt!])
+      const credential = holderSide.present ? await holderSide.present(issued.credential!.jwt!, holder, request.nonce!, verifier.did) : issued.credential!.jwt!
+      const jwt = signPresentation(holder, verifier.did, request.nonce!, [credential])
       const approved = expect('approve', await client.post(`/api/wallet/presentation-requests/${request.id}/approve`, { credential_ids: [issued.credential!.id], presentation_jwt: jwt }, holderHeaders), 201)
       return { id: approved.presentation!.id!, jwt }
     }),

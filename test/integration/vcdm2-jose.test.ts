@@ -26,7 +26,7 @@ import type { HttpGet, HttpResponse } from '../../src/adapters/http-out/guarded-
 import { bearer, DidClient } from '../helpers/did-client.js'
 import { signPresentation } from '../helpers/holder-wallet.js'
 import { HttpsFront } from '../helpers/https-front.js'
-import { callAs, IssuerActor } from '../helpers/issuer-setup.js'
+import { callAs, IssuerActor, DEGREE_SCHEMA } from '../helpers/issuer-setup.js'
 import { createTestApp, type TestApp } from '../helpers/test-app.js'
 
 // Decoded JSON from the wire, read field by field in assertions.
@@ -35,26 +35,7 @@ type Json = Record<string, any>
 
 const VC_V2 = 'https://www.w3.org/ns/credentials/v2'
 const OUTSIDE_LIST = 'https://status.outside.example/lists/1'
-const SCHEMA = {
-  name: 'Degree 2',
-  version: '1.0',
-  attributes: [
-    { name: 'given_name', data_type: 'string', required: true },
-    { name: 'birth_date', data_type: 'date', required: true },
-    { name: 'gpa', data_type: 'number' },
-    { name: 'graduated', data_type: 'boolean' },
-    { name: 'email', data_type: 'email' },
-    { name: 'homepage', data_type: 'url' },
-    { name: 'thesis', data_type: 'file' },
-    { name: 'address', data_type: 'object' },
-    { name: 'courses', data_type: 'array' },
-  ],
-  evidence_allowed: true,
-  allowed_evidence: ['transcript'],
-  extensions_allowed: true,
-  allowed_extensions: ['honours'],
-  anonymous_credentials: false,
-}
+const SCHEMA = { ...DEGREE_SCHEMA, name: 'Degree 2', anonymous_credentials: false }
 const ATTRIBUTES = {
   given_name: 'Ada',
   birth_date: '1815-12-10',

@@ -1,7 +1,7 @@
 import { decodeCompactJws, jwsNestingProblem } from '../../../crypto/jws.js'
 import { JwsRejected, JwtClaimRejected, verifyDidJws, type VerifiedJws } from '../../did/did-jws.js'
 import { normalizeDid } from '../../did/did-normalize.js'
-import type { CredentialProblem, VerifyContext } from './credential-format.js'
+import type { CredentialProblem, ReadCredential, VerifyContext } from './credential-format.js'
 
 /**
  * The checks every JWT-secured credential format shares: the signature by an assertion key of the
@@ -55,6 +55,32 @@ export async function statusProblems(entry: unknown, issuer: string, ctx: Verify
   if (status.state === 'revoked') return { problems: [{ reason: 'revoked', message: 'it has been revoked by its issuer' }], revoked: true }
   if (status.state === 'unknown') return { problems: [{ reason: 'status_unknown', message: `its status could not be checked: ${status.reason}` }], revoked: false }
   return { problems: [], revoked: false }
+}
+
+/**
+ * A W3C credential document (the `vc` claim of a VCDM 1.1 JWT, or a VCDM 2.0 payload) as the
+ * formats read it back, once its checks are done: the subject's claims without its `id`, the
+ * dates as given (seconds), the schema ids the format reads from `credentialSchema`.
+ */
+export function readW3cCredential(
+  doc: Record<string, unknown>,
+  read: { signer: string; id: string | undefined; sub: unknown; issuedAt: number | undefined; expiresAt: number | undefined; schemaIds: string[]; revoked: boolean },
+): ReadCredential {
+  const { id: subjectId, ...attributes } = doc.credentialSubject as Record<string, unknown>
+  return {
+    id: read.id,
+    issuer: read.signer,
+    issuerName: isObject(doc.issuer) && typeof doc.issuer.name === 'string' ? doc.issuer.name : undefined,
+    types: stringsOf(doc.type),
+    schemaIds: read.schemaIds,
+    attributes,
+    subject: typeof subjectId === 'string' ? subjectId : typeof read.sub === 'string' ? read.sub : undefined,
+    issuedAt: read.issuedAt === undefined ? undefined : new Date(read.issuedAt * 1000),
+    expiresAt: read.expiresAt === undefined ? undefined : new Date(read.expiresAt * 1000),
+    extensions: stringsOf(doc.extensions),
+    document: doc,
+    revoked: read.revoked,
+  }
 }
 
 export function dateSeconds(value: unknown): number | undefined {

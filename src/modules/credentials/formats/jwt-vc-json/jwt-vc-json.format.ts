@@ -1,6 +1,6 @@
 import { decodeCompactJws, signCompactJws } from '../../../../crypto/jws.js'
 import type { CheckResult, CredentialProblem, IssuableFormat, VerifyContext } from '../credential-format.js'
-import { dateSeconds, datedProblems, isObject, statusProblems, stringsOf, subjectProblems, verifiedJwt } from '../jwt-checks.js'
+import { dateSeconds, datedProblems, isObject, readW3cCredential, statusProblems, subjectProblems, verifiedJwt } from '../jwt-checks.js'
 import { vc11Document, vc11JwtPayload } from './vc11-document.js'
 
 /**
@@ -56,24 +56,11 @@ async function verifyJwtVc(jwt: string, ctx: VerifyContext): Promise<CheckResult
   if (typeof payload.iat === 'number' && payload.iat > Math.floor(ctx.now.getTime() / 1000) + ctx.skewSeconds) problems.push({ reason: 'not_yet_valid', message: 'it is issued in the future' })
   const status = await statusProblems(doc.credentialStatus, signer, ctx)
   problems.push(...status.problems)
-  const { id: subjectId, ...attributes } = subject
   const iat = typeof payload.iat === 'number' ? payload.iat : nbf
+  const id = typeof payload.jti === 'string' && payload.jti.length > 0 ? payload.jti : undefined
   return {
     problems,
-    credential: {
-      id: typeof payload.jti === 'string' && payload.jti.length > 0 ? payload.jti : undefined,
-      issuer: signer,
-      issuerName: isObject(doc.issuer) && typeof doc.issuer.name === 'string' ? doc.issuer.name : undefined,
-      types: stringsOf(doc.type),
-      schemaIds: schemaIdsOf(doc.credentialSchema),
-      attributes,
-      subject: typeof subjectId === 'string' ? subjectId : typeof payload.sub === 'string' ? payload.sub : undefined,
-      issuedAt: iat === undefined ? undefined : new Date(iat * 1000),
-      expiresAt: exp === undefined ? undefined : new Date(exp * 1000),
-      extensions: stringsOf(doc.extensions),
-      document: doc,
-      revoked: status.revoked,
-    },
+    credential: readW3cCredential(doc, { signer, id, sub: payload.sub, issuedAt: iat, expiresAt: exp, schemaIds: schemaIdsOf(doc.credentialSchema), revoked: status.revoked }),
   }
 }
 

@@ -1,6 +1,6 @@
 import { decodeCompactJws, signCompactJws } from '../../../../crypto/jws.js'
 import type { CheckResult, CredentialProblem, IssuableFormat, VerifyContext } from '../credential-format.js'
-import { dateSeconds, datedProblems, isObject, statusProblems, stringsOf, subjectProblems, verifiedJwt } from '../jwt-checks.js'
+import { dateSeconds, datedProblems, isObject, readW3cCredential, statusProblems, subjectProblems, verifiedJwt } from '../jwt-checks.js'
 import { schemaIdOfJsonSchemaUrl } from './schema-urls.js'
 import { VC_V2, vcdm2Payload } from './vcdm2-document.js'
 
@@ -61,26 +61,12 @@ async function verifyVcJwt(jwt: string, ctx: VerifyContext): Promise<CheckResult
   if (typeof doc.iat === 'number' && doc.iat > Math.floor(ctx.now.getTime() / 1000) + ctx.skewSeconds) problems.push({ reason: 'not_yet_valid', message: 'it is issued in the future' })
   const status = await statusProblems(doc.credentialStatus, signer, ctx)
   problems.push(...status.problems)
-  const { id: subjectId, ...attributes } = subject
   const id = typeof doc.id === 'string' ? doc.id : typeof doc.jti === 'string' ? doc.jti : undefined
   const exp = validUntil ?? (typeof doc.exp === 'number' ? doc.exp : undefined)
   const iat = validFrom ?? (typeof doc.iat === 'number' ? doc.iat : undefined)
   return {
     problems,
-    credential: {
-      id,
-      issuer: signer,
-      issuerName: isObject(doc.issuer) && typeof doc.issuer.name === 'string' ? doc.issuer.name : undefined,
-      types: stringsOf(doc.type),
-      schemaIds: schemaIdsOf(doc.credentialSchema),
-      attributes,
-      subject: typeof subjectId === 'string' ? subjectId : typeof doc.sub === 'string' ? doc.sub : undefined,
-      issuedAt: iat === undefined ? undefined : new Date(iat * 1000),
-      expiresAt: exp === undefined ? undefined : new Date(exp * 1000),
-      extensions: stringsOf(doc.extensions),
-      document: doc,
-      revoked: status.revoked,
-    },
+    credential: readW3cCredential(doc, { signer, id, sub: doc.sub, issuedAt: iat, expiresAt: exp, schemaIds: schemaIdsOf(doc.credentialSchema), revoked: status.revoked }),
   }
 }
 
