@@ -3,7 +3,7 @@ import { signCompactJws } from '../../crypto/jws.js'
 import type { Database } from '../../db/database.js'
 import type { DidDocument } from '../did/did-document.js'
 import { didWebForUrl } from '../did/did-web.js'
-import type { KeyStore } from '../keys/key-store.js'
+import type { KeyStore, SigningKey } from '../keys/key-store.js'
 import { hostedDidDocument } from './hosted-did-document.js'
 import * as repo from './signing-dids.repository.js'
 import type { PublishedKey, SigningIdentities } from './signing-identities.js'
@@ -64,7 +64,7 @@ export class HostedDids {
     return body
   }
 
-  private async linkage(did: string, key: { kid: string; privateKey: import('node:crypto').KeyObject }, origin: string, now: Date): Promise<string> {
+  private async linkage(did: string, key: Pick<SigningKey, 'kid' | 'privateKey'>, origin: string, now: Date): Promise<string> {
     const nbf = Math.floor(now.getTime() / 1000)
     const exp = nbf + LINKAGE_VALIDITY_S
     // Domain Linkage Credential, JWT form: no jti, no vc.id, no typ (spec §"JSON Web Token Proof Format").
