@@ -290,7 +290,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   })
   // Imported credentials' status lists, read again in the background (docs/wallet.md).
   if (config.walletStatusRefreshMs > 0) {
-    const refresher = new ImportedStatusRefresher({ db, status: statusChecker, clock, intervalMs: config.walletStatusRefreshMs, logger: app.log.child({ module: 'wallet-status' }) })
+    const refresher = new ImportedStatusRefresher({ db, status: statusChecker, formats, clock, intervalMs: config.walletStatusRefreshMs, logger: app.log.child({ module: 'wallet-status' }) })
     app.addHook('onReady', async () => refresher.start())
     app.addHook('onClose', async () => refresher.stop())
   }

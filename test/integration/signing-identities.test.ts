@@ -171,6 +171,20 @@ describe('issuer signing identities', () => {
     assert.match(back.json().signing_did, /^did:web:/)
   })
 
+  it('answers the public documents of unknown records 404, and malformed ids 400, with a message', async () => {
+    const get = (url: string) => t.app.inject({ method: 'GET', url })
+    for (const url of ['/issuers/00000000000000000000000000000000/did.json', '/.well-known/jwt-vc-issuer/issuers/00000000000000000000000000000000', '/vct/schema-nope', '/api/schemas/schema-nope/json-schema.json', '/api/schemas/schema-nope/context.jsonld', '/api/status-lists/list-nope/token']) {
+      const res = await get(url)
+      assert.equal(res.statusCode, 404, url)
+      assert.ok(res.json().message, url)
+    }
+    for (const url of ['/issuers/NOT-HEX/did.json', '/.well-known/jwt-vc-issuer/issuers/short', `/vct/${'x'.repeat(101)}`, '/api/status-lists/bad!id/token']) {
+      const res = await get(url)
+      assert.equal(res.statusCode, 400, url)
+      assert.ok(res.json().message, url)
+    }
+  })
+
   it('publishes the service did:web and a DID Configuration whose linkage JWTs verify against the linked documents', async () => {
     const service = await t.app.inject({ method: 'GET', url: '/.well-known/did.json' })
     assert.equal(service.statusCode, 200)

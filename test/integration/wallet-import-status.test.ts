@@ -11,6 +11,8 @@ import { after, before, describe, it } from 'node:test'
 import type { HttpGet, HttpResponse } from '../../src/adapters/http-out/guarded-fetch.js'
 import { createDidResolver } from '../../src/modules/did/did-resolver.js'
 import { StatusChecker } from '../../src/modules/status-list/status-check.js'
+import { createFormatRegistry } from '../../src/modules/credentials/formats/format-registry.js'
+import { jwtVcJson } from '../../src/modules/credentials/formats/jwt-vc-json/jwt-vc-json.format.js'
 import { ImportedStatusRefresher } from '../../src/modules/wallet/imported-status-refresher.js'
 import { waitFor } from '../helpers/chain.js'
 import { DidClient } from '../helpers/did-client.js'
@@ -129,7 +131,7 @@ describe('a refresher round', () => {
     const resolver = createDidResolver({ httpGet: server.httpGet, lookupLocal: async () => undefined })
     const { t } = scene
     const status = new StatusChecker({ db: t.deps.database.db, publicBaseUrl: t.config.publicBaseUrl, httpGet: server.httpGet, resolver, issuerOf: async () => undefined })
-    const refresher = new ImportedStatusRefresher({ db: t.deps.database.db, status, clock, intervalMs: 60_000, batchSize: 2 })
+    const refresher = new ImportedStatusRefresher({ db: t.deps.database.db, status, formats: createFormatRegistry([jwtVcJson]), clock, intervalMs: 60_000, batchSize: 2 })
     const url = 'https://status.example/lists/shared'
     const ids = [await importWith(server.entry(url, 1)), await importWith(server.entry(url, 2)), await importWith(server.entry(url, 3))]
     server.revoke(url, 2)

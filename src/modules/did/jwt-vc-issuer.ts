@@ -11,7 +11,7 @@ import type { DidDocument } from './did-document.js'
 import type { DidResolver } from './did-resolver.js'
 import { didWebForUrl } from './did-web.js'
 import { jwsKeyFor, jwsKeyOfMethod, type JwsKey } from './jws-keys.js'
-import { verificationMethodFor } from './verification-keys.js'
+import { methodsFor } from './verification-keys.js'
 
 export interface IssuerKeyDeps {
   resolver: DidResolver
@@ -48,11 +48,9 @@ export function hostedDidForIssuerUrl(publicBaseUrl: string, iss: string): strin
  * method's DID URL: assertion keys for issuer metadata, authentication keys for a holder's `cnf`.
  */
 export function relationshipJwks(doc: DidDocument, relationship: 'authentication' | 'assertionMethod'): Record<string, unknown>[] {
-  const methods = Array.isArray(doc.verificationMethod) ? (doc.verificationMethod as Record<string, unknown>[]) : []
-  return methods.flatMap((m) => {
-    const id = typeof m.id === 'string' ? (m.id.startsWith('#') ? `${doc.id}${m.id}` : m.id) : undefined
-    const key = id && verificationMethodFor(doc, id, relationship) && jwsKeyOfMethod(m)
-    return key ? [{ ...key.key.export({ format: 'jwk' }), kid: id, alg: key.alg, use: 'sig' }] : []
+  return methodsFor(doc, relationship).flatMap((method) => {
+    const key = jwsKeyOfMethod(method)
+    return key ? [{ ...key.key.export({ format: 'jwk' }), kid: method.id, alg: key.alg, use: 'sig' }] : []
   })
 }
 

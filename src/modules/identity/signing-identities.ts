@@ -65,6 +65,8 @@ export interface PublishedKey {
 }
 
 const CACHE_MS = 60_000
+// Bounded: issuerOf is asked about the issuer DID of every presented credential, whoever issued it.
+const CACHE_MAX = 10_000
 
 /**
  * The DIDs issuers sign as (DESIGN.md "Issuer identity"), and their keys: a did:web hosted here
@@ -194,7 +196,10 @@ export class SigningIdentities {
     const hit = this.cache.get(key)
     if (hit && now - hit.at < CACHE_MS) return hit.value as T
     const value = await load()
-    if (value !== undefined) this.cache.set(key, { at: now, value })
+    if (value === undefined) return value
+    this.cache.delete(key)
+    if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value!)
+    this.cache.set(key, { at: now, value })
     return value
   }
 }

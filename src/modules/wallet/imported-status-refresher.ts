@@ -1,15 +1,17 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../../adapters/clock.js'
-import { decodeCompactJws } from '../../crypto/jws.js'
 import type { Database } from '../../db/database.js'
 import { PollLoop } from '../../shared/poll-loop.js'
-import type { StatusChecker, StatusListMemo } from '../status-list/status-check.js'
+import type { FormatRegistry } from '../credentials/formats/format-registry.js'
+import type { StatusChecker, StatusListMemo, StatusState } from '../status-list/status-check.js'
 import { recordActivity } from './wallet-activity.js'
 import * as repo from './wallet-credentials.repository.js'
 
 export interface ImportedStatusRefresherOptions {
   db: Database
   status: StatusChecker
+  /** How each import's format reads its status entry (format-registry.ts). */
+  formats: FormatRegistry
   clock: Clock
   /** An import's status list is read again once its last reading is this old. */
   intervalMs: number
@@ -56,7 +58,7 @@ export class ImportedStatusRefresher {
 
   /** One round: claims the imports due (oldest reading first) and reads their lists again. */
   async refreshDue(): Promise<RefreshRound> {
-    const { db, status, clock, intervalMs, logger } = this.options
+    const { db, status, formats, clock, intervalMs, logger } = this.options
     const now = clock.now()
     const due = await repo.claimImportsDue(db, new Date(now.getTime() - intervalMs), now, this.batchSize)
     const memo: StatusListMemo = new Map()
@@ -65,7 +67,8 @@ export class ImportedStatusRefresher {
     let next = 0
     const work = async () => {
       for (let item = due[next++]; item; item = due[next++]) {
-        const state = await status.check(credentialStatusOf(item.jwt), item.issuer_did, memo)
+        const format = formats.recognize(item.jwt)
+        const state: StatusState = format ? await format.status(item.jwt, item.issuer_did, { status, statusMemo: memo }) : { state: 'unknown', reason: 'in no format this service reads' }
         if (state.state === 'revoked' && (await this.markRevoked(item, now))) round.revoked++
         if (state.state === 'unknown') {
           round.unknown++
@@ -90,9 +93,3 @@ export class ImportedStatusRefresher {
   }
 }
 
-/** The status entry of a JWT credential: in the `vc` claim (VCDM 1.1 JWT), or the payload itself for a `vc+jwt` (VC-JOSE-COSE). */
-function credentialStatusOf(jwt: string): unknown {
-  const payload = decodeCompactJws(jwt)?.payload
-  const vc = payload && typeof payload.vc === 'object' && payload.vc !== null ? (payload.vc as Record<string, unknown>) : payload
-  return vc?.credentialStatus
-}

@@ -1,7 +1,7 @@
 import type { EvidenceAttachment, RequiredPredicate } from '../../../db/database.js'
 import type { DidResolver } from '../../did/did-resolver.js'
 import type { JwsSigner } from '../../identity/signing-identities.js'
-import type { StatusChecker, StatusListMemo } from '../../status-list/status-check.js'
+import type { StatusChecker, StatusListMemo, StatusState } from '../../status-list/status-check.js'
 import type { StatusListEntry } from '../../status-list/status-list.service.js'
 
 /**
@@ -18,7 +18,11 @@ export interface CredentialFormat {
   idOf(item: unknown): string | undefined
   /** Every check the format defines, each failure one problem; `credential` is what the item says once read. */
   verify(item: unknown, ctx: VerifyContext): Promise<CheckResult>
+  /** Its issuer's status list read again for it, nothing else checked: a wallet's later reading of an import. */
+  status(item: unknown, issuer: string, ctx: StatusContext): Promise<StatusState>
 }
+
+export type StatusContext = Pick<VerifyContext, 'status' | 'statusMemo'>
 
 /** A format an issuance can choose (`format`): it signs the credential with one JWS key type. */
 export interface IssuableFormat extends CredentialFormat {

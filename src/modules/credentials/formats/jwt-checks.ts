@@ -1,6 +1,7 @@
 import { decodeCompactJws, jwsNestingProblem } from '../../../crypto/jws.js'
 import { JwsRejected, JwtClaimRejected, verifyDidJws, type VerifiedJws } from '../../did/did-jws.js'
 import { normalizeDid } from '../../did/did-normalize.js'
+import type { StatusState } from '../../status-list/status-check.js'
 import type { CredentialProblem, ReadCredential, VerifyContext } from './credential-format.js'
 
 /**
@@ -49,9 +50,8 @@ export function datedProblems(expiresAt: number | undefined, validFrom: number |
   return problems
 }
 
-/** The issuer's status list says whether it is revoked (Bitstring Status List §3.2). */
-export async function statusProblems(entry: unknown, issuer: string, ctx: VerifyContext): Promise<{ problems: CredentialProblem[]; revoked: boolean }> {
-  const status = await ctx.status.check(entry, issuer, ctx.statusMemo)
+/** What the issuer's status list says (Bitstring Status List §3.2, or a Token Status List), as problems. */
+export function statusProblems(status: StatusState): { problems: CredentialProblem[]; revoked: boolean } {
   if (status.state === 'revoked') return { problems: [{ reason: 'revoked', message: 'it has been revoked by its issuer' }], revoked: true }
   if (status.state === 'unknown') return { problems: [{ reason: 'status_unknown', message: `its status could not be checked: ${status.reason}` }], revoked: false }
   return { problems: [], revoked: false }

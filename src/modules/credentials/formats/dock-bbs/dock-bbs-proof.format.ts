@@ -37,6 +37,8 @@ export function dockBbsProofFormat(derived: DerivedProofVerifier | undefined): C
       const id = (item as { credential_id?: unknown }).credential_id
       return typeof id === 'string' ? id : undefined
     },
+    // A derived proof lives inside one presentation: no wallet keeps one to read its status again.
+    status: async () => ({ state: 'unknown', reason: 'a derived proof is checked only inside its presentation' }),
     async verify(item, ctx): Promise<CheckResult> {
       if (!derived) return { problems: [{ reason: 'malformed', message: 'derived (anonymous) proofs are not supported by this service' }] }
       if (!ctx.presentation || !ctx.holderDid) return { problems: [{ reason: 'binding', message: 'a derived proof is only accepted inside a presentation, bound to its nonce' }] }
@@ -46,7 +48,7 @@ export function dockBbsProofFormat(derived: DerivedProofVerifier | undefined): C
       const status =
         checked.statusEntry === undefined
           ? { problems: [{ reason: 'status_unknown' as const, message: 'its status could not be checked: the proof discloses no status entry' }], revoked: false }
-          : await statusProblems(checked.statusEntry, checked.issuer, ctx)
+          : statusProblems(await ctx.status.check(checked.statusEntry, checked.issuer, ctx.statusMemo))
       return {
         problems: [...problems, ...status.problems],
         credential: {

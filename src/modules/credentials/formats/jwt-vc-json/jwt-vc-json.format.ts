@@ -33,6 +33,11 @@ export const jwtVcJson: IssuableFormat = {
   async verify(item, ctx) {
     return verifyJwtVc(String(item), ctx)
   },
+
+  status(item, issuer, ctx) {
+    const vc = decodeCompactJws(String(item))?.payload.vc
+    return ctx.status.check(isObject(vc) ? vc.credentialStatus : undefined, issuer, ctx.statusMemo)
+  },
 }
 
 async function verifyJwtVc(jwt: string, ctx: VerifyContext): Promise<CheckResult> {
@@ -54,7 +59,7 @@ async function verifyJwtVc(jwt: string, ctx: VerifyContext): Promise<CheckResult
   const nbf = typeof payload.nbf === 'number' ? payload.nbf : dateSeconds(doc.issuanceDate)
   problems.push(...datedProblems(payload.exp === undefined ? exp : undefined, payload.nbf === undefined ? nbf : undefined, ctx))
   if (typeof payload.iat === 'number' && payload.iat > Math.floor(ctx.now.getTime() / 1000) + ctx.skewSeconds) problems.push({ reason: 'not_yet_valid', message: 'it is issued in the future' })
-  const status = await statusProblems(doc.credentialStatus, signer, ctx)
+  const status = statusProblems(await ctx.status.check(doc.credentialStatus, signer, ctx.statusMemo))
   problems.push(...status.problems)
   const iat = typeof payload.iat === 'number' ? payload.iat : nbf
   const id = typeof payload.jti === 'string' && payload.jti.length > 0 ? payload.jti : undefined

@@ -4,8 +4,9 @@ import type { HttpGet } from '../../../../adapters/http-out/guarded-fetch.js'
 import { decodeCompactJws } from '../../../../crypto/jws.js'
 import type { DidResolver } from '../../../did/did-resolver.js'
 import { IssuerKeyUnavailable, jwkKey, relationshipJwks, resolveIssuerKey } from '../../../did/jwt-vc-issuer.js'
-import type { CheckResult, CredentialProblem, IssuableFormat, VerifyContext } from '../credential-format.js'
-import { isObject } from '../jwt-checks.js'
+import type { StatusState } from '../../../status-list/status-check.js'
+import type { CheckResult, CredentialProblem, IssuableFormat, StatusContext, VerifyContext } from '../credential-format.js'
+import { isObject, statusProblems } from '../jwt-checks.js'
 import { headerAlgOf, jwsSignerCallback, jwsVerifies, saltGenerator, sha256Hasher } from './sd-jwt-crypto.js'
 import { RESERVED_CLAIMS, disclosureFrame, schemaIdOfVct, sdJwtVcPayload } from './sd-jwt-vc-claims.js'
 
@@ -52,6 +53,10 @@ export function sdJwtVcFormat(deps: SdJwtVcDeps): IssuableFormat {
 
     async verify(item, ctx) {
       return verifySdJwtVc(String(item), ctx, deps)
+    },
+
+    status(item, issuer, ctx) {
+      return tokenStatus(decodeCompactJws(String(item).split('~')[0]!)?.payload.status, issuer, ctx)
     },
   }
 }
@@ -102,7 +107,7 @@ async function verifySdJwtVc(item: string, ctx: VerifyContext, deps: SdJwtVcDeps
   const claims = result.payload as Record<string, unknown>
   if (ctx.presentation) problems.push(...kbProblems(result, ctx))
   if (ctx.holderDid !== undefined) problems.push(...(await holderProblems(claims.cnf, ctx.holderDid, ctx.resolver)))
-  const status = await tokenStatus(claims.status, iss, ctx)
+  const status = statusProblems(await tokenStatus(claims.status, iss, ctx))
   problems.push(...status.problems)
   const attributes = Object.fromEntries(Object.entries(claims).filter(([name]) => !(RESERVED_CLAIMS as readonly string[]).includes(name)))
   const vct = signed.vct
@@ -179,13 +184,6 @@ async function thumbprint(jwk: Record<string, unknown>): Promise<string | undefi
   }
 }
 
-async function tokenStatus(status: unknown, iss: string, ctx: VerifyContext): Promise<{ problems: CredentialProblem[]; revoked: boolean }> {
-  if (status === undefined) return { problems: [], revoked: false }
-  const state = await ctx.status.checkToken(isObject(status) ? status.status_list : undefined, iss, ctx.statusMemo)
-  if (state.state === 'revoked') return { problems: [{ reason: 'revoked', message: 'it has been revoked by its issuer' }], revoked: true }
-  if (state.state === 'unknown') return { problems: [{ reason: 'status_unknown', message: `its status could not be checked: ${state.reason}` }], revoked: false }
-  return { problems: [], revoked: false }
-}
 
 /** The holder's public key for `cnf`: its DID's first Ed25519 or P-256 authentication key. */
 async function holderKey(resolver: DidResolver, did: string): Promise<Record<string, unknown> | undefined> {
@@ -193,4 +191,10 @@ async function holderKey(resolver: DidResolver, did: string): Promise<Record<str
   if (!jwk) return undefined
   const { alg: _alg, use: _use, ...key } = jwk
   return key
+}
+
+/** The Token Status List entry of an SD-JWT VC (`status.status_list`); one without `status` is not revocable. */
+function tokenStatus(status: unknown, iss: string, ctx: StatusContext): Promise<StatusState> {
+  if (status === undefined) return Promise.resolve({ state: 'active' })
+  return ctx.status.checkToken(isObject(status) ? status.status_list : undefined, iss, ctx.statusMemo)
 }

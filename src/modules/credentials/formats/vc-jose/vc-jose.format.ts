@@ -34,6 +34,10 @@ export const vcJose: IssuableFormat = {
   async verify(item, ctx) {
     return verifyVcJwt(String(item), ctx)
   },
+
+  status(item, issuer, ctx) {
+    return ctx.status.check(decodeCompactJws(String(item))?.payload.credentialStatus, issuer, ctx.statusMemo)
+  },
 }
 
 async function verifyVcJwt(jwt: string, ctx: VerifyContext): Promise<CheckResult> {
@@ -59,7 +63,7 @@ async function verifyVcJwt(jwt: string, ctx: VerifyContext): Promise<CheckResult
   const validFrom = dateSeconds(doc.validFrom)
   for (const problem of datedProblems(validUntil, validFrom, ctx)) if (!problems.some((p) => p.reason === problem.reason)) problems.push(problem)
   if (typeof doc.iat === 'number' && doc.iat > Math.floor(ctx.now.getTime() / 1000) + ctx.skewSeconds) problems.push({ reason: 'not_yet_valid', message: 'it is issued in the future' })
-  const status = await statusProblems(doc.credentialStatus, signer, ctx)
+  const status = statusProblems(await ctx.status.check(doc.credentialStatus, signer, ctx.statusMemo))
   problems.push(...status.problems)
   const id = typeof doc.id === 'string' ? doc.id : typeof doc.jti === 'string' ? doc.jti : undefined
   const exp = validUntil ?? (typeof doc.exp === 'number' ? doc.exp : undefined)
