@@ -11,7 +11,3 @@ declare module '@digitalbazaar/vc-bitstring-status-list' {
   export function decodeList(options: { encodedList: string }): Promise<BitstringStatusList>
   export function checkStatus(options: Record<string, unknown>): Promise<{ verified: boolean; results?: Array<{ status: boolean }>; error?: Error }>
 }
-
-declare module '@digitalbazaar/credentials-context' {
-  export const contexts: Map<string, Record<string, unknown>>
-}

@@ -30,6 +30,19 @@ export interface IssuableFormat extends CredentialFormat {
   issue(content: CredentialContent, signer: JwsSigner): Promise<IssuedForm>
 }
 
+/**
+ * A format that secures a VCDM 2.0 document the caller built, as it is (the W3C VC API's
+ * `/credentials/issue`): the issuer and every claim come from the document, not from a schema.
+ */
+export interface DocumentSecuringFormat extends IssuableFormat {
+  secure(document: Record<string, unknown>, signer: JwsSigner, options: SecureOptions): Promise<IssuedForm>
+}
+
+export interface SecureOptions {
+  /** JSON Pointers a selective-disclosure format always discloses (bbs-2023 `mandatoryPointers`). */
+  mandatoryPointers?: string[]
+}
+
 /** What an issuance decided before any format signs it. */
 export interface CredentialContent {
   id: string
