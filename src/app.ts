@@ -65,6 +65,10 @@ import { PresentationVerifier } from './modules/presentation/presentation-verifi
 import { anonymousProofRoutes } from './modules/presentation/anonymous-proof.routes.js'
 import { AnonymousProofService } from './modules/presentation/anonymous-proof.service.js'
 import { createDerivedProofVerifier } from './modules/presentation/derived-proof-verifier.js'
+import { oauthTokenRoutes, vcApiClientRoutes } from './modules/vc-api/vc-api-clients.routes.js'
+import { VcApiClientService } from './modules/vc-api/vc-api-clients.service.js'
+import { vcApiRoutes } from './modules/vc-api/vc-api.routes.js'
+import { VcApiService } from './modules/vc-api/vc-api.service.js'
 import { createFormatRegistry } from './modules/credentials/formats/format-registry.js'
 import { jwtVcJson } from './modules/credentials/formats/jwt-vc-json/jwt-vc-json.format.js'
 import { sdJwtVcFormat } from './modules/credentials/formats/sd-jwt-vc/sd-jwt-vc.format.js'
@@ -138,6 +142,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     },
     return503OnClosing: true,
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
+    // HTTPS when configured (TLS_CERT_FILE, TLS_KEY_FILE); Fastify types an https server separately.
+    ...((config.tls ? { https: config.tls } : {}) as object),
   }).withTypeProvider<TypeBoxTypeProvider>()
   // The only path words an unmatched URL may show in the log.
   app.addHook('onRoute', (route) => routeWords.add(route.url))
@@ -219,7 +225,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(metrics)
   await app.register(rateLimit, { limiters })
   await app.register(didPathParams)
-  await app.register(authPlugin, { tokens, adminApiKey: config.adminApiKey })
+  // The VC API's clients need the issuer service made below; tokens arrive only after start-up.
+  await app.register(authPlugin, { tokens, adminApiKey: config.adminApiKey, vcApiTokens: { verify: (token) => vcApiClients.verify(token) } })
 
   await app.register(healthRoutes, { prefix: '/api/health', health })
   await app.register(authRoutes, { prefix: '/api/auth', auth, publicBaseUrl: config.publicBaseUrl })
@@ -237,6 +244,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(blockchainPlugin, { db, clock, masterKey: deps.masterKey, config, client: deps.chain, stepUp: (did, sessionId) => issuers.assertSessionSteppedUp(did, sessionId) })
   const anchor = app.chainAnchor.configured ? app.chainAnchor : undefined
   const issuers = new IssuerService({ db, content: deps.content, auth, identities, clock, stepUpTtlSeconds: config.stepUpTtlSeconds, anchor })
+  const vcApiClients = new VcApiClientService({ db, issuers, clock })
   const templates = new TemplateService({ db, issuers, validators, clock, formats })
   const statusLists = new StatusListService({ db, identities, clock, publicBaseUrl })
   const holderKeys = new HolderKemKeys({ db, keys, clock })
@@ -325,6 +333,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     presentations: verifierPresentations,
     checkCid: (cid) => checkStoredCredential({ db, content: deps.content, clock }, cid),
   })
+  await app.register(vcApiClientRoutes, { prefix: '/api/issuer', clients: vcApiClients })
+  await app.register(oauthTokenRoutes, { prefix: '/oauth2', clients: vcApiClients })
+  await app.register(vcApiRoutes, { prefix: '/vc-api', vcApi: new VcApiService({ db, identities, formats, statusLists, status: statusChecker, resolver, clock }) })
   await app.register(qrRoutes, { prefix: '/api/qr', qr: new QrService({ db, clock, publicBaseUrl, verifiers, offers }) })
   const dns = deps.dns ?? createDnsResolver({ timeoutMs: config.outboundTimeoutMs })
   await app.register(domainRoutes, { prefix: '/api/domain', domains: new DomainService({ db, clock, httpGet: deps.httpGet, dns, resolver, timeoutMs: config.outboundTimeoutMs }) })

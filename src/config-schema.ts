@@ -105,6 +105,8 @@ export const EnvSchema = Type.Object({
   ),
   // Parsed by config.ts: the text decides the type.
   TRUST_PROXY: Type.Optional(Type.String({ description: 'Behind a load balancer: true, a hop count, or trusted proxy addresses/CIDRs, comma-separated' })),
+  TLS_CERT_FILE: Type.Optional(Type.String({ minLength: 1, description: 'Listen with HTTPS: PEM certificate chain file (with TLS_KEY_FILE)' })),
+  TLS_KEY_FILE: Type.Optional(Type.String({ minLength: 1, description: 'PEM private key file of TLS_CERT_FILE' })),
 })
 
 export type Env = Static<typeof EnvSchema>

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import Ajv, { type ErrorObject } from 'ajv'
 import type { TSchema } from '@sinclair/typebox'
@@ -88,6 +89,28 @@ export interface Config {
   readonly registrableDidMethods: readonly string[]
   /** Fastify trustProxy: false, true, a hop count, or addresses/CIDRs of trusted proxies. */
   readonly trustProxy: boolean | number | string[]
+  /** HTTPS listening: the PEM certificate chain and key read at start; unset: plain HTTP. */
+  readonly tls: { cert: Buffer; key: Buffer } | undefined
+}
+
+/** Both TLS files or neither; each must be readable now, not at the first connection. */
+function readTls(certFile: string | undefined, keyFile: string | undefined, problems: string[]): Config['tls'] {
+  if (certFile === undefined && keyFile === undefined) return undefined
+  if (certFile === undefined || keyFile === undefined) {
+    problems.push('TLS_CERT_FILE and TLS_KEY_FILE go together: set both, or neither for plain HTTP')
+    return undefined
+  }
+  const read = (name: string, file: string): Buffer | undefined => {
+    try {
+      return readFileSync(file)
+    } catch (error) {
+      problems.push(`${name}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`)
+      return undefined
+    }
+  }
+  const cert = read('TLS_CERT_FILE', certFile)
+  const key = read('TLS_KEY_FILE', keyFile)
+  return cert && key ? { cert, key } : undefined
 }
 
 export class ConfigError extends Error {
@@ -168,6 +191,7 @@ export function loadConfig(env: EnvText = process.env): Config {
   withinBounds('CALLBACK_LEASE_MS', callbackLeaseMs, e.OUTBOUND_TIMEOUT_MS + 1000, 3600_000)
   // Node refuses a headers timeout longer than the whole request's.
   if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS')
+  const tls = readTls(e.TLS_CERT_FILE, e.TLS_KEY_FILE, problems)
   if (problems.length > 0) throw new ConfigError(problems)
 
   return Object.freeze({
@@ -176,7 +200,7 @@ export function loadConfig(env: EnvText = process.env): Config {
     dataDir: path.resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
     databasePreparedStatements: !e.DATABASE_UNNAMED_STATEMENTS,
-    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://${e.HOST}:${e.PORT}`).replace(/\/+$/, ''),
+    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `${tls ? 'https' : 'http'}://${e.HOST}:${e.PORT}`).replace(/\/+$/, ''),
     masterKey: e.MASTER_KEY === undefined ? undefined : parseKey(e.MASTER_KEY),
     jwtTtlSeconds: e.JWT_TTL_SECONDS,
     challengeTtlSeconds: e.CHALLENGE_TTL_SECONDS,
@@ -217,6 +241,7 @@ export function loadConfig(env: EnvText = process.env): Config {
     corsOrigins: e.CORS_ORIGINS,
     registrableDidMethods: e.REGISTRABLE_DID_METHODS,
     trustProxy: trustProxy(e.TRUST_PROXY),
+    tls,
   })
 }
 

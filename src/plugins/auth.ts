@@ -4,18 +4,23 @@ import fp from 'fastify-plugin'
 import { ForbiddenError, NotFoundError, UnauthenticatedError } from '../errors.js'
 import type { AccessClaims, TokenService } from '../modules/auth/token-service.js'
 import { normalizeDid } from '../modules/did/did-normalize.js'
+import type { VcApiCaller } from '../modules/vc-api/vc-api-clients.service.js'
 import { accessOf } from './route-access.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set on every route that needs a session token. */
     auth?: AccessClaims
+    /** Set on the VC API routes: the OAuth client and the issuer it acts for. */
+    vcApi?: VcApiCaller
   }
 }
 
 export interface AuthPluginOptions {
   tokens: TokenService
   adminApiKey: string | undefined
+  /** Verifies the VC API's OAuth 2.0 access tokens. */
+  vcApiTokens: { verify(token: string): Promise<VcApiCaller> }
 }
 
 /**
@@ -37,6 +42,10 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
       if (typeof given !== 'string' || !timingSafeEqual(sha256(given), adminDigest)) {
         throw new UnauthenticatedError('Missing or invalid admin key')
       }
+      return
+    }
+    if (access === 'client') {
+      request.vcApi = await options.vcApiTokens.verify(bearerToken(request))
       return
     }
     request.auth = await options.tokens.verify(bearerToken(request))

@@ -27,11 +27,19 @@ export interface ErrorBody {
   code: ErrorCode
   request_id: string
   details?: Record<string, unknown>
+  /** OAuth 2.0 token-endpoint errors also carry RFC 6749 §5.2's fields. */
+  error?: string
+  error_description?: string
 }
 
 function send(reply: FastifyReply, request: FastifyRequest, status: number, code: ErrorCode, message: string, details?: Record<string, unknown>) {
   const body: ErrorBody = { success: false, message, code, request_id: String(request.id) }
   if (details) body.details = details
+  if (typeof details?.oauth_error === 'string') {
+    body.error = details.oauth_error
+    body.error_description = message
+    reply.header('cache-control', 'no-store')
+  }
   return reply.status(status).type('application/json; charset=utf-8').send(body)
 }
 

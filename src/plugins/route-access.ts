@@ -1,9 +1,10 @@
 /**
  * Who may call which route: the single allow-list of public routes and the admin group
  * (DESIGN.md "Auth": public routes). Every route not listed needs a session token.
- * Keys are `METHOD <route pattern as registered>`.
+ * Keys are `METHOD <route pattern as registered>`. The W3C VC API group needs an OAuth 2.0
+ * access token of an issuer's client instead (docs/vc-api.md).
  */
-export type Access = 'public' | 'user' | 'admin'
+export type Access = 'public' | 'user' | 'admin' | 'client'
 
 export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
   'GET /api/health',
@@ -73,15 +74,19 @@ export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
   'HEAD /api/blockchain-legacy/verify-credential/:issuerDid/:credentialHash',
   'GET /api/blockchain-legacy/check-consent/:userDid/:verifierDid/:purpose',
   'HEAD /api/blockchain-legacy/check-consent/:userDid/:verifierDid/:purpose',
+  // OAuth 2.0 token endpoint of the VC API: the client authenticates with its id and secret.
+  'POST /oauth2/token',
 ])
 
 export const ADMIN_PREFIX = '/api/admin/'
+export const VC_API_PREFIX = '/vc-api/'
 /** The OpenAPI document and its UI (every static asset swagger-ui registers). */
 export const DOCS_PREFIX = '/api/docs'
 
 export function accessOf(method: string, routeUrl: string | undefined): Access {
   if (routeUrl === undefined) return 'public' // unmatched: the 404 handler answers
   if (routeUrl.startsWith(ADMIN_PREFIX)) return 'admin'
+  if (routeUrl.startsWith(VC_API_PREFIX)) return 'client'
   if (routeUrl === DOCS_PREFIX || routeUrl.startsWith(`${DOCS_PREFIX}/`)) return 'public'
   return PUBLIC_ROUTES.has(`${method} ${routeUrl}`) ? 'public' : 'user'
 }

@@ -17,6 +17,7 @@ import * as sessionStepUps from './20261124T0900-session-step-ups.js'
 import * as requestHolder from './20261125T1000-request-holder.js'
 import * as signingIdentities from './20261126T0900-signing-identities.js'
 import * as issuanceFormats from './20261126T1100-issuance-formats.js'
+import * as vcApi from './20261126T1300-vc-api.js'
 
 /**
  * Every migration, in order. Listed by import (not read from disk) so the same set runs from
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '20261125T1000-request-holder': requestHolder,
   '20261126T0900-signing-identities': signingIdentities,
   '20261126T1100-issuance-formats': issuanceFormats,
+  '20261126T1300-vc-api': vcApi,
 }

@@ -1,5 +1,5 @@
 import { ValidationError } from '../../../errors.js'
-import type { CredentialFormat, IssuableFormat } from './credential-format.js'
+import type { CredentialFormat, DocumentSecuringFormat, IssuableFormat } from './credential-format.js'
 
 /**
  * The credential formats, registered in one place (docs/formats.md): a new format is one folder
@@ -14,14 +14,20 @@ export interface FormatRegistry {
   idOf(item: unknown): string | undefined
   /** The ids an issuance may name, for schemas and errors. */
   readonly issuableIds: readonly string[]
+  /** A format that secures caller-built documents (the W3C VC API's issue); undefined for others. */
+  securing(id: string): DocumentSecuringFormat | undefined
+  readonly securingIds: readonly string[]
 }
 
 export const DEFAULT_FORMAT = 'jwt_vc_json'
 
 export function createFormatRegistry(formats: CredentialFormat[]): FormatRegistry {
   const issuable = new Map(formats.filter((f): f is IssuableFormat => 'issue' in f).map((f) => [f.id, f]))
+  const securing = new Map([...issuable].filter((e): e is [string, DocumentSecuringFormat] => 'secure' in e[1]))
   return {
     issuableIds: [...issuable.keys()],
+    securingIds: [...securing.keys()],
+    securing: (id) => securing.get(id),
     issuable(id) {
       const format = issuable.get(id)
       if (!format) throw new ValidationError(`format "${id}" is not one this service issues (${[...issuable.keys()].join(', ')})`, { details: { field: 'format' } })

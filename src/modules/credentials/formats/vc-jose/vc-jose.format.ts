@@ -1,5 +1,6 @@
 import { decodeCompactJws, signCompactJws } from '../../../../crypto/jws.js'
-import type { CheckResult, CredentialProblem, IssuableFormat, VerifyContext } from '../credential-format.js'
+import { ValidationError } from '../../../../errors.js'
+import type { CheckResult, CredentialProblem, DocumentSecuringFormat, VerifyContext } from '../credential-format.js'
 import { dateSeconds, datedProblems, isObject, readW3cCredential, statusProblems, subjectProblems, verifiedJwt } from '../jwt-checks.js'
 import { schemaIdOfJsonSchemaUrl } from './schema-urls.js'
 import { VC_V2, vcdm2Payload } from './vcdm2-document.js'
@@ -11,7 +12,7 @@ export const VC_JWT_TYP = 'vc+jwt'
  * payload is the credential, the protected header says `typ: vc+jwt` and `kid` names the
  * issuer's assertion key. EdDSA, like `jwt_vc_json`; what VCDM 2.0 verifiers read.
  */
-export const vcJose: IssuableFormat = {
+export const vcJose: DocumentSecuringFormat = {
   id: VC_JWT_TYP,
   keyType: 'Ed25519',
 
@@ -29,6 +30,14 @@ export const vcJose: IssuableFormat = {
     const payload = vcdm2Payload(content, signer.did)
     const credential = await signCompactJws({ typ: VC_JWT_TYP, kid: signer.kid }, payload, signer.privateKey)
     return { credential, document: payload }
+  },
+
+  // VC-JOSE-COSE §3.1.1: a caller-built VCDM 2.0 credential is the payload as it is.
+  async secure(document, signer) {
+    const context = document['@context']
+    if (!Array.isArray(context) || context[0] !== VC_V2) throw new ValidationError(`a vc+jwt secures VCDM 2.0 credentials: @context must begin with ${VC_V2}`, { details: { field: 'credential.@context' } })
+    const credential = await signCompactJws({ typ: VC_JWT_TYP, kid: signer.kid }, document, signer.privateKey)
+    return { credential, document }
   },
 
   async verify(item, ctx) {

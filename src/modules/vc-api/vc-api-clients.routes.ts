@@ -1,0 +1,94 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Did } from '../auth/auth.schemas.js'
+import { errorRefs } from '../shared/route-helpers.js'
+import { oauthError, type VcApiClientService } from './vc-api-clients.service.js'
+
+const tags = ['VC API']
+const Client = Type.Object({
+  client_id: Type.String(),
+  name: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+  revoked_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+})
+
+/** An issuer's VC API clients (docs/vc-api.md "Authentication"); the `:did` is the caller's own. */
+export const vcApiClientRoutes: FastifyPluginAsyncTypebox<{ clients: VcApiClientService }> = async (app, { clients }) => {
+  app.post('/:did/vc-api/clients', {
+    schema: {
+      tags,
+      summary: 'Create an OAuth 2.0 client of this issuer profile for the W3C VC API; its secret is shown only in this answer. Needs step-up when required',
+      params: Type.Object({ did: Did }),
+      body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
+      response: { 201: Type.Object({ success: Type.Boolean(), client: Type.Composite([Client, Type.Object({ client_secret: Type.String() })]) }), ...errorRefs(400, 401, 403, 404) },
+    },
+  }, async (request, reply) => reply.status(201).send({ success: true, client: await clients.create(request.auth!.did, request.body.name, request.auth!.jti) }))
+
+  app.get('/:did/vc-api/clients', {
+    schema: { tags, summary: "This issuer profile's VC API clients (never their secrets)", params: Type.Object({ did: Did }), response: { 200: Type.Object({ success: Type.Boolean(), clients: Type.Array(Client) }), ...errorRefs(401, 403, 404) } },
+  }, async (request) => ({ success: true, clients: await clients.list(request.auth!.did) }))
+
+  app.delete('/:did/vc-api/clients/:client_id', {
+    schema: {
+      tags,
+      summary: 'Revoke a VC API client: its tokens stop working. Needs step-up when required',
+      params: Type.Object({ did: Did, client_id: Type.String({ minLength: 1, maxLength: 100 }) }),
+      response: { 200: Type.Object({ success: Type.Boolean(), message: Type.String() }), ...errorRefs(401, 403, 404) },
+    },
+  }, async (request) => {
+    await clients.revoke(request.auth!.did, request.params.client_id, request.auth!.jti)
+    return { success: true, message: 'Client revoked' }
+  })
+}
+
+const TokenBody = Type.Object({
+  grant_type: Type.String({ maxLength: 100 }),
+  client_id: Type.Optional(Type.String({ maxLength: 200 })),
+  client_secret: Type.Optional(Type.String({ maxLength: 200 })),
+  scope: Type.Optional(Type.String({ maxLength: 500 })),
+})
+
+/**
+ * The token endpoint (RFC 6749 §4.4 client credentials): a form-encoded body (§4.4.2), JSON also
+ * accepted; the client authenticates with HTTP Basic or with client_id and client_secret in the
+ * body (§2.3.1). Errors carry `error` and `error_description` (§5.2).
+ */
+export const oauthTokenRoutes: FastifyPluginAsyncTypebox<{ clients: VcApiClientService }> = async (app, { clients }) => {
+  // Only this route reads form bodies; the rest of the service stays JSON and multipart.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)))
+  })
+  app.post('/token', {
+    schema: {
+      tags,
+      summary: 'Exchange a VC API client\'s id and secret for a bearer access token (OAuth 2.0 client credentials)',
+      body: TokenBody,
+      response: { 200: Type.Object({ access_token: Type.String(), token_type: Type.Literal('Bearer'), expires_in: Type.Integer() }), ...errorRefs(400, 401) },
+    },
+  }, async (request, reply) => {
+    if (request.body.grant_type !== 'client_credentials') throw oauthError('unsupported_grant_type', 'Only grant_type=client_credentials is supported')
+    const basic = basicCredentials(request.headers.authorization)
+    const clientId = basic?.id ?? request.body.client_id
+    const secret = basic?.secret ?? request.body.client_secret
+    if (basic && (request.body.client_id !== undefined || request.body.client_secret !== undefined) && request.body.client_id !== basic.id) {
+      throw oauthError('invalid_request', 'Use one client authentication method: HTTP Basic or the body parameters')
+    }
+    if (!clientId || !secret) throw oauthError('invalid_client', 'Client authentication is required: HTTP Basic, or client_id and client_secret')
+    const token = await clients.token(clientId, secret)
+    return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(token)
+  })
+}
+
+/** RFC 6749 §2.3.1: HTTP Basic with the form-urlencoded client id and secret. */
+function basicCredentials(header: string | undefined): { id: string; secret: string } | undefined {
+  const match = header ? /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header) : null
+  if (!match) return undefined
+  const text = Buffer.from(match[1]!, 'base64').toString('utf8')
+  const colon = text.indexOf(':')
+  if (colon < 0) throw oauthError('invalid_client', 'Malformed HTTP Basic credentials')
+  const decode = (part: string) => decodeURIComponent(part.replace(/\+/g, ' '))
+  try {
+    return { id: decode(text.slice(0, colon)), secret: decode(text.slice(colon + 1)) }
+  } catch {
+    throw oauthError('invalid_client', 'Malformed HTTP Basic credentials')
+  }
+}

@@ -1,0 +1,92 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import type { Clock } from '../../adapters/clock.js'
+import type { Database } from '../../db/database.js'
+import { NotFoundError, UnauthenticatedError, ValidationError } from '../../errors.js'
+import type { IssuerService } from '../issuer/issuer.service.js'
+import * as repo from './vc-api-clients.repository.js'
+
+/** Access-token lifetime, in seconds (RFC 6749 §5.1 `expires_in`). */
+export const ACCESS_TOKEN_TTL_S = 3600
+// A verified token is trusted this long without the database: a revoked client's tokens stop within it.
+const VERIFIED_CACHE_MS = 10_000
+const VERIFIED_CACHE_SIZE = 10_000
+const EXPIRED_SWEEP = 100
+
+/** Who a VC API request acts for: the OAuth client and the issuer profile that owns it. */
+export interface VcApiCaller {
+  clientId: string
+  issuerDid: string
+}
+
+/** An OAuth 2.0 token-endpoint error (RFC 6749 §5.2): its `error` code rides in details. */
+export function oauthError(error: 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope', description: string): ValidationError | UnauthenticatedError {
+  const details = { oauth_error: error }
+  return error === 'invalid_client' ? new UnauthenticatedError(description, { details }) : new ValidationError(description, { details })
+}
+
+const digest = (text: string): string => createHash('sha256').update(text).digest('hex')
+
+/**
+ * The VC API's authentication (W3C VC API §"Authorization"): an issuer profile creates OAuth 2.0
+ * clients, each a client id and a secret shown once; a client exchanges them for a bearer token
+ * (client credentials grant, RFC 6749 §4.4) that lets it call the VC API as that issuer. Tokens
+ * are opaque random strings kept as digests, so every instance on the database accepts them.
+ */
+export class VcApiClientService {
+  private readonly verified = new Map<string, { caller: VcApiCaller; expiresAt: number; checkedAt: number }>()
+
+  constructor(private readonly deps: { db: Database; issuers: IssuerService; clock: Clock }) {}
+
+  async create(issuerDid: string, name: string, sessionId: string | undefined) {
+    await this.deps.issuers.steppedUpProfile(issuerDid, sessionId)
+    const clientId = `vcc_${randomBytes(16).toString('base64url')}`
+    const secret = randomBytes(32).toString('base64url')
+    const row = await repo.insertClient(this.deps.db, { client_id: clientId, issuer_did: issuerDid, name, secret_digest: digest(secret), created_at: this.deps.clock.now() })
+    return { ...view(row), client_secret: secret }
+  }
+
+  async list(issuerDid: string) {
+    await this.deps.issuers.profile(issuerDid)
+    return (await repo.clientsOf(this.deps.db, issuerDid)).map(view)
+  }
+
+  async revoke(issuerDid: string, clientId: string, sessionId: string | undefined): Promise<void> {
+    await this.deps.issuers.steppedUpProfile(issuerDid, sessionId)
+    if (!(await repo.revokeClient(this.deps.db, issuerDid, clientId, this.deps.clock.now()))) throw new NotFoundError('No active VC API client with this id')
+    for (const [token, entry] of this.verified) if (entry.caller.clientId === clientId) this.verified.delete(token)
+  }
+
+  /** RFC 6749 §4.4: the client's credentials for a bearer token. */
+  async token(clientId: string, secret: string) {
+    const client = await repo.activeClient(this.deps.db, clientId)
+    const given = Buffer.from(digest(secret), 'hex')
+    // Compared in constant time; an unknown client is compared against a digest of nothing.
+    const expected = Buffer.from(client?.secret_digest ?? digest(''), 'hex')
+    if (!client || !timingSafeEqual(given, expected)) throw oauthError('invalid_client', 'Unknown client or wrong client secret')
+    const token = randomBytes(32).toString('base64url')
+    const now = this.deps.clock.now()
+    await repo.deleteExpiredTokens(this.deps.db, now, EXPIRED_SWEEP)
+    await repo.insertToken(this.deps.db, { token_digest: digest(token), client_id: clientId, expires_at: new Date(now.getTime() + ACCESS_TOKEN_TTL_S * 1000) })
+    return { access_token: token, token_type: 'Bearer' as const, expires_in: ACCESS_TOKEN_TTL_S }
+  }
+
+  /** The caller a bearer token stands for, or 401. */
+  async verify(token: string): Promise<VcApiCaller> {
+    const now = this.deps.clock.now().getTime()
+    const seen = this.verified.get(token)
+    if (seen && now < seen.expiresAt && now - seen.checkedAt < VERIFIED_CACHE_MS) return seen.caller
+    const holder = await repo.tokenHolder(this.deps.db, digest(token), new Date(now))
+    if (!holder) {
+      this.verified.delete(token)
+      throw new UnauthenticatedError('Invalid or expired access token: obtain one at POST /oauth2/token')
+    }
+    const caller = { clientId: holder.client_id, issuerDid: holder.issuer_did }
+    if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!)
+    this.verified.set(token, { caller, expiresAt: new Date(holder.expires_at).getTime(), checkedAt: now })
+    return caller
+  }
+}
+
+function view(row: repo.ClientRow) {
+  return { client_id: row.client_id, name: row.name, created_at: new Date(row.created_at).toISOString(), revoked_at: row.revoked_at ? new Date(row.revoked_at).toISOString() : null }
+}

@@ -1,0 +1,44 @@
+import { sql } from 'kysely'
+import type { Executor } from '../../db/database.js'
+import { SET_STATUS_BIT_OF_REVOKED } from '../status-list/status-list.statements.js'
+import './vc-api.table.js'
+
+export interface NewVcApiCredential {
+  id: string
+  issuer_did: string
+  credential_id: string | null
+  format: string
+  credential: string
+  signing_did: string
+  status_list_id: string | null
+  status_list_index: number | null
+  created_at: Date
+}
+
+export async function insertCredential(db: Executor, row: NewVcApiCredential): Promise<void> {
+  await db.insertInto('vc_api_credentials').values({ ...row, revoked_at: null }).execute()
+}
+
+export function findByCredentialId(db: Executor, issuerDid: string, credentialId: string) {
+  return db
+    .selectFrom('vc_api_credentials')
+    .select(['id', 'status_list_id', 'status_list_index', 'revoked_at'])
+    .where('issuer_did', '=', issuerDid)
+    .where('credential_id', '=', credentialId)
+    .executeTakeFirst()
+}
+
+/**
+ * Revokes one credential and sets its status bit in the same statement (status-list.statements.ts),
+ * so the record and the published list never disagree; false when it was already revoked.
+ */
+export async function revoke(db: Executor, id: string, at: Date): Promise<boolean> {
+  const result = await sql<{ id: string }>`
+    with revoked as (
+      update vc_api_credentials set revoked_at = ${at}
+      where id = ${id} and revoked_at is null and status_list_id is not null
+      returning id, status_list_id, status_list_index, revoked_at
+    ), bit as (${SET_STATUS_BIT_OF_REVOKED})
+    select id from revoked`.execute(db)
+  return result.rows.length > 0
+}

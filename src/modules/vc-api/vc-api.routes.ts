@@ -1,0 +1,67 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { FREE_FORM_KEYWORD } from '../../json-limits.js'
+import { errorRefs } from '../shared/route-helpers.js'
+import type { VcApiService } from './vc-api.service.js'
+
+const tags = ['VC API']
+/** A credential or presentation: any JSON object, held to the free-form limits (json-limits.ts). */
+const Document = Type.Record(Type.String(), Type.Unknown(), { [FREE_FORM_KEYWORD]: true })
+const Pointers = Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 256 })
+const VerifyResult = Type.Object({ verified: Type.Boolean(), checks: Type.Array(Type.String()), warnings: Type.Array(Type.String()), errors: Type.Array(Type.Unknown()) })
+const InstanceParams = Type.Object({ issuer_id: Type.String({ minLength: 1, maxLength: 100 }) })
+
+/**
+ * The W3C VC API (docs/vc-api.md): issue, verify and status, for OAuth clients of issuer profiles
+ * (the auth hook checks the bearer token of every route under /vc-api/).
+ */
+export const vcApiRoutes: FastifyPluginAsyncTypebox<{ vcApi: VcApiService }> = async (app, { vcApi }) => {
+  app.post('/issuers/:issuer_id/:format/credentials/issue', {
+    schema: {
+      tags,
+      summary: 'VC API Issue Credential: secure the given credential in this instance\'s format (201 with the verifiable credential)',
+      params: Type.Composite([InstanceParams, Type.Object({ format: Type.String({ minLength: 1, maxLength: 50 }) })]),
+      body: Type.Object({
+        credential: Document,
+        options: Type.Optional(Type.Object({
+          credentialStatus: Type.Optional(Type.Object({ type: Type.Optional(Type.String({ maxLength: 100 })), statusPurpose: Type.Optional(Type.String({ maxLength: 100 })) })),
+          mandatoryPointers: Type.Optional(Pointers),
+        })),
+      }),
+      response: { 201: Type.Unknown(), ...errorRefs(400, 401, 404, 409, 422) },
+    },
+  }, async (request, reply) => {
+    const { issuer_id, format } = request.params
+    const issued = await vcApi.issue(request.vcApi!, issuer_id, format, request.body.credential, request.body.options ?? {})
+    return reply.status(201).send(issued.verifiableCredential)
+  })
+
+  app.post('/credentials/verify', {
+    schema: {
+      tags,
+      summary: 'VC API Verify Credential: 200 when every check passes, 400 with the problems otherwise',
+      body: Type.Object({ verifiableCredential: Document, options: Type.Optional(Type.Object({ checks: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 20 })) })) }),
+      response: { 200: VerifyResult, ...errorRefs(400, 401) },
+    },
+  }, async (request) => vcApi.verifyCredential(request.body.verifiableCredential))
+
+  app.post('/issuers/:issuer_id/credentials/status', {
+    schema: {
+      tags,
+      summary: 'VC API Update Status: revoke a credential this issuer issued here with a status entry, by its id',
+      params: InstanceParams,
+      body: Type.Object({
+        credentialId: Type.String({ minLength: 1, maxLength: 2048 }),
+        credentialStatus: Type.Array(Type.Object({ type: Type.String({ maxLength: 100 }), status: Type.Union([Type.String({ maxLength: 50 }), Type.Boolean()]) }), { minItems: 1, maxItems: 1 }),
+      }),
+      response: { 200: Type.Object({ credentialId: Type.String(), status: Type.String() }), ...errorRefs(400, 401, 404, 409) },
+    },
+  }, async (request) => {
+    const [entry] = request.body.credentialStatus
+    return vcApi.updateStatus(request.vcApi!, request.params.issuer_id, request.body.credentialId, revokes(entry!.status))
+  })
+}
+
+/** VC API status values: "revoked" (or the bit set: true, "1") revokes; "active" (false, "0") asks for none. */
+function revokes(status: string | boolean): boolean {
+  return status === true || status === 'revoked' || status === '1'
+}

@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto'
+import type { Clock } from '../../adapters/clock.js'
+import type { Database } from '../../db/database.js'
+import { ConflictError, NotFoundError, ValidationError } from '../../errors.js'
+import type { CredentialProblem, DocumentSecuringFormat, IssuedForm } from '../credentials/formats/credential-format.js'
+import type { FormatRegistry } from '../credentials/formats/format-registry.js'
+import type { DidResolver } from '../did/did-resolver.js'
+import type { IssuerIdentityRow, SigningIdentities } from '../identity/signing-identities.js'
+import type { StatusChecker } from '../status-list/status-check.js'
+import type { StatusListService } from '../status-list/status-list.service.js'
+import type { VcApiCaller } from './vc-api-clients.service.js'
+import * as repo from './vc-api-credentials.repository.js'
+import { envelopeOf, unwrapEnvelope } from './envelopes.js'
+import { credentialInputProblems, issuerIdOf, modelVersion } from './vcdm-input-checks.js'
+
+// Clock skew tolerated on validity periods, as for the spec's presentations.
+const SKEW_S = 60
+
+export interface IssueOptions {
+  credentialStatus?: { type?: string; statusPurpose?: string }
+  mandatoryPointers?: string[]
+}
+
+/** What `/credentials/verify` and `/presentations/verify` answer when every check passed (VC API VerificationResult). */
+export interface VerificationResult {
+  verified: true
+  checks: string[]
+  warnings: string[]
+  errors: never[]
+}
+
+/** A failed verification: 400 with each problem (VC API "400 invalid input"), never a 5xx. */
+export class VerificationFailed extends ValidationError {
+  constructor(problems: CredentialProblem[]) {
+    super(`verification failed: ${problems.map((p) => p.message).join('; ')}`, { details: { verified: false, problems } })
+  }
+}
+
+/**
+ * The W3C VC API beside the spec's routes (docs/vc-api.md): an issuer's OAuth client issues a
+ * caller-built VCDM document in one of the issuer's document-securing formats, signed as the
+ * issuer's signing DID for that format, with a Bitstring Status List entry on request; anyone
+ * holding a token verifies credentials and presentations of every registered format; and the
+ * issuer revokes what it issued here by the credential's id.
+ */
+export class VcApiService {
+  constructor(
+    private readonly deps: {
+      db: Database
+      identities: SigningIdentities
+      formats: FormatRegistry
+      statusLists: StatusListService
+      status: StatusChecker
+      resolver: DidResolver
+      clock: Clock
+    },
+  ) {}
+
+  async issue(caller: VcApiCaller, issuerId: string, formatId: string, credential: Record<string, unknown>, options: IssueOptions) {
+    const issuer = await this.instance(caller, issuerId)
+    const format = this.securing(formatId)
+    const document = structuredClone(credential)
+    // VCDM 1.1 §4.8 requires issuanceDate; an issuer sets it when the caller did not (the CCG suites expect it).
+    if (modelVersion(document) === '1.1' && document.issuanceDate === undefined) document.issuanceDate = `${this.deps.clock.now().toISOString().slice(0, 19)}Z`
+    const problems = credentialInputProblems(document)
+    if (problems.length) throw new ValidationError(`credential is not a valid VCDM document: ${problems.join('; ')}`, { details: { field: 'credential', problems } })
+    const signer = await this.deps.identities.jwsSigner(issuer, format.keyType)
+    const named = issuerIdOf(document)
+    if (named !== signer.did) throw new ValidationError(`credential.issuer must be this issuer instance's DID ${signer.did} (it is ${JSON.stringify(named)})`, { details: { field: 'credential.issuer', expected: signer.did } })
+    let slot: { listId: string; index: number } | undefined
+    if (options.credentialStatus) {
+      const type = options.credentialStatus.type ?? 'BitstringStatusListEntry'
+      if (type !== 'BitstringStatusListEntry') throw new ValidationError(`options.credentialStatus.type "${type}" is not supported: BitstringStatusListEntry`, { details: { field: 'options.credentialStatus.type' } })
+      if ((options.credentialStatus.statusPurpose ?? 'revocation') !== 'revocation') throw new ValidationError('options.credentialStatus.statusPurpose must be "revocation"', { details: { field: 'options.credentialStatus.statusPurpose' } })
+      if (document.credentialStatus !== undefined) throw new ValidationError('credential.credentialStatus is set by the issuer: leave it out when options.credentialStatus asks for one', { details: { field: 'credential.credentialStatus' } })
+      slot = await this.deps.statusLists.allocate(caller.issuerDid)
+      document.credentialStatus = this.deps.statusLists.entry(slot)
+    }
+    const issued = await format.secure(document, signer, { mandatoryPointers: options.mandatoryPointers })
+    const credentialId = typeof document.id === 'string' ? document.id : null
+    if (credentialId && slot && (await repo.findByCredentialId(this.deps.db, caller.issuerDid, credentialId))) {
+      throw new ConflictError(`this issuer already issued a credential with id ${credentialId} through the VC API`)
+    }
+    await repo.insertCredential(this.deps.db, {
+      id: randomUUID(),
+      issuer_did: caller.issuerDid,
+      // Only credentials with a status entry can change status; ids of the others are not kept unique.
+      credential_id: slot ? credentialId : null,
+      format: format.id,
+      credential: issued.credential,
+      signing_did: signer.did,
+      status_list_id: slot?.listId ?? null,
+      status_list_index: slot?.index ?? null,
+      created_at: this.deps.clock.now(),
+    })
+    return { verifiableCredential: answerForm(format, issued) }
+  }
+
+  async verifyCredential(credential: unknown): Promise<VerificationResult> {
+    const item = unwrapEnvelope(credential, 'EnvelopedVerifiableCredential')
+    const format = this.deps.formats.recognize(item)
+    if (!format) throw new ValidationError('verifiableCredential is not a credential in a format this service verifies', { details: { field: 'verifiableCredential', formats: this.deps.formats.issuableIds } })
+    const result = await format.verify(item, { resolver: this.deps.resolver, status: this.deps.status, now: this.deps.clock.now(), skewSeconds: SKEW_S })
+    if (result.problems.length) throw new VerificationFailed(result.problems)
+    const checks = ['proof', 'validity']
+    if (isObject(result.credential?.document) && result.credential.document.credentialStatus !== undefined) checks.push('status')
+    return { verified: true, checks, warnings: [], errors: [] }
+  }
+
+  /** VC API "Update Status": revocation, by the credential's id, of what this issuer issued here. */
+  async updateStatus(caller: VcApiCaller, issuerId: string, credentialId: string, revoke: boolean) {
+    await this.instance(caller, issuerId)
+    const found = await repo.findByCredentialId(this.deps.db, caller.issuerDid, credentialId)
+    if (!found) throw new NotFoundError('No credential with this id was issued with a status entry through this issuer\'s VC API')
+    if (!revoke) {
+      if (found.revoked_at) throw new ConflictError('A revoked credential cannot be reinstated: revocation is final')
+      return { credentialId, status: 'active' }
+    }
+    if (!found.revoked_at) await this.deps.db.transaction().execute((trx) => repo.revoke(trx, found.id, this.deps.clock.now()))
+    return { credentialId, status: 'revoked' }
+  }
+
+  /** The issuer profile the path names, when it is the caller's own; another's looks unknown (404). */
+  private async instance(caller: VcApiCaller, issuerId: string): Promise<IssuerIdentityRow> {
+    const issuer = await this.deps.identities.identity(caller.issuerDid)
+    if (!issuer || issuer.web_id !== issuerId) throw new NotFoundError('No VC API issuer instance at this path for this client')
+    return issuer
+  }
+
+  private securing(formatId: string): DocumentSecuringFormat {
+    const format = this.deps.formats.securing(formatId)
+    if (!format) throw new NotFoundError(`No VC API issuer instance for format "${formatId}": one of ${this.deps.formats.securingIds.join(', ')}`)
+    return format
+  }
+}
+
+/** The VC API answers a JSON credential as itself and any other form as an enveloped credential (VCDM 2.0 §4.13). */
+function answerForm(format: DocumentSecuringFormat, issued: IssuedForm): unknown {
+  const text = issued.credential
+  return text.startsWith('{') ? (JSON.parse(text) as unknown) : envelopeOf(`application/${format.id}`, text, 'EnvelopedVerifiableCredential')
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
