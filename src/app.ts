@@ -244,7 +244,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(blockchainPlugin, { db, clock, masterKey: deps.masterKey, config, client: deps.chain, stepUp: (did, sessionId) => issuers.assertSessionSteppedUp(did, sessionId) })
   const anchor = app.chainAnchor.configured ? app.chainAnchor : undefined
   const issuers = new IssuerService({ db, content: deps.content, auth, identities, clock, stepUpTtlSeconds: config.stepUpTtlSeconds, anchor })
-  const vcApiClients = new VcApiClientService({ db, issuers, clock })
+  const vcApiClients = new VcApiClientService({ db, issuers, clock, publicBaseUrl: config.publicBaseUrl, securingFormats: formats.securingIds })
   const templates = new TemplateService({ db, issuers, validators, clock, formats })
   const statusLists = new StatusListService({ db, identities, clock, publicBaseUrl })
   const holderKeys = new HolderKemKeys({ db, keys, clock })

@@ -67,6 +67,8 @@ export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
   'GET /vct/:schema_id',
   'HEAD /vct/:schema_id',
   'GET /api/status-lists/:id/token',
+  'GET /api/status-lists/:id/ld',
+  'HEAD /api/status-lists/:id/ld',
   'HEAD /api/status-lists/:id/token',
   'GET /api/blockchain-legacy/network-info',
   'HEAD /api/blockchain-legacy/network-info',

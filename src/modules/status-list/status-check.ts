@@ -19,6 +19,9 @@ export type StatusListMemo = Map<string, Promise<Uint8Array | string>>
 
 const MAX_INDEX = 2 ** 31
 const TOKEN_SUFFIX = '/token'
+/** The Data Integrity (JSON-LD) form of a list this service publishes: the same bits. */
+export const LD_SUFFIX = '/ld'
+const localListId = (path: string): string => (path.endsWith(LD_SUFFIX) ? path.slice(0, -LD_SUFFIX.length) : path)
 
 /**
  * Reads a W3C Bitstring Status List entry (`credentialStatus`) the way a verifier must: lists
@@ -44,7 +47,7 @@ export class StatusChecker {
     if (typeof statusListCredential !== 'string') return { state: 'unknown', reason: 'statusListCredential is missing' }
     try {
       const revoked = statusListCredential.startsWith(this.localPrefix)
-        ? await this.localBit(statusListCredential.slice(this.localPrefix.length), issuerDid, index)
+        ? await this.localBit(localListId(statusListCredential.slice(this.localPrefix.length)), issuerDid, index)
         : statusBit(await this.remoteBitsOnce(statusListCredential, issuerDid, memo), index)
       return revoked ? { state: 'revoked' } : { state: 'active' }
     } catch (error) {

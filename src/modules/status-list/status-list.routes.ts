@@ -29,6 +29,20 @@ export const statusListRoutes: FastifyPluginAsyncTypebox<{ statusLists: StatusLi
     return reply.type('application/vc+jwt').send(jwt)
   })
 
+  app.get('/:id/ld', {
+    schema: {
+      tags: ['Status lists'],
+      summary: 'The same list as a JSON-LD Bitstring Status List credential secured with Data Integrity (eddsa-rdfc-2022), what Data Integrity credentials reference',
+      security: [],
+      params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9-]+$' }) }),
+      response: errorRefs(400, 404),
+    },
+  }, async (request, reply) => {
+    const { document, version } = await statusLists.ldCredential(request.params.id)
+    reply.header('cache-control', 'public, max-age=30').header('etag', `"${request.params.id}-${version}-ld"`)
+    return reply.type('application/vc+ld+json').send(JSON.stringify(document))
+  })
+
   app.get('/:id/token', {
     schema: {
       tags: ['Status lists'],

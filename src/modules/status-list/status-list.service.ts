@@ -3,7 +3,8 @@ import { encodeStatusList } from '../../crypto/bitstring.js'
 import { signCompactJws } from '../../crypto/jws.js'
 import type { Database } from '../../db/database.js'
 import { NotFoundError } from '../../errors.js'
-import type { SigningIdentities } from '../identity/signing-identities.js'
+import type { JwsSigner, SigningIdentities } from '../identity/signing-identities.js'
+import { LD_SUFFIX } from './status-check.js'
 import * as repo from './status-list.repository.js'
 import { StatusListAllocator, type StatusSlot } from './status-list-allocator.js'
 import { signTokenStatusList } from './token-status-list.js'
@@ -11,6 +12,9 @@ import { signTokenStatusList } from './token-status-list.js'
 const VC_V2 = 'https://www.w3.org/ns/credentials/v2'
 /** The typ of a VCDM 2.0 credential secured as a JWT (VC-JOSE-COSE §3.1.1), the status list's own form. */
 const VC_JWT_TYP = 'vc+jwt'
+
+/** Secures a JSON-LD credential with Data Integrity (the eddsa-rdfc-2022 format's secure()). */
+export type LdSecurer = (document: Record<string, unknown>, signer: JwsSigner) => Promise<Record<string, unknown>>
 
 export interface StatusListEntry {
   id: string
@@ -35,7 +39,9 @@ export class StatusListService {
   private readonly signed = new Map<string, { version: number; jwt: string; updatedAt: Date }>()
   private readonly tokens = new Map<string, { version: number; jwt: string; signedAt: number }>()
 
-  constructor(private readonly deps: { db: Database; identities: SigningIdentities; clock: Clock; publicBaseUrl: string }) {
+  private readonly ldSigned = new Map<string, { version: number; document: Record<string, unknown> }>()
+
+  constructor(private readonly deps: { db: Database; identities: SigningIdentities; clock: Clock; publicBaseUrl: string; secureLd?: LdSecurer }) {
     this.allocator = new StatusListAllocator(deps.db)
   }
 
@@ -43,9 +49,40 @@ export class StatusListService {
     return this.allocator.allocate(issuerDid)
   }
 
-  entry(slot: StatusSlot): StatusListEntry {
-    const url = this.url(slot.listId)
+  /** The entry of a slot; `ld`: naming the list's JSON-LD form, for Data Integrity credentials. */
+  entry(slot: StatusSlot, form: 'jwt' | 'ld' = 'jwt'): StatusListEntry {
+    const url = form === 'ld' ? `${this.url(slot.listId)}${LD_SUFFIX}` : this.url(slot.listId)
     return { id: `${url}#${slot.index}`, type: 'BitstringStatusListEntry', statusPurpose: 'revocation', statusListIndex: String(slot.index), statusListCredential: url }
+  }
+
+  /**
+   * The same list as a JSON-LD credential secured with Data Integrity (eddsa-rdfc-2022) by the
+   * issuer's Ed25519 signing DID: what Data Integrity credentials name, read by JSON-LD verifiers
+   * (Bitstring Status List §2.2). Re-signed only when the list changed.
+   */
+  async ldCredential(listId: string): Promise<{ document: Record<string, unknown>; version: number }> {
+    if (!this.deps.secureLd) throw new NotFoundError('Status list not found')
+    const current = await repo.findVersion(this.deps.db, listId)
+    if (!current) throw new NotFoundError('Status list not found')
+    const cached = this.ldSigned.get(listId)
+    if (cached && cached.version === current.version) return cached
+    const list = (await repo.findListBits(this.deps.db, listId))!
+    const identity = await this.deps.identities.identity(list.issuer_did)
+    if (!identity) throw new NotFoundError('Status list not found')
+    const signer = await this.deps.identities.jwsSigner(identity, 'Ed25519')
+    const url = `${this.url(listId)}${LD_SUFFIX}`
+    const vc = {
+      '@context': [VC_V2],
+      id: url,
+      type: ['VerifiableCredential', 'BitstringStatusListCredential'],
+      issuer: signer.did,
+      validFrom: `${this.deps.clock.now().toISOString().slice(0, 19)}Z`,
+      credentialSubject: { id: `${url}#list`, type: 'BitstringStatusList', statusPurpose: list.purpose, encodedList: encodeStatusList(list.bits) },
+    }
+    const entry = { document: await this.deps.secureLd(vc, signer), version: list.version }
+    if (this.ldSigned.size > 1000) this.ldSigned.clear()
+    this.ldSigned.set(listId, entry)
+    return entry
   }
 
   /** The status-list credential as a compact `vc+jwt` (VC-JOSE-COSE); re-signed only when the list changed. */

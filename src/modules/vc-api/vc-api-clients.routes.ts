@@ -11,6 +11,14 @@ const Client = Type.Object({
   revoked_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 })
 
+const Endpoints = Type.Object({
+  token: Type.String(),
+  issue: Type.Record(Type.String(), Type.String()),
+  status: Type.String(),
+  verify: Type.String(),
+  presentations_verify: Type.String(),
+})
+
 /** An issuer's VC API clients (docs/vc-api.md "Authentication"); the `:did` is the caller's own. */
 export const vcApiClientRoutes: FastifyPluginAsyncTypebox<{ clients: VcApiClientService }> = async (app, { clients }) => {
   app.post('/:did/vc-api/clients', {
@@ -19,7 +27,7 @@ export const vcApiClientRoutes: FastifyPluginAsyncTypebox<{ clients: VcApiClient
       summary: 'Create an OAuth 2.0 client of this issuer profile for the W3C VC API; its secret is shown only in this answer. Needs step-up when required',
       params: Type.Object({ did: Did }),
       body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
-      response: { 201: Type.Object({ success: Type.Boolean(), client: Type.Composite([Client, Type.Object({ client_secret: Type.String() })]) }), ...errorRefs(400, 401, 403, 404) },
+      response: { 201: Type.Object({ success: Type.Boolean(), client: Type.Composite([Client, Type.Object({ client_secret: Type.String(), endpoints: Endpoints })]) }), ...errorRefs(400, 401, 403, 404) },
     },
   }, async (request, reply) => reply.status(201).send({ success: true, client: await clients.create(request.auth!.did, request.body.name, request.auth!.jti) }))
 

@@ -35,14 +35,26 @@ const digest = (text: string): string => createHash('sha256').update(text).diges
 export class VcApiClientService {
   private readonly verified = new Map<string, { caller: VcApiCaller; expiresAt: number; checkedAt: number }>()
 
-  constructor(private readonly deps: { db: Database; issuers: IssuerService; clock: Clock }) {}
+  constructor(private readonly deps: { db: Database; issuers: IssuerService; clock: Clock; publicBaseUrl: string; securingFormats: readonly string[] }) {}
 
   async create(issuerDid: string, name: string, sessionId: string | undefined) {
-    await this.deps.issuers.steppedUpProfile(issuerDid, sessionId)
+    const issuer = await this.deps.issuers.steppedUpProfile(issuerDid, sessionId)
     const clientId = `vcc_${randomBytes(16).toString('base64url')}`
     const secret = randomBytes(32).toString('base64url')
     const row = await repo.insertClient(this.deps.db, { client_id: clientId, issuer_did: issuerDid, name, secret_digest: digest(secret), created_at: this.deps.clock.now() })
-    return { ...view(row), client_secret: secret }
+    return { ...view(row), client_secret: secret, endpoints: this.endpoints(issuer.web_id) }
+  }
+
+  /** Where the client calls the VC API as this issuer: one issue URL per document-securing format. */
+  endpoints(webId: string) {
+    const base = `${this.deps.publicBaseUrl}/vc-api`
+    return {
+      token: `${this.deps.publicBaseUrl}/oauth2/token`,
+      issue: Object.fromEntries(this.deps.securingFormats.map((f) => [f, `${base}/issuers/${webId}/${f}/credentials/issue`])),
+      status: `${base}/issuers/${webId}/credentials/status`,
+      verify: `${base}/credentials/verify`,
+      presentations_verify: `${base}/presentations/verify`,
+    }
   }
 
   async list(issuerDid: string) {

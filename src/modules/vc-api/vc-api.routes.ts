@@ -44,6 +44,18 @@ export const vcApiRoutes: FastifyPluginAsyncTypebox<{ vcApi: VcApiService }> = a
     },
   }, async (request) => vcApi.verifyCredential(request.body.verifiableCredential))
 
+  app.post('/presentations/verify', {
+    schema: {
+      tags,
+      summary: 'VC API Verify Presentation: a Data Integrity presentation bound to options.challenge and options.domain, and its credentials',
+      body: Type.Object({
+        verifiablePresentation: Document,
+        options: Type.Optional(Type.Object({ challenge: Type.Optional(Type.String({ maxLength: 1000 })), domain: Type.Optional(Type.String({ maxLength: 1000 })), checks: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 20 })) })),
+      }),
+      response: { 200: VerifyResult, ...errorRefs(400, 401) },
+    },
+  }, async (request) => vcApi.verifyPresentation(request.body.verifiablePresentation, { challenge: request.body.options?.challenge, domain: request.body.options?.domain }))
+
   app.post('/issuers/:issuer_id/credentials/status', {
     schema: {
       tags,

@@ -16,6 +16,8 @@ import { credentialInputProblems, issuerIdOf, modelVersion } from './vcdm-input-
 // Clock skew tolerated on validity periods, as for the spec's presentations.
 const SKEW_S = 60
 
+export type PresentationChecker = (presentation: Record<string, unknown>, binding: { challenge?: string; domain?: string }) => Promise<CredentialProblem[]>
+
 export interface IssueOptions {
   credentialStatus?: { type?: string; statusPurpose?: string }
   mandatoryPointers?: string[]
@@ -53,6 +55,8 @@ export class VcApiService {
       status: StatusChecker
       resolver: DidResolver
       clock: Clock
+      /** Verifies a VCDM presentation secured with Data Integrity, each problem one entry. */
+      presentations?: PresentationChecker
     },
   ) {}
 
@@ -74,7 +78,7 @@ export class VcApiService {
       if ((options.credentialStatus.statusPurpose ?? 'revocation') !== 'revocation') throw new ValidationError('options.credentialStatus.statusPurpose must be "revocation"', { details: { field: 'options.credentialStatus.statusPurpose' } })
       if (document.credentialStatus !== undefined) throw new ValidationError('credential.credentialStatus is set by the issuer: leave it out when options.credentialStatus asks for one', { details: { field: 'credential.credentialStatus' } })
       slot = await this.deps.statusLists.allocate(caller.issuerDid)
-      document.credentialStatus = this.deps.statusLists.entry(slot)
+      document.credentialStatus = this.deps.statusLists.entry(slot, format.statusListForm ?? 'jwt')
     }
     const issued = await format.secure(document, signer, { mandatoryPointers: options.mandatoryPointers })
     const credentialId = typeof document.id === 'string' ? document.id : null
@@ -105,6 +109,14 @@ export class VcApiService {
     const checks = ['proof', 'validity']
     if (isObject(result.credential?.document) && result.credential.document.credentialStatus !== undefined) checks.push('status')
     return { verified: true, checks, warnings: [], errors: [] }
+  }
+
+  /** A presentation secured with Data Integrity (`authentication`, bound to the given challenge and domain), and every credential in it. */
+  async verifyPresentation(presentation: Record<string, unknown>, binding: { challenge?: string; domain?: string }): Promise<VerificationResult> {
+    if (!this.deps.presentations) throw new VerificationFailed([{ reason: 'malformed', message: 'this service verifies no Data Integrity presentations' }])
+    const problems = await this.deps.presentations(presentation, binding)
+    if (problems.length) throw new VerificationFailed(problems)
+    return { verified: true, checks: ['proof', 'challenge', 'domain', 'credentials'], warnings: [], errors: [] }
   }
 
   /** VC API "Update Status": revocation, by the credential's id, of what this issuer issued here. */

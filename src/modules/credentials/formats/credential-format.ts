@@ -35,6 +35,8 @@ export interface IssuableFormat extends CredentialFormat {
  * `/credentials/issue`): the issuer and every claim come from the document, not from a schema.
  */
 export interface DocumentSecuringFormat extends IssuableFormat {
+  /** The form of status list its credentials name: the vc+jwt (default) or the JSON-LD one Data Integrity verifiers read. */
+  readonly statusListForm?: 'jwt' | 'ld'
   secure(document: Record<string, unknown>, signer: JwsSigner, options: SecureOptions): Promise<IssuedForm>
 }
 
