@@ -86,3 +86,19 @@ declare module '@digitalbazaar/ed25519-multikey' {
   export function generate(options?: { id?: string; controller?: string; seed?: Uint8Array }): Promise<Ed25519KeyPair>
   export function from(key: Record<string, unknown>): Promise<Ed25519KeyPair>
 }
+declare module 'jsonld-signatures' {
+  interface ProofResult {
+    verified: boolean
+    error?: Error
+    proof?: Record<string, unknown>
+    purposeResult?: { valid: boolean; controller?: { id?: string } }
+  }
+  const jsigs: {
+    verify(
+      document: unknown,
+      options: { suite: unknown; purpose: unknown; documentLoader: (url: string) => Promise<unknown> },
+    ): Promise<{ verified: boolean; error?: Error & { errors?: Error[] }; results?: ProofResult[] }>
+    purposes: { AuthenticationProofPurpose: new (options: { challenge: string; domain?: string }) => unknown }
+  }
+  export default jsigs
+}

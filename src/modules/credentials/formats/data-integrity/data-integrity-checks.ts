@@ -1,5 +1,6 @@
 import type { VerifyResult } from '@digitalbazaar/vc'
 import type { CredentialProblem, ProblemReason } from '../credential-format.js'
+import { JSON_LIMITS, nestingPastLimit } from '../../../../json-limits.js'
 import { isObject } from '../jwt-checks.js'
 import { DocumentRefused } from './document-loader.js'
 
@@ -7,11 +8,12 @@ export const DATA_INTEGRITY_PROOF = 'DataIntegrityProof'
 
 /**
  * A secured document as it travels: the object itself (inside a VP's `verifiableCredential`), or
- * its JSON text (the stored credential, a wallet import). Undefined for anything else.
+ * its JSON text (the stored credential, a wallet import, a presentation). Undefined for anything
+ * else, and for text nesting deeper than JSON_LIMITS.documentDepth (as decodeCompactJws refuses).
  */
 export function documentOf(item: unknown): Record<string, unknown> | undefined {
   if (isObject(item)) return item
-  if (typeof item !== 'string' || !item.trimStart().startsWith('{')) return undefined
+  if (typeof item !== 'string' || !item.trimStart().startsWith('{') || nestingPastLimit(item, JSON_LIMITS.documentDepth)) return undefined
   try {
     const parsed: unknown = JSON.parse(item)
     return isObject(parsed) ? parsed : undefined
