@@ -80,7 +80,7 @@ declare module '@digitalbazaar/ed25519-multikey' {
     controller?: string
     publicKeyMultibase: string
     secretKeyMultibase?: string
-    signer(): { id?: string; algorithm: string; sign(input: { data: Uint8Array }): Promise<Uint8Array> }
+    signer(): { id: string; algorithm: string; sign(input: { data: Uint8Array }): Promise<Uint8Array> }
     export(options?: { publicKey?: boolean; secretKey?: boolean; includeContext?: boolean }): Promise<Record<string, unknown>>
   }
   export function generate(options?: { id?: string; controller?: string; seed?: Uint8Array }): Promise<Ed25519KeyPair>
