@@ -285,7 +285,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const verifiers = new VerifierService({ db, clock, publicBaseUrl })
   await app.register(verifierRoutes, { prefix: '/api/verifier', verifiers })
   const statusChecker = new StatusChecker({ db, publicBaseUrl, httpGet: deps.httpGet, resolver, issuerOf: (did) => identities.issuerOf(did) })
-  const presentationVerifier = new PresentationVerifier({ resolver, status: statusChecker, clock, formats, issuerOf: (did) => identities.issuerOf(did) })
+  const presentationVerifier = new PresentationVerifier({ resolver, status: statusChecker, clock, formats, issuerOf: (did) => identities.issuerOf(did), local: localDocuments })
   await app.register(walletModule, {
     prefix: '/api/wallet',
     db,

@@ -52,20 +52,14 @@ export function dataIntegrityEnvelope(item: unknown): { holder?: string; signer?
 }
 
 /**
- * A VC Data Model 2.0 presentation secured with Data Integrity (eddsa-rdfc-2022 or eddsa-jcs-2022):
- * its proof for `authentication` with the expected `challenge` and `domain` (jsonld-signatures'
- * AuthenticationProofPurpose, the method resolved through the DID resolver: did:key, did:jwk,
- * did:web), made by its `holder`; then each embedded credential by the format registry, bound to
- * that holder and to this challenge and domain.
+ * The presentation's own proof, nothing it holds: for `authentication`, with `challenge` and
+ * `domain`, by its `holder` (and by `holderDid` when given). `holder` is the DID whose method
+ * signed, when the proof verifies.
  */
-export async function verifyDataIntegrityPresentation(item: unknown, options: DataIntegrityPresentationOptions): Promise<DataIntegrityPresentationResult> {
-  const vp = documentOf(item)
-  if (!vp) return { problems: [{ reason: 'unreadable', message: 'the presentation is not a JSON document' }], credentials: [] }
-  try {
-    vc._checkPresentation(vp)
-  } catch (error) {
-    return { problems: [{ reason: 'malformed', message: `the presentation is not a Verifiable Credentials Data Model presentation: ${(error as Error).message}` }], credentials: [] }
-  }
+export async function checkPresentationProof(
+  vp: Record<string, unknown>,
+  options: Pick<DataIntegrityPresentationOptions, 'challenge' | 'domain' | 'holderDid' | 'resolver' | 'local' | 'now' | 'skewSeconds'>,
+): Promise<{ holder?: string; problems: CredentialProblem[] }> {
   const problems: CredentialProblem[] = []
   const documentLoader = createDocumentLoader({ local: options.local, resolver: options.resolver })
   const purpose = new jsigs.purposes.AuthenticationProofPurpose({ challenge: options.challenge, domain: options.domain })
@@ -83,6 +77,26 @@ export async function verifyDataIntegrityPresentation(item: unknown, options: Da
   // A proof may bound its own lifetime (VC Data Integrity §2.1 `expires`).
   const expires = proofsOf(vp).map((p) => dateSeconds(p.expires)).find((e) => e !== undefined)
   problems.push(...datedProblems(expires, undefined, options).map((p) => ({ ...p, message: `the presentation proof ${p.message.replace(/^it /, '')}` })))
+  return { ...(holder === undefined ? {} : { holder }), problems }
+}
+
+/**
+ * A VC Data Model 2.0 presentation secured with Data Integrity (eddsa-rdfc-2022 or eddsa-jcs-2022):
+ * its proof for `authentication` with the expected `challenge` and `domain` (jsonld-signatures'
+ * AuthenticationProofPurpose, the method resolved through the DID resolver: did:key, did:jwk,
+ * did:web), made by its `holder`; then each embedded credential by the format registry, bound to
+ * that holder and to this challenge and domain.
+ */
+export async function verifyDataIntegrityPresentation(item: unknown, options: DataIntegrityPresentationOptions): Promise<DataIntegrityPresentationResult> {
+  const vp = documentOf(item)
+  if (!vp) return { problems: [{ reason: 'unreadable', message: 'the presentation is not a JSON document' }], credentials: [] }
+  try {
+    vc._checkPresentation(vp)
+  } catch (error) {
+    return { problems: [{ reason: 'malformed', message: `the presentation is not a Verifiable Credentials Data Model presentation: ${(error as Error).message}` }], credentials: [] }
+  }
+  const { holder, problems } = await checkPresentationProof(vp, options)
+  const envelope = dataIntegrityEnvelope(vp)!
   if (envelope.items.length === 0) problems.push({ reason: 'malformed', message: 'the presentation holds no credential' })
 
   const holderDid = holder ?? options.holderDid ?? envelope.holder
