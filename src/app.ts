@@ -74,6 +74,8 @@ import { jwtVcJson } from './modules/credentials/formats/jwt-vc-json/jwt-vc-json
 import { sdJwtVcFormat } from './modules/credentials/formats/sd-jwt-vc/sd-jwt-vc.format.js'
 import { schemaDocumentRoutes } from './modules/issuer/schema-documents.routes.js'
 import { vcJose } from './modules/credentials/formats/vc-jose/vc-jose.format.js'
+import { eddsaFormat } from './modules/credentials/formats/data-integrity/eddsa.format.js'
+import { schemaContextDocuments } from './modules/issuer/schema-context-documents.js'
 import { dockBbsProofFormat } from './modules/credentials/formats/dock-bbs/dock-bbs-proof.format.js'
 import { VerifierPresentationService } from './modules/presentation/verifier-presentations.service.js'
 import { verifierPresentationRoutes } from './modules/presentation/verifier-presentations.routes.js'
@@ -234,10 +236,21 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(gatewayRoutes, { prefix: '/api/ipfs', content: deps.content, maxBytes: config.contentMaxBytes })
   await app.register(hostedDidRoutes, { hosted, publicBaseUrl: config.publicBaseUrl })
   const sealer = hpkeSealer
-  // The credential formats (docs/formats.md): typed JOSE formats before the plain JWT-VC they would also match.
-  const formats = createFormatRegistry([sdJwtVcFormat({ resolver, httpGet: deps.httpGet, publicBaseUrl: config.publicBaseUrl }), vcJose, jwtVcJson, dockBbsProofFormat(createDerivedProofVerifier({ resolver, bbs, clock }))])
-  const validators = new AttributeValidators()
   const publicBaseUrl = config.publicBaseUrl
+  // JSON-LD documents the service answers itself, without HTTP: its schemas' contexts (Data Integrity formats).
+  const localDocuments = schemaContextDocuments({ publicSchema: (id) => issuers.publicSchema(id) }, publicBaseUrl)
+  const dataIntegrity = { local: localDocuments, clock }
+  // The credential formats (docs/formats.md), the most specific first: Data Integrity documents
+  // (a proof of a named cryptosuite), typed JOSE formats, then the plain JWT-VC they would also match.
+  const formats = createFormatRegistry([
+    eddsaFormat('eddsa-rdfc-2022', dataIntegrity),
+    eddsaFormat('eddsa-jcs-2022', dataIntegrity),
+    sdJwtVcFormat({ resolver, httpGet: deps.httpGet, publicBaseUrl: config.publicBaseUrl }),
+    vcJose,
+    jwtVcJson,
+    dockBbsProofFormat(createDerivedProofVerifier({ resolver, bbs, clock })),
+  ])
+  const validators = new AttributeValidators()
   // Chain anchoring (outbox + /api/blockchain, /api/blockchain-legacy): before the services that
   // enqueue through app.chainAnchor, and before the database-closing hook. Its step-up check
   // calls the issuer service made just below, which exists before any request arrives.
@@ -280,7 +293,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const verifiers = new VerifierService({ db, clock, publicBaseUrl })
   await app.register(verifierRoutes, { prefix: '/api/verifier', verifiers })
   const statusChecker = new StatusChecker({ db, publicBaseUrl, httpGet: deps.httpGet, resolver, issuerOf: (did) => identities.issuerOf(did) })
-  const presentationVerifier = new PresentationVerifier({ resolver, status: statusChecker, clock, formats, issuerOf: (did) => identities.issuerOf(did) })
+  const presentationVerifier = new PresentationVerifier({ resolver, status: statusChecker, clock, formats, issuerOf: (did) => identities.issuerOf(did), local: localDocuments })
   await app.register(walletModule, {
     prefix: '/api/wallet',
     db,

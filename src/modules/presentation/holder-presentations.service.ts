@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Clock } from '../../adapters/clock.js'
 import { decodeCompactJws, jwsNestingProblem } from '../../crypto/jws.js'
+import { dataIntegrityEnvelope, isDataIntegrityPresentation } from '../credentials/formats/data-integrity/data-integrity-presentation.js'
 import type { Database } from '../../db/database.js'
 import { isUniqueViolation } from '../../db/pg-errors.js'
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.js'
@@ -144,11 +145,19 @@ function requestIdFromQr(data: string | undefined): string {
  * verifier and nonce. Its signature and credentials are checked when the verifier verifies.
  */
 function checkEnvelope(jwt: string, holderDid: string, request: PresentationRequestRow): void {
-  const payload = decodeCompactJws(jwt)?.payload
   const invalid = (why: string) => new ValidationError(`presentation_jwt ${why}`, { details: { field: 'presentation_jwt' } })
+  // A VP secured with Data Integrity: the proof's challenge is the nonce, its domain the verifier.
+  if (isDataIntegrityPresentation(jwt)) {
+    const vp = dataIntegrityEnvelope(jwt)!
+    if ((vp.holder ?? vp.signer) !== holderDid) throw invalid('must be presented (holder) by the holder')
+    if (!vp.domains.includes(request.verifier_did)) throw invalid("must name the request's verifier as its proof's domain")
+    if (vp.challenge !== request.nonce) throw invalid("must carry the request's nonce as its proof's challenge")
+    return
+  }
+  const payload = decodeCompactJws(jwt)?.payload
   if (!payload) {
     const tooDeep = jwsNestingProblem(jwt)
-    throw invalid(tooDeep ? `is refused: ${tooDeep}` : 'is not a compact JWS')
+    throw invalid(tooDeep ? `is refused: ${tooDeep}` : 'is neither a compact JWS nor a presentation with a Data Integrity proof (eddsa-rdfc-2022, eddsa-jcs-2022)')
   }
   if (payload.iss !== holderDid) throw invalid('must be issued (iss) by the holder')
   const audience = Array.isArray(payload.aud) ? payload.aud : [payload.aud]

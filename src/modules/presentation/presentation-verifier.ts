@@ -7,6 +7,9 @@ import type { StatusChecker } from '../status-list/status-check.js'
 import type { CheckResult, CredentialProblem, ReadCredential } from '../credentials/formats/credential-format.js'
 import type { FormatRegistry } from '../credentials/formats/format-registry.js'
 import { unmetRequirements, type PresentedCredential } from './presentation-requirements.js'
+import { checkPresentationProof, dataIntegrityEnvelope, isDataIntegrityPresentation, verifyDataIntegrityPresentation } from '../credentials/formats/data-integrity/data-integrity-presentation.js'
+import { documentOf } from '../credentials/formats/data-integrity/data-integrity-checks.js'
+import type { LocalDocuments } from '../credentials/formats/data-integrity/document-loader.js'
 
 export interface VerificationInput {
   jwt: string
@@ -42,17 +45,27 @@ const FRESH_S = 300
  * attributes and predicates. Consent is the caller's (it needs the database transaction).
  */
 export class PresentationVerifier {
-  constructor(private readonly deps: { resolver: DidResolver; status: StatusChecker; clock: Clock; formats: FormatRegistry; issuerOf?: (signingDid: string) => Promise<string | undefined> }) {}
+  constructor(private readonly deps: { resolver: DidResolver; status: StatusChecker; clock: Clock; formats: FormatRegistry; issuerOf?: (signingDid: string) => Promise<string | undefined>; local?: LocalDocuments }) {}
 
   /**
    * The DID whose authentication key signed this VP-JWT; throws JwsRejected, saying why, when no
    * key of a resolvable DID document verifies it.
    */
   async signer(jwt: string): Promise<string> {
+    if (isDataIntegrityPresentation(jwt)) {
+      // Its own challenge and domain: whether they are the request's is the verification's to say.
+      const envelope = dataIntegrityEnvelope(jwt)!
+      const now = this.deps.clock.now()
+      const { holder, problems } = await checkPresentationProof(documentOf(jwt)!, { challenge: String(envelope.challenge), domain: String(envelope.domains[0]), resolver: this.deps.resolver, local: this.deps.local, now, skewSeconds: SKEW_S })
+      const proofProblem = problems.find((p) => p.reason !== 'binding' || holder === undefined)
+      if (!holder || proofProblem) throw new JwsRejected(proofProblem?.message ?? 'the presentation proof does not verify')
+      return holder
+    }
     return (await verifyDidJws(this.deps.resolver, jwt, 'authentication')).did
   }
 
   async verify(input: VerificationInput): Promise<VerificationOutcome> {
+    if (isDataIntegrityPresentation(input.jwt)) return this.verifyDataIntegrity(input)
     const errors: string[] = []
     const currentDate = this.deps.clock.now()
     const now = Math.floor(currentDate.getTime() / 1000)
@@ -89,6 +102,45 @@ export class PresentationVerifier {
       if (checked.credential) presented.push(await this.presented(checked.problems, checked.credential))
     }
 
+    const ids = presented.map((c) => c.id).filter((id): id is string => id !== undefined)
+    const undeclared = ids.filter((id) => !input.credentialIds.includes(id))
+    if (undeclared.length) errors.push(`credentials presented but not declared in credential_ids: ${undeclared.join(', ')}`)
+    if (input.request) errors.push(...unmetRequirements(presented, input.request.required_credentials, input.request.required_predicates))
+    return outcome(errors, presented)
+  }
+
+  /**
+   * A VCDM 2.0 presentation with a Data Integrity proof: its proof's challenge must be the request's
+   * nonce and its domain the verifier (VC Data Integrity §2.1), made by the holder's
+   * `authentication` method; each credential by its format; then the request's requirements.
+   * Without a request, its proof must be recent (`created` within FRESH_S of receipt), as a VP-JWT's `iat`.
+   */
+  private async verifyDataIntegrity(input: VerificationInput): Promise<VerificationOutcome> {
+    const now = this.deps.clock.now()
+    const envelope = dataIntegrityEnvelope(input.jwt)!
+    const challenge = input.request?.nonce ?? (typeof envelope.challenge === 'string' ? envelope.challenge : '')
+    const result = await verifyDataIntegrityPresentation(input.jwt, {
+      challenge,
+      domain: input.verifierDid,
+      holderDid: input.proverDid,
+      formats: this.deps.formats,
+      resolver: this.deps.resolver,
+      status: this.deps.status,
+      local: this.deps.local,
+      now,
+      skewSeconds: SKEW_S,
+    })
+    const errors = result.problems.map((p) => p.message)
+    if (!input.request) {
+      const created = Date.parse(String(proofCreated(input.jwt)))
+      const received = (input.receivedAt ?? now).getTime()
+      if (Number.isNaN(created) || created < received - (FRESH_S + SKEW_S) * 1000) errors.push(`the presentation answers no request, and its proof was not created within ${FRESH_S / 60} minutes before it was received`)
+    }
+    const presented: PresentedCredential[] = []
+    for (const [i, checked] of result.credentials.entries()) {
+      errors.push(...checked.problems.map((p) => `credential ${i + 1}${checked.credential?.id ? ` (${checked.credential.id})` : ''}: ${p.message}`))
+      if (checked.credential) presented.push(await this.presented(checked.problems, checked.credential))
+    }
     const ids = presented.map((c) => c.id).filter((id): id is string => id !== undefined)
     const undeclared = ids.filter((id) => !input.credentialIds.includes(id))
     if (undeclared.length) errors.push(`credentials presented but not declared in credential_ids: ${undeclared.join(', ')}`)
@@ -162,6 +214,11 @@ function unboundedLifetime(payload: Record<string, unknown>, input: Verification
 /** jose checks `iat` against the clock only with maxTokenAge, which would make `iat` required. */
 function issuedInFuture(what: string, payload: Record<string, unknown>, now: number): string[] {
   return typeof payload.iat === 'number' && payload.iat > now + SKEW_S ? [`the ${what} is issued in the future`] : []
+}
+
+function proofCreated(text: string): unknown {
+  const proof = documentOf(text)?.proof
+  return (Array.isArray(proof) ? proof[0] : proof)?.created
 }
 
 function outcome(errors: string[], presented: PresentedCredential[]): VerificationOutcome {

@@ -2,8 +2,17 @@ import { Type } from '@sinclair/typebox'
 import { PresentationRequest } from '../verifier/verifier.schemas.js'
 
 const Id = Type.String({ minLength: 1, maxLength: 100 })
-/** A VP-JWT carries its credentials: generous, but bounded well under the body limit. */
-const Jwt = Type.String({ minLength: 1, maxLength: 512 * 1024, pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\s*$' })
+/**
+ * A presentation carries its credentials: generous, but bounded well under the body limit. A
+ * VP-JWT (compact JWS), or the JSON text of a VCDM 2.0 presentation with a Data Integrity proof
+ * (docs/formats.md "Presentations with Data Integrity proofs"); its nesting is bounded where it is read.
+ */
+const Jwt = Type.String({
+  minLength: 1,
+  maxLength: 512 * 1024,
+  pattern: '^(?:[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\s*|\\s*\\{[\\s\\S]*\\}\\s*)$',
+  description: 'A VP-JWT, or the JSON text of a VP secured with a Data Integrity proof (eddsa-rdfc-2022, eddsa-jcs-2022)',
+})
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
 
 export const RequestIdParams = Type.Object({ request_id: Id })

@@ -15,6 +15,7 @@ import { eventData } from './holder-presentations.service.js'
 import type { CallbackPort, ChainCheckPort, ConsentPort } from './presentation-ports.js'
 import type { PresentationVerifier } from './presentation-verifier.js'
 import { JwsRejected } from '../did/did-jws.js'
+import { dataIntegrityEnvelope, isDataIntegrityPresentation } from '../credentials/formats/data-integrity/data-integrity-presentation.js'
 import * as repo from './presentations.repository.js'
 
 /** The spec's verification result (inside the verify response). */
@@ -77,21 +78,7 @@ export class VerifierPresentationService {
    * its holder (iss) or its verifier (aud). With request_id it answers that request.
    */
   async submit(callerDid: string, input: { presentation_jwt: string; request_id?: string; presentation_type?: string }): Promise<repo.PresentationRow> {
-    const payload = decodeCompactJws(input.presentation_jwt)?.payload
-    if (!payload) {
-      const tooDeep = jwsNestingProblem(input.presentation_jwt)
-      throw new ValidationError(tooDeep ? `presentation_jwt is refused: ${tooDeep}` : 'presentation_jwt is not a compact JWS', { details: { field: 'presentation_jwt' } })
-    }
-    const prover = payload.iss
-    const verifierDid = Array.isArray(payload.aud) ? payload.aud[0] : payload.aud
-    if (typeof prover !== 'string' || typeof verifierDid !== 'string') throw new ValidationError('presentation_jwt needs iss (the holder) and aud (the verifier)', { details: { field: 'presentation_jwt' } })
-    if (callerDid !== prover && callerDid !== verifierDid) throw new ForbiddenError('Only the holder (iss) or the verifier (aud) of a presentation may submit it')
-    // It will be listed among the holder's presentations: only what the holder signed is.
-    const signer = await this.deps.verifier.signer(input.presentation_jwt).catch((error: unknown) => {
-      if (error instanceof JwsRejected) throw new ValidationError(`presentation_jwt is not signed by its holder ${prover}: ${error.message}`, { details: { field: 'presentation_jwt' } })
-      throw error
-    })
-    if (signer !== prover) throw new ValidationError(`presentation_jwt is signed by ${signer}, not by its holder (iss) ${prover}`, { details: { field: 'presentation_jwt' } })
+    const { prover, verifierDid, items } = await this.signedEnvelope(callerDid, input.presentation_jwt)
     let request: PresentationRequestRow | undefined
     if (input.request_id !== undefined) {
       request = await this.deps.verifiers.findRequest(input.request_id)
@@ -100,8 +87,6 @@ export class VerifierPresentationService {
       const status = this.deps.verifiers.effectiveStatus(request)
       if (status !== 'pending') throw new ConflictError(`The presentation request is ${status}`)
     }
-    const vp = payload.vp as { verifiableCredential?: unknown } | undefined
-    const items = Array.isArray(vp?.verifiableCredential) ? vp.verifiableCredential : []
     const ids = items.map((item) => this.deps.formats.idOf(item)).filter((id): id is string => id !== undefined)
     const now = this.deps.clock.now()
     try {
@@ -126,6 +111,44 @@ export class VerifierPresentationService {
       if (isUniqueViolation(error)) throw new ConflictError('This request was already answered')
       throw error
     }
+  }
+
+  /**
+   * Who presents a submission to whom, and what it holds, once its holder's signature is checked:
+   * a VP-JWT (iss, aud, vp.verifiableCredential) or a VP with a Data Integrity proof (holder, the
+   * proof's domain, verifiableCredential). The caller must be its holder or its verifier.
+   */
+  private async signedEnvelope(callerDid: string, text: string): Promise<{ prover: string; verifierDid: string; items: unknown[] }> {
+    const invalid = (why: string) => new ValidationError(why, { details: { field: 'presentation_jwt' } })
+    let prover: unknown
+    let verifierDid: unknown
+    let items: unknown[]
+    const dataIntegrity = isDataIntegrityPresentation(text) ? dataIntegrityEnvelope(text) : undefined
+    if (dataIntegrity) {
+      prover = dataIntegrity.holder ?? dataIntegrity.signer
+      verifierDid = dataIntegrity.domains[0]
+      items = dataIntegrity.items
+      if (typeof prover !== 'string' || typeof verifierDid !== 'string' || typeof dataIntegrity.challenge !== 'string') throw invalid('presentation_jwt needs a holder, and a proof with a challenge and a domain (the verifier)')
+    } else {
+      const payload = decodeCompactJws(text)?.payload
+      if (!payload) {
+        const tooDeep = jwsNestingProblem(text)
+        throw invalid(tooDeep ? `presentation_jwt is refused: ${tooDeep}` : 'presentation_jwt is neither a compact JWS nor a presentation with a Data Integrity proof (eddsa-rdfc-2022, eddsa-jcs-2022)')
+      }
+      prover = payload.iss
+      verifierDid = Array.isArray(payload.aud) ? payload.aud[0] : payload.aud
+      const vp = payload.vp as { verifiableCredential?: unknown } | undefined
+      items = Array.isArray(vp?.verifiableCredential) ? vp.verifiableCredential : []
+      if (typeof prover !== 'string' || typeof verifierDid !== 'string') throw invalid('presentation_jwt needs iss (the holder) and aud (the verifier)')
+    }
+    if (callerDid !== prover && callerDid !== verifierDid) throw new ForbiddenError('Only the holder (iss) or the verifier (aud) of a presentation may submit it')
+    // It will be listed among the holder's presentations: only what the holder signed is.
+    const signer = await this.deps.verifier.signer(text).catch((error: unknown) => {
+      if (error instanceof JwsRejected) throw invalid(`presentation_jwt is not signed by its holder ${prover}: ${error.message}`)
+      throw error
+    })
+    if (signer !== prover) throw invalid(`presentation_jwt is signed by ${signer}, not by its holder (iss) ${prover}`)
+    return { prover, verifierDid, items }
   }
 
   async verify(verifierDid: string, id: string, input: { presentation_jwt: string }): Promise<VerifyResponse> {

@@ -33,7 +33,7 @@ export const walletCredentialRoutes: FastifyPluginAsyncTypebox<{ wallet: WalletC
       tags: ['Wallet'],
       summary: 'Import a JWT-VC from anywhere: verified (issuer signature via its DID document, subject = you, lifetime, status) before it is kept',
       params: Type.Object({ did: Did }),
-      body: Type.Object({ credential_jwt: Type.String({ minLength: 1, maxLength: 262_144, description: 'the compact JWT credential (jwt_vc_json, or vc+jwt: VCDM 2.0 with VC-JOSE-COSE)' }) }, { additionalProperties: false }),
+      body: Type.Object({ credential_jwt: Type.String({ minLength: 1, maxLength: 262_144, description: 'the credential as issued: a compact JWT (jwt_vc_json, vc+jwt), an SD-JWT VC, or the JSON text of a VCDM credential with a Data Integrity proof (eddsa-rdfc-2022, eddsa-jcs-2022)' }) }, { additionalProperties: false }),
       response: {
         201: Type.Object({ success: Type.Boolean(), message: Type.String(), credential: WalletCredential, restored: Type.Boolean() }),
         ...errorRefs(400, 401, 403, 409, 422),

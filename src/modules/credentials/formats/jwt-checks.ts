@@ -42,7 +42,7 @@ export function subjectProblems(subjects: unknown[], holderDid: string | undefin
 }
 
 /** A date the JWT's own claims do not carry (VCDM `validUntil`/`expirationDate`, `validFrom`/`issuanceDate`), checked alike. */
-export function datedProblems(expiresAt: number | undefined, validFrom: number | undefined, ctx: VerifyContext): CredentialProblem[] {
+export function datedProblems(expiresAt: number | undefined, validFrom: number | undefined, ctx: Pick<VerifyContext, 'now' | 'skewSeconds'>): CredentialProblem[] {
   const now = Math.floor(ctx.now.getTime() / 1000)
   const problems: CredentialProblem[] = []
   if (expiresAt !== undefined && expiresAt <= now - ctx.skewSeconds) problems.push({ reason: 'expired', message: 'it has expired' })

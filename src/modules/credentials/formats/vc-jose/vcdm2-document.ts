@@ -11,6 +11,15 @@ export const VC_V2 = 'https://www.w3.org/ns/credentials/v2'
  * so the whole payload is one JSON-LD document; `credential_hash` covers it whole.
  */
 export function vcdm2Payload(content: CredentialContent, issuerDid: string): Record<string, unknown> {
+  const iat = Math.floor(content.issuedAt.getTime() / 1000)
+  const claims: Record<string, unknown> = { iss: issuerDid, jti: content.id, iat, nbf: iat }
+  if (content.subjectDid) claims.sub = content.subjectDid
+  if (content.expiresAt) claims.exp = Math.floor(content.expiresAt.getTime() / 1000)
+  return { ...vcdm2Credential(content, issuerDid), ...claims }
+}
+
+/** The VC Data Model 2.0 credential an issuance decided, without any securing mechanism's claims. */
+export function vcdm2Credential(content: CredentialContent, issuerDid: string): Record<string, unknown> {
   const subject: Record<string, unknown> = { ...content.attributes }
   if (content.subjectDid) subject.id = content.subjectDid
   const credential: Record<string, unknown> = {
@@ -28,9 +37,5 @@ export function vcdm2Payload(content: CredentialContent, issuerDid: string): Rec
     credential.evidence = content.evidence.map((e) => ({ id: `ipfs://${e.ipfs_hash}`, type: ['Evidence'], name: e.label, filename: e.filename, mediaType: e.content_type, size: e.size }))
   }
   if (content.extensions.length) credential.extensions = content.extensions
-  const iat = Math.floor(content.issuedAt.getTime() / 1000)
-  const claims: Record<string, unknown> = { iss: issuerDid, jti: content.id, iat, nbf: iat }
-  if (content.subjectDid) claims.sub = content.subjectDid
-  if (content.expiresAt) claims.exp = Math.floor(content.expiresAt.getTime() / 1000)
-  return { ...credential, ...claims }
+  return credential
 }

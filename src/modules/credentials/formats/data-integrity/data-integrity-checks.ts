@@ -1,0 +1,79 @@
+import type { VerifyResult } from '@digitalbazaar/vc'
+import type { CredentialProblem, ProblemReason } from '../credential-format.js'
+import { JSON_LIMITS, nestingPastLimit } from '../../../../json-limits.js'
+import { isObject } from '../jwt-checks.js'
+import { DocumentRefused } from './document-loader.js'
+
+export const DATA_INTEGRITY_PROOF = 'DataIntegrityProof'
+
+/**
+ * A secured document as it travels: the object itself (inside a VP's `verifiableCredential`), or
+ * its JSON text (the stored credential, a wallet import, a presentation). Undefined for anything
+ * else, and for text nesting deeper than JSON_LIMITS.documentDepth (as decodeCompactJws refuses).
+ */
+export function documentOf(item: unknown): Record<string, unknown> | undefined {
+  if (isObject(item)) return item
+  if (typeof item !== 'string' || !item.trimStart().startsWith('{') || nestingPastLimit(item, JSON_LIMITS.documentDepth)) return undefined
+  try {
+    const parsed: unknown = JSON.parse(item)
+    return isObject(parsed) ? parsed : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The document's proofs (VC Data Integrity §2.1: one proof or a proof set). */
+export function proofsOf(doc: Record<string, unknown> | undefined): Record<string, unknown>[] {
+  const proof = doc?.proof
+  return (Array.isArray(proof) ? proof : [proof]).filter(isObject)
+}
+
+export function hasProof(doc: Record<string, unknown> | undefined, cryptosuites: readonly string[]): boolean {
+  return proofsOf(doc).some((p) => p.type === DATA_INTEGRITY_PROOF && typeof p.cryptosuite === 'string' && cryptosuites.includes(p.cryptosuite))
+}
+
+/**
+ * What JSON-LD processing refused, in words a caller can act on, or undefined for an error that is
+ * not the document's fault. jsonld.js reports safe mode (JSON-LD 1.1 API §4.1, which Data
+ * Integrity's canonicalization runs in) as `jsonld.ValidationError` with the dropped term, and a
+ * context the loader refused as a loading error whose cause is DocumentRefused.
+ */
+export function jsonLdProblem(error: unknown): string | undefined {
+  if (error instanceof DocumentRefused) return error.message
+  if (!(error instanceof Error)) return undefined
+  const details = (error as { details?: { cause?: unknown; url?: unknown; event?: { code?: unknown; details?: Record<string, unknown> } } }).details
+  if (details?.cause instanceof DocumentRefused) return details.cause.message
+  if (error.name === 'jsonld.ValidationError' && details?.event) {
+    const what = details.event.details ?? {}
+    const term = what.property ?? what.type ?? what.value ?? what.relativeIri
+    return `its JSON-LD does not hold in safe mode: ${String(details.event.code)}${term === undefined ? '' : ` ${JSON.stringify(term)}`} (a term or type no context defines)`
+  }
+  if (error.name.startsWith('jsonld.')) return `its JSON-LD cannot be processed: ${error.message}`
+  return undefined
+}
+
+/** Every error a failed verification holds: the library nests per-proof errors in `errors`. */
+function errorsOf(result: VerifyResult): unknown[] {
+  const top = result.error
+  const nested = top?.errors ?? (top ? [top] : [])
+  const perProof = (result.results ?? []).map((r) => r.error).filter((e) => e !== undefined)
+  return [...new Set([...nested, ...perProof])]
+}
+
+/**
+ * A failed Data Integrity verification (@digitalbazaar/vc) as problems: `what` names the secured
+ * thing ("issuer proof", "presentation proof"). A proof purpose the controller document does not
+ * authorize (`assertionMethod`, `authentication`) or an issuer other than the method's controller
+ * is `issuer`; unreadable JSON-LD is `malformed`; the rest is the proof's `signature`.
+ */
+export function proofProblems(result: VerifyResult, what: string, authorizationReason: ProblemReason = 'issuer'): CredentialProblem[] {
+  const problems = errorsOf(result).map((error): CredentialProblem => {
+    const jsonLd = jsonLdProblem(error)
+    if (jsonLd) return { reason: 'malformed', message: jsonLd }
+    const message = error instanceof Error ? error.message : String(error)
+    if (/not authorized by controller|must match the verification method controller/.test(message)) return { reason: authorizationReason, message: `${what}: ${message}` }
+    if (/No matching proofs found/.test(message)) return { reason: 'signature', message: `${what}: it has no DataIntegrityProof of a cryptosuite checked here` }
+    return { reason: 'signature', message: `${what}: ${message}` }
+  })
+  return problems.length ? problems : [{ reason: 'signature', message: `${what}: it does not verify` }]
+}
