@@ -6,8 +6,9 @@
  * then runs each suite through ../shared/conformance/run-w3c.sh, passing its lines through.
  * Exits non-zero when any suite fails. `npm run conformance -- vcdm2 di-eddsa` runs only those.
  */
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { generateKeyPairSync, randomBytes, sign } from 'node:crypto'
+import { existsSync } from 'node:fs'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import https from 'node:https'
 import net from 'node:net'
@@ -94,6 +95,23 @@ async function provision(call: Call, base: string): Promise<Record<string, strin
   }
 }
 
+/**
+ * The Node.js the suites run on. They were written for Node 18-20: on Node 21 and later,
+ * structuredClone refuses the URL objects in @digitalbazaar/credentials-context's `named` map,
+ * which the EdDSA suite clones as it loads. So a Node 18-20 on the machine is put first in PATH
+ * for the suites only (W3C_NODE names one; Debian's /usr/bin/node otherwise); the service itself
+ * runs on the project's Node 24.
+ */
+function suiteNodePath(): string {
+  for (const candidate of [process.env.W3C_NODE, '/usr/bin/node', '/usr/local/bin/node']) {
+    if (!candidate || !existsSync(candidate)) continue
+    const major = Number(spawnSync(candidate, ['-p', 'process.versions.node.split(".")[0]'], { encoding: 'utf8' }).stdout.trim())
+    if (major >= 18 && major <= 20) return `${path.dirname(candidate)}${path.delimiter}${process.env.PATH}`
+  }
+  console.warn('conformance: no Node.js 18-20 found (set W3C_NODE): the EdDSA suite cannot load on this Node')
+  return process.env.PATH ?? ''
+}
+
 function runSuite(suite: Suite, env: Record<string, string>): Promise<number> {
   const skipped = SKIPPED_TESTS.filter((t) => t.suite === suite)
   const args: string[] = [suite]
@@ -103,7 +121,7 @@ function runSuite(suite: Suite, env: Record<string, string>): Promise<number> {
   }
   if (process.env.KIT_REPORTER) env.KIT_REPORTER = process.env.KIT_REPORTER
   return new Promise((resolve) => {
-    const child = spawn('bash', [kit, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: 'inherit' })
+    const child = spawn('bash', [kit, ...args], { cwd: root, env: { ...process.env, ...env, PATH: suiteNodePath() }, stdio: 'inherit' })
     child.once('exit', (code) => resolve(code ?? 1))
   })
 }

@@ -10,4 +10,17 @@ export interface SkippedTest {
   reason: string
 }
 
-export const SKIPPED_TESTS: readonly SkippedTest[] = []
+export const SKIPPED_TESTS: readonly SkippedTest[] = [
+  {
+    suite: 'vcdm2',
+    title: 'Advanced Concepts credential-service If the digest provided by the issuer does not match the digest computed for the retrieved resource, the conforming verifier implementation MUST produce an error.',
+    reason:
+      'needs the live bytes of https://www.w3.org/ns/credentials/v2 to compute the digest: the run is offline, and the bundled copy of that context (the W3C npm package) is formatted differently, so its digest differs',
+  },
+  {
+    suite: 'vc-api-verifier',
+    title: 'Verify Credential - Data Integrity credential-service MUST verify a valid VC.',
+    reason:
+      'the suite\'s vector names issuer https://vc.example/issuers/5678 but is signed by a did:key that issuer does not control; verifying it would accept a credential from someone other than its issuer (@digitalbazaar/vc\'s own CredentialIssuancePurpose refuses it too)',
+  },
+]

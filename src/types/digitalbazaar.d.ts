@@ -102,3 +102,6 @@ declare module 'jsonld-signatures' {
   }
   export default jsigs
 }
+declare module 'ed25519-signature-2020-context' {
+  export const contexts: Map<string, Record<string, unknown>>
+}

@@ -112,7 +112,7 @@ export class IssuanceService {
     const bbsSigner = schema.anonymous_credentials ? await this.deps.identities.bbsSigner(issuer) : undefined
     const checked = bbsSigner ? this.anonymousContent(id, input.credential_type, bbsSigner.did, subjectDid, schema, attributes, now, expiresAt) : null
     const slot = await this.deps.statusLists.allocate(issuerDid)
-    const statusEntry = this.deps.statusLists.entry(slot)
+    const statusEntry = this.deps.statusLists.entry(slot, format.statusListForm)
     // The status entry is signed into the BBS messages too: a derived proof discloses it so a
     // verifier can check revocation (docs/anonymous-proofs.md).
     const anonymous = checked && withStatus(checked.content, statusEntry.id)

@@ -27,6 +27,8 @@ export type StatusContext = Pick<VerifyContext, 'status' | 'statusMemo'>
 /** A format an issuance can choose (`format`): it signs the credential with one JWS key type. */
 export interface IssuableFormat extends CredentialFormat {
   readonly keyType: 'Ed25519' | 'P-256'
+  /** The form of status list its credentials name: the vc+jwt (default) or the JSON-LD one Data Integrity verifiers read. */
+  readonly statusListForm?: 'jwt' | 'ld'
   issue(content: CredentialContent, signer: JwsSigner): Promise<IssuedForm>
 }
 
@@ -35,8 +37,6 @@ export interface IssuableFormat extends CredentialFormat {
  * `/credentials/issue`): the issuer and every claim come from the document, not from a schema.
  */
 export interface DocumentSecuringFormat extends IssuableFormat {
-  /** The form of status list its credentials name: the vc+jwt (default) or the JSON-LD one Data Integrity verifiers read. */
-  readonly statusListForm?: 'jwt' | 'ld'
   secure(document: Record<string, unknown>, signer: JwsSigner, options: SecureOptions): Promise<IssuedForm>
 }
 

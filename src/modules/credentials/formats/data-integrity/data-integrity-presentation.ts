@@ -14,6 +14,10 @@ export interface DataIntegrityPresentationOptions extends Omit<VerifyContext, 'h
   domain: string
   /** The holder it must be presented by, when known beforehand. */
   holderDid?: string
+  /** Whether it must hold a credential (the spec's requests: yes; VCDM 2.0 §4.13 allows none). */
+  requireCredentials?: boolean
+  /** Whether each credential must be issued to the holder (the spec's requests: yes; the VC API's verify: VCDM does not require it). */
+  bindCredentialsToHolder?: boolean
   /** Each embedded credential is verified by the format that recognizes it. */
   formats: Pick<FormatRegistry, 'recognize'>
   /** The service's own JSON-LD documents (document-loader.ts). */
@@ -97,7 +101,7 @@ export async function verifyDataIntegrityPresentation(item: unknown, options: Da
   }
   const { holder, problems } = await checkPresentationProof(vp, options)
   const envelope = dataIntegrityEnvelope(vp)!
-  if (envelope.items.length === 0) problems.push({ reason: 'malformed', message: 'the presentation holds no credential' })
+  if (envelope.items.length === 0 && options.requireCredentials !== false) problems.push({ reason: 'malformed', message: 'the presentation holds no credential' })
 
   const holderDid = holder ?? options.holderDid ?? envelope.holder
   const credentials: CheckResult[] = []
@@ -111,7 +115,7 @@ export async function verifyDataIntegrityPresentation(item: unknown, options: Da
             statusMemo: options.statusMemo,
             now: options.now,
             skewSeconds: options.skewSeconds,
-            holderDid,
+            holderDid: options.bindCredentialsToHolder === false ? undefined : holderDid,
             presentation: { nonce: options.challenge, audience: options.domain },
           })
         : { problems: [{ reason: 'malformed', message: 'it is in no credential format this service reads' }] },

@@ -5,6 +5,7 @@ import { contexts as dataIntegrityContexts } from '@digitalbazaar/data-integrity
 import { contexts as multikeyContexts } from '@digitalbazaar/multikey-context'
 import { contexts as vdlAamvaContexts } from '@digitalbazaar/vdl-aamva-context'
 import { contexts as vdlContexts } from '@digitalbazaar/vdl-context'
+import { contexts as ed25519Signature2020Contexts } from 'ed25519-signature-2020-context'
 import { ValidationError } from '../../../../errors.js'
 import type { DidDocument } from '../../../did/did-document.js'
 import type { DidResolver } from '../../../did/did-resolver.js'
@@ -26,7 +27,7 @@ const examplesV2 = JSON.parse(readFileSync(new URL('./contexts/credentials-examp
 
 /**
  * The JSON-LD contexts bundled with the service (DESIGN.md: never fetched at run time): VCDM 1.1
- * and 2.0, Data Integrity, Multikey, the W3C examples, and the driving-licence and citizenship
+ * and 2.0, Data Integrity, Multikey, Ed25519Signature2020, the W3C examples, and the driving-licence and citizenship
  * vocabularies the W3C suites issue with. Each comes from its publisher's npm package.
  */
 export const STATIC_CONTEXTS: ReadonlyMap<string, unknown> = new Map<string, unknown>([
@@ -36,6 +37,7 @@ export const STATIC_CONTEXTS: ReadonlyMap<string, unknown> = new Map<string, unk
   ...vdlContexts,
   ...vdlAamvaContexts,
   ...citizenshipContexts,
+  ...ed25519Signature2020Contexts,
   ['https://www.w3.org/ns/credentials/examples/v2', examplesV2],
 ])
 

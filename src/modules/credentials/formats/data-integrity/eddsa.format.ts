@@ -30,6 +30,8 @@ export function eddsaFormat(cryptosuite: EddsaCryptosuite, deps: DataIntegrityDe
   return {
     id: cryptosuite,
     keyType: 'Ed25519',
+    // JSON-LD verifiers (vc-bitstring-status-list) read a JSON-LD status list credential.
+    statusListForm: 'ld',
 
     recognizes: (item) => hasProof(documentOf(item), [cryptosuite]),
 
