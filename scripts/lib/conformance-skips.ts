@@ -23,4 +23,10 @@ export const SKIPPED_TESTS: readonly SkippedTest[] = [
     reason:
       'the suite\'s vector names issuer https://vc.example/issuers/5678 but is signed by a did:key that issuer does not control; verifying it would accept a credential from someone other than its issuer (@digitalbazaar/vc\'s own CredentialIssuancePurpose refuses it too)',
   },
+  {
+    suite: 'di-eddsa',
+    title: 'Data Integrity (eddsa-rdfc-2022 verifiers) credential-service An OPTIONAL string value (proof.previousProof) or unordered list of string values. Each value identifies another data integrity proof that MUST verify before the current proof is processed.',
+    reason:
+      'the suite\'s proof-chain fixture (1.1-previousProofStringOk-SimpleSigned2.json) does not verify with @digitalbazaar/vc and @digitalbazaar/data-integrity 2.5.0, the libraries the suite itself is built on: its chained proof fails the signature check, and its first proof is by a key the issuer does not control',
+  },
 ]
