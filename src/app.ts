@@ -71,6 +71,11 @@ import { sdJwtVcFormat } from './modules/credentials/formats/sd-jwt-vc/sd-jwt-vc
 import { schemaDocumentRoutes } from './modules/issuer/schema-documents.routes.js'
 import { vcJose } from './modules/credentials/formats/vc-jose/vc-jose.format.js'
 import { dockBbsProofFormat } from './modules/credentials/formats/dock-bbs/dock-bbs-proof.format.js'
+import { bbs2023Format } from './modules/credentials/formats/bbs-2023/bbs-2023.format.js'
+import { Bbs2023Pool, type Bbs2023Engine } from './modules/credentials/formats/bbs-2023/bbs-2023-engine.js'
+import { schemaContextDocuments } from './modules/issuer/schema-context-documents.js'
+import { bbs2023DeriveRoutes } from './modules/presentation/bbs-2023-derive.routes.js'
+import { Bbs2023DeriveService } from './modules/presentation/bbs-2023-derive.service.js'
 import { VerifierPresentationService } from './modules/presentation/verifier-presentations.service.js'
 import { verifierPresentationRoutes } from './modules/presentation/verifier-presentations.routes.js'
 import { walletPresentationRoutes } from './modules/presentation/wallet-presentations.routes.js'
@@ -110,6 +115,8 @@ export interface AppDeps {
   chain?: ChainClient
   /** The BBS worker pool; made (and closed) by the app when not given. */
   bbs?: BbsEngine
+  /** The bbs-2023 worker pool (RDF canonicalization and IETF BBS); made (and closed) by the app when not given. */
+  bbs2023?: Bbs2023Engine
   clock?: Clock
   /** false silences logging (most tests); a sink receives the service's log lines (the log-hygiene test). Default stdout. */
   logger?: false | { sink: LogSink }
@@ -151,6 +158,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   }
   const bbs = deps.bbs ?? createBbsPool({ size: config.bbsWorkers })
   if (!deps.bbs) app.addHook('onClose', async () => bbs.close())
+  const bbs2023 = deps.bbs2023 ?? new Bbs2023Pool(config.bbsWorkers)
+  if (!deps.bbs2023) app.addHook('onClose', async () => bbs2023.close())
   const identities = new SigningIdentities({ db, keys, bbs, publicBaseUrl: config.publicBaseUrl, now: () => clock.now().getTime() })
   const hosted = new HostedDids({ db, identities, keys, clock, publicBaseUrl: config.publicBaseUrl })
   const resolver = createDidResolver({
@@ -227,16 +236,18 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(gatewayRoutes, { prefix: '/api/ipfs', content: deps.content, maxBytes: config.contentMaxBytes })
   await app.register(hostedDidRoutes, { hosted, publicBaseUrl: config.publicBaseUrl })
   const sealer = hpkeSealer
-  // The credential formats (docs/formats.md): typed JOSE formats before the plain JWT-VC they would also match.
-  const formats = createFormatRegistry([sdJwtVcFormat({ resolver, httpGet: deps.httpGet, publicBaseUrl: config.publicBaseUrl }), vcJose, jwtVcJson, dockBbsProofFormat(createDerivedProofVerifier({ resolver, bbs, clock }))])
-  const validators = new AttributeValidators()
   const publicBaseUrl = config.publicBaseUrl
+  const validators = new AttributeValidators()
   // Chain anchoring (outbox + /api/blockchain, /api/blockchain-legacy): before the services that
   // enqueue through app.chainAnchor, and before the database-closing hook. Its step-up check
   // calls the issuer service made just below, which exists before any request arrives.
   await app.register(blockchainPlugin, { db, clock, masterKey: deps.masterKey, config, client: deps.chain, stepUp: (did, sessionId) => issuers.assertSessionSteppedUp(did, sessionId) })
   const anchor = app.chainAnchor.configured ? app.chainAnchor : undefined
   const issuers = new IssuerService({ db, content: deps.content, auth, identities, clock, stepUpTtlSeconds: config.stepUpTtlSeconds, anchor })
+  // The credential formats (docs/formats.md): typed JOSE formats before the plain JWT-VC they would
+  // also match. JSON-LD formats read the schema contexts this service serves from the schema records.
+  const bbs2023Credentials = bbs2023Format({ engine: bbs2023, local: schemaContextDocuments(issuers, publicBaseUrl) })
+  const formats = createFormatRegistry([sdJwtVcFormat({ resolver, httpGet: deps.httpGet, publicBaseUrl: config.publicBaseUrl }), vcJose, jwtVcJson, bbs2023Credentials, dockBbsProofFormat(createDerivedProofVerifier({ resolver, bbs, clock }))])
   const templates = new TemplateService({ db, issuers, validators, clock, formats })
   const statusLists = new StatusListService({ db, identities, clock, publicBaseUrl })
   const holderKeys = new HolderKemKeys({ db, keys, clock })
@@ -309,6 +320,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   })
   const callbacks = app.callbacks
   await app.register(anonymousProofRoutes, { prefix: '/api/wallet', proofs: new AnonymousProofService({ db, bbs, resolver, clock }) })
+  await app.register(bbs2023DeriveRoutes, { prefix: '/api/wallet', derivation: new Bbs2023DeriveService({ db, format: bbs2023Credentials, clock }) })
   await app.register(walletPresentationRoutes, { prefix: '/api/wallet', holder: new HolderPresentationService({ db, clock, verifiers, callbacks }), verifiers })
   const verifierPresentations = new VerifierPresentationService({
     db,

@@ -1,5 +1,5 @@
 import { ValidationError } from '../../../errors.js'
-import type { CredentialFormat, IssuableFormat } from './credential-format.js'
+import type { AnyIssuableFormat, CredentialFormat } from './credential-format.js'
 
 /**
  * The credential formats, registered in one place (docs/formats.md): a new format is one folder
@@ -7,7 +7,7 @@ import type { CredentialFormat, IssuableFormat } from './credential-format.js'
  */
 export interface FormatRegistry {
   /** The format an issuance names; 400 for one it cannot issue. */
-  issuable(id: string): IssuableFormat
+  issuable(id: string): AnyIssuableFormat
   /** The format of a presented or imported item; undefined when none recognizes it. */
   recognize(item: unknown): CredentialFormat | undefined
   /** The id an item names for itself, by its format (unverified). */
@@ -19,7 +19,7 @@ export interface FormatRegistry {
 export const DEFAULT_FORMAT = 'jwt_vc_json'
 
 export function createFormatRegistry(formats: CredentialFormat[]): FormatRegistry {
-  const issuable = new Map(formats.filter((f): f is IssuableFormat => 'issue' in f).map((f) => [f.id, f]))
+  const issuable = new Map(formats.filter((f): f is AnyIssuableFormat => 'issue' in f).map((f) => [f.id, f]))
   return {
     issuableIds: [...issuable.keys()],
     issuable(id) {

@@ -75,7 +75,7 @@ async function verifyVcJwt(jwt: string, ctx: VerifyContext): Promise<CheckResult
 }
 
 /** Each `credentialSchema` id, and the schema id of this service's JSON Schema URL beside it (what `schemaId` is in jwt_vc_json). */
-function schemaIdsOf(credentialSchema: unknown): string[] {
+export function schemaIdsOf(credentialSchema: unknown): string[] {
   const entries = Array.isArray(credentialSchema) ? credentialSchema : [credentialSchema]
   return entries.flatMap((e) => {
     if (!isObject(e) || typeof e.id !== 'string') return []
