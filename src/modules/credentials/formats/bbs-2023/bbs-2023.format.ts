@@ -8,7 +8,7 @@ import { schemaIdsOf } from '../vc-jose/vc-jose.format.js'
 import { VC_V2, vcdm2Payload } from '../vc-jose/vcdm2-document.js'
 import type { Bbs2023Engine } from './bbs-2023-engine.js'
 import { contextDocuments, MissingDocumentError, verificationMethodDocuments } from './bbs-2023-documents.js'
-import { checkPointers, PointerError } from './json-pointers.js'
+import { checkNotInsideLiterals, checkPointers, jsonLiteralTerms, PointerError } from './json-pointers.js'
 import { BBS_2023, bbs2023Proof, proofMode } from './proof-value.js'
 
 /** The JWT claims vcdm2Payload mirrors for vc+jwt: a Data Integrity credential carries none of them. */
@@ -94,10 +94,15 @@ export function bbs2023Format(deps: { engine: Bbs2023Engine; local?: LocalDocume
       const proof = doc && bbs2023Proof(doc)
       if (!doc || !proof || proofMode(proof) !== 'base') throw new ValidationError('This is not a bbs-2023 credential with a base proof: nothing to derive from')
       const { proof: _proof, ...unsigned } = doc
+      // VCDM 2.0 §4.8: a credential has a credentialSubject, so a derived one must disclose some of it.
+      if (!selectivePointers.some((p) => p === '' || p === '/credentialSubject' || p.startsWith('/credentialSubject/'))) {
+        throw new ValidationError('Select at least one claim under /credentialSubject: a credential without a subject is not a verifiable credential (VCDM 2.0 §4.8)', { details: { field: 'pointers' } })
+      }
       let documents
       try {
         checkPointers(unsigned, selectivePointers)
         documents = await contextDocuments(unsigned, local)
+        checkNotInsideLiterals(selectivePointers, jsonLiteralTerms(Object.values(documents)))
       } catch (error) {
         if (error instanceof PointerError) throw new ValidationError(error.message, { details: { field: 'pointers', pointer: error.pointer } })
         if (error instanceof MissingDocumentError) throw new ValidationError(`The credential cannot be derived from: ${error.message}`)

@@ -37,3 +37,30 @@ export function checkPointers(document: unknown, pointers: readonly string[]): v
     }
   }
 }
+
+/**
+ * Terms whose values are JSON literals (`"@type": "@json"`, JSON-LD 1.1 §4.2.2) in these context
+ * documents: such a value is one RDF literal, signed whole, so a pointer may select it but not
+ * reach inside it (the part would be another literal, and the derived proof would not verify).
+ */
+export function jsonLiteralTerms(contexts: Iterable<unknown>): Set<string> {
+  const terms = new Set<string>()
+  const walk = (value: unknown): void => {
+    if (typeof value !== 'object' || value === null) return
+    for (const [key, child] of Object.entries(value)) {
+      if (typeof child === 'object' && child !== null && (child as Record<string, unknown>)['@type'] === '@json') terms.add(key)
+      walk(child)
+    }
+  }
+  for (const context of contexts) walk(context)
+  return terms
+}
+
+/** Throws a PointerError for a pointer that goes inside the value of a JSON-literal term. */
+export function checkNotInsideLiterals(pointers: readonly string[], literalTerms: Set<string>): void {
+  for (const pointer of pointers) {
+    const tokens = pointerTokens(pointer)
+    const inside = tokens.slice(0, -1).find((t) => literalTerms.has(t))
+    if (inside !== undefined) throw new PointerError(pointer, `"${pointer}" reaches inside "${inside}", a JSON value signed as one literal: select "${inside}" whole`)
+  }
+}
