@@ -85,7 +85,7 @@ async function provision(call: Call, base: string): Promise<Record<string, strin
     AUTH_HEADER: `Bearer ${token.access_token}`,
     IMPL_NAME: 'credential-service',
     ISSUER_ID: didOf('Ed25519')!,
-    ...(didOf('BBS-2023') ? { ISSUER_ID_BBS_2023: didOf('BBS-2023')! } : {}),
+    ...(didOf('BBS-BLS12-381-SHA-256') ? { ISSUER_ID_BBS_2023: didOf('BBS-BLS12-381-SHA-256')! } : {}),
     ISSUE_PATH: issue('eddsa-rdfc-2022'),
     ISSUE_PATH_EDDSA_JCS_2022: issue('eddsa-jcs-2022'),
     ISSUE_PATH_BBS_2023: issue('bbs-2023'),

@@ -76,8 +76,12 @@ import { schemaDocumentRoutes } from './modules/issuer/schema-documents.routes.j
 import { vcJose } from './modules/credentials/formats/vc-jose/vc-jose.format.js'
 import { eddsaFormat } from './modules/credentials/formats/data-integrity/eddsa.format.js'
 import { verifyDataIntegrityPresentation } from './modules/credentials/formats/data-integrity/data-integrity-presentation.js'
-import { schemaContextDocuments } from './modules/issuer/schema-context-documents.js'
 import { dockBbsProofFormat } from './modules/credentials/formats/dock-bbs/dock-bbs-proof.format.js'
+import { bbs2023Format } from './modules/credentials/formats/bbs-2023/bbs-2023.format.js'
+import { Bbs2023Pool, type Bbs2023Engine } from './modules/credentials/formats/bbs-2023/bbs-2023-engine.js'
+import { schemaContextDocuments } from './modules/issuer/schema-context-documents.js'
+import { bbs2023DeriveRoutes } from './modules/presentation/bbs-2023-derive.routes.js'
+import { Bbs2023DeriveService } from './modules/presentation/bbs-2023-derive.service.js'
 import { VerifierPresentationService } from './modules/presentation/verifier-presentations.service.js'
 import { verifierPresentationRoutes } from './modules/presentation/verifier-presentations.routes.js'
 import { walletPresentationRoutes } from './modules/presentation/wallet-presentations.routes.js'
@@ -117,6 +121,8 @@ export interface AppDeps {
   chain?: ChainClient
   /** The BBS worker pool; made (and closed) by the app when not given. */
   bbs?: BbsEngine
+  /** The bbs-2023 worker pool (RDF canonicalization and IETF BBS); made (and closed) by the app when not given. */
+  bbs2023?: Bbs2023Engine
   clock?: Clock
   /** false silences logging (most tests); a sink receives the service's log lines (the log-hygiene test). Default stdout. */
   logger?: false | { sink: LogSink }
@@ -160,6 +166,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   }
   const bbs = deps.bbs ?? createBbsPool({ size: config.bbsWorkers })
   if (!deps.bbs) app.addHook('onClose', async () => bbs.close())
+  const bbs2023 = deps.bbs2023 ?? new Bbs2023Pool(config.bbsWorkers)
+  if (!deps.bbs2023) app.addHook('onClose', async () => bbs2023.close())
   const identities = new SigningIdentities({ db, keys, bbs, publicBaseUrl: config.publicBaseUrl, now: () => clock.now().getTime() })
   const hosted = new HostedDids({ db, identities, keys, clock, publicBaseUrl: config.publicBaseUrl })
   const resolver = createDidResolver({
@@ -241,11 +249,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // JSON-LD documents the service answers itself, without HTTP: its schemas' contexts (Data Integrity formats).
   const localDocuments = schemaContextDocuments({ publicSchema: (id) => issuers.publicSchema(id) }, publicBaseUrl)
   const dataIntegrity = { local: localDocuments, clock }
+  const bbs2023Credentials = bbs2023Format({ engine: bbs2023, local: localDocuments })
   // The credential formats (docs/formats.md), the most specific first: Data Integrity documents
   // (a proof of a named cryptosuite), typed JOSE formats, then the plain JWT-VC they would also match.
   const formats = createFormatRegistry([
     eddsaFormat('eddsa-rdfc-2022', dataIntegrity),
     eddsaFormat('eddsa-jcs-2022', dataIntegrity),
+    bbs2023Credentials,
     sdJwtVcFormat({ resolver, httpGet: deps.httpGet, publicBaseUrl: config.publicBaseUrl }),
     vcJose,
     jwtVcJson,
@@ -332,6 +342,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   })
   const callbacks = app.callbacks
   await app.register(anonymousProofRoutes, { prefix: '/api/wallet', proofs: new AnonymousProofService({ db, bbs, resolver, clock }) })
+  await app.register(bbs2023DeriveRoutes, { prefix: '/api/wallet', derivation: new Bbs2023DeriveService({ db, format: bbs2023Credentials, clock }) })
   await app.register(walletPresentationRoutes, { prefix: '/api/wallet', holder: new HolderPresentationService({ db, clock, verifiers, callbacks }), verifiers })
   const verifierPresentations = new VerifierPresentationService({
     db,

@@ -32,6 +32,7 @@ declare module '@digitalbazaar/vc' {
     credentialResults?: VerifyResult[]
   }
   export function issue(options: { credential: Record<string, unknown>; suite: unknown; documentLoader: Loader; now?: Date | string }): Promise<Record<string, unknown>>
+  export function derive(options: { verifiableCredential: Record<string, unknown>; suite: unknown; documentLoader: Loader }): Promise<Record<string, unknown>>
   export function verifyCredential(options: {
     credential: unknown
     suite: unknown

@@ -250,6 +250,9 @@ const MATRIX: Record<string, RouteCase> = {
   'POST /api/wallet/:did/credentials/:credential_id/anonymous-proof': {
     records: [inPath("A's wallet credential", 'credential_id', credentialOf, { body: (c) => ({ reveal: ['holder_name'], predicates: [], nonce: 'matrix-nonce', verifier_did: c.w.b.did }) })],
   },
+  'POST /api/wallet/:did/credentials/:credential_id/derive': {
+    records: [inPath("A's wallet credential", 'credential_id', credentialOf, { body: () => ({ pointers: ['/credentialSubject/holder_name'] }) })],
+  },
   'POST /api/wallet/:did/credentials/import': {
     records: [{
       what: "A's credential JWT (its subject is A)", expect: 422,

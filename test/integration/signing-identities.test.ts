@@ -75,7 +75,9 @@ describe('issuer signing identities', () => {
     assert.equal(doc.id, signing.signing_did)
     assert.deepEqual(doc.alsoKnownAs, [webIssuer.did])
     const types = doc.verificationMethod.map((m: Json) => (m.publicKeyJwk ? `${m.type}:${m.publicKeyJwk.crv}` : `${m.type}:${m.publicKeyMultibase.slice(0, 4)}`)).sort()
-    assert.deepEqual(types, ['JsonWebKey2020:P-256', 'Multikey:z6Mk', 'Multikey:zUC7'])
+    // Two BLS12-381 G2 keys: Dock's BBS (with bbsScheme) and the IETF BBS key of bbs-2023 (plain Multikey).
+    assert.deepEqual(types, ['JsonWebKey2020:P-256', 'Multikey:z6Mk', 'Multikey:zUC7', 'Multikey:zUC7'])
+    assert.equal(doc.verificationMethod.filter((m: Json) => m.bbsScheme !== undefined).length, 1)
     for (const m of doc.verificationMethod) assert.ok(doc.assertionMethod.includes(m.id))
 
     // A did:key document is the did:key method's alone: the service adds nothing to it.
@@ -108,7 +110,7 @@ describe('issuer signing identities', () => {
     assert.match(credential.anonymous_credential.verification_method, /^did:key:zUC7[^#]+#zUC7/)
     const signing = (await callAs(t.app, 'GET', `/api/issuer/${keyIssuer.did}/signing`, keyIssuer.token)).json()
     assert.equal(signing.signing_did, did)
-    assert.deepEqual(signing.signing_dids.map((d: Json) => d.key_type).sort(), ['BLS12381G2', 'Ed25519', 'P-256'])
+    assert.deepEqual(signing.signing_dids.map((d: Json) => d.key_type).sort(), ['BBS-BLS12-381-SHA-256', 'BLS12381G2', 'Ed25519', 'P-256'])
   })
 
   it('a did:key BBS credential yields anonymous proofs a verifier accepts, for a request naming the login DID', async () => {

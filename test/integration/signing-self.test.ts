@@ -49,7 +49,7 @@ describe('an issuer signing as its own did:web', () => {
     const refused = await callAs(t.app, 'PUT', `/api/issuer/${DID}/signing`, token, { signing_did_method: 'self' })
     assert.equal(refused.statusCode, 422, refused.body)
     const publish: Json[] = refused.json().details.publish
-    assert.deepEqual(publish.map((m) => m.id.split('#')[0]), [DID, DID, DID])
+    assert.deepEqual(publish.map((m) => m.id.split('#')[0]), [DID, DID, DID, DID])
     // Publishing only some of them is not enough.
     published = publish.slice(0, 1)
     assert.equal((await callAs(t.app, 'PUT', `/api/issuer/${DID}/signing`, token, { signing_did_method: 'self' })).statusCode, 422)

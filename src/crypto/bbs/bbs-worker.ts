@@ -5,12 +5,14 @@
  * instantiation) the instance cannot be trusted with the next task.
  */
 import { parentPort, threadId } from 'node:worker_threads'
+import type { WorkerReply } from '../worker-pool.js'
 import * as core from './bbs-core.js'
 import type { BbsMessage } from './bbs-messages.js'
 
 export type BbsOp = 'generateKeyPair' | 'sign' | 'verify' | 'deriveProof' | 'verifyProof' | 'selfTest'
 
-export type BbsReply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: { name: string; message: string }; fatal: boolean }
+/** The pool's reply shape (worker-pool.ts). */
+export type BbsReply = WorkerReply
 
 interface SignArgs {
   secretKey: Uint8Array

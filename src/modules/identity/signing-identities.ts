@@ -2,6 +2,7 @@ import type { KeyObject } from 'node:crypto'
 import { encodeDidKey, type KeyCodec } from '../../crypto/did-key.js'
 import type { BbsEngine } from '../../crypto/bbs/bbs-pool.js'
 import { generateEd25519 } from '../../crypto/ed25519.js'
+import { generateIetfBbsKeyPair, IETF_BBS_ALGORITHM } from '../../crypto/ietf-bbs-keys.js'
 import { jwsAlgorithmFor, type JwsAlgorithm } from '../../crypto/jws.js'
 import { generateP256 } from '../../crypto/p256.js'
 import type { Database, SigningMethod } from '../../db/database.js'
@@ -10,12 +11,20 @@ import { didWebForUrl } from '../did/did-web.js'
 import { hostedDidForIssuerUrl, hostedIssuerUrl } from '../did/jwt-vc-issuer.js'
 import * as repo from './signing-dids.repository.js'
 
-/** The key types an issuer signs with: JWS (EdDSA, ES256) and Dock BBS over BLS12-381 G2. */
-export type IssuerKeyType = SigningAlgorithm | 'BLS12381G2'
+/**
+ * The key types an issuer signs with: JWS (EdDSA, ES256), Dock BBS over BLS12-381 G2, and IETF
+ * BBS (BLS12-381-SHA-256, the bbs-2023 cryptosuite's). Both BBS keys are G2 points, but each
+ * scheme derives its own generators, so a key of one cannot verify the other's signatures
+ * (docs/decisions.md "A separate IETF BBS key").
+ */
+export type IssuerKeyType = SigningAlgorithm | 'BLS12381G2' | typeof IETF_BBS
+
+/** The key type of the bbs-2023 cryptosuite. */
+export const IETF_BBS = IETF_BBS_ALGORITHM
 
 /** Key-store purposes of signing-identity keys, one per key type. */
-export const SIGNING_PURPOSE: Record<IssuerKeyType, string> = { Ed25519: 'signing-ed25519', 'P-256': 'signing-p256', BLS12381G2: 'signing-bbs' }
-const CODEC: Record<IssuerKeyType, KeyCodec> = { Ed25519: 'ed25519', 'P-256': 'p256', BLS12381G2: 'bls12381g2' }
+export const SIGNING_PURPOSE: Record<IssuerKeyType, string> = { Ed25519: 'signing-ed25519', 'P-256': 'signing-p256', BLS12381G2: 'signing-bbs', [IETF_BBS]: 'signing-bbs-2023' }
+const CODEC: Record<IssuerKeyType, KeyCodec> = { Ed25519: 'ed25519', 'P-256': 'p256', BLS12381G2: 'bls12381g2', [IETF_BBS]: 'bls12381g2' }
 const BBS_ALGORITHM = 'BBS-BLS12-381'
 
 /**
@@ -46,6 +55,25 @@ export interface JwsSigner {
    */
   httpsIssuer?: string
 }
+
+/** An issuer's IETF BBS key (bbs-2023): the DID named as issuer and the Multikey that signs. */
+export interface Bbs2023Signer {
+  did: string
+  /** Absolute DID URL of the key's Multikey verification method. */
+  verificationMethod: string
+  /** The record's `signature_type`. */
+  alg: 'bbs-2023'
+  publicKey: Uint8Array
+  secretKey: Uint8Array
+}
+
+/** The signer of each key type a credential format may ask for (credential-format.ts `keyType`). */
+export interface SignerByKeyType {
+  Ed25519: JwsSigner
+  'P-256': JwsSigner
+  [IETF_BBS]: Bbs2023Signer
+}
+export type FormatKeyType = keyof SignerByKeyType
 
 export interface BbsSigner {
   did: string
@@ -95,6 +123,30 @@ export class SigningIdentities {
     await this.jwsSigner(issuer, 'Ed25519')
     await this.jwsSigner(issuer, 'P-256')
     await this.bbsSigner(issuer)
+    await this.bbs2023Signer(issuer)
+  }
+
+  /** The signer a format's key type asks for (issuance picks it by `format.keyType`). */
+  async signerFor<K extends FormatKeyType>(issuer: IssuerIdentityRow, keyType: K): Promise<SignerByKeyType[K]> {
+    const signer = keyType === IETF_BBS ? await this.bbs2023Signer(issuer) : await this.jwsSigner(issuer, keyType as SigningAlgorithm)
+    return signer as SignerByKeyType[K]
+  }
+
+  /** The IETF BBS key of bbs-2023: its own did:key, or a Multikey of the did:web that carries all key types. */
+  async bbs2023Signer(issuer: IssuerIdentityRow): Promise<Bbs2023Signer> {
+    return this.cached(`bbs-2023 ${issuer.did} ${issuer.signing_method}`, async () => {
+      const purpose = SIGNING_PURPOSE[IETF_BBS]
+      if (issuer.signing_method === 'key') {
+        const did = await this.didKey(issuer.did, IETF_BBS)
+        const info = (await this.deps.keys.list(did, purpose))[0]!
+        return { did, verificationMethod: `${did}#${did.slice('did:key:'.length)}`, alg: 'bbs-2023', publicKey: info.publicKey, secretKey: await this.deps.keys.openPrivateKey(info.kid) }
+      }
+      const did = await this.namedDid(issuer)
+      let info = (await this.deps.keys.list(did, purpose)).find((k) => k.status === 'active')
+      // A concurrent creation wins the unique index; storeKey then answers the winner's key.
+      info ??= await this.deps.keys.storeKey(did, purpose, IETF_BBS, await generateIetfBbsKeyPair())
+      return { did, verificationMethod: `${did}#${info.kid}`, alg: 'bbs-2023', publicKey: info.publicKey, secretKey: await this.deps.keys.openPrivateKey(info.kid) }
+    })
   }
 
   async jwsSigner(issuer: IssuerIdentityRow, keyType: SigningAlgorithm): Promise<JwsSigner> {
@@ -182,7 +234,9 @@ export class SigningIdentities {
     const material =
       keyType === 'BLS12381G2'
         ? await this.deps.bbs.generateKeyPair(DID_KEY_BBS_PARAMS_LABEL).then((p) => ({ publicKey: p.publicKey, privateKey: p.secretKey }))
-        : keyType === 'P-256'
+        : keyType === IETF_BBS
+          ? await generateIetfBbsKeyPair()
+          : keyType === 'P-256'
           ? generateP256()
           : generateEd25519()
     const did = encodeDidKey(CODEC[keyType], material.publicKey)

@@ -108,7 +108,7 @@ export class IssuanceService {
     const id = `aly:${randomUUID()}`
     // The DIDs the credential is signed as (DESIGN.md "Issuer identity"): its `issuer`, never the login DID.
     const format = this.deps.formats.issuable(formatId ?? DEFAULT_FORMAT)
-    const signer = await this.deps.identities.jwsSigner(issuer, format.keyType)
+    const signer = await this.deps.identities.signerFor(issuer, format.keyType)
     const bbsSigner = schema.anonymous_credentials ? await this.deps.identities.bbsSigner(issuer) : undefined
     const checked = bbsSigner ? this.anonymousContent(id, input.credential_type, bbsSigner.did, subjectDid, schema, attributes, now, expiresAt) : null
     const slot = await this.deps.statusLists.allocate(issuerDid)

@@ -5,7 +5,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../../errors.js'
 import type { CredentialProblem, DocumentSecuringFormat, IssuedForm } from '../credentials/formats/credential-format.js'
 import type { FormatRegistry } from '../credentials/formats/format-registry.js'
 import type { DidResolver } from '../did/did-resolver.js'
-import type { IssuerIdentityRow, SigningIdentities } from '../identity/signing-identities.js'
+import type { FormatKeyType, IssuerIdentityRow, SigningIdentities } from '../identity/signing-identities.js'
 import type { StatusChecker } from '../status-list/status-check.js'
 import type { StatusListService } from '../status-list/status-list.service.js'
 import type { VcApiCaller } from './vc-api-clients.service.js'
@@ -68,7 +68,7 @@ export class VcApiService {
     if (modelVersion(document) === '1.1' && document.issuanceDate === undefined) document.issuanceDate = `${this.deps.clock.now().toISOString().slice(0, 19)}Z`
     const problems = credentialInputProblems(document)
     if (problems.length) throw new ValidationError(`credential is not a valid VCDM document: ${problems.join('; ')}`, { details: { field: 'credential', problems } })
-    const signer = await this.deps.identities.jwsSigner(issuer, format.keyType)
+    const signer = await this.deps.identities.signerFor(issuer, format.keyType)
     const named = issuerIdOf(document)
     if (named !== signer.did) throw new ValidationError(`credential.issuer must be this issuer instance's DID ${signer.did} (it is ${JSON.stringify(named)})`, { details: { field: 'credential.issuer', expected: signer.did } })
     let slot: { listId: string; index: number } | undefined
@@ -139,7 +139,7 @@ export class VcApiService {
     return issuer
   }
 
-  private securing(formatId: string): DocumentSecuringFormat {
+  private securing(formatId: string): DocumentSecuringFormat<FormatKeyType> {
     const format = this.deps.formats.securing(formatId)
     if (!format) throw new NotFoundError(`No VC API issuer instance for format "${formatId}": one of ${this.deps.formats.securingIds.join(', ')}`)
     return format
@@ -147,7 +147,7 @@ export class VcApiService {
 }
 
 /** The VC API answers a JSON credential as itself and any other form as an enveloped credential (VCDM 2.0 §4.13). */
-function answerForm(format: DocumentSecuringFormat, issued: IssuedForm): unknown {
+function answerForm(format: DocumentSecuringFormat<FormatKeyType>, issued: IssuedForm): unknown {
   const text = issued.credential
   return text.startsWith('{') ? (JSON.parse(text) as unknown) : envelopeOf(`application/${format.id}`, text, 'EnvelopedVerifiableCredential')
 }

@@ -1,6 +1,7 @@
 import type { EvidenceAttachment, RequiredPredicate } from '../../../db/database.js'
 import type { DidResolver } from '../../did/did-resolver.js'
-import type { JwsSigner } from '../../identity/signing-identities.js'
+import type { FormatKeyType, SignerByKeyType } from '../../identity/signing-identities.js'
+import type { SigningAlgorithm } from '../../keys/key-store.js'
 import type { StatusChecker, StatusListMemo, StatusState } from '../../status-list/status-check.js'
 import type { StatusListEntry } from '../../status-list/status-list.service.js'
 
@@ -24,20 +25,27 @@ export interface CredentialFormat {
 
 export type StatusContext = Pick<VerifyContext, 'status' | 'statusMemo'>
 
-/** A format an issuance can choose (`format`): it signs the credential with one JWS key type. */
-export interface IssuableFormat extends CredentialFormat {
-  readonly keyType: 'Ed25519' | 'P-256'
+/**
+ * A format an issuance can choose (`format`): it signs the credential with one key type of the
+ * issuer, a JWS key (Ed25519, P-256: the default) or the IETF BBS key of bbs-2023, and is given
+ * that key's signer (SigningIdentities.signerFor).
+ */
+export interface IssuableFormat<K extends FormatKeyType = SigningAlgorithm> extends CredentialFormat {
+  readonly keyType: K
   /** The form of status list its credentials name: the vc+jwt (default) or the JSON-LD one Data Integrity verifiers read. */
   readonly statusListForm?: 'jwt' | 'ld'
-  issue(content: CredentialContent, signer: JwsSigner): Promise<IssuedForm>
+  issue(content: CredentialContent, signer: SignerByKeyType[K]): Promise<IssuedForm>
 }
+
+/** Any issuable format, whatever key type it signs with: what the registry holds. */
+export type AnyIssuableFormat = IssuableFormat<FormatKeyType>
 
 /**
  * A format that secures a VCDM 2.0 document the caller built, as it is (the W3C VC API's
  * `/credentials/issue`): the issuer and every claim come from the document, not from a schema.
  */
-export interface DocumentSecuringFormat extends IssuableFormat {
-  secure(document: Record<string, unknown>, signer: JwsSigner, options: SecureOptions): Promise<IssuedForm>
+export interface DocumentSecuringFormat<K extends FormatKeyType = SigningAlgorithm> extends IssuableFormat<K> {
+  secure(document: Record<string, unknown>, signer: SignerByKeyType[K], options: SecureOptions): Promise<IssuedForm>
 }
 
 export interface SecureOptions {

@@ -1,5 +1,6 @@
 import { ValidationError } from '../../../errors.js'
-import type { CredentialFormat, DocumentSecuringFormat, IssuableFormat } from './credential-format.js'
+import type { FormatKeyType } from '../../identity/signing-identities.js'
+import type { AnyIssuableFormat, CredentialFormat, DocumentSecuringFormat } from './credential-format.js'
 
 /**
  * The credential formats, registered in one place (docs/formats.md): a new format is one folder
@@ -7,7 +8,7 @@ import type { CredentialFormat, DocumentSecuringFormat, IssuableFormat } from '.
  */
 export interface FormatRegistry {
   /** The format an issuance names; 400 for one it cannot issue. */
-  issuable(id: string): IssuableFormat
+  issuable(id: string): AnyIssuableFormat
   /** The format of a presented or imported item; undefined when none recognizes it. */
   recognize(item: unknown): CredentialFormat | undefined
   /** The id an item names for itself, by its format (unverified). */
@@ -15,15 +16,15 @@ export interface FormatRegistry {
   /** The ids an issuance may name, for schemas and errors. */
   readonly issuableIds: readonly string[]
   /** A format that secures caller-built documents (the W3C VC API's issue); undefined for others. */
-  securing(id: string): DocumentSecuringFormat | undefined
+  securing(id: string): DocumentSecuringFormat<FormatKeyType> | undefined
   readonly securingIds: readonly string[]
 }
 
 export const DEFAULT_FORMAT = 'jwt_vc_json'
 
 export function createFormatRegistry(formats: CredentialFormat[]): FormatRegistry {
-  const issuable = new Map(formats.filter((f): f is IssuableFormat => 'issue' in f).map((f) => [f.id, f]))
-  const securing = new Map([...issuable].filter((e): e is [string, DocumentSecuringFormat] => 'secure' in e[1]))
+  const issuable = new Map(formats.filter((f): f is AnyIssuableFormat => 'issue' in f).map((f) => [f.id, f]))
+  const securing = new Map([...issuable].filter((e): e is [string, DocumentSecuringFormat<FormatKeyType>] => 'secure' in e[1]))
   return {
     issuableIds: [...issuable.keys()],
     securingIds: [...securing.keys()],

@@ -1,0 +1,25 @@
+import type { Clock } from '../../adapters/clock.js'
+import type { Database } from '../../db/database.js'
+import { ConflictError, NotFoundError } from '../../errors.js'
+import type { Bbs2023Format } from '../credentials/formats/bbs-2023/bbs-2023.format.js'
+import { findHeldCredential } from './anonymous-proof.repository.js'
+
+/**
+ * POST /api/wallet/:did/credentials/:credential_id/derive (docs/formats.md "bbs-2023"): from the
+ * base proof of a bbs-2023 credential in the holder's wallet, a derived proof that discloses the
+ * issuer's mandatory statements and the chosen JSON Pointers, nothing else. The canonicalization
+ * and BBS proof run in the bbs-2023 worker pool.
+ */
+export class Bbs2023DeriveService {
+  constructor(private readonly deps: { db: Database; format: Bbs2023Format; clock: Clock }) {}
+
+  async derive(holderDid: string, credentialId: string, pointers: string[]): Promise<Record<string, unknown>> {
+    const row = await findHeldCredential(this.deps.db, holderDid, credentialId)
+    if (!row) throw new NotFoundError('Credential not found in this wallet')
+    if (row.withdrawn) throw new ConflictError('You withdrew this credential from use: it cannot be presented')
+    if (row.format !== this.deps.format.id) throw new ConflictError(`This credential is ${row.format ?? 'jwt_vc_json'}, not bbs-2023: only a bbs-2023 credential has a base proof to derive from`)
+    if (row.status === 'revoked') throw new ConflictError('This credential has been revoked: no verifier would accept a proof of it')
+    if (row.expiration_date !== null && new Date(row.expiration_date).getTime() <= this.deps.clock.now().getTime()) throw new ConflictError('This credential has expired')
+    return this.deps.format.derive(row.jwt, [...new Set(pointers)])
+  }
+}
