@@ -7,6 +7,8 @@ export interface SkippedTest {
   suite: string
   /** The test's full title as mocha reports it (describe titles and test title joined by spaces). */
   title: string
+  /** 'group': every test under the describe block of this full title (a group whose set-up fails for everyone). */
+  kind?: 'test' | 'group'
   reason: string
 }
 
@@ -28,5 +30,12 @@ export const SKIPPED_TESTS: readonly SkippedTest[] = [
     title: 'Data Integrity (eddsa-rdfc-2022 verifiers) credential-service An OPTIONAL string value (proof.previousProof) or unordered list of string values. Each value identifies another data integrity proof that MUST verify before the current proof is processed.',
     reason:
       'the suite\'s proof-chain fixture (1.1-previousProofStringOk-SimpleSigned2.json) does not verify with @digitalbazaar/vc and @digitalbazaar/data-integrity 2.5.0, the libraries the suite itself is built on: its chained proof fails the signature check, and its first proof is by a key the issuer does not control',
+  },
+  {
+    suite: 'di-bbs',
+    kind: 'group',
+    title: 'Data Integrity (bbs-2023 verifiers) VC 2.0',
+    reason:
+      'its "before all" hook fails for every implementation: the assertion library generates the test credentials with its own document loader, which lacks the https://w3id.org/vdl/v1 context the credentials use (jsonld.InvalidUrl), so none of its 12 tests can run (../shared/conformance/README.md, "BBS verifier tests")',
   },
 ]

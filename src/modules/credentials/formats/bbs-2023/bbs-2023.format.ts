@@ -11,6 +11,8 @@ import { contextDocuments, MissingDocumentError, verificationMethodDocuments } f
 import { checkNotInsideLiterals, checkPointers, jsonLiteralTerms, PointerError } from './json-pointers.js'
 import { BBS_2023, bbs2023Proof, proofMode } from './proof-value.js'
 
+const VC_V1 = 'https://www.w3.org/2018/credentials/v1'
+
 /** The JWT claims vcdm2Payload mirrors for vc+jwt: a Data Integrity credential carries none of them. */
 const JWT_CLAIMS = ['iss', 'sub', 'jti', 'iat', 'nbf', 'exp']
 
@@ -82,7 +84,8 @@ export function bbs2023Format(deps: { engine: Bbs2023Engine; local?: LocalDocume
 
     async secure(document, signer, options) {
       const context = document['@context']
-      if (!Array.isArray(context) || context[0] !== VC_V2) throw new ValidationError(`The credential's @context must begin with ${VC_V2} (VCDM 2.0 §4.3)`, { details: { field: '@context' } })
+      // VC DI BBS §3 secures VCDM 2.0 and 1.1 credentials alike.
+      if (!Array.isArray(context) || (context[0] !== VC_V2 && context[0] !== VC_V1)) throw new ValidationError(`The credential's @context must begin with ${VC_V2} (VCDM 2.0 §4.3) or ${VC_V1}`, { details: { field: '@context' } })
       if ('proof' in document) throw new ValidationError('The credential to secure must not carry a proof already', { details: { field: 'proof' } })
       const issuer = isObject(document.issuer) ? document.issuer.id : document.issuer
       if (issuer !== signer.did) throw new ValidationError(`The credential's issuer must be ${signer.did}, the DID whose IETF BBS key signs it`, { details: { field: 'issuer' } })
@@ -146,7 +149,7 @@ async function verifyBbs2023(item: unknown, ctx: VerifyContext, engine: Bbs2023E
   const doc = readDocument(item)
   if (!doc) return { problems: [{ reason: 'unreadable', message: 'it is not a JSON credential' }] }
   const context = doc['@context']
-  if (!Array.isArray(context) || context[0] !== VC_V2) return { problems: [{ reason: 'malformed', message: `its @context does not begin with ${VC_V2} (VCDM 2.0 §4.3)` }] }
+  if (!Array.isArray(context) || (context[0] !== VC_V2 && context[0] !== VC_V1)) return { problems: [{ reason: 'malformed', message: `its @context does not begin with ${VC_V2} (VCDM 2.0 §4.3) or ${VC_V1}` }] }
   const proof = bbs2023Proof(doc)
   if (!proof) return { problems: [{ reason: 'malformed', message: 'it carries no bbs-2023 DataIntegrityProof' }] }
   const mode = proofMode(proof)
