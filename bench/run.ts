@@ -9,8 +9,11 @@
  * README, and writes bench/results/latest-login.json and latest-issuance.json. Settings:
  * BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_ISSUANCE_CONNECTIONS, BENCH_ROUNDS, BENCH_WARMUP_SECONDS,
  * BENCH_CRYPTO_ITERATIONS, BENCH_ENGINES=pglite,postgres, BENCH_DATABASE_URL,
- * BENCH_SERVER=tsx|build (default tsx), BENCH_ONLY=login|issuance|verification|proofs|anchoring|formats (default all).
+ * BENCH_SERVER=tsx|build (default tsx), BENCH_ONLY=login|issuance|verification|proofs|anchoring|formats|vc-api (default all).
  * The formats part issues and verifies every credential format over HTTP side by side.
+ * The vc-api part does the same through the W3C VC API (OAuth client, issue per cryptosuite,
+ * /vc-api/credentials/verify), against vc+jwt; BENCH_VC_API_BBS_CONNECTIONS for its bbs-2023 phases
+ * (bench/results/latest-vc-api.json).
  * The anchoring part runs JWT-only issuance on two servers per engine, one with a local dev chain
  * configured and one without, and reports the ratio (bench/results/latest-anchoring.json).
  * The proofs part (anonymous-proof derivation and BBS-predicate verification over HTTP beside the
@@ -23,6 +26,7 @@ import { installAbortHandlers, onAbort } from './lib/cleanup.js'
 import { coreCount } from './lib/cpu.js'
 import { runAgainstServer } from './lib/engine-run.js'
 import { formatsMarkdown, runFormatsAgainstServer, type FormatSummary } from './lib/formats-run.js'
+import { runVcApiAgainstServer, vcApiMarkdown, VERIFY_SET, type VcApiSummary } from './lib/vc-api-run.js'
 import { measureRawCrypto, type RawCryptoCost } from './lib/issuance-crypto.js'
 import { issuanceMarkdown, printIssuance, printRawCrypto, summarizeIssuance, TARGET_CEILING_RATIO, TARGET_JWT_PER_SECOND, type IssuanceEngineSummary } from './lib/issuance-report.js'
 import { runIssuanceAgainstServer } from './lib/issuance-run.js'
@@ -43,6 +47,7 @@ interface EngineResult {
   verification?: VerificationSummary
   proofs?: ProofsSummary
   formats?: { engine: Engine; rows: FormatSummary[] }
+  vcApi?: { engine: Engine; rows: VcApiSummary[] }
 }
 
 /**
@@ -72,6 +77,10 @@ async function benchEngine(engine: Engine, options: BenchOptions, build: ServerB
         log(`\n${engine}: credential formats, issued and verified over HTTP (${options.issuanceConnections} issuing, ${options.connections} verifying connections)`)
         result.formats = { engine, rows: await runFormatsAgainstServer(server, engine, options, log) }
       }
+      if (options.parts.includes('vc-api')) {
+        log(`\n${engine}: W3C VC API, issued and verified per cryptosuite over HTTP (${options.issuanceConnections} issuing, ${options.connections} verifying connections; bbs-2023 ${options.vcApiBbsConnections})`)
+        result.vcApi = { engine, rows: await runVcApiAgainstServer(server, engine, options, log) }
+      }
       return result
     } finally {
       await server.stop()
@@ -94,9 +103,10 @@ async function main(): Promise<void> {
   const withProofs = options.parts.includes('proofs')
   const proofPhases = withProofs ? options.rounds * 2 * options.seconds + 2 * options.warmupSeconds + 180 : 0
   const formatPhases = options.parts.includes('formats') ? (options.rounds + 1) * 6 * options.seconds + 180 : 0
+  const vcApiPhases = options.parts.includes('vc-api') ? (options.rounds + 1) * 8 * options.seconds + 240 : 0
   const anchoringPhases = options.parts.includes('anchoring') ? options.rounds * 2 * options.seconds + 2 * options.warmupSeconds + 240 : 0
   const cryptoBudget = (withIssuance ? options.cryptoIterations * 0.3 + 60 : 0) + (withProofs ? options.proofIterations * 3 + 30 : 0)
-  installAbortHandlers((options.engines.length * (loginPhases + issuancePhases + verificationPhases + proofPhases + anchoringPhases + formatPhases + 180) + cryptoBudget + 240) * 1000)
+  installAbortHandlers((options.engines.length * (loginPhases + issuancePhases + verificationPhases + proofPhases + anchoringPhases + formatPhases + vcApiPhases + 180) + cryptoBudget + 240) * 1000)
 
   if (withLogin) log(`login throughput vs framework floor: ${options.connections} connections, ${options.seconds} s per phase, ${options.rounds} rounds, engines ${options.engines.join(', ')}`)
   if (withIssuance) log(`issuance throughput vs raw crypto: ${options.issuanceConnections} connections, ${options.seconds} s per phase, ${options.rounds} rounds, engines ${options.engines.join(', ')}`)
@@ -205,6 +215,19 @@ async function main(): Promise<void> {
     const json = { date: new Date().toISOString(), code, machine, settings: { issuingConnections: options.issuanceConnections, verifyingConnections: options.connections, seconds: options.seconds, rounds: options.rounds }, engines: formats }
     await writeFile(path.join(resultsDir, 'latest-formats.json'), `${JSON.stringify(json, null, 2)}\n`)
     log('written: bench/results/latest-formats.json')
+  }
+  const vcApis = results.flatMap((r) => (r.vcApi ? [r.vcApi] : []))
+  if (vcApis.length) {
+    for (const v of vcApis) log(`\nMarkdown for bench/README.md (W3C VC API, ${v.engine}, medians over rounds):\n\n${vcApiMarkdown(v.engine, v.rows)}\n`)
+    const json = {
+      date: new Date().toISOString(),
+      code,
+      machine,
+      settings: { issuingConnections: options.issuanceConnections, verifyingConnections: options.connections, bbsConnections: options.vcApiBbsConnections, seconds: options.seconds, rounds: options.rounds, warmupSeconds: options.warmupSeconds, verifySet: VERIFY_SET, server: options.server },
+      engines: vcApis,
+    }
+    await writeFile(path.join(resultsDir, 'latest-vc-api.json'), `${JSON.stringify(json, null, 2)}\n`)
+    log('written: bench/results/latest-vc-api.json')
   }
   if (rawProofs) {
     const json = {

@@ -27,6 +27,12 @@ export class JsonClient {
     return this.send('POST', path, { 'content-type': 'application/json', 'content-length': String(payload.length), ...headers }, payload)
   }
 
+  /** A form-encoded POST (application/x-www-form-urlencoded), as an OAuth 2.0 token endpoint takes it. */
+  postForm(path: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<HttpResponse> {
+    const payload = Buffer.from(new URLSearchParams(fields).toString())
+    return this.send('POST', path, { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(payload.length), ...headers }, payload)
+  }
+
   get(path: string, headers: Record<string, string> = {}): Promise<HttpResponse> {
     return this.send('GET', path, headers)
   }

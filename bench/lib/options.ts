@@ -1,8 +1,10 @@
+import { cpus } from 'node:os'
+
 /** Benchmark settings, all from the environment so `npm run bench` needs no arguments. */
 export type Engine = 'pglite' | 'postgres'
 export type ServerMode = 'tsx' | 'build'
 /** Which parts of `npm run bench` run: both by default. */
-export type BenchPart = 'login' | 'issuance' | 'verification' | 'proofs' | 'anchoring' | 'formats'
+export type BenchPart = 'login' | 'issuance' | 'verification' | 'proofs' | 'anchoring' | 'formats' | 'vc-api'
 
 export interface BenchOptions {
   /** Length of every measured phase (floor or login), seconds. */
@@ -20,7 +22,7 @@ export interface BenchOptions {
    * Measured: no difference in steady state (tsx only transpiles at load), so tsx by default.
    */
   server: ServerMode
-  /** BENCH_ONLY=login|issuance|verification|proofs|anchoring|formats: run one part; all by default. */
+  /** BENCH_ONLY=login|issuance|verification|proofs|anchoring|formats|vc-api: run one part; all by default. */
   parts: BenchPart[]
   /** Concurrent issuing connections (closed loop, one request in flight each). */
   issuanceConnections: number
@@ -30,6 +32,11 @@ export interface BenchOptions {
   proofConnections: number
   /** Timed raw derive + verify iterations of the anonymous-proof part (~0.9 s each). */
   proofIterations: number
+  /**
+   * Concurrent connections of the VC API part's bbs-2023 phases (each operation holds a BBS worker
+   * 100-400 ms): 4 per core by default, enough to keep the pool busy without a long queue.
+   */
+  vcApiBbsConnections: number
 }
 
 export function readOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions {
@@ -40,7 +47,7 @@ export function readOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions 
   const server = env.BENCH_SERVER ?? 'tsx'
   if (server !== 'tsx' && server !== 'build') throw new Error('BENCH_SERVER must be tsx or build')
   const only = env.BENCH_ONLY?.trim() || undefined
-  const parts: BenchPart[] = ['login', 'issuance', 'verification', 'proofs', 'anchoring', 'formats']
+  const parts: BenchPart[] = ['login', 'issuance', 'verification', 'proofs', 'anchoring', 'formats', 'vc-api']
   if (only !== undefined && !(parts as string[]).includes(only)) throw new Error(`BENCH_ONLY must be one of ${parts.join(', ')}`)
   const connections = int(env, 'BENCH_CONNECTIONS', 50, 1, 1000)
   const postgresUrl = env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -58,6 +65,7 @@ export function readOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions 
     cryptoIterations: int(env, 'BENCH_CRYPTO_ITERATIONS', 200, 10, 10_000),
     proofConnections: int(env, 'BENCH_PROOF_CONNECTIONS', 4, 1, 100),
     proofIterations: int(env, 'BENCH_PROOF_ITERATIONS', 25, 3, 1000),
+    vcApiBbsConnections: int(env, 'BENCH_VC_API_BBS_CONNECTIONS', Math.min(connections, 4 * cpus().length), 1, 1000),
   }
 }
 
