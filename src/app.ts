@@ -203,6 +203,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       code: { type: 'string' },
       request_id: { type: 'string' },
       details: { type: 'object', additionalProperties: true },
+      // RFC 6749 §5.2: the token endpoint's errors (error-handler.ts sets them from details.oauth_error).
+      error: { type: 'string' },
+      error_description: { type: 'string' },
     },
     required: ['success', 'message', 'code'],
   })

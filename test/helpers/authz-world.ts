@@ -50,6 +50,11 @@ export interface OwnedRecords {
   openRequest: string
   presentation: { id: string; jwt: string }
   domainChallenge: { id: string; domain: string }
+  /**
+   * A's W3C VC API clients: `id` the one the matrix revokes; `token` an access token (OAuth 2.0
+   * client credentials) of another, still valid after that, and the endpoints it was given.
+   */
+  vcApiClient: { id: string; token: string; endpoints: Record<string, unknown> }
 }
 
 export interface World {
@@ -101,6 +106,15 @@ export async function buildWorld(app: FastifyInstance, clock: Clock): Promise<Wo
   const vp = signPresentation(a, { aud: a.did, nonce: answeredRequest.nonce as string, credentials: [credential.jwt], iat: now, exp: now + 3600 })
   const presentation = (await post(a, `/api/wallet/presentation-requests/${answeredRequest.id as string}/approve`, { credential_ids: [credential.id], presentation_jwt: vp }, 'approve')).presentation as Json
 
+  const revocable = (await post(a, `/api/issuer/${a.did}/vc-api/clients`, { name: 'Matrix client to revoke' }, 'VC API client')).client as Json
+  const client = (await post(a, `/api/issuer/${a.did}/vc-api/clients`, { name: 'Matrix client' }, 'VC API client')).client as Json
+  const granted = await expectStatus(app, 'VC API token', 200, {
+    method: 'POST',
+    url: '/oauth2/token',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.client_id as string, client_secret: client.client_secret as string }).toString(),
+  })
+
   const domain = 'owner-a.example.com'
   const challenge = (await post(a, '/api/domain/challenge', { did: a.did, domain }, 'domain challenge')).challenge as Json
 
@@ -122,6 +136,7 @@ export async function buildWorld(app: FastifyInstance, clock: Clock): Promise<Wo
       openRequest: openRequest.id as string,
       presentation: { id: presentation.id as string, jwt: vp },
       domainChallenge: { id: challenge.id as string, domain },
+      vcApiClient: { id: revocable.client_id as string, token: granted.access_token as string, endpoints: client.endpoints as Record<string, unknown> },
     },
   }
 }

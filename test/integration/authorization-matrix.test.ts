@@ -39,7 +39,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import type { RouteEntry } from '../../src/plugins/route-table.js'
-import { accessOf, ADMIN_PREFIX, DOCS_PREFIX, PUBLIC_ROUTES } from '../../src/plugins/route-access.js'
+import { accessOf, ADMIN_PREFIX, DOCS_PREFIX, PUBLIC_ROUTES, VC_API_PREFIX } from '../../src/plugins/route-access.js'
 import { buildWorld, WORLD_SCHEMA, type Party, type World } from '../helpers/authz-world.js'
 import { bearer } from '../helpers/did-client.js'
 import { signPresentation } from '../helpers/holder-wallet.js'
@@ -296,6 +296,11 @@ const MATRIX: Record<string, RouteCase> = {
   },
   'POST /api/wallet/presentation-requests/:request_id/reject': { records: [inPath("A's inbox entry", 'request_id', inboxOf, { body: () => ({ reason: 'matrix' }) })] },
 
+  // The W3C VC API's OAuth clients of an issuer profile (the /vc-api/ routes they call are tested below).
+  'POST /api/issuer/:did/vc-api/clients': { own: "creates a client of the caller's own issuer profile", call: () => ({ body: { name: 'Matrix client' } }) },
+  'GET /api/issuer/:did/vc-api/clients': { own: "lists the clients of the caller's own issuer profile" },
+  'DELETE /api/issuer/:did/vc-api/clients/:client_id': { records: [inPath("A's VC API client", 'client_id', (c) => c.w.ids.vcApiClient.id)] },
+
   // Verifier: profile, requests, presets, presentations.
   'POST /api/verifier': { own: "creates the caller's own verifier profile", call: () => ({ body: { name: 'Matrix' } }), actingBody: (_c, _me, other) => ({ body: { did: other, name: 'Matrix' } }) },
   'GET /api/verifier/:did/profile': { own: "the caller's own verifier profile" },
@@ -423,6 +428,7 @@ describe('authorization matrix: every route, derived from the route table', () =
     for (const r of routes) {
       const access = accessOf(r.method, r.url)
       if (access === 'admin') assert.ok(r.url.startsWith(ADMIN_PREFIX))
+      if (access === 'client') assert.ok(r.url.startsWith(VC_API_PREFIX))
       if (access === 'public') assert.ok(PUBLIC_ROUTES.has(keyOf(r)) || isDocs(r.url), `${keyOf(r)} is public only through the allow-list or the docs prefix`)
     }
     for (const [key, row] of Object.entries(MATRIX)) {
@@ -470,6 +476,7 @@ describe('authorization matrix: every route, derived from the route table', () =
         refused(await send(method, url, asA, { pathDid: a.did }), method, 401, 'no Authorization header')
         refused(await send(method, url, asA, { pathDid: a.did, token: expiredToken }), method, 401, 'expired token')
         refused(await send(method, url, asA, { pathDid: a.did, token: forgedToken }), method, 401, "B's token claiming A's DID")
+        refused(await send(method, url, asA, { pathDid: a.did, token: ctx.w.ids.vcApiClient.token }), method, 401, "A's VC API access token instead of a session token")
 
         const asB = await build(ctx, b)
         if (actingParams.length) refused(await send(method, url, asB, { pathDid: a.did, token: b.token }), method, 403, `B's token on A's :${actingParams.join(', :')}`)
@@ -532,9 +539,32 @@ describe('authorization matrix: every route, derived from the route table', () =
         refused(await send(method, url, call, { pathDid: did }), method, 401, 'no admin key')
         refused(await send(method, url, call, { pathDid: did, headers: { 'x-admin-key': `${ADMIN_KEY}-wrong` } }), method, 401, 'a wrong admin key')
         refused(await send(method, url, call, { pathDid: did, token: ctx.w.a.token }), method, 401, 'a user token instead of the admin key')
+        refused(await send(method, url, call, { pathDid: did, token: ctx.w.ids.vcApiClient.token }), method, 401, 'a VC API access token instead of the admin key')
         // With the key the request gets past the guard (an empty POST body is then a 400, nothing changes).
         const res = await send(method, url, call, { pathDid: did, headers: { 'x-admin-key': ADMIN_KEY } })
         assert.ok(![401, 403, 404].includes(res.statusCode) && res.statusCode < 500, `with the admin key: ${res.statusCode} ${res.body}`)
+      })
+    }
+  })
+
+  it('VC API routes: 401 without a token, with a session token, a made-up token or the admin key; an access token of an issuer\'s client gets past the guard', async (tc) => {
+    const client = routes.filter((r) => accessOf(r.method, r.url) === 'client')
+    assert.ok(client.length >= 4, `the VC API routes are registered (${client.length})`)
+    const vcApiToken = ctx.w.ids.vcApiClient.token
+    // The path names A's own issuer instance (the web id in the endpoints A's client was given).
+    const instance = /\/issuers\/([^/]+)\//.exec(String(ctx.w.ids.vcApiClient.endpoints.status))![1]!
+    for (const { method, url } of client) {
+      await tc.test(`${method} ${url}`, async () => {
+        const call: Call = { params: { issuer_id: instance, format: 'eddsa-rdfc-2022' }, ...(method === 'POST' ? { body: {} } : {}) }
+        const did = ctx.w.a.did
+        refused(await send(method, url, call, { pathDid: did }), method, 401, 'no token')
+        refused(await send(method, url, call, { pathDid: did, token: ctx.w.a.token }), method, 401, "A's session token")
+        refused(await send(method, url, call, { pathDid: did, token: expiredToken }), method, 401, "A's expired session token")
+        refused(await send(method, url, call, { pathDid: did, token: `${vcApiToken.slice(0, -4)}AAAA` }), method, 401, 'a made-up access token')
+        refused(await send(method, url, call, { pathDid: did, headers: { 'x-admin-key': ADMIN_KEY } }), method, 401, 'the admin key')
+        // With the access token the request gets past the guard (the empty body is then a 400).
+        const res = await send(method, url, call, { pathDid: did, token: vcApiToken })
+        assert.ok(![401, 403].includes(res.statusCode) && res.statusCode < 500, `with the access token: ${res.statusCode} ${res.body}`)
       })
     }
   })

@@ -80,7 +80,7 @@ const WRITING_READS: ReadonlyMap<string, string> = new Map([
 ])
 const isWrite = (target: Target) => target.takesBody || WRITING_READS.has(target.url)
 /** Groups the issue names; the test fails if one disappears from the route table. */
-const EXPECTED_GROUPS = ['auth', 'did', 'issuer', 'wallet', 'verifier', 'qr', 'blockchain', 'blockchain-legacy', 'domain', 'admin', 'ipfs', 'status-lists', 'callbacks', 'health', 'metrics']
+const EXPECTED_GROUPS = ['auth', 'did', 'issuer', 'wallet', 'verifier', 'qr', 'blockchain', 'blockchain-legacy', 'domain', 'admin', 'ipfs', 'status-lists', 'callbacks', 'health', 'metrics', 'oauth2', 'vc-api']
 
 const offlineGet: HttpGet = async (url) => ({ status: 404, headers: { 'content-type': 'text/plain' }, body: new TextEncoder().encode('not found'), url })
 const offlineDns: DnsResolver = { resolveTxt: async () => Promise.reject(Object.assign(new Error('queryTxt ENOTFOUND'), { code: 'ENOTFOUND' })) }
@@ -95,7 +95,7 @@ const { world, ctx, targets, unsampled, groups } = await setUp().catch(async (er
 
 async function setUp() {
   const world = await seedAndSettle()
-  const ctx: FuzzContext = { ownerDid: world.owner.did, ownerToken: world.owner.token, strangerDid: world.stranger.did, adminKey: ADMIN_KEY }
+  const ctx: FuzzContext = { ownerDid: world.owner.did, ownerToken: world.owner.token, strangerDid: world.stranger.did, adminKey: ADMIN_KEY, vcApiToken: world.vcApiToken }
   const { targets, unsampled } = targetsOf(
     t.app,
     (url) => Object.assign({}, world.hints, ...world.routeHints.filter((h) => h.pattern.test(url)).map((h) => h.hints)),

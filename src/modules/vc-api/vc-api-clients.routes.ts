@@ -53,7 +53,8 @@ const TokenBody = Type.Object({
   client_id: Type.Optional(Type.String({ maxLength: 200 })),
   client_secret: Type.Optional(Type.String({ maxLength: 200 })),
   scope: Type.Optional(Type.String({ maxLength: 500 })),
-})
+  // RFC 6749 §3.2: unrecognized parameters are ignored (dropped by removeAdditional).
+}, { additionalProperties: false })
 
 /**
  * The token endpoint (RFC 6749 §4.4 client credentials): a form-encoded body (§4.4.2), JSON also

@@ -5,6 +5,7 @@ import type { VcApiService } from './vc-api.service.js'
 
 const tags = ['VC API']
 /** A credential or presentation: any JSON object, held to the free-form limits (json-limits.ts). */
+// Undeclared members elsewhere are dropped (removeAdditional), so no JSON escapes those limits.
 const Document = Type.Record(Type.String(), Type.Unknown(), { [FREE_FORM_KEYWORD]: true })
 const Pointers = Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 256 })
 const VerifyResult = Type.Object({ verified: Type.Boolean(), checks: Type.Array(Type.String()), warnings: Type.Array(Type.String()), errors: Type.Array(Type.Unknown()) })
@@ -23,10 +24,10 @@ export const vcApiRoutes: FastifyPluginAsyncTypebox<{ vcApi: VcApiService }> = a
       body: Type.Object({
         credential: Document,
         options: Type.Optional(Type.Object({
-          credentialStatus: Type.Optional(Type.Object({ type: Type.Optional(Type.String({ maxLength: 100 })), statusPurpose: Type.Optional(Type.String({ maxLength: 100 })) })),
+          credentialStatus: Type.Optional(Type.Object({ type: Type.Optional(Type.String({ maxLength: 100 })), statusPurpose: Type.Optional(Type.String({ maxLength: 100 })) }, { additionalProperties: false })),
           mandatoryPointers: Type.Optional(Pointers),
-        })),
-      }),
+        }, { additionalProperties: false })),
+      }, { additionalProperties: false }),
       response: { 201: Type.Unknown(), ...errorRefs(400, 401, 404, 409, 422) },
     },
   }, async (request, reply) => {
@@ -39,7 +40,7 @@ export const vcApiRoutes: FastifyPluginAsyncTypebox<{ vcApi: VcApiService }> = a
     schema: {
       tags,
       summary: 'VC API Verify Credential: 200 when every check passes, 400 with the problems otherwise',
-      body: Type.Object({ verifiableCredential: Document, options: Type.Optional(Type.Object({ checks: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 20 })) })) }),
+      body: Type.Object({ verifiableCredential: Document, options: Type.Optional(Type.Object({ checks: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 20 })) }, { additionalProperties: false })) }, { additionalProperties: false }),
       response: { 200: VerifyResult, ...errorRefs(400, 401) },
     },
   }, async (request) => vcApi.verifyCredential(request.body.verifiableCredential))
@@ -50,8 +51,8 @@ export const vcApiRoutes: FastifyPluginAsyncTypebox<{ vcApi: VcApiService }> = a
       summary: 'VC API Verify Presentation: a Data Integrity presentation bound to options.challenge and options.domain, and its credentials',
       body: Type.Object({
         verifiablePresentation: Document,
-        options: Type.Optional(Type.Object({ challenge: Type.Optional(Type.String({ maxLength: 1000 })), domain: Type.Optional(Type.String({ maxLength: 1000 })), checks: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 20 })) })),
-      }),
+        options: Type.Optional(Type.Object({ challenge: Type.Optional(Type.String({ maxLength: 1000 })), domain: Type.Optional(Type.String({ maxLength: 1000 })), checks: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 20 })) }, { additionalProperties: false })),
+      }, { additionalProperties: false }),
       response: { 200: VerifyResult, ...errorRefs(400, 401) },
     },
   }, async (request) => vcApi.verifyPresentation(request.body.verifiablePresentation, { challenge: request.body.options?.challenge, domain: request.body.options?.domain }))
@@ -63,8 +64,8 @@ export const vcApiRoutes: FastifyPluginAsyncTypebox<{ vcApi: VcApiService }> = a
       params: InstanceParams,
       body: Type.Object({
         credentialId: Type.String({ minLength: 1, maxLength: 2048 }),
-        credentialStatus: Type.Array(Type.Object({ type: Type.String({ maxLength: 100 }), status: Type.Union([Type.String({ maxLength: 50 }), Type.Boolean()]) }), { minItems: 1, maxItems: 1 }),
-      }),
+        credentialStatus: Type.Array(Type.Object({ type: Type.String({ maxLength: 100 }), status: Type.Union([Type.String({ maxLength: 50 }), Type.Boolean()]) }, { additionalProperties: false }), { minItems: 1, maxItems: 1 }),
+      }, { additionalProperties: false }),
       response: { 200: Type.Object({ credentialId: Type.String(), status: Type.String() }), ...errorRefs(400, 401, 404, 409) },
     },
   }, async (request) => {

@@ -142,6 +142,10 @@ function authVariants(target: Target, ctx: FuzzContext): fc.Arbitrary<{ auth: Au
   if (target.access === 'admin') {
     return pick([undefined, '', 'wrong', `${ctx.adminKey} `, ctx.adminKey.toUpperCase(), '\u00e9'.repeat(10)]).map((value) => ({ auth: { kind: 'admin-key', value } as AuthDraft, label: 'bad admin key' }))
   }
+  if (target.access === 'client') {
+    // A session token is no VC API token.
+    return pick([undefined, 'Bearer', 'Bearer garbage', `Bearer ${ctx.ownerToken}`, `Bearer ${ctx.vcApiToken}x`, `Basic ${ctx.vcApiToken}`]).map((value) => ({ auth: (value === undefined ? { kind: 'none' } : { kind: 'authorization', value }) as AuthDraft, label: 'bad VC API token' }))
+  }
   if (target.access !== 'user') return undefined
   const [h, p] = ctx.ownerToken.split('.')
   const noneAlg = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${p}.`

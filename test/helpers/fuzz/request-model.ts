@@ -11,6 +11,8 @@ export interface FuzzContext {
   /** Another user's DID: a `:did` naming it is someone else's path (403). */
   readonly strangerDid: string
   readonly adminKey: string
+  /** An access token of one of the owner's W3C VC API clients: what the /vc-api/ routes take. */
+  readonly vcApiToken: string
 }
 
 export type Segment = { decoded: string } | { raw: string }
@@ -72,6 +74,10 @@ export function build(draft: Draft, ctx: FuzzContext): BuiltRequest | undefined 
     if (auth.kind === 'owner' || auth.kind === 'x-user-did') headers.authorization = `Bearer ${ctx.ownerToken}`
     if (auth.kind === 'authorization') headers.authorization = auth.value
     if (auth.kind === 'x-user-did') headers['x-user-did'] = auth.value
+  }
+  if (target.access === 'client') {
+    if (auth.kind === 'owner') headers.authorization = `Bearer ${ctx.vcApiToken}`
+    if (auth.kind === 'authorization') headers.authorization = auth.value
   }
   if (target.access === 'admin') {
     const key = auth.kind === 'admin-key' ? auth.value : ctx.adminKey
@@ -157,6 +163,7 @@ export function classify(draft: Draft, built: BuiltRequest, ctx: FuzzContext): V
   if (Object.entries(params).some(([name, v]) => name !== '*' && v === '')) return refuse(undefined, 'empty path segment')
   const auth = draft.auth
   if (target.access === 'admin' && auth.kind === 'admin-key' && auth.value !== ctx.adminKey) return refuse(401, 'bad admin key')
+  if (target.access === 'client' && (auth.kind === 'none' || auth.kind === 'authorization')) return refuse(401, 'no valid VC API token')
   if (target.access === 'user') {
     if (auth.kind === 'none' || auth.kind === 'authorization') return refuse(401, 'no valid token')
     const bound = (value: string): Verdict | undefined => {
@@ -183,6 +190,8 @@ export function classify(draft: Draft, built: BuiltRequest, ctx: FuzzContext): V
     const payload = built.payload ?? ''
     const bytes = Buffer.byteLength(payload)
     if (contentType === undefined && bytes > 0) return refuse(415, 'body without a content type')
+    // The OAuth token endpoint also parses form bodies (RFC 6749 §4.4.2): refused there by its own checks.
+    if (contentType !== undefined && target.url === '/oauth2/token' && /^\s*application\/x-www-form-urlencoded\s*(;.*)?$/i.test(contentType)) return bytes > target.bodyLimit ? refuse(413, 'body over the limit') : refuse(undefined, 'a form body without valid client credentials')
     if (contentType !== undefined && !/^\s*application\/json\s*(;.*)?$/i.test(contentType)) return refuse(415, 'unsupported content type')
     if (contentType !== undefined) {
       if (bytes > target.bodyLimit) return refuse(413, 'body over the limit')

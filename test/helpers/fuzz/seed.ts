@@ -13,6 +13,8 @@ export interface Seeded {
   hints: Record<string, unknown>
   /** Route pattern -> names whose meaning differs per route (`id`, `request_id`). */
   routeHints: Array<{ pattern: RegExp; hints: Record<string, unknown> }>
+  /** An access token of the owner's W3C VC API client. */
+  vcApiToken: string
 }
 
 // JSON from the wire, read field by field.
@@ -77,6 +79,14 @@ export async function seedWorld(app: FastifyInstance): Promise<Seeded> {
   const statusListId = jwtStatusListId(issued.jwt) ?? 'fuzz-list'
   const hash = issued.credential_hash
 
+  // The owner's W3C VC API client and a token of it (OAuth 2.0 client credentials); its issuer instance is in the endpoints.
+  const vcApiClient = (await me('POST', `/api/issuer/${did}/vc-api/clients`, { name: 'Fuzz client' })).client
+  // The one the client routes address: the issuer group's writes may revoke it, the token's client stays.
+  const revocableClient = (await me('POST', `/api/issuer/${did}/vc-api/clients`, { name: 'Fuzz client to revoke' })).client
+  const granted = await app.inject({ method: 'POST', url: '/oauth2/token', payload: { grant_type: 'client_credentials', client_id: vcApiClient.client_id, client_secret: vcApiClient.client_secret } })
+  if (granted.statusCode !== 200) throw new Error(`seeding a VC API token: ${granted.statusCode} ${granted.body}`)
+  const issuerInstance = /\/issuers\/([^/]+)\//.exec(vcApiClient.endpoints.status as string)![1]!
+
   const hints: Record<string, unknown> = {
     did,
     issuer_did: did,
@@ -121,8 +131,10 @@ export async function seedWorld(app: FastifyInstance): Promise<Seeded> {
     { pattern: /^\/api\/status-lists\/:id/, hints: { id: statusListId } },
     { pattern: /^\/api\/verifier\/verify\/ipfs\//, hints: { ipfs_hash: issued.ipfs_hash } },
     { pattern: /^\/api\/docs\//, hints: { '*': 'swagger-ui.css' } },
+    { pattern: /^\/vc-api\/issuers\//, hints: { issuer_id: issuerInstance, format: 'vc+jwt' } },
+    { pattern: /^\/api\/issuer\/:did\/vc-api\/clients\/:client_id/, hints: { client_id: revocableClient.client_id } },
   ]
-  return { owner, stranger, hints, routeHints }
+  return { owner, stranger, hints, routeHints, vcApiToken: granted.json().access_token as string }
 }
 
 async function uploadEvidence(app: FastifyInstance, token: string, did: string): Promise<string> {

@@ -52,8 +52,9 @@ export function bbs2023Format(deps: { engine: Bbs2023Engine; local?: LocalDocume
     try {
       signed = await engine.signBase({ document, mandatoryPointers, verificationMethod: signer.verificationMethod, publicKey: signer.publicKey, secretKey: signer.secretKey, documents })
     } catch (error) {
-      // JSON-LD refusals (an undefined term in safe mode, a malformed value) are the document's.
-      if (error instanceof Error && (error.name.startsWith('jsonld.') || error.name === 'TypeError' || error.name === 'RangeError')) {
+      // JSON-LD refusals (an undefined term in safe mode, a malformed value) are the document's, as is
+      // a graph past rdf-canonize's bound on blank-node hashing (RDFC-1.0 §4.8).
+      if (error instanceof Error && (error.name.startsWith('jsonld.') || error.name === 'TypeError' || error.name === 'RangeError' || /^Maximum deep iterations exceeded/.test(error.message))) {
         throw new ValidationError(`The credential cannot be secured with bbs-2023: ${error.message}`, { cause: error })
       }
       throw error

@@ -49,6 +49,8 @@ export function jsonLdProblem(error: unknown): string | undefined {
     return `its JSON-LD does not hold in safe mode: ${String(details.event.code)}${term === undefined ? '' : ` ${JSON.stringify(term)}`} (a term or type no context defines)`
   }
   if (error.name.startsWith('jsonld.')) return `its JSON-LD cannot be processed: ${error.message}`
+  // rdf-canonize bounds its blank-node hashing (RDFC-1.0 §4.8, against poison graphs): a graph past it is the document's to change.
+  if (/^Maximum deep iterations exceeded/.test(error.message)) return `its RDF graph is too complex to canonicalize: ${error.message} (nested blank nodes of the same shape; give them ids or flatten them)`
   return undefined
 }
 

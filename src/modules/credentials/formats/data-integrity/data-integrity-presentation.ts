@@ -99,8 +99,10 @@ export async function verifyDataIntegrityPresentation(item: unknown, options: Da
   } catch (error) {
     return { problems: [{ reason: 'malformed', message: `the presentation is not a Verifiable Credentials Data Model presentation: ${(error as Error).message}` }], credentials: [] }
   }
+  // An unsigned presentation has no envelope to read (the VC API hands any JSON object here).
+  const envelope = dataIntegrityEnvelope(vp)
+  if (!envelope) return { problems: [{ reason: 'binding', message: 'the presentation has no Data Integrity proof' }], credentials: [] }
   const { holder, problems } = await checkPresentationProof(vp, options)
-  const envelope = dataIntegrityEnvelope(vp)!
   if (envelope.items.length === 0 && options.requireCredentials !== false) problems.push({ reason: 'malformed', message: 'the presentation holds no credential' })
 
   const holderDid = holder ?? options.holderDid ?? envelope.holder
