@@ -49,7 +49,8 @@ export const vcApiClientRoutes: FastifyPluginAsyncTypebox<{ clients: VcApiClient
 }
 
 const TokenBody = Type.Object({
-  grant_type: Type.String({ maxLength: 100 }),
+  // Checked in the handler, so a missing one is RFC 6749's invalid_request rather than a bare 400.
+  grant_type: Type.Optional(Type.String({ maxLength: 100 })),
   client_id: Type.Optional(Type.String({ maxLength: 200 })),
   client_secret: Type.Optional(Type.String({ maxLength: 200 })),
   scope: Type.Optional(Type.String({ maxLength: 500 })),
@@ -74,15 +75,24 @@ export const oauthTokenRoutes: FastifyPluginAsyncTypebox<{ clients: VcApiClientS
       response: { 200: Type.Object({ access_token: Type.String(), token_type: Type.Literal('Bearer'), expires_in: Type.Integer() }), ...errorRefs(400, 401) },
     },
   }, async (request, reply) => {
+    if (request.body.grant_type === undefined) throw oauthError('invalid_request', 'grant_type is required (client_credentials)')
     if (request.body.grant_type !== 'client_credentials') throw oauthError('unsupported_grant_type', 'Only grant_type=client_credentials is supported')
     const basic = basicCredentials(request.headers.authorization)
-    const clientId = basic?.id ?? request.body.client_id
-    const secret = basic?.secret ?? request.body.client_secret
-    if (basic && (request.body.client_id !== undefined || request.body.client_secret !== undefined) && request.body.client_id !== basic.id) {
+    // §2.3: one authentication method per request.
+    if (basic && (request.body.client_secret !== undefined || (request.body.client_id !== undefined && request.body.client_id !== basic.id))) {
       throw oauthError('invalid_request', 'Use one client authentication method: HTTP Basic or the body parameters')
     }
-    if (!clientId || !secret) throw oauthError('invalid_client', 'Client authentication is required: HTTP Basic, or client_id and client_secret')
-    const token = await clients.token(clientId, secret)
+    const clientId = basic?.id ?? request.body.client_id
+    const secret = basic?.secret ?? request.body.client_secret
+    let token
+    try {
+      if (!clientId || !secret) throw oauthError('invalid_client', 'Client authentication is required: HTTP Basic, or client_id and client_secret')
+      token = await clients.token(clientId, secret)
+    } catch (error) {
+      // §5.2: a 401 to a client that used HTTP Basic names the scheme it must use.
+      if (request.headers.authorization !== undefined) reply.header('www-authenticate', 'Basic realm="oauth2"')
+      throw error
+    }
     return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(token)
   })
 }

@@ -45,6 +45,11 @@ export function eddsaFormat(cryptosuite: EddsaCryptosuite, deps: DataIntegrityDe
     },
 
     async secure(document, signer) {
+      // @digitalbazaar/eddsa-jcs-2022-cryptosuite 1.0.0 compares the proof's @context entries with
+      // the document's by identity, so a context object never matches and what it signs would not verify.
+      if (cryptosuite === 'eddsa-jcs-2022' && Array.isArray(document['@context']) && document['@context'].some((c) => typeof c !== 'string')) {
+        throw new ValidationError('eddsa-jcs-2022 secures credentials whose @context entries are all URLs: an embedded context object would not verify (use eddsa-rdfc-2022)', { details: { field: 'credential.@context' } })
+      }
       return secured(cryptosuite, document, signer, deps.clock.now(), signingLoader)
     },
 
