@@ -75,7 +75,6 @@ import { sdJwtVcFormat } from './modules/credentials/formats/sd-jwt-vc/sd-jwt-vc
 import { schemaDocumentRoutes } from './modules/issuer/schema-documents.routes.js'
 import { vcJose } from './modules/credentials/formats/vc-jose/vc-jose.format.js'
 import { eddsaFormat } from './modules/credentials/formats/data-integrity/eddsa.format.js'
-import { verifyDataIntegrityPresentation } from './modules/credentials/formats/data-integrity/data-integrity-presentation.js'
 import { dockBbsProofFormat } from './modules/credentials/formats/dock-bbs/dock-bbs-proof.format.js'
 import { bbs2023Format } from './modules/credentials/formats/bbs-2023/bbs-2023.format.js'
 import { Bbs2023Pool, type Bbs2023Engine } from './modules/credentials/formats/bbs-2023/bbs-2023-engine.js'
@@ -273,8 +272,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const issuers = new IssuerService({ db, content: deps.content, auth, identities, clock, stepUpTtlSeconds: config.stepUpTtlSeconds, anchor })
   const vcApiClients = new VcApiClientService({ db, issuers, clock, publicBaseUrl: config.publicBaseUrl, securingFormats: formats.securingIds })
   const templates = new TemplateService({ db, issuers, validators, clock, formats })
+  // The JSON-LD form of status lists is secured with eddsa-rdfc-2022 (Bitstring Status List §2.2).
   const rdfc = formats.securing('eddsa-rdfc-2022')!
-  const statusLists = new StatusListService({ db, identities, clock, publicBaseUrl, secureLd: async (doc, signer) => JSON.parse((await rdfc.secure(doc, signer, {})).credential) as Record<string, unknown> })
+  const statusLists = new StatusListService({ db, identities, clock, publicBaseUrl, secureLd: async (doc, signer) => (await rdfc.secure(doc, signer, {})).document })
   const holderKeys = new HolderKemKeys({ db, keys, clock })
   const issuance = new IssuanceService({ db, content: deps.content, issuers, validators, identities, formats, bbs, sealer, holderKeys, statusLists, clock, publicBaseUrl, anchor })
   const issued = new IssuedCredentialsService({ db, issuers, clock, publicBaseUrl, anchor })
@@ -364,20 +364,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   })
   await app.register(vcApiClientRoutes, { prefix: '/api/issuer', clients: vcApiClients })
   await app.register(oauthTokenRoutes, { prefix: '/oauth2', clients: vcApiClients })
-  await app.register(vcApiRoutes, { prefix: '/vc-api', vcApi: new VcApiService({
-      db,
-      identities,
-      formats,
-      statusLists,
-      status: statusChecker,
-      resolver,
-      clock,
-      presentations: async (vp, { challenge, domain }) => {
-        if (challenge === undefined) return [{ reason: 'binding', message: 'options.challenge is required to verify a presentation' }]
-        const result = await verifyDataIntegrityPresentation(vp, { challenge, domain: domain as string, resolver, status: statusChecker, now: clock.now(), skewSeconds: 60, formats, local: localDocuments, bindCredentialsToHolder: false, requireCredentials: false })
-        return [...result.problems, ...result.credentials.flatMap((c, i) => c.problems.map((p) => ({ ...p, message: `verifiableCredential[${i}]: ${p.message}` })))]
-      },
-    }) })
+  const vcApi = new VcApiService({ db, identities, formats, statusLists, status: statusChecker, resolver, clock, publicBaseUrl, local: localDocuments })
+  await app.register(vcApiRoutes, { prefix: '/vc-api', vcApi })
   await app.register(qrRoutes, { prefix: '/api/qr', qr: new QrService({ db, clock, publicBaseUrl, verifiers, offers }) })
   const dns = deps.dns ?? createDnsResolver({ timeoutMs: config.outboundTimeoutMs })
   await app.register(domainRoutes, { prefix: '/api/domain', domains: new DomainService({ db, clock, httpGet: deps.httpGet, dns, resolver, timeoutMs: config.outboundTimeoutMs }) })

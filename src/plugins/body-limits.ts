@@ -24,7 +24,9 @@ const MULTIPART_ROUTES: ReadonlySet<string> = new Set(['/api/auth/avatar', '/api
 
 export function bodyLimitFor(method: string, url: string, limits: { large: number; small: number }): number {
   if (MULTIPART_ROUTES.has(url)) return limits.large
-  if (accessOf(method, url) !== 'user') return limits.small
+  const access = accessOf(method, url)
+  // VC API routes (access 'client') carry credentials and presentations, like the spec's credential routes.
+  if (access === 'public' || access === 'admin') return limits.small
   return SMALL_CONTROL_ROUTES.some((pattern) => pattern.test(url)) ? limits.small : limits.large
 }
 

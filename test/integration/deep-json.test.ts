@@ -15,6 +15,7 @@ import { nestedJsonText, signJwtText, withRawProperty } from '../helpers/deep-js
 import { bearer, DidClient } from '../helpers/did-client.js'
 import { injectWithin } from '../helpers/fuzz/fuzz-runner.js'
 import { VERY_DEEP } from '../helpers/fuzz/hostile-values.js'
+import { accessToken, createClient, pathOf, type VcApiClient } from '../helpers/vc-api.js'
 import { signPresentation } from '../helpers/holder-wallet.js'
 import { IssuerActor } from '../helpers/issuer-setup.js'
 import { createTestApp, type TestApp } from '../helpers/test-app.js'
@@ -59,6 +60,8 @@ describe('deep and oversized JSON is refused at the edge, and the database keeps
   let schemaId: string
   let templateId: string
   let requestId: string
+  let vcApiClient: VcApiClient
+  let vcApiToken: string
 
   before(async () => {
     t = await createTestApp()
@@ -72,6 +75,8 @@ describe('deep and oversized JSON is refused at the edge, and the database keeps
     const request = await call('POST', '/api/wallet/credential-request', holderToken, { issuer_did: issuer.did, schema_id: schemaId, credential_type: 'Deep', attributes: { given_name: 'Ada' } })
     assert.equal(request.statusCode, 201, request.body)
     requestId = request.json().request.id
+    vcApiClient = await createClient(t.app, issuer)
+    vcApiToken = await accessToken(t.app, vcApiClient)
   })
   after(() => t.close())
 
@@ -140,6 +145,22 @@ describe('deep and oversized JSON is refused at the edge, and the database keeps
         assert.equal(challenge.statusCode, 200, challenge.body)
         return { method: 'POST', url: `/api/wallet/issuer/${issuer.did}/request/${requestId}/approve`, token: issuer.token, text: withRawProperty({ signature: issuer.sign(challenge.json().challenge) }, 'attributes', v) }
       },
+    },
+    // The W3C VC API: the credential or presentation itself is the free-form value.
+    {
+      field: 'credential',
+      route: 'POST /vc-api/issuers/:issuer_id/:format/credentials/issue',
+      request: async (v) => ({ method: 'POST', url: pathOf(vcApiClient.endpoints.issue['eddsa-rdfc-2022']!), token: vcApiToken, text: withRawProperty({}, 'credential', v) }),
+    },
+    {
+      field: 'verifiableCredential',
+      route: 'POST /vc-api/credentials/verify',
+      request: async (v) => ({ method: 'POST', url: '/vc-api/credentials/verify', token: vcApiToken, text: withRawProperty({}, 'verifiableCredential', v) }),
+    },
+    {
+      field: 'verifiablePresentation',
+      route: 'POST /vc-api/presentations/verify',
+      request: async (v) => ({ method: 'POST', url: '/vc-api/presentations/verify', token: vcApiToken, text: withRawProperty({ options: { challenge: 'c' } }, 'verifiablePresentation', v) }),
     },
   ]
 

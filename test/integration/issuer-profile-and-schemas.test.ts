@@ -55,19 +55,23 @@ describe('issuer profile', () => {
     assert.ok(own.didDocument.verificationMethod.every((m: { id: string }) => m.id.startsWith(`${issuer.did}#`)))
     const signingDid = (await call('GET', `/api/issuer/${issuer.did}/signing`, token)).json().signing_did
     const doc = (await t.app.inject({ method: 'GET', url: `/api/did/${signingDid}` })).json().didDocument
-    // One Ed25519 key (JWT-VC), one P-256 key (ES256) and one BBS key (BLS12-381 G2), all assertion methods.
-    assert.equal(doc.verificationMethod.length, 3)
+    // One Ed25519 key (JWT-VC), one P-256 key (ES256), Dock's BBS key and the IETF BBS key of
+    // bbs-2023 (both BLS12-381 G2; Dock's names its signature params), all assertion methods.
+    assert.equal(doc.verificationMethod.length, 4)
     const ed = doc.verificationMethod.find((m: { publicKeyMultibase?: string }) => m.publicKeyMultibase?.startsWith('z6Mk'))
-    const bbs = doc.verificationMethod.find((m: { publicKeyMultibase?: string }) => m.publicKeyMultibase?.startsWith('zUC7'))
-    assert.ok(ed && bbs, JSON.stringify(doc.verificationMethod))
+    const bls = doc.verificationMethod.filter((m: { publicKeyMultibase?: string }) => m.publicKeyMultibase?.startsWith('zUC7'))
+    const bbs = bls.find((m: { bbsSignatureParamsLabel?: string }) => typeof m.bbsSignatureParamsLabel === 'string')
+    const ietf = bls.find((m: { bbsSignatureParamsLabel?: string }) => m.bbsSignatureParamsLabel === undefined)
+    assert.ok(ed && bbs && ietf, JSON.stringify(doc.verificationMethod))
     assert.equal(bbs.type, 'Multikey')
-    assert.equal(typeof bbs.bbsSignatureParamsLabel, 'string')
+    assert.equal(ietf.type, 'Multikey')
+    assert.notEqual(ietf.publicKeyMultibase, bbs.publicKeyMultibase)
     assert.equal(ed.controller, signingDid)
     for (const m of doc.verificationMethod) assert.ok(doc.assertionMethod.includes(m.id))
     const rotated = await t.app.inject({ method: 'POST', url: '/api/admin/keys/rotate', headers: { 'x-admin-key': 'test-admin-key-0123456789' }, payload: { owner: signingDid, purpose: 'signing-ed25519' } })
     assert.equal(rotated.statusCode, 200, rotated.body)
     const after = (await t.app.inject({ method: 'GET', url: `/api/did/${signingDid}` })).json().didDocument
-    assert.equal(after.verificationMethod.length, 4)
+    assert.equal(after.verificationMethod.length, 5)
     assert.ok(after.assertionMethod.includes(ed.id), 'the retired key stays listed: what it signed still verifies')
   })
 

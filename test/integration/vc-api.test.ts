@@ -38,6 +38,8 @@ const IETF_BBS_KEY_TYPE = 'BBS-BLS12-381-SHA-256'
 const VOCAB = { '@vocab': 'https://example.org/vocab#' }
 
 describe(`W3C VC API: clients, tokens, issue, status, verify (${TEST_ENGINE})`, () => {
+  /** Every URL the service fetched: a credential must never make it fetch what it names. */
+  const fetched: string[] = []
   let t: TestApp
   /** Signs with service-made did:keys, so a verifier needs nothing of the service to resolve them. */
   const issuerA = new IssuerActor()
@@ -100,7 +102,12 @@ describe(`W3C VC API: clients, tokens, issue, status, verify (${TEST_ENGINE})`, 
   }
 
   before(async () => {
-    t = await createTestApp({ httpGet: async (url) => ({ status: 404, headers: { 'content-type': 'text/plain' }, body: new TextEncoder().encode('not found'), url }) })
+    t = await createTestApp({
+      httpGet: async (url) => {
+        fetched.push(url)
+        return { status: 404, headers: { 'content-type': 'text/plain' }, body: new TextEncoder().encode('not found'), url }
+      },
+    })
     loader = libraryDocumentLoader(t.app, t.config.publicBaseUrl)
     issuerA.token = await issuerA.login(t.app)
     const created = await callAs(t.app, 'POST', '/api/issuer', issuerA.token, { name: 'Key Uni', signing_did_method: 'key' })
@@ -350,7 +357,7 @@ describe(`W3C VC API: clients, tokens, issue, status, verify (${TEST_ENGINE})`, 
       const verified = await libraryVerify(credential, 'eddsa-rdfc-2022')
       assert.equal(verified.verified, true, JSON.stringify(verified.error ?? verified, null, 1)?.slice(0, 2000))
       // An issuanceDate the caller gave is kept.
-      const given = await issue('eddsa-jcs-2022', { credential: { ...input, id: `urn:uuid:${randomUUID()}`, issuanceDate: '2025-05-05T05:05:05Z' } })
+      const given = await issue('eddsa-rdfc-2022', { credential: { ...input, id: `urn:uuid:${randomUUID()}`, issuanceDate: '2025-05-05T05:05:05Z' } })
       assert.equal(given.statusCode, 201, given.body)
       assert.equal(given.json().issuanceDate, '2025-05-05T05:05:05Z')
     })
@@ -437,6 +444,45 @@ describe(`W3C VC API: clients, tokens, issue, status, verify (${TEST_ENGINE})`, 
         assert.equal(res.statusCode, 400, res.body)
         assert.ok(res.json().message.includes(field), `${field}: ${res.json().message}`)
       }
+    })
+
+    it('the same credential id issued with a status entry at once: one 201, the others 409, never 500', async () => {
+      const input = credentialFor('eddsa-jcs-2022')
+      const answers = await Promise.all([0, 1, 2].map(() => issue('eddsa-jcs-2022', { credential: input, options: { credentialStatus: {} } })))
+      assert.deepEqual(answers.map((r) => r.statusCode).sort(), [201, 409, 409], answers.map((r) => r.body).join('\n'))
+    })
+
+    it("a credentialStatus the caller wrote naming this service's own status lists: 400 (only an allocated slot may)", async () => {
+      const mine = await issued('eddsa-jcs-2022', credentialFor('eddsa-jcs-2022'), { credentialStatus: {} })
+      const copied = credentialFor('eddsa-jcs-2022', { credentialStatus: mine.credentialStatus })
+      const res = await issue('eddsa-jcs-2022', { credential: copied })
+      assert.equal(res.statusCode, 400, res.body)
+      assert.equal(res.json().details.field, 'credential.credentialStatus')
+    })
+
+    it('status values other than the VC API\'s, or an unknown status type: 400', async () => {
+      const input = credentialFor('eddsa-jcs-2022')
+      await issued('eddsa-jcs-2022', input, { credentialStatus: {} })
+      for (const entry of [{ type: 'BitstringStatusListCredential', status: 'suspended' }, { type: 'Whatever', status: 'revoked' }]) {
+        const res = await vcApiPost(t.app, clientA.endpoints.status, tokenA, { credentialId: input.id, credentialStatus: [entry] })
+        assert.equal(res.statusCode, 400, res.body)
+      }
+    })
+
+    it('a day that does not exist (2026-02-30) is no xsd:dateTimeStamp: 400 naming validFrom', async () => {
+      const res = await issue('eddsa-rdfc-2022', { credential: credentialFor('eddsa-rdfc-2022', { validFrom: '2026-02-30T00:00:00Z' }) })
+      assert.equal(res.statusCode, 400, res.body)
+      assert.match(res.json().message, /validFrom/)
+    })
+
+    it('past the values canonicalized for one proof (eddsa: 1,000, bbs-2023: 150): 400 before any signing', async () => {
+      const many = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`claim${i}`, i]))
+      const eddsa = await issue('eddsa-rdfc-2022', { credential: credentialFor('eddsa-rdfc-2022', { '@context': [VC_V2, VOCAB], credentialSubject: many(1000) }) })
+      assert.equal(eddsa.statusCode, 400, eddsa.body)
+      assert.match(eddsa.json().message, /more than 1000 JSON values/)
+      const bbs = await issue('bbs-2023', { credential: credentialFor('bbs-2023', { '@context': [VC_V2, VOCAB], credentialSubject: many(150) }) })
+      assert.equal(bbs.statusCode, 400, bbs.body)
+      assert.match(bbs.json().message, /more than 150 JSON values/)
     })
 
     it('without a token: 401; with issuer A\'s token on issuer B\'s path: 404; an unknown format: 404', async () => {
@@ -536,7 +582,8 @@ describe(`W3C VC API: clients, tokens, issue, status, verify (${TEST_ENGINE})`, 
     })
 
     it('a credential nested past the free-form depth limit: 400; within it, issued (JCS, JWT) or a 400 where RDF canonicalization gives up, never 500', async () => {
-      const deep = (depth: number) => ({ '@context': [VC_V2, VOCAB], credentialSubject: { id: 'did:example:deep', deep: nested(depth) } })
+      // The W3C examples context (an @vocab, bundled) by URL: eddsa-jcs-2022 takes no context objects.
+      const deep = (depth: number) => ({ '@context': [VC_V2, 'https://www.w3.org/ns/credentials/examples/v2'], credentialSubject: { id: 'did:example:deep', deep: nested(depth) } })
       for (const format of FORMATS) {
         const res = await issue(format, { credential: credentialFor(format, deep(JSON_LIMITS.freeFormDepth + 2)) })
         assert.equal(res.statusCode, 400, `${format}: ${res.body}`)
@@ -643,6 +690,22 @@ describe(`W3C VC API: clients, tokens, issue, status, verify (${TEST_ENGINE})`, 
       assert.equal((await verifyVp(vp)).statusCode, 400, 'no options at all')
       const signedForOther = await verifyVp(await signed({ challenge: 'x', domain }), { challenge, domain })
       assert.equal(signedForOther.statusCode, 400, signedForOther.body)
+    })
+
+    it('a proof set on a presentation: 400, even when one of its proofs verifies (what is read from a proof must come from the one verified)', async () => {
+      const vp = await signed({ challenge, domain })
+      const forged = { ...(vp.proof as Json), created: new Date().toISOString(), proofValue: 'z3FXQjecWufY46yg5abdVZsXqLhxhueuSoZgNSARiKBk' }
+      const res = await verifyVp({ ...vp, proof: [forged, vp.proof] }, { challenge, domain })
+      assert.equal(res.statusCode, 400, res.body)
+      assert.match(res.json().message, /exactly one proof/)
+    })
+
+    it('a DID named as a JSON-LD context is never resolved: the credential is refused (400), no did:web is fetched', async () => {
+      const before = fetched.length
+      const withDidContext = { ...credential, '@context': [...(credential['@context'] as string[]), 'did:web:attacker.example'] }
+      const res = await vcApiPost(t.app, clientA.endpoints.verify, tokenA, { verifiableCredential: withDidContext })
+      assert.equal(res.statusCode, 400, res.body)
+      assert.equal(fetched.slice(before).filter((u) => u.includes('attacker.example')).length, 0, fetched.slice(before).join(', '))
     })
 
     it('an unsigned VP, or a tampered one: 400', async () => {

@@ -13,7 +13,7 @@ const VC_V2 = 'https://www.w3.org/ns/credentials/v2'
 /** The typ of a VCDM 2.0 credential secured as a JWT (VC-JOSE-COSE §3.1.1), the status list's own form. */
 const VC_JWT_TYP = 'vc+jwt'
 
-/** Secures a JSON-LD credential with Data Integrity (the eddsa-rdfc-2022 format's secure()). */
+/** Secures a JSON-LD credential with Data Integrity (eddsa-rdfc-2022), given by the composition root. */
 export type LdSecurer = (document: Record<string, unknown>, signer: JwsSigner) => Promise<Record<string, unknown>>
 
 export interface StatusListEntry {

@@ -68,6 +68,8 @@ export const oauthTokenRoutes: FastifyPluginAsyncTypebox<{ clients: VcApiClientS
     done(null, Object.fromEntries(new URLSearchParams(body as string)))
   })
   app.post('/token', {
+    // A client's secret is a credential: guesses are limited like sign-ins (per client IP).
+    config: { rateLimit: 'auth' },
     schema: {
       tags,
       summary: 'Exchange a VC API client\'s id and secret for a bearer access token (OAuth 2.0 client credentials)',
@@ -77,19 +79,19 @@ export const oauthTokenRoutes: FastifyPluginAsyncTypebox<{ clients: VcApiClientS
   }, async (request, reply) => {
     if (request.body.grant_type === undefined) throw oauthError('invalid_request', 'grant_type is required (client_credentials)')
     if (request.body.grant_type !== 'client_credentials') throw oauthError('unsupported_grant_type', 'Only grant_type=client_credentials is supported')
-    const basic = basicCredentials(request.headers.authorization)
-    // §2.3: one authentication method per request.
-    if (basic && (request.body.client_secret !== undefined || (request.body.client_id !== undefined && request.body.client_id !== basic.id))) {
-      throw oauthError('invalid_request', 'Use one client authentication method: HTTP Basic or the body parameters')
-    }
-    const clientId = basic?.id ?? request.body.client_id
-    const secret = basic?.secret ?? request.body.client_secret
     let token
     try {
+      const basic = basicCredentials(request.headers.authorization)
+      // §2.3: one authentication method per request.
+      if (basic && (request.body.client_secret !== undefined || (request.body.client_id !== undefined && request.body.client_id !== basic.id))) {
+        throw oauthError('invalid_request', 'Use one client authentication method: HTTP Basic or the body parameters')
+      }
+      const clientId = basic?.id ?? request.body.client_id
+      const secret = basic?.secret ?? request.body.client_secret
       if (!clientId || !secret) throw oauthError('invalid_client', 'Client authentication is required: HTTP Basic, or client_id and client_secret')
       token = await clients.token(clientId, secret)
     } catch (error) {
-      // §5.2: a 401 to a client that used HTTP Basic names the scheme it must use.
+      // §5.2: a 401 to a client that tried HTTP authentication names the scheme it must use.
       if (request.headers.authorization !== undefined) reply.header('www-authenticate', 'Basic realm="oauth2"')
       throw error
     }

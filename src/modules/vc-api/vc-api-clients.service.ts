@@ -64,8 +64,9 @@ export class VcApiClientService {
 
   async revoke(issuerDid: string, clientId: string, sessionId: string | undefined): Promise<void> {
     await this.deps.issuers.steppedUpProfile(issuerDid, sessionId)
-    if (!(await repo.revokeClient(this.deps.db, issuerDid, clientId, this.deps.clock.now()))) throw new NotFoundError('No active VC API client with this id')
-    for (const [token, entry] of this.verified) if (entry.caller.clientId === clientId) this.verified.delete(token)
+    const revoked = await this.deps.db.transaction().execute((trx) => repo.revokeClient(trx, issuerDid, clientId, this.deps.clock.now()))
+    if (!revoked) throw new NotFoundError('No active VC API client with this id')
+    for (const [key, entry] of this.verified) if (entry.caller.clientId === clientId) this.verified.delete(key)
   }
 
   /** RFC 6749 §4.4: the client's credentials for a bearer token. */
@@ -85,16 +86,18 @@ export class VcApiClientService {
   /** The caller a bearer token stands for, or 401. */
   async verify(token: string): Promise<VcApiCaller> {
     const now = this.deps.clock.now().getTime()
-    const seen = this.verified.get(token)
+    // Keyed by the digest, like the table: no bearer token is held in memory longer than its request.
+    const key = digest(token)
+    const seen = this.verified.get(key)
     if (seen && now < seen.expiresAt && now - seen.checkedAt < VERIFIED_CACHE_MS) return seen.caller
-    const holder = await repo.tokenHolder(this.deps.db, digest(token), new Date(now))
+    const holder = await repo.tokenHolder(this.deps.db, key, new Date(now))
     if (!holder) {
-      this.verified.delete(token)
+      this.verified.delete(key)
       throw new UnauthenticatedError('Invalid or expired access token: obtain one at POST /oauth2/token')
     }
     const caller = { clientId: holder.client_id, issuerDid: holder.issuer_did }
     if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!)
-    this.verified.set(token, { caller, expiresAt: new Date(holder.expires_at).getTime(), checkedAt: now })
+    this.verified.set(key, { caller, expiresAt: new Date(holder.expires_at).getTime(), checkedAt: now })
     return caller
   }
 }

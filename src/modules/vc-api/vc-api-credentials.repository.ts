@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { Executor } from '../../db/database.js'
+import { isUniqueViolation } from '../../db/pg-errors.js'
 import { SET_STATUS_BIT_OF_REVOKED } from '../status-list/status-list.statements.js'
 import './vc-api.table.js'
 
@@ -15,8 +16,15 @@ export interface NewVcApiCredential {
   created_at: Date
 }
 
-export async function insertCredential(db: Executor, row: NewVcApiCredential): Promise<void> {
-  await db.insertInto('vc_api_credentials').values({ ...row, revoked_at: null }).execute()
+/** Inserts it; false when this issuer already has a credential with its id (the unique index decides, race-free). */
+export async function insertCredential(db: Executor, row: NewVcApiCredential): Promise<boolean> {
+  try {
+    await db.insertInto('vc_api_credentials').values({ ...row, revoked_at: null }).execute()
+    return true
+  } catch (error) {
+    if (isUniqueViolation(error)) return false
+    throw error
+  }
 }
 
 export function findByCredentialId(db: Executor, issuerDid: string, credentialId: string) {

@@ -9,6 +9,8 @@ const tags = ['VC API']
 const Document = Type.Record(Type.String(), Type.Unknown(), { [FREE_FORM_KEYWORD]: true })
 const Pointers = Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 256 })
 const VerifyResult = Type.Object({ verified: Type.Boolean(), checks: Type.Array(Type.String()), warnings: Type.Array(Type.String()), errors: Type.Array(Type.Unknown()) })
+/** The entry and list types the VC API names a Bitstring Status List revocation bit by. */
+const STATUS_TYPES = ['BitstringStatusListEntry', 'BitstringStatusListCredential', 'StatusList2021Entry', 'StatusList2021Credential'] as const
 const InstanceParams = Type.Object({ issuer_id: Type.String({ minLength: 1, maxLength: 100 }) })
 
 /**
@@ -64,7 +66,17 @@ export const vcApiRoutes: FastifyPluginAsyncTypebox<{ vcApi: VcApiService }> = a
       params: InstanceParams,
       body: Type.Object({
         credentialId: Type.String({ minLength: 1, maxLength: 2048 }),
-        credentialStatus: Type.Array(Type.Object({ type: Type.String({ maxLength: 100 }), status: Type.Union([Type.String({ maxLength: 50 }), Type.Boolean()]) }, { additionalProperties: false }), { minItems: 1, maxItems: 1 }),
+        credentialStatus: Type.Array(
+          Type.Object(
+            {
+              type: Type.Union(STATUS_TYPES.map((t) => Type.Literal(t))),
+              // The VC API's forms of one revocation bit: a word, the bit as text, or a boolean.
+              status: Type.Union([Type.Literal('revoked'), Type.Literal('active'), Type.Literal('1'), Type.Literal('0'), Type.Boolean()]),
+            },
+            { additionalProperties: false },
+          ),
+          { minItems: 1, maxItems: 1 },
+        ),
       }, { additionalProperties: false }),
       response: { 200: Type.Object({ credentialId: Type.String(), status: Type.String() }), ...errorRefs(400, 401, 404, 409) },
     },
@@ -74,7 +86,7 @@ export const vcApiRoutes: FastifyPluginAsyncTypebox<{ vcApi: VcApiService }> = a
   })
 }
 
-/** VC API status values: "revoked" (or the bit set: true, "1") revokes; "active" (false, "0") asks for none. */
+/** "revoked" (or the bit set: true, "1") revokes; "active" (false, "0") asks for none. */
 function revokes(status: string | boolean): boolean {
   return status === true || status === 'revoked' || status === '1'
 }

@@ -3,9 +3,12 @@ import type { Clock } from '../../adapters/clock.js'
 import type { Database } from '../../db/database.js'
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.js'
 import type { CredentialProblem, DocumentSecuringFormat, IssuedForm } from '../credentials/formats/credential-format.js'
+import { verifyDataIntegrityPresentation } from '../credentials/formats/data-integrity/data-integrity-presentation.js'
+import type { LocalDocuments } from '../credentials/formats/data-integrity/document-loader.js'
 import type { FormatRegistry } from '../credentials/formats/format-registry.js'
 import type { DidResolver } from '../did/did-resolver.js'
 import type { FormatKeyType, IssuerIdentityRow, SigningIdentities } from '../identity/signing-identities.js'
+import { isObject } from '../credentials/formats/jwt-checks.js'
 import type { StatusChecker } from '../status-list/status-check.js'
 import type { StatusListService } from '../status-list/status-list.service.js'
 import type { VcApiCaller } from './vc-api-clients.service.js'
@@ -15,8 +18,6 @@ import { credentialInputProblems, issuerIdOf, modelVersion } from './vcdm-input-
 
 // Clock skew tolerated on validity periods, as for the spec's presentations.
 const SKEW_S = 60
-
-export type PresentationChecker = (presentation: Record<string, unknown>, binding: { challenge?: string; domain?: string }) => Promise<CredentialProblem[]>
 
 export interface IssueOptions {
   credentialStatus?: { type?: string; statusPurpose?: string }
@@ -55,8 +56,9 @@ export class VcApiService {
       status: StatusChecker
       resolver: DidResolver
       clock: Clock
-      /** Verifies a VCDM presentation secured with Data Integrity, each problem one entry. */
-      presentations?: PresentationChecker
+      publicBaseUrl: string
+      /** The service's own JSON-LD documents (its schemas' contexts). */
+      local?: LocalDocuments
     },
   ) {}
 
@@ -71,21 +73,23 @@ export class VcApiService {
     const signer = await this.deps.identities.signerFor(issuer, format.keyType)
     const named = issuerIdOf(document)
     if (named !== signer.did) throw new ValidationError(`credential.issuer must be this issuer instance's DID ${signer.did} (it is ${JSON.stringify(named)})`, { details: { field: 'credential.issuer', expected: signer.did } })
+    const credentialId = typeof document.id === 'string' ? document.id : null
     let slot: { listId: string; index: number } | undefined
     if (options.credentialStatus) {
       const type = options.credentialStatus.type ?? 'BitstringStatusListEntry'
       if (type !== 'BitstringStatusListEntry') throw new ValidationError(`options.credentialStatus.type "${type}" is not supported: BitstringStatusListEntry`, { details: { field: 'options.credentialStatus.type' } })
       if ((options.credentialStatus.statusPurpose ?? 'revocation') !== 'revocation') throw new ValidationError('options.credentialStatus.statusPurpose must be "revocation"', { details: { field: 'options.credentialStatus.statusPurpose' } })
       if (document.credentialStatus !== undefined) throw new ValidationError('credential.credentialStatus is set by the issuer: leave it out when options.credentialStatus asks for one', { details: { field: 'credential.credentialStatus' } })
+      // Checked before a slot is spent and the credential signed; the insert below decides races.
+      if (credentialId && (await repo.findByCredentialId(this.deps.db, caller.issuerDid, credentialId))) throw duplicate(credentialId)
       slot = await this.deps.statusLists.allocate(caller.issuerDid)
       document.credentialStatus = this.deps.statusLists.entry(slot, format.statusListForm ?? 'jwt')
+    } else if (this.namesOwnStatusList(document)) {
+      // Only a slot allocated here may name this service's lists, or the issuer could not revoke it.
+      throw new ValidationError('credential.credentialStatus names a status list of this service: ask for an entry with options.credentialStatus instead', { details: { field: 'credential.credentialStatus' } })
     }
     const issued = await format.secure(document, signer, { mandatoryPointers: options.mandatoryPointers })
-    const credentialId = typeof document.id === 'string' ? document.id : null
-    if (credentialId && slot && (await repo.findByCredentialId(this.deps.db, caller.issuerDid, credentialId))) {
-      throw new ConflictError(`this issuer already issued a credential with id ${credentialId} through the VC API`)
-    }
-    await repo.insertCredential(this.deps.db, {
+    const inserted = await repo.insertCredential(this.deps.db, {
       id: randomUUID(),
       issuer_did: caller.issuerDid,
       // Only credentials with a status entry can change status; ids of the others are not kept unique.
@@ -97,6 +101,7 @@ export class VcApiService {
       status_list_index: slot?.index ?? null,
       created_at: this.deps.clock.now(),
     })
+    if (!inserted) throw duplicate(credentialId!)
     return { verifiableCredential: answerForm(format, issued) }
   }
 
@@ -113,8 +118,22 @@ export class VcApiService {
 
   /** A presentation secured with Data Integrity (`authentication`, bound to the given challenge and domain), and every credential in it. */
   async verifyPresentation(presentation: Record<string, unknown>, binding: { challenge?: string; domain?: string }): Promise<VerificationResult> {
-    if (!this.deps.presentations) throw new VerificationFailed([{ reason: 'malformed', message: 'this service verifies no Data Integrity presentations' }])
-    const problems = await this.deps.presentations(presentation, binding)
+    if (binding.challenge === undefined) throw new VerificationFailed([{ reason: 'binding', message: 'options.challenge is required to verify a presentation' }])
+    const { resolver, status, formats, local } = this.deps
+    const result = await verifyDataIntegrityPresentation(presentation, {
+      challenge: binding.challenge,
+      domain: binding.domain,
+      resolver,
+      status,
+      formats,
+      local,
+      now: this.deps.clock.now(),
+      skewSeconds: SKEW_S,
+      // VCDM 2.0 §4.13: a presentation may hold no credential, and credentials about others.
+      bindCredentialsToHolder: false,
+      requireCredentials: false,
+    })
+    const problems = [...result.problems, ...result.credentials.flatMap((c, i) => c.problems.map((p) => ({ ...p, message: `verifiableCredential[${i}]: ${p.message}` })))]
     if (problems.length) throw new VerificationFailed(problems)
     return { verified: true, checks: ['proof', 'challenge', 'domain', 'credentials'], warnings: [], errors: [] }
   }
@@ -130,6 +149,11 @@ export class VcApiService {
     }
     if (!found.revoked_at) await this.deps.db.transaction().execute((trx) => repo.revoke(trx, found.id, this.deps.clock.now()))
     return { credentialId, status: 'revoked' }
+  }
+
+  private namesOwnStatusList(document: Record<string, unknown>): boolean {
+    const prefix = `${this.deps.publicBaseUrl}/api/status-lists/`
+    return JSON.stringify(document.credentialStatus ?? null).includes(JSON.stringify(prefix).slice(1, -1))
   }
 
   /** The issuer profile the path names, when it is the caller's own; another's looks unknown (404). */
@@ -152,4 +176,4 @@ function answerForm(format: DocumentSecuringFormat<FormatKeyType>, issued: Issue
   return text.startsWith('{') ? (JSON.parse(text) as unknown) : envelopeOf(`application/${format.id}`, text, 'EnvelopedVerifiableCredential')
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+const duplicate = (credentialId: string) => new ConflictError(`this issuer already issued a credential with id ${credentialId} through the VC API`)

@@ -5,15 +5,24 @@
  * typed status, evidence, schema and terms-of-use entries, language value objects, related
  * resources with a digest). Each broken rule is one readable problem.
  */
+import { isObject } from '../credentials/formats/jwt-checks.js'
+
 export const VC_V1 = 'https://www.w3.org/2018/credentials/v1'
 export const VC_V2 = 'https://www.w3.org/ns/credentials/v2'
 
 type Json = Record<string, unknown>
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
 // RFC 3986 absolute URI: a scheme, then no whitespace (DIDs and URNs included).
 const isUrl = (v: unknown): v is string => typeof v === 'string' && /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]+$/.test(v)
 // xsd:dateTimeStamp: a dateTime with its timezone (VCDM 2.0 §4.9).
 const DATE_TIME_STAMP = /^-?\d{4,}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?(Z|[+-](0\d|1[0-4]):[0-5]\d)$/
+/** An xsd:dateTimeStamp naming a day that exists (a regular expression alone lets 2026-02-30 through). */
+function isDateTimeStamp(value: unknown): boolean {
+  if (typeof value !== 'string' || !DATE_TIME_STAMP.test(value)) return false
+  const [year, month, day] = value.slice(value.startsWith('-') ? 1 : 0).split('T', 1)[0]!.split('-').map(Number) as [number, number, number]
+  const probe = new Date(Date.UTC(2000, month - 1, day))
+  probe.setUTCFullYear(year)
+  return probe.getUTCMonth() === month - 1 && probe.getUTCDate() === day
+}
 const LANGUAGE_VALUE_KEYS = new Set(['@value', '@language', '@direction'])
 
 export function issuerIdOf(credential: Json): string | undefined {
@@ -44,7 +53,7 @@ export function credentialInputProblems(credential: Json): string[] {
   subjectProblems(credential.credentialSubject, problems)
   const dates = version === '1.1' ? ['issuanceDate', 'expirationDate'] : ['validFrom', 'validUntil']
   for (const name of dates) {
-    if (name in credential && !(typeof credential[name] === 'string' && DATE_TIME_STAMP.test(credential[name]))) problems.push(`${name} must be an xsd:dateTimeStamp (a date and time with its timezone)`)
+    if (name in credential && !isDateTimeStamp(credential[name])) problems.push(`${name} must be an xsd:dateTimeStamp (a date and time with its timezone)`)
   }
   if (version === '1.1' && credential.issuanceDate === undefined) problems.push('issuanceDate is required in a VC 1.1 credential')
   const [from, until] = dates.map((n) => (typeof credential[n] === 'string' ? Date.parse(credential[n]) : NaN))

@@ -2,6 +2,7 @@ import { ValidationError } from '../../../../errors.js'
 import type { Bbs2023Signer } from '../../../identity/signing-identities.js'
 import { IETF_BBS } from '../../../identity/signing-identities.js'
 import type { CheckResult, CredentialContent, CredentialProblem, DocumentSecuringFormat, IssuedForm, VerifyContext } from '../credential-format.js'
+import { BBS_2023_MAX_VALUES, documentOf, sizeProblem } from '../data-integrity/data-integrity-checks.js'
 import type { LocalDocuments } from '../data-integrity/document-loader.js'
 import { dateSeconds, datedProblems, isObject, readW3cCredential, statusProblems, subjectProblems } from '../jwt-checks.js'
 import { schemaIdsOf } from '../vc-jose/vc-jose.format.js'
@@ -39,6 +40,8 @@ export function bbs2023Format(deps: { engine: Bbs2023Engine; local?: LocalDocume
   const { engine, local } = deps
 
   async function signBase(document: Record<string, unknown>, signer: Bbs2023Signer, mandatoryPointers: string[]): Promise<IssuedForm> {
+    const tooLarge = sizeProblem(document, BBS_2023_MAX_VALUES)
+    if (tooLarge) throw new ValidationError(`The credential cannot be secured with bbs-2023: ${tooLarge}`, { details: { field: 'credential' } })
     let documents
     try {
       checkPointers(document, mandatoryPointers)
@@ -69,12 +72,12 @@ export function bbs2023Format(deps: { engine: Bbs2023Engine; local?: LocalDocume
     statusListForm: 'ld',
 
     recognizes(item) {
-      const doc = readDocument(item)
+      const doc = documentOf(item)
       return doc !== undefined && bbs2023Proof(doc) !== undefined
     },
 
     idOf(item) {
-      const id = readDocument(item)?.id
+      const id = documentOf(item)?.id
       return typeof id === 'string' ? id : undefined
     },
 
@@ -96,9 +99,11 @@ export function bbs2023Format(deps: { engine: Bbs2023Engine; local?: LocalDocume
     },
 
     async derive(credential, selectivePointers) {
-      const doc = readDocument(credential)
+      const doc = documentOf(credential)
       const proof = doc && bbs2023Proof(doc)
       if (!doc || !proof || proofMode(proof) !== 'base') throw new ValidationError('This is not a bbs-2023 credential with a base proof: nothing to derive from')
+      const tooLarge = sizeProblem(doc, BBS_2023_MAX_VALUES)
+      if (tooLarge) throw new ValidationError(`The credential cannot be derived from: ${tooLarge}`)
       const { proof: _proof, ...unsigned } = doc
       // VCDM 2.0 §4.8: a credential has a credentialSubject, so a derived one must disclose some of it.
       if (!selectivePointers.some((p) => p === '' || p === '/credentialSubject' || p.startsWith('/credentialSubject/'))) {
@@ -122,7 +127,7 @@ export function bbs2023Format(deps: { engine: Bbs2023Engine; local?: LocalDocume
     },
 
     async status(item, issuer, ctx) {
-      return ctx.status.check(readDocument(item)?.credentialStatus, issuer, ctx.statusMemo)
+      return ctx.status.check(documentOf(item)?.credentialStatus, issuer, ctx.statusMemo)
     },
   }
 }
@@ -134,21 +139,12 @@ export function issuedDocument(content: CredentialContent, issuerDid: string): R
   return document
 }
 
-/** A credential as presented: the JSON object, or its JSON text (how issuance stores it). */
-function readDocument(item: unknown): Record<string, unknown> | undefined {
-  if (isObject(item)) return item
-  if (typeof item !== 'string' || !item.startsWith('{')) return undefined
-  try {
-    const parsed: unknown = JSON.parse(item)
-    return isObject(parsed) ? parsed : undefined
-  } catch {
-    return undefined
-  }
-}
 
 async function verifyBbs2023(item: unknown, ctx: VerifyContext, engine: Bbs2023Engine, local: LocalDocuments | undefined): Promise<CheckResult> {
-  const doc = readDocument(item)
+  const doc = documentOf(item)
   if (!doc) return { problems: [{ reason: 'unreadable', message: 'it is not a JSON credential' }] }
+  const tooLarge = sizeProblem(doc, BBS_2023_MAX_VALUES)
+  if (tooLarge) return { problems: [{ reason: 'malformed', message: tooLarge }] }
   const context = doc['@context']
   if (!Array.isArray(context) || (context[0] !== VC_V2 && context[0] !== VC_V1)) return { problems: [{ reason: 'malformed', message: `its @context does not begin with ${VC_V2} (VCDM 2.0 §4.3) or ${VC_V1}` }] }
   const proof = bbs2023Proof(doc)

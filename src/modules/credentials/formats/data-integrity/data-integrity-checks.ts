@@ -22,6 +22,37 @@ export function documentOf(item: unknown): Record<string, unknown> | undefined {
   }
 }
 
+/**
+ * Most JSON values (objects, arrays, scalars) a document may hold for Data Integrity processing:
+ * RDF canonicalization runs on the event loop and bbs-2023's pairings in the worker pool, both
+ * growing with the statements, so what a caller sends is bounded before either starts.
+ */
+export const DATA_INTEGRITY_MAX_VALUES = 1000
+export const BBS_2023_MAX_VALUES = 150
+
+/** How many JSON values `value` holds, counting itself; stops counting past `limit`. */
+export function jsonValueCount(value: unknown, limit: number): number {
+  let count = 0
+  const pending: unknown[] = [value]
+  while (pending.length && count <= limit) {
+    const item = pending.pop()
+    count++
+    if (Array.isArray(item)) pending.push(...item)
+    else if (isObject(item)) pending.push(...Object.values(item))
+  }
+  return count
+}
+
+/** A problem phrase when the document is past `limit` values, else undefined. */
+export function sizeProblem(doc: unknown, limit: number): string | undefined {
+  return jsonValueCount(doc, limit) > limit ? `it holds more than ${limit} JSON values, more than this service canonicalizes for one proof` : undefined
+}
+
+/** The DIDs of the proofs' verification methods: all the document loader may resolve for them. */
+export function proofDids(doc: Record<string, unknown>): Set<string> {
+  return new Set(proofsOf(doc).flatMap((p) => (typeof p.verificationMethod === 'string' && p.verificationMethod.startsWith('did:') ? [p.verificationMethod.split('#', 1)[0]!] : [])))
+}
+
 /** The document's proofs (VC Data Integrity §2.1: one proof or a proof set). */
 export function proofsOf(doc: Record<string, unknown> | undefined): Record<string, unknown>[] {
   const proof = doc?.proof

@@ -3,15 +3,15 @@ import jsigs from 'jsonld-signatures'
 import type { CheckResult, CredentialProblem, VerifyContext } from '../credential-format.js'
 import type { FormatRegistry } from '../format-registry.js'
 import { dateSeconds, datedProblems, isObject } from '../jwt-checks.js'
-import { documentOf, hasProof, proofProblems, proofsOf } from './data-integrity-checks.js'
+import { DATA_INTEGRITY_MAX_VALUES, documentOf, hasProof, proofDids, proofProblems, proofsOf, sizeProblem } from './data-integrity-checks.js'
 import { createDocumentLoader, type LocalDocuments } from './document-loader.js'
 import { allVerifyingSuites, EDDSA_CRYPTOSUITES } from './eddsa-suites.js'
 
 export interface DataIntegrityPresentationOptions extends Omit<VerifyContext, 'holderDid' | 'presentation'> {
   /** What the proof's `challenge` must be: the request's nonce (VC Data Integrity §2.1). */
   challenge: string
-  /** What the proof's `domain` must be or include: the verifier's DID. */
-  domain: string
+  /** What the proof's `domain` must be or include: the verifier's DID; unchecked when undefined (the VC API's optional domain). */
+  domain: string | undefined
   /** The holder it must be presented by, when known beforehand. */
   holderDid?: string
   /** Whether it must hold a credential (the spec's requests: yes; VCDM 2.0 §4.13 allows none). */
@@ -65,7 +65,12 @@ export async function checkPresentationProof(
   options: Pick<DataIntegrityPresentationOptions, 'challenge' | 'domain' | 'holderDid' | 'resolver' | 'local' | 'now' | 'skewSeconds'>,
 ): Promise<{ holder?: string; problems: CredentialProblem[] }> {
   const problems: CredentialProblem[] = []
-  const documentLoader = createDocumentLoader({ local: options.local, resolver: options.resolver })
+  // One proof: a proof set verifies when any of its proofs does (jsonld-signatures), so the
+  // challenge, domain, created and expires read from it could belong to a proof that did not.
+  if (Array.isArray(vp.proof) && vp.proof.length !== 1) return { problems: [{ reason: 'malformed', message: 'the presentation must carry exactly one proof, not a proof set' }] }
+  const tooLarge = sizeProblem(vp, DATA_INTEGRITY_MAX_VALUES)
+  if (tooLarge) return { problems: [{ reason: 'malformed', message: `the presentation: ${tooLarge}` }] }
+  const documentLoader = createDocumentLoader({ local: options.local, resolver: options.resolver, dids: proofDids(vp) })
   const purpose = new jsigs.purposes.AuthenticationProofPurpose({ challenge: options.challenge, domain: options.domain })
   const result = await jsigs.verify(vp, { suite: allVerifyingSuites(), purpose, documentLoader })
   const envelope = dataIntegrityEnvelope(vp)!
@@ -118,7 +123,7 @@ export async function verifyDataIntegrityPresentation(item: unknown, options: Da
             now: options.now,
             skewSeconds: options.skewSeconds,
             holderDid: options.bindCredentialsToHolder === false ? undefined : holderDid,
-            presentation: { nonce: options.challenge, audience: options.domain },
+            ...(options.domain === undefined ? {} : { presentation: { nonce: options.challenge, audience: options.domain } }),
           })
         : { problems: [{ reason: 'malformed', message: 'it is in no credential format this service reads' }] },
     )

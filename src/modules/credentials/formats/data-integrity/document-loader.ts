@@ -46,6 +46,11 @@ export interface DocumentLoaderOptions {
   local?: LocalDocuments
   /** DID URLs (controller documents, verification methods) through the service's DID resolver. */
   resolver?: Pick<DidResolver, 'resolve'>
+  /**
+   * The only DIDs it may resolve: those of the proofs' verification methods (proofDids). A DID the
+   * document names elsewhere, as a context say, is refused rather than fetched.
+   */
+  dids?: ReadonlySet<string>
 }
 
 /** Why the loader refused a URL: a credential naming it cannot be processed (a 400 where it is input). */
@@ -62,7 +67,8 @@ export function createDocumentLoader(options: DocumentLoaderOptions = {}): Docum
   return async (url) => {
     const bundled = STATIC_CONTEXTS.get(url)
     if (bundled !== undefined) return { contextUrl: null, documentUrl: url, document: bundled }
-    const own = url.startsWith('did:') ? await dids?.(url) : await options.local?.(url)
+    const allowed = !options.dids || options.dids.has(url.split('#', 1)[0]!)
+    const own = url.startsWith('did:') ? (allowed ? await dids?.(url) : undefined) : await options.local?.(url)
     if (own !== undefined) return { contextUrl: null, documentUrl: url, document: own }
     throw new DocumentRefused(`the JSON-LD document ${url} is not one this service bundles or serves`)
   }

@@ -7,7 +7,7 @@ import type { CheckResult, CredentialProblem, DocumentSecuringFormat, IssuedForm
 import { dateSeconds, datedProblems, isObject, readW3cCredential, statusProblems, subjectProblems } from '../jwt-checks.js'
 import { schemaIdsOf } from '../vc-jose/vc-jose.format.js'
 import { vcdm2Credential } from '../vc-jose/vcdm2-document.js'
-import { documentOf, hasProof, jsonLdProblem, proofProblems, proofsOf } from './data-integrity-checks.js'
+import { DATA_INTEGRITY_MAX_VALUES, documentOf, hasProof, jsonLdProblem, proofDids, proofProblems, sizeProblem } from './data-integrity-checks.js'
 import { createDocumentLoader, type DocumentLoader, type LocalDocuments } from './document-loader.js'
 import { signingSuite, verifyingSuite, type EddsaCryptosuite } from './eddsa-suites.js'
 
@@ -56,7 +56,7 @@ export function eddsaFormat(cryptosuite: EddsaCryptosuite, deps: DataIntegrityDe
     async verify(item, ctx) {
       const doc = documentOf(item)
       if (!doc) return { problems: [{ reason: 'unreadable', message: 'it is not a JSON credential document' }] }
-      return verifyDataIntegrityCredential(doc, cryptosuite, ctx, createDocumentLoader({ local: deps.local, resolver: ctx.resolver }))
+      return verifyDataIntegrityCredential(doc, cryptosuite, ctx, createDocumentLoader({ local: deps.local, resolver: ctx.resolver, dids: proofDids(doc) }))
     },
 
     status(item, issuer, ctx) {
@@ -73,6 +73,8 @@ export function eddsaFormat(cryptosuite: EddsaCryptosuite, deps: DataIntegrityDe
 async function secured(cryptosuite: EddsaCryptosuite, document: Record<string, unknown>, signer: JwsSigner, created: Date, documentLoader: DocumentLoader): Promise<IssuedForm> {
   const invalid = (why: string, cause?: unknown) => new ValidationError(`The credential cannot be secured with ${cryptosuite}: ${why}`, { cause, details: { field: 'credential' } })
   if (!isObject(document)) throw invalid('it is not a JSON object')
+  const tooLarge = sizeProblem(document, DATA_INTEGRITY_MAX_VALUES)
+  if (tooLarge) throw invalid(tooLarge)
   const credential = structuredClone(document)
   try {
     vc._checkCredential({ credential, mode: 'issue' })
@@ -99,6 +101,8 @@ async function secured(cryptosuite: EddsaCryptosuite, document: Record<string, u
  * validity period against ctx.now with the skew, the subject bound to the holder, the status entry.
  */
 export async function verifyDataIntegrityCredential(doc: Record<string, unknown>, cryptosuite: EddsaCryptosuite, ctx: VerifyContext, documentLoader: DocumentLoader): Promise<CheckResult> {
+  const tooLarge = sizeProblem(doc, DATA_INTEGRITY_MAX_VALUES)
+  if (tooLarge) return { problems: [{ reason: 'malformed', message: tooLarge }] }
   try {
     vc._checkCredential({ credential: doc, mode: 'issue' })
   } catch (error) {
@@ -108,8 +112,6 @@ export async function verifyDataIntegrityCredential(doc: Record<string, unknown>
   const expiresAt = dateSeconds(doc.validUntil ?? doc.expirationDate)
   const validFrom = dateSeconds(doc.validFrom ?? doc.issuanceDate)
   const problems: CredentialProblem[] = datedProblems(expiresAt, validFrom, ctx)
-  const proofExpiry = proofsOf(doc).map((p) => dateSeconds(p.expires)).find((e) => e !== undefined)
-  if (proofExpiry !== undefined && !problems.some((p) => p.reason === 'expired')) problems.push(...datedProblems(proofExpiry, undefined, ctx))
 
   // The library stops at its first date check before looking at the proof: it is asked about the
   // proof at a moment inside the validity period (a bound itself, with a second of slack: it
@@ -126,6 +128,10 @@ export async function verifyDataIntegrityCredential(doc: Record<string, unknown>
     checkStatus: async () => ({ verified: true }),
   })
   if (!result.verified) return { problems: [...proofProblems(result, 'issuer proof'), ...problems] }
+  // A proof's own `expires` (VC DI §2.1), read only from proofs that verified: a proof set verifies
+  // when one of its proofs does, so an unverified sibling must not vouch for anything.
+  const proofExpiry = (result.results ?? []).filter((r) => r.verified).map((r) => dateSeconds(r.proof?.expires)).find((e) => e !== undefined)
+  if (proofExpiry !== undefined && !problems.some((p) => p.reason === 'expired')) problems.push(...datedProblems(proofExpiry, undefined, ctx))
 
   if (!isObject(doc.credentialSubject)) return { problems: [...problems, { reason: 'malformed', message: 'it has no single credentialSubject object' }] }
   const issuer = String(isObject(doc.issuer) ? doc.issuer.id : doc.issuer)
