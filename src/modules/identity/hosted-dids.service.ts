@@ -7,11 +7,11 @@ import type { KeyStore, SigningKey } from '../keys/key-store.js'
 import { hostedDidDocument } from './hosted-did-document.js'
 import * as repo from './signing-dids.repository.js'
 import type { PublishedKey, SigningIdentities } from './signing-identities.js'
+import { VC_V1 } from '../../shared/vc-contexts.js'
 
 /** Key-store purpose of the service's own did:web key (it signs the DID Configuration). */
 const SERVICE_DID_PURPOSE = 'service-did-ed25519'
 const DID_CONFIGURATION_CONTEXT = 'https://identity.foundation/.well-known/did-configuration/v1'
-const VC_V1 = 'https://www.w3.org/2018/credentials/v1'
 const DOCUMENT_CACHE_MS = 10_000
 const CONFIGURATION_CACHE_MS = 3600_000
 const LINKAGE_VALIDITY_S = 30 * 86_400

@@ -8,8 +8,8 @@ import { LD_SUFFIX } from './status-check.js'
 import * as repo from './status-list.repository.js'
 import { StatusListAllocator, type StatusSlot } from './status-list-allocator.js'
 import { signTokenStatusList } from './token-status-list.js'
+import { VC_V2 } from '../../shared/vc-contexts.js'
 
-const VC_V2 = 'https://www.w3.org/ns/credentials/v2'
 /** The typ of a VCDM 2.0 credential secured as a JWT (VC-JOSE-COSE §3.1.1), the status list's own form. */
 const VC_JWT_TYP = 'vc+jwt'
 

@@ -1,6 +1,6 @@
 import { ValidationError } from '../../errors.js'
+import { VC_V2 } from '../../shared/vc-contexts.js'
 
-const VC_V2 = 'https://www.w3.org/ns/credentials/v2'
 type EnvelopeType = 'EnvelopedVerifiableCredential' | 'EnvelopedVerifiablePresentation'
 
 /** VCDM 2.0 §4.13: a credential secured by an enveloping proof, carried as a `data:` URL (RFC 2397). */

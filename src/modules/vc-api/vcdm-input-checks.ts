@@ -7,8 +7,7 @@
  */
 import { isObject } from '../credentials/formats/jwt-checks.js'
 
-export const VC_V1 = 'https://www.w3.org/2018/credentials/v1'
-export const VC_V2 = 'https://www.w3.org/ns/credentials/v2'
+import { VC_V1, VC_V2 } from '../../shared/vc-contexts.js'
 
 type Json = Record<string, unknown>
 // RFC 3986 absolute URI: a scheme, then no whitespace (DIDs and URNs included).

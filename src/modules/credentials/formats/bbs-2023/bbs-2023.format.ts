@@ -6,13 +6,12 @@ import { BBS_2023_MAX_VALUES, documentOf, sizeProblem } from '../data-integrity/
 import type { LocalDocuments } from '../data-integrity/document-loader.js'
 import { dateSeconds, datedProblems, isObject, readW3cCredential, statusProblems, subjectProblems } from '../jwt-checks.js'
 import { schemaIdsOf } from '../vc-jose/vc-jose.format.js'
-import { VC_V2, vcdm2Payload } from '../vc-jose/vcdm2-document.js'
+import { vcdm2Payload } from '../vc-jose/vcdm2-document.js'
 import type { Bbs2023Engine } from './bbs-2023-engine.js'
 import { contextDocuments, MissingDocumentError, verificationMethodDocuments } from './bbs-2023-documents.js'
 import { checkNotInsideLiterals, checkPointers, jsonLiteralTerms, PointerError } from './json-pointers.js'
 import { BBS_2023, bbs2023Proof, proofMode } from './proof-value.js'
-
-const VC_V1 = 'https://www.w3.org/2018/credentials/v1'
+import { VC_V1, VC_V2 } from '../../../../shared/vc-contexts.js'
 
 /** The JWT claims vcdm2Payload mirrors for vc+jwt: a Data Integrity credential carries none of them. */
 const JWT_CLAIMS = ['iss', 'sub', 'jti', 'iat', 'nbf', 'exp']

@@ -1,6 +1,6 @@
 import type { CredentialContent } from '../credential-format.js'
+import { VC_V1 } from '../../../../shared/vc-contexts.js'
 
-const VC_V1 = 'https://www.w3.org/2018/credentials/v1'
 
 /**
  * The credential document (the `vc` claim of a `jwt_vc_json` credential, OID4VCI Appendix A.1;

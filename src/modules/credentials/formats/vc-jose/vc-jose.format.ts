@@ -3,7 +3,8 @@ import { ValidationError } from '../../../../errors.js'
 import type { CheckResult, CredentialProblem, DocumentSecuringFormat, VerifyContext } from '../credential-format.js'
 import { dateSeconds, datedProblems, isObject, readW3cCredential, statusProblems, subjectProblems, verifiedJwt } from '../jwt-checks.js'
 import { schemaIdOfJsonSchemaUrl } from './schema-urls.js'
-import { VC_V2, vcdm2Payload } from './vcdm2-document.js'
+import { VC_V2 } from '../../../../shared/vc-contexts.js'
+import { vcdm2Payload } from './vcdm2-document.js'
 
 export const VC_JWT_TYP = 'vc+jwt'
 

@@ -1,7 +1,7 @@
 import type { CredentialContent } from '../credential-format.js'
 import { schemaContextUrl, schemaJsonSchemaUrl } from './schema-urls.js'
 
-export const VC_V2 = 'https://www.w3.org/ns/credentials/v2'
+import { VC_V2 } from '../../../../shared/vc-contexts.js'
 
 /**
  * The payload of a `vc+jwt` credential: a VC Data Model 2.0 credential that IS the JWT claims set
