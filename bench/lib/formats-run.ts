@@ -1,27 +1,20 @@
 import { createHash, randomBytes, sign } from 'node:crypto'
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc'
 import type { CpuUse } from './cpu.js'
+import { closedLoop, type PhaseResult } from './closed-loop.js'
 import { cpuPerOperation, measured, noise } from './engine-run.js'
 import { JsonClient } from './http-client.js'
 import { benchAttributes, BENCH_CREDENTIAL_TYPE, setUpIssuer, type BenchIssuer } from './issuance-load.js'
 import { loginOnce } from './login-load.js'
 import type { BenchOptions, Engine } from './options.js'
 import type { ServerProcess } from './server-process.js'
-import { percentile, round } from './stats.js'
+import { round } from './stats.js'
 import { runVerificationLoad, setUpPresentations, type VerificationSetUp } from './verification-load.js'
 import { createVirtualUser, type VirtualUser } from './virtual-user.js'
 
 /** The formats an issuance can name (docs/formats.md), measured side by side on one server. */
 export const BENCH_FORMATS = ['jwt_vc_json', 'vc+jwt', 'dc+sd-jwt'] as const
 export type BenchFormat = (typeof BENCH_FORMATS)[number]
-
-interface PhaseResult {
-  perSecond: number
-  p50Ms: number
-  p99Ms: number
-  errors: number
-  errorKinds: Record<string, number>
-}
 
 export interface FormatSummary {
   format: BenchFormat
@@ -53,27 +46,11 @@ async function holderForm(format: BenchFormat, credential: string, holder: Virtu
   return wallet.present(credential, { given_name: true, gpa: true }, { kb: { payload: { iat: Math.floor(Date.now() / 1000), aud, nonce } } })
 }
 
-async function issueLoad(client: JsonClient, issuer: BenchIssuer, format: BenchFormat, holders: string[], connections: number, seconds: number): Promise<PhaseResult> {
-  const deadline = performance.now() + seconds * 1000
-  const latencies: number[] = []
-  const errorKinds: Record<string, number> = {}
-  let n = 0
-  const loop = async () => {
-    while (performance.now() < deadline) {
-      const i = n++
-      const began = performance.now()
-      const res = await client.post(`/api/issuer/${issuer.did}/issue`, { credential_type: BENCH_CREDENTIAL_TYPE, schema_id: issuer.schemaIds.jwt, subject_did: holders[i % holders.length], attributes: benchAttributes(i), format }, issuer.headers).catch((e: Error) => ({ status: 0, body: e.message }))
-      if (res.status !== 201) {
-        errorKinds[`issue ${res.status}`] = (errorKinds[`issue ${res.status}`] ?? 0) + 1
-        continue
-      }
-      const ended = performance.now()
-      if (ended <= deadline) latencies.push(ended - began)
-    }
-  }
-  await Promise.all(Array.from({ length: connections }, loop))
-  const sorted = Float64Array.from(latencies).sort()
-  return { perSecond: latencies.length / seconds, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), errors: Object.values(errorKinds).reduce((a, b) => a + b, 0), errorKinds }
+function issueLoad(client: JsonClient, issuer: BenchIssuer, format: BenchFormat, holders: string[], connections: number, seconds: number): Promise<PhaseResult> {
+  return closedLoop(connections, seconds, async (i) => {
+    const res = await client.post(`/api/issuer/${issuer.did}/issue`, { credential_type: BENCH_CREDENTIAL_TYPE, schema_id: issuer.schemaIds.jwt, subject_did: holders[i % holders.length], attributes: benchAttributes(i), format }, issuer.headers)
+    return res.status === 201 ? undefined : `issue ${res.status}`
+  })
 }
 
 /**

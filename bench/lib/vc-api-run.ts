@@ -8,12 +8,13 @@ import { contexts as dataIntegrityContexts } from '@digitalbazaar/data-integrity
 import { contexts as multikeyContexts } from '@digitalbazaar/multikey-context'
 import * as vc from '@digitalbazaar/vc'
 import type { CpuUse } from './cpu.js'
+import { closedLoop, type PhaseResult } from './closed-loop.js'
 import { cpuPerOperation, measured, noise } from './engine-run.js'
 import { JsonClient, type HttpResponse } from './http-client.js'
 import { loginOnce } from './login-load.js'
 import type { BenchOptions, Engine } from './options.js'
 import { projectRoot, type ServerProcess } from './server-process.js'
-import { median, percentile, round } from './stats.js'
+import { median, round } from './stats.js'
 import { createVirtualUser } from './virtual-user.js'
 
 /**
@@ -41,14 +42,6 @@ const VC_V2 = 'https://www.w3.org/ns/credentials/v2'
 const EXAMPLES_V2 = 'https://www.w3.org/ns/credentials/examples/v2'
 
 type Op = 'issue' | 'verify'
-
-interface PhaseResult {
-  perSecond: number
-  p50Ms: number
-  p99Ms: number
-  errors: number
-  errorKinds: Record<string, number>
-}
 
 type MeasuredPhase = PhaseResult & { cpu: CpuUse }
 
@@ -201,33 +194,6 @@ async function setUpVerifySets(client: JsonClient, issuer: VcApiIssuer, log: (li
     for (const credential of set) expectStatus(await client.post(issuer.verifyPath, { verifiableCredential: credential }, issuer.headers), 200, `verify ${format} (set-up)`)
   }
   return sets
-}
-
-/**
- * `connections` loops, one request in flight each, until the deadline; only operations completed
- * inside the window count. `op` answers undefined when the operation succeeded, else its error kind.
- */
-async function closedLoop(connections: number, seconds: number, op: (n: number) => Promise<string | undefined>): Promise<PhaseResult> {
-  const deadline = performance.now() + seconds * 1000
-  const latencies: number[] = []
-  const errorKinds: Record<string, number> = {}
-  let next = 0
-  const loop = async () => {
-    while (performance.now() < deadline) {
-      const n = next++
-      const began = performance.now()
-      const error = await op(n).catch((e: NodeJS.ErrnoException) => `network ${e.code ?? e.message}`)
-      if (error !== undefined) {
-        errorKinds[error] = (errorKinds[error] ?? 0) + 1
-        continue
-      }
-      const ended = performance.now()
-      if (ended <= deadline) latencies.push(ended - began)
-    }
-  }
-  await Promise.all(Array.from({ length: connections }, loop))
-  const sorted = Float64Array.from(latencies).sort()
-  return { perSecond: latencies.length / seconds, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), errors: Object.values(errorKinds).reduce((a, b) => a + b, 0), errorKinds }
 }
 
 function issueLoad(client: JsonClient, issuer: VcApiIssuer, format: VcApiFormat, connections: number, seconds: number): Promise<PhaseResult> {
