@@ -94,14 +94,19 @@ export class PresentationVerifier {
     const items = Array.isArray(vp.verifiableCredential) ? vp.verifiableCredential : []
     if (items.length === 0) errors.push('the presentation holds no credential')
 
-    const presented: PresentedCredential[] = []
     const nonce = typeof payload.nonce === 'string' ? payload.nonce : undefined
-    for (const [i, item] of items.entries()) {
-      const checked = await this.credential(item, input, nonce, currentDate)
-      errors.push(...checked.problems.map((p) => `credential ${i + 1}${checked.credential?.id ? ` (${checked.credential.id})` : ''}: ${p.message}`))
-      if (checked.credential) presented.push(await this.presented(checked.problems, checked.credential))
-    }
+    const checked: CheckResult[] = []
+    for (const item of items) checked.push(await this.credential(item, input, nonce, currentDate))
+    return this.conclude(errors, checked, input)
+  }
 
+  /** Each credential's problems, then what the presentation declared and what the request requires: the outcome. */
+  private async conclude(errors: string[], checked: CheckResult[], input: VerificationInput): Promise<VerificationOutcome> {
+    const presented: PresentedCredential[] = []
+    for (const [i, result] of checked.entries()) {
+      errors.push(...result.problems.map((p) => `credential ${i + 1}${result.credential?.id ? ` (${result.credential.id})` : ''}: ${p.message}`))
+      if (result.credential) presented.push(await this.presented(result.problems, result.credential))
+    }
     const ids = presented.map((c) => c.id).filter((id): id is string => id !== undefined)
     const undeclared = ids.filter((id) => !input.credentialIds.includes(id))
     if (undeclared.length) errors.push(`credentials presented but not declared in credential_ids: ${undeclared.join(', ')}`)
@@ -136,16 +141,7 @@ export class PresentationVerifier {
       const received = (input.receivedAt ?? now).getTime()
       if (Number.isNaN(created) || created < received - (FRESH_S + SKEW_S) * 1000) errors.push(`the presentation answers no request, and its proof was not created within ${FRESH_S / 60} minutes before it was received`)
     }
-    const presented: PresentedCredential[] = []
-    for (const [i, checked] of result.credentials.entries()) {
-      errors.push(...checked.problems.map((p) => `credential ${i + 1}${checked.credential?.id ? ` (${checked.credential.id})` : ''}: ${p.message}`))
-      if (checked.credential) presented.push(await this.presented(checked.problems, checked.credential))
-    }
-    const ids = presented.map((c) => c.id).filter((id): id is string => id !== undefined)
-    const undeclared = ids.filter((id) => !input.credentialIds.includes(id))
-    if (undeclared.length) errors.push(`credentials presented but not declared in credential_ids: ${undeclared.join(', ')}`)
-    if (input.request) errors.push(...unmetRequirements(presented, input.request.required_credentials, input.request.required_predicates))
-    return outcome(errors, presented)
+    return this.conclude(errors, result.credentials, input)
   }
 
   /** One item of `vp.verifiableCredential`, checked by the format that recognizes it. */

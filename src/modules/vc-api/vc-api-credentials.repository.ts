@@ -1,20 +1,11 @@
-import { sql } from 'kysely'
+import { sql, type Insertable } from 'kysely'
 import type { Executor } from '../../db/database.js'
 import { isUniqueViolation } from '../../db/pg-errors.js'
 import { SET_STATUS_BIT_OF_REVOKED } from '../status-list/status-list.statements.js'
-import './vc-api.table.js'
+import type { VcApiCredentialsTable } from './vc-api.table.js'
 
-export interface NewVcApiCredential {
-  id: string
-  issuer_did: string
-  credential_id: string | null
-  format: string
-  credential: string
-  signing_did: string
-  status_list_id: string | null
-  status_list_index: number | null
-  created_at: Date
-}
+/** A row as issuance writes it: never revoked yet. */
+export type NewVcApiCredential = Omit<Insertable<VcApiCredentialsTable>, 'revoked_at'>
 
 /** Inserts it; false when this issuer already has a credential with its id (the unique index decides, race-free). */
 export async function insertCredential(db: Executor, row: NewVcApiCredential): Promise<boolean> {
