@@ -7,11 +7,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { ContentStore } from './adapters/content-store/content-store.js'
 import { systemClock, type Clock } from './adapters/clock.js'
-import type { HttpGet } from './adapters/http-out/guarded-fetch.js'
+import { createGuardedRequest, type HttpGet, type HttpRequest } from './adapters/http-out/guarded-fetch.js'
+import { fetchApiOver } from './adapters/http-out/guarded-fetch-api.js'
 import { createDnsResolver, type DnsResolver } from './adapters/dns.js'
 import type { HttpPost } from './adapters/http-out/guarded-post.js'
 import type { Config } from './config.js'
-import { deriveKey } from './crypto/secret-box.js'
+import { deriveKey, SecretBox } from './crypto/secret-box.js'
 import type { DatabaseHandle } from './db/connect.js'
 import { PgliteMaintenance } from './db/pglite-maintenance.js'
 import { callbacksPlugin } from './modules/callbacks/callbacks.plugin.js'
@@ -112,6 +113,8 @@ export interface AppDeps {
   database: DatabaseHandle
   content: ContentStore
   httpGet: HttpGet
+  /** Outgoing protocol requests (OpenID4VCI/VP with other services); default the guarded request (OUTBOUND_*). */
+  httpRequest?: HttpRequest
   /** DNS edge (domain TXT proofs); default the system resolver with OUTBOUND_TIMEOUT_MS. */
   dns?: DnsResolver
   /** Sender of callbacks; default the guarded POST (CALLBACK_ALLOW_PRIVATE, OUTBOUND_TIMEOUT_MS). */
@@ -324,6 +327,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     evidenceMaxBytes: config.evidenceMaxBytes,
     evidenceAllowedTypes: config.evidenceAllowedTypes,
     shareMaxTtlSeconds: config.walletShareMaxTtlSeconds,
+    protocolFetch: fetchApiOver(
+      deps.httpRequest ?? createGuardedRequest({ allowPrivate: config.outboundAllowPrivate, timeoutMs: config.outboundTimeoutMs, maxBytes: 1024 * 1024, maxRedirects: 3 }),
+    ),
+    protocolBox: new SecretBox(deps.masterKey, 'wallet-protocol-sessions'),
   })
   // Imported credentials' status lists, read again in the background (docs/wallet.md).
   if (config.walletStatusRefreshMs > 0) {

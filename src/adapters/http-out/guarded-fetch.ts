@@ -24,6 +24,17 @@ export interface HttpResponse {
 
 export type HttpGet = (url: string, init?: { accept?: string }) => Promise<HttpResponse>
 
+/** Any method, with headers and a body: what a protocol client (OpenID4VCI/VP) sends. */
+export interface OutgoingRequest {
+  method: string
+  /** Lower-case names. */
+  headers: Record<string, string>
+  body?: Uint8Array
+}
+
+/** One guarded request; redirects are followed for GET and HEAD only (a POST's body is never re-sent elsewhere). */
+export type HttpRequest = (url: string, request: OutgoingRequest) => Promise<HttpResponse>
+
 export interface GuardedFetchOptions {
   allowPrivate: boolean
   timeoutMs: number
@@ -43,19 +54,25 @@ export interface GuardedFetchOptions {
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308])
 
 export function createGuardedFetch(options: GuardedFetchOptions): HttpGet {
+  const request = createGuardedRequest(options)
+  return (url, init = {}) => request(url, { method: 'GET', headers: { accept: init.accept ?? '*/*' } })
+}
+
+export function createGuardedRequest(options: GuardedFetchOptions): HttpRequest {
   const maxRedirects = options.maxRedirects ?? 3
   const guard = createAddressGuard(options)
 
-  return async (url, init = {}) => {
+  return async (url, outgoing) => {
     const controller = new AbortController()
     const timer = setTimeout(() => controller.abort(), options.timeoutMs)
     try {
       let current = parseUrl(url)
       for (let hop = 0; ; hop++) {
         guard.checkLiteralHost(current)
-        const res = await requestOnce(current, init.accept ?? '*/*', controller.signal, guard.lookup, options)
+        const res = await requestOnce(current, outgoing, controller.signal, guard.lookup, options)
         const location = res.headers.location
-        if (!REDIRECT_STATUSES.has(res.status) || location === undefined) return res
+        const followable = outgoing.method === 'GET' || outgoing.method === 'HEAD'
+        if (!followable || !REDIRECT_STATUSES.has(res.status) || location === undefined) return res
         if (hop >= maxRedirects) {
           throw new DependencyUnavailableError(`${url}: more than ${maxRedirects} redirects`)
         }
@@ -75,7 +92,7 @@ const parseUrl = (input: string, base?: URL): URL => parseHttpUrl(input, base)
 
 function requestOnce(
   url: URL,
-  accept: string,
+  outgoing: OutgoingRequest,
   signal: AbortSignal,
   lookup: LookupFunction,
   options: GuardedFetchOptions,
@@ -88,11 +105,13 @@ function requestOnce(
         hostname: hostOf(url),
         port: url.port || undefined,
         path: `${url.pathname}${url.search}`,
-        method: 'GET',
+        method: outgoing.method,
         headers: {
-          accept,
+          accept: '*/*',
+          ...outgoing.headers,
           'accept-encoding': 'identity',
           'user-agent': options.userAgent ?? 'credential-service/0.1',
+          ...(outgoing.body ? { 'content-length': String(outgoing.body.length) } : {}),
         },
         // A fresh socket per request: a pooled socket could have been dialled by another lookup.
         agent: false,
@@ -135,7 +154,7 @@ function requestOnce(
       },
     )
     req.on('error', fail)
-    req.end()
+    req.end(outgoing.body)
   })
 }
 

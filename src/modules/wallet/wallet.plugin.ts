@@ -2,11 +2,15 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Clock } from '../../adapters/clock.js'
 import type { ContentStore } from '../../adapters/content-store/content-store.js'
 import type { EnvelopeSealer } from '../../crypto/sealed-envelope.js'
+import type { SecretBox } from '../../crypto/secret-box.js'
 import type { Database } from '../../db/database.js'
 import type { DidResolver } from '../did/did-resolver.js'
 import type { StatusChecker } from '../status-list/status-check.js'
 import type { FormatRegistry } from '../credentials/formats/format-registry.js'
 import type { HolderKemKeys } from './holder-kem-keys.js'
+import { offerAcceptanceRoutes } from './oid4vc/offer-acceptance.routes.js'
+import { OfferAcceptanceService } from './oid4vc/offer-acceptance.service.js'
+import { deleteExpiredSessions } from './oid4vc/protocol-sessions.repository.js'
 import { walletActivityRoutes } from './wallet-activity.routes.js'
 import { walletCredentialRoutes } from './wallet-credentials.routes.js'
 import { WalletCredentialService } from './wallet-credentials.service.js'
@@ -28,11 +32,16 @@ export interface WalletModuleOptions {
   evidenceMaxBytes: number
   evidenceAllowedTypes: readonly string[]
   shareMaxTtlSeconds: number
+  /** Outgoing protocol calls of the hosted wallet (OpenID4VCI/VP with other services): the guarded fetch. */
+  protocolFetch: typeof fetch
+  /** Seals the secrets of a hosted-wallet exchange between its two calls. */
+  protocolBox: SecretBox
 }
 
 /**
  * The holder's wallet (docs/wallet.md): credentials (listing, import, removal, holder-side
- * revocation), share links, evidence uploads, the activity log and statistics. Mounted at
+ * revocation), share links, evidence uploads, the activity log and statistics, and OpenID4VCI
+ * offers accepted from any issuer. Mounted at
  * /api/wallet; credential requests, consents and presentation approvals are their own plugins.
  */
 export const walletModule: FastifyPluginAsyncTypebox<WalletModuleOptions> = async (app, o) => {
@@ -52,4 +61,12 @@ export const walletModule: FastifyPluginAsyncTypebox<WalletModuleOptions> = asyn
   await app.register(walletShareRoutes, { shares, now })
   await app.register(walletEvidenceRoutes, { evidence })
   await app.register(walletActivityRoutes, { db: o.db, now })
+  const acceptance = new OfferAcceptanceService({ db: o.db, wallet, resolver: o.resolver, fetch: o.protocolFetch, box: o.protocolBox, clock: o.clock })
+  await app.register(offerAcceptanceRoutes, { acceptance, now })
+  // An exchange nobody completed is of no use once expired; its sealed token goes with it.
+  const purge = setInterval(() => {
+    void deleteExpiredSessions(o.db, now(), 1000).catch((err) => app.log.warn({ err }, 'purging expired wallet exchanges failed'))
+  }, 60_000)
+  purge.unref()
+  app.addHook('onClose', async () => clearInterval(purge))
 }

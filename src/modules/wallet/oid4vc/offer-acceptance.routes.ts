@@ -1,0 +1,67 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { Did } from '../../auth/auth.schemas.js'
+import { errorRefs } from '../../shared/route-helpers.js'
+import { WalletCredential, walletCredentialView } from '../wallet.schemas.js'
+import type { OfferAcceptanceService } from './offer-acceptance.service.js'
+
+const tags = ['Wallet']
+const SessionId = Type.String({ pattern: '^wps-[0-9a-f-]{36}$', description: 'the session_id the prepare step answered' })
+const JsonObject = Type.Record(Type.String(), Type.Unknown())
+
+export const offerAcceptanceRoutes: FastifyPluginAsyncTypebox<{ acceptance: OfferAcceptanceService; now: () => Date }> = async (app, { acceptance, now }) => {
+  app.post('/:did/offers/accept', {
+    // It calls the issuer the offer names: the outgoing-call budget of the resolve routes.
+    config: { rateLimit: 'resolve' },
+    schema: {
+      tags,
+      summary: 'Accept an OpenID4VCI credential offer from any issuer: the service runs the protocol and answers the key proof for the holder to sign',
+      params: Type.Object({ did: Did }),
+      body: Type.Object(
+        {
+          offer_uri: Type.String({ minLength: 1, maxLength: 8192, description: 'openid-credential-offer://?credential_offer_uri=… or ?credential_offer=…' }),
+          tx_code: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "the transaction code the issuer gave the holder apart from the offer" })),
+          credential_configuration_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'one of the offer’s; default its first' })),
+        },
+        { additionalProperties: false },
+      ),
+      response: {
+        201: Type.Object({
+          success: Type.Boolean(),
+          message: Type.String(),
+          session_id: Type.String(),
+          credential_issuer: Type.String(),
+          credential_configuration_id: Type.String(),
+          format: Type.String(),
+          proof: Type.Object({ header: JsonObject, payload: JsonObject, signing_input: Type.String({ description: "sign these bytes with the holder's key (JWS, RFC 7515) and send the compact JWS as proof_jwt" }) }),
+          expires_at: Type.String(),
+        }),
+        ...errorRefs(400, 401, 403, 422, 503),
+      },
+    },
+  }, async (request, reply) => {
+    const prepared = await acceptance.prepare(request.auth!.did, request.body)
+    return reply.status(201).send({ success: true, message: 'Offer read and access token obtained: sign the proof to receive the credential', ...prepared, expires_at: prepared.expires_at.toISOString() })
+  })
+
+  app.post('/:did/offers/accept/:session_id', {
+    config: { rateLimit: 'resolve' },
+    schema: {
+      tags,
+      summary: 'Complete an offer acceptance with the signed key proof (or ask again for a deferred credential); what the issuer sends is verified and kept in the wallet',
+      params: Type.Object({ did: Did, session_id: SessionId }),
+      body: Type.Object({ proof_jwt: Type.Optional(Type.String({ minLength: 1, maxLength: 16_384 })) }, { additionalProperties: false }),
+      response: {
+        201: Type.Object({ success: Type.Boolean(), message: Type.String(), status: Type.Literal('issued'), credentials: Type.Array(WalletCredential) }),
+        202: Type.Object({ success: Type.Boolean(), message: Type.String(), status: Type.Literal('pending'), interval: Type.Union([Type.Integer(), Type.Null()]) }),
+        ...errorRefs(400, 401, 403, 404, 409, 422, 503),
+      },
+    },
+  }, async (request, reply) => {
+    const outcome = await acceptance.complete(request.auth!.did, request.params.session_id, request.body)
+    if (outcome.status === 'pending') {
+      return reply.status(202).send({ success: true, message: 'The issuer deferred the credential: ask again with the same session_id later', status: 'pending', interval: outcome.interval ?? null })
+    }
+    return reply.status(201).send({ success: true, message: 'Credential received, verified and kept', status: 'issued', credentials: outcome.credentials.map((c) => walletCredentialView(c, now())) })
+  })
+}

@@ -1,0 +1,244 @@
+import { createPrivateKey, randomUUID, type JsonWebKey } from 'node:crypto'
+import { Oauth2ClientErrorResponseError, Oauth2Error, type Jwk, type RequestDpopOptions } from '@openid4vc/oauth2'
+import { Openid4vciClient, Openid4vciError, Openid4vciRetrieveCredentialsError, type CredentialOfferObject, type IssuerMetadataResult } from '@openid4vc/openid4vci'
+import * as jose from 'jose'
+import type { Clock } from '../../../adapters/clock.js'
+import type { SecretBox } from '../../../crypto/secret-box.js'
+import type { Database } from '../../../db/database.js'
+import { AppError, DependencyUnavailableError, NotFoundError, UnprocessableError, ValidationError } from '../../../errors.js'
+import type { DidResolver } from '../../did/did-resolver.js'
+import { serviceCallbacks } from '../../oid4vc/oid4vc-callbacks.js'
+import type { WalletCredentialService } from '../wallet-credentials.service.js'
+import type { WalletCredentialRow } from '../wallet-credentials.repository.js'
+import { capturingSigner, checkHolderJws, holderSigningKey, type PreparedJws } from './prepared-jws.js'
+import * as sessions from './protocol-sessions.repository.js'
+
+const SESSION_TTL_MS = 5 * 60_000
+const PROOF_ALGS = ['ES256', 'EdDSA'] as const
+const PRE_AUTHORIZED = 'urn:ietf:params:oauth:grant-type:pre-authorized_code'
+
+export interface AcceptInput {
+  offer_uri: string
+  tx_code?: string
+  credential_configuration_id?: string
+}
+
+/** What the holder signs to finish accepting an offer: the OpenID4VCI key proof (§F.1), prepared. */
+export interface PreparedAcceptance {
+  session_id: string
+  credential_issuer: string
+  credential_configuration_id: string
+  format: string
+  proof: PreparedJws
+  expires_at: Date
+}
+
+export type AcceptanceOutcome = { status: 'issued'; credentials: WalletCredentialRow[] } | { status: 'pending'; interval: number | undefined }
+
+interface SessionState {
+  offer: CredentialOfferObject
+  metadata: IssuerMetadataResult
+  configurationId: string
+  format: string
+  proof: PreparedJws
+  transactionId?: string
+}
+
+interface SessionSecrets {
+  accessToken: string
+  dpop?: { privateJwk: Jwk; publicJwk: Jwk; nonce?: string }
+}
+
+/**
+ * The hosted wallet as an OpenID4VCI 1.0 wallet (docs/openid4vc.md "The hosted wallet"): it
+ * accepts a credential offer from any issuer, this service or another. The service runs the
+ * protocol with @openid4vc/openid4vci (offer, metadata, pre-authorized code token with tx_code
+ * and DPoP, nonce); the key proof is signed by the holder's own DID key, which the service never
+ * holds: `prepare` answers the proof's signing input, `complete` sends the signed proof, verifies
+ * what comes back exactly as an import, and keeps it in the holder's wallet.
+ */
+export class OfferAcceptanceService {
+  constructor(
+    private readonly deps: {
+      db: Database
+      wallet: WalletCredentialService
+      resolver: DidResolver
+      /** The guarded fetch (SSRF checks, size cap, deadline): offers name any URL. */
+      fetch: typeof fetch
+      box: SecretBox
+      clock: Clock
+    },
+  ) {}
+
+  async prepare(holderDid: string, input: AcceptInput): Promise<PreparedAcceptance> {
+    const dpopKey = await jose.generateKeyPair('ES256', { extractable: true })
+    const dpopPrivate = (await jose.exportJWK(dpopKey.privateKey)) as Jwk
+    const dpopPublic = (await jose.exportJWK(dpopKey.publicKey)) as Jwk
+    const client = this.client(dpopPrivate)
+    const offer = await protocolStep('reading the credential offer', () => client.resolveCredentialOffer(offerText(input.offer_uri)))
+    const metadata = await protocolStep('reading the issuer metadata', () => client.resolveIssuerMetadata(offer.credential_issuer))
+    const configurationId = input.credential_configuration_id ?? offer.credential_configuration_ids[0]!
+    if (!offer.credential_configuration_ids.includes(configurationId)) {
+      throw new ValidationError(`credential_configuration_id "${configurationId}" is not in the offer (${offer.credential_configuration_ids.join(', ')})`, { details: { field: 'credential_configuration_id' } })
+    }
+    const configuration = metadata.credentialIssuer.credential_configurations_supported[configurationId]
+    if (!configuration) throw new UnprocessableError(`The issuer's metadata has no credential configuration "${configurationId}"`)
+    const grant = offer.grants?.[PRE_AUTHORIZED]
+    if (!grant) throw new UnprocessableError('The offer has no pre-authorized code: the authorization code flow needs a browser, which the hosted wallet has not')
+    if (grant.tx_code && input.tx_code === undefined) throw new ValidationError('The offer asks for a transaction code: send it as tx_code', { details: { field: 'tx_code', tx_code: grant.tx_code } })
+
+    const algs = proofAlgs(configuration)
+    const key = await holderSigningKey(this.deps.resolver, holderDid, algs)
+    if (!key) throw new UnprocessableError(`The holder's DID has no authentication key for ${algs.join(' or ')}, which the issuer accepts for key proofs`)
+
+    const dpopAlgs = metadata.authorizationServers[0]?.dpop_signing_alg_values_supported
+    const dpop: RequestDpopOptions | undefined = dpopAlgs?.includes('ES256') ? { signer: { method: 'jwk', alg: 'ES256', publicJwk: dpopPublic } } : undefined
+    const token = await protocolStep('obtaining an access token', () =>
+      client.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer: offer, issuerMetadata: metadata, txCode: input.tx_code, ...(dpop ? { dpop } : {}) }),
+    )
+    const nonce = metadata.credentialIssuer.nonce_endpoint
+      ? (await protocolStep('obtaining a nonce', () => client.requestNonce({ issuerMetadata: metadata }))).c_nonce
+      : (token.accessTokenResponse.c_nonce as string | undefined)
+
+    // The issuer binds the credential to the DID when it accepts DIDs, else to the bare key.
+    const binding = configuration.cryptographic_binding_methods_supported ?? []
+    const byDid = binding.length === 0 || binding.some((m) => m === 'did' || m.startsWith(`did:${holderDid.split(':')[1]}`))
+    const capture = capturingSigner()
+    const capturingClient = new Openid4vciClient({ callbacks: { ...this.callbacks(dpopPrivate), signJwt: capture.signJwt } })
+    await capturingClient.createCredentialRequestJwtProof({
+      issuerMetadata: metadata,
+      credentialConfigurationId: configurationId,
+      signer: byDid ? { method: 'did', didUrl: key.kid, alg: key.alg } : { method: 'jwk', publicJwk: key.jwk, alg: key.alg },
+      nonce,
+      issuedAt: this.deps.clock.now(),
+    })
+    const proof = capture.prepared()
+
+    const id = `wps-${randomUUID()}`
+    const expiresAt = new Date(this.deps.clock.now().getTime() + SESSION_TTL_MS)
+    const state: SessionState = { offer, metadata, configurationId, format: configuration.format, proof }
+    const secrets: SessionSecrets = { accessToken: token.accessTokenResponse.access_token, ...(dpop ? { dpop: { privateJwk: dpopPrivate, publicJwk: dpopPublic, nonce: token.dpop?.nonce } } : {}) }
+    await sessions.insertSession(this.deps.db, {
+      id,
+      holder_did: holderDid,
+      kind: 'oid4vci',
+      status: 'prepared',
+      state: JSON.stringify(state),
+      sealed: this.deps.box.seal(Buffer.from(JSON.stringify(secrets)), id),
+      expires_at: expiresAt,
+    })
+    return { session_id: id, credential_issuer: offer.credential_issuer, credential_configuration_id: configurationId, format: configuration.format, proof, expires_at: expiresAt }
+  }
+
+  /**
+   * Sends the holder's signed proof once (a second completion of the same session is a 404), or,
+   * for an issuance the issuer deferred, asks its deferred endpoint again.
+   */
+  async complete(holderDid: string, sessionId: string, input: { proof_jwt?: string }): Promise<AcceptanceOutcome> {
+    const now = this.deps.clock.now()
+    const existing = await sessions.findSession(this.deps.db, holderDid, sessionId)
+    if (!existing || existing.kind !== 'oid4vci') throw new NotFoundError('Offer acceptance not found')
+    const state = JSON.parse(existing.state) as SessionState
+    if (existing.status === 'prepared') {
+      if (input.proof_jwt === undefined) throw new ValidationError('proof_jwt is required: the holder signs the prepared proof', { details: { field: 'proof_jwt' } })
+      await checkHolderJws(this.deps.resolver, holderDid, state.proof, input.proof_jwt, 'proof_jwt')
+    }
+    const from = existing.status === 'pending' ? 'pending' : 'prepared'
+    const taken = await sessions.takeSession(this.deps.db, holderDid, sessionId, 'oid4vci', from, 'sent', now)
+    if (!taken) throw new NotFoundError('Offer acceptance not found, expired or already completed')
+    const secrets = JSON.parse(Buffer.from(this.deps.box.open(taken.sealed!, taken.id)).toString()) as SessionSecrets
+    const client = this.client(secrets.dpop?.privateJwk)
+    const dpop: RequestDpopOptions | undefined = secrets.dpop ? { signer: { method: 'jwk', alg: 'ES256', publicJwk: secrets.dpop.publicJwk }, nonce: secrets.dpop.nonce } : undefined
+    const response =
+      from === 'prepared'
+        ? (
+            await protocolStep('requesting the credential', () =>
+              client.retrieveCredentials({ issuerMetadata: state.metadata, credentialConfigurationId: state.configurationId, proofs: { jwt: [input.proof_jwt!] }, accessToken: secrets.accessToken, ...(dpop ? { dpop } : {}) }),
+            )
+          ).credentialResponse
+        : (await protocolStep('requesting the deferred credential', () => client.retrieveDeferredCredentials({ issuerMetadata: state.metadata, transactionId: state.transactionId!, accessToken: secrets.accessToken, ...(dpop ? { dpop } : {}) }))).deferredCredentialResponse
+
+    const issued = response.credentials ?? []
+    if (issued.length === 0) {
+      const transactionId = (response as { transaction_id?: string }).transaction_id ?? state.transactionId
+      if (!transactionId) throw new UnprocessableError('The issuer answered neither a credential nor a transaction_id')
+      await sessions.updateSessionState(this.deps.db, taken.id, { status: 'pending', state: JSON.stringify({ ...state, transactionId }), expires_at: new Date(now.getTime() + 24 * 3600_000) })
+      return { status: 'pending', interval: (response as { interval?: number }).interval }
+    }
+    const stored: WalletCredentialRow[] = []
+    let failure: unknown
+    for (const entry of issued) {
+      // OID4VCI 1.0: `{credential}` objects; earlier drafts: the credentials themselves.
+      const credential = typeof entry === 'object' && 'credential' in entry ? entry.credential : entry
+      try {
+        const text = typeof credential === 'string' ? credential : JSON.stringify(credential)
+        stored.push((await this.deps.wallet.import(holderDid, text)).credential)
+      } catch (error) {
+        failure ??= error
+      }
+    }
+    const notificationId = (response as { notification_id?: string }).notification_id
+    if (notificationId) {
+      // OID4VCI §11: the issuer learns whether the wallet kept what it sent (best effort).
+      const event = failure ? 'credential_failure' : 'credential_accepted'
+      await client.sendNotification({ issuerMetadata: state.metadata, notification: { notificationId, event }, accessToken: secrets.accessToken, ...(dpop ? { dpop } : {}) }).catch(() => undefined)
+    }
+    if (failure) throw failure
+    return { status: 'issued', credentials: stored }
+  }
+
+  private callbacks(dpopPrivate?: Jwk) {
+    return {
+      ...serviceCallbacks({
+        resolver: this.deps.resolver,
+        keys: {
+          signingKey: async () => {
+            if (!dpopPrivate) throw new Error('no DPoP key in this exchange')
+            return createPrivateKey({ key: dpopPrivate as JsonWebKey, format: 'jwk' })
+          },
+        },
+      }),
+      fetch: this.deps.fetch,
+    }
+  }
+
+  private client(dpopPrivate?: Jwk): Openid4vciClient {
+    return new Openid4vciClient({ callbacks: this.callbacks(dpopPrivate) })
+  }
+}
+
+/** An offer URI as a wallet receives it (`openid-credential-offer://?…`) or its query alone. */
+function offerText(uri: string): string {
+  return uri.trim()
+}
+
+function proofAlgs(configuration: { proof_types_supported?: Record<string, { proof_signing_alg_values_supported?: unknown }> }): string[] {
+  const listed = configuration.proof_types_supported?.jwt?.proof_signing_alg_values_supported
+  if (!Array.isArray(listed)) return [...PROOF_ALGS]
+  return PROOF_ALGS.filter((alg) => listed.includes(alg))
+}
+
+/**
+ * One protocol step against another service: its refusal is a 422 naming the step and the
+ * OAuth error it answered; an unreachable service a 503; a malformed answer a 422.
+ */
+async function protocolStep<T>(step: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run()
+  } catch (error) {
+    if (error instanceof AppError) throw error
+    if (error instanceof Oauth2ClientErrorResponseError) {
+      const { error: code, error_description: description } = error.errorResponse
+      throw new UnprocessableError(`The issuer refused ${step}: ${code}${description ? ` (${description})` : ''}`, { details: { issuer_error: code } })
+    }
+    if (error instanceof Openid4vciRetrieveCredentialsError) {
+      const answered = error.response.credentialErrorResponseResult?.data as { error?: string; error_description?: string } | undefined
+      throw new UnprocessableError(`The issuer refused ${step}: ${answered?.error ?? `HTTP ${error.response.response.status}`}${answered?.error_description ? ` (${answered.error_description})` : ''}`, { details: { issuer_error: answered?.error ?? null } })
+    }
+    const cause = (error as { cause?: unknown }).cause
+    if (cause instanceof AppError) throw cause
+    if (error instanceof Oauth2Error || error instanceof Openid4vciError) throw new UnprocessableError(`${step}: ${error.message.split('\n')[0]}`)
+    if (error instanceof TypeError) throw new DependencyUnavailableError(`${step}: ${error.message}`)
+    throw error
+  }
+}
