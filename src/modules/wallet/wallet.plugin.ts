@@ -11,6 +11,8 @@ import type { HolderKemKeys } from './holder-kem-keys.js'
 import { offerAcceptanceRoutes } from './oid4vc/offer-acceptance.routes.js'
 import { OfferAcceptanceService } from './oid4vc/offer-acceptance.service.js'
 import { deleteExpiredSessions } from './oid4vc/protocol-sessions.repository.js'
+import { presentationAnswerRoutes } from './oid4vc/presentation-answer.routes.js'
+import { PresentationAnswerService } from './oid4vc/presentation-answer.service.js'
 import { walletActivityRoutes } from './wallet-activity.routes.js'
 import { walletCredentialRoutes } from './wallet-credentials.routes.js'
 import { WalletCredentialService } from './wallet-credentials.service.js'
@@ -41,7 +43,7 @@ export interface WalletModuleOptions {
 /**
  * The holder's wallet (docs/wallet.md): credentials (listing, import, removal, holder-side
  * revocation), share links, evidence uploads, the activity log and statistics, and OpenID4VCI
- * offers accepted from any issuer. Mounted at
+ * offers and OpenID4VP requests of other services, answered for the holder. Mounted at
  * /api/wallet; credential requests, consents and presentation approvals are their own plugins.
  */
 export const walletModule: FastifyPluginAsyncTypebox<WalletModuleOptions> = async (app, o) => {
@@ -63,6 +65,8 @@ export const walletModule: FastifyPluginAsyncTypebox<WalletModuleOptions> = asyn
   await app.register(walletActivityRoutes, { db: o.db, now })
   const acceptance = new OfferAcceptanceService({ db: o.db, wallet, resolver: o.resolver, fetch: o.protocolFetch, box: o.protocolBox, clock: o.clock })
   await app.register(offerAcceptanceRoutes, { acceptance, now })
+  const answers = new PresentationAnswerService({ db: o.db, wallet, formats: o.formats, resolver: o.resolver, fetch: o.protocolFetch, clock: o.clock })
+  await app.register(presentationAnswerRoutes, { answers })
   // An exchange nobody completed is of no use once expired; its sealed token goes with it.
   const purge = setInterval(() => {
     void deleteExpiredSessions(o.db, now(), 1000).catch((err) => app.log.warn({ err }, 'purging expired wallet exchanges failed'))

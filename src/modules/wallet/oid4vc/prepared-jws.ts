@@ -48,14 +48,15 @@ export async function holderSigningKey(resolver: DidResolver, holderDid: string,
 }
 
 /**
- * The holder's JWS over exactly the prepared signing input, verified before it is sent on: by the
- * DID key its `kid` names (an authentication key of the holder's own DID), or by the `jwk` the
- * prepared header carries (taken from the holder's DID document when it was prepared).
+ * The holder's JWS over exactly the prepared signing input, verified before it is sent on: by
+ * `key` when given (the key an SD-JWT VC is bound to), else by the DID key its `kid` names (an
+ * authentication key of the holder's own DID), else by the `jwk` the prepared header carries
+ * (taken from the holder's DID document when it was prepared).
  */
-export async function checkHolderJws(resolver: DidResolver, holderDid: string, prepared: PreparedJws, jws: string, field: string): Promise<void> {
+export async function checkHolderJws(resolver: DidResolver, holderDid: string, prepared: PreparedJws, jws: string, field: string, key?: Jwk): Promise<void> {
   const refused = (why: string) => new ValidationError(`${field} is refused: ${why}`, { details: { field } })
   if (!jws.startsWith(`${prepared.signing_input}.`) || jws.split('.').length !== 3) throw refused('it must be a compact JWS over exactly the prepared signing_input')
-  if (typeof prepared.header.kid === 'string') {
+  if (key === undefined && typeof prepared.header.kid === 'string') {
     try {
       const verified = await verifyDidJws(resolver, jws, 'authentication')
       if (verified.did !== holderDid) throw refused(`it is signed by ${verified.did}, not by the holder ${holderDid}`)
@@ -66,8 +67,8 @@ export async function checkHolderJws(resolver: DidResolver, holderDid: string, p
     return
   }
   try {
-    const key = createPublicKey({ key: prepared.header.jwk as JsonWebKey, format: 'jwk' })
-    await jose.compactVerify(jws, key, { algorithms: [String(prepared.header.alg)] })
+    const publicKey = createPublicKey({ key: (key ?? prepared.header.jwk) as JsonWebKey, format: 'jwk' })
+    await jose.compactVerify(jws, publicKey, { algorithms: [String(prepared.header.alg)] })
   } catch {
     throw refused('the signature does not verify with the prepared key')
   }

@@ -1,0 +1,68 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { Did } from '../../auth/auth.schemas.js'
+import { errorRefs } from '../../shared/route-helpers.js'
+import type { PresentationAnswerService } from './presentation-answer.service.js'
+
+const tags = ['Wallet']
+const SessionId = Type.String({ pattern: '^wps-[0-9a-f-]{36}$', description: 'the session_id the prepare step answered' })
+const JsonObject = Type.Record(Type.String(), Type.Unknown())
+const ClaimPath = Type.Array(Type.Union([Type.String(), Type.Integer(), Type.Null()]))
+
+export const presentationAnswerRoutes: FastifyPluginAsyncTypebox<{ answers: PresentationAnswerService }> = async (app, { answers }) => {
+  app.post('/:did/presentation-requests/answer', {
+    // It fetches the verifier's request object: the outgoing-call budget of the resolve routes.
+    config: { rateLimit: 'resolve' },
+    schema: {
+      tags,
+      summary: "Answer an OpenID4VP request (openid4vp://) of any verifier from the wallet: the request is verified, DCQL picks the credentials, and each holder proof is prepared for the holder to sign",
+      params: Type.Object({ did: Did }),
+      body: Type.Object({ authorization_request_uri: Type.String({ minLength: 1, maxLength: 16_384 }) }, { additionalProperties: false }),
+      response: {
+        201: Type.Object({
+          success: Type.Boolean(),
+          message: Type.String(),
+          session_id: Type.String(),
+          verifier: Type.String(),
+          response_mode: Type.String(),
+          presentations: Type.Array(
+            Type.Object({
+              query_id: Type.String(),
+              credential_id: Type.String(),
+              format: Type.String(),
+              credential_type: Type.String(),
+              issuer_did: Type.String(),
+              claims: Type.Array(ClaimPath),
+              to_sign: Type.Object({ header: JsonObject, payload: JsonObject, signing_input: Type.String() }),
+            }),
+          ),
+          expires_at: Type.String(),
+        }),
+        ...errorRefs(400, 401, 403, 422, 503),
+      },
+    },
+  }, async (request, reply) => {
+    const prepared = await answers.prepare(request.auth!.did, request.body)
+    return reply.status(201).send({ success: true, message: 'Request verified: sign each presentation to send the answer', ...prepared, expires_at: prepared.expires_at.toISOString() })
+  })
+
+  app.post('/:did/presentation-requests/answer/:session_id', {
+    config: { rateLimit: 'resolve' },
+    schema: {
+      tags,
+      summary: "Send the answer with the holder's signatures (one compact JWS per query_id); the verifier's verdict is answered",
+      params: Type.Object({ did: Did, session_id: SessionId }),
+      body: Type.Object(
+        { signatures: Type.Record(Type.String({ maxLength: 200 }), Type.String({ minLength: 1, maxLength: 16_384 }), { maxProperties: 20, description: 'query_id → the signed JWS (signing_input.signature)' }) },
+        { additionalProperties: false },
+      ),
+      response: {
+        200: Type.Object({ success: Type.Boolean(), message: Type.String(), accepted: Type.Boolean(), verifier_status: Type.Integer(), redirect_uri: Type.Union([Type.String(), Type.Null()]), verifier_error: Type.Union([Type.String(), Type.Null()]) }),
+        ...errorRefs(400, 401, 403, 404, 422, 503),
+      },
+    },
+  }, async (request) => {
+    const outcome = await answers.complete(request.auth!.did, request.params.session_id, request.body)
+    return { success: true, message: outcome.accepted ? 'The verifier accepted the presentation' : 'The verifier refused the presentation', ...outcome }
+  })
+}

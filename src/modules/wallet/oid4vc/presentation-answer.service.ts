@@ -1,0 +1,230 @@
+import { randomUUID } from 'node:crypto'
+import { Oauth2Error, Oauth2ServerErrorResponseError } from '@openid4vc/oauth2'
+import { Openid4vpClient, type Openid4vpAuthorizationRequest } from '@openid4vc/openid4vp'
+import { DcqlQuery, type DcqlCredential } from 'dcql'
+import type { Clock } from '../../../adapters/clock.js'
+import type { Database } from '../../../db/database.js'
+import { AppError, DependencyUnavailableError, NotFoundError, UnprocessableError, ValidationError } from '../../../errors.js'
+import type { FormatRegistry } from '../../credentials/formats/format-registry.js'
+import type { DidResolver } from '../../did/did-resolver.js'
+import { serviceCallbacks } from '../../oid4vc/oid4vc-callbacks.js'
+import { recordActivity } from '../wallet-activity.js'
+import type { WalletCredentialService } from '../wallet-credentials.service.js'
+import { dcqlCredentialOf } from './dcql-wallet-credentials.js'
+import { checkHolderJws, holderSigningKey, type PreparedJws } from './prepared-jws.js'
+import { assemble, sdJwtDraft, vpJwtDraft, type PresentationDraft } from './presentation-drafts.js'
+import * as sessions from './protocol-sessions.repository.js'
+
+const SESSION_TTL_MS = 5 * 60_000
+/** How many of the holder's credentials a query is matched against (newest first). */
+const MAX_CANDIDATES = 1000
+const JARM_SERVER_METADATA = {
+  authorization_signing_alg_values_supported: [],
+  authorization_encryption_alg_values_supported: ['ECDH-ES'],
+  authorization_encryption_enc_values_supported: ['A128GCM', 'A256GCM'],
+}
+
+/** One credential query of the request and what the wallet would answer it with. */
+export interface PreparedPresentation {
+  query_id: string
+  credential_id: string
+  format: string
+  credential_type: string
+  issuer_did: string
+  /** The claim paths the verifier asked for (and the presentation discloses). */
+  claims: Array<Array<string | number | null>>
+  to_sign: PreparedJws
+}
+
+export interface PreparedAnswer {
+  session_id: string
+  /** The verifier's client identifier (OpenID4VP 1.0 §5.9), as the request proved it. */
+  verifier: string
+  response_mode: string
+  presentations: PreparedPresentation[]
+  expires_at: Date
+}
+
+export interface AnswerOutcome {
+  accepted: boolean
+  verifier_status: number
+  redirect_uri: string | null
+  verifier_error: string | null
+}
+
+interface SessionState {
+  request: Openid4vpAuthorizationRequest
+  verifier: string
+  drafts: Array<{ queryId: string; credentialId: string; draft: PresentationDraft }>
+}
+
+/**
+ * The hosted wallet as an OpenID4VP 1.0 wallet (docs/openid4vc.md "The hosted wallet"): it
+ * answers an `openid4vp://` request of any verifier from the holder's stored credentials. The
+ * request is resolved and its signature checked by @openid4vc/openid4vp (the verifier's
+ * decentralized identifier resolved like any DID here), DCQL matches the holder's credentials
+ * (`dcql`), and each presentation's holder proof (SD-JWT KB-JWT, VP-JWT) is prepared for the
+ * holder's key to sign; `complete` assembles the vp_token and posts it, encrypted for
+ * direct_post.jwt. The verifier's HTTP status is its verdict.
+ */
+export class PresentationAnswerService {
+  constructor(
+    private readonly deps: {
+      db: Database
+      wallet: WalletCredentialService
+      formats: FormatRegistry
+      resolver: DidResolver
+      fetch: typeof fetch
+      clock: Clock
+    },
+  ) {}
+
+  async prepare(holderDid: string, input: { authorization_request_uri: string }): Promise<PreparedAnswer> {
+    const client = this.client()
+    const parsed = await protocolStep('reading the authorization request', async () => client.parseOpenid4vpAuthorizationRequest({ authorizationRequest: input.authorization_request_uri.trim() }))
+    if (parsed.type === 'openid4vp_dc_api') throw new ValidationError('A Digital Credentials API request is answered by the browser, not by a URI', { details: { field: 'authorization_request_uri' } })
+    const resolved = await protocolStep('resolving the authorization request', () => client.resolveOpenId4vpAuthorizationRequest({ authorizationRequestPayload: parsed.params }))
+    const request = resolved.authorizationRequestPayload as Openid4vpAuthorizationRequest
+    if (!resolved.dcql) throw new UnprocessableError('The request has no DCQL query: Presentation Exchange requests are not answered (OpenID4VP 1.0 uses DCQL)')
+    if (!request.response_uri) throw new UnprocessableError('The request has no response_uri: only direct_post and direct_post.jwt are answered')
+    const query = parseQuery(resolved.dcql.query)
+
+    const candidates = await this.candidates(holderDid)
+    const result = DcqlQuery.query(query, candidates.map((c) => c.dcql))
+    if (!result.can_be_satisfied) {
+      const unmet = Object.entries(result.credential_matches).filter(([, m]) => !m.success).map(([id]) => id)
+      throw new UnprocessableError(`The wallet holds no credential that meets ${unmet.length ? unmet.join(', ') : 'the request'}`, { details: { unmet_queries: unmet } })
+    }
+    const kb = { aud: resolved.client.effective, nonce: request.nonce, iat: Math.floor(this.deps.clock.now().getTime() / 1000) }
+    const drafts: SessionState['drafts'] = []
+    const presentations: PreparedPresentation[] = []
+    for (const [queryId, match] of Object.entries(result.credential_matches)) {
+      if (!match.success) continue
+      const chosen = candidates[match.valid_credentials[0].input_credential_index]!
+      const claims = (query.credentials.find((c) => c.id === queryId)?.claims ?? []).flatMap((c) => ('path' in c ? [[...c.path] as Array<string | number | null>] : []))
+      const draft = await this.draft(holderDid, chosen, claims, kb)
+      drafts.push({ queryId, credentialId: chosen.row.id, draft })
+      presentations.push({ query_id: queryId, credential_id: chosen.row.id, format: chosen.format, credential_type: chosen.row.credential_type, issuer_did: chosen.row.issuer_did, claims, to_sign: draft.jws })
+    }
+
+    const id = `wps-${randomUUID()}`
+    const expiresAt = new Date(this.deps.clock.now().getTime() + SESSION_TTL_MS)
+    const state: SessionState = { request, verifier: resolved.client.effective, drafts }
+    await sessions.insertSession(this.deps.db, { id, holder_did: holderDid, kind: 'oid4vp', status: 'prepared', state: JSON.stringify(state), sealed: null, expires_at: expiresAt })
+    return { session_id: id, verifier: resolved.client.effective, response_mode: request.response_mode ?? 'fragment', presentations, expires_at: expiresAt }
+  }
+
+  /** Sends the answer once, with one signed holder proof per prepared presentation. */
+  async complete(holderDid: string, sessionId: string, input: { signatures: Record<string, string> }): Promise<AnswerOutcome> {
+    const existing = await sessions.findSession(this.deps.db, holderDid, sessionId)
+    if (!existing || existing.kind !== 'oid4vp') throw new NotFoundError('Presentation answer not found')
+    const state = JSON.parse(existing.state) as SessionState
+    const vpToken: Record<string, string[]> = {}
+    for (const { queryId, draft } of state.drafts) {
+      const signed = input.signatures[queryId]
+      const field = `signatures.${queryId}`
+      if (signed === undefined) throw new ValidationError(`${field} is required: each prepared presentation is signed`, { details: { field } })
+      await checkHolderJws(this.deps.resolver, holderDid, draft.jws, signed, field, draft.assembly.kind === 'sd-jwt' ? draft.assembly.key : undefined)
+      vpToken[queryId] = [assemble(draft, signed)]
+    }
+    const extra = Object.keys(input.signatures).filter((id) => !state.drafts.some((d) => d.queryId === id))
+    if (extra.length) throw new ValidationError(`signatures names queries that were not prepared: ${extra.join(', ')}`, { details: { field: 'signatures' } })
+    const taken = await sessions.takeSession(this.deps.db, holderDid, sessionId, 'oid4vp', 'prepared', 'sent', this.deps.clock.now())
+    if (!taken) throw new NotFoundError('Presentation answer not found, expired or already sent')
+
+    const client = this.client()
+    const response = await protocolStep('building the authorization response', () =>
+      client.createOpenid4vpAuthorizationResponse({
+        authorizationRequestPayload: state.request,
+        authorizationResponsePayload: { vp_token: vpToken },
+        ...(state.request.response_mode === 'direct_post.jwt' ? { jarm: { encryption: { nonce: state.request.nonce }, serverMetadata: JARM_SERVER_METADATA } } : {}),
+      }),
+    )
+    const submitted = await protocolStep('sending the authorization response', () =>
+      client.submitOpenid4vpAuthorizationResponse({
+        authorizationRequestPayload: state.request,
+        authorizationResponsePayload: response.authorizationResponsePayload,
+        ...(response.jarm ? { jarm: { responseJwt: response.jarm.responseJwt } } : {}),
+      }),
+    )
+    const answer = (await submitted.response.json().catch(() => ({}))) as { redirect_uri?: unknown; error?: unknown; error_description?: unknown }
+    const accepted = submitted.response.ok
+    await this.deps.db.transaction().execute(async (trx) => {
+      for (const { credentialId } of state.drafts) {
+        await recordActivity(trx, {
+          holder_did: holderDid,
+          type: accepted ? 'presentation_submitted' : 'presentation_rejected',
+          credential_id: credentialId,
+          details: { verifier: state.verifier, protocol: 'openid4vp', verifier_status: submitted.response.status },
+          at: this.deps.clock.now(),
+        })
+      }
+    })
+    return {
+      accepted,
+      verifier_status: submitted.response.status,
+      redirect_uri: typeof answer.redirect_uri === 'string' ? answer.redirect_uri : null,
+      verifier_error: accepted ? null : [answer.error, answer.error_description].filter((p) => typeof p === 'string').join(': ') || null,
+    }
+  }
+
+  /** The holder's usable credentials (active, not withdrawn) in a form DCQL matches. */
+  private async candidates(holderDid: string): Promise<Array<{ row: Awaited<ReturnType<WalletCredentialService['list']>>[number]; format: string; dcql: DcqlCredential }>> {
+    const out: Array<{ row: Awaited<ReturnType<WalletCredentialService['list']>>[number]; format: string; dcql: DcqlCredential }> = []
+    let after: string | undefined
+    for (let seen = 0; seen < MAX_CANDIDATES; ) {
+      const page = await this.deps.wallet.list(holderDid, { status: 'active' }, { limit: 200, ...(after ? { after } : {}) })
+      for (const row of page) {
+        if (row.withdrawn_at) continue
+        const format = this.deps.formats.recognize(row.jwt)?.id
+        const dcql = format ? await dcqlCredentialOf(format, row.jwt).catch(() => undefined) : undefined
+        if (format && dcql) out.push({ row, format, dcql })
+      }
+      seen += page.length
+      if (page.length < 200) break
+      after = page[page.length - 1]!.id
+    }
+    return out
+  }
+
+  private async draft(holderDid: string, chosen: { row: { jwt: string }; format: string }, claims: Array<Array<string | number | null>>, kb: { aud: string; nonce: string; iat: number }): Promise<PresentationDraft> {
+    if (chosen.format === 'dc+sd-jwt') return sdJwtDraft(chosen.row.jwt, claims, kb)
+    const key = await holderSigningKey(this.deps.resolver, holderDid, ['EdDSA', 'ES256'])
+    if (!key) throw new UnprocessableError("The holder's DID has no Ed25519 or P-256 authentication key to sign a presentation with")
+    return vpJwtDraft(chosen.row.jwt, { did: holderDid, kid: key.kid, alg: key.alg }, kb)
+  }
+
+  private client(): Openid4vpClient {
+    return new Openid4vpClient({
+      callbacks: {
+        ...serviceCallbacks({ resolver: this.deps.resolver, keys: { signingKey: () => Promise.reject(new Error('the hosted wallet signs nothing itself')) } }),
+        fetch: this.deps.fetch,
+      },
+    })
+  }
+}
+
+function parseQuery(raw: unknown): DcqlQuery {
+  try {
+    const query = DcqlQuery.parse(raw as DcqlQuery.Input)
+    DcqlQuery.validate(query)
+    return query
+  } catch (error) {
+    throw new UnprocessableError(`The request's DCQL query is not valid: ${(error as Error).message.split('\n')[0]}`)
+  }
+}
+
+/** A verifier's malformed or unverifiable request is a 422 naming the step; unreachable, a 503. */
+async function protocolStep<T>(step: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run()
+  } catch (error) {
+    if (error instanceof AppError) throw error
+    const cause = (error as { cause?: unknown }).cause
+    if (cause instanceof AppError) throw cause
+    if (error instanceof Oauth2ServerErrorResponseError) throw new UnprocessableError(`${step}: ${error.errorResponse.error_description ?? error.errorResponse.error}`)
+    if (error instanceof Oauth2Error) throw new UnprocessableError(`${step}: ${error.message.split('\n')[0]}`)
+    if (error instanceof TypeError) throw new DependencyUnavailableError(`${step}: ${error.message}`)
+    throw error
+  }
+}
