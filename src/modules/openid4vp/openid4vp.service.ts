@@ -58,9 +58,11 @@ export class Openid4vpService {
    * The Authorization Request of a new presentation request: its DCQL query, nonce (the request's),
    * state, response_uri, response mode and client id; signed by the verifier's did:web and served
    * at request_uri, or, with the redirect_uri prefix, unsigned and passed by value (§5.9.3).
-   * Undefined when the request asks for nothing DCQL can express.
+   * Undefined when the request asks for nothing DCQL can express, or when the service is not
+   * served over https (OID4VP 1.0 §5.9.3 and §8.2: the response_uri is an https URL).
    */
   async authorize(request: PresentationRequestRow, options: Oid4vpOptions): Promise<Oid4vpFields | undefined> {
+    if (!this.deps.publicBaseUrl.startsWith('https://')) return undefined
     const dcql = dcqlQueryFor(request, this.deps.publicBaseUrl)
     if (!dcql) return undefined
     const base = this.deps.publicBaseUrl
