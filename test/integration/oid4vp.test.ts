@@ -43,6 +43,7 @@ describe('OpenID4VP 1.0 with DCQL', () => {
   let key: WalletKey
   let sdJwt: string
   let jwtVc: string
+  let jwtVcId: string
 
   const issue = async (format: string, subject = key.did, attributes: Json = ATTRIBUTES) => {
     const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, { credential_type: 'Identity', schema_id: schemaId, subject_did: subject, attributes, format })
@@ -89,7 +90,9 @@ describe('OpenID4VP 1.0 with DCQL', () => {
     verifierToken = await verifier.login(t.app)
     key = await generateWalletKey('ES256')
     sdJwt = (await issue('dc+sd-jwt')).jwt
-    jwtVc = (await issue('jwt_vc_json')).jwt
+    const jwtCredential = await issue('jwt_vc_json')
+    jwtVc = jwtCredential.jwt
+    jwtVcId = jwtCredential.id
   })
   after(async () => {
     await t.close()
@@ -148,8 +151,8 @@ describe('OpenID4VP 1.0 with DCQL', () => {
     const { presentation } = await recorded(created.request.id)
     assert.equal(presentation.status, 'verified')
     assert.equal(presentation.prover_did, key.did)
-    // The vp_token as received, kept as the presentation's text: the JWT-VC query answered.
-    assert.deepEqual(Object.keys(JSON.parse(presentation.presentation_jwt)), ['c0_jwt_vc'])
+    // The JWT-VC answered (its id is the record's), not the SD-JWT VC.
+    assert.deepEqual(presentation.credential_ids, [jwtVcId])
   })
 
   it('the redirect_uri prefix: the request is unsigned and passed by value; the verifier\'s redirect_uri comes back on acceptance', async () => {
@@ -234,6 +237,9 @@ describe('OpenID4VP 1.0 with DCQL', () => {
       assert.ok(json.message.length > 0)
       assert.equal(typeof json.error, 'string', JSON.stringify(json))
     }
+    const deep = await post(`vp_token=${encodeURIComponent('['.repeat(100_000))}`)
+    assert.equal(deep.status, 400)
+    assert.match(((await deep.json()) as Json).message, /vp_token must not nest deeper/)
     const oversized = await post(`vp_token=${'a'.repeat(600 * 1024)}`)
     assert.equal(oversized.status, 400)
     assert.ok(((await oversized.json()) as Json).message.length > 0)

@@ -5,6 +5,7 @@ import * as jose from 'jose'
 import type { Clock } from '../../adapters/clock.js'
 import { decodeCompactJws } from '../../crypto/jws.js'
 import type { Database } from '../../db/database.js'
+import { JSON_LIMITS, nestingPastLimit } from '../../json-limits.js'
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../../errors.js'
 import { findCredentialOwner } from '../credentials/credentials.service.js'
 import type { FormatRegistry } from '../credentials/formats/format-registry.js'
@@ -161,6 +162,8 @@ export class Openid4vpService {
     if (status !== 'pending') throw oauthError('invalid_request', `The presentation request is ${status}`)
     if (typeof form.vp_token !== 'string' && typeof form.response !== 'string') throw oauthError('invalid_request', row.response_mode === 'direct_post.jwt' ? 'response (an encrypted JWT) is required' : 'vp_token is required')
 
+    // JSON from outside, parsed by the library: refused at the edge when it nests past the service's limit.
+    if (typeof form.vp_token === 'string' && nestingPastLimit(form.vp_token, JSON_LIMITS.documentDepth)) throw oauthError('invalid_request', `vp_token must not nest deeper than ${JSON_LIMITS.documentDepth} levels`)
     const payload = row.request_payload as Parameters<Openid4vpVerifier['parseOpenid4vpAuthorizationResponse']>[0]['authorizationRequestPayload']
     let parsed
     try {
