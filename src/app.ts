@@ -367,7 +367,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     presentations: verifierPresentations,
     checkCid: (cid) => checkStoredCredential({ db, content: deps.content, clock }, cid),
   })
-  await app.register(openid4vpRoutes, { prefix: '/openid4vp', oid4vp, bodyLimit: config.bodyLimitBytes })
+  await app.register(openid4vpRoutes, { prefix: '/openid4vp', oid4vp })
   await app.register(vcApiClientRoutes, { prefix: '/api/issuer', clients: vcApiClients })
   await app.register(oauthTokenRoutes, { prefix: '/oauth2', clients: vcApiClients })
   const vcApi = new VcApiService({ db, identities, formats, statusLists, status: statusChecker, resolver, clock, publicBaseUrl, local: localDocuments })

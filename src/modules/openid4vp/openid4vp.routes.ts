@@ -5,15 +5,18 @@ import { oauthError, type Openid4vpService } from './openid4vp.service.js'
 
 const tags = ['OpenID4VP']
 const RequestId = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) })
-/** A vp_token or an encrypted response of some credentials fits well under this (the body limit bounds the rest). */
-const MAX_TOKEN = 512 * 1024
+/**
+ * A vp_token or an encrypted response of a few credentials fits well under this. The route is
+ * public, so the small body limit (SMALL_BODY_LIMIT_BYTES, 64 KiB by default) bounds the whole body.
+ */
+const MAX_TOKEN = 48 * 1024
 
 /**
  * OpenID for Verifiable Presentations 1.0 (docs/openid4vp.md), public: the wallet fetches the
  * signed request object at request_uri (§5.10) and posts its Authorization Response to
  * response_uri (§8.2: form-encoded; direct_post.jwt sends `response`, an encrypted JWT).
  */
-export const openid4vpRoutes: FastifyPluginAsyncTypebox<{ oid4vp: Openid4vpService; bodyLimit: number }> = async (app, { oid4vp, bodyLimit }) => {
+export const openid4vpRoutes: FastifyPluginAsyncTypebox<{ oid4vp: Openid4vpService }> = async (app, { oid4vp }) => {
   // Only these routes read form bodies; the rest of the service stays JSON and multipart.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)))
@@ -24,7 +27,6 @@ export const openid4vpRoutes: FastifyPluginAsyncTypebox<{ oid4vp: Openid4vpServi
   }, async (request, reply) => reply.header('cache-control', 'no-store').type('application/oauth-authz-req+jwt').send(await oid4vp.requestObject(request.params.id)))
 
   app.post('/responses/:id', {
-    bodyLimit,
     // Checked in the service, so what is missing or malformed is an OAuth-style error (§8.5).
     schema: {
       tags,
