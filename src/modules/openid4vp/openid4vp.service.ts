@@ -4,16 +4,17 @@ import { Openid4vpVerifier } from '@openid4vc/openid4vp'
 import * as jose from 'jose'
 import type { Clock } from '../../adapters/clock.js'
 import { decodeCompactJws } from '../../crypto/jws.js'
-import type { Database } from '../../db/database.js'
+import type { Database, RequiredCredential, RequiredPredicate } from '../../db/database.js'
 import { JSON_LIMITS, nestingPastLimit } from '../../json-limits.js'
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../../errors.js'
 import { findCredentialOwner } from '../credentials/credentials.service.js'
+import type { ReadCredential } from '../credentials/formats/credential-format.js'
 import type { FormatRegistry } from '../credentials/formats/format-registry.js'
 import type { DidResolver } from '../did/did-resolver.js'
 import type { HostedDids } from '../identity/hosted-dids.service.js'
 import type { KeyStore } from '../keys/key-store.js'
 import { publicJwk, serviceCallbacks, type ServiceKeys } from '../oid4vc/oid4vc-callbacks.js'
-import type { PresentationVerifier } from '../presentation/presentation-verifier.js'
+import type { PresentationVerifier, VerificationOutcome } from '../presentation/presentation-verifier.js'
 import type { VerifierPresentationService } from '../presentation/verifier-presentations.service.js'
 import { qrSvgDataUrl } from '../qr/qr-image.js'
 import type { VerifierService } from '../verifier/verifier.service.js'
@@ -175,26 +176,9 @@ export class Openid4vpService {
     if (parsed.authorizationResponsePayload.state !== row.state) throw oauthError('invalid_request', 'state does not match the request')
     if (parsed.type !== 'dcql') throw oauthError('invalid_request', 'vp_token must answer the DCQL query')
 
-    const byQuery = Object.entries(parsed.dcql.presentations as Record<string, unknown[]>)
-    const flat = byQuery.flatMap(([id, items]) => items.map((item) => ({ id, item })))
-    const prover = await this.proverOf(flat.map((p) => p.item))
-    const outcome = await this.deps.verifier.verifyOpenid4vp({
-      presentations: flat.map(({ item }) => ({ item, holderDid: prover.bound ? prover.did : undefined })),
-      proverDid: prover.did,
-      audience: row.client_id,
-      verifierDid: request.verifier_did,
-      presentationType: request.presentation_type,
-      request: { nonce: request.nonce, required_credentials: request.required_credentials, required_predicates: request.required_predicates },
-    })
-    // The DCQL check needs what each query's presentations disclosed: only those that could be read.
-    const answered: Record<string, import('../credentials/formats/credential-format.js').ReadCredential[][]> = {}
-    flat.forEach(({ id }, i) => (answered[id] ??= []).push(outcome.read[i] ?? []))
-    const query = (payload as { dcql_query: Parameters<typeof dcqlProblems>[0] }).dcql_query
-    const formatOf = Object.fromEntries(query.credentials.map((c) => [c.id, c.format]))
-    const dcql = outcome.errors.length === 0 ? dcqlProblems(query, answered, formatOf) : []
-    const errors = [...outcome.errors, ...dcql]
-    const credentialIds = [...new Set(outcome.read.flat().flatMap((c) => (c.id ? [c.id] : [])))]
-    const text = JSON.stringify(parsed.authorizationResponsePayload.vp_token)
+    const { prover, outcome, errors, credentialIds } = await this.check(row, request, parsed.dcql.presentations as Record<string, unknown[]>)
+    // As received (direct_post), so the spec's verify route can be given the same text; else as decrypted.
+    const text = typeof form.vp_token === 'string' ? form.vp_token : JSON.stringify(parsed.authorizationResponsePayload.vp_token)
     const now = this.deps.clock.now()
 
     let result
@@ -217,6 +201,45 @@ export class Openid4vpService {
       throw oauthError('access_denied', `The presentation is refused: ${result.verification_result.errors.join('; ')}`, { presentation_id: presentationId })
     }
     return { ...(row.redirect_uri ? { redirect_uri: row.redirect_uri } : {}), presentation_id: presentationId }
+  }
+
+  /**
+   * A presentation received over OpenID4VP, checked again as on receipt (the spec's verify
+   * route: a credential revoked since fails it); undefined for a presentation that was not.
+   */
+  async recheck(presentation: { id: string; request_id: string | null; presentation_jwt: string }, answered: { nonce: string; required_credentials: RequiredCredential[]; required_predicates: RequiredPredicate[] }): Promise<VerificationOutcome | undefined> {
+    if (!presentation.request_id) return undefined
+    const [row, request] = await Promise.all([repo.findOid4vpRequest(this.deps.db, presentation.request_id), this.deps.verifiers.findRequest(presentation.request_id)])
+    if (!row || !request || row.presentation_id !== presentation.id) return undefined
+    const vpToken = this.verifierFor(undefined).parseDcqlVpToken(JSON.parse(presentation.presentation_jwt)) as Record<string, unknown[]>
+    const { outcome, errors } = await this.check(row, { ...request, ...answered }, vpToken)
+    return { ...outcome, errors, isValid: errors.length === 0 }
+  }
+
+  /**
+   * Every presentation of a vp_token (credential query id → presentations) verified for this
+   * request's client id and nonce, the request's requirements over all of them, then the DCQL query.
+   */
+  private async check(row: repo.Oid4vpRequestRow, request: Pick<PresentationRequestRow, 'verifier_did' | 'presentation_type' | 'nonce' | 'required_credentials' | 'required_predicates'>, vpToken: Record<string, unknown[]>) {
+    const flat = Object.entries(vpToken).flatMap(([id, items]) => items.map((item) => ({ id, item })))
+    const prover = await this.proverOf(flat.map((p) => p.item))
+    const outcome = await this.deps.verifier.verifyOpenid4vp({
+      presentations: flat.map(({ item }) => ({ item, holderDid: prover.bound ? prover.did : undefined })),
+      proverDid: prover.did,
+      audience: row.client_id,
+      verifierDid: request.verifier_did,
+      presentationType: request.presentation_type,
+      request: { nonce: request.nonce, required_credentials: request.required_credentials, required_predicates: request.required_predicates },
+    })
+    // The DCQL check needs what each query's presentations disclosed: only those that could be read.
+    const answered: Record<string, ReadCredential[][]> = {}
+    flat.forEach(({ id }, i) => (answered[id] ??= []).push(outcome.read[i] ?? []))
+    const query = (row.request_payload as { dcql_query: Parameters<typeof dcqlProblems>[0] }).dcql_query
+    const formatOf = Object.fromEntries(query.credentials.map((c) => [c.id, c.format]))
+    const dcql = outcome.errors.length === 0 ? dcqlProblems(query, answered, formatOf) : []
+    const errors = [...outcome.errors, ...dcql]
+    const credentialIds = [...new Set(outcome.read.flat().flatMap((c) => (c.id ? [c.id] : [])))]
+    return { prover, outcome, errors, credentialIds }
   }
 
   /**

@@ -12,7 +12,7 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '.
 import type { PresentationRequestRow } from '../verifier/verifier.types.js'
 import type { VerifierService } from '../verifier/verifier.service.js'
 import { eventData } from './holder-presentations.service.js'
-import type { CallbackPort, ChainCheckPort, ConsentPort } from './presentation-ports.js'
+import type { CallbackPort, ChainCheckPort, ConsentPort, Openid4vpRecheckPort } from './presentation-ports.js'
 import type { PresentationVerifier, VerificationOutcome as VerifiedOutcome } from './presentation-verifier.js'
 import { JwsRejected } from '../did/did-jws.js'
 import { dataIntegrityEnvelope, isDataIntegrityPresentation } from '../credentials/formats/data-integrity/data-integrity-presentation.js'
@@ -51,7 +51,7 @@ export class VerifierPresentationService {
   // on PostgreSQL the outcome's own statement and commit were a fifth of a verification's cost.
   private readonly outcomes: MicroBatcher<repo.OutcomeWrite, repo.PresentationRow | Error>
 
-  constructor(private readonly deps: { db: Database; clock: Clock; verifiers: VerifierService; verifier: PresentationVerifier; formats: FormatRegistry; consents?: ConsentPort; callbacks?: CallbackPort; chain?: ChainCheckPort }) {
+  constructor(private readonly deps: { db: Database; clock: Clock; verifiers: VerifierService; verifier: PresentationVerifier; formats: FormatRegistry; consents?: ConsentPort; callbacks?: CallbackPort; chain?: ChainCheckPort; openid4vp?: Openid4vpRecheckPort }) {
     this.outcomes = new MicroBatcher(async (writes) => {
       try {
         return await repo.recordVerifications(deps.db, writes)
@@ -167,16 +167,19 @@ export class VerifierPresentationService {
     const now = this.deps.clock.now()
     const consents = this.deps.consents
     // The checks of the presentation and the consent lookup are independent: both at once.
+    const answered = request ? { nonce: request.nonce, required_credentials: request.required_credentials, required_predicates: request.required_predicates } : undefined
+    // A vp_token received over OpenID4VP is checked again as it was on receipt.
+    const recheck = answered && this.deps.openid4vp ? this.deps.openid4vp.recheck(presentation, answered) : Promise.resolve(undefined)
     const [outcome, consent] = await Promise.all([
-      this.deps.verifier.verify({
+      recheck.then((rechecked) => rechecked ?? this.deps.verifier.verify({
         jwt: presentation.presentation_jwt,
         proverDid: presentation.prover_did,
         verifierDid,
         presentationType: presentation.presentation_type,
         credentialIds: presentation.credential_ids,
-        request: request && { nonce: request.nonce, required_credentials: request.required_credentials, required_predicates: request.required_predicates },
+        request: answered,
         receivedAt: presentation.created_at,
-      }),
+      })),
       consents && request ? consents.check(presentation.prover_did, verifierDid, request.purpose, now) : { valid: false, consent: undefined, reason: undefined },
     ])
     return this.settle({ presentation, request, verifierDid, outcome, consent, now })

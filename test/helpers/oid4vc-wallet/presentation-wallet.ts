@@ -34,6 +34,8 @@ export interface WalletAnswer {
   body: Json
   /** The resolved request: client, payload, the verified JAR. */
   resolved: Awaited<ReturnType<Openid4vpClient['resolveOpenId4vpAuthorizationRequest']>>
+  /** The vp_token sent (credential query id → presentations). */
+  vpToken: Record<string, string[]>
   /** Sends the very same response again (a replay). */
   resend: () => Promise<{ status: number; body: Json }>
 }
@@ -85,7 +87,7 @@ export class PresentationWallet {
       return { status: response.status, body: (text ? JSON.parse(text) : {}) as Json }
     }
     const first = await submit()
-    return { ...first, resolved, resend: submit }
+    return { ...first, resolved, vpToken, resend: submit }
   }
 
   /** For each required credential set, the first option whose every credential query matched; the credential chosen for each query. */
