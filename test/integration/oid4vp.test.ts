@@ -198,6 +198,29 @@ describe('OpenID4VP 1.0 with DCQL', () => {
     assert.equal(after.json().status, 'failed')
   })
 
+  it("callbacks as the spec's routes send them: presentation.submitted, then presentation.verified", async () => {
+    const url = `https://callbacks.example/${Date.now()}`
+    const created = await createRequest({ callback_url: url })
+    const answer = await new PresentationWallet(key, [sdJwt]).answer(created.authorization_request_uri)
+    assert.equal(answer.status, 200, JSON.stringify(answer.body))
+    const events = await t.deps.database.db.selectFrom('callback_outbox').select(['event_type', 'payload']).where('url', '=', url).orderBy('id').execute()
+    assert.deepEqual(events.map((e) => e.event_type), ['presentation.submitted', 'presentation.verified'])
+    assert.equal(JSON.stringify(events[1]!.payload).includes(String(answer.body.presentation_id)), true)
+  })
+
+  it('a request addressed to one holder: another holder is refused without closing it; that holder is accepted', async () => {
+    const created = await createRequest({ holder_did: key.did })
+    const stranger = await generateWalletKey('ES256')
+    const theirs = await issue('dc+sd-jwt', stranger.did)
+    const refusedAnswer = await new PresentationWallet(stranger, [theirs.jwt]).answer(created.authorization_request_uri)
+    assert.equal(refusedAnswer.status, 400)
+    assert.equal(refusedAnswer.body.error, 'invalid_request')
+    const { request } = await recorded(created.request.id)
+    assert.equal(request.request.status, 'pending')
+    const answer = await new PresentationWallet(key, [sdJwt]).answer(created.authorization_request_uri)
+    assert.equal(answer.status, 200, JSON.stringify(answer.body))
+  })
+
   it('a KB-JWT with another nonce is refused (400) and recorded as failed', async () => {
     const created = await createRequest()
     const answer = await new PresentationWallet(key, [sdJwt]).answer(created.authorization_request_uri, { nonce: 'not-the-nonce' })
