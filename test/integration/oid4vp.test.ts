@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { createPublicKey } from 'node:crypto'
 import * as jose from 'jose'
 import { DidClient } from '../helpers/did-client.js'
 import { HttpsFront } from '../helpers/https-front.js'
@@ -219,6 +220,27 @@ describe('OpenID4VP 1.0 with DCQL', () => {
     assert.equal(request.request.status, 'pending')
     const answer = await new PresentationWallet(key, [sdJwt]).answer(created.authorization_request_uri)
     assert.equal(answer.status, 200, JSON.stringify(answer.body))
+  })
+
+  it('a Dock BBS derived proof in a VP-JWT answers the jwt_vc_json query: given_name revealed, age >= 18 proven without disclosing age', async () => {
+    const holder = new DidClient()
+    const holderToken = await holder.login(t.app)
+    const bbsSchema = await issuer.schema(t.app, { ...SCHEMA, version: '2.0', anonymous_credentials: true })
+    const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, { credential_type: 'Identity', schema_id: bbsSchema, subject_did: holder.did, attributes: ATTRIBUTES })
+    assert.equal(res.statusCode, 201, res.body)
+    const created = await createRequest({ required_credentials: [{ credential_type: 'Identity', issuer_did: issuer.did, required_attributes: ['given_name'] }], required_predicates: [{ attribute: 'age', operator: '>=', value: 18, credential_type: 'Identity' }] })
+    const verifierWebDid = created.openid4vp.client_id.slice('decentralized_identifier:'.length)
+    const derived = await callAs(t.app, 'POST', `/api/wallet/${holder.did}/credentials/${res.json().credential.id}/anonymous-proof`, holderToken, { reveal: ['given_name'], predicates: [{ attribute: 'age', operator: '>=', value: 18 }], nonce: created.request.nonce, verifier_did: verifierWebDid })
+    assert.equal(derived.statusCode, 200, derived.body)
+    const publicJwk = (await jose.exportJWK(createPublicKey(holder.privateKey))) as WalletKey['publicJwk']
+    const holderKey: WalletKey = { alg: 'EdDSA', publicJwk, privateJwk: await jose.exportJWK(holder.privateKey), did: holder.did, didUrl: `${holder.did}#${holder.did.slice('did:key:'.length)}` }
+    const answer = await new PresentationWallet(holderKey, [derived.json().proof]).answer(created.authorization_request_uri)
+    assert.equal(answer.status, 200, JSON.stringify(answer.body))
+    const { presentation } = await recorded(created.request.id)
+    assert.equal(presentation.status, 'verified')
+    assert.equal(presentation.prover_did, holder.did)
+    assert.deepEqual(presentation.provided_attributes, ['given_name'])
+    assert.equal(presentation.verification_result.credential_subjects[0].age, undefined)
   })
 
   it('a KB-JWT with another nonce is refused (400) and recorded as failed', async () => {

@@ -85,6 +85,10 @@ function toDcql(c: ReadCredential, format: string): DcqlCredentialPresentation |
     const vct = typeof c.document.vct === 'string' ? c.document.vct : (c.schemaIds[0] ?? '')
     return { credential_format: SD_JWT_VC, vct, claims: { ...c.attributes, ...(type ? { credential_type: type } : {}) }, cryptographic_holder_binding: true } as DcqlCredentialPresentation
   }
-  if (format === JWT_VC_JSON) return { credential_format: JWT_VC_JSON, type: c.types, claims: { credentialSubject: c.attributes }, cryptographic_holder_binding: true } as DcqlCredentialPresentation
+  if (format === JWT_VC_JSON) {
+    // A derived proof answers a claim it proves a predicate on without disclosing it (the value is checked by presentation-requirements.ts).
+    const proven = Object.fromEntries((c.proven?.predicates ?? []).filter((p) => !Object.hasOwn(c.attributes, p.attribute)).map((p) => [p.attribute, `${p.operator} ${p.value}`]))
+    return { credential_format: JWT_VC_JSON, type: c.types, claims: { credentialSubject: { ...proven, ...c.attributes } }, cryptographic_holder_binding: true } as DcqlCredentialPresentation
+  }
   return undefined
 }

@@ -27,6 +27,7 @@ const RESPONSE_KEY_PURPOSE = 'oid4vp-response-ecdh-es'
 /** HAIP 1.0 §5: ECDH-ES with P-256; A128GCM and A256GCM content encryption. */
 const ENC_VALUES = ['A128GCM', 'A256GCM']
 const JWS_ALGS: [string, ...string[]] = ['ES256', 'EdDSA']
+const DID_PREFIX = 'decentralized_identifier:'
 
 /** An OAuth-style error (OID4VP 1.0 §8.5, RFC 6749 §5.2): 400 with `error` and `error_description`. */
 export function oauthError(error: 'invalid_request' | 'access_denied' | 'invalid_request_object', description: string, details: Record<string, unknown> = {}): ValidationError {
@@ -233,6 +234,8 @@ export class Openid4vpService {
       presentations: flat.map(({ item }) => ({ item, holderDid: prover.bound ? prover.did : undefined })),
       proverDid: prover.did,
       audience: row.client_id,
+      // A Dock BBS derived proof is made for a verifier DID (the anonymous-proof route): the one behind the client id.
+      credentialAudience: row.client_id.startsWith(DID_PREFIX) ? row.client_id.slice(DID_PREFIX.length) : row.client_id,
       verifierDid: request.verifier_did,
       presentationType: request.presentation_type,
       request: { nonce: request.nonce, required_credentials: request.required_credentials, required_predicates: request.required_predicates },

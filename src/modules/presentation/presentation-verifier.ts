@@ -21,6 +21,8 @@ export interface VerificationInput {
   request?: { nonce: string; required_credentials: RequiredCredential[]; required_predicates: RequiredPredicate[] }
   /** When the service received it (the presentation's created_at): what a VP's `iat` must be recent to. */
   receivedAt?: Date
+  /** The audience the credentials' own holder proofs name, when not `verifierDid` (OpenID4VP: a derived proof names the verifier's DID, the VP its client id). */
+  credentialAudience?: string
 }
 
 export interface VerificationOutcome {
@@ -83,6 +85,8 @@ export class PresentationVerifier {
     presentations: Array<{ item: unknown; holderDid?: string }>
     proverDid: string
     audience: string
+    /** What a derived proof inside a VP-JWT names as its audience (the verifier's DID of a `decentralized_identifier` client id). */
+    credentialAudience?: string
     verifierDid: string
     presentationType: string
     request: NonNullable<VerificationInput['request']>
@@ -95,7 +99,7 @@ export class PresentationVerifier {
     for (const [i, { item, holderDid }] of input.presentations.entries()) {
       const payload = typeof item === 'string' ? decodeCompactJws(item)?.payload : undefined
       if (payload && payload.vp !== undefined) {
-        const vp = { jwt: item as string, proverDid: input.proverDid, verifierDid: input.audience, presentationType: input.presentationType, credentialIds: [], request: { ...input.request, required_credentials: [], required_predicates: [] } }
+        const vp = { jwt: item as string, proverDid: input.proverDid, verifierDid: input.audience, credentialAudience: input.credentialAudience, presentationType: input.presentationType, credentialIds: [], request: { ...input.request, required_credentials: [], required_predicates: [] } }
         const result = await this.vpJwtChecks(vp)
         errors.push(...result.errors.map((e) => `presentation ${i + 1}: ${e}`))
         checked.push(...result.checked)
@@ -210,7 +214,7 @@ export class PresentationVerifier {
       now,
       skewSeconds: SKEW_S,
       holderDid: input.proverDid,
-      ...(nonce === undefined ? {} : { presentation: { nonce, audience: input.verifierDid } }),
+      ...(nonce === undefined ? {} : { presentation: { nonce, audience: input.credentialAudience ?? input.verifierDid } }),
     })
   }
 

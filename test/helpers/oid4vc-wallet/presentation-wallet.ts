@@ -43,10 +43,14 @@ export interface WalletAnswer {
 export class PresentationWallet {
   private readonly client: Openid4vpClient
 
-  /** `credentials`: SD-JWT VCs (issued with cnf = the key) and JWT-VCs (issued to key.did), as issued. */
+  /**
+   * `credentials`: SD-JWT VCs (issued with cnf = the key) and JWT-VCs (issued to key.did), as
+   * issued; or the service's Dock BBS derived proofs (JSON objects), which travel like a JWT-VC
+   * inside the VP-JWT (docs/openid4vp.md).
+   */
   constructor(
     private readonly key: WalletKey,
-    readonly credentials: string[],
+    readonly credentials: Array<string | Json>,
   ) {
     this.client = new Openid4vpClient({ callbacks: walletCallbacks([key], { fetch }) })
   }
@@ -111,7 +115,12 @@ export class PresentationWallet {
   }
 
   /** A credential as DCQL matches it (OID4VP 1.0 §6; dcql's credential models). */
-  private async dcqlCredential(credential: string): Promise<DcqlCredential> {
+  private async dcqlCredential(credential: string | Json): Promise<DcqlCredential> {
+    if (typeof credential !== 'string') {
+      // A derived proof: its type, what it reveals, and the attributes its predicates are proven on.
+      const proven = Object.fromEntries(((credential.predicates ?? []) as Json[]).map((p) => [String(p.attribute), `${String(p.operator)} ${String(p.value)}`]))
+      return { credential_format: 'jwt_vc_json', type: ['VerifiableCredential', String(credential.credential_type)], claims: { credentialSubject: { ...proven, ...(credential.revealed as Json) } } as never, cryptographic_holder_binding: true }
+    }
     if (credential.includes('~')) {
       const claims = (await new SDJwtVcInstance({ hasher }).getClaims(credential)) as Json
       return { credential_format: 'dc+sd-jwt', vct: String(claims.vct), claims: claims as never, cryptographic_holder_binding: true }
@@ -121,11 +130,11 @@ export class PresentationWallet {
   }
 
   /** SD-JWT VC with the asked claims disclosed and a KB-JWT (§B.3.5); a JWT-VC inside a VP-JWT signed by the wallet's DID key (§B.1.3.1). */
-  private async present(credential: string, query: DcqlQuery['credentials'][number], request: { nonce: string; client_id: string }, options: PresentOptions): Promise<string> {
+  private async present(credential: string | Json, query: DcqlQuery['credentials'][number], request: { nonce: string; client_id: string }, options: PresentOptions): Promise<string> {
     const nonce = options.nonce ?? request.nonce
     const aud = options.audience ?? request.client_id
     const asked = (query.claims ?? []).map((c) => (c as { path: Array<string | number | null> }).path.filter((p): p is string => typeof p === 'string'))
-    if (credential.includes('~')) {
+    if (typeof credential === 'string' && credential.includes('~')) {
       const frame = Object.fromEntries(asked.map((p) => p[0]!).filter((name) => !options.withhold?.includes(name)).map((name) => [name, true]))
       const privateKey = createPrivateKey({ key: this.key.privateJwk as never, format: 'jwk' })
       const holder = new SDJwtVcInstance({
