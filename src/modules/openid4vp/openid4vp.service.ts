@@ -178,14 +178,16 @@ export class Openid4vpService {
     if (parsed.type !== 'dcql') throw oauthError('invalid_request', 'vp_token must answer the DCQL query')
 
     const vpToken = parsed.dcql.presentations as Record<string, unknown[]>
+    // As received (direct_post), so the spec's verify route can be given the same text; else as decrypted.
+    const text = typeof form.vp_token === 'string' ? form.vp_token : JSON.stringify(parsed.authorizationResponsePayload.vp_token)
+    // A decrypted vp_token is bounded as a posted one is, before any format reads it.
+    if (nestingPastLimit(text, JSON_LIMITS.documentDepth)) throw oauthError('invalid_request', `vp_token must not nest deeper than ${JSON_LIMITS.documentDepth} levels`)
     // A request addressed to one holder is as unknown to anyone else as a missing one (the spec's
     // submit route): refused before anything is recorded, so another cannot close it.
     if (request.holder_did !== null && (await this.proverOf(Object.values(vpToken).flat())).did !== request.holder_did) {
       throw oauthError('invalid_request', 'No OpenID4VP request for this holder is answered at this response_uri')
     }
     const { prover, outcome, errors, credentialIds } = await this.check(row, request, vpToken)
-    // As received (direct_post), so the spec's verify route can be given the same text; else as decrypted.
-    const text = typeof form.vp_token === 'string' ? form.vp_token : JSON.stringify(parsed.authorizationResponsePayload.vp_token)
     const now = this.deps.clock.now()
 
     let result
