@@ -62,6 +62,11 @@ describe('OpenID4VP 1.0 with DCQL', () => {
     assert.equal(res.statusCode, 201, res.body)
     return res.json() as Json
   }
+  /** A logged-in holder's did:key (Ed25519) as the wallet's key. */
+  const walletKeyOf = async (holder: DidClient): Promise<WalletKey> => {
+    const publicJwk = (await jose.exportJWK(createPublicKey(holder.privateKey))) as WalletKey['publicJwk']
+    return { alg: 'EdDSA', publicJwk, privateJwk: await jose.exportJWK(holder.privateKey), did: holder.did, didUrl: `${holder.did}#${holder.did.slice('did:key:'.length)}` }
+  }
   /** The request and its one presentation as the spec's verifier routes show them. */
   const recorded = async (requestId: string) => {
     const request = (await callAs(t.app, 'GET', `/api/verifier/requests/${requestId}`, verifierToken)).json() as Json
@@ -232,15 +237,26 @@ describe('OpenID4VP 1.0 with DCQL', () => {
     const verifierWebDid = created.openid4vp.client_id.slice('decentralized_identifier:'.length)
     const derived = await callAs(t.app, 'POST', `/api/wallet/${holder.did}/credentials/${res.json().credential.id}/anonymous-proof`, holderToken, { reveal: ['given_name'], predicates: [{ attribute: 'age', operator: '>=', value: 18 }], nonce: created.request.nonce, verifier_did: verifierWebDid })
     assert.equal(derived.statusCode, 200, derived.body)
-    const publicJwk = (await jose.exportJWK(createPublicKey(holder.privateKey))) as WalletKey['publicJwk']
-    const holderKey: WalletKey = { alg: 'EdDSA', publicJwk, privateJwk: await jose.exportJWK(holder.privateKey), did: holder.did, didUrl: `${holder.did}#${holder.did.slice('did:key:'.length)}` }
-    const answer = await new PresentationWallet(holderKey, [derived.json().proof]).answer(created.authorization_request_uri)
+    const answer = await new PresentationWallet(await walletKeyOf(holder), [derived.json().proof]).answer(created.authorization_request_uri)
     assert.equal(answer.status, 200, JSON.stringify(answer.body))
     const { presentation } = await recorded(created.request.id)
     assert.equal(presentation.status, 'verified')
     assert.equal(presentation.prover_did, holder.did)
     assert.deepEqual(presentation.provided_attributes, ['given_name'])
     assert.equal(presentation.verification_result.credential_subjects[0].age, undefined)
+  })
+
+  it("the consent state counts as on the spec's verify route: a consent granted for the purpose and revoked refuses the presentation", async () => {
+    const holder = new DidClient()
+    const holderToken = await holder.login(t.app)
+    const credential = await issue('dc+sd-jwt', holder.did)
+    const granted = await callAs(t.app, 'POST', `/api/wallet/${holder.did}/consents`, holderToken, { verifier_did: verifier.did, purpose: 'Identity check' })
+    assert.equal(granted.statusCode, 201, granted.body)
+    assert.equal((await callAs(t.app, 'POST', `/api/wallet/${holder.did}/consents/${granted.json().consent.id}/revoke`, holderToken)).statusCode, 200)
+    const created = await createRequest()
+    const answer = await new PresentationWallet(await walletKeyOf(holder), [credential.jwt]).answer(created.authorization_request_uri)
+    await refused(answer, created.request.id, /consent/)
+    assert.equal(answer.body.error, 'access_denied')
   })
 
   it('a KB-JWT with another nonce is refused (400) and recorded as failed', async () => {
