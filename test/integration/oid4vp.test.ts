@@ -330,6 +330,15 @@ describe('OpenID4VP 1.0 with DCQL', () => {
     assert.equal((await post('<xml/>', 'application/xml')).status, 415)
     const unknown = await fetch(`${front.origin}/openid4vp/responses/presreq-nope`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'vp_token=x' })
     assert.equal(unknown.status, 400)
+    // direct_post.jwt: a plain vp_token, or a response that is no JWE for this request's key, is refused.
+    const encrypted = await createRequest({ response_mode: 'direct_post.jwt' })
+    const postTo = (body: string) => fetch(encrypted.openid4vp.response_uri, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body })
+    const plain = await postTo(`vp_token=${encodeURIComponent('{"c0_sd_jwt":["x"]}')}&state=${encrypted.openid4vp.state}`)
+    assert.equal(plain.status, 400)
+    const notJwe = await postTo('response=eyJhbGciOiJFQ0RILUVTIn0.a.b.c.d')
+    assert.equal(notJwe.status, 400)
+    assert.match(((await notJwe.json()) as Json).error_description, /refused/)
+    assert.equal((await recorded(encrypted.request.id)).request.request.status, 'pending')
     // Still open: garbage answers nothing.
     const { request } = await recorded(created.request.id)
     assert.equal(request.request.status, 'pending')
