@@ -84,6 +84,8 @@ import { schemaContextDocuments } from './modules/issuer/schema-context-document
 import { bbs2023DeriveRoutes } from './modules/presentation/bbs-2023-derive.routes.js'
 import { Bbs2023DeriveService } from './modules/presentation/bbs-2023-derive.service.js'
 import { VerifierPresentationService } from './modules/presentation/verifier-presentations.service.js'
+import { Openid4vpService } from './modules/openid4vp/openid4vp.service.js'
+import { openid4vpRoutes } from './modules/openid4vp/openid4vp.routes.js'
 import { verifierPresentationRoutes } from './modules/presentation/verifier-presentations.routes.js'
 import { walletPresentationRoutes } from './modules/presentation/wallet-presentations.routes.js'
 import { StatusChecker } from './modules/status-list/status-check.js'
@@ -310,9 +312,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   })
   await app.register(consentRoutes, { prefix: '/api/wallet', consents })
   const verifiers = new VerifierService({ db, clock, publicBaseUrl })
-  await app.register(verifierRoutes, { prefix: '/api/verifier', verifiers })
   const statusChecker = new StatusChecker({ db, publicBaseUrl, httpGet: deps.httpGet, resolver, issuerOf: (did) => identities.issuerOf(did) })
   const presentationVerifier = new PresentationVerifier({ resolver, status: statusChecker, clock, formats, issuerOf: (did) => identities.issuerOf(did), local: localDocuments })
+  // OpenID4VP beside the spec's requests (docs/openid4vp.md); its presentation service is made below, before any request arrives.
+  const oid4vp: Openid4vpService = new Openid4vpService({ db, clock, publicBaseUrl, hosted, keys, resolver, verifiers, presentations: { recordAnswer: (...a) => verifierPresentations.recordAnswer(...a) }, verifier: presentationVerifier, formats })
+  await app.register(verifierRoutes, { prefix: '/api/verifier', verifiers, oid4vp })
   await app.register(walletModule, {
     prefix: '/api/wallet',
     db,
@@ -364,12 +368,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     consents,
     callbacks,
     chain: app.chainCredentials,
+    openid4vp: oid4vp,
   })
   await app.register(verifierPresentationRoutes, {
     prefix: '/api/verifier',
     presentations: verifierPresentations,
     checkCid: (cid) => checkStoredCredential({ db, content: deps.content, clock }, cid),
   })
+  await app.register(openid4vpRoutes, { prefix: '/openid4vp', oid4vp })
   await app.register(vcApiClientRoutes, { prefix: '/api/issuer', clients: vcApiClients })
   await app.register(oauthTokenRoutes, { prefix: '/oauth2', clients: vcApiClients })
   const vcApi = new VcApiService({ db, identities, formats, statusLists, status: statusChecker, resolver, clock, publicBaseUrl, local: localDocuments })

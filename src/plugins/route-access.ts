@@ -54,6 +54,13 @@ export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
   // did:web documents hosted here and the DID Configuration linking them to this origin.
   'GET /issuers/:id/did.json',
   'HEAD /issuers/:id/did.json',
+  'GET /verifiers/:id/did.json',
+  'HEAD /verifiers/:id/did.json',
+  // OpenID4VP 1.0 (docs/openid4vp.md): the wallet fetches the request object and posts its
+  // response; the unguessable request id and its single-use nonce are what bind them.
+  'GET /openid4vp/requests/:id',
+  'HEAD /openid4vp/requests/:id',
+  'POST /openid4vp/responses/:id',
   'GET /.well-known/did.json',
   'HEAD /.well-known/did.json',
   'GET /did.json',

@@ -126,3 +126,8 @@ export async function issuerCounts(db: Executor, issuerDid: string): Promise<{ b
   }
   return { byStatus, byType }
 }
+
+/** The holder (owner) of a credential issued here, by id; undefined for one issued elsewhere or to no DID. */
+export async function findCredentialOwner(db: Executor, id: string): Promise<string | undefined> {
+  return (await db.selectFrom('credentials').select('owner_did').where('id', '=', id).executeTakeFirst())?.owner_did ?? undefined
+}

@@ -23,6 +23,14 @@ export const hostedDidRoutes: FastifyPluginAsyncTypebox<{ hosted: HostedDids; pu
     return reply.headers(json).type('application/did+ld+json').send(doc)
   })
 
+  app.get('/verifiers/:id/did.json', {
+    schema: { tags, summary: "A verifier's did:web document: the keys its OpenID4VP request objects are signed with", security: [], params: Type.Object({ id: Type.String({ pattern: '^[a-f0-9]{32}$' }) }), response: { 200: Document, ...errorRefs(400, 404) } },
+  }, async (request, reply) => {
+    const doc = await hosted.verifierWebDocument(request.params.id)
+    if (!doc) throw new NotFoundError('No verifier DID document here')
+    return reply.headers(json).type('application/did+ld+json').send(doc)
+  })
+
   // SD-JWT VC §4 (JWT VC Issuer Metadata): the https issuer `<base>/issuers/<id>` publishes the keys of
   // its did:web here, each `kid` the DID URL its credentials' headers name.
   app.get('/.well-known/jwt-vc-issuer/issuers/:id', {

@@ -1,3 +1,4 @@
+import { randomBytes, type KeyObject } from 'node:crypto'
 import type { Clock } from '../../adapters/clock.js'
 import { signCompactJws } from '../../crypto/jws.js'
 import type { Database } from '../../db/database.js'
@@ -6,11 +7,14 @@ import { didWebForUrl } from '../did/did-web.js'
 import type { KeyStore, SigningKey } from '../keys/key-store.js'
 import { hostedDidDocument } from './hosted-did-document.js'
 import * as repo from './signing-dids.repository.js'
+import * as verifierRepo from './verifier-dids.repository.js'
 import type { PublishedKey, SigningIdentities } from './signing-identities.js'
 import { VC_V1 } from '../../shared/vc-contexts.js'
 
 /** Key-store purpose of the service's own did:web key (it signs the DID Configuration). */
 const SERVICE_DID_PURPOSE = 'service-did-ed25519'
+/** Key-store purpose of a verifier's did:web key: ES256, what HAIP 1.0 wallets verify request objects with. */
+const VERIFIER_DID_PURPOSE = 'verifier-request-p256'
 const DID_CONFIGURATION_CONTEXT = 'https://identity.foundation/.well-known/did-configuration/v1'
 const DOCUMENT_CACHE_MS = 10_000
 const CONFIGURATION_CACHE_MS = 3600_000
@@ -25,21 +29,27 @@ const LINKAGE_VALIDITY_S = 30 * 86_400
 export class HostedDids {
   readonly serviceDid: string
   private readonly issuerPrefix: string
+  private readonly verifierPrefix: string
   private readonly documents = new Map<string, { at: number; doc: DidDocument | undefined }>()
   private configuration: { at: number; body: Record<string, unknown> } | undefined
 
   constructor(private readonly deps: { db: Database; identities: SigningIdentities; keys: KeyStore; clock: Clock; publicBaseUrl: string }) {
     this.serviceDid = didWebForUrl(deps.publicBaseUrl)
     this.issuerPrefix = `${this.serviceDid}:issuers:`
+    this.verifierPrefix = `${this.serviceDid}:verifiers:`
   }
 
   /** The document of a did:web hosted here; undefined for any other DID. */
   async document(did: string, fresh = false): Promise<DidDocument | undefined> {
-    if (did !== this.serviceDid && !did.startsWith(this.issuerPrefix)) return undefined
+    if (did !== this.serviceDid && !did.startsWith(this.issuerPrefix) && !did.startsWith(this.verifierPrefix)) return undefined
     const now = this.deps.clock.now().getTime()
     const hit = this.documents.get(did)
     if (!fresh && hit && now - hit.at < DOCUMENT_CACHE_MS) return hit.doc
-    const doc = did === this.serviceDid ? await this.serviceDocument() : await this.issuerDocument(did.slice(this.issuerPrefix.length))
+    const doc = did === this.serviceDid
+      ? await this.serviceDocument()
+      : did.startsWith(this.verifierPrefix)
+        ? await this.verifierDocument(did.slice(this.verifierPrefix.length))
+        : await this.issuerDocument(did.slice(this.issuerPrefix.length))
     if (this.documents.size > 1000) this.documents.clear()
     this.documents.set(did, { at: now, doc })
     return doc
@@ -47,6 +57,32 @@ export class HostedDids {
 
   async webDocument(webId: string): Promise<DidDocument | undefined> {
     return this.document(`${this.issuerPrefix}${webId}`, true)
+  }
+
+  async verifierWebDocument(webId: string): Promise<DidDocument | undefined> {
+    return this.document(`${this.verifierPrefix}${webId}`, true)
+  }
+
+  /**
+   * The did:web a verifier's OpenID4VP request objects are signed as, with its P-256 key, both
+   * created on first use (OID4VP 1.0 §5.9.3 `decentralized_identifier`: the key is one the DID's
+   * own method publishes, at `/verifiers/<web_id>/did.json`).
+   */
+  async verifierSigner(verifierDid: string): Promise<{ did: string; kid: string; alg: 'ES256'; privateKey: KeyObject }> {
+    const webId = await verifierRepo.ensureVerifierWebId(this.deps.db, verifierDid, randomBytes(16).toString('hex'))
+    const did = `${this.verifierPrefix}${webId}`
+    const key = await this.deps.keys.activeSigningKey(did, VERIFIER_DID_PURPOSE, 'P-256')
+    // A document cached before the key existed would not list it.
+    this.documents.delete(did)
+    return { did, kid: `${did}#${key.kid}`, alg: 'ES256', privateKey: key.privateKey }
+  }
+
+  /** The private key behind a verifier did:web's DID URL, for signing; undefined for any other. */
+  async verifierSigningKey(didUrl: string): Promise<KeyObject | undefined> {
+    const [did, kid] = didUrl.split('#')
+    if (!did?.startsWith(this.verifierPrefix) || !kid) return undefined
+    const key = (await this.deps.keys.list(did, VERIFIER_DID_PURPOSE)).find((k) => k.kid === kid && k.status === 'active')
+    return key ? (await this.deps.keys.signingKey(key.kid)).privateKey : undefined
   }
 
   /** DIF Well Known DID Configuration §"DID Configuration Resource", re-signed hourly. */
@@ -88,6 +124,17 @@ export class HostedDids {
     const keys = await this.deps.keys.list(this.serviceDid, SERVICE_DID_PURPOSE)
     const published: PublishedKey[] = keys.map((k) => ({ id: `${this.serviceDid}#${k.kid}`, keyType: 'Ed25519', publicKey: k.publicKey }))
     return hostedDidDocument(this.serviceDid, published)
+  }
+
+  /** A verifier's did:web: its P-256 keys (JsonWebKey2020), `alsoKnownAs` the verifier's login DID. */
+  private async verifierDocument(webId: string): Promise<DidDocument | undefined> {
+    const verifier = await verifierRepo.verifierByWebId(this.deps.db, webId)
+    if (!verifier) return undefined
+    const did = `${this.verifierPrefix}${webId}`
+    const keys = await this.deps.keys.list(did, VERIFIER_DID_PURPOSE)
+    if (keys.length === 0) return undefined
+    const published: PublishedKey[] = keys.map((k) => ({ id: `${did}#${k.kid}`, keyType: 'P-256', publicKey: k.publicKey }))
+    return hostedDidDocument(did, published, [verifier.verifier_did])
   }
 
   private async issuerDocument(webId: string): Promise<DidDocument | undefined> {

@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely'
-import type { DB } from '../../db/database.js'
+import type { DB, RequiredCredential, RequiredPredicate } from '../../db/database.js'
+import type { VerificationOutcome } from './presentation-verifier.js'
 
 /** The consent state a verification consults (the consents module implements it). */
 export interface ConsentPort {
@@ -24,3 +25,11 @@ export interface CallbackPort {
 
 /** What the registries say of the presented credentials (the blockchain module), when a chain is configured. */
 export type ChainCheckPort = (presented: Array<{ id: string | null; issuer: string }>) => Promise<{ on_chain: boolean; revoked: boolean; verified: boolean }>
+
+/**
+ * OpenID4VP answers (the openid4vp module): a presentation that came as a vp_token checked again
+ * as it was on receipt (its client id, nonce and DCQL query); undefined for any other presentation.
+ */
+export interface Openid4vpRecheckPort {
+  recheck(presentation: { id: string; request_id: string | null; presentation_jwt: string }, request: { nonce: string; required_credentials: RequiredCredential[]; required_predicates: RequiredPredicate[] }): Promise<VerificationOutcome | undefined>
+}

@@ -21,6 +21,8 @@ export interface VerificationInput {
   request?: { nonce: string; required_credentials: RequiredCredential[]; required_predicates: RequiredPredicate[] }
   /** When the service received it (the presentation's created_at): what a VP's `iat` must be recent to. */
   receivedAt?: Date
+  /** The audience the credentials' own holder proofs name, when not `verifierDid` (OpenID4VP: a derived proof names the verifier's DID, the VP its client id). */
+  credentialAudience?: string
 }
 
 export interface VerificationOutcome {
@@ -66,6 +68,64 @@ export class PresentationVerifier {
 
   async verify(input: VerificationInput): Promise<VerificationOutcome> {
     if (isDataIntegrityPresentation(input.jwt)) return this.verifyDataIntegrity(input)
+    const { errors, checked, unreadable } = await this.vpJwtChecks(input)
+    return unreadable ? outcome(errors, []) : this.conclude(errors, checked, input)
+  }
+
+  /**
+   * OpenID4VP 1.0 (docs/openid4vp.md): the presentations of one vp_token, concluded together
+   * against the request, so each requirement is met by one credential whatever presentation
+   * carries it. A VP-JWT (`jwt_vc_json`, its credentials JWT-VCs or Dock BBS derived proofs) is
+   * checked as the spec's VP-JWTs are, its `aud` the client id; any other item must carry its
+   * own holder proof for that nonce and audience (SD-JWT VC: a KB-JWT, §B.3.5), bound to
+   * `holderDid` when one is given. Each presentation's read credentials come back with it (for
+   * the DCQL check).
+   */
+  async verifyOpenid4vp(input: {
+    presentations: Array<{ item: unknown; holderDid?: string }>
+    proverDid: string
+    audience: string
+    /** What a derived proof inside a VP-JWT names as its audience (the verifier's DID of a `decentralized_identifier` client id). */
+    credentialAudience?: string
+    verifierDid: string
+    presentationType: string
+    request: NonNullable<VerificationInput['request']>
+  }): Promise<VerificationOutcome & { read: Array<ReadCredential[]> }> {
+    const errors: string[] = []
+    const checked: CheckResult[] = []
+    const read: Array<ReadCredential[]> = []
+    const now = this.deps.clock.now()
+    const declared: string[] = []
+    for (const [i, { item, holderDid }] of input.presentations.entries()) {
+      const payload = typeof item === 'string' ? decodeCompactJws(item)?.payload : undefined
+      if (payload && payload.vp !== undefined) {
+        const vp = { jwt: item as string, proverDid: input.proverDid, verifierDid: input.audience, credentialAudience: input.credentialAudience, presentationType: input.presentationType, credentialIds: [], request: { ...input.request, required_credentials: [], required_predicates: [] } }
+        const result = await this.vpJwtChecks(vp)
+        errors.push(...result.errors.map((e) => `presentation ${i + 1}: ${e}`))
+        checked.push(...result.checked)
+        read.push(result.checked.flatMap((c) => (c.credential ? [c.credential] : [])))
+        continue
+      }
+      const format = this.deps.formats.recognize(item)
+      if (!format || format.id !== 'dc+sd-jwt') {
+        errors.push(`presentation ${i + 1}: ${format ? `a ${format.id} credential is presented inside a VP-JWT (jwt_vc_json), which carries the holder's proof` : 'it is in no presentation format this service reads'}`)
+        read.push([])
+        continue
+      }
+      const result = await format.verify(item, { resolver: this.deps.resolver, status: this.deps.status, now, skewSeconds: SKEW_S, holderDid, presentation: { nonce: input.request.nonce, audience: input.audience } })
+      checked.push(result)
+      read.push(result.credential ? [result.credential] : [])
+    }
+    for (const c of checked) if (c.credential?.id) declared.push(c.credential.id)
+    const concluded = await this.conclude(errors, checked, { jwt: '', proverDid: input.proverDid, verifierDid: input.verifierDid, presentationType: input.presentationType, credentialIds: declared, request: input.request })
+    return { ...concluded, read }
+  }
+
+  /**
+   * A VP-JWT's own checks (signature by the holder, iss, aud, nonce, lifetime, vp) and each of
+   * its credentials by its format; `unreadable` when there is nothing to check credentials of.
+   */
+  private async vpJwtChecks(input: VerificationInput): Promise<{ errors: string[]; checked: CheckResult[]; unreadable: boolean }> {
     const errors: string[] = []
     const currentDate = this.deps.clock.now()
     const now = Math.floor(currentDate.getTime() / 1000)
@@ -80,7 +140,7 @@ export class PresentationVerifier {
       payload = verified.payload
       if (verified.did !== input.proverDid) errors.push(`the presentation is signed by ${verified.did}, not by the holder ${input.proverDid}`)
     }
-    if (!payload) return outcome(errors, [])
+    if (!payload) return { errors, checked: [], unreadable: true }
 
     if (payload.iss !== input.proverDid) errors.push(`presentation iss ${JSON.stringify(payload.iss)} is not the holder ${input.proverDid}`)
     const audience = Array.isArray(payload.aud) ? payload.aud : [payload.aud]
@@ -89,7 +149,7 @@ export class PresentationVerifier {
     if (verified) errors.push(...issuedInFuture('presentation', payload, now), ...unboundedLifetime(payload, input, currentDate))
 
     const vp = payload.vp as { holder?: unknown; verifiableCredential?: unknown } | undefined
-    if (!vp || typeof vp !== 'object') return outcome([...errors, 'the presentation has no vp claim'], [])
+    if (!vp || typeof vp !== 'object') return { errors: [...errors, 'the presentation has no vp claim'], checked: [], unreadable: true }
     if (vp.holder !== undefined && vp.holder !== input.proverDid) errors.push('vp.holder is not the holder')
     const items = Array.isArray(vp.verifiableCredential) ? vp.verifiableCredential : []
     if (items.length === 0) errors.push('the presentation holds no credential')
@@ -97,7 +157,7 @@ export class PresentationVerifier {
     const nonce = typeof payload.nonce === 'string' ? payload.nonce : undefined
     const checked: CheckResult[] = []
     for (const item of items) checked.push(await this.credential(item, input, nonce, currentDate))
-    return this.conclude(errors, checked, input)
+    return { errors, checked, unreadable: false }
   }
 
   /** Each credential's problems, then what the presentation declared and what the request requires: the outcome. */
@@ -154,7 +214,7 @@ export class PresentationVerifier {
       now,
       skewSeconds: SKEW_S,
       holderDid: input.proverDid,
-      ...(nonce === undefined ? {} : { presentation: { nonce, audience: input.verifierDid } }),
+      ...(nonce === undefined ? {} : { presentation: { nonce, audience: input.credentialAudience ?? input.verifierDid } }),
     })
   }
 

@@ -12,11 +12,13 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '.
 import type { PresentationRequestRow } from '../verifier/verifier.types.js'
 import type { VerifierService } from '../verifier/verifier.service.js'
 import { eventData } from './holder-presentations.service.js'
-import type { CallbackPort, ChainCheckPort, ConsentPort } from './presentation-ports.js'
-import type { PresentationVerifier } from './presentation-verifier.js'
+import type { CallbackPort, ChainCheckPort, ConsentPort, Openid4vpRecheckPort } from './presentation-ports.js'
+import type { PresentationVerifier, VerificationOutcome as VerifiedOutcome } from './presentation-verifier.js'
 import { JwsRejected } from '../did/did-jws.js'
 import { dataIntegrityEnvelope, isDataIntegrityPresentation } from '../credentials/formats/data-integrity/data-integrity-presentation.js'
 import * as repo from './presentations.repository.js'
+
+type ConsentCheck = Awaited<ReturnType<ConsentPort['check']>>
 
 /** The spec's verification result (inside the verify response). */
 export interface VerificationResultBody {
@@ -49,7 +51,7 @@ export class VerifierPresentationService {
   // on PostgreSQL the outcome's own statement and commit were a fifth of a verification's cost.
   private readonly outcomes: MicroBatcher<repo.OutcomeWrite, repo.PresentationRow | Error>
 
-  constructor(private readonly deps: { db: Database; clock: Clock; verifiers: VerifierService; verifier: PresentationVerifier; formats: FormatRegistry; consents?: ConsentPort; callbacks?: CallbackPort; chain?: ChainCheckPort }) {
+  constructor(private readonly deps: { db: Database; clock: Clock; verifiers: VerifierService; verifier: PresentationVerifier; formats: FormatRegistry; consents?: ConsentPort; callbacks?: CallbackPort; chain?: ChainCheckPort; openid4vp?: Openid4vpRecheckPort }) {
     this.outcomes = new MicroBatcher(async (writes) => {
       try {
         return await repo.recordVerifications(deps.db, writes)
@@ -165,18 +167,72 @@ export class VerifierPresentationService {
     const now = this.deps.clock.now()
     const consents = this.deps.consents
     // The checks of the presentation and the consent lookup are independent: both at once.
+    const answered = request ? { nonce: request.nonce, required_credentials: request.required_credentials, required_predicates: request.required_predicates } : undefined
+    // A vp_token received over OpenID4VP is checked again as it was on receipt.
+    const recheck = answered && this.deps.openid4vp ? this.deps.openid4vp.recheck(presentation, answered) : Promise.resolve(undefined)
     const [outcome, consent] = await Promise.all([
-      this.deps.verifier.verify({
+      recheck.then((rechecked) => rechecked ?? this.deps.verifier.verify({
         jwt: presentation.presentation_jwt,
         proverDid: presentation.prover_did,
         verifierDid,
         presentationType: presentation.presentation_type,
         credentialIds: presentation.credential_ids,
-        request: request && { nonce: request.nonce, required_credentials: request.required_credentials, required_predicates: request.required_predicates },
+        request: answered,
         receivedAt: presentation.created_at,
-      }),
+      })),
       consents && request ? consents.check(presentation.prover_did, verifierDid, request.purpose, now) : { valid: false, consent: undefined, reason: undefined },
     ])
+    return this.settle({ presentation, request, verifierDid, outcome, consent, now })
+  }
+
+  /**
+   * OpenID4VP (docs/openid4vp.md): a wallet's answer to a request, already verified by the
+   * caller, recorded as the spec's submit and verify routes record theirs: the request closed and
+   * the presentation inserted (with `within`, in the same transaction), then its verdict with the
+   * same consent check and callbacks. A request no longer pending is a ConflictError (a replay).
+   */
+  async recordAnswer(
+    request: PresentationRequestRow,
+    answer: { prover: string; text: string; credentialIds: string[]; outcome: VerifiedOutcome },
+    within?: (trx: Transaction<DB>, presentationId: string) => Promise<void>,
+  ): Promise<VerifyResponse> {
+    const now = this.deps.clock.now()
+    const inserted = await this.deps.db.transaction().execute(async (trx) => {
+      if (!(await repo.closeRequest(trx, request.id, 'submitted', now))) throw new ConflictError('This request was already answered')
+      const row = await repo.insertSubmitted(trx, {
+        id: `pres-${randomUUID()}`,
+        request_id: request.id,
+        prover_did: answer.prover,
+        verifier_did: request.verifier_did,
+        presentation_type: request.presentation_type,
+        credential_ids: answer.credentialIds,
+        presentation_jwt: answer.text,
+        at: now,
+      })
+      await within?.(trx, row.id)
+      if (request.callback_url && this.deps.callbacks) await this.deps.callbacks.enqueue(trx, { url: request.callback_url, type: 'presentation.submitted', data: eventData(row) })
+      return row
+    }).catch((error: unknown) => {
+      if (isUniqueViolation(error)) throw new ConflictError('This request was already answered')
+      throw error
+    })
+    if (request.callback_url) this.deps.callbacks?.nudge()
+    const consent = this.deps.consents ? await this.deps.consents.check(answer.prover, request.verifier_did, request.purpose, now) : { valid: false, consent: undefined, reason: undefined }
+    const { presentation_jwt: _text, verification_result: _r, provided_attributes: _p, revoked_attributes: _v, ...read } = inserted
+    return this.settle({ presentation: { ...read, presentation_jwt: answer.text }, request, verifierDid: request.verifier_did, outcome: answer.outcome, consent, now })
+  }
+
+  /** A verification's outcome with the consent state: the verdict written, its event queued, the spec's answer. */
+  private async settle(p: {
+    presentation: repo.PresentationToVerify & { presentation_jwt: string }
+    request: Pick<repo.AnsweredRequest, 'id' | 'callback_url'> | undefined
+    verifierDid: string
+    outcome: VerifiedOutcome
+    consent: ConsentCheck
+    now: Date
+  }): Promise<VerifyResponse> {
+    const { presentation, request, verifierDid, outcome, consent, now } = p
+    const consents = this.deps.consents
     const errors = [...outcome.errors]
     // A consent the holder granted for the request's purpose and then withdrew (revoked, expired,
     // used) fails the presentation; with none ever granted for it, or no request (so no purpose),

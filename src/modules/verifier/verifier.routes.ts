@@ -4,7 +4,7 @@ import { ForbiddenError } from '../../errors.js'
 import { Did } from '../auth/auth.schemas.js'
 import { normalizeDid } from '../did/did-normalize.js'
 import { errorRefs, PageQuery, pageResponse, paginate } from '../shared/route-helpers.js'
-import type { PresentationRequestRow, PresetRow, VerifierRow } from './verifier.types.js'
+import type { Oid4vpFields, Oid4vpPort, PresentationRequestRow, PresetRow, VerifierRow } from './verifier.types.js'
 import * as S from './verifier.schemas.js'
 import type { VerifierService } from './verifier.service.js'
 
@@ -13,10 +13,11 @@ const tags = ['Verifier']
 const iso = (d: Date) => new Date(d).toISOString()
 
 /** Verifier profile, presentation requests and presets (spec: Verifier group). */
-export const verifierRoutes: FastifyPluginAsyncTypebox<{ verifiers: VerifierService }> = async (app, { verifiers }) => {
+export const verifierRoutes: FastifyPluginAsyncTypebox<{ verifiers: VerifierService; oid4vp?: Oid4vpPort }> = async (app, { verifiers, oid4vp }) => {
   const requestView = (r: PresentationRequestRow) => ({ ...r, status: verifiers.effectiveStatus(r), created_at: iso(r.created_at), expires_at: iso(r.expires_at) })
   const presetView = (p: PresetRow) => ({ ...p, created_at: iso(p.created_at) })
   const profileView = (v: VerifierRow) => ({ ...v, created_at: iso(v.created_at), updated_at: iso(v.updated_at) })
+  const oid4vpView = (f: Oid4vpFields | undefined) => (f ? { authorization_request_uri: f.authorization_request_uri, authorization_request_qr: f.authorization_request_qr, request_uri: f.request_uri, openid4vp: { client_id: f.client_id, response_uri: f.response_uri, response_mode: f.response_mode, state: f.state, answer: f.answer } } : {})
 
   app.post('', {
     schema: { tags, summary: 'Create the verifier profile of the authenticated DID', body: S.VerifierBody, response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), verifier: S.Verifier }), ...errors } },
@@ -35,21 +36,23 @@ export const verifierRoutes: FastifyPluginAsyncTypebox<{ verifiers: VerifierServ
       tags,
       summary: 'Create a presentation request (pending, with a nonce and its QR payload); from a preset with preset_id',
       body: S.CreateRequestBody,
-      response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), request: S.PresentationRequest, qr_code_data: Type.String() }), ...errors },
+      response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), request: S.PresentationRequest, qr_code_data: Type.String(), ...S.Oid4vpFields }), ...errors },
     },
   }, async (request, reply) => {
-    const created = await verifiers.createRequest(request.auth!.did, request.body)
-    return reply.status(201).send({ success: true, message: 'Presentation request created', request: requestView(created), qr_code_data: verifiers.qrPayload(created) })
+    const { response_mode, client_id_prefix, redirect_uri, ...spec } = request.body
+    const created = await verifiers.createRequest(request.auth!.did, spec)
+    const openid4vp = await oid4vp?.authorize(created, { response_mode, client_id_prefix, redirect_uri })
+    return reply.status(201).send({ success: true, message: 'Presentation request created', request: requestView(created), qr_code_data: verifiers.qrPayload(created), ...oid4vpView(openid4vp) })
   })
 
   app.get('/requests/:id', {
     schema: {
       tags, summary: "One of the verifier's presentation requests", params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
-      response: { 200: Type.Object({ success: Type.Boolean(), request: S.PresentationRequest, qr_code_data: Type.String() }), ...errors },
+      response: { 200: Type.Object({ success: Type.Boolean(), request: S.PresentationRequest, qr_code_data: Type.String(), ...S.Oid4vpFields }), ...errors },
     },
   }, async (request) => {
     const found = await verifiers.request(request.auth!.did, request.params.id)
-    return { success: true, request: requestView(found), qr_code_data: verifiers.qrPayload(found) }
+    return { success: true, request: requestView(found), qr_code_data: verifiers.qrPayload(found), ...oid4vpView(await oid4vp?.describe(found)) }
   })
 
   app.get('/:did/requests', {

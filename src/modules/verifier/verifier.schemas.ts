@@ -67,6 +67,10 @@ export const CreateRequestBody = Type.Object(
     preset_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     // Addressed to one holder: nobody else can take, answer or close it.
     holder_did: Type.Optional(Did),
+    // OpenID4VP 1.0 (docs/openid4vp.md), beside the spec's fields.
+    response_mode: Type.Optional(Type.Union([Type.Literal('direct_post'), Type.Literal('direct_post.jwt')], { description: 'OpenID4VP response mode: direct_post (default) or direct_post.jwt (encrypted to a key of this request)' })),
+    client_id_prefix: Type.Optional(Type.Union([Type.Literal('decentralized_identifier'), Type.Literal('redirect_uri')], { description: "OpenID4VP client id prefix: decentralized_identifier (default: signed by the verifier's did:web) or redirect_uri (unsigned, development only)" })),
+    redirect_uri: Type.Optional(Type.String({ format: 'uri', maxLength: 2048, pattern: '^https?://', description: 'OpenID4VP: where the wallet sends the user once the response is accepted' })),
   },
   { additionalProperties: false },
 )
@@ -93,6 +97,20 @@ export const PresentationRequest = Type.Object({
   created_at: Type.String(),
   expires_at: Type.String(),
 })
+
+/** The OpenID4VP Authorization Request of a request (docs/openid4vp.md); absent when DCQL cannot express it. */
+export const Oid4vpFields = {
+  authorization_request_uri: Type.Optional(Type.String({ description: 'openid4vp:// URI for a wallet (client_id and request_uri, or the request by value)' })),
+  authorization_request_qr: Type.Optional(Type.String({ description: 'authorization_request_uri as a QR code (SVG data URL)' })),
+  request_uri: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  openid4vp: Type.Optional(Type.Object({
+    client_id: Type.String(),
+    response_uri: Type.String(),
+    response_mode: Type.String(),
+    state: Type.String(),
+    answer: Type.Union([Type.String(), Type.Null()]),
+  })),
+}
 
 export const Preset = Type.Object({
   id: Type.String(),

@@ -5,3 +5,31 @@ import type { PresentationRequestsTable, VerifierPresetsTable, VerifiersTable } 
 export type VerifierRow = Selectable<VerifiersTable>
 export type PresentationRequestRow = Selectable<PresentationRequestsTable>
 export type PresetRow = Selectable<VerifierPresetsTable>
+
+/** OpenID4VP options of a new request (docs/openid4vp.md): body fields beside the spec's. */
+export interface Oid4vpOptions {
+  /** OID4VP 1.0 §5.9.3: signed by the verifier's hosted did:web (default), or unsigned for development. */
+  client_id_prefix?: 'decentralized_identifier' | 'redirect_uri'
+  response_mode?: 'direct_post' | 'direct_post.jwt'
+  /** Where the wallet sends the user once the response is accepted (§8.2). */
+  redirect_uri?: string
+}
+
+/** What a request answers about its OpenID4VP Authorization Request, beside the spec's fields. */
+export interface Oid4vpFields {
+  authorization_request_uri: string
+  authorization_request_qr: string
+  request_uri: string | null
+  client_id: string
+  response_uri: string
+  response_mode: string
+  state: string
+  /** The wallet's answer once one arrived: accepted or refused. */
+  answer: string | null
+}
+
+/** The OpenID4VP module, as the verifier's routes reach it (wired in app.ts; no import cycle). */
+export interface Oid4vpPort {
+  authorize(request: PresentationRequestRow, options: Oid4vpOptions): Promise<Oid4vpFields | undefined>
+  describe(request: PresentationRequestRow): Promise<Oid4vpFields | undefined>
+}

@@ -4,6 +4,9 @@ import { normalizeDid } from '../../../src/modules/did/did-normalize.js'
 import { toJsonText, wellFormed } from './hostile-values.js'
 import type { Target } from './route-targets.js'
 
+/** Routes that read `application/x-www-form-urlencoded` bodies besides JSON. */
+const FORM_ROUTES: ReadonlySet<string> = new Set(['/oauth2/token', '/openid4vp/responses/:id'])
+
 /** Who the fuzzer is: requests are sent as the owner of every seeded record, so they reach validation and the handlers. */
 export interface FuzzContext {
   readonly ownerDid: string
@@ -190,8 +193,9 @@ export function classify(draft: Draft, built: BuiltRequest, ctx: FuzzContext): V
     const payload = built.payload ?? ''
     const bytes = Buffer.byteLength(payload)
     if (contentType === undefined && bytes > 0) return refuse(415, 'body without a content type')
-    // The OAuth token endpoint also parses form bodies (RFC 6749 §4.4.2): refused there by its own checks.
-    if (contentType !== undefined && target.url === '/oauth2/token' && /^\s*application\/x-www-form-urlencoded\s*(;.*)?$/i.test(contentType)) return bytes > target.bodyLimit ? refuse(413, 'body over the limit') : refuse(undefined, 'a form body without valid client credentials')
+    // The OAuth token endpoint (RFC 6749 §4.4.2) and the OpenID4VP response endpoint (OID4VP 1.0
+    // §8.2) also parse form bodies: refused there by their own checks.
+    if (contentType !== undefined && FORM_ROUTES.has(target.url) && /^\s*application\/x-www-form-urlencoded\s*(;.*)?$/i.test(contentType)) return bytes > target.bodyLimit ? refuse(413, 'body over the limit') : refuse(undefined, 'a form body without valid client credentials, or answering no OpenID4VP request')
     if (contentType !== undefined && !/^\s*application\/json\s*(;.*)?$/i.test(contentType)) return refuse(415, 'unsupported content type')
     if (contentType !== undefined) {
       if (bytes > target.bodyLimit) return refuse(413, 'body over the limit')

@@ -1,0 +1,307 @@
+import { randomBytes } from 'node:crypto'
+import type { Jwk } from '@openid4vc/oauth2'
+import { Openid4vpVerifier } from '@openid4vc/openid4vp'
+import * as jose from 'jose'
+import type { Clock } from '../../adapters/clock.js'
+import { decodeCompactJws } from '../../crypto/jws.js'
+import type { Database, RequiredCredential, RequiredPredicate } from '../../db/database.js'
+import { JSON_LIMITS, nestingPastLimit } from '../../json-limits.js'
+import { AppError, ConflictError, NotFoundError, ValidationError } from '../../errors.js'
+import { findCredentialOwner } from '../credentials/credentials.service.js'
+import type { ReadCredential } from '../credentials/formats/credential-format.js'
+import type { FormatRegistry } from '../credentials/formats/format-registry.js'
+import type { DidResolver } from '../did/did-resolver.js'
+import type { HostedDids } from '../identity/hosted-dids.service.js'
+import type { KeyStore } from '../keys/key-store.js'
+import { publicJwk, serviceCallbacks, type ServiceKeys } from '../oid4vc/oid4vc-callbacks.js'
+import type { PresentationVerifier, VerificationOutcome } from '../presentation/presentation-verifier.js'
+import type { VerifierPresentationService } from '../presentation/verifier-presentations.service.js'
+import { qrSvgDataUrl } from '../qr/qr-image.js'
+import type { VerifierService } from '../verifier/verifier.service.js'
+import type { Oid4vpFields, Oid4vpOptions, PresentationRequestRow } from '../verifier/verifier.types.js'
+import { dcqlProblems, dcqlQueryFor } from './dcql-mapping.js'
+import * as repo from './openid4vp.repository.js'
+
+/** Key-store purpose of a request's ephemeral response-encryption key (direct_post.jwt). */
+const RESPONSE_KEY_PURPOSE = 'oid4vp-response-ecdh-es'
+/** HAIP 1.0 §5: ECDH-ES with P-256; A128GCM and A256GCM content encryption. */
+const ENC_VALUES = ['A128GCM', 'A256GCM']
+const JWS_ALGS: [string, ...string[]] = ['ES256', 'EdDSA']
+const DID_PREFIX = 'decentralized_identifier:'
+
+/** An OAuth-style error (OID4VP 1.0 §8.5, RFC 6749 §5.2): 400 with `error` and `error_description`. */
+export function oauthError(error: 'invalid_request' | 'access_denied' | 'invalid_request_object', description: string, details: Record<string, unknown> = {}): ValidationError {
+  return new ValidationError(description, { details: { ...details, oauth_error: error } })
+}
+
+/**
+ * OpenID for Verifiable Presentations 1.0 with DCQL over the spec's presentation requests
+ * (docs/openid4vp.md). @openid4vc/openid4vp builds the Authorization Request (and signs it as a
+ * JAR through the service's callbacks) and parses and validates the Authorization Response
+ * (decrypting direct_post.jwt); the service's PresentationVerifier checks every presentation and
+ * the request's requirements; the spec's presentation records keep the answer and its verdict.
+ */
+export class Openid4vpService {
+  constructor(
+    private readonly deps: {
+      db: Database
+      clock: Clock
+      publicBaseUrl: string
+      hosted: HostedDids
+      keys: KeyStore
+      resolver: DidResolver
+      verifiers: VerifierService
+      presentations: Pick<VerifierPresentationService, 'recordAnswer'>
+      verifier: PresentationVerifier
+      formats: FormatRegistry
+    },
+  ) {}
+
+  /**
+   * The Authorization Request of a new presentation request: its DCQL query, nonce (the request's),
+   * state, response_uri, response mode and client id; signed by the verifier's did:web and served
+   * at request_uri, or, with the redirect_uri prefix, unsigned and passed by value (§5.9.3).
+   * Undefined when the request asks for nothing DCQL can express, or when the service is not
+   * served over https (OID4VP 1.0 §5.9.3 and §8.2: the response_uri is an https URL).
+   */
+  async authorize(request: PresentationRequestRow, options: Oid4vpOptions): Promise<Oid4vpFields | undefined> {
+    if (!this.deps.publicBaseUrl.startsWith('https://')) return undefined
+    const dcql = dcqlQueryFor(request, this.deps.publicBaseUrl)
+    if (!dcql) return undefined
+    const base = this.deps.publicBaseUrl
+    const responseUri = `${base}/openid4vp/responses/${encodeURIComponent(request.id)}`
+    const requestUri = `${base}/openid4vp/requests/${encodeURIComponent(request.id)}`
+    const responseMode = options.response_mode ?? 'direct_post'
+    const prefix = options.client_id_prefix ?? 'decentralized_identifier'
+    const signer = prefix === 'decentralized_identifier' ? await this.deps.hosted.verifierSigner(request.verifier_did) : undefined
+    const clientId = signer ? `decentralized_identifier:${signer.did}` : `redirect_uri:${responseUri}`
+    let encryptionKid: string | null = null
+    let jwks: { keys: Jwk[] } | undefined
+    if (responseMode === 'direct_post.jwt') {
+      // One key per request (HAIP 1.0 §5), its private half sealed in the key store.
+      const key = await this.deps.keys.activeSigningKey(`oid4vp:${request.id}`, RESPONSE_KEY_PURPOSE, 'P-256')
+      encryptionKid = key.kid
+      jwks = { keys: [{ ...publicJwk(key.publicKeyObject), kid: key.kid, use: 'enc', alg: 'ECDH-ES' }] }
+    }
+    const state = randomBytes(16).toString('base64url')
+    const payload = {
+      response_type: 'vp_token' as const,
+      client_id: clientId,
+      response_uri: responseUri,
+      response_mode: responseMode,
+      nonce: request.nonce,
+      state,
+      dcql_query: dcql,
+      client_metadata: {
+        client_name: request.verifier_did,
+        vp_formats_supported: {
+          'dc+sd-jwt': { 'sd-jwt_alg_values': JWS_ALGS, 'kb-jwt_alg_values': JWS_ALGS },
+          jwt_vc_json: { alg_values: JWS_ALGS },
+        },
+        ...(jwks ? { jwks, encrypted_response_enc_values_supported: ENC_VALUES } : {}),
+      },
+    }
+    const expiresIn = Math.max(60, Math.floor((new Date(request.expires_at).getTime() - this.deps.clock.now().getTime()) / 1000))
+    const created = await this.verifierFor(undefined).createOpenId4vpAuthorizationRequest({
+      authorizationRequestPayload: payload,
+      ...(signer ? { jar: { requestUri, jwtSigner: { method: 'did' as const, didUrl: signer.kid, alg: signer.alg }, expiresInSeconds: expiresIn } } : {}),
+      now: this.deps.clock.now(),
+    })
+    const row = await repo.insertOid4vpRequest(this.deps.db, {
+      request_id: request.id,
+      client_id: clientId,
+      response_mode: responseMode,
+      state,
+      request_payload: created.authorizationRequestPayload as Record<string, unknown>,
+      authorization_request: created.authorizationRequest,
+      request_object: created.jar?.authorizationRequestJwt ?? null,
+      encryption_kid: encryptionKid,
+      redirect_uri: options.redirect_uri ?? null,
+    })
+    return this.fields(row)
+  }
+
+  /** The OpenID4VP fields of a request that has them (GET of the request). */
+  async describe(request: PresentationRequestRow): Promise<Oid4vpFields | undefined> {
+    const row = await repo.findOid4vpRequest(this.deps.db, request.id)
+    return row ? this.fields(row) : undefined
+  }
+
+  private async fields(row: repo.Oid4vpRequestRow): Promise<Oid4vpFields> {
+    return {
+      authorization_request_uri: row.authorization_request,
+      authorization_request_qr: await qrSvgDataUrl(row.authorization_request),
+      request_uri: row.request_object ? `${this.deps.publicBaseUrl}/openid4vp/requests/${encodeURIComponent(row.request_id)}` : null,
+      client_id: row.client_id,
+      response_uri: String(row.request_payload.response_uri),
+      response_mode: row.response_mode,
+      state: row.state,
+      answer: row.answer,
+    }
+  }
+
+  /** The signed request object served at request_uri (OID4VP 1.0 §5.10, RFC 9101). */
+  async requestObject(requestId: string): Promise<string> {
+    const row = await repo.findOid4vpRequest(this.deps.db, requestId)
+    if (!row?.request_object) throw new NotFoundError('No signed request object here')
+    const request = await this.deps.verifiers.findRequest(requestId)
+    if (!request || this.deps.verifiers.effectiveStatus(request) !== 'pending') throw new NotFoundError('This request is no longer open')
+    return row.request_object
+  }
+
+  /**
+   * The wallet's Authorization Response (OID4VP 1.0 §8.2, direct_post or direct_post.jwt): parsed
+   * and validated by the library against the stored request, each presentation verified, the
+   * DCQL query and the request's requirements checked, the answer recorded in the spec's
+   * presentation records whatever its verdict. Accepted: the redirect_uri to send the user to,
+   * if the verifier gave one; refused, replayed or unreadable: an OAuth error (400).
+   */
+  async respond(requestId: string, form: Record<string, unknown>): Promise<{ redirect_uri?: string; presentation_id: string }> {
+    const [row, request] = await Promise.all([repo.findOid4vpRequest(this.deps.db, requestId), this.deps.verifiers.findRequest(requestId)])
+    if (!row || !request) throw oauthError('invalid_request', 'No OpenID4VP request is answered at this response_uri')
+    if (row.answer !== null) throw oauthError('invalid_request', 'This request was already answered: a response is accepted once')
+    const status = this.deps.verifiers.effectiveStatus(request)
+    if (status !== 'pending') throw oauthError('invalid_request', `The presentation request is ${status}`)
+    if (typeof form.vp_token !== 'string' && typeof form.response !== 'string') throw oauthError('invalid_request', row.response_mode === 'direct_post.jwt' ? 'response (an encrypted JWT) is required' : 'vp_token is required')
+
+    // JSON from outside, parsed by the library: refused at the edge when it nests past the service's limit.
+    if (typeof form.vp_token === 'string' && nestingPastLimit(form.vp_token, JSON_LIMITS.documentDepth)) throw oauthError('invalid_request', `vp_token must not nest deeper than ${JSON_LIMITS.documentDepth} levels`)
+    const payload = row.request_payload as Parameters<Openid4vpVerifier['parseOpenid4vpAuthorizationResponse']>[0]['authorizationRequestPayload']
+    let parsed
+    try {
+      const callbacks = this.callbacks(row.encryption_kid ?? undefined)
+      parsed = await new Openid4vpVerifier({ callbacks }).parseOpenid4vpAuthorizationResponse({ authorizationResponse: form, authorizationRequestPayload: payload, callbacks })
+    } catch (error) {
+      throw oauthError('invalid_request', `The authorization response is refused: ${libraryMessage(error)}`)
+    }
+    if (parsed.authorizationResponsePayload.state !== row.state) throw oauthError('invalid_request', 'state does not match the request')
+    if (parsed.type !== 'dcql') throw oauthError('invalid_request', 'vp_token must answer the DCQL query')
+
+    const vpToken = parsed.dcql.presentations as Record<string, unknown[]>
+    // As received (direct_post), so the spec's verify route can be given the same text; else as decrypted.
+    const text = typeof form.vp_token === 'string' ? form.vp_token : JSON.stringify(parsed.authorizationResponsePayload.vp_token)
+    // A decrypted vp_token is bounded as a posted one is, before any format reads it.
+    if (nestingPastLimit(text, JSON_LIMITS.documentDepth)) throw oauthError('invalid_request', `vp_token must not nest deeper than ${JSON_LIMITS.documentDepth} levels`)
+    // A request addressed to one holder is as unknown to anyone else as a missing one (the spec's
+    // submit route): refused before anything is recorded, so another cannot close it.
+    if (request.holder_did !== null && (await this.proverOf(Object.values(vpToken).flat())).did !== request.holder_did) {
+      throw oauthError('invalid_request', 'No OpenID4VP request for this holder is answered at this response_uri')
+    }
+    const { prover, outcome, errors, credentialIds } = await this.check(row, request, vpToken)
+    const now = this.deps.clock.now()
+
+    let result
+    try {
+      result = await this.deps.presentations.recordAnswer(
+        request,
+        { prover: prover.did, text, credentialIds, outcome: { ...outcome, errors, isValid: errors.length === 0 } },
+        async (trx, presentationId) => {
+          if (!(await repo.recordAnswer(trx, request.id, { answer: errors.length === 0 ? 'accepted' : 'refused', presentation_id: presentationId, at: now }))) throw new ConflictError('This request was already answered')
+        },
+      )
+    } catch (error) {
+      if (error instanceof ConflictError) throw oauthError('invalid_request', 'This request was already answered: a response is accepted once')
+      throw error
+    }
+    const presentationId = result.presentation.id
+    if (!result.verification_result.is_valid) {
+      // The consent check may refuse what the presentation checks accepted.
+      if (errors.length === 0) await repo.refuseAnswer(this.deps.db, request.id)
+      throw oauthError('access_denied', `The presentation is refused: ${result.verification_result.errors.join('; ')}`, { presentation_id: presentationId })
+    }
+    return { ...(row.redirect_uri ? { redirect_uri: row.redirect_uri } : {}), presentation_id: presentationId }
+  }
+
+  /**
+   * A presentation received over OpenID4VP, checked again as on receipt (the spec's verify
+   * route: a credential revoked since fails it); undefined for a presentation that was not.
+   */
+  async recheck(presentation: { id: string; request_id: string | null; presentation_jwt: string }, answered: { nonce: string; required_credentials: RequiredCredential[]; required_predicates: RequiredPredicate[] }): Promise<VerificationOutcome | undefined> {
+    if (!presentation.request_id) return undefined
+    const [row, request] = await Promise.all([repo.findOid4vpRequest(this.deps.db, presentation.request_id), this.deps.verifiers.findRequest(presentation.request_id)])
+    if (!row || !request || row.presentation_id !== presentation.id) return undefined
+    const vpToken = this.verifierFor(undefined).parseDcqlVpToken(JSON.parse(presentation.presentation_jwt)) as Record<string, unknown[]>
+    const { outcome, errors } = await this.check(row, { ...request, ...answered }, vpToken)
+    return { ...outcome, errors, isValid: errors.length === 0 }
+  }
+
+  /**
+   * Every presentation of a vp_token (credential query id → presentations) verified for this
+   * request's client id and nonce, the request's requirements over all of them, then the DCQL query.
+   */
+  private async check(row: repo.Oid4vpRequestRow, request: Pick<PresentationRequestRow, 'verifier_did' | 'presentation_type' | 'nonce' | 'required_credentials' | 'required_predicates'>, vpToken: Record<string, unknown[]>) {
+    const flat = Object.entries(vpToken).flatMap(([id, items]) => items.map((item) => ({ id, item })))
+    const prover = await this.proverOf(flat.map((p) => p.item))
+    const outcome = await this.deps.verifier.verifyOpenid4vp({
+      presentations: flat.map(({ item }) => ({ item, holderDid: prover.bound ? prover.did : undefined })),
+      proverDid: prover.did,
+      audience: row.client_id,
+      // A Dock BBS derived proof is made for a verifier DID (the anonymous-proof route): the one behind the client id.
+      credentialAudience: row.client_id.startsWith(DID_PREFIX) ? row.client_id.slice(DID_PREFIX.length) : row.client_id,
+      verifierDid: request.verifier_did,
+      presentationType: request.presentation_type,
+      request: { nonce: request.nonce, required_credentials: request.required_credentials, required_predicates: request.required_predicates },
+    })
+    // The DCQL check needs what each query's presentations disclosed: only those that could be read.
+    const answered: Record<string, ReadCredential[][]> = {}
+    flat.forEach(({ id }, i) => (answered[id] ??= []).push(outcome.read[i] ?? []))
+    const query = (row.request_payload as { dcql_query: Parameters<typeof dcqlProblems>[0] }).dcql_query
+    const formatOf = Object.fromEntries(query.credentials.map((c) => [c.id, c.format]))
+    const dcql = outcome.errors.length === 0 ? dcqlProblems(query, answered, formatOf) : []
+    const errors = [...outcome.errors, ...dcql]
+    const credentialIds = [...new Set(outcome.read.flat().flatMap((c) => (c.id ? [c.id] : [])))]
+    return { prover, outcome, errors, credentialIds }
+  }
+
+  /**
+   * Who presents: the `iss` of a VP-JWT (its signature proves it); for SD-JWT VCs alone, the
+   * holder this service issued the first one to (its cnf key is then checked to be that DID's),
+   * else the did:jwk of the key it is bound to, which its KB-JWT proves possession of.
+   */
+  private async proverOf(items: unknown[]): Promise<{ did: string; bound: boolean }> {
+    for (const item of items) {
+      const payload = typeof item === 'string' ? decodeCompactJws(item)?.payload : undefined
+      if (payload?.vp !== undefined && typeof payload.iss === 'string') return { did: payload.iss, bound: true }
+    }
+    for (const item of items) {
+      const id = this.deps.formats.idOf(item)
+      const owner = id ? await findCredentialOwner(this.deps.db, id) : undefined
+      if (owner) return { did: owner, bound: true }
+    }
+    for (const item of items) {
+      const cnf = typeof item === 'string' ? decodeCompactJws(item.split('~')[0]!)?.payload.cnf : undefined
+      const jwk = cnf && typeof cnf === 'object' ? (cnf as { jwk?: unknown }).jwk : undefined
+      if (jwk && typeof jwk === 'object') return { did: `did:jwk:${jose.base64url.encode(JSON.stringify(jwk))}`, bound: false }
+    }
+    throw oauthError('invalid_request', 'vp_token names no holder: no VP-JWT and no credential bound to a key')
+  }
+
+  private verifierFor(encryptionKid: string | undefined): Openid4vpVerifier {
+    return new Openid4vpVerifier({ callbacks: this.callbacks(encryptionKid) })
+  }
+
+  /** The service's callbacks for the library: signing as a verifier did:web, decrypting with this request's key only. */
+  private callbacks(encryptionKid: string | undefined) {
+    const keys: ServiceKeys = {
+      signingKey: async (signer) => {
+        const key = signer.method === 'did' ? await this.deps.hosted.verifierSigningKey(signer.didUrl) : undefined
+        if (!key) throw new Error('no verifier key for this signer')
+        return key
+      },
+      decryptionKey: async (_jwk, header) => {
+        if (!encryptionKid || (header.kid !== undefined && header.kid !== encryptionKid)) return undefined
+        const key = await this.deps.keys.signingKey(encryptionKid)
+        return { key: key.privateKey, jwk: { ...publicJwk(key.publicKeyObject), kid: encryptionKid } }
+      },
+    }
+    return serviceCallbacks({ resolver: this.deps.resolver, keys })
+  }
+}
+
+/** A readable reason from the library's errors (zod issues, OAuth errors), without internals. */
+function libraryMessage(error: unknown): string {
+  if (error instanceof AppError) return error.message
+  const e = error as { errorResponse?: { error_description?: string; error?: string }; message?: string }
+  const text = e?.errorResponse?.error_description ?? e?.errorResponse?.error ?? (error instanceof Error ? error.message : 'unreadable')
+  return text.length > 500 ? `${text.slice(0, 500)}…` : text
+}

@@ -1,0 +1,29 @@
+import type { ColumnType, Generated } from 'kysely'
+
+/** The OpenID4VP side of a presentation request (docs/openid4vp.md). */
+export interface Oid4vpRequestsTable {
+  request_id: string
+  /** With its prefix (OID4VP 1.0 §5.9): `decentralized_identifier:<did:web>` or `redirect_uri:<response uri>`. */
+  client_id: string
+  response_mode: 'direct_post' | 'direct_post.jwt'
+  state: string
+  /** The Authorization Request's parameters, as the library validates the response against them. */
+  request_payload: ColumnType<Record<string, unknown>, string, string>
+  /** The `openid4vp://` URI a wallet opens (QR). */
+  authorization_request: string
+  /** The signed request object (JAR, `typ: oauth-authz-req+jwt`) served at request_uri; null for the unsigned redirect_uri prefix. */
+  request_object: string | null
+  /** Key-store id of the ephemeral ECDH-ES key responses are encrypted to (direct_post.jwt). */
+  encryption_kid: string | null
+  redirect_uri: string | null
+  answer: 'accepted' | 'refused' | null
+  presentation_id: string | null
+  answered_at: Date | null
+  created_at: Generated<Date>
+}
+
+declare module '../../db/database.js' {
+  interface DB {
+    oid4vp_requests: Oid4vpRequestsTable
+  }
+}

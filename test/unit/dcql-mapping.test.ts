@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { DcqlQuery } from 'dcql'
+import { dcqlProblems, dcqlQueryFor } from '../../src/modules/openid4vp/dcql-mapping.js'
+import type { ReadCredential } from '../../src/modules/credentials/formats/credential-format.js'
+
+const BASE = 'https://service.example'
+const read = (over: Partial<ReadCredential>): ReadCredential => ({ issuer: 'did:example:issuer', types: ['VerifiableCredential', 'Identity'], schemaIds: [], attributes: {}, extensions: [], document: {}, revoked: false, ...over })
+
+describe('DCQL from a presentation request (docs/openid4vp.md "DCQL mapping")', () => {
+  it('one required credential set per requirement, one option per format; schema_id → vct_values, attributes and predicates → claims', () => {
+    const query = dcqlQueryFor({
+      required_credentials: [{ credential_type: 'Identity', schema_id: 'schema-1', required_attributes: ['given_name'] }, { credential_type: 'Membership' }],
+      required_predicates: [{ attribute: 'age', operator: '>=', value: 18, credential_type: 'Identity' }, { attribute: 'points', operator: '>', value: 3, credential_type: 'Loyalty' }],
+    }, BASE)!
+    DcqlQuery.validate(query)
+    const byId = Object.fromEntries(query.credentials.map((c) => [c.id, c as Record<string, unknown>]))
+    assert.deepEqual(Object.keys(byId), ['c0_sd_jwt', 'c0_jwt_vc', 'c1_sd_jwt', 'c1_jwt_vc', 'p0_sd_jwt', 'p0_jwt_vc'])
+    assert.deepEqual(byId.c0_sd_jwt!.meta, { vct_values: [`${BASE}/vct/schema-1`] })
+    assert.deepEqual(byId.c0_sd_jwt!.claims, [{ path: ['given_name'] }, { path: ['age'] }])
+    assert.deepEqual(byId.c0_jwt_vc!.meta, { type_values: [['Identity']] })
+    assert.deepEqual(byId.c0_jwt_vc!.claims, [{ path: ['credentialSubject', 'given_name'] }, { path: ['credentialSubject', 'age'] }])
+    // Without a schema the SD-JWT VC is recognized by its credential_type claim.
+    assert.deepEqual(byId.c1_sd_jwt!.claims, [{ path: ['credential_type'], values: ['Membership'] }])
+    assert.deepEqual(byId.p0_jwt_vc!.claims, [{ path: ['credentialSubject', 'points'] }])
+    assert.deepEqual(query.credential_sets!.map((s) => s.options), [[['c0_sd_jwt'], ['c0_jwt_vc']], [['c1_sd_jwt'], ['c1_jwt_vc']], [['p0_sd_jwt'], ['p0_jwt_vc']]])
+    assert.ok(query.credential_sets!.every((s) => s.required))
+  })
+
+  it('nothing to ask: no query', () => {
+    assert.equal(dcqlQueryFor({ required_credentials: [], required_predicates: [] }, BASE), undefined)
+    const any = dcqlQueryFor({ required_credentials: [], required_predicates: [{ attribute: 'age', operator: '>=', value: 18 }] }, BASE)!
+    assert.deepEqual(any.credentials.map((c) => c.id), ['p_any_sd_jwt'])
+  })
+
+  it('checks what was presented against the query: the asked claims, the type, every required set', () => {
+    const query = dcqlQueryFor({ required_credentials: [{ credential_type: 'Identity', required_attributes: ['given_name'] }], required_predicates: [] }, BASE)!
+    const formats = Object.fromEntries(query.credentials.map((c) => [c.id, c.format]))
+    assert.deepEqual(dcqlProblems(query, { c0_jwt_vc: [[read({ attributes: { given_name: 'Ada' } })]] }, formats), [])
+    assert.deepEqual(dcqlProblems(query, { c0_sd_jwt: [[read({ attributes: { given_name: 'Ada' }, document: { vct: `${BASE}/vct/x` } })]] }, formats), [])
+    assert.match(dcqlProblems(query, { c0_jwt_vc: [[read({ attributes: {} })]] }, formats).join(), /c0_jwt_vc/)
+    assert.match(dcqlProblems(query, { c0_jwt_vc: [[read({ types: ['VerifiableCredential', 'Other'], attributes: { given_name: 'Ada' } })]] }, formats).join(), /DCQL/)
+    assert.match(dcqlProblems(query, { c0_jwt_vc: [[]] }, formats).join(), /no credential could be read/)
+  })
+})
