@@ -9,7 +9,7 @@
  * README, and writes bench/results/latest-login.json and latest-issuance.json. Settings:
  * BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_ISSUANCE_CONNECTIONS, BENCH_ROUNDS, BENCH_WARMUP_SECONDS,
  * BENCH_CRYPTO_ITERATIONS, BENCH_ENGINES=pglite,postgres, BENCH_DATABASE_URL,
- * BENCH_SERVER=tsx|build (default tsx), BENCH_ONLY=login|issuance|verification|proofs|anchoring|formats|vc-api (default all).
+ * BENCH_SERVER=tsx|build (default tsx), BENCH_ONLY=login|issuance|verification|proofs|anchoring|formats|vc-api|oid4vc (default all).
  * The formats part issues and verifies every credential format over HTTP side by side.
  * The vc-api part does the same through the W3C VC API (OAuth client, issue per cryptosuite,
  * /vc-api/credentials/verify), against vc+jwt; BENCH_VC_API_BBS_CONNECTIONS for its bbs-2023 phases
@@ -27,6 +27,7 @@ import { coreCount } from './lib/cpu.js'
 import { runAgainstServer } from './lib/engine-run.js'
 import { formatsMarkdown, runFormatsAgainstServer, type FormatSummary } from './lib/formats-run.js'
 import { runVcApiAgainstServer, vcApiMarkdown, VERIFY_SET, type VcApiSummary } from './lib/vc-api-run.js'
+import { oid4vcMarkdown, runOid4vcOnEngine, type Oid4vcPhaseSummary } from './lib/oid4vc-run.js'
 import { measureRawCrypto, type RawCryptoCost } from './lib/issuance-crypto.js'
 import { issuanceMarkdown, printIssuance, printRawCrypto, summarizeIssuance, TARGET_CEILING_RATIO, TARGET_JWT_PER_SECOND, type IssuanceEngineSummary } from './lib/issuance-report.js'
 import { runIssuanceAgainstServer } from './lib/issuance-run.js'
@@ -56,7 +57,7 @@ interface EngineResult {
  * users, their sessions) are nothing next to the credentials issued.
  */
 async function benchEngine(engine: Engine, options: BenchOptions, build: ServerBuild, crypto: RawCryptoCost | undefined, rawProofs: RawProofCost | undefined): Promise<EngineResult | undefined> {
-  if (!options.parts.some((part) => part !== 'anchoring')) return undefined
+  if (!options.parts.some((part) => part !== 'anchoring' && part !== 'oid4vc')) return undefined
   if (engine === 'postgres' && !(await postgresReachable(options.postgresUrl))) {
     log(`\npostgres: not reachable at ${options.postgresUrl}; skipped`)
     return undefined
@@ -104,9 +105,10 @@ async function main(): Promise<void> {
   const proofPhases = withProofs ? options.rounds * 2 * options.seconds + 2 * options.warmupSeconds + 180 : 0
   const formatPhases = options.parts.includes('formats') ? (options.rounds + 1) * 6 * options.seconds + 180 : 0
   const vcApiPhases = options.parts.includes('vc-api') ? (options.rounds + 1) * 8 * options.seconds + 240 : 0
+  const oid4vcPhases = options.parts.includes('oid4vc') ? (options.rounds * 3 + 3) * options.seconds + 600 : 0
   const anchoringPhases = options.parts.includes('anchoring') ? options.rounds * 2 * options.seconds + 2 * options.warmupSeconds + 240 : 0
   const cryptoBudget = (withIssuance ? options.cryptoIterations * 0.3 + 60 : 0) + (withProofs ? options.proofIterations * 3 + 30 : 0)
-  installAbortHandlers((options.engines.length * (loginPhases + issuancePhases + verificationPhases + proofPhases + anchoringPhases + formatPhases + vcApiPhases + 180) + cryptoBudget + 240) * 1000)
+  installAbortHandlers((options.engines.length * (loginPhases + issuancePhases + verificationPhases + proofPhases + anchoringPhases + formatPhases + vcApiPhases + oid4vcPhases + 180) + cryptoBudget + 240) * 1000)
 
   if (withLogin) log(`login throughput vs framework floor: ${options.connections} connections, ${options.seconds} s per phase, ${options.rounds} rounds, engines ${options.engines.join(', ')}`)
   if (withIssuance) log(`issuance throughput vs raw crypto: ${options.issuanceConnections} connections, ${options.seconds} s per phase, ${options.rounds} rounds, engines ${options.engines.join(', ')}`)
@@ -128,6 +130,7 @@ async function main(): Promise<void> {
   const forgetBuild = onAbort(() => build.dispose())
   const results: EngineResult[] = []
   const anchorings: AnchoringSummary[] = []
+  const oid4vcs: Array<{ engine: Engine; rows: Oid4vcPhaseSummary[] }> = []
   try {
     for (const engine of options.engines) {
       const result = await benchEngine(engine, options, build, crypto, rawProofs)
@@ -138,6 +141,13 @@ async function main(): Promise<void> {
         if (engine === 'postgres' && !(await postgresReachable(options.postgresUrl))) continue
         log(`\n${engine}: anchored issuance, two server processes (chain configured / not), JWT-only, ${options.issuanceConnections} connections each`)
         anchorings.push(await runAnchoringBench(engine, options, build, log))
+      }
+    }
+    if (options.parts.includes('oid4vc')) {
+      for (const engine of options.engines) {
+        if (engine === 'postgres' && !(await postgresReachable(options.postgresUrl))) continue
+        log(`\n${engine}: OpenID4VCI and OpenID4VP flows over HTTPS, ${options.issuanceConnections} wallets in flight, beside the spec's issue route`)
+        oid4vcs.push({ engine, rows: await runOid4vcOnEngine(engine, options, build, log) })
       }
     }
   } finally {
@@ -228,6 +238,12 @@ async function main(): Promise<void> {
     }
     await writeFile(path.join(resultsDir, 'latest-vc-api.json'), `${JSON.stringify(json, null, 2)}\n`)
     log('written: bench/results/latest-vc-api.json')
+  }
+  if (oid4vcs.length) {
+    log(`\nMarkdown for bench/README.md (OpenID4VC flows, medians over rounds):\n\n${oid4vcMarkdown(oid4vcs)}\n`)
+    const json = { date: new Date().toISOString(), code, machine, settings: { connections: options.issuanceConnections, seconds: options.seconds, rounds: options.rounds, server: options.server, targets: { flowsPerSecondPglite: 300 } }, engines: oid4vcs }
+    await writeFile(path.join(resultsDir, 'latest-oid4vc.json'), `${JSON.stringify(json, null, 2)}\n`)
+    log('written: bench/results/latest-oid4vc.json')
   }
   if (rawProofs) {
     const json = {

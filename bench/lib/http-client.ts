@@ -1,4 +1,5 @@
 import http from 'node:http'
+import https from 'node:https'
 
 export interface HttpResponse {
   status: number
@@ -14,12 +15,16 @@ export class JsonClient {
   private readonly agent: http.Agent
   private readonly host: string
   private readonly port: number
+  private readonly request: typeof http.request
 
-  constructor(baseUrl: string, maxSockets: number, private readonly timeoutMs = 10_000) {
+  /** `ca`: the certificate authority of an https server (the OpenID4VC part's local one). */
+  constructor(baseUrl: string, maxSockets: number, private readonly timeoutMs = 10_000, ca?: string) {
     const url = new URL(baseUrl)
     this.host = url.hostname
     this.port = Number(url.port)
-    this.agent = new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets })
+    const secure = url.protocol === 'https:'
+    this.agent = secure ? new https.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets, ...(ca ? { ca } : {}) }) : new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets })
+    this.request = secure ? https.request : http.request
   }
 
   post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<HttpResponse> {
@@ -43,7 +48,7 @@ export class JsonClient {
 
   private send(method: string, path: string, headers: Record<string, string>, payload?: Buffer): Promise<HttpResponse> {
     return new Promise((resolve, reject) => {
-      const req = http.request({ agent: this.agent, host: this.host, port: this.port, method, path, headers }, (res) => {
+      const req = this.request({ agent: this.agent, host: this.host, port: this.port, method, path, headers }, (res) => {
         const chunks: Buffer[] = []
         res.on('data', (chunk: Buffer) => chunks.push(chunk))
         res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }))
@@ -58,9 +63,10 @@ export class JsonClient {
 }
 
 /** One-shot GET without keep-alive, for health polling. */
-export function getStatus(url: string, timeoutMs = 2000): Promise<number> {
+export function getStatus(url: string, timeoutMs = 2000, ca?: string): Promise<number> {
   return new Promise((resolve) => {
-    const req = http.get(url, { agent: false, timeout: timeoutMs }, (res) => {
+    const get = url.startsWith('https:') ? https.get : http.get
+    const req = get(url, { agent: false, timeout: timeoutMs, ...(ca ? { ca } : {}) }, (res) => {
       res.resume()
       res.on('end', () => resolve(res.statusCode ?? 0))
     })

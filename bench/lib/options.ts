@@ -4,7 +4,7 @@ import { cpus } from 'node:os'
 export type Engine = 'pglite' | 'postgres'
 export type ServerMode = 'tsx' | 'build'
 /** Which parts of `npm run bench` run: both by default. */
-export type BenchPart = 'login' | 'issuance' | 'verification' | 'proofs' | 'anchoring' | 'formats' | 'vc-api'
+export type BenchPart = 'login' | 'issuance' | 'verification' | 'proofs' | 'anchoring' | 'formats' | 'vc-api' | 'oid4vc'
 
 export interface BenchOptions {
   /** Length of every measured phase (floor or login), seconds. */
@@ -22,7 +22,7 @@ export interface BenchOptions {
    * Measured: no difference in steady state (tsx only transpiles at load), so tsx by default.
    */
   server: ServerMode
-  /** BENCH_ONLY=login|issuance|verification|proofs|anchoring|formats|vc-api: run one part; all by default. */
+  /** BENCH_ONLY=login|issuance|verification|proofs|anchoring|formats|vc-api|oid4vc: run one part; all by default. */
   parts: BenchPart[]
   /** Concurrent issuing connections (closed loop, one request in flight each). */
   issuanceConnections: number
@@ -47,7 +47,7 @@ export function readOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions 
   const server = env.BENCH_SERVER ?? 'tsx'
   if (server !== 'tsx' && server !== 'build') throw new Error('BENCH_SERVER must be tsx or build')
   const only = env.BENCH_ONLY?.trim() || undefined
-  const parts: BenchPart[] = ['login', 'issuance', 'verification', 'proofs', 'anchoring', 'formats', 'vc-api']
+  const parts: BenchPart[] = ['login', 'issuance', 'verification', 'proofs', 'anchoring', 'formats', 'vc-api', 'oid4vc']
   if (only !== undefined && !(parts as string[]).includes(only)) throw new Error(`BENCH_ONLY must be one of ${parts.join(', ')}`)
   const connections = int(env, 'BENCH_CONNECTIONS', 50, 1, 1000)
   const postgresUrl = env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'

@@ -31,6 +31,8 @@ export interface ServerOptions {
   nodeArgs?: string[]
   /** Extra environment (e.g. BLOCKCHAIN_* for the anchoring part). */
   env?: Record<string, string>
+  /** Serve https with this certificate (scripts/lib/local-ca.ts); PUBLIC_BASE_URL is then the https origin. */
+  tls?: { certFile: string; keyFile: string; ca: string }
   startTimeoutMs?: number
 }
 
@@ -80,6 +82,7 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
     RATE_LIMIT_AUTH_PER_MINUTE: '10000000',
     MASTER_KEY: randomBytes(32).toString('hex'),
     ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+    ...(options.tls ? { TLS_CERT_FILE: options.tls.certFile, TLS_KEY_FILE: options.tls.keyFile, PUBLIC_BASE_URL: `https://127.0.0.1:${port}` } : {}),
     ...options.env,
   }
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...options.build.entry], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -92,7 +95,7 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
   child.stderr.on('data', keep)
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
 
-  const baseUrl = `http://127.0.0.1:${port}`
+  const baseUrl = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGTERM')
@@ -108,7 +111,7 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
 
   try {
     const deadline = Date.now() + (options.startTimeoutMs ?? 90_000)
-    while ((await getStatus(`${baseUrl}/api/health`)) !== 200) {
+    while ((await getStatus(`${baseUrl}/api/health`, 2000, options.tls?.ca)) !== 200) {
       if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode} during start-up:\n${output}`)
       if (Date.now() > deadline) throw new Error(`server not healthy after ${options.startTimeoutMs ?? 90_000} ms:\n${output}`)
       await sleep(200)

@@ -4,7 +4,7 @@ import { Openid4vpVerifier } from '@openid4vc/openid4vp'
 import * as jose from 'jose'
 import type { Clock } from '../../adapters/clock.js'
 import { decodeCompactJws } from '../../crypto/jws.js'
-import type { Database, RequiredCredential, RequiredPredicate } from '../../db/database.js'
+import type { Database, Executor, RequiredCredential, RequiredPredicate } from '../../db/database.js'
 import { JSON_LIMITS, nestingPastLimit } from '../../json-limits.js'
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../../errors.js'
 import { findCredentialOwner } from '../credentials/credentials.service.js'
@@ -64,7 +64,7 @@ export class Openid4vpService {
    * Undefined when the request asks for nothing DCQL can express, or when the service is not
    * served over https (OID4VP 1.0 §5.9.3 and §8.2: the response_uri is an https URL).
    */
-  async authorize(request: PresentationRequestRow, options: Oid4vpOptions): Promise<Oid4vpFields | undefined> {
+  async prepare(request: PresentationRequestRow, options: Oid4vpOptions): Promise<{ store(trx: Executor): Promise<Oid4vpFields> } | undefined> {
     if (!this.deps.publicBaseUrl.startsWith('https://')) return undefined
     const dcql = dcqlQueryFor(request, this.deps.publicBaseUrl)
     if (!dcql) return undefined
@@ -107,18 +107,22 @@ export class Openid4vpService {
       ...(signer ? { jar: { requestUri, jwtSigner: { method: 'did' as const, didUrl: signer.kid, alg: signer.alg }, expiresInSeconds: expiresIn } } : {}),
       now: this.deps.clock.now(),
     })
-    const row = await repo.insertOid4vpRequest(this.deps.db, {
-      request_id: request.id,
-      client_id: clientId,
-      response_mode: responseMode,
-      state,
-      request_payload: created.authorizationRequestPayload as Record<string, unknown>,
-      authorization_request: created.authorizationRequest,
-      request_object: created.jar?.authorizationRequestJwt ?? null,
-      encryption_kid: encryptionKid,
-      redirect_uri: options.redirect_uri ?? null,
-    })
-    return this.fields(row)
+    return {
+      store: async (trx) => {
+        const row = await repo.insertOid4vpRequest(trx, {
+          request_id: request.id,
+          client_id: clientId,
+          response_mode: responseMode,
+          state,
+          request_payload: created.authorizationRequestPayload as Record<string, unknown>,
+          authorization_request: created.authorizationRequest,
+          request_object: created.jar?.authorizationRequestJwt ?? null,
+          encryption_kid: encryptionKid,
+          redirect_uri: options.redirect_uri ?? null,
+        })
+        return this.fields(row)
+      },
+    }
   }
 
   /** The OpenID4VP fields of a request that has them (GET of the request). */

@@ -40,8 +40,7 @@ export const verifierRoutes: FastifyPluginAsyncTypebox<{ verifiers: VerifierServ
     },
   }, async (request, reply) => {
     const { response_mode, client_id_prefix, redirect_uri, ...spec } = request.body
-    const created = await verifiers.createRequest(request.auth!.did, spec)
-    const openid4vp = await oid4vp?.authorize(created, { response_mode, client_id_prefix, redirect_uri })
+    const { request: created, published: openid4vp } = await verifiers.createRequest(request.auth!.did, spec, oid4vp && ((row) => oid4vp.prepare(row, { response_mode, client_id_prefix, redirect_uri })))
     return reply.status(201).send({ success: true, message: 'Presentation request created', request: requestView(created), qr_code_data: verifiers.qrPayload(created), ...oid4vpView(openid4vp) })
   })
 

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { Clock } from '../../adapters/clock.js'
-import type { Database } from '../../db/database.js'
+import type { Database, Executor } from '../../db/database.js'
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js'
 import { normalizeDid } from '../did/did-normalize.js'
 import * as repo from './verifier.repository.js'
@@ -30,7 +30,8 @@ export class VerifierService {
     return found
   }
 
-  async createRequest(callerDid: string, input: CreateRequestInput): Promise<PresentationRequestRow> {
+  /** `publish`: what else the request is published as (OpenID4VP), stored in the same transaction. */
+  async createRequest<P>(callerDid: string, input: CreateRequestInput, publish?: (row: PresentationRequestRow) => Promise<{ store(trx: Executor): Promise<P> } | undefined>): Promise<{ request: PresentationRequestRow; published: P | undefined }> {
     if (normalizeDid(input.verifier_did) !== callerDid) throw new ForbiddenError('verifier_did is not the authenticated DID')
     const now = this.deps.clock.now()
     let definition = {
@@ -60,7 +61,7 @@ export class VerifierService {
     const expiresAt = input.expires_at === undefined ? new Date(now.getTime() + validitySeconds * 1000) : new Date(input.expires_at)
     if (expiresAt.getTime() <= now.getTime()) throw new ValidationError('expires_at must be in the future', { details: { field: 'expires_at' } })
     if (expiresAt.getTime() - now.getTime() > MAX_VALIDITY_MS) throw new ValidationError('expires_at may be at most 30 days ahead', { details: { field: 'expires_at' } })
-    return repo.insertRequest(this.deps.db, {
+    const row: PresentationRequestRow = {
       id: `presreq-${randomUUID()}`,
       verifier_did: callerDid,
       presentation_type: definition.presentation_type!,
@@ -76,6 +77,11 @@ export class VerifierService {
       expires_at: expiresAt,
       created_at: now,
       updated_at: now,
+    }
+    const prepared = await publish?.(row)
+    return this.deps.db.transaction().execute(async (trx) => {
+      const request = await repo.insertRequest(trx, row)
+      return { request, published: await prepared?.store(trx) }
     })
   }
 

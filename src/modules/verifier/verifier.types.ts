@@ -1,3 +1,4 @@
+import type { Executor } from '../../db/database.js'
 import type { Selectable } from 'kysely'
 import type { PresentationRequestsTable, VerifierPresetsTable, VerifiersTable } from '../../db/database.js'
 
@@ -30,6 +31,10 @@ export interface Oid4vpFields {
 
 /** The OpenID4VP module, as the verifier's routes reach it (wired in app.ts; no import cycle). */
 export interface Oid4vpPort {
-  authorize(request: PresentationRequestRow, options: Oid4vpOptions): Promise<Oid4vpFields | undefined>
+  /**
+   * The OpenID4VP publication of a request about to be stored (its request object signed now);
+   * `store` writes it in the transaction that inserts the request, so both exist or neither.
+   */
+  prepare(request: PresentationRequestRow, options: Oid4vpOptions): Promise<{ store(trx: Executor): Promise<Oid4vpFields> } | undefined>
   describe(request: PresentationRequestRow): Promise<Oid4vpFields | undefined>
 }

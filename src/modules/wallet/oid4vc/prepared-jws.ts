@@ -42,7 +42,7 @@ export async function holderSigningKey(resolver: DidResolver, holderDid: string,
   const doc = (await resolver.resolve(holderDid)).didDocument
   for (const method of methodsFor(doc, 'authentication')) {
     const key = jwsKeyOfMethod(method)
-    if (key && algs.includes(key.alg)) return { kid: method.id as string, alg: key.alg, jwk: createPublicKey(key.key).export({ format: 'jwk' }) as Jwk }
+    if (key && algs.includes(key.alg)) return { kid: method.id as string, alg: key.alg, jwk: key.key.export({ format: 'jwk' }) as Jwk }
   }
   return undefined
 }
