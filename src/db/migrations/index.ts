@@ -18,6 +18,7 @@ import * as requestHolder from './20261125T1000-request-holder.js'
 import * as signingIdentities from './20261126T0900-signing-identities.js'
 import * as issuanceFormats from './20261126T1100-issuance-formats.js'
 import * as vcApi from './20261126T1300-vc-api.js'
+import * as oid4vci from './20261126T1400-oid4vci.js'
 
 /**
  * Every migration, in order. Listed by import (not read from disk) so the same set runs from
@@ -43,4 +44,5 @@ export const migrations: Record<string, Migration> = {
   '20261126T0900-signing-identities': signingIdentities,
   '20261126T1100-issuance-formats': issuanceFormats,
   '20261126T1300-vc-api': vcApi,
+  '20261126T1400-oid4vci': oid4vci,
 }
