@@ -99,3 +99,15 @@ export async function spendNonce(db: Executor, issuerDid: string, digest: string
 export function deleteExpiredNonces(db: Executor, before: Date): Promise<void> {
   return db.deleteFrom('oid4vci_nonces').where('expires_at', '<', before).execute().then(() => undefined)
 }
+
+/** Closes a deferred transaction once its credential is answered (OID4VCI 1.0 §9.3: a transaction_id is used once). */
+export async function deliverDeferred(db: Executor, id: string, transactionId: string, delivered: { credential_ids: string[]; notification_id: string }): Promise<boolean> {
+  const row = await db
+    .updateTable('oid4vci_grants')
+    .set({ transaction_id: null, credential_ids: JSON.stringify(delivered.credential_ids), notification_id: delivered.notification_id })
+    .where('id', '=', id)
+    .where('transaction_id', '=', transactionId)
+    .returning('id')
+    .executeTakeFirst()
+  return row !== undefined
+}

@@ -1,0 +1,119 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import { errorRefs } from '../shared/route-helpers.js'
+import { FreeFormObject } from '../shared/free-form-json.js'
+import { issuerContext, requestLike, type ContextDeps } from './oid4vci-context.js'
+import type { Oid4vciCredentialService } from './oid4vci-credential.service.js'
+import { ResourceUnauthorized } from './oid4vci-errors.js'
+import type { Oid4vciOffers } from './oid4vci-offers.js'
+import type { Oid4vciTokenService } from './oid4vci-token.service.js'
+
+const tags = ['OpenID4VCI']
+const WebId = Type.String({ pattern: '^[a-f0-9]{32}$' })
+const IssuerParams = Type.Object({ web_id: WebId })
+const Json = Type.Record(Type.String(), Type.Unknown())
+const security: never[] = []
+
+export interface Oid4vciRouteDeps {
+  context: ContextDeps
+  offers: Oid4vciOffers
+  tokens: Oid4vciTokenService
+  credentials: Oid4vciCredentialService
+}
+
+/**
+ * OpenID for Verifiable Credential Issuance 1.0 (docs/openid4vci.md): each issuer profile is a
+ * credential issuer `<base>/issuers/<web_id>` and its own authorization server. Public routes:
+ * the access token (and its DPoP proof) is the authorization of the protected ones.
+ */
+export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async (app, deps) => {
+  const publicBaseUrl = deps.context.publicBaseUrl
+  const like = (request: FastifyRequest) => requestLike(publicBaseUrl, request)
+  // RFC 6749 §4.1.3: the token request is form-encoded; only this plugin reads form bodies.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)))
+  })
+  // RFC 6750 §3, RFC 9449 §7.1: a refused access token or DPoP proof names the scheme and the error.
+  app.addHook('onError', async (_request, reply, error) => {
+    if (error instanceof ResourceUnauthorized) reply.header('www-authenticate', error.wwwAuthenticate)
+  })
+
+  app.get('/.well-known/openid-credential-issuer/issuers/:web_id', {
+    schema: { tags, summary: 'Credential Issuer Metadata (OID4VCI 1.0 §12.2)', security, params: IssuerParams, response: { 200: Json, ...errorRefs(400, 404) } },
+  }, async (request, reply) => {
+    const ctx = await issuerContext(deps.context, request.params.web_id)
+    return reply.header('cache-control', 'public, max-age=60').send(ctx.metadata)
+  })
+
+  app.get('/.well-known/oauth-authorization-server/issuers/:web_id', {
+    schema: { tags, summary: 'Authorization Server Metadata of the credential issuer (RFC 8414)', security, params: IssuerParams, response: { 200: Json, ...errorRefs(400, 404) } },
+  }, async (request, reply) => {
+    const ctx = await issuerContext(deps.context, request.params.web_id)
+    return reply.header('cache-control', 'public, max-age=60').send(ctx.authorizationServer)
+  })
+
+  app.get('/issuers/:web_id/oid4vci/jwks', {
+    schema: { tags, summary: 'The keys that sign its access tokens (RFC 7517 JWK Set)', security, params: IssuerParams, response: { 200: Json, ...errorRefs(400, 404) } },
+  }, async (request, reply) => {
+    const ctx = await issuerContext(deps.context, request.params.web_id)
+    return reply.type('application/jwk-set+json').header('cache-control', 'public, max-age=60').send(ctx.jwks)
+  })
+
+  app.get('/issuers/:web_id/oid4vci/offers/:handle', {
+    schema: {
+      tags, summary: 'A credential offer object, by reference (OID4VCI 1.0 §4.1.3)', security,
+      params: Type.Object({ web_id: WebId, handle: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' }) }),
+      response: { 200: Json, ...errorRefs(400, 404) },
+    },
+  }, async (request, reply) => reply.header('cache-control', 'no-store').send(await deps.offers.offerObject(request.params.web_id, request.params.handle)))
+
+  app.post('/issuers/:web_id/oid4vci/token', {
+    // A tx_code is short: guesses are limited like sign-ins (per client IP).
+    config: { rateLimit: 'auth' },
+    schema: {
+      tags, summary: 'Token endpoint: pre-authorized code (and tx_code) for an access token, DPoP-bound when a proof is sent (RFC 6749, RFC 9449)', security, params: IssuerParams,
+      body: Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 4096 }), { maxProperties: 30 }),
+      response: { 200: Json, ...errorRefs(400, 401, 404) },
+    },
+  }, async (request, reply) => {
+    const answer = await deps.tokens.token(request.params.web_id, request.body, like(request))
+    return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(answer)
+  })
+
+  app.post('/issuers/:web_id/oid4vci/nonce', {
+    schema: { tags, summary: 'A fresh single-use c_nonce for key proofs (OID4VCI 1.0 §7)', security, params: IssuerParams, response: { 200: Json, ...errorRefs(400, 404) } },
+  }, async (request, reply) => reply.header('cache-control', 'no-store').send(await deps.credentials.nonce(request.params.web_id)))
+
+  app.post('/issuers/:web_id/oid4vci/credential', {
+    schema: {
+      tags, summary: 'Credential endpoint: one key-bound credential per jwt proof, or a deferred transaction (OID4VCI 1.0 §8)', security, params: IssuerParams,
+      body: FreeFormObject({ maxProperties: 20 }),
+      response: { 200: Json, 202: Json, ...errorRefs(400, 401, 404) },
+    },
+  }, async (request, reply) => {
+    const answer = await deps.credentials.credential(request.params.web_id, request.body, like(request))
+    return reply.status(answer.status).header('cache-control', 'no-store').send(answer.body)
+  })
+
+  app.post('/issuers/:web_id/oid4vci/deferred-credential', {
+    schema: {
+      tags, summary: 'Deferred credential endpoint: the credential once the issuer approved (OID4VCI 1.0 §9)', security, params: IssuerParams,
+      body: FreeFormObject({ maxProperties: 20 }),
+      response: { 200: Json, 202: Json, ...errorRefs(400, 401, 404) },
+    },
+  }, async (request, reply) => {
+    const answer = await deps.credentials.deferred(request.params.web_id, request.body, like(request))
+    return reply.status(answer.status).header('cache-control', 'no-store').send(answer.body)
+  })
+
+  app.post('/issuers/:web_id/oid4vci/notification', {
+    schema: {
+      tags, summary: 'Notification endpoint: the wallet reports it accepted, failed or deleted what it received (OID4VCI 1.0 §11)', security, params: IssuerParams,
+      body: FreeFormObject({ maxProperties: 20 }),
+      response: { ...errorRefs(400, 401, 404) },
+    },
+  }, async (request, reply) => {
+    await deps.credentials.notification(request.params.web_id, request.body, like(request))
+    return reply.status(204).send()
+  })
+}
