@@ -95,7 +95,7 @@ export class Oid4vciCredentialService {
     }
     const notificationId = randomUUID()
     await repo.recordIssued(this.deps.db, grant.id, { holder_did: holders[0]!.did, credential_ids: results.map((r) => r.id), notification_id: notificationId })
-    const { credentialResponse } = library.createCredentialResponse({
+    const credentialResponse = library.createCredentialResponse({
       credentialRequest: parsed,
       credentials: results.map((r) => ({ credential: wireForm(r.jwt) })),
       notificationId,
@@ -209,7 +209,7 @@ export class Oid4vciCredentialService {
     })
     const transactionId = randomUUID()
     await repo.recordDeferred(this.deps.db, grantId, { holder_did: holders[0]!.did, transaction_id: transactionId, request_id: created.id, holder_keys: holders.map((h) => h.jwk as Record<string, unknown>) })
-    return library.createCredentialResponse({ credentialRequest: parsed, transactionId, interval: DEFERRED_INTERVAL_S }).credentialResponse as Record<string, unknown>
+    return library.createCredentialResponse({ credentialRequest: parsed, transactionId, interval: DEFERRED_INTERVAL_S }) as Record<string, unknown>
   }
 }
 
