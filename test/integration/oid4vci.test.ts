@@ -10,7 +10,9 @@ import { createHash } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc'
 import * as jose from 'jose'
-import { IssuanceWallet } from '../helpers/oid4vc-wallet/issuance-wallet.js'
+import { IssuanceWallet, type Resolved, type TokenResult } from '../helpers/oid4vc-wallet/issuance-wallet.js'
+import { resolveDidUrlJwk } from '../helpers/oid4vc-wallet/wallet-keys.js'
+import { DidClient } from '../helpers/did-client.js'
 import { HttpsFront } from '../helpers/https-front.js'
 import { callAs, IssuerActor } from '../helpers/issuer-setup.js'
 import { createTestApp, type TestApp } from '../helpers/test-app.js'
@@ -49,6 +51,24 @@ async function verifySdJwtVc(credential: string): Promise<Json> {
   const verified = await sdjwt.verify(credential)
   return verified.payload as Json
 }
+
+/** The OAuth / OID4VCI error code a failed library call (or response) carries. */
+async function errorOf(call: Promise<unknown>): Promise<string> {
+  try {
+    await call
+  } catch (e) {
+    const error = e as Json
+    const code = error.errorResponse?.error ?? error.response?.credentialErrorResponseResult?.data?.error ?? error.response?.deferredCredentialErrorResponseResult?.data?.error ?? error.response?.notificationErrorResponseResult?.data?.error
+    if (code) return code
+    const response = error.response?.response as Response | undefined
+    if (response) return ((await response.clone().json().catch(() => ({}))) as Json).error ?? `HTTP ${response.status}`
+    throw e
+  }
+  return assert.fail('the call succeeded')
+}
+
+const postForm = (url: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(fields).toString() })
 
 describe('OpenID4VCI issuance (pre-authorized code)', () => {
   let front: HttpsFront
@@ -101,5 +121,77 @@ describe('OpenID4VCI issuance (pre-authorized code)', () => {
     assert.equal(record.statusCode, 200, record.body)
     assert.equal(record.json().credential.owner_did, wallet.keys[0]!.did)
     assert.equal(record.json().credential.format, 'dc+sd-jwt')
+  })
+
+  it('issues jwt_vc_json to a did:jwk kid, after the tx_code, with a Bearer token; a wrong tx_code is invalid_grant', async () => {
+    const created = await offer({ format: 'jwt_vc_json', tx_code: { length: 8, input_mode: 'text' } })
+    assert.match(created.tx_code, /^[A-Z2-9]{8}$/)
+    const wallet = await IssuanceWallet.create(['EdDSA'])
+    const resolved = await wallet.resolve(created.credential_offer_uri)
+    assert.deepEqual(resolved.offer.grants?.['urn:ietf:params:oauth:grant-type:pre-authorized_code']?.tx_code, { length: 8, input_mode: 'text' })
+    // Without the tx_code (the library would not send that request: posted by hand).
+    const code = resolved.offer.grants!['urn:ietf:params:oauth:grant-type:pre-authorized_code']!['pre-authorized_code']
+    const missing = await postForm(resolved.metadata.authorizationServers[0]!.token_endpoint!, { grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', 'pre-authorized_code': code })
+    assert.equal(missing.status, 400)
+    assert.equal(((await missing.json()) as Json).error, 'invalid_grant')
+    assert.equal(await errorOf(wallet.token(resolved, { dpop: false, txCode: 'WRONG234' })), 'invalid_grant')
+    const token = await wallet.token(resolved, { dpop: false, txCode: created.tx_code })
+    assert.equal(token.response.token_type, 'Bearer')
+    const proofs = await wallet.proofs(resolved, await wallet.nonce(resolved), { useDid: true })
+    const answer = await wallet.credentials(resolved, token, proofs)
+    const jwt = (answer.credentialResponse.credentials as Json[])[0]!.credential as string
+    const { kid, alg } = jose.decodeProtectedHeader(jwt)
+    const { payload } = await jose.jwtVerify(jwt, await jose.importJWK((await resolveDidUrlJwk(kid!)) as jose.JWK, alg))
+    const holder = wallet.keys[0]!.did
+    assert.equal(payload.sub, holder)
+    assert.equal((payload.vc as Json).credentialSubject.id, holder)
+    assert.equal((payload.vc as Json).credentialSubject.member, 'Ada')
+    // The code was spent by the successful request: replaying it is invalid_grant.
+    assert.equal(await errorOf(wallet.token(resolved, { dpop: false, txCode: created.tx_code })), 'invalid_grant')
+  })
+
+  it('issues a batch: one key-bound copy and one record per proof, one offer use', async () => {
+    const created = await offer({ format: 'dc+sd-jwt', max_uses: 1 })
+    const wallet = await IssuanceWallet.create(['ES256', 'ES256', 'EdDSA'])
+    const { answer } = await wallet.receive(created.credential_offer_uri)
+    const credentials = answer.credentialResponse.credentials as Json[]
+    assert.equal(credentials.length, 3)
+    assert.ok(answer.credentialResponse.notification_id)
+    const ids = new Set<string>()
+    for (const [i, item] of credentials.entries()) {
+      const payload = await verifySdJwtVc(item.credential)
+      assert.deepEqual(payload.cnf.jwk, wallet.keys[i]!.publicJwk)
+      const record = await callAs(t.app, 'GET', `/api/issuer/${issuer.did}/credentials/${payload.jti}`, issuer.token)
+      assert.equal(record.json().credential.owner_did, wallet.keys[i]!.did)
+      ids.add(payload.jti)
+    }
+    assert.equal(ids.size, 3)
+    const listed = (await callAs(t.app, 'GET', `/api/issuer/${issuer.did}/offers`, issuer.token)).json().data as Json[]
+    assert.equal(listed.find((o) => o.id === created.offer.id)!.uses, 1)
+  })
+
+  it('refuses a replayed, unknown or mixed c_nonce (invalid_nonce), a proof for another audience or a stale one (invalid_proof)', async () => {
+    const first = await IssuanceWallet.create(['ES256'])
+    const used = await first.receive((await offer({ format: 'dc+sd-jwt' })).credential_offer_uri)
+    assert.ok(used.answer.ok)
+    const wallet = await IssuanceWallet.create(['ES256', 'ES256'])
+    const resolved = await wallet.resolve((await offer({ format: 'dc+sd-jwt' })).credential_offer_uri)
+    const token = await wallet.token(resolved)
+    assert.equal(await errorOf(wallet.credentials(resolved, token, await wallet.proofs(resolved, 'not-a-nonce-of-this-issuer'))), 'invalid_nonce')
+    const a = await wallet.nonce(resolved)
+    const b = await wallet.nonce(resolved)
+    const mixed = [...(await wallet.proofs(resolved, a, { keys: [wallet.keys[0]!] })), ...(await wallet.proofs(resolved, b, { keys: [wallet.keys[1]!] }))]
+    assert.equal(await errorOf(wallet.credentials(resolved, token, mixed)), 'invalid_nonce')
+    assert.equal(await errorOf(wallet.credentials(resolved, token, await wallet.proofs(resolved, a, { audience: 'https://elsewhere.example/issuers/x' }))), 'invalid_proof')
+    assert.equal(await errorOf(wallet.credentials(resolved, token, await wallet.proofs(resolved, a, { issuedAt: new Date(Date.now() - 3_600_000) }))), 'invalid_proof')
+    // None of the refusals spent the token's request or the nonce: the right request still works, once.
+    const proofs = await wallet.proofs(resolved, a)
+    assert.ok((await wallet.credentials(resolved, token, proofs)).ok)
+    assert.equal(await errorOf(wallet.credentials(resolved, token, proofs)), 'invalid_token')
+    // Its nonce is spent now: another token cannot use it.
+    const other = await IssuanceWallet.create(['ES256'])
+    const otherResolved = await other.resolve((await offer({ format: 'dc+sd-jwt' })).credential_offer_uri)
+    const otherToken = await other.token(otherResolved)
+    assert.equal(await errorOf(other.credentials(otherResolved, otherToken, await other.proofs(otherResolved, a))), 'invalid_nonce')
   })
 })
