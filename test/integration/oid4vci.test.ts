@@ -194,4 +194,87 @@ describe('OpenID4VCI issuance (pre-authorized code)', () => {
     const otherToken = await other.token(otherResolved)
     assert.equal(await errorOf(other.credentials(otherResolved, otherToken, await other.proofs(otherResolved, a))), 'invalid_nonce')
   })
+
+  it('requires DPoP when the offer asks: no token without a proof, no credential without one for a DPoP-bound token', async () => {
+    const created = await offer({ format: 'dc+sd-jwt', dpop_required: true })
+    const wallet = await IssuanceWallet.create(['ES256'])
+    const resolved = await wallet.resolve(created.credential_offer_uri)
+    assert.equal(await errorOf(wallet.token(resolved, { dpop: false })), 'invalid_dpop_proof')
+    const token = await wallet.token(resolved)
+    assert.equal(token.response.token_type, 'DPoP')
+    const proofs = await wallet.proofs(resolved, await wallet.nonce(resolved))
+    // The DPoP-bound token presented as a bearer token.
+    const bare: TokenResult = { accessToken: token.accessToken, response: token.response }
+    const refused = await fetch(resolved.metadata.credentialIssuer.credential_endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${bare.accessToken}` },
+      body: JSON.stringify({ credential_configuration_id: resolved.configurationId, proofs: { jwt: proofs } }),
+    })
+    assert.equal(refused.status, 401)
+    assert.equal(((await refused.json()) as Json).error, 'invalid_dpop_proof')
+    assert.match(refused.headers.get('www-authenticate') ?? '', /invalid_dpop_proof/)
+    assert.ok((await wallet.credentials(resolved, token, proofs)).ok)
+  })
+
+  it('answers unknown_credential_configuration, and refuses a configuration the token does not cover', async () => {
+    const created = await offer({ format: 'dc+sd-jwt' })
+    const wallet = await IssuanceWallet.create(['ES256'])
+    const resolved = await wallet.resolve(created.credential_offer_uri)
+    const token = await wallet.token(resolved, { dpop: false })
+    const proofs = await wallet.proofs(resolved, await wallet.nonce(resolved))
+    const ask = (configuration: string) =>
+      fetch(resolved.metadata.credentialIssuer.credential_endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token.accessToken}` },
+        body: JSON.stringify({ credential_configuration_id: configuration, proofs: { jwt: proofs } }),
+      })
+    const unknown = await ask(`${schemaId}.mso_mdoc`)
+    assert.equal(unknown.status, 400)
+    assert.equal(((await unknown.json()) as Json).error, 'unknown_credential_configuration')
+    const other = await ask(`${schemaId}.jwt_vc_json`)
+    assert.equal(other.status, 400)
+    assert.equal(((await other.json()) as Json).error, 'invalid_credential_request')
+    assert.ok((await wallet.credentials(resolved, token, proofs)).ok)
+  })
+
+  it("refuses an offer used up through the spec's route, an expired one, and another issuer's code or token", async () => {
+    // Used up: its one use taken by a holder's credential request (the spec's route).
+    const usedUp = await offer({ format: 'dc+sd-jwt', max_uses: 1 })
+    const holder = new DidClient()
+    const holderToken = await holder.login(t.app)
+    const request = await t.app.inject({ method: 'POST', url: '/api/wallet/credential-request', headers: { authorization: `Bearer ${holderToken}`, 'x-user-did': holder.did }, payload: { issuer_did: issuer.did, offer_id: usedUp.offer.id } })
+    assert.equal(request.statusCode, 201, request.body)
+    const wallet = await IssuanceWallet.create(['ES256'])
+    assert.equal(await errorOf(wallet.token(await wallet.resolve(usedUp.credential_offer_uri))), 'invalid_grant')
+
+    // Expired between the offer and the token request.
+    const expiring = await offer({ format: 'dc+sd-jwt', expires_at: new Date(Date.now() + 1500).toISOString() })
+    const expiringResolved = await wallet.resolve(expiring.credential_offer_uri)
+    await new Promise((resolve) => setTimeout(resolve, 1600))
+    assert.equal(await errorOf(wallet.token(expiringResolved)), 'invalid_grant')
+    const gone = await fetch(decodeURIComponent(expiring.credential_offer_uri.split('credential_offer_uri=')[1]))
+    assert.equal(gone.status, 404)
+
+    // Another issuer: its token endpoint does not know this issuer's code; its credential endpoint refuses this issuer's token.
+    const other = new IssuerActor()
+    await other.setUp(t.app, 'Other club')
+    const otherSchema = await other.schema(t.app, SCHEMA)
+    const otherOffer = (await callAs(t.app, 'POST', `/api/issuer/${other.did}/offers`, other.token, { credential_type: 'Membership', schema_id: otherSchema, attributes: { member: 'Bo' }, format: 'dc+sd-jwt' })).json() as Json
+    const otherResolved = await wallet.resolve(otherOffer.credential_offer_uri)
+    const mine = await wallet.resolve((await offer({ format: 'dc+sd-jwt' })).credential_offer_uri)
+    const crossed: Resolved = { ...mine, metadata: otherResolved.metadata }
+    assert.equal(await errorOf(wallet.token(crossed)), 'invalid_grant')
+    const token = await wallet.token(mine)
+    const proofs = await wallet.proofs(otherResolved, await wallet.nonce(otherResolved))
+    assert.equal(await errorOf(wallet.credentials({ ...otherResolved }, token, proofs, otherResolved.configurationId)), 'invalid_token')
+  })
+
+  it('binds an offer with a subject to that holder: a proof by another key is refused', async () => {
+    const holder = new DidClient()
+    const created = await offer({ format: 'jwt_vc_json', subject_did: holder.did })
+    const stranger = await IssuanceWallet.create(['EdDSA'])
+    const resolved = await stranger.resolve(created.credential_offer_uri)
+    const token = await stranger.token(resolved)
+    assert.equal(await errorOf(stranger.credentials(resolved, token, await stranger.proofs(resolved, await stranger.nonce(resolved), { useDid: true }))), 'invalid_proof')
+  })
 })

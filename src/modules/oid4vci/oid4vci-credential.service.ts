@@ -56,6 +56,9 @@ export class Oid4vciCredentialService {
     const ctx = await issuerContext(this.deps, webId)
     const grant = await this.authorize(ctx, request)
     const library = new Openid4vciIssuer({ callbacks: ctx.callbacks })
+    // §8.3.1.2: a configuration the metadata does not list is its own error (the library's parse would call it malformed).
+    const asked = body.credential_configuration_id
+    if (typeof asked === 'string' && !(asked in ctx.metadata.credential_configurations_supported)) throw oid4vciError('unknown_credential_configuration', `Unknown credential configuration "${asked}"`)
     let parsed
     try {
       parsed = library.parseCredentialRequest({ issuerMetadata: ctx.metadataResult, credentialRequest: body })
