@@ -122,11 +122,13 @@ export class Oid4vciCredentialService {
     if (pending.status === 'pending') return { status: 202, body: library.createDeferredCredentialResponse({ transactionId, interval: DEFERRED_INTERVAL_S }) }
     if (pending.status !== 'approved' || !pending.credential_id) throw oid4vciError('credential_request_denied', `The issuer rejected the request${pending.reason ? `: ${pending.reason}` : ''}`)
     const credential = await this.deps.issued.get(ctx.identity.did, pending.credential_id)
-    const notificationId = randomUUID()
-    if (!(await repo.deliverDeferred(this.deps.db, found.id, transactionId, { credential_ids: [credential.id], notification_id: notificationId }))) {
+    if (!(await repo.deliverDeferred(this.deps.db, found.id, transactionId, { credential_ids: [credential.id] }))) {
       throw oid4vciError('invalid_transaction_id', 'The transaction was answered meanwhile')
     }
-    return { status: 200, body: library.createDeferredCredentialResponse({ credentials: [{ credential: wireForm(credential.jwt) }], notificationId }) }
+    // No notification_id here: @openid4vc/openid4vci 0.4.6 refuses a deferred response that has
+    // one beside its credentials (its check is inverted), so wallets built on it could not read it
+    // (docs/decisions.md "OpenID4VCI (issue 24)").
+    return { status: 200, body: library.createDeferredCredentialResponse({ credentials: [{ credential: wireForm(credential.jwt) }] }) }
   }
 
   async notification(webId: string, body: Record<string, unknown>, request: RequestLike): Promise<void> {

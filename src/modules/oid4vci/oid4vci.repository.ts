@@ -101,10 +101,10 @@ export function deleteExpiredNonces(db: Executor, before: Date): Promise<void> {
 }
 
 /** Closes a deferred transaction once its credential is answered (OID4VCI 1.0 §9.3: a transaction_id is used once). */
-export async function deliverDeferred(db: Executor, id: string, transactionId: string, delivered: { credential_ids: string[]; notification_id: string }): Promise<boolean> {
+export async function deliverDeferred(db: Executor, id: string, transactionId: string, delivered: { credential_ids: string[] }): Promise<boolean> {
   const row = await db
     .updateTable('oid4vci_grants')
-    .set({ transaction_id: null, credential_ids: JSON.stringify(delivered.credential_ids), notification_id: delivered.notification_id })
+    .set({ transaction_id: null, credential_ids: JSON.stringify(delivered.credential_ids) })
     .where('id', '=', id)
     .where('transaction_id', '=', transactionId)
     .returning('id')
