@@ -33,6 +33,7 @@ const MAX_SCHEMAS = 200
 
 /** The credential issuer of a web_id and its metadata, or 404. */
 export async function issuerContext(deps: ContextDeps, webId: string): Promise<IssuerContext> {
+  if (!servesOid4vci(deps.publicBaseUrl)) throw new NotFoundError('OpenID4VCI is served only on an https PUBLIC_BASE_URL')
   const identity = await deps.identities.byWebId(webId)
   if (!identity) throw new NotFoundError('No credential issuer here')
   const profile = await deps.issuers.profile(identity.did)
@@ -71,6 +72,9 @@ export async function issuerContext(deps: ContextDeps, webId: string): Promise<I
     jwks,
   }
 }
+
+/** OID4VCI 1.0 §12.2.1: a credential issuer identifier is an https URL; on plain http the service publishes no OpenID4VCI issuer. */
+export const servesOid4vci = (publicBaseUrl: string): boolean => publicBaseUrl.startsWith('https://')
 
 /** The library's view of an HTTP request: its absolute URL (DPoP `htu`) on the public base URL. */
 export function requestLike(publicBaseUrl: string, request: { method: string; url: string; headers: Record<string, string | string[] | undefined> }): RequestLike {

@@ -6,7 +6,7 @@ import type { Database } from '../../db/database.js'
 import { NotFoundError, ValidationError } from '../../errors.js'
 import type { OfferInput, OfferPublication, OfferService, PreparedPublication } from '../issuer/offers.service.js'
 import { qrSvgDataUrl } from '../qr/qr-image.js'
-import { issuerContext, sha256Hex, type ContextDeps, type IssuerContext } from './oid4vci-context.js'
+import { issuerContext, servesOid4vci, sha256Hex, type ContextDeps, type IssuerContext } from './oid4vci-context.js'
 import { configurationId, DEFAULT_OID4VCI_FORMAT, OID4VCI_FORMATS } from './oid4vci-metadata.js'
 import * as repo from './oid4vci.repository.js'
 import type { TxCodeSpec } from './oid4vci.table.js'
@@ -36,6 +36,10 @@ export class Oid4vciOffers implements OfferPublication {
     const asked = offer.input.tx_code !== undefined || offer.input.requires_approval !== undefined || offer.input.dpop_required !== undefined
     if (!(format in OID4VCI_FORMATS)) {
       if (asked) throw new ValidationError(`format "${format}" has no OpenID4VCI credential configuration (${Object.keys(OID4VCI_FORMATS).join(', ')})`, { details: { field: 'format' } })
+      return undefined
+    }
+    if (!servesOid4vci(this.deps.publicBaseUrl)) {
+      if (asked) throw new ValidationError('tx_code, requires_approval and dpop_required are OpenID4VCI settings: it is served only on an https PUBLIC_BASE_URL')
       return undefined
     }
     const identity = await this.deps.identities.identity(offer.issuerDid)

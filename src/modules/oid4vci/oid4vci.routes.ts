@@ -1,7 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { errorRefs } from '../shared/route-helpers.js'
-import { FreeFormObject } from '../shared/free-form-json.js'
 import { issuerContext, requestLike, type ContextDeps } from './oid4vci-context.js'
 import type { Oid4vciCredentialService } from './oid4vci-credential.service.js'
 import { ResourceUnauthorized } from './oid4vci-errors.js'
@@ -13,6 +12,22 @@ const WebId = Type.String({ pattern: '^[a-f0-9]{32}$' })
 const IssuerParams = Type.Object({ web_id: WebId })
 const Json = Type.Record(Type.String(), Type.Unknown())
 const security: never[] = []
+const Jwt = Type.String({ maxLength: 16_384 })
+
+/** OID4VCI 1.0 §8.2 (members the service reads; others, such as credential_response_encryption, are not supported). */
+const CredentialRequestBody = Type.Object({
+  credential_configuration_id: Type.Optional(Type.String({ maxLength: 200 })),
+  credential_identifier: Type.Optional(Type.String({ maxLength: 200 })),
+  proofs: Type.Optional(Type.Object({ jwt: Type.Optional(Type.Array(Jwt, { minItems: 1, maxItems: 10 })) })),
+  proof: Type.Optional(Type.Object({ proof_type: Type.String({ maxLength: 50 }), jwt: Type.Optional(Jwt) })),
+})
+const DeferredRequestBody = Type.Object({ transaction_id: Type.Optional(Type.String({ maxLength: 200 })) })
+/** §11.1; checked in the service so a missing member is invalid_notification_request. */
+const NotificationBody = Type.Object({
+  notification_id: Type.Optional(Type.String({ maxLength: 200 })),
+  event: Type.Optional(Type.String({ maxLength: 50 })),
+  event_description: Type.Optional(Type.String({ maxLength: 1000 })),
+})
 
 export interface Oid4vciRouteDeps {
   context: ContextDeps
@@ -87,7 +102,7 @@ export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async 
   app.post('/issuers/:web_id/oid4vci/credential', {
     schema: {
       tags, summary: 'Credential endpoint: one key-bound credential per jwt proof, or a deferred transaction (OID4VCI 1.0 §8)', security, params: IssuerParams,
-      body: FreeFormObject({ maxProperties: 20 }),
+      body: CredentialRequestBody,
       response: { 200: Json, 202: Json, ...errorRefs(400, 401, 404) },
     },
   }, async (request, reply) => {
@@ -98,7 +113,7 @@ export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async 
   app.post('/issuers/:web_id/oid4vci/deferred-credential', {
     schema: {
       tags, summary: 'Deferred credential endpoint: the credential once the issuer approved (OID4VCI 1.0 §9)', security, params: IssuerParams,
-      body: FreeFormObject({ maxProperties: 20 }),
+      body: DeferredRequestBody,
       response: { 200: Json, 202: Json, ...errorRefs(400, 401, 404) },
     },
   }, async (request, reply) => {
@@ -109,7 +124,7 @@ export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async 
   app.post('/issuers/:web_id/oid4vci/notification', {
     schema: {
       tags, summary: 'Notification endpoint: the wallet reports it accepted, failed or deleted what it received (OID4VCI 1.0 §11)', security, params: IssuerParams,
-      body: FreeFormObject({ maxProperties: 20 }),
+      body: NotificationBody,
       response: { ...errorRefs(400, 401, 404) },
     },
   }, async (request, reply) => {
