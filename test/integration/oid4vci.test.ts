@@ -277,4 +277,22 @@ describe('OpenID4VCI issuance (pre-authorized code)', () => {
     const token = await stranger.token(resolved)
     assert.equal(await errorOf(stranger.credentials(resolved, token, await stranger.proofs(resolved, await stranger.nonce(resolved), { useDid: true }))), 'invalid_proof')
   })
+
+  it('issues ldp_vc (Data Integrity eddsa-rdfc-2022) to the did:jwk of a jwk proof; the access token is an RFC 9068 JWT of the issuer', async () => {
+    const created = await offer({ format: 'eddsa-rdfc-2022' })
+    assert.equal(created.credential_configuration_id, `${schemaId}.ldp_vc`)
+    const wallet = await IssuanceWallet.create(['EdDSA'])
+    const { resolved, token, answer } = await wallet.receive(created.credential_offer_uri)
+    const header = jose.decodeProtectedHeader(token.accessToken)
+    const claims = jose.decodeJwt(token.accessToken)
+    assert.equal(header.typ, 'at+jwt')
+    assert.equal(claims.iss, resolved.offer.credential_issuer)
+    assert.equal(claims.aud, resolved.offer.credential_issuer)
+    const jwks = (await (await fetch(resolved.metadata.authorizationServers[0]!.jwks_uri!)).json()) as jose.JSONWebKeySet
+    await jose.jwtVerify(token.accessToken, jose.createLocalJWKSet(jwks), { typ: 'at+jwt' })
+    const credential = (answer.credentialResponse.credentials as Json[])[0]!.credential as Json
+    assert.equal(credential.proof.cryptosuite, 'eddsa-rdfc-2022')
+    assert.equal(credential.credentialSubject.id, wallet.keys[0]!.did)
+    assert.equal(credential.credentialSubject.member, 'Ada')
+  })
 })
