@@ -69,6 +69,7 @@ import { oauthTokenRoutes } from './modules/vc-api/oauth-token.routes.js'
 import { Oid4vciOffers } from './modules/oid4vci/oid4vci-offers.js'
 import { Oid4vciTokenService } from './modules/oid4vci/oid4vci-token.service.js'
 import { Oid4vciCredentialService } from './modules/oid4vci/oid4vci-credential.service.js'
+import { Oid4vciAuthorizeService } from './modules/oid4vci/oid4vci-authorize.service.js'
 import { oid4vciRoutes } from './modules/oid4vci/oid4vci.routes.js'
 import { vcApiClientRoutes } from './modules/vc-api/vc-api-clients.routes.js'
 import { VcApiClientService } from './modules/vc-api/vc-api-clients.service.js'
@@ -301,6 +302,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     offers: oid4vciOffers,
     tokens: new Oid4vciTokenService({ ...oid4vciContext, db, clock, offers }),
     credentials: new Oid4vciCredentialService({ ...oid4vciContext, db, clock, offers, issuance, issued, requests }),
+    authorization: new Oid4vciAuthorizeService({ ...oid4vciContext, db, clock, offers, auth }),
   })
   await app.register(encryptionKeyRoutes, { prefix: '/api/wallet', holderKeys })
   await app.register(statusListRoutes, { prefix: '/api/status-lists', statusLists })

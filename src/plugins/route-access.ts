@@ -90,6 +90,10 @@ export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
   'GET /issuers/:web_id/oid4vci/offers/:handle',
   'HEAD /issuers/:web_id/oid4vci/offers/:handle',
   'POST /issuers/:web_id/oid4vci/token',
+  // The holder's proof of DID control is in the body (a signed challenge).
+  'GET /issuers/:web_id/oid4vci/authorize',
+  'HEAD /issuers/:web_id/oid4vci/authorize',
+  'POST /issuers/:web_id/oid4vci/authorize',
   'POST /issuers/:web_id/oid4vci/nonce',
   'POST /issuers/:web_id/oid4vci/credential',
   'POST /issuers/:web_id/oid4vci/deferred-credential',

@@ -5,7 +5,8 @@ import { sql, type Kysely } from 'kysely'
  * the OID4VCI side of an offer (its public reference, the hashed pre-authorized code and
  * tx_code, the credential configuration, DPoP and approval settings), the grants its token
  * endpoint hands out (one per access token: what the credential endpoint may issue, deferred
- * transactions and notification ids), and the single-use c_nonces of the nonce endpoint.
+ * transactions and notification ids), the single-use c_nonces of the nonce endpoint, and the
+ * authorization codes of the authorization code flow (PKCE, the holder signed in by DID).
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`
@@ -49,9 +50,23 @@ export async function up(db: Kysely<any>): Promise<void> {
       used_at timestamptz
     )`.execute(db)
   await sql`create index oid4vci_nonces_expiry_idx on oid4vci_nonces (expires_at)`.execute(db)
+  await sql`
+    create table oid4vci_authorization_codes (
+      code_digest text primary key,
+      offer_id text not null references credential_offers (id) on delete cascade,
+      issuer_did text not null references issuers (did) on delete cascade,
+      holder_did text not null,
+      client_id text not null,
+      redirect_uri text not null,
+      code_challenge text not null,
+      expires_at timestamptz not null,
+      used_at timestamptz
+    )`.execute(db)
+  await sql`create index oid4vci_authorization_codes_expiry_idx on oid4vci_authorization_codes (expires_at)`.execute(db)
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await sql`drop table if exists oid4vci_authorization_codes`.execute(db)
   await sql`drop table if exists oid4vci_nonces`.execute(db)
   await sql`drop table if exists oid4vci_grants`.execute(db)
   await sql`drop table if exists oid4vci_offers`.execute(db)

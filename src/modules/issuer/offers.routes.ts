@@ -33,6 +33,7 @@ const OfferBody = Type.Object(
     ], { description: 'OpenID4VCI: a transaction code the wallet must send with the pre-authorized code (shown once in the answer)' })),
     requires_approval: Type.Optional(Type.Boolean({ description: 'OpenID4VCI: deferred issuance; the issuer approves the credential request the wallet makes' })),
     dpop_required: Type.Optional(Type.Boolean({ description: 'OpenID4VCI: the access token must be DPoP-bound (RFC 9449)' })),
+    pre_authorized: Type.Optional(Type.Boolean({ description: 'OpenID4VCI: false offers the authorization code grant (the holder signs in with its DID) instead of a pre-authorized code; default true' })),
   },
   { additionalProperties: false },
 )

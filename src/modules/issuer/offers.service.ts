@@ -28,6 +28,8 @@ export interface OfferInput {
   requires_approval?: boolean
   /** OpenID4VCI: the access token must be DPoP-bound (RFC 9449). */
   dpop_required?: boolean
+  /** OpenID4VCI: false offers the authorization code grant (the holder signs in) instead of a pre-authorized code. */
+  pre_authorized?: boolean
 }
 
 /**

@@ -56,6 +56,7 @@ export class Oid4vciCredentialService {
   async credential(webId: string, body: Record<string, unknown>, request: RequestLike): Promise<{ status: 200 | 202; body: Record<string, unknown> }> {
     const ctx = await issuerContext(this.deps, webId)
     const grant = await this.authorize(ctx, request)
+    if (grant.used_at) throw oid4vciError('invalid_token', 'This access token has been used for its credential request')
     const library = new Openid4vciIssuer({ callbacks: ctx.callbacks })
     // §8.3.1.2: a configuration the metadata does not list is its own error (the library's parse would call it malformed).
     const asked = body.credential_configuration_id
@@ -81,6 +82,8 @@ export class Oid4vciCredentialService {
     const nonce = sharedNonce(proofs)
     const holders = await this.verifyProofs(library, ctx, proofs, nonce)
     if (offer.subject_did && holders.some((h) => h.did !== offer.subject_did)) throw oid4vciError('invalid_proof', 'The offer is addressed to another holder: the proof key must be its subject DID')
+    // Authorization code flow: the holder signed in with its DID, so the credentials are bound to that DID's keys.
+    if (grant.holder_did && holders.some((h) => h.did !== grant.holder_did)) throw oid4vciError('invalid_proof', 'The key proofs must be signed by a key of the DID that signed in')
 
     const now = this.deps.clock.now()
     if (!(await repo.useGrant(this.deps.db, grant.id, now))) throw oid4vciError('invalid_token', 'This access token has been used for its credential request, or has expired')

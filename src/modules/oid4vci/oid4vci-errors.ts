@@ -22,6 +22,13 @@ export type Oid4vciErrorCode =
   | 'invalid_notification_id'
   | 'invalid_notification_request'
 
+/** The authorization endpoint answers JSON only: no sign-in page is built (docs/openid4vci.md). */
+export class NotAcceptableError extends ValidationError {
+  constructor() {
+    super('The authorization endpoint answers application/json only (the wallet or its user agent drives the DID sign-in)', { details: { oauth_error: 'invalid_request' } })
+  }
+}
+
 /** A 401 of a protected resource, with the WWW-Authenticate challenge the route answers (RFC 6750 §3, RFC 9449 §7.1). */
 export class ResourceUnauthorized extends UnauthenticatedError {
   constructor(

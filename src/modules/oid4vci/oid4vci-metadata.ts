@@ -1,4 +1,4 @@
-import { Oauth2AuthorizationServer, preAuthorizedCodeGrantIdentifier, type AuthorizationServerMetadata } from '@openid4vc/oauth2'
+import { authorizationCodeGrantIdentifier, Oauth2AuthorizationServer, PkceCodeChallengeMethod, preAuthorizedCodeGrantIdentifier, type AuthorizationServerMetadata } from '@openid4vc/oauth2'
 import { Openid4vciIssuer, Openid4vciVersion, type CredentialIssuerMetadata, type IssuerMetadataResult } from '@openid4vc/openid4vci'
 import { hostedIssuerUrl } from '../did/jwt-vc-issuer.js'
 import { vctFor } from '../credentials/formats/sd-jwt-vc/sd-jwt-vc-claims.js'
@@ -56,14 +56,17 @@ export function endpointsOf(publicBaseUrl: string, webId: string) {
 const library = new Openid4vciIssuer({ callbacks: {} as never })
 const authorizationLibrary = new Oauth2AuthorizationServer({ callbacks: {} as never })
 
-/** RFC 8414 metadata of the issuer as its own authorization server (pre-authorized code, DPoP ES256/EdDSA). */
+/** RFC 8414 metadata of the issuer as its own authorization server (authorization code with PKCE S256, pre-authorized code, DPoP ES256/EdDSA). */
 export function authorizationServerMetadata(publicBaseUrl: string, identity: IssuerIdentityRow): AuthorizationServerMetadata {
   const e = endpointsOf(publicBaseUrl, identity.web_id)
   return authorizationLibrary.createAuthorizationServerMetadata({
     issuer: e.issuer,
     token_endpoint: e.token,
+    authorization_endpoint: e.authorize,
     jwks_uri: e.jwks,
-    grant_types_supported: [preAuthorizedCodeGrantIdentifier],
+    grant_types_supported: [authorizationCodeGrantIdentifier, preAuthorizedCodeGrantIdentifier],
+    response_types_supported: ['code'],
+    code_challenge_methods_supported: [PkceCodeChallengeMethod.S256],
     token_endpoint_auth_methods_supported: ['none'],
     dpop_signing_alg_values_supported: PROOF_ALGS,
     'pre-authorized_grant_anonymous_access_supported': true,

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, randomInt } from 'node:crypto'
-import { preAuthorizedCodeGrantIdentifier } from '@openid4vc/oauth2'
+import { authorizationCodeGrantIdentifier, preAuthorizedCodeGrantIdentifier } from '@openid4vc/oauth2'
 import { Openid4vciIssuer } from '@openid4vc/openid4vci'
 import type { Clock } from '../../adapters/clock.js'
 import type { Database } from '../../db/database.js'
@@ -33,19 +33,20 @@ export class Oid4vciOffers implements OfferPublication {
 
   async prepare(offer: { issuerDid: string; schemaId: string; format: string | null; input: OfferInput }): Promise<PreparedPublication | undefined> {
     const format = offer.format ?? DEFAULT_OID4VCI_FORMAT
-    const asked = offer.input.tx_code !== undefined || offer.input.requires_approval !== undefined || offer.input.dpop_required !== undefined
+    const asked = offer.input.tx_code !== undefined || offer.input.requires_approval !== undefined || offer.input.dpop_required !== undefined || offer.input.pre_authorized !== undefined
     if (!(format in OID4VCI_FORMATS)) {
       if (asked) throw new ValidationError(`format "${format}" has no OpenID4VCI credential configuration (${Object.keys(OID4VCI_FORMATS).join(', ')})`, { details: { field: 'format' } })
       return undefined
     }
     if (!servesOid4vci(this.deps.publicBaseUrl)) {
-      if (asked) throw new ValidationError('tx_code, requires_approval and dpop_required are OpenID4VCI settings: it is served only on an https PUBLIC_BASE_URL')
+      if (asked) throw new ValidationError('tx_code, requires_approval, dpop_required and pre_authorized are OpenID4VCI settings: it is served only on an https PUBLIC_BASE_URL')
       return undefined
     }
     const identity = await this.deps.identities.identity(offer.issuerDid)
     if (!identity) return undefined
     const handle = randomBytes(32).toString('base64url')
-    const code = this.codeOf(handle)
+    const preAuthorized = offer.input.pre_authorized !== false
+    if (!preAuthorized && offer.input.tx_code) throw new ValidationError('tx_code goes with the pre-authorized code grant only', { details: { field: 'tx_code' } })
     const spec = txCodeSpec(offer.input.tx_code)
     const txCode = spec && generateTxCode(spec)
     const configuration = configurationId(offer.schemaId, format)
@@ -56,7 +57,8 @@ export class Oid4vciOffers implements OfferPublication {
           issuer_did: offer.issuerDid,
           reference: sha256Hex(handle),
           configuration_id: configuration,
-          pre_authorized_code_digest: sha256Hex(code),
+          pre_authorized_code_digest: preAuthorized ? sha256Hex(this.codeOf(handle)) : null,
+          issuer_state_digest: preAuthorized ? null : sha256Hex(this.issuerStateOf(handle)),
           tx_code_digest: txCode ? sha256Hex(txCode) : null,
           tx_code_spec: spec,
           dpop_required: offer.input.dpop_required ?? false,
@@ -66,7 +68,7 @@ export class Oid4vciOffers implements OfferPublication {
       },
       answer: async () => {
         const ctx = await issuerContext(this.deps, identity.web_id)
-        const created = await this.offerFor(ctx, handle, configuration, spec)
+        const created = await this.offerFor(ctx, handle, configuration, spec, preAuthorized)
         return {
           credential_offer_uri: created.credentialOffer,
           credential_offer_qr: await qrSvgDataUrl(created.credentialOffer),
@@ -86,19 +88,26 @@ export class Oid4vciOffers implements OfferPublication {
     const offer = await this.deps.offers?.().find(this.deps.db, found.issuer_did, found.offer_id)
     const now = this.deps.clock.now()
     if (!offer || offer.status !== 'active' || (offer.expires_at && new Date(offer.expires_at) <= now)) throw new NotFoundError('Credential offer not found, redeemed or expired')
-    return (await this.offerFor(ctx, handle, found.configuration_id, found.tx_code_spec)).credentialOfferObject
+    return (await this.offerFor(ctx, handle, found.configuration_id, found.tx_code_spec, found.pre_authorized_code_digest !== null)).credentialOfferObject
   }
 
   private codeOf(handle: string): string {
     return createHmac('sha256', this.deps.codeKey).update(handle).digest('base64url')
   }
 
-  private offerFor(ctx: IssuerContext, handle: string, configuration: string, spec: TxCodeSpec | null) {
+  /** The `issuer_state` of an authorization-code offer (§4.1.1), derived like the code, under its own label. */
+  private issuerStateOf(handle: string): string {
+    return createHmac('sha256', this.deps.codeKey).update(`issuer_state ${handle}`).digest('base64url')
+  }
+
+  private offerFor(ctx: IssuerContext, handle: string, configuration: string, spec: TxCodeSpec | null, preAuthorized: boolean) {
     const library = new Openid4vciIssuer({ callbacks: ctx.callbacks })
     return library.createCredentialOffer({
       issuerMetadata: ctx.metadataResult,
       credentialConfigurationIds: [configuration],
-      grants: { [preAuthorizedCodeGrantIdentifier]: { 'pre-authorized_code': this.codeOf(handle), ...(spec ? { tx_code: { ...spec } } : {}) } },
+      grants: preAuthorized
+        ? { [preAuthorizedCodeGrantIdentifier]: { 'pre-authorized_code': this.codeOf(handle), ...(spec ? { tx_code: { ...spec } } : {}) } }
+        : { [authorizationCodeGrantIdentifier]: { issuer_state: this.issuerStateOf(handle) } },
       credentialOfferUri: ctx.endpoints.offer(handle),
     })
   }

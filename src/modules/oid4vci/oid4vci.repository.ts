@@ -1,6 +1,6 @@
 import type { Insertable, Selectable } from 'kysely'
 import type { Executor } from '../../db/database.js'
-import type { Oid4vciGrantsTable, Oid4vciOffersTable } from './oid4vci.table.js'
+import type { Oid4vciAuthorizationCodesTable, Oid4vciGrantsTable, Oid4vciOffersTable } from './oid4vci.table.js'
 import './oid4vci.table.js'
 
 export type Oid4vciOfferRow = Selectable<Oid4vciOffersTable>
@@ -109,5 +109,26 @@ export async function deliverDeferred(db: Executor, id: string, transactionId: s
     .where('transaction_id', '=', transactionId)
     .returning('id')
     .executeTakeFirst()
+  return row !== undefined
+}
+
+export type AuthorizationCodeRow = Selectable<Oid4vciAuthorizationCodesTable>
+
+export function findOfferByIssuerState(db: Executor, issuerDid: string, digest: string): Promise<Oid4vciOfferRow | undefined> {
+  return db.selectFrom('oid4vci_offers').selectAll().where('issuer_state_digest', '=', digest).where('issuer_did', '=', issuerDid).executeTakeFirst()
+}
+
+export async function insertAuthorizationCode(db: Executor, row: Insertable<Oid4vciAuthorizationCodesTable>, now: Date): Promise<void> {
+  await db.deleteFrom('oid4vci_authorization_codes').where('expires_at', '<', now).execute()
+  await db.insertInto('oid4vci_authorization_codes').values(row).execute()
+}
+
+export function findAuthorizationCode(db: Executor, issuerDid: string, digest: string, now: Date): Promise<AuthorizationCodeRow | undefined> {
+  return db.selectFrom('oid4vci_authorization_codes').selectAll().where('code_digest', '=', digest).where('issuer_did', '=', issuerDid).where('used_at', 'is', null).where('expires_at', '>', now).executeTakeFirst()
+}
+
+/** Spends an authorization code, atomically: false when spent meanwhile. */
+export async function spendAuthorizationCode(db: Executor, digest: string, now: Date): Promise<boolean> {
+  const row = await db.updateTable('oid4vci_authorization_codes').set({ used_at: now }).where('code_digest', '=', digest).where('used_at', 'is', null).returning('code_digest').executeTakeFirst()
   return row !== undefined
 }

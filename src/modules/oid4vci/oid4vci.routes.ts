@@ -2,8 +2,9 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { FastifyRequest } from 'fastify'
 import { errorRefs } from '../shared/route-helpers.js'
 import { issuerContext, requestLike, type ContextDeps } from './oid4vci-context.js'
+import type { Oid4vciAuthorizeService } from './oid4vci-authorize.service.js'
 import type { Oid4vciCredentialService } from './oid4vci-credential.service.js'
-import { ResourceUnauthorized } from './oid4vci-errors.js'
+import { NotAcceptableError, ResourceUnauthorized } from './oid4vci-errors.js'
 import type { Oid4vciOffers } from './oid4vci-offers.js'
 import type { Oid4vciTokenService } from './oid4vci-token.service.js'
 
@@ -22,6 +23,20 @@ const CredentialRequestBody = Type.Object({
   proof: Type.Optional(Type.Object({ proof_type: Type.String({ maxLength: 50 }), jwt: Type.Optional(Jwt) })),
 })
 const DeferredRequestBody = Type.Object({ transaction_id: Type.Optional(Type.String({ maxLength: 200 })) })
+/** RFC 6749 §4.1.1 with PKCE (RFC 7636) and OID4VCI's issuer_state; checked in the service (OAuth errors). */
+const AuthorizationParams = {
+  response_type: Type.Optional(Type.String({ maxLength: 20 })),
+  client_id: Type.Optional(Type.String({ maxLength: 200 })),
+  redirect_uri: Type.Optional(Type.String({ maxLength: 2000 })),
+  code_challenge: Type.Optional(Type.String({ maxLength: 128 })),
+  code_challenge_method: Type.Optional(Type.String({ maxLength: 10 })),
+  issuer_state: Type.Optional(Type.String({ maxLength: 200 })),
+  scope: Type.Optional(Type.String({ maxLength: 1000 })),
+  state: Type.Optional(Type.String({ maxLength: 500 })),
+  resource: Type.Optional(Type.String({ maxLength: 2000 })),
+}
+const DidText = Type.String({ minLength: 1, maxLength: 4096 })
+
 /** §11.1; checked in the service so a missing member is invalid_notification_request. */
 const NotificationBody = Type.Object({
   notification_id: Type.Optional(Type.String({ maxLength: 200 })),
@@ -34,6 +49,7 @@ export interface Oid4vciRouteDeps {
   offers: Oid4vciOffers
   tokens: Oid4vciTokenService
   credentials: Oid4vciCredentialService
+  authorization: Oid4vciAuthorizeService
 }
 
 /**
@@ -81,6 +97,26 @@ export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async 
       response: { 200: Json, ...errorRefs(400, 404) },
     },
   }, async (request, reply) => reply.header('cache-control', 'no-store').send(await deps.offers.offerObject(request.params.web_id, request.params.handle)))
+
+  app.get('/issuers/:web_id/oid4vci/authorize', {
+    schema: {
+      tags, summary: 'Authorization endpoint, step 1 (Accept: application/json): the request checked and a challenge for the holder DID to sign', security, params: IssuerParams,
+      querystring: Type.Object({ ...AuthorizationParams, did: Type.Optional(DidText) }),
+      response: { 200: Json, ...errorRefs(400, 404) },
+    },
+  }, async (request, reply) => {
+    if (!request.headers.accept?.includes('application/json')) throw new NotAcceptableError()
+    return reply.header('cache-control', 'no-store').send(await deps.authorization.challenge(request.params.web_id, request.query))
+  })
+
+  app.post('/issuers/:web_id/oid4vci/authorize', {
+    config: { rateLimit: 'auth' },
+    schema: {
+      tags, summary: 'Authorization endpoint, step 2: the signed challenge for a single-use code and the redirect URI carrying it', security, params: IssuerParams,
+      body: Type.Object({ ...AuthorizationParams, did: DidText, challenge: Type.String({ minLength: 1, maxLength: 1024 }), signature: Type.String({ minLength: 1, maxLength: 1024 }) }),
+      response: { 200: Json, ...errorRefs(400, 401, 404) },
+    },
+  }, async (request, reply) => reply.header('cache-control', 'no-store').send(await deps.authorization.authorize(request.params.web_id, request.body)))
 
   app.post('/issuers/:web_id/oid4vci/token', {
     // A tx_code is short: guesses are limited like sign-ins (per client IP).

@@ -58,11 +58,25 @@ export interface Oid4vciNoncesTable {
   used_at: Timestamp | null
 }
 
+/** A single-use authorization code (RFC 6749 §4.1.2) of a holder signed in by DID challenge, with its PKCE challenge (RFC 7636, S256). */
+export interface Oid4vciAuthorizationCodesTable {
+  code_digest: string
+  offer_id: string
+  issuer_did: string
+  holder_did: string
+  client_id: string
+  redirect_uri: string
+  code_challenge: string
+  expires_at: Timestamp
+  used_at: Timestamp | null
+}
+
 // Joins the one DB interface (declaration merging) so Kysely types the tables.
 declare module '../../db/database.js' {
   interface DB {
     oid4vci_offers: Oid4vciOffersTable
     oid4vci_grants: Oid4vciGrantsTable
     oid4vci_nonces: Oid4vciNoncesTable
+    oid4vci_authorization_codes: Oid4vciAuthorizationCodesTable
   }
 }

@@ -20,6 +20,8 @@ export interface Resolved {
   configurationId: string
 }
 
+const WALLET_CLIENT_ID = 'test-wallet'
+
 export class IssuanceWallet {
   readonly client: Openid4vciClient
   readonly oauth2: Oauth2Client
@@ -28,7 +30,7 @@ export class IssuanceWallet {
     readonly keys: WalletKey[],
     readonly dpopKey: WalletKey,
   ) {
-    const callbacks = walletCallbacks([...keys, dpopKey], { fetch })
+    const callbacks = walletCallbacks([...keys, dpopKey], { fetch, clientId: WALLET_CLIENT_ID })
     this.client = new Openid4vciClient({ callbacks })
     this.oauth2 = new Oauth2Client({ callbacks })
   }
@@ -59,6 +61,31 @@ export class IssuanceWallet {
       issuerMetadata: resolved.metadata,
       ...(options.txCode !== undefined ? { txCode: options.txCode } : {}),
       ...(dpop ? { dpop: { signer: { method: 'jwk', alg: 'ES256', publicJwk: this.dpopKey.publicJwk } } } : {}),
+    })
+    return { accessToken: result.accessTokenResponse.access_token, dpop: result.dpop, response: result.accessTokenResponse as Record<string, unknown> }
+  }
+
+  /** Authorization code flow, step 1: the authorization request URL (issuer_state, PKCE S256) the user agent opens. */
+  async authorizationRequest(resolved: Resolved, redirectUri: string): Promise<{ url: string; codeVerifier: string }> {
+    const { authorizationRequestUrl, pkce } = await this.client.createAuthorizationRequestUrlFromOffer({
+      clientId: WALLET_CLIENT_ID,
+      issuerMetadata: resolved.metadata,
+      credentialOffer: resolved.offer,
+      redirectUri,
+    })
+    if (!pkce) throw new Error('the authorization server announced no PKCE method')
+    return { url: authorizationRequestUrl, codeVerifier: pkce.codeVerifier }
+  }
+
+  /** Authorization code flow, step 2: the code from the redirect for an access token (DPoP-bound unless `dpop: false`). */
+  async tokenFromCode(resolved: Resolved, code: string, codeVerifier: string, redirectUri: string, options: { dpop?: boolean } = {}): Promise<TokenResult> {
+    const result = await this.client.retrieveAuthorizationCodeAccessTokenFromOffer({
+      issuerMetadata: resolved.metadata,
+      credentialOffer: resolved.offer,
+      authorizationCode: code,
+      pkceCodeVerifier: codeVerifier,
+      redirectUri,
+      ...(options.dpop !== false ? { dpop: { signer: { method: 'jwk', alg: 'ES256', publicJwk: this.dpopKey.publicJwk } } } : {}),
     })
     return { accessToken: result.accessTokenResponse.access_token, dpop: result.dpop, response: result.accessTokenResponse as Record<string, unknown> }
   }
