@@ -1,4 +1,4 @@
-import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type, type FastifyPluginAsyncTypebox, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { errorRefs } from '../shared/route-helpers.js'
 import { issuerContext, requestLike, type ContextDeps } from './oid4vci-context.js'
@@ -19,10 +19,11 @@ const Jwt = Type.String({ maxLength: 16_384 })
 const CredentialRequestBody = Type.Object({
   credential_configuration_id: Type.Optional(Type.String({ maxLength: 200 })),
   credential_identifier: Type.Optional(Type.String({ maxLength: 200 })),
-  proofs: Type.Optional(Type.Object({ jwt: Type.Optional(Type.Array(Jwt, { minItems: 1, maxItems: 10 })) })),
-  proof: Type.Optional(Type.Object({ proof_type: Type.String({ maxLength: 50 }), jwt: Type.Optional(Jwt) })),
-})
-const DeferredRequestBody = Type.Object({ transaction_id: Type.Optional(Type.String({ maxLength: 200 })) })
+  proofs: Type.Optional(Type.Object({ jwt: Type.Optional(Type.Array(Jwt, { minItems: 1, maxItems: 10 })) }, { additionalProperties: false })),
+  proof: Type.Optional(Type.Object({ proof_type: Type.String({ maxLength: 50 }), jwt: Type.Optional(Jwt) }, { additionalProperties: false })),
+  // Unrecognized members (credential_response_encryption...) are dropped (removeAdditional).
+}, { additionalProperties: false })
+const DeferredRequestBody = Type.Object({ transaction_id: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false })
 /** RFC 6749 §4.1.1 with PKCE (RFC 7636) and OID4VCI's issuer_state; checked in the service (OAuth errors). */
 const AuthorizationParams = {
   response_type: Type.Optional(Type.String({ maxLength: 20 })),
@@ -42,7 +43,7 @@ const NotificationBody = Type.Object({
   notification_id: Type.Optional(Type.String({ maxLength: 200 })),
   event: Type.Optional(Type.String({ maxLength: 50 })),
   event_description: Type.Optional(Type.String({ maxLength: 1000 })),
-})
+}, { additionalProperties: false })
 
 export interface Oid4vciRouteDeps {
   context: ContextDeps
@@ -60,10 +61,6 @@ export interface Oid4vciRouteDeps {
 export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async (app, deps) => {
   const publicBaseUrl = deps.context.publicBaseUrl
   const like = (request: FastifyRequest) => requestLike(publicBaseUrl, request)
-  // RFC 6749 §4.1.3: the token request is form-encoded; only this plugin reads form bodies.
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)))
-  })
   // RFC 6750 §3, RFC 9449 §7.1: a refused access token or DPoP proof names the scheme and the error.
   app.addHook('onError', async (_request, reply, error) => {
     if (error instanceof ResourceUnauthorized) reply.header('www-authenticate', error.wwwAuthenticate)
@@ -101,7 +98,7 @@ export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async 
   app.get('/issuers/:web_id/oid4vci/authorize', {
     schema: {
       tags, summary: 'Authorization endpoint, step 1 (Accept: application/json): the request checked and a challenge for the holder DID to sign', security, params: IssuerParams,
-      querystring: Type.Object({ ...AuthorizationParams, did: Type.Optional(DidText) }),
+      querystring: Type.Object({ ...AuthorizationParams, did: Type.Optional(DidText) }, { additionalProperties: false }),
       response: { 200: Json, ...errorRefs(400, 404) },
     },
   }, async (request, reply) => {
@@ -113,22 +110,29 @@ export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async 
     config: { rateLimit: 'auth' },
     schema: {
       tags, summary: 'Authorization endpoint, step 2: the signed challenge for a single-use code and the redirect URI carrying it', security, params: IssuerParams,
-      body: Type.Object({ ...AuthorizationParams, did: DidText, challenge: Type.String({ minLength: 1, maxLength: 1024 }), signature: Type.String({ minLength: 1, maxLength: 1024 }) }),
+      body: Type.Object({ ...AuthorizationParams, did: DidText, challenge: Type.String({ minLength: 1, maxLength: 1024 }), signature: Type.String({ minLength: 1, maxLength: 1024 }) }, { additionalProperties: false }),
       response: { 200: Json, ...errorRefs(400, 401, 404) },
     },
   }, async (request, reply) => reply.header('cache-control', 'no-store').send(await deps.authorization.authorize(request.params.web_id, request.body)))
 
-  app.post('/issuers/:web_id/oid4vci/token', {
-    // A tx_code is short: guesses are limited like sign-ins (per client IP).
-    config: { rateLimit: 'auth' },
-    schema: {
-      tags, summary: 'Token endpoint: pre-authorized code (and tx_code) for an access token, DPoP-bound when a proof is sent (RFC 6749, RFC 9449)', security, params: IssuerParams,
-      body: Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 4096 }), { maxProperties: 30 }),
-      response: { 200: Json, ...errorRefs(400, 401, 404) },
-    },
-  }, async (request, reply) => {
-    const answer = await deps.tokens.token(request.params.web_id, request.body, like(request))
-    return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(answer)
+  // RFC 6749 §4.1.3: the token request is form-encoded; only the token route reads form bodies.
+  await app.register(async (plain) => {
+    const scope = plain.withTypeProvider<TypeBoxTypeProvider>()
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)))
+    })
+    scope.post('/issuers/:web_id/oid4vci/token', {
+      // A tx_code is short: guesses are limited like sign-ins (per client IP).
+      config: { rateLimit: 'auth' },
+      schema: {
+        tags, summary: 'Token endpoint: a pre-authorized code (and tx_code) or an authorization code (and PKCE verifier) for an access token, DPoP-bound when a proof is sent (RFC 6749, RFC 9449)', security, params: IssuerParams,
+        body: Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 4096 }), { maxProperties: 30 }),
+        response: { 200: Json, ...errorRefs(400, 401, 404) },
+      },
+    }, async (request, reply) => {
+      const answer = await deps.tokens.token(request.params.web_id, request.body, like(request))
+      return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(answer)
+    })
   })
 
   app.post('/issuers/:web_id/oid4vci/nonce', {

@@ -149,6 +149,9 @@ function depthOf(value: unknown): number {
 
 const refuse = (status: number | undefined, why: string): Verdict => ({ invalid: true, status, why })
 
+/** The OAuth 2.0 token endpoints, the only routes that read form bodies (RFC 6749 §3.2): the VC API's and each OpenID4VCI issuer's. */
+const FORM_ROUTES = new Set(['/oauth2/token', '/issuers/:web_id/oid4vci/token'])
+
 /**
  * Whether the app must refuse the request, and with which status when that is determined, in
  * the order Fastify works: routing (URL decoding, parameter length), the auth hook, the
@@ -191,7 +194,7 @@ export function classify(draft: Draft, built: BuiltRequest, ctx: FuzzContext): V
     const bytes = Buffer.byteLength(payload)
     if (contentType === undefined && bytes > 0) return refuse(415, 'body without a content type')
     // The OAuth token endpoint also parses form bodies (RFC 6749 §4.4.2): refused there by its own checks.
-    if (contentType !== undefined && target.url === '/oauth2/token' && /^\s*application\/x-www-form-urlencoded\s*(;.*)?$/i.test(contentType)) return bytes > target.bodyLimit ? refuse(413, 'body over the limit') : refuse(undefined, 'a form body without valid client credentials')
+    if (contentType !== undefined && FORM_ROUTES.has(target.url) && /^\s*application\/x-www-form-urlencoded\s*(;.*)?$/i.test(contentType)) return bytes > target.bodyLimit ? refuse(413, 'body over the limit') : refuse(undefined, 'a form body without valid client credentials or code')
     if (contentType !== undefined && !/^\s*application\/json\s*(;.*)?$/i.test(contentType)) return refuse(415, 'unsupported content type')
     if (contentType !== undefined) {
       if (bytes > target.bodyLimit) return refuse(413, 'body over the limit')
