@@ -40,12 +40,15 @@ export class ResourceUnauthorized extends UnauthenticatedError {
   }
 }
 
-const UNAUTHENTICATED: ReadonlySet<Oid4vciErrorCode> = new Set(['invalid_client', 'invalid_token', 'invalid_dpop_proof'])
-
+/**
+ * The error as the service raises it: `invalid_token` is a protected resource's 401 with its
+ * challenge; `invalid_client` a 401; everything else a 400 (RFC 9449 §5: a bad DPoP proof at the
+ * token endpoint too; the resource server's DPoP refusals come from the library as 401s).
+ */
 export function oid4vciError(code: Oid4vciErrorCode, description: string, cause?: unknown): AppError {
   const details = { oauth_error: code }
-  if (code === 'invalid_token' || code === 'invalid_dpop_proof') return new ResourceUnauthorized(description, `DPoP error="${code}", Bearer error="${code}"`, code)
-  return UNAUTHENTICATED.has(code) ? new UnauthenticatedError(description, { details, cause }) : new ValidationError(description, { details, cause })
+  if (code === 'invalid_token') return new ResourceUnauthorized(description, `DPoP error="${code}", Bearer error="${code}"`, code)
+  return code === 'invalid_client' ? new UnauthenticatedError(description, { details, cause }) : new ValidationError(description, { details, cause })
 }
 
 /** What the library threw while reading or verifying a request, as the protocol's error (or `fallback`). */
