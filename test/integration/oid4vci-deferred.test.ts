@@ -137,4 +137,28 @@ describe('OpenID4VCI deferred issuance and notifications', () => {
       assert.equal(entry.credential_id, answer.credentialResponse.credentials ? jose.decodeJwt((answer.credentialResponse.credentials as Json[])[0]!.credential).jti : undefined)
     }
   })
+
+  it('delivers a deferred batch: the approved credential and a copy for each other proof key, each bound to its key', async () => {
+    const wallet = await IssuanceWallet.create(['ES256', 'ES256'])
+    const created = await offer({ format: 'dc+sd-jwt', requires_approval: true })
+    const { resolved, token, answer } = await wallet.receive(created.credential_offer_uri)
+    assert.equal(answer.response.status, 202)
+    const request = await pendingRequestOf(wallet.keys[0]!.did)
+    assert.ok(request)
+    const challenge = (await callAs(t.app, 'GET', `/api/wallet/issuer/${issuer.did}/request/${request.id}/challenge`, issuer.token)).json().challenge as string
+    const approved = await callAs(t.app, 'POST', `/api/wallet/issuer/${issuer.did}/request/${request.id}/approve`, issuer.token, { signature: issuer.sign(challenge), attributes: { holder_name: 'Ada Lovelace' } })
+    assert.equal(approved.statusCode, 200, approved.body)
+    const delivered = await wallet.deferred(resolved, token, answer.credentialResponse.transaction_id as string)
+    const credentials = delivered.deferredCredentialResponse.credentials as Json[]
+    assert.equal(credentials.length, 2)
+    for (const [i, item] of credentials.entries()) {
+      const payload = jose.decodeJwt((item.credential as string).split('~')[0]!) as Json
+      // The approved copy's key comes from the holder's DID document (it names its kid); the others from the proofs.
+      const { kid: _kid, ...bound } = payload.cnf.jwk
+      assert.deepEqual(bound, wallet.keys[i]!.publicJwk)
+      const record = await callAs(t.app, 'GET', `/api/issuer/${issuer.did}/credentials/${payload.jti}`, issuer.token)
+      assert.equal(record.json().credential.owner_did, wallet.keys[i]!.did)
+      assert.equal(record.json().credential.credential_data.holder_name, 'Ada Lovelace')
+    }
+  })
 })

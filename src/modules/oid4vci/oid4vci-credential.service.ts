@@ -126,13 +126,27 @@ export class Oid4vciCredentialService {
     if (pending.status === 'pending') return { status: 202, body: library.createDeferredCredentialResponse({ transactionId, interval: DEFERRED_INTERVAL_S }) }
     if (pending.status !== 'approved' || !pending.credential_id) throw oid4vciError('credential_request_denied', `The issuer rejected the request${pending.reason ? `: ${pending.reason}` : ''}`)
     const credential = await this.deps.issued.get(ctx.identity.did, pending.credential_id)
-    if (!(await repo.deliverDeferred(this.deps.db, found.id, transactionId, { credential_ids: [credential.id] }))) {
-      throw oid4vciError('invalid_transaction_id', 'The transaction was answered meanwhile')
-    }
+    if (!(await repo.deliverDeferred(this.deps.db, found.id, transactionId))) throw oid4vciError('invalid_transaction_id', 'The transaction was answered meanwhile')
+    // The approval issued the first proof's copy; a batch's other keys get theirs now, with what was approved.
+    const copies = await Promise.all((found.holder_keys ?? []).slice(1).map((holder) =>
+      this.deps.issuance.issue(
+        ctx.identity.did,
+        {
+          credential_type: credential.credential_type,
+          schema_id: credential.schema_id,
+          subject_did: holder.did,
+          attributes: credential.credential_data as Record<string, unknown>,
+          ...(credential.format ? { format: credential.format } : {}),
+          ...(credential.expiration_date ? { expiration_date: credential.expiration_date } : {}),
+        },
+        { steppedUp: true, holderJwk: holder.jwk },
+      )))
+    await repo.recordDelivered(this.deps.db, found.id, [credential.id, ...copies.map((c) => c.id)])
     // No notification_id here: @openid4vc/openid4vci 0.4.6 refuses a deferred response that has
     // one beside its credentials (its check is inverted), so wallets built on it could not read it
     // (docs/decisions.md "OpenID4VCI (issue 24)").
-    return { status: 200, body: library.createDeferredCredentialResponse({ credentials: [{ credential: wireForm(credential.jwt) }] }) }
+    const credentials = [credential.jwt, ...copies.map((c) => c.jwt)].map((jwt) => ({ credential: wireForm(jwt) }))
+    return { status: 200, body: library.createDeferredCredentialResponse({ credentials }) }
   }
 
   async notification(webId: string, body: Record<string, unknown>, request: RequestLike): Promise<void> {
@@ -217,7 +231,7 @@ export class Oid4vciCredentialService {
       message: `OpenID4VCI deferred issuance of offer ${offer.id}`,
     })
     const transactionId = randomUUID()
-    await repo.recordDeferred(this.deps.db, grantId, { holder_did: holders[0]!.did, transaction_id: transactionId, request_id: created.id, holder_keys: holders.map((h) => h.jwk as Record<string, unknown>) })
+    await repo.recordDeferred(this.deps.db, grantId, { holder_did: holders[0]!.did, transaction_id: transactionId, request_id: created.id, holder_keys: holders.map((h) => ({ did: h.did, jwk: h.jwk as Record<string, unknown> })) })
     return library.createCredentialResponse({ credentialRequest: parsed, transactionId, interval: DEFERRED_INTERVAL_S }) as Record<string, unknown>
   }
 }

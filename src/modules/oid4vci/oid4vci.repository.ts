@@ -57,7 +57,7 @@ export function recordIssued(db: Executor, id: string, issued: { holder_did: str
     .then(() => undefined)
 }
 
-export function recordDeferred(db: Executor, id: string, deferred: { holder_did: string; transaction_id: string; request_id: string; holder_keys: Record<string, unknown>[] }): Promise<void> {
+export function recordDeferred(db: Executor, id: string, deferred: { holder_did: string; transaction_id: string; request_id: string; holder_keys: Array<{ did: string; jwk: Record<string, unknown> }> }): Promise<void> {
   return db
     .updateTable('oid4vci_grants')
     .set({ holder_did: deferred.holder_did, transaction_id: deferred.transaction_id, request_id: deferred.request_id, holder_keys: JSON.stringify(deferred.holder_keys) })
@@ -101,10 +101,10 @@ export function deleteExpiredNonces(db: Executor, before: Date): Promise<void> {
 }
 
 /** Closes a deferred transaction once its credential is answered (OID4VCI 1.0 §9.3: a transaction_id is used once). */
-export async function deliverDeferred(db: Executor, id: string, transactionId: string, delivered: { credential_ids: string[] }): Promise<boolean> {
+export async function deliverDeferred(db: Executor, id: string, transactionId: string): Promise<boolean> {
   const row = await db
     .updateTable('oid4vci_grants')
-    .set({ transaction_id: null, credential_ids: JSON.stringify(delivered.credential_ids) })
+    .set({ transaction_id: null })
     .where('id', '=', id)
     .where('transaction_id', '=', transactionId)
     .returning('id')
@@ -131,4 +131,8 @@ export function findAuthorizationCode(db: Executor, issuerDid: string, digest: s
 export async function spendAuthorizationCode(db: Executor, digest: string, now: Date): Promise<boolean> {
   const row = await db.updateTable('oid4vci_authorization_codes').set({ used_at: now }).where('code_digest', '=', digest).where('used_at', 'is', null).returning('code_digest').executeTakeFirst()
   return row !== undefined
+}
+
+export function recordDelivered(db: Executor, id: string, credentialIds: string[]): Promise<void> {
+  return db.updateTable('oid4vci_grants').set({ credential_ids: JSON.stringify(credentialIds) }).where('id', '=', id).execute().then(() => undefined)
 }

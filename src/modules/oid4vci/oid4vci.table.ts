@@ -45,8 +45,8 @@ export interface Oid4vciGrantsTable {
   notification_id: string | null
   transaction_id: string | null
   request_id: string | null
-  /** The holder keys of a deferred request (JWKs), kept for its approval. */
-  holder_keys: Json<Record<string, unknown>[] | null>
+  /** The holder keys of a deferred request (each proof's DID and JWK): the copies its delivery issues. */
+  holder_keys: Json<Array<{ did: string; jwk: Record<string, unknown> }> | null>
   created_at: Generated<Date>
 }
 
