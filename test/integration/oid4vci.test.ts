@@ -295,4 +295,26 @@ describe('OpenID4VCI issuance (pre-authorized code)', () => {
     assert.equal(credential.credentialSubject.id, wallet.keys[0]!.did)
     assert.equal(credential.credentialSubject.member, 'Ada')
   })
+
+  it('serves metadata per issuer (path insertion), 404 for an unknown web_id, and for an issuer without schemas', async () => {
+    const created = await offer({ format: 'dc+sd-jwt' })
+    const id = new URL(created.credential_offer.credential_issuer as string)
+    const metadata = (await (await fetch(`${id.origin}/.well-known/openid-credential-issuer${id.pathname}`)).json()) as Json
+    assert.equal(metadata.credential_issuer, id.href)
+    assert.equal(metadata.display[0].name, 'Club')
+    assert.equal(metadata.batch_credential_issuance.batch_size, 10)
+    const sd = metadata.credential_configurations_supported[`${schemaId}.dc+sd-jwt`]
+    assert.equal(sd.vct, `${front.origin}/vct/${schemaId}`)
+    assert.deepEqual(sd.proof_types_supported.jwt.proof_signing_alg_values_supported, ['ES256', 'EdDSA'])
+    assert.deepEqual(sd.credential_metadata.claims.map((c: Json) => c.path), [['member'], ['level']])
+    const as = (await (await fetch(`${id.origin}/.well-known/oauth-authorization-server${id.pathname}`)).json()) as Json
+    assert.equal(as.issuer, id.href)
+    assert.equal((await fetch(`${id.origin}/.well-known/openid-credential-issuer/issuers/${'0'.repeat(32)}`)).status, 404)
+    const bare = new IssuerActor()
+    await bare.setUp(t.app, 'No schemas yet')
+    const webId = (await callAs(t.app, 'GET', `/api/issuer/${bare.did}/signing`, bare.token)).json().signing_did.split(':').at(-1)
+    const empty = await fetch(`${id.origin}/.well-known/openid-credential-issuer/issuers/${webId}`)
+    assert.equal(empty.status, 200, await empty.clone().text())
+    assert.deepEqual(((await empty.json()) as Json).credential_configurations_supported, {})
+  })
 })
