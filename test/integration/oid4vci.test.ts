@@ -213,6 +213,9 @@ describe('OpenID4VCI issuance (pre-authorized code)', () => {
     assert.equal(refused.status, 401)
     assert.equal(((await refused.json()) as Json).error, 'invalid_dpop_proof')
     assert.match(refused.headers.get('www-authenticate') ?? '', /invalid_dpop_proof/)
+    // A DPoP proof by another key than the one the token is bound to.
+    const otherKey: TokenResult = { ...token, dpop: { ...token.dpop!, signer: { method: 'jwk', alg: 'ES256', publicJwk: wallet.keys[0]!.publicJwk } } }
+    assert.equal(await errorOf(wallet.credentials(resolved, otherKey, proofs)), 'invalid_dpop_proof')
     assert.ok((await wallet.credentials(resolved, token, proofs)).ok)
   })
 

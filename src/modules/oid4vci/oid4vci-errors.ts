@@ -57,7 +57,10 @@ export function fromLibrary(error: unknown, fallback: Oid4vciErrorCode): AppErro
   if (error instanceof Oauth2ResourceUnauthorizedError) {
     const first = error.wwwAuthenticateHeaders[0]
     const code = (first?.error as Oid4vciErrorCode | undefined) ?? 'invalid_token'
-    return new ResourceUnauthorized(first?.error_description ?? 'The access token is missing or invalid', error.toHeaderValue(), code)
+    // The challenge names the scheme and the code only: the library's descriptions may hold
+    // characters a header cannot carry (quotes, line breaks); the body has the description.
+    const scheme = first?.scheme === 'Bearer' ? 'Bearer' : 'DPoP'
+    return new ResourceUnauthorized(firstLine(first?.error_description ?? 'The access token is missing or invalid'), `${scheme} error="${code}"${scheme === 'DPoP' ? ' algs="ES256 EdDSA"' : ''}`, code)
   }
   if (error instanceof Oauth2ServerErrorResponseError) {
     const code = (error.errorResponse.error as Oid4vciErrorCode | undefined) ?? fallback
