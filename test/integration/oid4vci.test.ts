@@ -320,4 +320,36 @@ describe('OpenID4VCI issuance (pre-authorized code)', () => {
     assert.equal(empty.status, 200, await empty.clone().text())
     assert.deepEqual(((await empty.json()) as Json).credential_configurations_supported, {})
   })
+
+  it('answers malformed protocol messages with a 4xx and an OAuth error, never a 5xx', async () => {
+    const wallet = await IssuanceWallet.create(['ES256'])
+    const resolved = await wallet.resolve((await offer({ format: 'dc+sd-jwt' })).credential_offer_uri)
+    const token = await wallet.token(resolved)
+    const { credential_endpoint: credentialUrl, deferred_credential_endpoint: deferredUrl, notification_endpoint: notificationUrl } = resolved.metadata.credentialIssuer
+    const tokenUrl = resolved.metadata.authorizationServers[0]!.token_endpoint!
+    const json = (url: string, body: unknown, headers: Record<string, string>) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
+    const request = { credential_configuration_id: resolved.configurationId, proofs: { jwt: ['a.b.c'] } }
+    const attempts: Array<[string, Promise<Response>]> = [
+      ['garbage DPoP token', json(credentialUrl, request, { authorization: 'DPoP abc' })],
+      ['garbage scheme', json(credentialUrl, request, { authorization: 'Basic abc' })],
+      ['DPoP token without a proof', json(credentialUrl, request, { authorization: `DPoP ${token.accessToken}` })],
+      ['DPoP token with a garbage proof', json(credentialUrl, request, { authorization: `DPoP ${token.accessToken}`, dpop: 'x.y.z' })],
+      ['deferred without a token', json(deferredUrl!, { transaction_id: 'x' }, {})],
+      ['notification without a token', json(notificationUrl!, { notification_id: 'x', event: 'credential_accepted' }, {})],
+      ['token: unknown grant', postForm(tokenUrl, { grant_type: 'password', username: 'a', password: 'b' })],
+      ['token: no grant type', postForm(tokenUrl, {})],
+      ['token: garbage DPoP', postForm(tokenUrl, { grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', 'pre-authorized_code': 'x' }, { dpop: 'x.y.z' })],
+      ['token: code without PKCE', postForm(tokenUrl, { grant_type: 'authorization_code', code: 'x', redirect_uri: 'https://w.example/cb' })],
+    ]
+    for (const [what, pending] of attempts) {
+      const res = await pending
+      const body = (await res.json()) as Json
+      assert.ok(res.status >= 400 && res.status < 500, `${what}: ${res.status} ${JSON.stringify(body)}`)
+      assert.equal(typeof body.error, 'string', `${what}: ${JSON.stringify(body)}`)
+    }
+    // Garbage key proofs with the real token: invalid_proof, and the token's request is still there.
+    const garbage = await wallet.credentials(resolved, token, ['a.b.c']).then(() => 'ok', async (e) => ((await (e as Json).response.response.json()) as Json).error)
+    assert.ok(['invalid_proof', 'invalid_nonce'].includes(garbage), garbage)
+    assert.ok((await wallet.credentials(resolved, token, await wallet.proofs(resolved, await wallet.nonce(resolved)))).ok)
+  })
 })
