@@ -352,4 +352,26 @@ describe('OpenID4VCI issuance (pre-authorized code)', () => {
     assert.ok(['invalid_proof', 'invalid_nonce'].includes(garbage), garbage)
     assert.ok((await wallet.credentials(resolved, token, await wallet.proofs(resolved, await wallet.nonce(resolved)))).ok)
   })
+
+  it('spends a pre-authorized code and a c_nonce once under concurrent requests', async () => {
+    const created = await offer({ format: 'dc+sd-jwt' })
+    const wallet = await IssuanceWallet.create(['ES256'])
+    const resolved = await wallet.resolve(created.credential_offer_uri)
+    const code = resolved.offer.grants!['urn:ietf:params:oauth:grant-type:pre-authorized_code']!['pre-authorized_code']
+    const tokenUrl = resolved.metadata.authorizationServers[0]!.token_endpoint!
+    const racers = await Promise.all(Array.from({ length: 6 }, () => postForm(tokenUrl, { grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', 'pre-authorized_code': code })))
+    assert.deepEqual(racers.map((r) => r.status).sort(), [200, 400, 400, 400, 400, 400])
+    const listed = (await callAs(t.app, 'GET', `/api/issuer/${issuer.did}/offers`, issuer.token)).json().data as Json[]
+    assert.equal(listed.find((o) => o.id === created.offer.id)!.uses, 1)
+
+    // Two tokens racing with one nonce: one credential.
+    const runs = await Promise.all([0, 1].map(async () => {
+      const w = await IssuanceWallet.create(['ES256'])
+      const r = await w.resolve((await offer({ format: 'dc+sd-jwt' })).credential_offer_uri)
+      return { w, r, token: await w.token(r, { dpop: false }) }
+    }))
+    const nonce = await wallet.nonce(resolved)
+    const answers = await Promise.all(runs.map(async ({ w, r, token }) => w.credentials(r, token, await w.proofs(r, nonce)).then(() => 'ok', (e) => errorOf(Promise.reject(e)))))
+    assert.deepEqual(answers.sort(), ['invalid_nonce', 'ok'])
+  })
 })
