@@ -374,4 +374,19 @@ describe('OpenID4VCI issuance (pre-authorized code)', () => {
     const answers = await Promise.all(runs.map(async ({ w, r, token }) => w.credentials(r, token, await w.proofs(r, nonce)).then(() => 'ok', (e) => errorOf(Promise.reject(e)))))
     assert.deepEqual(answers.sort(), ['invalid_nonce', 'ok'])
   })
+
+  it('serves an issuer that signs as a service-generated did:key the same way', async () => {
+    const keyIssuer = new IssuerActor()
+    keyIssuer.token = await keyIssuer.login(t.app)
+    assert.equal((await callAs(t.app, 'POST', '/api/issuer', keyIssuer.token, { name: 'Key club', signing_did_method: 'key' })).statusCode, 201)
+    const keySchema = await keyIssuer.schema(t.app, SCHEMA)
+    const created = (await callAs(t.app, 'POST', `/api/issuer/${keyIssuer.did}/offers`, keyIssuer.token, { credential_type: 'Membership', schema_id: keySchema, attributes: { member: 'Cy' }, format: 'dc+sd-jwt' })).json() as Json
+    const wallet = await IssuanceWallet.create(['ES256'])
+    const { answer } = await wallet.receive(created.credential_offer_uri)
+    const credential = (answer.credentialResponse.credentials as Json[])[0]!.credential as string
+    const payload = jose.decodeJwt(credential.split('~')[0]!) as Json
+    // SD-JWT VC §3.5: a DID iss; its key is the did:key's own.
+    assert.match(payload.iss, /^did:key:/)
+    assert.deepEqual(payload.cnf.jwk, wallet.keys[0]!.publicJwk)
+  })
 })
