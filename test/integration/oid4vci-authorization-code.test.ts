@@ -44,10 +44,11 @@ describe('OpenID4VCI authorization code flow', () => {
   let t: TestApp
   const issuer = new IssuerActor()
   let schemaId: string
+  const logged: string[] = []
 
   before(async () => {
     front = await HttpsFront.open()
-    t = await createTestApp({ env: { PUBLIC_BASE_URL: front.origin } })
+    t = await createTestApp({ env: { PUBLIC_BASE_URL: front.origin, LOG_LEVEL: 'info' }, logSink: { write: (line) => logged.push(line) } })
     front.serve(t.app)
     await issuer.setUp(t.app, 'Library')
     schemaId = await issuer.schema(t.app, SCHEMA)
@@ -104,6 +105,11 @@ describe('OpenID4VCI authorization code flow', () => {
     const answer = await wallet.credentials(resolved, token, await wallet.proofs(resolved, nonce, { useDid: true }))
     const jwt = (answer.credentialResponse.credentials as Json[])[0]!.credential as string
     assert.equal(jose.decodeJwt(jwt).sub, holder.did)
+    // The offer's secrets and the code never reach the log; the authorization request was logged.
+    const issuerState = resolved.offer.grants!.authorization_code!.issuer_state!
+    const handle = decodeURIComponent(created.credential_offer_uri.split('credential_offer_uri=')[1]).split('/').at(-1)!
+    assert.ok(logged.some((line) => line.includes('/oid4vci/authorize')), 'requests are logged')
+    for (const secret of [issuerState, handle, code]) assert.equal(logged.filter((line) => line.includes(secret)).length, 0, 'a secret in the log')
   })
 
   it('refuses an unknown issuer_state, a request without PKCE, and a browser asking for HTML', async () => {

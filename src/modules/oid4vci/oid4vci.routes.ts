@@ -37,6 +37,7 @@ const AuthorizationParams = {
   resource: Type.Optional(Type.String({ maxLength: 2000 })),
 }
 const DidText = Type.String({ minLength: 1, maxLength: 4096 })
+const { issuer_state: _issuerState, ...withoutIssuerState } = AuthorizationParams
 
 /** §11.1; checked in the service so a missing member is invalid_notification_request. */
 const NotificationBody = Type.Object({
@@ -98,12 +99,15 @@ export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async 
   app.get('/issuers/:web_id/oid4vci/authorize', {
     schema: {
       tags, summary: 'Authorization endpoint, step 1 (Accept: application/json): the request checked and a challenge for the holder DID to sign', security, params: IssuerParams,
-      querystring: Type.Object({ ...AuthorizationParams, did: Type.Optional(DidText) }, { additionalProperties: false }),
+      // issuer_state is the offer's bearer secret: undeclared, so the request log redacts it
+      // (log-options.ts logs declared query parameters only); RFC 6749 §3.1 ignores unknown ones.
+      querystring: Type.Object({ ...withoutIssuerState, did: Type.Optional(DidText) }, { additionalProperties: Type.String({ maxLength: 2000 }) }),
       response: { 200: Json, ...errorRefs(400, 404) },
     },
   }, async (request, reply) => {
     if (!request.headers.accept?.includes('application/json')) throw new NotAcceptableError()
-    return reply.header('cache-control', 'no-store').send(await deps.authorization.challenge(request.params.web_id, request.query))
+    const query = request.query as typeof request.query & { issuer_state?: string }
+    return reply.header('cache-control', 'no-store').send(await deps.authorization.challenge(request.params.web_id, query))
   })
 
   app.post('/issuers/:web_id/oid4vci/authorize', {
