@@ -389,4 +389,19 @@ describe('OpenID4VCI issuance (pre-authorized code)', () => {
     assert.match(payload.iss, /^did:key:/)
     assert.deepEqual(payload.cnf.jwk, wallet.keys[0]!.publicJwk)
   })
+
+  it('answers credential_request_denied when the issuance refuses the offer (schema changed since), storing nothing', async () => {
+    const schema = await issuer.schema(t.app, { ...SCHEMA, name: 'Changing' })
+    const created = (await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/offers`, issuer.token, { credential_type: 'Membership', schema_id: schema, attributes: { member: 'Di' }, format: 'dc+sd-jwt' })).json() as Json
+    const changed = await callAs(t.app, 'PUT', `/api/issuer/${issuer.did}/schemas/${schema}`, issuer.token, { attributes: [...SCHEMA.attributes, { name: 'since', data_type: 'date', required: true }] })
+    assert.equal(changed.statusCode, 200, changed.body)
+    const wallet = await IssuanceWallet.create(['ES256'])
+    const resolved = await wallet.resolve(created.credential_offer_uri)
+    const token = await wallet.token(resolved)
+    assert.equal(await errorOf(wallet.credentials(resolved, token, await wallet.proofs(resolved, await wallet.nonce(resolved)))), 'credential_request_denied')
+    // Nothing was stored, so the token's request was given back: it is refused for the same reason, not as used.
+    assert.equal(await errorOf(wallet.credentials(resolved, token, await wallet.proofs(resolved, await wallet.nonce(resolved)))), 'credential_request_denied')
+    const issued = (await callAs(t.app, 'GET', `/api/issuer/${issuer.did}/credentials?schema_id=${schema}`, issuer.token)).json().data as Json[]
+    assert.equal(issued.filter((c) => c.schema_id === schema).length, 0)
+  })
 })

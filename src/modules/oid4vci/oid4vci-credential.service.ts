@@ -4,6 +4,7 @@ import { Openid4vciIssuer } from '@openid4vc/openid4vci'
 import * as jose from 'jose'
 import type { Clock } from '../../adapters/clock.js'
 import type { Database } from '../../db/database.js'
+import { AppError } from '../../errors.js'
 import type { IssuanceService } from '../issuer/issuance.service.js'
 import type { IssuedCredentialsService } from '../issuer/issued-credentials.service.js'
 import type { OfferService } from '../issuer/offers.service.js'
@@ -91,16 +92,26 @@ export class Oid4vciCredentialService {
       await repo.releaseGrant(this.deps.db, grant.id)
       throw oid4vciError('invalid_nonce', 'The c_nonce is unknown, spent or expired: get a fresh one from the nonce endpoint')
     }
-    if (published.requires_approval) return { status: 202, body: await this.defer(library, parsed, ctx, grant.id, offer, configuration.format, holders) }
-
-    let results
-    try {
-      results = await Promise.all(holders.map((holder) => this.issueTo(ctx, offer, configuration.format, holder)))
-    } catch (error) {
-      await repo.releaseGrant(this.deps.db, grant.id)
-      throw error
+    if (published.requires_approval) {
+      try {
+        return { status: 202, body: await this.defer(library, parsed, ctx, grant.id, offer, configuration.format, holders) }
+      } catch (error) {
+        await repo.releaseGrant(this.deps.db, grant.id)
+        throw asDenied(error)
+      }
     }
+
+    const settled = await Promise.allSettled(holders.map((holder) => this.issueTo(ctx, offer, configuration.format, holder)))
+    const results = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))
+    const failed = settled.find((r) => r.status === 'rejected')
     const notificationId = randomUUID()
+    if (failed) {
+      // Nothing stored: the token's request may be made again. Some copies stored: they stay
+      // recorded against the grant, which stays spent (a retry would issue them twice).
+      if (results.length === 0) await repo.releaseGrant(this.deps.db, grant.id)
+      else await repo.recordIssued(this.deps.db, grant.id, { holder_did: holders[0]!.did, credential_ids: results.map((r) => r.id), notification_id: notificationId })
+      throw asDenied(failed.reason)
+    }
     await repo.recordIssued(this.deps.db, grant.id, { holder_did: holders[0]!.did, credential_ids: results.map((r) => r.id), notification_id: notificationId })
     const credentialResponse = library.createCredentialResponse({
       credentialRequest: parsed,
@@ -234,6 +245,12 @@ export class Oid4vciCredentialService {
     await repo.recordDeferred(this.deps.db, grantId, { holder_did: holders[0]!.did, transaction_id: transactionId, request_id: created.id, holder_keys: holders.map((h) => ({ did: h.did, jwk: h.jwk as Record<string, unknown> })) })
     return library.createCredentialResponse({ credentialRequest: parsed, transactionId, interval: DEFERRED_INTERVAL_S }) as Record<string, unknown>
   }
+}
+
+/** What the issuance refused (a 4xx of the service without an OAuth code) as the protocol's credential_request_denied. */
+function asDenied(error: unknown): unknown {
+  if (!(error instanceof AppError) || error.details?.oauth_error !== undefined || ['INTERNAL', 'DEPENDENCY_UNAVAILABLE'].includes(error.code)) return error
+  return oid4vciError('credential_request_denied', error.message, error)
 }
 
 /** All proofs of one request carry the one c_nonce the nonce endpoint gave. */
