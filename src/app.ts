@@ -67,6 +67,11 @@ import { anonymousProofRoutes } from './modules/presentation/anonymous-proof.rou
 import { AnonymousProofService } from './modules/presentation/anonymous-proof.service.js'
 import { createDerivedProofVerifier } from './modules/presentation/derived-proof-verifier.js'
 import { oauthTokenRoutes } from './modules/vc-api/oauth-token.routes.js'
+import { Oid4vciOffers } from './modules/oid4vci/oid4vci-offers.js'
+import { Oid4vciTokenService } from './modules/oid4vci/oid4vci-token.service.js'
+import { Oid4vciCredentialService } from './modules/oid4vci/oid4vci-credential.service.js'
+import { Oid4vciAuthorizeService } from './modules/oid4vci/oid4vci-authorize.service.js'
+import { oid4vciRoutes } from './modules/oid4vci/oid4vci.routes.js'
 import { vcApiClientRoutes } from './modules/vc-api/vc-api-clients.routes.js'
 import { VcApiClientService } from './modules/vc-api/vc-api-clients.service.js'
 import { vcApiRoutes } from './modules/vc-api/vc-api.routes.js'
@@ -284,7 +289,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const holderKeys = new HolderKemKeys({ db, keys, clock })
   const issuance = new IssuanceService({ db, content: deps.content, issuers, validators, identities, formats, bbs, sealer, holderKeys, statusLists, clock, publicBaseUrl, anchor })
   const issued = new IssuedCredentialsService({ db, issuers, clock, publicBaseUrl, anchor })
-  const offers = new OfferService({ db, issuers, validators, clock, publicBaseUrl, formats })
+  // OpenID4VCI (docs/openid4vci.md): each issuer profile is a credential issuer; its offers are published there too.
+  const oid4vciContext = { identities, issuers, resolver, publicBaseUrl }
+  const oid4vciOffers = new Oid4vciOffers({ ...oid4vciContext, db, clock, codeKey: deriveKey(deps.masterKey, 'oid4vci-pre-authorized-code-v1'), offers: (): OfferService => offers })
+  const offers = new OfferService({ db, issuers, validators, clock, publicBaseUrl, formats, publication: oid4vciOffers })
   const requests = new CredentialRequestService({ db, auth, issuers, issuance, validators, clock, formats })
   await app.register(issuerRoutes, { prefix: '/api/issuer', issuers, signing: new SigningMethodService({ issuers, identities, resolver, clock }) })
   await app.register(schemaDocumentRoutes, { prefix: '/api/schemas', issuers, publicBaseUrl })
@@ -294,6 +302,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(offerRoutes, { prefix: '/api/issuer', offers })
   await app.register(issuerRequestRoutes, { prefix: '/api/issuer', requests })
   await app.register(credentialRequestRoutes, { prefix: '/api/wallet', requests })
+  await app.register(oid4vciRoutes, {
+    context: oid4vciContext,
+    offers: oid4vciOffers,
+    tokens: new Oid4vciTokenService({ ...oid4vciContext, db, clock, offers }),
+    credentials: new Oid4vciCredentialService({ ...oid4vciContext, db, clock, offers, issuance, issued, requests }),
+    authorization: new Oid4vciAuthorizeService({ ...oid4vciContext, db, clock, offers, auth }),
+  })
   await app.register(encryptionKeyRoutes, { prefix: '/api/wallet', holderKeys })
   await app.register(statusListRoutes, { prefix: '/api/status-lists', statusLists })
   const consents = new ConsentService({

@@ -85,6 +85,26 @@ export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
   'HEAD /api/blockchain-legacy/check-consent/:userDid/:verifierDid/:purpose',
   // OAuth 2.0 token endpoint of the VC API: the client authenticates with its id and secret.
   'POST /oauth2/token',
+  // OpenID4VCI (docs/openid4vci.md): metadata and offers are public; the token endpoint takes a
+  // pre-authorized code; the credential, deferred and notification endpoints take the access
+  // token (and DPoP proof) it issued, checked by the route, not a session token.
+  'GET /.well-known/openid-credential-issuer/issuers/:web_id',
+  'HEAD /.well-known/openid-credential-issuer/issuers/:web_id',
+  'GET /.well-known/oauth-authorization-server/issuers/:web_id',
+  'HEAD /.well-known/oauth-authorization-server/issuers/:web_id',
+  'GET /issuers/:web_id/oid4vci/jwks',
+  'HEAD /issuers/:web_id/oid4vci/jwks',
+  'GET /issuers/:web_id/oid4vci/offers/:handle',
+  'HEAD /issuers/:web_id/oid4vci/offers/:handle',
+  'POST /issuers/:web_id/oid4vci/token',
+  // The holder's proof of DID control is in the body (a signed challenge).
+  'GET /issuers/:web_id/oid4vci/authorize',
+  'HEAD /issuers/:web_id/oid4vci/authorize',
+  'POST /issuers/:web_id/oid4vci/authorize',
+  'POST /issuers/:web_id/oid4vci/nonce',
+  'POST /issuers/:web_id/oid4vci/credential',
+  'POST /issuers/:web_id/oid4vci/deferred-credential',
+  'POST /issuers/:web_id/oid4vci/notification',
 ])
 
 export const ADMIN_PREFIX = '/api/admin/'

@@ -18,6 +18,7 @@ import * as requestHolder from './20261125T1000-request-holder.js'
 import * as signingIdentities from './20261126T0900-signing-identities.js'
 import * as issuanceFormats from './20261126T1100-issuance-formats.js'
 import * as vcApi from './20261126T1300-vc-api.js'
+import * as oid4vci from './20261126T1400-oid4vci.js'
 import * as oid4vp from './20261126T1410-oid4vp.js'
 import * as walletProtocolSessions from './20261126T1420-wallet-protocol-sessions.js'
 
@@ -45,6 +46,7 @@ export const migrations: Record<string, Migration> = {
   '20261126T0900-signing-identities': signingIdentities,
   '20261126T1100-issuance-formats': issuanceFormats,
   '20261126T1300-vc-api': vcApi,
+  '20261126T1400-oid4vci': oid4vci,
   '20261126T1410-oid4vp': oid4vp,
   '20261126T1420-wallet-protocol-sessions': walletProtocolSessions,
 }

@@ -118,6 +118,11 @@ export class SigningIdentities {
     return this.cached(`identity ${issuerDid} `, () => repo.issuerIdentity(this.deps.db, issuerDid))
   }
 
+  /** The issuer profile whose hosted did:web is `/issuers/<webId>` (its OpenID4VCI credential issuer); undefined without one. */
+  byWebId(webId: string): Promise<IssuerIdentityRow | undefined> {
+    return repo.issuerByWebId(this.deps.db, webId)
+  }
+
   /** Creates the keys of the issuer's signing method now, so the first issuance does not. */
   async prepare(issuer: IssuerIdentityRow): Promise<void> {
     await this.jwsSigner(issuer, 'Ed25519')

@@ -52,6 +52,8 @@ export interface IssueOptions {
   sessionId?: string
   /** The caller already checked a fresh step-up signature (request approval). */
   steppedUp?: boolean
+  /** The key the credential binds its holder to (OpenID4VCI key proofs): SD-JWT VC `cnf.jwk`. */
+  holderJwk?: Record<string, unknown>
   /** Runs in the transaction that stores the credential (e.g. marking a request approved). */
   within?: (trx: Transaction<DB>, credential: CredentialRow) => Promise<void>
 }
@@ -128,6 +130,7 @@ export class IssuanceService {
       evidence,
       extensions,
       publicBaseUrl: this.deps.publicBaseUrl,
+      ...(options.holderJwk ? { holderJwk: options.holderJwk } : {}),
     }
     const [issued, anonymousCredential] = await Promise.all([format.issue(content, signer), anonymous ? this.signAnonymous(bbsSigner!, anonymous) : Promise.resolve(null)])
     const jwt = issued.credential

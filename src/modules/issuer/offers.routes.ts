@@ -22,6 +22,18 @@ const OfferBody = Type.Object(
     max_uses: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
     expires_at: Type.Optional(Type.String({ format: 'date-time' })),
     format: Type.Optional(CredentialFormatId),
+    // OpenID4VCI (docs/openid4vci.md "Offers").
+    tx_code: Type.Optional(Type.Union([
+      Type.Boolean(),
+      Type.Object({
+        length: Type.Optional(Type.Integer({ minimum: 4, maximum: 12 })),
+        input_mode: Type.Optional(Type.Union([Type.Literal('numeric'), Type.Literal('text')])),
+        description: Type.Optional(Type.String({ maxLength: 300 })),
+      }, { additionalProperties: false }),
+    ], { description: 'OpenID4VCI: a transaction code the wallet must send with the pre-authorized code (shown once in the answer)' })),
+    requires_approval: Type.Optional(Type.Boolean({ description: 'OpenID4VCI: deferred issuance; the issuer approves the credential request the wallet makes' })),
+    dpop_required: Type.Optional(Type.Boolean({ description: 'OpenID4VCI: the access token must be DPoP-bound (RFC 9449)' })),
+    pre_authorized: Type.Optional(Type.Boolean({ description: 'OpenID4VCI: false offers the authorization code grant (the holder signs in with its DID) instead of a pre-authorized code; default true' })),
   },
   { additionalProperties: false },
 )
@@ -55,11 +67,24 @@ export const offerRoutes: FastifyPluginAsyncTypebox<{ offers: OfferService }> = 
   app.post('/:did/offers', {
     schema: {
       tags, summary: 'Create a credential offer (with its QR payload)', params: DidParams, body: OfferBody,
-      response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), offer: Offer, qr_code_data: Type.String() }), ...errors },
+      response: {
+        201: Type.Object({
+          success: Type.Boolean(),
+          message: Type.String(),
+          offer: Offer,
+          qr_code_data: Type.String(),
+          credential_offer_uri: Type.Optional(Type.String({ description: 'OpenID4VCI: openid-credential-offer://?credential_offer_uri=...' })),
+          credential_offer_qr: Type.Optional(Type.String({ description: 'OpenID4VCI: the credential offer URI as a QR code (SVG data URL)' })),
+          credential_offer: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'OpenID4VCI: the credential offer object served at credential_offer_uri' })),
+          credential_configuration_id: Type.Optional(Type.String()),
+          tx_code: Type.Optional(Type.String({ description: 'OpenID4VCI: the transaction code to give the holder out of band; shown only here' })),
+        }),
+        ...errors,
+      },
     },
   }, async (request, reply) => {
-    const offer = await offers.create(request.auth!.did, request.body)
-    return reply.status(201).send({ success: true, message: 'Offer created', offer: offerView(offer), qr_code_data: offers.qrPayload(offer) })
+    const { offer, published } = await offers.create(request.auth!.did, request.body)
+    return reply.status(201).send({ success: true, message: 'Offer created', offer: offerView(offer), qr_code_data: offers.qrPayload(offer), ...published })
   })
 
   app.get('/:did/offers', {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
+import type { Transaction } from 'kysely'
 import type { Clock } from '../../adapters/clock.js'
-import type { Database } from '../../db/database.js'
+import type { Database, DB, Executor } from '../../db/database.js'
 import type { FormatRegistry } from '../credentials/formats/format-registry.js'
 import { NotFoundError, ValidationError } from '../../errors.js'
 import { normalizeDid } from '../did/did-normalize.js'
@@ -21,6 +22,29 @@ export interface OfferInput {
   max_uses?: number
   expires_at?: string
   format?: string
+  /** OpenID4VCI (docs/openid4vci.md): ask the wallet for a transaction code with the pre-authorized code. */
+  tx_code?: boolean | { length?: number; input_mode?: 'numeric' | 'text'; description?: string }
+  /** OpenID4VCI: the credential endpoint records a credential request the issuer approves (deferred issuance). */
+  requires_approval?: boolean
+  /** OpenID4VCI: the access token must be DPoP-bound (RFC 9449). */
+  dpop_required?: boolean
+  /** OpenID4VCI: false offers the authorization code grant (the holder signs in) instead of a pre-authorized code. */
+  pre_authorized?: boolean
+}
+
+/**
+ * A standard protocol publishing the offer beside the spec's QR payload (OpenID4VCI): prepared
+ * before the offer is stored, written in the transaction that stores it, and its fields added
+ * to the creation's answer. Implemented outside this module, so the issuer module needs no import of it.
+ */
+export interface OfferPublication {
+  prepare(offer: { issuerDid: string; schemaId: string; format: string | null; input: OfferInput }): Promise<PreparedPublication | undefined>
+}
+
+export interface PreparedPublication {
+  store(trx: Transaction<DB>, offer: offers.OfferRow): Promise<void>
+  /** Fields added to the creation's answer (shown once: they may carry secrets). */
+  answer(offer: offers.OfferRow): Promise<Record<string, unknown>>
 }
 
 /**
@@ -28,9 +52,12 @@ export interface OfferInput {
  * offer's QR payload); the holder answers with POST /api/wallet/credential-request {offer_id}.
  */
 export class OfferService {
-  constructor(private readonly deps: { db: Database; issuers: IssuerService; validators: AttributeValidators; clock: Clock; publicBaseUrl: string; formats: FormatRegistry }) {}
+  constructor(
+    private readonly deps: { db: Database; issuers: IssuerService; validators: AttributeValidators; clock: Clock; publicBaseUrl: string; formats: FormatRegistry; publication?: OfferPublication },
+  ) {}
 
-  async create(issuerDid: string, input: OfferInput): Promise<offers.OfferRow> {
+  /** Creates the offer and, in the same transaction, its standard publication (OpenID4VCI). */
+  async create(issuerDid: string, input: OfferInput): Promise<{ offer: offers.OfferRow; published: Record<string, unknown> }> {
     await this.deps.issuers.profile(issuerDid)
     let schema
     try {
@@ -51,7 +78,8 @@ export class OfferService {
     const now = this.deps.clock.now()
     const expiresAt = input.expires_at === undefined ? null : new Date(input.expires_at)
     if (expiresAt && expiresAt <= now) throw new ValidationError('expires_at must be in the future', { details: { field: 'expires_at' } })
-    return offers.insertOffer(this.deps.db, {
+    const prepared = await this.deps.publication?.prepare({ issuerDid, schemaId: schema.id, format, input })
+    const row: offers.NewOffer = {
       id: `offer-${randomUUID()}`,
       issuer_did: issuerDid,
       credential_type: input.credential_type,
@@ -64,7 +92,29 @@ export class OfferService {
       status: 'active',
       expires_at: expiresAt,
       format,
-    })
+    }
+    const offer = prepared
+      ? await this.deps.db.transaction().execute(async (trx) => {
+          const inserted = await offers.insertOffer(trx, row)
+          await prepared.store(trx, inserted)
+          return inserted
+        })
+      : await offers.insertOffer(this.deps.db, row)
+    return { offer, published: prepared ? await prepared.answer(offer) : {} }
+  }
+
+  /**
+   * Takes one use of the offer (uses, expiry, status, subject) in the caller's transaction: what
+   * redeeming it through a standard protocol (OpenID4VCI's token endpoint) does. Undefined when it
+   * cannot be used.
+   */
+  takeUse(db: Executor, issuerDid: string, id: string, holderDid: string): Promise<offers.OfferRow | undefined> {
+    return offers.takeOfferUse(db, issuerDid, id, holderDid, this.deps.clock.now())
+  }
+
+  /** The offer of an issuer, read in the caller's transaction or not. */
+  find(db: Executor, issuerDid: string, id: string): Promise<offers.OfferRow | undefined> {
+    return offers.findOffer(db, issuerDid, id)
   }
 
   list(issuerDid: string, page: { limit: number; after?: string }): Promise<offers.OfferRow[]> {

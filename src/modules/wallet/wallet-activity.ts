@@ -19,6 +19,9 @@ export const ACTIVITY_TYPES = [
   'share_revoked',
   'evidence_uploaded',
   'credential_request_created',
+  // An OpenID4VCI wallet's notification (OID4VCI 1.0 §11): it stored, or failed to store, what it received.
+  'credential_accepted',
+  'credential_failure',
   // Written by the presentation and consent modules.
   'presentation_submitted',
   'presentation_rejected',

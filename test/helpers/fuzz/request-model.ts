@@ -4,8 +4,8 @@ import { normalizeDid } from '../../../src/modules/did/did-normalize.js'
 import { toJsonText, wellFormed } from './hostile-values.js'
 import type { Target } from './route-targets.js'
 
-/** Routes that read `application/x-www-form-urlencoded` bodies besides JSON. */
-const FORM_ROUTES: ReadonlySet<string> = new Set(['/oauth2/token', '/openid4vp/responses/:id'])
+/** Routes that read `application/x-www-form-urlencoded` bodies besides JSON: the OAuth 2.0 token endpoints (RFC 6749 §3.2, the VC API's and each OpenID4VCI issuer's) and the OpenID4VP response endpoint. */
+const FORM_ROUTES: ReadonlySet<string> = new Set(['/oauth2/token', '/issuers/:web_id/oid4vci/token', '/openid4vp/responses/:id'])
 
 /** Who the fuzzer is: requests are sent as the owner of every seeded record, so they reach validation and the handlers. */
 export interface FuzzContext {
@@ -152,6 +152,7 @@ function depthOf(value: unknown): number {
 
 const refuse = (status: number | undefined, why: string): Verdict => ({ invalid: true, status, why })
 
+
 /**
  * Whether the app must refuse the request, and with which status when that is determined, in
  * the order Fastify works: routing (URL decoding, parameter length), the auth hook, the
@@ -193,9 +194,9 @@ export function classify(draft: Draft, built: BuiltRequest, ctx: FuzzContext): V
     const payload = built.payload ?? ''
     const bytes = Buffer.byteLength(payload)
     if (contentType === undefined && bytes > 0) return refuse(415, 'body without a content type')
-    // The OAuth token endpoint (RFC 6749 §4.4.2) and the OpenID4VP response endpoint (OID4VP 1.0
+    // The OAuth token endpoints (RFC 6749 §4.4.2, OID4VCI's) and the OpenID4VP response endpoint (OID4VP 1.0
     // §8.2) also parse form bodies: refused there by their own checks.
-    if (contentType !== undefined && FORM_ROUTES.has(target.url) && /^\s*application\/x-www-form-urlencoded\s*(;.*)?$/i.test(contentType)) return bytes > target.bodyLimit ? refuse(413, 'body over the limit') : refuse(undefined, 'a form body without valid client credentials, or answering no OpenID4VP request')
+    if (contentType !== undefined && FORM_ROUTES.has(target.url) && /^\s*application\/x-www-form-urlencoded\s*(;.*)?$/i.test(contentType)) return bytes > target.bodyLimit ? refuse(413, 'body over the limit') : refuse(undefined, 'a form body without valid client credentials or code, or answering no OpenID4VP request')
     if (contentType !== undefined && !/^\s*application\/json\s*(;.*)?$/i.test(contentType)) return refuse(415, 'unsupported content type')
     if (contentType !== undefined) {
       if (bytes > target.bodyLimit) return refuse(413, 'body over the limit')

@@ -66,6 +66,8 @@ export interface CredentialContent {
   evidence: EvidenceAttachment[]
   extensions: string[]
   publicBaseUrl: string
+  /** The holder key a key-bound format binds to (SD-JWT VC `cnf.jwk`): an OpenID4VCI proof's key. Default: the subject DID's key. */
+  holderJwk?: Record<string, unknown>
 }
 
 export interface IssuedForm {

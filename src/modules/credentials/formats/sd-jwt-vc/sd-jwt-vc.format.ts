@@ -43,7 +43,7 @@ export function sdJwtVcFormat(deps: SdJwtVcDeps): IssuableFormat {
     },
 
     async issue(content, signer) {
-      const holderJwk = content.subjectDid ? await holderKey(deps.resolver, content.subjectDid) : undefined
+      const holderJwk = content.holderJwk ?? (content.subjectDid ? await holderKey(deps.resolver, content.subjectDid) : undefined)
       const payload = sdJwtVcPayload(content, signer.httpsIssuer ?? signer.did, holderJwk)
       const issuer = new SDJwtVcInstance({ signer: jwsSignerCallback(signer.privateKey, signer.alg), signAlg: signer.alg, hasher: sha256Hasher, hashAlg: 'sha-256', saltGenerator })
       const credential = await issuer.issue(payload as Parameters<SDJwtVcInstance['issue']>[0], disclosureFrame(content) as never, { header: { kid: signer.kid } })

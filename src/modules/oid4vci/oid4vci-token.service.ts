@@ -1,0 +1,146 @@
+import { randomUUID } from 'node:crypto'
+import { authorizationCodeGrantIdentifier, Oauth2AuthorizationServer, PkceCodeChallengeMethod, preAuthorizedCodeGrantIdentifier, type Jwk, type RequestLike } from '@openid4vc/oauth2'
+import type { Clock } from '../../adapters/clock.js'
+import type { Transaction } from 'kysely'
+import type { Database, DB } from '../../db/database.js'
+import type { OfferService } from '../issuer/offers.service.js'
+import { issuerContext, sameDigest, sha256Hex, type ContextDeps, type IssuerContext } from './oid4vci-context.js'
+import { fromLibrary, oid4vciError } from './oid4vci-errors.js'
+import { PROOF_ALGS } from './oid4vci-metadata.js'
+import * as repo from './oid4vci.repository.js'
+
+/** Access tokens live this long: enough for the credential request that follows. */
+export const ACCESS_TOKEN_TTL_S = 300
+/** A deferred issuance's token must outlive the issuer's decision: the wallet polls with it. */
+export const DEFERRED_ACCESS_TOKEN_TTL_S = 86_400
+
+export interface TokenDeps extends ContextDeps {
+  db: Database
+  clock: Clock
+  offers: OfferService
+}
+
+/**
+ * The token endpoint of each credential issuer (RFC 6749 §3.2, OID4VCI 1.0 §6): the
+ * pre-authorized code grant with its tx_code, and the authorization code grant with PKCE S256;
+ * DPoP (RFC 9449) when the wallet sends a proof, required when the offer asks. The code is spent,
+ * the offer's use taken and the grant recorded in one transaction; the access token is a JWT
+ * (RFC 9068) signed by the issuer, its `sub` the grant.
+ */
+export class Oid4vciTokenService {
+  constructor(private readonly deps: TokenDeps) {}
+
+  async token(webId: string, body: Record<string, unknown>, request: RequestLike): Promise<Record<string, unknown>> {
+    const ctx = await issuerContext(this.deps, webId)
+    const server = new Oauth2AuthorizationServer({ callbacks: ctx.callbacks })
+    let parsed
+    try {
+      parsed = server.parseAccessTokenRequest({ accessTokenRequest: body, request })
+    } catch (error) {
+      throw fromLibrary(error, 'invalid_request')
+    }
+    const grant = parsed.grant
+    const issuerDid = ctx.identity.did
+    const now = this.deps.clock.now()
+    const dpopOf = (required: boolean) => ({ required, jwt: parsed.dpop?.jwt, allowedSigningAlgs: PROOF_ALGS })
+
+    if (grant.grantType === authorizationCodeGrantIdentifier) {
+      const digest = sha256Hex(grant.code)
+      const code = await repo.findAuthorizationCode(this.deps.db, issuerDid, digest, now)
+      if (!code) throw oid4vciError('invalid_grant', 'The authorization code is unknown, used, expired, or of another issuer')
+      // RFC 6749 §4.1.3: the same redirect_uri and client as the authorization request.
+      const asked = parsed.accessTokenRequest as Record<string, unknown>
+      if (asked.redirect_uri !== code.redirect_uri) throw oid4vciError('invalid_grant', 'redirect_uri differs from the authorization request')
+      if (asked.client_id !== undefined && asked.client_id !== code.client_id) throw oid4vciError('invalid_grant', 'client_id differs from the authorization request')
+      const published = await repo.findOffer(this.deps.db, code.offer_id)
+      if (!published) throw oid4vciError('invalid_grant', 'The offer is gone')
+      let verified
+      try {
+        verified = await server.verifyAuthorizationCodeAccessTokenRequest({
+          authorizationServerMetadata: ctx.authorizationServer,
+          grant,
+          accessTokenRequest: parsed.accessTokenRequest,
+          request,
+          expectedCode: grant.code,
+          pkce: { codeVerifier: parsed.pkceCodeVerifier, codeChallenge: code.code_challenge, codeChallengeMethod: PkceCodeChallengeMethod.S256 },
+          dpop: dpopOf(published.dpop_required),
+          now,
+        })
+      } catch (error) {
+        throw fromLibrary(error, 'invalid_grant')
+      }
+      return this.grantToken(ctx, server, { offerId: code.offer_id, holderDid: code.holder_did, requiresApproval: published.requires_approval, dpopJwk: verified.dpop?.jwk, dpopJkt: verified.dpop?.jwkThumbprint }, (trx) => repo.spendAuthorizationCode(trx, digest, now))
+    }
+
+    if (grant.grantType !== preAuthorizedCodeGrantIdentifier) throw oid4vciError('unsupported_grant_type', `Supported grants: ${preAuthorizedCodeGrantIdentifier}, ${authorizationCodeGrantIdentifier}`)
+    const digest = sha256Hex(grant.preAuthorizedCode)
+    const found = await repo.findUnspentCode(this.deps.db, issuerDid, digest)
+    if (!found) throw oid4vciError('invalid_grant', 'The pre-authorized code is unknown, already used, or of another issuer')
+    if (found.tx_code_digest && (grant.txCode === undefined || !sameDigest(sha256Hex(grant.txCode), found.tx_code_digest))) {
+      throw oid4vciError('invalid_grant', grant.txCode === undefined ? 'This offer needs its tx_code' : 'Wrong tx_code')
+    }
+    let verified
+    try {
+      verified = await server.verifyPreAuthorizedCodeAccessTokenRequest({
+        authorizationServerMetadata: ctx.authorizationServer,
+        grant,
+        accessTokenRequest: parsed.accessTokenRequest,
+        request,
+        expectedPreAuthorizedCode: grant.preAuthorizedCode,
+        ...(found.tx_code_digest ? { expectedTxCode: grant.txCode } : {}),
+        dpop: dpopOf(found.dpop_required),
+        now,
+      })
+    } catch (error) {
+      throw fromLibrary(error, 'invalid_grant')
+    }
+    return this.grantToken(ctx, server, { offerId: found.offer_id, holderDid: null, requiresApproval: found.requires_approval, dpopJwk: verified.dpop?.jwk, dpopJkt: verified.dpop?.jwkThumbprint }, async (trx) =>
+      (await repo.spendPreAuthorizedCode(trx, issuerDid, digest, now)) !== undefined)
+  }
+
+  /**
+   * Spends the code (`spend`), takes one use of the offer and records the grant in one
+   * transaction, then signs the access token for it.
+   */
+  private async grantToken(
+    ctx: IssuerContext,
+    server: Oauth2AuthorizationServer,
+    grant: { offerId: string; holderDid: string | null; requiresApproval: boolean; dpopJwk?: Jwk; dpopJkt?: string },
+    spend: (trx: Transaction<DB>) => Promise<boolean>,
+  ): Promise<Record<string, unknown>> {
+    const issuerDid = ctx.identity.did
+    const now = this.deps.clock.now()
+    const grantId = `grant-${randomUUID()}`
+    const ttl = grant.requiresApproval ? DEFERRED_ACCESS_TOKEN_TTL_S : ACCESS_TOKEN_TTL_S
+    await this.deps.db.transaction().execute(async (trx) => {
+      if (!(await spend(trx))) throw oid4vciError('invalid_grant', 'The code was used meanwhile')
+      const offer = await this.deps.offers.find(trx, issuerDid, grant.offerId)
+      // A signed-in holder must be the offer's subject; otherwise the subject is checked against the key proofs.
+      const taken = offer && (await this.deps.offers.takeUse(trx, issuerDid, offer.id, grant.holderDid ?? offer.subject_did ?? ''))
+      if (!taken) throw oid4vciError('invalid_grant', 'The offer has expired, is used up, or was withdrawn')
+      await repo.insertGrant(trx, {
+        id: grantId,
+        offer_id: grant.offerId,
+        issuer_did: issuerDid,
+        dpop_jkt: grant.dpopJkt ?? null,
+        expires_at: new Date(now.getTime() + ttl * 1000),
+        used_at: null,
+        holder_did: grant.holderDid,
+        credential_ids: '[]',
+        notification_id: null,
+        transaction_id: null,
+        request_id: null,
+        holder_keys: 'null',
+      })
+    })
+    return server.createAccessTokenResponse({
+      audience: ctx.endpoints.issuer,
+      authorizationServer: ctx.endpoints.issuer,
+      signer: ctx.accessTokenSigner,
+      subject: grantId,
+      expiresInSeconds: ttl,
+      ...(grant.dpopJwk ? { dpop: { jwk: grant.dpopJwk } } : {}),
+      now,
+    })
+  }
+}

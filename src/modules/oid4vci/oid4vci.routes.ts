@@ -1,0 +1,178 @@
+import { Type, type FastifyPluginAsyncTypebox, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import { errorRefs } from '../shared/route-helpers.js'
+import { issuerContext, requestLike, type ContextDeps } from './oid4vci-context.js'
+import type { Oid4vciAuthorizeService } from './oid4vci-authorize.service.js'
+import type { Oid4vciCredentialService } from './oid4vci-credential.service.js'
+import { NotAcceptableError, ResourceUnauthorized } from './oid4vci-errors.js'
+import type { Oid4vciOffers } from './oid4vci-offers.js'
+import type { Oid4vciTokenService } from './oid4vci-token.service.js'
+
+const tags = ['OpenID4VCI']
+const WebId = Type.String({ pattern: '^[a-f0-9]{32}$' })
+const IssuerParams = Type.Object({ web_id: WebId })
+const Json = Type.Record(Type.String(), Type.Unknown())
+const security: never[] = []
+const Jwt = Type.String({ maxLength: 16_384 })
+
+/** OID4VCI 1.0 §8.2 (members the service reads; others, such as credential_response_encryption, are not supported). */
+const CredentialRequestBody = Type.Object({
+  credential_configuration_id: Type.Optional(Type.String({ maxLength: 200 })),
+  credential_identifier: Type.Optional(Type.String({ maxLength: 200 })),
+  proofs: Type.Optional(Type.Object({ jwt: Type.Optional(Type.Array(Jwt, { minItems: 1, maxItems: 10 })) }, { additionalProperties: false })),
+  proof: Type.Optional(Type.Object({ proof_type: Type.String({ maxLength: 50 }), jwt: Type.Optional(Jwt) }, { additionalProperties: false })),
+  // Unrecognized members (credential_response_encryption...) are dropped (removeAdditional).
+}, { additionalProperties: false })
+const DeferredRequestBody = Type.Object({ transaction_id: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false })
+/** RFC 6749 §4.1.1 with PKCE (RFC 7636) and OID4VCI's issuer_state; checked in the service (OAuth errors). */
+const AuthorizationParams = {
+  response_type: Type.Optional(Type.String({ maxLength: 20 })),
+  client_id: Type.Optional(Type.String({ maxLength: 200 })),
+  redirect_uri: Type.Optional(Type.String({ maxLength: 2000 })),
+  code_challenge: Type.Optional(Type.String({ maxLength: 128 })),
+  code_challenge_method: Type.Optional(Type.String({ maxLength: 10 })),
+  issuer_state: Type.Optional(Type.String({ maxLength: 200 })),
+  scope: Type.Optional(Type.String({ maxLength: 1000 })),
+  state: Type.Optional(Type.String({ maxLength: 500 })),
+  resource: Type.Optional(Type.String({ maxLength: 2000 })),
+}
+const DidText = Type.String({ minLength: 1, maxLength: 4096 })
+const { issuer_state: _issuerState, ...withoutIssuerState } = AuthorizationParams
+
+/** §11.1; checked in the service so a missing member is invalid_notification_request. */
+const NotificationBody = Type.Object({
+  notification_id: Type.Optional(Type.String({ maxLength: 200 })),
+  event: Type.Optional(Type.String({ maxLength: 50 })),
+  event_description: Type.Optional(Type.String({ maxLength: 1000 })),
+}, { additionalProperties: false })
+
+export interface Oid4vciRouteDeps {
+  context: ContextDeps
+  offers: Oid4vciOffers
+  tokens: Oid4vciTokenService
+  credentials: Oid4vciCredentialService
+  authorization: Oid4vciAuthorizeService
+}
+
+/**
+ * OpenID for Verifiable Credential Issuance 1.0 (docs/openid4vci.md): each issuer profile is a
+ * credential issuer `<base>/issuers/<web_id>` and its own authorization server. Public routes:
+ * the access token (and its DPoP proof) is the authorization of the protected ones.
+ */
+export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async (app, deps) => {
+  const publicBaseUrl = deps.context.publicBaseUrl
+  const like = (request: FastifyRequest) => requestLike(publicBaseUrl, request)
+  // RFC 6750 §3, RFC 9449 §7.1: a refused access token or DPoP proof names the scheme and the error.
+  app.addHook('onError', async (_request, reply, error) => {
+    if (error instanceof ResourceUnauthorized) reply.header('www-authenticate', error.wwwAuthenticate)
+  })
+
+  app.get('/.well-known/openid-credential-issuer/issuers/:web_id', {
+    schema: { tags, summary: 'Credential Issuer Metadata (OID4VCI 1.0 §12.2)', security, params: IssuerParams, response: { 200: Json, ...errorRefs(400, 404) } },
+  }, async (request, reply) => {
+    const ctx = await issuerContext(deps.context, request.params.web_id)
+    return reply.header('cache-control', 'public, max-age=60').send(ctx.metadata)
+  })
+
+  app.get('/.well-known/oauth-authorization-server/issuers/:web_id', {
+    schema: { tags, summary: 'Authorization Server Metadata of the credential issuer (RFC 8414)', security, params: IssuerParams, response: { 200: Json, ...errorRefs(400, 404) } },
+  }, async (request, reply) => {
+    const ctx = await issuerContext(deps.context, request.params.web_id)
+    return reply.header('cache-control', 'public, max-age=60').send(ctx.authorizationServer)
+  })
+
+  app.get('/issuers/:web_id/oid4vci/jwks', {
+    schema: { tags, summary: 'The keys that sign its access tokens (RFC 7517 JWK Set)', security, params: IssuerParams, response: { 200: Json, ...errorRefs(400, 404) } },
+  }, async (request, reply) => {
+    const ctx = await issuerContext(deps.context, request.params.web_id)
+    return reply.type('application/jwk-set+json').header('cache-control', 'public, max-age=60').send(ctx.jwks)
+  })
+
+  app.get('/issuers/:web_id/oid4vci/offers/:handle', {
+    schema: {
+      tags, summary: 'A credential offer object, by reference (OID4VCI 1.0 §4.1.3)', security,
+      params: Type.Object({ web_id: WebId, handle: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' }) }),
+      response: { 200: Json, ...errorRefs(400, 404) },
+    },
+  }, async (request, reply) => reply.header('cache-control', 'no-store').send(await deps.offers.offerObject(request.params.web_id, request.params.handle)))
+
+  app.get('/issuers/:web_id/oid4vci/authorize', {
+    schema: {
+      tags, summary: 'Authorization endpoint, step 1 (Accept: application/json): the request checked and a challenge for the holder DID to sign', security, params: IssuerParams,
+      // issuer_state is the offer's bearer secret: undeclared, so the request log redacts it
+      // (log-options.ts logs declared query parameters only); RFC 6749 §3.1 ignores unknown ones.
+      querystring: Type.Object({ ...withoutIssuerState, did: Type.Optional(DidText) }, { additionalProperties: Type.String({ maxLength: 2000 }) }),
+      response: { 200: Json, ...errorRefs(400, 404) },
+    },
+  }, async (request, reply) => {
+    if (!request.headers.accept?.includes('application/json')) throw new NotAcceptableError()
+    const query = request.query as typeof request.query & { issuer_state?: string }
+    return reply.header('cache-control', 'no-store').send(await deps.authorization.challenge(request.params.web_id, query))
+  })
+
+  app.post('/issuers/:web_id/oid4vci/authorize', {
+    config: { rateLimit: 'auth' },
+    schema: {
+      tags, summary: 'Authorization endpoint, step 2: the signed challenge for a single-use code and the redirect URI carrying it', security, params: IssuerParams,
+      body: Type.Object({ ...AuthorizationParams, did: DidText, challenge: Type.String({ minLength: 1, maxLength: 1024 }), signature: Type.String({ minLength: 1, maxLength: 1024 }) }, { additionalProperties: false }),
+      response: { 200: Json, ...errorRefs(400, 401, 404) },
+    },
+  }, async (request, reply) => reply.header('cache-control', 'no-store').send(await deps.authorization.authorize(request.params.web_id, request.body)))
+
+  // RFC 6749 §4.1.3: the token request is form-encoded; only the token route reads form bodies.
+  await app.register(async (plain) => {
+    const scope = plain.withTypeProvider<TypeBoxTypeProvider>()
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)))
+    })
+    scope.post('/issuers/:web_id/oid4vci/token', {
+      // A tx_code is short: guesses are limited like sign-ins (per client IP).
+      config: { rateLimit: 'auth' },
+      schema: {
+        tags, summary: 'Token endpoint: a pre-authorized code (and tx_code) or an authorization code (and PKCE verifier) for an access token, DPoP-bound when a proof is sent (RFC 6749, RFC 9449)', security, params: IssuerParams,
+        body: Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 4096 }), { maxProperties: 30 }),
+        response: { 200: Json, ...errorRefs(400, 401, 404) },
+      },
+    }, async (request, reply) => {
+      const answer = await deps.tokens.token(request.params.web_id, request.body, like(request))
+      return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(answer)
+    })
+  })
+
+  app.post('/issuers/:web_id/oid4vci/nonce', {
+    schema: { tags, summary: 'A fresh single-use c_nonce for key proofs (OID4VCI 1.0 §7)', security, params: IssuerParams, response: { 200: Json, ...errorRefs(400, 404) } },
+  }, async (request, reply) => reply.header('cache-control', 'no-store').send(await deps.credentials.nonce(request.params.web_id)))
+
+  app.post('/issuers/:web_id/oid4vci/credential', {
+    schema: {
+      tags, summary: 'Credential endpoint: one key-bound credential per jwt proof, or a deferred transaction (OID4VCI 1.0 §8)', security, params: IssuerParams,
+      body: CredentialRequestBody,
+      response: { 200: Json, 202: Json, ...errorRefs(400, 401, 404) },
+    },
+  }, async (request, reply) => {
+    const answer = await deps.credentials.credential(request.params.web_id, request.body, like(request))
+    return reply.status(answer.status).header('cache-control', 'no-store').send(answer.body)
+  })
+
+  app.post('/issuers/:web_id/oid4vci/deferred-credential', {
+    schema: {
+      tags, summary: 'Deferred credential endpoint: the credential once the issuer approved (OID4VCI 1.0 §9)', security, params: IssuerParams,
+      body: DeferredRequestBody,
+      response: { 200: Json, 202: Json, ...errorRefs(400, 401, 404) },
+    },
+  }, async (request, reply) => {
+    const answer = await deps.credentials.deferred(request.params.web_id, request.body, like(request))
+    return reply.status(answer.status).header('cache-control', 'no-store').send(answer.body)
+  })
+
+  app.post('/issuers/:web_id/oid4vci/notification', {
+    schema: {
+      tags, summary: 'Notification endpoint: the wallet reports it accepted, failed or deleted what it received (OID4VCI 1.0 §11)', security, params: IssuerParams,
+      body: NotificationBody,
+      response: { ...errorRefs(400, 401, 404) },
+    },
+  }, async (request, reply) => {
+    await deps.credentials.notification(request.params.web_id, request.body, like(request))
+    return reply.status(204).send()
+  })
+}

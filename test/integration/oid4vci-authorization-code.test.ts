@@ -1,0 +1,134 @@
+/**
+ * OpenID4VCI 1.0 authorization code flow (test/helpers/oid4vc-wallet): an offer without a
+ * pre-authorized code carries `issuer_state`; the wallet's authorization request (PKCE S256) is
+ * answered, in JSON, with a challenge the holder signs with its DID key (the service's sign-in);
+ * the single-use code and its verifier give the access token; the credential is bound to a key of
+ * the DID that signed in.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import * as jose from 'jose'
+import { DidClient } from '../helpers/did-client.js'
+import { HttpsFront } from '../helpers/https-front.js'
+import { callAs, IssuerActor } from '../helpers/issuer-setup.js'
+import { IssuanceWallet } from '../helpers/oid4vc-wallet/issuance-wallet.js'
+import type { WalletKey } from '../helpers/oid4vc-wallet/wallet-keys.js'
+import { createTestApp, type TestApp } from '../helpers/test-app.js'
+
+// Decoded JSON from the wire, read field by field in assertions.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>
+
+const SCHEMA = { name: 'Library card', version: '1', attributes: [{ name: 'card_number', data_type: 'string', required: true }], anonymous_credentials: false }
+const REDIRECT = 'https://wallet.example/callback'
+
+function walletKeyOf(client: DidClient): WalletKey {
+  const privateJwk = client.privateKey.export({ format: 'jwk' }) as jose.JWK
+  return { alg: 'EdDSA', publicJwk: { kty: 'OKP', crv: 'Ed25519', x: privateJwk.x! }, privateJwk, did: client.did, didUrl: `${client.did}#${client.did.slice('did:key:'.length)}` }
+}
+
+async function errorOf(call: Promise<unknown>): Promise<string> {
+  try {
+    await call
+  } catch (e) {
+    const error = e as Json
+    const code = error.errorResponse?.error ?? error.response?.credentialErrorResponseResult?.data?.error
+    if (code) return code
+    throw e
+  }
+  return assert.fail('the call succeeded')
+}
+
+describe('OpenID4VCI authorization code flow', () => {
+  let front: HttpsFront
+  let t: TestApp
+  const issuer = new IssuerActor()
+  let schemaId: string
+  const logged: string[] = []
+
+  before(async () => {
+    front = await HttpsFront.open()
+    t = await createTestApp({ env: { PUBLIC_BASE_URL: front.origin, LOG_LEVEL: 'info' }, logSink: { write: (line) => logged.push(line) } })
+    front.serve(t.app)
+    await issuer.setUp(t.app, 'Library')
+    schemaId = await issuer.schema(t.app, SCHEMA)
+  })
+  after(async () => {
+    await t.close()
+    await front.close()
+  })
+
+  const offer = async (body: Json = {}) => {
+    const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/offers`, issuer.token, { credential_type: 'LibraryCard', schema_id: schemaId, attributes: { card_number: '42' }, format: 'jwt_vc_json', pre_authorized: false, ...body })
+    assert.equal(res.statusCode, 201, res.body)
+    return res.json() as Json
+  }
+
+  /** The user agent: opens the authorization URL for JSON, has the holder sign the challenge, follows to the redirect. */
+  const signIn = async (url: string, holder: DidClient): Promise<URL> => {
+    const withDid = new URL(url)
+    withDid.searchParams.set('did', holder.did)
+    const step1 = await fetch(withDid, { headers: { accept: 'application/json' } })
+    assert.equal(step1.status, 200, await step1.clone().text())
+    const { challenge } = (await step1.json()) as Json
+    const step2 = await fetch(`${url.split('?')[0]}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ ...Object.fromEntries(new URL(url).searchParams), did: holder.did, challenge, signature: holder.sign(challenge) }),
+    })
+    assert.equal(step2.status, 200, await step2.clone().text())
+    return new URL(((await step2.json()) as Json).redirect_uri)
+  }
+
+  it('issues to the DID that signed in, after PKCE and a single-use code', async () => {
+    const created = await offer()
+    assert.equal(created.credential_offer.grants.authorization_code.issuer_state.length > 20, true)
+    assert.equal(created.credential_offer.grants['urn:ietf:params:oauth:grant-type:pre-authorized_code'], undefined)
+    const holder = new DidClient()
+    const wallet = await IssuanceWallet.withKeys([walletKeyOf(holder)])
+    const resolved = await wallet.resolve(created.credential_offer_uri)
+    const request = await wallet.authorizationRequest(resolved, REDIRECT)
+    const redirect = await signIn(request.url, holder)
+    assert.equal(`${redirect.origin}${redirect.pathname}`, REDIRECT)
+    assert.equal(redirect.searchParams.get('iss'), resolved.offer.credential_issuer)
+    const code = redirect.searchParams.get('code')!
+
+    assert.equal(await errorOf(wallet.tokenFromCode(resolved, code, 'a-wrong-verifier-a-wrong-verifier-a-wrong-verifier', REDIRECT)), 'invalid_grant')
+    const token = await wallet.tokenFromCode(resolved, code, request.codeVerifier, REDIRECT)
+    assert.equal(token.response.token_type, 'DPoP')
+    assert.equal(await errorOf(wallet.tokenFromCode(resolved, code, request.codeVerifier, REDIRECT)), 'invalid_grant')
+
+    // A key of another DID is refused; the holder's own did:key is served.
+    const stranger = await IssuanceWallet.create(['EdDSA'])
+    const nonce = await wallet.nonce(resolved)
+    assert.equal(await errorOf(wallet.credentials(resolved, token, await stranger.proofs(resolved, nonce, { useDid: true }))), 'invalid_proof')
+    const answer = await wallet.credentials(resolved, token, await wallet.proofs(resolved, nonce, { useDid: true }))
+    const jwt = (answer.credentialResponse.credentials as Json[])[0]!.credential as string
+    assert.equal(jose.decodeJwt(jwt).sub, holder.did)
+    // The offer's secrets and the code never reach the log; the authorization request was logged.
+    const issuerState = resolved.offer.grants!.authorization_code!.issuer_state!
+    const handle = decodeURIComponent(created.credential_offer_uri.split('credential_offer_uri=')[1]).split('/').at(-1)!
+    assert.ok(logged.some((line) => line.includes('/oid4vci/authorize')), 'requests are logged')
+    for (const secret of [issuerState, handle, code]) assert.equal(logged.filter((line) => line.includes(secret)).length, 0, 'a secret in the log')
+  })
+
+  it('refuses an unknown issuer_state, a request without PKCE, and a browser asking for HTML', async () => {
+    const created = await offer()
+    const wallet = await IssuanceWallet.create(['EdDSA'])
+    const resolved = await wallet.resolve(created.credential_offer_uri)
+    const { url } = await wallet.authorizationRequest(resolved, REDIRECT)
+    const tamper = (name: string, value: string | null) => {
+      const u = new URL(url)
+      if (value === null) u.searchParams.delete(name)
+      else u.searchParams.set(name, value)
+      u.searchParams.set('did', new DidClient().did)
+      return u
+    }
+    for (const [name, value] of [['issuer_state', 'made-up'], ['code_challenge', null], ['code_challenge_method', 'plain']] as const) {
+      const res = await fetch(tamper(name, value), { headers: { accept: 'application/json' } })
+      assert.equal(res.status, 400, `${name}: ${res.status}`)
+      assert.equal(((await res.json()) as Json).error, 'invalid_request')
+    }
+    assert.equal((await fetch(tamper('state', 's'), { headers: { accept: 'text/html' } })).status, 400)
+  })
+})
