@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { Oauth2Error, Oauth2ServerErrorResponseError } from '@openid4vc/oauth2'
 import { Openid4vpClient, type Openid4vpAuthorizationRequest } from '@openid4vc/openid4vp'
 import { DcqlQuery, type DcqlCredential } from 'dcql'
@@ -137,7 +137,7 @@ export class PresentationAnswerService {
       client.createOpenid4vpAuthorizationResponse({
         authorizationRequestPayload: state.request,
         authorizationResponsePayload: { vp_token: vpToken },
-        ...(state.request.response_mode === 'direct_post.jwt' ? { jarm: { encryption: { nonce: state.request.nonce }, serverMetadata: JARM_SERVER_METADATA } } : {}),
+        ...(state.request.response_mode === 'direct_post.jwt' ? { jarm: { encryption: { nonce: randomBytes(16).toString('base64url') }, serverMetadata: JARM_SERVER_METADATA } } : {}),
       }),
     )
     const submitted = await protocolStep('sending the authorization response', () =>
