@@ -55,6 +55,12 @@ export interface OwnedRecords {
    * client credentials) of another, still valid after that, and the endpoints it was given.
    */
   vcApiClient: { id: string; token: string; endpoints: Record<string, unknown> }
+  /**
+   * A's hosted-wallet exchanges, prepared and waiting for A's signature: an acceptance of an
+   * OpenID4VCI offer (this service's own, reached through the app's outgoing edge) and an answer
+   * to an OpenID4VP request of A's, from A's credential.
+   */
+  walletExchanges: { acceptance: { id: string; signingInput: string }; answer: { id: string; queryId: string; signingInput: string } }
 }
 
 export interface World {
@@ -115,6 +121,13 @@ export async function buildWorld(app: FastifyInstance, clock: Clock): Promise<Wo
     payload: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.client_id as string, client_secret: client.client_secret as string }).toString(),
   })
 
+  // The hosted wallet's exchanges need an https service (OpenID4VC is served on https only).
+  const walletOffer = await post(a, `/api/issuer/${a.did}/offers`, { credential_type: 'Pass', schema_id: schema, attributes: { holder_name: 'Ada', level: 3 }, format: 'jwt_vc_json' }, 'OpenID4VCI offer')
+  const acceptance = await post(a, `/api/wallet/${a.did}/offers/accept`, { offer_uri: walletOffer.credential_offer_uri as string }, 'offer acceptance')
+  const walletRequest = await post(a, '/api/verifier/requests', { verifier_did: a.did, ...definition }, 'OpenID4VP request')
+  const answer = await post(a, `/api/wallet/${a.did}/presentation-requests/answer`, { authorization_request_uri: walletRequest.authorization_request_uri as string }, 'presentation answer')
+  const answered1 = (answer.presentations as Json[])[0]!
+
   const domain = 'owner-a.example.com'
   const challenge = (await post(a, '/api/domain/challenge', { did: a.did, domain }, 'domain challenge')).challenge as Json
 
@@ -137,6 +150,10 @@ export async function buildWorld(app: FastifyInstance, clock: Clock): Promise<Wo
       presentation: { id: presentation.id as string, jwt: vp },
       domainChallenge: { id: challenge.id as string, domain },
       vcApiClient: { id: revocable.client_id as string, token: granted.access_token as string, endpoints: client.endpoints as Record<string, unknown> },
+      walletExchanges: {
+        acceptance: { id: acceptance.session_id as string, signingInput: (acceptance.proof as Json).signing_input as string },
+        answer: { id: answer.session_id as string, queryId: answered1.query_id as string, signingInput: (answered1.to_sign as Json).signing_input as string },
+      },
     },
   }
 }

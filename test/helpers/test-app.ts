@@ -26,6 +26,8 @@ export async function createTestApp(
     env?: Record<string, string>
     clock?: Clock
     httpGet?: AppDeps['httpGet']
+    /** Outgoing protocol requests of the hosted wallet (OpenID4VCI/VP); default the guarded request. */
+    httpRequest?: AppDeps['httpRequest']
     dns?: AppDeps['dns']
     /** A chain client (e.g. an in-memory fake); default none unless BLOCKCHAIN_RPC_URL is set. */
     chain?: AppDeps['chain']
@@ -53,6 +55,7 @@ export async function createTestApp(
       options.httpGet ??
       createGuardedFetch({ allowPrivate: config.outboundAllowPrivate, timeoutMs: config.outboundTimeoutMs, maxBytes: 256 * 1024, maxRedirects: 3 }),
     dns: options.dns,
+    httpRequest: options.httpRequest,
     chain: options.chain,
     masterKey: new Uint8Array(randomBytes(32)),
     clock: options.clock,

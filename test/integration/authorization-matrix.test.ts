@@ -36,6 +36,7 @@
  * that find nothing, so the domain check of the owner's control does not leave the machine.
  */
 import assert from 'node:assert/strict'
+import { sign } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import type { RouteEntry } from '../../src/plugins/route-table.js'
@@ -91,6 +92,8 @@ const vpOf = (c: Ctx, me: Party, aud: string, nonce = 'matrix-nonce', credential
   return signPresentation(me.actor, { aud, nonce, credentials, iat: now, exp: now + 600 })
 }
 const stepUpProof = async (c: Ctx, me: Party) => me.actor.proof(c.app, me.did, 'step-up')
+/** The caller's compact JWS over prepared bytes (Ed25519, RFC 8037), as its own client signs them. */
+const jwsOver = (me: Party, signingInput: string) => `${signingInput}.${sign(null, Buffer.from(signingInput), me.actor.privateKey).toString('base64url')}`
 const definition = (c: Ctx) => ({ presentation_type: 'PassCheck', required_credentials: [{ credential_type: 'Pass', issuer_did: c.w.a.did }], purpose: 'Check the pass' })
 const evidenceForm = () => multipart([{ name: 'label', value: 'transcript' }, { name: 'file', filename: 'transcript.pdf', contentType: 'application/pdf', data: PDF_BYTES }])
 
@@ -253,6 +256,19 @@ const MATRIX: Record<string, RouteCase> = {
   'POST /api/wallet/:did/credentials/:credential_id/derive': {
     records: [inPath("A's wallet credential", 'credential_id', credentialOf, { body: () => ({ pointers: ['/credentialSubject/holder_name'] }) })],
   },
+  // The hosted wallet's OpenID4VC exchanges (docs/openid4vc.md): prepared for, and completed by, the caller only.
+  'POST /api/wallet/:did/offers/accept': { own: "prepares an offer's acceptance into the caller's own wallet" },
+  'POST /api/wallet/:did/offers/accept/:session_id': {
+    records: [inPath("A's offer acceptance", 'session_id', (c) => c.w.ids.walletExchanges.acceptance.id, { body: (c, me) => ({ proof_jwt: jwsOver(me, c.w.ids.walletExchanges.acceptance.signingInput) }) })],
+  },
+  'POST /api/wallet/:did/presentation-requests/answer': { own: "prepares the caller's own answer from the caller's own credentials" },
+  'POST /api/wallet/:did/presentation-requests/answer/:session_id': {
+    records: [
+      inPath("A's presentation answer", 'session_id', (c) => c.w.ids.walletExchanges.answer.id, {
+        body: (c, me) => ({ signatures: { [c.w.ids.walletExchanges.answer.queryId]: jwsOver(me, c.w.ids.walletExchanges.answer.signingInput) } }),
+      }),
+    ],
+  },
   'POST /api/wallet/:did/credentials/import': {
     records: [{
       what: "A's credential JWT (its subject is A)", expect: 422,
@@ -375,12 +391,23 @@ describe('authorization matrix: every route, derived from the route table', () =
   const controls: Array<{ name: string; phase: number; run: () => Promise<void> }> = []
 
   before(async () => {
+    const self: { app?: FastifyInstance } = {}
     t = await createTestApp({
       clock,
+      // https, so the service speaks OpenID4VC too (its hosted wallet's exchanges are A's records).
+      env: { PUBLIC_BASE_URL: 'https://service.test' },
       // Nothing leaves the machine: the owner's domain check finds no published token.
       httpGet: async (url) => ({ status: 404, headers: {}, body: new Uint8Array(), url }),
+      // The hosted wallet's protocol calls reach this same service, in process.
+      httpRequest: async (url, request) => {
+        const target = new URL(url)
+        if (target.origin !== 'https://service.test' || !self.app) return { status: 404, headers: {}, body: new Uint8Array(), url }
+        const res = await self.app.inject({ method: request.method as 'GET', url: `${target.pathname}${target.search}`, headers: request.headers, ...(request.body ? { payload: Buffer.from(request.body) } : {}) })
+        return { status: res.statusCode, headers: res.headers as Record<string, string>, body: new Uint8Array(res.rawPayload), url }
+      },
       dns: { resolveTxt: async () => Promise.reject(Object.assign(new Error('queryTxt ENODATA'), { code: 'ENODATA' })) },
     })
+    self.app = t.app
     routes = t.app.routeTable
     const w = await buildWorld(t.app, clock)
     ctx = { w, app: t.app, clock }
