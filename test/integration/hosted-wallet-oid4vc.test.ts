@@ -224,6 +224,21 @@ describe('the hosted wallet with OpenID4VCI and OpenID4VP', () => {
     assert.equal(sent.json().accepted, true, sent.body)
   })
 
+  it('URIs that are not an offer or an authorization request are a 400 naming the field; an unusable request a 422', async () => {
+    for (const offerUri of ['2026-01-01T00:00:00', 'openid-credential-offer://?nothing=1', 'https://issuer.example/']) {
+      const res = await accept({ offer_uri: offerUri })
+      assert.equal(res.statusCode, 400, res.body)
+      assert.equal(res.json().details.field, 'offer_uri')
+    }
+    const garbage = await answer({ authorization_request_uri: '2026-01-01T00:00:00' })
+    assert.equal(garbage.statusCode, 400, garbage.body)
+    assert.equal(garbage.json().details.field, 'authorization_request_uri')
+    // A URI that is an OpenID4VP request, but one nobody could answer: 422 with the library's reason.
+    const unusable = await answer({ authorization_request_uri: 'openid4vp://?client_id=x&nonce=n' })
+    assert.equal(unusable.statusCode, 422, unusable.body)
+    assert.match(unusable.json().message, /response_uri/)
+  })
+
   it('an offer at a private address is refused when outgoing calls to private addresses are not allowed', async () => {
     // The foreign instance keeps the default policy: its hosted wallet may not call the home one on loopback.
     const foreignHolder = new DidClient()

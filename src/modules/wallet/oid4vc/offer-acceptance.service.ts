@@ -1,6 +1,7 @@
 import { createPrivateKey, randomUUID, type JsonWebKey } from 'node:crypto'
 import { Oauth2ClientErrorResponseError, Oauth2Error, type Jwk, type RequestDpopOptions } from '@openid4vc/oauth2'
 import { Openid4vciClient, Openid4vciError, Openid4vciRetrieveCredentialsError, type CredentialOfferObject, type IssuerMetadataResult } from '@openid4vc/openid4vci'
+import { OpenId4VcBaseError } from '@openid4vc/utils'
 import * as jose from 'jose'
 import type { Clock } from '../../../adapters/clock.js'
 import type { SecretBox } from '../../../crypto/secret-box.js'
@@ -75,7 +76,8 @@ export class OfferAcceptanceService {
     const dpopPrivate = (await jose.exportJWK(dpopKey.privateKey)) as Jwk
     const dpopPublic = (await jose.exportJWK(dpopKey.publicKey)) as Jwk
     const client = this.client(dpopPrivate)
-    const offer = await protocolStep('reading the credential offer', () => client.resolveCredentialOffer(offerText(input.offer_uri)))
+    const uri = offerText(input.offer_uri)
+    const offer = await protocolStep('reading the credential offer', () => client.resolveCredentialOffer(uri))
     const metadata = await protocolStep('reading the issuer metadata', () => client.resolveIssuerMetadata(offer.credential_issuer))
     const configurationId = input.credential_configuration_id ?? offer.credential_configuration_ids[0]!
     if (!offer.credential_configuration_ids.includes(configurationId)) {
@@ -207,9 +209,14 @@ export class OfferAcceptanceService {
   }
 }
 
-/** An offer URI as a wallet receives it (`openid-credential-offer://?…`) or its query alone. */
+/** An offer URI as a wallet receives it: any scheme, with the offer by value or by reference (OID4VCI 1.0 §4.1). */
 function offerText(uri: string): string {
-  return uri.trim()
+  const text = uri.trim()
+  const params = URL.canParse(text) ? new URL(text).searchParams : undefined
+  if (!params?.has('credential_offer') && !params?.has('credential_offer_uri')) {
+    throw new ValidationError('offer_uri must be a credential offer URI: openid-credential-offer://?credential_offer_uri=… or ?credential_offer=… (OID4VCI 1.0 §4.1)', { details: { field: 'offer_uri' } })
+  }
+  return text
 }
 
 function proofAlgs(configuration: { proof_types_supported?: Record<string, { proof_signing_alg_values_supported?: unknown }> }): string[] {
@@ -238,7 +245,11 @@ async function protocolStep<T>(step: string, run: () => Promise<T>): Promise<T> 
     const cause = (error as { cause?: unknown }).cause
     if (cause instanceof AppError) throw cause
     if (error instanceof Oauth2Error || error instanceof Openid4vciError) throw new UnprocessableError(`${step}: ${error.message.split('\n')[0]}`)
+    // A URL the caller gave that does not parse is its mistake; any other TypeError is fetch failing.
+    if (error instanceof TypeError && (error as { code?: unknown }).code === 'ERR_INVALID_URL') throw new ValidationError(`${step}: offer_uri is not a valid URL`, { details: { field: 'offer_uri' } })
     if (error instanceof TypeError) throw new DependencyUnavailableError(`${step}: ${error.message}`)
+    // The protocol libraries' own refusals of what the other party answered (schema, JSON, status).
+    if (error instanceof OpenId4VcBaseError) throw new UnprocessableError(`${step}: ${error.message.split('\n')[0]}`)
     throw error
   }
 }

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { Oauth2Error, Oauth2ServerErrorResponseError } from '@openid4vc/oauth2'
 import { Openid4vpClient, type Openid4vpAuthorizationRequest } from '@openid4vc/openid4vp'
+import { OpenId4VcBaseError } from '@openid4vc/utils'
 import { DcqlQuery, type DcqlCredential } from 'dcql'
 import type { Clock } from '../../../adapters/clock.js'
 import type { Database } from '../../../db/database.js'
@@ -81,7 +82,13 @@ export class PresentationAnswerService {
 
   async prepare(holderDid: string, input: { authorization_request_uri: string }): Promise<PreparedAnswer> {
     const client = this.client()
-    const parsed = await protocolStep('reading the authorization request', async () => client.parseOpenid4vpAuthorizationRequest({ authorizationRequest: input.authorization_request_uri.trim() }))
+    let parsed: ReturnType<Openid4vpClient['parseOpenid4vpAuthorizationRequest']>
+    try {
+      parsed = client.parseOpenid4vpAuthorizationRequest({ authorizationRequest: input.authorization_request_uri.trim() })
+    } catch (error) {
+      // The URI itself is what does not parse: the caller's mistake.
+      throw new ValidationError(`authorization_request_uri is not an OpenID4VP authorization request: ${(error as Error).message.split('\n')[0]}`, { details: { field: 'authorization_request_uri' } })
+    }
     if (parsed.type === 'openid4vp_dc_api') throw new ValidationError('A Digital Credentials API request is answered by the browser, not by a URI', { details: { field: 'authorization_request_uri' } })
     const resolved = await protocolStep('resolving the authorization request', () => client.resolveOpenId4vpAuthorizationRequest({ authorizationRequestPayload: parsed.params }))
     const request = resolved.authorizationRequestPayload as Openid4vpAuthorizationRequest
@@ -224,7 +231,11 @@ async function protocolStep<T>(step: string, run: () => Promise<T>): Promise<T> 
     if (cause instanceof AppError) throw cause
     if (error instanceof Oauth2ServerErrorResponseError) throw new UnprocessableError(`${step}: ${error.errorResponse.error_description ?? error.errorResponse.error}`)
     if (error instanceof Oauth2Error) throw new UnprocessableError(`${step}: ${error.message.split('\n')[0]}`)
+    // A URL the caller gave that does not parse is its mistake; any other TypeError is fetch failing.
+    if (error instanceof TypeError && (error as { code?: unknown }).code === 'ERR_INVALID_URL') throw new ValidationError(`${step}: authorization_request_uri is not a valid URL`, { details: { field: 'authorization_request_uri' } })
     if (error instanceof TypeError) throw new DependencyUnavailableError(`${step}: ${error.message}`)
+    // The protocol libraries' own refusals of what the other party answered (schema, JSON, status).
+    if (error instanceof OpenId4VcBaseError) throw new UnprocessableError(`${step}: ${error.message.split('\n')[0]}`)
     throw error
   }
 }
