@@ -11,34 +11,10 @@ import { bearer, DidClient } from '../helpers/did-client.js'
 import { HttpsFront } from '../helpers/https-front.js'
 import { callAs, IssuerActor } from '../helpers/issuer-setup.js'
 import { IssuanceWallet } from '../helpers/oid4vc-wallet/issuance-wallet.js'
-import type { WalletKey } from '../helpers/oid4vc-wallet/wallet-keys.js'
+import { errorOf, walletKeyOf, type Json } from '../helpers/oid4vci-checks.js'
 import { createTestApp, type TestApp } from '../helpers/test-app.js'
 
-// Decoded JSON from the wire, read field by field in assertions.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = Record<string, any>
-
 const SCHEMA = { name: 'Permit', version: '1', attributes: [{ name: 'holder_name', data_type: 'string', required: true }], anonymous_credentials: false }
-
-/** The holder's did:key as a wallet key: proofs name it by `kid`, and the holder signs in with it. */
-function walletKeyOf(client: DidClient): WalletKey {
-  const privateJwk = client.privateKey.export({ format: 'jwk' }) as jose.JWK
-  return { alg: 'EdDSA', publicJwk: { kty: 'OKP', crv: 'Ed25519', x: privateJwk.x! }, privateJwk, did: client.did, didUrl: `${client.did}#${client.did.slice('did:key:'.length)}` }
-}
-
-async function errorOf(call: Promise<unknown>): Promise<string> {
-  try {
-    await call
-  } catch (e) {
-    const error = e as Json
-    const code = error.response?.credentialErrorResponseResult?.data?.error ?? error.response?.deferredCredentialErrorResponseResult?.data?.error ?? error.response?.notificationErrorResponseResult?.data?.error
-    if (code) return code
-    const response = error.response?.response as Response | undefined
-    if (response) return ((await response.clone().json().catch(() => ({}))) as Json).error ?? `HTTP ${response.status}`
-    throw e
-  }
-  return assert.fail('the call succeeded')
-}
 
 describe('OpenID4VCI deferred issuance and notifications', () => {
   let front: HttpsFront
