@@ -72,6 +72,7 @@ import { Oid4vciTokenService } from './modules/oid4vci/oid4vci-token.service.js'
 import { Oid4vciCredentialService } from './modules/oid4vci/oid4vci-credential.service.js'
 import { Oid4vciAuthorizeService } from './modules/oid4vci/oid4vci-authorize.service.js'
 import { oid4vciRoutes } from './modules/oid4vci/oid4vci.routes.js'
+import { IssuerContextCache } from './modules/oid4vci/oid4vci-context.js'
 import { vcApiClientRoutes } from './modules/vc-api/vc-api-clients.routes.js'
 import { VcApiClientService } from './modules/vc-api/vc-api-clients.service.js'
 import { vcApiRoutes } from './modules/vc-api/vc-api.routes.js'
@@ -290,7 +291,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const issuance = new IssuanceService({ db, content: deps.content, issuers, validators, identities, formats, bbs, sealer, holderKeys, statusLists, clock, publicBaseUrl, anchor })
   const issued = new IssuedCredentialsService({ db, issuers, clock, publicBaseUrl, anchor })
   // OpenID4VCI (docs/openid4vci.md): each issuer profile is a credential issuer; its offers are published there too.
-  const oid4vciContext = { identities, issuers, resolver, publicBaseUrl }
+  const oid4vciContext = { identities, issuers, resolver, publicBaseUrl, contexts: new IssuerContextCache(() => performance.now()) }
   const oid4vciOffers = new Oid4vciOffers({ ...oid4vciContext, db, clock, codeKey: deriveKey(deps.masterKey, 'oid4vci-pre-authorized-code-v1'), offers: (): OfferService => offers })
   const offers = new OfferService({ db, issuers, validators, clock, publicBaseUrl, formats, publication: oid4vciOffers })
   const requests = new CredentialRequestService({ db, auth, issuers, issuance, validators, clock, formats })

@@ -5,6 +5,7 @@ import path from 'node:path'
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc'
 import { makeLocalTls } from '../../scripts/lib/local-ca.js'
 import { closedLoop, type PhaseResult } from './closed-loop.js'
+import { mainThreadProfile, printProfileSections, summarizeProfile } from './cpuprofile.js'
 import type { CpuUse } from './cpu.js'
 import { cpuPerOperation, measured, noise } from './engine-run.js'
 import { JsonClient, type HttpResponse } from './http-client.js'
@@ -189,7 +190,11 @@ export async function runOid4vcOnEngine(engine: Engine, options: BenchOptions, b
   const tls = makeLocalTls(tlsDir)
   const ca = await readFile(tls.caFile, 'utf8')
   const database = engine === 'postgres' ? await createBenchDatabase(options.postgresUrl) : undefined
-  const server = await startServer({ build, databaseUrl: database?.url, tls: { certFile: tls.certFile, keyFile: tls.keyFile, ca } })
+  // BENCH_OID4VC_PROFILE_DIR: the server runs under --cpu-prof; each phase's first round is summarised.
+  const profileDir = process.env.BENCH_OID4VC_PROFILE_DIR
+  const windows = new Map<Oid4vcPhase, [number, number]>()
+  const nowUs = () => Number(process.hrtime.bigint() / 1000n)
+  const server = await startServer({ build, databaseUrl: database?.url, tls: { certFile: tls.certFile, keyFile: tls.keyFile, ca }, ...(profileDir ? { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', path.resolve(profileDir, engine)] } : {}) })
   const connections = options.issuanceConnections
   const client = new JsonClient(server.baseUrl, connections + 16, 30_000, ca)
   try {
@@ -251,7 +256,9 @@ export async function runOid4vcOnEngine(engine: Engine, options: BenchOptions, b
     for (let r = 0; r < options.rounds; r++) {
       for (const phase of Object.keys(flows) as Oid4vcPhase[]) {
         const op = await flows[phase].make(Math.ceil(rate.get(phase)! * options.seconds * 1.6) + connections)
+        const began = nowUs()
         const result = await measured(server.pid, engine === 'postgres', () => closedLoop(connections, options.seconds, op))
+        if (r === 0) windows.set(phase, [began, nowUs()])
         results.set(phase, [...(results.get(phase) ?? []), result])
         log(`  ${engine} round ${r + 1} ${phase}: ${round(result.perSecond)} flows/s, p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms${result.errors ? `, ${result.errors} errors ${JSON.stringify(result.errorKinds)}` : ''}; ${cpuPerOperation(result.cpu, result.perSecond)}${noise(result.cpu)}`)
       }
@@ -260,6 +267,13 @@ export async function runOid4vcOnEngine(engine: Engine, options: BenchOptions, b
   } finally {
     client.close()
     await server.stop()
+    if (profileDir) {
+      const file = await mainThreadProfile(path.resolve(profileDir, engine))
+      for (const [phase, [from, to]] of windows) {
+        log(`\n  ${engine} ${phase}: main-thread profile of round 1`)
+        printProfileSections(summarizeProfile(file, from, to))
+      }
+    }
     await database?.drop()
     await rm(tlsDir, { recursive: true, force: true })
   }

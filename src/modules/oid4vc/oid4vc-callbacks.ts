@@ -31,11 +31,12 @@ export function serviceCallbacks(deps: { resolver: DidResolver; keys: ServiceKey
     verifyJwt: async (signer, { compact }) => {
       const key = await verificationKey(deps.resolver, signer)
       if (!key) return { verified: false }
+      const signerJwk = publicJwk(key)
       try {
         await jose.compactVerify(compact, key, { algorithms: [signer.alg] })
-        return { verified: true, signerJwk: publicJwk(key) }
+        return { verified: true, signerJwk }
       } catch {
-        return { verified: false, signerJwk: publicJwk(key) }
+        return { verified: false, signerJwk }
       }
     },
     encryptJwe: async (encryptor, data) => {
@@ -69,10 +70,17 @@ export function serviceCallbacks(deps: { resolver: DidResolver; keys: ServiceKey
   }
 }
 
-/** The public JWK of a key (private or public), without private members. */
+const exported = new WeakMap<KeyObject, Jwk>()
+
+/** The public JWK of a key (private or public), without private members; exported once per key object. */
 export function publicJwk(key: KeyObject): Jwk {
-  const pub = key.type === 'private' ? createPublicKey(key) : key
-  return pub.export({ format: 'jwk' }) as Jwk
+  let jwk = exported.get(key)
+  if (!jwk) {
+    const pub = key.type === 'private' ? createPublicKey(key) : key
+    jwk = pub.export({ format: 'jwk' }) as Jwk
+    exported.set(key, jwk)
+  }
+  return { ...jwk }
 }
 
 /** A JWK signer's key as given; a DID signer's key from its resolved document (authentication, then assertion). */

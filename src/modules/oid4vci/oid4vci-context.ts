@@ -27,13 +27,52 @@ export interface ContextDeps {
   issuers: IssuerService
   resolver: DidResolver
   publicBaseUrl: string
+  /** Contexts kept a few seconds: building one reads the profile, every schema and the key, and validates the metadata. */
+  contexts?: IssuerContextCache
 }
 
 const MAX_SCHEMAS = 200
+const CONTEXT_TTL_MS = 5_000
+const CONTEXT_CACHE_MAX = 1_000
 
-/** The credential issuer of a web_id and its metadata, or 404. */
-export async function issuerContext(deps: ContextDeps, webId: string): Promise<IssuerContext> {
-  if (!servesOid4vci(deps.publicBaseUrl)) throw new NotFoundError('OpenID4VCI is served only on an https PUBLIC_BASE_URL')
+/**
+ * The issuers' contexts for CONTEXT_TTL_MS (one per app, shared by its services). A caller that
+ * needs a credential configuration a kept context does not list (a schema made since, maybe on
+ * another instance) gets a fresh one; a deleted schema's configuration lingers at most the TTL,
+ * and issuing under it fails at the schema anyway.
+ */
+export class IssuerContextCache {
+  private readonly entries = new Map<string, { at: number; context: Promise<IssuerContext> }>()
+
+  constructor(private readonly now: () => number) {}
+
+  get(webId: string, build: () => Promise<IssuerContext>, needs?: string): Promise<IssuerContext> {
+    const hit = this.entries.get(webId)
+    const fresh = hit && this.now() - hit.at < CONTEXT_TTL_MS ? hit.context : undefined
+    if (fresh) return fresh.then((ctx) => (needs === undefined || needs in ctx.metadata.credential_configurations_supported ? ctx : this.load(webId, build)))
+    return this.load(webId, build)
+  }
+
+  private load(webId: string, build: () => Promise<IssuerContext>): Promise<IssuerContext> {
+    if (this.entries.size >= CONTEXT_CACHE_MAX) this.entries.clear()
+    const context = build()
+    this.entries.set(webId, { at: this.now(), context })
+    // A failed build (404, a database error) is not kept.
+    context.catch(() => this.entries.get(webId)?.context === context && this.entries.delete(webId))
+    return context
+  }
+}
+
+/**
+ * The credential issuer of a web_id and its metadata, or 404; from the app's cache when it has
+ * one. `needs`: a credential configuration the caller requires, so a kept context without it is rebuilt.
+ */
+export function issuerContext(deps: ContextDeps, webId: string, needs?: string): Promise<IssuerContext> {
+  if (!servesOid4vci(deps.publicBaseUrl)) return Promise.reject(new NotFoundError('OpenID4VCI is served only on an https PUBLIC_BASE_URL'))
+  return deps.contexts ? deps.contexts.get(webId, () => buildIssuerContext(deps, webId), needs) : buildIssuerContext(deps, webId)
+}
+
+async function buildIssuerContext(deps: ContextDeps, webId: string): Promise<IssuerContext> {
   const identity = await deps.identities.byWebId(webId)
   if (!identity) throw new NotFoundError('No credential issuer here')
   const profile = await deps.issuers.profile(identity.did)

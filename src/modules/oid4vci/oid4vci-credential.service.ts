@@ -55,7 +55,7 @@ export class Oid4vciCredentialService {
   }
 
   async credential(webId: string, body: Record<string, unknown>, request: RequestLike): Promise<{ status: 200 | 202; body: Record<string, unknown> }> {
-    const ctx = await issuerContext(this.deps, webId)
+    const ctx = await issuerContext(this.deps, webId, typeof body.credential_configuration_id === 'string' ? body.credential_configuration_id : undefined)
     const grant = await this.authorize(ctx, request)
     if (grant.used_at) throw oid4vciError('invalid_token', 'This access token has been used for its credential request')
     const library = new Openid4vciIssuer({ callbacks: ctx.callbacks })

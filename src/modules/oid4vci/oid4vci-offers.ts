@@ -67,7 +67,7 @@ export class Oid4vciOffers implements OfferPublication {
         })
       },
       answer: async () => {
-        const ctx = await issuerContext(this.deps, identity.web_id)
+        const ctx = await issuerContext(this.deps, identity.web_id, configuration)
         const created = await this.offerFor(ctx, handle, configuration, spec, preAuthorized)
         return {
           credential_offer_uri: created.credentialOffer,
@@ -83,7 +83,7 @@ export class Oid4vciOffers implements OfferPublication {
   /** The credential offer object behind a `credential_offer_uri`, while its code is unspent and the offer open. */
   async offerObject(webId: string, handle: string): Promise<Record<string, unknown>> {
     const found = await repo.findOfferByReference(this.deps.db, sha256Hex(handle))
-    const ctx = found && !found.code_used_at ? await issuerContext(this.deps, webId) : undefined
+    const ctx = found && !found.code_used_at ? await issuerContext(this.deps, webId, found.configuration_id) : undefined
     if (!found || !ctx || found.issuer_did !== ctx.identity.did) throw new NotFoundError('Credential offer not found, redeemed or expired')
     const offer = await this.deps.offers?.().find(this.deps.db, found.issuer_did, found.offer_id)
     const now = this.deps.clock.now()
