@@ -194,6 +194,7 @@ export async function runOid4vcOnEngine(engine: Engine, options: BenchOptions, b
   const profileDir = process.env.BENCH_OID4VC_PROFILE_DIR
   const windows = new Map<Oid4vcPhase, [number, number]>()
   const nowUs = () => Number(process.hrtime.bigint() / 1000n)
+  if (profileDir) await rm(path.resolve(profileDir, engine), { recursive: true, force: true })
   const server = await startServer({ build, databaseUrl: database?.url, tls: { certFile: tls.certFile, keyFile: tls.keyFile, ca }, ...(profileDir ? { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', path.resolve(profileDir, engine)] } : {}) })
   const connections = options.issuanceConnections
   const client = new JsonClient(server.baseUrl, connections + 16, 30_000, ca)

@@ -83,14 +83,24 @@ export function publicJwk(key: KeyObject): Jwk {
   return { ...jwk }
 }
 
-/** A JWK signer's key as given; a DID signer's key from its resolved document (authentication, then assertion). */
+const imported = new Map<string, KeyObject>()
+const IMPORTED_MAX = 1_000
+
+/** A JWK signer's key as given (imported once per distinct JWK: an issuer's own access-token key comes back on every request); a DID signer's key from its resolved document (authentication, then assertion). */
 async function verificationKey(resolver: DidResolver, signer: JwtSigner): Promise<KeyObject | undefined> {
   if (signer.method === 'jwk') {
-    try {
-      return createPublicKey({ key: signer.publicJwk as import('node:crypto').JsonWebKey, format: 'jwk' })
-    } catch {
-      return undefined
+    const text = JSON.stringify(signer.publicJwk)
+    let key = imported.get(text)
+    if (!key) {
+      try {
+        key = createPublicKey({ key: signer.publicJwk as import('node:crypto').JsonWebKey, format: 'jwk' })
+      } catch {
+        return undefined
+      }
+      if (imported.size >= IMPORTED_MAX) imported.clear()
+      imported.set(text, key)
     }
+    return key
   }
   if (signer.method !== 'did') return undefined
   const did = signer.didUrl.split('#')[0]!

@@ -16,6 +16,8 @@ import { BATCH_SIZE, DEFERRED_INTERVAL_S, parseConfigurationId, PROOF_ALGS } fro
 import * as repo from './oid4vci.repository.js'
 
 const NONCE_TTL_S = 300
+/** Expired nonces are swept at most this often per instance, not on every nonce. */
+const NONCE_SWEEP_MS = 10_000
 /** How far a key proof's `iat` may be from now (OID4VCI 1.0 §8.2.1.1 leaves the window to the issuer). */
 const PROOF_MAX_AGE_S = 300
 
@@ -42,6 +44,8 @@ const NOTIFICATION_EVENTS = { credential_accepted: 'credential_accepted', creden
  * (batch), issued through the spec's IssuanceService so records, anchoring and activity are the same.
  */
 export class Oid4vciCredentialService {
+  private lastSweep = 0
+
   constructor(private readonly deps: CredentialDeps) {}
 
   async nonce(webId: string): Promise<Record<string, unknown>> {
@@ -49,8 +53,12 @@ export class Oid4vciCredentialService {
     const nonce = randomBytes(32).toString('base64url')
     const now = this.deps.clock.now()
     await repo.insertNonce(this.deps.db, { nonce_digest: sha256Hex(nonce), issuer_did: ctx.identity.did, expires_at: new Date(now.getTime() + NONCE_TTL_S * 1000) })
-    // Expired nonces go as new ones come (an indexed range delete): the table stays as small as the traffic of the last minutes.
-    await repo.deleteExpiredNonces(this.deps.db, now)
+    // Expired nonces go as new ones come (an indexed range delete, every few seconds): the table
+    // stays as small as the traffic of the last minutes.
+    if (now.getTime() - this.lastSweep >= NONCE_SWEEP_MS || now.getTime() < this.lastSweep) {
+      this.lastSweep = now.getTime()
+      await repo.deleteExpiredNonces(this.deps.db, now)
+    }
     return new Openid4vciIssuer({ callbacks: ctx.callbacks }).createNonceResponse({ cNonce: nonce, cNonceExpiresIn: NONCE_TTL_S })
   }
 
