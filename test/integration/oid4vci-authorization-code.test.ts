@@ -9,11 +9,12 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import * as jose from 'jose'
 import { DidClient } from '../helpers/did-client.js'
-import { HttpsFront } from '../helpers/https-front.js'
-import { callAs, IssuerActor } from '../helpers/issuer-setup.js'
+import type { HttpsFront } from '../helpers/https-front.js'
+import { IssuerActor } from '../helpers/issuer-setup.js'
 import { IssuanceWallet } from '../helpers/oid4vc-wallet/issuance-wallet.js'
 import { errorOf, walletKeyOf, type Json } from '../helpers/oid4vci-checks.js'
-import { createTestApp, type TestApp } from '../helpers/test-app.js'
+import { closeHttpsIssuer, makeOffer, openHttpsIssuer } from '../helpers/https-issuer.js'
+import type { TestApp } from '../helpers/test-app.js'
 
 const SCHEMA = { name: 'Library card', version: '1', attributes: [{ name: 'card_number', data_type: 'string', required: true }], anonymous_credentials: false }
 const REDIRECT = 'https://wallet.example/callback'
@@ -25,23 +26,10 @@ describe('OpenID4VCI authorization code flow', () => {
   let schemaId: string
   const logged: string[] = []
 
-  before(async () => {
-    front = await HttpsFront.open()
-    t = await createTestApp({ env: { PUBLIC_BASE_URL: front.origin, LOG_LEVEL: 'info' }, logSink: { write: (line) => logged.push(line) } })
-    front.serve(t.app)
-    await issuer.setUp(t.app, 'Library')
-    schemaId = await issuer.schema(t.app, SCHEMA)
-  })
-  after(async () => {
-    await t.close()
-    await front.close()
-  })
+  before(async () => ({ front, t, schemaId } = await openHttpsIssuer(issuer, 'Library', SCHEMA, { env: { LOG_LEVEL: 'info' }, logSink: { write: (line) => logged.push(line) } })))
+  after(() => closeHttpsIssuer({ front, t }))
 
-  const offer = async (body: Json = {}) => {
-    const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/offers`, issuer.token, { credential_type: 'LibraryCard', schema_id: schemaId, attributes: { card_number: '42' }, format: 'jwt_vc_json', pre_authorized: false, ...body })
-    assert.equal(res.statusCode, 201, res.body)
-    return res.json() as Json
-  }
+  const offer = (body: Json = {}) => makeOffer(t, issuer, { credential_type: 'LibraryCard', schema_id: schemaId, attributes: { card_number: '42' }, format: 'jwt_vc_json', pre_authorized: false }, body)
 
   /** The user agent: opens the authorization URL for JSON, has the holder sign the challenge, follows to the redirect. */
   const signIn = async (url: string, holder: DidClient): Promise<URL> => {

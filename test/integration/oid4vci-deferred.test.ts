@@ -8,11 +8,12 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import * as jose from 'jose'
 import { bearer, DidClient } from '../helpers/did-client.js'
-import { HttpsFront } from '../helpers/https-front.js'
+import type { HttpsFront } from '../helpers/https-front.js'
 import { callAs, IssuerActor } from '../helpers/issuer-setup.js'
 import { IssuanceWallet } from '../helpers/oid4vc-wallet/issuance-wallet.js'
 import { errorOf, walletKeyOf, type Json } from '../helpers/oid4vci-checks.js'
-import { createTestApp, type TestApp } from '../helpers/test-app.js'
+import { closeHttpsIssuer, makeOffer, openHttpsIssuer } from '../helpers/https-issuer.js'
+import type { TestApp } from '../helpers/test-app.js'
 
 const SCHEMA = { name: 'Permit', version: '1', attributes: [{ name: 'holder_name', data_type: 'string', required: true }], anonymous_credentials: false }
 
@@ -22,23 +23,10 @@ describe('OpenID4VCI deferred issuance and notifications', () => {
   const issuer = new IssuerActor()
   let schemaId: string
 
-  before(async () => {
-    front = await HttpsFront.open()
-    t = await createTestApp({ env: { PUBLIC_BASE_URL: front.origin } })
-    front.serve(t.app)
-    await issuer.setUp(t.app, 'Town hall')
-    schemaId = await issuer.schema(t.app, SCHEMA)
-  })
-  after(async () => {
-    await t.close()
-    await front.close()
-  })
+  before(async () => ({ front, t, schemaId } = await openHttpsIssuer(issuer, 'Town hall', SCHEMA)))
+  after(() => closeHttpsIssuer({ front, t }))
 
-  const offer = async (body: Json) => {
-    const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/offers`, issuer.token, { credential_type: 'Permit', schema_id: schemaId, attributes: { holder_name: 'Ada' }, ...body })
-    assert.equal(res.statusCode, 201, res.body)
-    return res.json() as Json
-  }
+  const offer = (body: Json = {}) => makeOffer(t, issuer, { credential_type: 'Permit', schema_id: schemaId, attributes: { holder_name: 'Ada' } }, body)
   const pendingRequestOf = async (holderDid: string) => {
     const listed = (await callAs(t.app, 'GET', `/api/issuer/${issuer.did}/requests?status=pending`, issuer.token)).json().data as Json[]
     return listed.find((r) => r.holder_did === holderDid)

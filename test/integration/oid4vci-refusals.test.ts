@@ -9,10 +9,11 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { DidClient } from '../helpers/did-client.js'
 import { IssuanceWallet, type Resolved, type TokenResult } from '../helpers/oid4vc-wallet/issuance-wallet.js'
-import { HttpsFront } from '../helpers/https-front.js'
+import type { HttpsFront } from '../helpers/https-front.js'
 import { callAs, IssuerActor } from '../helpers/issuer-setup.js'
 import { errorOf, postForm, type Json } from '../helpers/oid4vci-checks.js'
-import { createTestApp, type TestApp } from '../helpers/test-app.js'
+import { closeHttpsIssuer, makeOffer, openHttpsIssuer } from '../helpers/https-issuer.js'
+import type { TestApp } from '../helpers/test-app.js'
 
 const SCHEMA = { name: 'Membership', version: '1', attributes: [{ name: 'member', data_type: 'string', required: true }, { name: 'level', data_type: 'number' }], anonymous_credentials: false }
 
@@ -22,23 +23,10 @@ describe('OpenID4VCI issuance: what is refused', () => {
   const issuer = new IssuerActor()
   let schemaId: string
 
-  before(async () => {
-    front = await HttpsFront.open()
-    t = await createTestApp({ env: { PUBLIC_BASE_URL: front.origin } })
-    front.serve(t.app)
-    await issuer.setUp(t.app, 'Club')
-    schemaId = await issuer.schema(t.app, SCHEMA)
-  })
-  after(async () => {
-    await t.close()
-    await front.close()
-  })
+  before(async () => ({ front, t, schemaId } = await openHttpsIssuer(issuer, 'Club', SCHEMA)))
+  after(() => closeHttpsIssuer({ front, t }))
 
-  const offer = async (body: Json = {}) => {
-    const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/offers`, issuer.token, { credential_type: 'Membership', schema_id: schemaId, attributes: { member: 'Ada', level: 3 }, ...body })
-    assert.equal(res.statusCode, 201, res.body)
-    return res.json() as Json
-  }
+  const offer = (body: Json = {}) => makeOffer(t, issuer, { credential_type: 'Membership', schema_id: schemaId, attributes: { member: 'Ada', level: 3 } }, body)
 
   it('refuses a replayed, unknown or mixed c_nonce (invalid_nonce), a proof for another audience or a stale one (invalid_proof)', async () => {
     const first = await IssuanceWallet.create(['ES256'])

@@ -11,10 +11,11 @@ import { after, before, describe, it } from 'node:test'
 import * as jose from 'jose'
 import { IssuanceWallet } from '../helpers/oid4vc-wallet/issuance-wallet.js'
 import { resolveDidUrlJwk } from '../helpers/oid4vc-wallet/wallet-keys.js'
-import { HttpsFront } from '../helpers/https-front.js'
+import type { HttpsFront } from '../helpers/https-front.js'
 import { callAs, IssuerActor } from '../helpers/issuer-setup.js'
 import { errorOf, postForm, verifySdJwtVc, type Json } from '../helpers/oid4vci-checks.js'
-import { createTestApp, type TestApp } from '../helpers/test-app.js'
+import { closeHttpsIssuer, makeOffer, openHttpsIssuer } from '../helpers/https-issuer.js'
+import type { TestApp } from '../helpers/test-app.js'
 
 const SCHEMA = { name: 'Membership', version: '1', attributes: [{ name: 'member', data_type: 'string', required: true }, { name: 'level', data_type: 'number' }], anonymous_credentials: false }
 
@@ -24,23 +25,10 @@ describe('OpenID4VCI issuance (pre-authorized code)', () => {
   const issuer = new IssuerActor()
   let schemaId: string
 
-  before(async () => {
-    front = await HttpsFront.open()
-    t = await createTestApp({ env: { PUBLIC_BASE_URL: front.origin } })
-    front.serve(t.app)
-    await issuer.setUp(t.app, 'Club')
-    schemaId = await issuer.schema(t.app, SCHEMA)
-  })
-  after(async () => {
-    await t.close()
-    await front.close()
-  })
+  before(async () => ({ front, t, schemaId } = await openHttpsIssuer(issuer, 'Club', SCHEMA)))
+  after(() => closeHttpsIssuer({ front, t }))
 
-  const offer = async (body: Json = {}) => {
-    const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/offers`, issuer.token, { credential_type: 'Membership', schema_id: schemaId, attributes: { member: 'Ada', level: 3 }, ...body })
-    assert.equal(res.statusCode, 201, res.body)
-    return res.json() as Json
-  }
+  const offer = (body: Json = {}) => makeOffer(t, issuer, { credential_type: 'Membership', schema_id: schemaId, attributes: { member: 'Ada', level: 3 } }, body)
 
   it('answers the offer as an OpenID4VCI offer by reference, with its QR', async () => {
     const created = await offer({ format: 'dc+sd-jwt' })
