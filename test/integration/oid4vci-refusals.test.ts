@@ -46,6 +46,10 @@ describe('OpenID4VCI issuance: what is refused', () => {
     const proofs = await wallet.proofs(resolved, a)
     assert.ok((await wallet.credentials(resolved, token, proofs)).ok)
     assert.equal(await errorOf(wallet.credentials(resolved, token, proofs)), 'invalid_token')
+    // A refused request stored nothing (a credential and the spending commit together): the first
+    // wallet's one and the two copies of this batch, nothing else.
+    const issued = (await callAs(t.app, 'GET', `/api/issuer/${issuer.did}/credentials?limit=100`, issuer.token)).json().data as Json[]
+    assert.equal(issued.length, 3)
     // Its nonce is spent now: another token cannot use it.
     const other = await IssuanceWallet.create(['ES256'])
     const otherResolved = await other.resolve((await offer({ format: 'dc+sd-jwt' })).credential_offer_uri)

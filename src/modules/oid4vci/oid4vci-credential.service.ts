@@ -3,9 +3,9 @@ import { decodeJwt, Oauth2ResourceServer, type Jwk, type JwtSignerWithJwk, type 
 import { Openid4vciIssuer } from '@openid4vc/openid4vci'
 import * as jose from 'jose'
 import type { Clock } from '../../adapters/clock.js'
-import type { Database } from '../../db/database.js'
+import type { Database, Executor } from '../../db/database.js'
 import { AppError } from '../../errors.js'
-import type { IssuanceService } from '../issuer/issuance.service.js'
+import type { IssuanceService, IssueOptions } from '../issuer/issuance.service.js'
 import type { IssuedCredentialsService } from '../issuer/issued-credentials.service.js'
 import type { OfferService } from '../issuer/offers.service.js'
 import type { CredentialRequestService } from '../issuer/requests.service.js'
@@ -95,12 +95,14 @@ export class Oid4vciCredentialService {
     if (grant.holder_did && holders.some((h) => h.did !== grant.holder_did)) throw oid4vciError('invalid_proof', 'The key proofs must be signed by a key of the DID that signed in')
 
     const now = this.deps.clock.now()
-    if (!(await repo.useGrant(this.deps.db, grant.id, now))) throw oid4vciError('invalid_token', 'This access token has been used for its credential request, or has expired')
-    if (!(await repo.spendNonce(this.deps.db, ctx.identity.did, sha256Hex(nonce), now))) {
-      await repo.releaseGrant(this.deps.db, grant.id)
-      throw oid4vciError('invalid_nonce', 'The c_nonce is unknown, spent or expired: get a fresh one from the nonce endpoint')
+    const nonceDigest = sha256Hex(nonce)
+    // The grant and the c_nonce are each spent once (an atomic conditional update).
+    const spend = async (db: Executor) => {
+      if (!(await repo.useGrant(db, grant.id, now))) throw oid4vciError('invalid_token', 'This access token has been used for its credential request, or has expired')
+      if (!(await repo.spendNonce(db, ctx.identity.did, nonceDigest, now))) throw oid4vciError('invalid_nonce', 'The c_nonce is unknown, spent or expired: get a fresh one from the nonce endpoint')
     }
     if (published.requires_approval) {
+      await this.deps.db.transaction().execute(spend)
       try {
         return { status: 202, body: await this.defer(library, parsed, ctx, grant.id, offer, configuration.format, holders) }
       } catch (error) {
@@ -109,18 +111,26 @@ export class Oid4vciCredentialService {
       }
     }
 
-    const settled = await Promise.allSettled(holders.map((holder) => this.issueTo(ctx, offer, configuration.format, holder)))
-    const results = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))
-    const failed = settled.find((r) => r.status === 'rejected')
+    // The first copy is stored in the transaction that spends the grant and the nonce and records
+    // the copy against the grant: it fails as a whole (the request can be made again) or commits
+    // as a whole (a crash after it leaves the credential recorded, never the grant spent for nothing).
     const notificationId = randomUUID()
-    if (failed) {
-      // Nothing stored: the token's request may be made again. Some copies stored: they stay
-      // recorded against the grant, which stays spent (a retry would issue them twice).
-      if (results.length === 0) await repo.releaseGrant(this.deps.db, grant.id)
-      else await repo.recordIssued(this.deps.db, grant.id, { holder_did: holders[0]!.did, credential_ids: results.map((r) => r.id), notification_id: notificationId })
-      throw asDenied(failed.reason)
+    const record = (trx: Executor, ids: string[]) => repo.recordIssued(trx, grant.id, { holder_did: holders[0]!.did, credential_ids: ids, notification_id: notificationId })
+    let first
+    try {
+      first = await this.issueTo(ctx, offer, configuration.format, holders[0]!, async (trx, row) => {
+        await spend(trx)
+        await record(trx, [row.id])
+      })
+    } catch (error) {
+      throw asDenied(error)
     }
-    await repo.recordIssued(this.deps.db, grant.id, { holder_did: holders[0]!.did, credential_ids: results.map((r) => r.id), notification_id: notificationId })
+    const settled = await Promise.allSettled(holders.slice(1).map((holder) => this.issueTo(ctx, offer, configuration.format, holder)))
+    const results = [first, ...settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))]
+    if (results.length > 1) await record(this.deps.db, results.map((r) => r.id))
+    const failed = settled.find((r) => r.status === 'rejected')
+    // Some copies of a batch stored, one not: they stay recorded against the spent grant (a retry would issue them twice).
+    if (failed) throw asDenied(failed.reason)
     const credentialResponse = library.createCredentialResponse({
       credentialRequest: parsed,
       credentials: results.map((r) => ({ credential: wireForm(r.jwt) })),
@@ -223,7 +233,7 @@ export class Oid4vciCredentialService {
     return holders
   }
 
-  private async issueTo(ctx: IssuerContext, offer: NonNullable<Awaited<ReturnType<OfferService['find']>>>, format: string, holder: Holder) {
+  private async issueTo(ctx: IssuerContext, offer: NonNullable<Awaited<ReturnType<OfferService['find']>>>, format: string, holder: Holder, within?: IssueOptions['within']) {
     return this.deps.issuance.issue(
       ctx.identity.did,
       {
@@ -235,7 +245,7 @@ export class Oid4vciCredentialService {
         format,
       },
       // The issuer authorized this issuance when it created the offer.
-      { steppedUp: true, holderJwk: holder.jwk as Record<string, unknown> },
+      { steppedUp: true, holderJwk: holder.jwk as Record<string, unknown>, ...(within ? { within } : {}) },
     )
   }
 
