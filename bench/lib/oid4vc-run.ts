@@ -28,6 +28,11 @@ import { createVirtualUser } from './virtual-user.js'
  */
 
 const PRE_AUTHORIZED = 'urn:ietf:params:oauth:grant-type:pre-authorized_code'
+/** The smallest pool a phase gets, in flows per second of the phase. */
+const POOL_FLOOR_PER_S = 400
+/** A connection whose pool ran dry waits this long before it tries again (no busy loop on the shared cores). */
+const DRY_WAIT_MS = 20
+const dry = () => new Promise<string>((resolve) => setTimeout(() => resolve('pool exhausted'), DRY_WAIT_MS))
 const SCHEMA = {
   name: 'Bench membership',
   version: '1',
@@ -220,7 +225,7 @@ export async function runOid4vcOnEngine(engine: Engine, options: BenchOptions, b
           const pool = await makeOffers(client, issuer, n, 32)
           return async (i) => {
             const offer = pool[i]
-            if (!offer) return 'pool exhausted'
+            if (!offer) return dry()
             const answer = await vciFlow(client, issuer, offer, wallets[i % connections]!.key)
             return typeof answer === 'string' ? answer : undefined
           }
@@ -232,7 +237,7 @@ export async function runOid4vcOnEngine(engine: Engine, options: BenchOptions, b
           const pool = await makeRequests(client, verifier, n, 32)
           return async (i) => {
             const request = pool[i]
-            if (!request) return 'pool exhausted'
+            if (!request) return dry()
             return vpFlow(client, request, wallets[i % connections]!)
           }
         },
@@ -256,7 +261,8 @@ export async function runOid4vcOnEngine(engine: Engine, options: BenchOptions, b
     }
     for (let r = 0; r < options.rounds; r++) {
       for (const phase of Object.keys(flows) as Oid4vcPhase[]) {
-        const op = await flows[phase].make(Math.ceil(rate.get(phase)! * options.seconds * 1.6) + connections)
+        // At least POOL_FLOOR_PER_S flows a second: a warm-up slowed by JIT must not cap the phase.
+        const op = await flows[phase].make(Math.ceil(Math.max(rate.get(phase)! * 1.6, POOL_FLOOR_PER_S) * options.seconds) + connections)
         const began = nowUs()
         const result = await measured(server.pid, engine === 'postgres', () => closedLoop(connections, options.seconds, op))
         if (r === 0) windows.set(phase, [began, nowUs()])
