@@ -30,3 +30,28 @@ export async function makeOffer(t: TestApp, issuer: IssuerActor, defaults: Json,
   assert.equal(res.statusCode, 201, res.body)
   return res.json() as Json
 }
+
+/** Two instances behind their own HTTPS fronts: `home` may call `foreign` on loopback (OUTBOUND_ALLOW_PRIVATE), not the reverse. */
+export interface TwoInstances {
+  homeFront: HttpsFront
+  foreignFront: HttpsFront
+  home: TestApp
+  foreign: TestApp
+}
+
+export async function openTwoInstances(): Promise<TwoInstances> {
+  const homeFront = await HttpsFront.open()
+  const foreignFront = await HttpsFront.open()
+  const home = await createTestApp({ env: { PUBLIC_BASE_URL: homeFront.origin, OUTBOUND_ALLOW_PRIVATE: 'true' } })
+  const foreign = await createTestApp({ env: { PUBLIC_BASE_URL: foreignFront.origin } })
+  homeFront.serve(home.app)
+  foreignFront.serve(foreign.app)
+  return { homeFront, foreignFront, home, foreign }
+}
+
+export async function closeTwoInstances(two: TwoInstances): Promise<void> {
+  await two.home.close()
+  await two.foreign.close()
+  await two.homeFront.close()
+  await two.foreignFront.close()
+}

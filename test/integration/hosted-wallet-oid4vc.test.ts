@@ -10,9 +10,10 @@ import { sign } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { bearer, DidClient } from '../helpers/did-client.js'
-import { HttpsFront } from '../helpers/https-front.js'
+import type { HttpsFront } from '../helpers/https-front.js'
+import { closeTwoInstances, openTwoInstances } from '../helpers/https-issuer.js'
 import { callAs, IssuerActor } from '../helpers/issuer-setup.js'
-import { createTestApp, type TestApp } from '../helpers/test-app.js'
+import type { TestApp } from '../helpers/test-app.js'
 
 // JSON from the wire, read at named fields.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -83,25 +84,15 @@ describe('the hosted wallet with OpenID4VCI and OpenID4VP', () => {
   }
 
   before(async () => {
-    homeFront = await HttpsFront.open()
-    foreignFront = await HttpsFront.open()
     // The home instance calls the foreign one on loopback: private addresses allowed for it alone.
-    home = await createTestApp({ env: { PUBLIC_BASE_URL: homeFront.origin, OUTBOUND_ALLOW_PRIVATE: 'true' } })
-    foreign = await createTestApp({ env: { PUBLIC_BASE_URL: foreignFront.origin } })
-    homeFront.serve(home.app)
-    foreignFront.serve(foreign.app)
+    ;({ homeFront, foreignFront, home, foreign } = await openTwoInstances())
     await issuer.setUp(foreign.app, 'City library')
     schemaId = await issuer.schema(foreign.app, SCHEMA)
     holderToken = await holder.login(home.app)
     otherToken = await other.login(home.app)
     verifierToken = await verifier.login(home.app)
   })
-  after(async () => {
-    await home.close()
-    await foreign.close()
-    await homeFront.close()
-    await foreignFront.close()
-  })
+  after(() => closeTwoInstances({ homeFront, foreignFront, home, foreign }))
 
   it("accepts an SD-JWT VC offer of another service with its tx_code: the holder signs the prepared proof, the credential is verified and kept", async () => {
     const created = await offer({ tx_code: true })

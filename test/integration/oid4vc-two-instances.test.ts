@@ -9,11 +9,12 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { DidClient } from '../helpers/did-client.js'
-import { HttpsFront } from '../helpers/https-front.js'
+import type { HttpsFront } from '../helpers/https-front.js'
+import { closeTwoInstances, openTwoInstances } from '../helpers/https-issuer.js'
 import { callAs, IssuerActor } from '../helpers/issuer-setup.js'
 import { IssuanceWallet } from '../helpers/oid4vc-wallet/issuance-wallet.js'
 import { PresentationWallet } from '../helpers/oid4vc-wallet/presentation-wallet.js'
-import { createTestApp, type TestApp } from '../helpers/test-app.js'
+import type { TestApp } from '../helpers/test-app.js'
 
 // JSON from the wire, read at named fields.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -32,23 +33,13 @@ describe('a standard wallet between two service instances', () => {
   let schemaId: string
 
   before(async () => {
-    homeFront = await HttpsFront.open()
-    foreignFront = await HttpsFront.open()
     // The verifier's instance reads the foreign issuer's metadata and status list on loopback.
-    home = await createTestApp({ env: { PUBLIC_BASE_URL: homeFront.origin, OUTBOUND_ALLOW_PRIVATE: 'true' } })
-    foreign = await createTestApp({ env: { PUBLIC_BASE_URL: foreignFront.origin } })
-    homeFront.serve(home.app)
-    foreignFront.serve(foreign.app)
+    ;({ homeFront, foreignFront, home, foreign } = await openTwoInstances())
     await issuer.setUp(foreign.app, 'Foreign town hall')
     schemaId = await issuer.schema(foreign.app, SCHEMA)
     verifierToken = await verifier.login(home.app)
   })
-  after(async () => {
-    await home.close()
-    await foreign.close()
-    await homeFront.close()
-    await foreignFront.close()
-  })
+  after(() => closeTwoInstances({ homeFront, foreignFront, home, foreign }))
 
   const request = async () => {
     const res = await callAs(home.app, 'POST', '/api/verifier/requests', verifierToken, {
