@@ -28,6 +28,22 @@ describe('OpenID4VCI issuance: what is refused', () => {
 
   const offer = (body: Json = {}) => makeOffer(t, issuer, { credential_type: 'Membership', schema_id: schemaId, attributes: { member: 'Ada', level: 3 } }, body)
 
+  it('a tx_code cannot be guessed by retrying: after five wrong ones the pre-authorized code is spent, even for the right one', async () => {
+    const created = await offer({ format: 'dc+sd-jwt', tx_code: true })
+    const wallet = await IssuanceWallet.create(['ES256'])
+    const resolved = await wallet.resolve(created.credential_offer_uri)
+    const wrong = created.tx_code === '000000' ? '111111' : '000000'
+    for (let i = 0; i < 4; i++) assert.equal(await errorOf(wallet.token(resolved, { dpop: false, txCode: wrong })), 'invalid_grant')
+    // Four wrong ones: the code still stands for the right one (in another wallet's hands, it would not).
+    const other = await offer({ format: 'dc+sd-jwt', tx_code: true })
+    const otherResolved = await wallet.resolve(other.credential_offer_uri)
+    for (let i = 0; i < 4; i++) await errorOf(wallet.token(otherResolved, { dpop: false, txCode: other.tx_code === '000000' ? '111111' : '000000' }))
+    assert.ok((await wallet.token(otherResolved, { dpop: false, txCode: other.tx_code })).response.access_token)
+    // The fifth wrong one spends it: the right tx_code comes too late.
+    assert.equal(await errorOf(wallet.token(resolved, { dpop: false, txCode: wrong })), 'invalid_grant')
+    assert.equal(await errorOf(wallet.token(resolved, { dpop: false, txCode: created.tx_code })), 'invalid_grant')
+  })
+
   it('refuses a replayed, unknown or mixed c_nonce (invalid_nonce), a proof for another audience or a stale one (invalid_proof)', async () => {
     const first = await IssuanceWallet.create(['ES256'])
     const used = await first.receive((await offer({ format: 'dc+sd-jwt' })).credential_offer_uri)

@@ -27,6 +27,9 @@ export interface TokenDeps extends ContextDeps {
  * the offer's use taken and the grant recorded in one transaction; the access token is a JWT
  * (RFC 9068) signed by the issuer, its `sub` the grant.
  */
+/** Wrong tx_codes an offer's pre-authorized code survives. */
+export const TX_CODE_MAX_FAILURES = 5
+
 export class Oid4vciTokenService {
   constructor(private readonly deps: TokenDeps) {}
 
@@ -76,8 +79,11 @@ export class Oid4vciTokenService {
     const digest = sha256Hex(grant.preAuthorizedCode)
     const found = await repo.findUnspentCode(this.deps.db, issuerDid, digest)
     if (!found) throw oid4vciError('invalid_grant', 'The pre-authorized code is unknown, already used, or of another issuer')
-    if (found.tx_code_digest && (grant.txCode === undefined || !sameDigest(sha256Hex(grant.txCode), found.tx_code_digest))) {
-      throw oid4vciError('invalid_grant', grant.txCode === undefined ? 'This offer needs its tx_code' : 'Wrong tx_code')
+    if (found.tx_code_digest && grant.txCode === undefined) throw oid4vciError('invalid_grant', 'This offer needs its tx_code')
+    if (found.tx_code_digest && !sameDigest(sha256Hex(grant.txCode!), found.tx_code_digest)) {
+      // A short code is guessable by retrying: a few wrong ones spend it (the issuer makes a new offer).
+      const stands = await repo.recordTxCodeFailure(this.deps.db, found.offer_id, TX_CODE_MAX_FAILURES, now)
+      throw oid4vciError('invalid_grant', stands ? 'Wrong tx_code' : `Wrong tx_code ${TX_CODE_MAX_FAILURES} times: this pre-authorized code is spent, ask the issuer for a new offer`)
     }
     let verified
     try {

@@ -30,6 +30,20 @@ export function spendPreAuthorizedCode(db: Executor, issuerDid: string, digest: 
     .executeTakeFirst()
 }
 
+/** Counts a wrong tx_code against an unspent code; at `max` failures the code is spent. Answers whether it still stands. */
+export async function recordTxCodeFailure(db: Executor, offerId: string, max: number, now: Date): Promise<boolean> {
+  const row = await db
+    .updateTable('oid4vci_offers')
+    .set((eb) => ({ tx_code_failures: eb('tx_code_failures', '+', 1) }))
+    .where('offer_id', '=', offerId)
+    .where('code_used_at', 'is', null)
+    .returning('tx_code_failures')
+    .executeTakeFirst()
+  if (!row || row.tx_code_failures < max) return row !== undefined
+  await db.updateTable('oid4vci_offers').set({ code_used_at: now }).where('offer_id', '=', offerId).where('code_used_at', 'is', null).execute()
+  return false
+}
+
 export function findUnspentCode(db: Executor, issuerDid: string, digest: string): Promise<Oid4vciOfferRow | undefined> {
   return db.selectFrom('oid4vci_offers').selectAll().where('pre_authorized_code_digest', '=', digest).where('issuer_did', '=', issuerDid).where('code_used_at', 'is', null).executeTakeFirst()
 }

@@ -21,6 +21,8 @@ export interface Oid4vciOffersTable {
   pre_authorized_code_digest: string | null
   code_used_at: Timestamp | null
   tx_code_digest: string | null
+  /** Wrong tx_codes sent with the code so far; at TX_CODE_MAX_FAILURES the code is spent. */
+  tx_code_failures: ColumnType<number, number | undefined, number>
   tx_code_spec: Json<TxCodeSpec | null>
   issuer_state_digest: string | null
   dpop_required: boolean
