@@ -74,3 +74,12 @@ export function getStatus(url: string, timeoutMs = 2000, ca?: string): Promise<n
     req.on('error', () => resolve(0))
   })
 }
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON of the service's documented answers, read at named fields
+export type Json = Record<string, any>
+
+/** The answer's JSON when it has the expected status; else a set-up failure naming `what`. */
+export function expectStatus(res: HttpResponse, status: number, what: string): Json {
+  if (res.status !== status) throw new Error(`${what}: ${res.status} ${res.body.slice(0, 500)}`)
+  return JSON.parse(res.body) as Json
+}

@@ -8,7 +8,7 @@ import { closedLoop, type PhaseResult } from './closed-loop.js'
 import { mainThreadProfile, printProfileSections, summarizeProfile } from './cpuprofile.js'
 import type { CpuUse } from './cpu.js'
 import { cpuPerOperation, measured, noise } from './engine-run.js'
-import { JsonClient, type HttpResponse } from './http-client.js'
+import { expectStatus, JsonClient, type Json } from './http-client.js'
 import { loginOnce } from './login-load.js'
 import type { BenchOptions, Engine } from './options.js'
 import { createBenchDatabase } from './postgres.js'
@@ -43,9 +43,6 @@ const SCHEMA = {
   anonymous_credentials: false,
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON of the service's documented answers, read at named fields
-type Json = Record<string, any>
-
 export type Oid4vcPhase = 'oid4vci' | 'oid4vp' | 'spec-issue'
 
 export interface Oid4vcPhaseSummary {
@@ -60,11 +57,6 @@ export interface Oid4vcPhaseSummary {
   otherLoadCores: number | null
   /** Requests per flow (the per-request rate is perSecond times this). */
   requestsPerFlow: number
-}
-
-function expectStatus(res: HttpResponse, status: number, what: string): Json {
-  if (res.status !== status) throw new Error(`${what}: ${res.status} ${res.body.slice(0, 500)}`)
-  return JSON.parse(res.body) as Json
 }
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')

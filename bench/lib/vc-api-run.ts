@@ -10,7 +10,7 @@ import * as vc from '@digitalbazaar/vc'
 import type { CpuUse } from './cpu.js'
 import { closedLoop, type PhaseResult } from './closed-loop.js'
 import { cpuPerOperation, measured, noise } from './engine-run.js'
-import { JsonClient, type HttpResponse } from './http-client.js'
+import { expectStatus, JsonClient, type HttpResponse } from './http-client.js'
 import { loginOnce } from './login-load.js'
 import type { BenchOptions, Engine } from './options.js'
 import { projectRoot, type ServerProcess } from './server-process.js'
@@ -81,14 +81,6 @@ interface VcApiIssuer {
   issuePaths: Record<VcApiFormat, string>
   verifyPath: string
   signingDids: Record<VcApiFormat, string>
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON of the service's documented answers, read at named fields
-type Json = Record<string, any>
-
-function expectStatus(res: HttpResponse, status: number, what: string): Json {
-  if (res.status !== status) throw new Error(`${what}: ${res.status} ${res.body.slice(0, 500)}`)
-  return JSON.parse(res.body) as Json
 }
 
 /**

@@ -12,6 +12,7 @@ import type { CredentialRequestService } from '../issuer/requests.service.js'
 import { recordActivity } from '../wallet/wallet-activity.js'
 import { issuerContext, sha256Hex, type ContextDeps, type IssuerContext } from './oid4vci-context.js'
 import { fromLibrary, oid4vciError } from './oid4vci-errors.js'
+import { firstLine } from '../oid4vc/library-message.js'
 import { BATCH_SIZE, DEFERRED_INTERVAL_S, parseConfigurationId, PROOF_ALGS } from './oid4vci-metadata.js'
 import * as repo from './oid4vci.repository.js'
 
@@ -295,4 +296,3 @@ function holderOf(signer: JwtSignerWithJwk): Holder {
 /** A JSON credential (Data Integrity) is answered as an object, a JOSE one as its compact string. */
 const wireForm = (stored: string): string | Record<string, unknown> => (stored.startsWith('{') ? (JSON.parse(stored) as Record<string, unknown>) : stored)
 
-const firstLine = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 200)

@@ -1,5 +1,6 @@
 import { Oauth2ResourceUnauthorizedError, Oauth2ServerErrorResponseError } from '@openid4vc/oauth2'
 import { AppError, UnauthenticatedError, ValidationError } from '../../errors.js'
+import { firstLine } from '../oid4vc/library-message.js'
 
 /**
  * The error codes of RFC 6749 §5.2, RFC 6750 §3.1, RFC 9449 §7.1 and OpenID4VCI 1.0 §8.3.1.2,
@@ -66,7 +67,5 @@ export function fromLibrary(error: unknown, fallback: Oid4vciErrorCode): AppErro
     const code = (error.errorResponse.error as Oid4vciErrorCode | undefined) ?? fallback
     return oid4vciError(code, error.errorResponse.error_description ?? firstLine(error.message), error)
   }
-  return oid4vciError(fallback, firstLine(error instanceof Error ? error.message : String(error)), error)
+  return oid4vciError(fallback, firstLine(error), error)
 }
-
-const firstLine = (text: string): string => text.split('\n')[0]!.slice(0, 300)

@@ -7,6 +7,8 @@ import type { Oid4vciCredentialService } from './oid4vci-credential.service.js'
 import { NotAcceptableError, ResourceUnauthorized } from './oid4vci-errors.js'
 import type { Oid4vciOffers } from './oid4vci-offers.js'
 import type { Oid4vciTokenService } from './oid4vci-token.service.js'
+import { BATCH_SIZE } from './oid4vci-metadata.js'
+import { acceptFormBodies } from '../../plugins/form-body.js'
 
 const tags = ['OpenID4VCI']
 const WebId = Type.String({ pattern: '^[a-f0-9]{32}$' })
@@ -19,7 +21,7 @@ const Jwt = Type.String({ maxLength: 16_384 })
 const CredentialRequestBody = Type.Object({
   credential_configuration_id: Type.Optional(Type.String({ maxLength: 200 })),
   credential_identifier: Type.Optional(Type.String({ maxLength: 200 })),
-  proofs: Type.Optional(Type.Object({ jwt: Type.Optional(Type.Array(Jwt, { minItems: 1, maxItems: 10 })) }, { additionalProperties: false })),
+  proofs: Type.Optional(Type.Object({ jwt: Type.Optional(Type.Array(Jwt, { minItems: 1, maxItems: BATCH_SIZE })) }, { additionalProperties: false })),
   proof: Type.Optional(Type.Object({ proof_type: Type.String({ maxLength: 50 }), jwt: Type.Optional(Jwt) }, { additionalProperties: false })),
   // Unrecognized members (credential_response_encryption...) are dropped (removeAdditional).
 }, { additionalProperties: false })
@@ -122,9 +124,7 @@ export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async 
   // RFC 6749 §4.1.3: the token request is form-encoded; only the token route reads form bodies.
   await app.register(async (plain) => {
     const scope = plain.withTypeProvider<TypeBoxTypeProvider>()
-    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
-      done(null, Object.fromEntries(new URLSearchParams(body as string)))
-    })
+    acceptFormBodies(plain)
     scope.post('/issuers/:web_id/oid4vci/token', {
       // A tx_code is short: guesses are limited like sign-ins (per client IP).
       config: { rateLimit: 'auth' },

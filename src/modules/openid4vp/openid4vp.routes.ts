@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { errorRefs } from '../shared/route-helpers.js'
 import { oauthError, type Openid4vpService } from './openid4vp.service.js'
+import { acceptFormBodies } from '../../plugins/form-body.js'
 
 const tags = ['OpenID4VP']
 const RequestId = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) })
@@ -17,10 +18,8 @@ const MAX_TOKEN = 48 * 1024
  * response_uri (§8.2: form-encoded; direct_post.jwt sends `response`, an encrypted JWT).
  */
 export const openid4vpRoutes: FastifyPluginAsyncTypebox<{ oid4vp: Openid4vpService }> = async (app, { oid4vp }) => {
-  // Only these routes read form bodies; the rest of the service stays JSON and multipart.
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)))
-  })
+  // Only these routes read form bodies.
+  acceptFormBodies(app)
 
   app.get('/requests/:id', {
     schema: { tags, summary: 'The signed request object (JAR, typ oauth-authz-req+jwt) of a presentation request', security: [], params: RequestId, response: { 200: Type.String(), ...errorRefs(400, 404) } },

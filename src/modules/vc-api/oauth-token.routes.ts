@@ -1,6 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorRefs } from '../shared/route-helpers.js'
 import { oauthError, type VcApiClientService } from './vc-api-clients.service.js'
+import { acceptFormBodies } from '../../plugins/form-body.js'
 
 const tags = ['VC API']
 
@@ -19,10 +20,8 @@ const TokenBody = Type.Object({
  * body (§2.3.1). Errors carry `error` and `error_description` (§5.2).
  */
 export const oauthTokenRoutes: FastifyPluginAsyncTypebox<{ clients: VcApiClientService }> = async (app, { clients }) => {
-  // Only this route reads form bodies; the rest of the service stays JSON and multipart.
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)))
-  })
+  // Only this route reads form bodies.
+  acceptFormBodies(app)
   app.post('/token', {
     // A client's secret is a credential: guesses are limited like sign-ins (per client IP).
     config: { rateLimit: 'auth' },

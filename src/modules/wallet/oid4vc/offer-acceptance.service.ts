@@ -1,21 +1,21 @@
 import { createPrivateKey, randomUUID, type JsonWebKey } from 'node:crypto'
-import { Oauth2ClientErrorResponseError, Oauth2Error, type Jwk, type RequestDpopOptions } from '@openid4vc/oauth2'
-import { Openid4vciClient, Openid4vciError, Openid4vciRetrieveCredentialsError, type CredentialOfferObject, type IssuerMetadataResult } from '@openid4vc/openid4vci'
-import { OpenId4VcBaseError } from '@openid4vc/utils'
+import type { Jwk, RequestDpopOptions } from '@openid4vc/oauth2'
+import { Openid4vciClient, type CredentialOfferObject, type IssuerMetadataResult } from '@openid4vc/openid4vci'
 import * as jose from 'jose'
 import type { Clock } from '../../../adapters/clock.js'
+import { JWS_ALGORITHMS } from '../../../crypto/jws.js'
 import type { SecretBox } from '../../../crypto/secret-box.js'
 import type { Database } from '../../../db/database.js'
-import { AppError, DependencyUnavailableError, NotFoundError, UnprocessableError, ValidationError } from '../../../errors.js'
+import { NotFoundError, UnprocessableError, ValidationError } from '../../../errors.js'
 import type { DidResolver } from '../../did/did-resolver.js'
 import { serviceCallbacks } from '../../oid4vc/oid4vc-callbacks.js'
 import type { WalletCredentialService } from '../wallet-credentials.service.js'
 import type { WalletCredentialRow } from '../wallet-credentials.repository.js'
 import { capturingSigner, checkHolderJws, holderSigningKey, type PreparedJws } from './prepared-jws.js'
 import * as sessions from './protocol-sessions.repository.js'
+import { protocolStep } from './protocol-step.js'
 
 const SESSION_TTL_MS = 5 * 60_000
-const PROOF_ALGS = ['ES256', 'EdDSA'] as const
 const PRE_AUTHORIZED = 'urn:ietf:params:oauth:grant-type:pre-authorized_code'
 
 export interface AcceptInput {
@@ -77,8 +77,8 @@ export class OfferAcceptanceService {
     const dpopPublic = (await jose.exportJWK(dpopKey.publicKey)) as Jwk
     const client = this.client(dpopPrivate)
     const uri = offerText(input.offer_uri)
-    const offer = await protocolStep('reading the credential offer', () => client.resolveCredentialOffer(uri))
-    const metadata = await protocolStep('reading the issuer metadata', () => client.resolveIssuerMetadata(offer.credential_issuer))
+    const offer = await protocolStep('reading the credential offer', 'offer_uri', () => client.resolveCredentialOffer(uri))
+    const metadata = await protocolStep('reading the issuer metadata', 'offer_uri', () => client.resolveIssuerMetadata(offer.credential_issuer))
     const configurationId = input.credential_configuration_id ?? offer.credential_configuration_ids[0]!
     if (!offer.credential_configuration_ids.includes(configurationId)) {
       throw new ValidationError(`credential_configuration_id "${configurationId}" is not in the offer (${offer.credential_configuration_ids.join(', ')})`, { details: { field: 'credential_configuration_id' } })
@@ -95,11 +95,11 @@ export class OfferAcceptanceService {
 
     const dpopAlgs = metadata.authorizationServers[0]?.dpop_signing_alg_values_supported
     const dpop: RequestDpopOptions | undefined = dpopAlgs?.includes('ES256') ? { signer: { method: 'jwk', alg: 'ES256', publicJwk: dpopPublic } } : undefined
-    const token = await protocolStep('obtaining an access token', () =>
+    const token = await protocolStep('obtaining an access token', 'offer_uri', () =>
       client.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer: offer, issuerMetadata: metadata, txCode: input.tx_code, ...(dpop ? { dpop } : {}) }),
     )
     const nonce = metadata.credentialIssuer.nonce_endpoint
-      ? (await protocolStep('obtaining a nonce', () => client.requestNonce({ issuerMetadata: metadata }))).c_nonce
+      ? (await protocolStep('obtaining a nonce', 'offer_uri', () => client.requestNonce({ issuerMetadata: metadata }))).c_nonce
       : (token.accessTokenResponse.c_nonce as string | undefined)
 
     // The issuer binds the credential to the DID when it accepts DIDs, else to the bare key.
@@ -154,11 +154,11 @@ export class OfferAcceptanceService {
     const response =
       from === 'prepared'
         ? (
-            await protocolStep('requesting the credential', () =>
+            await protocolStep('requesting the credential', 'offer_uri', () =>
               client.retrieveCredentials({ issuerMetadata: state.metadata, credentialConfigurationId: state.configurationId, proofs: { jwt: [input.proof_jwt!] }, accessToken: secrets.accessToken, ...(dpop ? { dpop } : {}) }),
             )
           ).credentialResponse
-        : (await protocolStep('requesting the deferred credential', () => client.retrieveDeferredCredentials({ issuerMetadata: state.metadata, transactionId: state.transactionId!, accessToken: secrets.accessToken, ...(dpop ? { dpop } : {}) }))).deferredCredentialResponse
+        : (await protocolStep('requesting the deferred credential', 'offer_uri', () => client.retrieveDeferredCredentials({ issuerMetadata: state.metadata, transactionId: state.transactionId!, accessToken: secrets.accessToken, ...(dpop ? { dpop } : {}) }))).deferredCredentialResponse
 
     const issued = response.credentials ?? []
     if (issued.length === 0) {
@@ -221,35 +221,6 @@ function offerText(uri: string): string {
 
 function proofAlgs(configuration: { proof_types_supported?: Record<string, { proof_signing_alg_values_supported?: unknown }> }): string[] {
   const listed = configuration.proof_types_supported?.jwt?.proof_signing_alg_values_supported
-  if (!Array.isArray(listed)) return [...PROOF_ALGS]
-  return PROOF_ALGS.filter((alg) => listed.includes(alg))
-}
-
-/**
- * One protocol step against another service: its refusal is a 422 naming the step and the
- * OAuth error it answered; an unreachable service a 503; a malformed answer a 422.
- */
-async function protocolStep<T>(step: string, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run()
-  } catch (error) {
-    if (error instanceof AppError) throw error
-    if (error instanceof Oauth2ClientErrorResponseError) {
-      const { error: code, error_description: description } = error.errorResponse
-      throw new UnprocessableError(`The issuer refused ${step}: ${code}${description ? ` (${description})` : ''}`, { details: { issuer_error: code } })
-    }
-    if (error instanceof Openid4vciRetrieveCredentialsError) {
-      const answered = error.response.credentialErrorResponseResult?.data as { error?: string; error_description?: string } | undefined
-      throw new UnprocessableError(`The issuer refused ${step}: ${answered?.error ?? `HTTP ${error.response.response.status}`}${answered?.error_description ? ` (${answered.error_description})` : ''}`, { details: { issuer_error: answered?.error ?? null } })
-    }
-    const cause = (error as { cause?: unknown }).cause
-    if (cause instanceof AppError) throw cause
-    if (error instanceof Oauth2Error || error instanceof Openid4vciError) throw new UnprocessableError(`${step}: ${error.message.split('\n')[0]}`)
-    // A URL the caller gave that does not parse is its mistake; any other TypeError is fetch failing.
-    if (error instanceof TypeError && (error as { code?: unknown }).code === 'ERR_INVALID_URL') throw new ValidationError(`${step}: offer_uri is not a valid URL`, { details: { field: 'offer_uri' } })
-    if (error instanceof TypeError) throw new DependencyUnavailableError(`${step}: ${error.message}`)
-    // The protocol libraries' own refusals of what the other party answered (schema, JSON, status).
-    if (error instanceof OpenId4VcBaseError) throw new UnprocessableError(`${step}: ${error.message.split('\n')[0]}`)
-    throw error
-  }
+  if (!Array.isArray(listed)) return [...JWS_ALGORITHMS]
+  return JWS_ALGORITHMS.filter((alg) => listed.includes(alg))
 }

@@ -1,11 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto'
-import { Oauth2Error, Oauth2ServerErrorResponseError } from '@openid4vc/oauth2'
 import { Openid4vpClient, type Openid4vpAuthorizationRequest } from '@openid4vc/openid4vp'
-import { OpenId4VcBaseError } from '@openid4vc/utils'
 import { DcqlQuery, type DcqlCredential } from 'dcql'
 import type { Clock } from '../../../adapters/clock.js'
+import { JWS_ALGORITHMS } from '../../../crypto/jws.js'
 import type { Database } from '../../../db/database.js'
-import { AppError, DependencyUnavailableError, NotFoundError, UnprocessableError, ValidationError } from '../../../errors.js'
+import { NotFoundError, UnprocessableError, ValidationError } from '../../../errors.js'
 import type { FormatRegistry } from '../../credentials/formats/format-registry.js'
 import type { DidResolver } from '../../did/did-resolver.js'
 import { serviceCallbacks } from '../../oid4vc/oid4vc-callbacks.js'
@@ -15,6 +14,8 @@ import { dcqlCredentialOf } from './dcql-wallet-credentials.js'
 import { checkHolderJws, holderSigningKey, type PreparedJws } from './prepared-jws.js'
 import { assemble, sdJwtDraft, vpJwtDraft, type PresentationDraft } from './presentation-drafts.js'
 import * as sessions from './protocol-sessions.repository.js'
+import { protocolStep } from './protocol-step.js'
+import { firstLine } from '../../oid4vc/library-message.js'
 
 const SESSION_TTL_MS = 5 * 60_000
 /** How many of the holder's credentials a query is matched against (newest first). */
@@ -87,10 +88,10 @@ export class PresentationAnswerService {
       parsed = client.parseOpenid4vpAuthorizationRequest({ authorizationRequest: input.authorization_request_uri.trim() })
     } catch (error) {
       // The URI itself is what does not parse: the caller's mistake.
-      throw new ValidationError(`authorization_request_uri is not an OpenID4VP authorization request: ${(error as Error).message.split('\n')[0]}`, { details: { field: 'authorization_request_uri' } })
+      throw new ValidationError(`authorization_request_uri is not an OpenID4VP authorization request: ${firstLine(error)}`, { details: { field: 'authorization_request_uri' } })
     }
     if (parsed.type === 'openid4vp_dc_api') throw new ValidationError('A Digital Credentials API request is answered by the browser, not by a URI', { details: { field: 'authorization_request_uri' } })
-    const resolved = await protocolStep('resolving the authorization request', () => client.resolveOpenId4vpAuthorizationRequest({ authorizationRequestPayload: parsed.params }))
+    const resolved = await protocolStep('resolving the authorization request', 'authorization_request_uri', () => client.resolveOpenId4vpAuthorizationRequest({ authorizationRequestPayload: parsed.params }))
     const request = resolved.authorizationRequestPayload as Openid4vpAuthorizationRequest
     if (!resolved.dcql) throw new UnprocessableError('The request has no DCQL query: Presentation Exchange requests are not answered (OpenID4VP 1.0 uses DCQL)')
     if (!request.response_uri) throw new UnprocessableError('The request has no response_uri: only direct_post and direct_post.jwt are answered')
@@ -140,14 +141,14 @@ export class PresentationAnswerService {
     if (!taken) throw new NotFoundError('Presentation answer not found, expired or already sent')
 
     const client = this.client()
-    const response = await protocolStep('building the authorization response', () =>
+    const response = await protocolStep('building the authorization response', 'authorization_request_uri', () =>
       client.createOpenid4vpAuthorizationResponse({
         authorizationRequestPayload: state.request,
         authorizationResponsePayload: { vp_token: vpToken },
         ...(state.request.response_mode === 'direct_post.jwt' ? { jarm: { encryption: { nonce: randomBytes(16).toString('base64url') }, serverMetadata: JARM_SERVER_METADATA } } : {}),
       }),
     )
-    const submitted = await protocolStep('sending the authorization response', () =>
+    const submitted = await protocolStep('sending the authorization response', 'authorization_request_uri', () =>
       client.submitOpenid4vpAuthorizationResponse({
         authorizationRequestPayload: state.request,
         authorizationResponsePayload: response.authorizationResponsePayload,
@@ -196,7 +197,7 @@ export class PresentationAnswerService {
 
   private async draft(holderDid: string, chosen: { row: { jwt: string }; format: string }, claims: Array<Array<string | number | null>>, kb: { aud: string; nonce: string; iat: number }): Promise<PresentationDraft> {
     if (chosen.format === 'dc+sd-jwt') return sdJwtDraft(chosen.row.jwt, claims, kb)
-    const key = await holderSigningKey(this.deps.resolver, holderDid, ['EdDSA', 'ES256'])
+    const key = await holderSigningKey(this.deps.resolver, holderDid, JWS_ALGORITHMS)
     if (!key) throw new UnprocessableError("The holder's DID has no Ed25519 or P-256 authentication key to sign a presentation with")
     return vpJwtDraft(chosen.row.jwt, { did: holderDid, kid: key.kid, alg: key.alg }, kb)
   }
@@ -217,25 +218,6 @@ function parseQuery(raw: unknown): DcqlQuery {
     DcqlQuery.validate(query)
     return query
   } catch (error) {
-    throw new UnprocessableError(`The request's DCQL query is not valid: ${(error as Error).message.split('\n')[0]}`)
-  }
-}
-
-/** A verifier's malformed or unverifiable request is a 422 naming the step; unreachable, a 503. */
-async function protocolStep<T>(step: string, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run()
-  } catch (error) {
-    if (error instanceof AppError) throw error
-    const cause = (error as { cause?: unknown }).cause
-    if (cause instanceof AppError) throw cause
-    if (error instanceof Oauth2ServerErrorResponseError) throw new UnprocessableError(`${step}: ${error.errorResponse.error_description ?? error.errorResponse.error}`)
-    if (error instanceof Oauth2Error) throw new UnprocessableError(`${step}: ${error.message.split('\n')[0]}`)
-    // A URL the caller gave that does not parse is its mistake; any other TypeError is fetch failing.
-    if (error instanceof TypeError && (error as { code?: unknown }).code === 'ERR_INVALID_URL') throw new ValidationError(`${step}: authorization_request_uri is not a valid URL`, { details: { field: 'authorization_request_uri' } })
-    if (error instanceof TypeError) throw new DependencyUnavailableError(`${step}: ${error.message}`)
-    // The protocol libraries' own refusals of what the other party answered (schema, JSON, status).
-    if (error instanceof OpenId4VcBaseError) throw new UnprocessableError(`${step}: ${error.message.split('\n')[0]}`)
-    throw error
+    throw new UnprocessableError(`The request's DCQL query is not valid: ${firstLine(error)}`)
   }
 }
