@@ -15,6 +15,7 @@ import type { Config } from './config.js'
 import { deriveKey, SecretBox } from './crypto/secret-box.js'
 import type { DatabaseHandle } from './db/connect.js'
 import { PgliteMaintenance } from './db/pglite-maintenance.js'
+import { checkInstanceSettings } from './modules/instance/instance-settings.js'
 import { callbacksPlugin } from './modules/callbacks/callbacks.plugin.js'
 import { blockchainPlugin } from './modules/blockchain/blockchain.plugin.js'
 import type { ChainClient } from './adapters/chain/chain-client.js'
@@ -148,6 +149,7 @@ const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', impor
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const clock = deps.clock ?? systemClock
   const db = deps.database.db
+  await checkInstanceSettings(db, { publicBaseUrl: config.publicBaseUrl, masterKey: deps.masterKey, acceptNewPublicBaseUrl: config.acceptNewPublicBaseUrl })
   const routeWords = new RouteWords()
   const app = Fastify({
     logger: deps.logger === false ? false : logOptions(config.logLevel, routeWords, deps.logger?.sink),

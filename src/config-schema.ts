@@ -39,6 +39,7 @@ export const EnvSchema = Type.Object({
   DATABASE_URL: url('postgres-url', 'PostgreSQL instead of embedded PGlite'),
   DATABASE_UNNAMED_STATEMENTS: flag('Send statements unnamed, for a pooler in transaction mode that cannot keep prepared statements'),
   PUBLIC_BASE_URL: url('http-url', 'Public address: JWT issuer, links in responses (default http://HOST:PORT)'),
+  ACCEPT_NEW_PUBLIC_BASE_URL: flag('Record a PUBLIC_BASE_URL other than the one this database was set up with, instead of refusing to start'),
   MASTER_KEY: Type.Optional(Type.String({
     format: 'key-32',
     description: 'Seals every private key at rest; unset: generated once into DATA_DIR (mode 0600); required with DATABASE_URL',

@@ -18,6 +18,8 @@ export interface Config {
   /** PostgreSQL: run statements as named prepared statements (off behind poolers that cannot hold them). */
   readonly databasePreparedStatements: boolean
   readonly publicBaseUrl: string
+  /** Start even though the database recorded another PUBLIC_BASE_URL, and record this one. */
+  readonly acceptNewPublicBaseUrl: boolean
   /** 32 bytes; unset: generated once into dataDir (mode 0600). */
   readonly masterKey: Uint8Array | undefined
   readonly jwtTtlSeconds: number
@@ -220,6 +222,7 @@ export function loadConfig(env: EnvText = process.env): Config {
     callbackLeaseMs,
     outboundAllowPrivate: e.OUTBOUND_ALLOW_PRIVATE,
     didWebAllowHttp: e.DID_WEB_ALLOW_HTTP,
+    acceptNewPublicBaseUrl: e.ACCEPT_NEW_PUBLIC_BASE_URL,
     outboundTimeoutMs: e.OUTBOUND_TIMEOUT_MS,
     rateLimitAuthPerMinute: e.RATE_LIMIT_AUTH_PER_MINUTE,
     rateLimitResolvePerMinute: e.RATE_LIMIT_RESOLVE_PER_MINUTE,

@@ -99,3 +99,10 @@ export class DataDirInUseError extends AppError {
     super('CONFLICT', message, options)
   }
 }
+
+/** A setting differs from what the database recorded for every instance sharing it: a refusal to start. */
+export class InstanceSettingsMismatchError extends AppError {
+  constructor(message: string, options?: AppErrorOptions) {
+    super('CONFLICT', message, options)
+  }
+}

@@ -1,6 +1,6 @@
 import { buildApp } from './app.js'
 import { ConfigError, loadConfig } from './config.js'
-import { DataDirInUseError } from './errors.js'
+import { DataDirInUseError, InstanceSettingsMismatchError } from './errors.js'
 import { openRuntimeDeps } from './runtime-deps.js'
 import { runtimeProblem } from './runtime-version.js'
 
@@ -32,7 +32,17 @@ async function main(): Promise<void> {
     }
     throw error
   }
-  const app = await buildApp(config, deps)
+  let app
+  try {
+    app = await buildApp(config, deps)
+  } catch (error) {
+    if (error instanceof InstanceSettingsMismatchError) {
+      console.error(`Refusing to start: ${error.message}`)
+      await deps.database.close().catch(() => undefined)
+      process.exit(2)
+    }
+    throw error
+  }
   let closing = false
   const shutdown = async (signal: string) => {
     if (closing) return

@@ -35,6 +35,12 @@ export interface RateLimitCountersTable {
   hits: number
 }
 
+export interface InstanceSettingsTable {
+  name: string
+  value: string
+  recorded_at: Generated<Date>
+}
+
 export interface ServiceKeysTable {
   kid: string
   owner: string
@@ -340,6 +346,7 @@ export interface DB {
   users: UsersTable
   auth_used_challenges: AuthUsedChallengesTable
   rate_limit_counters: RateLimitCountersTable
+  instance_settings: InstanceSettingsTable
   service_keys: ServiceKeysTable
   content_blocks: ContentBlocksTable
   wallets: WalletsTable

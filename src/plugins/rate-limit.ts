@@ -30,7 +30,7 @@ async function rateLimitPlugin(app: FastifyInstance, options: { limiters: Record
   app.addHook('onRequest', async (request, reply) => {
     const bucket = request.routeOptions.config?.rateLimit
     if (bucket === undefined) return
-    const decision = options.limiters[bucket].hit(`${bucket}:${request.ip}`)
+    const decision = await options.limiters[bucket].hit(`${bucket}:${request.ip}`)
     reply.header('x-ratelimit-limit', decision.limit)
     reply.header('x-ratelimit-remaining', decision.remaining)
     if (!decision.allowed) {

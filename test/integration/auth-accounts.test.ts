@@ -286,4 +286,24 @@ describe('auth: rate limit shared by instances on one database', () => {
       await first.close()
     }
   })
+
+  it('admits at most the limit plus one share per other instance to a client bursting on both', async () => {
+    // share = a tenth of the limit: 2 of 20. Before any timer flush, each instance may admit only
+    // its share unsent; past it a request waits for the shared total.
+    const first = await createTestApp({ env: { RATE_LIMIT_AUTH_PER_MINUTE: '20' }, clock: new ManualClock() })
+    const second = await buildApp(first.config, { ...first.deps, database: { ...first.deps.database, close: async () => undefined } })
+    await second.ready()
+    try {
+      const did = new DidClient().did
+      const burst = (app: typeof second) => Array.from({ length: 30 }, () => app.inject({ method: 'POST', url: '/api/auth/challenge', payload: { did } }).then((r) => r.statusCode))
+      const codes = await Promise.all([...burst(first.app), ...burst(second)])
+      const admitted = codes.filter((c) => c === 200).length
+      assert.ok(admitted >= 20, `the limit is reachable: ${admitted}`)
+      assert.ok(admitted <= 22, `at most limit + (instances - 1) x share: ${admitted}`)
+      assert.equal(codes.filter((c) => c === 429).length, 60 - admitted)
+    } finally {
+      await second.close()
+      await first.close()
+    }
+  })
 })

@@ -5,9 +5,11 @@ import * as repo from './rate-limit.repository.js'
  * Fixed-window rate limiting whose counts live in the database, so every instance behind a
  * load balancer shares them (DESIGN.md principle 6). Hits are counted locally and added to the
  * shared counters in one batched upsert every `flushMs`; a decision uses the last shared total
- * plus this instance's unflushed hits. With N instances a client can overshoot the limit by at
- * most what the other N-1 instances admit in one flush interval; with one instance it is exact.
- * The per-request cost is a map lookup instead of a database round trip.
+ * plus this instance's unsent hits. An instance admits at most its `share` of unsent hits per
+ * bucket (a tenth of the limit, at least one): past that, the request waits for a flush, which
+ * sends them and reads back every instance's total. So with N instances a client gets at most
+ * the limit plus (N-1) x share, however fast it sends; with one instance it is exact. Most
+ * requests cost a map lookup; one in `share` of a busy client's waits for one upsert.
  */
 export interface RateLimitDecision {
   allowed: boolean
@@ -32,13 +34,17 @@ export class RateLimiter {
   private buckets = new Map<string, BucketState>()
   private flushing: Promise<void> | undefined
   private timer: NodeJS.Timeout | undefined
+  /** Unsent hits per bucket this instance may admit before it reads the shared total. */
+  readonly share: number
 
   constructor(
     private readonly db: Database,
     private readonly limitPerMinute: number,
     private readonly now: () => number = Date.now,
     private readonly flushMs = 250,
-  ) {}
+  ) {
+    this.share = Math.max(1, Math.ceil(limitPerMinute / 10))
+  }
 
   start(): void {
     this.timer ??= setInterval(() => void this.flush().catch(() => undefined), this.flushMs)
@@ -51,13 +57,33 @@ export class RateLimiter {
     await this.flush().catch(() => undefined)
   }
 
-  hit(bucket: string): RateLimitDecision {
+  async hit(bucket: string): Promise<RateLimitDecision> {
+    // Each flush lets `share` more through, so waiting always ends. A database that cannot be
+    // reached does not hold requests: the hits stay pending for a later flush and the decision
+    // rests on what this instance knows.
+    for (;;) {
+      const state = this.state(bucket)
+      if (state.pending + state.inflight < this.share || state.shared + state.pending + state.inflight >= this.limitPerMinute) break
+      try {
+        await this.flush()
+      } catch {
+        break
+      }
+    }
+    return this.decide(this.state(bucket))
+  }
+
+  private state(bucket: string): BucketState {
     this.rollWindow()
     let state = this.buckets.get(bucket)
     if (!state) {
       state = { shared: 0, pending: 0, inflight: 0 }
       this.buckets.set(bucket, state)
     }
+    return state
+  }
+
+  private decide(state: BucketState): RateLimitDecision {
     const used = state.shared + state.pending + state.inflight
     const resetAt = new Date(this.windowStart + WINDOW_MS)
     if (used >= this.limitPerMinute) return { allowed: false, limit: this.limitPerMinute, remaining: 0, resetAt }
