@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import { bearer, DidClient } from '../helpers/did-client.js'
 import { callAs, IssuerActor } from '../helpers/issuer-setup.js'
 import { createTestApp, type TestApp } from '../helpers/test-app.js'
+import { foreignCredential } from '../helpers/wallet-fixtures.js'
 
 const SCHEMA = { name: 'Pass', version: '1', attributes: [{ name: 'holder_name', data_type: 'string', required: true }, { name: 'level', data_type: 'number' }] }
 const LISTING_FIELDS = ['id', 'issuer_did', 'issuer_name', 'credential_type', 'credential_preview', 'credential_data', 'ipfs_hash', 'status', 'signature_type', 'evidence_attachments', 'extensions']
@@ -91,5 +92,57 @@ describe('wallet credentials', () => {
     assert.equal((await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/credentials/${ids[1]}/revoke`, issuer.token)).statusCode, 200)
     const revoked = (await list('?status=revoked')).json()
     assert.deepEqual(revoked.data.map((c: { id: string }) => c.id), [ids[1]])
+  })
+})
+
+describe('wallet listing pages over issued and imported credentials', () => {
+  let t: TestApp
+  const issuer = new IssuerActor()
+  const external = new DidClient()
+  const holder = new DidClient()
+  let holderToken: string
+  let schemaId: string
+
+  before(async () => {
+    // Outside status lists are unreachable here; imports keep an unknown status.
+    t = await createTestApp({ httpGet: async (url) => ({ status: 404, headers: {}, body: new Uint8Array(), url }) })
+    await issuer.setUp(t.app, 'Pass Office')
+    schemaId = await issuer.schema(t.app, SCHEMA)
+    holderToken = await holder.login(t.app)
+  })
+  after(() => t.close())
+
+  const issue = async () => {
+    const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, { credential_type: 'Pass', schema_id: schemaId, subject_did: holder.did, attributes: { holder_name: 'H' } })
+    assert.equal(res.statusCode, 201, res.body)
+    return res.json().credential.id as string
+  }
+  const importOne = async () => {
+    const jwt = foreignCredential(external, { subject: holder.did, issuerName: 'Badge Co', attributes: { given_name: 'Ada' } })
+    const res = await t.app.inject({ method: 'POST', url: `/api/wallet/${holder.did}/credentials/import`, headers: bearer(holderToken), payload: { credential_jwt: jwt } })
+    assert.equal(res.statusCode, 201, res.body)
+    return res.json().credential.id as string
+  }
+  const page = async (cursor?: string) => {
+    const res = await t.app.inject({ method: 'GET', url: `/api/wallet/${holder.did}/credentials?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, headers: { ...bearer(holderToken), 'x-user-did': holder.did } })
+    assert.equal(res.statusCode, 200, res.body)
+    return res.json() as { data: { id: string }[]; next_cursor: string | null }
+  }
+
+  it('returns every credential once, in id order, while others arrive between pages', async () => {
+    const existing: string[] = []
+    for (let i = 0; i < 5; i++) existing.push(await issue(), await importOne())
+    const seen: string[] = []
+    let cursor: string | undefined
+    do {
+      const body = await page(cursor)
+      seen.push(...body.data.map((c) => c.id))
+      // Arrivals during the walk: either source, concurrently with the next page.
+      await Promise.all([issue(), importOne()])
+      cursor = body.next_cursor ?? undefined
+    } while (cursor)
+    assert.deepEqual(seen, [...seen].sort(), 'pages in id order')
+    assert.equal(new Set(seen).size, seen.length, 'no credential twice')
+    for (const id of existing) assert.ok(seen.includes(id), `${id} missing from the pages`)
   })
 })

@@ -39,6 +39,11 @@ export interface WalletFilter {
  * ones it imported. Both carry `aly:<uuid>` ids, so one keyset orders the union.
  */
 function walletCredentials(db: Executor, holderDid: string) {
+  const { issued, imported } = walletCredentialSources(db, holderDid)
+  return db.selectFrom(issued.unionAll(imported).as('u'))
+}
+
+function walletCredentialSources(db: Executor, holderDid: string) {
   const issued = db
     .selectFrom('credentials as c')
     .innerJoin('issuers as i', 'i.did', 'c.issuer_did')
@@ -102,15 +107,36 @@ function walletCredentials(db: Executor, holderDid: string) {
       'w.reason as withdrawal_reason',
     ])
     .where('m.holder_did', '=', holderDid)
-  return db.selectFrom(issued.unionAll(imported).as('u'))
+  return { issued, imported }
 }
 
+/**
+ * One page: each source takes its own first `limit` rows after the cursor along its
+ * (holder, id) index, and only those 2 x limit rows are merged, so a first page costs the same
+ * whatever the holder holds (sorting the whole union first grew with the holder's count).
+ */
 export async function listWalletCredentials(db: Executor, holderDid: string, filter: WalletFilter, page: { limit: number; after?: string }): Promise<WalletCredentialRow[]> {
-  let query = walletCredentials(db, holderDid).selectAll()
-  if (filter.status) query = query.where('u.status', '=', filter.status)
-  if (filter.credential_type) query = query.where('u.credential_type', '=', filter.credential_type)
-  if (page.after) query = query.where('u.id', '>', page.after)
-  return (await query.orderBy('u.id').limit(page.limit).execute()) as WalletCredentialRow[]
+  let { issued, imported } = walletCredentialSources(db, holderDid)
+  if (filter.status) {
+    issued = issued.where('c.status', '=', filter.status)
+    imported = imported.where('m.status', '=', filter.status as WalletImportsTable['status'])
+  }
+  if (filter.credential_type) {
+    issued = issued.where('c.credential_type', '=', filter.credential_type)
+    imported = imported.where('m.credential_type', '=', filter.credential_type)
+  }
+  if (page.after) {
+    issued = issued.where('c.id', '>', page.after)
+    imported = imported.where('m.id', '>', page.after)
+  }
+  const rows = await db
+    .selectFrom(issued.orderBy('c.id').limit(page.limit).as('a'))
+    .selectAll()
+    .unionAll(db.selectFrom(imported.orderBy('m.id').limit(page.limit).as('b')).selectAll())
+    .orderBy('id')
+    .limit(page.limit)
+    .execute()
+  return rows as WalletCredentialRow[]
 }
 
 export async function findWalletCredential(db: Executor, holderDid: string, id: string): Promise<WalletCredentialRow | undefined> {
