@@ -68,3 +68,19 @@ export function createKeyProof(k: HolderKey, o: { credentialIssuer: string; nonc
     .setIssuedAt()
     .sign(k.privateKey)
 }
+
+/**
+ * Key binding for an SD-JWT (RFC 9901 §4.3): `presentation` is the issuer-signed JWT with the
+ * disclosures chosen, ending in `~`; the KB-JWT (`typ: kb+jwt`) signs the verifier's `aud`, its
+ * `nonce`, `iat` and `sd_hash`, the SHA-256 of that presentation (§4.3.1). Answers the SD-JWT+KB.
+ */
+export async function signKbJwt(k: HolderKey, o: { presentation: string; audience: string; nonce: string }): Promise<string> {
+  if (!o.presentation.endsWith('~')) throw new Error('An SD-JWT presentation ends with "~" (the issuer-signed JWT, then each disclosure, each followed by ~)')
+  const digest = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(o.presentation)))
+  const kbJwt = await new SignJWT({ nonce: o.nonce, sd_hash: base64url.encode(digest) })
+    .setProtectedHeader({ alg: k.alg, typ: 'kb+jwt' })
+    .setAudience(o.audience)
+    .setIssuedAt()
+    .sign(k.privateKey)
+  return `${o.presentation}${kbJwt}`
+}
