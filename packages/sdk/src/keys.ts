@@ -20,7 +20,7 @@ export interface HolderKey {
 /** WebCrypto's name of each JWS algorithm's key. */
 const ALGORITHMS: Record<HolderAlg, EcKeyImportParams | Algorithm> = {
   EdDSA: { name: 'Ed25519' },
-  ES256: { name: 'ECDSA', namedCurve: 'P-256' } as EcKeyImportParams,
+  ES256: { name: 'ECDSA', namedCurve: 'P-256' },
 }
 
 function subtle(): SubtleCrypto {
