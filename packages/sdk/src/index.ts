@@ -1,0 +1,10 @@
+/** @credential-service/sdk: a typed client of the credential service and the holder's cryptography (Node and browser). */
+export type { paths, components } from './generated/schema.js'
+export { ServiceError } from './errors.js'
+export { createServiceClient, type ServiceClient, type ServiceClientOptions, type Session } from './client.js'
+export { generateHolderKey, exportHolderKey, importHolderKey, holderDidJwk, type HolderKey, type HolderAlg } from './keys.js'
+export { completeJws, signVpJwt, createKeyProof, signKbJwt } from './jws.js'
+export { acceptOffer, type AcceptOfferResult } from './flows/accept-offer.js'
+export { answerPresentationRequest, type AnswerResult } from './flows/answer-presentation-request.js'
+export { presentToRequest, type Predicate } from './flows/present-to-request.js'
+export { parseQrPayload, resolveQrPayload, type QrPayload, type QrPayloadKind } from './qr.js'
