@@ -1,15 +1,35 @@
-import { acceptOffer, answerPresentationRequest, parseQrPayload, presentToRequest, type ServiceClient } from '@credential-service/sdk'
+import { acceptOffer, answerPresentationRequest, presentToRequest, resolveQrPayload, type QrPayload, type ServiceClient } from '@credential-service/sdk'
 import { UsageError, type CommandSpec } from '../args/command.js'
 import { commaList, list, predicate, str } from '../args/values.js'
 import { table } from '../output/output.js'
 import { body } from './answer.js'
 
-/** What the holder was handed: an offer URI, a request id, or any QR payload of this service. */
-function payload(text: string): ReturnType<typeof parseQrPayload> | undefined {
+/** What the holder was handed: an offer or request URI, a QR payload or short URL of this service; undefined for a bare id. */
+async function payload(client: ServiceClient, text: string): Promise<QrPayload | undefined> {
   try {
-    return parseQrPayload(text)
-  } catch {
-    return undefined
+    return await resolveQrPayload(client, text)
+  } catch (error) {
+    if (/^[\w:.-]+$/.test(text.trim())) return undefined
+    throw new UsageError(`cannot read "${text}": ${(error as Error).message}`)
+  }
+}
+
+/**
+ * A fetch that keeps the VP-JWT the SDK's presentToRequest sends to the approve route: the holder
+ * hands it to the verifier, who must pass the same JWT to the verify route (the service never
+ * gives it out). presentToRequest answers the presentation's id only.
+ */
+function keepingPresentationJwt(): { fetch: typeof fetch; jwt: () => string | undefined } {
+  let jwt: string | undefined
+  return {
+    jwt: () => jwt,
+    fetch: async (input, init) => {
+      const request = new Request(input, init)
+      if (request.method === 'POST' && /\/api\/wallet\/presentation-requests\/[^/]+\/approve$/.test(new URL(request.url).pathname)) {
+        jwt = ((await request.clone().json()) as { presentation_jwt?: string }).presentation_jwt
+      }
+      return globalThis.fetch(request)
+    },
   }
 }
 
@@ -57,8 +77,8 @@ export const walletCommands: CommandSpec[] = [
     examples: ["cps wallet accept 'openid-credential-offer://?credential_offer_uri=…' --tx-code 123456"],
     async run(ctx, { values, positionals }) {
       const text = positionals[0]!
-      const parsed = payload(text)
       const { client, did, key } = await ctx.signedIn()
+      const parsed = await payload(client, text)
       if (parsed?.kind === 'spec-offer') {
         const raw = parsed.raw as { offer_id: string; issuer_did: string }
         const answer = await body(client.api.POST('/api/wallet/credential-request', { body: { issuer_did: raw.issuer_did, offer_id: raw.offer_id } }))
@@ -90,8 +110,9 @@ export const walletCommands: CommandSpec[] = [
     examples: ["cps wallet present <request-id> --reveal given_name --predicate 'gpa>=3'", "cps wallet present 'openid4vp://?client_id=…&request_uri=…'"],
     async run(ctx, { values, positionals }) {
       const text = positionals[0]!
-      const parsed = payload(text)
-      const { client, did, key } = await ctx.signedIn()
+      const kept = keepingPresentationJwt()
+      const { client, did, key } = await ctx.signedIn({ fetch: kept.fetch })
+      const parsed = await payload(client, text)
       if (parsed?.kind === 'oid4vp-request') {
         const result = await ctx.out.progress('answering', () => answerPresentationRequest(client, key, { authorizationRequestUri: parsed.value }))
         ctx.out.result(result, [`${result.accepted ? 'accepted' : 'refused'} by the verifier (HTTP ${result.verifier_status})`, ...(result.redirect_uri ? [`redirect: ${result.redirect_uri}`] : [])])
@@ -110,7 +131,7 @@ export const walletCommands: CommandSpec[] = [
       const result = await ctx.out.progress(predicates.length ? 'deriving the proof and signing' : 'signing', () =>
         presentToRequest(client, key, { requestId, credentialIds, ...(reveal.length ? { reveal } : {}), ...(predicates.length ? { predicates } : {}) }),
       )
-      const jwt = (result as { presentationJwt?: string }).presentationJwt
+      const jwt = (result as { presentationJwt?: string }).presentationJwt ?? kept.jwt()
       ctx.out.result({ presentation_id: result.presentationId, presentation_jwt: jwt, request_id: requestId, credential_ids: credentialIds, reveal, predicates }, [
         `presentation ${result.presentationId} sent to ${request.verifier_did}`,
         ...(jwt ? [`presentation JWT (for cps verifier verify): ${jwt}`] : []),
