@@ -97,6 +97,10 @@ describe('cps arguments and help', () => {
     assert.equal((await run(['keys', 'use', 'b'], env)).code, 0)
     assert.equal(JSON.parse((await run(['keys', 'show', '--json'], env)).stdout).alg, 'ES256')
     assert.equal(JSON.parse((await run(['keys', 'show', '--json', '--key', 'a'], env)).stdout).alg, 'EdDSA')
+    // Global options may also come before the command's words.
+    const before = await run(['--key-file', keyFile, '--json', '--key=a', 'keys', 'show'])
+    assert.equal(before.code, 0, before.stderr)
+    assert.equal(JSON.parse(before.stdout).alg, 'EdDSA')
   })
 
   it('a key passed in (--private-jwk / CPS_PRIVATE_JWK) acts without a key file', async () => {

@@ -9,10 +9,20 @@ export type Resolved =
 
 /** Picks the command named by the leading words of `argv`, then parses the rest with node:util parseArgs. */
 export function resolve(commands: CommandSpec[], argv: string[]): Resolved {
+  // The command's words may follow global options (`cps --json keys list`); their positions are
+  // kept so that everything else, in order, goes to parseArgs.
   const words: string[] = []
-  for (const arg of argv) {
-    if (arg.startsWith('-')) break
-    words.push(arg)
+  const wordAt: number[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (!arg.startsWith('-')) {
+      words.push(arg)
+      wordAt.push(i)
+      continue
+    }
+    const global = GLOBAL_OPTIONS[arg.replace(/^--?/, '').split('=')[0]!]
+    if (!global) break
+    if (global.type === 'string' && !arg.includes('=')) i++
   }
   let command: CommandSpec | undefined
   for (const candidate of commands) {
@@ -27,7 +37,8 @@ export function resolve(commands: CommandSpec[], argv: string[]): Resolved {
     }
     return { kind: 'group', path: groupPath, help }
   }
-  const rest = argv.filter((_, i) => i >= command.path.length)
+  const taken = new Set(wordAt.slice(0, command.path.length))
+  const rest = argv.filter((_, i) => !taken.has(i))
   const options = { ...GLOBAL_OPTIONS, ...command.options }
   let parsed: { values: CommandInput['values']; positionals: string[] }
   try {

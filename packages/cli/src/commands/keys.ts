@@ -70,9 +70,11 @@ export const keysCommands: CommandSpec[] = [
 export const loginCommand: CommandSpec = {
   path: ['login'],
   summary: 'Sign in: a challenge from the service, signed here with the acting key, exchanged for a session token',
-  details: 'POST /api/auth/challenge, then POST /api/auth/verify-challenge with the Ed25519 signature. The token is cached per DID and service in sessions.json beside the key file (mode 0600); other commands sign in by themselves when it is missing or expired.',
+  details:
+    'POST /api/auth/challenge, then POST /api/auth/verify-challenge with the Ed25519 signature. The token is cached per DID and service in sessions.json beside the key file (mode 0600); other commands sign in by themselves when it is missing or expired. --json prints the token too (for curl).',
   async run(ctx) {
-    const { did, expiresAt } = await ctx.signedIn({ fresh: true })
-    ctx.out.result({ did, base_url: ctx.settings.baseUrl, expires_at: expiresAt, sessions_file: ctx.sessions().file }, [`signed in as ${did}`, `session valid until ${expiresAt}`])
+    const { did, expiresAt, client } = await ctx.signedIn({ fresh: true })
+    // The token goes to stdout under --json only, for scripts that call routes themselves (curl).
+    ctx.out.result({ did, base_url: ctx.settings.baseUrl, token: client.session?.token, expires_at: expiresAt, sessions_file: ctx.sessions().file }, [`signed in as ${did}`, `session valid until ${expiresAt}`])
   },
 }
