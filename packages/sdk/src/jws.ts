@@ -2,7 +2,7 @@
  * What the holder signs. Compact JWS (RFC 7515 §7.1) and JWT (RFC 7519) made with jose over the
  * holder's WebCrypto key; nothing here encodes or signs by hand beyond joining the JWS parts.
  */
-import { base64url, decodeProtectedHeader, SignJWT } from 'jose'
+import { base64url, SignJWT } from 'jose'
 import { signBytes, type HolderKey } from './keys.js'
 
 const VP_LIFETIME_SECONDS = 600
@@ -12,10 +12,24 @@ const VP_LIFETIME_SECONDS = 600
  * prepared (the hosted wallet's key proofs and KB-JWTs). The header's `alg` must be the key's.
  */
 export async function completeJws(k: HolderKey, signingInput: string): Promise<string> {
-  const alg = decodeProtectedHeader(signingInput).alg
+  const alg = signingInputHeader(signingInput).alg
   if (alg !== k.alg) throw new Error(`The prepared JWS asks for ${String(alg)}; this key signs ${k.alg}`)
   const signature = await signBytes(k, new TextEncoder().encode(signingInput))
   return `${signingInput}.${base64url.encode(signature)}`
+}
+
+/** The protected header of a JWS signing input (`BASE64URL(header).BASE64URL(payload)`, RFC 7515 §5.1). */
+export function signingInputHeader(signingInput: string): Record<string, unknown> {
+  const parts = signingInput.split('.')
+  let header: unknown
+  try {
+    if (parts.length !== 2) throw new Error('two parts expected')
+    header = JSON.parse(new TextDecoder().decode(base64url.decode(parts[0]!)))
+  } catch {
+    throw new Error('Not a JWS signing input (BASE64URL(header).BASE64URL(payload))')
+  }
+  if (typeof header !== 'object' || header === null) throw new Error('The JWS header is not a JSON object')
+  return header as Record<string, unknown>
 }
 
 /**
