@@ -44,17 +44,17 @@ export class Context {
     }
   }
 
-  client(session?: Session, fetcher?: typeof fetch): ServiceClient {
-    return createServiceClient({ baseUrl: this.settings.baseUrl, ...(session ? { session } : {}), ...(fetcher ? { fetch: fetcher } : {}) })
+  client(session?: Session): ServiceClient {
+    return createServiceClient({ baseUrl: this.settings.baseUrl, ...(session ? { session } : {}) })
   }
 
   /** A client with a session for the acting key: the cached token while valid, else a new login (challenge signed here). */
-  async signedIn(options: { fresh?: boolean; fetch?: typeof fetch } = {}): Promise<SignedIn & { expiresAt: string }> {
+  async signedIn(options: { fresh?: boolean } = {}): Promise<SignedIn & { expiresAt: string }> {
     const key = await this.holderKey()
     const cache = this.sessions()
     const cached = options.fresh ? undefined : cache.get(this.settings.baseUrl, key.did)
-    if (cached) return { client: this.client({ token: cached.token, did: cached.did }, options.fetch), key, did: key.did, expiresAt: cached.expires_at }
-    const client = this.client(undefined, options.fetch)
+    if (cached) return { client: this.client({ token: cached.token, did: cached.did }), key, did: key.did, expiresAt: cached.expires_at }
+    const client = this.client()
     const session = await this.out.progress(`signing in as ${key.did}`, () => client.login(key))
     const expiresAt = tokenExpiry(session.token)
     cache.put({ base_url: this.settings.baseUrl, did: session.did, token: session.token, expires_at: expiresAt })

@@ -57,9 +57,8 @@ describe('cps: the whole lifecycle against a server process', () => {
       did[actor] = made[i]!.did
       assert.equal((await stat(keyFile(actor))).mode & 0o777, 0o600)
     }
-    const listed = await json('holder', 'keys', 'list')
+    const [listed, shown] = await Promise.all([json('holder', 'keys', 'list'), json('holder', 'keys', 'show')])
     assert.deepEqual(listed.keys.map((k: Json) => [k.name, k.did]), [['holder', did.holder]])
-    const shown = await json('holder', 'keys', 'show')
     assert.equal(shown.did, did.holder)
     assert.equal(shown.public_jwk.crv, 'Ed25519')
     assert.equal(shown.public_jwk.d, undefined)
@@ -82,17 +81,19 @@ describe('cps: the whole lifecycle against a server process', () => {
   it('issuer: profile, schema and a credential issued to the holder (numbers typed by the schema)', async () => {
     const profile = await json('issuer', 'issuer', 'profile', 'set', '--name', 'Example University')
     assert.equal(profile.issuer.did, did.issuer)
-    assert.equal((await json('issuer', 'issuer', 'profile', 'show')).issuer.name, 'Example University')
-    const schema = await json('issuer', 'issuer', 'schema', 'create', '--name', 'Degree', '--attribute', 'given_name:string:required', '--attribute', 'birth_date:date:required', '--attribute', 'gpa:number')
+    const [shown, schema] = await Promise.all([
+      json('issuer', 'issuer', 'profile', 'show'),
+      json('issuer', 'issuer', 'schema', 'create', '--name', 'Degree', '--attribute', 'given_name:string:required', '--attribute', 'birth_date:date:required', '--attribute', 'gpa:number'),
+    ])
+    assert.equal(shown.issuer.name, 'Example University')
     schemaId = schema.schema.id
-    const listed = await json('issuer', 'issuer', 'schema', 'list')
-    assert.deepEqual(listed.data.map((s: Json) => s.id), [schemaId])
     const issued = await json('issuer', 'issuer', 'issue', '--schema', schemaId, '--type', 'UniversityDegree', '--subject', did.holder!, '--attr', 'given_name=Ada', '--attr', 'birth_date=2001-02-03', '--attr', 'gpa=3.8')
     credentialId = issued.credential.credential.id
     assert.equal(issued.credential.credential.owner_did, did.holder)
-    const wallet = await json('holder', 'wallet', 'list')
+    const [wallet, listed] = await Promise.all([json('holder', 'wallet', 'list'), json('issuer', 'issuer', 'schema', 'list')])
     const held = wallet.data.find((c: Json) => c.id === credentialId)
     assert.equal(held?.credential_data.gpa, 3.8)
+    assert.deepEqual(listed.data.map((s: Json) => s.id), [schemaId])
   })
 
   it('verifier asks for gpa >= 3; the holder proves it without the gpa; the verifier waits and verifies', async () => {
@@ -121,9 +122,8 @@ describe('cps: the whole lifecycle against a server process', () => {
   })
 
   it('wallet: consents and activity show what happened', async () => {
-    const consents = await json('holder', 'wallet', 'consents', 'list')
+    const [consents, activity] = await Promise.all([json('holder', 'wallet', 'consents', 'list'), json('holder', 'wallet', 'activity', '--order', 'asc')])
     assert.ok(consents.data.some((c: Json) => c.verifier_did === did.verifier && c.purpose === 'Hiring'))
-    const activity = await json('holder', 'wallet', 'activity', '--order', 'asc')
     const types = activity.data.map((a: Json) => a.type)
     assert.ok(types.includes('credential_received') && types.includes('presentation_submitted'), types.join(','))
   })
@@ -131,11 +131,10 @@ describe('cps: the whole lifecycle against a server process', () => {
   it('an OpenID4VCI offer with a transaction code, shown as a QR, accepted by the wallet command', async () => {
     const schema = await json('issuer', 'issuer', 'schema', 'create', '--name', 'Resident', '--no-bbs', '--attribute', 'given_name', '--attribute', 'family_name')
     const args = ['issuer', 'offer', 'create', '--schema', schema.schema.id, '--type', 'Resident', '--format', 'dc+sd-jwt', '--tx-code', '--attr', 'given_name=Erika', '--attr', 'family_name=Mustermann']
-    const offer = await json('issuer', ...args)
+    // Two offers: one read as JSON, one as people see it (the QR in block characters, the URI, the code).
+    const [offer, human] = await Promise.all([json('issuer', ...args), cps(args, env('issuer'))])
     assert.match(offer.credential_offer_uri, /^openid-credential-offer:\/\//)
     assert.match(offer.tx_code, /^\d+$/)
-    // Human output: the QR in block characters, then the URI and the code.
-    const human = await cps(args, env('issuer'))
     expectExit(human, 0)
     assert.match(human.stdout, /[▀▄█]{10}/)
     assert.match(human.stdout, /offer URI \(OpenID4VCI\): openid-credential-offer:\/\//)
@@ -148,25 +147,28 @@ describe('cps: the whole lifecycle against a server process', () => {
   })
 
   it('failures: an unknown record exits 1 with the code and message; bad arguments exit 2 with usage', async () => {
-    const unknown = await cps(['issuer', 'revoke', 'aly:00000000-0000-4000-8000-000000000000'], env('issuer'))
+    const [unknown, unknownJson, badFlag, missing, badPredicate, unknownCommand] = await Promise.all([
+      cps(['issuer', 'revoke', 'aly:00000000-0000-4000-8000-000000000000'], env('issuer')),
+      cps(['verifier', 'verify', 'no-such-presentation', '--json'], env('verifier')),
+      cps(['issuer', 'issue', '--schema', schemaId, '--colour', 'red'], env('issuer')),
+      cps(['issuer', 'revoke'], env('issuer')),
+      cps(['verifier', 'request', 'create', '--type', 'X', '--purpose', 'Y', '--credential', 'Z', '--predicate', 'gpa=>3'], env('verifier')),
+      cps(['wallet', 'frobnicate'], env('holder')),
+    ])
     expectExit(unknown, 1)
     assert.match(unknown.stderr, /^error: NOT_FOUND: .+ \(HTTP 404\)$/m)
-    const unknownJson = await cps(['verifier', 'verify', 'no-such-presentation', '--json'], env('verifier'))
     expectExit(unknownJson, 1)
     const body = JSON.parse(unknownJson.stdout) as Json
     assert.equal(body.success, false)
-    assert.ok(body.code && body.message, unknownJson.stdout)
-
-    const badFlag = await cps(['issuer', 'issue', '--schema', schemaId, '--colour', 'red'], env('issuer'))
+    assert.equal(body.code, 'NOT_FOUND')
+    assert.match(unknownJson.stderr, new RegExp(`^error: NOT_FOUND: ${body.message}`, 'm'))
     expectExit(badFlag, 2)
     assert.match(badFlag.stderr, /--colour/)
     assert.match(badFlag.stderr, /Usage: cps issuer issue/)
-    const missing = await cps(['issuer', 'revoke'], env('issuer'))
     expectExit(missing, 2)
     assert.match(missing.stderr, /missing <credential-id>/)
-    const badPredicate = await cps(['verifier', 'request', 'create', '--type', 'X', '--purpose', 'Y', '--credential', 'Z', '--predicate', 'gpa=>3'], env('verifier'))
     expectExit(badPredicate, 2)
-    const unknownCommand = await cps(['wallet', 'frobnicate'], env('holder'))
+    assert.match(badPredicate.stderr, /--predicate takes/)
     expectExit(unknownCommand, 2)
     assert.match(unknownCommand.stderr, /unknown command: cps wallet frobnicate/)
   })

@@ -14,25 +14,6 @@ async function payload(client: ServiceClient, text: string): Promise<QrPayload |
   }
 }
 
-/**
- * A fetch that keeps the VP-JWT the SDK's presentToRequest sends to the approve route: the holder
- * hands it to the verifier, who must pass the same JWT to the verify route (the service never
- * gives it out). presentToRequest answers the presentation's id only.
- */
-function keepingPresentationJwt(): { fetch: typeof fetch; jwt: () => string | undefined } {
-  let jwt: string | undefined
-  return {
-    jwt: () => jwt,
-    fetch: async (input, init) => {
-      const request = new Request(input, init)
-      if (request.method === 'POST' && /\/api\/wallet\/presentation-requests\/[^/]+\/approve$/.test(new URL(request.url).pathname)) {
-        jwt = ((await request.clone().json()) as { presentation_jwt?: string }).presentation_jwt
-      }
-      return globalThis.fetch(request)
-    },
-  }
-}
-
 interface RequiredCredential {
   credential_type: string
   issuer_did?: string
@@ -110,8 +91,7 @@ export const walletCommands: CommandSpec[] = [
     examples: ["cps wallet present <request-id> --reveal given_name --predicate 'gpa>=3'", "cps wallet present 'openid4vp://?client_id=…&request_uri=…'"],
     async run(ctx, { values, positionals }) {
       const text = positionals[0]!
-      const kept = keepingPresentationJwt()
-      const { client, did, key } = await ctx.signedIn({ fetch: kept.fetch })
+      const { client, did, key } = await ctx.signedIn()
       const parsed = await payload(client, text)
       if (parsed?.kind === 'oid4vp-request') {
         const result = await ctx.out.progress('answering', () => answerPresentationRequest(client, key, { authorizationRequestUri: parsed.value }))
@@ -131,10 +111,10 @@ export const walletCommands: CommandSpec[] = [
       const result = await ctx.out.progress(predicates.length ? 'deriving the proof and signing' : 'signing', () =>
         presentToRequest(client, key, { requestId, credentialIds, ...(reveal.length ? { reveal } : {}), ...(predicates.length ? { predicates } : {}) }),
       )
-      const jwt = (result as { presentationJwt?: string }).presentationJwt ?? kept.jwt()
-      ctx.out.result({ presentation_id: result.presentationId, presentation_jwt: jwt, request_id: requestId, credential_ids: credentialIds, reveal, predicates }, [
+      // The verifier verifies with this very JWT (the service never hands it out): it is printed for the holder to pass on.
+      ctx.out.result({ presentation_id: result.presentationId, presentation_jwt: result.presentationJwt, request_id: requestId, credential_ids: credentialIds, reveal, predicates }, [
         `presentation ${result.presentationId} sent to ${request.verifier_did}`,
-        ...(jwt ? [`presentation JWT (for cps verifier verify): ${jwt}`] : []),
+        `presentation JWT (for cps verifier verify): ${result.presentationJwt}`,
       ])
     },
   },
