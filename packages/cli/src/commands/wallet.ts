@@ -43,7 +43,7 @@ export const walletCommands: CommandSpec[] = [
       const answer = await body(client.api.GET('/api/wallet/{did}/credentials', { params: { path: { did }, query: { ...(status ? { status: status as 'active' } : {}), ...(type ? { type } : {}) } } }))
       ctx.out.result(answer, () =>
         answer.data.length
-          ? table(['ID', 'TYPE', 'STATUS', 'ISSUER', 'FORMAT'], answer.data.map((c) => [c.id, c.credential_type, c.status, c.issuer_name || c.issuer_did, c.signature_type]))
+          ? table(['ID', 'TYPE', 'STATUS', 'ISSUER', 'SIGNATURE'], answer.data.map((c) => [c.id, c.credential_type, c.status, c.issuer_name || c.issuer_did, c.signature_type]))
           : ['no credentials'],
       )
     },
