@@ -146,6 +146,32 @@ describe('cps: the whole lifecycle against a server process', () => {
     assert.equal(wallet.data[0].credential_data.family_name, 'Mustermann')
   })
 
+  it("the spec's offer payload becomes a request the issuer approves; an OpenID4VP request is answered and verified on arrival", async () => {
+    const specOffer = async () => {
+      const offer = await json('issuer', 'issuer', 'offer', 'create', '--schema', schemaId, '--type', 'UniversityDegree', '--attr', 'given_name=Grace', '--attr', 'birth_date=1906-12-09', '--attr', 'gpa=4')
+      const taken = await json('holder', 'wallet', 'accept', offer.qr_code_data)
+      assert.equal(taken.request.status, 'pending')
+      const pending = await json('issuer', 'issuer', 'requests', 'list', '--status', 'pending')
+      assert.deepEqual(pending.data.map((r: Json) => r.id), [taken.request.id])
+      // Approval signs the service's step-up challenge with the issuer's key, here.
+      const approved = await json('issuer', 'issuer', 'requests', 'approve', taken.request.id)
+      assert.equal(approved.request_id, taken.request.id)
+      const [wallet, decided] = await Promise.all([json('holder', 'wallet', 'list', '--type', 'UniversityDegree'), json('issuer', 'issuer', 'requests', 'list', '--status', 'approved')])
+      assert.ok(wallet.data.some((c: Json) => c.id === approved.credential.id && c.credential_data.given_name === 'Grace'))
+      assert.deepEqual(decided.data.map((r: Json) => [r.id, r.credential_id]), [[taken.request.id, approved.credential.id]])
+    }
+    const openid4vp = async () => {
+      const request = await json('verifier', 'verifier', 'request', 'create', '--type', 'DegreeCheck', '--purpose', 'Admission', '--credential', 'UniversityDegree:given_name')
+      assert.match(request.authorization_request_uri, /^openid4vp:\/\//)
+      const answered = await json('holder', 'wallet', 'present', request.authorization_request_uri)
+      assert.equal(answered.accepted, true)
+      const waited = await json('verifier', 'verifier', 'request', 'wait', request.request.id, '--timeout', '30')
+      assert.equal(waited.request.status, 'verified')
+      assert.equal(waited.presentation.status, 'verified')
+    }
+    await Promise.all([specOffer(), openid4vp()])
+  })
+
   it('failures: an unknown record exits 1 with the code and message; bad arguments exit 2 with usage', async () => {
     const [unknown, unknownJson, badFlag, missing, badPredicate, unknownCommand] = await Promise.all([
       cps(['issuer', 'revoke', 'aly:00000000-0000-4000-8000-000000000000'], env('issuer')),

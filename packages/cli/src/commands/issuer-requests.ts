@@ -55,8 +55,7 @@ export const issuerRequestCommands: CommandSpec[] = [
           }),
         ),
       )
-      const approved = answer as { request?: { id: string; status: string; credential_id: string | null } }
-      ctx.out.result(answer, [`request ${id}: ${approved.request?.status ?? 'approved'}`, ...(approved.request?.credential_id ? [`credential ${approved.request.credential_id}`] : [])])
+      ctx.out.result(answer, [`request ${id}: approved`, `credential ${answer.credential.id} issued to ${answer.credential.credential.owner_did}`])
     },
   },
   {
