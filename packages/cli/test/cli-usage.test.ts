@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test'
 import { attributes, predicate } from '../src/args/values.js'
 import { runCli } from '../src/cli.js'
 import { COMMANDS } from '../src/commands/index.js'
+import { Output } from '../src/output/output.js'
 
 async function run(argv: string[], env: Record<string, string> = {}) {
   let stdout = ''
@@ -124,6 +125,26 @@ describe('cps arguments and help', () => {
     const values = { 'attributes-file': file, attr: ['gpa=3.8', 'zip=01234', 'tags:=["a","b"]', 'note=a=b'] }
     assert.deepEqual(attributes(values, { gpa: 'number', zip: 'string' }), { given_name: 'Ada', gpa: 3.8, zip: '01234', tags: ['a', 'b'], note: 'a=b' })
     assert.throws(() => attributes({ attr: ['novalue'] }), /name=value or name:=json/)
+  })
+
+  it('progress: a spinner with its label on a terminal, cleared at the end; nothing when piped or under --json', async () => {
+    const drawn = async (tty: boolean, json: boolean) => {
+      let stderr = ''
+      const out = new Output({ stdout: () => {}, stderr: (t) => (stderr += t), stderrIsTty: tty }, json)
+      const answer = await out.progress('signing in', async (update) => {
+        update('still signing in')
+        await new Promise((resolve) => setTimeout(resolve, 200))
+        return 42
+      })
+      assert.equal(answer, 42)
+      return stderr
+    }
+    const terminal = await drawn(true, false)
+    assert.match(terminal, /⠋ signing in/)
+    assert.match(terminal, /[⠙⠹⠸⠼] still signing in/)
+    assert.ok(terminal.endsWith('\r\x1b[2K'))
+    assert.equal(await drawn(false, false), '')
+    assert.equal(await drawn(true, true), '')
   })
 
   it('predicates: attribute, operator, value', () => {
