@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import * as jose from 'jose'
-import { completeJws, exportHolderKey, generateHolderKey, importHolderKey, parseQrPayload } from '@credential-service/sdk'
-import { didKeyJwk } from './support/independent.js'
+import { completeJws, createKeyProof, exportHolderKey, generateHolderKey, importHolderKey, parseQrPayload, signVpJwt } from '@credential-service/sdk'
+import { didKeyJwk, verifyKeyProof, verifyVpJwt } from './support/independent.js'
 
 // RFC 8037 Appendix A.1 (the Ed25519 key) and A.4 (its JWS over "Example of Ed25519 signing").
 const RFC8037_KEY = { kty: 'OKP', crv: 'Ed25519', d: 'nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' }
@@ -38,6 +38,24 @@ describe('holder keys', () => {
       const { payload } = await jose.compactVerify(jws, await jose.importJWK(k.publicJwk as jose.JWK, alg))
       assert.equal(new TextDecoder().decode(payload), 'payload')
       await assert.rejects(exportHolderKey(again), /not extractable/)
+    })
+  }
+
+  for (const alg of ['EdDSA', 'ES256'] as const) {
+    it(`${alg}: signVpJwt verifies with did-jwt-vc, createKeyProof with jose (keys resolved from the did:key)`, async () => {
+      const k = await generateHolderKey({ alg })
+      const audience = 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK'
+      const vp = await signVpJwt(k, { audience, nonce: 'nonce-1', credentials: [], expiresInSeconds: 60 })
+      const verified = await verifyVpJwt(vp, audience)
+      assert.equal(verified.issuer, k.did)
+      assert.equal(verified.payload.nonce, 'nonce-1')
+      assert.equal(verified.payload.exp! - verified.payload.iat!, 60)
+      assert.deepEqual(verified.verifiablePresentation.holder, k.did)
+      await assert.rejects(verifyVpJwt(vp, 'did:key:z6MkotherAudience'))
+
+      const proof = await createKeyProof(k, { credentialIssuer: 'https://issuer.example/issuers/1', nonce: 'c-nonce' })
+      const { payload, protectedHeader } = await verifyKeyProof(proof, { audience: 'https://issuer.example/issuers/1' })
+      assert.deepEqual([protectedHeader.kid, payload.nonce, payload.iss], [k.kid, 'c-nonce', undefined])
     })
   }
 

@@ -32,9 +32,9 @@ export function verifyVpJwt(vpJwt: string, audience: string, o: { format?: boole
   return verifyPresentation(vpJwt, resolver, { audience, policies: { format: o.format ?? true } })
 }
 
-/** jose's verdict on an openid4vci-proof+jwt, with the key its `kid` names. */
+/** jose's verdict on an openid4vci-proof+jwt (OID4VCI 1.0 App. F.1), with the key its `kid` names or its `jwk`. */
 export async function verifyKeyProof(proofJwt: string, o: { audience: string }) {
   const header = jose.decodeProtectedHeader(proofJwt)
-  const jwk = await didKeyJwk(String(header.kid))
+  const jwk = header.jwk ?? (await didKeyJwk(String(header.kid)))
   return jose.jwtVerify(proofJwt, await jose.importJWK(jwk, String(header.alg)), { audience: o.audience, typ: 'openid4vci-proof+jwt', algorithms: ['EdDSA', 'ES256'] })
 }
