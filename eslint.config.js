@@ -17,7 +17,7 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
-    files: ['src/config.ts', 'scripts/**', 'test/**', 'bench/**', 'packages/*/test/**'],
+    files: ['src/config.ts', 'scripts/**', 'test/**', 'bench/**', 'packages/*/test/**', 'packages/cli/src/main.ts'],
     rules: { 'no-restricted-properties': 'off' },
   },
 )
