@@ -1,0 +1,3 @@
+export function App() {
+  return <main><h1>Credential service console</h1></main>
+}
