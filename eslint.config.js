@@ -17,7 +17,7 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
-    files: ['src/config.ts', 'scripts/**', 'test/**', 'bench/**'],
+    files: ['src/config.ts', 'scripts/**', 'test/**', 'bench/**', 'packages/*/test/**'],
     rules: { 'no-restricted-properties': 'off' },
   },
 )

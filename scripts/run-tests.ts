@@ -2,7 +2,8 @@
  * `npm test`: unit tests once, then every database-touching suite (test/integration) on each
  * engine: embedded PGlite always, PostgreSQL when reachable (TEST_DATABASE_URL, default
  * postgres://postgres@127.0.0.1:5432/test). Under CI=true an unreachable PostgreSQL fails the
- * run instead of being skipped. Ends with one "N passed, N failed" line over all runs.
+ * run instead of being skipped. Then the clients' own tests (packages/<name>/test: the SDK, the CLI,
+ * the console; on PGlite, some in Chromium). Ends with one "N passed, N failed" line over all runs.
  */
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
@@ -19,11 +20,20 @@ const tmp = path.join(root, '.tmp')
 const pgUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const filter = process.argv.slice(2)
 
+/** The `*.test.ts` files under `dir` (relative to the root), narrowed by the command line's fragments. */
 async function listTests(dir: string): Promise<string[]> {
-  const full = path.join(root, 'test', dir)
+  const full = path.join(root, dir)
   if (!existsSync(full)) return []
-  const files = (await readdir(full, { recursive: true })).filter((f) => f.endsWith('.test.ts')).map((f) => path.join('test', dir, f))
+  const files = (await readdir(full, { recursive: true })).filter((f) => f.endsWith('.test.ts')).map((f) => path.join(dir, f))
   return filter.length ? files.filter((f) => filter.some((x) => f.includes(x))) : files.sort()
+}
+
+/** packages/<name>/test of every workspace package. */
+async function listClientTests(): Promise<string[]> {
+  const packages = path.join(root, 'packages')
+  if (!existsSync(packages)) return []
+  const names = (await readdir(packages, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort()
+  return (await Promise.all(names.map((name) => listTests(path.join('packages', name, 'test'))))).flat()
 }
 
 async function pgliteVersion(): Promise<string> {
@@ -97,9 +107,10 @@ function run(label: string, files: string[], env: Record<string, string>): Promi
 }
 
 const results: RunResult[] = []
-const unit = await listTests('unit')
-const integration = await listTests('integration')
-const processTests = await listTests('process')
+const unit = await listTests('test/unit')
+const integration = await listTests('test/integration')
+const processTests = await listTests('test/process')
+const clients = await listClientTests()
 const template = await pgliteTemplate()
 const env = { TEST_PGLITE_TEMPLATE: template, TEST_PGLITE_MIGRATED_TEMPLATE: await migratedPgliteTemplate(template) }
 if (unit.length) results.push(await run('unit', unit, env))
@@ -115,6 +126,8 @@ if (integration.length) {
     console.warn(`\nPostgreSQL at ${pgUrl} is not reachable: the PostgreSQL pass was NOT run (set TEST_DATABASE_URL).`)
   }
 }
+// The clients talk to the service over HTTP only, so one engine (PGlite) is enough for them.
+if (clients.length) results.push(await run('clients (SDK, CLI, console)', clients, { ...env, TEST_DB_ENGINE: 'pglite' }))
 const pass = results.reduce((n, r) => n + r.pass, 0)
 const fail = results.reduce((n, r) => n + r.fail, 0)
 // A cancelled test (a file over its time limit) fails the run too; it is counted apart from the

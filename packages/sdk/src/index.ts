@@ -1,0 +1,10 @@
+/** @credential-service/sdk: a typed client of the credential service and the holder's cryptography (Node and browser). */
+export type { paths, components } from './generated/schema.js'
+export { ServiceError } from './errors.js'
+export { createServiceClient, type ServiceClient, type ServiceClientOptions, type Session } from './client.js'
+export { generateHolderKey, exportHolderKey, importHolderKey, type HolderKey, type HolderAlg } from './keys.js'
+export { completeJws, signVpJwt, createKeyProof } from './jws.js'
+export { acceptOffer } from './flows/accept-offer.js'
+export { answerPresentationRequest } from './flows/answer-presentation-request.js'
+export { presentToRequest, type Predicate } from './flows/present-to-request.js'
+export { parseQrPayload, type QrPayloadKind } from './qr.js'

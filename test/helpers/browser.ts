@@ -1,0 +1,24 @@
+import { chromium, type Browser } from 'playwright-core'
+
+/** Debian's Chromium (apt package `chromium`; .ci/run installs it). */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+
+/**
+ * The flags every browser test uses. Without the background-networking ones Chromium keeps
+ * calling Google services, which on a closed network means a stream of failing connections.
+ */
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
+
+/** A headless system Chromium driven by playwright-core; close it in an `after` hook. */
+export function launchChromium(options: { args?: string[] } = {}): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: [...CHROMIUM_ARGS, ...(options.args ?? [])] })
+}
