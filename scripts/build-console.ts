@@ -2,7 +2,8 @@
  * Builds the web console (packages/console, Vite) into packages/console/dist, which the service
  * serves at /app. `--if-stale` (npm's prepare and prestart) builds only when dist is missing or
  * older than a source of the console or of a workspace package it bundles, so `npm ci && npm start`
- * sets everything up and a second start costs a few stat calls.
+ * sets everything up and a second start costs a few stat calls. Plain Node (24 strips the types),
+ * no tsx: a production install (`npm ci --omit=dev`, the Docker image) runs prepare too.
  */
 import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, statSync } from 'node:fs'
@@ -21,11 +22,12 @@ function newest(file: string): number {
   return readdirSync(file).reduce((latest, name) => Math.max(latest, newest(path.join(file, name))), info.mtimeMs)
 }
 
-if (!existsSync(consoleDir)) process.exit(0) // an install without the workspace (the Docker runtime stage)
+const vite = path.join(root, 'node_modules/vite/bin/vite.js')
+// A production install has no Vite (a dev dependency): the build stage built the console already.
+if (!existsSync(consoleDir) || !existsSync(vite)) process.exit(0)
 const ifStale = process.argv.includes('--if-stale')
 if (ifStale && existsSync(index) && statSync(index).mtimeMs >= Math.max(...sources.map(newest))) process.exit(0)
 console.log('Building the web console (packages/console) ...')
-const vite = path.join(root, 'node_modules/vite/bin/vite.js')
 const result = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: consoleDir, stdio: 'inherit' })
 if (result.status !== 0) {
   console.error('The web console did not build; the API still starts, /app answers 503 until it does.')
