@@ -1,6 +1,6 @@
 /**
- * The console end to end in real headless Chromium (issue 25 "Done means"): the service runs as
- * its own process on a real port with the built console; issuer, holder and verifier each have
+ * The console end to end in real headless Chromium (issue 25 "Done means"): the whole service
+ * (buildApp, on a migrated test database) listens on a real port and serves the built console; issuer, holder and verifier each have
  * their own browser context (their own IndexedDB, so their own keys). QR codes travel as images
  * only: the test screenshots the rendered QR element and gives that PNG to the holder's file
  * input, and the page decodes it; the test never reads a payload out of the DOM.
@@ -9,14 +9,13 @@
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdir, readFile, rm } from 'node:fs/promises'
 import { createServer } from 'node:net'
-import os from 'node:os'
 import path from 'node:path'
 import { after, afterEach, before, describe, it } from 'node:test'
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import { launchChromium } from '../../../test/helpers/browser.js'
-import { startServer, type RunningServer } from '../../../test/helpers/server-process.js'
+import { createTestApp, type TestApp } from '../../../test/helpers/test-app.js'
 
 const root = path.resolve(import.meta.dirname, '../../..')
 const shots = path.join(root, '.tmp/console-e2e')
@@ -36,8 +35,8 @@ async function freePort(): Promise<number> {
 interface Violation { id: string; impact: string | null; help: string; nodes: Array<{ target: unknown }> }
 
 describe('web console in Chromium: issuer, holder and verifier', { timeout: 180_000 }, () => {
-  let server: RunningServer
-  let dataDir: string
+  let service: TestApp
+  let server: { url: string }
   let browser: Browser
   let axeSource: string
   const contexts: BrowserContext[] = []
@@ -101,16 +100,10 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 180_
     await rm(shots, { recursive: true, force: true })
     await mkdir(shots, { recursive: true })
     axeSource = await readFile(path.join(root, 'node_modules/axe-core/axe.min.js'), 'utf8')
-    dataDir = await mkdtemp(path.join(os.tmpdir(), 'console-e2e-'))
     const port = await freePort()
-    server = await startServer({
-      PORT: String(port),
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      DATA_DIR: dataDir,
-      RATE_LIMIT_AUTH_PER_MINUTE: '10000',
-      RATE_LIMIT_RESOLVE_PER_MINUTE: '10000',
-      TEST_PGLITE_TEMPLATE: process.env.TEST_PGLITE_TEMPLATE ?? '',
-    })
+    service = await createTestApp({ env: { PUBLIC_BASE_URL: `http://127.0.0.1:${port}` } })
+    await service.app.listen({ port, host: '127.0.0.1' })
+    server = { url: `http://127.0.0.1:${port}` }
     browser = await launchChromium()
     issuer = await newPage('issuer')
     holder = await newPage('holder')
@@ -129,11 +122,7 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 180_
   after(async () => {
     for (const context of contexts) await context.close().catch(() => {})
     await browser?.close()
-    if (server) {
-      server.child.kill('SIGTERM')
-      await server.exited
-    }
-    if (dataDir) await rm(dataDir, { recursive: true, force: true })
+    await service?.close()
   })
 
   it('serves /app with its CSP and hashed assets cached as immutable', async () => {
