@@ -26,7 +26,8 @@ export interface ServiceClient {
 export interface ServiceClientOptions {
   /** The service's origin, e.g. `https://credentials.example` (routes start with /api). */
   baseUrl: string
-  fetch?: typeof fetch
+  /** Default globalThis.fetch; always called with one Request (so `typeof fetch` fits, and so does a recorder or a test double). */
+  fetch?: (request: Request) => Promise<Response>
   session?: Session
 }
 

@@ -2,7 +2,7 @@
  * What the holder signs. Compact JWS (RFC 7515 §7.1) and JWT (RFC 7519) made with jose over the
  * holder's WebCrypto key; nothing here encodes or signs by hand beyond joining the JWS parts.
  */
-import { base64url, decodeProtectedHeader, SignJWT } from 'jose'
+import { base64url, SignJWT } from 'jose'
 import { signBytes, type HolderKey } from './keys.js'
 
 const VP_LIFETIME_SECONDS = 600
@@ -12,10 +12,24 @@ const VP_LIFETIME_SECONDS = 600
  * prepared (the hosted wallet's key proofs and KB-JWTs). The header's `alg` must be the key's.
  */
 export async function completeJws(k: HolderKey, signingInput: string): Promise<string> {
-  const alg = decodeProtectedHeader(signingInput).alg
+  const alg = signingInputHeader(signingInput).alg
   if (alg !== k.alg) throw new Error(`The prepared JWS asks for ${String(alg)}; this key signs ${k.alg}`)
   const signature = await signBytes(k, new TextEncoder().encode(signingInput))
   return `${signingInput}.${base64url.encode(signature)}`
+}
+
+/** The protected header of a JWS signing input (`BASE64URL(header).BASE64URL(payload)`, RFC 7515 §5.1). */
+export function signingInputHeader(signingInput: string): Record<string, unknown> {
+  const parts = signingInput.split('.')
+  let header: unknown
+  try {
+    if (parts.length !== 2) throw new Error('two parts expected')
+    header = JSON.parse(new TextDecoder().decode(base64url.decode(parts[0]!)))
+  } catch {
+    throw new Error('Not a JWS signing input (BASE64URL(header).BASE64URL(payload))')
+  }
+  if (typeof header !== 'object' || header === null) throw new Error('The JWS header is not a JSON object')
+  return header as Record<string, unknown>
 }
 
 /**
@@ -53,4 +67,20 @@ export function createKeyProof(k: HolderKey, o: { credentialIssuer: string; nonc
     .setAudience(o.credentialIssuer)
     .setIssuedAt()
     .sign(k.privateKey)
+}
+
+/**
+ * Key binding for an SD-JWT (RFC 9901 §4.3): `presentation` is the issuer-signed JWT with the
+ * disclosures chosen, ending in `~`; the KB-JWT (`typ: kb+jwt`) signs the verifier's `aud`, its
+ * `nonce`, `iat` and `sd_hash`, the SHA-256 of that presentation (§4.3.1). Answers the SD-JWT+KB.
+ */
+export async function signKbJwt(k: HolderKey, o: { presentation: string; audience: string; nonce: string }): Promise<string> {
+  if (!o.presentation.endsWith('~')) throw new Error('An SD-JWT presentation ends with "~" (the issuer-signed JWT, then each disclosure, each followed by ~)')
+  const digest = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(o.presentation)))
+  const kbJwt = await new SignJWT({ nonce: o.nonce, sd_hash: base64url.encode(digest) })
+    .setProtectedHeader({ alg: k.alg, typ: 'kb+jwt' })
+    .setAudience(o.audience)
+    .setIssuedAt()
+    .sign(k.privateKey)
+  return `${o.presentation}${kbJwt}`
 }

@@ -2,6 +2,7 @@
  * The holder's keys on WebCrypto (`globalThis.crypto.subtle`, Node and browsers alike): Ed25519
  * for EdDSA (RFC 8037) and P-256 for ES256 (RFC 7518 §3.4), each named by its did:key.
  */
+import { base64url } from 'jose'
 import { didKeyVerificationMethod, ed25519DidKey, p256DidKey } from './did-key.js'
 
 export type HolderAlg = 'EdDSA' | 'ES256'
@@ -19,7 +20,7 @@ export interface HolderKey {
 /** WebCrypto's name of each JWS algorithm's key. */
 const ALGORITHMS: Record<HolderAlg, EcKeyImportParams | Algorithm> = {
   EdDSA: { name: 'Ed25519' },
-  ES256: { name: 'ECDSA', namedCurve: 'P-256' } as EcKeyImportParams,
+  ES256: { name: 'ECDSA', namedCurve: 'P-256' },
 }
 
 function subtle(): SubtleCrypto {
@@ -42,6 +43,11 @@ async function holderKey(alg: HolderAlg, publicKey: CryptoKey, privateKey: Crypt
   const did = await didOf(alg, publicKey)
   const publicJwk = publicPart(await subtle().exportKey('jwk', publicKey))
   return { did, kid: didKeyVerificationMethod(did), alg, publicJwk, privateKey }
+}
+
+/** The key's did:jwk (did:jwk spec: `did:jwk:` + BASE64URL(UTF-8(public JWK))), the alternative to its did:key. */
+export function holderDidJwk(k: HolderKey): string {
+  return `did:jwk:${base64url.encode(JSON.stringify(k.publicJwk))}`
 }
 
 /** A new key pair. The private key is not extractable unless asked (it can then be saved with exportHolderKey). */

@@ -1,7 +1,6 @@
 import type { ServiceClient } from '../client.js'
-import { completeJws } from '../jws.js'
+import { completeJws, signingInputHeader } from '../jws.js'
 import type { HolderKey } from '../keys.js'
-import { decodeProtectedHeader } from 'jose'
 import { holderDid } from './session.js'
 
 export interface AcceptOfferResult {
@@ -27,7 +26,7 @@ export async function acceptOffer(c: ServiceClient, k: HolderKey, o: { offerUri:
   })
   const { session_id, proof } = prepared!
   // Sign only what is a key proof: the service must not get any other JWS signed through this call.
-  if (decodeProtectedHeader(proof.signing_input).typ !== 'openid4vci-proof+jwt') throw new Error('The prepared proof is not an openid4vci-proof+jwt')
+  if (signingInputHeader(proof.signing_input).typ !== 'openid4vci-proof+jwt') throw new Error('The prepared proof is not an openid4vci-proof+jwt')
   const { data } = await c.api.POST('/api/wallet/{did}/offers/accept/{session_id}', {
     params: { path: { did, session_id } },
     body: { proof_jwt: await completeJws(k, proof.signing_input) },

@@ -19,12 +19,13 @@ type ProofOperator = '>=' | '>' | '<=' | '<'
  * 3. with `reveal` or `predicates`: derive a BBS proof per credential (the same disclosure for
  *    each) bound to the nonce; otherwise present the credentials' JWTs as issued;
  * 4. sign the VP-JWT here and approve the request with it.
+ * The VP-JWT is returned too: the verifier verifies with it (`POST /api/verifier/presentations/:id/verify`).
  */
 export async function presentToRequest(
   c: ServiceClient,
   k: HolderKey,
   o: { requestId: string; credentialIds: string[]; reveal?: string[]; predicates?: Predicate[] },
-): Promise<{ presentationId: string }> {
+): Promise<{ presentationId: string; presentationJwt: string }> {
   const did = holderDid(c, k)
   if (o.credentialIds.length === 0) throw new Error('credentialIds: name at least one credential to present')
   const { data: inbox } = await c.api.POST('/api/wallet/presentation-requests', { body: { request_id: o.requestId } })
@@ -39,7 +40,7 @@ export async function presentToRequest(
     params: { path: { request_id: o.requestId } },
     body: { credential_ids: o.credentialIds, presentation_jwt: presentationJwt },
   })
-  return { presentationId: data!.presentation.id }
+  return { presentationId: data!.presentation.id, presentationJwt }
 }
 
 async function ensureConsent(c: ServiceClient, did: string, verifierDid: string, purpose: string): Promise<void> {

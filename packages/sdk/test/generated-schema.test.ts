@@ -1,0 +1,19 @@
+/**
+ * The SDK's types follow the service: the OpenAPI document is read from the app as it is now and
+ * turned into TypeScript again; the committed packages/sdk/src/generated/schema.ts must be that text.
+ */
+import assert from 'node:assert/strict'
+import { readFile } from 'node:fs/promises'
+import { describe, it } from 'node:test'
+import { generateSdkSchema, SCHEMA_FILE } from '../../../scripts/lib/sdk-schema.js'
+
+describe('generated OpenAPI types', () => {
+  it('packages/sdk/src/generated/schema.ts is what `npm run sdk:generate` writes today', async () => {
+    const [committed, fresh] = await Promise.all([readFile(SCHEMA_FILE, 'utf8'), generateSdkSchema()])
+    assert.ok(committed === fresh, 'packages/sdk/src/generated/schema.ts is stale: run `npm run sdk:generate` and commit it')
+    // The routes the flows use are in it (an empty document would also be "fresh").
+    for (const route of ['"/api/auth/verify-challenge"', '"/api/wallet/{did}/offers/accept/{session_id}"', '"/api/wallet/presentation-requests/{request_id}/approve"']) {
+      assert.ok(fresh.includes(route), route)
+    }
+  })
+})
