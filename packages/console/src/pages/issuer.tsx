@@ -1,3 +1,4 @@
+import { ServiceError } from '@credential-service/sdk'
 import { useState } from 'preact/hooks'
 import type { RoleSession } from '../lib/session.ts'
 import { signChallenge } from '../lib/step-up.ts'
@@ -38,8 +39,10 @@ function Profile({ session }: { session: RoleSession }) {
     try {
       const { data } = await session.client.api.GET('/api/issuer/{did}', { params: { path: { did: session.did } } })
       setProfile((data as unknown as { issuer: { name: string } }).issuer)
-    } catch {
-      setProfile(null)
+    } catch (error) {
+      // 404: no profile yet (the form below makes one); anything else is reported.
+      if (error instanceof ServiceError && error.status === 404) setProfile(null)
+      else throw error
     }
   }
   usePoll(load, 600_000, [session.did])
@@ -293,7 +296,7 @@ function Statistics({ session }: { session: RoleSession }) {
   }, 10_000, [session.did])
   return (
     <Section id="issuer-statistics" title="Statistics">
-      <Claims claims={stats} />
+      <Claims claims={stats} empty="No figures yet (create the profile first)." />
     </Section>
   )
 }

@@ -34,9 +34,9 @@ export function usePoll(tick: () => Promise<void>, ms: number, deps: unknown[]) 
   }, deps)
 }
 
-export function Claims({ claims }: { claims: Record<string, unknown> }) {
+export function Claims({ claims, empty = 'No claims.' }: { claims: Record<string, unknown>; empty?: string }) {
   const entries = Object.entries(claims)
-  if (!entries.length) return <p>No claims.</p>
+  if (!entries.length) return <p>{empty}</p>
   return (
     <dl class="claims">
       {entries.map(([name, value]) => (
