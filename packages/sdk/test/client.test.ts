@@ -11,6 +11,7 @@ import {
   generateHolderKey,
   parseQrPayload,
   presentToRequest,
+  resolveQrPayload,
   ServiceError,
   type HolderKey,
   type ServiceClient,
@@ -144,7 +145,7 @@ describe('the SDK client over HTTP', () => {
     assert.doesNotMatch(subject, /3\.8/)
   })
 
-  it('presentToRequest without reveal or predicates presents the credential JWT as issued', async () => {
+  it('presentToRequest without reveal or predicates presents the credential JWT as issued (the request read from a short QR URL)', async () => {
     const { issuer, holder, verifier } = parties
     const { data: issued } = await issuer.client.api.POST('/api/issuer/{did}/issue', {
       params: { path: { did: issuer.key.did } },
@@ -153,7 +154,10 @@ describe('the SDK client over HTTP', () => {
     const { data: created } = await verifier.client.api.POST('/api/verifier/requests', {
       body: { verifier_did: verifier.key.did, presentation_type: 'DegreeCheck', purpose: 'Plain check', required_credentials: [{ credential_type: 'UniversityDegree' }] },
     })
-    const { presentationId, presentationJwt } = await presentToRequest(holder.client, holder.key, { requestId: created!.request.id, credentialIds: [issued!.credential.id] })
+    const { data: qr } = await verifier.client.api.POST('/api/qr/presentation-request', { body: { request_id: created!.request.id } })
+    const scanned = await resolveQrPayload(holder.client, qr!.short_url)
+    assert.deepEqual([scanned.kind, scanned.value], ['spec-request', created!.request.id])
+    const { presentationId, presentationJwt } = await presentToRequest(holder.client, holder.key, { requestId: scanned.value, credentialIds: [issued!.credential.id] })
     const independent = await verifyVpJwt(presentationJwt, verifier.key.did)
     assert.deepEqual(independent.verifiablePresentation.verifiableCredential?.map((c) => c.proof?.jwt), [issued!.credential.jwt])
     const { data: verdict } = await verifier.client.api.POST('/api/verifier/presentations/{id}/verify', { params: { path: { id: presentationId } }, body: { presentation_jwt: presentationJwt } })
