@@ -3,6 +3,9 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The workspaces (npm ci needs them); prepare builds the web console into packages/console/dist.
+COPY packages ./packages
+COPY scripts/build-console.ts ./scripts/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
@@ -12,6 +15,8 @@ FROM node:24-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/data
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY --from=build /app/packages ./packages
+COPY scripts/build-console.ts ./scripts/
 # The node-<platform> package is how npm ci brings Node 24 to machines without it; the image has it.
 RUN npm ci --omit=dev --no-audit --no-fund && rm -rf node_modules/node-linux-* node_modules/.bin/node
 COPY --from=build /app/dist ./dist

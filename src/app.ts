@@ -31,6 +31,7 @@ import { createDidResolver } from './modules/did/did-resolver.js'
 import { didRoutes } from './modules/did/did.routes.js'
 import { lookupRegisteredDid } from './modules/auth/registered-dids.js'
 import { healthRoutes } from './modules/health/health.routes.js'
+import { consoleRoutes } from './modules/console/console.routes.js'
 import { issuerRoutes } from './modules/issuer/issuer.routes.js'
 import { IssuerService } from './modules/issuer/issuer.service.js'
 import { SigningMethodService } from './modules/issuer/signing-method.service.js'
@@ -256,6 +257,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(authPlugin, { tokens, adminApiKey: config.adminApiKey, vcApiTokens: { verify: (token) => vcApiClients.verify(token) } })
 
   await app.register(healthRoutes, { prefix: '/api/health', health })
+  await app.register(consoleRoutes, { dir: config.consoleDir })
   await app.register(authRoutes, { prefix: '/api/auth', auth, publicBaseUrl: config.publicBaseUrl })
   await app.register(didRoutes, { prefix: '/api/did', resolver })
   await app.register(gatewayRoutes, { prefix: '/api/ipfs', content: deps.content, maxBytes: config.contentMaxBytes })

@@ -98,6 +98,7 @@ export const EnvSchema = Type.Object({
   PGLITE_MAINTENANCE_MS: int(MINUTE, 0, 3600_000, 'Embedded database: how often tables past autovacuum thresholds are vacuumed, analyzed and frozen; 0: never'),
   BBS_WORKERS: int(Math.max(1, os.availableParallelism()), 1, 64, 'Worker threads for BBS signing and proofs (WebAssembly, ~100 MB each); default: CPU count'),
   LOG_LEVEL: Type.Union(LOG_LEVELS.map((level) => Type.Literal(level)), { default: 'info', description: 'Log level; tokens, keys and seeds are never logged' }),
+  CONSOLE_DIR: Type.Optional(Type.String({ description: 'Built web console served at /app; unset: packages/console/dist of this checkout' })),
   CORS_ORIGINS: list(Type.String(), [], 'Origins allowed cross-origin, comma-separated (* for any)'),
   REGISTRABLE_DID_METHODS: list(
     Type.String({ pattern: '^[a-z0-9]+$', 'x-expected': 'a DID method name' }),

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import Ajv, { type ErrorObject } from 'ajv'
 import type { TSchema } from '@sinclair/typebox'
 import { EnvSchema, URL_FORMATS, type Env } from './config-schema.js'
@@ -83,6 +84,8 @@ export interface Config {
   readonly bbsWorkers: number
   readonly logLevel: string
   readonly corsOrigins: readonly string[]
+  /** The built web console (packages/console/dist) served at /app; missing: /app answers 503. */
+  readonly consoleDir: string
   /**
    * DID methods a DID of which may be registered here with a key of the caller's choosing.
    * Only namespaces this service is the authority for belong here: a method that carries its
@@ -125,6 +128,8 @@ export class ConfigError extends Error {
 type EnvText = Record<string, string | undefined>
 type Schema = TSchema & { type?: string; minimum?: number; maximum?: number; items?: Schema; anyOf?: Array<{ const: unknown }>; 'x-expected'?: string }
 
+/** Beside src/ (or dist/ once compiled): the console package's build output in this checkout. */
+const DEFAULT_CONSOLE_DIR = fileURLToPath(new URL('../packages/console/dist', import.meta.url))
 const SELF_CERTIFYING_OR_RESOLVED = ['key', 'jwk', 'web', 'peer', 'pkh', 'ethr', 'ion', 'plc', 'webvh', 'cheqd', 'sov', 'indy']
 /** Variables whose bounds follow another variable's value (config-schema.ts holds the widest). */
 const DEPENDENT_BOUNDS = new Set(['EVIDENCE_MAX_BYTES', 'CALLBACK_LEASE_MS'])
@@ -242,6 +247,7 @@ export function loadConfig(env: EnvText = process.env): Config {
     bbsWorkers: e.BBS_WORKERS,
     logLevel: e.LOG_LEVEL,
     corsOrigins: e.CORS_ORIGINS,
+    consoleDir: e.CONSOLE_DIR === undefined ? DEFAULT_CONSOLE_DIR : path.resolve(e.CONSOLE_DIR),
     registrableDidMethods: e.REGISTRABLE_DID_METHODS,
     trustProxy: trustProxy(e.TRUST_PROXY),
     tls,

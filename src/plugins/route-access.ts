@@ -105,12 +105,19 @@ export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
   'POST /issuers/:web_id/oid4vci/credential',
   'POST /issuers/:web_id/oid4vci/deferred-credential',
   'POST /issuers/:web_id/oid4vci/notification',
+  // The web console's static files (packages/console): the page signs in from the browser.
+  'GET /app',
+  'HEAD /app',
+  'GET /app/*',
+  'HEAD /app/*',
 ])
 
 export const ADMIN_PREFIX = '/api/admin/'
 export const VC_API_PREFIX = '/vc-api/'
 /** The OpenAPI document and its UI (every static asset swagger-ui registers). */
 export const DOCS_PREFIX = '/api/docs'
+/** The web console's pages and assets (src/modules/console). */
+export const CONSOLE_PREFIX = '/app'
 
 export function accessOf(method: string, routeUrl: string | undefined): Access {
   if (routeUrl === undefined) return 'public' // unmatched: the 404 handler answers

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { accessOf, DOCS_PREFIX } from './route-access.js'
+import { accessOf, CONSOLE_PREFIX, DOCS_PREFIX } from './route-access.js'
 
 export interface SecurityHeadersOptions {
   corsOrigins: readonly string[]
@@ -10,6 +10,30 @@ export interface SecurityHeadersOptions {
 
 /** JSON, images and CAR files need no script, style or framing; only the docs UI does. */
 const API_CSP = "default-src 'none'; frame-ancestors 'none'"
+/**
+ * The web console (CSP Level 3): its own scripts and styles only, no inline code, API calls to
+ * this origin only; images may be data: URLs (the QR images the API returns) or blob: URLs
+ * (a QR image file the holder chose).
+ */
+export const CONSOLE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "manifest-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ')
+
+function cspFor(url: string | undefined): string | undefined {
+  if (url === undefined) return API_CSP
+  if (url === DOCS_PREFIX || url.startsWith(`${DOCS_PREFIX}/`)) return undefined // swagger-ui's page needs its inline script
+  if (url === CONSOLE_PREFIX || url.startsWith(`${CONSOLE_PREFIX}/`)) return CONSOLE_CSP
+  return API_CSP
+}
 
 /**
  * Baseline security headers on every response, and CORS for the origins listed in
@@ -26,7 +50,8 @@ async function securityHeadersPlugin(app: FastifyInstance, options: SecurityHead
     reply.header('x-request-id', String(request.id))
     if (options.hsts) reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains')
     const url = request.routeOptions.url
-    if (url === undefined || !(url === DOCS_PREFIX || url.startsWith(`${DOCS_PREFIX}/`))) reply.header('content-security-policy', API_CSP)
+    const csp = cspFor(url)
+    if (csp !== undefined) reply.header('content-security-policy', csp)
     if (accessOf(request.method, url) !== 'public') reply.header('cache-control', 'no-store')
     const origin = request.headers.origin
     if (origin && (allowed.has(origin) || allowed.has('*'))) {

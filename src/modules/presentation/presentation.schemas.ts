@@ -71,6 +71,15 @@ export const Presentation = Type.Object({
   verification_result: Nullable(Type.Object({}, { additionalProperties: true })),
 })
 
+/**
+ * One presentation as its verifier or its holder reads it: with the VP as received, which the
+ * verifier passes back to the verify route (a browser or CLI verifier has no other copy of it).
+ */
+export const PresentationWithJwt = Type.Composite([
+  Presentation,
+  Type.Object({ presentation_jwt: Type.String({ description: 'The VP as submitted (VP-JWT, or the OpenID4VP vp_token as received)' }) }),
+])
+
 export const InboxEntry = Type.Object({
   request_id: Type.String(),
   status: Type.String({ description: 'pending, approved or rejected (the holder\'s answer)' }),

@@ -23,8 +23,11 @@ export const verifierPresentationRoutes: FastifyPluginAsyncTypebox<{
   }, async (request, reply) => reply.status(201).send({ success: true, message: 'Presentation submitted', presentation: presentationView(await presentations.submit(request.auth!.did, request.body)) }))
 
   app.get('/presentations/:id', {
-    schema: { tags, summary: 'One presentation (its verifier or its holder)', params: S.IdParams, response: { 200: Type.Object({ success: Type.Boolean(), presentation: S.Presentation }), ...errors } },
-  }, async (request) => ({ success: true, presentation: presentationView(await presentations.get(request.auth!.did, request.params.id)) }))
+    schema: { tags, summary: 'One presentation, with the VP as submitted (its verifier or its holder)', params: S.IdParams, response: { 200: Type.Object({ success: Type.Boolean(), presentation: S.PresentationWithJwt }), ...errors } },
+  }, async (request) => {
+    const row = await presentations.get(request.auth!.did, request.params.id)
+    return { success: true, presentation: { ...presentationView(row), presentation_jwt: row.presentation_jwt } }
+  })
 
   app.post('/presentations/:id/verify', {
     schema: {
