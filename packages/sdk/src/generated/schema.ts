@@ -9057,7 +9057,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One presentation (its verifier or its holder) */
+        /** One presentation, with the VP as submitted (its verifier or its holder) */
         get: {
             parameters: {
                 query?: never;
@@ -9081,6 +9081,8 @@ export interface paths {
                                 credential_ids: string[];
                                 id: string;
                                 is_verified: boolean;
+                                /** @description The VP as submitted (VP-JWT, or the OpenID4VP vp_token as received) */
+                                presentation_jwt: string;
                                 presentation_type: string;
                                 prover_did: string;
                                 provided_attributes: string[];
