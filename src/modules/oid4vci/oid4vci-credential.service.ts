@@ -3,7 +3,7 @@ import { decodeJwt, Oauth2ResourceServer, type Jwk, type JwtSignerWithJwk, type 
 import { Openid4vciIssuer } from '@openid4vc/openid4vci'
 import * as jose from 'jose'
 import type { Clock } from '../../adapters/clock.js'
-import type { Database, Executor } from '../../db/database.js'
+import type { Database } from '../../db/database.js'
 import { AppError } from '../../errors.js'
 import type { IssuanceService, IssueGuard, IssueOptions } from '../issuer/issuance.service.js'
 import type { IssuedCredentialsService } from '../issuer/issued-credentials.service.js'
