@@ -213,6 +213,25 @@ describe('OpenID4VCI issuance: what is refused', () => {
     assert.deepEqual(answers.sort(), ['invalid_nonce', 'ok'])
   })
 
+  it('issues the other requests of a group commit when one is refused, and a refused request spends nothing', async () => {
+    const runs = await Promise.all(Array.from({ length: 5 }, async () => {
+      const w = await IssuanceWallet.create(['ES256'])
+      const r = await w.resolve((await offer({ format: 'dc+sd-jwt' })).credential_offer_uri)
+      return { w, r, token: await w.token(r, { dpop: false }) }
+    }))
+    // The first two share one c_nonce, so one of them is refused; all five go at once.
+    const shared = await runs[0]!.w.nonce(runs[0]!.r)
+    const proofs = await Promise.all(runs.map(async ({ w, r }, i) => w.proofs(r, i < 2 ? shared : await w.nonce(r))))
+    const answers = await Promise.all(runs.map(({ w, r, token }, i) => w.credentials(r, token, proofs[i]!).then(() => 'ok', (e) => errorOf(Promise.reject(e)))))
+    assert.deepEqual([...answers].sort(), ['invalid_nonce', 'ok', 'ok', 'ok', 'ok'])
+    const owners = new Set(((await callAs(t.app, 'GET', `/api/issuer/${issuer.did}/credentials?limit=100`, issuer.token)).json().data as Json[]).map((c) => c.owner_did))
+    runs.forEach(({ w }, i) => assert.equal(owners.has(w.keys[0]!.did), answers[i] === 'ok', `wallet ${i}: ${answers[i]}`))
+    // The refused request left its access token unused: with a fresh nonce it gets its credential.
+    const refused = runs[answers.indexOf('invalid_nonce')]!
+    const again = await refused.w.credentials(refused.r, refused.token, await refused.w.proofs(refused.r, await refused.w.nonce(refused.r)))
+    assert.equal((again.credentialResponse.credentials as Json[]).length, 1)
+  })
+
   it('answers credential_request_denied when the issuance refuses the offer (schema changed since), storing nothing', async () => {
     const schema = await issuer.schema(t.app, { ...SCHEMA, name: 'Changing' })
     const created = (await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/offers`, issuer.token, { credential_type: 'Membership', schema_id: schema, attributes: { member: 'Di' }, format: 'dc+sd-jwt' })).json() as Json

@@ -56,6 +56,22 @@ export interface IssueOptions {
   holderJwk?: Record<string, unknown>
   /** Runs in the transaction that stores the credential (e.g. marking a request approved). */
   within?: (trx: Transaction<DB>, credential: CredentialRow) => Promise<void>
+  /**
+   * Runs in the micro-batched transaction that stores the credential, before its row: an Error
+   * answered leaves this credential unstored (the issuance throws it) and its neighbours unaffected.
+   * It must change nothing when it answers an Error (one all-or-nothing statement), since no
+   * savepoint separates it from the rest of the batch.
+   */
+  guard?: IssueGuard
+}
+
+/** A condition checked and recorded in the credential's own transaction (e.g. spending a single-use grant). */
+export type IssueGuard = (trx: Transaction<DB>, credential: NewCredential) => Promise<Error | undefined>
+
+/** A row for the group-committed writer, with the guard it must pass in the batch's transaction. */
+interface PendingRow {
+  row: NewCredential
+  guard?: IssueGuard
 }
 
 export type IssuedCredential = ReturnType<IssuanceService['response']>
@@ -74,17 +90,18 @@ const PREVIEW_MAX = 5
 export class IssuanceService {
   // Concurrent issuances share one INSERT (group commit): PGlite runs one statement at a time,
   // at much the same cost whatever its size.
-  private readonly writer: MicroBatcher<NewCredential, CredentialRow | Error>
+  private readonly writer: MicroBatcher<PendingRow, CredentialRow | Error>
   private readonly contexts: MicroBatcher<ContextKey, IssuanceContext | undefined>
 
   constructor(private readonly deps: IssuanceDeps) {
-    this.writer = new MicroBatcher(async (rows) => {
+    this.writer = new MicroBatcher(async (items) => {
       try {
-        return await storeIssued(deps.db, rows, deps.anchor)
+        return await storeIssued(deps.db, items, deps.anchor)
       } catch (error) {
-        if (rows.length === 1) return [error as Error]
-        // One bad row (say, its schema deleted meanwhile) must not fail its neighbours.
-        return Promise.all(rows.map((row) => storeIssued(deps.db, [row], deps.anchor).then((r) => r[0]!, (e: Error) => e)))
+        if (items.length === 1) return [error as Error]
+        // One bad row (say, its schema deleted meanwhile) must not fail its neighbours: the batch
+        // was rolled back as a whole (its guards too), so each goes again in a transaction of its own.
+        return Promise.all(items.map((item) => storeIssued(deps.db, [item], deps.anchor).then((r) => r[0]!, (e: Error) => e)))
       }
     }, 128)
     this.contexts = new MicroBatcher((keys) => loadIssuanceContexts(deps.db, keys), 128)
@@ -172,6 +189,7 @@ export class IssuanceService {
       created_at: now,
       updated_at: now,
     }
+    if (options.within && options.guard) throw new Error('IssueOptions: within or guard, not both')
     const saved = options.within
       ? await this.deps.db.transaction().execute(async (trx) => {
           const [inserted] = await insertCredentialsWithActivity(trx, [row])
@@ -179,7 +197,7 @@ export class IssuanceService {
           await options.within!(trx, inserted!)
           return inserted!
         })
-      : await this.writer.submit(row).then((r) => {
+      : await this.writer.submit({ row, ...(options.guard ? { guard: options.guard } : {}) }).then((r) => {
           if (r instanceof Error) throw r
           return r
         })
@@ -279,14 +297,21 @@ export class IssuanceService {
   }
 }
 
-/** The credentials and, in the same transaction, the holders' wallet activity (docs/wallet.md). */
-function storeIssued(db: Database, rows: NewCredential[], anchor: ChainAnchor | undefined): Promise<CredentialRow[]> {
-  // Without a chain the batch is one statement; with one, its leaf rows join it in a transaction.
-  if (!anchor) return insertCredentialsWithActivity(db, rows)
+/**
+ * The credentials and, in the same transaction, the holders' wallet activity (docs/wallet.md).
+ * Guarded rows are stored only when their guard passes, in the batch's one transaction; a row
+ * whose guard refuses gets the guard's Error and the others are stored.
+ */
+function storeIssued(db: Database, items: PendingRow[], anchor: ChainAnchor | undefined): Promise<Array<CredentialRow | Error>> {
+  // Without a chain or a guard the batch is one statement; otherwise one transaction.
+  if (!anchor && items.every((i) => !i.guard)) return insertCredentialsWithActivity(db, items.map((i) => i.row))
   return db.transaction().execute(async (trx) => {
-    const saved = await insertCredentialsWithActivity(trx, rows)
+    const refused: Array<Error | undefined> = []
+    for (const item of items) refused.push(item.guard ? await item.guard(trx, item.row) : undefined)
+    const saved = await insertCredentialsWithActivity(trx, items.filter((_, i) => !refused[i]).map((i) => i.row))
     await anchorIssued(trx, saved, anchor)
-    return saved
+    let next = 0
+    return refused.map((error) => error ?? saved[next++]!)
   })
 }
 

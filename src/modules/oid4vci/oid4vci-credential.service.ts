@@ -3,12 +3,13 @@ import { decodeJwt, Oauth2ResourceServer, type Jwk, type JwtSignerWithJwk, type 
 import { Openid4vciIssuer } from '@openid4vc/openid4vci'
 import * as jose from 'jose'
 import type { Clock } from '../../adapters/clock.js'
-import type { Database, Executor } from '../../db/database.js'
+import type { Database } from '../../db/database.js'
 import { AppError } from '../../errors.js'
-import type { IssuanceService, IssueOptions } from '../issuer/issuance.service.js'
+import type { IssuanceService, IssueGuard, IssueOptions } from '../issuer/issuance.service.js'
 import type { IssuedCredentialsService } from '../issuer/issued-credentials.service.js'
 import type { OfferService } from '../issuer/offers.service.js'
 import type { CredentialRequestService } from '../issuer/requests.service.js'
+import { MicroBatcher } from '../../shared/micro-batcher.js'
 import { recordActivity } from '../wallet/wallet-activity.js'
 import { issuerContext, sha256Hex, type ContextDeps, type IssuerContext } from './oid4vci-context.js'
 import { fromLibrary, oid4vciError } from './oid4vci-errors.js'
@@ -46,14 +47,21 @@ const NOTIFICATION_EVENTS = { credential_accepted: 'credential_accepted', creden
  */
 export class Oid4vciCredentialService {
   private lastSweep = 0
+  // Concurrent nonce requests share one INSERT (group commit, as the issue route's writer).
+  private readonly nonces: MicroBatcher<repo.NonceRow, void>
 
-  constructor(private readonly deps: CredentialDeps) {}
+  constructor(private readonly deps: CredentialDeps) {
+    this.nonces = new MicroBatcher<repo.NonceRow, void>(async (rows) => {
+      await repo.insertNonces(deps.db, rows)
+      return rows.map(() => undefined)
+    })
+  }
 
   async nonce(webId: string): Promise<Record<string, unknown>> {
     const ctx = await issuerContext(this.deps, webId)
     const nonce = randomBytes(32).toString('base64url')
     const now = this.deps.clock.now()
-    await repo.insertNonce(this.deps.db, { nonce_digest: sha256Hex(nonce), issuer_did: ctx.identity.did, expires_at: new Date(now.getTime() + NONCE_TTL_S * 1000) })
+    await this.nonces.submit({ nonce_digest: sha256Hex(nonce), issuer_did: ctx.identity.did, expires_at: new Date(now.getTime() + NONCE_TTL_S * 1000) })
     // Expired nonces go as new ones come (an indexed range delete, every few seconds): the table
     // stays as small as the traffic of the last minutes.
     if (now.getTime() - this.lastSweep >= NONCE_SWEEP_MS || now.getTime() < this.lastSweep) {
@@ -65,7 +73,10 @@ export class Oid4vciCredentialService {
 
   async credential(webId: string, body: Record<string, unknown>, request: RequestLike): Promise<{ status: 200 | 202; body: Record<string, unknown> }> {
     const ctx = await issuerContext(this.deps, webId, typeof body.credential_configuration_id === 'string' ? body.credential_configuration_id : undefined)
-    const grant = await this.authorize(ctx, request)
+    // The grant, its OpenID4VCI offer and the spec offer in one read.
+    const found = await repo.findGrantWithOffers(this.deps.db, await this.grantIdOf(ctx, request))
+    if (!found || found.grant.issuer_did !== ctx.identity.did) throw oid4vciError('invalid_token', 'The access token names no grant of this issuer')
+    const { grant, published, offer } = found
     if (grant.used_at) throw oid4vciError('invalid_token', 'This access token has been used for its credential request')
     const library = new Openid4vciIssuer({ callbacks: ctx.callbacks })
     // §8.3.1.2: a configuration the metadata does not list is its own error (the library's parse would call it malformed).
@@ -81,9 +92,7 @@ export class Oid4vciCredentialService {
     if (configurationId === undefined) throw oid4vciError('invalid_credential_request', 'credential_configuration_id is required')
     const configuration = parseConfigurationId(configurationId)
     if (!configuration || !(configurationId in ctx.metadata.credential_configurations_supported)) throw oid4vciError('unknown_credential_configuration', `Unknown credential configuration "${configurationId}"`)
-    const published = await repo.findOffer(this.deps.db, grant.offer_id)
     if (!published || published.configuration_id !== configurationId) throw oid4vciError('invalid_credential_request', 'The access token does not cover this credential configuration')
-    const offer = await this.deps.offers.find(this.deps.db, ctx.identity.did, grant.offer_id)
     if (!offer) throw oid4vciError('invalid_token', 'The offer of this access token is gone')
 
     const proofs = parsed.proofs?.jwt ?? []
@@ -95,15 +104,9 @@ export class Oid4vciCredentialService {
     // Authorization code flow: the holder signed in with its DID, so the credentials are bound to that DID's keys.
     if (grant.holder_did && holders.some((h) => h.did !== grant.holder_did)) throw oid4vciError('invalid_proof', 'The key proofs must be signed by a key of the DID that signed in')
 
-    const now = this.deps.clock.now()
-    const nonceDigest = sha256Hex(nonce)
-    // The grant and the c_nonce are each spent once (an atomic conditional update).
-    const spend = async (db: Executor) => {
-      if (!(await repo.useGrant(db, grant.id, now))) throw oid4vciError('invalid_token', 'This access token has been used for its credential request, or has expired')
-      if (!(await repo.spendNonce(db, ctx.identity.did, nonceDigest, now))) throw oid4vciError('invalid_nonce', 'The c_nonce is unknown, spent or expired: get a fresh one from the nonce endpoint')
-    }
+    const spend = { grantId: grant.id, issuerDid: ctx.identity.did, nonceDigest: sha256Hex(nonce), now: this.deps.clock.now() }
     if (published.requires_approval) {
-      await this.deps.db.transaction().execute(spend)
+      throwUnlessSpent(await repo.spendGrantAndNonce(this.deps.db, spend))
       try {
         return { status: 202, body: await this.defer(library, parsed, ctx, grant.id, offer, configuration.format, holders) }
       } catch (error) {
@@ -114,21 +117,22 @@ export class Oid4vciCredentialService {
 
     // The first copy is stored in the transaction that spends the grant and the nonce and records
     // the copy against the grant: it fails as a whole (the request can be made again) or commits
-    // as a whole (a crash after it leaves the credential recorded, never the grant spent for nothing).
+    // as a whole (a crash after it leaves the credential recorded, never the grant spent for
+    // nothing). That transaction is the issue route's group commit, shared with other requests.
     const notificationId = randomUUID()
-    const record = (trx: Executor, ids: string[]) => repo.recordIssued(trx, grant.id, { holder_did: holders[0]!.did, credential_ids: ids, notification_id: notificationId })
+    const guard: IssueGuard = async (trx, row) => {
+      const outcome = await repo.spendGrantAndNonce(trx, spend, { holder_did: holders[0]!.did, credential_ids: [row.id], notification_id: notificationId })
+      return outcome === 'spent' ? undefined : refusal(outcome)
+    }
     let first
     try {
-      first = await this.issueTo(ctx, offer, configuration.format, holders[0]!, async (trx, row) => {
-        await spend(trx)
-        await record(trx, [row.id])
-      })
+      first = await this.issueTo(ctx, offer, configuration.format, holders[0]!, guard)
     } catch (error) {
       throw asDenied(error)
     }
     const settled = await Promise.allSettled(holders.slice(1).map((holder) => this.issueTo(ctx, offer, configuration.format, holder)))
     const results = [first, ...settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))]
-    if (results.length > 1) await record(this.deps.db, results.map((r) => r.id))
+    if (results.length > 1) await repo.recordIssued(this.deps.db, grant.id, { holder_did: holders[0]!.did, credential_ids: results.map((r) => r.id), notification_id: notificationId })
     const failed = settled.find((r) => r.status === 'rejected')
     // Some copies of a batch stored, one not: they stay recorded against the spent grant (a retry would issue them twice).
     if (failed) throw asDenied(failed.reason)
@@ -199,6 +203,13 @@ export class Oid4vciCredentialService {
 
   /** The grant a resource request's access token (and DPoP proof) stands for (RFC 6750, RFC 9449). */
   private async authorize(ctx: IssuerContext, request: RequestLike): Promise<repo.GrantRow> {
+    const grant = await repo.findGrant(this.deps.db, await this.grantIdOf(ctx, request))
+    if (!grant || grant.issuer_did !== ctx.identity.did) throw oid4vciError('invalid_token', 'The access token names no grant of this issuer')
+    return grant
+  }
+
+  /** The grant id (`sub`) of a resource request's verified access token. */
+  private async grantIdOf(ctx: IssuerContext, request: RequestLike): Promise<string> {
     let verified
     try {
       verified = await new Oauth2ResourceServer({ callbacks: ctx.callbacks }).verifyResourceRequest({
@@ -211,9 +222,8 @@ export class Oid4vciCredentialService {
       throw fromLibrary(error, 'invalid_token')
     }
     const subject = verified.tokenPayload.sub
-    const grant = typeof subject === 'string' ? await repo.findGrant(this.deps.db, subject) : undefined
-    if (!grant || grant.issuer_did !== ctx.identity.did) throw oid4vciError('invalid_token', 'The access token names no grant of this issuer')
-    return grant
+    if (typeof subject !== 'string') throw oid4vciError('invalid_token', 'The access token names no grant of this issuer')
+    return subject
   }
 
   /** Each proof verified (signature, typ, aud, nonce, alg, fresh iat): the holder key and DID it proves. */
@@ -234,7 +244,7 @@ export class Oid4vciCredentialService {
     return holders
   }
 
-  private async issueTo(ctx: IssuerContext, offer: NonNullable<Awaited<ReturnType<OfferService['find']>>>, format: string, holder: Holder, within?: IssueOptions['within']) {
+  private async issueTo(ctx: IssuerContext, offer: NonNullable<Awaited<ReturnType<OfferService['find']>>>, format: string, holder: Holder, guard?: IssueOptions['guard']) {
     return this.deps.issuance.issue(
       ctx.identity.did,
       {
@@ -246,7 +256,7 @@ export class Oid4vciCredentialService {
         format,
       },
       // The issuer authorized this issuance when it created the offer.
-      { steppedUp: true, holderJwk: holder.jwk as Record<string, unknown>, ...(within ? { within } : {}) },
+      { steppedUp: true, holderJwk: holder.jwk as Record<string, unknown>, ...(guard ? { guard } : {}) },
     )
   }
 
@@ -270,6 +280,17 @@ export class Oid4vciCredentialService {
 function asDenied(error: unknown): unknown {
   if (!(error instanceof AppError) || error.details?.oauth_error !== undefined || ['INTERNAL', 'DEPENDENCY_UNAVAILABLE'].includes(error.code)) return error
   return oid4vciError('credential_request_denied', error.message, error)
+}
+
+/** Why the grant and nonce could not be spent, as the protocol's error. */
+function refusal(outcome: 'grant used' | 'nonce refused'): AppError {
+  return outcome === 'grant used'
+    ? oid4vciError('invalid_token', 'This access token has been used for its credential request, or has expired')
+    : oid4vciError('invalid_nonce', 'The c_nonce is unknown, spent or expired: get a fresh one from the nonce endpoint')
+}
+
+function throwUnlessSpent(outcome: Awaited<ReturnType<typeof repo.spendGrantAndNonce>>): void {
+  if (outcome !== 'spent') throw refusal(outcome)
 }
 
 /** All proofs of one request carry the one c_nonce the nonce endpoint gave. */

@@ -24,7 +24,7 @@ export interface TokenDeps extends ContextDeps {
  * The token endpoint of each credential issuer (RFC 6749 §3.2, OID4VCI 1.0 §6): the
  * pre-authorized code grant with its tx_code, and the authorization code grant with PKCE S256;
  * DPoP (RFC 9449) when the wallet sends a proof, required when the offer asks. The code is spent,
- * the offer's use taken and the grant recorded in one transaction; the access token is a JWT
+ * the offer's use taken and the grant recorded all or nothing; the access token is a JWT
  * (RFC 9068) signed by the issuer, its `sub` the grant.
  */
 /** Wrong tx_codes an offer's pre-authorized code survives. */
@@ -100,8 +100,14 @@ export class Oid4vciTokenService {
     } catch (error) {
       throw fromLibrary(error, 'invalid_grant')
     }
-    return this.grantToken(ctx, server, { offerId: found.offer_id, holderDid: null, requiresApproval: found.requires_approval, dpopJwk: verified.dpop?.jwk, dpopJkt: verified.dpop?.jwkThumbprint }, async (trx) =>
-      (await repo.spendPreAuthorizedCode(trx, issuerDid, digest, now)) !== undefined)
+    // The code spent, the offer's use taken and the grant recorded in one statement: a
+    // pre-authorized offer has no signed-in holder, so its subject is checked against the key proofs.
+    const grantId = `grant-${randomUUID()}`
+    const ttl = found.requires_approval ? DEFERRED_ACCESS_TOKEN_TTL_S : ACCESS_TOKEN_TTL_S
+    const redeemed = await repo.redeemPreAuthorizedCode(this.deps.db, issuerDid, digest, { id: grantId, dpopJkt: verified.dpop?.jwkThumbprint ?? null, expiresAt: new Date(now.getTime() + ttl * 1000) }, now)
+    if (!redeemed.codeFound) throw oid4vciError('invalid_grant', 'The code was used meanwhile')
+    if (!redeemed.granted) throw oid4vciError('invalid_grant', 'The offer has expired, is used up, or was withdrawn')
+    return this.accessToken(ctx, server, grantId, ttl, verified.dpop?.jwk, now)
   }
 
   /**
@@ -139,13 +145,18 @@ export class Oid4vciTokenService {
         holder_keys: 'null',
       })
     })
+    return this.accessToken(ctx, server, grantId, ttl, grant.dpopJwk, now)
+  }
+
+  /** The access token (RFC 9068) of a grant, signed by the issuer; its `sub` the grant. */
+  private accessToken(ctx: IssuerContext, server: Oauth2AuthorizationServer, grantId: string, ttl: number, dpopJwk: Jwk | undefined, now: Date): Promise<Record<string, unknown>> {
     return server.createAccessTokenResponse({
       audience: ctx.endpoints.issuer,
       authorizationServer: ctx.endpoints.issuer,
       signer: ctx.accessTokenSigner,
       subject: grantId,
       expiresInSeconds: ttl,
-      ...(grant.dpopJwk ? { dpop: { jwk: grant.dpopJwk } } : {}),
+      ...(dpopJwk ? { dpop: { jwk: dpopJwk } } : {}),
       now,
     })
   }

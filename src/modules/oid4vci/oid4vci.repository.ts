@@ -1,5 +1,6 @@
-import type { Insertable, Selectable } from 'kysely'
+import { sql, type Insertable, type Selectable } from 'kysely'
 import type { Executor } from '../../db/database.js'
+import type { OfferRow } from '../issuer/offers.repository.js'
 import type { Oid4vciAuthorizationCodesTable, Oid4vciGrantsTable, Oid4vciOffersTable } from './oid4vci.table.js'
 import './oid4vci.table.js'
 
@@ -16,18 +17,6 @@ export function findOfferByReference(db: Executor, reference: string): Promise<O
 
 export function findOffer(db: Executor, offerId: string): Promise<Oid4vciOfferRow | undefined> {
   return db.selectFrom('oid4vci_offers').selectAll().where('offer_id', '=', offerId).executeTakeFirst()
-}
-
-/** Spends a pre-authorized code of the issuer, atomically: undefined when unknown or spent. */
-export function spendPreAuthorizedCode(db: Executor, issuerDid: string, digest: string, now: Date): Promise<Oid4vciOfferRow | undefined> {
-  return db
-    .updateTable('oid4vci_offers')
-    .set({ code_used_at: now })
-    .where('pre_authorized_code_digest', '=', digest)
-    .where('issuer_did', '=', issuerDid)
-    .where('code_used_at', 'is', null)
-    .returningAll()
-    .executeTakeFirst()
 }
 
 /** Counts a wrong tx_code against an unspent code; at `max` failures the code is spent. Answers whether it still stands. */
@@ -48,13 +37,45 @@ export function findUnspentCode(db: Executor, issuerDid: string, digest: string)
   return db.selectFrom('oid4vci_offers').selectAll().where('pre_authorized_code_digest', '=', digest).where('issuer_did', '=', issuerDid).where('code_used_at', 'is', null).executeTakeFirst()
 }
 
-export function insertGrant(db: Executor, row: Insertable<Oid4vciGrantsTable>): Promise<void> {
-  return db.insertInto('oid4vci_grants').values(row).execute().then(() => undefined)
+/** What redeeming a pre-authorized code found: the code unspent, and whether the grant was made. */
+export interface Redemption {
+  codeFound: boolean
+  granted: boolean
 }
 
-/** Takes the grant's one credential request, atomically: undefined when used or expired. */
-export function useGrant(db: Executor, id: string, now: Date): Promise<GrantRow | undefined> {
-  return db.updateTable('oid4vci_grants').set({ used_at: now }).where('id', '=', id).where('used_at', 'is', null).where('expires_at', '>', now).returningAll().executeTakeFirst()
+/**
+ * Spends a pre-authorized code, takes one use of its offer and records the grant, all or nothing,
+ * in one statement (no transaction held across round trips). Both rows are locked and their
+ * conditions checked again under the lock (READ COMMITTED re-reads a row changed meanwhile) before
+ * either is changed, so the two updates and the insert succeed together or not at all.
+ */
+export async function redeemPreAuthorizedCode(db: Executor, issuerDid: string, digest: string, grant: { id: string; dpopJkt: string | null; expiresAt: Date }, now: Date): Promise<Redemption> {
+  const result = await sql<{ code_found: boolean; granted: boolean }>`
+    with code as (
+      select offer_id from oid4vci_offers
+      where pre_authorized_code_digest = ${digest} and issuer_did = ${issuerDid} and code_used_at is null
+      for update
+    ), offer as (
+      select id from credential_offers
+      where id in (select offer_id from code) and issuer_did = ${issuerDid} and status = 'active'
+        and (expires_at is null or expires_at > ${now}) and (max_uses is null or uses < max_uses)
+      for update
+    ), spent as (
+      update oid4vci_offers set code_used_at = ${now} where offer_id in (select id from offer) returning offer_id
+    ), taken as (
+      update credential_offers set uses = uses + 1, updated_at = ${now} where id in (select offer_id from spent) returning id
+    ), granted as (
+      insert into oid4vci_grants (id, offer_id, issuer_did, dpop_jkt, expires_at, used_at, holder_did, credential_ids, notification_id, transaction_id, request_id, holder_keys)
+      select ${grant.id}, id, ${issuerDid}, ${grant.dpopJkt}, ${grant.expiresAt}, null, null, '[]'::jsonb, null, null, null, 'null'::jsonb from taken
+      returning id
+    )
+    select exists (select 1 from code) as code_found, exists (select 1 from granted) as granted`.execute(db)
+  const row = result.rows[0]!
+  return { codeFound: row.code_found, granted: row.granted }
+}
+
+export function insertGrant(db: Executor, row: Insertable<Oid4vciGrantsTable>): Promise<void> {
+  return db.insertInto('oid4vci_grants').values(row).execute().then(() => undefined)
 }
 
 /** Gives the credential request back after an issuance that failed before anything was stored. */
@@ -88,26 +109,79 @@ export function findGrantByNotification(db: Executor, issuerDid: string, notific
   return db.selectFrom('oid4vci_grants').selectAll().where('issuer_did', '=', issuerDid).where('notification_id', '=', notificationId).executeTakeFirst()
 }
 
+/** A grant with its OpenID4VCI offer and the issuer's spec offer, in one read. */
+export interface GrantWithOffers {
+  grant: GrantRow
+  published: Pick<Oid4vciOfferRow, 'configuration_id' | 'requires_approval'> | undefined
+  offer: OfferRow | undefined
+}
+
+const OFFER_COLUMNS = ['id', 'issuer_did', 'credential_type', 'schema_id', 'template_id', 'attributes', 'subject_did', 'description', 'max_uses', 'uses', 'status', 'expires_at', 'format', 'created_at', 'updated_at'] as const
+
+export async function findGrantWithOffers(db: Executor, id: string): Promise<GrantWithOffers | undefined> {
+  const row = await db
+    .selectFrom('oid4vci_grants as g')
+    .leftJoin('oid4vci_offers as p', 'p.offer_id', 'g.offer_id')
+    .leftJoin('credential_offers as o', (join) => join.onRef('o.id', '=', 'g.offer_id').onRef('o.issuer_did', '=', 'g.issuer_did'))
+    .selectAll('g')
+    .select(['p.configuration_id as p_configuration_id', 'p.requires_approval as p_requires_approval'])
+    .select(OFFER_COLUMNS.map((c) => `o.${c} as o_${c}` as const))
+    .where('g.id', '=', id)
+    .executeTakeFirst()
+  if (!row) return undefined
+  const { p_configuration_id: configurationId, p_requires_approval: requiresApproval, ...rest } = row
+  const grant: Record<string, unknown> = {}
+  const offer: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(rest)) {
+    if (key.startsWith('o_')) offer[key.slice(2)] = value
+    else grant[key] = value
+  }
+  return {
+    grant: grant as GrantRow,
+    published: configurationId === null ? undefined : { configuration_id: configurationId, requires_approval: requiresApproval! },
+    offer: offer.id === null ? undefined : (offer as OfferRow),
+  }
+}
+
+/**
+ * Takes the grant's one credential request and spends the c_nonce, all or nothing, in one
+ * statement; `issued` is recorded against the grant in the same statement. The grant is locked
+ * and checked first, so the nonce is spent only when the grant is too.
+ */
+export async function spendGrantAndNonce(
+  db: Executor,
+  spend: { grantId: string; issuerDid: string; nonceDigest: string; now: Date },
+  issued?: { holder_did: string; credential_ids: string[]; notification_id: string },
+): Promise<'spent' | 'grant used' | 'nonce refused'> {
+  const { grantId, issuerDid, nonceDigest, now } = spend
+  const record = issued ? sql`, holder_did = ${issued.holder_did}, credential_ids = ${JSON.stringify(issued.credential_ids)}::jsonb, notification_id = ${issued.notification_id}` : sql``
+  const result = await sql<{ grant_found: boolean; spent: boolean }>`
+    with g as (
+      select id from oid4vci_grants where id = ${grantId} and used_at is null and expires_at > ${now} for update
+    ), n as (
+      update oid4vci_nonces set used_at = ${now}
+      where nonce_digest = ${nonceDigest} and issuer_did = ${issuerDid} and used_at is null and expires_at > ${now} and exists (select 1 from g)
+      returning 1
+    ), u as (
+      update oid4vci_grants set used_at = ${now}${record} where id in (select id from g) and exists (select 1 from n) returning 1
+    )
+    select exists (select 1 from g) as grant_found, exists (select 1 from u) as spent`.execute(db)
+  const row = result.rows[0]!
+  return row.spent ? 'spent' : row.grant_found ? 'nonce refused' : 'grant used'
+}
+
 export function findGrant(db: Executor, id: string): Promise<GrantRow | undefined> {
   return db.selectFrom('oid4vci_grants').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
-export function insertNonce(db: Executor, row: { nonce_digest: string; issuer_did: string; expires_at: Date }): Promise<void> {
-  return db.insertInto('oid4vci_nonces').values(row).execute().then(() => undefined)
+export interface NonceRow {
+  nonce_digest: string
+  issuer_did: string
+  expires_at: Date
 }
 
-/** Spends a c_nonce of the issuer, atomically: false when unknown, spent or expired. */
-export async function spendNonce(db: Executor, issuerDid: string, digest: string, now: Date): Promise<boolean> {
-  const row = await db
-    .updateTable('oid4vci_nonces')
-    .set({ used_at: now })
-    .where('nonce_digest', '=', digest)
-    .where('issuer_did', '=', issuerDid)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', now)
-    .returning('nonce_digest')
-    .executeTakeFirst()
-  return row !== undefined
+export function insertNonces(db: Executor, rows: NonceRow[]): Promise<void> {
+  return db.insertInto('oid4vci_nonces').values(rows).execute().then(() => undefined)
 }
 
 export function deleteExpiredNonces(db: Executor, before: Date): Promise<void> {

@@ -1,5 +1,6 @@
-import type { Insertable, Selectable } from 'kysely'
+import { sql, type Insertable, type Selectable } from 'kysely'
 import type { Executor } from '../../db/database.js'
+import type { PresentationRow, SubmittedPresentation } from '../presentation/presentations.repository.js'
 import type { Oid4vpRequestsTable } from './openid4vp.table.js'
 
 export type Oid4vpRequestRow = Selectable<Oid4vpRequestsTable>
@@ -12,16 +13,35 @@ export function findOid4vpRequest(db: Executor, requestId: string): Promise<Oid4
   return db.selectFrom('oid4vp_requests').selectAll().where('request_id', '=', requestId).executeTakeFirst()
 }
 
-/** The wallet's answer, recorded once: false when one was already recorded (a replay). */
-export async function recordAnswer(db: Executor, requestId: string, answer: { answer: 'accepted' | 'refused'; presentation_id: string; at: Date }): Promise<boolean> {
-  const updated = await db
-    .updateTable('oid4vp_requests')
-    .set({ answer: answer.answer, presentation_id: answer.presentation_id, answered_at: answer.at })
-    .where('request_id', '=', requestId)
-    .where('answer', 'is', null)
-    .returning('request_id')
-    .executeTakeFirst()
-  return updated !== undefined
+/**
+ * The wallet's answer, recorded once, in one statement: the OpenID4VP row is locked and checked
+ * unanswered first, then the spec's request is closed from pending, the presentation stored and
+ * the answer recorded against it; all or nothing (as presentations.repository.ts `insertApproval`).
+ * Undefined when the request was answered already (a replay, or the spec's routes got there first).
+ */
+export async function insertAnswer(db: Executor, p: SubmittedPresentation & { request_id: string }, answer: 'accepted' | 'refused'): Promise<PresentationRow | undefined> {
+  const result = await sql<PresentationRow>`
+    with open as (
+      select request_id from oid4vp_requests where request_id = ${p.request_id} and answer is null for update
+    ), closed as (
+      update presentation_requests set status = 'submitted', updated_at = ${p.at}
+      from open
+      where id = open.request_id and status = 'pending'
+      returning id
+    ), inserted as (
+      insert into presentations (id, request_id, prover_did, verifier_did, presentation_type, credential_ids, presentation_jwt, status,
+        provided_attributes, revoked_attributes, consent_id, verified_at, created_at, updated_at)
+      select ${p.id}, closed.id, ${p.prover_did}, ${p.verifier_did}, ${p.presentation_type}, ${JSON.stringify(p.credential_ids)}::jsonb, ${p.presentation_jwt}, 'submitted',
+        '[]'::jsonb, '[]'::jsonb, null, null, ${p.at}::timestamptz, ${p.at}::timestamptz
+      from closed
+      returning *
+    ), answered as (
+      update oid4vp_requests set answer = ${answer}, presentation_id = inserted.id, answered_at = inserted.created_at
+      from inserted
+      where oid4vp_requests.request_id = inserted.request_id
+    )
+    select * from inserted`.execute(db)
+  return result.rows[0]
 }
 
 /** The verdict once the consent check had its say (it can only turn an accepted answer into a refused one). */

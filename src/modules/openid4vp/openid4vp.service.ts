@@ -192,16 +192,13 @@ export class Openid4vpService {
       throw oauthError('invalid_request', 'No OpenID4VP request for this holder is answered at this response_uri')
     }
     const { prover, outcome, errors, credentialIds } = await this.check(row, request, vpToken)
-    const now = this.deps.clock.now()
 
     let result
     try {
       result = await this.deps.presentations.recordAnswer(
         request,
         { prover: prover.did, text, credentialIds, outcome: { ...outcome, errors, isValid: errors.length === 0 } },
-        async (trx, presentationId) => {
-          if (!(await repo.recordAnswer(trx, request.id, { answer: errors.length === 0 ? 'accepted' : 'refused', presentation_id: presentationId, at: now }))) throw new ConflictError('This request was already answered')
-        },
+        (db, presentation) => repo.insertAnswer(db, presentation, errors.length === 0 ? 'accepted' : 'refused'),
       )
     } catch (error) {
       if (error instanceof ConflictError) throw oauthError('invalid_request', 'This request was already answered: a response is accepted once')

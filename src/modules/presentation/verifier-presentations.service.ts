@@ -3,7 +3,7 @@ import type { Clock } from '../../adapters/clock.js'
 import { RETIRED_RANGE_PROOF_PROTOCOL, usesRetiredRangeProof } from '../../crypto/bbs/anonymous-proof-format.js'
 import { decodeCompactJws, jwsNestingProblem } from '../../crypto/jws.js'
 import type { Transaction } from 'kysely'
-import type { Database, DB } from '../../db/database.js'
+import type { Database, DB, Executor } from '../../db/database.js'
 import type { FormatRegistry } from '../credentials/formats/format-registry.js'
 import { MicroBatcher } from '../../shared/micro-batcher.js'
 import { storableJson } from '../../db/storable-json.js'
@@ -17,6 +17,12 @@ import type { PresentationVerifier, VerificationOutcome as VerifiedOutcome } fro
 import { JwsRejected } from '../did/did-jws.js'
 import { dataIntegrityEnvelope, isDataIntegrityPresentation } from '../credentials/formats/data-integrity/data-integrity-presentation.js'
 import * as repo from './presentations.repository.js'
+
+/**
+ * Closes the pending request and stores its presentation, all or nothing in one statement
+ * (the protocol records its own answer beside them): undefined when the request was answered already.
+ */
+export type AnswerStore = (db: Executor, presentation: repo.SubmittedPresentation & { request_id: string }) => Promise<repo.PresentationRow | undefined>
 
 type ConsentCheck = Awaited<ReturnType<ConsentPort['check']>>
 
@@ -188,18 +194,18 @@ export class VerifierPresentationService {
   /**
    * OpenID4VP (docs/openid4vp.md): a wallet's answer to a request, already verified by the
    * caller, recorded as the spec's submit and verify routes record theirs: the request closed and
-   * the presentation inserted (with `within`, in the same transaction), then its verdict with the
+   * the presentation inserted by `store` (one statement, with the protocol's own record), then its verdict with the
    * same consent check and callbacks. A request no longer pending is a ConflictError (a replay).
    */
   async recordAnswer(
     request: PresentationRequestRow,
     answer: { prover: string; text: string; credentialIds: string[]; outcome: VerifiedOutcome },
-    within?: (trx: Transaction<DB>, presentationId: string) => Promise<void>,
+    store: AnswerStore,
   ): Promise<VerifyResponse> {
     const now = this.deps.clock.now()
-    const inserted = await this.deps.db.transaction().execute(async (trx) => {
-      if (!(await repo.closeRequest(trx, request.id, 'submitted', now))) throw new ConflictError('This request was already answered')
-      const row = await repo.insertSubmitted(trx, {
+    const callbacks = request.callback_url ? this.deps.callbacks : undefined
+    const insert = async (db: Executor) => {
+      const row = await store(db, {
         id: `pres-${randomUUID()}`,
         request_id: request.id,
         prover_did: answer.prover,
@@ -209,10 +215,18 @@ export class VerifierPresentationService {
         presentation_jwt: answer.text,
         at: now,
       })
-      await within?.(trx, row.id)
-      if (request.callback_url && this.deps.callbacks) await this.deps.callbacks.enqueue(trx, { url: request.callback_url, type: 'presentation.submitted', data: eventData(row) })
+      if (!row) throw new ConflictError('This request was already answered')
       return row
-    }).catch((error: unknown) => {
+    }
+    // The store is one statement: a transaction only when the callback's outbox row joins it.
+    const inserted = await (callbacks
+      ? this.deps.db.transaction().execute(async (trx) => {
+          const row = await insert(trx)
+          await callbacks.enqueue(trx, { url: request.callback_url!, type: 'presentation.submitted', data: eventData(row) })
+          return row
+        })
+      : insert(this.deps.db)
+    ).catch((error: unknown) => {
       if (isUniqueViolation(error)) throw new ConflictError('This request was already answered')
       throw error
     })
