@@ -89,7 +89,9 @@ export async function copyCredentials(sql: SqlSession, plan: CopyPlan, log: (lin
     insert into wallet_activities (holder_did, type, credential_id, details, created_at)
     select owner_did, 'credential_received', id, jsonb_build_object('credential_type', credential_type, 'issuer_did', issuer_did), created_at
     from creds where owner_did is not null`
+  const before = await rowCounts(sql)
   let done = 0
+  let logged = 0
   const began = performance.now()
   while (done < plan.copies) {
     const list = await openList(sql, plan.issuerDid)
@@ -99,9 +101,25 @@ export async function copyCredentials(sql: SqlSession, plan: CopyPlan, log: (lin
     await sql.query('update status_lists set next_counter = next_counter + $2, updated_at = now() where id = $1', [list.id, count])
     await sql.query('commit')
     done += count
-    if (done === plan.copies || done % (BATCH * 10) === 0) log(`    copied ${done.toLocaleString('en-US')} / ${plan.copies.toLocaleString('en-US')} (${Math.round(done / ((performance.now() - began) / 1000))}/s)`)
+    if (done === plan.copies || done - logged >= BATCH * 10) {
+      logged = done
+      log(`    copied ${done.toLocaleString('en-US')} / ${plan.copies.toLocaleString('en-US')} (${Math.round(done / ((performance.now() - began) / 1000))}/s)`)
+    }
   }
   await sql.query('drop table volume_seed')
+  // Every copy must have brought what an issuance writes with it: one block and one activity each.
+  const after = await rowCounts(sql)
+  for (const table of Object.keys(after) as (keyof typeof after)[]) {
+    if (after[table] - before[table] !== plan.copies) throw new Error(`fast path: ${table} grew by ${after[table] - before[table]} for ${plan.copies} copies`)
+  }
+}
+
+async function rowCounts(sql: SqlSession): Promise<{ credentials: number; content_blocks: number; wallet_activities: number }> {
+  const [row] = await sql.query<{ credentials: number; content_blocks: number; wallet_activities: number }>(
+    `select (select count(*) from credentials)::int as credentials, (select count(*) from content_blocks)::int as content_blocks,
+       (select count(*) from wallet_activities)::int as wallet_activities`,
+  )
+  return row!
 }
 
 /** After a bulk load, what autovacuum (PostgreSQL) or src/db/pglite-maintenance.ts (PGlite) would do before long. */
