@@ -14,6 +14,9 @@ export const projectRoot = path.resolve(import.meta.dirname, '../..')
 export interface ServerProcess {
   baseUrl: string
   pid: number
+  port: number
+  /** The server's DATA_DIR (PGlite's files are under pglite/). */
+  dataDir: string
   /** SIGTERM (graceful drain, flushes --cpu-prof), SIGKILL after 15 s; removes the data dir. */
   stop(): Promise<void>
 }
@@ -34,6 +37,10 @@ export interface ServerOptions {
   /** Serve https with this certificate (scripts/lib/local-ca.ts); PUBLIC_BASE_URL is then the https origin. */
   tls?: { certFile: string; keyFile: string; ca: string }
   startTimeoutMs?: number
+  /** A DATA_DIR the caller owns and keeps (restarts on one PGlite database); by default a temporary one, removed on stop. */
+  dataDir?: string
+  /** Listen here (a restart keeps the address that PUBLIC_BASE_URL and issued credentials name); a free port by default. */
+  port?: number
 }
 
 /**
@@ -68,8 +75,8 @@ export async function prepareServer(mode: ServerMode): Promise<ServerBuild> {
 }
 
 export async function startServer(options: ServerOptions): Promise<ServerProcess> {
-  const port = await freePort()
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'bench-data-'))
+  const port = options.port ?? (await freePort())
+  const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'bench-data-')))
   // A minimal environment: nothing from the caller's shell (DATABASE_URL, ADMIN_API_KEY...) leaks in.
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
@@ -106,7 +113,7 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
       }
     }
     untrack()
-    await rm(dataDir, { recursive: true, force: true })
+    if (!options.dataDir) await rm(dataDir, { recursive: true, force: true })
   }
 
   try {
@@ -121,7 +128,7 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
     throw error
   }
   if (output.trim()) console.warn(`server output during start-up:\n${output}`)
-  return { baseUrl, pid: child.pid!, stop }
+  return { baseUrl, pid: child.pid!, port, dataDir, stop }
 }
 
 function freePort(): Promise<number> {
