@@ -65,13 +65,15 @@ interface Source {
   contribution: (rows: string) => string
   /** Statements run before the deltas are computed (row locks). */
   before?: (rows: string) => string
+  /** A change to another table's entries: the back-fill of those entries already counts it. */
+  relation?: true
 }
 
 const SOURCES: Source[] = [
   { table: 'credentials', contribution: (r) => `${issuerCredential(r)} union all ${walletEntry(issuedEntries(r))}` },
   { table: 'wallet_imports', contribution: (r) => walletEntry(importedEntries(r)) },
-  { table: 'wallet_removals', contribution: (r) => `select did, metric, key, -n as n from (${walletEntry(removedEntries(r))}) q`, before: lockWalletCredential },
-  { table: 'wallet_withdrawals', contribution: withdrawal, before: lockWalletCredential },
+  { table: 'wallet_removals', contribution: (r) => `select did, metric, key, -n as n from (${walletEntry(removedEntries(r))}) q`, before: lockWalletCredential, relation: true },
+  { table: 'wallet_withdrawals', contribution: withdrawal, before: lockWalletCredential, relation: true },
   {
     table: 'credential_requests',
     contribution: (r) => `
@@ -155,7 +157,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   // Back-fill from the rows already there, in the migration's transaction (the triggers above
   // already hold the tables against concurrent writers until it commits).
-  for (const source of SOURCES) await sql.raw(netDeltas(source.contribution(source.table))).execute(db)
+  for (const source of SOURCES.filter((s) => !s.relation)) await sql.raw(netDeltas(source.contribution(source.table))).execute(db)
   await sql.raw(`insert into statistics_deltas (did, metric, key, n) ${ACTIVITY_CONTRIBUTION('wallet_activities')}`).execute(db)
 
   // Numbers that depend on the time of the request cannot be counters: each is counted along an
