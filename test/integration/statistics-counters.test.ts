@@ -49,7 +49,8 @@ class World {
 
   async import(h: number, expiresInMs?: number): Promise<string> {
     const exp = expiresInMs ? Math.floor((this.clock.now().getTime() + expiresInMs) / 1000) : undefined
-    const jwt = foreignCredential(this.external, { subject: this.holders[h]!.did, type: 'ExternalBadge', ...(exp ? { exp } : {}) })
+    // Valid from the test's clock, which stands still while the real one runs on.
+    const jwt = foreignCredential(this.external, { subject: this.holders[h]!.did, type: 'ExternalBadge', nbf: Math.floor(this.clock.now().getTime() / 1000), ...(exp ? { exp } : {}) })
     return (await this.ok(callAs(this.t.app, 'POST', `/api/wallet/${this.holders[h]!.did}/credentials/import`, this.holderTokens[h], { credential_jwt: jwt }), 201)).credential.id
   }
 

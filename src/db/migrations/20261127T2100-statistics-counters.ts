@@ -162,7 +162,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   // Numbers that depend on the time of the request cannot be counters: each is counted along an
   // index range holding only the rows that can still change with time.
-  await sql`create index credentials_owner_expiry_idx on credentials (owner_did, expiration_date) where expiration_date is not null`.execute(db)
+  await sql`create index credentials_owner_expiry_idx on credentials (owner_did, expiration_date) include (id) where expiration_date is not null`.execute(db)
   await sql`create index wallet_imports_holder_expiry_idx on wallet_imports (holder_did, expiration_date) where expiration_date is not null`.execute(db)
   await sql`create index wallet_shares_holder_unrevoked_idx on wallet_shares (holder_did, expires_at) where revoked_at is null`.execute(db)
   await sql`create index credential_offers_issuer_active_idx on credential_offers (issuer_did, expires_at) where status = 'active'`.execute(db)
