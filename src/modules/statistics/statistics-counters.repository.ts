@@ -33,7 +33,9 @@ export async function readCounters(db: Executor, did: string, metrics: readonly 
     deltas += Number(row.deltas)
     if (Number(row.n) !== 0) counters.get(row.metric)![row.key] = Number(row.n)
   }
-  if (deltas > rows.length + FOLD_SLACK) await foldCounters(db, did)
+  // The numbers are read already: a fold that fails (a concurrent fold of the same rows, say) is
+  // retried by the next read or the minute's purge rather than failing this one.
+  if (deltas > rows.length + FOLD_SLACK) await foldCounters(db, did).catch(() => undefined)
   return counters
 }
 
