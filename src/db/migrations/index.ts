@@ -23,6 +23,7 @@ import * as oid4vp from './20261126T1410-oid4vp.js'
 import * as oid4vciTxCodeFailures from './20261126T1430-oid4vci-tx-code-failures.js'
 import * as instanceSettings from './20261127T2030-instance-settings.js'
 import * as credentialCidHashIndex from './20261127T2100-credential-cid-hash-index.js'
+import * as statisticsCounters from './20261127T2100-statistics-counters.js'
 import * as walletProtocolSessions from './20261126T1420-wallet-protocol-sessions.js'
 
 /**
@@ -55,4 +56,5 @@ export const migrations: Record<string, Migration> = {
   '20261126T1430-oid4vci-tx-code-failures': oid4vciTxCodeFailures,
   '20261127T2030-instance-settings': instanceSettings,
   '20261127T2100-credential-cid-hash-index': credentialCidHashIndex,
+  '20261127T2100-statistics-counters': statisticsCounters,
 }

@@ -111,22 +111,6 @@ export async function markRevoked(db: Executor, issuerDid: string, id: string, r
   return result.rows[0]
 }
 
-export async function issuerCounts(db: Executor, issuerDid: string): Promise<{ byStatus: Record<string, number>; byType: Record<string, number> }> {
-  const rows = await db
-    .selectFrom('credentials')
-    .select(['credential_type', 'status', sql<number>`count(*)`.as('n')])
-    .where('issuer_did', '=', issuerDid)
-    .groupBy(['credential_type', 'status'])
-    .execute()
-  const byStatus: Record<string, number> = {}
-  const byType: Record<string, number> = {}
-  for (const row of rows) {
-    byStatus[row.status] = (byStatus[row.status] ?? 0) + Number(row.n)
-    byType[row.credential_type] = (byType[row.credential_type] ?? 0) + Number(row.n)
-  }
-  return { byStatus, byType }
-}
-
 /** The holder (owner) of a credential issued here, by id; undefined for one issued elsewhere or to no DID. */
 export async function findCredentialOwner(db: Executor, id: string): Promise<string | undefined> {
   return (await db.selectFrom('credentials').select('owner_did').where('id', '=', id).executeTakeFirst())?.owner_did ?? undefined

@@ -6,7 +6,7 @@ import { credentialView } from '../credentials/credential-view.js'
 import * as credentials from '../credentials/credentials.service.js'
 import type { CredentialFilter, CredentialRow } from '../credentials/credentials.types.js'
 import type { IssuerService } from './issuer.service.js'
-import { countRequestsByStatus } from './requests.repository.js'
+import { count, readCounters, total } from '../statistics/statistics-counters.repository.js'
 import { countActiveOffers } from './offers.repository.js'
 
 /** The issuer's view of what it issued: listing, one record, revocation, statistics. */
@@ -54,20 +54,20 @@ export class IssuedCredentialsService {
 
   async statistics(issuerDid: string) {
     await this.deps.issuers.profile(issuerDid)
-    const [counts, requests, offers] = await Promise.all([
-      credentials.issuerCounts(this.deps.db, issuerDid),
-      countRequestsByStatus(this.deps.db, issuerDid),
+    // Counters kept by the database's triggers; active offers depend on the time, so they are
+    // counted along the index of the issuer's active offers.
+    const [counters, offers] = await Promise.all([
+      readCounters(this.deps.db, issuerDid, ['issued.status', 'issued.type', 'requests.status']),
       countActiveOffers(this.deps.db, issuerDid, this.deps.clock.now()),
     ])
-    const total = Object.values(counts.byStatus).reduce((a, b) => a + b, 0)
     return {
-      issued: total,
-      active: counts.byStatus.active ?? 0,
-      revoked: counts.byStatus.revoked ?? 0,
-      by_type: counts.byType,
-      requests_pending: requests.pending ?? 0,
-      requests_approved: requests.approved ?? 0,
-      requests_rejected: requests.rejected ?? 0,
+      issued: total(counters, 'issued.status'),
+      active: count(counters, 'issued.status', 'active'),
+      revoked: count(counters, 'issued.status', 'revoked'),
+      by_type: counters.get('issued.type')!,
+      requests_pending: count(counters, 'requests.status', 'pending'),
+      requests_approved: count(counters, 'requests.status', 'approved'),
+      requests_rejected: count(counters, 'requests.status', 'rejected'),
       offers_active: offers,
     }
   }

@@ -1,4 +1,4 @@
-import { sql, type Selectable } from 'kysely'
+import type { Selectable } from 'kysely'
 import type { CredentialRequestsTable, Executor } from '../../db/database.js'
 
 export type RequestRow = Selectable<CredentialRequestsTable>
@@ -34,14 +34,4 @@ export function decideRequest(db: Executor, id: string, decision: { status: 'app
     .where('status', '=', 'pending')
     .returningAll()
     .executeTakeFirst()
-}
-
-export async function countRequestsByStatus(db: Executor, issuerDid: string): Promise<Record<string, number>> {
-  const rows = await db
-    .selectFrom('credential_requests')
-    .select(['status', sql<number>`count(*)`.as('n')])
-    .where('issuer_did', '=', issuerDid)
-    .groupBy('status')
-    .execute()
-  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]))
 }

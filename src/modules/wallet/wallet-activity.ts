@@ -93,19 +93,3 @@ export function listActivities(db: Executor, holderDid: string, filter: Activity
   return query.orderBy('wallet_activities.id', filter.order).limit(page.limit).execute()
 }
 
-export async function activityCounts(db: Executor, holderDid: string): Promise<{ byType: Record<string, number>; total: number; last: Date | null }> {
-  const rows = await db
-    .selectFrom('wallet_activities')
-    .select(['type', sql<string>`count(*)`.as('n'), sql<Date>`max(created_at)`.as('last')])
-    .where('holder_did', '=', holderDid)
-    .groupBy('type')
-    .execute()
-  const byType: Record<string, number> = {}
-  let last: Date | null = null
-  for (const row of rows) {
-    byType[row.type] = Number(row.n)
-    const at = new Date(row.last)
-    if (!last || at > last) last = at
-  }
-  return { byType, total: Object.values(byType).reduce((a, b) => a + b, 0), last }
-}

@@ -251,43 +251,14 @@ export async function insertWithdrawal(db: Executor, row: { holder_did: string; 
   return Number(result.numInsertedOrUpdatedRows ?? 0) > 0
 }
 
-export interface CredentialCounts {
-  total: number
-  active: number
-  revoked: number
-  withdrawn: number
-  expired: number
-  issued: number
-  imported: number
-  byType: Record<string, number>
-  byIssuer: Record<string, number>
-}
-
-/** The wallet's credential statistics in SQL: totals with FILTER, then by type and by issuer. */
-export async function credentialCounts(db: Executor, holderDid: string, now: Date): Promise<CredentialCounts> {
-  const totals = await walletCredentials(db, holderDid)
-    .select([
-      sql<string>`count(*)`.as('total'),
-      sql<string>`count(*) filter (where u.status = 'active')`.as('active'),
-      sql<string>`count(*) filter (where u.status = 'revoked')`.as('revoked'),
-      sql<string>`count(*) filter (where u.withdrawn_at is not null)`.as('withdrawn'),
-      sql<string>`count(*) filter (where u.expiration_date <= ${now})`.as('expired'),
-      sql<string>`count(*) filter (where u.source = 'issued')`.as('issued'),
-      sql<string>`count(*) filter (where u.source = 'imported')`.as('imported'),
-    ])
-    .executeTakeFirstOrThrow()
-  const byType = await walletCredentials(db, holderDid).select(['u.credential_type as key', sql<string>`count(*)`.as('n')]).groupBy('u.credential_type').execute()
-  const byIssuer = await walletCredentials(db, holderDid).select(['u.issuer_did as key', sql<string>`count(*)`.as('n')]).groupBy('u.issuer_did').execute()
-  const asMap = (rows: Array<{ key: string; n: string }>) => Object.fromEntries(rows.map((r) => [r.key, Number(r.n)]))
-  return {
-    total: Number(totals.total),
-    active: Number(totals.active),
-    revoked: Number(totals.revoked),
-    withdrawn: Number(totals.withdrawn),
-    expired: Number(totals.expired),
-    issued: Number(totals.issued),
-    imported: Number(totals.imported),
-    byType: asMap(byType),
-    byIssuer: asMap(byIssuer),
-  }
+/**
+ * The holder's credentials past their `expiration_date`: a number that changes with time, so it
+ * is counted along the (holder, expiration_date) indexes of both sources, over the expired rows only.
+ */
+export async function countExpired(db: Executor, holderDid: string, now: Date): Promise<number> {
+  const row = await sql<{ n: string }>`
+    select (select count(*) from credentials c where c.owner_did = ${holderDid} and c.expiration_date <= ${now}
+              and not exists (select 1 from wallet_removals r where r.holder_did = ${holderDid} and r.credential_id = c.id))
+         + (select count(*) from wallet_imports m where m.holder_did = ${holderDid} and m.expiration_date <= ${now}) as n`.execute(db)
+  return Number(row.rows[0]!.n)
 }

@@ -1,4 +1,4 @@
-import { sql, type Selectable } from 'kysely'
+import type { Selectable } from 'kysely'
 import type { Executor } from '../../db/database.js'
 import type { WalletEvidenceTable } from './wallet.table.js'
 
@@ -22,11 +22,3 @@ export async function listEvidence(db: Executor, holderDid: string, filter: { la
   return (await query.orderBy('id').limit(page.limit).execute()).map(toRow)
 }
 
-export async function evidenceCounts(db: Executor, holderDid: string): Promise<{ count: number; totalBytes: number }> {
-  const row = await db
-    .selectFrom('wallet_evidence')
-    .select([sql<string>`count(*)`.as('n'), sql<string>`coalesce(sum(size), 0)`.as('bytes')])
-    .where('holder_did', '=', holderDid)
-    .executeTakeFirstOrThrow()
-  return { count: Number(row.n), totalBytes: Number(row.bytes) }
-}

@@ -66,17 +66,19 @@ export function useShare(db: Executor, tokenHash: string, now: Date): Promise<Sh
     .executeTakeFirst()
 }
 
-export async function shareCounts(db: Executor, holderDid: string, now: Date): Promise<{ total: number; active: number; revoked: number; expired: number; accesses: number }> {
+/**
+ * Shares that are active or expired now: numbers that change with time, counted along the
+ * (holder, expires_at) index of unrevoked shares (the rest come from the statistics counters).
+ */
+export async function timedShareCounts(db: Executor, holderDid: string, now: Date): Promise<{ active: number; expired: number }> {
   const row = await db
     .selectFrom('wallet_shares')
     .select((eb) => [
-      eb.fn.countAll<string>().as('total'),
-      eb.fn.countAll<string>().filterWhere((f) => f.and([f('revoked_at', 'is', null), f('expires_at', '>', now), f.or([f('max_uses', 'is', null), f('uses', '<', f.ref('max_uses'))])])).as('active'),
-      eb.fn.countAll<string>().filterWhere('revoked_at', 'is not', null).as('revoked'),
-      eb.fn.countAll<string>().filterWhere((f) => f.and([f('revoked_at', 'is', null), f('expires_at', '<=', now)])).as('expired'),
-      eb.fn.coalesce(eb.fn.sum<string>('uses'), eb.val('0')).as('accesses'),
+      eb.fn.countAll<string>().filterWhere((f) => f.and([f('expires_at', '>', now), f.or([f('max_uses', 'is', null), f('uses', '<', f.ref('max_uses'))])])).as('active'),
+      eb.fn.countAll<string>().filterWhere('expires_at', '<=', now).as('expired'),
     ])
     .where('holder_did', '=', holderDid)
+    .where('revoked_at', 'is', null)
     .executeTakeFirstOrThrow()
-  return { total: Number(row.total), active: Number(row.active), revoked: Number(row.revoked), expired: Number(row.expired), accesses: Number(row.accesses) }
+  return { active: Number(row.active), expired: Number(row.expired) }
 }

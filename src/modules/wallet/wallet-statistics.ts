@@ -1,47 +1,52 @@
-import { sql } from 'kysely'
 import type { Executor } from '../../db/database.js'
-import { activityCounts } from './wallet-activity.js'
-import { credentialCounts } from './wallet-credentials.repository.js'
-import { evidenceCounts } from './wallet-evidence.repository.js'
-import { shareCounts } from './wallet-shares.repository.js'
+import { count, readCounters, total, type Counters } from '../statistics/statistics-counters.repository.js'
+import { countExpired } from './wallet-credentials.repository.js'
+import { timedShareCounts } from './wallet-shares.repository.js'
 
-async function countByStatus(db: Executor, table: 'credential_requests' | 'presentations', column: 'holder_did' | 'prover_did', did: string): Promise<Record<string, number>> {
-  const rows = await sql<{ status: string; n: string }>`select status, count(*) as n from ${sql.table(table)} where ${sql.ref(column)} = ${did} group by status`.execute(db)
-  return Object.fromEntries(rows.rows.map((r) => [r.status, Number(r.n)]))
-}
+const METRICS = [
+  'wallet.status', 'wallet.source', 'wallet.type', 'wallet.issuer', 'wallet.withdrawn',
+  'shares.total', 'shares.revoked', 'shares.accesses', 'evidence.count', 'evidence.bytes',
+  'holder_requests.status', 'presentations.status', 'activities.type', 'activities.last',
+] as const
 
 /**
- * GET /api/wallet/:did/statistics (docs/wallet.md "Statistics"): every number is counted by the
- * database (COUNT … FILTER, GROUP BY), none by loading rows. On PGlite the queries run one after
- * the other anyway; on PostgreSQL they share the pool.
+ * GET /api/wallet/:did/statistics (docs/wallet.md "Statistics"): counters kept by the database's
+ * triggers in the transaction of every change (docs/decisions.md "Statistics from counters
+ * (issue 26)"); the numbers that change with time alone (expired credentials, active and expired
+ * shares) are counted along indexes holding only the rows that can still change.
  */
 export async function walletStatistics(db: Executor, holderDid: string, now: Date) {
-  const [credentials, shares, evidence, activities, requests, presentations] = await Promise.all([
-    credentialCounts(db, holderDid, now),
-    shareCounts(db, holderDid, now),
-    evidenceCounts(db, holderDid),
-    activityCounts(db, holderDid),
-    countByStatus(db, 'credential_requests', 'holder_did', holderDid),
-    countByStatus(db, 'presentations', 'prover_did', holderDid),
+  const [counters, expired, shares] = await Promise.all([
+    readCounters(db, holderDid, METRICS),
+    countExpired(db, holderDid, now),
+    timedShareCounts(db, holderDid, now),
   ])
+  const last = count(counters, 'activities.last')
   return {
     credentials: {
-      total: credentials.total,
-      active: credentials.active,
-      revoked: credentials.revoked,
-      withdrawn: credentials.withdrawn,
-      expired: credentials.expired,
-      by_source: { issued: credentials.issued, imported: credentials.imported },
-      by_type: credentials.byType,
-      by_issuer: credentials.byIssuer,
+      total: total(counters, 'wallet.status'),
+      active: count(counters, 'wallet.status', 'active'),
+      revoked: count(counters, 'wallet.status', 'revoked'),
+      withdrawn: count(counters, 'wallet.withdrawn'),
+      expired,
+      by_source: { issued: count(counters, 'wallet.source', 'issued'), imported: count(counters, 'wallet.source', 'imported') },
+      by_type: counters.get('wallet.type')!,
+      by_issuer: counters.get('wallet.issuer')!,
     },
-    shares,
-    evidence: { count: evidence.count, total_bytes: evidence.totalBytes },
-    credential_requests: { total: sum(requests), by_status: requests },
-    presentations: { total: sum(presentations), by_status: presentations },
-    activities: { total: activities.total, by_type: activities.byType, last_activity_at: activities.last?.toISOString() ?? null },
+    shares: {
+      total: count(counters, 'shares.total'),
+      active: shares.active,
+      revoked: count(counters, 'shares.revoked'),
+      expired: shares.expired,
+      accesses: count(counters, 'shares.accesses'),
+    },
+    evidence: { count: count(counters, 'evidence.count'), total_bytes: count(counters, 'evidence.bytes') },
+    credential_requests: byStatus(counters, 'holder_requests.status'),
+    presentations: byStatus(counters, 'presentations.status'),
+    // Kept in microseconds since the epoch; a Date holds milliseconds, as the column read back did.
+    activities: { total: total(counters, 'activities.type'), by_type: counters.get('activities.type')!, last_activity_at: last ? new Date(Math.floor(last / 1000)).toISOString() : null },
     generated_at: now.toISOString(),
   }
 }
 
-const sum = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0)
+const byStatus = (counters: Counters, metric: string) => ({ total: total(counters, metric), by_status: counters.get(metric)! })
