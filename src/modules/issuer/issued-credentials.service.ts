@@ -6,7 +6,8 @@ import { credentialView } from '../credentials/credential-view.js'
 import * as credentials from '../credentials/credentials.service.js'
 import type { CredentialFilter, CredentialRow } from '../credentials/credentials.types.js'
 import type { IssuerService } from './issuer.service.js'
-import { count, readCounters, total } from '../statistics/statistics-counters.repository.js'
+import { readStatistics } from '../statistics/statistics.service.js'
+import { count, total } from '../statistics/statistics.types.js'
 import { countActiveOffers } from './offers.repository.js'
 
 /** The issuer's view of what it issued: listing, one record, revocation, statistics. */
@@ -57,7 +58,7 @@ export class IssuedCredentialsService {
     // Counters kept by the database's triggers; active offers depend on the time, so they are
     // counted along the index of the issuer's active offers.
     const [counters, offers] = await Promise.all([
-      readCounters(this.deps.db, issuerDid, ['issued.status', 'issued.type', 'requests.status']),
+      readStatistics(this.deps.db, issuerDid, ['issued.status', 'issued.type', 'requests.status']),
       countActiveOffers(this.deps.db, issuerDid, this.deps.clock.now()),
     ])
     return {

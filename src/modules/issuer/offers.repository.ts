@@ -1,7 +1,8 @@
-import { sql, type Selectable } from 'kysely'
-import type { CredentialOffersTable, Executor } from '../../db/database.js'
+import { sql } from 'kysely'
+import type { Executor } from '../../db/database.js'
+import type { OfferRow } from './offers.types.js'
 
-export type OfferRow = Selectable<CredentialOffersTable>
+export type { OfferRow }
 export type NewOffer = Omit<OfferRow, 'uses' | 'created_at' | 'updated_at'>
 
 export function insertOffer(db: Executor, offer: NewOffer): Promise<OfferRow> {

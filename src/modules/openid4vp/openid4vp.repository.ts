@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Selectable } from 'kysely'
 import type { Executor } from '../../db/database.js'
-import type { PresentationRow, SubmittedPresentation } from '../presentation/presentations.repository.js'
+import type { PresentationRow, SubmittedPresentation } from '../presentation/presentations.types.js'
 import type { Oid4vpRequestsTable } from './openid4vp.table.js'
 
 export type Oid4vpRequestRow = Selectable<Oid4vpRequestsTable>

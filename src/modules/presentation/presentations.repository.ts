@@ -2,24 +2,14 @@ import { sql, type Selectable } from 'kysely'
 import { compiledOnce } from '../../db/compiled-once.js'
 import type { Executor, RequiredCredential, RequiredPredicate } from '../../db/database.js'
 import type { PresentationRequestRow } from '../verifier/verifier.types.js'
-import type { HolderInboxTable, PresentationsTable } from './presentation.table.js'
+import type { HolderInboxTable } from './presentation.table.js'
+import type { PresentationRow, SubmittedPresentation } from './presentations.types.js'
 
 // SQL of presentations and the holder inbox. Over 300 lines because submission, the outcome
 // writes (single and grouped) and their reads must set and read the same columns together.
 
 export type InboxRow = Selectable<HolderInboxTable>
-export type PresentationRow = Selectable<PresentationsTable>
-/** A presentation as submitted (holder approval or direct submission), before any verification. */
-export interface SubmittedPresentation {
-  id: string
-  request_id: string | null
-  prover_did: string
-  verifier_did: string
-  presentation_type: string
-  credential_ids: string[]
-  presentation_jwt: string
-  at: Date
-}
+export type { PresentationRow, SubmittedPresentation }
 
 /**
  * Takes a request into the holder's inbox in one statement: reads the request and adds the entry

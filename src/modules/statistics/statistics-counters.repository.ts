@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { Executor } from '../../db/database.js'
+import type { Counters } from './statistics.types.js'
 
 /**
  * The counters behind the statistics routes (docs/decisions.md "Statistics from counters (issue
@@ -13,8 +14,6 @@ const LATEST_METRICS = ['activities.last']
 /** Deltas a DID may carry beyond one row per (metric, key) before a read folds them. */
 const FOLD_SLACK = 64
 
-/** metric → key → value; keys whose sum is 0 are left out, as a GROUP BY over the rows would. */
-export type Counters = Map<string, Record<string, number>>
 
 const aggregate = sql`case when metric in (${sql.join(LATEST_METRICS)}) then max(n) else sum(n) end`
 
@@ -61,14 +60,4 @@ export async function foldBusiest(db: Executor, maxDids: number): Promise<number
     order by count(*) desc limit ${maxDids}`.execute(db)
   for (const { did } of rows) await foldCounters(db, did)
   return rows.length
-}
-
-/** The sum of one metric's keys (a total over statuses, types…). */
-export function total(counters: Counters, metric: string): number {
-  return Object.values(counters.get(metric) ?? {}).reduce((a, b) => a + b, 0)
-}
-
-/** One key of one metric, 0 when absent. */
-export function count(counters: Counters, metric: string, key = ''): number {
-  return counters.get(metric)?.[key] ?? 0
 }

@@ -1,5 +1,6 @@
 import type { Executor } from '../../db/database.js'
-import { count, readCounters, total, type Counters } from '../statistics/statistics-counters.repository.js'
+import { readStatistics } from '../statistics/statistics.service.js'
+import { count, total, type Counters } from '../statistics/statistics.types.js'
 import { countExpired } from './wallet-credentials.repository.js'
 import { timedShareCounts } from './wallet-shares.repository.js'
 
@@ -17,7 +18,7 @@ const METRICS = [
  */
 export async function walletStatistics(db: Executor, holderDid: string, now: Date) {
   const [counters, expired, shares] = await Promise.all([
-    readCounters(db, holderDid, METRICS),
+    readStatistics(db, holderDid, METRICS),
     countExpired(db, holderDid, now),
     timedShareCounts(db, holderDid, now),
   ])
