@@ -163,4 +163,38 @@ describe('the SDK client over HTTP', () => {
     const { data: verdict } = await verifier.client.api.POST('/api/verifier/presentations/{id}/verify', { params: { path: { id: presentationId } }, body: { presentation_jwt: presentationJwt } })
     assert.equal(verdict!.verification_result.is_valid, true, JSON.stringify(verdict!.verification_result.errors))
   })
+
+  it('presentToRequest discloses an SD-JWT VC with a Key Binding JWT: the requested claims, or the ones named in reveal', async () => {
+    const { issuer, holder, verifier } = parties
+    const { data: schema } = await issuer.client.api.POST('/api/issuer/{did}/schemas', {
+      params: { path: { did: issuer.key.did } },
+      body: { name: 'Identity', version: '1.0', anonymous_credentials: false, attributes: [{ name: 'given_name', data_type: 'string', required: true }, { name: 'email', data_type: 'string', required: true }, { name: 'nationality', data_type: 'string', required: true }] },
+    })
+    const { data: issued } = await issuer.client.api.POST('/api/issuer/{did}/issue', {
+      params: { path: { did: issuer.key.did } },
+      body: { credential_type: 'Identity', schema_id: schema!.schema.id, subject_did: holder.key.did, format: 'dc+sd-jwt', attributes: { given_name: 'Erika', email: 'erika@example.com', nationality: 'DE' } },
+    })
+    const ask = async (purpose: string) =>
+      (await verifier.client.api.POST('/api/verifier/requests', {
+        body: { verifier_did: verifier.key.did, presentation_type: 'IdentityCheck', purpose, required_credentials: [{ credential_type: 'Identity', required_attributes: ['given_name'] }] },
+      })).data!.request.id
+    const verdictOf = async (reveal?: string[]) => {
+      const { presentationId, presentationJwt } = await presentToRequest(holder.client, holder.key, { requestId: await ask(`SD-JWT ${reveal?.join(',') ?? 'asked'}`), credentialIds: [issued!.credential.id], ...(reveal ? { reveal } : {}) })
+      const { data } = await verifier.client.api.POST('/api/verifier/presentations/{id}/verify', { params: { path: { id: presentationId } }, body: { presentation_jwt: presentationJwt } })
+      return data!.verification_result
+    }
+    const asked = await verdictOf()
+    assert.equal(asked.is_valid, true, JSON.stringify(asked.errors))
+    assert.match(JSON.stringify(asked.credential_subjects), /Erika/)
+    assert.doesNotMatch(JSON.stringify(asked.credential_subjects), /erika@example\.com|DE/)
+    const chosen = await verdictOf(['given_name', 'email'])
+    assert.equal(chosen.is_valid, true, JSON.stringify(chosen.errors))
+    assert.match(JSON.stringify(chosen.credential_subjects), /erika@example\.com/)
+    assert.doesNotMatch(JSON.stringify(chosen.credential_subjects), /"DE"/)
+    // Predicates need a BBS credential: refused by the SDK rather than presented without them.
+    await assert.rejects(
+      presentToRequest(holder.client, holder.key, { requestId: await ask('SD-JWT predicate'), credentialIds: [issued!.credential.id], predicates: [{ attribute: 'given_name', operator: '>=', value: 1 }] }),
+      /SD-JWT VC: it discloses claims but cannot prove predicates/,
+    )
+  })
 })

@@ -85,7 +85,7 @@ export const walletCommands: CommandSpec[] = [
     positionals: [{ name: 'request', description: 'Request id, request QR payload, or openid4vp:// URI' }],
     options: {
       credential: { type: 'string', multiple: true, value: '<credential-id>', description: 'Present this credential (default: the first active one of each requested type)' },
-      reveal: { type: 'string', multiple: true, value: '<a,b>', description: 'Attributes to disclose in a predicate proof' },
+      reveal: { type: 'string', multiple: true, value: '<a,b>', description: "Attributes to disclose: in a predicate proof, or an SD-JWT VC's disclosures (default: the request's)" },
       predicate: { type: 'string', multiple: true, value: "<'gpa>=3'>", description: 'Prove attribute >=, >, <=, < value without disclosing it' },
     },
     examples: ["cps wallet present <request-id> --reveal given_name --predicate 'gpa>=3'", "cps wallet present 'openid4vp://?client_id=…&request_uri=…'"],
@@ -111,7 +111,7 @@ export const walletCommands: CommandSpec[] = [
       const result = await ctx.out.progress(predicates.length ? 'deriving the proof and signing' : 'signing', () =>
         presentToRequest(client, key, { requestId, credentialIds, ...(reveal.length ? { reveal } : {}), ...(predicates.length ? { predicates } : {}) }),
       )
-      // The verifier verifies with this very JWT (the service never hands it out): it is printed for the holder to pass on.
+      // The verifier verifies with this very JWT: printed for the holder to pass on (the verifier also reads it from GET /api/verifier/presentations/:id).
       ctx.out.result({ presentation_id: result.presentationId, presentation_jwt: result.presentationJwt, request_id: requestId, credential_ids: credentialIds, reveal, predicates }, [
         `presentation ${result.presentationId} sent to ${request.verifier_did}`,
         `presentation JWT (for cps verifier verify): ${result.presentationJwt}`,
