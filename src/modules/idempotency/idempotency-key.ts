@@ -7,8 +7,9 @@ export const KEY_MAX_LENGTH = 255
 
 // RFC 8941 §3.3.3 sf-string: printable ASCII with `\"` and `\\` the only escapes.
 const SF_STRING = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*)"$/
-// RFC 8941 §3.3.4 sf-token, taken as well since clients commonly send the key unquoted.
-const SF_TOKEN = /^[A-Za-z*][!#$%&'*+\-.^_`|~0-9A-Za-z:/]*$/
+// Unquoted, taken as well since clients commonly send a bare UUID: RFC 8941 §3.3.4 token
+// characters (tchar, ":" and "/"), any of them first so that a UUID starting with a digit passes.
+const BARE_KEY = /^[!#$%&'*+\-.^_`|~0-9A-Za-z:/]+$/
 
 /**
  * The `Idempotency-Key` request header (draft-ietf-httpapi-idempotency-key-header §2: an
@@ -19,7 +20,7 @@ export function parseIdempotencyKey(header: string | string[] | undefined): stri
   if (Array.isArray(header)) throw new ValidationError('Idempotency-Key must be sent once', { details: { header: 'Idempotency-Key' } })
   const text = header.trim()
   const quoted = SF_STRING.exec(text)
-  const key = quoted ? quoted[1]!.replace(/\\(["\\])/g, '$1') : SF_TOKEN.test(text) ? text : undefined
+  const key = quoted ? quoted[1]!.replace(/\\(["\\])/g, '$1') : BARE_KEY.test(text) ? text : undefined
   if (key === undefined) {
     throw new ValidationError('Idempotency-Key must be a Structured Field string of printable ASCII, e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324"', { details: { header: 'Idempotency-Key' } })
   }
