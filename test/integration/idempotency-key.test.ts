@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
+import { buildApp } from '../../src/app.js'
 import { bearer } from '../helpers/did-client.js'
 import { IssuerActor, JWT_DEGREE_SCHEMA } from '../helpers/issuer-setup.js'
 import { createTestApp, ManualClock, type TestApp } from '../helpers/test-app.js'
@@ -80,6 +81,27 @@ describe('Idempotency-Key on POST /api/issuer/:did/issue (draft-ietf-httpapi-ide
     const retry = await issue(0, body(0), key)
     assert.equal(retry.statusCode, 201, retry.body)
     assert.deepEqual(retry.json(), created[0]!.json())
+  })
+
+  it('duplicates sent to two instances on one database issue one credential', async () => {
+    // A second instance on the same database (what a load balancer would see): its in-flight
+    // set does not know the first's, so only the key's record in the database can tell.
+    const second = await buildApp(t.config, { ...t.deps, database: { ...t.deps.database, close: async () => undefined } })
+    await second.ready()
+    try {
+      const before = await issuedIds(0)
+      const key = `"${randomUUID()}"`
+      const send = (app: typeof second) => app.inject({ method: 'POST', url: `/api/issuer/${issuers[0]!.did}/issue`, headers: { ...bearer(issuers[0]!.token), 'idempotency-key': key }, payload: body(0) })
+      const answers = await Promise.all([send(t.app), send(second), send(t.app), send(second)])
+      for (const r of answers) assert.ok(r.statusCode === 201 || r.statusCode === 409, `${r.statusCode} ${r.body}`)
+      const created = answers.filter((r) => r.statusCode === 201)
+      // One per instance at least gets past its own in-flight check; both answer the one credential.
+      assert.ok(created.length >= 2, answers.map((r) => r.statusCode).join(','))
+      for (const r of created) assert.deepEqual(r.json(), created[0]!.json())
+      assert.equal((await issuedIds(0)).length, before.length + 1)
+    } finally {
+      await second.close()
+    }
   })
 
   it("another caller's equal key is another key", async () => {
