@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { buildApp } from '../../src/app.js'
+import { deleteExpiredKeys } from '../../src/modules/idempotency/idempotency.repository.js'
 import { bearer } from '../helpers/did-client.js'
 import { IssuerActor, JWT_DEGREE_SCHEMA } from '../helpers/issuer-setup.js'
 import { createTestApp, ManualClock, type TestApp } from '../helpers/test-app.js'
@@ -145,6 +146,22 @@ describe('Idempotency-Key on POST /api/issuer/:did/issue (draft-ietf-httpapi-ide
     const later = await issue(0, body(0, 'Grace'), key)
     assert.equal(later.statusCode, 201, later.body)
     assert.notEqual(later.json().credential.id, first.json().credential.id)
+  })
+
+  it('the sweep deletes expired keys, a bounded batch at a time, and keeps live ones', async () => {
+    // Every key above is past its lifetime now (the clock moved on); one more is live.
+    const live = `"${randomUUID()}"`
+    const first = await issue(0, body(0), live)
+    const db = t.deps.database.db
+    const expired = async () => Number((await db.selectFrom('idempotency_keys').select((eb) => eb.fn.countAll().as('n')).where('expires_at', '<=', clock.now()).executeTakeFirstOrThrow()).n)
+    const before = await expired()
+    assert.ok(before > 2, `expired keys: ${before}`)
+    assert.equal(await deleteExpiredKeys(db, clock.now(), 2), 2)
+    assert.equal(await expired(), before - 2)
+    await deleteExpiredKeys(db, clock.now(), 10_000)
+    assert.equal(await expired(), 0)
+    const again = await issue(0, body(0), live)
+    assert.deepEqual(again.json(), first.json())
   })
 
   it('without a key every request issues', async () => {
