@@ -44,6 +44,7 @@ import { createBbsPool, type BbsEngine } from './crypto/bbs/bbs-pool.js'
 import { hpkeSealer } from './crypto/sealed-envelope.js'
 import { IssuanceService } from './modules/issuer/issuance.service.js'
 import { issuanceRoutes } from './modules/issuer/issuance.routes.js'
+import { IdempotencyService } from './modules/idempotency/idempotency.service.js'
 import { IssuedCredentialsService } from './modules/issuer/issued-credentials.service.js'
 import { offerRoutes } from './modules/issuer/offers.routes.js'
 import { OfferService } from './modules/issuer/offers.service.js'
@@ -121,6 +122,8 @@ import validation from './plugins/validation.js'
 
 /** DIDs whose statistics deltas one round of the minute's purge folds (the busiest first). */
 const STATISTICS_FOLDS_PER_MINUTE = 100
+// Expired idempotency keys removed per minute: well above any issuance rate measured (bench/README.md).
+const IDEMPOTENCY_SWEEP_PER_MINUTE = 50_000
 
 /** Every I/O edge, passed in so tests can swap any of them (STYLE.md). */
 export interface AppDeps {
@@ -307,7 +310,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(schemaDocumentRoutes, { prefix: '/api/schemas', issuers, publicBaseUrl })
   await app.register(templateRoutes, { prefix: '/api/issuer', templates })
   await app.register(typeMetadataRoutes, { issuers, publicBaseUrl })
-  await app.register(issuanceRoutes, { prefix: '/api/issuer', issuance, issued })
+  const idempotency = new IdempotencyService({ db, clock, ttlSeconds: config.idempotencyKeyTtlSeconds })
+  await app.register(issuanceRoutes, { prefix: '/api/issuer', issuance, issued, idempotency })
   await app.register(offerRoutes, { prefix: '/api/issuer', offers })
   await app.register(issuerRequestRoutes, { prefix: '/api/issuer', requests })
   await app.register(credentialRequestRoutes, { prefix: '/api/wallet', requests })
@@ -417,6 +421,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     void deleteSpentChallengesBefore(db, new Date(clock.now().getTime() - 10 * 60_000)).catch((err) => app.log.warn({ err }, 'purging spent challenges failed'))
     // Statistics deltas of DIDs nobody reads are folded too, so none grows without bound.
     void foldBusiest(db, STATISTICS_FOLDS_PER_MINUTE).catch((err) => app.log.warn({ err }, 'folding statistics counters failed'))
+    void idempotency.sweep(IDEMPOTENCY_SWEEP_PER_MINUTE).catch((err) => app.log.warn({ err }, 'sweeping expired idempotency keys failed'))
   }, 60_000)
   purge.unref()
   app.addHook('onClose', async () => {

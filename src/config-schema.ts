@@ -47,6 +47,7 @@ export const EnvSchema = Type.Object({
   })),
   JWT_TTL_SECONDS: int(3600, 60, 30 * DAY_S, 'Session token lifetime'),
   CHALLENGE_TTL_SECONDS: int(300, 10, 3600, 'Login challenge lifetime'),
+  IDEMPOTENCY_KEY_TTL_SECONDS: int(DAY_S, 60, 30 * DAY_S, 'How long an Idempotency-Key answers its first result (docs/idempotency.md)'),
   STEP_UP_TTL_SECONDS: int(900, 10, DAY_S, "How long an issuer's step-up lasts, for the session that performed it"),
   IPFS_API_URL: url('http-url', 'Kubo RPC URL; unset: content lives in the database'),
   BLOCKCHAIN_RPC_URL: url('rpc-url', 'Chain anchoring; unset: nothing is queued and the blockchain write routes answer 503'),

@@ -25,6 +25,8 @@ export interface Config {
   readonly masterKey: Uint8Array | undefined
   readonly jwtTtlSeconds: number
   readonly challengeTtlSeconds: number
+  /** How long an Idempotency-Key's record is kept for retries (docs/idempotency.md). */
+  readonly idempotencyKeyTtlSeconds: number
   /** How long an issuer's step-up (authenticate) lasts for the session that performed it. */
   readonly stepUpTtlSeconds: number
   readonly ipfsApiUrl: string | undefined
@@ -211,6 +213,7 @@ export function loadConfig(env: EnvText = process.env): Config {
     masterKey: e.MASTER_KEY === undefined ? undefined : parseKey(e.MASTER_KEY),
     jwtTtlSeconds: e.JWT_TTL_SECONDS,
     challengeTtlSeconds: e.CHALLENGE_TTL_SECONDS,
+    idempotencyKeyTtlSeconds: e.IDEMPOTENCY_KEY_TTL_SECONDS,
     stepUpTtlSeconds: e.STEP_UP_TTL_SECONDS,
     ipfsApiUrl: e.IPFS_API_URL,
     blockchainRpcUrl,

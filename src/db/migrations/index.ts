@@ -24,6 +24,7 @@ import * as oid4vciTxCodeFailures from './20261126T1430-oid4vci-tx-code-failures
 import * as instanceSettings from './20261127T2030-instance-settings.js'
 import * as credentialCidHashIndex from './20261127T2100-credential-cid-hash-index.js'
 import * as statisticsCounters from './20261127T2100-statistics-counters.js'
+import * as idempotencyKeys from './20261127T2200-idempotency-keys.js'
 import * as walletProtocolSessions from './20261126T1420-wallet-protocol-sessions.js'
 
 /**
@@ -57,4 +58,5 @@ export const migrations: Record<string, Migration> = {
   '20261127T2030-instance-settings': instanceSettings,
   '20261127T2100-credential-cid-hash-index': credentialCidHashIndex,
   '20261127T2100-statistics-counters': statisticsCounters,
+  '20261127T2200-idempotency-keys': idempotencyKeys,
 }

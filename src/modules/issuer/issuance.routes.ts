@@ -5,6 +5,8 @@ import { errorRefs, PageQuery, paginate } from '../shared/route-helpers.js'
 import { CredentialRecord, IssueBody, IssueResponse } from './issuance.schemas.js'
 import type { IssuanceService } from './issuance.service.js'
 import type { IssuedCredentialsService } from './issued-credentials.service.js'
+import { IdempotencyHeaders } from '../idempotency/idempotency.schemas.js'
+import type { IdempotencyService } from '../idempotency/idempotency.service.js'
 
 const errors = errorRefs(400, 401, 403, 404, 409)
 const tags = ['Issuer']
@@ -21,11 +23,25 @@ const ListQuery = Type.Composite([
 ])
 
 /** Issuance, the issuer's credential records, revocation and statistics. */
-export const issuanceRoutes: FastifyPluginAsyncTypebox<{ issuance: IssuanceService; issued: IssuedCredentialsService }> = async (app, { issuance, issued }) => {
+export const issuanceRoutes: FastifyPluginAsyncTypebox<{ issuance: IssuanceService; issued: IssuedCredentialsService; idempotency: IdempotencyService }> = async (app, { issuance, issued, idempotency }) => {
   app.post('/:did/issue', {
-    schema: { tags, summary: 'Issue a credential (JWT-VC + BBS), sealed to the holder and stored by CID', params: DidParams, body: IssueBody, response: { 201: IssueResponse, ...errors } },
+    schema: {
+      tags,
+      summary: 'Issue a credential (JWT-VC + BBS), sealed to the holder and stored by CID',
+      description: 'Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201; another body 422; while the first is in progress 409.',
+      params: DidParams,
+      headers: IdempotencyHeaders,
+      body: IssueBody,
+      response: { 201: IssueResponse, ...errors, ...errorRefs(422) },
+    },
   }, async (request, reply) => {
-    const credential = await issuance.issue(request.auth!.did, request.body, { sessionId: request.auth!.jti })
+    const did = request.auth!.did
+    const keyed = { callerDid: did, method: request.method, path: request.url.split('?')[0]!, header: request.headers['idempotency-key'], body: request.body }
+    const { body: credential } = await idempotency.run(
+      keyed,
+      (claim) => issuance.issue(did, request.body, { sessionId: request.auth!.jti, ...(claim ? { guard: (trx, row) => claim(trx, row.id) } : {}) }),
+      (credentialId) => issuance.replay(did, credentialId),
+    )
     return reply.status(201).send({ success: true, message: 'Credential issued', credential })
   })
 

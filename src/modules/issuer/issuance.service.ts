@@ -13,7 +13,7 @@ import { NotFoundError, ValidationError } from '../../errors.js'
 import type { CredentialContent } from '../credentials/formats/credential-format.js'
 import { DEFAULT_FORMAT, type FormatRegistry } from '../credentials/formats/format-registry.js'
 import { credentialView } from '../credentials/credential-view.js'
-import { insertCredentialsWithActivity } from '../credentials/credentials.service.js'
+import { findIssuedCredential, insertCredentialsWithActivity } from '../credentials/credentials.service.js'
 import type { CredentialRow, NewCredential } from '../credentials/credentials.types.js'
 import { normalizeDid } from '../did/did-normalize.js'
 import type { ChainAnchor } from '../blockchain/chain-anchor.js'
@@ -203,6 +203,13 @@ export class IssuanceService {
         })
     // No nudge: hashes wait for their batch (BLOCKCHAIN_BATCH_WAIT_MS or a full batch) anyway.
     return this.response(saved, issuer.name)
+  }
+
+  /** The 201 body of an issuance, rebuilt from its stored credential (an Idempotency-Key replay). */
+  async replay(issuerDid: string, credentialId: string) {
+    const [issuer, row] = await Promise.all([this.deps.issuers.profile(issuerDid), findIssuedCredential(this.deps.db, issuerDid, credentialId)])
+    if (!row) throw new NotFoundError('The credential this Idempotency-Key created no longer exists')
+    return this.response(row, issuer.name)
   }
 
   response(row: CredentialRow, issuerName: string) {

@@ -252,6 +252,8 @@ const HEADER_NOISE: Record<string, readonly string[]> = {
   'x-forwarded-for': ['1.1.1.1, 2.2.2.2', 'not-an-ip', '::1'],
   cookie: ['a=b', '__proto__=x', '=;=;='],
   'content-type': ['application/json', 'text/plain', 'multipart/form-data'],
+  // Taken by the creating POSTs (docs/idempotency.md); elsewhere it must be ignored.
+  'idempotency-key': ['"8e03978e-40d5-43e8-bc93-6894a57f9324"', '""', '"unterminated', '__proto__', '"a", "b"', 'k'.repeat(300), '\x7f'],
 }
 
 /** A request to a route with nothing to refuse, surrounded by hostile query keys and headers. */

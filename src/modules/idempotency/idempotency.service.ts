@@ -1,0 +1,87 @@
+import type { Clock } from '../../adapters/clock.js'
+import type { Database, DB } from '../../db/database.js'
+import type { Transaction } from 'kysely'
+import { ConflictError, UnprocessableError } from '../../errors.js'
+import { claimKey, deleteExpiredKeys, findKey, type KeyScope } from './idempotency.repository.js'
+import { parseIdempotencyKey, requestFingerprint } from './idempotency-key.js'
+
+/** Records the key for the resource `resourceId`, inside the transaction that creates it; an Error when the key is taken. */
+export type ClaimKey = (trx: Transaction<DB>, resourceId: string) => Promise<Error | undefined>
+
+export interface KeyedRequest {
+  callerDid: string
+  method: string
+  /** The request's path: keys are scoped to it as well as to the caller. */
+  path: string
+  header: string | string[] | undefined
+  body: unknown
+}
+
+/** The key was recorded meanwhile by another request (another instance, or a crash's survivor). */
+class KeyTaken extends Error {}
+
+/**
+ * Idempotency-Key on creating POSTs (draft-ietf-httpapi-idempotency-key-header, docs/idempotency.md).
+ * The record is written by the transaction that creates the resource, so a response either
+ * exists with its record or not at all: a retry after a crash anywhere answers the one resource.
+ * A failed request writes nothing and can be retried with its key.
+ */
+export class IdempotencyService {
+  // Requests of this instance in progress, by key: a duplicate meanwhile answers 409 (draft §2.6).
+  // Another instance's duplicate is not seen here; its claim waits on ours in the database and
+  // then answers the first result.
+  private readonly inFlight = new Set<string>()
+
+  constructor(private readonly deps: { db: Database; clock: Clock; ttlSeconds: number }) {}
+
+  /**
+   * Runs `create` once per key: `create` gets the claim to run in its transaction and answers
+   * the body; a repeat answers `replay(resourceId)` of the first. Without a key, `create` runs as is.
+   */
+  async run<T>(request: KeyedRequest, create: (claim: ClaimKey | undefined) => Promise<T>, replay: (resourceId: string) => Promise<T>): Promise<{ body: T; replayed: boolean }> {
+    const key = parseIdempotencyKey(request.header)
+    if (key === undefined) return { body: await create(undefined), replayed: false }
+    const route = `${request.method} ${request.path}`
+    const scope: KeyScope = { caller_did: request.callerDid, route, key }
+    const fingerprint = requestFingerprint(request.method, request.path, request.body)
+
+    const recorded = await this.answerRecorded(scope, fingerprint, replay)
+    if (recorded) return recorded
+    const slot = JSON.stringify([scope.caller_did, route, key])
+    if (this.inFlight.has(slot)) throw new ConflictError('A request with this Idempotency-Key is still being processed; retry once it has answered', { details: { header: 'Idempotency-Key' } })
+    this.inFlight.add(slot)
+    try {
+      const claim: ClaimKey = async (trx, resourceId) => {
+        const now = this.deps.clock.now()
+        const expires = new Date(now.getTime() + this.deps.ttlSeconds * 1000)
+        const claimed = await claimKey(trx, { ...scope, fingerprint, resource_id: resourceId, created_at: now, expires_at: expires })
+        return claimed ? undefined : new KeyTaken()
+      }
+      try {
+        return { body: await create(claim), replayed: false }
+      } catch (error) {
+        if (!(error instanceof KeyTaken)) throw error
+        const first = await this.answerRecorded(scope, fingerprint, replay)
+        if (first) return first
+        // Claimed and then expired between the two reads: a key older than its lifetime.
+        throw new ConflictError('This Idempotency-Key was used meanwhile; retry', { details: { header: 'Idempotency-Key' } })
+      }
+    } finally {
+      this.inFlight.delete(slot)
+    }
+  }
+
+  /** Expired records, a bounded batch per call (the app's minute sweep). */
+  sweep(limit: number): Promise<number> {
+    return deleteExpiredKeys(this.deps.db, this.deps.clock.now(), limit)
+  }
+
+  private async answerRecorded<T>(scope: KeyScope, fingerprint: string, replay: (resourceId: string) => Promise<T>) {
+    const record = await findKey(this.deps.db, scope, this.deps.clock.now())
+    if (!record) return undefined
+    if (record.fingerprint !== fingerprint) {
+      throw new UnprocessableError('This Idempotency-Key was already used with another request; use a new key for a new request', { details: { header: 'Idempotency-Key' } })
+    }
+    return { body: await replay(record.resource_id), replayed: true }
+  }
+}
