@@ -5313,11 +5313,17 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Issue a credential (JWT-VC + BBS), sealed to the holder and stored by CID */
+        /**
+         * Issue a credential (JWT-VC + BBS), sealed to the holder and stored by CID
+         * @description Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201; another body 422; while the first is in progress 409.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description draft-ietf-httpapi-idempotency-key-header: an RFC 8941 String of 1–255 printable ASCII characters (an unquoted token is taken too), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     /** @description A DID, e.g. did:key:z6Mk… */
                     did: string;
@@ -5469,6 +5475,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
