@@ -161,9 +161,10 @@ describe('statistics counters back-filled by their migration', () => {
 
   it('count the rows written before the migration', async () => {
     const migrator = createMigrator(w.t.deps.database.db)
-    const down = await migrator.migrateDown()
+    // Back to the migration before the counters' (later migrations are undone on the way).
+    const down = await migrator.migrateTo('20261127T2100-credential-cid-hash-index')
     assert.equal(down.error, undefined)
-    assert.equal(down.results?.[0]?.migrationName, '20261127T2100-statistics-counters')
+    assert.ok(down.results?.some((r) => r.migrationName === '20261127T2100-statistics-counters' && r.direction === 'Down'))
     const issued = await Promise.all(Array.from({ length: 12 }, (_, n) => w.issue(n % 2, n % 2, n % 3 === 0 ? HOUR : undefined)))
     const imports = await Promise.all(Array.from({ length: 4 }, (_, n) => w.import(n % 2, n === 0 ? HOUR : undefined)))
     const requests = await Promise.all([w.request(0, 0), w.request(1, 0), w.request(1, 1)])
