@@ -19,9 +19,9 @@ export interface BenchDatabase {
   drop(): Promise<void>
 }
 
-/** A fresh database `bench_<random>` beside the admin URL's, so runs never share state. */
-export async function createBenchDatabase(adminUrl: string): Promise<BenchDatabase> {
-  const name = `bench_${randomBytes(6).toString('hex')}`
+/** A fresh database `<prefix>_<random>` beside the admin URL's, so runs (and tests) never share state. */
+export async function createBenchDatabase(adminUrl: string, prefix = 'bench'): Promise<BenchDatabase> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`
   await adminQuery(adminUrl, `create database ${name}`)
   const url = new URL(adminUrl)
   url.pathname = `/${name}`

@@ -37,8 +37,7 @@ import path from 'node:path'
 import { after, before, describe, it, type TestContext } from 'node:test'
 import type { JSONWebKeySet } from 'jose'
 import type { Kysely } from 'kysely'
-import pg from 'pg'
-import { postgresReachable } from '../../bench/lib/postgres.js'
+import { createBenchDatabase, postgresReachable } from '../../bench/lib/postgres.js'
 import type { DevChain } from '../../scripts/lib/dev-chain.js'
 import type { Deployment } from '../../src/adapters/chain/deploy.js'
 import { openDatabase } from '../../src/db/connect.js'
@@ -79,26 +78,14 @@ function pgliteEngine(dataDir: string): Engine {
 }
 
 async function postgresEngine(): Promise<Engine> {
-  const name = `crash_${randomBytes(6).toString('hex')}`
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: TEST_DATABASE_URL })
-    await client.connect()
-    try {
-      await client.query(statement)
-    } finally {
-      await client.end()
-    }
-  }
-  await admin(`create database ${name}`)
-  const url = new URL(TEST_DATABASE_URL)
-  url.pathname = `/${name}`
+  const database = await createBenchDatabase(TEST_DATABASE_URL, 'crash')
   return {
-    env: { DATABASE_URL: url.toString() },
+    env: { DATABASE_URL: database.url },
     open: async () => {
-      const handle = await openDatabase({ databaseUrl: url.toString(), poolSize: 2 })
+      const handle = await openDatabase({ databaseUrl: database.url, poolSize: 2 })
       return { db: handle.db, close: () => handle.close() }
     },
-    dispose: () => admin(`drop database if exists ${name} with (force)`),
+    dispose: () => database.drop(),
   }
 }
 

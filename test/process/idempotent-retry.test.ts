@@ -19,8 +19,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, it } from 'node:test'
-import pg from 'pg'
-import { postgresReachable } from '../../bench/lib/postgres.js'
+import { createBenchDatabase, postgresReachable } from '../../bench/lib/postgres.js'
 import { Api, type Json } from '../helpers/crash-load.js'
 import { DidClient } from '../helpers/did-client.js'
 import { JWT_DEGREE_SCHEMA } from '../helpers/issuer-setup.js'
@@ -34,20 +33,8 @@ const WORKERS = 16
 const OK_BEFORE_KILL = 60
 
 async function postgresDatabase(): Promise<{ env: Record<string, string>; dispose(): Promise<void> }> {
-  const name = `idem_${randomBytes(6).toString('hex')}`
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: TEST_DATABASE_URL })
-    await client.connect()
-    try {
-      await client.query(statement)
-    } finally {
-      await client.end()
-    }
-  }
-  await admin(`create database ${name}`)
-  const url = new URL(TEST_DATABASE_URL)
-  url.pathname = `/${name}`
-  return { env: { DATABASE_URL: url.toString() }, dispose: () => admin(`drop database if exists ${name} with (force)`) }
+  const database = await createBenchDatabase(TEST_DATABASE_URL, 'idem')
+  return { env: { DATABASE_URL: database.url }, dispose: () => database.drop() }
 }
 
 const engines: Array<'pglite' | 'postgres'> = ['pglite']

@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable } from 'kysely'
 import type { Executor } from '../../db/database.js'
+import { submissionCtes } from '../presentation/presentations.statements.js'
 import type { PresentationRow, SubmittedPresentation } from '../presentation/presentations.types.js'
 import type { Oid4vpRequestsTable } from './openid4vp.table.js'
 
@@ -23,19 +24,7 @@ export async function insertAnswer(db: Executor, p: SubmittedPresentation & { re
   const result = await sql<PresentationRow>`
     with open as (
       select request_id from oid4vp_requests where request_id = ${p.request_id} and answer is null for update
-    ), closed as (
-      update presentation_requests set status = 'submitted', updated_at = ${p.at}
-      from open
-      where id = open.request_id and status = 'pending'
-      returning id
-    ), inserted as (
-      insert into presentations (id, request_id, prover_did, verifier_did, presentation_type, credential_ids, presentation_jwt, status,
-        provided_attributes, revoked_attributes, consent_id, verified_at, created_at, updated_at)
-      select ${p.id}, closed.id, ${p.prover_did}, ${p.verifier_did}, ${p.presentation_type}, ${JSON.stringify(p.credential_ids)}::jsonb, ${p.presentation_jwt}, 'submitted',
-        '[]'::jsonb, '[]'::jsonb, null, null, ${p.at}::timestamptz, ${p.at}::timestamptz
-      from closed
-      returning *
-    ), answered as (
+    ), ${submissionCtes(p, 'open')}, answered as (
       update oid4vp_requests set answer = ${answer}, presentation_id = inserted.id, answered_at = inserted.created_at
       from inserted
       where oid4vp_requests.request_id = inserted.request_id

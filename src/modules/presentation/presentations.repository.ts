@@ -3,6 +3,7 @@ import { compiledOnce } from '../../db/compiled-once.js'
 import type { Executor, RequiredCredential, RequiredPredicate } from '../../db/database.js'
 import type { PresentationRequestRow } from '../verifier/verifier.types.js'
 import type { HolderInboxTable } from './presentation.table.js'
+import { submissionCtes } from './presentations.statements.js'
 import type { PresentationRow, SubmittedPresentation } from './presentations.types.js'
 
 // SQL of presentations and the holder inbox. Over 300 lines because submission, the outcome
@@ -72,19 +73,7 @@ export async function insertApproval(db: Executor, p: SubmittedPresentation & { 
       select request_id from holder_inbox
       where holder_did = ${p.prover_did} and request_id = ${p.request_id} and status = 'pending'
       for update
-    ), closed as (
-      update presentation_requests set status = 'submitted', updated_at = ${p.at}
-      from entry
-      where id = entry.request_id and status = 'pending'
-      returning id
-    ), inserted as (
-      insert into presentations (id, request_id, prover_did, verifier_did, presentation_type, credential_ids, presentation_jwt, status,
-        provided_attributes, revoked_attributes, consent_id, verified_at, created_at, updated_at)
-      select ${p.id}, closed.id, ${p.prover_did}, ${p.verifier_did}, ${p.presentation_type}, ${JSON.stringify(p.credential_ids)}::jsonb, ${p.presentation_jwt}, 'submitted',
-        '[]'::jsonb, '[]'::jsonb, null, null, ${p.at}::timestamptz, ${p.at}::timestamptz
-      from closed
-      returning *
-    ), answered as (
+    ), ${submissionCtes(p, 'entry')}, answered as (
       update holder_inbox set status = 'approved', reason = null, presentation_id = inserted.id, updated_at = inserted.updated_at
       from inserted
       where holder_inbox.holder_did = inserted.prover_did and holder_inbox.request_id = inserted.request_id and holder_inbox.status = 'pending'
