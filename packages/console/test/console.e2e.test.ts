@@ -14,7 +14,7 @@ import { createServer } from 'node:net'
 import path from 'node:path'
 import { after, afterEach, before, describe, it } from 'node:test'
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
-import { launchChromium } from '../../../test/helpers/browser.js'
+import { chromiumMissing, launchChromium } from '../../../test/helpers/browser.js'
 import { createTestApp, type TestApp } from '../../../test/helpers/test-app.js'
 
 const root = path.resolve(import.meta.dirname, '../../..')
@@ -34,7 +34,7 @@ async function freePort(): Promise<number> {
 
 interface Violation { id: string; impact: string | null; help: string; nodes: Array<{ target: unknown }> }
 
-describe('web console in Chromium: issuer, holder and verifier', { timeout: 180_000 }, () => {
+describe('web console in Chromium: issuer, holder and verifier', { timeout: 180_000, skip: chromiumMissing() }, () => {
   let service: TestApp
   let server: { url: string }
   let browser: Browser

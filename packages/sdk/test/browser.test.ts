@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { createServiceClient, generateHolderKey, type HolderKey, type ServiceClient } from '@credential-service/sdk'
-import { launchChromium } from '../../../test/helpers/browser.js'
+import { chromiumMissing, launchChromium } from '../../../test/helpers/browser.js'
 import { bundleSdk, servePage } from './support/browser-page.js'
 import { verifyVpJwt } from './support/independent.js'
 import { startService, type LiveService } from './support/live-service.js'
@@ -19,7 +19,7 @@ declare const sdk: Sdk
 
 const SCHEMA = { name: 'Degree', version: '1.0', anonymous_credentials: false, attributes: [{ name: 'given_name', data_type: 'string' as const, required: true }] }
 
-describe('the SDK in Chromium', () => {
+describe('the SDK in Chromium', { skip: chromiumMissing() }, () => {
   let page: { origin: string; close(): Promise<void> }
   let svc: LiveService
   let browser: Browser
