@@ -75,7 +75,8 @@ export function assertLoopback(url: string, name: string): void {
   if (!['127.0.0.1', 'localhost', '[::1]'].includes(host)) throw new Error(`${name} must point at 127.0.0.1 (got ${host})`)
 }
 
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+/** A whole-number setting from the environment, within [min, max]; the fallback when unset. */
+export function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name]?.trim()
   if (!raw) return fallback
   const value = Number(raw)

@@ -1,4 +1,4 @@
-import { assertLoopback, type Engine } from './options.js'
+import { assertLoopback, int, type Engine } from './options.js'
 
 /** `npm run bench:volume` settings, all from the environment (bench/README.md, "Volume"). */
 export interface VolumeOptions {
@@ -42,13 +42,6 @@ export function readVolumeOptions(env: NodeJS.ProcessEnv = process.env): VolumeO
   }
 }
 
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name]?.trim()
-  if (!raw) return fallback
-  const value = Number(raw)
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be a whole number from ${min} to ${max}`)
-  return value
-}
 
 /** The big holder's share at a level: 500 up to 10k, then 5 % (500 / 5,000 / 50,000 at 1k / 100k / 1M, as in issue 26). */
 export const bigHolderShare = (level: number) => Math.min(Math.floor(level / 2), Math.max(500, Math.floor(level / 20)))
