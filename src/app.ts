@@ -157,6 +157,8 @@ const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', impor
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const clock = deps.clock ?? systemClock
   const db = deps.database.db
+  // Idempotency-Key on every creating POST (docs/idempotency.md); records shared by all instances.
+  const idempotency = new IdempotencyService({ db, clock, ttlSeconds: config.idempotencyKeyTtlSeconds, box: new SecretBox(deps.masterKey, 'idempotency') })
   await checkInstanceSettings(db, { publicBaseUrl: config.publicBaseUrl, masterKey: deps.masterKey, acceptNewPublicBaseUrl: config.acceptNewPublicBaseUrl })
   const routeWords = new RouteWords()
   const app = Fastify({
@@ -310,7 +312,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(schemaDocumentRoutes, { prefix: '/api/schemas', issuers, publicBaseUrl })
   await app.register(templateRoutes, { prefix: '/api/issuer', templates })
   await app.register(typeMetadataRoutes, { issuers, publicBaseUrl })
-  const idempotency = new IdempotencyService({ db, clock, ttlSeconds: config.idempotencyKeyTtlSeconds })
   await app.register(issuanceRoutes, { prefix: '/api/issuer', issuance, issued, idempotency })
   await app.register(offerRoutes, { prefix: '/api/issuer', offers })
   await app.register(issuerRequestRoutes, { prefix: '/api/issuer', requests })

@@ -11,6 +11,7 @@ export interface KeyScope {
 export interface IdempotencyRecord extends KeyScope {
   fingerprint: string
   resource_id: string
+  sealed_secret: Uint8Array | null
   created_at: Date
   expires_at: Date
 }
@@ -30,6 +31,7 @@ export async function claimKey(db: Executor, record: IdempotencyRecord): Promise
         .doUpdateSet((eb) => ({
           fingerprint: eb.ref('excluded.fingerprint'),
           resource_id: eb.ref('excluded.resource_id'),
+          sealed_secret: eb.ref('excluded.sealed_secret'),
           created_at: eb.ref('excluded.created_at'),
           expires_at: eb.ref('excluded.expires_at'),
         }))
@@ -41,10 +43,10 @@ export async function claimKey(db: Executor, record: IdempotencyRecord): Promise
 }
 
 /** The live record of a key, if any. */
-export function findKey(db: Executor, scope: KeyScope, now: Date): Promise<{ fingerprint: string; resource_id: string } | undefined> {
+export function findKey(db: Executor, scope: KeyScope, now: Date): Promise<{ fingerprint: string; resource_id: string; sealed_secret: Uint8Array | null } | undefined> {
   return db
     .selectFrom('idempotency_keys')
-    .select(['fingerprint', 'resource_id'])
+    .select(['fingerprint', 'resource_id', 'sealed_secret'])
     .where('caller_did', '=', scope.caller_did)
     .where('route', '=', scope.route)
     .where('key', '=', scope.key)

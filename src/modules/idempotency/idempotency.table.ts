@@ -12,6 +12,8 @@ export interface IdempotencyKeysTable {
   /** SHA-256 (hex) of method, route and the RFC 8785 form of the body. */
   fingerprint: string
   resource_id: string
+  /** What the first answer showed once and the service keeps nowhere else, sealed (SecretBox, purpose `idempotency`). */
+  sealed_secret: ColumnType<Uint8Array | null, Uint8Array | null | undefined, Uint8Array | null>
   created_at: Timestamp
   expires_at: Timestamp
 }

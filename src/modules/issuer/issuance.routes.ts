@@ -7,6 +7,7 @@ import type { IssuanceService } from './issuance.service.js'
 import type { IssuedCredentialsService } from './issued-credentials.service.js'
 import { IdempotencyHeaders } from '../idempotency/idempotency.schemas.js'
 import type { IdempotencyService } from '../idempotency/idempotency.service.js'
+import { keyedRequest } from '../idempotency/keyed-request.js'
 
 const errors = errorRefs(400, 401, 403, 404, 409)
 const tags = ['Issuer']
@@ -36,9 +37,8 @@ export const issuanceRoutes: FastifyPluginAsyncTypebox<{ issuance: IssuanceServi
     },
   }, async (request, reply) => {
     const did = request.auth!.did
-    const keyed = { callerDid: did, method: request.method, path: request.url.split('?')[0]!, header: request.headers['idempotency-key'], body: request.body }
     const { body: credential } = await idempotency.run(
-      keyed,
+      keyedRequest(request),
       (claim) => issuance.issue(did, request.body, { sessionId: request.auth!.jti, ...(claim ? { guard: (trx, row) => claim(trx, row.id) } : {}) }),
       (credentialId) => issuance.replay(did, credentialId),
     )
