@@ -34,7 +34,7 @@ export function retryingFetch(fetch: Fetch, options: RetryOptions = {}): Fetch {
   return async (request) => {
     if (request.method !== 'POST' || !takesIdempotencyKey(new URL(request.url).pathname)) return fetch(request)
     const headers = new Headers(request.headers)
-    if (!headers.has('idempotency-key')) headers.set('idempotency-key', `"${crypto.randomUUID()}"`)
+    if (!headers.has('idempotency-key')) headers.set('idempotency-key', `"${uuidV4()}"`)
     // Buffered once: each attempt needs the same body, and a stream can be read only once.
     const body = await request.arrayBuffer()
     const attempt = () => fetch(new Request(request.url, { method: 'POST', headers, body, signal: request.signal }))
@@ -57,6 +57,15 @@ export function retryingFetch(fetch: Fetch, options: RetryOptions = {}): Fetch {
 // 409 also means "already exists"; the service marks the key's own 409 (first still in progress) with Retry-After.
 function inProgress(response: Response): boolean {
   return response.headers.has('retry-after')
+}
+
+// RFC 9562 version 4 from getRandomValues, which (unlike randomUUID) browsers offer on plain-http pages too.
+function uuidV4(): string {
+  const b = crypto.getRandomValues(new Uint8Array(16))
+  b[6] = (b[6]! & 0x0f) | 0x40
+  b[8] = (b[8]! & 0x3f) | 0x80
+  const hex = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('')
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
 }
 
 function retryAfterMs(response: Response): number | undefined {

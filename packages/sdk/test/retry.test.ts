@@ -69,7 +69,7 @@ describe('SDK retries with an Idempotency-Key', () => {
     assert.equal(after.length, before.length + 1)
     assert.ok(after.includes(data!.credential.id))
     assert.equal(seen.length, 2)
-    assert.match(seen[0]!.key ?? '', /^"[0-9a-f-]{36}"$/)
+    assert.match(seen[0]!.key ?? '', /^"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"$/)
     assert.equal(seen[1]!.key, seen[0]!.key)
   })
 
