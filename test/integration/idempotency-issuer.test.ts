@@ -13,6 +13,7 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
+import { buildApp } from '../../src/app.js'
 import { bearer, DidClient } from '../helpers/did-client.js'
 import type { HttpsFront } from '../helpers/https-front.js'
 import { closeHttpsIssuer, openHttpsIssuer } from '../helpers/https-issuer.js'
@@ -206,6 +207,26 @@ describe(`Idempotency-Key on the issuer's creating POSTs (${TEST_ENGINE})`, () =
       // The use was taken from the offer the key created.
       const listedOffer = (await callAs(t.app, 'GET', `${url()}?limit=200`, issuer.token)).json().data.find((o: Json) => o.id === first.json().offer.id)
       assert.equal(listedOffer.uses, 1)
+    })
+
+    it('duplicates sent to two instances on one database create one offer, and both answer its one tx_code', async () => {
+      // The second instance's in-flight set does not know the first's: only the key's record,
+      // claimed in the offer's transaction, can tell; the loser answers from the sealed secret.
+      const second = await buildApp(t.config, { ...t.deps, database: { ...t.deps.database, close: async () => undefined } })
+      await second.ready()
+      try {
+        const before = await listed('offers')
+        const key = newKey()
+        const send = (app: typeof second) => app.inject({ method: 'POST', url: url(), headers: { ...bearer(issuer.token), 'idempotency-key': key }, payload: offer() })
+        const answers = await Promise.all([send(t.app), send(second), send(t.app), send(second)])
+        for (const r of answers) assert.ok(r.statusCode === 201 || r.statusCode === 409, `${r.statusCode} ${r.body}`)
+        const created = answers.filter((r) => r.statusCode === 201)
+        assert.ok(created.length >= 2, answers.map((r) => r.statusCode).join(','))
+        for (const r of created) assert.deepEqual(r.json(), created[0]!.json())
+        assert.equal((await listed('offers')).length, before.length + 1)
+      } finally {
+        await second.close()
+      }
     })
 
     it('another body with the key is 422 and creates nothing', async () => {
