@@ -308,14 +308,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const oid4vciOffers = new Oid4vciOffers({ ...oid4vciContext, db, clock, codeKey: deriveKey(deps.masterKey, 'oid4vci-pre-authorized-code-v1'), offers: (): OfferService => offers })
   const offers = new OfferService({ db, issuers, validators, clock, publicBaseUrl, formats, publication: oid4vciOffers })
   const requests = new CredentialRequestService({ db, auth, issuers, issuance, validators, clock, formats })
-  await app.register(issuerRoutes, { prefix: '/api/issuer', issuers, signing: new SigningMethodService({ issuers, identities, resolver, clock }) })
+  await app.register(issuerRoutes, { prefix: '/api/issuer', issuers, signing: new SigningMethodService({ issuers, identities, resolver, clock }), idempotency })
   await app.register(schemaDocumentRoutes, { prefix: '/api/schemas', issuers, publicBaseUrl })
-  await app.register(templateRoutes, { prefix: '/api/issuer', templates })
+  await app.register(templateRoutes, { prefix: '/api/issuer', templates, idempotency })
   await app.register(typeMetadataRoutes, { issuers, publicBaseUrl })
   await app.register(issuanceRoutes, { prefix: '/api/issuer', issuance, issued, idempotency })
-  await app.register(offerRoutes, { prefix: '/api/issuer', offers })
+  await app.register(offerRoutes, { prefix: '/api/issuer', offers, idempotency })
   await app.register(issuerRequestRoutes, { prefix: '/api/issuer', requests })
-  await app.register(credentialRequestRoutes, { prefix: '/api/wallet', requests })
+  await app.register(credentialRequestRoutes, { prefix: '/api/wallet', requests, idempotency })
   await app.register(oid4vciRoutes, {
     context: oid4vciContext,
     offers: oid4vciOffers,
@@ -406,10 +406,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     idempotency,
   })
   await app.register(openid4vpRoutes, { prefix: '/openid4vp', oid4vp })
-  await app.register(vcApiClientRoutes, { prefix: '/api/issuer', clients: vcApiClients })
+  await app.register(vcApiClientRoutes, { prefix: '/api/issuer', clients: vcApiClients, idempotency })
   await app.register(oauthTokenRoutes, { prefix: '/oauth2', clients: vcApiClients })
   const vcApi = new VcApiService({ db, identities, formats, statusLists, status: statusChecker, resolver, clock, publicBaseUrl, local: localDocuments })
-  await app.register(vcApiRoutes, { prefix: '/vc-api', vcApi })
+  await app.register(vcApiRoutes, { prefix: '/vc-api', vcApi, idempotency })
   await app.register(qrRoutes, { prefix: '/api/qr', qr: new QrService({ db, clock, publicBaseUrl, verifiers, offers }), idempotency })
   const dns = deps.dns ?? createDnsResolver({ timeoutMs: config.outboundTimeoutMs })
   await app.register(domainRoutes, { prefix: '/api/domain', domains: new DomainService({ db, clock, httpGet: deps.httpGet, dns, resolver, timeoutMs: config.outboundTimeoutMs }), idempotency })

@@ -6,6 +6,9 @@ import { CredentialRequest, requestView, RequestStatusQuery } from '../issuer/re
 import type { CredentialRequestService } from '../issuer/requests.service.js'
 import { errorRefs, PageQuery, pageResponse, paginate } from '../shared/route-helpers.js'
 import { FreeFormObject } from '../shared/free-form-json.js'
+import { IdempotencyHeaders } from '../idempotency/idempotency.schemas.js'
+import type { IdempotencyService } from '../idempotency/idempotency.service.js'
+import { keyedRequest } from '../idempotency/keyed-request.js'
 
 const errors = errorRefs(400, 401, 403, 404, 409)
 const RecordId = Type.String({ minLength: 1, maxLength: 100 })
@@ -16,7 +19,7 @@ const IssuerRequestParams = Type.Object({ issuer_did: Did, request_id: RecordId 
  * Issuer side, under /api/wallet/issuer/...: the step-up challenge, approval (issues the
  * credential) and rejection.
  */
-export const credentialRequestRoutes: FastifyPluginAsyncTypebox<{ requests: CredentialRequestService }> = async (app, { requests }) => {
+export const credentialRequestRoutes: FastifyPluginAsyncTypebox<{ requests: CredentialRequestService; idempotency: IdempotencyService }> = async (app, { requests, idempotency }) => {
   app.post('/credential-request', {
     schema: {
       tags: ['Wallet'],
@@ -62,7 +65,9 @@ export const credentialRequestRoutes: FastifyPluginAsyncTypebox<{ requests: Cred
     schema: {
       tags: ['Issuer'],
       summary: 'Approve with the signed challenge: issues the credential to the requester',
+      description: 'Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 200.',
       params: IssuerRequestParams,
+      headers: IdempotencyHeaders,
       body: Type.Object(
         {
           signature: Type.String({ minLength: 1, maxLength: 512 }),
@@ -72,10 +77,15 @@ export const credentialRequestRoutes: FastifyPluginAsyncTypebox<{ requests: Cred
         },
         { additionalProperties: false },
       ),
-      response: { 200: Type.Intersect([IssueResponse, Type.Object({ request_id: Type.String() })]), ...errors },
+      response: { 200: Type.Intersect([IssueResponse, Type.Object({ request_id: Type.String() })]), ...errors, ...errorRefs(422) },
     },
   }, async (request) => {
-    const credential = await requests.approve(request.auth!.did, request.params.issuer_did, request.params.request_id, request.body)
+    const { issuer_did, request_id } = request.params
+    const { body: credential } = await idempotency.run(
+      keyedRequest(request),
+      (claim) => requests.approve(request.auth!.did, issuer_did, request_id, request.body, claim),
+      (credentialId) => requests.replayApproval(request.auth!.did, credentialId),
+    )
     return { success: true, message: 'Request approved and credential issued', request_id: request.params.request_id, credential }
   })
 
