@@ -292,7 +292,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // Chain anchoring (outbox + /api/blockchain, /api/blockchain-legacy): before the services that
   // enqueue through app.chainAnchor, and before the database-closing hook. Its step-up check
   // calls the issuer service made just below, which exists before any request arrives.
-  await app.register(blockchainPlugin, { db, clock, masterKey: deps.masterKey, config, client: deps.chain, stepUp: (did, sessionId) => issuers.assertSessionSteppedUp(did, sessionId) })
+  await app.register(blockchainPlugin, { db, clock, masterKey: deps.masterKey, config, client: deps.chain, stepUp: (did, sessionId) => issuers.assertSessionSteppedUp(did, sessionId), idempotency })
   const anchor = app.chainAnchor.configured ? app.chainAnchor : undefined
   const issuers = new IssuerService({ db, content: deps.content, auth, identities, clock, stepUpTtlSeconds: config.stepUpTtlSeconds, anchor })
   const vcApiClients = new VcApiClientService({ db, issuers, clock, publicBaseUrl: config.publicBaseUrl, securingFormats: formats.securingIds })
@@ -364,6 +364,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       deps.httpRequest ?? createGuardedRequest({ allowPrivate: config.outboundAllowPrivate, timeoutMs: config.outboundTimeoutMs, maxBytes: 1024 * 1024, maxRedirects: 3 }),
     ),
     protocolBox: new SecretBox(deps.masterKey, 'wallet-protocol-sessions'),
+    idempotency,
   })
   // Imported credentials' status lists, read again in the background (docs/wallet.md).
   if (config.walletStatusRefreshMs > 0) {
@@ -414,7 +415,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const dns = deps.dns ?? createDnsResolver({ timeoutMs: config.outboundTimeoutMs })
   await app.register(domainRoutes, { prefix: '/api/domain', domains: new DomainService({ db, clock, httpGet: deps.httpGet, dns, resolver, timeoutMs: config.outboundTimeoutMs }), idempotency })
   if (config.adminApiKey) {
-    await app.register(adminRoutes, { prefix: '/api/admin', admin: new AdminService({ db, keys, registrableDidMethods: config.registrableDidMethods }) })
+    await app.register(adminRoutes, { prefix: '/api/admin', admin: new AdminService({ db, keys, registrableDidMethods: config.registrableDidMethods }), idempotency })
   }
 
   // Spent challenges are only needed until they would have expired anyway; the margin covers

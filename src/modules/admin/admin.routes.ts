@@ -6,6 +6,9 @@ import { toBase64Url } from '../../crypto/encoding.js'
 import { buildDidKeyDocument } from '../did/did-document.js'
 import type { AdminService } from './admin.service.js'
 import { Did } from '../auth/auth.schemas.js'
+import { IdempotencyHeaders } from '../idempotency/idempotency.schemas.js'
+import type { IdempotencyService } from '../idempotency/idempotency.service.js'
+import { keyedRequest } from '../idempotency/keyed-request.js'
 
 const KeyInfo = Type.Object({
   kid: Type.String(),
@@ -22,7 +25,7 @@ const tags = ['Admin']
 const security = [{ adminKey: [] }]
 
 /** Operator routes, guarded by X-Admin-Key (ADMIN_API_KEY); absent key: the group is 404. */
-export const adminRoutes: FastifyPluginAsyncTypebox<{ admin: AdminService }> = async (app, { admin }) => {
+export const adminRoutes: FastifyPluginAsyncTypebox<{ admin: AdminService; idempotency: IdempotencyService }> = async (app, { admin, idempotency }) => {
   app.post('/generate-did', {
     schema: {
       tags, security, summary: 'Generate an Ed25519 did:key pair (returned once, not stored)',
@@ -45,11 +48,18 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ admin: AdminService }> = a
   app.post('/keys/rotate', {
     schema: {
       tags, security, summary: 'Key migration: rotate a key; the old public key stays valid for verification',
+      description: 'Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first rotation instead of rotating again; another body 422; while the first is in progress 409.',
+      headers: IdempotencyHeaders,
       body: Type.Object({ owner: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })), purpose: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false }),
-      response: { 200: Type.Object({ success: Type.Boolean(), message: Type.String(), active: KeyInfo, retired: Type.Union([KeyInfo, Type.Null()]) }), ...errors },
+      response: { 200: Type.Object({ success: Type.Boolean(), message: Type.String(), active: KeyInfo, retired: Type.Union([KeyInfo, Type.Null()]) }), ...errors, 422: { $ref: 'ErrorResponse#' } },
     },
   }, async (request) => {
-    const { active, retired } = await admin.rotateKey(request.body.owner ?? 'service', request.body.purpose)
+    // The operator's key names no DID: its Idempotency-Keys belong to the operator as one caller.
+    const { body: { active, retired } } = await idempotency.run(
+      keyedRequest(request, { caller: 'admin' }),
+      (claim) => admin.rotateKey(request.body.owner ?? 'service', request.body.purpose, claim),
+      (resourceId) => admin.replayRotation(resourceId),
+    )
     return { success: true, message: 'Key rotated', active: keyBody(active), retired: retired ? keyBody(retired) : null }
   })
 

@@ -2,7 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
 import { Did } from '../auth/auth.schemas.js'
+import type { IdempotencyService } from '../idempotency/idempotency.service.js'
+import { keyedRequest } from '../idempotency/keyed-request.js'
 import { errorRefs } from '../shared/route-helpers.js'
+import { keyedWrite, keyedWriteErrors } from './blockchain.routes.js'
 import type { BlockchainService } from './blockchain.service.js'
 import * as S from './blockchain.schemas.js'
 
@@ -30,7 +33,7 @@ const LegacyConsentBody = Type.Object(
 )
 const LegacyConsentRevokeBody = Type.Object({ userDid: Did, verifierDid: Did, purpose: S.Purpose }, { additionalProperties: false })
 
-export const blockchainLegacyRoutes: FastifyPluginAsyncTypebox<{ blockchain: BlockchainService; currentPrefix: string }> = async (app, { blockchain, currentPrefix }) => {
+export const blockchainLegacyRoutes: FastifyPluginAsyncTypebox<{ blockchain: BlockchainService; currentPrefix: string; idempotency: IdempotencyService }> = async (app, { blockchain, currentPrefix, idempotency }) => {
   const deprecate = (reply: FastifyReply, successor: string) => {
     reply.header('Deprecation', `@${Math.floor(LEGACY_DEPRECATED_AT.getTime() / 1000)}`)
     reply.header('Sunset', LEGACY_SUNSET_AT.toUTCString())
@@ -42,10 +45,14 @@ export const blockchainLegacyRoutes: FastifyPluginAsyncTypebox<{ blockchain: Blo
 
   app.post('/register-credential', {
     ...on('/credential/register'),
-    schema: { ...legacy, summary: 'Deprecated: POST /api/blockchain/credential/register', body: LegacyCredentialBody, response: { 201: S.answer(S.CredentialAnchor), ...writeErrors } },
+    schema: { ...legacy, summary: 'Deprecated: POST /api/blockchain/credential/register', ...keyedWrite, body: LegacyCredentialBody, response: { 201: S.answer(S.CredentialAnchor), ...keyedWriteErrors } },
   }, async (request, reply) => {
     const { issuerDid, credentialHash, credentialId } = request.body
-    const data = await blockchain.registerCredential(request.auth!.did, { issuer_did: issuerDid, credential_hash: credentialHash, credential_id: credentialId }, request.auth!.jti)
+    const { body: data } = await idempotency.run(
+      keyedRequest(request),
+      (claim) => blockchain.registerCredential(request.auth!.did, { issuer_did: issuerDid, credential_hash: credentialHash, credential_id: credentialId }, request.auth!.jti, claim),
+      (resourceId) => blockchain.replayCredential(resourceId),
+    )
     return reply.status(201).send({ success: true, message: 'Credential hash queued for anchoring', data })
   })
 
@@ -70,19 +77,27 @@ export const blockchainLegacyRoutes: FastifyPluginAsyncTypebox<{ blockchain: Blo
 
   app.post('/register-schema', {
     ...on('/schema/register'),
-    schema: { ...legacy, summary: 'Deprecated: POST /api/blockchain/schema/register', body: LegacySchemaBody, response: { 201: S.answer(S.SchemaAnchor), ...writeErrors } },
+    schema: { ...legacy, summary: 'Deprecated: POST /api/blockchain/schema/register', ...keyedWrite, body: LegacySchemaBody, response: { 201: S.answer(S.SchemaAnchor), ...keyedWriteErrors } },
   }, async (request, reply) => {
     const { issuerDid, schemaId, schemaHash } = request.body
-    const data = await blockchain.registerSchema(request.auth!.did, { issuer_did: issuerDid, schema_id: schemaId, schema_hash: schemaHash })
+    const { body: data } = await idempotency.run(
+      keyedRequest(request),
+      (claim) => blockchain.registerSchema(request.auth!.did, { issuer_did: issuerDid, schema_id: schemaId, schema_hash: schemaHash }, claim),
+      (resourceId) => blockchain.replaySchema(resourceId),
+    )
     return reply.status(201).send({ success: true, message: 'Schema queued for registration', data })
   })
 
   app.post('/grant-consent', {
     ...on('/consent/grant'),
-    schema: { ...legacy, summary: 'Deprecated: POST /api/blockchain/consent/grant', body: LegacyConsentBody, response: { 201: S.answer(S.ConsentAnchor), ...writeErrors } },
+    schema: { ...legacy, summary: 'Deprecated: POST /api/blockchain/consent/grant', ...keyedWrite, body: LegacyConsentBody, response: { 201: S.answer(S.ConsentAnchor), ...keyedWriteErrors } },
   }, async (request, reply) => {
     const { userDid, verifierDid, purpose, expiresAt } = request.body
-    const data = await blockchain.grantConsent(request.auth!.did, { user_did: userDid, verifier_did: verifierDid, purpose, expires_at: expiresAt })
+    const { body: data } = await idempotency.run(
+      keyedRequest(request),
+      (claim) => blockchain.grantConsent(request.auth!.did, { user_did: userDid, verifier_did: verifierDid, purpose, expires_at: expiresAt }, claim),
+      (resourceId) => blockchain.replayConsent(resourceId),
+    )
     return reply.status(201).send({ success: true, message: 'Consent grant queued', data })
   })
 

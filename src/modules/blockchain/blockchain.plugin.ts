@@ -6,6 +6,7 @@ import { createViemChainClient, type ChainClient } from '../../adapters/chain/ch
 import type { Config } from '../../config.js'
 import { deriveKey } from '../../crypto/secret-box.js'
 import type { Database } from '../../db/database.js'
+import type { IdempotencyService } from '../idempotency/idempotency.service.js'
 import { blockchainLegacyRoutes } from './blockchain-legacy.routes.js'
 import { blockchainRoutes } from './blockchain.routes.js'
 import { BlockchainService, type BlockchainServiceDeps } from './blockchain.service.js'
@@ -33,6 +34,7 @@ export interface BlockchainPluginOptions {
   client?: ChainClient
   /** The issuer step-up check of credential anchoring and on-chain revocation (BlockchainServiceDeps). */
   stepUp?: BlockchainServiceDeps['stepUp']
+  idempotency: IdempotencyService
 }
 
 /**
@@ -56,8 +58,8 @@ async function blockchain(app: FastifyInstance, options: BlockchainPluginOptions
   app.decorate('chainAnchor', anchor)
   app.decorate('chainDispatcher', dispatcher)
   app.decorate('chainCredentials', client ? createChainCredentialCheck(db, service) : undefined)
-  await app.register(blockchainRoutes, { prefix: '/api/blockchain', blockchain: service })
-  await app.register(blockchainLegacyRoutes, { prefix: '/api/blockchain-legacy', blockchain: service, currentPrefix: '/api/blockchain' })
+  await app.register(blockchainRoutes, { prefix: '/api/blockchain', blockchain: service, idempotency: options.idempotency })
+  await app.register(blockchainLegacyRoutes, { prefix: '/api/blockchain-legacy', blockchain: service, currentPrefix: '/api/blockchain', idempotency: options.idempotency })
   if (dispatcher) {
     app.addHook('onReady', async () => dispatcher.start())
     app.addHook('onClose', async () => dispatcher.stop())

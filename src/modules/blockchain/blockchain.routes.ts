@@ -1,4 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { IdempotencyHeaders } from '../idempotency/idempotency.schemas.js'
+import type { IdempotencyService } from '../idempotency/idempotency.service.js'
+import { keyedRequest } from '../idempotency/keyed-request.js'
 import { errorRefs } from '../shared/route-helpers.js'
 import type { BlockchainService } from './blockchain.service.js'
 import * as S from './blockchain.schemas.js'
@@ -6,22 +9,33 @@ import * as S from './blockchain.schemas.js'
 const tags = ['Blockchain']
 const writeErrors = errorRefs(400, 401, 403, 404, 503)
 const readErrors = errorRefs(400, 404, 503)
+/** The anchoring writes that queue something new take an Idempotency-Key (docs/idempotency.md). */
+export const keyedWrite = {
+  description: 'Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201 (the anchoring as it stands now) and queues nothing; another body 422; while the first is in progress 409.',
+  headers: IdempotencyHeaders,
+}
+export const keyedWriteErrors = { ...writeErrors, ...errorRefs(409, 422) }
 
 /**
  * Spec group "Blockchain" (/api/blockchain). Writes need a token whose DID is the acting DID of
  * the body and answer at once: the transaction goes out from the durable outbox, and the check
  * routes show it as queued, sent, then mined. Without a configured chain they answer 503.
  */
-export const blockchainRoutes: FastifyPluginAsyncTypebox<{ blockchain: BlockchainService }> = async (app, { blockchain }) => {
+export const blockchainRoutes: FastifyPluginAsyncTypebox<{ blockchain: BlockchainService; idempotency: IdempotencyService }> = async (app, { blockchain, idempotency }) => {
   app.post('/credential/register', {
     schema: {
       tags,
       summary: 'Anchor a credential hash (queued for the next Merkle batch)',
+      ...keyedWrite,
       body: S.CredentialBody,
-      response: { 201: S.answer(S.CredentialAnchor), ...writeErrors },
+      response: { 201: S.answer(S.CredentialAnchor), ...keyedWriteErrors },
     },
   }, async (request, reply) => {
-    const data = await blockchain.registerCredential(request.auth!.did, request.body, request.auth!.jti)
+    const { body: data } = await idempotency.run(
+      keyedRequest(request),
+      (claim) => blockchain.registerCredential(request.auth!.did, request.body, request.auth!.jti, claim),
+      (resourceId) => blockchain.replayCredential(resourceId),
+    )
     return reply.status(201).send({ success: true, message: 'Credential hash queued for anchoring', data })
   })
 
@@ -40,9 +54,13 @@ export const blockchainRoutes: FastifyPluginAsyncTypebox<{ blockchain: Blockchai
   }, async (request) => ({ success: true, data: await blockchain.checkCredential(request.params.did, request.params.credential_hash) }))
 
   app.post('/schema/register', {
-    schema: { tags, summary: 'Register a schema version (its content hash) on chain', body: S.SchemaBody, response: { 201: S.answer(S.SchemaAnchor), ...writeErrors } },
+    schema: { tags, summary: 'Register a schema version (its content hash) on chain', ...keyedWrite, body: S.SchemaBody, response: { 201: S.answer(S.SchemaAnchor), ...keyedWriteErrors } },
   }, async (request, reply) => {
-    const data = await blockchain.registerSchema(request.auth!.did, request.body)
+    const { body: data } = await idempotency.run(
+      keyedRequest(request),
+      (claim) => blockchain.registerSchema(request.auth!.did, request.body, claim),
+      (resourceId) => blockchain.replaySchema(resourceId),
+    )
     return reply.status(201).send({ success: true, message: 'Schema queued for registration', data })
   })
 
@@ -51,9 +69,13 @@ export const blockchainRoutes: FastifyPluginAsyncTypebox<{ blockchain: Blockchai
   }, async (request) => ({ success: true, data: await blockchain.checkSchema(request.params.schema_id) }))
 
   app.post('/consent/grant', {
-    schema: { tags, summary: "Record the holder's consent on chain (as an opaque key)", body: S.ConsentBody, response: { 201: S.answer(S.ConsentAnchor), ...writeErrors } },
+    schema: { tags, summary: "Record the holder's consent on chain (as an opaque key)", ...keyedWrite, body: S.ConsentBody, response: { 201: S.answer(S.ConsentAnchor), ...keyedWriteErrors } },
   }, async (request, reply) => {
-    const data = await blockchain.grantConsent(request.auth!.did, request.body)
+    const { body: data } = await idempotency.run(
+      keyedRequest(request),
+      (claim) => blockchain.grantConsent(request.auth!.did, request.body, claim),
+      (resourceId) => blockchain.replayConsent(resourceId),
+    )
     return reply.status(201).send({ success: true, message: 'Consent grant queued', data })
   })
 

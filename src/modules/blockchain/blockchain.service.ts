@@ -4,6 +4,7 @@ import type { ChainClient } from '../../adapters/chain/chain-client.js'
 import type { Database } from '../../db/database.js'
 import { DependencyUnavailableError, ForbiddenError, NotFoundError } from '../../errors.js'
 import { normalizeDid } from '../did/did-normalize.js'
+import type { ClaimKey } from '../idempotency/idempotency.service.js'
 import type { ChainAnchor } from './chain-anchor.js'
 import { asBytes32, batchValue, consentKey, credentialChainId, didKey, normalizeHash, schemaKey, schemaVersionKey } from './chain-keys.js'
 import * as repo from './chain-outbox.repository.js'
@@ -102,18 +103,33 @@ export class BlockchainService {
     if ((await repo.subjectOwner(this.deps.db, kind, id)) !== callerDid) throw new NotFoundError(kind === 'credential' ? 'Credential not found' : 'Consent not found')
   }
 
-  private async enqueue(request: Parameters<ChainAnchor['enqueue']>[1]): Promise<void> {
+  /**
+   * Queues the chain work; an Idempotency-Key `claim` is recorded in the same transaction as the
+   * outbox row, under `resourceId` (what the replay reads the anchoring back by).
+   */
+  private async enqueue(request: Parameters<ChainAnchor['enqueue']>[1], claim?: ClaimKey, resourceId?: unknown[]): Promise<void> {
     this.chain()
-    await this.deps.db.transaction().execute((trx) => this.deps.anchor.enqueue(trx, request))
+    await this.deps.db.transaction().execute(async (trx) => {
+      const refused = await claim?.(trx, JSON.stringify(resourceId))
+      if (refused) throw refused
+      await this.deps.anchor.enqueue(trx, request)
+    })
     this.deps.anchor.nudge()
   }
 
-  async registerCredential(callerDid: string, body: { issuer_did: string; credential_hash: string; credential_id?: string }, sessionId: string): Promise<CredentialAnchorView> {
+  async registerCredential(callerDid: string, body: { issuer_did: string; credential_hash: string; credential_id?: string }, sessionId: string, claim?: ClaimKey): Promise<CredentialAnchorView> {
     const issuer = owned(callerDid, body.issuer_did)
     await this.deps.stepUp?.(issuer, sessionId)
     await this.ownSubject(issuer, 'credential', body.credential_id)
-    await this.enqueue({ kind: 'credential', issuerDid: issuer, credentialHash: body.credential_hash, credentialId: body.credential_id })
-    return this.checkCredential(issuer, body.credential_hash, { live: false })
+    const hash = normalizeHash(body.credential_hash)
+    await this.enqueue({ kind: 'credential', issuerDid: issuer, credentialHash: hash, credentialId: body.credential_id }, claim, [issuer, hash])
+    return this.checkCredential(issuer, hash, { live: false })
+  }
+
+  /** The answer of a credential registration, rebuilt from its anchoring (an Idempotency-Key replay). */
+  replayCredential(resourceId: string): Promise<CredentialAnchorView> {
+    const [issuer, hash] = JSON.parse(resourceId) as [string, string]
+    return this.checkCredential(issuer, hash, { live: false })
   }
 
   async revokeCredential(callerDid: string, body: { issuer_did: string; credential_hash: string; credential_id?: string }, sessionId: string): Promise<CredentialAnchorView> {
@@ -164,16 +180,26 @@ export class BlockchainService {
     return view
   }
 
-  async registerSchema(callerDid: string, body: { issuer_did: string; schema_id: string; schema_hash: string }): Promise<SchemaAnchorView> {
+  async registerSchema(callerDid: string, body: { issuer_did: string; schema_id: string; schema_hash: string }, claim?: ClaimKey): Promise<SchemaAnchorView> {
     const issuer = owned(callerDid, body.issuer_did)
     // Any schema id may be registered (also one defined outside this service), but not one of
     // this service's schemas that another issuer owns: the dispatcher writes onto that record.
     const schemaOwner = await repo.subjectOwner(this.deps.db, 'schema', body.schema_id)
     if (schemaOwner !== undefined && schemaOwner !== issuer) throw new NotFoundError('Schema not found')
-    await this.enqueue({ kind: 'schema', issuerDid: issuer, schemaId: body.schema_id, schemaHash: body.schema_hash })
     const hash = normalizeHash(body.schema_hash, 'schema_hash')
-    const job = await repo.latestJob(this.deps.db, schemaVersionKey(body.schema_id, hash), ['schema'])
-    return { issuer_did: issuer, schema_id: body.schema_id, schema_hash: hash, anchoring: anchoringOf(job), on_chain: job?.status === 'mined', blockchain_tx: job?.tx_hash ?? null, block_number: job?.block_number ?? null }
+    await this.enqueue({ kind: 'schema', issuerDid: issuer, schemaId: body.schema_id, schemaHash: hash }, claim, [issuer, body.schema_id, hash])
+    return this.schemaView(issuer, body.schema_id, hash)
+  }
+
+  /** The answer of a schema registration, rebuilt from its chain job (an Idempotency-Key replay). */
+  replaySchema(resourceId: string): Promise<SchemaAnchorView> {
+    const [issuer, schemaId, hash] = JSON.parse(resourceId) as [string, string, string]
+    return this.schemaView(issuer, schemaId, hash)
+  }
+
+  private async schemaView(issuer: string, schemaId: string, hash: string): Promise<SchemaAnchorView> {
+    const job = await repo.latestJob(this.deps.db, schemaVersionKey(schemaId, hash), ['schema'])
+    return { issuer_did: issuer, schema_id: schemaId, schema_hash: hash, anchoring: anchoringOf(job), on_chain: job?.status === 'mined', blockchain_tx: job?.tx_hash ?? null, block_number: job?.block_number ?? null }
   }
 
   /** The latest registered version of a schema, read from the chain. */
@@ -186,11 +212,18 @@ export class BlockchainService {
     return { schema_id: schemaId, issuer: live.issuer, schema_hash: live.latestHash.slice(2), versions: live.versions, registered_at: new Date(Number(live.registeredAt) * 1000).toISOString(), chain }
   }
 
-  async grantConsent(callerDid: string, body: { user_did: string; verifier_did: string; purpose: string; expires_at?: string; consent_id?: string }): Promise<ConsentAnchorView> {
+  async grantConsent(callerDid: string, body: { user_did: string; verifier_did: string; purpose: string; expires_at?: string; consent_id?: string }, claim?: ClaimKey): Promise<ConsentAnchorView> {
     const holder = owned(callerDid, body.user_did)
     await this.ownSubject(holder, 'consent', body.consent_id)
-    await this.enqueue({ kind: 'consent-grant', holderDid: holder, verifierDid: body.verifier_did, purpose: body.purpose, expiresAt: body.expires_at ? new Date(body.expires_at) : null, consentId: body.consent_id })
+    const grant = { holderDid: holder, verifierDid: body.verifier_did, purpose: body.purpose }
+    await this.enqueue({ kind: 'consent-grant', ...grant, expiresAt: body.expires_at ? new Date(body.expires_at) : null, consentId: body.consent_id }, claim, [holder, body.verifier_did, body.purpose])
     return this.checkConsent(holder, body.verifier_did, body.purpose, { live: false })
+  }
+
+  /** The answer of a consent grant, rebuilt from its chain job (an Idempotency-Key replay). */
+  replayConsent(resourceId: string): Promise<ConsentAnchorView> {
+    const [holder, verifier, purpose] = JSON.parse(resourceId) as [string, string, string]
+    return this.checkConsent(holder, verifier, purpose, { live: false })
   }
 
   async revokeConsent(callerDid: string, body: { user_did: string; verifier_did: string; purpose: string; consent_id?: string }): Promise<ConsentAnchorView> {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { KeyObject } from 'node:crypto'
-import type { Database } from '../../db/database.js'
+import type { Transaction } from 'kysely'
+import type { Database, DB } from '../../db/database.js'
 import { ed25519PrivateKeyObject, ed25519PublicKeyObject, generateEd25519 } from '../../crypto/ed25519.js'
 import { generateP256, p256PrivateKeyObject, p256PublicKeyObject } from '../../crypto/p256.js'
 import { SecretBox } from '../../crypto/secret-box.js'
@@ -38,6 +39,8 @@ export interface KeyMaterial {
 /** The JWS signing key types the store generates and opens as node:crypto keys. */
 export type SigningAlgorithm = 'Ed25519' | 'P-256'
 
+export type RotationGuard = (trx: Transaction<DB>, kids: { active: string; retired: string | null }) => Promise<Error | undefined>
+
 export interface KeyStore {
   /** The active key for (owner, purpose), created on first use (Ed25519 unless `algorithm` says otherwise). */
   activeSigningKey(owner: string, purpose: string, algorithm?: SigningAlgorithm): Promise<SigningKey>
@@ -45,7 +48,8 @@ export interface KeyStore {
   publicKey(kid: string): Promise<PublicKeyInfo | undefined>
   publicKeyObject(kid: string): Promise<KeyObject | undefined>
   list(owner?: string, purpose?: string): Promise<PublicKeyInfo[]>
-  rotate(owner: string, purpose: string): Promise<{ active: PublicKeyInfo; retired: PublicKeyInfo | undefined }>
+  /** `guard` runs in the rotation's transaction with the new and the retired kid; its Error rolls the rotation back. */
+  rotate(owner: string, purpose: string, guard?: RotationGuard): Promise<{ active: PublicKeyInfo; retired: PublicKeyInfo | undefined }>
   /** Stores material generated elsewhere (BBS, ML-KEM) sealed like the rest. */
   storeKey(owner: string, purpose: string, algorithm: string, material: KeyMaterial): Promise<PublicKeyInfo>
   openPrivateKey(kid: string): Promise<Uint8Array>
@@ -111,7 +115,7 @@ export class DbKeyStore implements KeyStore {
     return rows.map(toPublicInfo)
   }
 
-  async rotate(owner: string, purpose: string): Promise<{ active: PublicKeyInfo; retired: PublicKeyInfo | undefined }> {
+  async rotate(owner: string, purpose: string, guard?: RotationGuard): Promise<{ active: PublicKeyInfo; retired: PublicKeyInfo | undefined }> {
     const material = generateEd25519()
     const result = await this.db.transaction().execute(async (trx) => {
       const previous = await repo.findActive(trx, owner, purpose)
@@ -122,6 +126,8 @@ export class DbKeyStore implements KeyStore {
       if (!(await repo.insertActive(trx, this.sealedRow(kid, owner, purpose, ED25519, material)))) {
         throw new ConflictError('Another rotation of this key is in progress; try again')
       }
+      const refused = await guard?.(trx, { active: kid, retired: previous?.kid ?? null })
+      if (refused) throw refused
       const active = await repo.findByKid(trx, kid)
       const retired = previous && (await repo.findByKid(trx, previous.kid))
       return { active: toPublicInfo(active!), retired: retired && toPublicInfo(retired) }

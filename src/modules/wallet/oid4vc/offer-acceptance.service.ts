@@ -8,6 +8,7 @@ import type { SecretBox } from '../../../crypto/secret-box.js'
 import type { Database } from '../../../db/database.js'
 import { NotFoundError, UnprocessableError, ValidationError } from '../../../errors.js'
 import type { DidResolver } from '../../did/did-resolver.js'
+import { withClaim, type ClaimKey } from '../../idempotency/idempotency.service.js'
 import { serviceCallbacks } from '../../oid4vc/oid4vc-callbacks.js'
 import type { WalletCredentialService } from '../wallet-credentials.service.js'
 import type { WalletCredentialRow } from '../wallet-credentials.repository.js'
@@ -35,6 +36,9 @@ export interface PreparedAcceptance {
 }
 
 export type AcceptanceOutcome = { status: 'issued'; credentials: WalletCredentialRow[] } | { status: 'pending'; interval: number | undefined }
+
+/** What an Idempotency-Key of a completion records: the credentials it stored, or the issuer's deferral. */
+type CompletionRecord = { credentials: string[] } | { pending: string; interval: number | null }
 
 interface SessionState {
   offer: CredentialOfferObject
@@ -71,7 +75,8 @@ export class OfferAcceptanceService {
     },
   ) {}
 
-  async prepare(holderDid: string, input: AcceptInput): Promise<PreparedAcceptance> {
+  /** Starts the exchange; `claim` (an Idempotency-Key) commits with the session. */
+  async prepare(holderDid: string, input: AcceptInput, claim?: ClaimKey): Promise<PreparedAcceptance> {
     const dpopKey = await jose.generateKeyPair('ES256', { extractable: true })
     const dpopPrivate = (await jose.exportJWK(dpopKey.privateKey)) as Jwk
     const dpopPublic = (await jose.exportJWK(dpopKey.publicKey)) as Jwk
@@ -120,23 +125,41 @@ export class OfferAcceptanceService {
     const expiresAt = new Date(this.deps.clock.now().getTime() + SESSION_TTL_MS)
     const state: SessionState = { offer, metadata, configurationId, format: configuration.format, proof }
     const secrets: SessionSecrets = { accessToken: token.accessTokenResponse.access_token, ...(dpop ? { dpop: { privateJwk: dpopPrivate, publicJwk: dpopPublic, nonce: token.dpop?.nonce } } : {}) }
-    await sessions.insertSession(this.deps.db, {
-      id,
-      holder_did: holderDid,
-      kind: 'oid4vci',
-      status: 'prepared',
-      state: JSON.stringify(state),
-      sealed: this.deps.box.seal(Buffer.from(JSON.stringify(secrets)), id),
-      expires_at: expiresAt,
-    })
-    return { session_id: id, credential_issuer: offer.credential_issuer, credential_configuration_id: configurationId, format: configuration.format, proof, expires_at: expiresAt }
+    await withClaim(this.deps.db, claim, id, (executor) =>
+      sessions.insertSession(executor, {
+        id,
+        holder_did: holderDid,
+        kind: 'oid4vci',
+        status: 'prepared',
+        state: JSON.stringify(state),
+        sealed: this.deps.box.seal(Buffer.from(JSON.stringify(secrets)), id),
+        expires_at: expiresAt,
+      }),
+    )
+    return prepared(id, state, expiresAt)
+  }
+
+  /** The answer of `prepare`, rebuilt from its session (an Idempotency-Key replay). */
+  async replayPrepare(holderDid: string, sessionId: string): Promise<PreparedAcceptance> {
+    const row = await sessions.findSession(this.deps.db, holderDid, sessionId)
+    if (!row || row.kind !== 'oid4vci') throw new NotFoundError('The offer acceptance this Idempotency-Key started has expired')
+    return prepared(row.id, JSON.parse(row.state) as SessionState, new Date(row.expires_at))
+  }
+
+  /** The answer of `complete`, rebuilt from what it stored (an Idempotency-Key replay). */
+  async replayComplete(holderDid: string, resourceId: string): Promise<AcceptanceOutcome> {
+    const record = JSON.parse(resourceId) as CompletionRecord
+    if ('pending' in record) return { status: 'pending', interval: record.interval ?? undefined }
+    return { status: 'issued', credentials: await Promise.all(record.credentials.map((id) => this.deps.wallet.get(holderDid, id))) }
   }
 
   /**
    * Sends the holder's signed proof once (a second completion of the same session is a 404), or,
-   * for an issuance the issuer deferred, asks its deferred endpoint again.
+   * for an issuance the issuer deferred, asks its deferred endpoint again. `claim` (an
+   * Idempotency-Key) commits with the deferral's session update or with the wallet's import of
+   * the (last) credential, under what a replay answers from.
    */
-  async complete(holderDid: string, sessionId: string, input: { proof_jwt?: string }): Promise<AcceptanceOutcome> {
+  async complete(holderDid: string, sessionId: string, input: { proof_jwt?: string }, claim?: ClaimKey): Promise<AcceptanceOutcome> {
     const now = this.deps.clock.now()
     const existing = await sessions.findSession(this.deps.db, holderDid, sessionId)
     if (!existing || existing.kind !== 'oid4vci') throw new NotFoundError('Offer acceptance not found')
@@ -164,17 +187,25 @@ export class OfferAcceptanceService {
     if (issued.length === 0) {
       const transactionId = (response as { transaction_id?: string }).transaction_id ?? state.transactionId
       if (!transactionId) throw new UnprocessableError('The issuer answered neither a credential nor a transaction_id')
-      await sessions.updateSessionState(this.deps.db, taken.id, { status: 'pending', state: JSON.stringify({ ...state, transactionId }), expires_at: new Date(now.getTime() + 24 * 3600_000) })
-      return { status: 'pending', interval: (response as { interval?: number }).interval }
+      const interval = (response as { interval?: number }).interval
+      const record: CompletionRecord = { pending: taken.id, interval: interval ?? null }
+      await withClaim(this.deps.db, claim, JSON.stringify(record), (executor) =>
+        sessions.updateSessionState(executor, taken.id, { status: 'pending', state: JSON.stringify({ ...state, transactionId }), expires_at: new Date(now.getTime() + 24 * 3600_000) }),
+      )
+      return { status: 'pending', interval }
     }
     const stored: WalletCredentialRow[] = []
     let failure: unknown
-    for (const entry of issued) {
+    for (const [index, entry] of issued.entries()) {
       // OID4VCI 1.0: `{credential}` objects; earlier drafts: the credentials themselves.
       const credential = typeof entry === 'object' && 'credential' in entry ? entry.credential : entry
+      // The key is claimed with the last import, naming every credential stored: one credential
+      // (the usual answer to one proof) and its key commit together; a failed import claims nothing.
+      const last = index === issued.length - 1
+      const claimWith: ClaimKey | undefined = claim && last && failure === undefined ? (trx, id) => claim(trx, JSON.stringify({ credentials: [...stored.map((c) => c.id), id] } satisfies CompletionRecord)) : undefined
       try {
         const text = typeof credential === 'string' ? credential : JSON.stringify(credential)
-        stored.push((await this.deps.wallet.import(holderDid, text)).credential)
+        stored.push((await this.deps.wallet.import(holderDid, text, claimWith)).credential)
       } catch (error) {
         failure ??= error
       }
@@ -207,6 +238,10 @@ export class OfferAcceptanceService {
   private client(dpopPrivate?: Jwk): Openid4vciClient {
     return new Openid4vciClient({ callbacks: this.callbacks(dpopPrivate) })
   }
+}
+
+function prepared(id: string, state: SessionState, expiresAt: Date): PreparedAcceptance {
+  return { session_id: id, credential_issuer: state.offer.credential_issuer, credential_configuration_id: state.configurationId, format: state.format, proof: state.proof, expires_at: expiresAt }
 }
 
 /** An offer URI as a wallet receives it: any scheme, with the offer by value or by reference (OID4VCI 1.0 §4.1). */

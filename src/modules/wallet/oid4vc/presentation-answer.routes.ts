@@ -1,22 +1,27 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { Did } from '../../auth/auth.schemas.js'
+import { IdempotencyHeaders } from '../../idempotency/idempotency.schemas.js'
+import type { IdempotencyService } from '../../idempotency/idempotency.service.js'
+import { keyedRequest } from '../../idempotency/keyed-request.js'
 import { errorRefs } from '../../shared/route-helpers.js'
-import type { PresentationAnswerService } from './presentation-answer.service.js'
+import type { AnswerOutcome, PresentationAnswerService } from './presentation-answer.service.js'
 
 const tags = ['Wallet']
 const SessionId = Type.String({ pattern: '^wps-[0-9a-f-]{36}$', description: 'the session_id the prepare step answered' })
 const JsonObject = Type.Record(Type.String(), Type.Unknown())
 const ClaimPath = Type.Array(Type.Union([Type.String(), Type.Integer(), Type.Null()]))
 
-export const presentationAnswerRoutes: FastifyPluginAsyncTypebox<{ answers: PresentationAnswerService }> = async (app, { answers }) => {
+export const presentationAnswerRoutes: FastifyPluginAsyncTypebox<{ answers: PresentationAnswerService; idempotency: IdempotencyService }> = async (app, { answers, idempotency }) => {
   app.post('/:did/presentation-requests/answer', {
     // It fetches the verifier's request object: the outgoing-call budget of the resolve routes.
     config: { rateLimit: 'resolve' },
     schema: {
       tags,
       summary: "Answer an OpenID4VP request (openid4vp://) of any verifier from the wallet: the request is verified, DCQL picks the credentials, and each holder proof is prepared for the holder to sign",
+      description: 'Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201 (the same session, while it exists); another body 422; while the first is in progress 409.',
       params: Type.Object({ did: Did }),
+      headers: IdempotencyHeaders,
       body: Type.Object({ authorization_request_uri: Type.String({ minLength: 1, maxLength: 16_384 }) }, { additionalProperties: false }),
       response: {
         201: Type.Object({
@@ -38,11 +43,16 @@ export const presentationAnswerRoutes: FastifyPluginAsyncTypebox<{ answers: Pres
           ),
           expires_at: Type.String(),
         }),
-        ...errorRefs(400, 401, 403, 422, 503),
+        ...errorRefs(400, 401, 403, 404, 409, 422, 503),
       },
     },
   }, async (request, reply) => {
-    const prepared = await answers.prepare(request.auth!.did, request.body)
+    const did = request.auth!.did
+    const { body: prepared } = await idempotency.run(
+      keyedRequest(request),
+      (claim) => answers.prepare(did, request.body, claim),
+      (sessionId) => answers.replayPrepare(did, sessionId),
+    )
     return reply.status(201).send({ success: true, message: 'Request verified: sign each presentation to send the answer', ...prepared, expires_at: prepared.expires_at.toISOString() })
   })
 
@@ -51,18 +61,25 @@ export const presentationAnswerRoutes: FastifyPluginAsyncTypebox<{ answers: Pres
     schema: {
       tags,
       summary: "Send the answer with the holder's signatures (one compact JWS per query_id); the verifier's verdict is answered",
+      description: "Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 200 (the verifier's verdict) without sending the answer again; another body 422; while the first is in progress 409.",
       params: Type.Object({ did: Did, session_id: SessionId }),
+      headers: IdempotencyHeaders,
       body: Type.Object(
         { signatures: Type.Record(Type.String({ maxLength: 200 }), Type.String({ minLength: 1, maxLength: 16_384 }), { maxProperties: 20, description: 'query_id → the signed JWS (signing_input.signature)' }) },
         { additionalProperties: false },
       ),
       response: {
         200: Type.Object({ success: Type.Boolean(), message: Type.String(), accepted: Type.Boolean(), verifier_status: Type.Integer(), redirect_uri: Type.Union([Type.String(), Type.Null()]), verifier_error: Type.Union([Type.String(), Type.Null()]) }),
-        ...errorRefs(400, 401, 403, 404, 422, 503),
+        ...errorRefs(400, 401, 403, 404, 409, 422, 503),
       },
     },
   }, async (request) => {
-    const outcome = await answers.complete(request.auth!.did, request.params.session_id, request.body)
+    const did = request.auth!.did
+    const { body: outcome } = await idempotency.run<AnswerOutcome>(
+      keyedRequest(request),
+      (claim) => answers.complete(did, request.params.session_id, request.body, claim),
+      (_sessionId, sealed) => Promise.resolve(sealed as AnswerOutcome),
+    )
     return { success: true, message: outcome.accepted ? 'The verifier accepted the presentation' : 'The verifier refused the presentation', ...outcome }
   })
 }

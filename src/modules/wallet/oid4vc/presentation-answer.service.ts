@@ -7,6 +7,7 @@ import type { Database } from '../../../db/database.js'
 import { NotFoundError, UnprocessableError, ValidationError } from '../../../errors.js'
 import type { FormatRegistry } from '../../credentials/formats/format-registry.js'
 import type { DidResolver } from '../../did/did-resolver.js'
+import { withClaim, type ClaimKey } from '../../idempotency/idempotency.service.js'
 import { serviceCallbacks } from '../../oid4vc/oid4vc-callbacks.js'
 import { recordActivity } from '../wallet-activity.js'
 import type { WalletCredentialService } from '../wallet-credentials.service.js'
@@ -58,6 +59,8 @@ interface SessionState {
   request: Openid4vpAuthorizationRequest
   verifier: string
   drafts: Array<{ queryId: string; credentialId: string; draft: PresentationDraft }>
+  /** What the prepare step answered of each presentation besides its `to_sign` (the drafts' order). */
+  shown: Array<Omit<PreparedPresentation, 'to_sign'>>
 }
 
 /**
@@ -81,7 +84,8 @@ export class PresentationAnswerService {
     },
   ) {}
 
-  async prepare(holderDid: string, input: { authorization_request_uri: string }): Promise<PreparedAnswer> {
+  /** Prepares the answer; `claim` (an Idempotency-Key) commits with the session. */
+  async prepare(holderDid: string, input: { authorization_request_uri: string }, claim?: ClaimKey): Promise<PreparedAnswer> {
     const client = this.client()
     let parsed: ReturnType<Openid4vpClient['parseOpenid4vpAuthorizationRequest']>
     try {
@@ -105,25 +109,38 @@ export class PresentationAnswerService {
     }
     const kb = { aud: resolved.client.effective, nonce: request.nonce, iat: Math.floor(this.deps.clock.now().getTime() / 1000) }
     const drafts: SessionState['drafts'] = []
-    const presentations: PreparedPresentation[] = []
+    const shown: SessionState['shown'] = []
     for (const [queryId, match] of Object.entries(result.credential_matches)) {
       if (!match.success) continue
       const chosen = candidates[match.valid_credentials[0].input_credential_index]!
       const claims = (query.credentials.find((c) => c.id === queryId)?.claims ?? []).flatMap((c) => ('path' in c ? [[...c.path] as Array<string | number | null>] : []))
       const draft = await this.draft(holderDid, chosen, claims, kb)
       drafts.push({ queryId, credentialId: chosen.row.id, draft })
-      presentations.push({ query_id: queryId, credential_id: chosen.row.id, format: chosen.format, credential_type: chosen.row.credential_type, issuer_did: chosen.row.issuer_did, claims, to_sign: draft.jws })
+      shown.push({ query_id: queryId, credential_id: chosen.row.id, format: chosen.format, credential_type: chosen.row.credential_type, issuer_did: chosen.row.issuer_did, claims })
     }
 
     const id = `wps-${randomUUID()}`
     const expiresAt = new Date(this.deps.clock.now().getTime() + SESSION_TTL_MS)
-    const state: SessionState = { request, verifier: resolved.client.effective, drafts }
-    await sessions.insertSession(this.deps.db, { id, holder_did: holderDid, kind: 'oid4vp', status: 'prepared', state: JSON.stringify(state), sealed: null, expires_at: expiresAt })
-    return { session_id: id, verifier: resolved.client.effective, response_mode: request.response_mode ?? 'fragment', presentations, expires_at: expiresAt }
+    const state: SessionState = { request, verifier: resolved.client.effective, drafts, shown }
+    await withClaim(this.deps.db, claim, id, (executor) =>
+      sessions.insertSession(executor, { id, holder_did: holderDid, kind: 'oid4vp', status: 'prepared', state: JSON.stringify(state), sealed: null, expires_at: expiresAt }),
+    )
+    return preparedAnswer(id, state, expiresAt)
   }
 
-  /** Sends the answer once, with one signed holder proof per prepared presentation. */
-  async complete(holderDid: string, sessionId: string, input: { signatures: Record<string, string> }): Promise<AnswerOutcome> {
+  /** The answer of `prepare`, rebuilt from its session (an Idempotency-Key replay). */
+  async replayPrepare(holderDid: string, sessionId: string): Promise<PreparedAnswer> {
+    const row = await sessions.findSession(this.deps.db, holderDid, sessionId)
+    if (!row || row.kind !== 'oid4vp') throw new NotFoundError('The presentation answer this Idempotency-Key prepared has expired')
+    return preparedAnswer(row.id, JSON.parse(row.state) as SessionState, new Date(row.expires_at))
+  }
+
+  /**
+   * Sends the answer once, with one signed holder proof per prepared presentation. `claim` (an
+   * Idempotency-Key) commits with the activity records of the verifier's verdict; it seals the
+   * outcome, which is stored nowhere else (a redirect_uri may carry a response_code, OpenID4VP §8.2).
+   */
+  async complete(holderDid: string, sessionId: string, input: { signatures: Record<string, string> }, claim?: ClaimKey): Promise<AnswerOutcome> {
     const existing = await sessions.findSession(this.deps.db, holderDid, sessionId)
     if (!existing || existing.kind !== 'oid4vp') throw new NotFoundError('Presentation answer not found')
     const state = JSON.parse(existing.state) as SessionState
@@ -157,7 +174,15 @@ export class PresentationAnswerService {
     )
     const answer = (await submitted.response.json().catch(() => ({}))) as { redirect_uri?: unknown; error?: unknown; error_description?: unknown }
     const accepted = submitted.response.ok
+    const outcome: AnswerOutcome = {
+      accepted,
+      verifier_status: submitted.response.status,
+      redirect_uri: typeof answer.redirect_uri === 'string' ? answer.redirect_uri : null,
+      verifier_error: accepted ? null : [answer.error, answer.error_description].filter((p) => typeof p === 'string').join(': ') || null,
+    }
     await this.deps.db.transaction().execute(async (trx) => {
+      const refused = await claim?.(trx, taken.id, outcome)
+      if (refused) throw refused
       for (const { credentialId } of state.drafts) {
         await recordActivity(trx, {
           holder_did: holderDid,
@@ -168,12 +193,7 @@ export class PresentationAnswerService {
         })
       }
     })
-    return {
-      accepted,
-      verifier_status: submitted.response.status,
-      redirect_uri: typeof answer.redirect_uri === 'string' ? answer.redirect_uri : null,
-      verifier_error: accepted ? null : [answer.error, answer.error_description].filter((p) => typeof p === 'string').join(': ') || null,
-    }
+    return outcome
   }
 
   /** The holder's usable credentials (active, not withdrawn) in a form DCQL matches. */
@@ -210,6 +230,11 @@ export class PresentationAnswerService {
       },
     })
   }
+}
+
+function preparedAnswer(id: string, state: SessionState, expiresAt: Date): PreparedAnswer {
+  const presentations = state.drafts.map(({ draft }, i) => ({ ...state.shown[i]!, to_sign: draft.jws }))
+  return { session_id: id, verifier: state.verifier, response_mode: state.request.response_mode ?? 'fragment', presentations, expires_at: expiresAt }
 }
 
 function parseQuery(raw: unknown): DcqlQuery {
