@@ -315,7 +315,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(issuanceRoutes, { prefix: '/api/issuer', issuance, issued, idempotency })
   await app.register(offerRoutes, { prefix: '/api/issuer', offers })
   await app.register(issuerRequestRoutes, { prefix: '/api/issuer', requests })
-  await app.register(credentialRequestRoutes, { prefix: '/api/wallet', requests })
+  await app.register(credentialRequestRoutes, { prefix: '/api/wallet', requests, idempotency })
   await app.register(oid4vciRoutes, {
     context: oid4vciContext,
     offers: oid4vciOffers,
@@ -339,7 +339,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       },
     },
   })
-  await app.register(consentRoutes, { prefix: '/api/wallet', consents })
+  await app.register(consentRoutes, { prefix: '/api/wallet', consents, idempotency })
   const verifiers = new VerifierService({ db, clock, publicBaseUrl })
   const statusChecker = new StatusChecker({ db, publicBaseUrl, httpGet: deps.httpGet, resolver, issuerOf: (did) => identities.issuerOf(did) })
   const presentationVerifier = new PresentationVerifier({ resolver, status: statusChecker, clock, formats, issuerOf: (did) => identities.issuerOf(did), local: localDocuments })
@@ -364,6 +364,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       deps.httpRequest ?? createGuardedRequest({ allowPrivate: config.outboundAllowPrivate, timeoutMs: config.outboundTimeoutMs, maxBytes: 1024 * 1024, maxRedirects: 3 }),
     ),
     protocolBox: new SecretBox(deps.masterKey, 'wallet-protocol-sessions'),
+    idempotency,
   })
   // Imported credentials' status lists, read again in the background (docs/wallet.md).
   if (config.walletStatusRefreshMs > 0) {

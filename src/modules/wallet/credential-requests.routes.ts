@@ -6,6 +6,9 @@ import { CredentialRequest, requestView, RequestStatusQuery } from '../issuer/re
 import type { CredentialRequestService } from '../issuer/requests.service.js'
 import { errorRefs, PageQuery, pageResponse, paginate } from '../shared/route-helpers.js'
 import { FreeFormObject } from '../shared/free-form-json.js'
+import { IdempotencyHeaders } from '../idempotency/idempotency.schemas.js'
+import type { IdempotencyService } from '../idempotency/idempotency.service.js'
+import { keyedRequest } from '../idempotency/keyed-request.js'
 
 const errors = errorRefs(400, 401, 403, 404, 409)
 const RecordId = Type.String({ minLength: 1, maxLength: 100 })
@@ -16,11 +19,13 @@ const IssuerRequestParams = Type.Object({ issuer_did: Did, request_id: RecordId 
  * Issuer side, under /api/wallet/issuer/...: the step-up challenge, approval (issues the
  * credential) and rejection.
  */
-export const credentialRequestRoutes: FastifyPluginAsyncTypebox<{ requests: CredentialRequestService }> = async (app, { requests }) => {
+export const credentialRequestRoutes: FastifyPluginAsyncTypebox<{ requests: CredentialRequestService; idempotency: IdempotencyService }> = async (app, { requests, idempotency }) => {
   app.post('/credential-request', {
     schema: {
       tags: ['Wallet'],
       summary: 'Request a credential from an issuer, by schema_id or offer_id',
+      description: 'Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201 (and spends no second use of the offer); another body 422; while the first is in progress 409.',
+      headers: IdempotencyHeaders,
       body: Type.Object(
         {
           issuer_did: Did,
@@ -33,10 +38,15 @@ export const credentialRequestRoutes: FastifyPluginAsyncTypebox<{ requests: Cred
         },
         { additionalProperties: false },
       ),
-      response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), request: CredentialRequest }), ...errors },
+      response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), request: CredentialRequest }), ...errors, ...errorRefs(422) },
     },
   }, async (request, reply) => {
-    const created = await requests.create(request.auth!.did, request.body)
+    const holderDid = request.auth!.did
+    const { body: created } = await idempotency.run(
+      keyedRequest(request),
+      (claim) => requests.create(holderDid, request.body, claim),
+      (requestId) => requests.getForHolder(holderDid, requestId),
+    )
     return reply.status(201).send({ success: true, message: 'Credential request sent', request: requestView(created) })
   })
 

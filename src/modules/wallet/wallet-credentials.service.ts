@@ -6,6 +6,7 @@ import type { Database } from '../../db/database.js'
 import { isUniqueViolation } from '../../db/pg-errors.js'
 import { ConflictError, NotFoundError } from '../../errors.js'
 import type { FormatRegistry } from '../credentials/formats/format-registry.js'
+import type { ClaimKey } from '../idempotency/idempotency.service.js'
 import type { DidResolver } from '../did/did-resolver.js'
 import type { StatusChecker } from '../status-list/status-check.js'
 import { checkImportedCredential, type CheckedCredential } from './credential-import-check.js'
@@ -92,9 +93,9 @@ export class WalletCredentialService {
   /**
    * Verifies a JWT-VC and keeps it (docs/wallet.md "Import"). A credential issued here to this
    * holder and removed from the wallet comes back under its own id; one still in the wallet, or
-   * imported before, is a 409.
+   * imported before, is a 409. `claim` (an Idempotency-Key) commits with the import or restoration.
    */
-  async import(holderDid: string, jwt: string): Promise<{ credential: repo.WalletCredentialRow; restored: boolean }> {
+  async import(holderDid: string, jwt: string, claim?: ClaimKey): Promise<{ credential: repo.WalletCredentialRow; restored: boolean }> {
     const checked = await checkImportedCredential({ formats: this.deps.formats, resolver: this.deps.resolver, status: this.deps.status, now: this.deps.clock.now() }, jwt, holderDid)
     const now = this.deps.clock.now()
     const signingDid = hostedDidForIssuerUrl(this.deps.publicBaseUrl, checked.issuerDid) ?? checked.issuerDid
@@ -102,6 +103,8 @@ export class WalletCredentialService {
     if (local && local.owner_did === holderDid) {
       const restored = await this.deps.db.transaction().execute(async (trx) => {
         if (!(await repo.restoreToWallet(trx, holderDid, local.id))) return false
+        const refused = await claim?.(trx, local.id)
+        if (refused) throw refused
         await recordActivity(trx, { holder_did: holderDid, type: 'credential_imported', credential_id: local.id, details: activityDetails(checked, true), at: now })
         return true
       })
@@ -120,6 +123,8 @@ export class WalletCredentialService {
     const stored = await this.deps.content.put(Buffer.from(JSON.stringify(envelope)))
     try {
       await this.deps.db.transaction().execute(async (trx) => {
+        const refused = await claim?.(trx, id)
+        if (refused) throw refused
         await repo.insertImport(trx, {
           id,
           holder_did: holderDid,
@@ -149,6 +154,13 @@ export class WalletCredentialService {
       throw error
     }
     return { credential: await this.get(holderDid, id), restored: false }
+  }
+
+  /** The answer of an import, rebuilt from the wallet (an Idempotency-Key replay): one issued here came back restored. */
+  async replayImport(holderDid: string, credentialId: string): Promise<{ credential: repo.WalletCredentialRow; restored: boolean }> {
+    const credential = await repo.findWalletCredential(this.deps.db, holderDid, credentialId)
+    if (!credential) throw new NotFoundError('The credential this Idempotency-Key imported is no longer in the wallet')
+    return { credential, restored: credential.source === 'issued' }
   }
 }
 

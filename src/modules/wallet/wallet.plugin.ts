@@ -7,6 +7,7 @@ import type { Database } from '../../db/database.js'
 import type { DidResolver } from '../did/did-resolver.js'
 import type { StatusChecker } from '../status-list/status-check.js'
 import type { FormatRegistry } from '../credentials/formats/format-registry.js'
+import type { IdempotencyService } from '../idempotency/idempotency.service.js'
 import type { HolderKemKeys } from './holder-kem-keys.js'
 import { offerAcceptanceRoutes } from './oid4vc/offer-acceptance.routes.js'
 import { OfferAcceptanceService } from './oid4vc/offer-acceptance.service.js'
@@ -38,6 +39,8 @@ export interface WalletModuleOptions {
   protocolFetch: typeof fetch
   /** Seals the secrets of a hosted-wallet exchange between its two calls. */
   protocolBox: SecretBox
+  /** Idempotency-Key on the creating POSTs (import, share, evidence upload). */
+  idempotency: IdempotencyService
 }
 
 /**
@@ -59,9 +62,9 @@ export const walletModule: FastifyPluginAsyncTypebox<WalletModuleOptions> = asyn
     publicBaseUrl: o.publicBaseUrl,
     policy: { maxBytes: o.evidenceMaxBytes, allowedTypes: o.evidenceAllowedTypes },
   })
-  await app.register(walletCredentialRoutes, { wallet, now })
-  await app.register(walletShareRoutes, { shares, now })
-  await app.register(walletEvidenceRoutes, { evidence })
+  await app.register(walletCredentialRoutes, { wallet, now, idempotency: o.idempotency })
+  await app.register(walletShareRoutes, { shares, now, idempotency: o.idempotency })
+  await app.register(walletEvidenceRoutes, { evidence, idempotency: o.idempotency })
   await app.register(walletActivityRoutes, { db: o.db, now })
   const acceptance = new OfferAcceptanceService({ db: o.db, wallet, resolver: o.resolver, fetch: o.protocolFetch, box: o.protocolBox, clock: o.clock })
   await app.register(offerAcceptanceRoutes, { acceptance, now })
