@@ -57,8 +57,9 @@ export class CredentialRequestService {
     if (input.format !== undefined) this.deps.formats.issuable(input.format)
     const now = this.deps.clock.now()
     const id = `request-${randomUUID()}`
+    const direct = input.offer_id === undefined ? this.withoutOffer(input) : undefined
     return this.deps.db.transaction().execute(async (trx) => {
-      const asked = input.offer_id === undefined ? this.withoutOffer(input) : await this.fromOffer(trx, issuerDid, holderDid, input.offer_id, input, now)
+      const asked = direct ?? (await this.fromOffer(trx, issuerDid, holderDid, input.offer_id!, input, now))
       const schema = await findSchema(trx, issuerDid, asked.schemaId)
       if (!schema) throw new ValidationError(`Unknown schema_id "${asked.schemaId}" for this issuer`, { details: { field: 'schema_id' } })
       // The holder may leave required attributes to the issuer.
