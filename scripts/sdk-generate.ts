@@ -1,8 +1,11 @@
-/** `npm run sdk:generate`: writes packages/sdk/src/generated/schema.ts (see scripts/lib/sdk-schema.ts). */
+/** `npm run sdk:generate`: writes packages/sdk/src/generated/ (see scripts/lib/sdk-schema.ts). */
 import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { generateSdkSchema, SCHEMA_FILE } from './lib/sdk-schema.js'
+import { generateSdkSchema, KEYED_ROUTES_FILE, SCHEMA_FILE } from './lib/sdk-schema.js'
 
+const { schema, keyedRoutes } = await generateSdkSchema()
 await mkdir(path.dirname(SCHEMA_FILE), { recursive: true })
-await writeFile(SCHEMA_FILE, await generateSdkSchema())
-console.log(`wrote ${path.relative(process.cwd(), SCHEMA_FILE)}`)
+for (const [file, text] of [[SCHEMA_FILE, schema], [KEYED_ROUTES_FILE, keyedRoutes]] as const) {
+  await writeFile(file, text)
+  console.log(`wrote ${path.relative(process.cwd(), file)}`)
+}

@@ -308,12 +308,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const oid4vciOffers = new Oid4vciOffers({ ...oid4vciContext, db, clock, codeKey: deriveKey(deps.masterKey, 'oid4vci-pre-authorized-code-v1'), offers: (): OfferService => offers })
   const offers = new OfferService({ db, issuers, validators, clock, publicBaseUrl, formats, publication: oid4vciOffers })
   const requests = new CredentialRequestService({ db, auth, issuers, issuance, validators, clock, formats })
-  await app.register(issuerRoutes, { prefix: '/api/issuer', issuers, signing: new SigningMethodService({ issuers, identities, resolver, clock }) })
+  await app.register(issuerRoutes, { prefix: '/api/issuer', issuers, signing: new SigningMethodService({ issuers, identities, resolver, clock }), idempotency })
   await app.register(schemaDocumentRoutes, { prefix: '/api/schemas', issuers, publicBaseUrl })
-  await app.register(templateRoutes, { prefix: '/api/issuer', templates })
+  await app.register(templateRoutes, { prefix: '/api/issuer', templates, idempotency })
   await app.register(typeMetadataRoutes, { issuers, publicBaseUrl })
   await app.register(issuanceRoutes, { prefix: '/api/issuer', issuance, issued, idempotency })
-  await app.register(offerRoutes, { prefix: '/api/issuer', offers })
+  await app.register(offerRoutes, { prefix: '/api/issuer', offers, idempotency })
   await app.register(issuerRequestRoutes, { prefix: '/api/issuer', requests })
   await app.register(credentialRequestRoutes, { prefix: '/api/wallet', requests, idempotency })
   await app.register(oid4vciRoutes, {
@@ -345,7 +345,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const presentationVerifier = new PresentationVerifier({ resolver, status: statusChecker, clock, formats, issuerOf: (did) => identities.issuerOf(did), local: localDocuments })
   // OpenID4VP beside the spec's requests (docs/openid4vp.md); its presentation service is made below, before any request arrives.
   const oid4vp: Openid4vpService = new Openid4vpService({ db, clock, publicBaseUrl, hosted, keys, resolver, verifiers, presentations: { recordAnswer: (...a) => verifierPresentations.recordAnswer(...a) }, verifier: presentationVerifier, formats })
-  await app.register(verifierRoutes, { prefix: '/api/verifier', verifiers, oid4vp })
+  await app.register(verifierRoutes, { prefix: '/api/verifier', verifiers, oid4vp, idempotency })
   await app.register(walletModule, {
     prefix: '/api/wallet',
     db,
@@ -388,7 +388,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const callbacks = app.callbacks
   await app.register(anonymousProofRoutes, { prefix: '/api/wallet', proofs: new AnonymousProofService({ db, bbs, resolver, clock }) })
   await app.register(bbs2023DeriveRoutes, { prefix: '/api/wallet', derivation: new Bbs2023DeriveService({ db, format: bbs2023Credentials, clock }) })
-  await app.register(walletPresentationRoutes, { prefix: '/api/wallet', holder: new HolderPresentationService({ db, clock, verifiers, callbacks }), verifiers })
+  await app.register(walletPresentationRoutes, { prefix: '/api/wallet', holder: new HolderPresentationService({ db, clock, verifiers, callbacks }), verifiers, idempotency })
   const verifierPresentations = new VerifierPresentationService({
     db,
     clock,
@@ -404,15 +404,16 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     prefix: '/api/verifier',
     presentations: verifierPresentations,
     checkCid: (cid) => checkStoredCredential({ db, content: deps.content, clock }, cid),
+    idempotency,
   })
   await app.register(openid4vpRoutes, { prefix: '/openid4vp', oid4vp })
-  await app.register(vcApiClientRoutes, { prefix: '/api/issuer', clients: vcApiClients })
+  await app.register(vcApiClientRoutes, { prefix: '/api/issuer', clients: vcApiClients, idempotency })
   await app.register(oauthTokenRoutes, { prefix: '/oauth2', clients: vcApiClients })
   const vcApi = new VcApiService({ db, identities, formats, statusLists, status: statusChecker, resolver, clock, publicBaseUrl, local: localDocuments })
-  await app.register(vcApiRoutes, { prefix: '/vc-api', vcApi })
-  await app.register(qrRoutes, { prefix: '/api/qr', qr: new QrService({ db, clock, publicBaseUrl, verifiers, offers }) })
+  await app.register(vcApiRoutes, { prefix: '/vc-api', vcApi, idempotency })
+  await app.register(qrRoutes, { prefix: '/api/qr', qr: new QrService({ db, clock, publicBaseUrl, verifiers, offers }), idempotency })
   const dns = deps.dns ?? createDnsResolver({ timeoutMs: config.outboundTimeoutMs })
-  await app.register(domainRoutes, { prefix: '/api/domain', domains: new DomainService({ db, clock, httpGet: deps.httpGet, dns, resolver, timeoutMs: config.outboundTimeoutMs }) })
+  await app.register(domainRoutes, { prefix: '/api/domain', domains: new DomainService({ db, clock, httpGet: deps.httpGet, dns, resolver, timeoutMs: config.outboundTimeoutMs }), idempotency })
   if (config.adminApiKey) {
     await app.register(adminRoutes, { prefix: '/api/admin', admin: new AdminService({ db, keys, registrableDidMethods: config.registrableDidMethods }) })
   }

@@ -11,6 +11,7 @@ import type { OpenAPI3 } from 'openapi-typescript'
 import { createTestApp } from '../../test/helpers/test-app.js'
 
 export const SCHEMA_FILE = path.resolve(import.meta.dirname, '../../packages/sdk/src/generated/schema.ts')
+export const KEYED_ROUTES_FILE = path.resolve(import.meta.dirname, '../../packages/sdk/src/generated/keyed-routes.ts')
 
 const HEADER = '// Generated from the service\'s OpenAPI document (/api/docs/json): do not edit. Regenerate with `npm run sdk:generate`.\n'
 
@@ -27,8 +28,21 @@ export async function fetchOpenApiDocument(): Promise<OpenAPI3> {
   }
 }
 
-/** The text of `schema.ts` for the service as it is now. */
-export async function generateSdkSchema(): Promise<string> {
-  const ast = await openapiTS(await fetchOpenApiDocument(), { alphabetize: true, silent: true })
-  return HEADER + COMMENT_HEADER + astToString(ast)
+/** The text of `schema.ts` and `keyed-routes.ts` for the service as it is now. */
+export async function generateSdkSchema(): Promise<{ schema: string; keyedRoutes: string }> {
+  const doc = await fetchOpenApiDocument()
+  const ast = await openapiTS(doc, { alphabetize: true, silent: true })
+  return { schema: HEADER + COMMENT_HEADER + astToString(ast), keyedRoutes: keyedRoutesModule(doc) }
+}
+
+/** The POST paths that declare an Idempotency-Key header: the SDK sends a key and retries only there. */
+function keyedRoutesModule(doc: OpenAPI3): string {
+  const keyed = Object.entries(doc.paths ?? {})
+    .filter(([, item]) => {
+      const post = (item as { post?: { parameters?: Array<{ in?: string; name?: string }> } }).post
+      return (post?.parameters ?? []).some((p) => p.in === 'header' && p.name?.toLowerCase() === 'idempotency-key')
+    })
+    .map(([route]) => route)
+    .sort()
+  return `${HEADER}\n/** POST routes that take an Idempotency-Key (draft-ietf-httpapi-idempotency-key-header), as OpenAPI path templates. */\nexport const KEYED_POST_ROUTES: readonly string[] = [\n${keyed.map((r) => `  '${r}',\n`).join('')}]\n`
 }

@@ -60,7 +60,8 @@ async function errorHandlerPlugin(app: FastifyInstance): Promise<void> {
         request.log.error({ err: error }, 'request failed')
         return send(reply, request, status, error.code, status === 503 ? error.message : 'Internal server error')
       }
-      if (error.code === 'RATE_LIMITED' && error.details?.retry_after_seconds !== undefined) {
+      // RFC 9110 §10.2.3: a rate limit, or an Idempotency-Key whose first request is still in progress.
+      if (error.details?.retry_after_seconds !== undefined) {
         reply.header('retry-after', String(error.details.retry_after_seconds))
       }
       return send(reply, request, status, error.code, error.message, error.details)

@@ -73,7 +73,10 @@ describe('Idempotency-Key on POST /api/issuer/:did/issue (draft-ietf-httpapi-ide
     const created = answers.filter((r) => r.statusCode === 201)
     assert.ok(created.length >= 1, answers.map((r) => r.statusCode).join(','))
     for (const r of answers) assert.ok(r.statusCode === 201 || r.statusCode === 409, `${r.statusCode} ${r.body}`)
-    for (const r of answers.filter((a) => a.statusCode === 409)) assert.match(r.json().message, /still being processed/)
+    for (const r of answers.filter((a) => a.statusCode === 409)) {
+      assert.match(r.json().message, /still being processed/)
+      assert.equal(r.headers['retry-after'], '1')
+    }
     const ids = new Set(created.map((r) => r.json().credential.id))
     assert.equal(ids.size, 1)
     const after = await issuedIds(0)

@@ -8,6 +8,7 @@ import { base64url } from 'jose'
 import { ServiceError } from './errors.js'
 import type { paths } from './generated/schema.js'
 import { signBytes, type HolderKey } from './keys.js'
+import { retryingFetch, type RetryOptions } from './retry.js'
 
 /** A signed-in DID: the bearer token and the DID it belongs to (sent as X-User-DID). */
 export interface Session {
@@ -29,6 +30,12 @@ export interface ServiceClientOptions {
   /** Default globalThis.fetch; always called with one Request (so `typeof fetch` fits, and so does a recorder or a test double). */
   fetch?: (request: Request) => Promise<Response>
   session?: Session
+  /**
+   * Creating POSTs (the routes that take an Idempotency-Key) get a key and are sent again when
+   * the answer is lost, the service is briefly unavailable, or the first attempt is still in
+   * progress; the service answers the first result. Default 2 retries; `{ retries: 0 }` sends once.
+   */
+  retry?: RetryOptions
 }
 
 export function createServiceClient(o: ServiceClientOptions): ServiceClient {
@@ -36,7 +43,7 @@ export function createServiceClient(o: ServiceClientOptions): ServiceClient {
   const api = createClient<paths>({
     baseUrl: o.baseUrl.replace(/\/+$/, ''),
     // Called as a plain function: browsers refuse a `fetch` invoked as another object's method.
-    fetch: custom ? (request) => custom(request) : (request) => globalThis.fetch(request),
+    fetch: retryingFetch(custom ? (request) => custom(request) : (request) => globalThis.fetch(request), o.retry),
   })
   const client: ServiceClient = {
     api,

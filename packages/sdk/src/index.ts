@@ -2,6 +2,7 @@
 export type { paths, components } from './generated/schema.js'
 export { ServiceError } from './errors.js'
 export { createServiceClient, type ServiceClient, type ServiceClientOptions, type Session } from './client.js'
+export { takesIdempotencyKey, type RetryOptions } from './retry.js'
 export { generateHolderKey, exportHolderKey, importHolderKey, holderDidJwk, type HolderKey, type HolderAlg } from './keys.js'
 export { completeJws, signVpJwt, createKeyProof, signKbJwt } from './jws.js'
 export { acceptOffer, type AcceptOfferResult } from './flows/accept-offer.js'

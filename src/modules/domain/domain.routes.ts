@@ -2,6 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { Did } from '../auth/auth.schemas.js'
 import { errorRefs } from '../shared/route-helpers.js'
+import { IdempotencyHeaders } from '../idempotency/idempotency.schemas.js'
+import type { IdempotencyService } from '../idempotency/idempotency.service.js'
+import { keyedRequest } from '../idempotency/keyed-request.js'
 import { displayDomain } from './domain-name.js'
 import type { DomainChallengeRow, DomainVerificationRow } from './domain.repository.js'
 import * as S from './domain.schemas.js'
@@ -12,7 +15,7 @@ const iso = (d: Date) => new Date(d).toISOString()
 const isoOrNull = (d: Date | null) => (d === null ? null : iso(d))
 
 /** Domain ownership checks for issuers and verifiers (spec: Domain group; DESIGN.md "Domains"). */
-export const domainRoutes: FastifyPluginAsyncTypebox<{ domains: DomainService }> = async (app, { domains }) => {
+export const domainRoutes: FastifyPluginAsyncTypebox<{ domains: DomainService; idempotency: IdempotencyService }> = async (app, { domains, idempotency }) => {
   const challengeView = ({ challenge: c, locations }: ChallengeView) => ({
     id: c.id,
     did: c.did,
@@ -52,11 +55,14 @@ export const domainRoutes: FastifyPluginAsyncTypebox<{ domains: DomainService }>
     schema: {
       tags,
       summary: 'A challenge token for a domain, and where to publish it (HTTPS well-known file or DNS TXT record)',
+      description: "Each call replaces the domain's earlier challenge. Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201 (the same token); another body 422; while the first is in progress 409.",
+      headers: IdempotencyHeaders,
       body: S.ChallengeBody,
-      response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), challenge: S.Challenge }), ...errorRefs(400, 401, 403, 409) },
+      response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), challenge: S.Challenge }), ...errorRefs(400, 401, 403, 404, 409, 422) },
     },
   }, async (request, reply) => {
-    const created = await domains.createChallenge(request.auth!.did, request.body)
+    const did = request.auth!.did
+    const { body: created } = await idempotency.run(keyedRequest(request), (claim) => domains.createChallenge(did, request.body, claim), (id) => domains.challenge(did, id))
     return reply.status(201).send({ success: true, message: 'Domain challenge created: publish the token, then call POST /api/domain/verify', challenge: challengeView(created) })
   })
 

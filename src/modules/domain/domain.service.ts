@@ -7,6 +7,7 @@ import type { Database } from '../../db/database.js'
 import { AppError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js'
 import type { DidResolver } from '../did/did-resolver.js'
 import { normalizeDid } from '../did/did-normalize.js'
+import type { ClaimKey } from '../idempotency/idempotency.service.js'
 import { verifyDidConfiguration } from './domain-linkage.js'
 import { normalizeDomain, proofLocations } from './domain-name.js'
 import { checkDnsTxtToken, checkWellKnownToken, fetchProofDocument, proofFailure } from './domain-proofs.js'
@@ -48,15 +49,23 @@ export class DomainService {
     this.ttlMs = (deps.challengeTtlSeconds ?? DEFAULT_CHALLENGE_TTL_SECONDS) * 1000
   }
 
-  async createChallenge(callerDid: string, input: { did: string; domain: string }): Promise<ChallengeView> {
+  /**
+   * A new challenge replaces the domain's earlier one (whose token stops working), so a retry
+   * would void the answer the client may have acted on: `claim`, an Idempotency-Key, is recorded
+   * with the challenge so that a retry answers it instead.
+   */
+  async createChallenge(callerDid: string, input: { did: string; domain: string }, claim?: ClaimKey): Promise<ChallengeView> {
     const did = actingDid(callerDid, input.did)
     const domain = normalizeDomain(input.domain)
     const now = this.deps.clock.now()
+    const id = `domch-${randomUUID()}`
     const challenge = await this.deps.db.transaction().execute(async (trx) => {
+      const refused = await claim?.(trx, id)
+      if (refused) throw refused
       await this.checkCapacity(trx, did, domain)
       await repo.ensurePending(trx, did, domain, now)
       return repo.replaceChallenge(trx, {
-        id: `domch-${randomUUID()}`,
+        id,
         did,
         domain,
         // 256 bits from the CSPRNG: unguessable, so only who can publish on the domain can answer.
@@ -67,6 +76,13 @@ export class DomainService {
       })
     })
     return { challenge, locations: proofLocations(domain) }
+  }
+
+  /** The caller's challenge as its creation answered it (an Idempotency-Key replay); 404 once a newer one replaced it. */
+  async challenge(callerDid: string, id: string): Promise<ChallengeView> {
+    const found = await repo.findChallenge(this.deps.db, id)
+    if (!found || found.did !== callerDid) throw new NotFoundError('The domain challenge this Idempotency-Key created no longer exists (a newer challenge for the domain replaced it)')
+    return { challenge: found, locations: proofLocations(found.domain) }
   }
 
   async verify(

@@ -56,7 +56,7 @@ export class IdempotencyService {
     const recorded = await this.answerRecorded(scope, fingerprint, replay)
     if (recorded) return recorded
     const slot = JSON.stringify([scope.caller_did, route, key])
-    if (this.inFlight.has(slot)) throw new ConflictError('A request with this Idempotency-Key is still being processed; retry once it has answered', { details: { header: 'Idempotency-Key' } })
+    if (this.inFlight.has(slot)) throw new ConflictError('A request with this Idempotency-Key is still being processed; retry once it has answered', { details: { header: 'Idempotency-Key', retry_after_seconds: 1 } })
     this.inFlight.add(slot)
     try {
       const claim: ClaimKey = async (trx, resourceId, secret) => {

@@ -7,6 +7,9 @@ import { errorRefs, PageQuery, pageResponse, paginate, withIsoDates } from '../s
 import * as S from './issuer.schemas.js'
 import type { IssuerService } from './issuer.service.js'
 import type { SigningMethodService } from './signing-method.service.js'
+import { IdempotencyHeaders } from '../idempotency/idempotency.schemas.js'
+import type { IdempotencyService } from '../idempotency/idempotency.service.js'
+import { keyedRequest } from '../idempotency/keyed-request.js'
 
 const errors = errorRefs(400, 401, 403, 404, 409)
 const tags = ['Issuer']
@@ -14,13 +17,20 @@ const DidParams = Type.Object({ did: Did })
 const SchemaParams = Type.Object({ did: Did, schema_id: Type.String({ minLength: 1, maxLength: 100 }) })
 
 /** Issuer profile and schemas (spec: Issuer group). The `:did` is the caller's own (auth hook). */
-export const issuerRoutes: FastifyPluginAsyncTypebox<{ issuers: IssuerService; signing: SigningMethodService }> = async (app, { issuers, signing }) => {
+export const issuerRoutes: FastifyPluginAsyncTypebox<{ issuers: IssuerService; signing: SigningMethodService; idempotency: IdempotencyService }> = async (app, { issuers, signing, idempotency }) => {
   app.post('', {
-    schema: { tags, summary: 'Create the issuer profile of the authenticated DID', body: S.IssuerBody, response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), issuer: S.Issuer }), ...errors } },
+    schema: {
+      tags,
+      summary: 'Create the issuer profile of the authenticated DID',
+      description: 'Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201 (without a key, a repeat answers 409).',
+      headers: IdempotencyHeaders,
+      body: S.IssuerBody,
+      response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), issuer: S.Issuer }), ...errors, ...errorRefs(422) },
+    },
   }, async (request, reply) => {
     const did = request.auth!.did
     if (request.body.did !== undefined && normalizeDid(request.body.did) !== did) throw new ForbiddenError('The body DID is not the authenticated DID')
-    const issuer = await issuers.createProfile(did, request.body)
+    const { body: issuer } = await idempotency.run(keyedRequest(request), (claim) => issuers.createProfile(did, request.body, claim), () => issuers.profile(did))
     return reply.status(201).send({ success: true, message: 'Issuer profile created', issuer: withIsoDates(issuer) })
   })
 
@@ -77,9 +87,18 @@ export const issuerRoutes: FastifyPluginAsyncTypebox<{ issuers: IssuerService; s
   })
 
   app.post('/:did/schemas', {
-    schema: { tags, summary: 'Define a credential schema', params: DidParams, body: S.SchemaBody, response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), schema: S.Schema }), ...errors } },
+    schema: {
+      tags,
+      summary: 'Define a credential schema',
+      description: 'Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201.',
+      params: DidParams,
+      headers: IdempotencyHeaders,
+      body: S.SchemaBody,
+      response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), schema: S.Schema }), ...errors, ...errorRefs(422) },
+    },
   }, async (request, reply) => {
-    const schema = await issuers.createSchema(request.auth!.did, request.body)
+    const did = request.auth!.did
+    const { body: schema } = await idempotency.run(keyedRequest(request), (claim) => issuers.createSchema(did, request.body, claim), (schemaId) => issuers.schema(did, schemaId))
     return reply.status(201).send({ success: true, message: 'Schema created', schema: withIsoDates(schema) })
   })
 

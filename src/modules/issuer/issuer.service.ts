@@ -3,11 +3,12 @@ import { isUniqueViolation } from '../../db/pg-errors.js'
 import type { Clock } from '../../adapters/clock.js'
 import type { ContentStore } from '../../adapters/content-store/content-store.js'
 import { canonicalize, jcsSha256Hex } from '../../crypto/jcs.js'
-import type { Database } from '../../db/database.js'
+import type { Database, Executor } from '../../db/database.js'
 import { ConflictError, NotFoundError, UnauthenticatedError, ValidationError } from '../../errors.js'
 import type { AuthService, Proof } from '../auth/auth.service.js'
 import type { AccessClaims } from '../auth/token-service.js'
 import type { ChainAnchor } from '../blockchain/chain-anchor.js'
+import { withClaim, type ClaimKey } from '../idempotency/idempotency.service.js'
 import * as issuers from './issuer.repository.js'
 import type { IssuerBody, IssuerUpdateBody, SchemaBody, SchemaUpdateBody } from './issuer.schemas.js'
 import * as schemas from './schemas.repository.js'
@@ -30,8 +31,9 @@ export interface IssuerServiceDeps {
 export class IssuerService {
   constructor(private readonly deps: IssuerServiceDeps) {}
 
-  async createProfile(did: string, input: IssuerBody): Promise<issuers.IssuerRow> {
-    const created = await issuers.insertIssuer(this.deps.db, {
+  /** `claim` (an Idempotency-Key) is recorded in the profile's transaction, for the DID. */
+  async createProfile(did: string, input: IssuerBody, claim?: ClaimKey): Promise<issuers.IssuerRow> {
+    const values = {
       did,
       name: input.name,
       description: input.description ?? '',
@@ -40,9 +42,15 @@ export class IssuerService {
       email: input.email ?? null,
       signing_method: input.signing_did_method ?? 'web',
       web_id: randomUUID().replaceAll('-', ''),
+    }
+    const created = await withClaim(this.deps.db, claim, did, async (db) => {
+      const inserted = await issuers.insertIssuer(db, values)
+      // Thrown inside, so that a claim made with it rolls back too.
+      if (!inserted) throw new ConflictError('This DID already has an issuer profile')
+      return inserted
     })
-    if (!created) throw new ConflictError('This DID already has an issuer profile')
-    // The custodial signing keys (Ed25519, P-256, BBS) are made with the profile, under its signing DID(s).
+    // The custodial signing keys (Ed25519, P-256, BBS) are made with the profile, under its signing
+    // DID(s); made on first use otherwise, should this not run (a crash after the commit).
     await this.deps.identities.prepare(created)
     return created
   }
@@ -107,21 +115,27 @@ export class IssuerService {
     return issuer
   }
 
-  async createSchema(issuerDid: string, input: SchemaBody): Promise<schemas.SchemaRow> {
+  /** `claim` (an Idempotency-Key) is recorded in the schema's transaction, for its id. */
+  async createSchema(issuerDid: string, input: SchemaBody, claim?: ClaimKey): Promise<schemas.SchemaRow> {
     await this.profile(issuerDid)
     const values = this.schemaValues(`schema-${randomUUID()}`, issuerDid, input)
     const { ipfs_hash: _unused, ...document } = values
     values.ipfs_hash = await this.publish(values)
     const anchor = this.deps.anchor?.configured ? this.deps.anchor : undefined
-    // With a chain, the schema row and its anchoring job commit together or not at all.
+    const insert = async (db: Executor) => {
+      const inserted = await schemas.insertSchema(db, values)
+      if (!inserted) throw new ConflictError(`A schema "${input.name}" version "${input.version}" already exists: use a new version label`)
+      await anchor?.enqueue(db, { kind: 'schema', issuerDid, schemaId: inserted.id, schemaHash: jcsSha256Hex(document) })
+      return inserted
+    }
+    // With a chain, the schema row and its anchoring job commit together or not at all (and with its key).
     const created = anchor
       ? await this.deps.db.transaction().execute(async (trx) => {
-          const inserted = await schemas.insertSchema(trx, values)
-          if (inserted) await anchor.enqueue(trx, { kind: 'schema', issuerDid, schemaId: inserted.id, schemaHash: jcsSha256Hex(document) })
-          return inserted
+          const refused = await claim?.(trx, values.id)
+          if (refused) throw refused
+          return insert(trx)
         })
-      : await schemas.insertSchema(this.deps.db, values)
-    if (!created) throw new ConflictError(`A schema "${input.name}" version "${input.version}" already exists: use a new version label`)
+      : await withClaim(this.deps.db, claim, values.id, insert)
     anchor?.nudge()
     return created
   }

@@ -6,6 +6,9 @@ import type { OfferRow } from './offers.repository.js'
 import type { OfferService } from './offers.service.js'
 import { FreeFormObject } from '../shared/free-form-json.js'
 import { CredentialFormatId } from './issuance.schemas.js'
+import { IdempotencyHeaders } from '../idempotency/idempotency.schemas.js'
+import type { IdempotencyService } from '../idempotency/idempotency.service.js'
+import { keyedRequest } from '../idempotency/keyed-request.js'
 
 const errors = errorRefs(400, 401, 403, 404, 409)
 const tags = ['Issuer']
@@ -63,10 +66,15 @@ const offerView = (o: OfferRow) => ({
   updated_at: new Date(o.updated_at).toISOString(),
 })
 
-export const offerRoutes: FastifyPluginAsyncTypebox<{ offers: OfferService }> = async (app, { offers }) => {
+export const offerRoutes: FastifyPluginAsyncTypebox<{ offers: OfferService; idempotency: IdempotencyService }> = async (app, { offers, idempotency }) => {
   app.post('/:did/offers', {
     schema: {
-      tags, summary: 'Create a credential offer (with its QR payload)', params: DidParams, body: OfferBody,
+      tags,
+      summary: 'Create a credential offer (with its QR payload)',
+      description: 'Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201, its tx_code and offer URI included.',
+      params: DidParams,
+      headers: IdempotencyHeaders,
+      body: OfferBody,
       response: {
         201: Type.Object({
           success: Type.Boolean(),
@@ -80,10 +88,16 @@ export const offerRoutes: FastifyPluginAsyncTypebox<{ offers: OfferService }> = 
           tx_code: Type.Optional(Type.String({ description: 'OpenID4VCI: the transaction code to give the holder out of band; shown only here' })),
         }),
         ...errors,
+        ...errorRefs(422),
       },
     },
   }, async (request, reply) => {
-    const { offer, published } = await offers.create(request.auth!.did, request.body)
+    const did = request.auth!.did
+    const { body: { offer, published } } = await idempotency.run(
+      keyedRequest(request),
+      (claim) => offers.create(did, request.body, claim),
+      (offerId, secret) => offers.replay(did, offerId, secret),
+    )
     return reply.status(201).send({ success: true, message: 'Offer created', offer: offerView(offer), qr_code_data: offers.qrPayload(offer), ...published })
   })
 

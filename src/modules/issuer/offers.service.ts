@@ -4,6 +4,7 @@ import type { Clock } from '../../adapters/clock.js'
 import type { Database, DB, Executor } from '../../db/database.js'
 import type { FormatRegistry } from '../credentials/formats/format-registry.js'
 import { NotFoundError, ValidationError } from '../../errors.js'
+import type { ClaimKey } from '../idempotency/idempotency.service.js'
 import { normalizeDid } from '../did/did-normalize.js'
 import { qrSvgDataUrl } from '../qr/qr-image.js'
 import type { AttributeValidators } from './attribute-validator.js'
@@ -39,12 +40,16 @@ export interface OfferInput {
  */
 export interface OfferPublication {
   prepare(offer: { issuerDid: string; schemaId: string; format: string | null; input: OfferInput }): Promise<PreparedPublication | undefined>
+  /** The fields `answer` added, again, from the stored offer and the prepared `secret` (an Idempotency-Key replay). */
+  answerAgain(offer: offers.OfferRow, secret: unknown): Promise<Record<string, unknown>>
 }
 
 export interface PreparedPublication {
   store(trx: Transaction<DB>, offer: offers.OfferRow): Promise<void>
   /** Fields added to the creation's answer (shown once: they may carry secrets). */
   answer(offer: offers.OfferRow): Promise<Record<string, unknown>>
+  /** What `answer` shows and the database keeps only as digests (JSON): sealed with an Idempotency-Key, for `answerAgain`. */
+  secret: unknown
 }
 
 /**
@@ -56,8 +61,11 @@ export class OfferService {
     private readonly deps: { db: Database; issuers: IssuerService; validators: AttributeValidators; clock: Clock; publicBaseUrl: string; formats: FormatRegistry; publication?: OfferPublication },
   ) {}
 
-  /** Creates the offer and, in the same transaction, its standard publication (OpenID4VCI). */
-  async create(issuerDid: string, input: OfferInput): Promise<{ offer: offers.OfferRow; published: Record<string, unknown> }> {
+  /**
+   * Creates the offer and, in the same transaction, its standard publication (OpenID4VCI) and
+   * `claim` (an Idempotency-Key, for the offer's id, sealing what the publication shows once).
+   */
+  async create(issuerDid: string, input: OfferInput, claim?: ClaimKey): Promise<{ offer: offers.OfferRow; published: Record<string, unknown> }> {
     await this.deps.issuers.profile(issuerDid)
     let schema
     try {
@@ -93,14 +101,24 @@ export class OfferService {
       expires_at: expiresAt,
       format,
     }
-    const offer = prepared
+    const offer = prepared || claim
       ? await this.deps.db.transaction().execute(async (trx) => {
+          const refused = await claim?.(trx, row.id, prepared?.secret)
+          if (refused) throw refused
           const inserted = await offers.insertOffer(trx, row)
-          await prepared.store(trx, inserted)
+          await prepared?.store(trx, inserted)
           return inserted
         })
       : await offers.insertOffer(this.deps.db, row)
     return { offer, published: prepared ? await prepared.answer(offer) : {} }
+  }
+
+  /** What `create` answered, from the stored offer and the secret its key sealed (undefined: no publication). */
+  async replay(issuerDid: string, id: string, secret: unknown): Promise<{ offer: offers.OfferRow; published: Record<string, unknown> }> {
+    const offer = await offers.findOffer(this.deps.db, issuerDid, id)
+    if (!offer) throw new NotFoundError('The offer this Idempotency-Key created no longer exists')
+    const published = secret === undefined || !this.deps.publication ? {} : await this.deps.publication.answerAgain(offer, secret)
+    return { offer, published }
   }
 
   /**

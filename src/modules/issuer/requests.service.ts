@@ -6,6 +6,7 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '.
 import type { AuthService } from '../auth/auth.service.js'
 import type { FormatRegistry } from '../credentials/formats/format-registry.js'
 import { normalizeDid } from '../did/did-normalize.js'
+import type { ClaimKey } from '../idempotency/idempotency.service.js'
 import type { AttributeValidators } from './attribute-validator.js'
 import type { IssuanceService } from './issuance.service.js'
 import { findIssuer } from './issuer.repository.js'
@@ -14,7 +15,6 @@ import { takeOfferUse } from './offers.repository.js'
 import { findSchema } from './schemas.repository.js'
 import * as requests from './requests.repository.js'
 import { recordActivity } from '../wallet/wallet-activity.js'
-import type { ClaimKey } from '../idempotency/idempotency.service.js'
 
 export interface CredentialRequestInput {
   issuer_did: string
@@ -113,7 +113,8 @@ export class CredentialRequestService {
     return { challenge, expiresAt }
   }
 
-  async approve(callerDid: string, rawIssuerDid: string, id: string, input: { signature: string; challenge?: string; attributes?: Record<string, unknown>; expiration_date?: string }) {
+  /** `claim` (an Idempotency-Key) is recorded, for the credential, in the transaction that issues it and decides the request. */
+  async approve(callerDid: string, rawIssuerDid: string, id: string, input: { signature: string; challenge?: string; attributes?: Record<string, unknown>; expiration_date?: string }, claim?: ClaimKey) {
     const issuerDid = this.assertIssuer(callerDid, rawIssuerDid)
     const request = await this.pending(issuerDid, id)
     const challenge = input.challenge ?? request.approval_challenge
@@ -133,11 +134,18 @@ export class CredentialRequestService {
         requestId: request.id,
         steppedUp: true,
         within: async (trx, credential) => {
+          const refused = await claim?.(trx, credential.id)
+          if (refused) throw refused
           const decided = await requests.decideRequest(trx, request.id, { status: 'approved', credential_id: credential.id }, this.deps.clock.now())
           if (!decided) throw new ConflictError('The request was decided meanwhile')
         },
       },
     )
+  }
+
+  /** The approval's credential as `approve` answered it (an Idempotency-Key replay). */
+  replayApproval(issuerDid: string, credentialId: string) {
+    return this.deps.issuance.replay(issuerDid, credentialId)
   }
 
   async reject(callerDid: string, rawIssuerDid: string, id: string, reason: string | undefined): Promise<requests.RequestRow> {

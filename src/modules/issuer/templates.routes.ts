@@ -5,6 +5,9 @@ import { errorRefs, PageQuery, pageResponse, paginate, withIsoDates } from '../s
 import type { TemplateService } from './templates.service.js'
 import { FreeFormObject } from '../shared/free-form-json.js'
 import { CredentialFormatId } from './issuance.schemas.js'
+import { IdempotencyHeaders } from '../idempotency/idempotency.schemas.js'
+import type { IdempotencyService } from '../idempotency/idempotency.service.js'
+import { keyedRequest } from '../idempotency/keyed-request.js'
 
 const errors = errorRefs(400, 401, 403, 404, 409)
 const tags = ['Issuer']
@@ -40,11 +43,20 @@ const Template = Type.Object({
 })
 const One = Type.Object({ success: Type.Boolean(), message: Type.Optional(Type.String()), template: Template })
 
-export const templateRoutes: FastifyPluginAsyncTypebox<{ templates: TemplateService }> = async (app, { templates }) => {
+export const templateRoutes: FastifyPluginAsyncTypebox<{ templates: TemplateService; idempotency: IdempotencyService }> = async (app, { templates, idempotency }) => {
   app.post('/:did/templates', {
-    schema: { tags, summary: 'Create a template that pre-fills issuance', params: DidParams, body: TemplateBody, response: { 201: One, ...errors } },
+    schema: {
+      tags,
+      summary: 'Create a template that pre-fills issuance',
+      description: 'Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201.',
+      params: DidParams,
+      headers: IdempotencyHeaders,
+      body: TemplateBody,
+      response: { 201: One, ...errors, ...errorRefs(422) },
+    },
   }, async (request, reply) => {
-    const template = await templates.create(request.auth!.did, request.body)
+    const did = request.auth!.did
+    const { body: template } = await idempotency.run(keyedRequest(request), (claim) => templates.create(did, request.body, claim), (templateId) => templates.get(did, templateId))
     return reply.status(201).send({ success: true, message: 'Template created', template: withIsoDates(template) })
   })
 

@@ -3,6 +3,7 @@ import type { Clock } from '../../adapters/clock.js'
 import type { Database } from '../../db/database.js'
 import { NotFoundError, ValidationError } from '../../errors.js'
 import type { FormatRegistry } from '../credentials/formats/format-registry.js'
+import { withClaim, type ClaimKey } from '../idempotency/idempotency.service.js'
 import type { AttributeValidators } from './attribute-validator.js'
 import type { IssuerService } from './issuer.service.js'
 import * as templates from './templates.repository.js'
@@ -23,12 +24,14 @@ export class TemplateService {
     private readonly deps: { db: Database; issuers: IssuerService; validators: AttributeValidators; clock: Clock; formats: FormatRegistry },
   ) {}
 
-  async create(issuerDid: string, input: TemplateInput): Promise<templates.TemplateRow> {
+  /** `claim` (an Idempotency-Key) is recorded in the template's transaction, for its id. */
+  async create(issuerDid: string, input: TemplateInput, claim?: ClaimKey): Promise<templates.TemplateRow> {
     await this.deps.issuers.profile(issuerDid)
     await this.checkAgainstSchema(issuerDid, input.schema_id, input.fixed_attributes ?? {})
     if (input.format != null) this.deps.formats.issuable(input.format)
-    return templates.insertTemplate(this.deps.db, {
-      id: `template-${randomUUID()}`,
+    const id = `template-${randomUUID()}`
+    return withClaim(this.deps.db, claim, id, (db) => templates.insertTemplate(db, {
+      id,
       issuer_did: issuerDid,
       name: input.name,
       description: input.description ?? '',
@@ -37,7 +40,7 @@ export class TemplateService {
       fixed_attributes: input.fixed_attributes ?? {},
       validity_days: input.validity_days ?? null,
       format: input.format ?? null,
-    })
+    }))
   }
 
   async get(issuerDid: string, id: string): Promise<templates.TemplateRow> {

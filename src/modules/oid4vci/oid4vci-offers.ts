@@ -5,6 +5,7 @@ import type { Clock } from '../../adapters/clock.js'
 import type { Database } from '../../db/database.js'
 import { NotFoundError, ValidationError } from '../../errors.js'
 import type { OfferInput, OfferPublication, OfferService, PreparedPublication } from '../issuer/offers.service.js'
+import type { OfferRow } from '../issuer/offers.types.js'
 import { qrSvgDataUrl } from '../qr/qr-image.js'
 import { issuerContext, servesOid4vci, sha256Hex, type ContextDeps, type IssuerContext } from './oid4vci-context.js'
 import { configurationId, DEFAULT_OID4VCI_FORMAT, OID4VCI_FORMATS } from './oid4vci-metadata.js'
@@ -18,6 +19,12 @@ export interface Oid4vciOffersDeps extends ContextDeps {
   codeKey: Uint8Array
   /** Set once the offer service exists (it is made with this publication). */
   offers?: () => OfferService
+}
+
+/** What an offer's creation showed once and is kept only as digests: sealed by an Idempotency-Key. */
+interface OfferSecret {
+  handle: string
+  tx_code?: string
 }
 
 const TEXT_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789'
@@ -66,17 +73,29 @@ export class Oid4vciOffers implements OfferPublication {
           batch_size: 1,
         })
       },
-      answer: async () => {
-        const ctx = await issuerContext(this.deps, identity.web_id, configuration)
-        const created = await this.offerFor(ctx, handle, configuration, spec, preAuthorized)
-        return {
-          credential_offer_uri: created.credentialOffer,
-          credential_offer_qr: await qrSvgDataUrl(created.credentialOffer),
-          credential_offer: created.credentialOfferObject,
-          credential_configuration_id: configuration,
-          ...(txCode ? { tx_code: txCode } : {}),
-        }
-      },
+      answer: () => this.answer(identity.web_id, handle, configuration, spec, preAuthorized, txCode),
+      // The handle (whence the URI and the pre-authorized code) and the tx_code are stored only as digests.
+      secret: { handle, ...(txCode ? { tx_code: txCode } : {}) } satisfies OfferSecret,
+    }
+  }
+
+  async answerAgain(offer: OfferRow, secret: unknown): Promise<Record<string, unknown>> {
+    const { handle, tx_code: txCode } = secret as OfferSecret
+    const [found, identity] = await Promise.all([repo.findOffer(this.deps.db, offer.id), this.deps.identities.identity(offer.issuer_did)])
+    if (!found || !identity) throw new NotFoundError('The OpenID4VCI offer this Idempotency-Key created no longer exists')
+    return this.answer(identity.web_id, handle, found.configuration_id, found.tx_code_spec, found.pre_authorized_code_digest !== null, txCode ?? null)
+  }
+
+  /** The creation answer's OpenID4VCI fields: the offer by reference, its QR and the tx_code to pass on. */
+  private async answer(webId: string, handle: string, configuration: string, spec: TxCodeSpec | null, preAuthorized: boolean, txCode: string | null) {
+    const ctx = await issuerContext(this.deps, webId, configuration)
+    const created = await this.offerFor(ctx, handle, configuration, spec, preAuthorized)
+    return {
+      credential_offer_uri: created.credentialOffer,
+      credential_offer_qr: await qrSvgDataUrl(created.credentialOffer),
+      credential_offer: created.credentialOfferObject,
+      credential_configuration_id: configuration,
+      ...(txCode ? { tx_code: txCode } : {}),
     }
   }
 

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto'
 import type { Clock } from '../../adapters/clock.js'
 import { decodeCompactJws, jwsNestingProblem } from '../../crypto/jws.js'
 import { dataIntegrityEnvelope, isDataIntegrityPresentation } from '../credentials/formats/data-integrity/data-integrity-presentation.js'
-import type { Database } from '../../db/database.js'
+import type { Database, Executor } from '../../db/database.js'
 import { isUniqueViolation } from '../../db/pg-errors.js'
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.js'
+import type { ClaimKey } from '../idempotency/idempotency.service.js'
 import type { PresentationRequestRow } from '../verifier/verifier.types.js'
 import type { VerifierService } from '../verifier/verifier.service.js'
 import { inWallet } from '../wallet/wallet-credentials.service.js'
@@ -49,7 +50,11 @@ export class HolderPresentationService {
     return found
   }
 
-  async approve(holderDid: string, requestId: string, input: ApproveInput): Promise<repo.PresentationRow> {
+  /**
+   * `claim`: an Idempotency-Key, recorded in the transaction that stores the answer and its
+   * callback event, so a replay (which only reads) can never queue a second event.
+   */
+  async approve(holderDid: string, requestId: string, input: ApproveInput, claim?: ClaimKey): Promise<repo.PresentationRow> {
     const ids = [...new Set(input.credential_ids)]
     // Two independent reads at once; the wallet check's answer matters only for an open request.
     const [{ entry, request }, held] = await Promise.all([this.inboxEntry(holderDid, requestId), inWallet(this.deps.db, holderDid, ids)])
@@ -72,17 +77,25 @@ export class HolderPresentationService {
     }
     const activity = { presentation_id: submitted.id, request_id: request.id, verifier_did: request.verifier_did, credential_ids: ids }
     const callbackUrl = request.callback_url && this.deps.callbacks ? request.callback_url : undefined
+    const store = async (db: Executor) => {
+      const row = await repo.insertApproval(db, submitted, activity)
+      if (!row) throw new ConflictError('This request was already answered')
+      return row
+    }
     try {
-      // One statement closes the request and writes everything else (insertApproval); with a
-      // callback its event joins it in a transaction, so the event exists exactly when the answer does.
-      const presentation = callbackUrl
+      // One statement closes the request and writes everything else (insertApproval); the key
+      // and the callback's event join it in a transaction when there are any, so they exist
+      // exactly when the answer does. The key goes first: a duplicate on another instance that
+      // got this far waits on it and then replays this answer, rather than finding the request answered.
+      const presentation = callbackUrl || claim
         ? await this.deps.db.transaction().execute(async (trx) => {
-            const row = await repo.insertApproval(trx, submitted, activity)
-            if (row) await this.deps.callbacks!.enqueue(trx, { url: callbackUrl, type: 'presentation.submitted', data: eventData(row) })
+            const refused = await claim?.(trx, submitted.id)
+            if (refused) throw refused
+            const row = await store(trx)
+            if (callbackUrl) await this.deps.callbacks!.enqueue(trx, { url: callbackUrl, type: 'presentation.submitted', data: eventData(row) })
             return row
           })
-        : await repo.insertApproval(this.deps.db, submitted, activity)
-      if (!presentation) throw new ConflictError('This request was already answered')
+        : await store(this.deps.db)
       // Only when an event was queued: a nudge costs the dispatcher a claim query.
       if (callbackUrl) this.deps.callbacks?.nudge()
       return presentation
@@ -90,6 +103,13 @@ export class HolderPresentationService {
       if (isUniqueViolation(error)) throw new ConflictError('This request was already answered')
       throw error
     }
+  }
+
+  /** The holder's own presentation (an Idempotency-Key replay of its approval). */
+  async presentation(holderDid: string, id: string): Promise<repo.PresentationRow> {
+    const found = await repo.findPresentation(this.deps.db, id)
+    if (!found || found.prover_did !== holderDid) throw new NotFoundError('The presentation this Idempotency-Key created no longer exists')
+    return found
   }
 
   /**

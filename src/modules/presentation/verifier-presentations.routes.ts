@@ -2,6 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { Did } from '../auth/auth.schemas.js'
 import { errorRefs, PageQuery, paginate } from '../shared/route-helpers.js'
+import { IdempotencyHeaders } from '../idempotency/idempotency.schemas.js'
+import type { IdempotencyService } from '../idempotency/idempotency.service.js'
+import { keyedRequest } from '../idempotency/keyed-request.js'
 import { presentationView } from './presentation-view.js'
 import * as S from './presentation.schemas.js'
 import type { checkStoredCredential } from './stored-credential-check.js'
@@ -14,13 +17,22 @@ const tags = ['Verifier presentations']
 export const verifierPresentationRoutes: FastifyPluginAsyncTypebox<{
   presentations: VerifierPresentationService
   checkCid: (cid: string) => ReturnType<typeof checkStoredCredential>
-}> = async (app, { presentations, checkCid }) => {
+  idempotency: IdempotencyService
+}> = async (app, { presentations, checkCid, idempotency }) => {
   app.post('/presentations', {
     schema: {
-      tags, summary: 'Submit a VP-JWT directly (by its holder or its verifier); with request_id it answers that request', body: S.SubmitBody,
-      response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), presentation: S.Presentation }), ...errors },
+      tags,
+      summary: 'Submit a VP-JWT directly (by its holder or its verifier); with request_id it answers that request',
+      description: 'Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201 (and queues no second callback); another body 422; while the first is in progress 409.',
+      headers: IdempotencyHeaders,
+      body: S.SubmitBody,
+      response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), presentation: S.Presentation }), ...errors, ...errorRefs(422) },
     },
-  }, async (request, reply) => reply.status(201).send({ success: true, message: 'Presentation submitted', presentation: presentationView(await presentations.submit(request.auth!.did, request.body)) }))
+  }, async (request, reply) => {
+    const did = request.auth!.did
+    const { body: presentation } = await idempotency.run(keyedRequest(request), (claim) => presentations.submit(did, request.body, claim), (id) => presentations.get(did, id))
+    return reply.status(201).send({ success: true, message: 'Presentation submitted', presentation: presentationView(presentation) })
+  })
 
   app.get('/presentations/:id', {
     schema: { tags, summary: 'One presentation, with the VP as submitted (its verifier or its holder)', params: S.IdParams, response: { 200: Type.Object({ success: Type.Boolean(), presentation: S.PresentationWithJwt }), ...errors } },

@@ -9,6 +9,7 @@ import { MicroBatcher } from '../../shared/micro-batcher.js'
 import { storableJson } from '../../db/storable-json.js'
 import { isUniqueViolation } from '../../db/pg-errors.js'
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js'
+import type { ClaimKey } from '../idempotency/idempotency.service.js'
 import type { PresentationRequestRow } from '../verifier/verifier.types.js'
 import type { VerifierService } from '../verifier/verifier.service.js'
 import { eventData } from './holder-presentations.service.js'
@@ -83,9 +84,10 @@ export class VerifierPresentationService {
 
   /**
    * A VP-JWT received outside the holder flow (POST /api/verifier/presentations): the caller is
-   * its holder (iss) or its verifier (aud). With request_id it answers that request.
+   * its holder (iss) or its verifier (aud). With request_id it answers that request. `claim`: an
+   * Idempotency-Key, recorded in the transaction that stores the presentation and its callback event.
    */
-  async submit(callerDid: string, input: { presentation_jwt: string; request_id?: string; presentation_type?: string }): Promise<repo.PresentationRow> {
+  async submit(callerDid: string, input: { presentation_jwt: string; request_id?: string; presentation_type?: string }, claim?: ClaimKey): Promise<repo.PresentationRow> {
     const { prover, verifierDid, items } = await this.signedEnvelope(callerDid, input.presentation_jwt)
     let request: PresentationRequestRow | undefined
     if (input.request_id !== undefined) {
@@ -97,11 +99,15 @@ export class VerifierPresentationService {
     }
     const ids = items.map((item) => this.deps.formats.idOf(item)).filter((id): id is string => id !== undefined)
     const now = this.deps.clock.now()
+    const id = `pres-${randomUUID()}`
     try {
       const row = await this.deps.db.transaction().execute(async (trx) => {
+        // The key first, as the holder's approval does: a duplicate waits on it, then replays this answer.
+        const refused = await claim?.(trx, id)
+        if (refused) throw refused
         if (request && !(await repo.closeRequest(trx, request.id, 'submitted', now))) throw new ConflictError('This request was already answered')
         const inserted = await repo.insertSubmitted(trx, {
-          id: `pres-${randomUUID()}`,
+          id,
           request_id: request?.id ?? null,
           prover_did: prover,
           verifier_did: verifierDid,

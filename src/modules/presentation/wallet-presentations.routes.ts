@@ -2,6 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { Did } from '../auth/auth.schemas.js'
 import { errorRefs, PageQuery, pageResponse, paginate } from '../shared/route-helpers.js'
+import { IdempotencyHeaders } from '../idempotency/idempotency.schemas.js'
+import type { IdempotencyService } from '../idempotency/idempotency.service.js'
+import { keyedRequest } from '../idempotency/keyed-request.js'
 import type { PresentationRequestRow } from '../verifier/verifier.types.js'
 import type { VerifierService } from '../verifier/verifier.service.js'
 import type { HolderPresentationService } from './holder-presentations.service.js'
@@ -12,7 +15,7 @@ const errors = errorRefs(400, 401, 403, 404, 409)
 const tags = ['Wallet presentations']
 
 /** The holder's presentation-request inbox and answers (DESIGN.md "Presentation", holder flow). */
-export const walletPresentationRoutes: FastifyPluginAsyncTypebox<{ holder: HolderPresentationService; verifiers: VerifierService }> = async (app, { holder, verifiers }) => {
+export const walletPresentationRoutes: FastifyPluginAsyncTypebox<{ holder: HolderPresentationService; verifiers: VerifierService; idempotency: IdempotencyService }> = async (app, { holder, verifiers, idempotency }) => {
   const requestView = (r: PresentationRequestRow) => ({ ...r, status: verifiers.effectiveStatus(r), created_at: new Date(r.created_at).toISOString(), expires_at: new Date(r.expires_at).toISOString() })
 
   app.post('/presentation-requests', {
@@ -47,12 +50,19 @@ export const walletPresentationRoutes: FastifyPluginAsyncTypebox<{ holder: Holde
     schema: {
       tags,
       summary: 'Answer a request with a VP-JWT the holder signed (iss holder, aud verifier, the request nonce)',
+      description: 'Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201 (and queues no second callback); another body 422; while the first is in progress 409.',
       params: S.RequestIdParams,
+      headers: IdempotencyHeaders,
       body: S.ApproveBody,
-      response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), presentation: S.Presentation }), ...errors },
+      response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), presentation: S.Presentation }), ...errors, ...errorRefs(422) },
     },
   }, async (request, reply) => {
-    const presentation = await holder.approve(request.auth!.did, request.params.request_id, request.body)
+    const did = request.auth!.did
+    const { body: presentation } = await idempotency.run(
+      keyedRequest(request),
+      (claim) => holder.approve(did, request.params.request_id, request.body, claim),
+      (presentationId) => holder.presentation(did, presentationId),
+    )
     return reply.status(201).send({ success: true, message: 'Presentation submitted to the verifier', presentation: presentationView(presentation) })
   })
 

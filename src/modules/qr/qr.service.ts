@@ -1,7 +1,8 @@
 import { randomInt } from 'node:crypto'
 import type { Clock } from '../../adapters/clock.js'
-import type { Database } from '../../db/database.js'
+import type { Database, Executor } from '../../db/database.js'
 import { NotFoundError } from '../../errors.js'
+import type { ClaimKey } from '../idempotency/idempotency.service.js'
 import type { OfferService } from '../issuer/offers.service.js'
 import type { VerifierService } from '../verifier/verifier.service.js'
 import { qrSvgDataUrl } from './qr-image.js'
@@ -27,14 +28,22 @@ export interface QrCode {
 export class QrService {
   constructor(private readonly deps: { db: Database; clock: Clock; publicBaseUrl: string; verifiers: VerifierService; offers: OfferService }) {}
 
-  async forPresentationRequest(callerDid: string, requestId: string): Promise<QrCode> {
+  /** Each call stores a new short id; `claim`: an Idempotency-Key recorded with it. */
+  async forPresentationRequest(callerDid: string, requestId: string, claim?: ClaimKey): Promise<QrCode> {
     const request = await this.deps.verifiers.request(callerDid, requestId)
-    return this.create('presentation-request', request.id, callerDid, this.deps.verifiers.qrPayload(request), request.expires_at)
+    return this.create({ kind: 'presentation-request', target_id: request.id, owner_did: callerDid, payload: this.deps.verifiers.qrPayload(request), expires_at: request.expires_at }, claim)
   }
 
-  async forCredentialOffer(callerDid: string, offerId: string): Promise<QrCode> {
+  async forCredentialOffer(callerDid: string, offerId: string, claim?: ClaimKey): Promise<QrCode> {
     const offer = await this.deps.offers.get(callerDid, offerId)
-    return this.create('credential-offer', offer.id, callerDid, this.deps.offers.qrPayload(offer), offer.expires_at)
+    return this.create({ kind: 'credential-offer', target_id: offer.id, owner_did: callerDid, payload: this.deps.offers.qrPayload(offer), expires_at: offer.expires_at }, claim)
+  }
+
+  /** One of the caller's codes as its creation answered it (an Idempotency-Key replay). */
+  async replay(callerDid: string, shortId: string): Promise<QrCode> {
+    const found = await repo.findQr(this.deps.db, shortId)
+    if (!found || found.owner_did !== callerDid) throw new NotFoundError('The QR code this Idempotency-Key created no longer exists')
+    return this.view(found)
   }
 
   /** The payload behind a short id; unknown or past its target's expiry: 404. */
@@ -44,14 +53,31 @@ export class QrService {
     return { kind: found.kind, payload: JSON.parse(found.payload), expires_at: found.expires_at && new Date(found.expires_at).toISOString() }
   }
 
-  private async create(kind: string, targetId: string, ownerDid: string, payload: string, expiresAt: Date | null): Promise<QrCode> {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const shortId = Array.from({ length: SHORT_ID_LENGTH }, () => ALPHABET[randomInt(ALPHABET.length)]).join('')
-      const row = await repo.insertQr(this.deps.db, { short_id: shortId, kind, target_id: targetId, owner_did: ownerDid, payload, expires_at: expiresAt })
-      if (!row) continue
-      const shortUrl = `${this.deps.publicBaseUrl}/api/qr/resolve/${shortId}`
-      return { short_id: shortId, short_url: shortUrl, qr_code_data: payload, qr_image: await qrSvgDataUrl(shortUrl), expires_at: expiresAt && new Date(expiresAt).toISOString() }
-    }
-    throw new Error('could not draw a free short id')
+  private async create(code: Omit<repo.QrRow, 'short_id' | 'created_at'>, claim: ClaimKey | undefined): Promise<QrCode> {
+    // With a key, the code and its key commit together; its short id is known once drawn, so the claim follows the insert.
+    const row = claim
+      ? await this.deps.db.transaction().execute(async (trx) => {
+          const inserted = await insertWithFreshId(trx, code)
+          const refused = await claim(trx, inserted.short_id)
+          if (refused) throw refused
+          return inserted
+        })
+      : await insertWithFreshId(this.deps.db, code)
+    return this.view(row)
   }
+
+  private async view(row: repo.QrRow): Promise<QrCode> {
+    const shortUrl = `${this.deps.publicBaseUrl}/api/qr/resolve/${row.short_id}`
+    return { short_id: row.short_id, short_url: shortUrl, qr_code_data: row.payload, qr_image: await qrSvgDataUrl(shortUrl), expires_at: row.expires_at && new Date(row.expires_at).toISOString() }
+  }
+}
+
+/** Draws short ids until one is free. */
+async function insertWithFreshId(db: Executor, code: Omit<repo.QrRow, 'short_id' | 'created_at'>): Promise<repo.QrRow> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const shortId = Array.from({ length: SHORT_ID_LENGTH }, () => ALPHABET[randomInt(ALPHABET.length)]).join('')
+    const row = await repo.insertQr(db, { ...code, short_id: shortId })
+    if (row) return row
+  }
+  throw new Error('could not draw a free short id')
 }

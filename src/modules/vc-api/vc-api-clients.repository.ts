@@ -17,6 +17,11 @@ export function clientsOf(db: Executor, issuerDid: string): Promise<ClientRow[]>
   return db.selectFrom('vc_api_clients').select(['client_id', 'issuer_did', 'name', 'created_at', 'revoked_at']).where('issuer_did', '=', issuerDid).orderBy('created_at').orderBy('client_id').execute()
 }
 
+/** A client of this issuer, revoked or not. */
+export function findClient(db: Executor, issuerDid: string, clientId: string): Promise<ClientRow | undefined> {
+  return db.selectFrom('vc_api_clients').select(['client_id', 'issuer_did', 'name', 'created_at', 'revoked_at']).where('client_id', '=', clientId).where('issuer_did', '=', issuerDid).executeTakeFirst()
+}
+
 /** An active client with its secret's digest, for the token exchange. */
 export function activeClient(db: Executor, clientId: string): Promise<{ client_id: string; issuer_did: string; secret_digest: string } | undefined> {
   return db.selectFrom('vc_api_clients').select(['client_id', 'issuer_did', 'secret_digest']).where('client_id', '=', clientId).where('revoked_at', 'is', null).executeTakeFirst()

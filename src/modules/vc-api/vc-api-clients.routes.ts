@@ -2,6 +2,9 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { Did } from '../auth/auth.schemas.js'
 import { errorRefs } from '../shared/route-helpers.js'
 import type { VcApiClientService } from './vc-api-clients.service.js'
+import { IdempotencyHeaders } from '../idempotency/idempotency.schemas.js'
+import type { IdempotencyService } from '../idempotency/idempotency.service.js'
+import { keyedRequest } from '../idempotency/keyed-request.js'
 
 const tags = ['VC API']
 const Client = Type.Object({
@@ -20,16 +23,26 @@ const Endpoints = Type.Object({
 })
 
 /** An issuer's VC API clients (docs/vc-api.md "Authentication"); the `:did` is the caller's own. */
-export const vcApiClientRoutes: FastifyPluginAsyncTypebox<{ clients: VcApiClientService }> = async (app, { clients }) => {
+export const vcApiClientRoutes: FastifyPluginAsyncTypebox<{ clients: VcApiClientService; idempotency: IdempotencyService }> = async (app, { clients, idempotency }) => {
   app.post('/:did/vc-api/clients', {
     schema: {
       tags,
       summary: 'Create an OAuth 2.0 client of this issuer profile for the W3C VC API; its secret is shown only in this answer. Needs step-up when required',
+      description: 'Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201, its client_secret included.',
       params: Type.Object({ did: Did }),
+      headers: IdempotencyHeaders,
       body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
-      response: { 201: Type.Object({ success: Type.Boolean(), client: Type.Composite([Client, Type.Object({ client_secret: Type.String(), endpoints: Endpoints })]) }), ...errorRefs(400, 401, 403, 404) },
+      response: { 201: Type.Object({ success: Type.Boolean(), client: Type.Composite([Client, Type.Object({ client_secret: Type.String(), endpoints: Endpoints })]) }), ...errorRefs(400, 401, 403, 404, 409, 422) },
     },
-  }, async (request, reply) => reply.status(201).send({ success: true, client: await clients.create(request.auth!.did, request.body.name, request.auth!.jti) }))
+  }, async (request, reply) => {
+    const { did, jti } = request.auth!
+    const { body: client } = await idempotency.run(
+      keyedRequest(request),
+      (claim) => clients.create(did, request.body.name, jti, claim),
+      (clientId, secret) => clients.replay(did, clientId, secret, jti),
+    )
+    return reply.status(201).send({ success: true, client })
+  })
 
   app.get('/:did/vc-api/clients', {
     schema: { tags, summary: "This issuer profile's VC API clients (never their secrets)", params: Type.Object({ did: Did }), response: { 200: Type.Object({ success: Type.Boolean(), clients: Type.Array(Client) }), ...errorRefs(401, 403, 404) } },

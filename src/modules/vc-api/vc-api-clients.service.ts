@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Clock } from '../../adapters/clock.js'
 import type { Database } from '../../db/database.js'
 import { NotFoundError, UnauthenticatedError, ValidationError } from '../../errors.js'
+import { withClaim, type ClaimKey } from '../idempotency/idempotency.service.js'
 import type { IssuerService } from '../issuer/issuer.service.js'
 import * as repo from './vc-api-clients.repository.js'
 
@@ -37,12 +38,25 @@ export class VcApiClientService {
 
   constructor(private readonly deps: { db: Database; issuers: IssuerService; clock: Clock; publicBaseUrl: string; securingFormats: readonly string[] }) {}
 
-  async create(issuerDid: string, name: string, sessionId: string | undefined) {
+  /** `claim` (an Idempotency-Key) is recorded with the client, sealing its secret (stored here only as a digest). */
+  async create(issuerDid: string, name: string, sessionId: string | undefined, claim?: ClaimKey) {
     const issuer = await this.deps.issuers.steppedUpProfile(issuerDid, sessionId)
     const clientId = `vcc_${randomBytes(16).toString('base64url')}`
     const secret = randomBytes(32).toString('base64url')
-    const row = await repo.insertClient(this.deps.db, { client_id: clientId, issuer_did: issuerDid, name, secret_digest: digest(secret), created_at: this.deps.clock.now() })
+    const values = { client_id: clientId, issuer_did: issuerDid, name, secret_digest: digest(secret), created_at: this.deps.clock.now() }
+    const row = await withClaim(this.deps.db, claim, clientId, (db) => repo.insertClient(db, values), { client_secret: secret })
     return { ...view(row), client_secret: secret, endpoints: this.endpoints(issuer.web_id) }
+  }
+
+  /**
+   * What `create` answered, from the client and the secret its key sealed. The secret is shown
+   * again only to a session that could create a client now (step-up, when required).
+   */
+  async replay(issuerDid: string, clientId: string, sealed: unknown, sessionId: string | undefined) {
+    const issuer = await this.deps.issuers.steppedUpProfile(issuerDid, sessionId)
+    const row = await repo.findClient(this.deps.db, issuerDid, clientId)
+    if (!row) throw new NotFoundError('The VC API client this Idempotency-Key created no longer exists')
+    return { ...view(row), client_secret: (sealed as { client_secret: string }).client_secret, endpoints: this.endpoints(issuer.web_id) }
   }
 
   /** Where the client calls the VC API as this issuer: one issue URL per document-securing format. */

@@ -18,6 +18,11 @@ export async function insertCredential(db: Executor, row: NewVcApiCredential): P
   }
 }
 
+/** A credential this issuer issued through the VC API, by its row id: the stored form and its format. */
+export function findById(db: Executor, issuerDid: string, id: string) {
+  return db.selectFrom('vc_api_credentials').select(['format', 'credential']).where('issuer_did', '=', issuerDid).where('id', '=', id).executeTakeFirst()
+}
+
 export function findByCredentialId(db: Executor, issuerDid: string, credentialId: string) {
   return db
     .selectFrom('vc_api_credentials')

@@ -2,6 +2,9 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { FREE_FORM_KEYWORD } from '../../json-limits.js'
 import { errorRefs } from '../shared/route-helpers.js'
 import type { VcApiService } from './vc-api.service.js'
+import { IdempotencyHeaders } from '../idempotency/idempotency.schemas.js'
+import type { IdempotencyService } from '../idempotency/idempotency.service.js'
+import { keyedRequest } from '../idempotency/keyed-request.js'
 
 const tags = ['VC API']
 /** A credential or presentation: any JSON object, held to the free-form limits (json-limits.ts). */
@@ -17,11 +20,13 @@ const InstanceParams = Type.Object({ issuer_id: Type.String({ minLength: 1, maxL
  * The W3C VC API (docs/vc-api.md): issue, verify and status, for OAuth clients of issuer profiles
  * (the auth hook checks the bearer token of every route under /vc-api/).
  */
-export const vcApiRoutes: FastifyPluginAsyncTypebox<{ vcApi: VcApiService }> = async (app, { vcApi }) => {
+export const vcApiRoutes: FastifyPluginAsyncTypebox<{ vcApi: VcApiService; idempotency: IdempotencyService }> = async (app, { vcApi, idempotency }) => {
   app.post('/issuers/:issuer_id/:format/credentials/issue', {
     schema: {
       tags,
       summary: 'VC API Issue Credential: secure the given credential in this instance\'s format (201 with the verifiable credential)',
+      description: 'Optional `Idempotency-Key` header (docs/idempotency.md), scoped to the OAuth client: a retry with the same key and body answers the first 201.',
+      headers: IdempotencyHeaders,
       params: Type.Composite([InstanceParams, Type.Object({ format: Type.String({ minLength: 1, maxLength: 50 }) })]),
       body: Type.Object({
         credential: Document,
@@ -34,7 +39,13 @@ export const vcApiRoutes: FastifyPluginAsyncTypebox<{ vcApi: VcApiService }> = a
     },
   }, async (request, reply) => {
     const { issuer_id, format } = request.params
-    const issued = await vcApi.issue(request.vcApi!, issuer_id, format, request.body.credential, request.body.options ?? {})
+    const caller = request.vcApi!
+    // Keys belong to the OAuth client the token was issued to, not to a DID session.
+    const { body: issued } = await idempotency.run(
+      keyedRequest(request, { caller: `vc-api-client:${caller.clientId}` }),
+      (claim) => vcApi.issue(caller, issuer_id, format, request.body.credential, request.body.options ?? {}, claim),
+      (id) => vcApi.replay(caller, id),
+    )
     return reply.status(201).send(issued.verifiableCredential)
   })
 

@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto'
 import type { Clock } from '../../adapters/clock.js'
 import type { Database } from '../../db/database.js'
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.js'
-import type { CredentialProblem, DocumentSecuringFormat, IssuedForm } from '../credentials/formats/credential-format.js'
+import type { CredentialProblem, DocumentSecuringFormat } from '../credentials/formats/credential-format.js'
 import { verifyDataIntegrityPresentation } from '../credentials/formats/data-integrity/data-integrity-presentation.js'
 import type { LocalDocuments } from '../credentials/formats/data-integrity/document-loader.js'
 import type { FormatRegistry } from '../credentials/formats/format-registry.js'
 import type { DidResolver } from '../did/did-resolver.js'
 import type { FormatKeyType, IssuerIdentityRow, SigningIdentities } from '../identity/signing-identities.js'
+import { withClaim, type ClaimKey } from '../idempotency/idempotency.service.js'
 import { isObject } from '../credentials/formats/jwt-checks.js'
 import type { StatusChecker } from '../status-list/status-check.js'
 import type { StatusListService } from '../status-list/status-list.service.js'
@@ -62,7 +63,8 @@ export class VcApiService {
     },
   ) {}
 
-  async issue(caller: VcApiCaller, issuerId: string, formatId: string, credential: Record<string, unknown>, options: IssueOptions) {
+  /** `claim` (an Idempotency-Key) is recorded in the credential's transaction, for its row. */
+  async issue(caller: VcApiCaller, issuerId: string, formatId: string, credential: Record<string, unknown>, options: IssueOptions, claim?: ClaimKey) {
     const issuer = await this.instance(caller, issuerId)
     const format = this.securing(formatId)
     const document = structuredClone(credential)
@@ -89,8 +91,9 @@ export class VcApiService {
       throw new ValidationError('credential.credentialStatus names a status list of this service: ask for an entry with options.credentialStatus instead', { details: { field: 'credential.credentialStatus' } })
     }
     const issued = await format.secure(document, signer, { mandatoryPointers: options.mandatoryPointers })
-    const inserted = await repo.insertCredential(this.deps.db, {
-      id: randomUUID(),
+    const id = randomUUID()
+    const row = {
+      id,
       issuer_did: caller.issuerDid,
       // Only credentials with a status entry can change status; ids of the others are not kept unique.
       credential_id: slot ? credentialId : null,
@@ -100,9 +103,20 @@ export class VcApiService {
       status_list_id: slot?.listId ?? null,
       status_list_index: slot?.index ?? null,
       created_at: this.deps.clock.now(),
+    }
+    await withClaim(this.deps.db, claim, id, async (db) => {
+      // Thrown inside, so that a claim made with it rolls back too.
+      if (!(await repo.insertCredential(db, row))) throw duplicate(credentialId!)
     })
-    if (!inserted) throw duplicate(credentialId!)
-    return { verifiableCredential: answerForm(format, issued) }
+    return { verifiableCredential: answerForm(format, issued.credential) }
+  }
+
+  /** What `issue` answered, from the credential it stored (an Idempotency-Key replay). */
+  async replay(caller: VcApiCaller, id: string) {
+    const row = await repo.findById(this.deps.db, caller.issuerDid, id)
+    const format = row && this.deps.formats.securing(row.format)
+    if (!row || !format) throw new NotFoundError('The credential this Idempotency-Key issued no longer exists')
+    return { verifiableCredential: answerForm(format, row.credential) }
   }
 
   async verifyCredential(credential: unknown): Promise<VerificationResult> {
@@ -171,8 +185,7 @@ export class VcApiService {
 }
 
 /** The VC API answers a JSON credential as itself and any other form as an enveloped credential (VCDM 2.0 §4.13). */
-function answerForm(format: DocumentSecuringFormat<FormatKeyType>, issued: IssuedForm): unknown {
-  const text = issued.credential
+function answerForm(format: DocumentSecuringFormat<FormatKeyType>, text: string): unknown {
   return text.startsWith('{') ? (JSON.parse(text) as unknown) : envelopeOf(`application/${format.id}`, text, 'EnvelopedVerifiableCredential')
 }
 

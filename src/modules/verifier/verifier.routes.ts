@@ -4,27 +4,39 @@ import { ForbiddenError } from '../../errors.js'
 import { Did } from '../auth/auth.schemas.js'
 import { normalizeDid } from '../did/did-normalize.js'
 import { errorRefs, PageQuery, pageResponse, paginate } from '../shared/route-helpers.js'
+import { IdempotencyHeaders } from '../idempotency/idempotency.schemas.js'
+import type { IdempotencyService } from '../idempotency/idempotency.service.js'
+import { keyedRequest } from '../idempotency/keyed-request.js'
 import type { Oid4vpFields, Oid4vpPort, PresentationRequestRow, PresetRow, VerifierRow } from './verifier.types.js'
 import * as S from './verifier.schemas.js'
 import type { VerifierService } from './verifier.service.js'
 
 const errors = errorRefs(400, 401, 403, 404, 409)
 const tags = ['Verifier']
+const KEYED = 'Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201; another body 422; while the first is in progress 409.'
 const iso = (d: Date) => new Date(d).toISOString()
 
 /** Verifier profile, presentation requests and presets (spec: Verifier group). */
-export const verifierRoutes: FastifyPluginAsyncTypebox<{ verifiers: VerifierService; oid4vp?: Oid4vpPort }> = async (app, { verifiers, oid4vp }) => {
+export const verifierRoutes: FastifyPluginAsyncTypebox<{ verifiers: VerifierService; oid4vp?: Oid4vpPort; idempotency: IdempotencyService }> = async (app, { verifiers, oid4vp, idempotency }) => {
   const requestView = (r: PresentationRequestRow) => ({ ...r, status: verifiers.effectiveStatus(r), created_at: iso(r.created_at), expires_at: iso(r.expires_at) })
   const presetView = (p: PresetRow) => ({ ...p, created_at: iso(p.created_at) })
   const profileView = (v: VerifierRow) => ({ ...v, created_at: iso(v.created_at), updated_at: iso(v.updated_at) })
   const oid4vpView = (f: Oid4vpFields | undefined) => (f ? { authorization_request_uri: f.authorization_request_uri, authorization_request_qr: f.authorization_request_qr, request_uri: f.request_uri, openid4vp: { client_id: f.client_id, response_uri: f.response_uri, response_mode: f.response_mode, state: f.state, answer: f.answer } } : {})
 
+  // The 201 body of a new request, also rebuilt from the stored request by an Idempotency-Key replay.
+  const createdRequest = (created: PresentationRequestRow, openid4vp: Oid4vpFields | undefined) =>
+    ({ success: true, message: 'Presentation request created', request: requestView(created), qr_code_data: verifiers.qrPayload(created), ...oid4vpView(openid4vp) })
+
   app.post('', {
-    schema: { tags, summary: 'Create the verifier profile of the authenticated DID', body: S.VerifierBody, response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), verifier: S.Verifier }), ...errors } },
+    schema: {
+      tags, summary: 'Create the verifier profile of the authenticated DID', description: KEYED, headers: IdempotencyHeaders, body: S.VerifierBody,
+      response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), verifier: S.Verifier }), ...errors, ...errorRefs(422) },
+    },
   }, async (request, reply) => {
     const did = request.auth!.did
     if (request.body.did !== undefined && normalizeDid(request.body.did) !== did) throw new ForbiddenError('The body DID is not the authenticated DID')
-    return reply.status(201).send({ success: true, message: 'Verifier profile created', verifier: profileView(await verifiers.createProfile(did, request.body)) })
+    const { body: verifier } = await idempotency.run(keyedRequest(request), (claim) => verifiers.createProfile(did, request.body, claim), () => verifiers.profile(did))
+    return reply.status(201).send({ success: true, message: 'Verifier profile created', verifier: profileView(verifier) })
   })
 
   app.get('/:did/profile', {
@@ -35,13 +47,27 @@ export const verifierRoutes: FastifyPluginAsyncTypebox<{ verifiers: VerifierServ
     schema: {
       tags,
       summary: 'Create a presentation request (pending, with a nonce and its QR payload); from a preset with preset_id',
+      description: KEYED,
+      headers: IdempotencyHeaders,
       body: S.CreateRequestBody,
-      response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), request: S.PresentationRequest, qr_code_data: Type.String(), ...S.Oid4vpFields }), ...errors },
+      response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), request: S.PresentationRequest, qr_code_data: Type.String(), ...S.Oid4vpFields }), ...errors, ...errorRefs(422) },
     },
   }, async (request, reply) => {
+    const did = request.auth!.did
     const { response_mode, client_id_prefix, redirect_uri, ...spec } = request.body
-    const { request: created, published: openid4vp } = await verifiers.createRequest(request.auth!.did, spec, oid4vp && ((row) => oid4vp.prepare(row, { response_mode, client_id_prefix, redirect_uri })))
-    return reply.status(201).send({ success: true, message: 'Presentation request created', request: requestView(created), qr_code_data: verifiers.qrPayload(created), ...oid4vpView(openid4vp) })
+    const publish = oid4vp && ((row: PresentationRequestRow) => oid4vp.prepare(row, { response_mode, client_id_prefix, redirect_uri }))
+    const { body } = await idempotency.run(
+      keyedRequest(request),
+      async (claim) => {
+        const { request: created, published } = await verifiers.createRequest(did, spec, publish, claim)
+        return createdRequest(created, published)
+      },
+      async (requestId) => {
+        const found = await verifiers.request(did, requestId)
+        return createdRequest(found, await oid4vp?.describe(found))
+      },
+    )
+    return reply.status(201).send(body)
   })
 
   app.get('/requests/:id', {
@@ -59,8 +85,15 @@ export const verifierRoutes: FastifyPluginAsyncTypebox<{ verifiers: VerifierServ
   }, async (request) => paginate(request.query, (page) => verifiers.listRequests(request.auth!.did, page), requestView))
 
   app.post('/:did/presets', {
-    schema: { tags, summary: 'Save a request definition to create requests from', params: Type.Object({ did: Did }), body: S.PresetBody, response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), preset: S.Preset }), ...errors } },
-  }, async (request, reply) => reply.status(201).send({ success: true, message: 'Preset saved', preset: presetView(await verifiers.createPreset(request.auth!.did, request.body)) }))
+    schema: {
+      tags, summary: 'Save a request definition to create requests from', description: KEYED, params: Type.Object({ did: Did }), headers: IdempotencyHeaders, body: S.PresetBody,
+      response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), preset: S.Preset }), ...errors, ...errorRefs(422) },
+    },
+  }, async (request, reply) => {
+    const did = request.auth!.did
+    const { body: preset } = await idempotency.run(keyedRequest(request), (claim) => verifiers.createPreset(did, request.body, claim), (presetId) => verifiers.preset(did, presetId))
+    return reply.status(201).send({ success: true, message: 'Preset saved', preset: presetView(preset) })
+  })
 
   app.get('/:did/presets', {
     schema: { tags, summary: "The verifier's presets, paginated", params: Type.Object({ did: Did }), querystring: PageQuery, response: { 200: pageResponse(S.Preset), ...errors } },

@@ -3,6 +3,7 @@ import type { Clock } from '../../adapters/clock.js'
 import type { Database, Executor } from '../../db/database.js'
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js'
 import { normalizeDid } from '../did/did-normalize.js'
+import { withClaim, type ClaimKey } from '../idempotency/idempotency.service.js'
 import * as repo from './verifier.repository.js'
 import type { PresentationRequestRow, PresetRow, VerifierRow } from './verifier.types.js'
 import type { CreateRequestInput, PresetInput } from './verifier.schemas.js'
@@ -18,10 +19,14 @@ const MAX_VALIDITY_MS = 30 * 86_400_000
 export class VerifierService {
   constructor(private readonly deps: { db: Database; clock: Clock; publicBaseUrl: string }) {}
 
-  async createProfile(did: string, input: { name: string; description?: string; website?: string; logo_url?: string }): Promise<VerifierRow> {
-    const created = await repo.insertVerifier(this.deps.db, { did, name: input.name, description: input.description ?? '', website: input.website ?? null, logo_url: input.logo_url ?? null })
-    if (!created) throw new ConflictError('This DID already has a verifier profile')
-    return created
+  /** `claim`: an Idempotency-Key recorded with the profile (its resource id is the DID: one profile per DID). */
+  createProfile(did: string, input: { name: string; description?: string; website?: string; logo_url?: string }, claim?: ClaimKey): Promise<VerifierRow> {
+    return withClaim(this.deps.db, claim, did, async (db) => {
+      const created = await repo.insertVerifier(db, { did, name: input.name, description: input.description ?? '', website: input.website ?? null, logo_url: input.logo_url ?? null })
+      // Thrown inside the claim's transaction: a refused profile leaves its key unrecorded.
+      if (!created) throw new ConflictError('This DID already has a verifier profile')
+      return created
+    })
   }
 
   async profile(did: string): Promise<VerifierRow> {
@@ -30,8 +35,16 @@ export class VerifierService {
     return found
   }
 
-  /** `publish`: what else the request is published as (OpenID4VP), stored in the same transaction. */
-  async createRequest<P>(callerDid: string, input: CreateRequestInput, publish?: (row: PresentationRequestRow) => Promise<{ store(trx: Executor): Promise<P> } | undefined>): Promise<{ request: PresentationRequestRow; published: P | undefined }> {
+  /**
+   * `publish`: what else the request is published as (OpenID4VP), stored in the same transaction;
+   * `claim`: an Idempotency-Key, recorded there too.
+   */
+  async createRequest<P>(
+    callerDid: string,
+    input: CreateRequestInput,
+    publish?: (row: PresentationRequestRow) => Promise<{ store(trx: Executor): Promise<P> } | undefined>,
+    claim?: ClaimKey,
+  ): Promise<{ request: PresentationRequestRow; published: P | undefined }> {
     if (normalizeDid(input.verifier_did) !== callerDid) throw new ForbiddenError('verifier_did is not the authenticated DID')
     const now = this.deps.clock.now()
     let definition = {
@@ -80,6 +93,8 @@ export class VerifierService {
     }
     const prepared = await publish?.(row)
     return this.deps.db.transaction().execute(async (trx) => {
+      const refused = await claim?.(trx, row.id)
+      if (refused) throw refused
       const request = await repo.insertRequest(trx, row)
       return { request, published: await prepared?.store(trx) }
     })
@@ -121,10 +136,11 @@ export class VerifierService {
     })
   }
 
-  createPreset(verifierDid: string, input: PresetInput): Promise<PresetRow> {
+  createPreset(verifierDid: string, input: PresetInput, claim?: ClaimKey): Promise<PresetRow> {
     checkPredicates(input.required_predicates ?? [])
-    return repo.insertPreset(this.deps.db, {
-      id: `preset-${randomUUID()}`,
+    const id = `preset-${randomUUID()}`
+    return withClaim(this.deps.db, claim, id, (db) => repo.insertPreset(db, {
+      id,
       verifier_did: verifierDid,
       name: input.name,
       presentation_type: input.presentation_type,
@@ -133,7 +149,14 @@ export class VerifierService {
       purpose: input.purpose,
       callback_url: input.callback_url ?? null,
       validity_seconds: input.validity_seconds ?? DEFAULT_VALIDITY_SECONDS,
-    })
+    }))
+  }
+
+  /** One of the verifier's presets (an Idempotency-Key replay). */
+  async preset(verifierDid: string, id: string): Promise<PresetRow> {
+    const found = await repo.findPreset(this.deps.db, verifierDid, id)
+    if (!found) throw new NotFoundError('The preset this Idempotency-Key created no longer exists')
+    return found
   }
 
   listPresets(verifierDid: string, page: { limit: number; after?: string }): Promise<PresetRow[]> {

@@ -72,7 +72,9 @@ export const credentialRequestRoutes: FastifyPluginAsyncTypebox<{ requests: Cred
     schema: {
       tags: ['Issuer'],
       summary: 'Approve with the signed challenge: issues the credential to the requester',
+      description: 'Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 200.',
       params: IssuerRequestParams,
+      headers: IdempotencyHeaders,
       body: Type.Object(
         {
           signature: Type.String({ minLength: 1, maxLength: 512 }),
@@ -82,10 +84,15 @@ export const credentialRequestRoutes: FastifyPluginAsyncTypebox<{ requests: Cred
         },
         { additionalProperties: false },
       ),
-      response: { 200: Type.Intersect([IssueResponse, Type.Object({ request_id: Type.String() })]), ...errors },
+      response: { 200: Type.Intersect([IssueResponse, Type.Object({ request_id: Type.String() })]), ...errors, ...errorRefs(422) },
     },
   }, async (request) => {
-    const credential = await requests.approve(request.auth!.did, request.params.issuer_did, request.params.request_id, request.body)
+    const { issuer_did, request_id } = request.params
+    const { body: credential } = await idempotency.run(
+      keyedRequest(request),
+      (claim) => requests.approve(request.auth!.did, issuer_did, request_id, request.body, claim),
+      (credentialId) => requests.replayApproval(request.auth!.did, credentialId),
+    )
     return { success: true, message: 'Request approved and credential issued', request_id: request.params.request_id, credential }
   })
 
