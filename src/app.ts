@@ -339,7 +339,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       },
     },
   })
-  await app.register(consentRoutes, { prefix: '/api/wallet', consents })
+  await app.register(consentRoutes, { prefix: '/api/wallet', consents, idempotency })
   const verifiers = new VerifierService({ db, clock, publicBaseUrl })
   const statusChecker = new StatusChecker({ db, publicBaseUrl, httpGet: deps.httpGet, resolver, issuerOf: (did) => identities.issuerOf(did) })
   const presentationVerifier = new PresentationVerifier({ resolver, status: statusChecker, clock, formats, issuerOf: (did) => identities.issuerOf(did), local: localDocuments })

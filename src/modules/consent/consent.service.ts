@@ -4,6 +4,7 @@ import type { Clock } from '../../adapters/clock.js'
 import type { Database, DB } from '../../db/database.js'
 import { NotFoundError, ValidationError } from '../../errors.js'
 import { normalizeDid } from '../did/did-normalize.js'
+import type { ClaimKey } from '../idempotency/idempotency.service.js'
 import type { ConsentPort } from '../presentation/presentation-ports.js'
 import { recordActivity } from '../wallet/wallet-activity.js'
 import * as repo from './consent.repository.js'
@@ -81,7 +82,8 @@ function storedDid(did: string): string {
 export class ConsentService implements ConsentPort {
   constructor(private readonly deps: { db: Database; clock: Clock; anchor?: ConsentAnchorPort }) {}
 
-  async grant(holderDid: string, input: GrantConsentInput): Promise<ConsentView> {
+  /** Grants the consent; `claim` (an Idempotency-Key) commits with it. */
+  async grant(holderDid: string, input: GrantConsentInput, claim?: ClaimKey): Promise<ConsentView> {
     const now = this.deps.clock.now()
     const policy = input.expiration_policy ?? 'indefinite'
     let expiresAt: Date | null = null
@@ -109,6 +111,8 @@ export class ConsentService implements ConsentPort {
       updated_at: now,
     }
     const created = await this.deps.db.transaction().execute(async (trx) => {
+      const refused = await claim?.(trx, row.id)
+      if (refused) throw refused
       const inserted = await repo.insertConsent(trx, row)
       await recordActivity(trx, { holder_did: holderDid, type: 'consent_granted', details: { consent_id: inserted.id, verifier_did: inserted.verifier_did, purpose: inserted.purpose }, at: now })
       await this.anchorTriple(trx, inserted, 'granted', now)

@@ -12,6 +12,10 @@ export function findRequestForIssuer(db: Executor, issuerDid: string, id: string
   return db.selectFrom('credential_requests').selectAll().where('id', '=', id).where('issuer_did', '=', issuerDid).executeTakeFirst()
 }
 
+export function findRequestForHolder(db: Executor, holderDid: string, id: string): Promise<RequestRow | undefined> {
+  return db.selectFrom('credential_requests').selectAll().where('id', '=', id).where('holder_did', '=', holderDid).executeTakeFirst()
+}
+
 export function listRequests(db: Executor, by: { issuer_did?: string; holder_did?: string; status?: string }, page: { limit: number; after?: string }): Promise<RequestRow[]> {
   let query = db.selectFrom('credential_requests').selectAll()
   if (by.issuer_did) query = query.where('issuer_did', '=', by.issuer_did)

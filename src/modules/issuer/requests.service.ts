@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Clock } from '../../adapters/clock.js'
-import type { Database } from '../../db/database.js'
+import type { Transaction } from 'kysely'
+import type { Database, DB } from '../../db/database.js'
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js'
 import type { AuthService } from '../auth/auth.service.js'
 import type { FormatRegistry } from '../credentials/formats/format-registry.js'
@@ -11,6 +12,7 @@ import type { IssuanceService } from './issuance.service.js'
 import { findIssuer } from './issuer.repository.js'
 import type { IssuerService } from './issuer.service.js'
 import { takeOfferUse } from './offers.repository.js'
+import { findSchema } from './schemas.repository.js'
 import * as requests from './requests.repository.js'
 import { recordActivity } from '../wallet/wallet-activity.js'
 
@@ -24,6 +26,14 @@ export interface CredentialRequestInput {
   format?: string
 }
 
+/** What a request asks for: as sent, or as its offer fixes it. */
+interface AskedCredential {
+  schemaId: string
+  credentialType: string
+  attributes: Record<string, unknown>
+  format: string | null
+}
+
 /**
  * Holder credential requests and the issuer's decision (DESIGN.md "Credential requests and
  * offers"). Approval needs a fresh signature of a step-up challenge by the issuer's DID key and
@@ -35,53 +45,49 @@ export class CredentialRequestService {
     private readonly deps: { db: Database; auth: AuthService; issuers: IssuerService; issuance: IssuanceService; validators: AttributeValidators; clock: Clock; formats: FormatRegistry },
   ) {}
 
-  async create(holderDid: string, input: CredentialRequestInput): Promise<requests.RequestRow> {
+  /**
+   * Records the request; with an offer_id, takes one of the offer's uses. The use, the request,
+   * its activity and the Idempotency-Key claim commit in one transaction: a refused request
+   * (offer used up, expired or another holder's, a field the offer fixes otherwise) spends nothing.
+   */
+  async create(holderDid: string, input: CredentialRequestInput, claim?: ClaimKey): Promise<requests.RequestRow> {
     const issuerDid = normalizeDid(input.issuer_did)
     if (!(await findIssuer(this.deps.db, issuerDid))) throw new ValidationError(`Unknown issuer_did "${issuerDid}": no issuer profile`, { details: { field: 'issuer_did' } })
     // Checked now, not at approval: a request asks only for a format this service issues.
     if (input.format !== undefined) this.deps.formats.issuable(input.format)
     const now = this.deps.clock.now()
-    let format = input.format ?? null
-    let schemaId = input.schema_id
-    let credentialType = input.credential_type
-    let attributes = input.attributes ?? {}
-    if (input.offer_id !== undefined) {
-      const offer = await takeOfferUse(this.deps.db, issuerDid, input.offer_id, holderDid, now)
-      if (!offer) throw new NotFoundError('Offer not found, expired, used up, or addressed to another holder')
-      if (schemaId !== undefined && schemaId !== offer.schema_id) throw new ValidationError('schema_id differs from the offer')
-      if (credentialType !== undefined && credentialType !== offer.credential_type) throw new ValidationError('credential_type differs from the offer')
-      if (format !== null && offer.format !== null && format !== offer.format) throw new ValidationError(`format "${format}" differs from the offer's "${offer.format}"`, { details: { field: 'format' } })
-      format = format ?? offer.format
-      schemaId = offer.schema_id
-      credentialType = offer.credential_type
-      attributes = { ...attributes, ...offer.attributes }
-    }
-    if (schemaId === undefined) throw new ValidationError('Either schema_id or offer_id is required', { details: { field: 'schema_id' } })
-    if (credentialType === undefined) throw new ValidationError('credential_type is required without an offer', { details: { field: 'credential_type' } })
-    let schema
-    try {
-      schema = await this.deps.issuers.schema(issuerDid, schemaId)
-    } catch {
-      throw new ValidationError(`Unknown schema_id "${schemaId}" for this issuer`, { details: { field: 'schema_id' } })
-    }
-    // The holder may leave required attributes to the issuer.
-    this.deps.validators.check(schema, attributes, true)
+    const id = `request-${randomUUID()}`
+    const direct = input.offer_id === undefined ? this.withoutOffer(input) : undefined
     return this.deps.db.transaction().execute(async (trx) => {
+      const asked = direct ?? (await this.fromOffer(trx, issuerDid, holderDid, input.offer_id!, input, now))
+      const schema = await findSchema(trx, issuerDid, asked.schemaId)
+      if (!schema) throw new ValidationError(`Unknown schema_id "${asked.schemaId}" for this issuer`, { details: { field: 'schema_id' } })
+      // The holder may leave required attributes to the issuer.
+      this.deps.validators.check(schema, asked.attributes, true)
+      const refused = await claim?.(trx, id)
+      if (refused) throw refused
       const row = await requests.insertRequest(trx, {
-        id: `request-${randomUUID()}`,
+        id,
         holder_did: holderDid,
         issuer_did: issuerDid,
         schema_id: schema.id,
         offer_id: input.offer_id ?? null,
-        credential_type: credentialType,
-        attributes,
+        credential_type: asked.credentialType,
+        attributes: asked.attributes,
         message: input.message ?? '',
         status: 'pending',
-        format,
+        format: asked.format,
       })
-      await recordActivity(trx, { holder_did: holderDid, type: 'credential_request_created', details: { request_id: row.id, issuer_did: issuerDid, credential_type: credentialType, offer_id: row.offer_id }, at: now })
+      await recordActivity(trx, { holder_did: holderDid, type: 'credential_request_created', details: { request_id: row.id, issuer_did: issuerDid, credential_type: asked.credentialType, offer_id: row.offer_id }, at: now })
       return row
     })
+  }
+
+  /** The holder's request, as created (an Idempotency-Key replay). */
+  async getForHolder(holderDid: string, id: string): Promise<requests.RequestRow> {
+    const found = await requests.findRequestForHolder(this.deps.db, holderDid, id)
+    if (!found) throw new NotFoundError('The credential request this Idempotency-Key created no longer exists')
+    return found
   }
 
   listForHolder(holderDid: string, status: string | undefined, page: { limit: number; after?: string }): Promise<requests.RequestRow[]> {
@@ -148,6 +154,23 @@ export class CredentialRequestService {
     const decided = await requests.decideRequest(this.deps.db, id, { status: 'rejected', reason: reason ?? null }, this.deps.clock.now())
     if (!decided) throw new ConflictError('The request was decided meanwhile')
     return decided
+  }
+
+  private withoutOffer(input: CredentialRequestInput): AskedCredential {
+    if (input.schema_id === undefined) throw new ValidationError('Either schema_id or offer_id is required', { details: { field: 'schema_id' } })
+    if (input.credential_type === undefined) throw new ValidationError('credential_type is required without an offer', { details: { field: 'credential_type' } })
+    return { schemaId: input.schema_id, credentialType: input.credential_type, attributes: input.attributes ?? {}, format: input.format ?? null }
+  }
+
+  /** Takes one use of the offer in `trx` and merges what it fixes; the caller's rollback gives the use back. */
+  private async fromOffer(trx: Transaction<DB>, issuerDid: string, holderDid: string, offerId: string, input: CredentialRequestInput, now: Date): Promise<AskedCredential> {
+    const offer = await takeOfferUse(trx, issuerDid, offerId, holderDid, now)
+    if (!offer) throw new NotFoundError('Offer not found, expired, used up, or addressed to another holder')
+    if (input.schema_id !== undefined && input.schema_id !== offer.schema_id) throw new ValidationError('schema_id differs from the offer')
+    if (input.credential_type !== undefined && input.credential_type !== offer.credential_type) throw new ValidationError('credential_type differs from the offer')
+    const format = input.format ?? null
+    if (format !== null && offer.format !== null && format !== offer.format) throw new ValidationError(`format "${format}" differs from the offer's "${offer.format}"`, { details: { field: 'format' } })
+    return { schemaId: offer.schema_id, credentialType: offer.credential_type, attributes: { ...input.attributes, ...offer.attributes }, format: format ?? offer.format }
   }
 
   private assertIssuer(callerDid: string, rawIssuerDid: string): string {

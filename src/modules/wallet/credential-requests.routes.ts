@@ -24,6 +24,8 @@ export const credentialRequestRoutes: FastifyPluginAsyncTypebox<{ requests: Cred
     schema: {
       tags: ['Wallet'],
       summary: 'Request a credential from an issuer, by schema_id or offer_id',
+      description: 'Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201 (and spends no second use of the offer); another body 422; while the first is in progress 409.',
+      headers: IdempotencyHeaders,
       body: Type.Object(
         {
           issuer_did: Did,
@@ -36,10 +38,15 @@ export const credentialRequestRoutes: FastifyPluginAsyncTypebox<{ requests: Cred
         },
         { additionalProperties: false },
       ),
-      response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), request: CredentialRequest }), ...errors },
+      response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), request: CredentialRequest }), ...errors, ...errorRefs(422) },
     },
   }, async (request, reply) => {
-    const created = await requests.create(request.auth!.did, request.body)
+    const holderDid = request.auth!.did
+    const { body: created } = await idempotency.run(
+      keyedRequest(request),
+      (claim) => requests.create(holderDid, request.body, claim),
+      (requestId) => requests.getForHolder(holderDid, requestId),
+    )
     return reply.status(201).send({ success: true, message: 'Credential request sent', request: requestView(created) })
   })
 

@@ -2,12 +2,15 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { Did } from '../auth/auth.schemas.js'
 import { errorRefs, PageQuery, paginate } from '../shared/route-helpers.js'
+import { IdempotencyHeaders } from '../idempotency/idempotency.schemas.js'
+import type { IdempotencyService } from '../idempotency/idempotency.service.js'
+import { keyedRequest } from '../idempotency/keyed-request.js'
 import type { WalletCredentialService } from './wallet-credentials.service.js'
 import { Nullable, RecordId, WalletCredential, walletCredentialView } from './wallet.schemas.js'
 
 const CredentialParams = Type.Object({ did: Did, credential_id: RecordId })
 
-export const walletCredentialRoutes: FastifyPluginAsyncTypebox<{ wallet: WalletCredentialService; now: () => Date }> = async (app, { wallet, now }) => {
+export const walletCredentialRoutes: FastifyPluginAsyncTypebox<{ wallet: WalletCredentialService; now: () => Date; idempotency: IdempotencyService }> = async (app, { wallet, now, idempotency }) => {
   const view = (row: Parameters<typeof walletCredentialView>[0]) => walletCredentialView(row, now())
 
   app.get('/:did/credentials', {
@@ -32,7 +35,9 @@ export const walletCredentialRoutes: FastifyPluginAsyncTypebox<{ wallet: WalletC
     schema: {
       tags: ['Wallet'],
       summary: 'Import a JWT-VC from anywhere: verified (issuer signature via its DID document, subject = you, lifetime, status) before it is kept',
+      description: 'A credential already in the wallet answers 409. Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201 instead; another body 422; while the first is in progress 409.',
       params: Type.Object({ did: Did }),
+      headers: IdempotencyHeaders,
       body: Type.Object({ credential_jwt: Type.String({ minLength: 1, maxLength: 262_144, description: 'the credential as issued: a compact JWT (jwt_vc_json, vc+jwt), an SD-JWT VC, or the JSON text of a VCDM credential with a Data Integrity proof (eddsa-rdfc-2022, eddsa-jcs-2022)' }) }, { additionalProperties: false }),
       response: {
         201: Type.Object({ success: Type.Boolean(), message: Type.String(), credential: WalletCredential, restored: Type.Boolean() }),
@@ -40,7 +45,12 @@ export const walletCredentialRoutes: FastifyPluginAsyncTypebox<{ wallet: WalletC
       },
     },
   }, async (request, reply) => {
-    const { credential, restored } = await wallet.import(request.auth!.did, request.body.credential_jwt.trim())
+    const holderDid = request.auth!.did
+    const { body: { credential, restored } } = await idempotency.run(
+      keyedRequest(request),
+      (claim) => wallet.import(holderDid, request.body.credential_jwt.trim(), claim),
+      (credentialId) => wallet.replayImport(holderDid, credentialId),
+    )
     return reply.status(201).send({ success: true, message: restored ? 'Credential restored to the wallet' : 'Credential verified and imported', credential: view(credential), restored })
   })
 

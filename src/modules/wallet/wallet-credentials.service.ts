@@ -155,6 +155,13 @@ export class WalletCredentialService {
     }
     return { credential: await this.get(holderDid, id), restored: false }
   }
+
+  /** The answer of an import, rebuilt from the wallet (an Idempotency-Key replay): one issued here came back restored. */
+  async replayImport(holderDid: string, credentialId: string): Promise<{ credential: repo.WalletCredentialRow; restored: boolean }> {
+    const credential = await repo.findWalletCredential(this.deps.db, holderDid, credentialId)
+    if (!credential) throw new NotFoundError('The credential this Idempotency-Key imported is no longer in the wallet')
+    return { credential, restored: credential.source === 'issued' }
+  }
 }
 
 const activityDetails = (checked: CheckedCredential, restored: boolean) => ({ credential_type: checked.credentialType, issuer_did: checked.issuerDid, restored })

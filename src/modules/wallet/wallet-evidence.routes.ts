@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { MultipartFile, MultipartValue } from '@fastify/multipart'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
@@ -5,6 +6,9 @@ import { AppError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationEr
 import { Did } from '../auth/auth.schemas.js'
 import { EvidenceAttachment } from '../issuer/issuance.schemas.js'
 import { errorRefs, PageQuery, pageResponse, paginate } from '../shared/route-helpers.js'
+import { IdempotencyHeaders } from '../idempotency/idempotency.schemas.js'
+import type { IdempotencyService } from '../idempotency/idempotency.service.js'
+import { keyedRequest } from '../idempotency/keyed-request.js'
 import { tooLarge, type WalletEvidenceService } from './wallet-evidence.service.js'
 import { EvidenceRecord, evidenceView, RecordId } from './wallet.schemas.js'
 
@@ -16,15 +20,17 @@ const LABEL = /^[A-Za-z0-9][A-Za-z0-9 ._:/-]{0,99}$/
  * (EVIDENCE_MAX_BYTES, EVIDENCE_ALLOWED_TYPES) instead of the avatar limits the app registers
  * @fastify/multipart with; the holder's uploads listed and, in custody `service`, downloaded.
  */
-export const walletEvidenceRoutes: FastifyPluginAsyncTypebox<{ evidence: WalletEvidenceService }> = async (app, { evidence }) => {
+export const walletEvidenceRoutes: FastifyPluginAsyncTypebox<{ evidence: WalletEvidenceService; idempotency: IdempotencyService }> = async (app, { evidence, idempotency }) => {
   const params = Type.Object({ did: Did })
 
   app.post('/:did/evidence/upload', {
     schema: {
       tags: ['Wallet'],
       summary: 'Upload an evidence file (multipart/form-data: file, label); sealed to your ML-KEM key in the content store',
+      description: 'Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key, fields and file answers the first 201; another upload 422; while the first is in progress 409.',
       consumes: ['multipart/form-data'],
       params,
+      headers: IdempotencyHeaders,
       response: {
         201: Type.Object({
           success: Type.Boolean(),
@@ -32,7 +38,7 @@ export const walletEvidenceRoutes: FastifyPluginAsyncTypebox<{ evidence: WalletE
           evidence: Type.Composite([EvidenceAttachment], { description: "the spec's evidence attachment, usable as is in an issuance's evidence list" }),
           record: EvidenceRecord,
         }),
-        ...errorRefs(400, 401, 403, 413, 415),
+        ...errorRefs(400, 401, 403, 409, 413, 415, 422),
       },
     },
   }, async (request, reply) => {
@@ -56,7 +62,14 @@ export const walletEvidenceRoutes: FastifyPluginAsyncTypebox<{ evidence: WalletE
     if (!file) throw new ValidationError('No file in the upload: send it as a multipart file part', { details: { field: 'file' } })
     const label = fields.label?.trim()
     if (!label || !LABEL.test(label)) throw new ValidationError('label is required: letters, digits, space and ._:/- (at most 100), as listed in the schema\'s allowed_evidence', { details: { field: 'label' } })
-    const row = await evidence.upload(request.auth!.did, { label, filename: safeFilename(file.filename), declaredType: file.mimetype, bytes: file.bytes })
+    const holderDid = request.auth!.did
+    // A multipart body has no JSON form: the upload is the fields and the file's bytes, by digest.
+    const upload = { fields, filename: file.filename, content_type: file.mimetype, sha256: createHash('sha256').update(file.bytes).digest('hex') }
+    const { body: row } = await idempotency.run(
+      keyedRequest(request, { body: upload }),
+      (claim) => evidence.upload(holderDid, { label, filename: safeFilename(file.filename), declaredType: file.mimetype, bytes: file.bytes }, claim),
+      (evidenceId) => evidence.get(holderDid, evidenceId),
+    )
     const attachment = evidence.attachment(row)
     return reply.status(201).send({ success: true, message: 'Evidence uploaded', evidence: attachment, record: evidenceView(row, attachment) })
   })

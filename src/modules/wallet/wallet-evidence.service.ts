@@ -4,6 +4,7 @@ import type { ContentStore } from '../../adapters/content-store/content-store.js
 import { asStoredEnvelope, type EnvelopeSealer } from '../../crypto/sealed-envelope.js'
 import type { Database } from '../../db/database.js'
 import { ConflictError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../../errors.js'
+import type { ClaimKey } from '../idempotency/idempotency.service.js'
 import { sniffEvidence } from './evidence-type.js'
 import type { HolderKemKeys } from './holder-kem-keys.js'
 import { recordActivity } from './wallet-activity.js'
@@ -35,7 +36,8 @@ export class WalletEvidenceService {
     return this.deps.policy
   }
 
-  async upload(holderDid: string, file: EvidenceUpload): Promise<repo.EvidenceRow> {
+  /** Seals and stores the file; `claim` (an Idempotency-Key) commits with the record. */
+  async upload(holderDid: string, file: EvidenceUpload, claim?: ClaimKey): Promise<repo.EvidenceRow> {
     const contentType = file.declaredType.split(';')[0]!.trim().toLowerCase()
     const allowed = this.deps.policy.allowedTypes
     if (!allowed.includes(contentType)) throw new UnsupportedMediaTypeError(`Evidence of type ${contentType || '(none)'} is not accepted (allowed: ${allowed.join(', ')})`, { details: { allowed } })
@@ -49,6 +51,8 @@ export class WalletEvidenceService {
     const stored = await this.deps.content.put(Buffer.from(JSON.stringify(envelope)))
     const now = this.deps.clock.now()
     return this.deps.db.transaction().execute(async (trx) => {
+      const refused = await claim?.(trx, id)
+      if (refused) throw refused
       const row = await repo.insertEvidence(trx, {
         id,
         holder_did: holderDid,
@@ -67,6 +71,12 @@ export class WalletEvidenceService {
 
   list(holderDid: string, filter: { label?: string }, page: { limit: number; after?: string }): Promise<repo.EvidenceRow[]> {
     return repo.listEvidence(this.deps.db, holderDid, filter, page)
+  }
+
+  async get(holderDid: string, id: string): Promise<repo.EvidenceRow> {
+    const row = await repo.findEvidence(this.deps.db, holderDid, id)
+    if (!row) throw new NotFoundError('Evidence not found')
+    return row
   }
 
   /** The file in clear, for a holder whose key the service holds (custody `service`). */

@@ -2,6 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { Did } from '../auth/auth.schemas.js'
 import { errorRefs, PageQuery, pageResponse, paginate } from '../shared/route-helpers.js'
+import { IdempotencyHeaders } from '../idempotency/idempotency.schemas.js'
+import type { IdempotencyService } from '../idempotency/idempotency.service.js'
+import { keyedRequest } from '../idempotency/keyed-request.js'
 import type { WalletShareService } from './wallet-shares.service.js'
 import { Nullable, RecordId, Share, shareView } from './wallet.schemas.js'
 
@@ -11,12 +14,14 @@ const CreatedShare = Type.Composite([Share, Type.Object({ token: Type.String({ d
  * Share links: the holder's routes under /:did (token required) and the public resolution
  * GET /shared/:token (in the route-access allow-list; the token is the credential).
  */
-export const walletShareRoutes: FastifyPluginAsyncTypebox<{ shares: WalletShareService; now: () => Date }> = async (app, { shares, now }) => {
+export const walletShareRoutes: FastifyPluginAsyncTypebox<{ shares: WalletShareService; now: () => Date; idempotency: IdempotencyService }> = async (app, { shares, now, idempotency }) => {
   app.post('/:did/credentials/share', {
     schema: {
       tags: ['Wallet'],
       summary: 'Make a time-limited link to one credential; whoever opens it gets the credential JWT until it expires, is used up or revoked',
+      description: 'Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201, the same link and token included; another body 422; while the first is in progress 409.',
       params: Type.Object({ did: Did }),
+      headers: IdempotencyHeaders,
       body: Type.Object(
         {
           credential_id: RecordId,
@@ -26,10 +31,15 @@ export const walletShareRoutes: FastifyPluginAsyncTypebox<{ shares: WalletShareS
         },
         { additionalProperties: false },
       ),
-      response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), share: CreatedShare }), ...errorRefs(400, 401, 403, 404, 409) },
+      response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), share: CreatedShare }), ...errorRefs(400, 401, 403, 404, 409, 422) },
     },
   }, async (request, reply) => {
-    const { share, token, url } = await shares.create(request.auth!.did, request.body)
+    const holderDid = request.auth!.did
+    const { body: { share, token, url } } = await idempotency.run(
+      keyedRequest(request),
+      (claim) => shares.create(holderDid, request.body, claim),
+      (shareId, token) => shares.replay(holderDid, shareId, token),
+    )
     return reply.status(201).send({ success: true, message: 'Share link created', share: { ...shareView(share, now()), token, share_url: url } })
   })
 

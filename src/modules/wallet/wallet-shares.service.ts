@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import type { Clock } from '../../adapters/clock.js'
 import type { Database } from '../../db/database.js'
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.js'
+import type { ClaimKey } from '../idempotency/idempotency.service.js'
 import { recordActivity } from './wallet-activity.js'
 import { findWalletCredential, type WalletCredentialRow } from './wallet-credentials.repository.js'
 import * as repo from './wallet-shares.repository.js'
@@ -29,7 +30,11 @@ const tokenHash = (token: string) => createHash('sha256').update(token, 'utf8').
 export class WalletShareService {
   constructor(private readonly deps: { db: Database; clock: Clock; publicBaseUrl: string; maxTtlSeconds: number }) {}
 
-  async create(holderDid: string, input: ShareInput): Promise<{ share: repo.ShareRow; token: string; url: string }> {
+  /**
+   * Makes the link. The token is shown once and stored only hashed, so an Idempotency-Key's
+   * `claim` seals it with the key: a retry shows the same working link.
+   */
+  async create(holderDid: string, input: ShareInput, claim?: ClaimKey): Promise<{ share: repo.ShareRow; token: string; url: string }> {
     const credential = await findWalletCredential(this.deps.db, holderDid, input.credential_id)
     if (!credential) throw new NotFoundError('Credential not found in this wallet')
     if (credential.withdrawn_at) throw new ConflictError('This credential is withdrawn from the wallet and cannot be shared')
@@ -40,9 +45,12 @@ export class WalletShareService {
     }
     const now = this.deps.clock.now()
     const token = newToken()
+    const id = `share-${randomUUID()}`
     const share = await this.deps.db.transaction().execute(async (trx) => {
+      const refused = await claim?.(trx, id, token)
+      if (refused) throw refused
       const row = await repo.insertShare(trx, {
-        id: `share-${randomUUID()}`,
+        id,
         holder_did: holderDid,
         credential_id: credential.id,
         token_hash: tokenHash(token),
@@ -60,6 +68,14 @@ export class WalletShareService {
       })
       return row
     })
+    return { share, token, url: this.url(token) }
+  }
+
+  /** The answer of a creation, from the stored share and the token its Idempotency-Key sealed. */
+  async replay(holderDid: string, shareId: string, token: unknown): Promise<{ share: repo.ShareRow; token: string; url: string }> {
+    const share = await repo.findShare(this.deps.db, holderDid, shareId)
+    if (!share) throw new NotFoundError('The share this Idempotency-Key created no longer exists')
+    if (typeof token !== 'string') throw new Error('share replay: the sealed token is missing')
     return { share, token, url: this.url(token) }
   }
 

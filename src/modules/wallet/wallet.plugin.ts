@@ -62,9 +62,9 @@ export const walletModule: FastifyPluginAsyncTypebox<WalletModuleOptions> = asyn
     publicBaseUrl: o.publicBaseUrl,
     policy: { maxBytes: o.evidenceMaxBytes, allowedTypes: o.evidenceAllowedTypes },
   })
-  await app.register(walletCredentialRoutes, { wallet, now })
-  await app.register(walletShareRoutes, { shares, now })
-  await app.register(walletEvidenceRoutes, { evidence })
+  await app.register(walletCredentialRoutes, { wallet, now, idempotency: o.idempotency })
+  await app.register(walletShareRoutes, { shares, now, idempotency: o.idempotency })
+  await app.register(walletEvidenceRoutes, { evidence, idempotency: o.idempotency })
   await app.register(walletActivityRoutes, { db: o.db, now })
   const acceptance = new OfferAcceptanceService({ db: o.db, wallet, resolver: o.resolver, fetch: o.protocolFetch, box: o.protocolBox, clock: o.clock })
   await app.register(offerAcceptanceRoutes, { acceptance, now, idempotency: o.idempotency })
