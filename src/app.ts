@@ -307,7 +307,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const oid4vciContext = { identities, issuers, resolver, publicBaseUrl, contexts: new IssuerContextCache(() => performance.now()) }
   const oid4vciOffers = new Oid4vciOffers({ ...oid4vciContext, db, clock, codeKey: deriveKey(deps.masterKey, 'oid4vci-pre-authorized-code-v1'), offers: (): OfferService => offers })
   const offers = new OfferService({ db, issuers, validators, clock, publicBaseUrl, formats, publication: oid4vciOffers })
-  const requests = new CredentialRequestService({ db, auth, issuers, issuance, validators, clock, formats })
+  const requests = new CredentialRequestService({ db, auth, issuance, validators, clock, formats })
   await app.register(issuerRoutes, { prefix: '/api/issuer', issuers, signing: new SigningMethodService({ issuers, identities, resolver, clock }), idempotency })
   await app.register(schemaDocumentRoutes, { prefix: '/api/schemas', issuers, publicBaseUrl })
   await app.register(templateRoutes, { prefix: '/api/issuer', templates, idempotency })

@@ -10,7 +10,6 @@ import type { ClaimKey } from '../idempotency/idempotency.service.js'
 import type { AttributeValidators } from './attribute-validator.js'
 import type { IssuanceService } from './issuance.service.js'
 import { findIssuer } from './issuer.repository.js'
-import type { IssuerService } from './issuer.service.js'
 import { takeOfferUse } from './offers.repository.js'
 import { findSchema } from './schemas.repository.js'
 import * as requests from './requests.repository.js'
@@ -42,7 +41,7 @@ interface AskedCredential {
  */
 export class CredentialRequestService {
   constructor(
-    private readonly deps: { db: Database; auth: AuthService; issuers: IssuerService; issuance: IssuanceService; validators: AttributeValidators; clock: Clock; formats: FormatRegistry },
+    private readonly deps: { db: Database; auth: AuthService; issuance: IssuanceService; validators: AttributeValidators; clock: Clock; formats: FormatRegistry },
   ) {}
 
   /**

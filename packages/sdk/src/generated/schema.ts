@@ -525,11 +525,17 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Key migration: rotate a key; the old public key stays valid for verification */
+        /**
+         * Key migration: rotate a key; the old public key stays valid for verification
+         * @description Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first rotation instead of rotating again; another body 422; while the first is in progress 409.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description draft-ietf-httpapi-idempotency-key-header: an RFC 8941 String of 1–255 printable ASCII characters (an unquoted token is taken too), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -609,6 +615,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2128,11 +2143,15 @@ export interface paths {
         /**
          * Deprecated: POST /api/blockchain/consent/grant
          * @deprecated
+         * @description Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201 (the anchoring as it stands now) and queues nothing; another body 422; while the first is in progress 409.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description draft-ietf-httpapi-idempotency-key-header: an RFC 8941 String of 1–255 printable ASCII characters (an unquoted token is taken too), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2215,6 +2234,24 @@ export interface paths {
                 };
                 /** @description Default Response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2318,11 +2355,15 @@ export interface paths {
         /**
          * Deprecated: POST /api/blockchain/credential/register
          * @deprecated
+         * @description Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201 (the anchoring as it stands now) and queues nothing; another body 422; while the first is in progress 409.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description draft-ietf-httpapi-idempotency-key-header: an RFC 8941 String of 1–255 printable ASCII characters (an unquoted token is taken too), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2425,6 +2466,24 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -2453,11 +2512,15 @@ export interface paths {
         /**
          * Deprecated: POST /api/blockchain/schema/register
          * @deprecated
+         * @description Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201 (the anchoring as it stands now) and queues nothing; another body 422; while the first is in progress 409.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description draft-ietf-httpapi-idempotency-key-header: an RFC 8941 String of 1–255 printable ASCII characters (an unquoted token is taken too), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2523,6 +2586,24 @@ export interface paths {
                 };
                 /** @description Default Response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3020,11 +3101,17 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Record the holder's consent on chain (as an opaque key) */
+        /**
+         * Record the holder's consent on chain (as an opaque key)
+         * @description Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201 (the anchoring as it stands now) and queues nothing; another body 422; while the first is in progress 409.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description draft-ietf-httpapi-idempotency-key-header: an RFC 8941 String of 1–255 printable ASCII characters (an unquoted token is taken too), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -3108,6 +3195,24 @@ export interface paths {
                 };
                 /** @description Default Response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3369,11 +3474,17 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Anchor a credential hash (queued for the next Merkle batch) */
+        /**
+         * Anchor a credential hash (queued for the next Merkle batch)
+         * @description Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201 (the anchoring as it stands now) and queues nothing; another body 422; while the first is in progress 409.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description draft-ietf-httpapi-idempotency-key-header: an RFC 8941 String of 1–255 printable ASCII characters (an unquoted token is taken too), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -3468,6 +3579,24 @@ export interface paths {
                 };
                 /** @description Default Response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3717,11 +3846,17 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Register a schema version (its content hash) on chain */
+        /**
+         * Register a schema version (its content hash) on chain
+         * @description Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201 (the anchoring as it stands now) and queues nothing; another body 422; while the first is in progress 409.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description draft-ietf-httpapi-idempotency-key-header: an RFC 8941 String of 1–255 printable ASCII characters (an unquoted token is taken too), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -3787,6 +3922,24 @@ export interface paths {
                 };
                 /** @description Default Response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4022,11 +4175,17 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A challenge token for a domain, and where to publish it (HTTPS well-known file or DNS TXT record) */
+        /**
+         * A challenge token for a domain, and where to publish it (HTTPS well-known file or DNS TXT record)
+         * @description Each call replaces the domain's earlier challenge. Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201 (the same token); another body 422; while the first is in progress 409.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description draft-ietf-httpapi-idempotency-key-header: an RFC 8941 String of 1–255 printable ASCII characters (an unquoted token is taken too), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -4108,7 +4267,25 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4601,11 +4778,17 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create the issuer profile of the authenticated DID */
+        /**
+         * Create the issuer profile of the authenticated DID
+         * @description Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201 (without a key, a repeat answers 409).
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description draft-ietf-httpapi-idempotency-key-header: an RFC 8941 String of 1–255 printable ASCII characters (an unquoted token is taken too), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -4691,6 +4874,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5604,11 +5796,17 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a credential offer (with its QR payload) */
+        /**
+         * Create a credential offer (with its QR payload)
+         * @description Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201, its tx_code and offer URI included.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description draft-ietf-httpapi-idempotency-key-header: an RFC 8941 String of 1–255 printable ASCII characters (an unquoted token is taken too), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     /** @description A DID, e.g. did:key:z6Mk… */
                     did: string;
@@ -5730,6 +5928,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6150,11 +6357,17 @@ export interface paths {
             };
         };
         put?: never;
-        /** Define a credential schema */
+        /**
+         * Define a credential schema
+         * @description Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description draft-ietf-httpapi-idempotency-key-header: an RFC 8941 String of 1–255 printable ASCII characters (an unquoted token is taken too), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     /** @description A DID, e.g. did:key:z6Mk… */
                     did: string;
@@ -6261,6 +6474,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7082,11 +7304,17 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a template that pre-fills issuance */
+        /**
+         * Create a template that pre-fills issuance
+         * @description Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description draft-ietf-httpapi-idempotency-key-header: an RFC 8941 String of 1–255 printable ASCII characters (an unquoted token is taken too), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     /** @description A DID, e.g. did:key:z6Mk… */
                     did: string;
@@ -7177,6 +7405,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7655,11 +7892,17 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create an OAuth 2.0 client of this issuer profile for the W3C VC API; its secret is shown only in this answer. Needs step-up when required */
+        /**
+         * Create an OAuth 2.0 client of this issuer profile for the W3C VC API; its secret is shown only in this answer. Needs step-up when required
+         * @description Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201, its client_secret included.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description draft-ietf-httpapi-idempotency-key-header: an RFC 8941 String of 1–255 printable ASCII characters (an unquoted token is taken too), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     /** @description A DID, e.g. did:key:z6Mk… */
                     did: string;
@@ -7732,6 +7975,24 @@ export interface paths {
                 };
                 /** @description Default Response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7826,11 +8087,17 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A QR code for one of your credential offers */
+        /**
+         * A QR code for one of your credential offers
+         * @description Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201 (the same short id); another body 422; while the first is in progress 409.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description draft-ietf-httpapi-idempotency-key-header: an RFC 8941 String of 1–255 printable ASCII characters (an unquoted token is taken too), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -7886,6 +8153,24 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -7903,11 +8188,17 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A QR code for one of your presentation requests */
+        /**
+         * A QR code for one of your presentation requests
+         * @description Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201 (the same short id); another body 422; while the first is in progress 409.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description draft-ietf-httpapi-idempotency-key-header: an RFC 8941 String of 1–255 printable ASCII characters (an unquoted token is taken too), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -7956,6 +8247,24 @@ export interface paths {
                 };
                 /** @description Default Response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8302,11 +8611,17 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create the verifier profile of the authenticated DID */
+        /**
+         * Create the verifier profile of the authenticated DID
+         * @description Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201; another body 422; while the first is in progress 409.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description draft-ietf-httpapi-idempotency-key-header: an RFC 8941 String of 1–255 printable ASCII characters (an unquoted token is taken too), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -8384,6 +8699,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8616,11 +8940,17 @@ export interface paths {
             };
         };
         put?: never;
-        /** Save a request definition to create requests from */
+        /**
+         * Save a request definition to create requests from
+         * @description Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201; another body 422; while the first is in progress 409.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description draft-ietf-httpapi-idempotency-key-header: an RFC 8941 String of 1–255 printable ASCII characters (an unquoted token is taken too), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     /** @description A DID, e.g. did:key:z6Mk… */
                     did: string;
@@ -8726,6 +9056,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8963,11 +9302,17 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Submit a VP-JWT directly (by its holder or its verifier); with request_id it answers that request */
+        /**
+         * Submit a VP-JWT directly (by its holder or its verifier); with request_id it answers that request
+         * @description Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201 (and queues no second callback); another body 422; while the first is in progress 409.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description draft-ietf-httpapi-idempotency-key-header: an RFC 8941 String of 1–255 printable ASCII characters (an unquoted token is taken too), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -9050,6 +9395,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9397,11 +9751,17 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create a presentation request (pending, with a nonce and its QR payload); from a preset with preset_id */
+        /**
+         * Create a presentation request (pending, with a nonce and its QR payload); from a preset with preset_id
+         * @description Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201; another body 422; while the first is in progress 409.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description draft-ietf-httpapi-idempotency-key-header: an RFC 8941 String of 1–255 printable ASCII characters (an unquoted token is taken too), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -9535,6 +9895,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9966,11 +10335,17 @@ export interface paths {
             };
         };
         put?: never;
-        /** Grant a verifier a consent; expires_at with expiration_policy fixed_date only */
+        /**
+         * Grant a verifier a consent; expires_at with expiration_policy fixed_date only
+         * @description Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201; another body 422; while the first is in progress 409.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description draft-ietf-httpapi-idempotency-key-header: an RFC 8941 String of 1–255 printable ASCII characters (an unquoted token is taken too), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     /** @description A DID, e.g. did:key:z6Mk… */
                     did: string;
@@ -10073,6 +10448,24 @@ export interface paths {
                 };
                 /** @description Default Response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -11046,11 +11439,17 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Import a JWT-VC from anywhere: verified (issuer signature via its DID document, subject = you, lifetime, status) before it is kept */
+        /**
+         * Import a JWT-VC from anywhere: verified (issuer signature via its DID document, subject = you, lifetime, status) before it is kept
+         * @description A credential already in the wallet answers 409. Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201 instead; another body 422; while the first is in progress 409.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description draft-ietf-httpapi-idempotency-key-header: an RFC 8941 String of 1–255 printable ASCII characters (an unquoted token is taken too), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     /** @description A DID, e.g. did:key:z6Mk… */
                     did: string;
@@ -11185,11 +11584,17 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Make a time-limited link to one credential; whoever opens it gets the credential JWT until it expires, is used up or revoked */
+        /**
+         * Make a time-limited link to one credential; whoever opens it gets the credential JWT until it expires, is used up or revoked
+         * @description Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201, the same link and token included; another body 422; while the first is in progress 409.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description draft-ietf-httpapi-idempotency-key-header: an RFC 8941 String of 1–255 printable ASCII characters (an unquoted token is taken too), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     /** @description A DID, e.g. did:key:z6Mk… */
                     did: string;
@@ -11273,6 +11678,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -11607,11 +12021,17 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Upload an evidence file (multipart/form-data: file, label); sealed to your ML-KEM key in the content store */
+        /**
+         * Upload an evidence file (multipart/form-data: file, label); sealed to your ML-KEM key in the content store
+         * @description Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key, fields and file answers the first 201; another upload 422; while the first is in progress 409.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description draft-ietf-httpapi-idempotency-key-header: an RFC 8941 String of 1–255 printable ASCII characters (an unquoted token is taken too), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     /** @description A DID, e.g. did:key:z6Mk… */
                     did: string;
@@ -11681,6 +12101,15 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
                 413: {
                     headers: {
                         [name: string]: unknown;
@@ -11691,6 +12120,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -11715,11 +12153,17 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accept an OpenID4VCI credential offer from any issuer: the service runs the protocol and answers the key proof for the holder to sign */
+        /**
+         * Accept an OpenID4VCI credential offer from any issuer: the service runs the protocol and answers the key proof for the holder to sign
+         * @description Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201 (the same session, while it exists) without calling the issuer again; another body 422; while the first is in progress 409.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description draft-ietf-httpapi-idempotency-key-header: an RFC 8941 String of 1–255 printable ASCII characters (an unquoted token is taken too), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     /** @description A DID, e.g. did:key:z6Mk… */
                     did: string;
@@ -11794,6 +12238,24 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -11828,11 +12290,17 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Complete an offer acceptance with the signed key proof (or ask again for a deferred credential); what the issuer sends is verified and kept in the wallet */
+        /**
+         * Complete an offer acceptance with the signed key proof (or ask again for a deferred credential); what the issuer sends is verified and kept in the wallet
+         * @description Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201 (the credentials kept) or 202 without calling the issuer again, whose nonce and access token are single use; another body 422; while the first is in progress 409.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description draft-ietf-httpapi-idempotency-key-header: an RFC 8941 String of 1–255 printable ASCII characters (an unquoted token is taken too), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     /** @description A DID, e.g. did:key:z6Mk… */
                     did: string;
@@ -12002,11 +12470,17 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Answer an OpenID4VP request (openid4vp://) of any verifier from the wallet: the request is verified, DCQL picks the credentials, and each holder proof is prepared for the holder to sign */
+        /**
+         * Answer an OpenID4VP request (openid4vp://) of any verifier from the wallet: the request is verified, DCQL picks the credentials, and each holder proof is prepared for the holder to sign
+         * @description Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201 (the same session, while it exists); another body 422; while the first is in progress 409.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description draft-ietf-httpapi-idempotency-key-header: an RFC 8941 String of 1–255 printable ASCII characters (an unquoted token is taken too), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     /** @description A DID, e.g. did:key:z6Mk… */
                     did: string;
@@ -12082,6 +12556,24 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -12116,11 +12608,17 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send the answer with the holder's signatures (one compact JWS per query_id); the verifier's verdict is answered */
+        /**
+         * Send the answer with the holder's signatures (one compact JWS per query_id); the verifier's verdict is answered
+         * @description Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 200 (the verifier's verdict) without sending the answer again; another body 422; while the first is in progress 409.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description draft-ietf-httpapi-idempotency-key-header: an RFC 8941 String of 1–255 printable ASCII characters (an unquoted token is taken too), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     /** @description A DID, e.g. did:key:z6Mk… */
                     did: string;
@@ -12185,6 +12683,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -12643,11 +13150,17 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Request a credential from an issuer, by schema_id or offer_id */
+        /**
+         * Request a credential from an issuer, by schema_id or offer_id
+         * @description Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201 (and spends no second use of the offer); another body 422; while the first is in progress 409.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description draft-ietf-httpapi-idempotency-key-header: an RFC 8941 String of 1–255 printable ASCII characters (an unquoted token is taken too), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -12747,6 +13260,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -12764,11 +13286,17 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approve with the signed challenge: issues the credential to the requester */
+        /**
+         * Approve with the signed challenge: issues the credential to the requester
+         * @description Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 200.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description draft-ietf-httpapi-idempotency-key-header: an RFC 8941 String of 1–255 printable ASCII characters (an unquoted token is taken too), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     /** @description A DID, e.g. did:key:z6Mk… */
                     issuer_did: string;
@@ -12908,6 +13436,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -13294,11 +13831,17 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Answer a request with a VP-JWT the holder signed (iss holder, aud verifier, the request nonce) */
+        /**
+         * Answer a request with a VP-JWT the holder signed (iss holder, aud verifier, the request nonce)
+         * @description Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201 (and queues no second callback); another body 422; while the first is in progress 409.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description draft-ietf-httpapi-idempotency-key-header: an RFC 8941 String of 1–255 printable ASCII characters (an unquoted token is taken too), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     request_id: string;
                 };
@@ -13382,6 +13925,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -14681,11 +15233,17 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** VC API Issue Credential: secure the given credential in this instance's format (201 with the verifiable credential) */
+        /**
+         * VC API Issue Credential: secure the given credential in this instance's format (201 with the verifiable credential)
+         * @description Optional `Idempotency-Key` header (docs/idempotency.md), scoped to the OAuth client: a retry with the same key and body answers the first 201.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description draft-ietf-httpapi-idempotency-key-header: an RFC 8941 String of 1–255 printable ASCII characters (an unquoted token is taken too), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     format: string;
                     issuer_id: string;
