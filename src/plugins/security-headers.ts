@@ -57,7 +57,8 @@ async function securityHeadersPlugin(app: FastifyInstance, options: SecurityHead
     if (origin && (allowed.has(origin) || allowed.has('*'))) {
       reply.header('access-control-allow-origin', allowed.has('*') ? '*' : origin)
       reply.header('vary', 'Origin')
-      reply.header('access-control-allow-headers', 'authorization, content-type, x-user-did, x-request-id')
+      // idempotency-key: browsers (the SDK, the console) send it on every creating POST (docs/idempotency.md).
+      reply.header('access-control-allow-headers', 'authorization, content-type, x-user-did, x-request-id, idempotency-key')
       reply.header('access-control-allow-methods', 'GET, POST, PUT, DELETE, OPTIONS')
       reply.header('access-control-expose-headers', 'x-request-id, retry-after, x-ratelimit-limit, x-ratelimit-remaining')
       reply.header('access-control-max-age', '600')

@@ -107,6 +107,8 @@ describe('security headers, CORS and request ids', () => {
     assert.equal(preflight.statusCode, 204)
     assert.equal(preflight.headers['access-control-allow-origin'], 'https://verifier.example')
     assert.match(String(preflight.headers['access-control-allow-headers']), /authorization/)
+    // A browser's keyed POST (docs/idempotency.md) is refused before it is sent unless the preflight allows the header.
+    assert.match(String(preflight.headers['access-control-allow-headers']), /(^|, )idempotency-key(,|$)/)
     const other = await t.app.inject({ method: 'GET', url: '/api/health', headers: { origin: 'https://evil.example' } })
     assert.equal(other.headers['access-control-allow-origin'], undefined)
     const otherPreflight = await t.app.inject({ method: 'OPTIONS', url: '/api/issuer', headers: { origin: 'https://evil.example' } })
