@@ -4,7 +4,7 @@ import type { ChainClient } from '../../adapters/chain/chain-client.js'
 import type { Database } from '../../db/database.js'
 import { DependencyUnavailableError, ForbiddenError, NotFoundError } from '../../errors.js'
 import { normalizeDid } from '../did/did-normalize.js'
-import type { ClaimKey } from '../idempotency/idempotency.service.js'
+import { claimIn, type ClaimKey } from '../idempotency/idempotency.service.js'
 import type { ChainAnchor } from './chain-anchor.js'
 import { asBytes32, batchValue, consentKey, credentialChainId, didKey, normalizeHash, schemaKey, schemaVersionKey } from './chain-keys.js'
 import * as repo from './chain-outbox.repository.js'
@@ -110,8 +110,7 @@ export class BlockchainService {
   private async enqueue(request: Parameters<ChainAnchor['enqueue']>[1], claim?: ClaimKey, resourceId?: unknown[]): Promise<void> {
     this.chain()
     await this.deps.db.transaction().execute(async (trx) => {
-      const refused = await claim?.(trx, JSON.stringify(resourceId))
-      if (refused) throw refused
+      await claimIn(trx, claim, JSON.stringify(resourceId))
       await this.deps.anchor.enqueue(trx, request)
     })
     this.deps.anchor.nudge()

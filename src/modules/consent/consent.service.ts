@@ -4,7 +4,7 @@ import type { Clock } from '../../adapters/clock.js'
 import type { Database, DB } from '../../db/database.js'
 import { NotFoundError, ValidationError } from '../../errors.js'
 import { normalizeDid } from '../did/did-normalize.js'
-import type { ClaimKey } from '../idempotency/idempotency.service.js'
+import { claimIn, type ClaimKey } from '../idempotency/idempotency.service.js'
 import type { ConsentPort } from '../presentation/presentation-ports.js'
 import { recordActivity } from '../wallet/wallet-activity.js'
 import * as repo from './consent.repository.js'
@@ -111,8 +111,7 @@ export class ConsentService implements ConsentPort {
       updated_at: now,
     }
     const created = await this.deps.db.transaction().execute(async (trx) => {
-      const refused = await claim?.(trx, row.id)
-      if (refused) throw refused
+      await claimIn(trx, claim, row.id)
       const inserted = await repo.insertConsent(trx, row)
       await recordActivity(trx, { holder_did: holderDid, type: 'consent_granted', details: { consent_id: inserted.id, verifier_did: inserted.verifier_did, purpose: inserted.purpose }, at: now })
       await this.anchorTriple(trx, inserted, 'granted', now)

@@ -7,7 +7,7 @@ import type { Database } from '../../db/database.js'
 import { AppError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js'
 import type { DidResolver } from '../did/did-resolver.js'
 import { normalizeDid } from '../did/did-normalize.js'
-import type { ClaimKey } from '../idempotency/idempotency.service.js'
+import { claimIn, type ClaimKey } from '../idempotency/idempotency.service.js'
 import { verifyDidConfiguration } from './domain-linkage.js'
 import { normalizeDomain, proofLocations } from './domain-name.js'
 import { checkDnsTxtToken, checkWellKnownToken, fetchProofDocument, proofFailure } from './domain-proofs.js'
@@ -60,8 +60,7 @@ export class DomainService {
     const now = this.deps.clock.now()
     const id = `domch-${randomUUID()}`
     const challenge = await this.deps.db.transaction().execute(async (trx) => {
-      const refused = await claim?.(trx, id)
-      if (refused) throw refused
+      await claimIn(trx, claim, id)
       await this.checkCapacity(trx, did, domain)
       await repo.ensurePending(trx, did, domain, now)
       return repo.replaceChallenge(trx, {

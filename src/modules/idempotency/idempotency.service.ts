@@ -101,6 +101,12 @@ function sealedFor(scope: KeyScope, resourceId: string): string {
   return JSON.stringify([scope.caller_did, scope.route, scope.key, resourceId])
 }
 
+/** Records the key (when there is one) in `trx`, throwing its refusal so that the transaction rolls back. */
+export async function claimIn(trx: Transaction<DB>, claim: ClaimKey | undefined, resourceId: string, secret?: unknown): Promise<void> {
+  const refused = await claim?.(trx, resourceId, secret)
+  if (refused) throw refused
+}
+
 /**
  * Runs a create that needs no transaction of its own (often one statement) with the claim: in
  * one transaction when there is a claim, so the resource and its key commit together, as is otherwise.
@@ -108,8 +114,7 @@ function sealedFor(scope: KeyScope, resourceId: string): string {
 export async function withClaim<R>(db: Database, claim: ClaimKey | undefined, resourceId: string, create: (executor: Executor) => Promise<R>, secret?: unknown): Promise<R> {
   if (!claim) return create(db)
   return db.transaction().execute(async (trx) => {
-    const refused = await claim(trx, resourceId, secret)
-    if (refused) throw refused
+    await claimIn(trx, claim, resourceId, secret)
     return create(trx)
   })
 }

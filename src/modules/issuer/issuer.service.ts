@@ -8,7 +8,7 @@ import { ConflictError, NotFoundError, UnauthenticatedError, ValidationError } f
 import type { AuthService, Proof } from '../auth/auth.service.js'
 import type { AccessClaims } from '../auth/token-service.js'
 import type { ChainAnchor } from '../blockchain/chain-anchor.js'
-import { withClaim, type ClaimKey } from '../idempotency/idempotency.service.js'
+import { claimIn, withClaim, type ClaimKey } from '../idempotency/idempotency.service.js'
 import * as issuers from './issuer.repository.js'
 import type { IssuerBody, IssuerUpdateBody, SchemaBody, SchemaUpdateBody } from './issuer.schemas.js'
 import * as schemas from './schemas.repository.js'
@@ -131,8 +131,7 @@ export class IssuerService {
     // With a chain, the schema row and its anchoring job commit together or not at all (and with its key).
     const created = anchor
       ? await this.deps.db.transaction().execute(async (trx) => {
-          const refused = await claim?.(trx, values.id)
-          if (refused) throw refused
+          await claimIn(trx, claim, values.id)
           return insert(trx)
         })
       : await withClaim(this.deps.db, claim, values.id, insert)

@@ -4,7 +4,7 @@ import type { Clock } from '../../adapters/clock.js'
 import type { Database, DB, Executor } from '../../db/database.js'
 import type { FormatRegistry } from '../credentials/formats/format-registry.js'
 import { NotFoundError, ValidationError } from '../../errors.js'
-import type { ClaimKey } from '../idempotency/idempotency.service.js'
+import { claimIn, type ClaimKey } from '../idempotency/idempotency.service.js'
 import { normalizeDid } from '../did/did-normalize.js'
 import { qrSvgDataUrl } from '../qr/qr-image.js'
 import type { AttributeValidators } from './attribute-validator.js'
@@ -103,8 +103,7 @@ export class OfferService {
     }
     const offer = prepared || claim
       ? await this.deps.db.transaction().execute(async (trx) => {
-          const refused = await claim?.(trx, row.id, prepared?.secret)
-          if (refused) throw refused
+          await claimIn(trx, claim, row.id, prepared?.secret)
           const inserted = await offers.insertOffer(trx, row)
           await prepared?.store(trx, inserted)
           return inserted

@@ -6,7 +6,7 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '.
 import type { AuthService } from '../auth/auth.service.js'
 import type { FormatRegistry } from '../credentials/formats/format-registry.js'
 import { normalizeDid } from '../did/did-normalize.js'
-import type { ClaimKey } from '../idempotency/idempotency.service.js'
+import { claimIn, type ClaimKey } from '../idempotency/idempotency.service.js'
 import type { AttributeValidators } from './attribute-validator.js'
 import type { IssuanceService } from './issuance.service.js'
 import { findIssuer } from './issuer.repository.js'
@@ -63,8 +63,7 @@ export class CredentialRequestService {
       if (!schema) throw new ValidationError(`Unknown schema_id "${asked.schemaId}" for this issuer`, { details: { field: 'schema_id' } })
       // The holder may leave required attributes to the issuer.
       this.deps.validators.check(schema, asked.attributes, true)
-      const refused = await claim?.(trx, id)
-      if (refused) throw refused
+      await claimIn(trx, claim, id)
       const row = await requests.insertRequest(trx, {
         id,
         holder_did: holderDid,
@@ -133,8 +132,7 @@ export class CredentialRequestService {
         requestId: request.id,
         steppedUp: true,
         within: async (trx, credential) => {
-          const refused = await claim?.(trx, credential.id)
-          if (refused) throw refused
+          await claimIn(trx, claim, credential.id)
           const decided = await requests.decideRequest(trx, request.id, { status: 'approved', credential_id: credential.id }, this.deps.clock.now())
           if (!decided) throw new ConflictError('The request was decided meanwhile')
         },

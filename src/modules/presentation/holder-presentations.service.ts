@@ -5,7 +5,7 @@ import { dataIntegrityEnvelope, isDataIntegrityPresentation } from '../credentia
 import type { Database, Executor } from '../../db/database.js'
 import { isUniqueViolation } from '../../db/pg-errors.js'
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.js'
-import type { ClaimKey } from '../idempotency/idempotency.service.js'
+import { claimIn, type ClaimKey } from '../idempotency/idempotency.service.js'
 import type { PresentationRequestRow } from '../verifier/verifier.types.js'
 import type { VerifierService } from '../verifier/verifier.service.js'
 import { inWallet } from '../wallet/wallet-credentials.service.js'
@@ -89,8 +89,7 @@ export class HolderPresentationService {
       // got this far waits on it and then replays this answer, rather than finding the request answered.
       const presentation = callbackUrl || claim
         ? await this.deps.db.transaction().execute(async (trx) => {
-            const refused = await claim?.(trx, submitted.id)
-            if (refused) throw refused
+            await claimIn(trx, claim, submitted.id)
             const row = await store(trx)
             if (callbackUrl) await this.deps.callbacks!.enqueue(trx, { url: callbackUrl, type: 'presentation.submitted', data: eventData(row) })
             return row

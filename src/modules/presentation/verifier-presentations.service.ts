@@ -9,7 +9,7 @@ import { MicroBatcher } from '../../shared/micro-batcher.js'
 import { storableJson } from '../../db/storable-json.js'
 import { isUniqueViolation } from '../../db/pg-errors.js'
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js'
-import type { ClaimKey } from '../idempotency/idempotency.service.js'
+import { claimIn, type ClaimKey } from '../idempotency/idempotency.service.js'
 import type { PresentationRequestRow } from '../verifier/verifier.types.js'
 import type { VerifierService } from '../verifier/verifier.service.js'
 import { eventData } from './holder-presentations.service.js'
@@ -103,8 +103,7 @@ export class VerifierPresentationService {
     try {
       const row = await this.deps.db.transaction().execute(async (trx) => {
         // The key first, as the holder's approval does: a duplicate waits on it, then replays this answer.
-        const refused = await claim?.(trx, id)
-        if (refused) throw refused
+        await claimIn(trx, claim, id)
         if (request && !(await repo.closeRequest(trx, request.id, 'submitted', now))) throw new ConflictError('This request was already answered')
         const inserted = await repo.insertSubmitted(trx, {
           id,

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto'
 import type { Clock } from '../../adapters/clock.js'
 import type { Database, Executor } from '../../db/database.js'
 import { NotFoundError } from '../../errors.js'
-import type { ClaimKey } from '../idempotency/idempotency.service.js'
+import { claimIn, type ClaimKey } from '../idempotency/idempotency.service.js'
 import type { OfferService } from '../issuer/offers.service.js'
 import type { VerifierService } from '../verifier/verifier.service.js'
 import { qrSvgDataUrl } from './qr-image.js'
@@ -58,8 +58,7 @@ export class QrService {
     const row = claim
       ? await this.deps.db.transaction().execute(async (trx) => {
           const inserted = await insertWithFreshId(trx, code)
-          const refused = await claim(trx, inserted.short_id)
-          if (refused) throw refused
+          await claimIn(trx, claim, inserted.short_id)
           return inserted
         })
       : await insertWithFreshId(this.deps.db, code)

@@ -3,7 +3,7 @@ import type { Clock } from '../../adapters/clock.js'
 import type { Database, Executor } from '../../db/database.js'
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js'
 import { normalizeDid } from '../did/did-normalize.js'
-import { withClaim, type ClaimKey } from '../idempotency/idempotency.service.js'
+import { claimIn, withClaim, type ClaimKey } from '../idempotency/idempotency.service.js'
 import * as repo from './verifier.repository.js'
 import type { PresentationRequestRow, PresetRow, VerifierRow } from './verifier.types.js'
 import type { CreateRequestInput, PresetInput } from './verifier.schemas.js'
@@ -93,8 +93,7 @@ export class VerifierService {
     }
     const prepared = await publish?.(row)
     return this.deps.db.transaction().execute(async (trx) => {
-      const refused = await claim?.(trx, row.id)
-      if (refused) throw refused
+      await claimIn(trx, claim, row.id)
       const request = await repo.insertRequest(trx, row)
       return { request, published: await prepared?.store(trx) }
     })

@@ -6,7 +6,7 @@ import type { Database } from '../../db/database.js'
 import { isUniqueViolation } from '../../db/pg-errors.js'
 import { ConflictError, NotFoundError } from '../../errors.js'
 import type { FormatRegistry } from '../credentials/formats/format-registry.js'
-import type { ClaimKey } from '../idempotency/idempotency.service.js'
+import { claimIn, type ClaimKey } from '../idempotency/idempotency.service.js'
 import type { DidResolver } from '../did/did-resolver.js'
 import type { StatusChecker } from '../status-list/status-check.js'
 import { checkImportedCredential, type CheckedCredential } from './credential-import-check.js'
@@ -103,8 +103,7 @@ export class WalletCredentialService {
     if (local && local.owner_did === holderDid) {
       const restored = await this.deps.db.transaction().execute(async (trx) => {
         if (!(await repo.restoreToWallet(trx, holderDid, local.id))) return false
-        const refused = await claim?.(trx, local.id)
-        if (refused) throw refused
+        await claimIn(trx, claim, local.id)
         await recordActivity(trx, { holder_did: holderDid, type: 'credential_imported', credential_id: local.id, details: activityDetails(checked, true), at: now })
         return true
       })
@@ -123,8 +122,7 @@ export class WalletCredentialService {
     const stored = await this.deps.content.put(Buffer.from(JSON.stringify(envelope)))
     try {
       await this.deps.db.transaction().execute(async (trx) => {
-        const refused = await claim?.(trx, id)
-        if (refused) throw refused
+        await claimIn(trx, claim, id)
         await repo.insertImport(trx, {
           id,
           holder_did: holderDid,

@@ -4,7 +4,7 @@ import type { ContentStore } from '../../adapters/content-store/content-store.js
 import { asStoredEnvelope, type EnvelopeSealer } from '../../crypto/sealed-envelope.js'
 import type { Database } from '../../db/database.js'
 import { ConflictError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../../errors.js'
-import type { ClaimKey } from '../idempotency/idempotency.service.js'
+import { claimIn, type ClaimKey } from '../idempotency/idempotency.service.js'
 import { sniffEvidence } from './evidence-type.js'
 import type { HolderKemKeys } from './holder-kem-keys.js'
 import { recordActivity } from './wallet-activity.js'
@@ -51,8 +51,7 @@ export class WalletEvidenceService {
     const stored = await this.deps.content.put(Buffer.from(JSON.stringify(envelope)))
     const now = this.deps.clock.now()
     return this.deps.db.transaction().execute(async (trx) => {
-      const refused = await claim?.(trx, id)
-      if (refused) throw refused
+      await claimIn(trx, claim, id)
       const row = await repo.insertEvidence(trx, {
         id,
         holder_did: holderDid,

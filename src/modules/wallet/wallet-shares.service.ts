@@ -2,7 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import type { Clock } from '../../adapters/clock.js'
 import type { Database } from '../../db/database.js'
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.js'
-import type { ClaimKey } from '../idempotency/idempotency.service.js'
+import { claimIn, type ClaimKey } from '../idempotency/idempotency.service.js'
 import { recordActivity } from './wallet-activity.js'
 import { findWalletCredential, type WalletCredentialRow } from './wallet-credentials.repository.js'
 import * as repo from './wallet-shares.repository.js'
@@ -47,8 +47,7 @@ export class WalletShareService {
     const token = newToken()
     const id = `share-${randomUUID()}`
     const share = await this.deps.db.transaction().execute(async (trx) => {
-      const refused = await claim?.(trx, id, token)
-      if (refused) throw refused
+      await claimIn(trx, claim, id, token)
       const row = await repo.insertShare(trx, {
         id,
         holder_did: holderDid,

@@ -7,7 +7,7 @@ import type { Database } from '../../../db/database.js'
 import { NotFoundError, UnprocessableError, ValidationError } from '../../../errors.js'
 import type { FormatRegistry } from '../../credentials/formats/format-registry.js'
 import type { DidResolver } from '../../did/did-resolver.js'
-import { withClaim, type ClaimKey } from '../../idempotency/idempotency.service.js'
+import { claimIn, withClaim, type ClaimKey } from '../../idempotency/idempotency.service.js'
 import { serviceCallbacks } from '../../oid4vc/oid4vc-callbacks.js'
 import { recordActivity } from '../wallet-activity.js'
 import type { WalletCredentialService } from '../wallet-credentials.service.js'
@@ -181,8 +181,7 @@ export class PresentationAnswerService {
       verifier_error: accepted ? null : [answer.error, answer.error_description].filter((p) => typeof p === 'string').join(': ') || null,
     }
     await this.deps.db.transaction().execute(async (trx) => {
-      const refused = await claim?.(trx, taken.id, outcome)
-      if (refused) throw refused
+      await claimIn(trx, claim, taken.id, outcome)
       for (const { credentialId } of state.drafts) {
         await recordActivity(trx, {
           holder_did: holderDid,
