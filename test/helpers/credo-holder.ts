@@ -4,9 +4,11 @@ import { OpenId4VcModule } from '@credo-ts/openid4vc'
 import { MemoryStorageModule } from './credo-storage.js'
 
 function modules() {
+  // @credo-ts/node's alpha brings its own copy of @credo-ts/core, so its class is another type to tsc; it is Core's KMS interface.
+  const kms = new NodeKeyManagementService(new NodeInMemoryKeyManagementStorage()) as unknown as Kms.KeyManagementService
   return {
     storage: new MemoryStorageModule(),
-    kms: new Kms.KeyManagementModule({ backends: [new NodeKeyManagementService(new NodeInMemoryKeyManagementStorage())] }),
+    kms: new Kms.KeyManagementModule({ backends: [kms] }),
     openid4vc: new OpenId4VcModule(),
   }
 }

@@ -74,7 +74,9 @@ class MemoryStorageService implements StorageService<AnyRecord> {
 
   async getById<T extends AnyRecord>(_ctx: AgentContext, recordClass: BaseRecordConstructor<T>, id: string): Promise<T> {
     const stored = this.records.get(id)
-    if (!stored || stored.type !== recordClass.type) throw new RecordNotFoundError(`record ${id} not found`, { recordType: recordClass.type })
+    if (!stored || stored.type !== recordClass.type) {
+      throw new RecordNotFoundError(`record ${id} not found`, { recordType: recordClass.type })
+    }
     return this.read(stored, id, recordClass)
   }
 

@@ -19,7 +19,13 @@ import { createTestApp, type TestApp } from '../helpers/test-app.js'
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>
 
-const SCHEMA = { name: 'Membership', version: '1', attributes: [{ name: 'member', data_type: 'string', required: true }, { name: 'level', data_type: 'number' }], anonymous_credentials: false }
+const SCHEMA = {
+  name: 'Membership',
+  version: '1',
+  attributes: [{ name: 'member', data_type: 'string', required: true }, { name: 'level', data_type: 'number' }],
+  anonymous_credentials: false,
+}
+const OFFER = { credential_type: 'Membership', attributes: { member: 'Ada', level: 3 }, format: 'jwt_vc_json' }
 
 describe('Credo 0.6 holder receives jwt_vc_json over OpenID4VCI', () => {
   let front: HttpsFront
@@ -44,13 +50,14 @@ describe('Credo 0.6 holder receives jwt_vc_json over OpenID4VCI', () => {
   })
 
   const receive = async (body: Json) => {
-    const created = await makeOffer(t, issuer, { credential_type: 'Membership', schema_id: schemaId, attributes: { member: 'Ada', level: 3 }, format: 'jwt_vc_json' }, body)
+    const created = await makeOffer(t, issuer, { ...OFFER, schema_id: schemaId }, body)
     return holder.receive(created.credential_offer_uri)
   }
 
   it('verifies and stores one with an expiry; the dates and ids it holds are the JWT claims', async () => {
     // A template's validity gives the credential an expiry (an offer names no date of its own).
-    const template = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/templates`, issuer.token, { name: 'Yearly', credential_type: 'Membership', schema_id: schemaId, validity_days: 365 })
+    const yearly = { name: 'Yearly', credential_type: 'Membership', schema_id: schemaId, validity_days: 365 }
+    const template = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/templates`, issuer.token, yearly)
     assert.equal(template.statusCode, 201, template.body)
     const record = await receive({ template_id: template.json().template.id })
 

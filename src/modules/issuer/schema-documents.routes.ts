@@ -35,7 +35,7 @@ export const schemaDocumentRoutes: FastifyPluginAsyncTypebox<{ issuers: IssuerSe
   app.get('/:schema_id/context-v1.jsonld', {
     schema: {
       tags,
-      summary: "A schema's JSON-LD 1.1 context for VCDM 1.1 credentials (jwt_vc_json), after the VCDM 1.1 and Bitstring Status List contexts",
+      summary: "A schema's JSON-LD 1.1 context for VCDM 1.1 credentials (jwt_vc_json), named after the VCDM 1.1 and status contexts",
       security: [],
       params: Params,
       querystring: Type.Object({ type: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) }),
@@ -47,7 +47,13 @@ export const schemaDocumentRoutes: FastifyPluginAsyncTypebox<{ issuers: IssuerSe
   })
 
   app.get('/:schema_id/json-schema.json', {
-    schema: { tags, summary: "A schema's JSON Schema (2020-12) for VCDM 2.0 and 1.1 credentials (`credentialSchema`)", security: [], params: Params, response: { 200: Document, ...errorRefs(400, 404) } },
+    schema: {
+      tags,
+      summary: "A schema's JSON Schema (2020-12) for VCDM 2.0 and 1.1 credentials (`credentialSchema`)",
+      security: [],
+      params: Params,
+      response: { 200: Document, ...errorRefs(400, 404) },
+    },
   }, async (request, reply) => {
     const schema = await issuers.publicSchema(request.params.schema_id)
     return reply.headers(headers).type('application/schema+json').send(schemaJsonSchema(schema, publicBaseUrl))
