@@ -45,7 +45,7 @@ export const VCDM1_TERMS: ReadonlySet<string> = new Set([
  * type-scoped contexts do not propagate). An attribute of such a name gets an unprotected term:
  * the type-scoped context may then redefine it on the credential, and the subject keeps ours.
  */
-const VCDM1_CREDENTIAL_TERMS: ReadonlySet<string> = new Set([
+export const VCDM1_CREDENTIAL_TERMS: ReadonlySet<string> = new Set([
   'cred', 'sec', 'xsd', 'credentialSchema', 'credentialStatus', 'credentialSubject', 'evidence', 'expirationDate', 'holder',
   'issued', 'issuer', 'issuanceDate', 'refreshService', 'termsOfUse', 'validFrom', 'validUntil',
 ])
