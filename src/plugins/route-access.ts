@@ -25,9 +25,11 @@ export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
   'GET /api/ipfs/:cid',
   'GET /api/status-lists/:id',
   'GET /api/qr/resolve/:short_id',
-  // A schema's JSON-LD context and JSON Schema, named by the VCDM 2.0 credentials issued under it.
+  // A schema's JSON-LD contexts (VCDM 2.0, VCDM 1.1) and JSON Schema, named by the credentials issued under it.
   'GET /api/schemas/:schema_id/context.jsonld',
   'HEAD /api/schemas/:schema_id/context.jsonld',
+  'GET /api/schemas/:schema_id/context-v1.jsonld',
+  'HEAD /api/schemas/:schema_id/context-v1.jsonld',
   'GET /api/schemas/:schema_id/json-schema.json',
   'HEAD /api/schemas/:schema_id/json-schema.json',
   'HEAD /api/qr/resolve/:short_id',

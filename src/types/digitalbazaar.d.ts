@@ -17,6 +17,9 @@ declare module '@digitalbazaar/vdl-context' {
 declare module '@digitalbazaar/vdl-aamva-context' {
   export const contexts: Map<string, Record<string, unknown>>
 }
+declare module '@digitalbazaar/vc-bitstring-status-list-context' {
+  export const contexts: Map<string, Record<string, unknown>>
+}
 
 // Data Integrity (W3C VC Data Integrity 1.0) through the Digital Bazaar libraries: only what the service and its tests call.
 declare module '@digitalbazaar/vc' {

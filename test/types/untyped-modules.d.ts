@@ -10,6 +10,8 @@ declare module '@digitalbazaar/vc-bitstring-status-list' {
   export function createList(options: { length: number }): Promise<BitstringStatusList>
   export function decodeList(options: { encodedList: string }): Promise<BitstringStatusList>
   export function checkStatus(options: Record<string, unknown>): Promise<{ verified: boolean; results?: Array<{ status: boolean }>; error?: Error }>
+  export function statusTypeMatches(options: { credential: Record<string, unknown> }): boolean
+  export function getCredentialStatus(options: { credential: Record<string, unknown>; statusPurpose: string }): Record<string, unknown>
 }
 
 declare module '@grottonetworking/bbs-signatures' {

@@ -1,12 +1,13 @@
 import { NotFoundError } from '../../errors.js'
 import type { LocalDocuments } from '../credentials/formats/data-integrity/document-loader.js'
 import type { IssuerService } from './issuer.service.js'
-import { schemaContext } from './schema-documents.js'
+import { schemaContext, schemaContextV1 } from './schema-documents.js'
 
-const CONTEXT_PATH = /^\/api\/schemas\/([^/?#]+)\/context\.jsonld$/
+const CONTEXT_PATH = /^\/api\/schemas\/([^/?#]+)\/(context|context-v1)\.jsonld$/
 
 /**
- * The schema contexts this service serves (`GET /api/schemas/:id/context.jsonld?type=`), answered
+ * The schema contexts this service serves (`GET /api/schemas/:id/context.jsonld?type=`, and
+ * `context-v1.jsonld` for VCDM 1.1), answered
  * for its own JSON-LD processing without an HTTP round trip to itself: the same document the
  * route sends, made from the schema record. Undefined for any other URL, or a schema it lacks.
  */
@@ -29,6 +30,7 @@ export function schemaContextDocuments(issuers: Pick<IssuerService, 'publicSchem
       if (error instanceof NotFoundError) return undefined
       throw error
     })
-    return schema && schemaContext(schema, publicBaseUrl, params.get('type') ?? undefined)
+    const build = match[2] === 'context-v1' ? schemaContextV1 : schemaContext
+    return schema && build(schema, publicBaseUrl, params.get('type') ?? undefined)
   }
 }

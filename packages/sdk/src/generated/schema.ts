@@ -8341,6 +8341,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/schemas/{schema_id}/context-v1.jsonld": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A schema's JSON-LD 1.1 context for VCDM 1.1 credentials (jwt_vc_json), named after the VCDM 1.1 and status contexts */
+        get: {
+            parameters: {
+                query?: {
+                    type?: string;
+                };
+                header?: never;
+                path: {
+                    schema_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/schemas/{schema_id}/context.jsonld": {
         parameters: {
             query?: never;
@@ -8408,7 +8468,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A schema's JSON Schema (2020-12) for VCDM 2.0 credentials (`credentialSchema`) */
+        /** A schema's JSON Schema (2020-12) for VCDM 2.0 and 1.1 credentials (`credentialSchema`) */
         get: {
             parameters: {
                 query?: never;

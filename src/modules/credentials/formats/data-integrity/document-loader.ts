@@ -3,6 +3,7 @@ import { contexts as citizenshipContexts } from '@digitalbazaar/citizenship-cont
 import { contexts as credentialsContexts } from '@digitalbazaar/credentials-context'
 import { contexts as dataIntegrityContexts } from '@digitalbazaar/data-integrity-context'
 import { contexts as multikeyContexts } from '@digitalbazaar/multikey-context'
+import { contexts as bitstringStatusContexts } from '@digitalbazaar/vc-bitstring-status-list-context'
 import { contexts as vdlAamvaContexts } from '@digitalbazaar/vdl-aamva-context'
 import { contexts as vdlContexts } from '@digitalbazaar/vdl-context'
 import { contexts as ed25519Signature2020Contexts } from 'ed25519-signature-2020-context'
@@ -27,11 +28,13 @@ const examplesV2 = JSON.parse(readFileSync(new URL('./contexts/credentials-examp
 
 /**
  * The JSON-LD contexts bundled with the service (DESIGN.md: never fetched at run time): VCDM 1.1
- * and 2.0, Data Integrity, Multikey, Ed25519Signature2020, the W3C examples, and the driving-licence and citizenship
+ * and 2.0, Bitstring Status List (what a VCDM 1.1 credential names for its status entry), Data
+ * Integrity, Multikey, Ed25519Signature2020, the W3C examples, and the driving-licence and citizenship
  * vocabularies the W3C suites issue with. Each comes from its publisher's npm package.
  */
 export const STATIC_CONTEXTS: ReadonlyMap<string, unknown> = new Map<string, unknown>([
   ...credentialsContexts,
+  ...bitstringStatusContexts,
   ...dataIntegrityContexts,
   ...multikeyContexts,
   ...vdlContexts,

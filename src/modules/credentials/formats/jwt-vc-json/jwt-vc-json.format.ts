@@ -1,6 +1,7 @@
 import { decodeCompactJws, signCompactJws } from '../../../../crypto/jws.js'
 import type { CheckResult, CredentialProblem, IssuableFormat, VerifyContext } from '../credential-format.js'
 import { dateSeconds, datedProblems, isObject, readW3cCredential, statusProblems, subjectProblems, verifiedJwt } from '../jwt-checks.js'
+import { schemaIdOfJsonSchemaUrl } from '../vc-jose/schema-urls.js'
 import { vc11Document, vc11JwtPayload } from './vc11-document.js'
 
 /**
@@ -69,8 +70,16 @@ async function verifyJwtVc(jwt: string, ctx: VerifyContext): Promise<CheckResult
   }
 }
 
-/** VCDM `credentialSchema` (one or several): each entry's `id`, and this service's `schemaId` beside it. */
+/**
+ * VCDM `credentialSchema` (one or several): each entry's `id`, then this service's schema id: read
+ * from its JSON Schema URL, or the `schemaId` beside the IPFS URL that credentials issued before
+ * named (they still verify, and still meet a `schema_id` requirement).
+ */
 export function schemaIdsOf(credentialSchema: unknown): string[] {
   const entries = Array.isArray(credentialSchema) ? credentialSchema : [credentialSchema]
-  return entries.flatMap((e) => (isObject(e) ? [e.id, e.schemaId].filter((v): v is string => typeof v === 'string') : []))
+  return entries.flatMap((e) => {
+    if (!isObject(e)) return []
+    const schemaId = typeof e.schemaId === 'string' ? e.schemaId : typeof e.id === 'string' ? schemaIdOfJsonSchemaUrl(e.id) : undefined
+    return [e.id, schemaId].filter((v): v is string => typeof v === 'string')
+  })
 }

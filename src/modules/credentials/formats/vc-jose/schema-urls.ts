@@ -1,11 +1,13 @@
 /**
- * Where a schema's public documents live (docs/formats.md, "vc+jwt"): the JSON-LD context a VCDM
- * 2.0 credential names in `@context`, the JSON Schema (2020-12) its `credentialSchema` names, and
- * the vocabulary its attribute terms expand under. One place, read by the format that writes the
- * URLs into credentials and by the routes that answer them.
+ * Where a schema's public documents live (docs/formats.md, "vc+jwt" and "jwt_vc_json"): the JSON-LD
+ * context a VCDM 2.0 credential names in `@context`, the one a VCDM 1.1 credential names, the JSON
+ * Schema (2020-12) the `credentialSchema` of both names, and the vocabulary their attribute terms
+ * expand under. One place, read by the formats that write the URLs into credentials and by the
+ * routes that answer them.
  */
 export const schemaPaths = {
   context: (schemaId: string) => `/api/schemas/${encodeURIComponent(schemaId)}/context.jsonld`,
+  contextV1: (schemaId: string) => `/api/schemas/${encodeURIComponent(schemaId)}/context-v1.jsonld`,
   jsonSchema: (schemaId: string) => `/api/schemas/${encodeURIComponent(schemaId)}/json-schema.json`,
   vocabulary: (schemaId: string) => `/api/schemas/${encodeURIComponent(schemaId)}/vocab#`,
 }
@@ -18,6 +20,11 @@ export const schemaPaths = {
  */
 export function schemaContextUrl(publicBaseUrl: string, schemaId: string, type: string): string {
   return `${publicBaseUrl}${schemaPaths.context(schemaId)}?type=${encodeURIComponent(type)}`
+}
+
+/** The same for a VCDM 1.1 credential (`jwt_vc_json`), whose base context defines fewer terms. */
+export function schemaContextV1Url(publicBaseUrl: string, schemaId: string, type: string): string {
+  return `${publicBaseUrl}${schemaPaths.contextV1(schemaId)}?type=${encodeURIComponent(type)}`
 }
 
 export function schemaJsonSchemaUrl(publicBaseUrl: string, schemaId: string): string {
