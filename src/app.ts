@@ -342,7 +342,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(consentRoutes, { prefix: '/api/wallet', consents, idempotency })
   const verifiers = new VerifierService({ db, clock, publicBaseUrl })
   const statusChecker = new StatusChecker({ db, publicBaseUrl, httpGet: deps.httpGet, resolver, issuerOf: (did) => identities.issuerOf(did) })
-  const presentationVerifier = new PresentationVerifier({ resolver, status: statusChecker, clock, formats, issuerOf: (did) => identities.issuerOf(did), local: localDocuments })
+  const presentationVerifier = new PresentationVerifier({ resolver, status: statusChecker, clock, formats, skewSeconds: config.clockSkewSeconds, issuerOf: (did) => identities.issuerOf(did), local: localDocuments })
   // OpenID4VP beside the spec's requests (docs/openid4vp.md); its presentation service is made below, before any request arrives.
   const oid4vp: Openid4vpService = new Openid4vpService({ db, clock, publicBaseUrl, hosted, keys, resolver, verifiers, presentations: { recordAnswer: (...a) => verifierPresentations.recordAnswer(...a) }, verifier: presentationVerifier, formats })
   await app.register(verifierRoutes, { prefix: '/api/verifier', verifiers, oid4vp, idempotency })
@@ -360,6 +360,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     evidenceMaxBytes: config.evidenceMaxBytes,
     evidenceAllowedTypes: config.evidenceAllowedTypes,
     shareMaxTtlSeconds: config.walletShareMaxTtlSeconds,
+    skewSeconds: config.clockSkewSeconds,
     protocolFetch: fetchApiOver(
       deps.httpRequest ?? createGuardedRequest({ allowPrivate: config.outboundAllowPrivate, timeoutMs: config.outboundTimeoutMs, maxBytes: 1024 * 1024, maxRedirects: 3 }),
     ),

@@ -11,7 +11,10 @@ import { claimIn, withClaim, type ClaimKey } from '../../idempotency/idempotency
 import { serviceCallbacks } from '../../oid4vc/oid4vc-callbacks.js'
 import { recordActivity } from '../wallet-activity.js'
 import type { WalletCredentialService } from '../wallet-credentials.service.js'
+import { chooseQueries, type CredentialSetAnswer, type SetChoices } from './credential-set-choice.js'
 import { dcqlCredentialOf } from './dcql-wallet-credentials.js'
+import { jwtVcDisclosure, sdJwtDisclosure, type ClaimPath, type Disclosure } from './disclosure.js'
+import { withClockSkew } from './clock-skew.js'
 import { checkHolderJws, holderSigningKey, type PreparedJws } from './prepared-jws.js'
 import { assemble, sdJwtDraft, vpJwtDraft, type PresentationDraft } from './presentation-drafts.js'
 import * as sessions from './protocol-sessions.repository.js'
@@ -21,6 +24,8 @@ import { firstLine } from '../../oid4vc/library-message.js'
 const SESSION_TTL_MS = 5 * 60_000
 /** How many of the holder's credentials a query is matched against (newest first). */
 const MAX_CANDIDATES = 1000
+/** How many matching credentials of one query are compared for what they would disclose. */
+const MAX_COMPARED = 20
 const JARM_SERVER_METADATA = {
   authorization_signing_alg_values_supported: [],
   authorization_encryption_alg_values_supported: ['ECDH-ES'],
@@ -34,8 +39,10 @@ export interface PreparedPresentation {
   format: string
   credential_type: string
   issuer_did: string
-  /** The claim paths the verifier asked for (and the presentation discloses). */
-  claims: Array<Array<string | number | null>>
+  /** The path of every claim the presentation lets the verifier read (disclosure.ts): all of a JWT-VC's. */
+  claims: ClaimPath[]
+  /** Those claims with their values, as the verifier reads them. */
+  disclosed: Record<string, unknown>
   to_sign: PreparedJws
 }
 
@@ -45,6 +52,8 @@ export interface PreparedAnswer {
   verifier: string
   response_mode: string
   presentations: PreparedPresentation[]
+  /** The request's credential sets and the option answered of each (absent: the request has none). */
+  credential_sets?: CredentialSetAnswer[]
   expires_at: Date
 }
 
@@ -61,7 +70,10 @@ interface SessionState {
   drafts: Array<{ queryId: string; credentialId: string; draft: PresentationDraft }>
   /** What the prepare step answered of each presentation besides its `to_sign` (the drafts' order). */
   shown: Array<Omit<PreparedPresentation, 'to_sign'>>
+  sets?: CredentialSetAnswer[]
 }
+
+type Candidate = { row: Awaited<ReturnType<WalletCredentialService['list']>>[number]; format: string; dcql: DcqlCredential }
 
 /**
  * The hosted wallet as an OpenID4VP 1.0 wallet (docs/openid4vc.md "The hosted wallet"): it
@@ -81,11 +93,13 @@ export class PresentationAnswerService {
       resolver: DidResolver
       fetch: typeof fetch
       clock: Clock
+      /** CLOCK_SKEW_SECONDS: leeway on the times of the verifier's request object. */
+      skewSeconds: number
     },
   ) {}
 
   /** Prepares the answer; `claim` (an Idempotency-Key) commits with the session. */
-  async prepare(holderDid: string, input: { authorization_request_uri: string }, claim?: ClaimKey): Promise<PreparedAnswer> {
+  async prepare(holderDid: string, input: { authorization_request_uri: string; choices?: SetChoices }, claim?: ClaimKey): Promise<PreparedAnswer> {
     const client = this.client()
     let parsed: ReturnType<Openid4vpClient['parseOpenid4vpAuthorizationRequest']>
     try {
@@ -103,25 +117,41 @@ export class PresentationAnswerService {
 
     const candidates = await this.candidates(holderDid)
     const result = DcqlQuery.query(query, candidates.map((c) => c.dcql))
-    if (!result.can_be_satisfied) {
-      const unmet = Object.entries(result.credential_matches).filter(([, m]) => !m.success).map(([id]) => id)
-      throw new UnprocessableError(`The wallet holds no credential that meets ${unmet.length ? unmet.join(', ') : 'the request'}`, { details: { unmet_queries: unmet } })
+    // Each query's least-disclosing credential, then one option per credential set (credential-set-choice.ts).
+    const best = new Map<string, { candidate: Candidate; asked: ClaimPath[]; disclosure: Disclosure }>()
+    for (const [queryId, match] of Object.entries(result.credential_matches)) {
+      if (!match.success) continue
+      const credentialQuery = query.credentials.find((c) => c.id === queryId)!
+      for (const valid of match.valid_credentials.slice(0, MAX_COMPARED)) {
+        const candidate = candidates[valid.input_credential_index]!
+        const asked = askedPaths(credentialQuery, valid.claims.valid_claim_sets)
+        const disclosure = candidate.format === 'dc+sd-jwt' ? await sdJwtDisclosure(candidate.row.jwt, asked) : jwtVcDisclosure(candidate.row.jwt)
+        const held = best.get(queryId)
+        if (!held || disclosure.subject_claims < held.disclosure.subject_claims) best.set(queryId, { candidate, asked, disclosure })
+      }
     }
+    const { queries, sets } = chooseQueries(query, new Set(best.keys()), (id) => best.get(id)?.disclosure.subject_claims ?? Infinity, input.choices)
     const kb = { aud: resolved.client.effective, nonce: request.nonce, iat: Math.floor(this.deps.clock.now().getTime() / 1000) }
     const drafts: SessionState['drafts'] = []
     const shown: SessionState['shown'] = []
-    for (const [queryId, match] of Object.entries(result.credential_matches)) {
-      if (!match.success) continue
-      const chosen = candidates[match.valid_credentials[0].input_credential_index]!
-      const claims = (query.credentials.find((c) => c.id === queryId)?.claims ?? []).flatMap((c) => ('path' in c ? [[...c.path] as Array<string | number | null>] : []))
-      const draft = await this.draft(holderDid, chosen, claims, kb)
-      drafts.push({ queryId, credentialId: chosen.row.id, draft })
-      shown.push({ query_id: queryId, credential_id: chosen.row.id, format: chosen.format, credential_type: chosen.row.credential_type, issuer_did: chosen.row.issuer_did, claims })
+    for (const queryId of queries) {
+      const { candidate, asked, disclosure } = best.get(queryId)!
+      const draft = await this.draft(holderDid, candidate, asked, kb)
+      drafts.push({ queryId, credentialId: candidate.row.id, draft })
+      shown.push({
+        query_id: queryId,
+        credential_id: candidate.row.id,
+        format: candidate.format,
+        credential_type: candidate.row.credential_type,
+        issuer_did: candidate.row.issuer_did,
+        claims: disclosure.claims,
+        disclosed: disclosure.disclosed,
+      })
     }
 
     const id = `wps-${randomUUID()}`
     const expiresAt = new Date(this.deps.clock.now().getTime() + SESSION_TTL_MS)
-    const state: SessionState = { request, verifier: resolved.client.effective, drafts, shown }
+    const state: SessionState = { request, verifier: resolved.client.effective, drafts, shown, ...(query.credential_sets ? { sets } : {}) }
     await withClaim(this.deps.db, claim, id, (executor) =>
       sessions.insertSession(executor, { id, holder_did: holderDid, kind: 'oid4vp', status: 'prepared', state: JSON.stringify(state), sealed: null, expires_at: expiresAt }),
     )
@@ -196,8 +226,8 @@ export class PresentationAnswerService {
   }
 
   /** The holder's usable credentials (active, not withdrawn) in a form DCQL matches. */
-  private async candidates(holderDid: string): Promise<Array<{ row: Awaited<ReturnType<WalletCredentialService['list']>>[number]; format: string; dcql: DcqlCredential }>> {
-    const out: Array<{ row: Awaited<ReturnType<WalletCredentialService['list']>>[number]; format: string; dcql: DcqlCredential }> = []
+  private async candidates(holderDid: string): Promise<Candidate[]> {
+    const out: Candidate[] = []
     let after: string | undefined
     for (let seen = 0; seen < MAX_CANDIDATES; ) {
       const page = await this.deps.wallet.list(holderDid, { status: 'active' }, { limit: 200, ...(after ? { after } : {}) })
@@ -214,7 +244,7 @@ export class PresentationAnswerService {
     return out
   }
 
-  private async draft(holderDid: string, chosen: { row: { jwt: string }; format: string }, claims: Array<Array<string | number | null>>, kb: { aud: string; nonce: string; iat: number }): Promise<PresentationDraft> {
+  private async draft(holderDid: string, chosen: { row: { jwt: string }; format: string }, claims: ClaimPath[], kb: { aud: string; nonce: string; iat: number }): Promise<PresentationDraft> {
     if (chosen.format === 'dc+sd-jwt') return sdJwtDraft(chosen.row.jwt, claims, kb)
     const key = await holderSigningKey(this.deps.resolver, holderDid, JWS_ALGORITHMS)
     if (!key) throw new UnprocessableError("The holder's DID has no Ed25519 or P-256 authentication key to sign a presentation with")
@@ -222,18 +252,26 @@ export class PresentationAnswerService {
   }
 
   private client(): Openid4vpClient {
-    return new Openid4vpClient({
-      callbacks: {
-        ...serviceCallbacks({ resolver: this.deps.resolver, keys: { signingKey: () => Promise.reject(new Error('the hosted wallet signs nothing itself')) } }),
-        fetch: this.deps.fetch,
-      },
-    })
+    const callbacks = serviceCallbacks({ resolver: this.deps.resolver, keys: { signingKey: () => Promise.reject(new Error('the hosted wallet signs nothing itself')) } })
+    const verifyJwt = withClockSkew(callbacks.verifyJwt, { clock: this.deps.clock, skewSeconds: this.deps.skewSeconds, what: "The verifier's request object" })
+    return new Openid4vpClient({ callbacks: { ...callbacks, verifyJwt, fetch: this.deps.fetch } })
   }
 }
 
 function preparedAnswer(id: string, state: SessionState, expiresAt: Date): PreparedAnswer {
   const presentations = state.drafts.map(({ draft }, i) => ({ ...state.shown[i]!, to_sign: draft.jws }))
-  return { session_id: id, verifier: state.verifier, response_mode: state.request.response_mode ?? 'fragment', presentations, expires_at: expiresAt }
+  return { session_id: id, verifier: state.verifier, response_mode: state.request.response_mode ?? 'fragment', presentations, ...(state.sets ? { credential_sets: state.sets } : {}), expires_at: expiresAt }
+}
+
+/**
+ * The claim paths a credential is presented with: the query's claims, or with `claim_sets` those
+ * of the first set the credential meets, in the verifier's order of preference (OpenID4VP 1.0 §6.4.1).
+ */
+function askedPaths(credentialQuery: DcqlQuery['credentials'][number], validSets: ReadonlyArray<{ claim_set_index?: number | undefined }>): ClaimPath[] {
+  const claims = credentialQuery.claims ?? []
+  const setIndex = validSets.map((s) => s.claim_set_index).filter((i): i is number => i !== undefined).sort((a, b) => a - b)[0]
+  const ids = setIndex === undefined ? undefined : new Set(credentialQuery.claim_sets?.[setIndex] ?? [])
+  return claims.flatMap((c) => ('path' in c && (!ids || (c.id !== undefined && ids.has(c.id))) ? [[...c.path] as ClaimPath] : []))
 }
 
 function parseQuery(raw: unknown): DcqlQuery {
