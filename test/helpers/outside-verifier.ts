@@ -1,6 +1,7 @@
 import { createHash, generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { createServer, type IncomingMessage, type Server } from 'node:https'
+import type { IncomingMessage } from 'node:http'
+import { createServer, type Server } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import tls from 'node:tls'
 import { Openid4vpVerifier, type Openid4vpAuthorizationRequest } from '@openid4vc/openid4vp'
@@ -25,6 +26,8 @@ export type ResponseAnswer = { status: number; body: Json; headers?: Record<stri
  */
 export class OutsideVerifier {
   readonly did: string
+  /** Every request that reached it (method and path), in order. */
+  readonly hits: string[] = []
   readonly received: Array<{ path: string; form: URLSearchParams; request: Openid4vpAuthorizationRequest | undefined }> = []
   /** How a POST to the response endpoint is answered. */
   answer: (path: string) => ResponseAnswer | 'hang-up' = () => ({ status: 200, body: {} })
@@ -50,6 +53,7 @@ export class OutsideVerifier {
       void readBody(req).then((body) => {
         const path = new URL(req.url ?? '/', 'https://x').pathname
         const verifier = ref.verifier!
+        verifier.hits.push(`${req.method} ${path}`)
         if (req.method === 'POST' && path.startsWith('/response/')) {
           const form = new URLSearchParams(body.toString('utf8'))
           verifier.received.push({ path, form, request: verifier.requests.get(form.get('state') ?? '') })

@@ -19,6 +19,7 @@ import { checkHolderJws, holderSigningKey, type PreparedJws } from './prepared-j
 import { assemble, sdJwtDraft, vpJwtDraft, type PresentationDraft } from './presentation-drafts.js'
 import * as sessions from './protocol-sessions.repository.js'
 import { protocolStep } from './protocol-step.js'
+import { authenticatedClient, refuseUnguardedFetches, refusingUnguardedFetches, rememberingRefusals, safeRedirect } from './request-guards.js'
 import { firstLine } from '../../oid4vc/library-message.js'
 
 const SESSION_TTL_MS = 5 * 60_000
@@ -100,7 +101,8 @@ export class PresentationAnswerService {
 
   /** Prepares the answer; `claim` (an Idempotency-Key) commits with the session. */
   async prepare(holderDid: string, input: { authorization_request_uri: string; choices?: SetChoices }, claim?: ClaimKey): Promise<PreparedAnswer> {
-    const client = this.client()
+    const guarded = rememberingRefusals(this.deps.fetch)
+    const client = this.client(guarded.fetch)
     let parsed: ReturnType<Openid4vpClient['parseOpenid4vpAuthorizationRequest']>
     try {
       parsed = client.parseOpenid4vpAuthorizationRequest({ authorizationRequest: input.authorization_request_uri.trim() })
@@ -109,7 +111,11 @@ export class PresentationAnswerService {
       throw new ValidationError(`authorization_request_uri is not an OpenID4VP authorization request: ${firstLine(error)}`, { details: { field: 'authorization_request_uri' } })
     }
     if (parsed.type === 'openid4vp_dc_api') throw new ValidationError('A Digital Credentials API request is answered by the browser, not by a URI', { details: { field: 'authorization_request_uri' } })
-    const resolved = await protocolStep('resolving the authorization request', 'authorization_request_uri', () => client.resolveOpenId4vpAuthorizationRequest({ authorizationRequestPayload: parsed.params }))
+    refuseUnguardedFetches(parsed.params)
+    const resolved = await protocolStep('resolving the authorization request', 'authorization_request_uri', () => client.resolveOpenId4vpAuthorizationRequest({ authorizationRequestPayload: parsed.params })).catch((error: unknown) => {
+      throw guarded.refusal() ?? error
+    })
+    authenticatedClient(resolved.client.prefix, resolved.client.effective)
     const request = resolved.authorizationRequestPayload as Openid4vpAuthorizationRequest
     if (!resolved.dcql) throw new UnprocessableError('The request has no DCQL query: Presentation Exchange requests are not answered (OpenID4VP 1.0 uses DCQL)')
     if (!request.response_uri) throw new UnprocessableError('The request has no response_uri: only direct_post and direct_post.jwt are answered')
@@ -207,7 +213,7 @@ export class PresentationAnswerService {
     const outcome: AnswerOutcome = {
       accepted,
       verifier_status: submitted.response.status,
-      redirect_uri: typeof answer.redirect_uri === 'string' ? answer.redirect_uri : null,
+      redirect_uri: safeRedirect(answer.redirect_uri),
       verifier_error: accepted ? null : [answer.error, answer.error_description].filter((p) => typeof p === 'string').join(': ') || null,
     }
     await this.deps.db.transaction().execute(async (trx) => {
@@ -251,10 +257,10 @@ export class PresentationAnswerService {
     return vpJwtDraft(chosen.row.jwt, { did: holderDid, kid: key.kid, alg: key.alg }, kb)
   }
 
-  private client(): Openid4vpClient {
+  private client(fetch: typeof globalThis.fetch = this.deps.fetch): Openid4vpClient {
     const callbacks = serviceCallbacks({ resolver: this.deps.resolver, keys: { signingKey: () => Promise.reject(new Error('the hosted wallet signs nothing itself')) } })
-    const verifyJwt = withClockSkew(callbacks.verifyJwt, { clock: this.deps.clock, skewSeconds: this.deps.skewSeconds, what: "The verifier's request object" })
-    return new Openid4vpClient({ callbacks: { ...callbacks, verifyJwt, fetch: this.deps.fetch } })
+    const verifyJwt = withClockSkew(refusingUnguardedFetches(callbacks.verifyJwt), { clock: this.deps.clock, skewSeconds: this.deps.skewSeconds, what: "The verifier's request object" })
+    return new Openid4vpClient({ callbacks: { ...callbacks, verifyJwt, fetch } })
   }
 }
 
