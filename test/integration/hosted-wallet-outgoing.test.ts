@@ -26,11 +26,6 @@ describe("the hosted wallet's outgoing calls to a hostile verifier", () => {
   /** Loopback allowed, so the outside verifier can be reached at all. */
   let open: HostedWallet
   const dcql = (vct: string) => ({ credentials: [{ id: 'pass', format: 'dc+sd-jwt', meta: { vct_values: [vct] }, claims: [{ path: ['given_name'] }] }] })
-  const unsigned = (vct: string, extra: Json = {}) => {
-    const responseUri = `${outside.origin}/response/${Math.random().toString(36).slice(2)}`
-    return uriOf({ client_id: `redirect_uri:${responseUri}`, response_type: 'vp_token', response_mode: 'direct_post', response_uri: responseUri, nonce: 'n-0123456789', state: 's-0123456789', dcql_query: dcql(vct), ...extra })
-  }
-
   before(async () => {
     outside = await OutsideVerifier.open()
     guarded = await hostedWallet()
@@ -42,12 +37,24 @@ describe("the hosted wallet's outgoing calls to a hostile verifier", () => {
     await open.close()
   })
 
-  it('a client_metadata_uri at a private address is never fetched (the library would use an unguarded fetch)', async () => {
-    const before = outside.hits.length
-    const res = await guarded.answer({ authorization_request_uri: unsigned(guarded.vct, { client_metadata_uri: `${outside.origin}/metadata` }) })
+  it('a client_metadata_uri at a private address is never fetched (the library fetches it with the global fetch, past the guard)', async () => {
+    // A draft-era request (Presentation Exchange, client_id_scheme), which the library still resolves.
+    const responseUri = `${outside.origin}/response/metadata`
+    const draft = uriOf({
+      client_id: responseUri,
+      client_id_scheme: 'redirect_uri',
+      response_type: 'vp_token',
+      response_mode: 'direct_post',
+      response_uri: responseUri,
+      nonce: 'n-0123456789',
+      state: 's-0123456789',
+      presentation_definition: { id: 'pd', input_descriptors: [{ id: 'pass', constraints: {} }] },
+      client_metadata_uri: `${outside.origin}/metadata`,
+    })
+    const res = await guarded.answer({ authorization_request_uri: draft })
     assert.equal(res.statusCode, 422, res.body)
+    assert.ok(!outside.hits.includes('GET /metadata'), `the private address was fetched: ${outside.hits.join(', ')}`)
     assert.match(res.json().message, /client_metadata_uri/)
-    assert.deepEqual(outside.hits.slice(before), [], 'nothing reached the private address')
 
     // Inside a signed request object too.
     const signed = await outside.request(dcql(open.vct), { payload: { client_metadata_uri: `${outside.origin}/metadata` } })
@@ -65,24 +72,23 @@ describe("the hosted wallet's outgoing calls to a hostile verifier", () => {
     assert.deepEqual(outside.hits.slice(before), [])
   })
 
-  it('a verifier that names itself without proof (pre-registered name, verifier_attestation with any key) is refused before anything is prepared', async () => {
-    const responseUri = `${outside.origin}/response/spoof`
+  it('a verifier that names itself without proof (a pre-registered name the wallet has no registry for) is refused before anything is prepared', async () => {
     const preRegistered = await open.answer({
-      authorization_request_uri: uriOf({ client_id: 'bank.example', response_type: 'vp_token', response_mode: 'direct_post', response_uri: responseUri, nonce: 'n-0123456789', state: 's-1', dcql_query: dcql(open.vct) }),
+      authorization_request_uri: uriOf({ client_id: 'bank.example', response_type: 'vp_token', response_mode: 'direct_post', response_uri: `${outside.origin}/response/spoof`, nonce: 'n-0123456789', state: 's-1', dcql_query: dcql(open.vct) }),
     })
     assert.equal(preRegistered.statusCode, 422, preRegistered.body)
-    assert.match(preRegistered.json().message, /cannot authenticate/)
+    assert.match(preRegistered.json().message, /"pre-registered", which the hosted wallet cannot authenticate/)
+  })
 
-    // A request object signed by the attacker's own key, embedded in its header, claiming an attested name.
+  it('so is a verifier_attestation request object signed by whatever key its header carries', async () => {
     const { privateKey, publicKey } = generateKeyPairSync('ed25519')
     const clientId = 'verifier_attestation:bank.example'
-    const jwt = await new jose.SignJWT({ client_id: clientId, response_type: 'vp_token', response_mode: 'direct_post', response_uri: responseUri, nonce: 'n-0123456789', state: 's-2', dcql_query: dcql(open.vct), aud: 'https://self-issued.me/v2' })
+    const jwt = await new jose.SignJWT({ client_id: clientId, response_type: 'vp_token', response_mode: 'direct_post', response_uri: `${outside.origin}/response/spoof`, nonce: 'n-0123456789', state: 's-2', dcql_query: dcql(open.vct), aud: 'https://self-issued.me/v2' })
       .setProtectedHeader({ alg: 'EdDSA', typ: 'oauth-authz-req+jwt', jwk: publicKey.export({ format: 'jwk' }) as jose.JWK })
       .setIssuedAt()
       .sign(privateKey)
     const attested = await open.answer({ authorization_request_uri: uriOf({ client_id: clientId, request: jwt }) })
     assert.equal(attested.statusCode, 422, attested.body)
-    assert.match(attested.json().message, /cannot authenticate|verifier_attestation/)
   })
 
   it("a verifier's redirect_uri is passed on only as an https URL: javascript:, data: and http: become null", async () => {
