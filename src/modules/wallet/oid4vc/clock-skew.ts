@@ -22,10 +22,14 @@ export function withClockSkew(verify: VerifyJwtCallback, options: { clock: Clock
     const { payload } = jwt
     const past = (claim: string) => {
       const seconds = Number(payload[claim]) - Math.floor(currentDate.getTime() / 1000)
-      return new UnprocessableError(`${options.what} is ${seconds > 0 ? 'not valid yet' : 'expired'}: its ${claim} is ${Math.abs(seconds)} s ${seconds > 0 ? 'ahead of' : 'behind'} this service's clock, more than the ${skew} s it tolerates (CLOCK_SKEW_SECONDS, RFC 7519 §4.1)`, { details: { claim } })
+      const state = seconds > 0 ? 'not valid yet' : 'expired'
+      const offset = `${Math.abs(seconds)} s ${seconds > 0 ? 'ahead of' : 'behind'} this service's clock`
+      const message = `${options.what} is ${state}: its ${claim} is ${offset}, more than the ${skew} s it tolerates (CLOCK_SKEW_SECONDS, RFC 7519 §4.1)`
+      return new UnprocessableError(message, { details: { claim } })
     }
     try {
-      await jose.jwtVerify(jwt.compact, await jose.importJWK(result.signerJwk as jose.JWK, signer.alg), { currentDate, clockTolerance: skew, algorithms: [signer.alg] })
+      const key = await jose.importJWK(result.signerJwk as jose.JWK, signer.alg)
+      await jose.jwtVerify(jwt.compact, key, { currentDate, clockTolerance: skew, algorithms: [signer.alg] })
     } catch (error) {
       const failed = error instanceof jose.errors.JWTClaimValidationFailed || error instanceof jose.errors.JWTExpired
       if (failed && error.reason === 'check_failed' && (error.claim === 'nbf' || error.claim === 'exp')) throw past(error.claim)

@@ -54,7 +54,10 @@ export function jwtVcDisclosure(credential: string): Disclosure {
   return { claims, disclosed: vc, subject_claims: subject }
 }
 
-/** DCQL claim paths as an @sd-jwt presentation frame: `["address","street"]` → `{address: {street: true}}`; a path into an array discloses the array whole. */
+/**
+ * DCQL claim paths as an @sd-jwt presentation frame: `["address","street"]` → `{address: {street: true}}`;
+ * a path into an array discloses the array whole.
+ */
 export function presentationFrame(paths: ClaimPath[]): Record<string, unknown> {
   const frame: Record<string, unknown> = {}
   for (const path of paths) {

@@ -28,7 +28,9 @@ export const presentationAnswerRoutes: FastifyPluginAsyncTypebox<{ answers: Pres
           choices: Type.Optional(
             Type.Record(Type.String({ pattern: '^(0|[1-9][0-9]{0,2})$' }), Type.Union([Type.Integer({ minimum: 0, maximum: 999 }), Type.Null()]), {
               maxProperties: 100,
-              description: "The holder's pick per DCQL credential set: its index → the option to answer, or null to leave an optional set out. Unnamed sets: a required one is answered with the option that discloses least, an optional one is left out",
+              description:
+                "The holder's pick per DCQL credential set: its index → the option to answer, or null to leave an optional set out. " +
+                'A set not named: a required one is answered with the option that discloses least, an optional one is left out',
             }),
           ),
         },

@@ -19,7 +19,7 @@ import { checkHolderJws, holderSigningKey, type PreparedJws } from './prepared-j
 import { assemble, sdJwtDraft, vpJwtDraft, type PresentationDraft } from './presentation-drafts.js'
 import * as sessions from './protocol-sessions.repository.js'
 import { protocolStep } from './protocol-step.js'
-import { authenticatedClient, refuseUnguardedFetches, refusingUnguardedFetches, rememberingRefusals, safeRedirect } from './request-guards.js'
+import * as guards from './request-guards.js'
 import { firstLine } from '../../oid4vc/library-message.js'
 
 const SESSION_TTL_MS = 5 * 60_000
@@ -101,7 +101,7 @@ export class PresentationAnswerService {
 
   /** Prepares the answer; `claim` (an Idempotency-Key) commits with the session. */
   async prepare(holderDid: string, input: { authorization_request_uri: string; choices?: SetChoices }, claim?: ClaimKey): Promise<PreparedAnswer> {
-    const guarded = rememberingRefusals(this.deps.fetch)
+    const guarded = guards.rememberingRefusals(this.deps.fetch)
     const client = this.client(guarded.fetch)
     let parsed: ReturnType<Openid4vpClient['parseOpenid4vpAuthorizationRequest']>
     try {
@@ -111,32 +111,22 @@ export class PresentationAnswerService {
       throw new ValidationError(`authorization_request_uri is not an OpenID4VP authorization request: ${firstLine(error)}`, { details: { field: 'authorization_request_uri' } })
     }
     if (parsed.type === 'openid4vp_dc_api') throw new ValidationError('A Digital Credentials API request is answered by the browser, not by a URI', { details: { field: 'authorization_request_uri' } })
-    refuseUnguardedFetches(parsed.params)
-    const resolved = await protocolStep('resolving the authorization request', 'authorization_request_uri', () => client.resolveOpenId4vpAuthorizationRequest({ authorizationRequestPayload: parsed.params })).catch((error: unknown) => {
+    guards.refuseUnguardedFetches(parsed.params)
+    const resolve = () => client.resolveOpenId4vpAuthorizationRequest({ authorizationRequestPayload: parsed.params })
+    const resolved = await protocolStep('resolving the authorization request', 'authorization_request_uri', resolve).catch((error: unknown) => {
+      // The library reports a refused fetch of the request_uri as its own generic error.
       throw guarded.refusal() ?? error
     })
-    authenticatedClient(resolved.client.prefix, resolved.client.effective)
+    guards.authenticatedClient(resolved.client.prefix, resolved.client.effective)
     const request = resolved.authorizationRequestPayload as Openid4vpAuthorizationRequest
     if (!resolved.dcql) throw new UnprocessableError('The request has no DCQL query: Presentation Exchange requests are not answered (OpenID4VP 1.0 uses DCQL)')
     if (!request.response_uri) throw new UnprocessableError('The request has no response_uri: only direct_post and direct_post.jwt are answered')
     const query = parseQuery(resolved.dcql.query)
 
-    const candidates = await this.candidates(holderDid)
-    const result = DcqlQuery.query(query, candidates.map((c) => c.dcql))
     // Each query's least-disclosing credential, then one option per credential set (credential-set-choice.ts).
-    const best = new Map<string, { candidate: Candidate; asked: ClaimPath[]; disclosure: Disclosure }>()
-    for (const [queryId, match] of Object.entries(result.credential_matches)) {
-      if (!match.success) continue
-      const credentialQuery = query.credentials.find((c) => c.id === queryId)!
-      for (const valid of match.valid_credentials.slice(0, MAX_COMPARED)) {
-        const candidate = candidates[valid.input_credential_index]!
-        const asked = askedPaths(credentialQuery, valid.claims.valid_claim_sets)
-        const disclosure = candidate.format === 'dc+sd-jwt' ? await sdJwtDisclosure(candidate.row.jwt, asked) : jwtVcDisclosure(candidate.row.jwt)
-        const held = best.get(queryId)
-        if (!held || disclosure.subject_claims < held.disclosure.subject_claims) best.set(queryId, { candidate, asked, disclosure })
-      }
-    }
-    const { queries, sets } = chooseQueries(query, new Set(best.keys()), (id) => best.get(id)?.disclosure.subject_claims ?? Infinity, input.choices)
+    const best = await this.leastDisclosing(query, await this.candidates(holderDid))
+    const cost = (id: string) => best.get(id)?.disclosure.subject_claims ?? Infinity
+    const { queries, sets } = chooseQueries(query, new Set(best.keys()), cost, input.choices)
     const kb = { aud: resolved.client.effective, nonce: request.nonce, iat: Math.floor(this.deps.clock.now().getTime() / 1000) }
     const drafts: SessionState['drafts'] = []
     const shown: SessionState['shown'] = []
@@ -213,7 +203,7 @@ export class PresentationAnswerService {
     const outcome: AnswerOutcome = {
       accepted,
       verifier_status: submitted.response.status,
-      redirect_uri: safeRedirect(answer.redirect_uri),
+      redirect_uri: guards.safeRedirect(answer.redirect_uri),
       verifier_error: accepted ? null : [answer.error, answer.error_description].filter((p) => typeof p === 'string').join(': ') || null,
     }
     await this.deps.db.transaction().execute(async (trx) => {
@@ -229,6 +219,25 @@ export class PresentationAnswerService {
       }
     })
     return outcome
+  }
+
+  /** Per query the wallet can answer, of its first MAX_COMPARED matching credentials the one whose presentation discloses the fewest attributes. */
+  private async leastDisclosing(query: DcqlQuery, candidates: Candidate[]): Promise<Map<string, { candidate: Candidate; asked: ClaimPath[]; disclosure: Disclosure }>> {
+    const result = DcqlQuery.query(query, candidates.map((c) => c.dcql))
+    const best = new Map<string, { candidate: Candidate; asked: ClaimPath[]; disclosure: Disclosure }>()
+    for (const [queryId, match] of Object.entries(result.credential_matches)) {
+      if (!match.success) continue
+      const credentialQuery = query.credentials.find((c) => c.id === queryId)!
+      for (const valid of match.valid_credentials.slice(0, MAX_COMPARED)) {
+        const candidate = candidates[valid.input_credential_index]!
+        const asked = askedPaths(credentialQuery, valid.claims.valid_claim_sets)
+        const { jwt } = candidate.row
+        const disclosure = candidate.format === 'dc+sd-jwt' ? await sdJwtDisclosure(jwt, asked) : jwtVcDisclosure(jwt)
+        const held = best.get(queryId)
+        if (!held || disclosure.subject_claims < held.disclosure.subject_claims) best.set(queryId, { candidate, asked, disclosure })
+      }
+    }
+    return best
   }
 
   /** The holder's usable credentials (active, not withdrawn) in a form DCQL matches. */
@@ -259,7 +268,7 @@ export class PresentationAnswerService {
 
   private client(fetch: typeof globalThis.fetch = this.deps.fetch): Openid4vpClient {
     const callbacks = serviceCallbacks({ resolver: this.deps.resolver, keys: { signingKey: () => Promise.reject(new Error('the hosted wallet signs nothing itself')) } })
-    const verifyJwt = withClockSkew(refusingUnguardedFetches(callbacks.verifyJwt), { clock: this.deps.clock, skewSeconds: this.deps.skewSeconds, what: "The verifier's request object" })
+    const verifyJwt = withClockSkew(guards.refusingUnguardedFetches(callbacks.verifyJwt), { clock: this.deps.clock, skewSeconds: this.deps.skewSeconds, what: "The verifier's request object" })
     return new Openid4vpClient({ callbacks: { ...callbacks, verifyJwt, fetch } })
   }
 }
@@ -273,11 +282,12 @@ function preparedAnswer(id: string, state: SessionState, expiresAt: Date): Prepa
  * The claim paths a credential is presented with: the query's claims, or with `claim_sets` those
  * of the first set the credential meets, in the verifier's order of preference (OpenID4VP 1.0 §6.4.1).
  */
-function askedPaths(credentialQuery: DcqlQuery['credentials'][number], validSets: ReadonlyArray<{ claim_set_index?: number | undefined }>): ClaimPath[] {
+function askedPaths(credentialQuery: DcqlQuery['credentials'][number], validSets: ReadonlyArray<{ claim_set_index?: number }>): ClaimPath[] {
   const claims = credentialQuery.claims ?? []
   const setIndex = validSets.map((s) => s.claim_set_index).filter((i): i is number => i !== undefined).sort((a, b) => a - b)[0]
   const ids = setIndex === undefined ? undefined : new Set(credentialQuery.claim_sets?.[setIndex] ?? [])
-  return claims.flatMap((c) => ('path' in c && (!ids || (c.id !== undefined && ids.has(c.id))) ? [[...c.path] as ClaimPath] : []))
+  const inSet = (c: { id?: string }) => !ids || (c.id !== undefined && ids.has(c.id))
+  return claims.flatMap((c) => ('path' in c && inSet(c) ? [[...c.path] as ClaimPath] : []))
 }
 
 function parseQuery(raw: unknown): DcqlQuery {
