@@ -24,8 +24,8 @@ export function withClockSkew(verify: VerifyJwtCallback, options: { clock: Clock
       const seconds = Number(payload[claim]) - Math.floor(currentDate.getTime() / 1000)
       const state = seconds > 0 ? 'not valid yet' : 'expired'
       const offset = `${Math.abs(seconds)} s ${seconds > 0 ? 'ahead of' : 'behind'} this service's clock`
-      const message = `${options.what} is ${state}: its ${claim} is ${offset}, more than the ${skew} s it tolerates (CLOCK_SKEW_SECONDS, RFC 7519 §4.1)`
-      return new UnprocessableError(message, { details: { claim } })
+      const tolerated = `more than the ${skew} s it tolerates (CLOCK_SKEW_SECONDS, RFC 7519 §4.1)`
+      return new UnprocessableError(`${options.what} is ${state}: its ${claim} is ${offset}, ${tolerated}`, { details: { claim } })
     }
     try {
       const key = await jose.importJWK(result.signerJwk as jose.JWK, signer.alg)

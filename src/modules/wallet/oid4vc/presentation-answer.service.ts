@@ -75,6 +75,14 @@ interface SessionState {
 }
 
 type Candidate = { row: Awaited<ReturnType<WalletCredentialService['list']>>[number]; format: string; dcql: DcqlCredential }
+/** A query's chosen credential, the claim paths asked of it and what its presentation discloses. */
+type Match = { candidate: Candidate; asked: ClaimPath[]; disclosure: Disclosure }
+
+/** The prepare call's body: the request, and the holder's pick per credential set (credential-set-choice.ts). */
+export interface PrepareInput {
+  authorization_request_uri: string
+  choices?: SetChoices
+}
 
 /**
  * The hosted wallet as an OpenID4VP 1.0 wallet (docs/openid4vc.md "The hosted wallet"): it
@@ -100,7 +108,7 @@ export class PresentationAnswerService {
   ) {}
 
   /** Prepares the answer; `claim` (an Idempotency-Key) commits with the session. */
-  async prepare(holderDid: string, input: { authorization_request_uri: string; choices?: SetChoices }, claim?: ClaimKey): Promise<PreparedAnswer> {
+  async prepare(holderDid: string, input: PrepareInput, claim?: ClaimKey): Promise<PreparedAnswer> {
     const guarded = guards.rememberingRefusals(this.deps.fetch)
     const client = this.client(guarded.fetch)
     let parsed: ReturnType<Openid4vpClient['parseOpenid4vpAuthorizationRequest']>
@@ -113,10 +121,9 @@ export class PresentationAnswerService {
     if (parsed.type === 'openid4vp_dc_api') throw new ValidationError('A Digital Credentials API request is answered by the browser, not by a URI', { details: { field: 'authorization_request_uri' } })
     guards.refuseUnguardedFetches(parsed.params)
     const resolve = () => client.resolveOpenId4vpAuthorizationRequest({ authorizationRequestPayload: parsed.params })
-    const resolved = await protocolStep('resolving the authorization request', 'authorization_request_uri', resolve).catch((error: unknown) => {
-      // The library reports a refused fetch of the request_uri as its own generic error.
-      throw guarded.refusal() ?? error
-    })
+    // The library reports a refused fetch of the request_uri as its own generic error.
+    const refused = (error: unknown) => Promise.reject(guarded.refusal() ?? error)
+    const resolved = await protocolStep('resolving the authorization request', 'authorization_request_uri', resolve).catch(refused)
     guards.authenticatedClient(resolved.client.prefix, resolved.client.effective)
     const request = resolved.authorizationRequestPayload as Openid4vpAuthorizationRequest
     if (!resolved.dcql) throw new UnprocessableError('The request has no DCQL query: Presentation Exchange requests are not answered (OpenID4VP 1.0 uses DCQL)')
@@ -221,10 +228,10 @@ export class PresentationAnswerService {
     return outcome
   }
 
-  /** Per query the wallet can answer, of its first MAX_COMPARED matching credentials the one whose presentation discloses the fewest attributes. */
-  private async leastDisclosing(query: DcqlQuery, candidates: Candidate[]): Promise<Map<string, { candidate: Candidate; asked: ClaimPath[]; disclosure: Disclosure }>> {
+  /** Per query the wallet can answer, of its first MAX_COMPARED matches the one whose presentation discloses the fewest attributes. */
+  private async leastDisclosing(query: DcqlQuery, candidates: Candidate[]): Promise<Map<string, Match>> {
     const result = DcqlQuery.query(query, candidates.map((c) => c.dcql))
-    const best = new Map<string, { candidate: Candidate; asked: ClaimPath[]; disclosure: Disclosure }>()
+    const best = new Map<string, Match>()
     for (const [queryId, match] of Object.entries(result.credential_matches)) {
       if (!match.success) continue
       const credentialQuery = query.credentials.find((c) => c.id === queryId)!
@@ -268,14 +275,22 @@ export class PresentationAnswerService {
 
   private client(fetch: typeof globalThis.fetch = this.deps.fetch): Openid4vpClient {
     const callbacks = serviceCallbacks({ resolver: this.deps.resolver, keys: { signingKey: () => Promise.reject(new Error('the hosted wallet signs nothing itself')) } })
-    const verifyJwt = withClockSkew(guards.refusingUnguardedFetches(callbacks.verifyJwt), { clock: this.deps.clock, skewSeconds: this.deps.skewSeconds, what: "The verifier's request object" })
+    const skew = { clock: this.deps.clock, skewSeconds: this.deps.skewSeconds, what: "The verifier's request object" }
+    const verifyJwt = withClockSkew(guards.refusingUnguardedFetches(callbacks.verifyJwt), skew)
     return new Openid4vpClient({ callbacks: { ...callbacks, verifyJwt, fetch } })
   }
 }
 
 function preparedAnswer(id: string, state: SessionState, expiresAt: Date): PreparedAnswer {
   const presentations = state.drafts.map(({ draft }, i) => ({ ...state.shown[i]!, to_sign: draft.jws }))
-  return { session_id: id, verifier: state.verifier, response_mode: state.request.response_mode ?? 'fragment', presentations, ...(state.sets ? { credential_sets: state.sets } : {}), expires_at: expiresAt }
+  return {
+    session_id: id,
+    verifier: state.verifier,
+    response_mode: state.request.response_mode ?? 'fragment',
+    presentations,
+    ...(state.sets ? { credential_sets: state.sets } : {}),
+    expires_at: expiresAt,
+  }
 }
 
 /**

@@ -14,8 +14,8 @@ const AUTHENTICATED_PREFIXES = ['decentralized_identifier', 'redirect_uri']
 export function authenticatedClient(prefix: string, effective: string): void {
   if (!AUTHENTICATED_PREFIXES.includes(prefix)) {
     const answered = `it answers ${AUTHENTICATED_PREFIXES.join(' and ')} verifiers, OpenID4VP 1.0 §5.9.3`
-    const message = `The verifier ${JSON.stringify(effective)} uses the client identifier prefix "${prefix}", which the hosted wallet cannot authenticate (${answered})`
-    throw new UnprocessableError(message, { details: { client_id_prefix: prefix } })
+    const which = `The verifier ${JSON.stringify(effective)} uses the client identifier prefix "${prefix}"`
+    throw new UnprocessableError(`${which}, which the hosted wallet cannot authenticate (${answered})`, { details: { client_id_prefix: prefix } })
   }
 }
 
@@ -27,8 +27,8 @@ export function authenticatedClient(prefix: string, effective: string): void {
  */
 export function refuseUnguardedFetches(params: Record<string, unknown>): void {
   if (params.client_metadata_uri !== undefined) {
-    const message = 'The request names client_metadata_uri, which OpenID4VP 1.0 does not define: the verifier must send client_metadata by value'
-    throw new UnprocessableError(message, { details: { parameter: 'client_metadata_uri' } })
+    const message = 'The request names client_metadata_uri, which OpenID4VP 1.0 does not define: '
+    throw new UnprocessableError(`${message}the verifier must send client_metadata by value`, { details: { parameter: 'client_metadata_uri' } })
   }
 }
 
