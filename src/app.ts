@@ -341,8 +341,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   })
   await app.register(consentRoutes, { prefix: '/api/wallet', consents, idempotency })
   const verifiers = new VerifierService({ db, clock, publicBaseUrl })
-  const statusChecker = new StatusChecker({ db, publicBaseUrl, httpGet: deps.httpGet, resolver, issuerOf: (did) => identities.issuerOf(did) })
-  const presentationVerifier = new PresentationVerifier({ resolver, status: statusChecker, clock, formats, issuerOf: (did) => identities.issuerOf(did), local: localDocuments })
+  const statusChecker = new StatusChecker({ db, publicBaseUrl, httpGet: deps.httpGet, resolver, issuerOf: (did) => identities.issuerOf(did), now: () => clock.now(), skewSeconds: config.clockSkewSeconds })
+  const presentationVerifier = new PresentationVerifier({ resolver, status: statusChecker, clock, formats, skewSeconds: config.clockSkewSeconds, issuerOf: (did) => identities.issuerOf(did), local: localDocuments })
   // OpenID4VP beside the spec's requests (docs/openid4vp.md); its presentation service is made below, before any request arrives.
   const oid4vp: Openid4vpService = new Openid4vpService({ db, clock, publicBaseUrl, hosted, keys, resolver, verifiers, presentations: { recordAnswer: (...a) => verifierPresentations.recordAnswer(...a) }, verifier: presentationVerifier, formats })
   await app.register(verifierRoutes, { prefix: '/api/verifier', verifiers, oid4vp, idempotency })
@@ -360,6 +360,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     evidenceMaxBytes: config.evidenceMaxBytes,
     evidenceAllowedTypes: config.evidenceAllowedTypes,
     shareMaxTtlSeconds: config.walletShareMaxTtlSeconds,
+    skewSeconds: config.clockSkewSeconds,
     protocolFetch: fetchApiOver(
       deps.httpRequest ?? createGuardedRequest({ allowPrivate: config.outboundAllowPrivate, timeoutMs: config.outboundTimeoutMs, maxBytes: 1024 * 1024, maxRedirects: 3 }),
     ),
@@ -409,7 +410,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(openid4vpRoutes, { prefix: '/openid4vp', oid4vp })
   await app.register(vcApiClientRoutes, { prefix: '/api/issuer', clients: vcApiClients, idempotency })
   await app.register(oauthTokenRoutes, { prefix: '/oauth2', clients: vcApiClients })
-  const vcApi = new VcApiService({ db, identities, formats, statusLists, status: statusChecker, resolver, clock, publicBaseUrl, local: localDocuments })
+  const vcApi = new VcApiService({ db, identities, formats, statusLists, status: statusChecker, resolver, clock, publicBaseUrl, local: localDocuments, skewSeconds: config.clockSkewSeconds })
   await app.register(vcApiRoutes, { prefix: '/vc-api', vcApi, idempotency })
   await app.register(qrRoutes, { prefix: '/api/qr', qr: new QrService({ db, clock, publicBaseUrl, verifiers, offers }), idempotency })
   const dns = deps.dns ?? createDnsResolver({ timeoutMs: config.outboundTimeoutMs })

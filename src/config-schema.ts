@@ -77,6 +77,7 @@ export const EnvSchema = Type.Object({
   OUTBOUND_ALLOW_PRIVATE: flag('Let did:web and other outgoing fetches reach private/loopback addresses (development only)'),
   DID_WEB_ALLOW_HTTP: flag('Resolve did:web over plain HTTP (development and tests only)'),
   OUTBOUND_TIMEOUT_MS: int(5000, 100, MINUTE, 'Time limit of an outgoing fetch'),
+  CLOCK_SKEW_SECONDS: int(60, 0, 300, "Clock difference tolerated on nbf, iat and exp of JWTs from elsewhere (RFC 7519 §4.1.4-6: 'some small leeway')"),
   RATE_LIMIT_AUTH_PER_MINUTE: int(120, 1, 10_000_000, 'Requests per client IP per minute on the auth routes'),
   RATE_LIMIT_RESOLVE_PER_MINUTE: int(600, 1, 10_000_000, 'DID resolutions per client IP per minute'),
   BODY_LIMIT_BYTES: int(MIB, 1024, 64 * MIB, 'Largest JSON body on routes that carry credentials, schemas, attributes or files'),

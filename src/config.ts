@@ -58,6 +58,8 @@ export interface Config {
   /** did:web over plain HTTP (tests, local development only). */
   readonly didWebAllowHttp: boolean
   readonly outboundTimeoutMs: number
+  /** Seconds of clock difference tolerated on nbf/iat/exp of every JWT received from elsewhere (RFC 7519 §4.1.4-6). */
+  readonly clockSkewSeconds: number
   readonly rateLimitAuthPerMinute: number
   readonly rateLimitResolvePerMinute: number
   readonly bodyLimitBytes: number
@@ -232,6 +234,7 @@ export function loadConfig(env: EnvText = process.env): Config {
     didWebAllowHttp: e.DID_WEB_ALLOW_HTTP,
     acceptNewPublicBaseUrl: e.ACCEPT_NEW_PUBLIC_BASE_URL,
     outboundTimeoutMs: e.OUTBOUND_TIMEOUT_MS,
+    clockSkewSeconds: e.CLOCK_SKEW_SECONDS,
     rateLimitAuthPerMinute: e.RATE_LIMIT_AUTH_PER_MINUTE,
     rateLimitResolvePerMinute: e.RATE_LIMIT_RESOLVE_PER_MINUTE,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,

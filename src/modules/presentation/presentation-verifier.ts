@@ -34,9 +34,7 @@ export interface VerificationOutcome {
   anyRevoked: boolean
 }
 
-// Clock skew tolerated on iat/nbf/exp between the holder's device and this service.
-const SKEW_S = 60
-// How old `iat` may be, on receipt, for a VP without exp (plus SKEW_S).
+// How old `iat` may be, on receipt, for a VP without exp (plus the clock skew).
 const FRESH_S = 300
 
 /**
@@ -47,7 +45,18 @@ const FRESH_S = 300
  * attributes and predicates. Consent is the caller's (it needs the database transaction).
  */
 export class PresentationVerifier {
-  constructor(private readonly deps: { resolver: DidResolver; status: StatusChecker; clock: Clock; formats: FormatRegistry; issuerOf?: (signingDid: string) => Promise<string | undefined>; local?: LocalDocuments }) {}
+  constructor(
+    private readonly deps: {
+      resolver: DidResolver
+      status: StatusChecker
+      clock: Clock
+      formats: FormatRegistry
+      /** CLOCK_SKEW_SECONDS: clock difference tolerated on iat/nbf/exp between the holder's and issuer's devices and this service. */
+      skewSeconds: number
+      issuerOf?: (signingDid: string) => Promise<string | undefined>
+      local?: LocalDocuments
+    },
+  ) {}
 
   /**
    * The DID whose authentication key signed this VP-JWT; throws JwsRejected, saying why, when no
@@ -58,7 +67,7 @@ export class PresentationVerifier {
       // Its own challenge and domain: whether they are the request's is the verification's to say.
       const envelope = dataIntegrityEnvelope(jwt)!
       const now = this.deps.clock.now()
-      const { holder, problems } = await checkPresentationProof(documentOf(jwt)!, { challenge: String(envelope.challenge), domain: String(envelope.domains[0]), resolver: this.deps.resolver, local: this.deps.local, now, skewSeconds: SKEW_S })
+      const { holder, problems } = await checkPresentationProof(documentOf(jwt)!, { challenge: String(envelope.challenge), domain: String(envelope.domains[0]), resolver: this.deps.resolver, local: this.deps.local, now, skewSeconds: this.deps.skewSeconds })
       const proofProblem = problems.find((p) => p.reason !== 'binding' || holder === undefined)
       if (!holder || proofProblem) throw new JwsRejected(proofProblem?.message ?? 'the presentation proof does not verify')
       return holder
@@ -112,7 +121,7 @@ export class PresentationVerifier {
         read.push([])
         continue
       }
-      const result = await format.verify(item, { resolver: this.deps.resolver, status: this.deps.status, now, skewSeconds: SKEW_S, holderDid, presentation: { nonce: input.request.nonce, audience: input.audience } })
+      const result = await format.verify(item, { resolver: this.deps.resolver, status: this.deps.status, now, skewSeconds: this.deps.skewSeconds, holderDid, presentation: { nonce: input.request.nonce, audience: input.audience } })
       checked.push(result)
       read.push(result.credential ? [result.credential] : [])
     }
@@ -131,7 +140,7 @@ export class PresentationVerifier {
     const now = Math.floor(currentDate.getTime() / 1000)
     let payload = decodeCompactJws(input.jwt)?.payload
     const verified = await lifetimeChecked('presentation', errors, () =>
-      verifyDidJws(this.deps.resolver, input.jwt, 'authentication', { currentDate, clockTolerance: SKEW_S }),
+      verifyDidJws(this.deps.resolver, input.jwt, 'authentication', { currentDate, clockTolerance: this.deps.skewSeconds }),
     ).catch((error: unknown) => {
       errors.push(`presentation signature: ${error instanceof JwsRejected ? error.message : 'could not be checked'}`)
       return undefined
@@ -146,7 +155,7 @@ export class PresentationVerifier {
     const audience = Array.isArray(payload.aud) ? payload.aud : [payload.aud]
     if (!audience.includes(input.verifierDid)) errors.push(`presentation audience ${JSON.stringify(payload.aud)} is not the verifier ${input.verifierDid}`)
     if (input.request && payload.nonce !== input.request.nonce) errors.push('presentation nonce does not match the request')
-    if (verified) errors.push(...issuedInFuture('presentation', payload, now), ...unboundedLifetime(payload, input, currentDate))
+    if (verified) errors.push(...issuedInFuture('presentation', payload, now, this.deps.skewSeconds), ...unboundedLifetime(payload, input, currentDate, this.deps.skewSeconds))
 
     const vp = payload.vp as { holder?: unknown; verifiableCredential?: unknown } | undefined
     if (!vp || typeof vp !== 'object') return { errors: [...errors, 'the presentation has no vp claim'], checked: [], unreadable: true }
@@ -193,13 +202,13 @@ export class PresentationVerifier {
       status: this.deps.status,
       local: this.deps.local,
       now,
-      skewSeconds: SKEW_S,
+      skewSeconds: this.deps.skewSeconds,
     })
     const errors = result.problems.map((p) => p.message)
     if (!input.request) {
       const created = Date.parse(String(proofCreated(input.jwt)))
       const received = (input.receivedAt ?? now).getTime()
-      if (Number.isNaN(created) || created < received - (FRESH_S + SKEW_S) * 1000) errors.push(`the presentation answers no request, and its proof was not created within ${FRESH_S / 60} minutes before it was received`)
+      if (Number.isNaN(created) || created < received - (FRESH_S + this.deps.skewSeconds) * 1000) errors.push(`the presentation answers no request, and its proof was not created within ${FRESH_S / 60} minutes before it was received`)
     }
     return this.conclude(errors, result.credentials, input)
   }
@@ -212,7 +221,7 @@ export class PresentationVerifier {
       resolver: this.deps.resolver,
       status: this.deps.status,
       now,
-      skewSeconds: SKEW_S,
+      skewSeconds: this.deps.skewSeconds,
       holderDid: input.proverDid,
       ...(nonce === undefined ? {} : { presentation: { nonce, audience: input.credentialAudience ?? input.verifierDid } }),
     })
@@ -258,18 +267,18 @@ async function lifetimeChecked(what: string, errors: string[], verify: () => Pro
  * the request's, which is answered once and expires, so the VP cannot be replayed elsewhere.
  * A VP with no request must carry `exp` or a recent `iat`.
  */
-function unboundedLifetime(payload: Record<string, unknown>, input: VerificationInput, now: Date): string[] {
+function unboundedLifetime(payload: Record<string, unknown>, input: VerificationInput, now: Date, skew: number): string[] {
   if (payload.exp !== undefined) return []
   const received = Math.floor((input.receivedAt ?? now).getTime() / 1000)
   if (typeof payload.iat === 'number') {
-    return payload.iat < received - FRESH_S - SKEW_S ? [`the presentation has no exp and its iat is more than ${FRESH_S / 60} minutes before it was received`] : []
+    return payload.iat < received - FRESH_S - skew ? [`the presentation has no exp and its iat is more than ${FRESH_S / 60} minutes before it was received`] : []
   }
   return input.request ? [] : ['the presentation has no exp and no iat, and answers no request whose nonce would bind it: one of exp or a recent iat is required']
 }
 
 /** jose checks `iat` against the clock only with maxTokenAge, which would make `iat` required. */
-function issuedInFuture(what: string, payload: Record<string, unknown>, now: number): string[] {
-  return typeof payload.iat === 'number' && payload.iat > now + SKEW_S ? [`the ${what} is issued in the future`] : []
+function issuedInFuture(what: string, payload: Record<string, unknown>, now: number, skew: number): string[] {
+  return typeof payload.iat === 'number' && payload.iat > now + skew ? [`the ${what} is issued in the future`] : []
 }
 
 function proofCreated(text: string): unknown {

@@ -32,7 +32,18 @@ const localListId = (path: string): string => (path.endsWith(LD_SUFFIX) ? path.s
 export class StatusChecker {
   private readonly localPrefix: string
 
-  constructor(private readonly deps: { db: Database; publicBaseUrl: string; httpGet: HttpGet; resolver: DidResolver; issuerOf: (signingDid: string) => Promise<string | undefined> }) {
+  constructor(
+    private readonly deps: {
+      db: Database
+      publicBaseUrl: string
+      httpGet: HttpGet
+      resolver: DidResolver
+      issuerOf: (signingDid: string) => Promise<string | undefined>
+      /** The service's clock and CLOCK_SKEW_SECONDS, for the times of a status list from elsewhere (default: the system clock, 60 s). */
+      now?: () => Date
+      skewSeconds?: number
+    },
+  ) {
     this.localPrefix = `${deps.publicBaseUrl}/api/status-lists/`
   }
 
@@ -100,7 +111,8 @@ export class StatusChecker {
       throw new Error(`its key: ${(error as Error).message}`, { cause: error })
     }
     try {
-      await jwtVerify(jwt, key.key, { algorithms: [key.alg], typ: 'statuslist+jwt', subject: uri })
+      // RFC 7519 §4.1.4-5: exp and nbf with the configured leeway, on the service's clock.
+      await jwtVerify(jwt, key.key, { algorithms: [key.alg], typ: 'statuslist+jwt', subject: uri, currentDate: this.deps.now?.() ?? new Date(), clockTolerance: this.deps.skewSeconds ?? 60 })
     } catch (error) {
       throw new Error(`its signature or claims: ${(error as Error).message}`, { cause: error })
     }

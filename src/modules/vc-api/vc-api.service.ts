@@ -17,9 +17,6 @@ import * as repo from './vc-api-credentials.repository.js'
 import { envelopeOf, unwrapEnvelope } from './envelopes.js'
 import { credentialInputProblems, issuerIdOf, modelVersion } from './vcdm-input-checks.js'
 
-// Clock skew tolerated on validity periods, as for the spec's presentations.
-const SKEW_S = 60
-
 export interface IssueOptions {
   credentialStatus?: { type?: string; statusPurpose?: string }
   mandatoryPointers?: string[]
@@ -58,6 +55,8 @@ export class VcApiService {
       resolver: DidResolver
       clock: Clock
       publicBaseUrl: string
+      /** CLOCK_SKEW_SECONDS: tolerated on validity periods, as for the spec's presentations. */
+      skewSeconds: number
       /** The service's own JSON-LD documents (its schemas' contexts). */
       local?: LocalDocuments
     },
@@ -123,7 +122,7 @@ export class VcApiService {
     const item = unwrapEnvelope(credential, 'EnvelopedVerifiableCredential')
     const format = this.deps.formats.recognize(item)
     if (!format) throw new ValidationError('verifiableCredential is not a credential in a format this service verifies', { details: { field: 'verifiableCredential', formats: this.deps.formats.issuableIds } })
-    const result = await format.verify(item, { resolver: this.deps.resolver, status: this.deps.status, now: this.deps.clock.now(), skewSeconds: SKEW_S })
+    const result = await format.verify(item, { resolver: this.deps.resolver, status: this.deps.status, now: this.deps.clock.now(), skewSeconds: this.deps.skewSeconds })
     if (result.problems.length) throw new VerificationFailed(result.problems)
     const checks = ['proof', 'validity']
     if (isObject(result.credential?.document) && result.credential.document.credentialStatus !== undefined) checks.push('status')
@@ -142,7 +141,7 @@ export class VcApiService {
       formats,
       local,
       now: this.deps.clock.now(),
-      skewSeconds: SKEW_S,
+      skewSeconds: this.deps.skewSeconds,
       // VCDM 2.0 §4.13: a presentation may hold no credential, and credentials about others.
       bindCredentialsToHolder: false,
       requireCredentials: false,

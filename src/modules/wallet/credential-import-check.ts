@@ -28,23 +28,20 @@ export interface CheckedCredential {
   extensions: string[]
 }
 
-// Clock skew tolerated on nbf/exp, as for presentations.
-const SKEW_S = 60
-
 /**
  * The checks a holder's wallet makes before it keeps a credential from elsewhere: the format that
  * recognizes it verifies it exactly as a verifier would (format-registry.ts), bound to this
- * holder; the first problem found is the refusal. Something no format reads is a 400.
+ * holder, with CLOCK_SKEW_SECONDS on its times; the first problem found is the refusal. Something no format reads is a 400.
  */
 export async function checkImportedCredential(
-  deps: { formats: FormatRegistry; resolver: DidResolver; status: StatusChecker; now: Date },
+  deps: { formats: FormatRegistry; resolver: DidResolver; status: StatusChecker; now: Date; skewSeconds: number },
   item: string,
   holderDid: string,
 ): Promise<CheckedCredential> {
   const format = deps.formats.recognize(item)
   const unreadable = (why: string) => new ValidationError(`credential_jwt is refused: ${why}`, { details: { field: 'credential_jwt' } })
   if (!format) throw unreadable('it is not a JWT (three base64url parts: header.payload.signature) in a format this service reads')
-  const { problems, credential } = await format.verify(item, { resolver: deps.resolver, status: deps.status, now: deps.now, skewSeconds: SKEW_S, holderDid })
+  const { problems, credential } = await format.verify(item, { resolver: deps.resolver, status: deps.status, now: deps.now, skewSeconds: deps.skewSeconds, holderDid })
   const first = problems[0]
   if (first?.reason === 'unreadable') throw unreadable(first.message)
   if (first) throw new UnprocessableError(`The credential cannot be imported: ${first.message}`, { details: { reason: first.reason === 'binding' ? 'subject' : first.reason } })

@@ -28,6 +28,8 @@ export interface WalletCredentialDeps {
   clock: Clock
   /** A hosted issuer's https identifier (SD-JWT VC `iss`) names its did:web under this base URL. */
   publicBaseUrl: string
+  /** CLOCK_SKEW_SECONDS: leeway on the times of a credential from elsewhere. */
+  skewSeconds: number
 }
 
 const PREVIEW_MAX = 5
@@ -96,7 +98,7 @@ export class WalletCredentialService {
    * imported before, is a 409. `claim` (an Idempotency-Key) commits with the import or restoration.
    */
   async import(holderDid: string, jwt: string, claim?: ClaimKey): Promise<{ credential: repo.WalletCredentialRow; restored: boolean }> {
-    const checked = await checkImportedCredential({ formats: this.deps.formats, resolver: this.deps.resolver, status: this.deps.status, now: this.deps.clock.now() }, jwt, holderDid)
+    const checked = await checkImportedCredential({ formats: this.deps.formats, resolver: this.deps.resolver, status: this.deps.status, now: this.deps.clock.now(), skewSeconds: this.deps.skewSeconds }, jwt, holderDid)
     const now = this.deps.clock.now()
     const signingDid = hostedDidForIssuerUrl(this.deps.publicBaseUrl, checked.issuerDid) ?? checked.issuerDid
     const local = checked.jti ? await repo.findIssuedHere(this.deps.db, signingDid, checked.jti) : undefined

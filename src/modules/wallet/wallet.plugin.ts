@@ -35,6 +35,8 @@ export interface WalletModuleOptions {
   evidenceMaxBytes: number
   evidenceAllowedTypes: readonly string[]
   shareMaxTtlSeconds: number
+  /** CLOCK_SKEW_SECONDS: leeway on nbf/iat/exp of what other parties sign (credentials, request objects). */
+  skewSeconds: number
   /** Outgoing protocol calls of the hosted wallet (OpenID4VCI/VP with other services): the guarded fetch. */
   protocolFetch: typeof fetch
   /** Seals the secrets of a hosted-wallet exchange between its two calls. */
@@ -51,7 +53,7 @@ export interface WalletModuleOptions {
  */
 export const walletModule: FastifyPluginAsyncTypebox<WalletModuleOptions> = async (app, o) => {
   const now = () => o.clock.now()
-  const wallet = new WalletCredentialService({ db: o.db, content: o.content, sealer: o.sealer, holderKeys: o.holderKeys, resolver: o.resolver, status: o.status, formats: o.formats, clock: o.clock, publicBaseUrl: o.publicBaseUrl })
+  const wallet = new WalletCredentialService({ db: o.db, content: o.content, sealer: o.sealer, holderKeys: o.holderKeys, resolver: o.resolver, status: o.status, formats: o.formats, clock: o.clock, publicBaseUrl: o.publicBaseUrl, skewSeconds: o.skewSeconds })
   const shares = new WalletShareService({ db: o.db, clock: o.clock, publicBaseUrl: o.publicBaseUrl, maxTtlSeconds: o.shareMaxTtlSeconds })
   const evidence = new WalletEvidenceService({
     db: o.db,
@@ -68,7 +70,7 @@ export const walletModule: FastifyPluginAsyncTypebox<WalletModuleOptions> = asyn
   await app.register(walletActivityRoutes, { db: o.db, now })
   const acceptance = new OfferAcceptanceService({ db: o.db, wallet, resolver: o.resolver, fetch: o.protocolFetch, box: o.protocolBox, clock: o.clock })
   await app.register(offerAcceptanceRoutes, { acceptance, now, idempotency: o.idempotency })
-  const answers = new PresentationAnswerService({ db: o.db, wallet, formats: o.formats, resolver: o.resolver, fetch: o.protocolFetch, clock: o.clock })
+  const answers = new PresentationAnswerService({ db: o.db, wallet, formats: o.formats, resolver: o.resolver, fetch: o.protocolFetch, clock: o.clock, skewSeconds: o.skewSeconds })
   await app.register(presentationAnswerRoutes, { answers, idempotency: o.idempotency })
   // An exchange nobody completed is of no use once expired; its sealed token goes with it.
   const purge = setInterval(() => {

@@ -12551,6 +12551,10 @@ export interface paths {
                 content: {
                     "application/json": {
                         authorization_request_uri: string;
+                        /** @description The holder's pick per DCQL credential set: its index → the option to answer, or null to leave an optional set out. A set not named: a required one is answered with the option that discloses least, an optional one is left out */
+                        choices?: {
+                            [key: string]: number | null;
+                        };
                     };
                 };
             };
@@ -12562,12 +12566,26 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            credential_sets?: {
+                                /** @description the option answered; null: an optional set left out */
+                                chosen: number | null;
+                                index: number;
+                                options: string[][];
+                                required: boolean;
+                                /** @description the options the wallet can answer */
+                                satisfiable: number[];
+                            }[];
                             expires_at: string;
                             message: string;
                             presentations: {
+                                /** @description the path of every claim the presentation lets the verifier read (a JWT-VC is sent whole) */
                                 claims: (string | number | (never | null))[][];
                                 credential_id: string;
                                 credential_type: string;
+                                /** @description those claims with their values, as the verifier reads them */
+                                disclosed: {
+                                    [key: string]: unknown;
+                                };
                                 format: string;
                                 issuer_did: string;
                                 query_id: string;

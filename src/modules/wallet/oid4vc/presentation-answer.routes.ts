@@ -22,7 +22,20 @@ export const presentationAnswerRoutes: FastifyPluginAsyncTypebox<{ answers: Pres
       description: 'Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201 (the same session, while it exists); another body 422; while the first is in progress 409.',
       params: Type.Object({ did: Did }),
       headers: IdempotencyHeaders,
-      body: Type.Object({ authorization_request_uri: Type.String({ minLength: 1, maxLength: 16_384 }) }, { additionalProperties: false }),
+      body: Type.Object(
+        {
+          authorization_request_uri: Type.String({ minLength: 1, maxLength: 16_384 }),
+          choices: Type.Optional(
+            Type.Record(Type.String({ pattern: '^(0|[1-9][0-9]{0,2})$' }), Type.Union([Type.Integer({ minimum: 0, maximum: 999 }), Type.Null()]), {
+              maxProperties: 100,
+              description:
+                "The holder's pick per DCQL credential set: its index → the option to answer, or null to leave an optional set out. " +
+                'A set not named: a required one is answered with the option that discloses least, an optional one is left out',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
       response: {
         201: Type.Object({
           success: Type.Boolean(),
@@ -37,9 +50,21 @@ export const presentationAnswerRoutes: FastifyPluginAsyncTypebox<{ answers: Pres
               format: Type.String(),
               credential_type: Type.String(),
               issuer_did: Type.String(),
-              claims: Type.Array(ClaimPath),
+              claims: Type.Array(ClaimPath, { description: 'the path of every claim the presentation lets the verifier read (a JWT-VC is sent whole)' }),
+              disclosed: Type.Record(Type.String(), Type.Unknown(), { description: 'those claims with their values, as the verifier reads them' }),
               to_sign: Type.Object({ header: JsonObject, payload: JsonObject, signing_input: Type.String() }),
             }),
+          ),
+          credential_sets: Type.Optional(
+            Type.Array(
+              Type.Object({
+                index: Type.Integer(),
+                required: Type.Boolean(),
+                options: Type.Array(Type.Array(Type.String())),
+                satisfiable: Type.Array(Type.Integer(), { description: 'the options the wallet can answer' }),
+                chosen: Type.Union([Type.Integer(), Type.Null()], { description: 'the option answered; null: an optional set left out' }),
+              }),
+            ),
           ),
           expires_at: Type.String(),
         }),

@@ -11,16 +11,22 @@ import { claimIn, withClaim, type ClaimKey } from '../../idempotency/idempotency
 import { serviceCallbacks } from '../../oid4vc/oid4vc-callbacks.js'
 import { recordActivity } from '../wallet-activity.js'
 import type { WalletCredentialService } from '../wallet-credentials.service.js'
+import { chooseQueries, type CredentialSetAnswer, type SetChoices } from './credential-set-choice.js'
 import { dcqlCredentialOf } from './dcql-wallet-credentials.js'
+import { jwtVcDisclosure, sdJwtDisclosure, type ClaimPath, type Disclosure } from './disclosure.js'
+import { withClockSkew } from './clock-skew.js'
 import { checkHolderJws, holderSigningKey, type PreparedJws } from './prepared-jws.js'
 import { assemble, sdJwtDraft, vpJwtDraft, type PresentationDraft } from './presentation-drafts.js'
 import * as sessions from './protocol-sessions.repository.js'
 import { protocolStep } from './protocol-step.js'
+import * as guards from './request-guards.js'
 import { firstLine } from '../../oid4vc/library-message.js'
 
 const SESSION_TTL_MS = 5 * 60_000
 /** How many of the holder's credentials a query is matched against (newest first). */
 const MAX_CANDIDATES = 1000
+/** How many matching credentials of one query are compared for what they would disclose. */
+const MAX_COMPARED = 20
 const JARM_SERVER_METADATA = {
   authorization_signing_alg_values_supported: [],
   authorization_encryption_alg_values_supported: ['ECDH-ES'],
@@ -34,8 +40,10 @@ export interface PreparedPresentation {
   format: string
   credential_type: string
   issuer_did: string
-  /** The claim paths the verifier asked for (and the presentation discloses). */
-  claims: Array<Array<string | number | null>>
+  /** The path of every claim the presentation lets the verifier read (disclosure.ts): all of a JWT-VC's. */
+  claims: ClaimPath[]
+  /** Those claims with their values, as the verifier reads them. */
+  disclosed: Record<string, unknown>
   to_sign: PreparedJws
 }
 
@@ -45,6 +53,8 @@ export interface PreparedAnswer {
   verifier: string
   response_mode: string
   presentations: PreparedPresentation[]
+  /** The request's credential sets and the option answered of each (absent: the request has none). */
+  credential_sets?: CredentialSetAnswer[]
   expires_at: Date
 }
 
@@ -61,6 +71,17 @@ interface SessionState {
   drafts: Array<{ queryId: string; credentialId: string; draft: PresentationDraft }>
   /** What the prepare step answered of each presentation besides its `to_sign` (the drafts' order). */
   shown: Array<Omit<PreparedPresentation, 'to_sign'>>
+  sets?: CredentialSetAnswer[]
+}
+
+type Candidate = { row: Awaited<ReturnType<WalletCredentialService['list']>>[number]; format: string; dcql: DcqlCredential }
+/** A query's chosen credential, the claim paths asked of it and what its presentation discloses. */
+type Match = { candidate: Candidate; asked: ClaimPath[]; disclosure: Disclosure }
+
+/** The prepare call's body: the request, and the holder's pick per credential set (credential-set-choice.ts). */
+export interface PrepareInput {
+  authorization_request_uri: string
+  choices?: SetChoices
 }
 
 /**
@@ -81,12 +102,15 @@ export class PresentationAnswerService {
       resolver: DidResolver
       fetch: typeof fetch
       clock: Clock
+      /** CLOCK_SKEW_SECONDS: leeway on the times of the verifier's request object. */
+      skewSeconds: number
     },
   ) {}
 
   /** Prepares the answer; `claim` (an Idempotency-Key) commits with the session. */
-  async prepare(holderDid: string, input: { authorization_request_uri: string }, claim?: ClaimKey): Promise<PreparedAnswer> {
-    const client = this.client()
+  async prepare(holderDid: string, input: PrepareInput, claim?: ClaimKey): Promise<PreparedAnswer> {
+    const guarded = guards.rememberingRefusals(this.deps.fetch)
+    const client = this.client(guarded.fetch)
     let parsed: ReturnType<Openid4vpClient['parseOpenid4vpAuthorizationRequest']>
     try {
       parsed = client.parseOpenid4vpAuthorizationRequest({ authorizationRequest: input.authorization_request_uri.trim() })
@@ -95,33 +119,42 @@ export class PresentationAnswerService {
       throw new ValidationError(`authorization_request_uri is not an OpenID4VP authorization request: ${firstLine(error)}`, { details: { field: 'authorization_request_uri' } })
     }
     if (parsed.type === 'openid4vp_dc_api') throw new ValidationError('A Digital Credentials API request is answered by the browser, not by a URI', { details: { field: 'authorization_request_uri' } })
-    const resolved = await protocolStep('resolving the authorization request', 'authorization_request_uri', () => client.resolveOpenId4vpAuthorizationRequest({ authorizationRequestPayload: parsed.params }))
+    guards.refuseUnguardedFetches(parsed.params)
+    const resolve = () => client.resolveOpenId4vpAuthorizationRequest({ authorizationRequestPayload: parsed.params })
+    // The library reports a refused fetch of the request_uri as its own generic error.
+    const refused = (error: unknown) => Promise.reject(guarded.refusal() ?? error)
+    const resolved = await protocolStep('resolving the authorization request', 'authorization_request_uri', resolve).catch(refused)
+    guards.authenticatedClient(resolved.client.prefix, resolved.client.effective)
     const request = resolved.authorizationRequestPayload as Openid4vpAuthorizationRequest
     if (!resolved.dcql) throw new UnprocessableError('The request has no DCQL query: Presentation Exchange requests are not answered (OpenID4VP 1.0 uses DCQL)')
     if (!request.response_uri) throw new UnprocessableError('The request has no response_uri: only direct_post and direct_post.jwt are answered')
     const query = parseQuery(resolved.dcql.query)
 
-    const candidates = await this.candidates(holderDid)
-    const result = DcqlQuery.query(query, candidates.map((c) => c.dcql))
-    if (!result.can_be_satisfied) {
-      const unmet = Object.entries(result.credential_matches).filter(([, m]) => !m.success).map(([id]) => id)
-      throw new UnprocessableError(`The wallet holds no credential that meets ${unmet.length ? unmet.join(', ') : 'the request'}`, { details: { unmet_queries: unmet } })
-    }
+    // Each query's least-disclosing credential, then one option per credential set (credential-set-choice.ts).
+    const best = await this.leastDisclosing(query, await this.candidates(holderDid))
+    const cost = (id: string) => best.get(id)?.disclosure.subject_claims ?? Infinity
+    const { queries, sets } = chooseQueries(query, new Set(best.keys()), cost, input.choices)
     const kb = { aud: resolved.client.effective, nonce: request.nonce, iat: Math.floor(this.deps.clock.now().getTime() / 1000) }
     const drafts: SessionState['drafts'] = []
     const shown: SessionState['shown'] = []
-    for (const [queryId, match] of Object.entries(result.credential_matches)) {
-      if (!match.success) continue
-      const chosen = candidates[match.valid_credentials[0].input_credential_index]!
-      const claims = (query.credentials.find((c) => c.id === queryId)?.claims ?? []).flatMap((c) => ('path' in c ? [[...c.path] as Array<string | number | null>] : []))
-      const draft = await this.draft(holderDid, chosen, claims, kb)
-      drafts.push({ queryId, credentialId: chosen.row.id, draft })
-      shown.push({ query_id: queryId, credential_id: chosen.row.id, format: chosen.format, credential_type: chosen.row.credential_type, issuer_did: chosen.row.issuer_did, claims })
+    for (const queryId of queries) {
+      const { candidate, asked, disclosure } = best.get(queryId)!
+      const draft = await this.draft(holderDid, candidate, asked, kb)
+      drafts.push({ queryId, credentialId: candidate.row.id, draft })
+      shown.push({
+        query_id: queryId,
+        credential_id: candidate.row.id,
+        format: candidate.format,
+        credential_type: candidate.row.credential_type,
+        issuer_did: candidate.row.issuer_did,
+        claims: disclosure.claims,
+        disclosed: disclosure.disclosed,
+      })
     }
 
     const id = `wps-${randomUUID()}`
     const expiresAt = new Date(this.deps.clock.now().getTime() + SESSION_TTL_MS)
-    const state: SessionState = { request, verifier: resolved.client.effective, drafts, shown }
+    const state: SessionState = { request, verifier: resolved.client.effective, drafts, shown, ...(query.credential_sets ? { sets } : {}) }
     await withClaim(this.deps.db, claim, id, (executor) =>
       sessions.insertSession(executor, { id, holder_did: holderDid, kind: 'oid4vp', status: 'prepared', state: JSON.stringify(state), sealed: null, expires_at: expiresAt }),
     )
@@ -177,7 +210,7 @@ export class PresentationAnswerService {
     const outcome: AnswerOutcome = {
       accepted,
       verifier_status: submitted.response.status,
-      redirect_uri: typeof answer.redirect_uri === 'string' ? answer.redirect_uri : null,
+      redirect_uri: guards.safeRedirect(answer.redirect_uri),
       verifier_error: accepted ? null : [answer.error, answer.error_description].filter((p) => typeof p === 'string').join(': ') || null,
     }
     await this.deps.db.transaction().execute(async (trx) => {
@@ -195,9 +228,28 @@ export class PresentationAnswerService {
     return outcome
   }
 
+  /** Per query the wallet can answer, of its first MAX_COMPARED matches the one whose presentation discloses the fewest attributes. */
+  private async leastDisclosing(query: DcqlQuery, candidates: Candidate[]): Promise<Map<string, Match>> {
+    const result = DcqlQuery.query(query, candidates.map((c) => c.dcql))
+    const best = new Map<string, Match>()
+    for (const [queryId, match] of Object.entries(result.credential_matches)) {
+      if (!match.success) continue
+      const credentialQuery = query.credentials.find((c) => c.id === queryId)!
+      for (const valid of match.valid_credentials.slice(0, MAX_COMPARED)) {
+        const candidate = candidates[valid.input_credential_index]!
+        const asked = askedPaths(credentialQuery, valid.claims.valid_claim_sets)
+        const { jwt } = candidate.row
+        const disclosure = candidate.format === 'dc+sd-jwt' ? await sdJwtDisclosure(jwt, asked) : jwtVcDisclosure(jwt)
+        const held = best.get(queryId)
+        if (!held || disclosure.subject_claims < held.disclosure.subject_claims) best.set(queryId, { candidate, asked, disclosure })
+      }
+    }
+    return best
+  }
+
   /** The holder's usable credentials (active, not withdrawn) in a form DCQL matches. */
-  private async candidates(holderDid: string): Promise<Array<{ row: Awaited<ReturnType<WalletCredentialService['list']>>[number]; format: string; dcql: DcqlCredential }>> {
-    const out: Array<{ row: Awaited<ReturnType<WalletCredentialService['list']>>[number]; format: string; dcql: DcqlCredential }> = []
+  private async candidates(holderDid: string): Promise<Candidate[]> {
+    const out: Candidate[] = []
     let after: string | undefined
     for (let seen = 0; seen < MAX_CANDIDATES; ) {
       const page = await this.deps.wallet.list(holderDid, { status: 'active' }, { limit: 200, ...(after ? { after } : {}) })
@@ -214,26 +266,43 @@ export class PresentationAnswerService {
     return out
   }
 
-  private async draft(holderDid: string, chosen: { row: { jwt: string }; format: string }, claims: Array<Array<string | number | null>>, kb: { aud: string; nonce: string; iat: number }): Promise<PresentationDraft> {
+  private async draft(holderDid: string, chosen: { row: { jwt: string }; format: string }, claims: ClaimPath[], kb: { aud: string; nonce: string; iat: number }): Promise<PresentationDraft> {
     if (chosen.format === 'dc+sd-jwt') return sdJwtDraft(chosen.row.jwt, claims, kb)
     const key = await holderSigningKey(this.deps.resolver, holderDid, JWS_ALGORITHMS)
     if (!key) throw new UnprocessableError("The holder's DID has no Ed25519 or P-256 authentication key to sign a presentation with")
     return vpJwtDraft(chosen.row.jwt, { did: holderDid, kid: key.kid, alg: key.alg }, kb)
   }
 
-  private client(): Openid4vpClient {
-    return new Openid4vpClient({
-      callbacks: {
-        ...serviceCallbacks({ resolver: this.deps.resolver, keys: { signingKey: () => Promise.reject(new Error('the hosted wallet signs nothing itself')) } }),
-        fetch: this.deps.fetch,
-      },
-    })
+  private client(fetch: typeof globalThis.fetch = this.deps.fetch): Openid4vpClient {
+    const callbacks = serviceCallbacks({ resolver: this.deps.resolver, keys: { signingKey: () => Promise.reject(new Error('the hosted wallet signs nothing itself')) } })
+    const skew = { clock: this.deps.clock, skewSeconds: this.deps.skewSeconds, what: "The verifier's request object" }
+    const verifyJwt = withClockSkew(guards.refusingUnguardedFetches(callbacks.verifyJwt), skew)
+    return new Openid4vpClient({ callbacks: { ...callbacks, verifyJwt, fetch } })
   }
 }
 
 function preparedAnswer(id: string, state: SessionState, expiresAt: Date): PreparedAnswer {
   const presentations = state.drafts.map(({ draft }, i) => ({ ...state.shown[i]!, to_sign: draft.jws }))
-  return { session_id: id, verifier: state.verifier, response_mode: state.request.response_mode ?? 'fragment', presentations, expires_at: expiresAt }
+  return {
+    session_id: id,
+    verifier: state.verifier,
+    response_mode: state.request.response_mode ?? 'fragment',
+    presentations,
+    ...(state.sets ? { credential_sets: state.sets } : {}),
+    expires_at: expiresAt,
+  }
+}
+
+/**
+ * The claim paths a credential is presented with: the query's claims, or with `claim_sets` those
+ * of the first set the credential meets, in the verifier's order of preference (OpenID4VP 1.0 §6.4.1).
+ */
+function askedPaths(credentialQuery: DcqlQuery['credentials'][number], validSets: ReadonlyArray<{ claim_set_index?: number }>): ClaimPath[] {
+  const claims = credentialQuery.claims ?? []
+  const setIndex = validSets.map((s) => s.claim_set_index).filter((i): i is number => i !== undefined).sort((a, b) => a - b)[0]
+  const ids = setIndex === undefined ? undefined : new Set(credentialQuery.claim_sets?.[setIndex] ?? [])
+  const inSet = (c: { id?: string }) => !ids || (c.id !== undefined && ids.has(c.id))
+  return claims.flatMap((c) => ('path' in c && inSet(c) ? [[...c.path] as ClaimPath] : []))
 }
 
 function parseQuery(raw: unknown): DcqlQuery {

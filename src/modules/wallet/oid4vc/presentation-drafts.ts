@@ -4,6 +4,7 @@ import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc'
 import * as jose from 'jose'
 import { VC_V1 } from '../../../shared/vc-contexts.js'
 import { sha256Hasher } from '../../credentials/formats/sd-jwt-vc/sd-jwt-crypto.js'
+import { presentationFrame } from './disclosure.js'
 import type { PreparedJws } from './prepared-jws.js'
 
 /** One presentation the holder finishes by signing `jws.signing_input`. */
@@ -58,19 +59,4 @@ export function vpJwtDraft(credential: string, holder: { did: string; kid: strin
 /** The signed draft as the presentation the vp_token carries. */
 export function assemble(draft: PresentationDraft, signedJws: string): string {
   return draft.assembly.kind === 'sd-jwt' ? `${draft.assembly.prefix}${signedJws}` : signedJws
-}
-
-/** DCQL claim paths as an @sd-jwt presentation frame: `["address","street"]` → `{address: {street: true}}`; a path into an array discloses the array whole. */
-function presentationFrame(paths: Array<Array<string | number | null>>): Record<string, unknown> {
-  const frame: Record<string, unknown> = {}
-  for (const path of paths) {
-    let node = frame
-    const end = path.findIndex((p) => typeof p !== 'string')
-    const names = (end === -1 ? path : path.slice(0, end)) as string[]
-    names.forEach((name, i) => {
-      if (i === names.length - 1) node[name] = true
-      else node = (node[name] = typeof node[name] === 'object' ? node[name] : {}) as Record<string, unknown>
-    })
-  }
-  return frame
 }
