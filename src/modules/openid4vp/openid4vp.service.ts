@@ -28,6 +28,8 @@ const RESPONSE_KEY_PURPOSE = 'oid4vp-response-ecdh-es'
 const ENC_VALUES = ['A128GCM', 'A256GCM']
 const JWS_ALGS: [string, ...string[]] = ['ES256', 'EdDSA']
 const DID_PREFIX = 'decentralized_identifier:'
+/** OID4VP 1.0 §5.8: the request object's `aud` when the wallet sent no metadata (request_uri_method get). */
+const STATIC_AUDIENCE = 'https://self-issued.me/v2'
 
 /** An OAuth-style error (OID4VP 1.0 §8.5, RFC 6749 §5.2): 400 with `error` and `error_description`. */
 export function oauthError(error: 'invalid_request' | 'access_denied' | 'invalid_request_object', description: string, details: Record<string, unknown> = {}): ValidationError {
@@ -104,7 +106,7 @@ export class Openid4vpService {
     const expiresIn = Math.max(60, Math.floor((new Date(request.expires_at).getTime() - this.deps.clock.now().getTime()) / 1000))
     const created = await this.verifierFor(undefined).createOpenId4vpAuthorizationRequest({
       authorizationRequestPayload: payload,
-      ...(signer ? { jar: { requestUri, jwtSigner: { method: 'did' as const, didUrl: signer.kid, alg: signer.alg }, expiresInSeconds: expiresIn } } : {}),
+      ...(signer ? { jar: { requestUri, jwtSigner: { method: 'did' as const, didUrl: signer.kid, alg: signer.alg }, expiresInSeconds: expiresIn, additionalJwtPayload: { aud: STATIC_AUDIENCE } } } : {}),
       now: this.deps.clock.now(),
     })
     return {
