@@ -19,7 +19,7 @@ import type { VerifierPresentationService } from '../presentation/verifier-prese
 import { qrSvgDataUrl } from '../qr/qr-image.js'
 import type { VerifierService } from '../verifier/verifier.service.js'
 import type { Oid4vpFields, Oid4vpOptions, PresentationRequestRow } from '../verifier/verifier.types.js'
-import { dcqlProblems, dcqlQueryFor } from './dcql-mapping.js'
+import { dcqlProblems, dcqlQueryFor, type KnownSchemas } from './dcql-mapping.js'
 import * as repo from './openid4vp.repository.js'
 
 /** Key-store purpose of a request's ephemeral response-encryption key (direct_post.jwt). */
@@ -68,7 +68,7 @@ export class Openid4vpService {
    */
   async prepare(request: PresentationRequestRow, options: Oid4vpOptions): Promise<{ store(trx: Executor): Promise<Oid4vpFields> } | undefined> {
     if (!this.deps.publicBaseUrl.startsWith('https://')) return undefined
-    const dcql = dcqlQueryFor(request, this.deps.publicBaseUrl)
+    const dcql = dcqlQueryFor(request, this.deps.publicBaseUrl, await this.knownSchemas(request))
     if (!dcql) return undefined
     const base = this.deps.publicBaseUrl
     const responseUri = `${base}/openid4vp/responses/${encodeURIComponent(request.id)}`
@@ -125,6 +125,14 @@ export class Openid4vpService {
         return this.fields(row)
       },
     }
+  }
+
+  /** The schemas whose vct a query of this request names (dcql-mapping.ts `KnownSchemas`). */
+  private async knownSchemas(request: Pick<PresentationRequestRow, 'required_credentials' | 'required_predicates'>): Promise<KnownSchemas> {
+    const types = [...new Set([...request.required_credentials.filter((r) => !r.schema_id).map((r) => r.credential_type), ...request.required_predicates.flatMap((p) => (p.credential_type ? [p.credential_type] : []))])]
+    const untyped = request.required_credentials.length === 0 ? request.required_predicates.filter((p) => !p.credential_type).map((p) => p.attribute) : []
+    const [ofType, withAttributes] = await Promise.all([repo.schemaIdsOfTypes(this.deps.db, types), repo.schemaIdsWithAttributes(this.deps.db, [...new Set(untyped)])])
+    return { ofType, withAttributes }
   }
 
   /** The OpenID4VP fields of a request that has them (GET of the request). */
