@@ -105,3 +105,20 @@ function toDcql(c: ReadCredential, format: string): DcqlCredentialPresentation |
   }
   return undefined
 }
+
+/**
+ * The claim names each credential query of a query asks for, by query id: an SD-JWT VC's
+ * top-level claims, a JWT-VC's members of credentialSubject (the paths `dcqlQueryFor` writes).
+ */
+export function askedClaims(query: DcqlQuery): Record<string, Set<string>> {
+  const asked: Record<string, Set<string>> = {}
+  for (const c of query.credentials) {
+    const names = (c.claims ?? []).map((claim) => {
+      const path = (claim as { path: unknown[] }).path
+      const name = c.format === JWT_VC_JSON && path[0] === 'credentialSubject' ? path[1] : path[0]
+      return typeof name === 'string' ? name : undefined
+    })
+    asked[c.id] = new Set(names.filter((n): n is string => n !== undefined))
+  }
+  return asked
+}

@@ -27,6 +27,8 @@ export interface Oid4vpFields {
   state: string
   /** The wallet's answer once one arrived: accepted or refused. */
   answer: string | null
+  /** Responses refused without answering the request (docs/openid4vp.md "What consumes a request"): all counted, the last few kept. */
+  refused_attempts: { count: number; recent: Array<{ received_at: string; holder: string | null; holder_proof_verified: boolean; errors: string[] }> }
 }
 
 /** The OpenID4VP module, as the verifier's routes reach it (wired in app.ts; no import cycle). */
