@@ -25,7 +25,8 @@ const SCHEMA = {
   ],
   anonymous_credentials: false,
 }
-const hasher = (data: string | ArrayBuffer, alg: string) => new Uint8Array(createHash(alg.replace('-', '').toLowerCase()).update(typeof data === 'string' ? data : Buffer.from(data)).digest())
+const hasher = (data: string | ArrayBuffer, alg: string) =>
+  new Uint8Array(createHash(alg.replace('-', '').toLowerCase()).update(typeof data === 'string' ? data : Buffer.from(data)).digest())
 
 /**
  * The request side of OpenID4VP as Sphereon's @sphereon/did-auth-siop 0.20.1 (a holder's OP)
@@ -60,7 +61,8 @@ describe('OpenID4VP request objects as Sphereon did-auth-siop reads them', () =>
       .withVerifyJwtCallback(async (verifierInfo, jwt) => {
         if (verifierInfo.method !== 'did') throw new Error(`a did-signed request object was expected, not ${verifierInfo.method}`)
         const jwk = await resolveDidUrlJwk(verifierInfo.didUrl)
-        await jose.jwtVerify(jwt.raw, await jose.importJWK(jwk as jose.JWK, verifierInfo.alg), { audience: SELF_ISSUED_V2, typ: 'oauth-authz-req+jwt' })
+        const options = { audience: SELF_ISSUED_V2, typ: 'oauth-authz-req+jwt' }
+        await jose.jwtVerify(jwt.raw, await jose.importJWK(jwk as jose.JWK, verifierInfo.alg), options)
         return true
       })
       // The OP answers nothing here: it only resolves and verifies the request.
@@ -93,7 +95,7 @@ describe('OpenID4VP request objects as Sphereon did-auth-siop reads them', () =>
     await front.close()
   })
 
-  it('Sphereon resolves the request_uri and verifies the request object: signed by the verifier did:web, aud https://self-issued.me/v2 (§5.8)', async () => {
+  it('Sphereon resolves and verifies the request object: signed by the verifier did:web, aud self-issued.me/v2 (§5.8)', async () => {
     const created = await createRequest({ credential_type: 'Identity', required_attributes: ['given_name'] })
     const verified = await sphereonOp().verifyAuthorizationRequest(created.authorization_request_uri)
     assert.equal(verified.responseURI, created.openid4vp.response_uri)
@@ -103,7 +105,7 @@ describe('OpenID4VP request objects as Sphereon did-auth-siop reads them', () =>
     assert.equal(object.client_id, created.openid4vp.client_id)
   })
 
-  it('the DCQL query of a request without schema_id names the vct of the credential the service issued (meta.vct_values, B.3.5); a standard wallet matches it', async () => {
+  it('without schema_id, DCQL names the vct of the credential issued (vct_values, B.3.5); a wallet matches it', async () => {
     const created = await createRequest({ credential_type: 'Identity', issuer_did: issuer.did, required_attributes: ['given_name'] })
     const verified = await sphereonOp().verifyAuthorizationRequest(created.authorization_request_uri)
     const query = DcqlQuery.parse(verified.dcqlQuery as DcqlQuery.Input)
@@ -118,10 +120,12 @@ describe('OpenID4VP request objects as Sphereon did-auth-siop reads them', () =>
     assert.deepEqual(jwtVc.meta, { type_values: [['Identity']] })
     // A wallet holding the credential (only its selectively disclosable claims as claims) matches the query.
     const disclosable = Object.fromEntries(Object.entries(claims).filter(([name]) => ['given_name', 'family_name'].includes(name)))
-    const result = DcqlQuery.query(query, [{ credential_format: 'dc+sd-jwt', vct: String(claims.vct), claims: disclosable, cryptographic_holder_binding: true }])
+    const held = (vct: string) =>
+      [{ credential_format: 'dc+sd-jwt' as const, vct, claims: disclosable, cryptographic_holder_binding: true }]
+    const result = DcqlQuery.query(query, held(String(claims.vct)))
     assert.equal(result.can_be_satisfied, true, JSON.stringify(result.credential_matches))
     // A credential of another type is not matched by its vct.
-    const other = DcqlQuery.query(query, [{ credential_format: 'dc+sd-jwt', vct: `${front.origin}/vct/another-schema`, claims: disclosable, cryptographic_holder_binding: true }])
+    const other = DcqlQuery.query(query, held(`${front.origin}/vct/another-schema`))
     assert.equal(other.can_be_satisfied, false)
   })
 })

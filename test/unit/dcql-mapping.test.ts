@@ -5,6 +5,11 @@ import { dcqlProblems, dcqlQueryFor } from '../../src/modules/openid4vp/dcql-map
 import type { ReadCredential } from '../../src/modules/credentials/formats/credential-format.js'
 
 const BASE = 'https://service.example'
+/** A request for an Identity credential disclosing given_name, no schema named. */
+const IDENTITY_GIVEN_NAME = {
+  required_credentials: [{ credential_type: 'Identity', required_attributes: ['given_name'] }],
+  required_predicates: [],
+}
 const read = (over: Partial<ReadCredential>): ReadCredential => ({ issuer: 'did:example:issuer', types: ['VerifiableCredential', 'Identity'], schemaIds: [], attributes: {}, extensions: [], document: {}, revoked: false, ...over })
 
 describe('DCQL from a presentation request (docs/openid4vp.md "DCQL mapping")', () => {
@@ -28,15 +33,17 @@ describe('DCQL from a presentation request (docs/openid4vp.md "DCQL mapping")', 
     assert.ok(query.credential_sets!.every((s) => s.required))
   })
 
-  it('without schema_id, an SD-JWT VC query names in meta.vct_values the vct of every schema the type is issued under (OID4VP 1.0 §6.1, B.3.5)', () => {
+  it('without schema_id, an SD-JWT VC query names the vct of each schema the type is issued under (OID4VP 1.0 §6.1, B.3.5)', () => {
     const known = { ofType: { Identity: ['schema-1', 'schema 2'] }, withAttributes: [] }
-    const query = dcqlQueryFor({ required_credentials: [{ credential_type: 'Identity', required_attributes: ['given_name'] }], required_predicates: [] }, BASE, known)!
+    const request = IDENTITY_GIVEN_NAME
+    const query = dcqlQueryFor(request, BASE, known)!
     DcqlQuery.validate(query)
     const sd = query.credentials.find((c) => c.format === 'dc+sd-jwt') as Record<string, unknown>
     assert.deepEqual(sd.meta, { vct_values: ['Identity', `${BASE}/vct/schema-1`, `${BASE}/vct/schema%202`] })
     assert.deepEqual(sd.claims, [{ path: ['given_name'] }])
     // A credential of one of those schemas matches as a standard wallet reads it; another vct does not.
-    const held = (vct: string) => [{ credential_format: 'dc+sd-jwt' as const, vct, claims: { given_name: 'Ada' }, cryptographic_holder_binding: true }]
+    const binding = { cryptographic_holder_binding: true }
+    const held = (vct: string) => [{ credential_format: 'dc+sd-jwt' as const, vct, claims: { given_name: 'Ada' }, ...binding }]
     assert.equal(DcqlQuery.query(query, held(`${BASE}/vct/schema%202`)).can_be_satisfied, true)
     assert.equal(DcqlQuery.query(query, held(`${BASE}/vct/other`)).can_be_satisfied, false)
   })
@@ -52,7 +59,8 @@ describe('DCQL from a presentation request (docs/openid4vp.md "DCQL mapping")', 
   })
 
   it('checks what was presented against the query: the asked claims, the type, every required set', () => {
-    const query = dcqlQueryFor({ required_credentials: [{ credential_type: 'Identity', required_attributes: ['given_name'] }], required_predicates: [] }, BASE, { ofType: { Identity: ['x'] }, withAttributes: [] })!
+    const request = IDENTITY_GIVEN_NAME
+    const query = dcqlQueryFor(request, BASE, { ofType: { Identity: ['x'] }, withAttributes: [] })!
     const formats = Object.fromEntries(query.credentials.map((c) => [c.id, c.format]))
     assert.deepEqual(dcqlProblems(query, { c0_jwt_vc: [[read({ attributes: { given_name: 'Ada' } })]] }, formats), [])
     assert.deepEqual(dcqlProblems(query, { c0_sd_jwt: [[read({ attributes: { given_name: 'Ada' }, document: { vct: `${BASE}/vct/x` } })]] }, formats), [])

@@ -35,7 +35,11 @@ type CredentialQuery = DcqlQuery.Input['credentials'][number]
  * are checked on receipt (presentation-requirements.ts): DCQL names no issuer DID and compares
  * no ranges. Undefined when nothing can be asked (no required credential and no predicate).
  */
-export function dcqlQueryFor(request: { required_credentials: RequiredCredential[]; required_predicates: RequiredPredicate[] }, publicBaseUrl: string, known: KnownSchemas = { ofType: {}, withAttributes: [] }): DcqlQuery | undefined {
+export function dcqlQueryFor(
+  request: { required_credentials: RequiredCredential[]; required_predicates: RequiredPredicate[] },
+  publicBaseUrl: string,
+  known: KnownSchemas = { ofType: {}, withAttributes: [] },
+): DcqlQuery | undefined {
   const credentials: CredentialQuery[] = []
   const sets: Array<{ options: string[][]; required: boolean }> = []
   const required = request.required_credentials
@@ -44,9 +48,13 @@ export function dcqlQueryFor(request: { required_credentials: RequiredCredential
     const ids: string[][] = []
     // OID4VP 1.0 §6.1 and B.3.5: `meta.vct_values` names the type: the vct of the schema asked for; else
     // the vcts of the schemas the type is issued under, and the type itself (a vct from elsewhere naming it).
-    const vcts = schemaId ? [vctOf(publicBaseUrl, schemaId)] : type ? [type, ...(known.ofType[type] ?? []).map((id) => vctOf(publicBaseUrl, id))] : known.withAttributes.map((id) => vctOf(publicBaseUrl, id))
+    const ofSchemas = (ids: string[]) => ids.map((id) => vctOf(publicBaseUrl, id))
+    const named = type ? [type, ...ofSchemas(known.ofType[type] ?? [])] : ofSchemas(known.withAttributes)
+    const vcts = schemaId ? [vctOf(publicBaseUrl, schemaId)] : named
     if (vcts.length) {
-      credentials.push({ id: `${prefix}_sd_jwt`, format: SD_JWT_VC, meta: { vct_values: [...new Set(vcts)] }, ...(names.length ? { claims: names.map((n) => ({ path: [n] })) } : {}) } as CredentialQuery)
+      const claims = names.length ? { claims: names.map((n) => ({ path: [n] })) } : {}
+      const meta = { vct_values: [...new Set(vcts)] }
+      credentials.push({ id: `${prefix}_sd_jwt`, format: SD_JWT_VC, meta, ...claims } as CredentialQuery)
       ids.push([`${prefix}_sd_jwt`])
     }
     if (type) {

@@ -10,7 +10,11 @@ const IDENTIFYING = ['credential_id', 'issuer', 'type']
  * each credential answered asked for. The checks already ran on everything received.
  * `credentials` lists, in the outcome's order, each read credential with its query id.
  */
-export function minimisedOutcome<T extends VerificationOutcome>(outcome: T, credentials: Array<{ queryId: string; credential: ReadCredential }>, asked: Record<string, Set<string>>): T {
+export function minimisedOutcome<T extends VerificationOutcome>(
+  outcome: T,
+  credentials: Array<{ queryId: string; credential: ReadCredential }>,
+  asked: Record<string, Set<string>>,
+): T {
   const keep = (k: number) => asked[credentials[k]?.queryId ?? ''] ?? new Set<string>()
   const provided = new Set<string>()
   const revoked = new Set<string>()
@@ -19,7 +23,9 @@ export function minimisedOutcome<T extends VerificationOutcome>(outcome: T, cred
   })
   return {
     ...outcome,
-    credentialSubjects: outcome.credentialSubjects.map((subject, k) => Object.fromEntries(Object.entries(subject).filter(([name]) => IDENTIFYING.includes(name) || keep(k).has(name)))),
+    credentialSubjects: outcome.credentialSubjects.map((subject, k) =>
+      Object.fromEntries(Object.entries(subject).filter(([name]) => IDENTIFYING.includes(name) || keep(k).has(name))),
+    ),
     providedAttributes: [...provided].sort(),
     revokedAttributes: [...revoked].sort(),
   }

@@ -46,7 +46,8 @@ export async function recordRefusedAttempt(db: Executor, requestId: string, hash
   await sql`
     with inserted as (
       insert into oid4vp_refused_attempts (request_id, response_hash, holder, holder_proof_verified, errors, received_at)
-      values (${requestId}, ${hash}, ${attempt.holder}, ${attempt.holder_proof_verified}, ${JSON.stringify(attempt.errors)}::jsonb, ${attempt.received_at})
+      values (${requestId}, ${hash}, ${attempt.holder}, ${attempt.holder_proof_verified},
+        ${JSON.stringify(attempt.errors)}::jsonb, ${attempt.received_at})
       on conflict (request_id, response_hash) do nothing
       returning id
     ), counted as (
@@ -59,7 +60,13 @@ export async function recordRefusedAttempt(db: Executor, requestId: string, hash
 
 /** The last refused attempts of a request, newest first. */
 export function recentRefusedAttempts(db: Executor, requestId: string): Promise<RefusedAttempt[]> {
-  return db.selectFrom('oid4vp_refused_attempts').select(['holder', 'holder_proof_verified', 'errors', 'received_at']).where('request_id', '=', requestId).orderBy('id', 'desc').limit(KEPT_ATTEMPTS).execute()
+  return db
+    .selectFrom('oid4vp_refused_attempts')
+    .select(['holder', 'holder_proof_verified', 'errors', 'received_at'])
+    .where('request_id', '=', requestId)
+    .orderBy('id', 'desc')
+    .limit(KEPT_ATTEMPTS)
+    .execute()
 }
 
 /**

@@ -109,7 +109,16 @@ export class Openid4vpService {
     const expiresIn = Math.max(60, Math.floor((new Date(request.expires_at).getTime() - this.deps.clock.now().getTime()) / 1000))
     const created = await this.verifierFor(undefined).createOpenId4vpAuthorizationRequest({
       authorizationRequestPayload: payload,
-      ...(signer ? { jar: { requestUri, jwtSigner: { method: 'did' as const, didUrl: signer.kid, alg: signer.alg }, expiresInSeconds: expiresIn, additionalJwtPayload: { aud: STATIC_AUDIENCE } } } : {}),
+      ...(signer
+        ? {
+            jar: {
+              requestUri,
+              jwtSigner: { method: 'did' as const, didUrl: signer.kid, alg: signer.alg },
+              expiresInSeconds: expiresIn,
+              additionalJwtPayload: { aud: STATIC_AUDIENCE },
+            },
+          }
+        : {}),
       now: this.deps.clock.now(),
     })
     return {
@@ -132,9 +141,14 @@ export class Openid4vpService {
 
   /** The schemas whose vct a query of this request names (dcql-mapping.ts `KnownSchemas`). */
   private async knownSchemas(request: Pick<PresentationRequestRow, 'required_credentials' | 'required_predicates'>): Promise<KnownSchemas> {
-    const types = [...new Set([...request.required_credentials.filter((r) => !r.schema_id).map((r) => r.credential_type), ...request.required_predicates.flatMap((p) => (p.credential_type ? [p.credential_type] : []))])]
-    const untyped = request.required_credentials.length === 0 ? request.required_predicates.filter((p) => !p.credential_type).map((p) => p.attribute) : []
-    const [ofType, withAttributes] = await Promise.all([repo.schemaIdsOfTypes(this.deps.db, types), repo.schemaIdsWithAttributes(this.deps.db, [...new Set(untyped)])])
+    const required = request.required_credentials.filter((r) => !r.schema_id).map((r) => r.credential_type)
+    const predicated = request.required_predicates.flatMap((p) => (p.credential_type ? [p.credential_type] : []))
+    const anyType = request.required_credentials.length === 0 ? request.required_predicates.filter((p) => !p.credential_type) : []
+    const untyped = anyType.map((p) => p.attribute)
+    const [ofType, withAttributes] = await Promise.all([
+      repo.schemaIdsOfTypes(this.deps.db, [...new Set([...required, ...predicated])]),
+      repo.schemaIdsWithAttributes(this.deps.db, [...new Set(untyped)]),
+    ])
     return { ofType, withAttributes }
   }
 
@@ -156,7 +170,9 @@ export class Openid4vpService {
       answer: row.answer,
       refused_attempts: {
         count: row.refused_count,
-        recent: row.refused_count === 0 ? [] : (await repo.recentRefusedAttempts(this.deps.db, row.request_id)).map((a) => ({ ...a, received_at: new Date(a.received_at).toISOString() })),
+        recent: row.refused_count === 0
+          ? []
+          : (await repo.recentRefusedAttempts(this.deps.db, row.request_id)).map((a) => ({ ...a, received_at: iso(a.received_at) })),
       },
     }
   }
@@ -196,7 +212,9 @@ export class Openid4vpService {
       throw oauthError('invalid_request', `The authorization response is refused: ${libraryMessage(error)}`)
     }
     // §8.3: an encrypted JWT, not signed (the library also takes signed and signed-then-encrypted JARM responses).
-    if (row.response_mode === 'direct_post.jwt' && parsed.jarm?.type !== JarmMode.Encrypted) throw oauthError('invalid_request', 'response must be an encrypted, unsigned JWT (OID4VP 1.0 §8.3)')
+    if (row.response_mode === 'direct_post.jwt' && parsed.jarm?.type !== JarmMode.Encrypted) {
+      throw oauthError('invalid_request', 'response must be an encrypted, unsigned JWT (OID4VP 1.0 §8.3)')
+    }
     if (parsed.authorizationResponsePayload.state !== row.state) throw oauthError('invalid_request', 'state does not match the request')
     if (parsed.type !== 'dcql') throw oauthError('invalid_request', 'vp_token must answer the DCQL query')
 
@@ -207,14 +225,15 @@ export class Openid4vpService {
     if (nestingPastLimit(text, JSON_LIMITS.documentDepth)) throw oauthError('invalid_request', `vp_token must not nest deeper than ${JSON_LIMITS.documentDepth} levels`)
 
     // From here the response names this request (its state): a refusal is recorded for the verifier.
-    const refuse = async (holder: string | null, verified: boolean, errors: string[], error: 'invalid_request' | 'access_denied', description: string): Promise<never> => {
+    type Refusal = 'invalid_request' | 'access_denied'
+    const refuse = async (holder: string | null, verified: boolean, errors: string[], error: Refusal, text: string): Promise<never> => {
       await repo.recordRefusedAttempt(this.deps.db, row.request_id, createHash('sha256').update(posted).digest('base64url'), {
         holder,
         holder_proof_verified: verified,
         errors: errors.slice(0, MAX_ATTEMPT_ERRORS).map((e) => (e.length > 500 ? `${e.slice(0, 500)}…` : e)),
         received_at: this.deps.clock.now(),
       })
-      throw oauthError(error, description)
+      throw oauthError(error, text)
     }
     const items = Object.values(vpToken).flat()
     const claimed = await this.proverOf(items).catch((error: unknown) => {
@@ -223,7 +242,8 @@ export class Openid4vpService {
     })
     // A request addressed to one holder is as unknown to anyone else as a missing one (the spec's submit route).
     if (request.holder_did !== null && claimed.did !== request.holder_did) {
-      await refuse(claimed.did, false, [`the response names the holder ${claimed.did}, not the one the request is addressed to`], 'invalid_request', 'No OpenID4VP request for this holder is answered at this response_uri')
+      const why = `the response names the holder ${claimed.did}, not the one the request is addressed to`
+      await refuse(claimed.did, false, [why], 'invalid_request', 'No OpenID4VP request for this holder is answered at this response_uri')
     }
     const { prover, outcome, errors, credentialIds, holderProof } = await this.check(row, request, vpToken)
     // Without a verified holder proof (signature, KB-JWT, nonce, audience) a response proves nothing of its sender: it consumes nothing.
@@ -348,30 +368,38 @@ export class Openid4vpService {
  */
 function postedResponse(row: repo.Oid4vpRequestRow, form: Record<string, unknown>): string {
   if (row.response_mode === 'direct_post') {
-    if (form.response !== undefined) throw oauthError('invalid_request', 'response is for direct_post.jwt: this request takes vp_token (direct_post)')
+    if (form.response !== undefined) throw oauthError('invalid_request', 'response is for direct_post.jwt; this request takes vp_token')
     if (typeof form.vp_token !== 'string') throw oauthError('invalid_request', 'vp_token is required')
     // JSON from outside, parsed by the library: refused at the edge when it nests past the service's limit.
-    if (nestingPastLimit(form.vp_token, JSON_LIMITS.documentDepth)) throw oauthError('invalid_request', `vp_token must not nest deeper than ${JSON_LIMITS.documentDepth} levels`)
+    if (nestingPastLimit(form.vp_token, JSON_LIMITS.documentDepth)) {
+      throw oauthError('invalid_request', `vp_token must not nest deeper than ${JSON_LIMITS.documentDepth} levels`)
+    }
     return form.vp_token
   }
-  if (typeof form.response !== 'string') throw oauthError('invalid_request', 'response (an encrypted JWT) is required: this request takes direct_post.jwt')
-  if (form.vp_token !== undefined) throw oauthError('invalid_request', 'direct_post.jwt: vp_token travels inside the encrypted response, never beside it')
+  if (typeof form.response !== 'string') throw oauthError('invalid_request', 'response (an encrypted JWT) is required for direct_post.jwt')
+  if (form.vp_token !== undefined) throw oauthError('invalid_request', 'direct_post.jwt: vp_token goes inside the encrypted response')
   let header: jose.CompactJWEHeaderParameters | undefined
   try {
-    header = form.response.split('.').length === 5 ? (jose.decodeProtectedHeader(form.response) as jose.CompactJWEHeaderParameters) : undefined
+    const compactJwe = form.response.split('.').length === 5
+    header = compactJwe ? (jose.decodeProtectedHeader(form.response) as jose.CompactJWEHeaderParameters) : undefined
   } catch {
     header = undefined
   }
-  if (!header) throw oauthError('invalid_request', 'response must be an encrypted JWT (a JWE in compact serialization): a signed or plain response is refused (OID4VP 1.0 §8.3)')
-  const metadata = (row.request_payload as { client_metadata?: { jwks?: { keys?: Array<{ alg?: string }> }; encrypted_response_enc_values_supported?: string[] } }).client_metadata
+  if (!header) throw oauthError('invalid_request', 'response must be an encrypted JWT (compact JWE), not signed or plain (OID4VP 1.0 §8.3)')
+  type Announced = { jwks?: { keys?: Array<{ alg?: string }> }; encrypted_response_enc_values_supported?: string[] }
+  const metadata = (row.request_payload as { client_metadata?: Announced }).client_metadata
   const alg = metadata?.jwks?.keys?.[0]?.alg ?? 'ECDH-ES'
   const encs = metadata?.encrypted_response_enc_values_supported ?? []
-  if (header.alg !== alg) throw oauthError('invalid_request', `response: alg ${JSON.stringify(header.alg)} is not the one the request announced (${alg})`)
-  if (typeof header.enc !== 'string' || !encs.includes(header.enc)) throw oauthError('invalid_request', `response: enc ${JSON.stringify(header.enc)} is not one the request announced (${encs.join(', ')})`)
-  if (header.kid !== row.encryption_kid) throw oauthError('invalid_request', "response: it must be encrypted to the request's own key (kid)")
+  if (header.alg !== alg) throw oauthError('invalid_request', `response: alg ${JSON.stringify(header.alg)} is not the announced ${alg}`)
+  if (typeof header.enc !== 'string' || !encs.includes(header.enc)) {
+    throw oauthError('invalid_request', `response: enc ${JSON.stringify(header.enc)} is not one the request announced (${encs.join(', ')})`)
+  }
+  if (header.kid !== row.encryption_kid) throw oauthError('invalid_request', "response: not encrypted to the request's own key (kid)")
   if (header.zip !== undefined || header.crit !== undefined) throw oauthError('invalid_request', 'response: zip and crit are not accepted')
   return form.response
 }
+
+const iso = (at: Date | string) => new Date(at).toISOString()
 
 /** A readable reason from the library's errors (zod issues, OAuth errors), without internals. */
 function libraryMessage(error: unknown): string {

@@ -219,8 +219,9 @@ export class VerifierPresentationService {
     const now = this.deps.clock.now()
     if (options.onlyIfAccepted) {
       // Checked before anything is written, as settle() checks it after: a refused answer records nothing.
-      const consent = this.deps.consents ? await this.deps.consents.check(answer.prover, request.verifier_did, request.purpose, now) : undefined
-      const problems = [...answer.outcome.errors, ...(consent?.consent && !consent.valid ? [`consent: ${consent.reason ?? 'not valid'}`] : [])]
+      const consent = await this.deps.consents?.check(answer.prover, request.verifier_did, request.purpose, now)
+      const withdrawn = consent?.consent && !consent.valid ? [`consent: ${consent.reason ?? 'not valid'}`] : []
+      const problems = [...answer.outcome.errors, ...withdrawn]
       if (problems.length) throw new AnswerNotAccepted(problems)
     }
     const callbacks = request.callback_url ? this.deps.callbacks : undefined

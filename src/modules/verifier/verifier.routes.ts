@@ -21,7 +21,11 @@ export const verifierRoutes: FastifyPluginAsyncTypebox<{ verifiers: VerifierServ
   const requestView = (r: PresentationRequestRow) => ({ ...r, status: verifiers.effectiveStatus(r), created_at: iso(r.created_at), expires_at: iso(r.expires_at) })
   const presetView = (p: PresetRow) => ({ ...p, created_at: iso(p.created_at) })
   const profileView = (v: VerifierRow) => ({ ...v, created_at: iso(v.created_at), updated_at: iso(v.updated_at) })
-  const oid4vpView = (f: Oid4vpFields | undefined) => (f ? { authorization_request_uri: f.authorization_request_uri, authorization_request_qr: f.authorization_request_qr, request_uri: f.request_uri, openid4vp: { client_id: f.client_id, response_uri: f.response_uri, response_mode: f.response_mode, state: f.state, answer: f.answer, refused_attempts: f.refused_attempts } } : {})
+  const oid4vpView = (f: Oid4vpFields | undefined) => {
+    if (!f) return {}
+    const { authorization_request_uri, authorization_request_qr, request_uri, ...openid4vp } = f
+    return { authorization_request_uri, authorization_request_qr, request_uri, openid4vp }
+  }
 
   // The 201 body of a new request, also rebuilt from the stored request by an Idempotency-Key replay.
   const createdRequest = (created: PresentationRequestRow, openid4vp: Oid4vpFields | undefined) =>

@@ -16,6 +16,14 @@ export interface Oid4vpOptions {
   redirect_uri?: string
 }
 
+/** A response refused without answering its request; `holder` is proven only when `holder_proof_verified`. */
+export interface RefusedAttemptView {
+  received_at: string
+  holder: string | null
+  holder_proof_verified: boolean
+  errors: string[]
+}
+
 /** What a request answers about its OpenID4VP Authorization Request, beside the spec's fields. */
 export interface Oid4vpFields {
   authorization_request_uri: string
@@ -28,7 +36,7 @@ export interface Oid4vpFields {
   /** The wallet's answer once one arrived: accepted or refused. */
   answer: string | null
   /** Responses refused without answering the request (docs/openid4vp.md "What consumes a request"): all counted, the last few kept. */
-  refused_attempts: { count: number; recent: Array<{ received_at: string; holder: string | null; holder_proof_verified: boolean; errors: string[] }> }
+  refused_attempts: { count: number; recent: RefusedAttemptView[] }
 }
 
 /** The OpenID4VP module, as the verifier's routes reach it (wired in app.ts; no import cycle). */

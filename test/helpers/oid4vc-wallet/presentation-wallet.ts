@@ -87,7 +87,8 @@ export class PresentationWallet {
   /** Resolves the request and presents the matching credentials, without submitting: the request and the vp_token. */
   async prepare(uri: string, options: PresentOptions = {}) {
     const resolved = await this.resolve(uri)
-    const request = resolved.authorizationRequestPayload as Json & { nonce: string; client_id: string; response_mode?: string; client_metadata?: Json }
+    type Request = Json & { nonce: string; client_id: string; response_mode?: string; client_metadata?: Json }
+    const request = resolved.authorizationRequestPayload as Request
     const query = DcqlQuery.parse(resolved.dcql!.query as DcqlQuery.Input)
     DcqlQuery.validate(query)
     const usable = this.credentials.map((c, i) => ({ c, i })).filter(({ i }) => !options.skip?.includes(i))
@@ -144,7 +145,8 @@ export class PresentationWallet {
     const asked = (query.claims ?? []).map((c) => (c as { path: Array<string | number | null> }).path.filter((p): p is string => typeof p === 'string'))
     if (typeof credential === 'string' && credential.includes('~')) {
       const everything = options.overDisclose ? Object.keys((await new SDJwtVcInstance({ hasher }).getClaims(credential)) as Json) : []
-      const frame = Object.fromEntries([...asked.map((p) => p[0]!), ...everything].filter((name) => !options.withhold?.includes(name)).map((name) => [name, true]))
+      const disclosed = [...asked.map((p) => p[0]!), ...everything].filter((name) => !options.withhold?.includes(name))
+      const frame = Object.fromEntries(disclosed.map((name) => [name, true]))
       const privateKey = createPrivateKey({ key: this.key.privateJwk as never, format: 'jwk' })
       const holder = new SDJwtVcInstance({
         hasher,
