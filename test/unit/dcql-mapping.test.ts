@@ -41,6 +41,10 @@ describe('DCQL from a presentation request (docs/openid4vp.md "DCQL mapping")', 
     const sd = query.credentials.find((c) => c.format === 'dc+sd-jwt') as Record<string, unknown>
     assert.deepEqual(sd.meta, { vct_values: ['Identity', `${BASE}/vct/schema-1`, `${BASE}/vct/schema%202`] })
     assert.deepEqual(sd.claims, [{ path: ['given_name'] }])
+    // A schema_id that is a URI is the vct of another issuer's SD-JWT VC type.
+    const elsewhere = [{ credential_type: 'Identity', schema_id: 'https://elsewhere.example/vct/id' }]
+    const foreign = dcqlQueryFor({ ...IDENTITY_GIVEN_NAME, required_credentials: elsewhere }, BASE)!
+    assert.deepEqual((foreign.credentials[0] as Record<string, unknown>).meta, { vct_values: ['https://elsewhere.example/vct/id'] })
     // A credential of one of those schemas matches as a standard wallet reads it; another vct does not.
     const binding = { cryptographic_holder_binding: true }
     const held = (vct: string) => [{ credential_format: 'dc+sd-jwt' as const, vct, claims: { given_name: 'Ada' }, ...binding }]

@@ -2,8 +2,12 @@ import { DcqlPresentationResult, DcqlQuery, type DcqlCredentialPresentation } fr
 import type { RequiredCredential, RequiredPredicate } from '../../db/database.js'
 import type { ReadCredential } from '../credentials/formats/credential-format.js'
 
-/** The type identifier of an SD-JWT VC of one schema (sd-jwt-vc-claims.ts `vctFor`: the service's Type Metadata URL). */
-const vctOf = (publicBaseUrl: string, schemaId: string) => `${publicBaseUrl}/vct/${encodeURIComponent(schemaId)}`
+/**
+ * The type identifier of an SD-JWT VC of one schema (sd-jwt-vc-claims.ts `vctFor`: the service's Type Metadata URL);
+ * a schema_id that is itself a URI names the vct of another issuer's SD-JWT VC type, as the checks on receipt read it.
+ */
+const vctOf = (publicBaseUrl: string, schemaId: string) =>
+  schemaId.includes(':') ? schemaId : `${publicBaseUrl}/vct/${encodeURIComponent(schemaId)}`
 
 /**
  * The schemas whose SD-JWT VCs a query may name, looked up by the caller: for each credential
