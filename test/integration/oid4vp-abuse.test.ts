@@ -227,6 +227,26 @@ describe('OpenID4VP abuse: responses that must not consume a request', () => {
     assert.equal(view.openid4vp.refused_attempts.recent.length, 10)
   })
 
+  it("session fixation (§8.2): the redirect_uri carries a response_code only the request's verifier can redeem, once", async () => {
+    const created = await createRequest({ client_id_prefix: 'redirect_uri', redirect_uri: 'https://verifier.example/done' })
+    const answer = await new PresentationWallet(key, [sdJwt]).answer(created.authorization_request_uri)
+    assert.equal(answer.status, 200, JSON.stringify(answer.body))
+    const redirect = new URL(String(answer.body.redirect_uri))
+    assert.equal(`${redirect.origin}${redirect.pathname}`, 'https://verifier.example/done')
+    const code = new URLSearchParams(redirect.hash.slice(1)).get('response_code')
+    assert.ok(code && code.length >= 22, `a fresh response_code in ${redirect.href}`)
+    const redeem = (responseCode: string, token = verifierToken) =>
+      callAs(t.app, 'POST', `/api/verifier/requests/${created.request.id}/response-code`, token, { response_code: responseCode })
+    const stranger = new DidClient()
+    assert.equal((await redeem(code, await stranger.login(t.app))).statusCode, 404)
+    assert.equal((await redeem('not-the-code')).statusCode, 400)
+    const redeemed = await redeem(code)
+    assert.equal(redeemed.statusCode, 200, redeemed.body)
+    assert.equal(redeemed.json().presentation_id, answer.body.presentation_id)
+    const again = await redeem(code)
+    assert.equal(again.statusCode, 409, again.body)
+  })
+
   describe('direct_post.jwt takes only a JWE to the request\'s own key, with the alg/enc it announced (OID4VP 1.0 §8.3)', () => {
     const encryptedRequest = async () => {
       const created = await createRequest({ response_mode: 'direct_post.jwt' })

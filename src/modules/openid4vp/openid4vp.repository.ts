@@ -20,12 +20,18 @@ export function findOid4vpRequest(db: Executor, requestId: string): Promise<Oid4
  * the answer recorded against it; all or nothing (as presentations.repository.ts `insertApproval`).
  * Undefined when the request was answered already (a replay, or the spec's routes got there first).
  */
-export async function insertAnswer(db: Executor, p: SubmittedPresentation & { request_id: string }, answer: 'accepted' | 'refused'): Promise<PresentationRow | undefined> {
+export async function insertAnswer(
+  db: Executor,
+  p: SubmittedPresentation & { request_id: string },
+  answer: 'accepted' | 'refused',
+  responseCodeHash: string | null = null,
+): Promise<PresentationRow | undefined> {
   const result = await sql<PresentationRow>`
     with open as (
       select request_id from oid4vp_requests where request_id = ${p.request_id} and answer is null for update
     ), ${submissionCtes(p, 'open')}, answered as (
-      update oid4vp_requests set answer = ${answer}, presentation_id = inserted.id, answered_at = inserted.created_at
+      update oid4vp_requests
+      set answer = ${answer}, presentation_id = inserted.id, answered_at = inserted.created_at, response_code_hash = ${responseCodeHash}
       from inserted
       where oid4vp_requests.request_id = inserted.request_id
     )
@@ -93,6 +99,23 @@ export async function schemaIdsWithAttributes(db: Executor, attributes: string[]
   const wanted = JSON.stringify(attributes.map((name) => ({ name })))
   const rows = await sql<{ id: string }>`select id from credential_schemas where attributes @> ${wanted}::jsonb order by id`.execute(db)
   return rows.rows.map((r) => r.id)
+}
+
+/**
+ * The presentation an accepted answer's response_code stands for, once: undefined when the code is
+ * not this request's, or was redeemed already, or the answer was refused after all.
+ */
+export async function redeemResponseCode(db: Executor, requestId: string, hash: string, at: Date): Promise<string | undefined> {
+  const row = await db
+    .updateTable('oid4vp_requests')
+    .set({ response_code_redeemed_at: at })
+    .where('request_id', '=', requestId)
+    .where('response_code_hash', '=', hash)
+    .where('response_code_redeemed_at', 'is', null)
+    .where('answer', '=', 'accepted')
+    .returning('presentation_id')
+    .executeTakeFirst()
+  return row?.presentation_id ?? undefined
 }
 
 /** The verdict once the consent check had its say (it can only turn an accepted answer into a refused one). */

@@ -227,8 +227,8 @@ export class Openid4vpService {
     // From here the response names this request (its state): a refusal is recorded for the verifier.
     type Refusal = 'invalid_request' | 'access_denied'
     const refuse = async (holder: string | null, verified: boolean, errors: string[], error: Refusal, text: string): Promise<never> => {
-      await repo.recordRefusedAttempt(this.deps.db, row.request_id, createHash('sha256').update(posted).digest('base64url'), {
-        holder,
+      await repo.recordRefusedAttempt(this.deps.db, row.request_id, sha256(posted), {
+        holder: holder && holder.length > 500 ? `${holder.slice(0, 500)}…` : holder,
         holder_proof_verified: verified,
         errors: errors.slice(0, MAX_ATTEMPT_ERRORS).map((e) => (e.length > 500 ? `${e.slice(0, 500)}…` : e)),
         received_at: this.deps.clock.now(),
@@ -249,12 +249,16 @@ export class Openid4vpService {
     // Without a verified holder proof (signature, KB-JWT, nonce, audience) a response proves nothing of its sender: it consumes nothing.
     if (!holderProof) await refuse(prover.did, false, errors, 'access_denied', `The presentation is refused: ${errors.join('; ')}`)
 
+    // §8.2: the redirect_uri carries a fresh response_code, which only the verifier can redeem for the presentation, so a
+    // session started by someone else cannot be handed the holder's answer (session fixation). Only its hash is kept.
+    const responseCode = row.redirect_uri && errors.length === 0 ? randomBytes(16).toString('base64url') : undefined
+    const codeHash = responseCode ? sha256(responseCode) : null
     let result
     try {
       result = await this.deps.presentations.recordAnswer(
         request,
         { prover: prover.did, text, credentialIds, outcome: { ...outcome, errors, isValid: errors.length === 0 } },
-        (db, presentation) => repo.insertAnswer(db, presentation, errors.length === 0 ? 'accepted' : 'refused'),
+        (db, presentation) => repo.insertAnswer(db, presentation, errors.length === 0 ? 'accepted' : 'refused', codeHash),
         // Anyone who saw the QR code can make a holder proof of their own: only an accepted answer closes a request addressed to no one.
         { onlyIfAccepted: request.holder_did === null },
       )
@@ -269,7 +273,19 @@ export class Openid4vpService {
       if (errors.length === 0) await repo.refuseAnswer(this.deps.db, request.id)
       throw oauthError('access_denied', `The presentation is refused: ${result.verification_result.errors.join('; ')}`, { presentation_id: presentationId })
     }
-    return { ...(row.redirect_uri ? { redirect_uri: row.redirect_uri } : {}), presentation_id: presentationId }
+    return { ...(row.redirect_uri && responseCode ? { redirect_uri: withResponseCode(row.redirect_uri, responseCode) } : {}), presentation_id: presentationId }
+  }
+
+  /**
+   * The presentation an accepted answer's response_code (§8.2) stands for, to the request's
+   * verifier, once: its frontend got the code through the holder's redirect.
+   */
+  async redeemResponseCode(request: PresentationRequestRow, code: string): Promise<{ presentation_id: string }> {
+    const presentationId = await repo.redeemResponseCode(this.deps.db, request.id, sha256(code), this.deps.clock.now())
+    if (presentationId) return { presentation_id: presentationId }
+    const row = await repo.findOid4vpRequest(this.deps.db, request.id)
+    if (row?.response_code_redeemed_at && row.response_code_hash === sha256(code)) throw new ConflictError('This response_code was redeemed already')
+    throw new ValidationError("response_code is not the one this request's accepted answer was given", { details: { field: 'response_code' } })
   }
 
   /**
@@ -400,6 +416,12 @@ function postedResponse(row: repo.Oid4vpRequestRow, form: Record<string, unknown
 }
 
 const iso = (at: Date | string) => new Date(at).toISOString()
+const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url')
+
+/** The redirect_uri with its response_code, in the fragment as OID4VP 1.0 §8.2's example has it. */
+function withResponseCode(redirectUri: string, code: string): string {
+  return `${redirectUri}${redirectUri.includes('#') ? '&' : '#'}response_code=${encodeURIComponent(code)}`
+}
 
 /** A readable reason from the library's errors (zod issues, OAuth errors), without internals. */
 function libraryMessage(error: unknown): string {

@@ -21,6 +21,9 @@ export interface Oid4vpRequestsTable {
   answered_at: Date | null
   /** Responses refused without answering the request, all of them (the table below keeps the last few). */
   refused_count: Generated<number>
+  /** SHA-256 (base64url) of the response_code sent back in the redirect_uri of an accepted answer (OID4VP 1.0 §8.2). */
+  response_code_hash: string | null
+  response_code_redeemed_at: Date | null
   created_at: Generated<Date>
 }
 

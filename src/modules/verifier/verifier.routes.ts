@@ -1,3 +1,4 @@
+import { NotFoundError } from '../../errors.js'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { ForbiddenError } from '../../errors.js'
@@ -82,6 +83,21 @@ export const verifierRoutes: FastifyPluginAsyncTypebox<{ verifiers: VerifierServ
   }, async (request) => {
     const found = await verifiers.request(request.auth!.did, request.params.id)
     return { success: true, request: requestView(found), qr_code_data: verifiers.qrPayload(found), ...oid4vpView(await oid4vp?.describe(found)) }
+  })
+
+  app.post('/requests/:id/response-code', {
+    schema: {
+      tags,
+      summary: "Redeem, once, the response_code an accepted OpenID4VP answer's redirect_uri carried (OID4VP 1.0 §8.2): the presentation it stands for",
+      params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
+      body: Type.Object({ response_code: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
+      response: { 200: Type.Object({ success: Type.Boolean(), request_id: Type.String(), presentation_id: Type.String() }), ...errors },
+    },
+  }, async (request) => {
+    const found = await verifiers.request(request.auth!.did, request.params.id)
+    if (!oid4vp) throw new NotFoundError('OpenID4VP is not served here')
+    const { presentation_id } = await oid4vp.redeemResponseCode(found, request.body.response_code)
+    return { success: true, request_id: found.id, presentation_id }
   })
 
   app.get('/:did/requests', {

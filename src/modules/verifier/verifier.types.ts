@@ -47,4 +47,6 @@ export interface Oid4vpPort {
    */
   prepare(request: PresentationRequestRow, options: Oid4vpOptions): Promise<{ store(trx: Executor): Promise<Oid4vpFields> } | undefined>
   describe(request: PresentationRequestRow): Promise<Oid4vpFields | undefined>
+  /** The presentation an accepted answer's response_code (in its redirect_uri, OID4VP 1.0 §8.2) stands for, once. */
+  redeemResponseCode(request: PresentationRequestRow, code: string): Promise<{ presentation_id: string }>
 }
