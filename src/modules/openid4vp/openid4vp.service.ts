@@ -226,14 +226,14 @@ export class Openid4vpService {
 
     // From here the response names this request (its state): a refusal is recorded for the verifier.
     type Refusal = 'invalid_request' | 'access_denied'
-    const refuse = async (holder: string | null, verified: boolean, errors: string[], error: Refusal, text: string): Promise<never> => {
+    const refuse = async (holder: string | null, verified: boolean, errors: string[], error: Refusal, message: string): Promise<never> => {
       await repo.recordRefusedAttempt(this.deps.db, row.request_id, sha256(posted), {
         holder: holder && holder.length > 500 ? `${holder.slice(0, 500)}…` : holder,
         holder_proof_verified: verified,
         errors: errors.slice(0, MAX_ATTEMPT_ERRORS).map((e) => (e.length > 500 ? `${e.slice(0, 500)}…` : e)),
         received_at: this.deps.clock.now(),
       })
-      throw oauthError(error, text)
+      throw oauthError(error, message)
     }
     const items = Object.values(vpToken).flat()
     const claimed = await this.proverOf(items).catch((error: unknown) => {
