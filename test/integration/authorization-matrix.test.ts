@@ -325,6 +325,7 @@ const MATRIX: Record<string, RouteCase> = {
     records: [{ what: "A's preset as preset_id", names: (c) => c.w.ids.preset, expect: 400, call: (c, me) => ({ body: { verifier_did: me.did, preset_id: ids(c).preset } }) }],
   },
   'GET /api/verifier/requests/:id': { records: [inPath("A's presentation request", 'id', inboxOf)] },
+  'POST /api/verifier/requests/:id/response-code': { records: [inPath("A's presentation request", 'id', inboxOf, { body: () => ({ response_code: 'x' }), control: 400 })] },
   'GET /api/verifier/:did/requests': { own: "lists the caller's own requests" },
   'POST /api/verifier/:did/presets': { own: 'saves a preset of the caller', call: (c) => ({ body: { name: 'Matrix preset', ...definition(c) } }) },
   'GET /api/verifier/:did/presets': { own: "lists the caller's own presets" },

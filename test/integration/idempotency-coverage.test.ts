@@ -32,6 +32,7 @@ const NOT_KEYED: Record<string, string> = {
   'POST /api/wallet/{did}/shares/{share_id}/revoke': 'revoking again answers 200 unchanged',
   'POST /api/wallet/presentation-requests': "takes a request into the inbox: 200 when it is already there",
   'POST /api/wallet/presentation-requests/{request_id}/reject': 'declining again answers the declined request',
+  'POST /api/verifier/requests/{id}/response-code': 'redeems a single-use code: a repeat answers 409, and a stored answer would hand the code out again',
   'POST /api/blockchain/credential/revoke': 'revoking again answers the revoked anchor',
   'POST /api/blockchain/consent/revoke': 'revoking again answers the revoked consent',
   'POST /api/blockchain-legacy/revoke-credential': 'revoking again answers the revoked anchor',

@@ -53,7 +53,8 @@ describe('Idempotency-Key on the hosted wallet (OpenID4VCI, OpenID4VP)', () => {
     const res = await callAs(home.app, 'POST', '/api/verifier/requests', verifierToken, {
       verifier_did: verifier.did,
       presentation_type: 'MemberCheck',
-      required_credentials: [{ credential_type: 'LibraryCard', required_attributes: ['given_name'] }],
+      // An SD-JWT VC type of another issuer is named by its vct (docs/openid4vp.md "DCQL mapping").
+      required_credentials: [{ credential_type: 'LibraryCard', schema_id: `${foreignFront.origin}/vct/${encodeURIComponent(schemaId)}`, required_attributes: ['given_name'] }],
       purpose: 'Check the library card',
     })
     assert.equal(res.statusCode, 201, res.body)

@@ -46,7 +46,8 @@ describe('a standard wallet between two service instances', () => {
       verifier_did: verifier.did,
       presentation_type: 'ResidentCheck',
       purpose: 'Check residence',
-      required_credentials: [{ credential_type: 'Resident', required_attributes: ['given_name'] }],
+      // An SD-JWT VC type of another issuer is named by its vct (docs/openid4vp.md "DCQL mapping").
+      required_credentials: [{ credential_type: 'Resident', schema_id: `${foreignFront.origin}/vct/${encodeURIComponent(schemaId)}`, required_attributes: ['given_name'] }],
     })
     assert.equal(res.statusCode, 201, res.body)
     return res.json() as Json

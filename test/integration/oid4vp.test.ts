@@ -75,16 +75,21 @@ describe('OpenID4VP 1.0 with DCQL', () => {
     const presentation = items.find((p) => p.request_id === requestId) as Json
     return { request, presentation }
   }
+  /**
+   * A refused answer to a request addressed to no one consumes nothing (docs/openid4vp.md "What
+   * consumes a request"): the request stays open, no presentation is recorded, and the verifier
+   * sees the attempt, with its errors, among the request's refused attempts.
+   */
   const refused = async (answer: { status: number; body: Json }, requestId: string, expected: RegExp) => {
     assert.equal(answer.status, 400, JSON.stringify(answer.body))
     assert.ok(typeof answer.body.error === 'string', JSON.stringify(answer.body))
     assert.match(String(answer.body.error_description), expected)
     const { request, presentation } = await recorded(requestId)
-    assert.equal(request.openid4vp.answer, 'refused')
-    assert.equal(request.request.status, 'failed')
-    assert.equal(presentation?.status, 'failed')
-    assert.equal(presentation?.is_verified, false)
-    assert.ok(presentation.verification_result.errors.some((e: string) => expected.test(e)), presentation.verification_result.errors.join('; '))
+    assert.equal(request.openid4vp.answer, null)
+    assert.equal(request.request.status, 'pending')
+    assert.equal(presentation, undefined)
+    const [attempt] = request.openid4vp.refused_attempts.recent as Json[]
+    assert.ok(attempt?.errors.some((e: string) => expected.test(e)), JSON.stringify(request.openid4vp.refused_attempts))
   }
 
   before(async () => {
@@ -169,7 +174,8 @@ describe('OpenID4VP 1.0 with DCQL', () => {
     assert.equal(answer.resolved.client.prefix, 'redirect_uri')
     assert.equal(answer.resolved.jar, undefined)
     assert.equal(answer.status, 200, JSON.stringify(answer.body))
-    assert.equal(answer.body.redirect_uri, 'https://verifier.example/done')
+    // With the response_code only the verifier can redeem (§8.2; oid4vp-abuse.test.ts).
+    assert.match(String(answer.body.redirect_uri), /^https:\/\/verifier\.example\/done#response_code=[\w-]{22,}$/)
   })
 
   it('a replay (the same response again) is refused with 400 and leaves the verdict as it was', async () => {
@@ -259,13 +265,13 @@ describe('OpenID4VP 1.0 with DCQL', () => {
     assert.equal(answer.body.error, 'access_denied')
   })
 
-  it('a KB-JWT with another nonce is refused (400) and recorded as failed', async () => {
+  it('a KB-JWT with another nonce is refused (400) and leaves the request open', async () => {
     const created = await createRequest()
     const answer = await new PresentationWallet(key, [sdJwt]).answer(created.authorization_request_uri, { nonce: 'not-the-nonce' })
     await refused(answer, created.request.id, /nonce/i)
   })
 
-  it('a VP-JWT for another audience is refused (400) and recorded as failed', async () => {
+  it('a VP-JWT for another audience is refused (400) and leaves the request open', async () => {
     const created = await createRequest()
     const answer = await new PresentationWallet(key, [jwtVc]).answer(created.authorization_request_uri, { audience: verifier.did })
     await refused(answer, created.request.id, /audience/)
@@ -337,7 +343,7 @@ describe('OpenID4VP 1.0 with DCQL', () => {
     assert.equal(plain.status, 400)
     const notJwe = await postTo('response=eyJhbGciOiJFQ0RILUVTIn0.a.b.c.d')
     assert.equal(notJwe.status, 400)
-    assert.match(((await notJwe.json()) as Json).error_description, /refused/)
+    assert.match(((await notJwe.json()) as Json).error_description, /announced/)
     assert.equal((await recorded(encrypted.request.id)).request.request.status, 'pending')
     // Still open: garbage answers nothing.
     const { request } = await recorded(created.request.id)

@@ -2,8 +2,22 @@ import { DcqlPresentationResult, DcqlQuery, type DcqlCredentialPresentation } fr
 import type { RequiredCredential, RequiredPredicate } from '../../db/database.js'
 import type { ReadCredential } from '../credentials/formats/credential-format.js'
 
-/** The type identifier of an SD-JWT VC of one schema (sd-jwt-vc-claims.ts `vctFor`: the service's Type Metadata URL). */
-const vctOf = (publicBaseUrl: string, schemaId: string) => `${publicBaseUrl}/vct/${encodeURIComponent(schemaId)}`
+/**
+ * The type identifier of an SD-JWT VC of one schema (sd-jwt-vc-claims.ts `vctFor`: the service's Type Metadata URL);
+ * a schema_id that is itself a URI names the vct of another issuer's SD-JWT VC type, as the checks on receipt read it.
+ */
+const vctOf = (publicBaseUrl: string, schemaId: string) =>
+  schemaId.includes(':') ? schemaId : `${publicBaseUrl}/vct/${encodeURIComponent(schemaId)}`
+
+/**
+ * The schemas whose SD-JWT VCs a query may name, looked up by the caller: for each credential
+ * type, the schemas it was issued (templated, offered) under; for predicates of no type, the
+ * schemas that have every compared attribute.
+ */
+export interface KnownSchemas {
+  ofType: Record<string, string[]>
+  withAttributes: string[]
+}
 
 /** The DCQL formats a requirement may be answered in (docs/openid4vp.md "DCQL mapping"). */
 export const SD_JWT_VC = 'dc+sd-jwt'
@@ -20,26 +34,38 @@ type CredentialQuery = DcqlQuery.Input['credentials'][number]
 /**
  * The DCQL query (OID4VP 1.0 §6) of a presentation request: each required credential is one
  * credential set whose options are the same credential in each format the service verifies
- * (SD-JWT VC by `vct` or its `credential_type` claim, JWT-VC by type), each asking for the
+ * (SD-JWT VC by `vct`, JWT-VC by type), each asking for the
  * required attributes and the attributes its predicates compare. Issuers, schemas and predicates
  * are checked on receipt (presentation-requirements.ts): DCQL names no issuer DID and compares
  * no ranges. Undefined when nothing can be asked (no required credential and no predicate).
  */
-export function dcqlQueryFor(request: { required_credentials: RequiredCredential[]; required_predicates: RequiredPredicate[] }, publicBaseUrl: string): DcqlQuery | undefined {
+export function dcqlQueryFor(
+  request: { required_credentials: RequiredCredential[]; required_predicates: RequiredPredicate[] },
+  publicBaseUrl: string,
+  known: KnownSchemas = { ofType: {}, withAttributes: [] },
+): DcqlQuery | undefined {
   const credentials: CredentialQuery[] = []
   const sets: Array<{ options: string[][]; required: boolean }> = []
   const required = request.required_credentials
   const add = (prefix: string, type: string | undefined, schemaId: string | undefined, attributes: string[]) => {
     const names = [...new Set(attributes)]
     const ids: string[][] = []
-    const sdClaims = [...(type && !schemaId ? [{ path: ['credential_type'], values: [type] }] : []), ...names.map((n) => ({ path: [n] }))]
-    credentials.push({ id: `${prefix}_sd_jwt`, format: SD_JWT_VC, meta: schemaId ? { vct_values: [vctOf(publicBaseUrl, schemaId)] } : {}, ...(sdClaims.length ? { claims: sdClaims } : {}) } as CredentialQuery)
-    ids.push([`${prefix}_sd_jwt`])
+    // OID4VP 1.0 §6.1 and B.3.5: `meta.vct_values` names the type: the vct of the schema asked for; else
+    // the vcts of the schemas the type is issued under, and the type itself (a vct from elsewhere naming it).
+    const ofSchemas = (ids: string[]) => ids.map((id) => vctOf(publicBaseUrl, id))
+    const named = type ? [type, ...ofSchemas(known.ofType[type] ?? [])] : ofSchemas(known.withAttributes)
+    const vcts = schemaId ? [vctOf(publicBaseUrl, schemaId)] : named
+    if (vcts.length) {
+      const claims = names.length ? { claims: names.map((n) => ({ path: [n] })) } : {}
+      const meta = { vct_values: [...new Set(vcts)] }
+      credentials.push({ id: `${prefix}_sd_jwt`, format: SD_JWT_VC, meta, ...claims } as CredentialQuery)
+      ids.push([`${prefix}_sd_jwt`])
+    }
     if (type) {
       credentials.push({ id: `${prefix}_jwt_vc`, format: JWT_VC_JSON, meta: { type_values: [[type]] }, ...(names.length ? { claims: names.map((n) => ({ path: ['credentialSubject', n] })) } : {}) } as CredentialQuery)
       ids.push([`${prefix}_jwt_vc`])
     }
-    sets.push({ options: ids, required: true })
+    if (ids.length) sets.push({ options: ids, required: true })
   }
   const untyped = request.required_predicates.filter((p) => !p.credential_type)
   required.forEach((r, i) => {
@@ -80,10 +106,9 @@ export function dcqlProblems(query: DcqlQuery, answered: Record<string, ReadCred
 }
 
 function toDcql(c: ReadCredential, format: string): DcqlCredentialPresentation | undefined {
-  const type = c.types.find((t) => t !== 'VerifiableCredential')
   if (format === SD_JWT_VC) {
     const vct = typeof c.document.vct === 'string' ? c.document.vct : (c.schemaIds[0] ?? '')
-    return { credential_format: SD_JWT_VC, vct, claims: { ...c.attributes, ...(type ? { credential_type: type } : {}) }, cryptographic_holder_binding: true } as DcqlCredentialPresentation
+    return { credential_format: SD_JWT_VC, vct, claims: c.attributes, cryptographic_holder_binding: true } as DcqlCredentialPresentation
   }
   if (format === JWT_VC_JSON) {
     // A derived proof answers a claim it proves a predicate on without disclosing it (the value is checked by presentation-requirements.ts).
@@ -91,4 +116,21 @@ function toDcql(c: ReadCredential, format: string): DcqlCredentialPresentation |
     return { credential_format: JWT_VC_JSON, type: c.types, claims: { credentialSubject: { ...proven, ...c.attributes } }, cryptographic_holder_binding: true } as DcqlCredentialPresentation
   }
   return undefined
+}
+
+/**
+ * The claim names each credential query of a query asks for, by query id: an SD-JWT VC's
+ * top-level claims, a JWT-VC's members of credentialSubject (the paths `dcqlQueryFor` writes).
+ */
+export function askedClaims(query: DcqlQuery): Record<string, Set<string>> {
+  const asked: Record<string, Set<string>> = {}
+  for (const c of query.credentials) {
+    const names = (c.claims ?? []).map((claim) => {
+      const path = (claim as { path: unknown[] }).path
+      const name = c.format === JWT_VC_JSON && path[0] === 'credentialSubject' ? path[1] : path[0]
+      return typeof name === 'string' ? name : undefined
+    })
+    asked[c.id] = new Set(names.filter((n): n is string => n !== undefined))
+  }
+  return asked
 }

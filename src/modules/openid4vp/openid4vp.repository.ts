@@ -2,7 +2,7 @@ import { sql, type Insertable, type Selectable } from 'kysely'
 import type { Executor } from '../../db/database.js'
 import { submissionCtes } from '../presentation/presentations.statements.js'
 import type { PresentationRow, SubmittedPresentation } from '../presentation/presentations.types.js'
-import type { Oid4vpRequestsTable } from './openid4vp.table.js'
+import type { Oid4vpRefusedAttemptsTable, Oid4vpRequestsTable } from './openid4vp.table.js'
 
 export type Oid4vpRequestRow = Selectable<Oid4vpRequestsTable>
 
@@ -20,17 +20,102 @@ export function findOid4vpRequest(db: Executor, requestId: string): Promise<Oid4
  * the answer recorded against it; all or nothing (as presentations.repository.ts `insertApproval`).
  * Undefined when the request was answered already (a replay, or the spec's routes got there first).
  */
-export async function insertAnswer(db: Executor, p: SubmittedPresentation & { request_id: string }, answer: 'accepted' | 'refused'): Promise<PresentationRow | undefined> {
+export async function insertAnswer(
+  db: Executor,
+  p: SubmittedPresentation & { request_id: string },
+  answer: 'accepted' | 'refused',
+  responseCodeHash: string | null = null,
+): Promise<PresentationRow | undefined> {
   const result = await sql<PresentationRow>`
     with open as (
       select request_id from oid4vp_requests where request_id = ${p.request_id} and answer is null for update
     ), ${submissionCtes(p, 'open')}, answered as (
-      update oid4vp_requests set answer = ${answer}, presentation_id = inserted.id, answered_at = inserted.created_at
+      update oid4vp_requests
+      set answer = ${answer}, presentation_id = inserted.id, answered_at = inserted.created_at, response_code_hash = ${responseCodeHash}
       from inserted
       where oid4vp_requests.request_id = inserted.request_id
     )
     select * from inserted`.execute(db)
   return result.rows[0]
+}
+
+/** How many refused attempts each request keeps (the count covers all of them). */
+export const KEPT_ATTEMPTS = 10
+
+export type RefusedAttempt = Omit<Selectable<Oid4vpRefusedAttemptsTable>, 'id' | 'request_id' | 'response_hash'>
+
+/**
+ * A refused response, in one statement: inserted unless the same response was recorded already
+ * (then nothing counts), the request's count raised, and the oldest past KEPT_ATTEMPTS dropped.
+ */
+export async function recordRefusedAttempt(db: Executor, requestId: string, hash: string, attempt: RefusedAttempt): Promise<void> {
+  await sql`
+    with inserted as (
+      insert into oid4vp_refused_attempts (request_id, response_hash, holder, holder_proof_verified, errors, received_at)
+      values (${requestId}, ${hash}, ${attempt.holder}, ${attempt.holder_proof_verified},
+        ${JSON.stringify(attempt.errors)}::jsonb, ${attempt.received_at})
+      on conflict (request_id, response_hash) do nothing
+      returning id
+    ), counted as (
+      update oid4vp_requests set refused_count = refused_count + 1 where request_id = ${requestId} and exists (select 1 from inserted)
+    )
+    delete from oid4vp_refused_attempts where id in (
+      select id from oid4vp_refused_attempts where request_id = ${requestId} order by id desc offset ${KEPT_ATTEMPTS - 1}
+    ) and exists (select 1 from inserted)`.execute(db)
+}
+
+/** The last refused attempts of a request, newest first. */
+export function recentRefusedAttempts(db: Executor, requestId: string): Promise<RefusedAttempt[]> {
+  return db
+    .selectFrom('oid4vp_refused_attempts')
+    .select(['holder', 'holder_proof_verified', 'errors', 'received_at'])
+    .where('request_id', '=', requestId)
+    .orderBy('id', 'desc')
+    .limit(KEPT_ATTEMPTS)
+    .execute()
+}
+
+/**
+ * The vct of every schema of this service a credential type was issued, templated or offered
+ * under (an SD-JWT VC's vct names its schema: sd-jwt-vc-claims.ts `vctFor`). Read-only over the
+ * issuer's tables, for the DCQL query (OID4VP 1.0 B.3.5).
+ */
+export async function schemaIdsOfTypes(db: Executor, types: string[]): Promise<Record<string, string[]>> {
+  if (types.length === 0) return {}
+  const result = await sql<{ credential_type: string; schema_id: string }>`
+    select t.credential_type, s.id as schema_id from credential_schemas s cross join unnest(${types}::text[]) as t(credential_type)
+    where exists (select 1 from credentials c where c.schema_id = s.id and c.credential_type = t.credential_type)
+       or exists (select 1 from credential_templates c where c.schema_id = s.id and c.credential_type = t.credential_type)
+       or exists (select 1 from credential_offers c where c.schema_id = s.id and c.credential_type = t.credential_type)
+    order by s.id`.execute(db)
+  const byType: Record<string, string[]> = {}
+  for (const row of result.rows) (byType[row.credential_type] ??= []).push(row.schema_id)
+  return byType
+}
+
+/** The schemas that have every one of these attributes (a predicate naming no credential type). */
+export async function schemaIdsWithAttributes(db: Executor, attributes: string[]): Promise<string[]> {
+  if (attributes.length === 0) return []
+  const wanted = JSON.stringify(attributes.map((name) => ({ name })))
+  const rows = await sql<{ id: string }>`select id from credential_schemas where attributes @> ${wanted}::jsonb order by id`.execute(db)
+  return rows.rows.map((r) => r.id)
+}
+
+/**
+ * The presentation an accepted answer's response_code stands for, once: undefined when the code is
+ * not this request's, or was redeemed already, or the answer was refused after all.
+ */
+export async function redeemResponseCode(db: Executor, requestId: string, hash: string, at: Date): Promise<string | undefined> {
+  const row = await db
+    .updateTable('oid4vp_requests')
+    .set({ response_code_redeemed_at: at })
+    .where('request_id', '=', requestId)
+    .where('response_code_hash', '=', hash)
+    .where('response_code_redeemed_at', 'is', null)
+    .where('answer', '=', 'accepted')
+    .returning('presentation_id')
+    .executeTakeFirst()
+  return row?.presentation_id ?? undefined
 }
 
 /** The verdict once the consent check had its say (it can only turn an accepted answer into a refused one). */

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import type { Jwk } from '@openid4vc/oauth2'
-import { Openid4vpVerifier } from '@openid4vc/openid4vp'
+import { JarmMode, Openid4vpVerifier } from '@openid4vc/openid4vp'
 import * as jose from 'jose'
 import type { Clock } from '../../adapters/clock.js'
 import { decodeCompactJws } from '../../crypto/jws.js'
@@ -15,11 +15,12 @@ import type { HostedDids } from '../identity/hosted-dids.service.js'
 import type { KeyStore } from '../keys/key-store.js'
 import { publicJwk, serviceCallbacks, type ServiceKeys } from '../oid4vc/oid4vc-callbacks.js'
 import type { PresentationVerifier, VerificationOutcome } from '../presentation/presentation-verifier.js'
-import type { VerifierPresentationService } from '../presentation/verifier-presentations.service.js'
+import { AnswerNotAccepted, type VerifierPresentationService } from '../presentation/verifier-presentations.service.js'
 import { qrSvgDataUrl } from '../qr/qr-image.js'
 import type { VerifierService } from '../verifier/verifier.service.js'
 import type { Oid4vpFields, Oid4vpOptions, PresentationRequestRow } from '../verifier/verifier.types.js'
-import { dcqlProblems, dcqlQueryFor } from './dcql-mapping.js'
+import { askedClaims, dcqlProblems, dcqlQueryFor, type KnownSchemas } from './dcql-mapping.js'
+import { minimisedOutcome } from './minimised-outcome.js'
 import * as repo from './openid4vp.repository.js'
 
 /** Key-store purpose of a request's ephemeral response-encryption key (direct_post.jwt). */
@@ -28,6 +29,10 @@ const RESPONSE_KEY_PURPOSE = 'oid4vp-response-ecdh-es'
 const ENC_VALUES = ['A128GCM', 'A256GCM']
 const JWS_ALGS: [string, ...string[]] = ['ES256', 'EdDSA']
 const DID_PREFIX = 'decentralized_identifier:'
+/** OID4VP 1.0 §5.8: the request object's `aud` when the wallet sent no metadata (request_uri_method get). */
+const STATIC_AUDIENCE = 'https://self-issued.me/v2'
+/** How many of a refused attempt's errors are kept (each cut at 500 characters). */
+const MAX_ATTEMPT_ERRORS = 20
 
 /** An OAuth-style error (OID4VP 1.0 §8.5, RFC 6749 §5.2): 400 with `error` and `error_description`. */
 export function oauthError(error: 'invalid_request' | 'access_denied' | 'invalid_request_object', description: string, details: Record<string, unknown> = {}): ValidationError {
@@ -66,7 +71,7 @@ export class Openid4vpService {
    */
   async prepare(request: PresentationRequestRow, options: Oid4vpOptions): Promise<{ store(trx: Executor): Promise<Oid4vpFields> } | undefined> {
     if (!this.deps.publicBaseUrl.startsWith('https://')) return undefined
-    const dcql = dcqlQueryFor(request, this.deps.publicBaseUrl)
+    const dcql = dcqlQueryFor(request, this.deps.publicBaseUrl, await this.knownSchemas(request))
     if (!dcql) return undefined
     const base = this.deps.publicBaseUrl
     const responseUri = `${base}/openid4vp/responses/${encodeURIComponent(request.id)}`
@@ -104,7 +109,16 @@ export class Openid4vpService {
     const expiresIn = Math.max(60, Math.floor((new Date(request.expires_at).getTime() - this.deps.clock.now().getTime()) / 1000))
     const created = await this.verifierFor(undefined).createOpenId4vpAuthorizationRequest({
       authorizationRequestPayload: payload,
-      ...(signer ? { jar: { requestUri, jwtSigner: { method: 'did' as const, didUrl: signer.kid, alg: signer.alg }, expiresInSeconds: expiresIn } } : {}),
+      ...(signer
+        ? {
+            jar: {
+              requestUri,
+              jwtSigner: { method: 'did' as const, didUrl: signer.kid, alg: signer.alg },
+              expiresInSeconds: expiresIn,
+              additionalJwtPayload: { aud: STATIC_AUDIENCE },
+            },
+          }
+        : {}),
       now: this.deps.clock.now(),
     })
     return {
@@ -125,6 +139,19 @@ export class Openid4vpService {
     }
   }
 
+  /** The schemas whose vct a query of this request names (dcql-mapping.ts `KnownSchemas`). */
+  private async knownSchemas(request: Pick<PresentationRequestRow, 'required_credentials' | 'required_predicates'>): Promise<KnownSchemas> {
+    const required = request.required_credentials.filter((r) => !r.schema_id).map((r) => r.credential_type)
+    const predicated = request.required_predicates.flatMap((p) => (p.credential_type ? [p.credential_type] : []))
+    const anyType = request.required_credentials.length === 0 ? request.required_predicates.filter((p) => !p.credential_type) : []
+    const untyped = anyType.map((p) => p.attribute)
+    const [ofType, withAttributes] = await Promise.all([
+      repo.schemaIdsOfTypes(this.deps.db, [...new Set([...required, ...predicated])]),
+      repo.schemaIdsWithAttributes(this.deps.db, [...new Set(untyped)]),
+    ])
+    return { ofType, withAttributes }
+  }
+
   /** The OpenID4VP fields of a request that has them (GET of the request). */
   async describe(request: PresentationRequestRow): Promise<Oid4vpFields | undefined> {
     const row = await repo.findOid4vpRequest(this.deps.db, request.id)
@@ -141,6 +168,12 @@ export class Openid4vpService {
       response_mode: row.response_mode,
       state: row.state,
       answer: row.answer,
+      refused_attempts: {
+        count: row.refused_count,
+        recent: row.refused_count === 0
+          ? []
+          : (await repo.recentRefusedAttempts(this.deps.db, row.request_id)).map((a) => ({ ...a, received_at: iso(a.received_at) })),
+      },
     }
   }
 
@@ -156,9 +189,11 @@ export class Openid4vpService {
   /**
    * The wallet's Authorization Response (OID4VP 1.0 §8.2, direct_post or direct_post.jwt): parsed
    * and validated by the library against the stored request, each presentation verified, the
-   * DCQL query and the request's requirements checked, the answer recorded in the spec's
-   * presentation records whatever its verdict. Accepted: the redirect_uri to send the user to,
-   * if the verifier gave one; refused, replayed or unreadable: an OAuth error (400).
+   * DCQL query and the request's requirements checked. What consumes the request
+   * (docs/openid4vp.md "What consumes a request"): an accepted answer; for a request addressed
+   * to one holder, also that holder's refused answer once its holder proof verifies. Any other
+   * response with the request's state is a refused attempt, recorded for the verifier (bounded)
+   * and answered with an OAuth error; malformed, undecryptable or replayed responses: 400.
    */
   async respond(requestId: string, form: Record<string, unknown>): Promise<{ redirect_uri?: string; presentation_id: string }> {
     const [row, request] = await Promise.all([repo.findOid4vpRequest(this.deps.db, requestId), this.deps.verifiers.findRequest(requestId)])
@@ -166,10 +201,8 @@ export class Openid4vpService {
     if (row.answer !== null) throw oauthError('invalid_request', 'This request was already answered: a response is accepted once')
     const status = this.deps.verifiers.effectiveStatus(request)
     if (status !== 'pending') throw oauthError('invalid_request', `The presentation request is ${status}`)
-    if (typeof form.vp_token !== 'string' && typeof form.response !== 'string') throw oauthError('invalid_request', row.response_mode === 'direct_post.jwt' ? 'response (an encrypted JWT) is required' : 'vp_token is required')
+    const posted = postedResponse(row, form)
 
-    // JSON from outside, parsed by the library: refused at the edge when it nests past the service's limit.
-    if (typeof form.vp_token === 'string' && nestingPastLimit(form.vp_token, JSON_LIMITS.documentDepth)) throw oauthError('invalid_request', `vp_token must not nest deeper than ${JSON_LIMITS.documentDepth} levels`)
     const payload = row.request_payload as Parameters<Openid4vpVerifier['parseOpenid4vpAuthorizationResponse']>[0]['authorizationRequestPayload']
     let parsed
     try {
@@ -178,29 +211,59 @@ export class Openid4vpService {
     } catch (error) {
       throw oauthError('invalid_request', `The authorization response is refused: ${libraryMessage(error)}`)
     }
+    // §8.3: an encrypted JWT, not signed (the library also takes signed and signed-then-encrypted JARM responses).
+    if (row.response_mode === 'direct_post.jwt' && parsed.jarm?.type !== JarmMode.Encrypted) {
+      throw oauthError('invalid_request', 'response must be an encrypted, unsigned JWT (OID4VP 1.0 §8.3)')
+    }
     if (parsed.authorizationResponsePayload.state !== row.state) throw oauthError('invalid_request', 'state does not match the request')
     if (parsed.type !== 'dcql') throw oauthError('invalid_request', 'vp_token must answer the DCQL query')
 
     const vpToken = parsed.dcql.presentations as Record<string, unknown[]>
     // As received (direct_post), so the spec's verify route can be given the same text; else as decrypted.
-    const text = typeof form.vp_token === 'string' ? form.vp_token : JSON.stringify(parsed.authorizationResponsePayload.vp_token)
+    const text = row.response_mode === 'direct_post' ? posted : JSON.stringify(parsed.authorizationResponsePayload.vp_token)
     // A decrypted vp_token is bounded as a posted one is, before any format reads it.
     if (nestingPastLimit(text, JSON_LIMITS.documentDepth)) throw oauthError('invalid_request', `vp_token must not nest deeper than ${JSON_LIMITS.documentDepth} levels`)
-    // A request addressed to one holder is as unknown to anyone else as a missing one (the spec's
-    // submit route): refused before anything is recorded, so another cannot close it.
-    if (request.holder_did !== null && (await this.proverOf(Object.values(vpToken).flat())).did !== request.holder_did) {
-      throw oauthError('invalid_request', 'No OpenID4VP request for this holder is answered at this response_uri')
-    }
-    const { prover, outcome, errors, credentialIds } = await this.check(row, request, vpToken)
 
+    // From here the response names this request (its state): a refusal is recorded for the verifier.
+    type Refusal = 'invalid_request' | 'access_denied'
+    const refuse = async (holder: string | null, verified: boolean, errors: string[], error: Refusal, message: string): Promise<never> => {
+      await repo.recordRefusedAttempt(this.deps.db, row.request_id, sha256(posted), {
+        holder: holder && holder.length > 500 ? `${holder.slice(0, 500)}…` : holder,
+        holder_proof_verified: verified,
+        errors: errors.slice(0, MAX_ATTEMPT_ERRORS).map((e) => (e.length > 500 ? `${e.slice(0, 500)}…` : e)),
+        received_at: this.deps.clock.now(),
+      })
+      throw oauthError(error, message)
+    }
+    const items = Object.values(vpToken).flat()
+    const claimed = await this.proverOf(items).catch((error: unknown) => {
+      if (error instanceof ValidationError) return refuse(null, false, [error.message], 'invalid_request', error.message)
+      throw error
+    })
+    // A request addressed to one holder is as unknown to anyone else as a missing one (the spec's submit route).
+    if (request.holder_did !== null && claimed.did !== request.holder_did) {
+      const why = `the response names the holder ${claimed.did}, not the one the request is addressed to`
+      await refuse(claimed.did, false, [why], 'invalid_request', 'No OpenID4VP request for this holder is answered at this response_uri')
+    }
+    const { prover, outcome, errors, credentialIds, holderProof } = await this.check(row, request, vpToken)
+    // Without a verified holder proof (signature, KB-JWT, nonce, audience) a response proves nothing of its sender: it consumes nothing.
+    if (!holderProof) await refuse(prover.did, false, errors, 'access_denied', `The presentation is refused: ${errors.join('; ')}`)
+
+    // §8.2: the redirect_uri carries a fresh response_code, which only the verifier can redeem for the presentation, so a
+    // session started by someone else cannot be handed the holder's answer (session fixation). Only its hash is kept.
+    const responseCode = row.redirect_uri && errors.length === 0 ? randomBytes(16).toString('base64url') : undefined
+    const codeHash = responseCode ? sha256(responseCode) : null
     let result
     try {
       result = await this.deps.presentations.recordAnswer(
         request,
         { prover: prover.did, text, credentialIds, outcome: { ...outcome, errors, isValid: errors.length === 0 } },
-        (db, presentation) => repo.insertAnswer(db, presentation, errors.length === 0 ? 'accepted' : 'refused'),
+        (db, presentation) => repo.insertAnswer(db, presentation, errors.length === 0 ? 'accepted' : 'refused', codeHash),
+        // Anyone who saw the QR code can make a holder proof of their own: only an accepted answer closes a request addressed to no one.
+        { onlyIfAccepted: request.holder_did === null },
       )
     } catch (error) {
+      if (error instanceof AnswerNotAccepted) return refuse(prover.did, true, error.problems, 'access_denied', error.message)
       if (error instanceof ConflictError) throw oauthError('invalid_request', 'This request was already answered: a response is accepted once')
       throw error
     }
@@ -210,7 +273,19 @@ export class Openid4vpService {
       if (errors.length === 0) await repo.refuseAnswer(this.deps.db, request.id)
       throw oauthError('access_denied', `The presentation is refused: ${result.verification_result.errors.join('; ')}`, { presentation_id: presentationId })
     }
-    return { ...(row.redirect_uri ? { redirect_uri: row.redirect_uri } : {}), presentation_id: presentationId }
+    return { ...(row.redirect_uri && responseCode ? { redirect_uri: withResponseCode(row.redirect_uri, responseCode) } : {}), presentation_id: presentationId }
+  }
+
+  /**
+   * The presentation an accepted answer's response_code (§8.2) stands for, to the request's
+   * verifier, once: its frontend got the code through the holder's redirect.
+   */
+  async redeemResponseCode(request: PresentationRequestRow, code: string): Promise<{ presentation_id: string }> {
+    const presentationId = await repo.redeemResponseCode(this.deps.db, request.id, sha256(code), this.deps.clock.now())
+    if (presentationId) return { presentation_id: presentationId }
+    const row = await repo.findOid4vpRequest(this.deps.db, request.id)
+    if (row?.response_code_redeemed_at && row.response_code_hash === sha256(code)) throw new ConflictError('This response_code was redeemed already')
+    throw new ValidationError("response_code is not the one this request's accepted answer was given", { details: { field: 'response_code' } })
   }
 
   /**
@@ -251,7 +326,9 @@ export class Openid4vpService {
     const dcql = outcome.errors.length === 0 ? dcqlProblems(query, answered, formatOf) : []
     const errors = [...outcome.errors, ...dcql]
     const credentialIds = [...new Set(outcome.read.flat().flatMap((c) => (c.id ? [c.id] : [])))]
-    return { prover, outcome, errors, credentialIds }
+    // What is kept and reported is what the query asked for; the checks above saw everything.
+    const read = flat.flatMap(({ id }, i) => (outcome.read[i] ?? []).map((credential) => ({ queryId: id, credential })))
+    return { prover, outcome: minimisedOutcome(outcome, read, askedClaims(query)), errors, credentialIds, holderProof: outcome.holderProof }
   }
 
   /**
@@ -297,6 +374,53 @@ export class Openid4vpService {
     }
     return serviceCallbacks({ resolver: this.deps.resolver, keys })
   }
+}
+
+/**
+ * The response as posted, in the shape its response mode allows (OID4VP 1.0 §8.2, §8.3): for
+ * direct_post.jwt only `response`, a compact JWE made with the alg and enc the request announced
+ * (client_metadata: its key's `alg`, `encrypted_response_enc_values_supported`) to the request's
+ * own key (its `kid`); for direct_post only `vp_token`. Anything else is refused before it is read.
+ */
+function postedResponse(row: repo.Oid4vpRequestRow, form: Record<string, unknown>): string {
+  if (row.response_mode === 'direct_post') {
+    if (form.response !== undefined) throw oauthError('invalid_request', 'response is for direct_post.jwt; this request takes vp_token')
+    if (typeof form.vp_token !== 'string') throw oauthError('invalid_request', 'vp_token is required')
+    // JSON from outside, parsed by the library: refused at the edge when it nests past the service's limit.
+    if (nestingPastLimit(form.vp_token, JSON_LIMITS.documentDepth)) {
+      throw oauthError('invalid_request', `vp_token must not nest deeper than ${JSON_LIMITS.documentDepth} levels`)
+    }
+    return form.vp_token
+  }
+  if (typeof form.response !== 'string') throw oauthError('invalid_request', 'response (an encrypted JWT) is required for direct_post.jwt')
+  if (form.vp_token !== undefined) throw oauthError('invalid_request', 'direct_post.jwt: vp_token goes inside the encrypted response')
+  let header: jose.CompactJWEHeaderParameters | undefined
+  try {
+    const compactJwe = form.response.split('.').length === 5
+    header = compactJwe ? (jose.decodeProtectedHeader(form.response) as jose.CompactJWEHeaderParameters) : undefined
+  } catch {
+    header = undefined
+  }
+  if (!header) throw oauthError('invalid_request', 'response must be an encrypted JWT (compact JWE), not signed or plain (OID4VP 1.0 §8.3)')
+  type Announced = { jwks?: { keys?: Array<{ alg?: string }> }; encrypted_response_enc_values_supported?: string[] }
+  const metadata = (row.request_payload as { client_metadata?: Announced }).client_metadata
+  const alg = metadata?.jwks?.keys?.[0]?.alg ?? 'ECDH-ES'
+  const encs = metadata?.encrypted_response_enc_values_supported ?? []
+  if (header.alg !== alg) throw oauthError('invalid_request', `response: alg ${JSON.stringify(header.alg)} is not the announced ${alg}`)
+  if (typeof header.enc !== 'string' || !encs.includes(header.enc)) {
+    throw oauthError('invalid_request', `response: enc ${JSON.stringify(header.enc)} is not one the request announced (${encs.join(', ')})`)
+  }
+  if (header.kid !== row.encryption_kid) throw oauthError('invalid_request', "response: not encrypted to the request's own key (kid)")
+  if (header.zip !== undefined || header.crit !== undefined) throw oauthError('invalid_request', 'response: zip and crit are not accepted')
+  return form.response
+}
+
+const iso = (at: Date | string) => new Date(at).toISOString()
+const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url')
+
+/** The redirect_uri with its response_code, in the fragment as OID4VP 1.0 §8.2's example has it. */
+function withResponseCode(redirectUri: string, code: string): string {
+  return `${redirectUri}${redirectUri.includes('#') ? '&' : '#'}response_code=${encodeURIComponent(code)}`
 }
 
 /** A readable reason from the library's errors (zod issues, OAuth errors), without internals. */

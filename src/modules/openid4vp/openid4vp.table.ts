@@ -19,11 +19,30 @@ export interface Oid4vpRequestsTable {
   answer: 'accepted' | 'refused' | null
   presentation_id: string | null
   answered_at: Date | null
+  /** Responses refused without answering the request, all of them (the table below keeps the last few). */
+  refused_count: Generated<number>
+  /** SHA-256 (base64url) of the response_code sent back in the redirect_uri of an accepted answer (OID4VP 1.0 §8.2). */
+  response_code_hash: string | null
+  response_code_redeemed_at: Date | null
   created_at: Generated<Date>
+}
+
+/** A response refused without consuming its request (docs/openid4vp.md "What consumes a request"). */
+export interface Oid4vpRefusedAttemptsTable {
+  id: Generated<string>
+  request_id: string
+  /** SHA-256 of the response as posted: the same response again is the same attempt. */
+  response_hash: string
+  /** Who the response says presents; proven only when holder_proof_verified. */
+  holder: string | null
+  holder_proof_verified: boolean
+  errors: ColumnType<string[], string, string>
+  received_at: Date
 }
 
 declare module '../../db/database.js' {
   interface DB {
     oid4vp_requests: Oid4vpRequestsTable
+    oid4vp_refused_attempts: Oid4vpRefusedAttemptsTable
   }
 }

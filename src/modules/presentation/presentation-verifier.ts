@@ -99,17 +99,21 @@ export class PresentationVerifier {
     verifierDid: string
     presentationType: string
     request: NonNullable<VerificationInput['request']>
-  }): Promise<VerificationOutcome & { read: Array<ReadCredential[]> }> {
+  }): Promise<VerificationOutcome & { read: Array<ReadCredential[]>; holderProof: boolean }> {
     const errors: string[] = []
     const checked: CheckResult[] = []
     const read: Array<ReadCredential[]> = []
     const now = this.deps.clock.now()
     const declared: string[] = []
+    // Whether every presentation proves, for this nonce and audience, the holder's possession of what it presents.
+    let holderProof = input.presentations.length > 0
     for (const [i, { item, holderDid }] of input.presentations.entries()) {
       const payload = typeof item === 'string' ? decodeCompactJws(item)?.payload : undefined
       if (payload && payload.vp !== undefined) {
         const vp = { jwt: item as string, proverDid: input.proverDid, verifierDid: input.audience, credentialAudience: input.credentialAudience, presentationType: input.presentationType, credentialIds: [], request: { ...input.request, required_credentials: [], required_predicates: [] } }
         const result = await this.vpJwtChecks(vp)
+        // The VP-JWT's own checks (signature by the holder, iss, aud, nonce, lifetime, a credential in it) are its holder proof.
+        if (result.unreadable || result.errors.length > 0) holderProof = false
         errors.push(...result.errors.map((e) => `presentation ${i + 1}: ${e}`))
         checked.push(...result.checked)
         read.push(result.checked.flatMap((c) => (c.credential ? [c.credential] : [])))
@@ -117,17 +121,20 @@ export class PresentationVerifier {
       }
       const format = this.deps.formats.recognize(item)
       if (!format || format.id !== 'dc+sd-jwt') {
+        holderProof = false
         errors.push(`presentation ${i + 1}: ${format ? `a ${format.id} credential is presented inside a VP-JWT (jwt_vc_json), which carries the holder's proof` : 'it is in no presentation format this service reads'}`)
         read.push([])
         continue
       }
       const result = await format.verify(item, { resolver: this.deps.resolver, status: this.deps.status, now, skewSeconds: this.deps.skewSeconds, holderDid, presentation: { nonce: input.request.nonce, audience: input.audience } })
+      // An SD-JWT VC's holder proof is its KB-JWT (B.3.5), by the key the credential is bound to, that key the holder's.
+      if (!result.credential || result.problems.some((p) => p.reason === 'binding' || p.reason === 'subject')) holderProof = false
       checked.push(result)
       read.push(result.credential ? [result.credential] : [])
     }
     for (const c of checked) if (c.credential?.id) declared.push(c.credential.id)
     const concluded = await this.conclude(errors, checked, { jwt: '', proverDid: input.proverDid, verifierDid: input.verifierDid, presentationType: input.presentationType, credentialIds: declared, request: input.request })
-    return { ...concluded, read }
+    return { ...concluded, read, holderProof }
   }
 
   /**

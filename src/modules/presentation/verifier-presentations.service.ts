@@ -27,6 +27,13 @@ export type AnswerStore = (db: Executor, presentation: repo.SubmittedPresentatio
 
 type ConsentCheck = Awaited<ReturnType<ConsentPort['check']>>
 
+/** An answer `recordAnswer` did not record because it would not be accepted (`onlyIfAccepted`): its problems. */
+export class AnswerNotAccepted extends ValidationError {
+  constructor(readonly problems: string[]) {
+    super(`The presentation is refused: ${problems.join('; ')}`)
+  }
+}
+
 /** The spec's verification result (inside the verify response). */
 export interface VerificationResultBody {
   is_valid: boolean
@@ -201,13 +208,22 @@ export class VerifierPresentationService {
    * caller, recorded as the spec's submit and verify routes record theirs: the request closed and
    * the presentation inserted by `store` (one statement, with the protocol's own record), then its verdict with the
    * same consent check and callbacks. A request no longer pending is a ConflictError (a replay).
+   * With `onlyIfAccepted`, an answer that fails its checks or the consent is AnswerNotAccepted, and nothing is written.
    */
   async recordAnswer(
     request: PresentationRequestRow,
     answer: { prover: string; text: string; credentialIds: string[]; outcome: VerifiedOutcome },
     store: AnswerStore,
+    options: { onlyIfAccepted?: boolean } = {},
   ): Promise<VerifyResponse> {
     const now = this.deps.clock.now()
+    if (options.onlyIfAccepted) {
+      // Checked before anything is written, as settle() checks it after: a refused answer records nothing.
+      const consent = await this.deps.consents?.check(answer.prover, request.verifier_did, request.purpose, now)
+      const withdrawn = consent?.consent && !consent.valid ? [`consent: ${consent.reason ?? 'not valid'}`] : []
+      const problems = [...answer.outcome.errors, ...withdrawn]
+      if (problems.length) throw new AnswerNotAccepted(problems)
+    }
     const callbacks = request.callback_url ? this.deps.callbacks : undefined
     const insert = async (db: Executor) => {
       const row = await store(db, {

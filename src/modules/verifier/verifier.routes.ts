@@ -1,3 +1,4 @@
+import { NotFoundError } from '../../errors.js'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { ForbiddenError } from '../../errors.js'
@@ -21,7 +22,11 @@ export const verifierRoutes: FastifyPluginAsyncTypebox<{ verifiers: VerifierServ
   const requestView = (r: PresentationRequestRow) => ({ ...r, status: verifiers.effectiveStatus(r), created_at: iso(r.created_at), expires_at: iso(r.expires_at) })
   const presetView = (p: PresetRow) => ({ ...p, created_at: iso(p.created_at) })
   const profileView = (v: VerifierRow) => ({ ...v, created_at: iso(v.created_at), updated_at: iso(v.updated_at) })
-  const oid4vpView = (f: Oid4vpFields | undefined) => (f ? { authorization_request_uri: f.authorization_request_uri, authorization_request_qr: f.authorization_request_qr, request_uri: f.request_uri, openid4vp: { client_id: f.client_id, response_uri: f.response_uri, response_mode: f.response_mode, state: f.state, answer: f.answer } } : {})
+  const oid4vpView = (f: Oid4vpFields | undefined) => {
+    if (!f) return {}
+    const { authorization_request_uri, authorization_request_qr, request_uri, ...openid4vp } = f
+    return { authorization_request_uri, authorization_request_qr, request_uri, openid4vp }
+  }
 
   // The 201 body of a new request, also rebuilt from the stored request by an Idempotency-Key replay.
   const createdRequest = (created: PresentationRequestRow, openid4vp: Oid4vpFields | undefined) =>
@@ -78,6 +83,21 @@ export const verifierRoutes: FastifyPluginAsyncTypebox<{ verifiers: VerifierServ
   }, async (request) => {
     const found = await verifiers.request(request.auth!.did, request.params.id)
     return { success: true, request: requestView(found), qr_code_data: verifiers.qrPayload(found), ...oid4vpView(await oid4vp?.describe(found)) }
+  })
+
+  app.post('/requests/:id/response-code', {
+    schema: {
+      tags,
+      summary: "Redeem, once, the response_code an accepted OpenID4VP answer's redirect_uri carried (OID4VP 1.0 §8.2): the presentation it stands for",
+      params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
+      body: Type.Object({ response_code: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
+      response: { 200: Type.Object({ success: Type.Boolean(), request_id: Type.String(), presentation_id: Type.String() }), ...errors },
+    },
+  }, async (request) => {
+    const found = await verifiers.request(request.auth!.did, request.params.id)
+    if (!oid4vp) throw new NotFoundError('OpenID4VP is not served here')
+    const { presentation_id } = await oid4vp.redeemResponseCode(found, request.body.response_code)
+    return { success: true, request_id: found.id, presentation_id }
   })
 
   app.get('/:did/requests', {

@@ -109,6 +109,15 @@ export const Oid4vpFields = {
     response_mode: Type.String(),
     state: Type.String(),
     answer: Type.Union([Type.String(), Type.Null()]),
+    refused_attempts: Type.Object({
+      count: Type.Integer({ description: 'Responses refused without answering the request, all of them' }),
+      recent: Type.Array(Type.Object({
+        received_at: Type.String({ format: 'date-time' }),
+        holder: Type.Union([Type.String(), Type.Null()], { description: 'Holder the response names (proven if holder_proof_verified)' }),
+        holder_proof_verified: Type.Boolean(),
+        errors: Type.Array(Type.String()),
+      }), { description: 'The last ten, newest first' }),
+    }),
   })),
 }
 

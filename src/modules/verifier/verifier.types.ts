@@ -16,6 +16,14 @@ export interface Oid4vpOptions {
   redirect_uri?: string
 }
 
+/** A response refused without answering its request; `holder` is proven only when `holder_proof_verified`. */
+export interface RefusedAttemptView {
+  received_at: string
+  holder: string | null
+  holder_proof_verified: boolean
+  errors: string[]
+}
+
 /** What a request answers about its OpenID4VP Authorization Request, beside the spec's fields. */
 export interface Oid4vpFields {
   authorization_request_uri: string
@@ -27,6 +35,8 @@ export interface Oid4vpFields {
   state: string
   /** The wallet's answer once one arrived: accepted or refused. */
   answer: string | null
+  /** Responses refused without answering the request (docs/openid4vp.md "What consumes a request"): all counted, the last few kept. */
+  refused_attempts: { count: number; recent: RefusedAttemptView[] }
 }
 
 /** The OpenID4VP module, as the verifier's routes reach it (wired in app.ts; no import cycle). */
@@ -37,4 +47,6 @@ export interface Oid4vpPort {
    */
   prepare(request: PresentationRequestRow, options: Oid4vpOptions): Promise<{ store(trx: Executor): Promise<Oid4vpFields> } | undefined>
   describe(request: PresentationRequestRow): Promise<Oid4vpFields | undefined>
+  /** The presentation an accepted answer's response_code (in its redirect_uri, OID4VP 1.0 §8.2) stands for, once. */
+  redeemResponseCode(request: PresentationRequestRow, code: string): Promise<{ presentation_id: string }>
 }

@@ -27,6 +27,8 @@ export interface PresentOptions {
   withhold?: string[]
   /** Credentials the wallet must not use (by index in its list). */
   skip?: number[]
+  /** Disclose every claim of an SD-JWT VC, not only those the query asks for (data minimisation tests). */
+  overDisclose?: boolean
 }
 
 export interface WalletAnswer {
@@ -63,19 +65,7 @@ export class PresentationWallet {
 
   /** Resolves the request, presents the matching credentials and submits the response. */
   async answer(uri: string, options: PresentOptions = {}): Promise<WalletAnswer> {
-    const resolved = await this.resolve(uri)
-    const request = resolved.authorizationRequestPayload as Json & { nonce: string; client_id: string; response_mode?: string; client_metadata?: Json }
-    const query = DcqlQuery.parse(resolved.dcql!.query as DcqlQuery.Input)
-    DcqlQuery.validate(query)
-    const usable = this.credentials.map((c, i) => ({ c, i })).filter(({ i }) => !options.skip?.includes(i))
-    const result = DcqlQuery.query(query, await Promise.all(usable.map(({ c }) => this.dcqlCredential(c))))
-    const chosen = this.choose(query, result)
-    const vpToken: Record<string, string[]> = {}
-    for (const [queryId, index] of Object.entries(chosen)) {
-      const credentialQuery = query.credentials.find((c) => c.id === queryId)!
-      const credential = usable[index]!.c
-      vpToken[queryId] = [await this.present(credential, credentialQuery, request, options)]
-    }
+    const { resolved, request, vpToken } = await this.prepare(uri, options)
     const jwt = request.response_mode === 'direct_post.jwt'
     const created = await this.client.createOpenid4vpAuthorizationResponse({
       authorizationRequestPayload: request as never,
@@ -92,6 +82,25 @@ export class PresentationWallet {
     }
     const first = await submit()
     return { ...first, resolved, vpToken, resend: submit }
+  }
+
+  /** Resolves the request and presents the matching credentials, without submitting: the request and the vp_token. */
+  async prepare(uri: string, options: PresentOptions = {}) {
+    const resolved = await this.resolve(uri)
+    type Request = Json & { nonce: string; client_id: string; response_mode?: string; client_metadata?: Json }
+    const request = resolved.authorizationRequestPayload as Request
+    const query = DcqlQuery.parse(resolved.dcql!.query as DcqlQuery.Input)
+    DcqlQuery.validate(query)
+    const usable = this.credentials.map((c, i) => ({ c, i })).filter(({ i }) => !options.skip?.includes(i))
+    const result = DcqlQuery.query(query, await Promise.all(usable.map(({ c }) => this.dcqlCredential(c))))
+    const chosen = this.choose(query, result)
+    const vpToken: Record<string, string[]> = {}
+    for (const [queryId, index] of Object.entries(chosen)) {
+      const credentialQuery = query.credentials.find((c) => c.id === queryId)!
+      const credential = usable[index]!.c
+      vpToken[queryId] = [await this.present(credential, credentialQuery, request, options)]
+    }
+    return { resolved, request, vpToken }
   }
 
   /** For each required credential set, the first option whose every credential query matched; the credential chosen for each query. */
@@ -135,7 +144,9 @@ export class PresentationWallet {
     const aud = options.audience ?? request.client_id
     const asked = (query.claims ?? []).map((c) => (c as { path: Array<string | number | null> }).path.filter((p): p is string => typeof p === 'string'))
     if (typeof credential === 'string' && credential.includes('~')) {
-      const frame = Object.fromEntries(asked.map((p) => p[0]!).filter((name) => !options.withhold?.includes(name)).map((name) => [name, true]))
+      const everything = options.overDisclose ? Object.keys((await new SDJwtVcInstance({ hasher }).getClaims(credential)) as Json) : []
+      const disclosed = [...asked.map((p) => p[0]!), ...everything].filter((name) => !options.withhold?.includes(name))
+      const frame = Object.fromEntries(disclosed.map((name) => [name, true]))
       const privateKey = createPrivateKey({ key: this.key.privateJwk as never, format: 'jwk' })
       const holder = new SDJwtVcInstance({
         hasher,
