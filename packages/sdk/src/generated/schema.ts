@@ -9881,6 +9881,19 @@ export interface paths {
                             openid4vp?: {
                                 answer: string | null;
                                 client_id: string;
+                                refused_attempts: {
+                                    /** @description Responses refused without answering the request, all of them */
+                                    count: number;
+                                    /** @description The last ten, newest first */
+                                    recent: {
+                                        errors: string[];
+                                        /** @description Holder the response names (proven if holder_proof_verified) */
+                                        holder: string | null;
+                                        holder_proof_verified: boolean;
+                                        /** Format: date-time */
+                                        received_at: string;
+                                    }[];
+                                };
                                 response_mode: string;
                                 response_uri: string;
                                 state: string;
@@ -10012,6 +10025,19 @@ export interface paths {
                             openid4vp?: {
                                 answer: string | null;
                                 client_id: string;
+                                refused_attempts: {
+                                    /** @description Responses refused without answering the request, all of them */
+                                    count: number;
+                                    /** @description The last ten, newest first */
+                                    recent: {
+                                        errors: string[];
+                                        /** @description Holder the response names (proven if holder_proof_verified) */
+                                        holder: string | null;
+                                        holder_proof_verified: boolean;
+                                        /** Format: date-time */
+                                        received_at: string;
+                                    }[];
+                                };
                                 response_mode: string;
                                 response_uri: string;
                                 state: string;
@@ -10097,6 +10123,99 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/verifier/requests/{id}/response-code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Redeem, once, the response_code an accepted OpenID4VP answer's redirect_uri carried (OID4VP 1.0 §8.2): the presentation it stands for */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        response_code: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            presentation_id: string;
+                            request_id: string;
+                            success: boolean;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
