@@ -3,7 +3,7 @@ import { decodeStatusList, statusBit } from '../../crypto/bitstring.js'
 import type { Database } from '../../db/database.js'
 import { jwtVerify } from 'jose'
 import { decodeCompactJws } from '../../crypto/jws.js'
-import { JwsRejected, verifyDidJws } from '../did/did-jws.js'
+import { JwsRejected, JwtClaimRejected, verifyDidJws } from '../did/did-jws.js'
 import { resolveIssuerKey } from '../did/jwt-vc-issuer.js'
 import { STATUS_LIST_JWT_MEDIA_TYPE, tokenStatusAt } from './token-status-list.js'
 import type { DidResolver } from '../did/did-resolver.js'
@@ -139,15 +139,23 @@ export class StatusChecker {
   private async remoteBits(url: string, issuerDid: string): Promise<Uint8Array> {
     const res = await this.deps.httpGet(url, { accept: 'application/vc+jwt, application/jwt' })
     if (res.status !== 200) throw new Error(`answered ${res.status}`)
+    const now = this.deps.now?.() ?? new Date()
+    const skew = this.deps.skewSeconds ?? 60
     let verified
     try {
-      verified = await verifyDidJws(this.deps.resolver, Buffer.from(res.body).toString('utf8').trim(), 'assertionMethod')
+      verified = await verifyDidJws(this.deps.resolver, Buffer.from(res.body).toString('utf8').trim(), 'assertionMethod', { currentDate: now, clockTolerance: skew })
     } catch (error) {
+      if (error instanceof JwtClaimRejected) throw new Error(`its ${error.message}`, { cause: error })
       throw new Error(error instanceof JwsRejected ? `its signature: ${error.message}` : 'could not be read', { cause: error })
     }
     if (verified.did !== issuerDid) throw new Error('is not signed by the credential issuer')
     const list = statusListCredentialOf(verified.header, verified.payload)
     if (list.issuer !== undefined && list.issuer !== issuerDid) throw new Error('names another issuer than the one that signed it')
+    // Bitstring Status List §3.2: a list outside its validity period is a STATUS_VERIFICATION_ERROR,
+    // so a stale list a server keeps serving never vouches for a credential.
+    const seconds = now.getTime() / 1000
+    if (list.validUntil !== undefined && !(list.validUntil > seconds - skew)) throw new Error('has expired (validUntil)')
+    if (list.validFrom !== undefined && !(list.validFrom <= seconds + skew)) throw new Error('is not valid yet (validFrom)')
     const encoded = list.subject?.encodedList
     if (typeof encoded !== 'string') throw new Error('has no encodedList')
     return decodeStatusList(encoded)
@@ -159,8 +167,18 @@ export class StatusChecker {
  * (VC-JOSE-COSE §3.1.1, what this service publishes); an older JWT-VC holds it in its `vc` claim
  * (VCDM 1.1 §6.3.1, what it published before and others may still).
  */
-function statusListCredentialOf(header: Record<string, unknown>, payload: Record<string, unknown>): { issuer?: unknown; subject?: { encodedList?: unknown } } {
-  const vc = (header.typ === 'vc+jwt' ? payload : payload.vc) as { issuer?: unknown; credentialSubject?: { encodedList?: unknown } } | undefined
+function statusListCredentialOf(
+  header: Record<string, unknown>,
+  payload: Record<string, unknown>,
+): { issuer?: unknown; subject?: { encodedList?: unknown }; validFrom?: number; validUntil?: number } {
+  const vc = (header.typ === 'vc+jwt' ? payload : payload.vc) as Record<string, unknown> | undefined
   const issuer = typeof vc?.issuer === 'object' && vc.issuer !== null ? (vc.issuer as { id?: unknown }).id : vc?.issuer
-  return { issuer, subject: vc?.credentialSubject }
+  // VCDM 2.0 validFrom/validUntil, VCDM 1.1 issuanceDate/expirationDate; an unreadable date counts as past.
+  const seconds = (value: unknown) => (value === undefined ? undefined : typeof value === 'string' ? Date.parse(value) / 1000 : Number.NaN)
+  return {
+    issuer,
+    subject: vc?.credentialSubject as { encodedList?: unknown } | undefined,
+    validFrom: seconds(vc?.validFrom ?? vc?.issuanceDate),
+    validUntil: seconds(vc?.validUntil ?? vc?.expirationDate),
+  }
 }
