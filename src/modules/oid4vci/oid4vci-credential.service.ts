@@ -12,6 +12,7 @@ import type { CredentialRequestService } from '../issuer/requests.service.js'
 import { MicroBatcher } from '../../shared/micro-batcher.js'
 import { recordActivity } from '../wallet/wallet-activity.js'
 import { issuerContext, sha256Hex, type ContextDeps, type IssuerContext } from './oid4vci-context.js'
+import type { DpopFreshness } from './oid4vci-dpop.js'
 import { fromLibrary, oid4vciError } from './oid4vci-errors.js'
 import { firstLine } from '../oid4vc/library-message.js'
 import { BATCH_SIZE, DEFERRED_INTERVAL_S, parseConfigurationId, PROOF_ALGS } from './oid4vci-metadata.js'
@@ -30,6 +31,7 @@ export interface CredentialDeps extends ContextDeps {
   issuance: IssuanceService
   issued: IssuedCredentialsService
   requests: CredentialRequestService
+  dpop: DpopFreshness
 }
 
 interface Holder {
@@ -221,6 +223,11 @@ export class Oid4vciCredentialService {
     } catch (error) {
       throw fromLibrary(error, 'invalid_token')
     }
+    // A DPoP-bound token: the library checked the proof's signature, key, htm, htu and ath; its
+    // server nonce, age and single use are checked here (RFC 9449 §9, §4.3 check 11, §11.1).
+    const jwt = request.headers.get('dpop')
+    const jkt = verified.tokenPayload.cnf?.jkt
+    if (verified.dpop && jwt && jkt) await this.deps.dpop.check(ctx.identity.web_id, { jwt, jkt }, 'resource')
     const subject = verified.tokenPayload.sub
     if (typeof subject !== 'string') throw oid4vciError('invalid_token', 'The access token names no grant of this issuer')
     return subject

@@ -1,9 +1,10 @@
 import { Type, type FastifyPluginAsyncTypebox, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { errorRefs } from '../shared/route-helpers.js'
 import { issuerContext, requestLike, type ContextDeps } from './oid4vci-context.js'
 import type { Oid4vciAuthorizeService } from './oid4vci-authorize.service.js'
 import type { Oid4vciCredentialService } from './oid4vci-credential.service.js'
+import type { DpopFreshness } from './oid4vci-dpop.js'
 import { NotAcceptableError, ResourceUnauthorized } from './oid4vci-errors.js'
 import type { Oid4vciOffers } from './oid4vci-offers.js'
 import type { Oid4vciTokenService } from './oid4vci-token.service.js'
@@ -54,6 +55,7 @@ export interface Oid4vciRouteDeps {
   tokens: Oid4vciTokenService
   credentials: Oid4vciCredentialService
   authorization: Oid4vciAuthorizeService
+  dpop: DpopFreshness
 }
 
 /**
@@ -68,6 +70,13 @@ export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async 
   app.addHook('onError', async (_request, reply, error) => {
     if (error instanceof ResourceUnauthorized) reply.header('www-authenticate', error.wwwAuthenticate)
   })
+  // RFC 9449 §8.2, §9: every answer of an endpoint that reads DPoP proofs (and of the nonce
+  // endpoint, HAIP 1.0 §4) carries the next server nonce, a use_dpop_nonce refusal included.
+  const dpopNonce = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    const webId = (request.params as { web_id?: string }).web_id
+    if (webId && reply.statusCode !== 404) reply.header('dpop-nonce', deps.dpop.nonce(webId))
+    return payload
+  }
 
   app.get('/.well-known/openid-credential-issuer/issuers/:web_id', {
     schema: { tags, summary: 'Credential Issuer Metadata (OID4VCI 1.0 §12.2)', security, params: IssuerParams, response: { 200: Json, ...errorRefs(400, 404) } },
@@ -128,6 +137,7 @@ export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async 
     scope.post('/issuers/:web_id/oid4vci/token', {
       // A tx_code is short: guesses are limited like sign-ins (per client IP).
       config: { rateLimit: 'auth' },
+      onSend: dpopNonce,
       schema: {
         tags, summary: 'Token endpoint: a pre-authorized code (and tx_code) or an authorization code (and PKCE verifier) for an access token, DPoP-bound when a proof is sent (RFC 6749, RFC 9449)', security, params: IssuerParams,
         body: Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 4096 }), { maxProperties: 30 }),
@@ -140,10 +150,12 @@ export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async 
   })
 
   app.post('/issuers/:web_id/oid4vci/nonce', {
+    onSend: dpopNonce,
     schema: { tags, summary: 'A fresh single-use c_nonce for key proofs (OID4VCI 1.0 §7)', security, params: IssuerParams, response: { 200: Json, ...errorRefs(400, 404) } },
   }, async (request, reply) => reply.header('cache-control', 'no-store').send(await deps.credentials.nonce(request.params.web_id)))
 
   app.post('/issuers/:web_id/oid4vci/credential', {
+    onSend: dpopNonce,
     schema: {
       tags, summary: 'Credential endpoint: one key-bound credential per jwt proof, or a deferred transaction (OID4VCI 1.0 §8)', security, params: IssuerParams,
       body: CredentialRequestBody,
@@ -155,6 +167,7 @@ export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async 
   })
 
   app.post('/issuers/:web_id/oid4vci/deferred-credential', {
+    onSend: dpopNonce,
     schema: {
       tags, summary: 'Deferred credential endpoint: the credential once the issuer approved (OID4VCI 1.0 §9)', security, params: IssuerParams,
       body: DeferredRequestBody,
@@ -166,6 +179,7 @@ export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async 
   })
 
   app.post('/issuers/:web_id/oid4vci/notification', {
+    onSend: dpopNonce,
     schema: {
       tags, summary: 'Notification endpoint: the wallet reports it accepted, failed or deleted what it received (OID4VCI 1.0 §11)', security, params: IssuerParams,
       body: NotificationBody,
