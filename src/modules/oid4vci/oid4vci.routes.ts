@@ -9,7 +9,7 @@ import { NotAcceptableError, ResourceUnauthorized } from './oid4vci-errors.js'
 import type { Oid4vciOffers } from './oid4vci-offers.js'
 import type { Oid4vciTokenService } from './oid4vci-token.service.js'
 import { BATCH_SIZE } from './oid4vci-metadata.js'
-import { acceptFormBodies } from '../../plugins/form-body.js'
+import { acceptFormBodies, ignoreBodies } from '../../plugins/form-body.js'
 
 const tags = ['OpenID4VCI']
 const WebId = Type.String({ pattern: '^[a-f0-9]{32}$' })
@@ -78,19 +78,25 @@ export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async 
     return payload
   }
 
-  app.get('/.well-known/openid-credential-issuer/issuers/:web_id', {
-    schema: { tags, summary: 'Credential Issuer Metadata (OID4VCI 1.0 §12.2)', security, params: IssuerParams, response: { 200: Json, ...errorRefs(400, 404) } },
-  }, async (request, reply) => {
-    const ctx = await issuerContext(deps.context, request.params.web_id)
-    return reply.header('cache-control', 'public, max-age=60').send(ctx.metadata)
-  })
+  // OID4VCI 1.0 §12.2.2 and RFC 8414 §3.1 insert the well-known segment before the issuer's path;
+  // clients written to earlier drafts (Sphereon's 0.20) append it: both are served.
+  for (const url of ['/.well-known/openid-credential-issuer/issuers/:web_id', '/issuers/:web_id/.well-known/openid-credential-issuer']) {
+    app.get(url, {
+      schema: { tags, summary: 'Credential Issuer Metadata (OID4VCI 1.0 §12.2)', security, params: IssuerParams, response: { 200: Json, ...errorRefs(400, 404) } },
+    }, async (request, reply) => {
+      const ctx = await issuerContext(deps.context, request.params.web_id)
+      return reply.header('cache-control', 'public, max-age=60').send(ctx.metadata)
+    })
+  }
 
-  app.get('/.well-known/oauth-authorization-server/issuers/:web_id', {
-    schema: { tags, summary: 'Authorization Server Metadata of the credential issuer (RFC 8414)', security, params: IssuerParams, response: { 200: Json, ...errorRefs(400, 404) } },
-  }, async (request, reply) => {
-    const ctx = await issuerContext(deps.context, request.params.web_id)
-    return reply.header('cache-control', 'public, max-age=60').send(ctx.authorizationServer)
-  })
+  for (const url of ['/.well-known/oauth-authorization-server/issuers/:web_id', '/issuers/:web_id/.well-known/oauth-authorization-server']) {
+    app.get(url, {
+      schema: { tags, summary: 'Authorization Server Metadata of the credential issuer (RFC 8414)', security, params: IssuerParams, response: { 200: Json, ...errorRefs(400, 404) } },
+    }, async (request, reply) => {
+      const ctx = await issuerContext(deps.context, request.params.web_id)
+      return reply.header('cache-control', 'public, max-age=60').send(ctx.authorizationServer)
+    })
+  }
 
   app.get('/issuers/:web_id/oid4vci/jwks', {
     schema: { tags, summary: 'The keys that sign its access tokens (RFC 7517 JWK Set)', security, params: IssuerParams, response: { 200: Json, ...errorRefs(400, 404) } },
@@ -149,10 +155,15 @@ export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async 
     })
   })
 
-  app.post('/issuers/:web_id/oid4vci/nonce', {
-    onSend: dpopNonce,
-    schema: { tags, summary: 'A fresh single-use c_nonce for key proofs (OID4VCI 1.0 §7)', security, params: IssuerParams, response: { 200: Json, ...errorRefs(400, 404) } },
-  }, async (request, reply) => reply.header('cache-control', 'no-store').send(await deps.credentials.nonce(request.params.web_id)))
+  // OID4VCI 1.0 §7.1: the nonce request is a bare POST; whatever content type and body it has are ignored.
+  await app.register(async (plain) => {
+    ignoreBodies(plain)
+    plain.withTypeProvider<TypeBoxTypeProvider>().post('/issuers/:web_id/oid4vci/nonce', {
+      onSend: dpopNonce,
+      bodyLimit: 4096,
+      schema: { tags, summary: 'A fresh single-use c_nonce for key proofs (OID4VCI 1.0 §7)', security, params: IssuerParams, response: { 200: Json, ...errorRefs(400, 404) } },
+    }, async (request, reply) => reply.header('cache-control', 'no-store').send(await deps.credentials.nonce(request.params.web_id)))
+  })
 
   app.post('/issuers/:web_id/oid4vci/credential', {
     onSend: dpopNonce,
