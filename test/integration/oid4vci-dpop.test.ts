@@ -244,3 +244,30 @@ describe('DPoP proofs that age, replay and carry server nonces (RFC 9449)', () =
     })
   })
 })
+
+describe('DPoP across origins (a browser wallet)', () => {
+  let t: TestApp
+  before(async () => (t = await createTestApp({ env: { PUBLIC_BASE_URL: BASE, CORS_ORIGINS: 'https://wallet.example' } })))
+  after(() => t.close())
+
+  it('lets the DPoP header in and the DPoP-Nonce and WWW-Authenticate headers out', async () => {
+    const issuer = await new IssuerActor().setUp(t.app, 'Cross-origin issuer')
+    const schemaId = await issuer.schema(t.app, SCHEMA)
+    const created = await makeOffer(t, issuer, { credential_type: 'Pass', schema_id: schemaId, format: 'dc+sd-jwt', attributes: { holder: 'Ada' } })
+    const tokenPath = new URL(`${created.credential_offer.credential_issuer}/oid4vci/token`).pathname
+    const origin = { origin: 'https://wallet.example' }
+    const preflight = await t.app.inject({ method: 'OPTIONS', url: tokenPath, headers: { ...origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'dpop, content-type' } })
+    assert.match(String(preflight.headers['access-control-allow-headers']), /\bdpop\b/)
+    const key = await newKey()
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: tokenPath,
+      headers: { ...origin, 'content-type': 'application/x-www-form-urlencoded', dpop: await dpopProof(key, { htu: `${BASE}${tokenPath}`, iat: Math.floor(Date.now() / 1000) }) },
+      payload: new URLSearchParams({ grant_type: PRE_AUTHORIZED, 'pre-authorized_code': created.credential_offer.grants[PRE_AUTHORIZED]['pre-authorized_code'] }).toString(),
+    })
+    assert.equal(refused.json().error, 'use_dpop_nonce')
+    const exposed = String(refused.headers['access-control-expose-headers']).split(/,\s*/)
+    assert.ok(exposed.includes('dpop-nonce'), exposed.join())
+    assert.ok(exposed.includes('www-authenticate'), exposed.join())
+  })
+})
