@@ -11,7 +11,7 @@ import type { OfferService } from '../issuer/offers.service.js'
 import type { CredentialRequestService } from '../issuer/requests.service.js'
 import { MicroBatcher } from '../../shared/micro-batcher.js'
 import { recordActivity } from '../wallet/wallet-activity.js'
-import { issuerContext, sha256Hex, type ContextDeps, type IssuerContext } from './oid4vci-context.js'
+import { carriesPrivateKey, issuerContext, sha256Hex, type ContextDeps, type IssuerContext } from './oid4vci-context.js'
 import type { DpopFreshness } from './oid4vci-dpop.js'
 import { fromLibrary, oid4vciError } from './oid4vci-errors.js'
 import { firstLine } from '../oid4vc/library-message.js'
@@ -238,6 +238,8 @@ export class Oid4vciCredentialService {
     const now = this.deps.clock.now()
     const holders: Holder[] = []
     for (const jwt of proofs) {
+      // OID4VCI 1.0 Appendix F.1: the header key is the public key to bind; its private part is nobody's to send.
+      if (carriesPrivateKey(decodeJwt({ jwt }).header.jwk)) throw oid4vciError('invalid_proof', 'The key proof\'s jwk must be a public key: it carries private key members')
       let verified
       try {
         verified = await library.verifyCredentialRequestJwtProof({ issuerMetadata: ctx.metadataResult, jwt, expectedNonce: nonce, now })

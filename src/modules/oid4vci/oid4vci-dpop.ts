@@ -5,6 +5,7 @@ import type { SecretBox } from '../../crypto/secret-box.js'
 import type { Database } from '../../db/database.js'
 import { ValidationError, type AppError } from '../../errors.js'
 import { firstLine } from '../oid4vc/library-message.js'
+import { carriesPrivateKey } from './oid4vci-context.js'
 import { ResourceUnauthorized } from './oid4vci-errors.js'
 import * as repo from './oid4vci-dpop.repository.js'
 
@@ -63,12 +64,15 @@ export class DpopFreshness {
    * endpoint asks this first, so a proof without a nonce costs no code lookup and no tx_code try.
    */
   admit(webId: string, jwt: string, site: DpopSite): AdmittedProof {
-    let payload: Record<string, unknown>
+    let decoded
     try {
-      payload = decodeJwt({ jwt }).payload
+      decoded = decodeJwt({ jwt })
     } catch (error) {
       throw refusal(site, 'invalid_dpop_proof', `The DPoP proof is unreadable: ${firstLine(error)}`)
     }
+    // RFC 9449 §4.3 check 7: a key sent with its private part is no proof of possession.
+    if (carriesPrivateKey(decoded.header.jwk)) throw refusal(site, 'invalid_dpop_proof', 'The DPoP proof\'s jwk must be a public key: it carries private key members')
+    const payload: Record<string, unknown> = decoded.payload
     const seconds = this.deps.clock.now().getTime() / 1000
     if (!this.nonceValid(webId, payload.nonce, seconds)) {
       const description = payload.nonce === undefined ? 'The DPoP proof must carry the server nonce of the DPoP-Nonce header' : 'The DPoP proof carries an unknown or expired nonce: use the one of the DPoP-Nonce header'
