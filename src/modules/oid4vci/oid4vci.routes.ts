@@ -70,8 +70,8 @@ export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async 
   app.addHook('onError', async (_request, reply, error) => {
     if (error instanceof ResourceUnauthorized) reply.header('www-authenticate', error.wwwAuthenticate)
   })
-  // RFC 9449 §8.2, §9: every answer of an endpoint that reads DPoP proofs (and of the nonce
-  // endpoint, HAIP 1.0 §4) carries the next server nonce, a use_dpop_nonce refusal included.
+  // RFC 9449 §8.2, §9: every answer of an endpoint that reads DPoP proofs carries the next server
+  // nonce, a use_dpop_nonce refusal included; so does the nonce endpoint's (HAIP 1.0 expects it).
   const dpopNonce = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const webId = (request.params as { web_id?: string }).web_id
     if (webId && reply.statusCode !== 404) reply.header('dpop-nonce', deps.dpop.nonce(webId))
@@ -160,7 +160,6 @@ export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async 
     ignoreBodies(plain)
     plain.withTypeProvider<TypeBoxTypeProvider>().post('/issuers/:web_id/oid4vci/nonce', {
       onSend: dpopNonce,
-      bodyLimit: 4096,
       schema: { tags, summary: 'A fresh single-use c_nonce for key proofs (OID4VCI 1.0 §7)', security, params: IssuerParams, response: { 200: Json, ...errorRefs(400, 404) } },
     }, async (request, reply) => reply.header('cache-control', 'no-store').send(await deps.credentials.nonce(request.params.web_id)))
   })
