@@ -113,4 +113,20 @@ describe('OpenID4VCI endpoints under attack', () => {
     assert.equal(res.statusCode, 400, res.body)
     assert.equal(res.json().error, 'invalid_transaction_id')
   })
+
+  it('records a notification event once per credential: repeating it answers 204 and writes nothing more', async () => {
+    const o = await offer(alice)
+    const key = await newKey()
+    const token = await boundToken(o, key)
+    const issued = await postResource(o, 'credential', key, token, { credential_configuration_id: o.configurationId, proofs: { jwt: [await keyProof(key, o.issuer, await cNonce(o))] } })
+    assert.equal(issued.statusCode, 200, issued.body)
+    const notificationId = issued.json().notification_id as string
+    for (let i = 0; i < 5; i++) {
+      const res = await postResource(o, 'notification', key, token, { notification_id: notificationId, event: 'credential_accepted', event_description: 'x'.repeat(300) })
+      assert.equal(res.statusCode, 204, res.body)
+    }
+    assert.equal((await postResource(o, 'notification', key, token, { notification_id: notificationId, event: 'credential_deleted' })).statusCode, 204)
+    const rows = await t.deps.database.db.selectFrom('wallet_activities').select('type').where('type', 'in', ['credential_accepted', 'credential_deleted']).where('details', '@>', JSON.stringify({ source: 'openid4vci_notification' }) as never).execute()
+    assert.deepEqual(rows.map((r) => r.type).sort(), ['credential_accepted', 'credential_deleted'])
+  })
 })

@@ -194,12 +194,17 @@ export class Oid4vciCredentialService {
     }
     const found = await repo.findGrantByNotification(this.deps.db, ctx.identity.did, id)
     if (!found || found.id !== grant.id || !found.holder_did) throw oid4vciError('invalid_notification_id', 'Unknown notification_id')
-    await recordActivity(this.deps.db, {
-      holder_did: found.holder_did,
-      type: NOTIFICATION_EVENTS[event as keyof typeof NOTIFICATION_EVENTS],
-      credential_id: found.credential_ids[0] ?? null,
-      details: { source: 'openid4vci_notification', issuer_did: ctx.identity.did, credential_ids: found.credential_ids, ...(description ? { event_description: description.slice(0, 300) } : {}) },
-      at: this.deps.clock.now(),
+    const holderDid = found.holder_did
+    // Each event is recorded once per grant: a repeated one is answered alike and writes nothing.
+    await this.deps.db.transaction().execute(async (trx) => {
+      if (!(await repo.takeNotificationEvent(trx, found.id, event))) return
+      await recordActivity(trx, {
+        holder_did: holderDid,
+        type: NOTIFICATION_EVENTS[event as keyof typeof NOTIFICATION_EVENTS],
+        credential_id: found.credential_ids[0] ?? null,
+        details: { source: 'openid4vci_notification', issuer_did: ctx.identity.did, credential_ids: found.credential_ids, ...(description ? { event_description: description.slice(0, 300) } : {}) },
+        at: this.deps.clock.now(),
+      })
     })
   }
 

@@ -49,6 +49,8 @@ export interface Oid4vciGrantsTable {
   request_id: string | null
   /** The holder keys of a deferred request (each proof's DID and JWK): the copies its delivery issues. */
   holder_keys: Json<Array<{ did: string; jwk: Record<string, unknown> }> | null>
+  /** The notification events (OID4VCI 1.0 §11) the wallet sent, each recorded once. */
+  notified_events: ColumnType<string[], string | undefined, string>
   created_at: Generated<Date>
 }
 
