@@ -6,7 +6,9 @@
 import assert from 'node:assert/strict'
 import { createHash, randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
+import type { KyselyPlugin } from 'kysely'
 import * as jose from 'jose'
+import { buildApp } from '../../src/app.js'
 import { IssuerActor } from '../helpers/issuer-setup.js'
 import { makeOffer } from '../helpers/https-issuer.js'
 import { createTestApp, type TestApp } from '../helpers/test-app.js'
@@ -128,5 +130,30 @@ describe('OpenID4VCI endpoints under attack', () => {
     assert.equal((await postResource(o, 'notification', key, token, { notification_id: notificationId, event: 'credential_deleted' })).statusCode, 204)
     const rows = await t.deps.database.db.selectFrom('wallet_activities').select('type').where('type', 'in', ['credential_accepted', 'credential_deleted']).where('details', '@>', JSON.stringify({ source: 'openid4vci_notification' }) as never).execute()
     assert.deepEqual(rows.map((r) => r.type).sort(), ['credential_accepted', 'credential_deleted'])
+  })
+
+  it('does not rebuild the issuer context for credential requests without a valid token naming unknown configurations', async () => {
+    // A second instance on the same database whose queries are counted (a Kysely plugin).
+    let queries = 0
+    const counting: KyselyPlugin = {
+      transformQuery: (args) => ((queries += 1), args.node),
+      transformResult: async (args) => args.result,
+    }
+    const counted = await buildApp(t.config, { ...t.deps, database: { ...t.deps.database, db: t.deps.database.db.withPlugin(counting), close: async () => undefined } })
+    await counted.ready()
+    try {
+      const o = await offer(alice)
+      const warm = await counted.inject({ method: 'GET', url: path(`${BASE}/.well-known/openid-credential-issuer${new URL(o.issuer).pathname}`) })
+      assert.equal(warm.statusCode, 200)
+      queries = 0
+      for (let i = 0; i < 10; i++) {
+        const res = await counted.inject({ method: 'POST', url: path(o.at('credential')), headers: { authorization: 'Bearer not-a-token' }, payload: { credential_configuration_id: `made-up-${i}.dc+sd-jwt`, proofs: { jwt: ['a.b.c'] } } })
+        assert.equal(res.statusCode, 401, res.body)
+      }
+      // Each rebuild reads the profile, the schemas and the key: a few queries. None is owed to a stranger.
+      assert.ok(queries < 10, `${queries} queries for 10 refused requests`)
+    } finally {
+      await counted.close()
+    }
   })
 })

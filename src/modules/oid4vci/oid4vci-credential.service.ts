@@ -74,11 +74,14 @@ export class Oid4vciCredentialService {
   }
 
   async credential(webId: string, body: Record<string, unknown>, request: RequestLike): Promise<{ status: 200 | 202; body: Record<string, unknown> }> {
-    const ctx = await issuerContext(this.deps, webId, typeof body.credential_configuration_id === 'string' ? body.credential_configuration_id : undefined)
+    const kept = await issuerContext(this.deps, webId)
     // The grant, its OpenID4VCI offer and the spec offer in one read.
-    const found = await repo.findGrantWithOffers(this.deps.db, await this.grantIdOf(ctx, request))
-    if (!found || found.grant.issuer_did !== ctx.identity.did) throw oid4vciError('invalid_token', 'The access token names no grant of this issuer')
+    const found = await repo.findGrantWithOffers(this.deps.db, await this.grantIdOf(kept, request))
+    if (!found || found.grant.issuer_did !== kept.identity.did) throw oid4vciError('invalid_token', 'The access token names no grant of this issuer')
     const { grant, published, offer } = found
+    // A context kept from before the grant's schema existed (made on another instance) is rebuilt
+    // for the grant's configuration, never for one a request names: that would be a rebuild per request.
+    const ctx = published && !(published.configuration_id in kept.metadata.credential_configurations_supported) ? await issuerContext(this.deps, webId, published.configuration_id) : kept
     if (grant.used_at) throw oid4vciError('invalid_token', 'This access token has been used for its credential request')
     const library = new Openid4vciIssuer({ callbacks: ctx.callbacks })
     // §8.3.1.2: a configuration the metadata does not list is its own error (the library's parse would call it malformed).
