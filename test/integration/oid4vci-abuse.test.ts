@@ -19,7 +19,12 @@ type Json = Record<string, any>
 
 const BASE = 'https://issuer.test'
 const PRE_AUTHORIZED = 'urn:ietf:params:oauth:grant-type:pre-authorized_code'
-const SCHEMA = { name: 'Ticket', version: '1', attributes: [{ name: 'seat', data_type: 'string', required: true }], anonymous_credentials: false }
+const SCHEMA = {
+  name: 'Ticket',
+  version: '1',
+  attributes: [{ name: 'seat', data_type: 'string', required: true }],
+  anonymous_credentials: false,
+}
 
 async function newKey() {
   const pair = await jose.generateKeyPair('ES256', { extractable: true })
@@ -30,7 +35,13 @@ type Key = Awaited<ReturnType<typeof newKey>>
 
 const now = () => Math.floor(Date.now() / 1000)
 const dpopProof = (key: Key, htu: string, extra: Json = {}, jwk: jose.JWK = key.jwk) =>
-  new jose.SignJWT({ htm: 'POST', htu, iat: now(), jti: randomUUID(), ...extra }).setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk }).sign(key.privateKey)
+  new jose.SignJWT({
+    htm: 'POST',
+    htu,
+    iat: now(),
+    jti: randomUUID(),
+    ...extra,
+  }).setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk }).sign(key.privateKey)
 const keyProof = (key: Key, aud: string, nonce: string, jwk: jose.JWK = key.jwk) =>
   new jose.SignJWT({ aud, iat: now(), nonce }).setProtectedHeader({ alg: 'ES256', typ: 'openid4vci-proof+jwt', jwk }).sign(key.privateKey)
 const ath = (token: string) => createHash('sha256').update(token).digest('base64url')
@@ -52,13 +63,28 @@ describe('OpenID4VCI endpoints under attack', () => {
 
   const path = (url: string) => url.slice(BASE.length)
   const offer = async (who: IssuerActor, body: Json = {}) => {
-    const created = await makeOffer(t, who, { credential_type: 'Ticket', schema_id: schemas[who === alice ? 'alice' : 'bob'], format: 'dc+sd-jwt', attributes: { seat: '12A' } }, body)
+    const created = await makeOffer(
+      t,
+      who,
+      { credential_type: 'Ticket', schema_id: schemas[who === alice ? 'alice' : 'bob'], format: 'dc+sd-jwt', attributes: { seat: '12A' } },
+      body,
+    )
     const issuer = created.credential_offer.credential_issuer as string
-    return { issuer, configurationId: created.credential_configuration_id as string, code: created.credential_offer.grants[PRE_AUTHORIZED]['pre-authorized_code'] as string, at: (name: string) => `${issuer}/oid4vci/${name}` }
+    return {
+      issuer,
+      configurationId: created.credential_configuration_id as string,
+      code: created.credential_offer.grants[PRE_AUTHORIZED]['pre-authorized_code'] as string,
+      at: (name: string) => `${issuer}/oid4vci/${name}`,
+    }
   }
   type Offer = Awaited<ReturnType<typeof offer>>
   const postToken = (o: Offer, dpop: string) =>
-    t.app.inject({ method: 'POST', url: path(o.at('token')), headers: { 'content-type': 'application/x-www-form-urlencoded', dpop }, payload: new URLSearchParams({ grant_type: PRE_AUTHORIZED, 'pre-authorized_code': o.code }).toString() })
+    t.app.inject({
+      method: 'POST',
+      url: path(o.at('token')),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', dpop },
+      payload: new URLSearchParams({ grant_type: PRE_AUTHORIZED, 'pre-authorized_code': o.code }).toString(),
+    })
   /** A DPoP server nonce of the issuer of `o`, from its nonce endpoint's DPoP-Nonce header. */
   const serverNonce = async (o: Offer) => (await t.app.inject({ method: 'POST', url: path(o.at('nonce')) })).headers['dpop-nonce'] as string
   const cNonce = async (o: Offer) => (await t.app.inject({ method: 'POST', url: path(o.at('nonce')) })).json().c_nonce as string
@@ -68,7 +94,15 @@ describe('OpenID4VCI endpoints under attack', () => {
     return res.json().access_token as string
   }
   const postResource = async (o: Offer, endpoint: string, key: Key, token: string, body: Json) =>
-    t.app.inject({ method: 'POST', url: path(o.at(endpoint)), headers: { authorization: `DPoP ${token}`, dpop: await dpopProof(key, o.at(endpoint), { nonce: await serverNonce(o), ath: ath(token) }) }, payload: body })
+    t.app.inject({
+      method: 'POST',
+      url: path(o.at(endpoint)),
+      headers: {
+        authorization: `DPoP ${token}`,
+        dpop: await dpopProof(key, o.at(endpoint), { nonce: await serverNonce(o), ath: ath(token) }),
+      },
+      payload: body,
+    })
 
   it('refuses a DPoP proof whose jwk carries the private key (RFC 9449 §4.3 check 7)', async () => {
     const o = await offer(alice)
@@ -84,7 +118,16 @@ describe('OpenID4VCI endpoints under attack', () => {
     const key = await newKey()
     const token = await boundToken(o, key)
     const holder = await newKey()
-    const res = await postResource(o, 'credential', key, token, { credential_configuration_id: o.configurationId, proofs: { jwt: [await keyProof(holder, o.issuer, await cNonce(o), holder.privateJwk)] } })
+    const res = await postResource(
+      o,
+      'credential',
+      key,
+      token,
+      {
+        credential_configuration_id: o.configurationId,
+        proofs: { jwt: [await keyProof(holder, o.issuer, await cNonce(o), holder.privateJwk)] },
+      },
+    )
     assert.equal(res.statusCode, 400, res.body)
     assert.equal(res.json().error, 'invalid_proof')
   })
@@ -94,7 +137,13 @@ describe('OpenID4VCI endpoints under attack', () => {
     const b = await offer(bob)
     const key = await newKey()
     const token = await boundToken(a, key)
-    const res = await postResource(b, 'credential', key, token, { credential_configuration_id: b.configurationId, proofs: { jwt: [await keyProof(key, b.issuer, await cNonce(b))] } })
+    const res = await postResource(
+      b,
+      'credential',
+      key,
+      token,
+      { credential_configuration_id: b.configurationId, proofs: { jwt: [await keyProof(key, b.issuer, await cNonce(b))] } },
+    )
     assert.equal(res.statusCode, 401, res.body)
     assert.equal(res.json().error, 'invalid_token')
     const foreignNonce = await postToken(b, await dpopProof(key, b.at('token'), { nonce: await serverNonce(a) }))
@@ -106,7 +155,16 @@ describe('OpenID4VCI endpoints under attack', () => {
     const key = await newKey()
     const deferred = await offer(alice, { requires_approval: true })
     const token = await boundToken(deferred, key)
-    const pending = await postResource(deferred, 'credential', key, token, { credential_configuration_id: deferred.configurationId, proofs: { jwt: [await keyProof(key, deferred.issuer, await cNonce(deferred))] } })
+    const pending = await postResource(
+      deferred,
+      'credential',
+      key,
+      token,
+      {
+        credential_configuration_id: deferred.configurationId,
+        proofs: { jwt: [await keyProof(key, deferred.issuer, await cNonce(deferred))] },
+      },
+    )
     assert.equal(pending.statusCode, 202, pending.body)
     const other = await offer(alice, { requires_approval: true })
     const otherKey = await newKey()
@@ -120,15 +178,38 @@ describe('OpenID4VCI endpoints under attack', () => {
     const o = await offer(alice)
     const key = await newKey()
     const token = await boundToken(o, key)
-    const issued = await postResource(o, 'credential', key, token, { credential_configuration_id: o.configurationId, proofs: { jwt: [await keyProof(key, o.issuer, await cNonce(o))] } })
+    const issued = await postResource(
+      o,
+      'credential',
+      key,
+      token,
+      { credential_configuration_id: o.configurationId, proofs: { jwt: [await keyProof(key, o.issuer, await cNonce(o))] } },
+    )
     assert.equal(issued.statusCode, 200, issued.body)
     const notificationId = issued.json().notification_id as string
     for (let i = 0; i < 5; i++) {
-      const res = await postResource(o, 'notification', key, token, { notification_id: notificationId, event: 'credential_accepted', event_description: 'x'.repeat(300) })
+      const res = await postResource(
+        o,
+        'notification',
+        key,
+        token,
+        { notification_id: notificationId, event: 'credential_accepted', event_description: 'x'.repeat(300) },
+      )
       assert.equal(res.statusCode, 204, res.body)
     }
-    assert.equal((await postResource(o, 'notification', key, token, { notification_id: notificationId, event: 'credential_deleted' })).statusCode, 204)
-    const rows = await t.deps.database.db.selectFrom('wallet_activities').select('type').where('type', 'in', ['credential_accepted', 'credential_deleted']).where('details', '@>', JSON.stringify({ source: 'openid4vci_notification' }) as never).execute()
+    assert.equal(
+      (await postResource(o, 'notification', key, token, { notification_id: notificationId, event: 'credential_deleted' })).statusCode,
+      204,
+    )
+    const rows = await t.deps.database.db.selectFrom('wallet_activities').select('type').where(
+      'type',
+      'in',
+      ['credential_accepted', 'credential_deleted'],
+    ).where(
+      'details',
+      '@>',
+      JSON.stringify({ source: 'openid4vci_notification' }) as never,
+    ).execute()
     assert.deepEqual(rows.map((r) => r.type).sort(), ['credential_accepted', 'credential_deleted'])
   })
 
@@ -139,15 +220,26 @@ describe('OpenID4VCI endpoints under attack', () => {
       transformQuery: (args) => ((queries += 1), args.node),
       transformResult: async (args) => args.result,
     }
-    const counted = await buildApp(t.config, { ...t.deps, database: { ...t.deps.database, db: t.deps.database.db.withPlugin(counting), close: async () => undefined } })
+    const counted = await buildApp(
+      t.config,
+      { ...t.deps, database: { ...t.deps.database, db: t.deps.database.db.withPlugin(counting), close: async () => undefined } },
+    )
     await counted.ready()
     try {
       const o = await offer(alice)
-      const warm = await counted.inject({ method: 'GET', url: path(`${BASE}/.well-known/openid-credential-issuer${new URL(o.issuer).pathname}`) })
+      const warm = await counted.inject({
+        method: 'GET',
+        url: path(`${BASE}/.well-known/openid-credential-issuer${new URL(o.issuer).pathname}`),
+      })
       assert.equal(warm.statusCode, 200)
       queries = 0
       for (let i = 0; i < 10; i++) {
-        const res = await counted.inject({ method: 'POST', url: path(o.at('credential')), headers: { authorization: 'Bearer not-a-token' }, payload: { credential_configuration_id: `made-up-${i}.dc+sd-jwt`, proofs: { jwt: ['a.b.c'] } } })
+        const res = await counted.inject({
+          method: 'POST',
+          url: path(o.at('credential')),
+          headers: { authorization: 'Bearer not-a-token' },
+          payload: { credential_configuration_id: `made-up-${i}.dc+sd-jwt`, proofs: { jwt: ['a.b.c'] } },
+        })
         assert.equal(res.statusCode, 401, res.body)
       }
       // Each rebuild reads the profile, the schemas and the key: a few queries. None is owed to a stranger.

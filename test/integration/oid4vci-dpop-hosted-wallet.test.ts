@@ -14,7 +14,12 @@ import { callAs, IssuerActor } from '../helpers/issuer-setup.js'
 import { createTestApp, ManualClock, type TestApp } from '../helpers/test-app.js'
 import { DPOP_NONCE_TTL_S } from '../../src/modules/oid4vci/oid4vci-dpop.js'
 
-const SCHEMA = { name: 'Gym pass', version: '1', attributes: [{ name: 'member', data_type: 'string', required: true }], anonymous_credentials: false }
+const SCHEMA = {
+  name: 'Gym pass',
+  version: '1',
+  attributes: [{ name: 'member', data_type: 'string', required: true }],
+  anonymous_credentials: false,
+}
 
 describe('the hosted wallet and an issuer that requires DPoP nonces', () => {
   let homeFront: HttpsFront
@@ -30,7 +35,11 @@ describe('the hosted wallet and an issuer that requires DPoP nonces', () => {
     homeFront = await HttpsFront.open()
     foreignFront = await HttpsFront.open()
     home = await createTestApp({ env: { PUBLIC_BASE_URL: homeFront.origin, OUTBOUND_ALLOW_PRIVATE: 'true' }, clock })
-    foreign = await createTestApp({ env: { PUBLIC_BASE_URL: foreignFront.origin, LOG_LEVEL: 'info' }, clock, logSink: { write: (line) => void logged.push(line) } })
+    foreign = await createTestApp({
+      env: { PUBLIC_BASE_URL: foreignFront.origin, LOG_LEVEL: 'info' },
+      clock,
+      logSink: { write: (line) => void logged.push(line) },
+    })
     homeFront.serve(home.app)
     foreignFront.serve(foreign.app)
   })
@@ -45,23 +54,41 @@ describe('the hosted wallet and an issuer that requires DPoP nonces', () => {
   const answered = (endpoint: string) => {
     const entries = logged.map((line) => JSON.parse(line) as { reqId?: string; req?: { url?: string }; res?: { statusCode?: number } })
     const urls = new Map(entries.filter((e) => e.req?.url).map((e) => [e.reqId, e.req!.url!]))
-    return entries.filter((e) => e.res?.statusCode !== undefined && urls.get(e.reqId)?.endsWith(`/oid4vci/${endpoint}`)).map((e) => e.res!.statusCode)
+    return entries
+      .filter((e) => e.res?.statusCode !== undefined && urls.get(e.reqId)?.endsWith(`/oid4vci/${endpoint}`))
+      .map((e) => e.res!.statusCode)
   }
 
   it('retries the token and the credential request once with the nonce given, and keeps the credential', async () => {
     await issuer.setUp(foreign.app, 'Gym')
     const schemaId = await issuer.schema(foreign.app, SCHEMA)
     const token = await holder.login(home.app)
-    const created = await callAs(foreign.app, 'POST', `/api/issuer/${issuer.did}/offers`, issuer.token, { credential_type: 'GymPass', schema_id: schemaId, attributes: { member: 'Ada' }, format: 'dc+sd-jwt' })
+    const created = await callAs(
+      foreign.app,
+      'POST',
+      `/api/issuer/${issuer.did}/offers`,
+      issuer.token,
+      { credential_type: 'GymPass', schema_id: schemaId, attributes: { member: 'Ada' }, format: 'dc+sd-jwt' },
+    )
     assert.equal(created.statusCode, 201, created.body)
     const headers = { ...bearer(token), 'x-user-did': holder.did }
-    const prepared = await home.app.inject({ method: 'POST', url: `/api/wallet/${holder.did}/offers/accept`, headers, payload: { offer_uri: created.json().credential_offer_uri } })
+    const prepared = await home.app.inject({
+      method: 'POST',
+      url: `/api/wallet/${holder.did}/offers/accept`,
+      headers,
+      payload: { offer_uri: created.json().credential_offer_uri },
+    })
     assert.equal(prepared.statusCode, 201, prepared.body)
     // The holder takes its time to sign: the nonce of the token response is stale at the issuer.
     clock.advance((DPOP_NONCE_TTL_S + 1) * 1000)
     const { session_id: sessionId, proof } = prepared.json() as { session_id: string; proof: { signing_input: string } }
     const signature = sign(null, Buffer.from(proof.signing_input), holder.privateKey).toString('base64url')
-    const done = await home.app.inject({ method: 'POST', url: `/api/wallet/${holder.did}/offers/accept/${sessionId}`, headers, payload: { proof_jwt: `${proof.signing_input}.${signature}` } })
+    const done = await home.app.inject({
+      method: 'POST',
+      url: `/api/wallet/${holder.did}/offers/accept/${sessionId}`,
+      headers,
+      payload: { proof_jwt: `${proof.signing_input}.${signature}` },
+    })
     assert.equal(done.statusCode, 201, done.body)
     assert.equal(done.json().credentials[0].credential_data.member, 'Ada')
     assert.deepEqual(answered('token'), [400, 200], 'use_dpop_nonce, then the token')

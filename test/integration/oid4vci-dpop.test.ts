@@ -23,7 +23,12 @@ type Json = Record<string, any>
 
 const BASE = 'https://issuer.test'
 const PRE_AUTHORIZED = 'urn:ietf:params:oauth:grant-type:pre-authorized_code'
-const SCHEMA = { name: 'Pass', version: '1', attributes: [{ name: 'holder', data_type: 'string', required: true }], anonymous_credentials: false }
+const SCHEMA = {
+  name: 'Pass',
+  version: '1',
+  attributes: [{ name: 'holder', data_type: 'string', required: true }],
+  anonymous_credentials: false,
+}
 const YEAR_S = 365 * 86_400
 
 interface Key {
@@ -38,7 +43,10 @@ async function newKey(): Promise<Key> {
 }
 
 /** A DPoP proof (RFC 9449 §4.2) with the given claims over the defaults. */
-async function dpopProof(key: Key, claims: { htu: string; iat: number; jti?: string; nonce?: string; accessToken?: string; htm?: string }): Promise<string> {
+async function dpopProof(
+  key: Key,
+  claims: { htu: string; iat: number; jti?: string; nonce?: string; accessToken?: string; htm?: string },
+): Promise<string> {
   const payload: Json = { htm: claims.htm ?? 'POST', htu: claims.htu, iat: claims.iat, jti: claims.jti ?? randomUUID() }
   if (claims.nonce !== undefined) payload.nonce = claims.nonce
   if (claims.accessToken) payload.ath = createHash('sha256').update(claims.accessToken).digest('base64url')
@@ -47,7 +55,11 @@ async function dpopProof(key: Key, claims: { htu: string; iat: number; jti?: str
 
 /** A jwt key proof (OID4VCI 1.0 Appendix F.1) for `nonce`. */
 async function keyProof(key: Key, audience: string, nonce: string, iat: number): Promise<string> {
-  return new jose.SignJWT({ aud: audience, iat, nonce }).setProtectedHeader({ alg: 'ES256', typ: 'openid4vci-proof+jwt', jwk: key.jwk }).sign(key.privateKey)
+  return new jose.SignJWT({ aud: audience, iat, nonce }).setProtectedHeader({
+    alg: 'ES256',
+    typ: 'openid4vci-proof+jwt',
+    jwk: key.jwk,
+  }).sign(key.privateKey)
 }
 
 describe('DPoP proofs that age, replay and carry server nonces (RFC 9449)', () => {
@@ -73,11 +85,24 @@ describe('DPoP proofs that age, replay and carry server nonces (RFC 9449)', () =
 
   /** A new offer: its pre-authorized code and the issuer's endpoints. */
   const offer = async (body: Json = {}) => {
-    const created = await makeOffer(t, issuer, { credential_type: 'Pass', schema_id: schemaId, format: 'dc+sd-jwt', attributes: { holder: 'Ada' } }, body)
+    const created = await makeOffer(
+      t,
+      issuer,
+      { credential_type: 'Pass', schema_id: schemaId, format: 'dc+sd-jwt', attributes: { holder: 'Ada' } },
+      body,
+    )
     const issuerUrl = created.credential_offer.credential_issuer as string
     const code = created.credential_offer.grants[PRE_AUTHORIZED]['pre-authorized_code'] as string
     const at = (name: string) => `${issuerUrl}/oid4vci/${name}`
-    return { issuerUrl, code, configurationId: created.credential_configuration_id as string, token: at('token'), nonce: at('nonce'), credential: at('credential'), notification: at('notification') }
+    return {
+      issuerUrl,
+      code,
+      configurationId: created.credential_configuration_id as string,
+      token: at('token'),
+      nonce: at('nonce'),
+      credential: at('credential'),
+      notification: at('notification'),
+    }
   }
   type Offer = Awaited<ReturnType<typeof offer>>
 
@@ -184,12 +209,24 @@ describe('DPoP proofs that age, replay and carry server nonces (RFC 9449)', () =
       const key = await newKey()
       const { o, accessToken, nonce } = await boundToken(key)
       const body = await credentialBody(o, await newKey())
-      const refused = await postResource(t.app, o.credential, accessToken, await dpopProof(key, { htu: o.credential, iat: now(), accessToken }), body)
+      const refused = await postResource(
+        t.app,
+        o.credential,
+        accessToken,
+        await dpopProof(key, { htu: o.credential, iat: now(), accessToken }),
+        body,
+      )
       assert.equal(refused.statusCode, 401, refused.body)
       assert.match(String(refused.headers['www-authenticate']), /^DPoP error="use_dpop_nonce"/)
       assert.ok(refused.headers['dpop-nonce'])
       // The token response's nonce is good at the credential endpoint of the same issuer.
-      const issued = await postResource(t.app, o.credential, accessToken, await dpopProof(key, { htu: o.credential, iat: now(), accessToken, nonce }), body)
+      const issued = await postResource(
+        t.app,
+        o.credential,
+        accessToken,
+        await dpopProof(key, { htu: o.credential, iat: now(), accessToken, nonce }),
+        body,
+      )
       assert.equal(issued.statusCode, 200, issued.body)
       assert.ok(issued.headers['dpop-nonce'], 'a successful answer carries the next nonce (RFC 9449 §9)')
     })
@@ -199,7 +236,13 @@ describe('DPoP proofs that age, replay and carry server nonces (RFC 9449)', () =
       const { o, accessToken, nonce } = await boundToken(key)
       const body = await credentialBody(o, await newKey())
       for (const iat of [now() - YEAR_S, now() + YEAR_S]) {
-        const res = await postResource(t.app, o.credential, accessToken, await dpopProof(key, { htu: o.credential, iat, accessToken, nonce }), body)
+        const res = await postResource(
+          t.app,
+          o.credential,
+          accessToken,
+          await dpopProof(key, { htu: o.credential, iat, accessToken, nonce }),
+          body,
+        )
         assert.equal(res.statusCode, 401, res.body)
         assert.equal(res.json().error, 'invalid_dpop_proof')
         assert.match(String(res.headers['www-authenticate']), /^DPoP error="invalid_dpop_proof"/)
@@ -211,7 +254,13 @@ describe('DPoP proofs that age, replay and carry server nonces (RFC 9449)', () =
       const { o, accessToken, nonce } = await boundToken(key)
       const proof = await dpopProof(key, { htu: o.credential, iat: now(), accessToken, nonce })
       // The first request fails on its key proof (the grant stands); its DPoP proof is spent all the same.
-      const bad = await postResource(t.app, o.credential, accessToken, proof, { credential_configuration_id: o.configurationId, proofs: { jwt: ['a.b.c'] } })
+      const bad = await postResource(
+        t.app,
+        o.credential,
+        accessToken,
+        proof,
+        { credential_configuration_id: o.configurationId, proofs: { jwt: ['a.b.c'] } },
+      )
       assert.equal(bad.statusCode, 400, bad.body)
       const body = await credentialBody(o, await newKey())
       for (const app of [t.app, second]) {
@@ -220,14 +269,26 @@ describe('DPoP proofs that age, replay and carry server nonces (RFC 9449)', () =
         assert.equal(res.json().error, 'invalid_dpop_proof')
       }
       // A fresh proof of the same key gets the credential.
-      const fresh = await postResource(second, o.credential, accessToken, await dpopProof(key, { htu: o.credential, iat: now(), accessToken, nonce }), body)
+      const fresh = await postResource(
+        second,
+        o.credential,
+        accessToken,
+        await dpopProof(key, { htu: o.credential, iat: now(), accessToken, nonce }),
+        body,
+      )
       assert.equal(fresh.statusCode, 200, fresh.body)
     })
 
     it('checks the notification endpoint the same way: a replayed proof and a stale nonce are refused', async () => {
       const key = await newKey()
       const { o, accessToken, nonce } = await boundToken(key)
-      const issued = await postResource(t.app, o.credential, accessToken, await dpopProof(key, { htu: o.credential, iat: now(), accessToken, nonce }), await credentialBody(o, await newKey()))
+      const issued = await postResource(
+        t.app,
+        o.credential,
+        accessToken,
+        await dpopProof(key, { htu: o.credential, iat: now(), accessToken, nonce }),
+        await credentialBody(o, await newKey()),
+      )
       assert.equal(issued.statusCode, 200, issued.body)
       const notification = { notification_id: issued.json().notification_id, event: 'credential_accepted' }
       const proof = await dpopProof(key, { htu: o.notification, iat: now(), accessToken, nonce: issued.headers['dpop-nonce'] as string })
@@ -238,7 +299,13 @@ describe('DPoP proofs that age, replay and carry server nonces (RFC 9449)', () =
       // Past the nonce's life, within the access token's.
       assert.ok(DPOP_NONCE_TTL_S + 1 < ACCESS_TOKEN_TTL_S)
       clock.advance((DPOP_NONCE_TTL_S + 1) * 1000)
-      const stale = await postResource(t.app, o.notification, accessToken, await dpopProof(key, { htu: o.notification, iat: now(), accessToken, nonce }), notification)
+      const stale = await postResource(
+        t.app,
+        o.notification,
+        accessToken,
+        await dpopProof(key, { htu: o.notification, iat: now(), accessToken, nonce }),
+        notification,
+      )
       assert.equal(stale.statusCode, 401, stale.body)
       assert.match(String(stale.headers['www-authenticate']), /use_dpop_nonce/)
     })
@@ -253,17 +320,32 @@ describe('DPoP across origins (a browser wallet)', () => {
   it('lets the DPoP header in and the DPoP-Nonce and WWW-Authenticate headers out', async () => {
     const issuer = await new IssuerActor().setUp(t.app, 'Cross-origin issuer')
     const schemaId = await issuer.schema(t.app, SCHEMA)
-    const created = await makeOffer(t, issuer, { credential_type: 'Pass', schema_id: schemaId, format: 'dc+sd-jwt', attributes: { holder: 'Ada' } })
+    const created = await makeOffer(
+      t,
+      issuer,
+      { credential_type: 'Pass', schema_id: schemaId, format: 'dc+sd-jwt', attributes: { holder: 'Ada' } },
+    )
     const tokenPath = new URL(`${created.credential_offer.credential_issuer}/oid4vci/token`).pathname
     const origin = { origin: 'https://wallet.example' }
-    const preflight = await t.app.inject({ method: 'OPTIONS', url: tokenPath, headers: { ...origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'dpop, content-type' } })
+    const preflight = await t.app.inject({
+      method: 'OPTIONS',
+      url: tokenPath,
+      headers: { ...origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'dpop, content-type' },
+    })
     assert.match(String(preflight.headers['access-control-allow-headers']), /\bdpop\b/)
     const key = await newKey()
     const refused = await t.app.inject({
       method: 'POST',
       url: tokenPath,
-      headers: { ...origin, 'content-type': 'application/x-www-form-urlencoded', dpop: await dpopProof(key, { htu: `${BASE}${tokenPath}`, iat: Math.floor(Date.now() / 1000) }) },
-      payload: new URLSearchParams({ grant_type: PRE_AUTHORIZED, 'pre-authorized_code': created.credential_offer.grants[PRE_AUTHORIZED]['pre-authorized_code'] }).toString(),
+      headers: {
+        ...origin,
+        'content-type': 'application/x-www-form-urlencoded',
+        dpop: await dpopProof(key, { htu: `${BASE}${tokenPath}`, iat: Math.floor(Date.now() / 1000) }),
+      },
+      payload: new URLSearchParams({
+        grant_type: PRE_AUTHORIZED,
+        'pre-authorized_code': created.credential_offer.grants[PRE_AUTHORIZED]['pre-authorized_code'],
+      }).toString(),
     })
     assert.equal(refused.json().error, 'use_dpop_nonce')
     const exposed = String(refused.headers['access-control-expose-headers']).split(/,\s*/)

@@ -15,7 +15,12 @@ import { IssuerActor } from '../helpers/issuer-setup.js'
 import { verifySdJwtVc, type Json } from '../helpers/oid4vci-checks.js'
 import type { TestApp } from '../helpers/test-app.js'
 
-const SCHEMA = { name: 'Library card', version: '1', attributes: [{ name: 'reader', data_type: 'string', required: true }], anonymous_credentials: false }
+const SCHEMA = {
+  name: 'Library card',
+  version: '1',
+  attributes: [{ name: 'reader', data_type: 'string', required: true }],
+  anonymous_credentials: false,
+}
 
 async function es256Key() {
   const pair = await jose.generateKeyPair('ES256', { extractable: true })
@@ -32,7 +37,12 @@ describe('OpenID4VCI with Sphereon\'s client', () => {
   before(async () => ({ front, t, schemaId } = await openHttpsIssuer(issuer, 'City library', SCHEMA)))
   after(() => closeHttpsIssuer({ front, t }))
 
-  const offer = (body: Json = {}) => makeOffer(t, issuer, { credential_type: 'LibraryCard', schema_id: schemaId, attributes: { reader: 'Grace' } }, body)
+  const offer = (body: Json = {}) => makeOffer(
+    t,
+    issuer,
+    { credential_type: 'LibraryCard', schema_id: schemaId, attributes: { reader: 'Grace' } },
+    body,
+  )
 
   it('answers the nonce endpoint for a bare POST of any content type, empty or not (OID4VCI 1.0 §7.1)', async () => {
     const created = await offer({ format: 'dc+sd-jwt' })
@@ -67,10 +77,18 @@ describe('OpenID4VCI with Sphereon\'s client', () => {
     // As a Sphereon wallet does: the DPoP algs from the authorization server's metadata.
     const algs = client.endpointMetadata.authorizationServerMetadata?.dpop_signing_alg_values_supported as string[]
     assert.ok(algs.includes('ES256'))
-    const createDPoPOpts = { jwtIssuer: { alg: 'ES256', jwk: dpop.jwk }, jwtPayloadProps: {}, createJwtCallback: signDpop, dPoPSigningAlgValuesSupported: algs }
+    const createDPoPOpts = {
+      jwtIssuer: { alg: 'ES256', jwk: dpop.jwk },
+      jwtPayloadProps: {},
+      createJwtCallback: signDpop,
+      dPoPSigningAlgValuesSupported: algs,
+    }
     const token = await client.acquireAccessToken({ createDPoPOpts })
     assert.equal(token.token_type, 'DPoP')
-    const signCallback = async (jwt: Jwt) => new jose.SignJWT(jwt.payload as jose.JWTPayload).setProtectedHeader({ ...(jwt.header as jose.JWTHeaderParameters), alg: 'ES256' }).sign(holder.privateKey)
+    const signCallback = async (jwt: Jwt) => new jose.SignJWT(jwt.payload as jose.JWTPayload).setProtectedHeader({
+      ...(jwt.header as jose.JWTHeaderParameters),
+      alg: 'ES256',
+    }).sign(holder.privateKey)
     const answer = await client.acquireCredentials({
       credentialTypes: created.credential_configuration_id,
       format: 'dc+sd-jwt',

@@ -129,7 +129,8 @@ export function requestLike(publicBaseUrl: string, request: { method: string; ur
 const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k']
 
 /** Whether a JOSE header's `jwk` is more than a public key (RFC 9449 §4.3 check 7, OID4VCI 1.0 Appendix F.1). */
-export const carriesPrivateKey = (jwk: unknown): boolean => typeof jwk === 'object' && jwk !== null && PRIVATE_JWK_MEMBERS.some((m) => m in jwk)
+export const carriesPrivateKey = (jwk: unknown): boolean =>
+  typeof jwk === 'object' && jwk !== null && PRIVATE_JWK_MEMBERS.some((m) => m in jwk)
 
 export const sha256Hex = (text: string): string => createHash('sha256').update(text).digest('hex')
 

@@ -77,11 +77,14 @@ export class Oid4vciCredentialService {
     const kept = await issuerContext(this.deps, webId)
     // The grant, its OpenID4VCI offer and the spec offer in one read.
     const found = await repo.findGrantWithOffers(this.deps.db, await this.grantIdOf(kept, request))
-    if (!found || found.grant.issuer_did !== kept.identity.did) throw oid4vciError('invalid_token', 'The access token names no grant of this issuer')
+    if (!found || found.grant.issuer_did !== kept.identity.did) {
+      throw oid4vciError('invalid_token', 'The access token names no grant of this issuer')
+    }
     const { grant, published, offer } = found
     // A context kept from before the grant's schema existed (made on another instance) is rebuilt
     // for the grant's configuration, never for one a request names: that would be a rebuild per request.
-    const ctx = published && !(published.configuration_id in kept.metadata.credential_configurations_supported) ? await issuerContext(this.deps, webId, published.configuration_id) : kept
+    const stale = published && !(published.configuration_id in kept.metadata.credential_configurations_supported)
+    const ctx = stale ? await issuerContext(this.deps, webId, published.configuration_id) : kept
     if (grant.used_at) throw oid4vciError('invalid_token', 'This access token has been used for its credential request')
     const library = new Openid4vciIssuer({ callbacks: ctx.callbacks })
     // §8.3.1.2: a configuration the metadata does not list is its own error (the library's parse would call it malformed).
@@ -205,7 +208,12 @@ export class Oid4vciCredentialService {
         holder_did: holderDid,
         type: NOTIFICATION_EVENTS[event as keyof typeof NOTIFICATION_EVENTS],
         credential_id: found.credential_ids[0] ?? null,
-        details: { source: 'openid4vci_notification', issuer_did: ctx.identity.did, credential_ids: found.credential_ids, ...(description ? { event_description: description.slice(0, 300) } : {}) },
+        details: {
+          source: 'openid4vci_notification',
+          issuer_did: ctx.identity.did,
+          credential_ids: found.credential_ids,
+          ...(description ? { event_description: description.slice(0, 300) } : {}),
+        },
         at: this.deps.clock.now(),
       })
     })
@@ -247,7 +255,9 @@ export class Oid4vciCredentialService {
     const holders: Holder[] = []
     for (const jwt of proofs) {
       // OID4VCI 1.0 Appendix F.1: the header key is the public key to bind; its private part is nobody's to send.
-      if (carriesPrivateKey(decodeJwt({ jwt }).header.jwk)) throw oid4vciError('invalid_proof', 'The key proof\'s jwk must be a public key: it carries private key members')
+      if (carriesPrivateKey(decodeJwt({ jwt }).header.jwk)) {
+        throw oid4vciError('invalid_proof', 'The key proof\'s jwk must be a public key: it carries private key members')
+      }
       let verified
       try {
         verified = await library.verifyCredentialRequestJwtProof({ issuerMetadata: ctx.metadataResult, jwt, expectedNonce: nonce, now })

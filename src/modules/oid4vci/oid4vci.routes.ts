@@ -82,7 +82,10 @@ export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async 
   // clients written to earlier drafts (Sphereon's 0.20) append it: both are served.
   for (const url of ['/.well-known/openid-credential-issuer/issuers/:web_id', '/issuers/:web_id/.well-known/openid-credential-issuer']) {
     app.get(url, {
-      schema: { tags, summary: 'Credential Issuer Metadata (OID4VCI 1.0 §12.2)', security, params: IssuerParams, response: { 200: Json, ...errorRefs(400, 404) } },
+      schema: {
+        tags, summary: 'Credential Issuer Metadata (OID4VCI 1.0 §12.2)', security, params: IssuerParams,
+        response: { 200: Json, ...errorRefs(400, 404) },
+      },
     }, async (request, reply) => {
       const ctx = await issuerContext(deps.context, request.params.web_id)
       return reply.header('cache-control', 'public, max-age=60').send(ctx.metadata)
@@ -91,7 +94,10 @@ export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async 
 
   for (const url of ['/.well-known/oauth-authorization-server/issuers/:web_id', '/issuers/:web_id/.well-known/oauth-authorization-server']) {
     app.get(url, {
-      schema: { tags, summary: 'Authorization Server Metadata of the credential issuer (RFC 8414)', security, params: IssuerParams, response: { 200: Json, ...errorRefs(400, 404) } },
+      schema: {
+        tags, summary: 'Authorization Server Metadata of the credential issuer (RFC 8414)', security, params: IssuerParams,
+        response: { 200: Json, ...errorRefs(400, 404) },
+      },
     }, async (request, reply) => {
       const ctx = await issuerContext(deps.context, request.params.web_id)
       return reply.header('cache-control', 'public, max-age=60').send(ctx.authorizationServer)
@@ -160,7 +166,10 @@ export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async 
     ignoreBodies(plain)
     plain.withTypeProvider<TypeBoxTypeProvider>().post('/issuers/:web_id/oid4vci/nonce', {
       onSend: dpopNonce,
-      schema: { tags, summary: 'A fresh single-use c_nonce for key proofs (OID4VCI 1.0 §7)', security, params: IssuerParams, response: { 200: Json, ...errorRefs(400, 404) } },
+      schema: {
+        tags, summary: 'A fresh single-use c_nonce for key proofs (OID4VCI 1.0 §7)', security, params: IssuerParams,
+        response: { 200: Json, ...errorRefs(400, 404) },
+      },
     }, async (request, reply) => reply.header('cache-control', 'no-store').send(await deps.credentials.nonce(request.params.web_id)))
   })
 
