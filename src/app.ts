@@ -77,6 +77,7 @@ import { Oid4vciCredentialService } from './modules/oid4vci/oid4vci-credential.s
 import { Oid4vciAuthorizeService } from './modules/oid4vci/oid4vci-authorize.service.js'
 import { oid4vciRoutes } from './modules/oid4vci/oid4vci.routes.js'
 import { IssuerContextCache } from './modules/oid4vci/oid4vci-context.js'
+import { DpopFreshness } from './modules/oid4vci/oid4vci-dpop.js'
 import { vcApiClientRoutes } from './modules/vc-api/vc-api-clients.routes.js'
 import { VcApiClientService } from './modules/vc-api/vc-api-clients.service.js'
 import { vcApiRoutes } from './modules/vc-api/vc-api.routes.js'
@@ -316,12 +317,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(offerRoutes, { prefix: '/api/issuer', offers, idempotency })
   await app.register(issuerRequestRoutes, { prefix: '/api/issuer', requests })
   await app.register(credentialRequestRoutes, { prefix: '/api/wallet', requests, idempotency })
+  const dpop = new DpopFreshness({ db, clock, box: new SecretBox(deps.masterKey, 'oid4vci-dpop-nonce') })
   await app.register(oid4vciRoutes, {
     context: oid4vciContext,
     offers: oid4vciOffers,
-    tokens: new Oid4vciTokenService({ ...oid4vciContext, db, clock, offers }),
-    credentials: new Oid4vciCredentialService({ ...oid4vciContext, db, clock, offers, issuance, issued, requests }),
+    tokens: new Oid4vciTokenService({ ...oid4vciContext, db, clock, offers, dpop }),
+    credentials: new Oid4vciCredentialService({ ...oid4vciContext, db, clock, offers, issuance, issued, requests, dpop }),
     authorization: new Oid4vciAuthorizeService({ ...oid4vciContext, db, clock, offers, auth }),
+    dpop,
   })
   await app.register(encryptionKeyRoutes, { prefix: '/api/wallet', holderKeys })
   await app.register(statusListRoutes, { prefix: '/api/status-lists', statusLists })

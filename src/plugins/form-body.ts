@@ -11,3 +11,13 @@ export function acceptFormBodies(scope: FastifyInstance): void {
     done(null, Object.fromEntries(new URLSearchParams(body as string)))
   })
 }
+
+/**
+ * Lets the routes of one plugin scope take a POST of any content type and ignore its body: a
+ * request whose meaning is the POST itself (OID4VCI 1.0 §7.1, the nonce request), which clients
+ * send bare, as an empty form (Sphereon's) or as empty JSON (the route's body limit still applies).
+ */
+export function ignoreBodies(scope: FastifyInstance): void {
+  scope.removeAllContentTypeParsers()
+  scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null, undefined))
+}

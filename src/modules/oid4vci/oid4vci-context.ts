@@ -125,6 +125,13 @@ export function requestLike(publicBaseUrl: string, request: { method: string; ur
   return { method: request.method as RequestLike['method'], url: `${publicBaseUrl}${request.url}`, headers }
 }
 
+/** JWK members of private or symmetric keys (RFC 7518 §6.2.2, §6.3.2, §6.4): a proof's header key must have none. */
+const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k']
+
+/** Whether a JOSE header's `jwk` is more than a public key (RFC 9449 §4.3 check 7, OID4VCI 1.0 Appendix F.1). */
+export const carriesPrivateKey = (jwk: unknown): boolean =>
+  typeof jwk === 'object' && jwk !== null && PRIVATE_JWK_MEMBERS.some((m) => m in jwk)
+
 export const sha256Hex = (text: string): string => createHash('sha256').update(text).digest('hex')
 
 export function sameDigest(a: string, b: string): boolean {

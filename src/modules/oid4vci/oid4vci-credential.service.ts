@@ -11,7 +11,8 @@ import type { OfferService } from '../issuer/offers.service.js'
 import type { CredentialRequestService } from '../issuer/requests.service.js'
 import { MicroBatcher } from '../../shared/micro-batcher.js'
 import { recordActivity } from '../wallet/wallet-activity.js'
-import { issuerContext, sha256Hex, type ContextDeps, type IssuerContext } from './oid4vci-context.js'
+import { carriesPrivateKey, issuerContext, sha256Hex, type ContextDeps, type IssuerContext } from './oid4vci-context.js'
+import type { DpopFreshness } from './oid4vci-dpop.js'
 import { fromLibrary, oid4vciError } from './oid4vci-errors.js'
 import { firstLine } from '../oid4vc/library-message.js'
 import { BATCH_SIZE, DEFERRED_INTERVAL_S, parseConfigurationId, PROOF_ALGS } from './oid4vci-metadata.js'
@@ -30,6 +31,7 @@ export interface CredentialDeps extends ContextDeps {
   issuance: IssuanceService
   issued: IssuedCredentialsService
   requests: CredentialRequestService
+  dpop: DpopFreshness
 }
 
 interface Holder {
@@ -72,11 +74,17 @@ export class Oid4vciCredentialService {
   }
 
   async credential(webId: string, body: Record<string, unknown>, request: RequestLike): Promise<{ status: 200 | 202; body: Record<string, unknown> }> {
-    const ctx = await issuerContext(this.deps, webId, typeof body.credential_configuration_id === 'string' ? body.credential_configuration_id : undefined)
+    const kept = await issuerContext(this.deps, webId)
     // The grant, its OpenID4VCI offer and the spec offer in one read.
-    const found = await repo.findGrantWithOffers(this.deps.db, await this.grantIdOf(ctx, request))
-    if (!found || found.grant.issuer_did !== ctx.identity.did) throw oid4vciError('invalid_token', 'The access token names no grant of this issuer')
+    const found = await repo.findGrantWithOffers(this.deps.db, await this.grantIdOf(kept, request))
+    if (!found || found.grant.issuer_did !== kept.identity.did) {
+      throw oid4vciError('invalid_token', 'The access token names no grant of this issuer')
+    }
     const { grant, published, offer } = found
+    // A context kept from before the grant's schema existed (made on another instance) is rebuilt
+    // for the grant's configuration, never for one a request names: that would be a rebuild per request.
+    const stale = published && !(published.configuration_id in kept.metadata.credential_configurations_supported)
+    const ctx = stale ? await issuerContext(this.deps, webId, published.configuration_id) : kept
     if (grant.used_at) throw oid4vciError('invalid_token', 'This access token has been used for its credential request')
     const library = new Openid4vciIssuer({ callbacks: ctx.callbacks })
     // §8.3.1.2: a configuration the metadata does not list is its own error (the library's parse would call it malformed).
@@ -192,12 +200,22 @@ export class Oid4vciCredentialService {
     }
     const found = await repo.findGrantByNotification(this.deps.db, ctx.identity.did, id)
     if (!found || found.id !== grant.id || !found.holder_did) throw oid4vciError('invalid_notification_id', 'Unknown notification_id')
-    await recordActivity(this.deps.db, {
-      holder_did: found.holder_did,
-      type: NOTIFICATION_EVENTS[event as keyof typeof NOTIFICATION_EVENTS],
-      credential_id: found.credential_ids[0] ?? null,
-      details: { source: 'openid4vci_notification', issuer_did: ctx.identity.did, credential_ids: found.credential_ids, ...(description ? { event_description: description.slice(0, 300) } : {}) },
-      at: this.deps.clock.now(),
+    const holderDid = found.holder_did
+    // Each event is recorded once per grant: a repeated one is answered alike and writes nothing.
+    await this.deps.db.transaction().execute(async (trx) => {
+      if (!(await repo.takeNotificationEvent(trx, found.id, event))) return
+      await recordActivity(trx, {
+        holder_did: holderDid,
+        type: NOTIFICATION_EVENTS[event as keyof typeof NOTIFICATION_EVENTS],
+        credential_id: found.credential_ids[0] ?? null,
+        details: {
+          source: 'openid4vci_notification',
+          issuer_did: ctx.identity.did,
+          credential_ids: found.credential_ids,
+          ...(description ? { event_description: description.slice(0, 300) } : {}),
+        },
+        at: this.deps.clock.now(),
+      })
     })
   }
 
@@ -221,6 +239,11 @@ export class Oid4vciCredentialService {
     } catch (error) {
       throw fromLibrary(error, 'invalid_token')
     }
+    // A DPoP-bound token: the library checked the proof's signature, key, htm, htu and ath; its
+    // server nonce, age and single use are checked here (RFC 9449 §9, §4.3 check 11, §11.1).
+    const jwt = request.headers.get('dpop')
+    const jkt = verified.tokenPayload.cnf?.jkt
+    if (verified.dpop && jwt && jkt) await this.deps.dpop.check(ctx.identity.web_id, { jwt, jkt }, 'resource')
     const subject = verified.tokenPayload.sub
     if (typeof subject !== 'string') throw oid4vciError('invalid_token', 'The access token names no grant of this issuer')
     return subject
@@ -231,6 +254,10 @@ export class Oid4vciCredentialService {
     const now = this.deps.clock.now()
     const holders: Holder[] = []
     for (const jwt of proofs) {
+      // OID4VCI 1.0 Appendix F.1: the header key is the public key to bind; its private part is nobody's to send.
+      if (carriesPrivateKey(decodeJwt({ jwt }).header.jwk)) {
+        throw oid4vciError('invalid_proof', 'The key proof\'s jwk must be a public key: it carries private key members')
+      }
       let verified
       try {
         verified = await library.verifyCredentialRequestJwtProof({ issuerMetadata: ctx.metadataResult, jwt, expectedNonce: nonce, now })

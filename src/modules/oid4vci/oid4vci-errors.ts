@@ -14,6 +14,7 @@ export type Oid4vciErrorCode =
   | 'invalid_client'
   | 'invalid_token'
   | 'invalid_dpop_proof'
+  | 'use_dpop_nonce'
   | 'invalid_credential_request'
   | 'unknown_credential_configuration'
   | 'invalid_proof'

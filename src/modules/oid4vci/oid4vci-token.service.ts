@@ -5,6 +5,7 @@ import type { Transaction } from 'kysely'
 import type { Database, DB } from '../../db/database.js'
 import type { OfferService } from '../issuer/offers.service.js'
 import { issuerContext, sameDigest, sha256Hex, type ContextDeps, type IssuerContext } from './oid4vci-context.js'
+import type { DpopFreshness } from './oid4vci-dpop.js'
 import { fromLibrary, oid4vciError } from './oid4vci-errors.js'
 import { PROOF_ALGS } from './oid4vci-metadata.js'
 import * as repo from './oid4vci.repository.js'
@@ -18,6 +19,7 @@ export interface TokenDeps extends ContextDeps {
   db: Database
   clock: Clock
   offers: OfferService
+  dpop: DpopFreshness
 }
 
 /**
@@ -41,6 +43,11 @@ export class Oid4vciTokenService {
       parsed = server.parseAccessTokenRequest({ accessTokenRequest: body, request })
     } catch (error) {
       throw fromLibrary(error, 'invalid_request')
+    }
+    // RFC 9449 §8: the server nonce and the proof's age first, before a code is looked up or a tx_code tried.
+    const admitted = parsed.dpop?.jwt ? this.deps.dpop.admit(webId, parsed.dpop.jwt, 'token') : undefined
+    const spendProof = async (dpop: { jwkThumbprint: string } | undefined) => {
+      if (dpop && admitted) await this.deps.dpop.spend(dpop.jwkThumbprint, admitted, 'token')
     }
     const grant = parsed.grant
     const issuerDid = ctx.identity.did
@@ -72,6 +79,7 @@ export class Oid4vciTokenService {
       } catch (error) {
         throw fromLibrary(error, 'invalid_grant')
       }
+      await spendProof(verified.dpop)
       return this.grantToken(ctx, server, { offerId: code.offer_id, holderDid: code.holder_did, requiresApproval: published.requires_approval, dpopJwk: verified.dpop?.jwk, dpopJkt: verified.dpop?.jwkThumbprint }, (trx) => repo.spendAuthorizationCode(trx, digest, now))
     }
 
@@ -100,6 +108,7 @@ export class Oid4vciTokenService {
     } catch (error) {
       throw fromLibrary(error, 'invalid_grant')
     }
+    await spendProof(verified.dpop)
     // The code spent, the offer's use taken and the grant recorded in one statement: a
     // pre-authorized offer has no signed-in holder, so its subject is checked against the key proofs.
     const grantId = `grant-${randomUUID()}`

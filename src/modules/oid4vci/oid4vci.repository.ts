@@ -109,6 +109,16 @@ export function findGrantByNotification(db: Executor, issuerDid: string, notific
   return db.selectFrom('oid4vci_grants').selectAll().where('issuer_did', '=', issuerDid).where('notification_id', '=', notificationId).executeTakeFirst()
 }
 
+/** Marks `event` notified for the grant, once: false when it was already (a repeated notification). */
+export async function takeNotificationEvent(db: Executor, grantId: string, event: string): Promise<boolean> {
+  const events = JSON.stringify([event])
+  const result = await sql<{ id: string }>`
+    update oid4vci_grants set notified_events = notified_events || ${events}::jsonb
+    where id = ${grantId} and not (notified_events @> ${events}::jsonb)
+    returning id`.execute(db)
+  return result.rows.length > 0
+}
+
 /** A grant with its OpenID4VCI offer and the issuer's spec offer, in one read. */
 export interface GrantWithOffers {
   grant: GrantRow

@@ -1,14 +1,15 @@
 import { Type, type FastifyPluginAsyncTypebox, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { errorRefs } from '../shared/route-helpers.js'
 import { issuerContext, requestLike, type ContextDeps } from './oid4vci-context.js'
 import type { Oid4vciAuthorizeService } from './oid4vci-authorize.service.js'
 import type { Oid4vciCredentialService } from './oid4vci-credential.service.js'
+import type { DpopFreshness } from './oid4vci-dpop.js'
 import { NotAcceptableError, ResourceUnauthorized } from './oid4vci-errors.js'
 import type { Oid4vciOffers } from './oid4vci-offers.js'
 import type { Oid4vciTokenService } from './oid4vci-token.service.js'
 import { BATCH_SIZE } from './oid4vci-metadata.js'
-import { acceptFormBodies } from '../../plugins/form-body.js'
+import { acceptFormBodies, ignoreBodies } from '../../plugins/form-body.js'
 
 const tags = ['OpenID4VCI']
 const WebId = Type.String({ pattern: '^[a-f0-9]{32}$' })
@@ -54,6 +55,7 @@ export interface Oid4vciRouteDeps {
   tokens: Oid4vciTokenService
   credentials: Oid4vciCredentialService
   authorization: Oid4vciAuthorizeService
+  dpop: DpopFreshness
 }
 
 /**
@@ -68,20 +70,39 @@ export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async 
   app.addHook('onError', async (_request, reply, error) => {
     if (error instanceof ResourceUnauthorized) reply.header('www-authenticate', error.wwwAuthenticate)
   })
+  // RFC 9449 §8.2, §9: every answer of an endpoint that reads DPoP proofs carries the next server
+  // nonce, a use_dpop_nonce refusal included; so does the nonce endpoint's (HAIP 1.0 expects it).
+  const dpopNonce = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    const webId = (request.params as { web_id?: string }).web_id
+    if (webId && reply.statusCode !== 404) reply.header('dpop-nonce', deps.dpop.nonce(webId))
+    return payload
+  }
 
-  app.get('/.well-known/openid-credential-issuer/issuers/:web_id', {
-    schema: { tags, summary: 'Credential Issuer Metadata (OID4VCI 1.0 §12.2)', security, params: IssuerParams, response: { 200: Json, ...errorRefs(400, 404) } },
-  }, async (request, reply) => {
-    const ctx = await issuerContext(deps.context, request.params.web_id)
-    return reply.header('cache-control', 'public, max-age=60').send(ctx.metadata)
-  })
+  // OID4VCI 1.0 §12.2.2 and RFC 8414 §3.1 insert the well-known segment before the issuer's path;
+  // clients written to earlier drafts (Sphereon's 0.20) append it: both are served.
+  for (const url of ['/.well-known/openid-credential-issuer/issuers/:web_id', '/issuers/:web_id/.well-known/openid-credential-issuer']) {
+    app.get(url, {
+      schema: {
+        tags, summary: 'Credential Issuer Metadata (OID4VCI 1.0 §12.2)', security, params: IssuerParams,
+        response: { 200: Json, ...errorRefs(400, 404) },
+      },
+    }, async (request, reply) => {
+      const ctx = await issuerContext(deps.context, request.params.web_id)
+      return reply.header('cache-control', 'public, max-age=60').send(ctx.metadata)
+    })
+  }
 
-  app.get('/.well-known/oauth-authorization-server/issuers/:web_id', {
-    schema: { tags, summary: 'Authorization Server Metadata of the credential issuer (RFC 8414)', security, params: IssuerParams, response: { 200: Json, ...errorRefs(400, 404) } },
-  }, async (request, reply) => {
-    const ctx = await issuerContext(deps.context, request.params.web_id)
-    return reply.header('cache-control', 'public, max-age=60').send(ctx.authorizationServer)
-  })
+  for (const url of ['/.well-known/oauth-authorization-server/issuers/:web_id', '/issuers/:web_id/.well-known/oauth-authorization-server']) {
+    app.get(url, {
+      schema: {
+        tags, summary: 'Authorization Server Metadata of the credential issuer (RFC 8414)', security, params: IssuerParams,
+        response: { 200: Json, ...errorRefs(400, 404) },
+      },
+    }, async (request, reply) => {
+      const ctx = await issuerContext(deps.context, request.params.web_id)
+      return reply.header('cache-control', 'public, max-age=60').send(ctx.authorizationServer)
+    })
+  }
 
   app.get('/issuers/:web_id/oid4vci/jwks', {
     schema: { tags, summary: 'The keys that sign its access tokens (RFC 7517 JWK Set)', security, params: IssuerParams, response: { 200: Json, ...errorRefs(400, 404) } },
@@ -128,6 +149,7 @@ export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async 
     scope.post('/issuers/:web_id/oid4vci/token', {
       // A tx_code is short: guesses are limited like sign-ins (per client IP).
       config: { rateLimit: 'auth' },
+      onSend: dpopNonce,
       schema: {
         tags, summary: 'Token endpoint: a pre-authorized code (and tx_code) or an authorization code (and PKCE verifier) for an access token, DPoP-bound when a proof is sent (RFC 6749, RFC 9449)', security, params: IssuerParams,
         body: Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 4096 }), { maxProperties: 30 }),
@@ -139,11 +161,20 @@ export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async 
     })
   })
 
-  app.post('/issuers/:web_id/oid4vci/nonce', {
-    schema: { tags, summary: 'A fresh single-use c_nonce for key proofs (OID4VCI 1.0 §7)', security, params: IssuerParams, response: { 200: Json, ...errorRefs(400, 404) } },
-  }, async (request, reply) => reply.header('cache-control', 'no-store').send(await deps.credentials.nonce(request.params.web_id)))
+  // OID4VCI 1.0 §7.1: the nonce request is a bare POST; whatever content type and body it has are ignored.
+  await app.register(async (plain) => {
+    ignoreBodies(plain)
+    plain.withTypeProvider<TypeBoxTypeProvider>().post('/issuers/:web_id/oid4vci/nonce', {
+      onSend: dpopNonce,
+      schema: {
+        tags, summary: 'A fresh single-use c_nonce for key proofs (OID4VCI 1.0 §7)', security, params: IssuerParams,
+        response: { 200: Json, ...errorRefs(400, 404) },
+      },
+    }, async (request, reply) => reply.header('cache-control', 'no-store').send(await deps.credentials.nonce(request.params.web_id)))
+  })
 
   app.post('/issuers/:web_id/oid4vci/credential', {
+    onSend: dpopNonce,
     schema: {
       tags, summary: 'Credential endpoint: one key-bound credential per jwt proof, or a deferred transaction (OID4VCI 1.0 §8)', security, params: IssuerParams,
       body: CredentialRequestBody,
@@ -155,6 +186,7 @@ export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async 
   })
 
   app.post('/issuers/:web_id/oid4vci/deferred-credential', {
+    onSend: dpopNonce,
     schema: {
       tags, summary: 'Deferred credential endpoint: the credential once the issuer approved (OID4VCI 1.0 §9)', security, params: IssuerParams,
       body: DeferredRequestBody,
@@ -166,6 +198,7 @@ export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async 
   })
 
   app.post('/issuers/:web_id/oid4vci/notification', {
+    onSend: dpopNonce,
     schema: {
       tags, summary: 'Notification endpoint: the wallet reports it accepted, failed or deleted what it received (OID4VCI 1.0 §11)', security, params: IssuerParams,
       body: NotificationBody,

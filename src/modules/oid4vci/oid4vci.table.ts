@@ -49,6 +49,8 @@ export interface Oid4vciGrantsTable {
   request_id: string | null
   /** The holder keys of a deferred request (each proof's DID and JWK): the copies its delivery issues. */
   holder_keys: Json<Array<{ did: string; jwk: Record<string, unknown> }> | null>
+  /** The notification events (OID4VCI 1.0 §11) the wallet sent, each recorded once. */
+  notified_events: ColumnType<string[], string | undefined, string>
   created_at: Generated<Date>
 }
 
@@ -73,6 +75,15 @@ export interface Oid4vciAuthorizationCodesTable {
   used_at: Timestamp | null
 }
 
+/**
+ * A DPoP proof seen (RFC 9449 §11.1), by the SHA-256 (hex) of its key thumbprint and `jti`, until
+ * its `iat` leaves the accepted window; a second proof with the same pair is a replay.
+ */
+export interface Oid4vciDpopProofsTable {
+  proof_digest: string
+  expires_at: Timestamp
+}
+
 // Joins the one DB interface (declaration merging) so Kysely types the tables.
 declare module '../../db/database.js' {
   interface DB {
@@ -80,5 +91,6 @@ declare module '../../db/database.js' {
     oid4vci_grants: Oid4vciGrantsTable
     oid4vci_nonces: Oid4vciNoncesTable
     oid4vci_authorization_codes: Oid4vciAuthorizationCodesTable
+    oid4vci_dpop_proofs: Oid4vciDpopProofsTable
   }
 }

@@ -6,6 +6,8 @@ import type { Target } from './route-targets.js'
 
 /** Routes that read `application/x-www-form-urlencoded` bodies besides JSON: the OAuth 2.0 token endpoints (RFC 6749 §3.2, the VC API's and each OpenID4VCI issuer's) and the OpenID4VP response endpoint. */
 const FORM_ROUTES: ReadonlySet<string> = new Set(['/oauth2/token', '/issuers/:web_id/oid4vci/token', '/openid4vp/responses/:id'])
+/** Routes whose request is the bare POST (OID4VCI 1.0 §7.1, the nonce endpoint): any content type, the body ignored. */
+const BARE_POST_ROUTES: ReadonlySet<string> = new Set(['/issuers/:web_id/oid4vci/nonce'])
 
 /** Who the fuzzer is: requests are sent as the owner of every seeded record, so they reach validation and the handlers. */
 export interface FuzzContext {
@@ -189,6 +191,12 @@ export function classify(draft: Draft, built: BuiltRequest, ctx: FuzzContext): V
   if (target.takesBody && b.kind === 'multipart') {
     if (b.invalid) return refuse(undefined, b.label)
     if (!target.multipart) return { invalid: false }
+  } else if (target.takesBody && b.kind !== 'none' && BARE_POST_ROUTES.has(target.url)) {
+    // Any media type will do; a header that is none (empty, no type/subtype) is still refused by Fastify.
+    const contentType = built.headers['content-type']
+    const mediaType = /^\s*[\w!#$%&'*+.^`|~-]+\/[\w!#$%&'*+.^`|~-]+\s*(;.*)?$/
+    if (contentType !== undefined && !mediaType.test(contentType)) return refuse(415, 'not a media type')
+    if (Buffer.byteLength(built.payload ?? '') > target.bodyLimit) return refuse(413, 'body over the limit')
   } else if (target.takesBody && b.kind !== 'none') {
     const contentType = built.headers['content-type']
     const payload = built.payload ?? ''
