@@ -317,7 +317,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(offerRoutes, { prefix: '/api/issuer', offers, idempotency })
   await app.register(issuerRequestRoutes, { prefix: '/api/issuer', requests })
   await app.register(credentialRequestRoutes, { prefix: '/api/wallet', requests, idempotency })
-  const dpop = new DpopFreshness({ db, clock, box: new SecretBox(deps.masterKey, 'oid4vci-dpop-nonce') })
+  const dpop = new DpopFreshness({ db, clock, box: new SecretBox(deps.masterKey, 'oid4vci-dpop-nonce'), skewSeconds: config.clockSkewSeconds })
   await app.register(oid4vciRoutes, {
     context: oid4vciContext,
     offers: oid4vciOffers,

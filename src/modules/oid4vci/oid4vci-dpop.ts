@@ -11,8 +11,6 @@ import * as repo from './oid4vci-dpop.repository.js'
 
 /** How old a DPoP proof's `iat` may be (RFC 9449 §4.3 check 11, §11.1): a captured proof is worthless past it. */
 export const DPOP_PROOF_MAX_AGE_S = 300
-/** How far ahead of this server's clock a proof's `iat` may be (a wallet's clock a little fast). */
-export const DPOP_PROOF_MAX_AHEAD_S = 60
 /** A server nonce is good this long (RFC 9449 §8): proofs cannot be made more than this in advance. */
 export const DPOP_NONCE_TTL_S = 120
 /** Spent `jti`s past their window are swept at most this often per instance. */
@@ -36,7 +34,7 @@ export interface VerifiedProof {
 
 /**
  * The checks of a DPoP proof that @openid4vc/oauth2 leaves to the server (RFC 9449): a server
- * nonce (§8, §9), an `iat` within [now − DPOP_PROOF_MAX_AGE_S, now + DPOP_PROOF_MAX_AHEAD_S]
+ * nonce (§8, §9), an `iat` within [now − DPOP_PROOF_MAX_AGE_S, now + CLOCK_SKEW_SECONDS]
  * (§4.3 check 11) and a `jti` used once per key within that window (§11.1). The nonce is
  * stateless: the expiry sealed (AES-256-GCM, the master key's SecretBox) to the credential issuer,
  * so any instance checks it without the database; it need not be single use (§8.2), the `jti`
@@ -45,7 +43,15 @@ export interface VerifiedProof {
 export class DpopFreshness {
   private lastSweep = 0
 
-  constructor(private readonly deps: { db: Database; clock: Clock; box: SecretBox }) {}
+  constructor(
+    private readonly deps: {
+      db: Database
+      clock: Clock
+      box: SecretBox
+      /** CLOCK_SKEW_SECONDS: how far ahead of this server's clock a proof's `iat` may be (a wallet's clock a little fast). */
+      skewSeconds: number
+    },
+  ) {}
 
   /** A fresh nonce for the credential issuer `webId` (its token and protected endpoints alike). */
   nonce(webId: string): string {
@@ -87,8 +93,8 @@ export class DpopFreshness {
     if (iat < seconds - DPOP_PROOF_MAX_AGE_S) {
       throw refusal(site, 'invalid_dpop_proof', `The DPoP proof is too old: its iat is more than ${DPOP_PROOF_MAX_AGE_S} s ago`)
     }
-    if (iat > seconds + DPOP_PROOF_MAX_AHEAD_S) {
-      throw refusal(site, 'invalid_dpop_proof', `The DPoP proof is dated ahead: its iat is over ${DPOP_PROOF_MAX_AHEAD_S} s ahead`)
+    if (iat > seconds + this.deps.skewSeconds) {
+      throw refusal(site, 'invalid_dpop_proof', `The DPoP proof is dated ahead: its iat is over ${this.deps.skewSeconds} s ahead`)
     }
     if (typeof jti !== 'string' || jti.length === 0) throw refusal(site, 'invalid_dpop_proof', 'The DPoP proof has no jti')
     return { iat, jti }
