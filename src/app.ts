@@ -117,6 +117,7 @@ import { logOptions, RouteWords, type LogSink } from './plugins/log-options.js'
 import bodyLimits from './plugins/body-limits.js'
 import requestTimeouts, { serverTimeoutOptions } from './plugins/request-timeouts.js'
 import jsonBody from './plugins/json-body.js'
+import lingeringClose from './plugins/lingering-close.js'
 import securityHeaders from './plugins/security-headers.js'
 import validation from './plugins/validation.js'
 
@@ -235,6 +236,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // JSON and multipart only: anything else is 415 (Fastify also parses text/plain by default).
   app.removeContentTypeParser('text/plain')
   await app.register(requestTimeouts, { windowMs: config.bodyRateWindowMs, minBytesPerSecond: config.bodyMinBytesPerSecond })
+  await app.register(lingeringClose)
   // Body limits first: the route table records the limit each route ends up with.
   await app.register(bodyLimits, { large: config.bodyLimitBytes, small: Math.min(config.smallBodyLimitBytes, config.bodyLimitBytes) })
   await app.register(routeTable)
