@@ -81,6 +81,7 @@ import { vcApiClientRoutes } from './modules/vc-api/vc-api-clients.routes.js'
 import { VcApiClientService } from './modules/vc-api/vc-api-clients.service.js'
 import { vcApiRoutes } from './modules/vc-api/vc-api.routes.js'
 import { VcApiService } from './modules/vc-api/vc-api.service.js'
+import { VC_API_SECURITY_SCHEME, vcApiSecurityScheme } from './modules/vc-api/vc-api-scopes.js'
 import { createFormatRegistry } from './modules/credentials/formats/format-registry.js'
 import { jwtVcJson } from './modules/credentials/formats/jwt-vc-json/jwt-vc-json.format.js'
 import { sdJwtVcFormat } from './modules/credentials/formats/sd-jwt-vc/sd-jwt-vc.format.js'
@@ -253,6 +254,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
           adminKey: { type: 'apiKey', in: 'header', name: 'X-Admin-Key' },
+          [VC_API_SECURITY_SCHEME]: vcApiSecurityScheme(config.publicBaseUrl),
         },
       },
       security: [{ bearerAuth: [] }],

@@ -26,6 +26,7 @@ import * as credentialCidHashIndex from './20261127T2100-credential-cid-hash-ind
 import * as statisticsCounters from './20261127T2100-statistics-counters.js'
 import * as idempotencyKeys from './20261127T2200-idempotency-keys.js'
 import * as idempotencySealedSecret from './20261128T0000-idempotency-sealed-secret.js'
+import * as vcApiScopes from './20261128T1200-vc-api-scopes.js'
 import * as walletProtocolSessions from './20261126T1420-wallet-protocol-sessions.js'
 
 /**
@@ -61,4 +62,5 @@ export const migrations: Record<string, Migration> = {
   '20261127T2100-statistics-counters': statisticsCounters,
   '20261127T2200-idempotency-keys': idempotencyKeys,
   '20261128T0000-idempotency-sealed-secret': idempotencySealedSecret,
+  '20261128T1200-vc-api-scopes': vcApiScopes,
 }
