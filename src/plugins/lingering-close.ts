@@ -24,11 +24,12 @@ export function lingerBeforeClose(socket: Socket, request: IncomingMessage, boun
       clearTimeout(timer)
       this.destroy()
     }
+    const closeWhenFlushed = () => (this.writableFinished ? close() : this.once('finish', close))
     const timer = setTimeout(close, bounds.ms).unref()
     this.end()
-    if (request.complete) return void this.once('finish', close)
+    if (request.complete) return closeWhenFlushed()
     // The server's parser still reads the body (Node dumps an unread one) until it ends.
-    request.once('end', () => (this.writableFinished ? close() : this.once('finish', close)))
+    request.once('end', closeWhenFlushed)
     this.on('data', () => {
       if (this.bytesRead - start > bounds.bytes) close()
     })

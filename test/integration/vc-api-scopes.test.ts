@@ -146,6 +146,15 @@ describe(`W3C VC API: token scopes (${TEST_ENGINE})`, () => {
     assert.equal(revoked.statusCode, 200, revoked.body)
   })
 
+  it('a missing or unknown token is a 401 naming the Bearer scheme, invalid_token for a token sent (RFC 6750 §3)', async () => {
+    const none = await vcApiPost(t.app, client.endpoints.verify, undefined, {})
+    assert.equal(none.statusCode, 401)
+    assert.equal(none.headers['www-authenticate'], 'Bearer')
+    const unknown = await vcApiPost(t.app, client.endpoints.verify, 'not-a-token', {})
+    assert.equal(unknown.statusCode, 401)
+    assert.equal(unknown.headers['www-authenticate'], 'Bearer error="invalid_token"')
+  })
+
   it('every VC API route declares the one scope it needs, and refuses a token of any other scope before reading the body', async () => {
     const routes = t.app.routeTable.filter((r) => r.url.startsWith('/vc-api/'))
     assert.ok(routes.length >= 4, `${routes.length} VC API routes`)

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
-import { ForbiddenError, ValidationError } from '../../errors.js'
+import { ForbiddenError, UnauthenticatedError, ValidationError } from '../../errors.js'
 
 /**
  * What a VC API token may do (docs/vc-api.md "Scopes"): `issue` the issuer instances' credentials,
@@ -52,6 +52,12 @@ export async function checkScope(request: FastifyRequest, reply: FastifyReply): 
   const scope = needed ?? VC_API_SCOPES.join(' ')
   reply.header('www-authenticate', `Bearer error="insufficient_scope", scope="${scope}"`)
   throw new ForbiddenError(`This access token lacks the scope "${scope}": ask for a token with scope=${scope}`, { details: { oauth_error: 'insufficient_scope', scope } })
+}
+
+/** RFC 6750 §3: a 401 names the Bearer scheme, and `invalid_token` when a token was sent (§3.1). */
+export async function bearerChallenge(request: FastifyRequest, reply: FastifyReply, error: Error): Promise<void> {
+  if (!(error instanceof UnauthenticatedError)) return
+  reply.header('www-authenticate', request.headers.authorization === undefined ? 'Bearer' : 'Bearer error="invalid_token"')
 }
 
 /** A list of scopes in the canonical order, space-delimited (RFC 6749 §3.3). */

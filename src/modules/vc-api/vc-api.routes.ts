@@ -5,7 +5,7 @@ import type { VcApiService } from './vc-api.service.js'
 import { IdempotencyHeaders } from '../idempotency/idempotency.schemas.js'
 import type { IdempotencyService } from '../idempotency/idempotency.service.js'
 import { keyedRequest } from '../idempotency/keyed-request.js'
-import { assertRouteDeclaresScope, checkScope, requiresScope } from './vc-api-scopes.js'
+import { assertRouteDeclaresScope, bearerChallenge, checkScope, requiresScope } from './vc-api-scopes.js'
 
 const tags = ['VC API']
 /** A credential or presentation: any JSON object, held to the free-form limits (json-limits.ts). */
@@ -26,6 +26,7 @@ export const vcApiRoutes: FastifyPluginAsyncTypebox<{ vcApi: VcApiService; idemp
   app.addHook('onRoute', assertRouteDeclaresScope)
   // After the app's auth hook (a parent's hooks run first), before the body is read.
   app.addHook('onRequest', checkScope)
+  app.addHook('onError', bearerChallenge)
 
   app.post('/issuers/:issuer_id/:format/credentials/issue', {
     schema: {
