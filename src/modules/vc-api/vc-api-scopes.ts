@@ -65,20 +65,18 @@ export const scopeText = (scopes: readonly string[]): string => VC_API_SCOPES.fi
 
 export const scopesOf = (text: string): VcApiScope[] => VC_API_SCOPES.filter((s) => text.split(' ').includes(s))
 
+const invalidScope = (description: string) => new ValidationError(description, { details: { oauth_error: 'invalid_scope' } })
+
 /**
  * RFC 6749 §3.3: the scopes a token request is granted. `asked` is space-delimited; omitted (or,
  * §3.2, sent empty) it is the client's own. A scope unknown or beyond the client's is invalid_scope.
  */
-const invalidScope = (description: string) => new ValidationError(description, { details: { oauth_error: 'invalid_scope' } })
-
 export function grantedScopes(clientScopes: readonly VcApiScope[], asked: string | undefined): VcApiScope[] {
   if (asked === undefined || asked === '') return [...clientScopes]
   const tokens = asked.split(' ')
-  const unknown = tokens.filter((token) => !isScope(token))
-  if (unknown.length || tokens.some((token) => token === '')) {
-    throw invalidScope(`Unknown scope ${JSON.stringify(unknown[0] ?? asked)}: a space-delimited list of ${VC_API_SCOPES.join(', ')}`)
-  }
-  const beyond = tokens.filter((token) => !clientScopes.includes(token as VcApiScope))
-  if (beyond.length) throw invalidScope(`This client may not hold the scope "${beyond[0]}"; it holds: ${scopeText(clientScopes)}`)
+  const unknown = tokens.find((token) => !isScope(token))
+  if (unknown !== undefined) throw invalidScope(`Unknown scope ${JSON.stringify(unknown)}: a space-delimited list of ${VC_API_SCOPES.join(', ')}`)
+  const beyond = tokens.find((token) => !clientScopes.includes(token as VcApiScope))
+  if (beyond !== undefined) throw invalidScope(`This client may not hold the scope "${beyond}"; it holds: ${scopeText(clientScopes)}`)
   return VC_API_SCOPES.filter((s) => tokens.includes(s))
 }
