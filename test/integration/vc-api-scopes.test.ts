@@ -19,6 +19,7 @@ import { TEST_ENGINE } from '../helpers/test-database.js'
 import { basicAuth, createClient, pathOf, tokenRequest, VC_V2, vcApiPost, type Json, type VcApiClient } from '../helpers/vc-api.js'
 
 const ALL_SCOPES = ['issue', 'verify', 'status']
+const WITH_STATUS = { credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'revocation' } }
 
 describe(`W3C VC API: token scopes (${TEST_ENGINE})`, () => {
   let t: TestApp
@@ -27,7 +28,8 @@ describe(`W3C VC API: token scopes (${TEST_ENGINE})`, () => {
   let signingDid: string
 
   const token = async (scope?: string, who = client): Promise<{ access_token: string; scope: string }> => {
-    const res = await tokenRequest(t.app, { grant_type: 'client_credentials', ...(scope === undefined ? {} : { scope }) }, basicAuth(who.client_id, who.client_secret))
+    const fields = { grant_type: 'client_credentials', ...(scope === undefined ? {} : { scope }) }
+    const res = await tokenRequest(t.app, fields, basicAuth(who.client_id, who.client_secret))
     assert.equal(res.statusCode, 200, res.body)
     return res.json()
   }
@@ -42,8 +44,16 @@ describe(`W3C VC API: token scopes (${TEST_ENGINE})`, () => {
   const issue = (accessToken: string, options?: Json) =>
     vcApiPost(t.app, client.endpoints.issue['eddsa-rdfc-2022']!, accessToken, { credential: credential(), ...(options ? { options } : {}) })
   const revoke = (accessToken: string, credentialId: string) =>
-    vcApiPost(t.app, client.endpoints.status, accessToken, { credentialId, credentialStatus: [{ type: 'BitstringStatusListCredential', status: 'revoked' }] })
-  const verify = (accessToken: string, verifiableCredential: Json) => vcApiPost(t.app, client.endpoints.verify, accessToken, { verifiableCredential })
+    vcApiPost(t.app, client.endpoints.status, accessToken, {
+      credentialId,
+      credentialStatus: [{ type: 'BitstringStatusListCredential', status: 'revoked' }],
+    })
+  const verify = (accessToken: string, verifiableCredential: Json) =>
+    vcApiPost(t.app, client.endpoints.verify, accessToken, { verifiableCredential })
+  const createClientWith = (body: Json) => callAs(t.app, 'POST', `/api/issuer/${issuer.did}/vc-api/clients`, issuer.token, body)
+  /** A token request of `who`, authenticated with HTTP Basic. */
+  const askToken = (scope: string, who: VcApiClient) =>
+    tokenRequest(t.app, { grant_type: 'client_credentials', scope }, basicAuth(who.client_id, who.client_secret))
   /** RFC 6750 §3.1: 403, `error="insufficient_scope"` and the scope needed in WWW-Authenticate. */
   const insufficientScope = (res: LightMyRequestResponse, scope: string) => {
     assert.equal(res.statusCode, 403, res.body)
@@ -68,21 +78,21 @@ describe(`W3C VC API: token scopes (${TEST_ENGINE})`, () => {
   })
   after(() => t?.close())
 
-  it('a client holds issue, verify and status unless it is created with fewer; listed with its scopes; an unknown scope is a 400', async () => {
+  it('a client holds issue, verify and status unless created with fewer; listed with its scopes; an unknown scope is a 400', async () => {
     assert.deepEqual((client as unknown as Json).scopes, ALL_SCOPES)
-    const narrow = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/vc-api/clients`, issuer.token, { name: 'Verifier only', scopes: ['verify'] })
+    const narrow = await createClientWith({ name: 'Verifier only', scopes: ['verify'] })
     assert.equal(narrow.statusCode, 201, narrow.body)
     assert.deepEqual(narrow.json().client.scopes, ['verify'])
     const listed = (await callAs(t.app, 'GET', `/api/issuer/${issuer.did}/vc-api/clients`, issuer.token)).json().clients as Json[]
     assert.deepEqual(listed.find((c) => c.client_id === narrow.json().client.client_id)?.scopes, ['verify'])
     assert.deepEqual(listed.find((c) => c.client_id === client.client_id)?.scopes, ALL_SCOPES)
     for (const scopes of [['admin'], [], ['issue', 'issue'], 'issue']) {
-      const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/vc-api/clients`, issuer.token, { name: 'Bad', scopes })
+      const res = await createClientWith({ name: 'Bad', scopes })
       assert.equal(res.statusCode, 400, `${JSON.stringify(scopes)}: ${res.body}`)
     }
   })
 
-  it('the token response carries the scope: the client\'s own when none is asked, the asked subset otherwise (RFC 6749 §3.3, §5.1)', async () => {
+  it('the token response carries the scope: the client\'s own when none is asked, else those asked (RFC 6749 §3.3, §5.1)', async () => {
     assert.equal((await token()).scope, 'issue verify status')
     assert.equal((await token('verify')).scope, 'verify')
     assert.equal((await token('status issue')).scope, 'issue status')
@@ -93,15 +103,15 @@ describe(`W3C VC API: token scopes (${TEST_ENGINE})`, () => {
 
   it('an unknown scope is 400 invalid_scope, and no token is granted', async () => {
     for (const scope of ['admin', 'issue admin', 'write:/credentials/issue', 'ISSUE', 'issue,verify']) {
-      invalidScope(await tokenRequest(t.app, { grant_type: 'client_credentials', scope }, basicAuth(client.client_id, client.client_secret)))
+      invalidScope(await askToken(scope, client))
     }
   })
 
   it('a scope beyond the client\'s is 400 invalid_scope; its default is its own scopes', async () => {
-    const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/vc-api/clients`, issuer.token, { name: 'Verifier', scopes: ['verify'] })
+    const res = await createClientWith({ name: 'Verifier', scopes: ['verify'] })
     const verifier = res.json().client as VcApiClient
     for (const scope of ['issue', 'verify issue', 'status']) {
-      invalidScope(await tokenRequest(t.app, { grant_type: 'client_credentials', scope }, basicAuth(verifier.client_id, verifier.client_secret)))
+      invalidScope(await askToken(scope, verifier))
     }
     const granted = await token(undefined, verifier)
     assert.equal(granted.scope, 'verify')
@@ -116,7 +126,7 @@ describe(`W3C VC API: token scopes (${TEST_ENGINE})`, () => {
 
   it('a verify-scoped token can neither issue nor revoke (403 insufficient_scope), and can verify', async () => {
     const full = (await token()).access_token
-    const issued = await issue(full, { credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'revocation' } })
+    const issued = await issue(full, WITH_STATUS)
     assert.equal(issued.statusCode, 201, issued.body)
     const verifyOnly = (await token('verify')).access_token
     insufficientScope(await issue(verifyOnly), 'issue')
@@ -129,15 +139,16 @@ describe(`W3C VC API: token scopes (${TEST_ENGINE})`, () => {
 
   it('an issue-scoped token cannot verify credentials or presentations, nor revoke', async () => {
     const issueOnly = (await token('issue')).access_token
-    const issued = await issue(issueOnly, { credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'revocation' } })
+    const issued = await issue(issueOnly, WITH_STATUS)
     assert.equal(issued.statusCode, 201, issued.body)
     insufficientScope(await verify(issueOnly, issued.json()), 'verify')
-    insufficientScope(await vcApiPost(t.app, client.endpoints.presentations_verify, issueOnly, { verifiablePresentation: {}, options: { challenge: 'c' } }), 'verify')
+    const presentation = { verifiablePresentation: {}, options: { challenge: 'c' } }
+    insufficientScope(await vcApiPost(t.app, client.endpoints.presentations_verify, issueOnly, presentation), 'verify')
     insufficientScope(await revoke(issueOnly, issued.json().id), 'status')
   })
 
   it('a status-scoped token revokes, and can neither issue nor verify', async () => {
-    const issued = await issue((await token('issue')).access_token, { credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'revocation' } })
+    const issued = await issue((await token('issue')).access_token, WITH_STATUS)
     assert.equal(issued.statusCode, 201, issued.body)
     const statusOnly = (await token('status')).access_token
     insufficientScope(await issue(statusOnly), 'issue')
@@ -173,7 +184,8 @@ describe(`W3C VC API: token scopes (${TEST_ENGINE})`, () => {
       assert.deepEqual(doc.paths[openApiPath]?.[route.method.toLowerCase()]?.security, security, name)
       const url = route.url.replace(':issuer_id', instance).replace(':format', 'eddsa-rdfc-2022').replace(/:\w+/g, 'x')
       for (const scope of ALL_SCOPES) {
-        const res = await t.app.inject({ method: route.method as 'POST', url, headers: { authorization: `Bearer ${tokens[scope]}` }, payload: {} })
+        const headers = { authorization: `Bearer ${tokens[scope]}` }
+        const res = await t.app.inject({ method: route.method as 'POST', url, headers, payload: {} })
         if (scope === needed) assert.notEqual(res.statusCode, 403, `${name} with ${scope}: ${res.body}`)
         else insufficientScope(res, needed)
       }
@@ -204,8 +216,10 @@ describe(`W3C VC API: clients and tokens from before scopes keep every scope (${
     const secret = randomBytes(32).toString('base64url')
     const accessToken = randomBytes(32).toString('base64url')
     const digest = (text: string) => createHash('sha256').update(text).digest('hex')
-    await sql`insert into vc_api_clients (client_id, issuer_did, name, secret_digest) values (${clientId}, ${issuer.did}, 'old', ${digest(secret)})`.execute(db)
-    await sql`insert into vc_api_tokens (token_digest, client_id, expires_at) values (${digest(accessToken)}, ${clientId}, now() + interval '1 hour')`.execute(db)
+    await sql`insert into vc_api_clients (client_id, issuer_did, name, secret_digest)
+      values (${clientId}, ${issuer.did}, 'old', ${digest(secret)})`.execute(db)
+    await sql`insert into vc_api_tokens (token_digest, client_id, expires_at)
+      values (${digest(accessToken)}, ${clientId}, now() + interval '1 hour')`.execute(db)
     const up = await migrator.migrateToLatest()
     assert.equal(up.error, undefined)
 

@@ -44,12 +44,13 @@ export class VcApiClientService {
    * `scopes`: what its tokens may do; every scope when not given, as for clients made before scopes.
    * `claim` (an Idempotency-Key) is recorded with the client, sealing its secret (stored here only as a digest).
    */
-  async create(issuerDid: string, name: string, scopes: readonly VcApiScope[] | undefined, sessionId: string | undefined, claim?: ClaimKey) {
+  async create(issuerDid: string, name: string, scopes: readonly VcApiScope[] | undefined, sessionId?: string, claim?: ClaimKey) {
     const issuer = await this.deps.issuers.steppedUpProfile(issuerDid, sessionId)
     const clientId = `vcc_${randomBytes(16).toString('base64url')}`
     const secret = randomBytes(32).toString('base64url')
     const scope = scopeText(scopes ?? VC_API_SCOPES)
-    const values = { client_id: clientId, issuer_did: issuerDid, name, scope, secret_digest: digest(secret), created_at: this.deps.clock.now() }
+    const now = this.deps.clock.now()
+    const values = { client_id: clientId, issuer_did: issuerDid, name, scope, secret_digest: digest(secret), created_at: now }
     const row = await withClaim(this.deps.db, claim, clientId, (db) => repo.insertClient(db, values), { client_secret: secret })
     return { ...view(row), client_secret: secret, endpoints: this.endpoints(issuer.web_id) }
   }
@@ -101,7 +102,8 @@ export class VcApiClientService {
     const token = randomBytes(32).toString('base64url')
     const now = this.deps.clock.now()
     await repo.deleteExpiredTokens(this.deps.db, now, EXPIRED_SWEEP)
-    await repo.insertToken(this.deps.db, { token_digest: digest(token), client_id: clientId, scope, expires_at: new Date(now.getTime() + ACCESS_TOKEN_TTL_S * 1000) })
+    const expiresAt = new Date(now.getTime() + ACCESS_TOKEN_TTL_S * 1000)
+    await repo.insertToken(this.deps.db, { token_digest: digest(token), client_id: clientId, scope, expires_at: expiresAt })
     // §5.1: `scope` is required when it differs from the one asked; always sent, so a client need not guess.
     return { access_token: token, token_type: 'Bearer' as const, expires_in: ACCESS_TOKEN_TTL_S, scope }
   }
@@ -126,5 +128,11 @@ export class VcApiClientService {
 }
 
 function view(row: repo.ClientRow) {
-  return { client_id: row.client_id, name: row.name, scopes: scopesOf(row.scope), created_at: new Date(row.created_at).toISOString(), revoked_at: row.revoked_at ? new Date(row.revoked_at).toISOString() : null }
+  return {
+    client_id: row.client_id,
+    name: row.name,
+    scopes: scopesOf(row.scope),
+    created_at: new Date(row.created_at).toISOString(),
+    revoked_at: row.revoked_at ? new Date(row.revoked_at).toISOString() : null,
+  }
 }

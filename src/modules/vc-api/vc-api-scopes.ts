@@ -19,7 +19,11 @@ export function vcApiSecurityScheme(publicBaseUrl: string) {
     flows: {
       clientCredentials: {
         tokenUrl: `${publicBaseUrl}/oauth2/token`,
-        scopes: { issue: 'Issue credentials as this issuer', verify: 'Verify credentials and presentations', status: 'Update the status of credentials this issuer issued' },
+        scopes: {
+          issue: 'Issue credentials as this issuer',
+          verify: 'Verify credentials and presentations',
+          status: 'Update the status of credentials this issuer issued',
+        },
       },
     },
   }
@@ -38,7 +42,8 @@ const isScope = (value: string): value is VcApiScope => (VC_API_SCOPES as readon
 
 /** Refuses, at start, a VC API route that names no scope: none can be forgotten. */
 export function assertRouteDeclaresScope(route: { method: string | string[]; url: string; schema?: FastifySchema }): void {
-  if (!declaredScope(route.schema)) throw new Error(`VC API route ${String(route.method)} ${route.url} must declare its scope: schema.security = requiresScope(...)`)
+  if (declaredScope(route.schema)) return
+  throw new Error(`VC API route ${String(route.method)} ${route.url} must declare its scope: schema.security = requiresScope(...)`)
 }
 
 /**
@@ -51,7 +56,8 @@ export async function checkScope(request: FastifyRequest, reply: FastifyReply): 
   if (needed && held.includes(needed)) return
   const scope = needed ?? VC_API_SCOPES.join(' ')
   reply.header('www-authenticate', `Bearer error="insufficient_scope", scope="${scope}"`)
-  throw new ForbiddenError(`This access token lacks the scope "${scope}": ask for a token with scope=${scope}`, { details: { oauth_error: 'insufficient_scope', scope } })
+  const details = { oauth_error: 'insufficient_scope', scope }
+  throw new ForbiddenError(`This access token lacks the scope "${scope}": ask for a token with scope=${scope}`, { details })
 }
 
 /** RFC 6750 §3: a 401 names the Bearer scheme, and `invalid_token` when a token was sent (§3.1). */
@@ -75,7 +81,9 @@ export function grantedScopes(clientScopes: readonly VcApiScope[], asked: string
   if (asked === undefined || asked === '') return [...clientScopes]
   const tokens = asked.split(' ')
   const unknown = tokens.find((token) => !isScope(token))
-  if (unknown !== undefined) throw invalidScope(`Unknown scope ${JSON.stringify(unknown)}: a space-delimited list of ${VC_API_SCOPES.join(', ')}`)
+  if (unknown !== undefined) {
+    throw invalidScope(`Unknown scope ${JSON.stringify(unknown)}: a space-delimited list of ${VC_API_SCOPES.join(', ')}`)
+  }
   const beyond = tokens.find((token) => !clientScopes.includes(token as VcApiScope))
   if (beyond !== undefined) throw invalidScope(`This client may not hold the scope "${beyond}"; it holds: ${scopeText(clientScopes)}`)
   return VC_API_SCOPES.filter((s) => tokens.includes(s))
