@@ -74,8 +74,10 @@ async function provision(call: Call, base: string): Promise<Record<string, strin
   await expect(call('POST', '/api/issuer', { name: 'W3C conformance issuer', signing_did_method: 'key' }, auth), 201)
   const { body: signing } = await expect(call('GET', `/api/issuer/${encodeURIComponent(did)}/signing`, undefined, auth), 200)
   const didOf = (keyType: string) => (signing.signing_dids as Array<{ did: string; key_type: string | null }>).find((d) => d.key_type === keyType)?.did
-  const { body: created } = await expect(call('POST', `/api/issuer/${encodeURIComponent(did)}/vc-api/clients`, { name: 'W3C suites' }, auth), 201)
-  const form = new URLSearchParams({ grant_type: 'client_credentials' }).toString()
+  const clientBody = { name: 'W3C suites', scopes: ['issue', 'verify'] }
+  const { body: created } = await expect(call('POST', `/api/issuer/${encodeURIComponent(did)}/vc-api/clients`, clientBody, auth), 201)
+  // The suites issue and verify; none updates status, so their client and token hold no more (docs/vc-api.md "Scopes").
+  const form = new URLSearchParams({ grant_type: 'client_credentials', scope: 'issue verify' }).toString()
   const basic = Buffer.from(`${created.client.client_id}:${created.client.client_secret}`).toString('base64')
   const { body: token } = await expect(call('POST', '/oauth2/token', form, { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' }), 200)
   const instance = new URL((created.client.endpoints as { status: string }).status).pathname.replace(/credentials\/status$/, '')

@@ -82,6 +82,7 @@ import { vcApiClientRoutes } from './modules/vc-api/vc-api-clients.routes.js'
 import { VcApiClientService } from './modules/vc-api/vc-api-clients.service.js'
 import { vcApiRoutes } from './modules/vc-api/vc-api.routes.js'
 import { VcApiService } from './modules/vc-api/vc-api.service.js'
+import { VC_API_SECURITY_SCHEME, vcApiSecurityScheme } from './modules/vc-api/vc-api-scopes.js'
 import { createFormatRegistry } from './modules/credentials/formats/format-registry.js'
 import { jwtVcJson } from './modules/credentials/formats/jwt-vc-json/jwt-vc-json.format.js'
 import { sdJwtVcFormat } from './modules/credentials/formats/sd-jwt-vc/sd-jwt-vc.format.js'
@@ -118,6 +119,7 @@ import { logOptions, RouteWords, type LogSink } from './plugins/log-options.js'
 import bodyLimits from './plugins/body-limits.js'
 import requestTimeouts, { serverTimeoutOptions } from './plugins/request-timeouts.js'
 import jsonBody from './plugins/json-body.js'
+import lingeringClose from './plugins/lingering-close.js'
 import securityHeaders from './plugins/security-headers.js'
 import validation from './plugins/validation.js'
 
@@ -236,6 +238,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // JSON and multipart only: anything else is 415 (Fastify also parses text/plain by default).
   app.removeContentTypeParser('text/plain')
   await app.register(requestTimeouts, { windowMs: config.bodyRateWindowMs, minBytesPerSecond: config.bodyMinBytesPerSecond })
+  await app.register(lingeringClose)
   // Body limits first: the route table records the limit each route ends up with.
   await app.register(bodyLimits, { large: config.bodyLimitBytes, small: Math.min(config.smallBodyLimitBytes, config.bodyLimitBytes) })
   await app.register(routeTable)
@@ -252,6 +255,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
           adminKey: { type: 'apiKey', in: 'header', name: 'X-Admin-Key' },
+          [VC_API_SECURITY_SCHEME]: vcApiSecurityScheme(config.publicBaseUrl),
         },
       },
       security: [{ bearerAuth: [] }],

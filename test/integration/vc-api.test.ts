@@ -236,8 +236,10 @@ describe(`W3C VC API: clients, tokens, issue, status, verify (${TEST_ENGINE})`, 
     const assertToken = (res: Awaited<ReturnType<typeof tokenRequest>>) => {
       assert.equal(res.statusCode, 200, res.body)
       const body = res.json()
-      assert.deepEqual(Object.keys(body).sort(), ['access_token', 'expires_in', 'token_type'])
+      assert.deepEqual(Object.keys(body).sort(), ['access_token', 'expires_in', 'scope', 'token_type'])
       assert.equal(body.token_type, 'Bearer')
+      // No scope asked: the client's own, every scope (vc-api-scopes.test.ts tests the narrowing).
+      assert.equal(body.scope, 'issue verify status')
       assert.ok(Number.isInteger(body.expires_in) && body.expires_in > 0)
       assert.ok(typeof body.access_token === 'string' && body.access_token.length >= 32)
       assert.match(String(res.headers['cache-control']), /no-store/)

@@ -26,9 +26,10 @@ import * as credentialCidHashIndex from './20261127T2100-credential-cid-hash-ind
 import * as statisticsCounters from './20261127T2100-statistics-counters.js'
 import * as idempotencyKeys from './20261127T2200-idempotency-keys.js'
 import * as idempotencySealedSecret from './20261128T0000-idempotency-sealed-secret.js'
-import * as oid4vpRefusedAttempts from './20261128T1100-oid4vp-refused-attempts.js'
 import * as oid4vciDpopProofs from './20261128T1000-oid4vci-dpop-proofs.js'
 import * as oid4vciNotifiedEvents from './20261128T1000-oid4vci-notified-events.js'
+import * as oid4vpRefusedAttempts from './20261128T1100-oid4vp-refused-attempts.js'
+import * as vcApiScopes from './20261128T1200-vc-api-scopes.js'
 import * as walletProtocolSessions from './20261126T1420-wallet-protocol-sessions.js'
 
 /**
@@ -67,4 +68,5 @@ export const migrations: Record<string, Migration> = {
   '20261128T1000-oid4vci-dpop-proofs': oid4vciDpopProofs,
   '20261128T1000-oid4vci-notified-events': oid4vciNotifiedEvents,
   '20261128T1100-oid4vp-refused-attempts': oid4vpRefusedAttempts,
+  '20261128T1200-vc-api-scopes': vcApiScopes,
 }

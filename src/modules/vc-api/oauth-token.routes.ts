@@ -1,4 +1,5 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { UnauthenticatedError } from '../../errors.js'
 import { errorRefs } from '../shared/route-helpers.js'
 import { oauthError, type VcApiClientService } from './vc-api-clients.service.js'
 import { acceptFormBodies } from '../../plugins/form-body.js'
@@ -29,7 +30,14 @@ export const oauthTokenRoutes: FastifyPluginAsyncTypebox<{ clients: VcApiClientS
       tags,
       summary: 'Exchange a VC API client\'s id and secret for a bearer access token (OAuth 2.0 client credentials)',
       body: TokenBody,
-      response: { 200: Type.Object({ access_token: Type.String(), token_type: Type.Literal('Bearer'), expires_in: Type.Integer() }), ...errorRefs(400, 401) },
+      description: '`scope`: space-delimited, some of the client\'s scopes (`issue`, `verify`, `status`); omitted, all of them. '
+        + 'The answer names the scope granted (RFC 6749 §3.3).',
+      response: {
+        200: Type.Object({
+          access_token: Type.String(), token_type: Type.Literal('Bearer'), expires_in: Type.Integer(), scope: Type.String(),
+        }),
+        ...errorRefs(400, 401),
+      },
     },
   }, async (request, reply) => {
     if (request.body.grant_type === undefined) throw oauthError('invalid_request', 'grant_type is required (client_credentials)')
@@ -44,10 +52,12 @@ export const oauthTokenRoutes: FastifyPluginAsyncTypebox<{ clients: VcApiClientS
       const clientId = basic?.id ?? request.body.client_id
       const secret = basic?.secret ?? request.body.client_secret
       if (!clientId || !secret) throw oauthError('invalid_client', 'Client authentication is required: HTTP Basic, or client_id and client_secret')
-      token = await clients.token(clientId, secret)
+      token = await clients.token(clientId, secret, request.body.scope)
     } catch (error) {
       // §5.2: a 401 to a client that tried HTTP authentication names the scheme it must use.
-      if (request.headers.authorization !== undefined) reply.header('www-authenticate', 'Basic realm="oauth2"')
+      if (error instanceof UnauthenticatedError && request.headers.authorization !== undefined) {
+        reply.header('www-authenticate', 'Basic realm="oauth2"')
+      }
       throw error
     }
     return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(token)

@@ -5,11 +5,18 @@ import type { VcApiClientService } from './vc-api-clients.service.js'
 import { IdempotencyHeaders } from '../idempotency/idempotency.schemas.js'
 import type { IdempotencyService } from '../idempotency/idempotency.service.js'
 import { keyedRequest } from '../idempotency/keyed-request.js'
+import { VC_API_SCOPES } from './vc-api-scopes.js'
 
 const tags = ['VC API']
+const Scopes = Type.Array(Type.Union(VC_API_SCOPES.map((scope) => Type.Literal(scope))), {
+  minItems: 1,
+  maxItems: VC_API_SCOPES.length,
+  uniqueItems: true,
+})
 const Client = Type.Object({
   client_id: Type.String(),
   name: Type.String(),
+  scopes: Scopes,
   created_at: Type.String({ format: 'date-time' }),
   revoked_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 })
@@ -28,17 +35,22 @@ export const vcApiClientRoutes: FastifyPluginAsyncTypebox<{ clients: VcApiClient
     schema: {
       tags,
       summary: 'Create an OAuth 2.0 client of this issuer profile for the W3C VC API; its secret is shown only in this answer. Needs step-up when required',
-      description: 'Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201, its client_secret included.',
+      description: '`scopes`: what its tokens may do (`issue`, `verify`, `status`; all three when omitted). '
+        + 'Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201, '
+        + 'its client_secret included.',
       params: Type.Object({ did: Did }),
       headers: IdempotencyHeaders,
-      body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
+      body: Type.Object({
+        name: Type.String({ minLength: 1, maxLength: 200 }),
+        scopes: Type.Optional(Scopes),
+      }, { additionalProperties: false }),
       response: { 201: Type.Object({ success: Type.Boolean(), client: Type.Composite([Client, Type.Object({ client_secret: Type.String(), endpoints: Endpoints })]) }), ...errorRefs(400, 401, 403, 404, 409, 422) },
     },
   }, async (request, reply) => {
     const { did, jti } = request.auth!
     const { body: client } = await idempotency.run(
       keyedRequest(request),
-      (claim) => clients.create(did, request.body.name, jti, claim),
+      (claim) => clients.create(did, request.body.name, request.body.scopes, jti, claim),
       (clientId, secret) => clients.replay(did, clientId, secret, jti),
     )
     return reply.status(201).send({ success: true, client })

@@ -5,6 +5,7 @@ import { NotFoundError, UnauthenticatedError, ValidationError } from '../../erro
 import { withClaim, type ClaimKey } from '../idempotency/idempotency.service.js'
 import type { IssuerService } from '../issuer/issuer.service.js'
 import * as repo from './vc-api-clients.repository.js'
+import { grantedScopes, scopesOf, scopeText, VC_API_SCOPES, type VcApiScope } from './vc-api-scopes.js'
 
 /** Access-token lifetime, in seconds (RFC 6749 §5.1 `expires_in`). */
 export const ACCESS_TOKEN_TTL_S = 3600
@@ -13,10 +14,11 @@ const VERIFIED_CACHE_MS = 10_000
 const VERIFIED_CACHE_SIZE = 10_000
 const EXPIRED_SWEEP = 100
 
-/** Who a VC API request acts for: the OAuth client and the issuer profile that owns it. */
+/** Who a VC API request acts for: the OAuth client, the issuer profile that owns it, what its token may do. */
 export interface VcApiCaller {
   clientId: string
   issuerDid: string
+  scopes: readonly VcApiScope[]
 }
 
 /** An OAuth 2.0 token-endpoint error (RFC 6749 §5.2): its `error` code rides in details. */
@@ -38,12 +40,17 @@ export class VcApiClientService {
 
   constructor(private readonly deps: { db: Database; issuers: IssuerService; clock: Clock; publicBaseUrl: string; securingFormats: readonly string[] }) {}
 
-  /** `claim` (an Idempotency-Key) is recorded with the client, sealing its secret (stored here only as a digest). */
-  async create(issuerDid: string, name: string, sessionId: string | undefined, claim?: ClaimKey) {
+  /**
+   * `scopes`: what its tokens may do; every scope when not given, as for clients made before scopes.
+   * `claim` (an Idempotency-Key) is recorded with the client, sealing its secret (stored here only as a digest).
+   */
+  async create(issuerDid: string, name: string, scopes: readonly VcApiScope[] | undefined, sessionId?: string, claim?: ClaimKey) {
     const issuer = await this.deps.issuers.steppedUpProfile(issuerDid, sessionId)
     const clientId = `vcc_${randomBytes(16).toString('base64url')}`
     const secret = randomBytes(32).toString('base64url')
-    const values = { client_id: clientId, issuer_did: issuerDid, name, secret_digest: digest(secret), created_at: this.deps.clock.now() }
+    const scope = scopeText(scopes ?? VC_API_SCOPES)
+    const now = this.deps.clock.now()
+    const values = { client_id: clientId, issuer_did: issuerDid, name, scope, secret_digest: digest(secret), created_at: now }
     const row = await withClaim(this.deps.db, claim, clientId, (db) => repo.insertClient(db, values), { client_secret: secret })
     return { ...view(row), client_secret: secret, endpoints: this.endpoints(issuer.web_id) }
   }
@@ -83,18 +90,22 @@ export class VcApiClientService {
     for (const [key, entry] of this.verified) if (entry.caller.clientId === clientId) this.verified.delete(key)
   }
 
-  /** RFC 6749 §4.4: the client's credentials for a bearer token. */
-  async token(clientId: string, secret: string) {
+  /** RFC 6749 §4.4: the client's credentials for a bearer token, of the scopes asked (§3.3) or the client's. */
+  async token(clientId: string, secret: string, askedScope: string | undefined) {
     const client = await repo.activeClient(this.deps.db, clientId)
     const given = Buffer.from(digest(secret), 'hex')
     // Compared in constant time; an unknown client is compared against a digest of nothing.
     const expected = Buffer.from(client?.secret_digest ?? digest(''), 'hex')
     if (!client || !timingSafeEqual(given, expected)) throw oauthError('invalid_client', 'Unknown client or wrong client secret')
+    // Judged only for an authenticated client: a stranger learns nothing of its scopes.
+    const scope = scopeText(grantedScopes(scopesOf(client.scope), askedScope))
     const token = randomBytes(32).toString('base64url')
     const now = this.deps.clock.now()
     await repo.deleteExpiredTokens(this.deps.db, now, EXPIRED_SWEEP)
-    await repo.insertToken(this.deps.db, { token_digest: digest(token), client_id: clientId, expires_at: new Date(now.getTime() + ACCESS_TOKEN_TTL_S * 1000) })
-    return { access_token: token, token_type: 'Bearer' as const, expires_in: ACCESS_TOKEN_TTL_S }
+    const expiresAt = new Date(now.getTime() + ACCESS_TOKEN_TTL_S * 1000)
+    await repo.insertToken(this.deps.db, { token_digest: digest(token), client_id: clientId, scope, expires_at: expiresAt })
+    // §5.1: `scope` is required when it differs from the one asked; always sent, so a client need not guess.
+    return { access_token: token, token_type: 'Bearer' as const, expires_in: ACCESS_TOKEN_TTL_S, scope }
   }
 
   /** The caller a bearer token stands for, or 401. */
@@ -109,7 +120,7 @@ export class VcApiClientService {
       this.verified.delete(key)
       throw new UnauthenticatedError('Invalid or expired access token: obtain one at POST /oauth2/token')
     }
-    const caller = { clientId: holder.client_id, issuerDid: holder.issuer_did }
+    const caller = { clientId: holder.client_id, issuerDid: holder.issuer_did, scopes: scopesOf(holder.scope) }
     if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!)
     this.verified.set(key, { caller, expiresAt: new Date(holder.expires_at).getTime(), checkedAt: now })
     return caller
@@ -117,5 +128,11 @@ export class VcApiClientService {
 }
 
 function view(row: repo.ClientRow) {
-  return { client_id: row.client_id, name: row.name, created_at: new Date(row.created_at).toISOString(), revoked_at: row.revoked_at ? new Date(row.revoked_at).toISOString() : null }
+  return {
+    client_id: row.client_id,
+    name: row.name,
+    scopes: scopesOf(row.scope),
+    created_at: new Date(row.created_at).toISOString(),
+    revoked_at: row.revoked_at ? new Date(row.revoked_at).toISOString() : null,
+  }
 }

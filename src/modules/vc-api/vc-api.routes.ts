@@ -5,6 +5,7 @@ import type { VcApiService } from './vc-api.service.js'
 import { IdempotencyHeaders } from '../idempotency/idempotency.schemas.js'
 import type { IdempotencyService } from '../idempotency/idempotency.service.js'
 import { keyedRequest } from '../idempotency/keyed-request.js'
+import { assertRouteDeclaresScope, bearerChallenge, checkScope, requiresScope } from './vc-api-scopes.js'
 
 const tags = ['VC API']
 /** A credential or presentation: any JSON object, held to the free-form limits (json-limits.ts). */
@@ -18,14 +19,21 @@ const InstanceParams = Type.Object({ issuer_id: Type.String({ minLength: 1, maxL
 
 /**
  * The W3C VC API (docs/vc-api.md): issue, verify and status, for OAuth clients of issuer profiles
- * (the auth hook checks the bearer token of every route under /vc-api/).
+ * (the auth hook checks the bearer token of every route under /vc-api/). Each route names the
+ * scope its token needs in `schema.security`; a route that names none stops the start.
  */
 export const vcApiRoutes: FastifyPluginAsyncTypebox<{ vcApi: VcApiService; idempotency: IdempotencyService }> = async (app, { vcApi, idempotency }) => {
+  app.addHook('onRoute', assertRouteDeclaresScope)
+  // After the app's auth hook (a parent's hooks run first), before the body is read.
+  app.addHook('onRequest', checkScope)
+  app.addHook('onError', bearerChallenge)
+
   app.post('/issuers/:issuer_id/:format/credentials/issue', {
     schema: {
       tags,
       summary: 'VC API Issue Credential: secure the given credential in this instance\'s format (201 with the verifiable credential)',
       description: 'Optional `Idempotency-Key` header (docs/idempotency.md), scoped to the OAuth client: a retry with the same key and body answers the first 201.',
+      security: requiresScope('issue'),
       headers: IdempotencyHeaders,
       params: Type.Composite([InstanceParams, Type.Object({ format: Type.String({ minLength: 1, maxLength: 50 }) })]),
       body: Type.Object({
@@ -35,7 +43,7 @@ export const vcApiRoutes: FastifyPluginAsyncTypebox<{ vcApi: VcApiService; idemp
           mandatoryPointers: Type.Optional(Pointers),
         }, { additionalProperties: false })),
       }, { additionalProperties: false }),
-      response: { 201: Type.Unknown(), ...errorRefs(400, 401, 404, 409, 422) },
+      response: { 201: Type.Unknown(), ...errorRefs(400, 401, 403, 404, 409, 422) },
     },
   }, async (request, reply) => {
     const { issuer_id, format } = request.params
@@ -53,8 +61,9 @@ export const vcApiRoutes: FastifyPluginAsyncTypebox<{ vcApi: VcApiService; idemp
     schema: {
       tags,
       summary: 'VC API Verify Credential: 200 when every check passes, 400 with the problems otherwise',
+      security: requiresScope('verify'),
       body: Type.Object({ verifiableCredential: Document, options: Type.Optional(Type.Object({ checks: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 20 })) }, { additionalProperties: false })) }, { additionalProperties: false }),
-      response: { 200: VerifyResult, ...errorRefs(400, 401) },
+      response: { 200: VerifyResult, ...errorRefs(400, 401, 403) },
     },
   }, async (request) => vcApi.verifyCredential(request.body.verifiableCredential))
 
@@ -62,11 +71,12 @@ export const vcApiRoutes: FastifyPluginAsyncTypebox<{ vcApi: VcApiService; idemp
     schema: {
       tags,
       summary: 'VC API Verify Presentation: a Data Integrity presentation bound to options.challenge and options.domain, and its credentials',
+      security: requiresScope('verify'),
       body: Type.Object({
         verifiablePresentation: Document,
         options: Type.Optional(Type.Object({ challenge: Type.Optional(Type.String({ maxLength: 1000 })), domain: Type.Optional(Type.String({ maxLength: 1000 })), checks: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 20 })) }, { additionalProperties: false })),
       }, { additionalProperties: false }),
-      response: { 200: VerifyResult, ...errorRefs(400, 401) },
+      response: { 200: VerifyResult, ...errorRefs(400, 401, 403) },
     },
   }, async (request) => vcApi.verifyPresentation(request.body.verifiablePresentation, { challenge: request.body.options?.challenge, domain: request.body.options?.domain }))
 
@@ -74,6 +84,7 @@ export const vcApiRoutes: FastifyPluginAsyncTypebox<{ vcApi: VcApiService; idemp
     schema: {
       tags,
       summary: 'VC API Update Status: revoke a credential this issuer issued here with a status entry, by its id',
+      security: requiresScope('status'),
       params: InstanceParams,
       body: Type.Object({
         credentialId: Type.String({ minLength: 1, maxLength: 2048 }),
@@ -89,7 +100,7 @@ export const vcApiRoutes: FastifyPluginAsyncTypebox<{ vcApi: VcApiService; idemp
           { minItems: 1, maxItems: 1 },
         ),
       }, { additionalProperties: false }),
-      response: { 200: Type.Object({ credentialId: Type.String(), status: Type.String() }), ...errorRefs(400, 401, 404, 409) },
+      response: { 200: Type.Object({ credentialId: Type.String(), status: Type.String() }), ...errorRefs(400, 401, 403, 404, 409) },
     },
   }, async (request) => {
     const [entry] = request.body.credentialStatus

@@ -9,6 +9,8 @@ export interface VcApiClientsTable {
   name: string
   /** SHA-256 (hex) of the 256-bit random secret: a plain digest suffices for a secret nobody can guess. */
   secret_digest: string
+  /** The scopes it may hold, space-delimited (vc-api-scopes.ts). */
+  scope: string
   created_at: Timestamp
   revoked_at: Timestamp | null
 }
@@ -17,6 +19,8 @@ export interface VcApiClientsTable {
 export interface VcApiTokensTable {
   token_digest: string
   client_id: string
+  /** The scopes it was granted, space-delimited: its client's or fewer. */
+  scope: string
   expires_at: Timestamp
 }
 

@@ -7857,6 +7857,7 @@ export interface paths {
                                 name: string;
                                 /** Format: date-time */
                                 revoked_at: string | null;
+                                scopes: ("issue" | "verify" | "status")[];
                             }[];
                             success: boolean;
                         };
@@ -7894,7 +7895,7 @@ export interface paths {
         put?: never;
         /**
          * Create an OAuth 2.0 client of this issuer profile for the W3C VC API; its secret is shown only in this answer. Needs step-up when required
-         * @description Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201, its client_secret included.
+         * @description `scopes`: what its tokens may do (`issue`, `verify`, `status`; all three when omitted). Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201, its client_secret included.
          */
         post: {
             parameters: {
@@ -7913,6 +7914,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         name: string;
+                        scopes?: ("issue" | "verify" | "status")[];
                     };
                 };
             };
@@ -7941,6 +7943,7 @@ export interface paths {
                                 name: string;
                                 /** Format: date-time */
                                 revoked_at: string | null;
+                                scopes: ("issue" | "verify" | "status")[];
                             };
                             success: boolean;
                         };
@@ -15265,7 +15268,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Exchange a VC API client's id and secret for a bearer access token (OAuth 2.0 client credentials) */
+        /**
+         * Exchange a VC API client's id and secret for a bearer access token (OAuth 2.0 client credentials)
+         * @description `scope`: space-delimited, some of the client's scopes (`issue`, `verify`, `status`); omitted, all of them. The answer names the scope granted (RFC 6749 §3.3).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -15293,6 +15299,7 @@ export interface paths {
                         "application/json": {
                             access_token: string;
                             expires_in: number;
+                            scope: string;
                             /** @enum {string} */
                             token_type: "Bearer";
                         };
@@ -15529,6 +15536,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -15600,6 +15616,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -15704,6 +15729,15 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -15786,6 +15820,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
