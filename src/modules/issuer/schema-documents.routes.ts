@@ -18,33 +18,26 @@ export const schemaDocumentRoutes: FastifyPluginAsyncTypebox<{ issuers: IssuerSe
   // Short caching: an issuer may still edit a schema's attributes.
   const headers = { 'cache-control': 'public, max-age=300' }
 
-  app.get('/:schema_id/context.jsonld', {
-    schema: {
-      tags,
-      summary: "A schema's JSON-LD 1.1 context for VCDM 2.0 credentials (a typed term per attribute; `type`: the credential type to define)",
-      security: [],
-      params: Params,
-      querystring: Type.Object({ type: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) }),
-      response: { 200: Document, ...errorRefs(400, 404) },
-    },
-  }, async (request, reply) => {
-    const schema = await issuers.publicSchema(request.params.schema_id)
-    return reply.headers(headers).type('application/ld+json').send(schemaContext(schema, publicBaseUrl, request.query.type))
-  })
-
-  app.get('/:schema_id/context-v1.jsonld', {
-    schema: {
-      tags,
-      summary: "A schema's JSON-LD 1.1 context for VCDM 1.1 credentials (jwt_vc_json), named after the VCDM 1.1 and status contexts",
-      security: [],
-      params: Params,
-      querystring: Type.Object({ type: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) }),
-      response: { 200: Document, ...errorRefs(400, 404) },
-    },
-  }, async (request, reply) => {
-    const schema = await issuers.publicSchema(request.params.schema_id)
-    return reply.headers(headers).type('application/ld+json').send(schemaContextV1(schema, publicBaseUrl, request.query.type))
-  })
+  // One context per data model: terms the credential's own context does not define (VCDM 2.0 for vc+jwt, 1.1 for jwt_vc_json).
+  const contexts = [
+    { path: 'context.jsonld', model: 'VCDM 2.0', build: schemaContext },
+    { path: 'context-v1.jsonld', model: 'VCDM 1.1 (jwt_vc_json), named after the VCDM 1.1 and status contexts', build: schemaContextV1 },
+  ]
+  for (const { path, model, build } of contexts) {
+    app.get(`/:schema_id/${path}`, {
+      schema: {
+        tags,
+        summary: `A schema's JSON-LD 1.1 context for ${model} credentials (a typed term per attribute; \`type\`: the credential type to define)`,
+        security: [],
+        params: Params,
+        querystring: Type.Object({ type: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) }),
+        response: { 200: Document, ...errorRefs(400, 404) },
+      },
+    }, async (request, reply) => {
+      const schema = await issuers.publicSchema(request.params.schema_id)
+      return reply.headers(headers).type('application/ld+json').send(build(schema, publicBaseUrl, request.query.type))
+    })
+  }
 
   app.get('/:schema_id/json-schema.json', {
     schema: {

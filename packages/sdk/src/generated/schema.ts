@@ -8351,7 +8351,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A schema's JSON-LD 1.1 context for VCDM 1.1 credentials (jwt_vc_json), named after the VCDM 1.1 and status contexts */
+        /** A schema's JSON-LD 1.1 context for VCDM 1.1 (jwt_vc_json), named after the VCDM 1.1 and status contexts credentials (a typed term per attribute; `type`: the credential type to define) */
         get: {
             parameters: {
                 query?: {
