@@ -254,15 +254,15 @@ export class Oid4vciCredentialService {
     const now = this.deps.clock.now()
     const holders: Holder[] = []
     for (const jwt of proofs) {
-      // OID4VCI 1.0 Appendix F.1: the header key is the public key to bind; its private part is nobody's to send.
-      if (carriesPrivateKey(decodeJwt({ jwt }).header.jwk)) {
-        throw oid4vciError('invalid_proof', 'The key proof\'s jwk must be a public key: it carries private key members')
-      }
       let verified
       try {
         verified = await library.verifyCredentialRequestJwtProof({ issuerMetadata: ctx.metadataResult, jwt, expectedNonce: nonce, now })
       } catch (error) {
         throw oid4vciError('invalid_proof', `Key proof refused: ${firstLine(error)}`, error)
+      }
+      // OID4VCI 1.0 Appendix F.1: the header key is the public key to bind; its private part is nobody's to send.
+      if (carriesPrivateKey(decodeJwt({ jwt }).header.jwk)) {
+        throw oid4vciError('invalid_proof', 'The key proof\'s jwk must be a public key: it carries private key members')
       }
       if (!PROOF_ALGS.includes(verified.signer.alg)) throw oid4vciError('invalid_proof', `Key proofs are signed ${PROOF_ALGS.join(' or ')}`)
       if (Math.abs(now.getTime() / 1000 - verified.payload.iat) > PROOF_MAX_AGE_S) throw oid4vciError('invalid_proof', 'The key proof is not fresh (iat)')
