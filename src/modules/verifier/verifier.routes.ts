@@ -1,7 +1,6 @@
-import { NotFoundError } from '../../errors.js'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { ForbiddenError } from '../../errors.js'
+import { ForbiddenError, NotFoundError } from '../../errors.js'
 import { Did } from '../auth/auth.schemas.js'
 import { normalizeDid } from '../did/did-normalize.js'
 import { errorRefs, PageQuery, pageResponse, paginate } from '../shared/route-helpers.js'

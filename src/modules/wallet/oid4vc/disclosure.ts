@@ -47,9 +47,9 @@ export function jwtVcDisclosure(credential: string): Disclosure {
       claims.push([name])
       continue
     }
-    const leaves = leafPaths(value, [name]).filter((p) => p[1] !== 'id')
-    subject += leaves.length
-    claims.push(...leafPaths(value, [name]))
+    const leaves = leafPaths(value, [name])
+    subject += leaves.filter((p) => p[1] !== 'id').length
+    claims.push(...leaves)
   }
   return { claims, disclosed: vc, subject_claims: subject }
 }
