@@ -1,0 +1,135 @@
+import type { RoleSession } from '../../lib/session.ts'
+import { humanize } from '../../lib/forms.ts'
+import { Party, ReadableClaims, When } from '../../ui/layout.tsx'
+
+export interface Predicate { attribute: string; operator: string; value: number | string; credential_type?: string }
+export interface RequestView {
+  id: string
+  verifier_did: string
+  presentation_type: string
+  purpose: string
+  status: string
+  required_credentials: Array<{ credential_type: string; required_attributes?: string[] }>
+  required_predicates: Predicate[]
+  created_at: string
+  expires_at: string
+}
+/** A holder's answer in the spec's inbox (contract §3: GET /api/verifier/requests/{id} `answers`). */
+export interface Answer { holder_did: string; status: 'approved' | 'rejected'; reason: string | null; at: string }
+/** The OpenID4VP side of a request: `answer` is declined and `holder_response` set when the wallet sent an error response (OID4VP 1.0 §8.5). */
+export interface Oid4vpState { client_id: string; answer: string | null; holder_response?: { error: string; error_description: string | null; at: string } | null }
+export interface RequestDetail { request: RequestView; answers?: Answer[]; openid4vp?: Oid4vpState; authorization_request_uri?: string; authorization_request_qr?: string }
+export interface Result { is_valid: boolean; errors: string[]; credential_subjects: Array<Record<string, unknown>>; prover_did: string; verified_at?: string }
+export interface PresentationView { id: string; request_id: string | null; prover_did: string; status: string; created_at: string; verification_result: Record<string, unknown> | null }
+
+export type Outcome =
+  | { kind: 'pending'; status: string }
+  | { kind: 'expired' }
+  | { kind: 'declined'; by: string | null; reason: string | null; at: string | null; via: 'openid4vp' | 'inbox' }
+  | { kind: 'result'; result: Result }
+  | { kind: 'error'; message: string }
+
+export async function requestDetail(session: RoleSession, id: string): Promise<RequestDetail> {
+  const { data } = await session.client.api.GET('/api/verifier/requests/{id}', { params: { path: { id } } })
+  return data as unknown as RequestDetail
+}
+
+/** A holder's refusal, through the spec's inbox or a wallet's OpenID4VP error response, if any. */
+export function declineOf(detail: RequestDetail): Extract<Outcome, { kind: 'declined' }> | undefined {
+  const response = detail.openid4vp?.holder_response
+  if (response || detail.openid4vp?.answer === 'declined') {
+    return { kind: 'declined', by: null, reason: response?.error_description ?? (response?.error === 'access_denied' ? null : response?.error ?? null), at: response?.at ?? null, via: 'openid4vp' }
+  }
+  const rejected = (detail.answers ?? []).filter((a) => a.status === 'rejected').at(-1)
+  if (rejected) return { kind: 'declined', by: rejected.holder_did, reason: rejected.reason, at: rejected.at, via: 'inbox' }
+  if (detail.request.status === 'rejected') return { kind: 'declined', by: null, reason: null, at: null, via: 'inbox' }
+  return undefined
+}
+
+/**
+ * Where a request stands: the presentation it received (its stored result, or verified now:
+ * the verify route checks signatures, nonce, status, predicates and consent), a holder's
+ * refusal, expiry, or still waiting.
+ */
+export async function outcomeOf(session: RoleSession, detail: RequestDetail, presentation: PresentationView | undefined): Promise<Outcome> {
+  if (presentation) {
+    const stored = presentation.verification_result as unknown as Result | null
+    if (stored && 'credential_subjects' in stored) return { kind: 'result', result: stored }
+    const { data: one } = await session.client.api.GET('/api/verifier/presentations/{id}', { params: { path: { id: presentation.id } } })
+    // The VP as the holder submitted it: the verify route checks that text.
+    const presentationJwt = (one!.presentation as { presentation_jwt?: string }).presentation_jwt
+    if (!presentationJwt) return { kind: 'error', message: 'The service did not return the presentation it received' }
+    try {
+      const { data: verified } = await session.client.api.POST('/api/verifier/presentations/{id}/verify', { params: { path: { id: presentation.id } }, body: { presentation_jwt: presentationJwt } })
+      return { kind: 'result', result: verified!.verification_result as unknown as Result }
+    } catch (e) {
+      return { kind: 'error', message: e instanceof Error ? e.message : String(e) }
+    }
+  }
+  const declined = declineOf(detail)
+  if (declined) return declined
+  if (detail.request.status === 'expired') return { kind: 'expired' }
+  return { kind: 'pending', status: detail.request.status }
+}
+
+export async function presentationsOf(session: RoleSession): Promise<PresentationView[]> {
+  const { data } = await session.client.api.GET('/api/verifier/{did}/presentations', { params: { path: { did: session.did }, query: { limit: 100 } } })
+  return (data!.presentations ?? []) as unknown as PresentationView[]
+}
+
+export const OPERATOR_TEXT: Record<string, string> = { '>=': '≥', '>': '>', '<=': '≤', '<': '<' }
+export const predicateText = (p: Predicate) => `${humanize(p.attribute)} ${OPERATOR_TEXT[p.operator] ?? p.operator} ${String(p.value)}`
+
+/** A short word for a table cell. */
+export function outcomeLabel(outcome: Outcome | undefined): string {
+  if (!outcome) return 'Loading…'
+  switch (outcome.kind) {
+    case 'pending': return outcome.status === 'pending' ? 'Waiting' : `Received (${outcome.status})`
+    case 'expired': return 'Expired'
+    case 'declined': return 'Declined by the holder'
+    case 'result': return outcome.result.is_valid ? 'Verified' : 'Not valid'
+    case 'error': return 'Could not verify'
+  }
+}
+
+/** The whole outcome: validity, the holder, the disclosed claims, the proven predicates, or the refusal. */
+export function OutcomeView({ outcome, request }: { outcome: Outcome; request: RequestView }) {
+  switch (outcome.kind) {
+    case 'pending':
+      return <p>Request status: <strong>{outcome.status}</strong>{outcome.status === 'pending' ? ': waiting for the holder…' : ''}</p>
+    case 'expired':
+      return <p><strong>Expired</strong>: no holder answered in time.</p>
+    case 'error':
+      return <p role="alert" class="error">{outcome.message}</p>
+    case 'declined':
+      return (
+        <p class="declined" data-testid="declined">
+          <strong>Declined</strong>: the holder{outcome.by ? <> (<Party did={outcome.by} />)</> : ''} refused to share{outcome.via === 'openid4vp' ? ' (the wallet answered access_denied)' : ''}
+          {outcome.reason ? <>: “{outcome.reason}”</> : ''}{outcome.at ? <>, <When iso={outcome.at} /></> : ''}.
+        </p>
+      )
+    case 'result': {
+      const { result } = outcome
+      return (
+        <>
+          <p class={result.is_valid ? 'ok' : 'error'}>
+            <strong data-testid="is-valid">{result.is_valid ? 'Verified: is_valid true' : 'Not valid: is_valid false'}</strong> (holder <Party did={result.prover_did} />)
+          </p>
+          {result.errors.length > 0 && <ul class="error">{result.errors.map((e) => <li key={e}>{e}</li>)}</ul>}
+          <h4>Disclosed claims</h4>
+          {result.credential_subjects.length === 0 ? <p>None.</p> : result.credential_subjects.map((claims, i) => <ReadableClaims key={i} claims={claims} empty="No claim disclosed." />)}
+          {request.required_predicates.length > 0 && (
+            <>
+              <h4>Predicates</h4>
+              <ul class="predicates" data-testid="predicates">
+                {request.required_predicates.map((p, i) => (
+                  <li key={i} class={result.is_valid ? 'ok' : 'error'}>{result.is_valid ? 'Proven' : 'Not proven'}: {predicateText(p)}</li>
+                ))}
+              </ul>
+            </>
+          )}
+        </>
+      )
+    }
+  }
+}
