@@ -49,8 +49,8 @@ export function attributeValues(attributes: SchemaAttribute[], values: Record<st
     const raw = values[a.name]
     const kind = inputKind(a.data_type).type
     if (kind === 'checkbox') {
-      // A checkbox always has a value: unticked is false.
-      out[a.name] = raw === true
+      // An issued checkbox always has a value, unticked is false; a template fixes only one that was touched.
+      if (!options.partial || typeof raw === 'boolean') out[a.name] = raw === true
       continue
     }
     const text = typeof raw === 'string' ? raw.trim() : ''

@@ -14,7 +14,7 @@ export function VerifierPage({ session }: { session: RoleSession }) {
       <CreateRequest session={session} created={created} onCreated={(c) => { setCreated(c); setVersion((v) => v + 1) }} />
       {created && <LiveResult session={session} requestId={created.id} key={created.id} onSettled={() => setVersion((v) => v + 1)} />}
       <Profile session={session} />
-      <History session={session} version={version} />
+      <History session={session} version={version} liveId={created?.id} />
     </div>
   )
 }

@@ -7,7 +7,7 @@ import { outcomeLabel, outcomeOf, OutcomeView, predicateText, presentationsOf, r
  * Every request with its answer: verified or not (with the disclosed claims and the proven
  * predicates), declined by the holder, expired, or still waiting.
  */
-export function History({ session, version }: { session: RoleSession; version: number }) {
+export function History({ session, version, liveId }: { session: RoleSession; version: number; liveId: string | undefined }) {
   const [rows, setRows] = useState<Array<{ request: RequestView; outcome: Outcome | undefined }>>([])
   // Settled outcomes do not change: kept, so each poll asks only about open requests.
   const settled = useRef(new Map<string, Outcome>())
@@ -19,12 +19,13 @@ export function History({ session, version }: { session: RoleSession; version: n
       const known = settled.current.get(request.id)
       if (known) return { request, outcome: known }
       const presentation = presentations.find((p) => p.request_id === request.id)
-      const outcome = await outcomeOf(session, presentation ? { request } : await requestDetail(session, request.id), presentation)
+      // The request on show above is verified by its live result, not here as well.
+      const outcome = await outcomeOf(session, presentation ? { request } : await requestDetail(session, request.id), presentation, { verify: request.id !== liveId })
       if (outcome.kind !== 'pending') settled.current.set(request.id, outcome)
       return { request, outcome }
     }))
     setRows(next)
-  }, 5000, [session.did, version])
+  }, 5000, [session.did, version, liveId])
   return (
     <Section id="verifier-history" title="Requests and presentations">
       {rows.length === 0 ? <p>No requests yet.</p> : (

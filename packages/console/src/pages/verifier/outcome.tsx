@@ -51,10 +51,12 @@ export function declineOf(detail: RequestDetail): Extract<Outcome, { kind: 'decl
  * the verify route checks signatures, nonce, status, predicates and consent), a holder's
  * refusal, expiry, or still waiting.
  */
-export async function outcomeOf(session: RoleSession, detail: RequestDetail, presentation: PresentationView | undefined): Promise<Outcome> {
+export async function outcomeOf(session: RoleSession, detail: RequestDetail, presentation: PresentationView | undefined, options: { verify?: boolean } = {}): Promise<Outcome> {
   if (presentation) {
     const stored = presentation.verification_result as unknown as Result | null
     if (stored && 'credential_subjects' in stored) return { kind: 'result', result: stored }
+    // Verifying is not idempotent (it spends a one-time consent): only one view verifies a presentation.
+    if (options.verify === false) return { kind: 'pending', status: presentation.status }
     const { data: one } = await session.client.api.GET('/api/verifier/presentations/{id}', { params: { path: { id: presentation.id } } })
     // The VP as the holder submitted it: the verify route checks that text.
     const presentationJwt = (one!.presentation as { presentation_jwt?: string }).presentation_jwt
