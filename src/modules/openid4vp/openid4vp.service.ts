@@ -168,6 +168,7 @@ export class Openid4vpService {
       response_mode: row.response_mode,
       state: row.state,
       answer: row.answer,
+      holder_response: row.answer === 'declined' && row.holder_error ? { error: row.holder_error, error_description: row.holder_error_description, at: iso(row.answered_at ?? row.created_at) } : null,
       refused_attempts: {
         count: row.refused_count,
         recent: row.refused_count === 0
@@ -184,6 +185,25 @@ export class Openid4vpService {
     const request = await this.deps.verifiers.findRequest(requestId)
     if (!request || this.deps.verifiers.effectiveStatus(request) !== 'pending') throw new NotFoundError('This request is no longer open')
     return row.request_object
+  }
+
+  /**
+   * The wallet's error response (OID4VP 1.0 §8.5: `error`, `error_description`, `state`, no
+   * vp_token), e.g. access_denied when the holder declined: recorded on the request, which it
+   * closes (rejected), so the verifier sees the refusal. The response must carry the request's
+   * state; it is taken once, like an answer: the request is then answered for every later response.
+   */
+  async respondWithError(requestId: string, form: { error: string; error_description?: string; state?: string; vp_token?: unknown; response?: unknown }): Promise<void> {
+    const [row, request] = await Promise.all([repo.findOid4vpRequest(this.deps.db, requestId), this.deps.verifiers.findRequest(requestId)])
+    if (!row || !request) throw oauthError('invalid_request', 'No OpenID4VP request is answered at this response_uri')
+    if (form.vp_token !== undefined || form.response !== undefined) throw oauthError('invalid_request', 'An error response carries no vp_token or response (OID4VP 1.0 §8.5)')
+    if (form.state !== row.state) throw oauthError('invalid_request', 'state does not match the request')
+    if (row.answer !== null) throw oauthError('invalid_request', 'This request was already answered: a response is accepted once')
+    const status = this.deps.verifiers.effectiveStatus(request)
+    if (status !== 'pending') throw oauthError('invalid_request', `The presentation request is ${status}`)
+    const description = form.error_description === undefined ? null : form.error_description
+    const recorded = await this.deps.db.transaction().execute((trx) => repo.recordHolderError(trx, requestId, { error: form.error, description, at: this.deps.clock.now() }))
+    if (!recorded) throw oauthError('invalid_request', 'This request was already answered: a response is accepted once')
   }
 
   /**
