@@ -89,6 +89,9 @@ export class Openid4vpService {
       jwks = { keys: [{ ...publicJwk(key.publicKeyObject), kid: key.kid, use: 'enc', alg: 'ECDH-ES' }] }
     }
     const state = randomBytes(16).toString('base64url')
+    // What the wallet shows of the verifier (OID4VP 1.0 §5.1 client_metadata, RFC 7591 §2): its profile's name and logo when it made one.
+    const profile = await this.deps.verifiers.findProfile(request.verifier_did)
+    const logo = profile?.logo_url?.startsWith('https://') ? { logo_uri: profile.logo_url } : {}
     const payload = {
       response_type: 'vp_token' as const,
       client_id: clientId,
@@ -98,7 +101,8 @@ export class Openid4vpService {
       state,
       dcql_query: dcql,
       client_metadata: {
-        client_name: request.verifier_did,
+        client_name: profile?.name ?? request.verifier_did,
+        ...logo,
         vp_formats_supported: {
           'dc+sd-jwt': { 'sd-jwt_alg_values': JWS_ALGS, 'kb-jwt_alg_values': JWS_ALGS },
           jwt_vc_json: { alg_values: JWS_ALGS },

@@ -123,6 +123,11 @@ export class VerifierService {
     return (await repo.findVerifier(this.deps.db, did))?.name ?? null
   }
 
+  /** The verifier's profile, if it made one (no error when not). */
+  findProfile(did: string): Promise<VerifierRow | undefined> {
+    return repo.findVerifier(this.deps.db, did)
+  }
+
   listRequests(verifierDid: string, page: { limit: number; after?: string }): Promise<PresentationRequestRow[]> {
     return repo.listRequests(this.deps.db, verifierDid, page)
   }
