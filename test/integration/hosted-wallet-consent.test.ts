@@ -310,6 +310,7 @@ describe('the holder decides: previews, declines and consent records of the host
     assert.equal(body.verifier_identity.name, 'Reading room')
     assert.equal(body.verifier_identity.logo_uri, 'https://reading-room.example/logo.svg')
     assert.equal(body.verifier_identity.domain, new URL(homeFront.origin).host)
+    assert.equal(body.purpose, 'Check the library card')
     assert.ok((body.presentations[0].claims as string[][]).some((p) => p.join('.') === 'given_name'))
     // Preparing sent nothing: the verifier still waits.
     assert.equal((await verifierView(created.request.id)).openid4vp.answer, null)
@@ -374,6 +375,7 @@ describe('the holder decides: previews, declines and consent records of the host
     assert.equal(body.verifier_identity.name, 'Outside shop')
     assert.equal(body.verifier_identity.client_id, outside.clientId)
     assert.equal(body.verifier_identity.domain, new URL(outside.origin).host)
+    assert.equal(body.purpose, null)
     assert.equal(outside.received.length, 0, 'nothing reached the verifier before the holder decided')
 
     const declined = await wallet(`/presentation-requests/answer/${body.session_id}/decline`, {})

@@ -95,6 +95,7 @@ describe('the SDK lets the holder look before deciding', () => {
     assert.equal(preview.verifierIdentity.prefix, 'decentralized_identifier')
     assert.equal(preview.verifierIdentity.verified, true)
     assert.equal(preview.verifierIdentity.name, 'Bike rental')
+    assert.equal(preview.purpose, 'Check residence')
     assert.equal(preview.verifier, preview.verifierIdentity.client_id)
     assert.equal(preview.presentations.length, 1)
     assert.ok(preview.presentations[0]!.claims.some((p) => p.join('.') === 'given_name'))

@@ -100,6 +100,9 @@ export class Openid4vpService {
       nonce: request.nonce,
       state,
       dcql_query: dcql,
+      // Why the verifier asks, for the wallet to show (not an OID4VP 1.0 parameter: wallets ignore
+      // what they do not know, RFC 6749 §3.1; DCQL has purposes only on credential sets, §6.2).
+      ...(request.purpose ? { purpose: request.purpose } : {}),
       client_metadata: {
         client_name: profile?.name ?? request.verifier_did,
         ...logo,
