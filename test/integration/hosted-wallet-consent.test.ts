@@ -343,8 +343,9 @@ describe('the holder decides: previews, declines and consent records of the host
     assert.equal((await activities('presentation_shared')).filter((a) => a.details.verifier === body.verifier).length, 0, 'nothing was shared')
   })
 
-  it("this service's verifier takes an error response once, with the request's state; a vp_token afterwards is refused with invalid_request", async () => {
-    const created = await request()
+  it("this service's verifier takes an error response once, with the request's state, and sends presentation.rejected; a vp_token afterwards is refused with invalid_request", async () => {
+    const callbackUrl = `https://callbacks.example/declined-${Date.now()}`
+    const created = await request({ callback_url: callbackUrl })
     const responseUri = created.openid4vp.response_uri as string
     const form = (fields: Record<string, string>) =>
       home.app.inject({ method: 'POST', url: new URL(responseUri).pathname, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(fields).toString() })
@@ -363,6 +364,9 @@ describe('the holder decides: previews, declines and consent records of the host
     const seen = await verifierView(created.request.id)
     assert.equal(seen.openid4vp.holder_response.error_description, 'The holder declined')
     assert.equal(seen.openid4vp.refused_attempts.count, 0)
+    const events = await home.deps.database.db.selectFrom('callback_outbox').select(['event_type', 'payload']).where('url', '=', callbackUrl).execute()
+    assert.deepEqual(events.map((e) => e.event_type), ['presentation.rejected'])
+    assert.equal((events[0]!.payload as Json).request_id ?? (events[0]!.payload as Json).data?.request_id, created.request.id, JSON.stringify(events[0]!.payload))
   })
 
   it('an outside verifier receives the OID4VP 1.0 §8.5 error response, nothing else; a completed answer is recorded as shared', async () => {

@@ -14,6 +14,7 @@ import type { DidResolver } from '../did/did-resolver.js'
 import type { HostedDids } from '../identity/hosted-dids.service.js'
 import type { KeyStore } from '../keys/key-store.js'
 import { publicJwk, serviceCallbacks, type ServiceKeys } from '../oid4vc/oid4vc-callbacks.js'
+import type { CallbackPort } from '../presentation/presentation-ports.js'
 import type { PresentationVerifier, VerificationOutcome } from '../presentation/presentation-verifier.js'
 import { AnswerNotAccepted, type VerifierPresentationService } from '../presentation/verifier-presentations.service.js'
 import { qrSvgDataUrl } from '../qr/qr-image.js'
@@ -59,6 +60,8 @@ export class Openid4vpService {
       presentations: Pick<VerifierPresentationService, 'recordAnswer'>
       verifier: PresentationVerifier
       formats: FormatRegistry
+      /** The request's webhook sender, once the callbacks plugin is registered (it is made after this service). */
+      callbacks?: () => CallbackPort | undefined
     },
   ) {}
 
@@ -209,8 +212,15 @@ export class Openid4vpService {
     const status = this.deps.verifiers.effectiveStatus(request)
     if (status !== 'pending') throw oauthError('invalid_request', `The presentation request is ${status}`)
     const description = form.error_description === undefined ? null : form.error_description
-    const recorded = await this.deps.db.transaction().execute((trx) => repo.recordHolderError(trx, requestId, { error: form.error, description, at: this.deps.clock.now() }))
+    const callbacks = request.callback_url ? this.deps.callbacks?.() : undefined
+    const recorded = await this.deps.db.transaction().execute(async (trx) => {
+      if (!(await repo.recordHolderError(trx, requestId, { error: form.error, description, at: this.deps.clock.now() }))) return false
+      // The same event as the spec's reject route; the holder is unknown (an error response names no one).
+      if (callbacks) await callbacks.enqueue(trx, { url: request.callback_url!, type: 'presentation.rejected', data: { request_id: requestId, holder_did: null, reason: description, error: form.error } })
+      return true
+    })
     if (!recorded) throw oauthError('invalid_request', 'This request was already answered: a response is accepted once')
+    callbacks?.nudge()
   }
 
   /**
