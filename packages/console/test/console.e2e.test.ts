@@ -216,7 +216,7 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
       if (required) await schemas.getByLabel(`Attribute ${i + 2} required`, { exact: true }).check()
     }
     await schemas.getByRole('button', { name: 'Create schema' }).click()
-    await schemas.getByRole('cell', { name: 'Degree', exact: true }).waitFor()
+    await schemas.locator('td').getByText('Degree', { exact: true }).waitFor()
 
     // A template fixes the homepage; issue and offer then start from it.
     const templates = issuer.locator('#issuer-templates')
@@ -225,7 +225,7 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
     await templates.getByLabel('Credential type').fill('UniversityDegree')
     await templates.locator('input[name="homepage"]').fill('https://example.edu/')
     await templates.getByRole('button', { name: 'Create template' }).click()
-    await templates.getByRole('cell', { name: 'Degree 2026', exact: true }).waitFor()
+    await templates.locator('td').getByText('Degree 2026', { exact: true }).waitFor()
 
     // The offer form is built from the template's schema: a typed input per attribute, required ones marked.
     const offers = issuer.locator('#issuer-offers')
@@ -378,6 +378,8 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
     await holderOpenRequest(await qrPng(verifier.getByTestId('request-qr-json')))
     const entry = holder.locator('#holder-inbox article').first()
     assert.match((await entry.textContent()) ?? '', /Second interview/)
+    // The JWT-VC issued from the template (the SD-JWT VC from the offer is revoked).
+    await entry.getByLabel('Credential to present').selectOption({ label: 'UniversityDegree from Example University' })
     await entry.getByRole('button', { name: 'Present' }).click()
     await holder.getByText('Presented:').waitFor()
     await shot(holder, 'holder-presented')
