@@ -3,9 +3,9 @@ import { useEffect, useId, useRef, useState } from 'preact/hooks'
 import { humanize, shortDid } from '../lib/forms.ts'
 
 /** A titled region: a landmark named by its heading. */
-export function Section({ id, title, children }: { id: string; title: string; children: ComponentChildren }) {
+export function Section({ id, title, children, wide }: { id: string; title: string; children: ComponentChildren; wide?: boolean }) {
   return (
-    <section aria-labelledby={`${id}-title`} class="card" id={id}>
+    <section aria-labelledby={`${id}-title`} class={wide ? 'card wide' : 'card'} id={id}>
       <h3 id={`${id}-title`}>{title}</h3>
       {children}
     </section>

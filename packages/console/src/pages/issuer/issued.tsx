@@ -21,7 +21,7 @@ export function Issued({ session, version }: { session: RoleSession; version: nu
     return `Revoked ${c.credential_type}: its status list bit is set`
   })
   return (
-    <Section id="issuer-issued" title="Issued credentials">
+    <Section id="issuer-issued" title="Issued credentials" wide>
       {issued.length === 0 ? <p>None yet.</p> : (
         <table class="stack" data-testid="issuer-issued-table">
           <caption>Credentials you issued</caption>

@@ -13,7 +13,7 @@ export function History({ session, version, liveId }: { session: RoleSession; ve
   const settled = useRef(new Map<string, Outcome>())
   usePoll(async () => {
     const { data } = await session.client.api.GET('/api/verifier/{did}/requests', { params: { path: { did: session.did }, query: { limit: 20 } } })
-    const requests = ((data as unknown as { data: RequestView[] }).data ?? [])
+    const requests = ((data as unknown as { data: RequestView[] }).data ?? []).sort((a, b) => b.created_at.localeCompare(a.created_at))
     const presentations = await presentationsOf(session)
     const next = await Promise.all(requests.map(async (request) => {
       const known = settled.current.get(request.id)
@@ -27,7 +27,7 @@ export function History({ session, version, liveId }: { session: RoleSession; ve
     setRows(next)
   }, 5000, [session.did, version, liveId])
   return (
-    <Section id="verifier-history" title="Requests and presentations">
+    <Section id="verifier-history" title="Requests and presentations" wide>
       {rows.length === 0 ? <p>No requests yet.</p> : (
         <table class="stack" data-testid="verifier-history">
           <caption>Your requests, newest first</caption>

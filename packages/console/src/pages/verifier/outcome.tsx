@@ -119,7 +119,7 @@ export function OutcomeView({ outcome, request }: { outcome: Outcome; request: R
           </p>
           {result.errors.length > 0 && <ul class="error">{result.errors.map((e) => <li key={e}>{e}</li>)}</ul>}
           <h4>Disclosed claims</h4>
-          {result.credential_subjects.length === 0 ? <p>None.</p> : result.credential_subjects.map((claims, i) => <ReadableClaims key={i} claims={claims} empty="No claim disclosed." />)}
+          {result.credential_subjects.length === 0 ? <p>None.</p> : result.credential_subjects.map((claims, i) => <SubjectClaims key={i} claims={claims} />)}
           {request.required_predicates.length > 0 && (
             <>
               <h4>Predicates</h4>
@@ -134,4 +134,19 @@ export function OutcomeView({ outcome, request }: { outcome: Outcome; request: R
       )
     }
   }
+}
+
+/** Facts about the credential (its type, issuer, id) apart from the claims the holder disclosed. */
+const META = new Set(['credential_id', 'issuer', 'type', 'id'])
+
+function SubjectClaims({ claims }: { claims: Record<string, unknown> }) {
+  const types = (Array.isArray(claims.type) ? claims.type : [claims.type]).filter((t): t is string => typeof t === 'string' && t !== 'VerifiableCredential')
+  const issuer = typeof claims.issuer === 'string' ? claims.issuer : undefined
+  const disclosed = Object.fromEntries(Object.entries(claims).filter(([name]) => !META.has(name)))
+  return (
+    <div class="subject">
+      {(types.length > 0 || issuer) && <p class="hint">{types.join(', ') || 'Credential'}{issuer && <> issued by <Party did={issuer} /></>}</p>}
+      <ReadableClaims claims={disclosed} empty="No claim disclosed." />
+    </div>
+  )
 }
