@@ -16,6 +16,7 @@ import { mkdir, readFile, rm } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { after, afterEach, before, describe, it } from 'node:test'
+import { createServiceClient, generateHolderKey, resolveRequest } from '@credential-service/sdk'
 import { OP } from '@sphereon/did-auth-siop'
 import { OpenID4VCIClient } from '@sphereon/oid4vci-client'
 import * as jose from 'jose'
@@ -229,7 +230,7 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
 
     // The offer form is built from the template's schema: a typed input per attribute, required ones marked.
     const offers = issuer.locator('#issuer-offers')
-    await offers.getByLabel('Template').selectOption({ label: 'Degree 2026' })
+    await offers.getByRole('combobox', { name: /^Template/ }).selectOption({ label: 'Degree 2026' })
     assert.equal(await offers.getByLabel('Credential type').inputValue(), 'UniversityDegree', 'the template fills the type')
     const field = (name: string) => offers.locator(`[name="${name}"]`)
     const expected: Record<string, string> = { given_name: 'text', gpa: 'number', graduated: 'checkbox', graduation_date: 'date', email: 'email', homepage: 'url' }
@@ -287,7 +288,7 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
   it('the issuer issues from the template to a DID, and revoking asks for confirmation first', async () => {
     const issue = issuer.locator('#issuer-issue')
     await issue.getByLabel('Holder DID').fill(holderDid)
-    await issue.getByLabel('Template').selectOption({ label: 'Degree 2026' })
+    await issue.getByRole('combobox', { name: /^Template/ }).selectOption({ label: 'Degree 2026' })
     await issue.locator('[name="given_name"]').fill('Ada')
     await issue.locator('[name="gpa"]').fill('3.8')
     await issue.getByRole('button', { name: 'Issue credential' }).click()
@@ -320,7 +321,19 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
     await shot(issuer, 'issuer-issued-and-revoked')
   })
 
-  it('the verifier asks by an openid4vp QR (made with the keyboard only) that a standard wallet library resolves; the holder declines and the verifier sees it', async () => {
+  it('the verifier asks by an openid4vp QR (made with the keyboard only) that a standard wallet library resolves; a wallet declines it and the verifier sees the refusal', async () => {
+    // A second holder with a wallet on the service, driven through the SDK: it takes a credential issued from the console.
+    const wallet = createServiceClient({ baseUrl: origin })
+    const walletKey = await generateHolderKey({ alg: 'EdDSA' })
+    const walletDid = (await wallet.login(walletKey)).did
+    const issue = issuer.locator('#issuer-issue')
+    await issue.getByLabel('Holder DID').fill(walletDid)
+    await issue.getByRole('combobox', { name: /^Template/ }).selectOption({ label: 'Degree 2026' })
+    await issue.locator('[name="given_name"]').fill('Grace')
+    await issue.locator('[name="gpa"]').fill('3.9')
+    await issue.getByRole('button', { name: 'Issue credential' }).click()
+    await issue.getByText(/^Issued UniversityDegree/).waitFor()
+
     await verifier.goto('/app/')
     // Keyboard only: Tab to the role link, Enter; Tab to sign-in, Space; fill and submit the request.
     await tabTo(verifier, 'Verifier')
@@ -349,11 +362,26 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
     assert.match(dcql, /given_name/)
     assert.match(dcql, /gpa/, 'the predicate\'s attribute is asked')
 
-    // The holder opens the request (the spec's JSON, one tab away) and declines it.
+    // The wallet looks at the request (nothing sent yet), then declines: OID4VP 1.0 §8.5 error response access_denied.
+    const preview = await resolveRequest(wallet, walletKey, { authorizationRequestUri: requestUri })
+    assert.equal(preview.purpose, 'Hiring')
+    const declined = await preview.decline('Not looking for a job')
+    assert.equal(declined.verifier_status, 200)
+    const result = verifier.getByTestId('verifier-result')
+    await result.getByTestId('declined').waitFor()
+    assert.match((await result.textContent()) ?? '', /Declined.*access_denied/)
+    assert.equal(await result.getByTestId('is-valid').count(), 0, 'nothing verified')
+    await shot(verifier, 'verifier-declined-openid4vp')
+  })
+
+  it('the holder declines a request in its inbox; the verifier sees the refusal and who refused', async () => {
+    const create = verifier.locator('#verifier-create')
+    await create.getByLabel('Purpose').fill('Background check')
+    await create.getByRole('button', { name: 'Create request' }).click()
+    await verifier.getByText('Request created').waitFor()
     await verifier.getByRole('tab', { name: "This service's JSON" }).click()
-    const specPng = await qrPng(verifier.getByTestId('request-qr-json'))
-    await holderOpenRequest(specPng)
-    const entry = holder.locator('#holder-inbox article').first()
+    await holderOpenRequest(await qrPng(verifier.getByTestId('request-qr-json')))
+    const entry = holder.locator('#holder-inbox article').filter({ hasText: 'Background check' })
     await entry.getByRole('button', { name: 'Decline' }).click()
     await entry.getByText('Declined').first().waitFor()
     await shot(holder, 'holder-declined')
@@ -361,7 +389,8 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
     const result = verifier.getByTestId('verifier-result')
     await result.getByTestId('declined').waitFor()
     assert.match((await result.textContent()) ?? '', /Declined/)
-    await shot(verifier, 'verifier-declined')
+    assert.equal(await result.locator(`[title="${holderDid}"]`).count(), 1, 'the holder who refused, its DID on hover')
+    await shot(verifier, 'verifier-declined-inbox')
   })
 
   it('the holder accepts another request; the verifier sees verified, the disclosed claims and the proven predicate, and both in its history', async () => {
@@ -376,8 +405,7 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
     verifier.on('framenavigated', (frame) => navigations.push(frame.url()))
     await verifier.getByRole('tab', { name: "This service's JSON" }).click()
     await holderOpenRequest(await qrPng(verifier.getByTestId('request-qr-json')))
-    const entry = holder.locator('#holder-inbox article').first()
-    assert.match((await entry.textContent()) ?? '', /Second interview/)
+    const entry = holder.locator('#holder-inbox article').filter({ hasText: 'Second interview' })
     // The JWT-VC issued from the template (the SD-JWT VC from the offer is revoked).
     await entry.getByLabel('Credential to present').selectOption({ label: 'UniversityDegree from Example University' })
     await entry.getByRole('button', { name: 'Present' }).click()
@@ -396,7 +424,7 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
 
     const history = verifier.getByTestId('verifier-history')
     await history.getByText('Verified', { exact: true }).waitFor()
-    await history.getByText('Declined by the holder', { exact: true }).waitFor()
+    assert.equal(await history.getByText('Declined by the holder', { exact: true }).count(), 2, 'both refusals, OpenID4VP and inbox')
     await shot(verifier, 'verifier-verified')
     await assertFits(verifier, 'verifier')
     assert.deepEqual(cspViolations, [], 'the pages run under their CSP without a violation')
