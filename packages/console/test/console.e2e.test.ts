@@ -16,7 +16,7 @@ import { mkdir, readFile, rm } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { after, afterEach, before, describe, it } from 'node:test'
-import { createServiceClient, generateHolderKey, resolveRequest } from '@credential-service/sdk'
+import { createServiceClient, generateHolderKey, resolveRequest, type HolderKey, type ServiceClient } from '@credential-service/sdk'
 import { OP } from '@sphereon/did-auth-siop'
 import { OpenID4VCIClient } from '@sphereon/oid4vci-client'
 import * as jose from 'jose'
@@ -63,6 +63,8 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
   let holder: Page
   let verifier: Page
   let holderDid: string
+  let wallet: ServiceClient
+  let walletKey: HolderKey
   let step = 0
 
   const shot = async (page: Page, name: string) => {
@@ -116,6 +118,24 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
 
   /** The QR element as a PNG, as a phone camera would see it. */
   const qrPng = (locator: Locator) => locator.screenshot({ type: 'png' })
+
+  /** The verifier makes a request with this purpose; resolves once the new request's panel (its QR codes loaded) replaced the last one's. */
+  async function createRequest(purpose: string) {
+    const created = "document.querySelector('[data-testid=request-created]')?.dataset.requestId ?? ''"
+    const last = String(await verifier.evaluate(created))
+    const create = verifier.locator('#verifier-create')
+    await create.getByLabel('Purpose').fill(purpose)
+    await create.getByRole('button', { name: 'Create request' }).click()
+    await until(verifier, `(${created}) !== ${JSON.stringify(last)}`)
+  }
+
+  /** The request's QR code in the chosen tab, as a PNG. */
+  async function requestQrPng(tab: 'Wallet QR (OpenID4VP)' | "This service's JSON"): Promise<Buffer> {
+    await verifier.getByTestId('request-created').getByRole('tab', { name: tab }).click()
+    const testId = tab === "This service's JSON" ? 'request-qr-json' : 'request-qr'
+    await until(verifier, `(() => { const img = document.querySelector('[data-testid=${testId}]'); return Boolean(img && img.complete && img.naturalWidth > 0) })()`)
+    return qrPng(verifier.getByTestId(testId))
+  }
 
   // ---- The holder's steps (its wallet page is another helper's; these follow its controls). ----
 
@@ -323,8 +343,8 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
 
   it('the verifier asks by an openid4vp QR (made with the keyboard only) that a standard wallet library resolves; a wallet declines it and the verifier sees the refusal', async () => {
     // A second holder with a wallet on the service, driven through the SDK: it takes a credential issued from the console.
-    const wallet = createServiceClient({ baseUrl: origin })
-    const walletKey = await generateHolderKey({ alg: 'EdDSA' })
+    wallet = createServiceClient({ baseUrl: origin })
+    walletKey = await generateHolderKey({ alg: 'EdDSA' })
     const walletDid = (await wallet.login(walletKey)).did
     const issue = issuer.locator('#issuer-issue')
     await issue.getByLabel('Holder DID').fill(walletDid)
@@ -375,12 +395,8 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
   })
 
   it('the holder declines a request in its inbox; the verifier sees the refusal and who refused', async () => {
-    const create = verifier.locator('#verifier-create')
-    await create.getByLabel('Purpose').fill('Background check')
-    await create.getByRole('button', { name: 'Create request' }).click()
-    await verifier.getByText('Request created').waitFor()
-    await verifier.getByRole('tab', { name: "This service's JSON" }).click()
-    await holderOpenRequest(await qrPng(verifier.getByTestId('request-qr-json')))
+    await createRequest('Background check')
+    await holderOpenRequest(await requestQrPng("This service's JSON"))
     const entry = holder.locator('#holder-inbox article').filter({ hasText: 'Background check' })
     await entry.getByRole('button', { name: 'Decline' }).click()
     await entry.getByText('Declined').first().waitFor()
@@ -397,14 +413,10 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
     await verifier.getByLabel('Verifier name').fill('Acme Hiring')
     await verifier.getByRole('button', { name: 'Create verifier profile' }).click()
     await verifier.getByText('Verifying as').waitFor()
-    const create = verifier.locator('#verifier-create')
-    await create.getByLabel('Purpose').fill('Second interview')
-    await create.getByRole('button', { name: 'Create request' }).click()
-    await verifier.getByText('Request created').waitFor()
+    await createRequest('Second interview')
     const navigations: string[] = []
     verifier.on('framenavigated', (frame) => navigations.push(frame.url()))
-    await verifier.getByRole('tab', { name: "This service's JSON" }).click()
-    await holderOpenRequest(await qrPng(verifier.getByTestId('request-qr-json')))
+    await holderOpenRequest(await requestQrPng("This service's JSON"))
     const entry = holder.locator('#holder-inbox article').filter({ hasText: 'Second interview' })
     // The JWT-VC issued from the template (the SD-JWT VC from the offer is revoked).
     await entry.getByLabel('Credential to present').selectOption({ label: 'UniversityDegree from Example University' })
@@ -422,8 +434,21 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
     assert.match(await result.getByTestId('predicates').textContent() ?? '', /Proven: Gpa ≥ 3/)
     assert.deepEqual(navigations, [], 'no reload or navigation on the verifier page')
 
+    // The wallet on the service shares over OpenID4VP after its preview: the verifier shows the stored result.
+    await createRequest('Reference check')
+    const uri = decodeQrPng(await requestQrPng('Wallet QR (OpenID4VP)'))
+    const preview = await resolveRequest(wallet, walletKey, { authorizationRequestUri: uri })
+    assert.equal(preview.verifierIdentity.name, 'Acme Hiring', 'the wallet shows the verifier by name')
+    assert.equal((await preview.accept()).accepted, true)
+    const shared = verifier.getByTestId('verifier-result')
+    await shared.getByText('Verified: is_valid true').waitFor()
+    const sharedText = (await shared.textContent()) ?? ''
+    assert.match(sharedText, /Grace/)
+    assert.match(await shared.getByTestId('predicates').textContent() ?? '', /Proven: Gpa ≥ 3/)
+    await shot(verifier, 'verifier-verified-openid4vp')
+
     const history = verifier.getByTestId('verifier-history')
-    await history.getByText('Verified', { exact: true }).waitFor()
+    await history.getByText('Verified', { exact: true }).nth(1).waitFor()
     assert.equal(await history.getByText('Declined by the holder', { exact: true }).count(), 2, 'both refusals, OpenID4VP and inbox')
     await shot(verifier, 'verifier-verified')
     await assertFits(verifier, 'verifier')
@@ -447,6 +472,19 @@ function sphereonOp() {
     })
     .withHasher(hasher as never)
     .build()
+}
+
+/**
+ * Polls an expression in the page until it is true (page.waitForFunction would compile it in the
+ * page, which its CSP forbids; page.evaluate goes through the DevTools protocol). Bounded by
+ * attempts, not by a clock reading.
+ */
+async function until(page: Page, expression: string, attempts = 300): Promise<void> {
+  for (let i = 0; i < attempts; i += 1) {
+    if ((await page.evaluate(expression)) === true) return
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  assert.fail(`never true in the page: ${expression}`)
 }
 
 /** The elements that end past the window's right edge (the innermost ones), named for a failure message. */

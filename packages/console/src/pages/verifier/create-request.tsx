@@ -106,7 +106,7 @@ function CreatedRequest({ created }: { created: Created }) {
     )
   }
   return (
-    <div class="created" data-testid="request-created">
+    <div class="created" data-testid="request-created" data-request-id={created.id}>
       <Tabs label="Request as" tabs={[
         { id: 'uri', title: 'Wallet QR (OpenID4VP)', content: <QrPanel image={created.uriImage!} text={created.uri} label="Presentation request (openid4vp URI)" testId="request-qr" link /> },
         { id: 'json', title: 'Request JSON (OpenID4VP)', content: <JsonBlock value={created.openid4vp} label="OpenID4VP request parameters" /> },
