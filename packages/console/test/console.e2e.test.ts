@@ -242,11 +242,17 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
     // A template fixes the homepage; issue and offer then start from it.
     const templates = issuer.locator('#issuer-templates')
     await templates.getByLabel('Template name').fill('Degree 2026')
-    await templates.getByLabel('Schema').selectOption({ label: 'Degree 1.0' })
+    await templates.getByRole('combobox', { name: /^Schema/ }).selectOption({ label: 'Degree 1.0' })
     await templates.getByLabel('Credential type').fill('UniversityDegree')
     await templates.locator('input[name="homepage"]').fill('https://example.edu/')
     await templates.getByRole('button', { name: 'Create template' }).click()
     await templates.locator('td').getByText('Degree 2026', { exact: true }).waitFor()
+    // A second template of the same schema, for the transcripts issued below.
+    await templates.getByLabel('Template name').fill('Transcript')
+    await templates.getByRole('combobox', { name: /^Schema/ }).selectOption({ label: 'Degree 1.0' })
+    await templates.getByLabel('Credential type').fill('Transcript')
+    await templates.getByRole('button', { name: 'Create template' }).click()
+    await templates.locator('td').getByText('Transcript', { exact: true }).first().waitFor()
 
     // The offer form is built from the template's schema: a typed input per attribute, required ones marked.
     const offers = issuer.locator('#issuer-offers')
@@ -305,21 +311,22 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
     await assertFits(issuer, 'issuer')
   })
 
-  it('the issuer issues from the template to a DID, and revoking asks for confirmation first', async () => {
+  it('the issuer issues from a template to a DID, and revoking asks for confirmation first', async () => {
     const issue = issuer.locator('#issuer-issue')
     await issue.getByLabel('Holder DID').fill(holderDid)
-    await issue.getByRole('combobox', { name: /^Template/ }).selectOption({ label: 'Degree 2026' })
+    await issue.getByRole('combobox', { name: /^Template/ }).selectOption({ label: 'Transcript' })
+    assert.equal(await issue.getByLabel('Credential type').inputValue(), 'Transcript', 'the template fills the type')
     await issue.locator('[name="given_name"]').fill('Ada')
     await issue.locator('[name="gpa"]').fill('3.8')
     await issue.getByRole('button', { name: 'Issue credential' }).click()
-    await issue.getByText(/^Issued UniversityDegree/).waitFor()
+    await issue.getByText(/^Issued Transcript/).waitFor()
     const table = issuer.getByTestId('issuer-issued-table')
-    await table.getByRole('row').nth(2).waitFor()
+    await table.getByRole('button', { name: 'Revoke Transcript' }).waitFor()
     // The holder by its DID shortened, the whole DID on hover.
     assert.ok(await table.locator(`[title="${holderDid}"]`).count() >= 1)
 
-    // The SD-JWT VC the holder took from the offer is revoked; the JWT-VC issued now stays.
-    const revoke = table.getByRole('row').filter({ hasText: 'SD-JWT' }).getByRole('button', { name: 'Revoke UniversityDegree' })
+    // The SD-JWT VC the holder took from the offer is revoked; the transcript stays.
+    const revoke = table.getByRole('button', { name: 'Revoke UniversityDegree' })
     await revoke.click()
     const dialog = issuer.getByRole('dialog', { name: 'Revoke this UniversityDegree?' })
     await dialog.waitFor()
@@ -348,11 +355,12 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
     const walletDid = (await wallet.login(walletKey)).did
     const issue = issuer.locator('#issuer-issue')
     await issue.getByLabel('Holder DID').fill(walletDid)
-    await issue.getByRole('combobox', { name: /^Template/ }).selectOption({ label: 'Degree 2026' })
+    await issue.getByRole('combobox', { name: /^Template/ }).selectOption({ label: 'Transcript' })
     await issue.locator('[name="given_name"]').fill('Grace')
     await issue.locator('[name="gpa"]').fill('3.9')
     await issue.getByRole('button', { name: 'Issue credential' }).click()
-    await issue.getByText(/^Issued UniversityDegree/).waitFor()
+    await issue.getByText('Issued Transcript (credential').waitFor()
+    await issuer.getByTestId('issuer-issued-table').getByRole('button', { name: 'Revoke Transcript' }).nth(1).waitFor()
 
     await verifier.goto('/app/')
     // Keyboard only: Tab to the role link, Enter; Tab to sign-in, Space; fill and submit the request.
@@ -364,6 +372,9 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
     await verifier.keyboard.press('Space')
     await verifier.getByTestId('verifier-did').waitFor()
     await assertAccessible(verifier, 'verifier')
+    await tabTo(verifier, 'Credential type')
+    await verifier.keyboard.press('ControlOrMeta+A')
+    await verifier.keyboard.type('Transcript')
     await tabTo(verifier, 'Purpose')
     await verifier.keyboard.type('Hiring')
     await tabTo(verifier, 'Create request')
@@ -418,8 +429,6 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
     verifier.on('framenavigated', (frame) => navigations.push(frame.url()))
     await holderOpenRequest(await requestQrPng("This service's JSON"))
     const entry = holder.locator('#holder-inbox article').filter({ hasText: 'Second interview' })
-    // The JWT-VC issued from the template (the SD-JWT VC from the offer is revoked).
-    await entry.getByLabel('Credential to present').selectOption({ label: 'UniversityDegree from Example University' })
     await entry.getByRole('button', { name: 'Present' }).click()
     await holder.getByText('Presented:').waitFor()
     await shot(holder, 'holder-presented')
