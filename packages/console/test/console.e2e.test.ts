@@ -12,7 +12,7 @@ import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { mkdir, readFile, rm } from 'node:fs/promises'
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { after, afterEach, before, describe, it } from 'node:test'
@@ -165,8 +165,9 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
       const built = spawnSync(process.execPath, ['scripts/build-console.ts'], { cwd: root, stdio: 'inherit' })
       assert.equal(built.status, 0, 'the console builds')
     }
-    await rm(shots, { recursive: true, force: true })
+    // Only this file's screenshots are replaced: the holder's test writes holder-*.png beside them.
     await mkdir(shots, { recursive: true })
+    for (const name of await readdir(shots)) if (/^(\d\d-|failure-portal-)/.test(name)) await rm(path.join(shots, name), { force: true })
     axeSource = await readFile(path.join(root, 'node_modules/axe-core/axe.min.js'), 'utf8')
     front = await HttpsFront.open()
     origin = front.origin
@@ -183,7 +184,7 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
     // What each role saw when a step failed.
     if (!(t as unknown as { passed?: boolean }).passed) {
       for (const [role, page] of [['issuer', issuer], ['holder', holder], ['verifier', verifier]] as const) {
-        await page?.screenshot({ path: path.join(shots, `failure-${role}.png`), fullPage: true }).catch(() => {})
+        await page?.screenshot({ path: path.join(shots, `failure-portal-${role}.png`), fullPage: true }).catch(() => {})
       }
     }
   })
