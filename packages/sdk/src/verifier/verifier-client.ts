@@ -80,6 +80,7 @@ export function createVerifierClient(client: ServiceClient): VerifierClient {
   const did = () => signedInDid(client)
 
   async function read(requestId: string, signal?: AbortSignal) {
+    did() // a request is read with the verifier's session
     const { data } = await client.api.GET('/api/verifier/requests/{id}', { params: { path: { id: requestId } }, ...(signal ? { signal } : {}) })
     return data!
   }
