@@ -2,8 +2,9 @@
  * Builds the SDK to JavaScript with type declarations (tsc -p tsconfig.build.json into dist/:
  * ESM .js, .d.ts and their maps), so plain `node` and bundlers can import it. `--if-stale`
  * (the root's prepare, scripts/build-console.ts) builds only when dist is missing or older than a
- * source. Plain Node, no tsx; without TypeScript (a production install, `npm ci --omit=dev`)
- * nothing is built: the build stage or the published tarball brings dist.
+ * source. Plain Node, no tsx; tsconfig.build.json stands alone (the Docker build stage installs
+ * before it copies the root tsconfig.json). Without TypeScript (a production install,
+ * `npm ci --omit=dev`) nothing is built: the build stage or the published tarball brings dist.
  */
 import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs'
@@ -12,7 +13,7 @@ import path from 'node:path'
 
 const dir = path.resolve(import.meta.dirname, '..')
 const entry = path.join(dir, 'dist/index.js')
-const sources = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package.json', '../../tsconfig.json'].map((f) => path.join(dir, f))
+const sources = ['src', 'tsconfig.build.json', 'package.json'].map((f) => path.join(dir, f))
 
 function newest(file) {
   if (!existsSync(file)) return 0
