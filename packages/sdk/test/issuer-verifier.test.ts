@@ -128,7 +128,16 @@ describe('the issuer and verifier helpers', () => {
     await holder.client.api.POST('/api/wallet/presentation-requests', { body: { request_id: request.id } })
     await holder.client.api.POST('/api/wallet/presentation-requests/{request_id}/reject', { params: { path: { request_id: request.id } }, body: { reason: 'Not now' } })
     const result = await waiting
-    assert.deepEqual([result.outcome, result.request.status, result.presentation], ['declined', 'rejected', null])
+    assert.deepEqual([result.outcome, result.request.status, result.presentation, result.reason], ['declined', 'rejected', null, 'Not now'])
+  })
+
+  it('waitForResult: declined when a holder rejects a request addressed to no one (which stays open to others)', async () => {
+    const { request } = await verifier.createPresentationRequest({ presentation_type: 'DegreeCheck', purpose: 'Hiring', required_credentials: [{ credential_type: 'Degree' }] })
+    const waiting = verifier.waitForResult(request.id, { intervalMs: 20 })
+    await holder.client.api.POST('/api/wallet/presentation-requests', { body: { request_id: request.id } })
+    await holder.client.api.POST('/api/wallet/presentation-requests/{request_id}/reject', { params: { path: { request_id: request.id } }, body: { reason: 'Wrong employer' } })
+    const result = await waiting
+    assert.deepEqual([result.outcome, result.request.status, result.reason], ['declined', 'pending', 'Wrong employer'])
   })
 
   it('waitForResult: expired once the request outlives its expiry unanswered', async () => {

@@ -6,7 +6,6 @@
  * itself is checked too: what it holds, that plain node imports it, that TypeScript finds its types.
  */
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
 import { copyFile, readdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -40,6 +39,13 @@ describe('the SDK README examples under plain node, from the packed package', ()
     const p = startExample(example(name), args, { cwd: packed.project, env })
     started.push(p)
     return p
+  }
+
+  /** The stored status of the request an openid4vp:// URI names (its request_uri ends with the id). */
+  const requestStatus = async (uri: string) => {
+    const id = new URL(new URL(uri).searchParams.get('request_uri')!).pathname.split('/').at(-1)!
+    const row = await svc.t.deps.database.db.selectFrom('presentation_requests').select('status').where('id', '=', id).executeTakeFirstOrThrow()
+    return row.status
   }
 
   before(async () => {
@@ -130,8 +136,50 @@ describe('the SDK README examples under plain node, from the packed package', ()
     assert.match(ended.stdout, /^Verified again: true$/m)
   })
 
-  const previews = existsSync(path.join(sdkDir, 'src/flows/preview-request.ts'))
-  it('holder-preview.mjs: the holder sees the offer and the request before anything is sent, accepts one request and declines another', { skip: !previews && 'resolveOffer/resolveRequest land with the consent helper\'s merge' }, async () => {
-    assert.ok(previews)
+  it('holder-preview.mjs: the holder sees issuer, verifier, purpose and claims before anything is sent, shares once and declines once (the verifier sees both)', async () => {
+    /** An offer of issuer.mjs and a waiting verifier.mjs, for one run of the holder. */
+    const setUp = async () => {
+      const issuer = await runExample(example('issuer.mjs'), [], { cwd: packed.project, env })
+      assert.equal(issuer.code, 0, issuer.stderr)
+      const offerUri = /^Offer: (\S+)$/m.exec(issuer.stdout)![1]!
+      const txCode = /^Transaction code: (\S+)$/m.exec(issuer.stdout)![1]!
+      const verifier = start('verifier.mjs')
+      const requestUri = (await verifier.waitFor(/^Request: (openid4vp:\/\/\S+)$/m))[1]!
+      return { args: [offerUri, txCode, requestUri], verifier }
+    }
+
+    const first = await setUp()
+    const sharing = start('holder-preview.mjs', first.args)
+    await sharing.waitFor(/Accept it\? \[y\/N\] $/)
+    // Shown before the offer is redeemed: the issuer's name and the credential's claims.
+    assert.match((await sharing.waitFor(/^Example University offers .+$/m))[0], /given_name/)
+    sharing.answer('y')
+    await sharing.waitFor(/Share this\? \[y\/N\] $/)
+    const shown = (await sharing.waitFor(/^Example Employer \(verified: .+\) asks, for "Check the degree of an applicant":\n((?: {2}.+\n)+)/m))[1]!
+    assert.match(shown, /^ {2}given_name: "Erika"$/m)
+    assert.match(shown, /^ {2}degree: "BSc Physics"$/m)
+    // Nothing reached the verifier before the holder said yes: its request is still open.
+    assert.equal(await requestStatus(first.args[2]!), 'pending')
+    sharing.answer('y')
+    const shared = await sharing.exited
+    assert.equal(shared.code, 0, shared.stderr)
+    // An answer follows its question on the same line (stdin is not echoed).
+    assert.match(shared.stdout, /\] Received: Degree$/m)
+    assert.match(shared.stdout, /\] The verifier accepted the presentation$/m)
+    const accepted = await first.verifier.exited
+    assert.match(accepted.stdout, /^Answered: the presentation is verified$/m)
+
+    const second = await setUp()
+    const declining = start('holder-preview.mjs', second.args)
+    await declining.waitFor(/Accept it\? \[y\/N\] $/)
+    declining.answer('y')
+    await declining.waitFor(/Share this\? \[y\/N\] $/)
+    declining.answer('n')
+    const declined = await declining.exited
+    assert.equal(declined.code, 0, declined.stderr)
+    assert.match(declined.stdout, /\] Declined: the verifier is told so$/m)
+    const refused = await second.verifier.exited
+    assert.equal(refused.code, 0, refused.stderr)
+    assert.match(refused.stdout, /^No presentation: declined \(.*I do not share my degree.*\)$/m)
   })
 })

@@ -65,14 +65,6 @@ export interface VerifierClient {
   verify(presentationId: string, options?: { presentationJwt?: string }): Promise<VerificationOutcome>
 }
 
-/** Fields of a request's answer that newer services add (a wallet's error response, the holders' declines). */
-interface AnswerFields {
-  status: string
-  holder_response?: { error?: string; error_description?: string | null } | null
-  answers?: { status: string; reason?: string | null }[]
-}
-
-const DECLINED = new Set(['rejected', 'declined'])
 const ANSWERED = new Set(['submitted', 'verified', 'failed'])
 
 /** The verifier's helpers on a signed-in client (`await client.login(key)` or `signIn`). */
@@ -130,16 +122,16 @@ export function createVerifierClient(client: ServiceClient): VerifierClient {
       const { signal, intervalMs = 1000 } = options
       for (;;) {
         signal?.throwIfAborted()
-        const answer = await read(requestId, signal)
-        const request = answer.request
-        const fields = { ...(answer as object), ...(request as object) } as AnswerFields
-        const declinedBy = fields.answers?.find((a) => a.status === 'rejected')
-        if (DECLINED.has(request.status) || fields.holder_response?.error || declinedBy) {
-          const reason = declinedBy?.reason ?? fields.holder_response?.error_description ?? null
-          return { outcome: 'declined', request, presentation: null, reason }
+        const { request, answers, openid4vp } = await read(requestId, signal)
+        if (ANSWERED.has(request.status)) return { outcome: 'answered', request, presentation: await answeringPresentation(requestId, signal), reason: null }
+        // A holder's rejection in the spec's inbox (an unaddressed request stays open to others, but
+        // this holder said no), or the wallet's OpenID4VP error response (§8.5), which closes the request.
+        const rejection = answers.find((a) => a.status === 'rejected')
+        const walletError = openid4vp?.holder_response ?? null
+        if (request.status === 'rejected' || rejection || walletError) {
+          return { outcome: 'declined', request, presentation: null, reason: rejection?.reason ?? walletError?.error_description ?? null }
         }
         if (request.status === 'expired') return { outcome: 'expired', request, presentation: null, reason: null }
-        if (ANSWERED.has(request.status)) return { outcome: 'answered', request, presentation: await answeringPresentation(requestId, signal), reason: null }
         await sleep(intervalMs, signal)
       }
     },
