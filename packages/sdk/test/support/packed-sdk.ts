@@ -1,12 +1,13 @@
 /**
- * The SDK as a user gets it: `npm pack` (its prepack builds dist when stale) into a temporary
- * directory, the tarball unpacked into `node_modules/@credential-service/sdk` of a new project
- * outside the repository, and only its declared dependencies linked from the repository's
- * node_modules (no network: the registry is not reached; a dependency missing from the package's
- * `dependencies` cannot be found from there).
+ * The SDK as a user gets it: `npm pack` of a copy of the package without its dist (so its prepack
+ * builds it from the sources, and the repository's dist, which other tests' processes may be
+ * reading, is left alone) into a temporary directory, the tarball unpacked into
+ * `node_modules/@credential-service/sdk` of a new project outside the repository, and only its
+ * declared dependencies linked from the repository's node_modules (no network: the registry is not
+ * reached; a dependency missing from the package's `dependencies` cannot be found from there).
  */
 import { spawn } from 'node:child_process'
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { realpathSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -53,7 +54,11 @@ export function plainEnv(extra: Record<string, string> = {}): Record<string, str
 export async function packSdk(): Promise<PackedSdk> {
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'sdk-pack-'))
   try {
-    const packed = await run('npm', ['pack', '--pack-destination', tmp, '--loglevel', 'error'], { cwd: sdkDir })
+    const copy = path.join(tmp, 'sdk')
+    await cp(sdkDir, copy, { recursive: true, filter: (from) => !['dist', 'test', 'node_modules'].includes(path.relative(sdkDir, from).split(path.sep)[0]!) })
+    // The build's TypeScript and the dependencies' types, as the repository installed them.
+    await symlink(repoModules, path.join(copy, 'node_modules'), 'dir')
+    const packed = await run('npm', ['pack', '--pack-destination', tmp, '--loglevel', 'error'], { cwd: copy })
     if (packed.code !== 0) throw new Error(`npm pack failed (${packed.code}): ${packed.stderr}`)
     const tarball = (await readdir(tmp)).find((f) => f.endsWith('.tgz'))
     if (!tarball) throw new Error(`npm pack made no tarball: ${packed.stdout}`)
