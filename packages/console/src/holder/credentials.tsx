@@ -13,18 +13,25 @@ export function statusOf(c: CredentialView): string {
 
 /** The wallet's credentials: each with its detail, share links and delete (after a confirmation). */
 export function Credentials({ session, credentials, onChanged }: { session: RoleSession; credentials: CredentialView[]; onChanged: () => Promise<void> }) {
+  // A deleted credential's item is gone with its outcome: the list says what happened.
+  const [deleted, setDeleted] = useState<string>()
+  const changed = async (message?: string) => {
+    setDeleted(message)
+    await onChanged()
+  }
   return (
     <Section id="holder-credentials" title="Credentials">
+      {deleted && <p role="status" class="ok">{deleted}</p>}
       {credentials.length === 0 ? <p>No credentials yet.</p> : (
         <ul class="list" data-testid="holder-credentials">
-          {credentials.map((c) => <CredentialItem key={c.id} session={session} credential={c} onChanged={onChanged} />)}
+          {credentials.map((c) => <CredentialItem key={c.id} session={session} credential={c} onChanged={changed} />)}
         </ul>
       )}
     </Section>
   )
 }
 
-function CredentialItem({ session, credential: c, onChanged }: { session: RoleSession; credential: CredentialView; onChanged: () => Promise<void> }) {
+function CredentialItem({ session, credential: c, onChanged }: { session: RoleSession; credential: CredentialView; onChanged: (message?: string) => Promise<void> }) {
   const [open, setOpen] = useState<'none' | 'detail' | 'share'>('none')
   const [confirming, setConfirming] = useState(false)
   const action = useAction()
@@ -35,8 +42,7 @@ function CredentialItem({ session, credential: c, onChanged }: { session: RoleSe
     setConfirming(false)
     void action.run(async () => {
       await session.client.api.DELETE('/api/wallet/{did}/credentials/{credential_id}', { params: { path: { did: session.did, credential_id: c.id } } })
-      await onChanged()
-      return `${c.credential_type} deleted from your wallet`
+      await onChanged(`${c.credential_type} from ${issuer} deleted from your wallet`)
     })
   }
   const show = (what: 'detail' | 'share') => setOpen(open === what ? 'none' : what)
@@ -71,9 +77,10 @@ function CredentialItem({ session, credential: c, onChanged }: { session: RoleSe
         {open === 'share' && <SharePanel session={session} credential={c} />}
       </div>
       <Outcome action={action} />
-      <ConfirmDialog open={confirming} title={`Delete ${c.credential_type}?`} confirmLabel="Delete" onConfirm={remove} onCancel={() => setConfirming(false)}>
+      {/* Mounted only while asked: a closed dialog's text would still be in the item. */}
+      {confirming && <ConfirmDialog open title={`Delete ${c.credential_type}?`} confirmLabel="Delete" onConfirm={remove} onCancel={() => setConfirming(false)}>
         <p>It is removed from this wallet only: {issuer} does not revoke it. Its share links stop working. This cannot be undone here.</p>
-      </ConfirmDialog>
+      </ConfirmDialog>}
     </li>
   )
 }

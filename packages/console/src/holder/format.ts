@@ -77,6 +77,13 @@ export function domainOf(url: string): string {
   }
 }
 
+/** A client identifier without its prefix (OID4VP 1.0 §5.9): the DID or the response URI's host. */
+export function clientIdName(clientId: string): string {
+  if (clientId.startsWith('decentralized_identifier:')) return clientId.slice('decentralized_identifier:'.length)
+  if (clientId.startsWith('redirect_uri:')) return domainOf(clientId.slice('redirect_uri:'.length))
+  return clientId
+}
+
 /** A DID shortened for a line of text; the whole DID goes in the element's title. */
 export function shortDid(did: string): string {
   return did.length > 36 ? `${did.slice(0, 24)}…${did.slice(-8)}` : did
@@ -87,8 +94,9 @@ export type NameOf = (did: string | undefined | null) => string
 /** An activity entry as a sentence (docs/wallet.md "Activities"; issue 35 adds the consent entries). */
 export function activitySentence(type: string, details: Record<string, unknown>, nameOf: NameOf): string {
   const str = (key: string) => (typeof details[key] === 'string' ? (details[key] as string) : undefined)
-  const kind = str('credential_type') ?? 'credential'
-  const issuer = nameOf(str('issuer_did') ?? str('issuer') ?? str('credential_issuer'))
+  const types = Array.isArray(details.credential_types) ? (details.credential_types as unknown[]).map(String).join(', ') : undefined
+  const kind = str('credential_type') ?? types ?? 'credential'
+  const issuer = str('issuer_name') ?? nameOf(str('issuer_did') ?? str('issuer') ?? str('credential_issuer') ?? str('offer_host'))
   const verifier = nameOf(str('verifier_name') ?? str('verifier_did') ?? str('verifier') ?? str('client_id'))
   const claims = Array.isArray(details.claims) ? (details.claims as ClaimPath[]).map((c) => (Array.isArray(c) ? claimLabel(c) : String(c))).join(', ') : undefined
   switch (type) {
@@ -105,7 +113,7 @@ export function activitySentence(type: string, details: Record<string, unknown>,
     case 'credential_accepted': return `Told the issuer the ${kind} is stored`
     case 'credential_failure': return `Told the issuer the ${kind} could not be stored`
     case 'credential_offer_accepted': return `Accepted a ${kind} offered by ${issuer}`
-    case 'credential_offer_declined': return `Declined a credential offer from ${issuer}`
+    case 'credential_offer_declined': return `Declined ${types ? `a ${types} ` : 'a credential '}offer from ${issuer}${str('reason') ? ` (${str('reason')})` : ''}`
     case 'presentation_shared': return `Shared ${claims || 'a presentation'} with ${verifier}`
     case 'presentation_declined': return `Declined ${verifier}'s request${str('reason') ? ` (${str('reason')})` : ''}`
     case 'presentation_submitted': return `Sent a presentation to ${verifier}`

@@ -3,7 +3,7 @@ import type { RoleSession } from '../lib/session.ts'
 import { usePoll } from '../ui/layout.tsx'
 import { Activity } from './activity.tsx'
 import { Credentials } from './credentials.tsx'
-import { domainOf, shortDid, type NameOf } from './format.ts'
+import { clientIdName, domainOf, shortDid, type NameOf } from './format.ts'
 import { Inbox } from './inbox.tsx'
 import { OfferConsent } from './offer-consent.tsx'
 import { RequestConsent, verifierTitle } from './request-consent.tsx'
@@ -34,12 +34,14 @@ export function HolderPage({ session }: { session: RoleSession }) {
     const known: Record<string, string> = { ...names }
     for (const c of credentials) if (c.issuer_name) known[c.issuer_did] = c.issuer_name
     for (const r of inbox) if (r.verifier_name) known[r.verifier_did] = r.verifier_name
-    return (id) => {
+    const lookup: NameOf = (id) => {
       if (!id) return 'an unnamed party'
       if (known[id]) return known[id]
+      if (id !== clientIdName(id)) return lookup(clientIdName(id))
       if (/^https?:\/\//.test(id)) return domainOf(id)
       return id.startsWith('did:') ? shortDid(id) : id
     }
+    return lookup
   }, [credentials, inbox, names])
 
   const addToInbox = (request: RequestView) => {

@@ -1,12 +1,12 @@
 import { useEffect, useRef } from 'preact/hooks'
 import { Outcome, useAction } from '../ui/action.tsx'
 import { declineRequest, shareRequest, type PreparedPresentation, type RequestPreview, type VerifierIdentity } from './api.ts'
-import { claimLabel, domainOf, formatDate, formatName, formatValue, isPersonalClaim, valueAt, type NameOf } from './format.ts'
+import { claimLabel, clientIdName, formatDate, formatName, formatValue, isPersonalClaim, shortDid, valueAt, type NameOf } from './format.ts'
 
 /** The verifier as a person reads it: its name, else its domain, else its identifier. */
 export function verifierTitle(preview: RequestPreview): string {
   const id = preview.verifierIdentity
-  return id?.name ?? id?.domain ?? (preview.verifier.startsWith('redirect_uri:') ? domainOf(preview.verifier.slice('redirect_uri:'.length)) : preview.verifier)
+  return id?.name ?? id?.domain ?? shortDid(clientIdName(preview.verifier))
 }
 
 /**
