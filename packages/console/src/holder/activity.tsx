@@ -3,10 +3,10 @@ import type { RoleSession } from '../lib/session.ts'
 import { Section, usePoll } from '../ui/layout.tsx'
 import { activitySentence, formatDate, type NameOf } from './format.ts'
 
-interface ActivityView { id: string; type: string; details: Record<string, unknown>; created_at: string }
+interface ActivityView { id: string; type: string; credential_id: string | null; details: Record<string, unknown>; created_at: string }
 
-/** The wallet's log, newest first, as sentences (consents and refusals included). */
-export function Activity({ session, nameOf }: { session: RoleSession; nameOf: NameOf }) {
+/** The wallet's log, newest first, as sentences (consents and refusals included); `typeOf` names a credential still in the wallet. */
+export function Activity({ session, nameOf, typeOf }: { session: RoleSession; nameOf: NameOf; typeOf: (credentialId: string | null) => string | undefined }) {
   const [items, setItems] = useState<ActivityView[]>([])
   usePoll(async () => {
     const { data } = await session.client.api.GET('/api/wallet/{did}/activities', { params: { path: { did: session.did }, query: {} } })
@@ -18,7 +18,7 @@ export function Activity({ session, nameOf }: { session: RoleSession; nameOf: Na
         <ol class="activity" data-testid="holder-activity">
           {items.map((a) => (
             <li key={a.id} data-type={a.type}>
-              <span>{activitySentence(a.type, a.details ?? {}, nameOf)}</span>
+              <span>{activitySentence(a.type, a.details ?? {}, nameOf, typeOf(a.credential_id))}</span>
               <time dateTime={a.created_at}>{formatDate(a.created_at)}</time>
             </li>
           ))}

@@ -92,13 +92,16 @@ export function shortDid(did: string): string {
 export type NameOf = (did: string | undefined | null) => string
 
 /** An activity entry as a sentence (docs/wallet.md "Activities"; issue 35 adds the consent entries). */
-export function activitySentence(type: string, details: Record<string, unknown>, nameOf: NameOf): string {
+export function activitySentence(type: string, details: Record<string, unknown>, nameOf: NameOf, credentialType?: string): string {
   const str = (key: string) => (typeof details[key] === 'string' ? (details[key] as string) : undefined)
-  const types = Array.isArray(details.credential_types) ? (details.credential_types as unknown[]).map(String).join(', ') : undefined
-  const kind = str('credential_type') ?? types ?? 'credential'
+  // An SD-JWT VC's type is its vct, a URL: the wallet's own record names it better, else "credential".
+  const readable = (t: unknown) => (typeof t === 'string' && t && !/^https?:\/\//.test(t) ? t : undefined)
+  const types = Array.isArray(details.credential_types) ? (details.credential_types as unknown[]).map(readable).filter(Boolean).join(', ') || undefined : undefined
+  const kind = credentialType ?? readable(details.credential_type) ?? types ?? 'credential'
   const issuer = str('issuer_name') ?? nameOf(str('issuer_did') ?? str('issuer') ?? str('credential_issuer') ?? str('offer_host'))
   const verifier = nameOf(str('verifier_name') ?? str('verifier_did') ?? str('verifier') ?? str('client_id'))
-  const claims = Array.isArray(details.claims) ? (details.claims as ClaimPath[]).map((c) => (Array.isArray(c) ? claimLabel(c) : String(c))).join(', ') : undefined
+  // The holder's own claims name what was shared; the credential's technical claims (iss, cnf…) always travel.
+  const claims = Array.isArray(details.claims) ? (details.claims as unknown[]).filter((c): c is ClaimPath => Array.isArray(c) && isPersonalClaim(c)).map(claimLabel).join(', ') : undefined
   switch (type) {
     case 'credential_received': return `Received a ${kind} from ${issuer}`
     case 'credential_imported': return details.restored ? `Restored a ${kind} from ${issuer} to your wallet` : `Added a ${kind} from ${issuer} to your wallet (verified)`
@@ -113,10 +116,10 @@ export function activitySentence(type: string, details: Record<string, unknown>,
     case 'credential_accepted': return `Told the issuer the ${kind} is stored`
     case 'credential_failure': return `Told the issuer the ${kind} could not be stored`
     case 'credential_offer_accepted': return `Accepted a ${kind} offered by ${issuer}`
-    case 'credential_offer_declined': return `Declined ${types ? `a ${types} ` : 'a credential '}offer from ${issuer}${str('reason') ? ` (${str('reason')})` : ''}`
+    case 'credential_offer_declined': return `Declined a ${types ?? 'credential'} offer from ${issuer}${str('reason') ? ` (${str('reason')})` : ''}`
     case 'presentation_shared': return `Shared ${claims || 'a presentation'} with ${verifier}`
     case 'presentation_declined': return `Declined ${verifier}'s request${str('reason') ? ` (${str('reason')})` : ''}`
-    case 'presentation_submitted': return `Sent a presentation to ${verifier}`
+    case 'presentation_submitted': return details.protocol === 'openid4vp' ? `${verifier} accepted your presentation` : `Sent a presentation to ${verifier}`
     case 'presentation_rejected':
       return details.protocol === 'openid4vp' ? `${verifier} refused your presentation` : `Declined ${verifier}'s request`
     case 'consent_granted': return `Gave ${verifier} consent${str('purpose') ? ` for “${str('purpose')}”` : ''}`

@@ -25,14 +25,17 @@ export function HolderPage({ session }: { session: RoleSession }) {
   const [names, setNames] = useState<Record<string, string>>({})
   const loadCredentials = useCallback(async () => {
     const { data } = await session.client.api.GET('/api/wallet/{did}/credentials', { params: { path: { did: session.did }, query: { limit: 100 } } })
-    setCredentials((data?.data ?? []) as unknown as CredentialView[])
+    const list = (data?.data ?? []) as unknown as CredentialView[]
+    setCredentials(list)
+    // Issuer names stay known after their credential is deleted (the activity still names them).
+    const seen = Object.fromEntries(list.filter((c) => c.issuer_name).map((c) => [c.issuer_did, c.issuer_name]))
+    setNames((n) => (Object.entries(seen).every(([did, name]) => n[did] === name) ? n : { ...n, ...seen }))
   }, [session.did])
   usePoll(loadCredentials, 2000, [session.did])
 
   /** Names the wallet has seen (issuers of its credentials, verifiers of its requests); the DID shortened otherwise. */
   const nameOf: NameOf = useMemo(() => {
     const known: Record<string, string> = { ...names }
-    for (const c of credentials) if (c.issuer_name) known[c.issuer_did] = c.issuer_name
     for (const r of inbox) if (r.verifier_name) known[r.verifier_did] = r.verifier_name
     const lookup: NameOf = (id) => {
       if (!id) return 'an unnamed party'
@@ -42,7 +45,7 @@ export function HolderPage({ session }: { session: RoleSession }) {
       return id.startsWith('did:') ? shortDid(id) : id
     }
     return lookup
-  }, [credentials, inbox, names])
+  }, [inbox, names])
 
   const addToInbox = (request: RequestView) => {
     const next = [request, ...inbox.filter((r) => r.id !== request.id)]
@@ -81,7 +84,7 @@ export function HolderPage({ session }: { session: RoleSession }) {
       {pending?.kind === 'offer' && <OfferConsent key={pending.offerUri} session={session} offerUri={pending.offerUri} preview={pending.preview} onDone={done} />}
       <Credentials session={session} credentials={credentials} onChanged={loadCredentials} />
       <Inbox session={session} inbox={inbox} credentials={credentials} />
-      <Activity session={session} nameOf={nameOf} />
+      <Activity session={session} nameOf={nameOf} typeOf={(id) => credentials.find((c) => c.id === id)?.credential_type} />
       <CredentialRequests session={session} nameOf={nameOf} />
       <Consents session={session} nameOf={nameOf} />
     </div>

@@ -48,7 +48,11 @@ export function OfferConsent({ session, offerUri, preview, onDone }: { session: 
       </dl>
       {preview.credential_configurations.map((c) => (
         <article class="disclosure" key={c.id}>
-          <h4>{c.display_name ?? c.credential_type} <span class="muted">({c.credential_type}, {formatName(c.format)})</span></h4>
+          <h4>{c.display_name ?? c.credential_type}</h4>
+          <dl class="facts">
+            <div><dt>Type</dt><dd><code>{c.credential_type}</code></dd></div>
+            <div><dt>Format</dt><dd>{formatName(c.format)}</dd></div>
+          </dl>
           {c.claims.length === 0 ? <p>The issuer lists no claims for this credential.</p> : (
             <>
               <p>It will hold:</p>
