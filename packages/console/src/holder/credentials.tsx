@@ -3,7 +3,7 @@ import type { RoleSession } from '../lib/session.ts'
 import { Outcome, useAction } from '../ui/action.tsx'
 import { ConfirmDialog } from '../ui/confirm-dialog.tsx'
 import { Claims, Section } from '../ui/layout.tsx'
-import { formatDate, shortDid, storedFormat } from './format.ts'
+import { formatDate, isUrl, storedFormat, type NameOf } from './format.ts'
 import { SharePanel } from './share.tsx'
 import type { CredentialView } from './types.ts'
 
@@ -12,7 +12,7 @@ export function statusOf(c: CredentialView): string {
 }
 
 /** The wallet's credentials: each with its detail, share links and delete (after a confirmation). */
-export function Credentials({ session, credentials, onChanged }: { session: RoleSession; credentials: CredentialView[]; onChanged: () => Promise<void> }) {
+export function Credentials({ session, credentials, nameOf, onChanged }: { session: RoleSession; credentials: CredentialView[]; nameOf: NameOf; onChanged: () => Promise<void> }) {
   // A deleted credential's item is gone with its outcome: the list says what happened.
   const [deleted, setDeleted] = useState<string>()
   const changed = async (message?: string) => {
@@ -24,19 +24,20 @@ export function Credentials({ session, credentials, onChanged }: { session: Role
       {deleted && <p role="status" class="ok">{deleted}</p>}
       {credentials.length === 0 ? <p>No credentials yet.</p> : (
         <ul class="list" data-testid="holder-credentials">
-          {credentials.map((c) => <CredentialItem key={c.id} session={session} credential={c} onChanged={changed} />)}
+          {credentials.map((c) => <CredentialItem key={c.id} session={session} credential={c} nameOf={nameOf} onChanged={changed} />)}
         </ul>
       )}
     </Section>
   )
 }
 
-function CredentialItem({ session, credential: c, onChanged }: { session: RoleSession; credential: CredentialView; onChanged: (message?: string) => Promise<void> }) {
+function CredentialItem({ session, credential: c, nameOf, onChanged }: { session: RoleSession; credential: CredentialView; nameOf: NameOf; onChanged: (message?: string) => Promise<void> }) {
   const [open, setOpen] = useState<'none' | 'detail' | 'share'>('none')
   const [confirming, setConfirming] = useState(false)
   const action = useAction()
   const status = statusOf(c)
-  const issuer = c.issuer_name || shortDid(c.issuer_did)
+  // The issuer's own name when the record has one; else a name the wallet saw (an offer's preview), its domain or its DID.
+  const issuer = c.issuer_name && !isUrl(c.issuer_name) ? c.issuer_name : nameOf(c.issuer_name || c.issuer_did)
   const panel = `credential-panel-${c.id.replace(/\W/g, '-')}`
   const remove = () => {
     setConfirming(false)
@@ -47,7 +48,7 @@ function CredentialItem({ session, credential: c, onChanged }: { session: RoleSe
   }
   const show = (what: 'detail' | 'share') => setOpen(open === what ? 'none' : what)
   return (
-    <li class="credential" data-testid="credential-item">
+    <li class="credential" data-testid="credential-item" data-credential-id={c.id}>
       <div class="credential-head">
         <h4>{c.credential_type}</h4>
         <span class={`badge ${status}`}>{status}</span>

@@ -69,6 +69,8 @@ export function formatDate(iso: string | null | undefined): string {
   return Number.isNaN(date.getTime()) ? iso : date.toLocaleString()
 }
 
+export const isUrl = (text: string) => /^https?:\/\//.test(text)
+
 export function domainOf(url: string): string {
   try {
     return new URL(url).host

@@ -3,7 +3,7 @@ import type { RoleSession } from '../lib/session.ts'
 import { usePoll } from '../ui/layout.tsx'
 import { Activity } from './activity.tsx'
 import { Credentials } from './credentials.tsx'
-import { clientIdName, domainOf, shortDid, type NameOf } from './format.ts'
+import { clientIdName, domainOf, isUrl, shortDid, type NameOf } from './format.ts'
 import { Inbox } from './inbox.tsx'
 import { OfferConsent } from './offer-consent.tsx'
 import { RequestConsent, verifierTitle } from './request-consent.tsx'
@@ -28,7 +28,8 @@ export function HolderPage({ session }: { session: RoleSession }) {
     const list = (data?.data ?? []) as unknown as CredentialView[]
     setCredentials(list)
     // Issuer names stay known after their credential is deleted (the activity still names them).
-    const seen = Object.fromEntries(list.filter((c) => c.issuer_name).map((c) => [c.issuer_did, c.issuer_name]))
+    // An imported credential's issuer_name may be the issuer's URL: not a name (the offer preview's name stays).
+    const seen = Object.fromEntries(list.filter((c) => c.issuer_name && !isUrl(c.issuer_name)).map((c) => [c.issuer_did, c.issuer_name]))
     setNames((n) => (Object.entries(seen).every(([did, name]) => n[did] === name) ? n : { ...n, ...seen }))
   }, [session.did])
   usePoll(loadCredentials, 2000, [session.did])
@@ -41,7 +42,7 @@ export function HolderPage({ session }: { session: RoleSession }) {
       if (!id) return 'an unnamed party'
       if (known[id]) return known[id]
       if (id !== clientIdName(id)) return lookup(clientIdName(id))
-      if (/^https?:\/\//.test(id)) return domainOf(id)
+      if (isUrl(id)) return domainOf(id)
       return id.startsWith('did:') ? shortDid(id) : id
     }
     return lookup
@@ -52,9 +53,10 @@ export function HolderPage({ session }: { session: RoleSession }) {
     setInbox(next)
     saveInbox(session.did, next)
   }
-  const open = (p: Pending) => {
+  const open = (p: Pending | null) => {
     setNotice(undefined)
-    setPending(p)
+    setPending(p ?? undefined)
+    if (!p) return
     if (p.kind === 'request' && p.preview.verifierIdentity?.name) {
       const identity = p.preview.verifierIdentity
       setNames((n) => ({ ...n, [p.preview.verifier]: identity.name!, [identity.client_id]: identity.name! }))
@@ -82,7 +84,7 @@ export function HolderPage({ session }: { session: RoleSession }) {
         />
       )}
       {pending?.kind === 'offer' && <OfferConsent key={pending.offerUri} session={session} offerUri={pending.offerUri} preview={pending.preview} onDone={done} />}
-      <Credentials session={session} credentials={credentials} onChanged={loadCredentials} />
+      <Credentials session={session} credentials={credentials} nameOf={nameOf} onChanged={loadCredentials} />
       <Inbox session={session} inbox={inbox} credentials={credentials} />
       <Activity session={session} nameOf={nameOf} typeOf={(id) => credentials.find((c) => c.id === id)?.credential_type} />
       <CredentialRequests session={session} nameOf={nameOf} />

@@ -21,7 +21,8 @@ export function Scan({ session, notice, onRequest, onPending }: {
   session: RoleSession
   notice: string | undefined
   onRequest: (r: RequestView) => void
-  onPending: (p: Pending) => void
+  /** A consent screen to open; null closes the one open (another code is being read). */
+  onPending: (p: Pending | null) => void
 }) {
   const [text, setText] = useState('')
   const action = useAction()
@@ -34,6 +35,7 @@ export function Scan({ session, notice, onRequest, onPending }: {
     return 'QR code read from the camera: check it below, then use it'
   })
   const use = () => action.run(async () => {
+    onPending(null)
     const payload = await resolveQrPayload(session.client, text)
     switch (payload.kind) {
       case 'spec-offer': {

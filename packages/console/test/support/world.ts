@@ -95,8 +95,9 @@ export class HolderWorld {
     }, 201)
   }
 
-  async requestState(id: string): Promise<Json> {
-    return (await this.call('GET', `/api/verifier/requests/${id}`, this.verifierToken)).request as Json
+  /** The verifier's view of its request: `request.status`, `openid4vp.answer` and `holder_response`. */
+  requestState(id: string): Promise<Json> {
+    return this.call('GET', `/api/verifier/requests/${id}`, this.verifierToken)
   }
 
   offer(body: Json = {}): Promise<Json> {
@@ -120,9 +121,17 @@ export async function assertAccessible(page: Page, axeSource: string, what: stri
   assert.deepEqual(bad.map((v) => `${v.id}: ${v.help} ${JSON.stringify(v.nodes.map((n) => n.target))}`), [], `${what}: axe violations of serious or critical impact`)
 }
 
-/** Wider than the viewport: something overflows (the page scrolls sideways). */
-export async function horizontalOverflow(page: Page): Promise<number> {
-  return Number(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'))
+/**
+ * What sticks out past the viewport's right edge (the page would scroll sideways): the innermost
+ * such elements, as tag.class "text", for the failure message; empty when everything fits.
+ */
+export async function overflowing(page: Page): Promise<string[]> {
+  return (await page.evaluate(`(() => {
+    const width = document.documentElement.clientWidth
+    const out = [...document.querySelectorAll('body *')].filter((el) => el.getBoundingClientRect().right > width + 0.5)
+    return out.filter((el) => !out.some((other) => other !== el && el.contains(other)))
+      .map((el) => el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).split(' ').join('.') : '') + ' "' + (el.textContent || '').slice(0, 60) + '"')
+  })()`)) as string[]
 }
 
 export async function signIn(page: Page, role: string): Promise<string> {
