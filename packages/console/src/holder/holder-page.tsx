@@ -77,7 +77,6 @@ export function HolderPage({ session }: { session: RoleSession }) {
       {pending?.kind === 'request' && (
         <RequestConsent
           key={pending.preview.sessionId}
-          session={session}
           preview={pending.preview}
           nameOf={nameOf}
           onDone={(message, redirect) => done(redirect ? `${message}. ${verifierTitle(pending.preview)} asks you to continue at ${redirect}` : message)}

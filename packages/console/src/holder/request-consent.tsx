@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'preact/hooks'
 import { Outcome, useAction } from '../ui/action.tsx'
-import { declineRequest, shareRequest, type PreparedPresentation, type RequestPreview, type VerifierIdentity } from './api.ts'
+import type { PreparedPresentation, RequestPreview, VerifierIdentity } from './api.ts'
 import { claimLabel, clientIdName, formatDate, formatName, formatValue, isPersonalClaim, shortDid, valueAt, type NameOf } from './format.ts'
 
 /** The verifier as a person reads it: its name, else its domain, else its identifier. */
@@ -14,23 +14,23 @@ export function verifierTitle(preview: RequestPreview): string {
  * knows), why, and every claim that will leave with its value. Nothing has been sent to the
  * verifier while it shows; Share signs and sends, Decline sends OID4VP 1.0's access_denied.
  */
-export function RequestConsent({ session, preview, nameOf, onDone }: {
-  session: Parameters<typeof shareRequest>[0]
+export function RequestConsent({ preview, nameOf, onDone }: {
   preview: RequestPreview
   nameOf: NameOf
-  onDone: (message: string, redirect?: string | null) => void
+  onDone: (message: string, redirect?: string) => void
 }) {
   const action = useAction()
   const heading = useRef<HTMLHeadingElement>(null)
   useEffect(() => heading.current?.focus(), [preview.sessionId])
   const who = verifierTitle(preview)
   const share = () => action.run(async () => {
-    const outcome = await shareRequest(session, preview)
+    // The SDK signs each prepared proof here with the holder's key, then the service sends the answer.
+    const outcome = await preview.accept()
     onDone(outcome.accepted ? `Shared with ${who}: the verifier accepted the presentation` : `Shared with ${who}, but the verifier refused it (HTTP ${outcome.verifier_status}${outcome.verifier_error ? `: ${outcome.verifier_error}` : ''})`, outcome.redirect_uri)
   })
   const decline = () => action.run(async () => {
-    const outcome = await declineRequest(session, preview.sessionId, 'Declined by the holder')
-    onDone(`Declined: ${who} was told you refused, and nothing was shared`, outcome.redirect_uri)
+    const outcome = await preview.decline('Declined by the holder')
+    onDone(outcome.verifier_status === null ? `Declined: nothing was shared (${who} could not be reached to be told)` : `Declined: ${who} was told you refused, and nothing was shared`, outcome.redirect_uri)
   })
   return (
     <section class="card consent" aria-labelledby="consent-title" data-testid="request-consent">
@@ -51,10 +51,10 @@ export function RequestConsent({ session, preview, nameOf, onDone }: {
   )
 }
 
-function VerifierCard({ identity, clientId }: { identity: VerifierIdentity | null; clientId: string }) {
+function VerifierCard({ identity, clientId }: { identity: VerifierIdentity | null | undefined; clientId: string }) {
   return (
     <dl class="facts" data-testid="verifier-identity">
-      <div><dt>Verifier</dt><dd>{identity?.name ?? 'No name given'}</dd></div>
+      <div><dt>Verifier</dt><dd>{identity?.name ? <>{identity.name} <span class="muted">(as it names itself)</span></> : 'No name given'}</dd></div>
       {identity?.domain && <div><dt>Domain</dt><dd>{identity.domain}</dd></div>}
       <div><dt>Identifier</dt><dd><code>{clientId}</code></dd></div>
       <div>
