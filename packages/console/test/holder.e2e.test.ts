@@ -12,7 +12,8 @@
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
 import path from 'node:path'
 import { after, afterEach, before, describe, it } from 'node:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
@@ -35,6 +36,8 @@ describe('the holder wallet in Chromium: consent before disclosure, offers, came
   let holderDid: string
   /** The request the fake camera shows: made before the browser starts, since the video file is named at launch. */
   let cameraRequest: Json
+  /** The fake camera's video files (a few MB each): removed in after(). */
+  let videos: string | undefined
 
   const shot = (page: Page, name: string) => page.screenshot({ path: path.join(shots, `holder-${name}.png`), fullPage: true })
 
@@ -67,7 +70,8 @@ describe('the holder wallet in Chromium: consent before disclosure, offers, came
     axeSource = await readFile(path.join(root, 'node_modules/axe-core/axe.min.js'), 'utf8')
     world = await HolderWorld.open({ issuer: 'Example University', verifier: 'City Library' })
     cameraRequest = await world.request('Check your library pass at the desk')
-    const video = path.join(shots, 'holder-camera.y4m')
+    videos = await mkdtemp(path.join(os.tmpdir(), 'holder-camera-'))
+    const video = path.join(videos, 'qr.y4m')
     await writeFile(video, qrVideo(cameraRequest.authorization_request_uri as string))
     browsers.push(await launchChromium({ args: [...FAKE_CAMERA, `--use-file-for-fake-video-capture=${video}`] }))
     holder = await newPage(browsers[0]!, 'holder')
@@ -84,6 +88,7 @@ describe('the holder wallet in Chromium: consent before disclosure, offers, came
     for (const context of contexts) await context.close().catch(() => {})
     for (const browser of browsers) await browser.close().catch(() => {})
     await world?.close()
+    if (videos) await rm(videos, { recursive: true, force: true })
   })
 
   it('an OpenID4VP request shows the verifier, the purpose and each claim before anything is sent; Decline reaches the verifier as a refusal', async () => {
@@ -183,7 +188,7 @@ describe('the holder wallet in Chromium: consent before disclosure, offers, came
   })
 
   it('a camera that shows no code keeps looking until Stop; without a camera the page says so', async () => {
-    const blank = path.join(shots, 'holder-camera-blank.y4m')
+    const blank = path.join(videos!, 'blank.y4m')
     await writeFile(blank, qrVideo(null))
     browsers.push(await launchChromium({ args: [...FAKE_CAMERA, `--use-file-for-fake-video-capture=${blank}`] }))
     const page = await newPage(browsers.at(-1)!, 'blank camera')

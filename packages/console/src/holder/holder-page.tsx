@@ -73,7 +73,7 @@ export function HolderPage({ session }: { session: RoleSession }) {
   }
   return (
     <div class="grid holder">
-      <Scan session={session} notice={notice} onRequest={addToInbox} onPending={open} />
+      {/* The decision comes first: a consent screen opens above everything else. */}
       {pending?.kind === 'request' && (
         <RequestConsent
           key={pending.preview.sessionId}
@@ -83,6 +83,7 @@ export function HolderPage({ session }: { session: RoleSession }) {
         />
       )}
       {pending?.kind === 'offer' && <OfferConsent key={pending.offerUri} session={session} offerUri={pending.offerUri} preview={pending.preview} onDone={done} />}
+      <Scan session={session} notice={notice} onRequest={addToInbox} onPending={open} />
       <Credentials session={session} credentials={credentials} nameOf={nameOf} onChanged={loadCredentials} />
       <Inbox session={session} inbox={inbox} credentials={credentials} />
       <Activity session={session} nameOf={nameOf} typeOf={(id) => credentials.find((c) => c.id === id)?.credential_type} />
