@@ -26,14 +26,17 @@ export function ConfirmDialog({ open, title, confirmLabel, onConfirm, onCancel, 
     }
     if (!open && el.open) el.close()
   }, [open])
+  // Every way out closes the <dialog> itself first (buttons, Escape), so the browser gives the
+  // focus back to the control that opened it; then the choice is reported from its returnValue.
+  const closed = () => (dialog.current?.returnValue === 'confirm' ? onConfirm() : onCancel())
   const titleId = `dialog-${title.replace(/\W+/g, '-').toLowerCase()}`
   return (
-    <dialog ref={dialog} class="confirm" aria-labelledby={titleId} onCancel={(e) => { e.preventDefault(); onCancel() }}>
+    <dialog ref={dialog} class="confirm" aria-labelledby={titleId} onClose={closed}>
       <h3 id={titleId}>{title}</h3>
       <div class="confirm-body">{children}</div>
       <div class="actions">
-        <button type="button" ref={cancel} class="secondary" onClick={onCancel}>Cancel</button>
-        <button type="button" class="danger" onClick={onConfirm}>{confirmLabel}</button>
+        <button type="button" ref={cancel} class="secondary" onClick={() => dialog.current?.close('cancel')}>Cancel</button>
+        <button type="button" class="danger" onClick={() => dialog.current?.close('confirm')}>{confirmLabel}</button>
       </div>
     </dialog>
   )
