@@ -6,7 +6,7 @@ import { Credentials } from './credentials.tsx'
 import { clientIdName, domainOf, isUrl, shortDid, type NameOf } from './format.ts'
 import { Inbox } from './inbox.tsx'
 import { OfferConsent } from './offer-consent.tsx'
-import { RequestConsent, verifierTitle } from './request-consent.tsx'
+import { RequestConsent } from './request-consent.tsx'
 import { CredentialRequests, Consents } from './requests-consents.tsx'
 import { Scan, type Pending } from './scan.tsx'
 import type { CredentialView, RequestView } from './types.ts'
@@ -21,7 +21,7 @@ export function HolderPage({ session }: { session: RoleSession }) {
   const [credentials, setCredentials] = useState<CredentialView[]>([])
   const [inbox, setInbox] = useState<RequestView[]>(() => loadInbox(session.did))
   const [pending, setPending] = useState<Pending>()
-  const [notice, setNotice] = useState<string>()
+  const [notice, setNotice] = useState<{ text: string; link?: string }>()
   const [names, setNames] = useState<Record<string, string>>({})
   const loadCredentials = useCallback(async () => {
     const { data } = await session.client.api.GET('/api/wallet/{did}/credentials', { params: { path: { did: session.did }, query: { limit: 100 } } })
@@ -66,9 +66,9 @@ export function HolderPage({ session }: { session: RoleSession }) {
       setNames((n) => ({ ...n, [p.preview.credential_issuer]: issuer.name!, ...(issuer.did ? { [issuer.did]: issuer.name! } : {}) }))
     }
   }
-  const done = (message: string) => {
+  const done = (message: string, link?: string) => {
     setPending(undefined)
-    setNotice(message)
+    setNotice({ text: message, ...(link ? { link } : {}) })
     void loadCredentials()
   }
   return (
@@ -79,7 +79,7 @@ export function HolderPage({ session }: { session: RoleSession }) {
           key={pending.preview.sessionId}
           preview={pending.preview}
           nameOf={nameOf}
-          onDone={(message, redirect) => done(redirect ? `${message}. ${verifierTitle(pending.preview)} asks you to continue at ${redirect}` : message)}
+          onDone={done}
         />
       )}
       {pending?.kind === 'offer' && <OfferConsent key={pending.offerUri} session={session} offerUri={pending.offerUri} preview={pending.preview} onDone={done} />}

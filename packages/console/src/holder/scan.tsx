@@ -19,7 +19,8 @@ export type Pending =
  */
 export function Scan({ session, notice, onRequest, onPending }: {
   session: RoleSession
-  notice: string | undefined
+  /** The outcome of the last decision; `link`: where the verifier asks the holder to continue (OID4VP 1.0 §8.2 redirect_uri, https only). */
+  notice: { text: string; link?: string } | undefined
   onRequest: (r: RequestView) => void
   /** A consent screen to open; null closes the one open (another code is being read). */
   onPending: (p: Pending | null) => void
@@ -75,7 +76,12 @@ export function Scan({ session, notice, onRequest, onPending }: {
         <button type="submit" disabled={action.busy || !text.trim()}>Use this code</button>
       </form>
       <Outcome action={action} />
-      {notice && <p role="status" class="ok" data-testid="holder-notice">{notice}</p>}
+      {notice && (
+        <p role="status" class="ok" data-testid="holder-notice">
+          {notice.text}
+          {notice.link && <> <a href={notice.link} rel="noreferrer">Continue at the verifier</a></>}
+        </p>
+      )}
     </Section>
   )
 }
