@@ -16,7 +16,6 @@ import { mkdir, readdir, readFile, rm } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { after, afterEach, before, describe, it } from 'node:test'
-import { createServiceClient, generateHolderKey, resolveRequest, type HolderKey, type ServiceClient } from '@credential-service/sdk'
 import { OP } from '@sphereon/did-auth-siop'
 import { OpenID4VCIClient } from '@sphereon/oid4vci-client'
 import * as jose from 'jose'
@@ -63,8 +62,6 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
   let holder: Page
   let verifier: Page
   let holderDid: string
-  let wallet: ServiceClient
-  let walletKey: HolderKey
   let step = 0
 
   const shot = async (page: Page, name: string) => {
@@ -144,13 +141,27 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
     await holder.getByText('QR code read').waitFor()
   }
 
+  /** The offer's preview (issuer by name, nothing taken yet), then Accept with the transaction code. */
   async function holderAcceptOffer(png: Buffer, txCode: string) {
     await holderScan(png, 'offer.png')
-    await holder.getByLabel(/^Transaction code/).fill(txCode)
     await holder.getByRole('button', { name: 'Use this code' }).click()
-    const outcome = holder.getByText(/Received 1 credential/).or(holder.locator('#holder-scan [role="alert"]'))
+    const consent = holder.getByTestId('offer-consent')
+    await consent.getByRole('heading', { name: 'Example University offers you a credential' }).waitFor()
+    await shot(holder, 'holder-offer-preview')
+    await consent.getByLabel(/Transaction code/).fill(txCode)
+    await consent.getByRole('button', { name: 'Accept' }).click()
+    const outcome = holder.getByTestId('holder-notice').or(consent.locator('[role="alert"]'))
     await outcome.waitFor()
     assert.match((await outcome.textContent()) ?? '', /Received 1 credential/)
+  }
+
+  /** An openid4vp:// request's consent screen: who asks, why, what leaves; nothing sent yet. */
+  async function holderOpenConsent(png: Buffer, purpose: string): Promise<Locator> {
+    await holderScan(png, 'request.png')
+    await holder.getByRole('button', { name: 'Use this code' }).click()
+    const consent = holder.getByTestId('request-consent')
+    await consent.getByText(`Purpose: ${purpose}`).waitFor()
+    return consent
   }
 
   /** The spec's request (the verifier's "This service's JSON" QR) into the inbox. */
@@ -239,6 +250,14 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
     }
     await schemas.getByRole('button', { name: 'Create schema' }).click()
     await schemas.locator('td').getByText('Degree', { exact: true }).waitFor()
+    // A second schema, for transcripts (its own SD-JWT VC type, so no wallet takes a degree for a transcript).
+    await schemas.getByLabel('Schema name').fill('Transcript record')
+    await schemas.getByRole('button', { name: 'Add an attribute' }).click()
+    await schemas.getByLabel('Attribute 2 name', { exact: true }).fill('gpa')
+    await schemas.getByLabel('Attribute 2 type').selectOption('number')
+    await schemas.getByLabel('Attribute 2 required', { exact: true }).check()
+    await schemas.getByRole('button', { name: 'Create schema' }).click()
+    await schemas.locator('td').getByText('Transcript record', { exact: true }).waitFor()
 
     // A template fixes the homepage; issue and offer then start from it.
     const templates = issuer.locator('#issuer-templates')
@@ -248,9 +267,9 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
     await templates.locator('input[name="homepage"]').fill('https://example.edu/')
     await templates.getByRole('button', { name: 'Create template' }).click()
     await templates.locator('td').getByText('Degree 2026', { exact: true }).waitFor()
-    // A second template of the same schema, for the transcripts issued below.
+    // A second template, for the transcripts issued below.
     await templates.getByLabel('Template name').fill('Transcript')
-    await templates.getByRole('combobox', { name: /^Schema/ }).selectOption({ label: 'Degree 1.0' })
+    await templates.getByRole('combobox', { name: /^Schema/ }).selectOption({ label: 'Transcript record 1.0' })
     await templates.getByLabel('Credential type').fill('Transcript')
     await templates.getByRole('button', { name: 'Create template' }).click()
     await templates.locator('td').getByText('Transcript', { exact: true }).first().waitFor()
@@ -349,20 +368,7 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
     await shot(issuer, 'issuer-issued-and-revoked')
   })
 
-  it('the verifier asks by an openid4vp QR (made with the keyboard only) that a standard wallet library resolves; a wallet declines it and the verifier sees the refusal', async () => {
-    // A second holder with a wallet on the service, driven through the SDK: it takes a credential issued from the console.
-    wallet = createServiceClient({ baseUrl: origin })
-    walletKey = await generateHolderKey({ alg: 'EdDSA' })
-    const walletDid = (await wallet.login(walletKey)).did
-    const issue = issuer.locator('#issuer-issue')
-    await issue.getByLabel('Holder DID').fill(walletDid)
-    await issue.getByRole('combobox', { name: /^Template/ }).selectOption({ label: 'Transcript' })
-    await issue.locator('[name="given_name"]').fill('Grace')
-    await issue.locator('[name="gpa"]').fill('3.9')
-    await issue.getByRole('button', { name: 'Issue credential' }).click()
-    await issue.getByText('Issued Transcript (credential').waitFor()
-    await issuer.getByTestId('issuer-issued-table').getByRole('button', { name: 'Revoke Transcript' }).nth(1).waitFor()
-
+  it('the verifier asks by an openid4vp QR (made with the keyboard only) that a standard wallet library resolves; the holder sees who asks and declines, and the verifier sees the refusal', async () => {
     await verifier.goto('/app/')
     // Keyboard only: Tab to the role link, Enter; Tab to sign-in, Space; fill and submit the request.
     await tabTo(verifier, 'Verifier')
@@ -373,6 +379,10 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
     await verifier.keyboard.press('Space')
     await verifier.getByTestId('verifier-did').waitFor()
     await assertAccessible(verifier, 'verifier')
+    await tabTo(verifier, 'Verifier name')
+    await verifier.keyboard.type('Acme Hiring')
+    await verifier.keyboard.press('Enter')
+    await verifier.getByText('Verifying as').waitFor()
     await tabTo(verifier, 'Credential type')
     await verifier.keyboard.press('ControlOrMeta+A')
     await verifier.keyboard.type('Transcript')
@@ -386,7 +396,8 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
     await shot(verifier, 'verifier-request-qr')
 
     // A standard wallet library resolves the openid4vp:// request from the screenshot and verifies its signature.
-    const requestUri = decodeQrPng(await qrPng(requestQr))
+    const requestPng = await qrPng(requestQr)
+    const requestUri = decodeQrPng(requestPng)
     assert.match(requestUri, /^openid4vp:\/\/\?/)
     const verified = await sphereonOp().verifyAuthorizationRequest(requestUri)
     assert.match(String(jose.decodeJwt(verified.jwt!).client_id), /^decentralized_identifier:did:web:/)
@@ -394,11 +405,14 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
     assert.match(dcql, /given_name/)
     assert.match(dcql, /gpa/, 'the predicate\'s attribute is asked')
 
-    // The wallet looks at the request (nothing sent yet), then declines: OID4VP 1.0 §8.5 error response access_denied.
-    const preview = await resolveRequest(wallet, walletKey, { authorizationRequestUri: requestUri })
-    assert.equal(preview.purpose, 'Hiring')
-    const declined = await preview.decline('Not looking for a job')
-    assert.equal(declined.verifier_status, 200)
+    // The holder scans the same QR image: its wallet shows who asks (by name), why and what would leave; it declines.
+    const consent = await holderOpenConsent(requestPng, 'Hiring')
+    await consent.getByRole('heading', { name: 'Acme Hiring asks you to share information' }).waitFor()
+    await shot(holder, 'holder-request-consent')
+    await consent.getByRole('button', { name: 'Decline' }).click()
+    await holder.getByTestId('holder-notice').getByText('Declined: Acme Hiring was told you refused').waitFor()
+
+    // The verifier's page shows the refusal (OID4VP 1.0 §8.5 access_denied), no longer "pending".
     const result = verifier.getByTestId('verifier-result')
     await result.getByTestId('declined').waitFor()
     assert.match((await result.textContent()) ?? '', /Declined.*access_denied/)
@@ -422,9 +436,6 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
   })
 
   it('the holder accepts another request; the verifier sees verified, the disclosed claims and the proven predicate, and both in its history', async () => {
-    await verifier.getByLabel('Verifier name').fill('Acme Hiring')
-    await verifier.getByRole('button', { name: 'Create verifier profile' }).click()
-    await verifier.getByText('Verifying as').waitFor()
     await createRequest('Second interview')
     const navigations: string[] = []
     verifier.on('framenavigated', (frame) => navigations.push(frame.url()))
@@ -443,24 +454,24 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
     assert.doesNotMatch(text, /3\.8/, 'the gpa itself stays with the holder')
     assert.match(await result.getByTestId('predicates').textContent() ?? '', /Proven: Gpa ≥ 3/)
     assert.deepEqual(navigations, [], 'no reload or navigation on the verifier page')
+    await shot(verifier, 'verifier-verified-inbox')
 
-    // The wallet on the service shares over OpenID4VP after its preview: the verifier shows the stored result.
+    // Another request over OpenID4VP: the holder sees it and shares; the verifier shows the answer as received and verified.
     await createRequest('Reference check')
-    const uri = decodeQrPng(await requestQrPng('Wallet QR (OpenID4VP)'))
-    const preview = await resolveRequest(wallet, walletKey, { authorizationRequestUri: uri })
-    assert.equal(preview.verifierIdentity.name, 'Acme Hiring', 'the wallet shows the verifier by name')
-    assert.equal((await preview.accept()).accepted, true)
+    const consent = await holderOpenConsent(await requestQrPng('Wallet QR (OpenID4VP)'), 'Reference check')
+    await consent.getByRole('button', { name: 'Share' }).click()
+    await holder.getByTestId('holder-notice').getByText('Shared with Acme Hiring: the verifier accepted the presentation').waitFor()
     const shared = verifier.getByTestId('verifier-result')
     await shared.getByText('Verified: is_valid true').waitFor()
-    const sharedText = (await shared.textContent()) ?? ''
-    assert.match(sharedText, /Grace/)
+    assert.match((await shared.textContent()) ?? '', /Given name\s*Ada/)
     assert.match(await shared.getByTestId('predicates').textContent() ?? '', /Proven: Gpa ≥ 3/)
     await shot(verifier, 'verifier-verified-openid4vp')
 
     const history = verifier.getByTestId('verifier-history')
     await history.getByText('Verified', { exact: true }).nth(1).waitFor()
     assert.equal(await history.getByText('Declined by the holder', { exact: true }).count(), 2, 'both refusals, OpenID4VP and inbox')
-    await shot(verifier, 'verifier-verified')
+    assert.equal(await history.getByText('Verified', { exact: true }).count(), 2, 'both answers, inbox and OpenID4VP')
+    await shot(verifier, 'verifier-history')
     await assertFits(verifier, 'verifier')
     assert.deepEqual(cspViolations, [], 'the pages run under their CSP without a violation')
   })

@@ -26,6 +26,8 @@ export function Schemas({ session, schemas, onCreated }: { session: RoleSession;
           if (!attributes.length) throw new Error('Add at least one attribute')
           const { data } = await session.client.api.POST('/api/issuer/{did}/schemas', { params: { path: { did: session.did } }, body: { name, version, attributes } })
           onCreated()
+          setName('')
+          setRows([row('given_name', 'string', true)])
           return `Schema ${data!.schema.name} created`
         })
       }}>
