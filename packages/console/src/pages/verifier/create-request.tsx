@@ -64,7 +64,8 @@ export function CreateRequest({ session, created, onCreated }: { session: RoleSe
         <label>Purpose <input required value={purpose} onInput={(e) => setPurpose(e.currentTarget.value)} placeholder="Shown to the holder, e.g. Hiring" /></label>
         <label>Attributes to disclose (comma-separated names) <input value={attributes} onInput={(e) => setAttributes(e.currentTarget.value)} /></label>
         <fieldset>
-          <legend>Predicates: proven without disclosing the value</legend>
+          <legend>Predicates</legend>
+          <p class="hint">Through this service's own QR code the holder proves them without disclosing the value; an OpenID4VP wallet discloses the attribute, which is then compared.</p>
           <ol class="attribute-rows">
             {predicates.map((p, i) => (
               <li key={p.key} class="attribute-row">
