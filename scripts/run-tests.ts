@@ -4,6 +4,9 @@
  * postgres://postgres@127.0.0.1:5432/test). Under CI=true an unreachable PostgreSQL fails the
  * run instead of being skipped. Then the clients' own tests (packages/<name>/test: the SDK, the CLI,
  * the console; on PGlite, some in Chromium). Ends with one "N passed, N failed" line over all runs.
+ * Each file runs in its own process group, at most TEST_CONCURRENCY (3) at once, within
+ * TEST_FILE_TIMEOUT_MS (15 min): a hung file is killed with what it started and reported, and the
+ * run always ends.
  */
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
@@ -86,24 +89,114 @@ async function migratedPgliteTemplate(initdb: string): Promise<string> {
 
 interface RunResult { pass: number; fail: number; cancelled: number; code: number }
 
-function run(label: string, files: string[], env: Record<string, string>): Promise<RunResult> {
-  console.log(`\n=== ${label}: ${files.length} file(s) ===`)
+/** How many test files run at once (each in its own process). */
+const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY) || 3)
+/**
+ * A file still running after this is killed with everything it started (its process group) and
+ * counted as failed: a hung server or browser must not hold the run for ever. Generous, since a
+ * loaded machine makes every file slower; one test's own limit is --test-timeout, below.
+ */
+const fileTimeoutMs = Number(process.env.TEST_FILE_TIMEOUT_MS) || 15 * 60_000
+/** After SIGTERM (the runner then reports the cancelled tests), the file's group has this long before SIGKILL. */
+const termGraceMs = 15_000
+
+/** Process groups of the files running now: killed if this run is interrupted. */
+const running = new Set<number>()
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL')
+  } catch {
+    // Already gone.
+  }
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    for (const pid of running) killGroup(pid)
+    process.exit(130)
+  })
+}
+
+const count = (out: string, name: string) => Number([...out.matchAll(new RegExp(`^ℹ ${name} (\\d+)$`, 'gm'))].at(-1)?.[1] ?? 0)
+
+/** Whether any process of the group `pid` is still alive. */
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * One test file in its own process group (node --test, spec reporter), its output printed whole
+ * when it ends. --test-force-exit: once its tests are done the file's process ends even if
+ * something it started still holds it open; whatever is left in its group (a server process a
+ * helper spawned) is killed and named in the report. A file over its time limit is cancelled
+ * (SIGTERM: the runner reports the tests it cancels), then killed with its group.
+ */
+function runFile(file: string, env: Record<string, string>): Promise<RunResult & { output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', '--test', '--test-concurrency=3', '--test-timeout=300000', '--test-reporter=spec', ...files],
-      { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
-    )
-    let out = ''
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString()
-      process.stdout.write(chunk)
+    const started = Date.now()
+    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-force-exit', '--test-timeout=300000', '--test-reporter=spec', file], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
     })
-    child.on('close', (code) => {
-      const count = (name: string) => Number([...out.matchAll(new RegExp(`^ℹ ${name} (\\d+)$`, 'gm'))].at(-1)?.[1] ?? 0)
-      resolve({ pass: count('pass'), fail: count('fail'), cancelled: count('cancelled'), code: code ?? 1 })
+    const pid = child.pid!
+    running.add(pid)
+    let out = ''
+    let killed: string | undefined
+    let killTimer: NodeJS.Timeout | undefined
+    const timer = setTimeout(() => {
+      killed = `did not finish within ${Math.round(fileTimeoutMs / 1000)} s (TEST_FILE_TIMEOUT_MS); cancelled, then killed with what it started`
+      child.kill('SIGTERM')
+      killTimer = setTimeout(() => killGroup(pid), termGraceMs)
+    }, fileTimeoutMs)
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()))
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      clearTimeout(killTimer)
+      running.delete(pid)
+      // Whatever the file left behind in its group (a server it spawned) goes with it.
+      const leftBehind = groupAlive(pid)
+      killGroup(pid)
+      const seconds = ((Date.now() - started) / 1000).toFixed(1)
+      const notes = [killed ? `KILLED: ${killed}` : '', leftBehind && !killed ? 'left processes running (killed): a helper did not stop what it started' : ''].filter(Boolean)
+      const header = `--- ${file} (${seconds} s)${notes.length ? ` ${notes.join('; ')}` : ''}`
+      const fail = count(out, 'fail') + (killed ? 1 : 0)
+      resolve({ pass: count(out, 'pass'), fail, cancelled: count(out, 'cancelled'), code: killed ? 1 : (code ?? (signal ? 1 : 0)), output: `${header}\n${out}` })
     })
   })
+}
+
+async function run(label: string, files: string[], env: Record<string, string>): Promise<RunResult> {
+  console.log(`\n=== ${label}: ${files.length} file(s) ===`)
+  const total: RunResult = { pass: 0, fail: 0, cancelled: 0, code: 0 }
+  const failedFiles: string[] = []
+  const leaky: string[] = []
+  const queue = [...files]
+  const worker = async () => {
+    for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+      const result = await runFile(file, env)
+      process.stdout.write(`${result.output}\n`)
+      total.pass += result.pass
+      total.fail += result.fail
+      total.cancelled += result.cancelled
+      const header = result.output.split('\n', 1)[0]!.slice(4)
+      if (result.code !== 0) {
+        total.code = 1
+        failedFiles.push(header)
+      } else if (header.includes('left processes running')) leaky.push(header)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(concurrency, files.length) }, worker))
+  console.log(`=== ${label}: ${total.pass} passed, ${total.fail} failed${total.cancelled ? `, ${total.cancelled} cancelled` : ''}`)
+  for (const failed of failedFiles) console.log(`    failed: ${failed}`)
+  for (const file of leaky) console.log(`    note: ${file}`)
+  return total
 }
 
 const results: RunResult[] = []

@@ -10,6 +10,8 @@ import addFormats from 'ajv-formats'
 import { OPENAPI_EXAMPLES } from '../../src/plugins/openapi-examples.js'
 import { createTestApp, type TestApp } from '../helpers/test-app.js'
 
+// The document is walked by path and method: any, as JSON.parse gives it.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options']
 
@@ -66,14 +68,14 @@ describe('OpenAPI document', () => {
       const operation = byRoute.get(route)
       assert.ok(operation, `${route} is not in the document`)
       if (examples.request !== undefined) {
-        const media = operation.requestBody?.content?.['application/json']
+        const media: Json = operation.requestBody?.content?.['application/json']
         assert.deepEqual(media?.example, examples.request, `${route}: request example shown`)
         const validate = ajv.compile(toJsonSchema(media.schema) as object)
         assert.ok(validate(examples.request), `${route} request: ${ajv.errorsText(validate.errors)}`)
         requests++
       }
       for (const [status, example] of Object.entries(examples.responses ?? {})) {
-        const media = operation.responses?.[status]?.content?.['application/json']
+        const media: Json = operation.responses?.[status]?.content?.['application/json']
         assert.deepEqual(media?.example, example, `${route} ${status}: response example shown`)
         const validate = ajv.compile(toJsonSchema(media.schema) as object)
         assert.ok(validate(example), `${route} ${status}: ${ajv.errorsText(validate.errors)}`)
