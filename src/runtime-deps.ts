@@ -1,12 +1,33 @@
 import path from 'node:path'
+import { sql, type Kysely } from 'kysely'
 import type { AppDeps } from './app.js'
 import { createContentStore } from './adapters/content-store/index.js'
 import { createGuardedFetch } from './adapters/http-out/guarded-fetch.js'
 import type { Config } from './config.js'
 import { openDatabase } from './db/connect.js'
+import type { DB } from './db/database.js'
 import { migrateToLatest } from './db/migrator.js'
+import { migrations } from './db/migrations/index.js'
 import { pgliteTemplateFor } from './db/pglite-template.js'
 import { loadOrCreateMasterKey } from './modules/keys/master-key.js'
+
+/**
+ * How many of this build's migrations the database has not applied, from one read of Kysely's
+ * record; undefined when that cannot be read (a new database). Kysely's migrator looks up its
+ * tables through the catalog's full table and column listing first, about a second on PGlite,
+ * which a restart with nothing to apply need not pay; anything else goes through the migrator.
+ */
+async function pendingMigrations(db: Kysely<DB>): Promise<number | undefined> {
+  try {
+    const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db)
+    const applied = new Set(rows.map((row) => row.name))
+    // One applied here but unknown to this build (an older build started on a newer database): the migrator decides.
+    if ([...applied].some((name) => !Object.hasOwn(migrations, name))) return undefined
+    return Object.keys(migrations).filter((name) => !applied.has(name)).length
+  } catch {
+    return undefined
+  }
+}
 
 /** Told when each start-up step has finished, with its duration (server.ts logs them). */
 export type PhaseListener = (phase: string, ms: number, fields?: Record<string, unknown>) => void
@@ -29,8 +50,9 @@ export async function openRuntimeDeps(config: Config, onPhase: PhaseListener = (
     // PGlite opens (or initdb's a new directory) on its first statement: this one.
     await database.ping()
     done('database open', { engine: database.engine, ...(template ? { from: 'template' } : {}) })
-    await migrateToLatest(database.db)
-    done('migrations applied')
+    const pending = await pendingMigrations(database.db)
+    if (pending !== 0) await migrateToLatest(database.db)
+    done('migrations applied', { pending: pending ?? 'unknown' })
     const content = createContentStore({ ipfsApiUrl: config.ipfsApiUrl, db: database.db, maxBytes: config.contentMaxBytes })
     const httpGet = createGuardedFetch({ allowPrivate: config.outboundAllowPrivate, timeoutMs: config.outboundTimeoutMs, maxBytes: 256 * 1024, maxRedirects: 3 })
     const masterKey = await loadOrCreateMasterKey(config.dataDir, config.masterKey)
