@@ -8,13 +8,13 @@
  * TEST_FILE_TIMEOUT_MS (15 min): a hung file is killed with what it started and reported, and the
  * run always ends.
  */
-import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { postgresReachable } from '../bench/lib/postgres.js'
+import { killRunningTestFiles, runTestFile, type TestFileResult } from './lib/test-file-runner.js'
 import { openDatabase } from '../src/db/connect.js'
 import { migrateToLatest } from '../src/db/migrator.js'
 
@@ -94,82 +94,19 @@ const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY) || 3)
 /**
  * A file still running after this is killed with everything it started (its process group) and
  * counted as failed: a hung server or browser must not hold the run for ever. Generous, since a
- * loaded machine makes every file slower; one test's own limit is --test-timeout, below.
+ * loaded machine makes every file slower; one test's own limit is --test-timeout (5 min).
  */
 const fileTimeoutMs = Number(process.env.TEST_FILE_TIMEOUT_MS) || 15 * 60_000
-/** After SIGTERM (the runner then reports the cancelled tests), the file's group has this long before SIGKILL. */
-const termGraceMs = 15_000
 
-/** Process groups of the files running now: killed if this run is interrupted. */
-const running = new Set<number>()
-function killGroup(pid: number): void {
-  try {
-    process.kill(-pid, 'SIGKILL')
-  } catch {
-    // Already gone.
-  }
-}
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
-    for (const pid of running) killGroup(pid)
+    killRunningTestFiles()
     process.exit(130)
   })
 }
 
-const count = (out: string, name: string) => Number([...out.matchAll(new RegExp(`^ℹ ${name} (\\d+)$`, 'gm'))].at(-1)?.[1] ?? 0)
-
-/** Whether any process of the group `pid` is still alive. */
-function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
-/**
- * One test file in its own process group (node --test, spec reporter), its output printed whole
- * when it ends. --test-force-exit: once its tests are done the file's process ends even if
- * something it started still holds it open; whatever is left in its group (a server process a
- * helper spawned) is killed and named in the report. A file over its time limit is cancelled
- * (SIGTERM: the runner reports the tests it cancels), then killed with its group.
- */
-function runFile(file: string, env: Record<string, string>): Promise<RunResult & { output: string }> {
-  return new Promise((resolve) => {
-    const started = Date.now()
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-force-exit', '--test-timeout=300000', '--test-reporter=spec', file], {
-      cwd: root,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    })
-    const pid = child.pid!
-    running.add(pid)
-    let out = ''
-    let killed: string | undefined
-    let killTimer: NodeJS.Timeout | undefined
-    const timer = setTimeout(() => {
-      killed = `did not finish within ${Math.round(fileTimeoutMs / 1000)} s (TEST_FILE_TIMEOUT_MS); cancelled, then killed with what it started`
-      child.kill('SIGTERM')
-      killTimer = setTimeout(() => killGroup(pid), termGraceMs)
-    }, fileTimeoutMs)
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()))
-    child.on('close', (code, signal) => {
-      clearTimeout(timer)
-      clearTimeout(killTimer)
-      running.delete(pid)
-      // Whatever the file left behind in its group (a server it spawned) goes with it.
-      const leftBehind = groupAlive(pid)
-      killGroup(pid)
-      const seconds = ((Date.now() - started) / 1000).toFixed(1)
-      const notes = [killed ? `KILLED: ${killed}` : '', leftBehind && !killed ? 'left processes running (killed): a helper did not stop what it started' : ''].filter(Boolean)
-      const header = `--- ${file} (${seconds} s)${notes.length ? ` ${notes.join('; ')}` : ''}`
-      const fail = count(out, 'fail') + (killed ? 1 : 0)
-      resolve({ pass: count(out, 'pass'), fail, cancelled: count(out, 'cancelled'), code: killed ? 1 : (code ?? (signal ? 1 : 0)), output: `${header}\n${out}` })
-    })
-  })
+function runFile(file: string, env: Record<string, string>): Promise<TestFileResult> {
+  return runTestFile(file, { cwd: root, env: { ...process.env, ...env } as Record<string, string>, timeoutMs: fileTimeoutMs })
 }
 
 async function run(label: string, files: string[], env: Record<string, string>): Promise<RunResult> {
@@ -189,7 +126,7 @@ async function run(label: string, files: string[], env: Record<string, string>):
       if (result.code !== 0) {
         total.code = 1
         failedFiles.push(header)
-      } else if (header.includes('left processes running')) leaky.push(header)
+      } else if (result.leftBehind.length) leaky.push(header)
     }
   }
   await Promise.all(Array.from({ length: Math.min(concurrency, files.length) }, worker))
