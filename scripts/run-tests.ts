@@ -4,14 +4,17 @@
  * postgres://postgres@127.0.0.1:5432/test). Under CI=true an unreachable PostgreSQL fails the
  * run instead of being skipped. Then the clients' own tests (packages/<name>/test: the SDK, the CLI,
  * the console; on PGlite, some in Chromium). Ends with one "N passed, N failed" line over all runs.
+ * Each file runs in its own process group, at most TEST_CONCURRENCY (3) at once, within
+ * TEST_FILE_TIMEOUT_MS (15 min): a hung file is killed with what it started and reported, and the
+ * run always ends.
  */
-import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { postgresReachable } from '../bench/lib/postgres.js'
+import { killRunningTestFiles, runTestFile, type TestFileResult } from './lib/test-file-runner.js'
 import { openDatabase } from '../src/db/connect.js'
 import { migrateToLatest } from '../src/db/migrator.js'
 
@@ -86,24 +89,51 @@ async function migratedPgliteTemplate(initdb: string): Promise<string> {
 
 interface RunResult { pass: number; fail: number; cancelled: number; code: number }
 
-function run(label: string, files: string[], env: Record<string, string>): Promise<RunResult> {
-  console.log(`\n=== ${label}: ${files.length} file(s) ===`)
-  return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', '--test', '--test-concurrency=3', '--test-timeout=300000', '--test-reporter=spec', ...files],
-      { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
-    )
-    let out = ''
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString()
-      process.stdout.write(chunk)
-    })
-    child.on('close', (code) => {
-      const count = (name: string) => Number([...out.matchAll(new RegExp(`^ℹ ${name} (\\d+)$`, 'gm'))].at(-1)?.[1] ?? 0)
-      resolve({ pass: count('pass'), fail: count('fail'), cancelled: count('cancelled'), code: code ?? 1 })
-    })
+/** How many test files run at once (each in its own process). */
+const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY) || 3)
+/**
+ * A file still running after this is killed with everything it started (its process group) and
+ * counted as failed: a hung server or browser must not hold the run for ever. Generous, since a
+ * loaded machine makes every file slower; one test's own limit is --test-timeout (5 min).
+ */
+const fileTimeoutMs = Number(process.env.TEST_FILE_TIMEOUT_MS) || 15 * 60_000
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    killRunningTestFiles()
+    process.exit(130)
   })
+}
+
+function runFile(file: string, env: Record<string, string>): Promise<TestFileResult> {
+  return runTestFile(file, { cwd: root, env: { ...process.env, ...env } as Record<string, string>, timeoutMs: fileTimeoutMs })
+}
+
+async function run(label: string, files: string[], env: Record<string, string>): Promise<RunResult> {
+  console.log(`\n=== ${label}: ${files.length} file(s) ===`)
+  const total: RunResult = { pass: 0, fail: 0, cancelled: 0, code: 0 }
+  const failedFiles: string[] = []
+  const leaky: string[] = []
+  const queue = [...files]
+  const worker = async () => {
+    for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+      const result = await runFile(file, env)
+      process.stdout.write(`${result.output}\n`)
+      total.pass += result.pass
+      total.fail += result.fail
+      total.cancelled += result.cancelled
+      const header = result.output.split('\n', 1)[0]!.slice(4)
+      if (result.code !== 0) {
+        total.code = 1
+        failedFiles.push(header)
+      } else if (result.leftBehind.length) leaky.push(header)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(concurrency, files.length) }, worker))
+  console.log(`=== ${label}: ${total.pass} passed, ${total.fail} failed${total.cancelled ? `, ${total.cancelled} cancelled` : ''}`)
+  for (const failed of failedFiles) console.log(`    failed: ${failed}`)
+  for (const file of leaky) console.log(`    note: ${file}`)
+  return total
 }
 
 const results: RunResult[] = []

@@ -113,6 +113,7 @@ import authPlugin from './plugins/auth.js'
 import didPathParams from './plugins/did-path-params.js'
 import errorHandler, { frameworkErrorReply } from './plugins/error-handler.js'
 import metrics from './plugins/metrics.js'
+import { finishOpenApiDocument } from './plugins/openapi-document.js'
 import rateLimit from './plugins/rate-limit.js'
 import routeTable from './plugins/route-table.js'
 import { logOptions, RouteWords, type LogSink } from './plugins/log-options.js'
@@ -261,6 +262,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       security: [{ bearerAuth: [] }],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    // operationIds and the main routes' examples (src/plugins/openapi-document.ts).
+    transformObject: (document) => finishOpenApiDocument('openapiObject' in document ? document.openapiObject : document.swaggerObject),
   })
   await app.register(swaggerUi, { routePrefix: '/api/docs' })
   await app.register(multipart, { limits: { fileSize: config.avatarMaxBytes, files: 1, fields: 10, fieldSize: 1024 }, throwFileSizeLimit: true })

@@ -1,16 +1,31 @@
+import { hostname } from 'node:os'
 import { buildApp } from './app.js'
-import { ConfigError, loadConfig } from './config.js'
+import { ConfigError, loadConfig, type Config } from './config.js'
 import { DataDirInUseError, InstanceSettingsMismatchError } from './errors.js'
 import { openRuntimeDeps } from './runtime-deps.js'
-import { runtimeProblem } from './runtime-version.js'
 
-/** The only file that listens. SIGTERM/SIGINT: stop accepting, drain in-flight requests, close the DB. */
-async function main(): Promise<void> {
-  const runtime = runtimeProblem()
-  if (runtime) {
-    console.error(runtime)
-    process.exit(2)
+/** pino's numeric levels: the lines below are written before the app's logger exists. */
+const LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity }
+
+/**
+ * One start-up line, shaped like the app's own log lines (pino JSON) so a log collector reads
+ * both alike. Phases and durations only: never the configuration's values (DATABASE_URL holds a
+ * password, MASTER_KEY is the key).
+ */
+function startupLogger(config: Config): (msg: string, fields?: Record<string, unknown>) => void {
+  const enabled = (LEVELS[config.logLevel] ?? 30) <= 30
+  return (msg, fields = {}) => {
+    if (!enabled) return
+    process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), pid: process.pid, hostname: hostname(), ...fields, msg })}\n`)
   }
+}
+
+const ms = (value: number) => Math.round(value)
+
+/** The only file that listens (src/main.ts checks the runtime, then imports it). SIGTERM/SIGINT: stop accepting, drain in-flight requests, close the DB. */
+async function main(): Promise<void> {
+  // The modules are loaded by the time this runs: the time since the process began is theirs.
+  const loaded = performance.now()
   let config
   try {
     config = loadConfig()
@@ -21,9 +36,12 @@ async function main(): Promise<void> {
     }
     throw error
   }
+  const log = startupLogger(config)
+  log('start-up: modules loaded', { phase: 'modules', ms: ms(loaded) })
+  log('start-up: configuration read', { phase: 'config', ms: ms(performance.now() - loaded) })
   let deps
   try {
-    deps = await openRuntimeDeps(config)
+    deps = await openRuntimeDeps(config, (phase, took, fields) => log(`start-up: ${phase}`, { phase, ms: ms(took), ...fields }))
   } catch (error) {
     // The operator's to resolve, like a bad configuration (exit 2), not a crash (exit 1).
     if (error instanceof DataDirInUseError) {
@@ -33,6 +51,7 @@ async function main(): Promise<void> {
     throw error
   }
   let app
+  let started = performance.now()
   try {
     app = await buildApp(config, deps)
   } catch (error) {
@@ -43,6 +62,7 @@ async function main(): Promise<void> {
     }
     throw error
   }
+  app.log.info({ phase: 'app', ms: ms(performance.now() - started) }, 'start-up: app built')
   let closing = false
   const shutdown = async (signal: string) => {
     if (closing) return
@@ -63,8 +83,21 @@ async function main(): Promise<void> {
   }
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
   process.on('SIGINT', () => void shutdown('SIGINT'))
+  started = performance.now()
   await app.listen({ port: config.port, host: config.host })
-  app.log.info({ database: deps.database.engine, content: deps.content.kind, docs: `${config.publicBaseUrl}/api/docs` }, 'service ready')
+  app.log.info({ phase: 'listen', ms: ms(performance.now() - started) }, 'start-up: listening')
+  const base = publicBase(config, app.server.address())
+  const urls = { api: `${base}/api`, docs: `${base}/api/docs`, console: `${base}/app` }
+  app.log.info(
+    { database: deps.database.engine, content: deps.content.kind, ms: ms(performance.now()), ...urls },
+    `service ready in ${(performance.now() / 1000).toFixed(1)} s: API ${urls.api}, docs ${urls.docs}, console ${urls.console}`,
+  )
+}
+
+/** PUBLIC_BASE_URL, or (unset, PORT=0) the address the server was given. */
+function publicBase(config: Config, address: ReturnType<import('node:net').Server['address']>): string {
+  if (config.port !== 0 || address === null || typeof address === 'string') return config.publicBaseUrl
+  return config.publicBaseUrl.replace(/:0$/, `:${address.port}`)
 }
 
 main().catch((error) => {

@@ -18,7 +18,7 @@ export interface BenchOptions {
   /** Admin URL: a fresh database is created next to it for each run. */
   postgresUrl: string
   /**
-   * How the server runs: through tsx (like `npm start`) or compiled by tsc (like production).
+   * How the server runs: through tsx (from source) or compiled (dist/main.js, like `npm start` and production).
    * Measured: no difference in steady state (tsx only transpiles at load), so tsx by default.
    */
   server: ServerMode

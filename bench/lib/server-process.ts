@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { copyFile, mkdtemp, rm, symlink } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
@@ -44,34 +44,17 @@ export interface ServerOptions {
 }
 
 /**
- * 'tsx' runs src/server.ts like `npm start`. 'build' compiles src/ with tsc into a temporary
- * directory (not dist/, which belongs to the project, and not under bench/, where ESLint would
- * lint the output) so the server runs as plain JS like in production. tsc still emits when the
- * tree has type errors; those are shown but do not stop the benchmark.
+ * 'tsx' runs the entry from source (src/main.ts), transpiled at start. 'build' runs it compiled
+ * as `npm start` does: dist/main.js, built by scripts/build-server.ts when a source is newer
+ * (the JSON-LD contexts tsc does not emit and the PGlite template come with it).
  */
 export async function prepareServer(mode: ServerMode): Promise<ServerBuild> {
-  if (mode === 'tsx') return { entry: ['--import', 'tsx', path.join(projectRoot, 'src/server.ts')], dispose: async () => undefined }
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-build-'))
-  const dispose = () => rm(dir, { recursive: true, force: true })
-  try {
-    const tsc = path.join(projectRoot, 'node_modules/typescript/bin/tsc')
-    const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', path.join(dir, 'src'), '--rootDir', 'src'], {
-      cwd: projectRoot,
-      encoding: 'utf8',
-      timeout: 180_000,
-    })
-    if (result.status !== 0) console.warn(`tsc reported problems (continuing with what it emitted):\n${(result.stdout + result.stderr).slice(0, 2000)}`)
-    // package.json: "type": "module" for the .js files, and app.ts reads ../package.json for the
-    // version; node_modules: packages resolve from the build directory as from the project.
-    await copyFile(path.join(projectRoot, 'package.json'), path.join(dir, 'package.json'))
-    await symlink(path.join(projectRoot, 'node_modules'), path.join(dir, 'node_modules'), 'dir')
-    const server = path.join(dir, 'src/server.js')
-    if (!existsSync(server)) throw new Error('the build produced no server.js')
-    return { entry: [server], dispose }
-  } catch (error) {
-    await dispose()
-    throw error
-  }
+  if (mode === 'tsx') return { entry: ['--import', 'tsx', path.join(projectRoot, 'src/main.ts')], dispose: async () => undefined }
+  const result = spawnSync(process.execPath, [path.join(projectRoot, 'scripts/build-server.ts'), '--if-stale'], { cwd: projectRoot, stdio: 'inherit', timeout: 600_000 })
+  if (result.status !== 0) throw new Error('the service did not compile (scripts/build-server.ts)')
+  const entry = path.join(projectRoot, 'dist/main.js')
+  if (!existsSync(entry)) throw new Error('the build produced no dist/main.js')
+  return { entry: [entry], dispose: async () => undefined }
 }
 
 export async function startServer(options: ServerOptions): Promise<ServerProcess> {

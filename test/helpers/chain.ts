@@ -6,8 +6,13 @@ import { startDevChain, type DevChain } from '../../scripts/lib/dev-chain.js'
 /** A fresh dev chain on a free port with the registries deployed (one per test file). */
 export async function startChainWithRegistries(): Promise<{ chain: DevChain; deployment: Deployment }> {
   const chain = await startDevChain({ port: 0 })
-  const deployment = await deployRegistries({ rpcUrl: chain.url, privateKey: chain.privateKeys[0]! })
-  return { chain, deployment }
+  try {
+    const deployment = await deployRegistries({ rpcUrl: chain.url, privateKey: chain.privateKeys[0]! })
+    return { chain, deployment }
+  } catch (error) {
+    await chain.stop()
+    throw error
+  }
 }
 
 /** viem clients for one dev account, independent of the service's chain client. */
@@ -34,7 +39,8 @@ export function chainEnv(chain: DevChain, deployment: Deployment, keyIndex = 0, 
   }
 }
 
-export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+/** Polls `check`; the limit only ends a wait for something that never comes (a loaded machine is slow, not wrong). */
+export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`)

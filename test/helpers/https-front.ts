@@ -47,7 +47,9 @@ export class HttpsFront {
     this.target.app = app
   }
 
+  /** Kept-alive connections (fetch keeps them) would hold close() open: they are dropped. */
   close(): Promise<void> {
+    this.server.closeAllConnections()
     return new Promise((resolve) => this.server.close(() => resolve()))
   }
 }

@@ -13,10 +13,18 @@ type Json = Record<string, any>
  */
 export async function openHttpsIssuer(issuer: IssuerActor, name: string, schema: object, options: Parameters<typeof createTestApp>[0] = {}): Promise<{ front: HttpsFront; t: TestApp; schemaId: string }> {
   const front = await HttpsFront.open()
-  const t = await createTestApp({ ...options, env: { PUBLIC_BASE_URL: front.origin, ...options.env } })
-  front.serve(t.app)
-  await issuer.setUp(t.app, name)
-  return { front, t, schemaId: await issuer.schema(t.app, schema) }
+  let t: TestApp | undefined
+  try {
+    t = await createTestApp({ ...options, env: { PUBLIC_BASE_URL: front.origin, ...options.env } })
+    front.serve(t.app)
+    await issuer.setUp(t.app, name)
+    return { front, t, schemaId: await issuer.schema(t.app, schema) }
+  } catch (error) {
+    // Whatever was opened is closed: a failed set-up must not keep the test file running.
+    await t?.close().catch(() => undefined)
+    await front.close()
+    throw error
+  }
 }
 
 export async function closeHttpsIssuer(opened: { front: HttpsFront; t: TestApp }): Promise<void> {

@@ -121,7 +121,9 @@ export class OutsideVerifier {
     return validated.dcql.presentations as Record<string, unknown[]>
   }
 
+  /** Kept-alive connections would hold close() open: they are dropped. */
   close(): Promise<void> {
+    this.server.closeAllConnections()
     return new Promise((resolve) => this.server.close(() => resolve()))
   }
 

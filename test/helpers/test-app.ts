@@ -61,10 +61,19 @@ export async function createTestApp(
     clock: options.clock,
     logger: options.logSink ? { sink: options.logSink } : false,
   }
-  const app = await buildApp(config, deps)
-  options.extraRoutes?.(app)
-  await app.ready()
-  return { app, config, deps, close: () => app.close() }
+  let app: FastifyInstance | undefined
+  try {
+    app = await buildApp(config, deps)
+    options.extraRoutes?.(app)
+    await app.ready()
+  } catch (error) {
+    // Once built, the app owns the database (its onClose hook closes it); before, it is ours.
+    if (app) await app.close().catch(() => undefined)
+    else await database.close().catch(() => undefined)
+    throw error
+  }
+  const built = app
+  return { app: built, config, deps, close: () => built.close() }
 }
 
 /** A clock tests can move. */

@@ -346,7 +346,7 @@ describe(`double spending under concurrency (${TEST_ENGINE})`, () => {
     const jobs = await db().selectFrom('chain_jobs').select(['id', 'status']).where('kind', '=', 'credential-revoke').where('subject_id', '=', credential.id).execute()
     assert.equal(jobs.length, 1, 'one chain revocation job')
     // The outsider's view: the batch with the credential, then the revocation, on chain once.
-    await waitFor('the revocation is mined', async () => (await db().selectFrom('chain_jobs').select('status').where('id', '=', jobs[0]!.id).executeTakeFirstOrThrow()).status === 'mined', 20_000)
+    await waitFor('the revocation is mined', async () => (await db().selectFrom('chain_jobs').select('status').where('id', '=', jobs[0]!.id).executeTakeFirstOrThrow()).status === 'mined')
     const revokedLogs = (await chain.request('eth_getLogs', [
       { address: deployment.contracts.credentialRegistry, fromBlock: '0x0', toBlock: 'latest', topics: [toEventSelector('CredentialRevoked(address,bytes32,bytes32)'), null, null, `0x${credential.hash.replace(/^0x/, '')}`] },
     ])) as unknown[]

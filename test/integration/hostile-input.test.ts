@@ -293,7 +293,8 @@ describe(`hostile input: every route, property-based (FUZZ_SEED=${SEED})`, { con
   it('while a burst of hostile requests arrives, other clients are served, and the database serves as before after it', async (test) => {
     const BURST = 150
     const ROUNDS = 10
-    const DEADLINE_MS = 10_000
+    // A hang detector: the claim is that these are answered during the burst, not how fast.
+    const DEADLINE_MS = 60_000
     const fields = targets.flatMap((target) => (target.takesBody && !target.multipart && target.schemas.body ? freeFormSlots(target.schemas.body, target.base.body).map((slot) => ({ target, slot })) : []))
     assert.ok(fields.length > 0)
     const megabyteOfBrackets = new Map<number, string>()

@@ -50,7 +50,7 @@ async function startReceiver(): Promise<{ url: string; events: ReceivedEvent[]; 
   }
 }
 
-async function waitFor(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
+async function waitFor(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)

@@ -129,9 +129,11 @@ describe('OpenID4VCI issuance: what is refused', () => {
     assert.equal(await errorOf(wallet.token(await wallet.resolve(usedUp.credential_offer_uri))), 'invalid_grant')
 
     // Expired between the offer and the token request.
-    const expiring = await offer({ format: 'dc+sd-jwt', expires_at: new Date(Date.now() + 1500).toISOString() })
+    // Room for a loaded machine to resolve it first; then wait until the expiry has passed.
+    const expiresAt = Date.now() + 8000
+    const expiring = await offer({ format: 'dc+sd-jwt', expires_at: new Date(expiresAt).toISOString() })
     const expiringResolved = await wallet.resolve(expiring.credential_offer_uri)
-    await new Promise((resolve) => setTimeout(resolve, 1600))
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now()) + 200))
     assert.equal(await errorOf(wallet.token(expiringResolved)), 'invalid_grant')
     const gone = await fetch(decodeURIComponent(expiring.credential_offer_uri.split('credential_offer_uri=')[1]))
     assert.equal(gone.status, 404)

@@ -10,8 +10,11 @@ import { multipart } from '../helpers/wallet-fixtures.js'
 const WINDOW_MS = 1000
 const HEADERS_TIMEOUT_MS = 1000
 const REQUEST_TIMEOUT_MS = 8000
-/** Whatever the machine's load, a cut connection is closed well within this. */
-const CUT_WITHIN_MS = 7000
+/**
+ * How long to wait for a cut before calling the connection still open: a hang detector, far
+ * beyond the server's limits above, so that a loaded machine only makes the test slower.
+ */
+const CUT_WITHIN_MS = 30_000
 
 interface Conn {
   socket: net.Socket

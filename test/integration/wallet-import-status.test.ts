@@ -104,10 +104,10 @@ describe('status of imported credentials', () => {
     server.revoke(LIST_A, 5)
     server.revoke(LIST_B, 1)
     server.down.add(LIST_B)
-    await waitFor('the revocation is seen', async () => (await statusOf(revokedLater)) === 'revoked', 10_000)
+    await waitFor('the revocation is seen', async () => (await statusOf(revokedLater)) === 'revoked')
     // Later rounds read the lists again; nothing more changes.
     const readsBefore = server.reads.length
-    await waitFor('two more readings', () => server.reads.filter((u) => u === LIST_A).length >= readsBefore + 2, 10_000)
+    await waitFor('two more readings', () => server.reads.filter((u) => u === LIST_A).length >= readsBefore + 2)
     assert.equal(await statusOf(neighbour), 'active')
     assert.equal(await statusOf(unreadable), 'active', 'a list that cannot be read keeps the last known status')
     const entries = await revokedEntries()
@@ -117,7 +117,7 @@ describe('status of imported credentials', () => {
 
     // Back up, the list's revocation is found too.
     server.down.delete(LIST_B)
-    await waitFor('the other list read again', async () => (await statusOf(unreadable)) === 'revoked', 10_000)
+    await waitFor('the other list read again', async () => (await statusOf(unreadable)) === 'revoked')
     assert.deepEqual((await revokedEntries()).map((e) => e.credential_id).sort(), [revokedLater, unreadable].sort())
   })
 })

@@ -207,7 +207,7 @@ async function crashScenario(ctx: TestContext, engineName: 'pglite' | 'postgres'
       const { outbox } = (await api.ok('GET', '/api/blockchain/status')).data
       return outbox.pending === 0 && outbox.sent === 0 && outbox.unbatched_credentials === 0
     }, 30_000)
-    await waitFor('every callback event arrived', async () => (await missingEvents(api, world, receiver.deliveries)).length === 0, 30_000)
+    await waitFor('every callback event arrived', async () => (await missingEvents(api, world, receiver.deliveries)).length === 0)
     const jwks = (await api.ok('GET', '/api/callbacks/jwks')) as unknown as JSONWebKeySet
     phase('outboxes drained')
     second.child.kill('SIGTERM')

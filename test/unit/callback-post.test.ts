@@ -121,16 +121,16 @@ describe('createGuardedPost', () => {
   })
 
   it('times out a receiver that never answers', async () => {
-    const started = Date.now()
+    // The receiver never answers: only the limit, which the error names, can end the call.
     await assert.rejects(createGuardedPost({ ...open, timeoutMs: 150 })(`http://127.0.0.1:${port}/hang`, body, {}), isUnavailable(/did not answer within 150 ms/))
-    assert.ok(Date.now() - started < 1000)
   })
 
   it('takes the status once it arrived, even when the body stalls or never ends', async () => {
     const post = createGuardedPost({ ...open, timeoutMs: 300, maxResponseBytes: 4096 })
     assert.equal((await post(`http://127.0.0.1:${port}/stall-body`, body, {})).status, 200)
-    const started = Date.now()
-    assert.equal((await post(`http://127.0.0.1:${port}/endless`, body, {})).status, 200)
-    assert.ok(Date.now() - started < 300, 'the endless body was cut at the cap, not at the timeout')
+    // With a limit far beyond the test's own, only the size cap can end the endless body: a
+    // call that waited for the timeout instead would fail the test by its timeout.
+    const capped = createGuardedPost({ ...open, timeoutMs: 3_600_000, maxResponseBytes: 4096 })
+    assert.equal((await capped(`http://127.0.0.1:${port}/endless`, body, {})).status, 200)
   })
 })

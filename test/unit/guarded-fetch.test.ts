@@ -182,10 +182,9 @@ describe('createGuardedFetch', () => {
 
   it('times out a server that never answers, and one that stalls mid-body', async () => {
     const get = createGuardedFetch({ ...base, allowPrivate: true, timeoutMs: 150 })
-    const started = Date.now()
+    // Neither server ever finishes: only the limit, which the error names, can end these calls.
     await assert.rejects(get(`http://127.0.0.1:${ok.port}/hang`), isUnavailable(/did not answer within 150 ms/))
     await assert.rejects(get(`http://127.0.0.1:${ok.port}/stall-body`), isUnavailable(/did not answer within 150 ms/))
-    assert.ok(Date.now() - started < 1500)
   })
 
   it('times out a DNS answer that never comes', async () => {

@@ -3,7 +3,8 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { POLLUTION_MARKER } from './hostile-values.js'
 import { build, classify, type Draft, type FuzzContext, type Verdict } from './request-model.js'
 
-export const REQUEST_TIMEOUT_MS = 5_000
+/** A request still unanswered after this is a hang (not slowness: a loaded machine may take seconds). */
+export const REQUEST_TIMEOUT_MS = 60_000
 
 /** What one fuzz phase sent and got back, for the report and the coverage checks. */
 export interface PhaseStats {

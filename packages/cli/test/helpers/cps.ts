@@ -77,8 +77,9 @@ export async function startHttpsServer(dir: string): Promise<HttpsServer> {
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()))
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()))
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 90_000)
+  // A server that does not start is killed, not left running (it would hold the test file open).
+  const started = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 180_000)
     const check = () => {
       if (out.includes(`Server listening at ${baseUrl}`)) {
         clearTimeout(timer)
@@ -90,6 +91,11 @@ export async function startHttpsServer(dir: string): Promise<HttpsServer> {
       clearTimeout(timer)
       reject(new Error(`server exited with ${code}:\n${out}`))
     })
+  })
+  await started.catch(async (error: unknown) => {
+    child.kill('SIGKILL')
+    await exited
+    throw error
   })
   return {
     child,

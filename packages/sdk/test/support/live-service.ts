@@ -12,7 +12,10 @@ export interface LiveService {
 
 export async function startService(env: Record<string, string> = {}, options: { clock?: Clock } = {}): Promise<LiveService> {
   const t = await createTestApp({ env, ...options })
-  await t.app.listen({ host: '127.0.0.1', port: 0 })
+  await t.app.listen({ host: '127.0.0.1', port: 0 }).catch(async (error: unknown) => {
+    await t.close()
+    throw error
+  })
   const { port } = t.app.server.address() as AddressInfo
   return { baseUrl: `http://127.0.0.1:${port}`, t, close: () => t.close() }
 }
@@ -24,7 +27,10 @@ export async function startService(env: Record<string, string> = {}, options: { 
  */
 export async function startHttpsService(env: Record<string, string> = {}): Promise<LiveService> {
   const front = await HttpsFront.open()
-  const t = await createTestApp({ env: { PUBLIC_BASE_URL: front.origin, OUTBOUND_ALLOW_PRIVATE: 'true', ...env } })
+  const t = await createTestApp({ env: { PUBLIC_BASE_URL: front.origin, OUTBOUND_ALLOW_PRIVATE: 'true', ...env } }).catch(async (error: unknown) => {
+    await front.close()
+    throw error
+  })
   front.serve(t.app)
   return {
     baseUrl: front.origin,
