@@ -201,4 +201,17 @@ describe('OpenID4VP decline (error response) with independent software', () => {
     const kept = (await sphereonRp.sessions.getResponseStateByCorrelationId(correlationId, false)) as Json | undefined
     assert.equal(kept?.response?.payload?.error ?? kept?.response?._payload?.error, 'access_denied', JSON.stringify(kept))
   })
+
+  it("the hosted wallet's decline of this service's request reaches it whatever the holder typed: control characters never travel (RFC 6749 §4.1.2.1)", async () => {
+    const created = await createRequest()
+    const prepared = await wallet('/presentation-requests/answer', { authorization_request_uri: created.authorization_request_uri })
+    assert.equal(prepared.statusCode, 201, prepared.body)
+    const declined = await wallet(`/presentation-requests/answer/${prepared.json().session_id}/decline`, { reason: 'line one\nline two\ttabbed\u0007' })
+    assert.equal(declined.statusCode, 200, declined.body)
+    assert.equal(declined.json().verifier_status, 200, 'the verifier took the error response')
+    const seen = await view(created.request.id)
+    assert.equal(seen.openid4vp.holder_response?.error, 'access_denied')
+    assert.match(seen.openid4vp.holder_response.error_description, /line one line two tabbed/)
+    assert.ok(![...(seen.openid4vp.holder_response.error_description as string)].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f), seen.openid4vp.holder_response.error_description)
+  })
 })

@@ -296,7 +296,7 @@ export class PresentationAnswerService {
     }
     const error = {
       error: 'access_denied',
-      error_description: input.reason ? `The holder declined: ${input.reason}` : 'The holder declined the request',
+      error_description: input.reason && printable(input.reason) ? `The holder declined: ${printable(input.reason)}` : 'The holder declined the request',
       ...(state.request.state ? { state: state.request.state } : {}),
     }
     try {
@@ -390,6 +390,10 @@ function askedPaths(credentialQuery: DcqlQuery['credentials'][number], validSets
   const inSet = (c: { id?: string }) => !ids || (c.id !== undefined && ids.has(c.id))
   return claims.flatMap((c) => ('path' in c && inSet(c) ? [[...c.path] as ClaimPath] : []))
 }
+
+/** A holder's free text as an error_description may carry it: no control characters (RFC 6749 §4.1.2.1), which verifiers refuse. */
+// eslint-disable-next-line no-control-regex -- the point is to remove them
+const printable = (text: string) => text.replace(/[\u0000-\u001F\u007F-\u009F]+/g, ' ').replace(/ {2,}/g, ' ').trim()
 
 /** How the request identified its verifier (OpenID4VP 1.0 §5.9.3), and what it says of itself in client_metadata. */
 function verifierIdentity(client: { prefix: string; effective: string; identifier: string; clientMetadata?: { client_name?: string; logo_uri?: string } }, request: Openid4vpAuthorizationRequest): VerifierIdentity {
