@@ -4,7 +4,7 @@
  * an OpenID4VP request (who asks, how that is proven, what would be disclosed) without sending
  * anything; the holder accepts or declines, and each decision is in the holder's activity. A
  * declined request reaches the verifier as the OID4VP 1.0 §8.5 error response: this service's own
- * verifier shows it and closes the request; an outside verifier receives exactly that form.
+ * verifier shows it and closes the request addressed to that holder; an outside verifier receives exactly that form.
  * Two real instances behind HTTPS fronts; a scripted issuer counts every call it receives.
  */
 import assert from 'node:assert/strict'
@@ -296,9 +296,10 @@ describe('the holder decides: previews, declines and consent records of the host
     assert.equal(notTheirs.statusCode, 403, notTheirs.body)
   })
 
-  it("shows who asks before anything is sent; a decline reaches this service's verifier, which closes the request and shows the holder's error response", async () => {
+  it("shows who asks before anything is sent; a decline reaches this service's verifier, which closes the request addressed to the holder and shows the holder's error response", async () => {
     await received()
-    const created = await request()
+    // Addressed to the holder: its error response closes it (one addressed to no one stays open: oid4vp-error-response.test.ts).
+    const created = await request({ holder_did: holder.did })
     const prepared = await wallet('/presentation-requests/answer', { authorization_request_uri: created.authorization_request_uri })
     assert.equal(prepared.statusCode, 201, prepared.body)
     const body = prepared.json() as Json
@@ -343,9 +344,9 @@ describe('the holder decides: previews, declines and consent records of the host
     assert.equal((await activities('presentation_shared')).filter((a) => a.details.verifier === body.verifier).length, 0, 'nothing was shared')
   })
 
-  it("this service's verifier takes an error response once, with the request's state, and sends presentation.rejected; a vp_token afterwards is refused with invalid_request", async () => {
+  it("this service's verifier takes an error response to an addressed request once, with the request's state, and sends presentation.rejected; a vp_token afterwards is refused with invalid_request", async () => {
     const callbackUrl = `https://callbacks.example/declined-${Date.now()}`
-    const created = await request({ callback_url: callbackUrl })
+    const created = await request({ callback_url: callbackUrl, holder_did: holder.did })
     const responseUri = created.openid4vp.response_uri as string
     const form = (fields: Record<string, string>) =>
       home.app.inject({ method: 'POST', url: new URL(responseUri).pathname, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(fields).toString() })

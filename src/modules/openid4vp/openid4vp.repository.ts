@@ -51,10 +51,34 @@ export async function recordHolderError(trx: Executor, requestId: string, error:
   if (!(await closeRequest(trx, requestId, 'rejected', error.at))) return false
   await trx
     .updateTable('oid4vp_requests')
-    .set({ answer: 'declined', holder_error: error.error, holder_error_description: error.description, answered_at: error.at })
+    .set({ answer: 'declined', holder_error: error.error, holder_error_description: error.description, holder_error_at: error.at, answered_at: error.at })
     .where('request_id', '=', requestId)
     .execute()
   return true
+}
+
+/**
+ * A wallet's error response to a request addressed to no one: kept as the latest one seen, the
+ * request left open. 'first' when no error response was kept before, undefined when the request
+ * was answered meanwhile (its OpenID4VP row locked, as recordHolderError does).
+ */
+export async function noteHolderError(trx: Executor, requestId: string, error: { error: string; description: string | null; at: Date }): Promise<'first' | 'recorded' | undefined> {
+  const open = await trx
+    .selectFrom('oid4vp_requests')
+    .select('holder_error')
+    .where('request_id', '=', requestId)
+    .where('answer', 'is', null)
+    // Closed through the spec's routes meanwhile (an addressed holder's answer in its inbox): nothing to note.
+    .where(({ exists, selectFrom }) => exists(selectFrom('presentation_requests').select('id').where('id', '=', requestId).where('status', '=', 'pending')))
+    .forUpdate()
+    .executeTakeFirst()
+  if (!open) return undefined
+  await trx
+    .updateTable('oid4vp_requests')
+    .set({ holder_error: error.error, holder_error_description: error.description, holder_error_at: error.at })
+    .where('request_id', '=', requestId)
+    .execute()
+  return open.holder_error === null ? 'first' : 'recorded'
 }
 
 /** How many refused attempts each request keeps (the count covers all of them). */

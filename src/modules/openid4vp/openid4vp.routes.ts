@@ -40,12 +40,12 @@ export const openid4vpRoutes: FastifyPluginAsyncTypebox<{ oid4vp: Openid4vpServi
         error_description: Type.Optional(Type.String({ maxLength: 2000 })),
       }, { additionalProperties: false }),
       response: {
-        200: Type.Object({ redirect_uri: Type.Optional(Type.String()), presentation_id: Type.Optional(Type.String({ description: 'absent for an error response, which is recorded and closes the request' })) }),
+        200: Type.Object({ redirect_uri: Type.Optional(Type.String()), presentation_id: Type.Optional(Type.String({ description: "absent for a wallet's error response, which is recorded (docs/openid4vp.md: it closes only a request addressed to a holder)" })) }),
         ...errorRefs(400, 404, 413, 415),
       },
     },
   }, async (request, reply) => {
-    // §8.5: the wallet reports its own error (access_denied: the holder declined) to the response endpoint; it closes the request.
+    // §8.5: the wallet reports its own error (access_denied: the holder declined) to the response endpoint; recorded, see respondWithError.
     if (request.body.error !== undefined) {
       await oid4vp.respondWithError(request.params.id, { ...request.body, error: request.body.error })
       return reply.header('cache-control', 'no-store').send({})

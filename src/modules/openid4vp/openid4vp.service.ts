@@ -178,7 +178,7 @@ export class Openid4vpService {
       response_mode: row.response_mode,
       state: row.state,
       answer: row.answer,
-      holder_response: row.answer === 'declined' && row.holder_error ? { error: row.holder_error, error_description: row.holder_error_description, at: iso(row.answered_at ?? row.created_at) } : null,
+      holder_response: row.holder_error ? { error: row.holder_error, error_description: row.holder_error_description, at: iso(row.holder_error_at ?? row.answered_at ?? row.created_at) } : null,
       refused_attempts: {
         count: row.refused_count,
         recent: row.refused_count === 0
@@ -199,28 +199,49 @@ export class Openid4vpService {
 
   /**
    * The wallet's error response (OID4VP 1.0 §8.5: `error`, `error_description`, `state`, no
-   * vp_token), e.g. access_denied when the holder declined: recorded on the request, which it
-   * closes (rejected), so the verifier sees the refusal. The response must carry the request's
-   * state; it is taken once, like an answer: the request is then answered for every later response.
+   * vp_token), e.g. access_denied when the holder declined. It carries no proof of its sender and
+   * the state is public to whoever saw the QR code, so (docs/openid4vp.md "A wallet's error
+   * response"): a request addressed to one holder is closed by it (rejected), once; a request
+   * addressed to no one is not (refused responses never consume it): the decline is recorded as a
+   * refused attempt and shown, and the request stays open for the others.
    */
   async respondWithError(requestId: string, form: { error: string; error_description?: string; state?: string; vp_token?: unknown; response?: unknown }): Promise<void> {
     const [row, request] = await Promise.all([repo.findOid4vpRequest(this.deps.db, requestId), this.deps.verifiers.findRequest(requestId)])
     if (!row || !request) throw oauthError('invalid_request', 'No OpenID4VP request is answered at this response_uri')
     if (form.vp_token !== undefined || form.response !== undefined) throw oauthError('invalid_request', 'An error response carries no vp_token or response (OID4VP 1.0 §8.5)')
+    // RFC 6749 §4.1.2.1: error is one or more of %x20-21 / %x23-5B / %x5D-7E; a description in any
+    // language is taken, but no control character reaches the verifier's view, callback or logs.
+    if (!OAUTH_ERROR_CODE.test(form.error)) throw oauthError('invalid_request', 'error must be an OAuth error code (RFC 6749 §4.1.2.1 characters)')
+    if (form.error_description !== undefined && CONTROL_CHARACTER.test(form.error_description)) throw oauthError('invalid_request', 'error_description must not contain control characters')
     if (form.state !== row.state) throw oauthError('invalid_request', 'state does not match the request')
     if (row.answer !== null) throw oauthError('invalid_request', 'This request was already answered: a response is accepted once')
     const status = this.deps.verifiers.effectiveStatus(request)
     if (status !== 'pending') throw oauthError('invalid_request', `The presentation request is ${status}`)
     const description = form.error_description === undefined ? null : form.error_description
+    const error = { error: form.error, description, at: this.deps.clock.now() }
     const callbacks = request.callback_url ? this.deps.callbacks?.() : undefined
-    const recorded = await this.deps.db.transaction().execute(async (trx) => {
-      if (!(await repo.recordHolderError(trx, requestId, { error: form.error, description, at: this.deps.clock.now() }))) return false
-      // The same event as the spec's reject route; the holder is unknown (an error response names no one).
-      if (callbacks) await callbacks.enqueue(trx, { url: request.callback_url!, type: 'presentation.rejected', data: { request_id: requestId, holder_did: null, reason: description, error: form.error } })
-      return true
+    const event = { url: request.callback_url!, type: 'presentation.rejected' as const, data: { request_id: requestId, holder_did: null, reason: description, error: form.error } }
+    const outcome = await this.deps.db.transaction().execute(async (trx): Promise<'answered' | 'recorded' | 'first'> => {
+      if (request.holder_did !== null) {
+        if (!(await repo.recordHolderError(trx, requestId, error))) return 'answered'
+        // The same event as the spec's reject route; the holder is unknown (an error response names no one).
+        if (callbacks) await callbacks.enqueue(trx, event)
+        return 'first'
+      }
+      const noted = await repo.noteHolderError(trx, requestId, error)
+      if (noted === undefined) return 'answered'
+      await repo.recordRefusedAttempt(trx, requestId, sha256(JSON.stringify(['error', form.error, description])), {
+        holder: null,
+        holder_proof_verified: false,
+        errors: [`${form.error}${description === null ? '' : `: ${description.length > 500 ? `${description.slice(0, 500)}…` : description}`}`],
+        received_at: error.at,
+      })
+      // One webhook per request: whoever knows the state must not make the verifier's callback fire at will.
+      if (noted === 'first' && callbacks) await callbacks.enqueue(trx, event)
+      return noted
     })
-    if (!recorded) throw oauthError('invalid_request', 'This request was already answered: a response is accepted once')
-    callbacks?.nudge()
+    if (outcome === 'answered') throw oauthError('invalid_request', 'This request was already answered: a response is accepted once')
+    if (outcome === 'first') callbacks?.nudge()
   }
 
   /**
@@ -453,6 +474,10 @@ function postedResponse(row: repo.Oid4vpRequestRow, form: Record<string, unknown
 }
 
 const iso = (at: Date | string) => new Date(at).toISOString()
+/** RFC 6749 §4.1.2.1's characters of an error code. */
+const OAUTH_ERROR_CODE = /^[\x20-\x21\x23-\x5B\x5D-\x7E]+$/
+// eslint-disable-next-line no-control-regex -- the point is to find them
+const CONTROL_CHARACTER = /[\u0000-\u001F\u007F-\u009F]/
 const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url')
 
 /** The redirect_uri with its response_code, in the fragment as OID4VP 1.0 §8.2's example has it. */

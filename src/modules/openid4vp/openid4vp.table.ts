@@ -20,6 +20,8 @@ export interface Oid4vpRequestsTable {
   answer: 'accepted' | 'refused' | 'declined' | null
   holder_error: string | null
   holder_error_description: string | null
+  /** When the last error response arrived (a request addressed to no one stays open: answered_at stays null). */
+  holder_error_at: Date | null
   presentation_id: string | null
   answered_at: Date | null
   /** Responses refused without answering the request, all of them (the table below keeps the last few). */

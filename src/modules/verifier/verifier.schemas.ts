@@ -119,11 +119,11 @@ export const Oid4vpFields = {
     response_uri: Type.String(),
     response_mode: Type.String(),
     state: Type.String(),
-    answer: Type.Union([Type.String(), Type.Null()], { description: 'accepted, refused, or declined (the wallet answered with an error response); null while pending' }),
+    answer: Type.Union([Type.String(), Type.Null()], { description: 'accepted, refused, or declined (a wallet error response closed this request addressed to a holder); null while open' }),
     holder_response: Type.Union([
       Type.Object({ error: Type.String({ description: 'the OAuth error code, e.g. access_denied when the holder declined' }), error_description: Type.Union([Type.String(), Type.Null()]), at: Type.String({ format: 'date-time' }) }),
       Type.Null(),
-    ], { description: "The wallet's error response (OpenID4VP 1.0 §8.5), which closed the request" }),
+    ], { description: "The latest wallet error response (OpenID4VP 1.0 §8.5); it closed the request only if the request is addressed to a holder (docs/openid4vp.md)" }),
     refused_attempts: Type.Object({
       count: Type.Integer({ description: 'Responses refused without answering the request, all of them' }),
       recent: Type.Array(Type.Object({

@@ -11285,10 +11285,10 @@ export interface operations {
                         authorization_request_uri?: string;
                         message: string;
                         openid4vp?: {
-                            /** @description accepted, refused, or declined (the wallet answered with an error response); null while pending */
+                            /** @description accepted, refused, or declined (a wallet error response closed this request addressed to a holder); null while open */
                             answer: string | null;
                             client_id: string;
-                            /** @description The wallet's error response (OpenID4VP 1.0 §8.5), which closed the request */
+                            /** @description The latest wallet error response (OpenID4VP 1.0 §8.5); it closed the request only if the request is addressed to a holder (docs/openid4vp.md) */
                             holder_response: {
                                 /** Format: date-time */
                                 at: string;
@@ -11433,10 +11433,10 @@ export interface operations {
                         /** @description openid4vp:// URI for a wallet (client_id and request_uri, or the request by value) */
                         authorization_request_uri?: string;
                         openid4vp?: {
-                            /** @description accepted, refused, or declined (the wallet answered with an error response); null while pending */
+                            /** @description accepted, refused, or declined (a wallet error response closed this request addressed to a holder); null while open */
                             answer: string | null;
                             client_id: string;
-                            /** @description The wallet's error response (OpenID4VP 1.0 §8.5), which closed the request */
+                            /** @description The latest wallet error response (OpenID4VP 1.0 §8.5); it closed the request only if the request is addressed to a holder (docs/openid4vp.md) */
                             holder_response: {
                                 /** Format: date-time */
                                 at: string;
@@ -16313,7 +16313,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description absent for an error response, which is recorded and closes the request */
+                        /** @description absent for a wallet's error response, which is recorded (docs/openid4vp.md: it closes only a request addressed to a holder) */
                         presentation_id?: string;
                         redirect_uri?: string;
                     };

@@ -127,7 +127,7 @@ export function describeOffer(offer: CredentialOfferObject, metadata: IssuerMeta
     credential_issuer: offer.credential_issuer,
     issuer: {
       name: text(issuerDisplay?.name),
-      logo_uri: text(issuerDisplay?.logo?.uri) ?? text(issuerDisplay?.logo?.url),
+      logo_uri: httpsUrl(text(issuerDisplay?.logo?.uri) ?? text(issuerDisplay?.logo?.url)),
       domain: new URL(offer.credential_issuer).host,
       did: null,
     },
@@ -153,6 +153,11 @@ function credentialType(id: string, c: { vct?: string; doctype?: string; credent
 
 function text(value: unknown): string | null {
   return typeof value === 'string' && value.length > 0 ? value : null
+}
+
+/** A logo the holder's screen may load: an https URL only (not javascript:, data: or plain http), as the issuer wrote it. */
+function httpsUrl(value: string | null): string | null {
+  return value !== null && URL.canParse(value) && new URL(value).protocol === 'https:' ? value : null
 }
 
 function offerHost(uri: string): string | null {

@@ -296,7 +296,7 @@ export class PresentationAnswerService {
     }
     const error = {
       error: 'access_denied',
-      error_description: input.reason ? `The holder declined: ${input.reason}` : 'The holder declined the request',
+      error_description: input.reason && printable(input.reason) ? `The holder declined: ${printable(input.reason)}` : 'The holder declined the request',
       ...(state.request.state ? { state: state.request.state } : {}),
     }
     try {
@@ -391,8 +391,12 @@ function askedPaths(credentialQuery: DcqlQuery['credentials'][number], validSets
   return claims.flatMap((c) => ('path' in c && inSet(c) ? [[...c.path] as ClaimPath] : []))
 }
 
+/** A holder's free text as an error_description may carry it: no control characters (RFC 6749 §4.1.2.1), which verifiers refuse. */
+// eslint-disable-next-line no-control-regex -- the point is to remove them
+const printable = (text: string) => text.replace(/[\u0000-\u001F\u007F-\u009F]+/g, ' ').replace(/ {2,}/g, ' ').trim()
+
 /** How the request identified its verifier (OpenID4VP 1.0 §5.9.3), and what it says of itself in client_metadata. */
-function verifierIdentity(client: { prefix: string; effective: string; identifier: string; clientMetadata?: { client_name?: string; logo_uri?: string } }, request: Openid4vpAuthorizationRequest): VerifierIdentity {
+export function verifierIdentity(client: { prefix: string; effective: string; identifier: string; clientMetadata?: { client_name?: string; logo_uri?: string } }, request: Openid4vpAuthorizationRequest): VerifierIdentity {
   const metadata = client.clientMetadata ?? (request.client_metadata as { client_name?: unknown; logo_uri?: unknown } | undefined)
   const text = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v : null)
   const did = client.prefix === 'decentralized_identifier'
@@ -402,7 +406,8 @@ function verifierIdentity(client: { prefix: string; effective: string; identifie
     verified: did,
     verified_by: did ? `signed request object, key of ${client.identifier} resolved from the DID` : 'none (unsigned redirect_uri request)',
     name: text(metadata?.client_name),
-    logo_uri: text(metadata?.logo_uri),
+    // Only an https URL reaches the holder's screen (not javascript:, data: or plain http).
+    logo_uri: ((uri) => (uri !== null && URL.canParse(uri) && new URL(uri).protocol === 'https:' ? uri : null))(text(metadata?.logo_uri)),
     domain: request.response_uri && URL.canParse(request.response_uri) ? new URL(request.response_uri).host : null,
   }
 }
