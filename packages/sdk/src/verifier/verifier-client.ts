@@ -124,8 +124,8 @@ export function createVerifierClient(client: ServiceClient): VerifierClient {
         signal?.throwIfAborted()
         const { request, answers, openid4vp } = await read(requestId, signal)
         if (ANSWERED.has(request.status)) return { outcome: 'answered', request, presentation: await answeringPresentation(requestId, signal), reason: null }
-        // A holder's rejection in the spec's inbox (an unaddressed request stays open to others, but
-        // this holder said no), or the wallet's OpenID4VP error response (§8.5), which closes the request.
+        // A holder's rejection in the spec's inbox, or a wallet's OpenID4VP error response (§8.5). Either
+        // closes an addressed request; an unaddressed one stays open to others, but this answer is a no.
         const rejection = answers.find((a) => a.status === 'rejected')
         const walletError = openid4vp?.holder_response ?? null
         if (request.status === 'rejected' || rejection || walletError) {
