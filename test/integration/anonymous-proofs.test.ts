@@ -148,6 +148,11 @@ describe('anonymous proofs: derivation over HTTP, verification inside a VP-JWT',
     assert.equal(subject.nationality, 'GB')
     assert.equal(subject.age, undefined)
     assert.deepEqual(verified.presentation.provided_attributes, ['nationality'])
+    // What the proof established without the values, named beside the spec's fields.
+    assert.deepEqual(
+      verified.verification_result.proven_predicates.map((p: Json) => [p.attribute, p.operator, p.credential_id]),
+      [['age', '>=', credentialId], ['birth_date', '<=', credentialId]],
+    )
   })
 
   it('refuses predicates that do not hold (422) before proving anything', async () => {
@@ -221,6 +226,7 @@ describe('anonymous proofs: derivation over HTTP, verification inside a VP-JWT',
     const honest = await presentAndVerify(first, [await disclosureOnly(first)])
     assert.equal(honest.verification_result.is_valid, false)
     assert.deepEqual(honest.verification_result.errors, ['predicate age >= 18 was not proven', 'predicate birth_date <= 2008-11-22 was not proven'])
+    assert.deepEqual(honest.verification_result.proven_predicates, [])
 
     // Claiming the predicate in clear, without the bound check behind it, does not help.
     const second = await createRequest()
@@ -229,6 +235,8 @@ describe('anonymous proofs: derivation over HTTP, verification inside a VP-JWT',
     assert.equal(result.verification_result.is_valid, false)
     assert.ok(result.verification_result.errors.some((e: string) => /bounds do not match/.test(e)), result.verification_result.errors.join('; '))
     assert.ok(result.verification_result.errors.some((e: string) => /predicate age >= 18 was not proven/.test(e)), result.verification_result.errors.join('; '))
+    // A predicate only claimed is never reported as proven.
+    assert.deepEqual(result.verification_result.proven_predicates, [])
   })
 
   it('refuses a proof made with the retired Pedersen-BitDecomposition-CDS; a presentation already verified with one keeps its verdict (409)', async () => {

@@ -29,6 +29,8 @@ export interface VerificationOutcome {
   isValid: boolean
   errors: string[]
   credentialSubjects: Record<string, unknown>[]
+  /** Each predicate a valid credential's proof established, with that credential's id (null when it has none). */
+  provenPredicates: Array<RequiredPredicate & { credential_id: string | null }>
   providedAttributes: string[]
   revokedAttributes: string[]
   anyRevoked: boolean
@@ -301,6 +303,7 @@ function outcome(errors: string[], presented: PresentedCredential[]): Verificati
     isValid: errors.length === 0,
     errors,
     credentialSubjects: presented.map((c) => ({ credential_id: c.id ?? null, issuer: c.issuer, type: c.types.filter((t) => t !== 'VerifiableCredential'), ...c.attributes })),
+    provenPredicates: presented.filter((c) => c.valid).flatMap((c) => c.provenPredicates.map((p) => ({ ...p, credential_id: c.id ?? null }))),
     providedAttributes: [...provided].sort(),
     revokedAttributes: [...revoked].sort(),
     anyRevoked: presented.some((c) => c.revoked),

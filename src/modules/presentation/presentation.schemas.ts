@@ -96,6 +96,12 @@ export const VerificationResult = Type.Object({
   verifier_did: Type.String(),
   presentation_type: Type.String(),
   credential_subjects: Type.Array(Type.Object({}, { additionalProperties: true })),
+  proven_predicates: Type.Optional(
+    Type.Array(
+      Type.Object({ attribute: Type.String(), operator: Type.String(), value: Type.Union([Type.Number(), Type.String()]), credential_id: Type.Union([Type.String(), Type.Null()]) }),
+      { description: 'each predicate a valid credential proved without disclosing the value (absent from results stored before it existed)' },
+    ),
+  ),
   errors: Type.Array(Type.String()),
   verified_at: Type.String(),
 })

@@ -41,6 +41,8 @@ export interface VerificationResultBody {
   verifier_did: string
   presentation_type: string
   credential_subjects: Record<string, unknown>[]
+  /** Beside the spec's fields: each predicate a valid credential proved without disclosing the value. */
+  proven_predicates: Array<{ attribute: string; operator: string; value: number | string; credential_id: string | null }>
   errors: string[]
   verified_at: string
 }
@@ -293,6 +295,7 @@ export class VerifierPresentationService {
         verifier_did: verifierDid,
         presentation_type: presentation.presentation_type,
         credential_subjects: outcome.credentialSubjects,
+        proven_predicates: outcome.provenPredicates,
         errors,
         verified_at: now.toISOString(),
       })

@@ -17,7 +17,15 @@ export interface Answer { holder_did: string; status: 'approved' | 'rejected'; r
 /** The OpenID4VP side of a request: `answer` is declined and `holder_response` set when the wallet sent an error response (OID4VP 1.0 §8.5). */
 export interface Oid4vpState { client_id: string; answer: string | null; holder_response?: { error: string; error_description: string | null; at: string } | null }
 export interface RequestDetail { request: RequestView; answers?: Answer[]; openid4vp?: Oid4vpState; authorization_request_uri?: string; authorization_request_qr?: string }
-export interface Result { is_valid: boolean; errors: string[]; credential_subjects: Array<Record<string, unknown>>; prover_did: string; verified_at?: string }
+export interface Result {
+  is_valid: boolean
+  errors: string[]
+  credential_subjects: Array<Record<string, unknown>>
+  /** What the proofs established without the values (absent from results stored before the service reported it). */
+  proven_predicates?: Array<{ attribute: string; operator: string; value: number | string }>
+  prover_did: string
+  verified_at?: string
+}
 export interface PresentationView { id: string; request_id: string | null; prover_did: string; status: string; created_at: string; verification_result: Record<string, unknown> | null }
 
 export type Outcome =

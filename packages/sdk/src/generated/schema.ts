@@ -11143,6 +11143,13 @@ export interface operations {
                             errors: string[];
                             is_valid: boolean;
                             presentation_type: string;
+                            /** @description each predicate a valid credential proved without disclosing the value (absent from results stored before it existed) */
+                            proven_predicates?: {
+                                attribute: string;
+                                credential_id: string | null;
+                                operator: string;
+                                value: number | string;
+                            }[];
                             prover_did: string;
                             verified_at: string;
                             verifier_did: string;

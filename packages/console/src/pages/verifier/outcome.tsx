@@ -88,9 +88,10 @@ export function OutcomeView({ outcome, request }: { outcome: Outcome; request: R
             <>
               <h4>Predicates</h4>
               <ul class="predicates" data-testid="predicates">
-                {request.required_predicates.map((p, i) => (
-                  <li key={i} class={result.is_valid ? 'ok' : 'error'}>{result.is_valid ? 'Proven' : 'Not proven'}: {predicateText(p)}</li>
-                ))}
+                {request.required_predicates.map((p, i) => {
+                  const proven = provenBy(result, p)
+                  return <li key={i} class={proven ? 'ok' : 'error'}>{proven ? 'Proven' : 'Not proven'}: {predicateText(p)}</li>
+                })}
               </ul>
             </>
           )}
@@ -98,6 +99,17 @@ export function OutcomeView({ outcome, request }: { outcome: Outcome; request: R
       )
     }
   }
+}
+
+/**
+ * A predicate is proven when the service reports it among the result's proven_predicates, or is
+ * met by a disclosed value of a valid result (no proof needed then); an older stored result
+ * without the field counts as proven when valid.
+ */
+function provenBy(result: Result, p: { attribute: string; operator: string }): boolean {
+  if (!result.is_valid) return false
+  if (!result.proven_predicates) return true
+  return result.proven_predicates.some((q) => q.attribute === p.attribute && q.operator === p.operator) || result.credential_subjects.some((s) => p.attribute in s)
 }
 
 /** Facts about the credential (its type, issuer, id) apart from the claims the holder disclosed. */
