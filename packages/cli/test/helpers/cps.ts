@@ -77,6 +77,11 @@ export async function startHttpsServer(dir: string): Promise<HttpsServer> {
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()))
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()))
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
+    await exited
+  }
+  // A server that does not come up is stopped before the error is thrown: nothing outlives the test.
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 90_000)
     const check = () => {
@@ -90,15 +95,9 @@ export async function startHttpsServer(dir: string): Promise<HttpsServer> {
       clearTimeout(timer)
       reject(new Error(`server exited with ${code}:\n${out}`))
     })
+  }).catch(async (error: unknown) => {
+    await stop()
+    throw error
   })
-  return {
-    child,
-    baseUrl,
-    caFile: tls.caFile,
-    output: () => out,
-    stop: async () => {
-      if (child.exitCode === null) child.kill('SIGTERM')
-      await exited
-    },
-  }
+  return { child, baseUrl, caFile: tls.caFile, output: () => out, stop }
 }

@@ -205,7 +205,7 @@ export class OfferAcceptanceService {
       const claimWith: ClaimKey | undefined = claim && last && failure === undefined ? (trx, id) => claim(trx, JSON.stringify({ credentials: [...stored.map((c) => c.id), id] } satisfies CompletionRecord)) : undefined
       try {
         const text = typeof credential === 'string' ? credential : JSON.stringify(credential)
-        stored.push((await this.deps.wallet.import(holderDid, text, claimWith)).credential)
+        stored.push((await this.deps.wallet.import(holderDid, text, claimWith, { received: true })).credential)
       } catch (error) {
         failure ??= error
       }
