@@ -77,6 +77,20 @@ describe('cps wallet accept: an OpenID4VCI offer in each format', () => {
     }
   }
 
+  it('an offer with --tx-code lacking a required attribute is refused before it is made (exit 2); with --requires-approval it is made', async () => {
+    const base = ['issuer', 'offer', 'create', '--schema', schemaId, '--type', 'Partial', '--tx-code', '--attr', 'given_name=Erika']
+    const refused = await cps(base, env('issuer'))
+    assert.equal(refused.code, 2, `stdout: ${refused.stdout}\nstderr: ${refused.stderr}`)
+    assert.match(refused.stderr, /lacks the schema's required attribute\(s\) family_name/)
+    assert.equal(refused.stdout, '')
+    const approved = await json('issuer', ...base, '--requires-approval')
+    assert.match(approved.credential_offer_uri, /^openid-credential-offer:\/\//)
+    // Without --tx-code the offer is made (the spec's credential request takes it), with a note.
+    const noted = await cps(['issuer', 'offer', 'create', '--schema', schemaId, '--type', 'Partial', '--attr', 'given_name=Erika'], env('issuer'))
+    assert.equal(noted.code, 0, noted.stderr)
+    assert.match(noted.stderr, /note: the offer lacks the required attribute\(s\) family_name/)
+  })
+
   it('the same offer accepted twice: the second is refused (the code is spent), the wallet still holds one', async () => {
     const offer = await json('issuer', 'issuer', 'offer', 'create', '--schema', schemaId, '--type', 'Twice', '--attr', 'given_name=Erika', '--attr', 'family_name=Mustermann')
     const first = await cps(['wallet', 'accept', offer.credential_offer_uri], env('holder'))

@@ -54,7 +54,10 @@ export const walletCommands: CommandSpec[] = [
     details:
       "An OpenID4VCI offer runs through the hosted wallet (POST /api/wallet/:did/offers/accept, the key proof signed here, POST …/accept/:session_id): the credential arrives bound to the acting key. The spec's offer payload (JSON with offer_id) becomes a credential request (POST /api/wallet/credential-request), issued when the issuer approves it.",
     positionals: [{ name: 'offer', description: 'Offer URI, or the QR payload text' }],
-    options: { 'tx-code': { type: 'string', value: '<code>', description: 'The transaction code the issuer gave separately' } },
+    options: {
+      'tx-code': { type: 'string', value: '<code>', description: 'The transaction code the issuer gave separately' },
+      yes: { type: 'boolean', short: 'y', description: 'Accept without asking (the preview is still printed)' },
+    },
     examples: ["cps wallet accept 'openid-credential-offer://?credential_offer_uri=…' --tx-code 123456"],
     async run(ctx, { values, positionals }) {
       const text = positionals[0]!
@@ -87,6 +90,7 @@ export const walletCommands: CommandSpec[] = [
       credential: { type: 'string', multiple: true, value: '<credential-id>', description: 'Present this credential (default: the first active one of each requested type)' },
       reveal: { type: 'string', multiple: true, value: '<a,b>', description: "Attributes to disclose: in a predicate proof, or an SD-JWT VC's disclosures (default: the request's)" },
       predicate: { type: 'string', multiple: true, value: "<'gpa>=3'>", description: 'Prove attribute >=, >, <=, < value without disclosing it' },
+      yes: { type: 'boolean', short: 'y', description: 'Disclose without asking (the preview is still printed)' },
     },
     examples: ["cps wallet present <request-id> --reveal given_name --predicate 'gpa>=3'", "cps wallet present 'openid4vp://?client_id=…&request_uri=…'"],
     async run(ctx, { values, positionals }) {

@@ -57,20 +57,28 @@ export async function startHttpsServer(dir: string): Promise<HttpsServer> {
   const tls = makeLocalTls(tlsDir)
   const port = await freePort()
   const baseUrl = `https://127.0.0.1:${port}`
+  const server = await startServer(baseUrl, port, {
+    PUBLIC_BASE_URL: baseUrl,
+    DATA_DIR: path.join(dir, 'data'),
+    TLS_CERT_FILE: tls.certFile,
+    TLS_KEY_FILE: tls.keyFile,
+    NODE_EXTRA_CA_CERTS: tls.caFile,
+    OUTBOUND_ALLOW_PRIVATE: 'true',
+  })
+  return { ...server, caFile: tls.caFile }
+}
+
+/** `src/server.ts` on plain http (what `npm start` serves by default): no OpenID4VC routes. */
+export async function startHttpServer(dir: string): Promise<Omit<HttpsServer, 'caFile'>> {
+  const port = await freePort()
+  const baseUrl = `http://127.0.0.1:${port}`
+  return startServer(baseUrl, port, { PUBLIC_BASE_URL: baseUrl, DATA_DIR: path.join(dir, 'data-http') })
+}
+
+async function startServer(baseUrl: string, port: number, env: Record<string, string>): Promise<Omit<HttpsServer, 'caFile'>> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: root,
-    env: {
-      PATH: process.env.PATH ?? '',
-      PORT: String(port),
-      PUBLIC_BASE_URL: baseUrl,
-      DATA_DIR: path.join(dir, 'data'),
-      TLS_CERT_FILE: tls.certFile,
-      TLS_KEY_FILE: tls.keyFile,
-      NODE_EXTRA_CA_CERTS: tls.caFile,
-      OUTBOUND_ALLOW_PRIVATE: 'true',
-      BBS_WORKERS: '1',
-      LOG_LEVEL: 'info',
-    },
+    env: { PATH: process.env.PATH ?? '', PORT: String(port), BBS_WORKERS: '1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''
@@ -99,5 +107,5 @@ export async function startHttpsServer(dir: string): Promise<HttpsServer> {
     await stop()
     throw error
   })
-  return { child, baseUrl, caFile: tls.caFile, output: () => out, stop }
+  return { child, baseUrl, output: () => out, stop }
 }
