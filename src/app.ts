@@ -351,7 +351,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const statusChecker = new StatusChecker({ db, publicBaseUrl, httpGet: deps.httpGet, resolver, issuerOf: (did) => identities.issuerOf(did), now: () => clock.now(), skewSeconds: config.clockSkewSeconds })
   const presentationVerifier = new PresentationVerifier({ resolver, status: statusChecker, clock, formats, skewSeconds: config.clockSkewSeconds, issuerOf: (did) => identities.issuerOf(did), local: localDocuments })
   // OpenID4VP beside the spec's requests (docs/openid4vp.md); its presentation service is made below, before any request arrives.
-  const oid4vp: Openid4vpService = new Openid4vpService({ db, clock, publicBaseUrl, hosted, keys, resolver, verifiers, presentations: { recordAnswer: (...a) => verifierPresentations.recordAnswer(...a) }, verifier: presentationVerifier, formats })
+  const oid4vp: Openid4vpService = new Openid4vpService({ db, clock, publicBaseUrl, hosted, keys, resolver, verifiers, presentations: { recordAnswer: (...a) => verifierPresentations.recordAnswer(...a) }, verifier: presentationVerifier, formats, callbacks: () => app.callbacks })
   await app.register(verifierRoutes, { prefix: '/api/verifier', verifiers, oid4vp, idempotency })
   await app.register(walletModule, {
     prefix: '/api/wallet',

@@ -261,7 +261,12 @@ const MATRIX: Record<string, RouteCase> = {
   'POST /api/wallet/:did/offers/accept/:session_id': {
     records: [inPath("A's offer acceptance", 'session_id', (c) => c.w.ids.walletExchanges.acceptance.id, { body: (c, me) => ({ proof_jwt: jwsOver(me, c.w.ids.walletExchanges.acceptance.signingInput) }) })],
   },
+  'POST /api/wallet/:did/offers/preview': { own: "reads an offer for the caller's own wallet; nothing is stored or redeemed" },
+  'POST /api/wallet/:did/offers/decline': { own: "records the refusal of an offer in the caller's own activity" },
   'POST /api/wallet/:did/presentation-requests/answer': { own: "prepares the caller's own answer from the caller's own credentials" },
+  'POST /api/wallet/:did/presentation-requests/answer/:session_id/decline': {
+    records: [inPath("A's presentation answer", 'session_id', (c) => c.w.ids.walletExchanges.answer.id, { body: () => ({}) })],
+  },
   'POST /api/wallet/:did/presentation-requests/answer/:session_id': {
     records: [
       inPath("A's presentation answer", 'session_id', (c) => c.w.ids.walletExchanges.answer.id, {

@@ -30,6 +30,7 @@ import * as oid4vciDpopProofs from './20261128T1000-oid4vci-dpop-proofs.js'
 import * as oid4vciNotifiedEvents from './20261128T1000-oid4vci-notified-events.js'
 import * as oid4vpRefusedAttempts from './20261128T1100-oid4vp-refused-attempts.js'
 import * as vcApiScopes from './20261128T1200-vc-api-scopes.js'
+import * as oid4vpHolderResponse from './20261128T1400-oid4vp-holder-response.js'
 import * as walletProtocolSessions from './20261126T1420-wallet-protocol-sessions.js'
 
 /**
@@ -69,4 +70,5 @@ export const migrations: Record<string, Migration> = {
   '20261128T1000-oid4vci-notified-events': oid4vciNotifiedEvents,
   '20261128T1100-oid4vp-refused-attempts': oid4vpRefusedAttempts,
   '20261128T1200-vc-api-scopes': vcApiScopes,
+  '20261128T1400-oid4vp-holder-response': oid4vpHolderResponse,
 }

@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable } from 'kysely'
 import type { Executor } from '../../db/database.js'
+import { closeRequest } from '../presentation/presentations.repository.js'
 import { submissionCtes } from '../presentation/presentations.statements.js'
 import type { PresentationRow, SubmittedPresentation } from '../presentation/presentations.types.js'
 import type { Oid4vpRefusedAttemptsTable, Oid4vpRequestsTable } from './openid4vp.table.js'
@@ -37,6 +38,23 @@ export async function insertAnswer(
     )
     select * from inserted`.execute(db)
   return result.rows[0]
+}
+
+/**
+ * A wallet's error response (OID4VP 1.0 §8.5), recorded once in one transaction: the OpenID4VP row
+ * locked and checked unanswered, the error kept and the spec's request closed from pending as
+ * rejected. False when the request was answered or closed already.
+ */
+export async function recordHolderError(trx: Executor, requestId: string, error: { error: string; description: string | null; at: Date }): Promise<boolean> {
+  const open = await trx.selectFrom('oid4vp_requests').select('request_id').where('request_id', '=', requestId).where('answer', 'is', null).forUpdate().executeTakeFirst()
+  if (!open) return false
+  if (!(await closeRequest(trx, requestId, 'rejected', error.at))) return false
+  await trx
+    .updateTable('oid4vp_requests')
+    .set({ answer: 'declined', holder_error: error.error, holder_error_description: error.description, answered_at: error.at })
+    .where('request_id', '=', requestId)
+    .execute()
+  return true
 }
 
 /** How many refused attempts each request keeps (the count covers all of them). */

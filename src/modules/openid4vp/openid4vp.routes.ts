@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { errorRefs } from '../shared/route-helpers.js'
-import { oauthError, type Openid4vpService } from './openid4vp.service.js'
+import type { Openid4vpService } from './openid4vp.service.js'
 import { acceptFormBodies } from '../../plugins/form-body.js'
 
 const tags = ['OpenID4VP']
@@ -39,11 +39,17 @@ export const openid4vpRoutes: FastifyPluginAsyncTypebox<{ oid4vp: Openid4vpServi
         error: Type.Optional(Type.String({ maxLength: 200 })),
         error_description: Type.Optional(Type.String({ maxLength: 2000 })),
       }, { additionalProperties: false }),
-      response: { 200: Type.Object({ redirect_uri: Type.Optional(Type.String()), presentation_id: Type.String() }), ...errorRefs(400, 404, 413, 415) },
+      response: {
+        200: Type.Object({ redirect_uri: Type.Optional(Type.String()), presentation_id: Type.Optional(Type.String({ description: 'absent for an error response, which is recorded and closes the request' })) }),
+        ...errorRefs(400, 404, 413, 415),
+      },
     },
   }, async (request, reply) => {
-    // §8.5: the wallet reports its own error to the response endpoint; nothing is recorded.
-    if (request.body.error !== undefined) throw oauthError('invalid_request', `The wallet answered with an error: ${request.body.error}`)
+    // §8.5: the wallet reports its own error (access_denied: the holder declined) to the response endpoint; it closes the request.
+    if (request.body.error !== undefined) {
+      await oid4vp.respondWithError(request.params.id, { ...request.body, error: request.body.error })
+      return reply.header('cache-control', 'no-store').send({})
+    }
     return reply.header('cache-control', 'no-store').send(await oid4vp.respond(request.params.id, request.body))
   })
 }

@@ -14,6 +14,7 @@ import type { DidResolver } from '../did/did-resolver.js'
 import type { HostedDids } from '../identity/hosted-dids.service.js'
 import type { KeyStore } from '../keys/key-store.js'
 import { publicJwk, serviceCallbacks, type ServiceKeys } from '../oid4vc/oid4vc-callbacks.js'
+import type { CallbackPort } from '../presentation/presentation-ports.js'
 import type { PresentationVerifier, VerificationOutcome } from '../presentation/presentation-verifier.js'
 import { AnswerNotAccepted, type VerifierPresentationService } from '../presentation/verifier-presentations.service.js'
 import { qrSvgDataUrl } from '../qr/qr-image.js'
@@ -59,6 +60,8 @@ export class Openid4vpService {
       presentations: Pick<VerifierPresentationService, 'recordAnswer'>
       verifier: PresentationVerifier
       formats: FormatRegistry
+      /** The request's webhook sender, once the callbacks plugin is registered (it is made after this service). */
+      callbacks?: () => CallbackPort | undefined
     },
   ) {}
 
@@ -89,6 +92,9 @@ export class Openid4vpService {
       jwks = { keys: [{ ...publicJwk(key.publicKeyObject), kid: key.kid, use: 'enc', alg: 'ECDH-ES' }] }
     }
     const state = randomBytes(16).toString('base64url')
+    // What the wallet shows of the verifier (OID4VP 1.0 §5.1 client_metadata, RFC 7591 §2): its profile's name and logo when it made one.
+    const profile = await this.deps.verifiers.findProfile(request.verifier_did)
+    const logo = profile?.logo_url?.startsWith('https://') ? { logo_uri: profile.logo_url } : {}
     const payload = {
       response_type: 'vp_token' as const,
       client_id: clientId,
@@ -97,8 +103,12 @@ export class Openid4vpService {
       nonce: request.nonce,
       state,
       dcql_query: dcql,
+      // Why the verifier asks, for the wallet to show (not an OID4VP 1.0 parameter: wallets ignore
+      // what they do not know, RFC 6749 §3.1; DCQL has purposes only on credential sets, §6.2).
+      ...(request.purpose ? { purpose: request.purpose } : {}),
       client_metadata: {
-        client_name: request.verifier_did,
+        client_name: profile?.name ?? request.verifier_did,
+        ...logo,
         vp_formats_supported: {
           'dc+sd-jwt': { 'sd-jwt_alg_values': JWS_ALGS, 'kb-jwt_alg_values': JWS_ALGS },
           jwt_vc_json: { alg_values: JWS_ALGS },
@@ -168,6 +178,7 @@ export class Openid4vpService {
       response_mode: row.response_mode,
       state: row.state,
       answer: row.answer,
+      holder_response: row.answer === 'declined' && row.holder_error ? { error: row.holder_error, error_description: row.holder_error_description, at: iso(row.answered_at ?? row.created_at) } : null,
       refused_attempts: {
         count: row.refused_count,
         recent: row.refused_count === 0
@@ -184,6 +195,32 @@ export class Openid4vpService {
     const request = await this.deps.verifiers.findRequest(requestId)
     if (!request || this.deps.verifiers.effectiveStatus(request) !== 'pending') throw new NotFoundError('This request is no longer open')
     return row.request_object
+  }
+
+  /**
+   * The wallet's error response (OID4VP 1.0 §8.5: `error`, `error_description`, `state`, no
+   * vp_token), e.g. access_denied when the holder declined: recorded on the request, which it
+   * closes (rejected), so the verifier sees the refusal. The response must carry the request's
+   * state; it is taken once, like an answer: the request is then answered for every later response.
+   */
+  async respondWithError(requestId: string, form: { error: string; error_description?: string; state?: string; vp_token?: unknown; response?: unknown }): Promise<void> {
+    const [row, request] = await Promise.all([repo.findOid4vpRequest(this.deps.db, requestId), this.deps.verifiers.findRequest(requestId)])
+    if (!row || !request) throw oauthError('invalid_request', 'No OpenID4VP request is answered at this response_uri')
+    if (form.vp_token !== undefined || form.response !== undefined) throw oauthError('invalid_request', 'An error response carries no vp_token or response (OID4VP 1.0 §8.5)')
+    if (form.state !== row.state) throw oauthError('invalid_request', 'state does not match the request')
+    if (row.answer !== null) throw oauthError('invalid_request', 'This request was already answered: a response is accepted once')
+    const status = this.deps.verifiers.effectiveStatus(request)
+    if (status !== 'pending') throw oauthError('invalid_request', `The presentation request is ${status}`)
+    const description = form.error_description === undefined ? null : form.error_description
+    const callbacks = request.callback_url ? this.deps.callbacks?.() : undefined
+    const recorded = await this.deps.db.transaction().execute(async (trx) => {
+      if (!(await repo.recordHolderError(trx, requestId, { error: form.error, description, at: this.deps.clock.now() }))) return false
+      // The same event as the spec's reject route; the holder is unknown (an error response names no one).
+      if (callbacks) await callbacks.enqueue(trx, { url: request.callback_url!, type: 'presentation.rejected', data: { request_id: requestId, holder_did: null, reason: description, error: form.error } })
+      return true
+    })
+    if (!recorded) throw oauthError('invalid_request', 'This request was already answered: a response is accepted once')
+    callbacks?.nudge()
   }
 
   /**

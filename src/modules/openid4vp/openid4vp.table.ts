@@ -16,7 +16,10 @@ export interface Oid4vpRequestsTable {
   /** Key-store id of the ephemeral ECDH-ES key responses are encrypted to (direct_post.jwt). */
   encryption_kid: string | null
   redirect_uri: string | null
-  answer: 'accepted' | 'refused' | null
+  /** declined: the wallet's error response (OID4VP 1.0 §8.5), its error kept below. */
+  answer: 'accepted' | 'refused' | 'declined' | null
+  holder_error: string | null
+  holder_error_description: string | null
   presentation_id: string | null
   answered_at: Date | null
   /** Responses refused without answering the request, all of them (the table below keeps the last few). */

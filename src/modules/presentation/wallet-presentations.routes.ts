@@ -13,6 +13,8 @@ import * as S from './presentation.schemas.js'
 
 const errors = errorRefs(400, 401, 403, 404, 409)
 const tags = ['Wallet presentations']
+/** The request as the holder reads it: the verifier's profile name beside its DID. */
+const HolderRequest = Type.Object({ ...S.PresentationRequest.properties, verifier_name: Type.Union([Type.String(), Type.Null()], { description: "the verifier profile's name, if it made one (self-declared)" }) })
 
 /** The holder's presentation-request inbox and answers (DESIGN.md "Presentation", holder flow). */
 export const walletPresentationRoutes: FastifyPluginAsyncTypebox<{ holder: HolderPresentationService; verifiers: VerifierService; idempotency: IdempotencyService }> = async (app, { holder, verifiers, idempotency }) => {
@@ -23,11 +25,12 @@ export const walletPresentationRoutes: FastifyPluginAsyncTypebox<{ holder: Holde
       tags,
       summary: "Take a presentation request into the holder's inbox (201; 200 when already there)",
       body: S.TakeRequestBody,
-      response: { 200: Type.Object({ success: Type.Boolean(), message: Type.String(), request: S.PresentationRequest }), 201: Type.Object({ success: Type.Boolean(), message: Type.String(), request: S.PresentationRequest }), ...errors },
+      response: { 200: Type.Object({ success: Type.Boolean(), message: Type.String(), request: HolderRequest }), 201: Type.Object({ success: Type.Boolean(), message: Type.String(), request: HolderRequest }), ...errors },
     },
   }, async (request, reply) => {
     const { request: taken, created } = await holder.take(request.auth!.did, request.body)
-    return reply.status(created ? 201 : 200).send({ success: true, message: created ? 'Presentation request added to your inbox' : 'Already in your inbox', request: requestView(taken) })
+    const view = { ...requestView(taken), verifier_name: await verifiers.verifierName(taken.verifier_did) }
+    return reply.status(created ? 201 : 200).send({ success: true, message: created ? 'Presentation request added to your inbox' : 'Already in your inbox', request: view })
   })
 
   app.get('/presentation-requests/:request_id/status', {

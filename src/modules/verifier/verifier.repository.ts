@@ -6,6 +6,31 @@ export function insertVerifier(db: Executor, row: Omit<Insertable<VerifiersTable
   return db.insertInto('verifiers').values(row).onConflict((oc) => oc.column('did').doNothing()).returningAll().executeTakeFirst()
 }
 
+/** A holder's answer to a request, from its inbox entry (read-only over the presentation module's holder_inbox). */
+export interface RequestAnswerRow {
+  holder_did: string
+  status: 'approved' | 'rejected'
+  reason: string | null
+  at: Date
+}
+
+/**
+ * Every holder's answer to a request, oldest first: what the verifier sees of an unaddressed
+ * request that several holders took into their inbox (a rejection does not close it for the others).
+ */
+export async function requestAnswers(db: Executor, requestId: string, limit: number): Promise<RequestAnswerRow[]> {
+  const rows = await db
+    .selectFrom('holder_inbox')
+    .select(['holder_did', 'status', 'reason', 'updated_at'])
+    .where('request_id', '=', requestId)
+    .where('status', 'in', ['approved', 'rejected'])
+    .orderBy('updated_at', 'asc')
+    .orderBy('holder_did', 'asc')
+    .limit(limit)
+    .execute()
+  return rows.map((r) => ({ holder_did: r.holder_did, status: r.status as RequestAnswerRow['status'], reason: r.reason, at: r.updated_at }))
+}
+
 export function findVerifier(db: Executor, did: string): Promise<VerifierRow | undefined> {
   return db.selectFrom('verifiers').selectAll().where('did', '=', did).executeTakeFirst()
 }

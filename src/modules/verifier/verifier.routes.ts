@@ -77,11 +77,12 @@ export const verifierRoutes: FastifyPluginAsyncTypebox<{ verifiers: VerifierServ
   app.get('/requests/:id', {
     schema: {
       tags, summary: "One of the verifier's presentation requests", params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
-      response: { 200: Type.Object({ success: Type.Boolean(), request: S.PresentationRequest, qr_code_data: Type.String(), ...S.Oid4vpFields }), ...errors },
+      response: { 200: Type.Object({ success: Type.Boolean(), request: S.PresentationRequest, qr_code_data: Type.String(), answers: S.RequestAnswers, ...S.Oid4vpFields }), ...errors },
     },
   }, async (request) => {
     const found = await verifiers.request(request.auth!.did, request.params.id)
-    return { success: true, request: requestView(found), qr_code_data: verifiers.qrPayload(found), ...oid4vpView(await oid4vp?.describe(found)) }
+    const answers = (await verifiers.answers(found)).map((a) => ({ ...a, at: iso(a.at) }))
+    return { success: true, request: requestView(found), qr_code_data: verifiers.qrPayload(found), answers, ...oid4vpView(await oid4vp?.describe(found)) }
   })
 
   app.post('/requests/:id/response-code', {

@@ -98,6 +98,17 @@ export const PresentationRequest = Type.Object({
   expires_at: Type.String(),
 })
 
+/** Each holder's answer through the spec's inbox (approve or reject), so a decline of an unaddressed request is seen too. */
+export const RequestAnswers = Type.Array(
+  Type.Object({
+    holder_did: Type.String(),
+    status: Type.Union([Type.Literal('approved'), Type.Literal('rejected')]),
+    reason: Type.Union([Type.String(), Type.Null()], { description: "the holder's reason for a rejection" }),
+    at: Type.String({ format: 'date-time' }),
+  }),
+  { description: "The holders' answers to this request, oldest first (the request's own verifier only)" },
+)
+
 /** The OpenID4VP Authorization Request of a request (docs/openid4vp.md); absent when DCQL cannot express it. */
 export const Oid4vpFields = {
   authorization_request_uri: Type.Optional(Type.String({ description: 'openid4vp:// URI for a wallet (client_id and request_uri, or the request by value)' })),
@@ -108,7 +119,11 @@ export const Oid4vpFields = {
     response_uri: Type.String(),
     response_mode: Type.String(),
     state: Type.String(),
-    answer: Type.Union([Type.String(), Type.Null()]),
+    answer: Type.Union([Type.String(), Type.Null()], { description: 'accepted, refused, or declined (the wallet answered with an error response); null while pending' }),
+    holder_response: Type.Union([
+      Type.Object({ error: Type.String({ description: 'the OAuth error code, e.g. access_denied when the holder declined' }), error_description: Type.Union([Type.String(), Type.Null()]), at: Type.String({ format: 'date-time' }) }),
+      Type.Null(),
+    ], { description: "The wallet's error response (OpenID4VP 1.0 §8.5), which closed the request" }),
     refused_attempts: Type.Object({
       count: Type.Integer({ description: 'Responses refused without answering the request, all of them' }),
       recent: Type.Array(Type.Object({

@@ -11,6 +11,8 @@ import type { CreateRequestInput, PresetInput } from './verifier.schemas.js'
 /** Requests without `expires_at` (or a preset's validity) stay answerable this long. */
 const DEFAULT_VALIDITY_SECONDS = 3600
 const MAX_VALIDITY_MS = 30 * 86_400_000
+/** How many holders' answers a request's view lists (an unaddressed request may be taken by many). */
+const MAX_ANSWERS = 200
 
 /**
  * Verifier profiles, presentation requests (with their nonce and QR payload) and presets.
@@ -109,6 +111,21 @@ export class VerifierService {
     const found = await repo.findRequest(this.deps.db, id)
     if (!found || found.verifier_did !== verifierDid) throw new NotFoundError('Presentation request not found')
     return found
+  }
+
+  /** The holders' answers to the verifier's own request (`request` checks the ownership first). */
+  answers(request: PresentationRequestRow): Promise<repo.RequestAnswerRow[]> {
+    return repo.requestAnswers(this.deps.db, request.id, MAX_ANSWERS)
+  }
+
+  /** The name a verifier's profile gives, if it made one: what a holder reads instead of the DID. */
+  async verifierName(did: string): Promise<string | null> {
+    return (await repo.findVerifier(this.deps.db, did))?.name ?? null
+  }
+
+  /** The verifier's profile, if it made one (no error when not). */
+  findProfile(did: string): Promise<VerifierRow | undefined> {
+    return repo.findVerifier(this.deps.db, did)
   }
 
   listRequests(verifierDid: string, page: { limit: number; after?: string }): Promise<PresentationRequestRow[]> {

@@ -33,8 +33,10 @@ export interface Oid4vpFields {
   response_uri: string
   response_mode: string
   state: string
-  /** The wallet's answer once one arrived: accepted or refused. */
+  /** The wallet's answer once one arrived: accepted, refused, or declined (its error response). */
   answer: string | null
+  /** The wallet's error response (OID4VP 1.0 §8.5), e.g. access_denied when the holder declined; null otherwise. */
+  holder_response: { error: string; error_description: string | null; at: string } | null
   /** Responses refused without answering the request (docs/openid4vp.md "What consumes a request"): all counted, the last few kept. */
   refused_attempts: { count: number; recent: RefusedAttemptView[] }
 }

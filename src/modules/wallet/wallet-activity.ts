@@ -22,9 +22,15 @@ export const ACTIVITY_TYPES = [
   // An OpenID4VCI wallet's notification (OID4VCI 1.0 §11): it stored, or failed to store, what it received.
   'credential_accepted',
   'credential_failure',
+  // The holder's own decision on an OpenID4VCI offer (docs/wallet.md "Consent records").
+  'credential_offer_accepted',
+  'credential_offer_declined',
   // Written by the presentation and consent modules.
   'presentation_submitted',
   'presentation_rejected',
+  // The holder's decision on an OpenID4VP request of the hosted wallet: what was shared with whom, or the refusal.
+  'presentation_shared',
+  'presentation_declined',
   'consent_granted',
   'consent_revoked',
 ] as const

@@ -11,6 +11,8 @@ import type { IdempotencyService } from '../idempotency/idempotency.service.js'
 import type { HolderKemKeys } from './holder-kem-keys.js'
 import { offerAcceptanceRoutes } from './oid4vc/offer-acceptance.routes.js'
 import { OfferAcceptanceService } from './oid4vc/offer-acceptance.service.js'
+import { offerPreviewRoutes } from './oid4vc/offer-preview.routes.js'
+import { OfferPreviewService } from './oid4vc/offer-preview.service.js'
 import { deleteExpiredSessions } from './oid4vc/protocol-sessions.repository.js'
 import { presentationAnswerRoutes } from './oid4vc/presentation-answer.routes.js'
 import { PresentationAnswerService } from './oid4vc/presentation-answer.service.js'
@@ -70,6 +72,8 @@ export const walletModule: FastifyPluginAsyncTypebox<WalletModuleOptions> = asyn
   await app.register(walletActivityRoutes, { db: o.db, now })
   const acceptance = new OfferAcceptanceService({ db: o.db, wallet, resolver: o.resolver, fetch: o.protocolFetch, box: o.protocolBox, clock: o.clock })
   await app.register(offerAcceptanceRoutes, { acceptance, now, idempotency: o.idempotency })
+  const previews = new OfferPreviewService({ db: o.db, resolver: o.resolver, fetch: o.protocolFetch, clock: o.clock })
+  await app.register(offerPreviewRoutes, { previews })
   const answers = new PresentationAnswerService({ db: o.db, wallet, formats: o.formats, resolver: o.resolver, fetch: o.protocolFetch, clock: o.clock, skewSeconds: o.skewSeconds })
   await app.register(presentationAnswerRoutes, { answers, idempotency: o.idempotency })
   // An exchange nobody completed is of no use once expired; its sealed token goes with it.

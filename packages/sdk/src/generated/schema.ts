@@ -9882,8 +9882,17 @@ export interface paths {
                             authorization_request_uri?: string;
                             message: string;
                             openid4vp?: {
+                                /** @description accepted, refused, or declined (the wallet answered with an error response); null while pending */
                                 answer: string | null;
                                 client_id: string;
+                                /** @description The wallet's error response (OpenID4VP 1.0 §8.5), which closed the request */
+                                holder_response: {
+                                    /** Format: date-time */
+                                    at: string;
+                                    /** @description the OAuth error code, e.g. access_denied when the holder declined */
+                                    error: string;
+                                    error_description: string | null;
+                                } | null;
                                 refused_attempts: {
                                     /** @description Responses refused without answering the request, all of them */
                                     count: number;
@@ -10021,13 +10030,31 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description The holders' answers to this request, oldest first (the request's own verifier only) */
+                            answers: {
+                                /** Format: date-time */
+                                at: string;
+                                holder_did: string;
+                                /** @description the holder's reason for a rejection */
+                                reason: string | null;
+                                status: "approved" | "rejected";
+                            }[];
                             /** @description authorization_request_uri as a QR code (SVG data URL) */
                             authorization_request_qr?: string;
                             /** @description openid4vp:// URI for a wallet (client_id and request_uri, or the request by value) */
                             authorization_request_uri?: string;
                             openid4vp?: {
+                                /** @description accepted, refused, or declined (the wallet answered with an error response); null while pending */
                                 answer: string | null;
                                 client_id: string;
+                                /** @description The wallet's error response (OpenID4VP 1.0 §8.5), which closed the request */
+                                holder_response: {
+                                    /** Format: date-time */
+                                    at: string;
+                                    /** @description the OAuth error code, e.g. access_denied when the holder declined */
+                                    error: string;
+                                    error_description: string | null;
+                                } | null;
                                 refused_attempts: {
                                     /** @description Responses refused without answering the request, all of them */
                                     count: number;
@@ -10368,7 +10395,7 @@ export interface paths {
                                 holder_did: string;
                                 /** @description position in the log (increasing) */
                                 id: string;
-                                /** @description one of credential_received, credential_imported, credential_deleted, credential_withdrawn, credential_revoked, credential_shared, share_accessed, share_revoked, evidence_uploaded, credential_request_created, credential_accepted, credential_failure, presentation_submitted, presentation_rejected, consent_granted, consent_revoked */
+                                /** @description one of credential_received, credential_imported, credential_deleted, credential_withdrawn, credential_revoked, credential_shared, share_accessed, share_revoked, evidence_uploaded, credential_request_created, credential_accepted, credential_failure, credential_offer_accepted, credential_offer_declined, presentation_submitted, presentation_rejected, presentation_shared, presentation_declined, consent_granted, consent_revoked */
                                 type: string;
                             }[];
                             next_cursor: string | null;
@@ -12643,6 +12670,211 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/wallet/{did}/offers/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline an OpenID4VCI credential offer: the refusal is recorded in the holder's activity (credential_offer_declined)
+         * @description OpenID4VCI has no message that tells the issuer; the offer is left unredeemed. An offer that cannot be read any more is declined all the same.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description A DID, e.g. did:key:z6Mk… */
+                    did: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description openid-credential-offer://?credential_offer_uri=… or ?credential_offer=… */
+                        offer_uri: string;
+                        reason?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            credential_issuer: string | null;
+                            message: string;
+                            success: boolean;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wallet/{did}/offers/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Look at an OpenID4VCI credential offer before accepting it: the issuer, what it offers and the claims; nothing is redeemed
+         * @description Reads the offer and the issuer metadata (OID4VCI 1.0 §4.1, §12.2) without calling the token endpoint: the pre-authorized code and any transaction code stay unspent, so the offer can still be accepted (POST …/offers/accept) or declined (POST …/offers/decline).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description A DID, e.g. did:key:z6Mk… */
+                    did: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description openid-credential-offer://?credential_offer_uri=… or ?credential_offer=… */
+                        offer_uri: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            credential_configurations: {
+                                claims: {
+                                    display_name: string | null;
+                                    mandatory: boolean;
+                                    path: (string | number | (never | null))[];
+                                }[];
+                                /** @description vct, doctype or the most specific W3C type */
+                                credential_type: string;
+                                display_name: string | null;
+                                format: string;
+                                id: string;
+                            }[];
+                            /** @description the issuer URL (OID4VCI 1.0 §12.2.1) */
+                            credential_issuer: string;
+                            grant: "pre-authorized_code" | "authorization_code";
+                            issuer: {
+                                did: string | null;
+                                /** @description the host of credential_issuer: what the https connection proved */
+                                domain: string;
+                                logo_uri: string | null;
+                                name: string | null;
+                            };
+                            message: string;
+                            success: boolean;
+                            tx_code: {
+                                description: string | null;
+                                input_mode: string | null;
+                                length: number | null;
+                            } | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/wallet/{did}/presentation-requests/answer": {
         parameters: {
             query?: never;
@@ -12721,10 +12953,27 @@ export interface paths {
                                     signing_input: string;
                                 };
                             }[];
+                            /** @description why the verifier asks, when the request says so */
+                            purpose: string | null;
                             response_mode: string;
                             session_id: string;
                             success: boolean;
                             verifier: string;
+                            /** @description Who asks and how far that is proven; nothing has been sent to the verifier yet */
+                            verifier_identity: {
+                                client_id: string;
+                                /** @description the host of the response_uri the answer would go to */
+                                domain: string | null;
+                                logo_uri: string | null;
+                                /** @description client_metadata.client_name: the verifier's own words, not verified */
+                                name: string | null;
+                                /** @description the client identifier prefix (OpenID4VP 1.0 §5.9.3): decentralized_identifier or redirect_uri */
+                                prefix: string;
+                                /** @description true: the request object was signed by the key its client identifier names */
+                                verified: boolean;
+                                /** @description how the verifier's identity was established, readable */
+                                verified_by: string;
+                            };
                         };
                     };
                 };
@@ -12910,6 +13159,107 @@ export interface paths {
                 };
                 /** @description Default Response */
                 503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wallet/{did}/presentation-requests/answer/{session_id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline a prepared OpenID4VP request: the verifier receives the error response access_denied (OpenID4VP 1.0 §8.5) and nothing of the holder's credentials
+         * @description Ends the session (a later answer or decline is a 409) and records presentation_declined in the holder's activity. verifier_status is null when the verifier could not be reached; the decline stands.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description A DID, e.g. did:key:z6Mk… */
+                    did: string;
+                    /** @description the session_id the prepare step answered */
+                    session_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description sent to the verifier as error_description */
+                        reason?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            redirect_uri: string | null;
+                            success: boolean;
+                            verifier_status: number | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -13926,6 +14276,8 @@ export interface paths {
                                 /** @description pending at creation; expired once expires_at has passed while pending */
                                 status: string;
                                 verifier_did: string;
+                                /** @description the verifier profile's name, if it made one (self-declared) */
+                                verifier_name: string | null;
                             };
                             success: boolean;
                         };
@@ -13964,6 +14316,8 @@ export interface paths {
                                 /** @description pending at creation; expired once expires_at has passed while pending */
                                 status: string;
                                 verifier_did: string;
+                                /** @description the verifier profile's name, if it made one (self-declared) */
+                                verifier_name: string | null;
                             };
                             success: boolean;
                         };
@@ -15425,7 +15779,8 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            presentation_id: string;
+                            /** @description absent for an error response, which is recorded and closes the request */
+                            presentation_id?: string;
                             redirect_uri?: string;
                         };
                     };

@@ -15,6 +15,8 @@ import type { WalletCredentialRow } from '../wallet-credentials.repository.js'
 import { capturingSigner, checkHolderJws, holderSigningKey, type PreparedJws } from './prepared-jws.js'
 import * as sessions from './protocol-sessions.repository.js'
 import { protocolStep } from './protocol-step.js'
+import { describeOffer } from './offer-preview.service.js'
+import { recordActivity } from '../wallet-activity.js'
 
 const SESSION_TTL_MS = 5 * 60_000
 const PRE_AUTHORIZED = 'urn:ietf:params:oauth:grant-type:pre-authorized_code'
@@ -203,9 +205,14 @@ export class OfferAcceptanceService {
       // (the usual answer to one proof) and its key commit together; a failed import claims nothing.
       const last = index === issued.length - 1
       const claimWith: ClaimKey | undefined = claim && last && failure === undefined ? (trx, id) => claim(trx, JSON.stringify({ credentials: [...stored.map((c) => c.id), id] } satisfies CompletionRecord)) : undefined
+      // The holder's consent to the offer (docs/wallet.md "Consent records"), in the import's own transaction.
+      const consented: ClaimKey = async (trx, id, secret) => {
+        await recordActivity(trx, { holder_did: holderDid, type: 'credential_offer_accepted', credential_id: id, details: acceptedDetails(state), at: this.deps.clock.now() })
+        return claimWith?.(trx, id, secret)
+      }
       try {
         const text = typeof credential === 'string' ? credential : JSON.stringify(credential)
-        stored.push((await this.deps.wallet.import(holderDid, text, claimWith, { received: true })).credential)
+        stored.push((await this.deps.wallet.import(holderDid, text, consented, { received: true })).credential)
       } catch (error) {
         failure ??= error
       }
@@ -240,12 +247,26 @@ export class OfferAcceptanceService {
   }
 }
 
+/** What the holder agreed to take: issuer, configuration and the claims its metadata describes (no values). */
+function acceptedDetails(state: SessionState): Record<string, unknown> {
+  const preview = describeOffer({ ...state.offer, credential_configuration_ids: [state.configurationId] }, state.metadata)
+  const configuration = preview.credential_configurations[0]
+  return {
+    protocol: 'openid4vci',
+    credential_issuer: preview.credential_issuer,
+    issuer_name: preview.issuer.name,
+    credential_configuration_id: state.configurationId,
+    credential_type: configuration?.credential_type ?? null,
+    claims: configuration?.claims.map((c) => c.path) ?? [],
+  }
+}
+
 function prepared(id: string, state: SessionState, expiresAt: Date): PreparedAcceptance {
   return { session_id: id, credential_issuer: state.offer.credential_issuer, credential_configuration_id: state.configurationId, format: state.format, proof: state.proof, expires_at: expiresAt }
 }
 
 /** An offer URI as a wallet receives it: any scheme, with the offer by value or by reference (OID4VCI 1.0 §4.1). */
-function offerText(uri: string): string {
+export function offerText(uri: string): string {
   const text = uri.trim()
   const params = URL.canParse(text) ? new URL(text).searchParams : undefined
   if (!params?.has('credential_offer') && !params?.has('credential_offer_uri')) {

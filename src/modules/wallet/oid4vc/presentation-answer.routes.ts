@@ -11,6 +11,19 @@ const tags = ['Wallet']
 const SessionId = Type.String({ pattern: '^wps-[0-9a-f-]{36}$', description: 'the session_id the prepare step answered' })
 const JsonObject = Type.Record(Type.String(), Type.Unknown())
 const ClaimPath = Type.Array(Type.Union([Type.String(), Type.Integer(), Type.Null()]))
+const NullableString = Type.Union([Type.String(), Type.Null()])
+const VerifierIdentity = Type.Object(
+  {
+    client_id: Type.String(),
+    prefix: Type.String({ description: 'the client identifier prefix (OpenID4VP 1.0 §5.9.3): decentralized_identifier or redirect_uri' }),
+    verified: Type.Boolean({ description: 'true: the request object was signed by the key its client identifier names' }),
+    verified_by: Type.String({ description: "how the verifier's identity was established, readable" }),
+    name: Type.Union([Type.String(), Type.Null()], { description: "client_metadata.client_name: the verifier's own words, not verified" }),
+    logo_uri: NullableString,
+    domain: Type.Union([Type.String(), Type.Null()], { description: 'the host of the response_uri the answer would go to' }),
+  },
+  { description: 'Who asks and how far that is proven; nothing has been sent to the verifier yet' },
+)
 
 export const presentationAnswerRoutes: FastifyPluginAsyncTypebox<{ answers: PresentationAnswerService; idempotency: IdempotencyService }> = async (app, { answers, idempotency }) => {
   app.post('/:did/presentation-requests/answer', {
@@ -42,6 +55,8 @@ export const presentationAnswerRoutes: FastifyPluginAsyncTypebox<{ answers: Pres
           message: Type.String(),
           session_id: Type.String(),
           verifier: Type.String(),
+          verifier_identity: VerifierIdentity,
+          purpose: Type.Union([Type.String(), Type.Null()], { description: "why the verifier asks, when the request says so" }),
           response_mode: Type.String(),
           presentations: Type.Array(
             Type.Object({
@@ -78,7 +93,26 @@ export const presentationAnswerRoutes: FastifyPluginAsyncTypebox<{ answers: Pres
       (claim) => answers.prepare(did, request.body, claim),
       (sessionId) => answers.replayPrepare(did, sessionId),
     )
-    return reply.status(201).send({ success: true, message: 'Request verified: sign each presentation to send the answer', ...prepared, expires_at: prepared.expires_at.toISOString() })
+    return reply.status(201).send({ success: true, message: 'Request verified: sign each presentation to send the answer, or decline it; nothing was sent', ...prepared, expires_at: prepared.expires_at.toISOString() })
+  })
+
+  app.post('/:did/presentation-requests/answer/:session_id/decline', {
+    config: { rateLimit: 'resolve' },
+    schema: {
+      tags,
+      summary: "Decline a prepared OpenID4VP request: the verifier receives the error response access_denied (OpenID4VP 1.0 §8.5) and nothing of the holder's credentials",
+      description: "Ends the session (a later answer or decline is a 409) and records presentation_declined in the holder's activity. verifier_status is null when the verifier could not be reached; the decline stands.",
+      params: Type.Object({ did: Did, session_id: SessionId }),
+      body: Type.Object({ reason: Type.Optional(Type.String({ maxLength: 500, description: 'sent to the verifier as error_description' })) }, { additionalProperties: false }),
+      response: {
+        200: Type.Object({ success: Type.Boolean(), message: Type.String(), verifier_status: Type.Union([Type.Integer(), Type.Null()]), redirect_uri: NullableString }),
+        ...errorRefs(400, 401, 403, 404, 409),
+      },
+    },
+  }, async (request) => {
+    const outcome = await answers.decline(request.auth!.did, request.params.session_id, request.body ?? {})
+    const told = outcome.verifier_status === null ? 'the verifier could not be reached' : 'the verifier was told (access_denied)'
+    return { success: true, message: `Request declined: ${told}`, ...outcome }
   })
 
   app.post('/:did/presentation-requests/answer/:session_id', {

@@ -4,7 +4,7 @@ import { DcqlQuery, type DcqlCredential } from 'dcql'
 import type { Clock } from '../../../adapters/clock.js'
 import { JWS_ALGORITHMS } from '../../../crypto/jws.js'
 import type { Database } from '../../../db/database.js'
-import { NotFoundError, UnprocessableError, ValidationError } from '../../../errors.js'
+import { AppError, ConflictError, NotFoundError, UnprocessableError, ValidationError } from '../../../errors.js'
 import type { FormatRegistry } from '../../credentials/formats/format-registry.js'
 import type { DidResolver } from '../../did/did-resolver.js'
 import { claimIn, withClaim, type ClaimKey } from '../../idempotency/idempotency.service.js'
@@ -47,15 +47,38 @@ export interface PreparedPresentation {
   to_sign: PreparedJws
 }
 
+/** Who asks, and how far the wallet could tell (OpenID4VP 1.0 §5.9.3): what the holder reads before deciding. */
+export interface VerifierIdentity {
+  client_id: string
+  prefix: string
+  /** The request object was signed by the key the client identifier names (decentralized_identifier); an unsigned redirect_uri request proves nothing. */
+  verified: boolean
+  verified_by: string
+  /** From the request's client_metadata (OpenID4VP 1.0 §5.1, RFC 7591 §2): what the verifier calls itself, unverified. */
+  name: string | null
+  logo_uri: string | null
+  /** The host the answer would be posted to (response_uri). */
+  domain: string | null
+}
+
 export interface PreparedAnswer {
   session_id: string
   /** The verifier's client identifier (OpenID4VP 1.0 §5.9), as the request proved it. */
   verifier: string
+  verifier_identity: VerifierIdentity
+  /** Why the verifier asks, when the request says (its `purpose`, or the DCQL credential sets' purposes). */
+  purpose: string | null
   response_mode: string
   presentations: PreparedPresentation[]
   /** The request's credential sets and the option answered of each (absent: the request has none). */
   credential_sets?: CredentialSetAnswer[]
   expires_at: Date
+}
+
+export interface DeclineOutcome {
+  /** The verifier's HTTP status for the error response; null when it could not be reached (the decline stands). */
+  verifier_status: number | null
+  redirect_uri: string | null
 }
 
 export interface AnswerOutcome {
@@ -68,6 +91,8 @@ export interface AnswerOutcome {
 interface SessionState {
   request: Openid4vpAuthorizationRequest
   verifier: string
+  identity: VerifierIdentity
+  purpose: string | null
   drafts: Array<{ queryId: string; credentialId: string; draft: PresentationDraft }>
   /** What the prepare step answered of each presentation besides its `to_sign` (the drafts' order). */
   shown: Array<Omit<PreparedPresentation, 'to_sign'>>
@@ -154,7 +179,8 @@ export class PresentationAnswerService {
 
     const id = `wps-${randomUUID()}`
     const expiresAt = new Date(this.deps.clock.now().getTime() + SESSION_TTL_MS)
-    const state: SessionState = { request, verifier: resolved.client.effective, drafts, shown, ...(query.credential_sets ? { sets } : {}) }
+    const identity = verifierIdentity(resolved.client, request)
+    const state: SessionState = { request, verifier: resolved.client.effective, identity, purpose: purposeOf(request, query), drafts, shown, ...(query.credential_sets ? { sets } : {}) }
     await withClaim(this.deps.db, claim, id, (executor) =>
       sessions.insertSession(executor, { id, holder_did: holderDid, kind: 'oid4vp', status: 'prepared', state: JSON.stringify(state), sealed: null, expires_at: expiresAt }),
     )
@@ -176,6 +202,7 @@ export class PresentationAnswerService {
   async complete(holderDid: string, sessionId: string, input: { signatures: Record<string, string> }, claim?: ClaimKey): Promise<AnswerOutcome> {
     const existing = await sessions.findSession(this.deps.db, holderDid, sessionId)
     if (!existing || existing.kind !== 'oid4vp') throw new NotFoundError('Presentation answer not found')
+    if (existing.status === 'declined') throw new ConflictError('The holder declined this request: nothing more is sent')
     const state = JSON.parse(existing.state) as SessionState
     const vpToken: Record<string, string[]> = {}
     for (const { queryId, draft } of state.drafts) {
@@ -215,6 +242,16 @@ export class PresentationAnswerService {
     }
     await this.deps.db.transaction().execute(async (trx) => {
       await claimIn(trx, claim, taken.id, outcome)
+      // The holder's consent record: what was shared with whom, whatever the verifier made of it.
+      for (const [i, { credentialId }] of state.drafts.entries()) {
+        await recordActivity(trx, {
+          holder_did: holderDid,
+          type: 'presentation_shared',
+          credential_id: credentialId,
+          details: { verifier: state.verifier, verifier_name: state.identity?.name ?? null, protocol: 'openid4vp', query_id: state.shown[i]?.query_id ?? null, claims: state.shown[i]?.claims ?? [] },
+          at: this.deps.clock.now(),
+        })
+      }
       for (const { credentialId } of state.drafts) {
         await recordActivity(trx, {
           holder_did: holderDid,
@@ -226,6 +263,53 @@ export class PresentationAnswerService {
       }
     })
     return outcome
+  }
+
+  /**
+   * The holder's refusal: the session ends (a later completion or decline is a 409) with a
+   * `presentation_declined` record, in one transaction, and the verifier is told with the error
+   * response of OpenID4VP 1.0 §8.5 (`error=access_denied`, the request's `state`) posted to its
+   * response_uri as direct_post does, through the guarded fetch. Nothing of the holder's
+   * credentials is sent. A verifier that cannot be reached leaves the decline standing (status null).
+   */
+  async decline(holderDid: string, sessionId: string, input: { reason?: string }): Promise<DeclineOutcome> {
+    const existing = await sessions.findSession(this.deps.db, holderDid, sessionId)
+    if (!existing || existing.kind !== 'oid4vp') throw new NotFoundError('Presentation answer not found')
+    if (existing.status !== 'prepared') throw new ConflictError(existing.status === 'declined' ? 'This request was declined already' : 'The answer was sent already: it cannot be declined')
+    const state = JSON.parse(existing.state) as SessionState
+    const now = this.deps.clock.now()
+    const taken = await this.deps.db.transaction().execute(async (trx) => {
+      const row = await sessions.takeSession(trx, holderDid, sessionId, 'oid4vp', 'prepared', 'declined', now)
+      if (!row) return undefined
+      await recordActivity(trx, {
+        holder_did: holderDid,
+        type: 'presentation_declined',
+        details: { verifier: state.verifier, verifier_name: state.identity?.name ?? null, protocol: 'openid4vp', ...(input.reason ? { reason: input.reason } : {}) },
+        at: now,
+      })
+      return row
+    })
+    if (!taken) {
+      const again = await sessions.findSession(this.deps.db, holderDid, sessionId)
+      if (again && again.status !== 'prepared') throw new ConflictError('This request was answered or declined already')
+      throw new NotFoundError('Presentation answer not found or expired')
+    }
+    const error = {
+      error: 'access_denied',
+      error_description: input.reason ? `The holder declined: ${input.reason}` : 'The holder declined the request',
+      ...(state.request.state ? { state: state.request.state } : {}),
+    }
+    try {
+      const submitted = await protocolStep('sending the error response', 'authorization_request_uri', () =>
+        // OID4VP 1.0 §8.5: an error response carries no vp_token; the library posts it form-encoded to response_uri.
+        this.client().submitOpenid4vpAuthorizationResponse({ authorizationRequestPayload: state.request, authorizationResponsePayload: error as never }),
+      )
+      const answer = (await submitted.response.json().catch(() => ({}))) as { redirect_uri?: unknown }
+      return { verifier_status: submitted.response.status, redirect_uri: guards.safeRedirect(answer.redirect_uri) }
+    } catch (failure) {
+      if (failure instanceof AppError) return { verifier_status: null, redirect_uri: null }
+      throw failure
+    }
   }
 
   /** Per query the wallet can answer, of its first MAX_COMPARED matches the one whose presentation discloses the fewest attributes. */
@@ -286,6 +370,8 @@ function preparedAnswer(id: string, state: SessionState, expiresAt: Date): Prepa
   return {
     session_id: id,
     verifier: state.verifier,
+    verifier_identity: state.identity,
+    purpose: state.purpose,
     response_mode: state.request.response_mode ?? 'fragment',
     presentations,
     ...(state.sets ? { credential_sets: state.sets } : {}),
@@ -303,6 +389,30 @@ function askedPaths(credentialQuery: DcqlQuery['credentials'][number], validSets
   const ids = setIndex === undefined ? undefined : new Set(credentialQuery.claim_sets?.[setIndex] ?? [])
   const inSet = (c: { id?: string }) => !ids || (c.id !== undefined && ids.has(c.id))
   return claims.flatMap((c) => ('path' in c && inSet(c) ? [[...c.path] as ClaimPath] : []))
+}
+
+/** How the request identified its verifier (OpenID4VP 1.0 §5.9.3), and what it says of itself in client_metadata. */
+function verifierIdentity(client: { prefix: string; effective: string; identifier: string; clientMetadata?: { client_name?: string; logo_uri?: string } }, request: Openid4vpAuthorizationRequest): VerifierIdentity {
+  const metadata = client.clientMetadata ?? (request.client_metadata as { client_name?: unknown; logo_uri?: unknown } | undefined)
+  const text = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v : null)
+  const did = client.prefix === 'decentralized_identifier'
+  return {
+    client_id: client.effective,
+    prefix: client.prefix,
+    verified: did,
+    verified_by: did ? `signed request object, key of ${client.identifier} resolved from the DID` : 'none (unsigned redirect_uri request)',
+    name: text(metadata?.client_name),
+    logo_uri: text(metadata?.logo_uri),
+    domain: request.response_uri && URL.canParse(request.response_uri) ? new URL(request.response_uri).host : null,
+  }
+}
+
+/** The request's purpose: a `purpose` parameter, else those of its DCQL credential sets (OpenID4VP 1.0 §6.2). */
+function purposeOf(request: Openid4vpAuthorizationRequest, query: DcqlQuery): string | null {
+  const stated = (request as { purpose?: unknown }).purpose
+  if (typeof stated === 'string' && stated.length > 0) return stated
+  const ofSets = (query.credential_sets ?? []).map((set) => (set as { purpose?: unknown }).purpose).filter((p): p is string => typeof p === 'string' && p.length > 0)
+  return ofSets.length > 0 ? [...new Set(ofSets)].join('; ') : null
 }
 
 function parseQuery(raw: unknown): DcqlQuery {

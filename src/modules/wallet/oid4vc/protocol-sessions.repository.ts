@@ -6,8 +6,8 @@ export interface WalletProtocolSessionsTable {
   id: string
   holder_did: string
   kind: 'oid4vci' | 'oid4vp'
-  /** prepared: waiting for the holder's signature; sent: completed once; pending: deferred by the issuer. */
-  status: 'prepared' | 'sent' | 'pending'
+  /** prepared: waiting for the holder's signature; sent: completed once; pending: deferred by the issuer; declined: refused by the holder (OpenID4VP). */
+  status: 'prepared' | 'sent' | 'pending' | 'declined'
   /** The exchange's public state (JSON text). */
   state: string
   /** Its secrets, sealed (SecretBox, bound to the row id). */
