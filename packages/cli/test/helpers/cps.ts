@@ -7,6 +7,7 @@ import { makeLocalTls } from '../../../../scripts/lib/local-ca.js'
 const root = path.resolve(import.meta.dirname, '../../../..')
 /** What `npx cps` runs: the package's bin (it registers tsx and loads the TypeScript source). */
 const BIN = path.join(root, 'packages/cli/bin/cps.js')
+const DRIVER = path.join(root, 'packages/cli/test/helpers/cli-driver.ts')
 
 export interface CpsRun {
   code: number | null
@@ -16,8 +17,17 @@ export interface CpsRun {
 
 /** One `cps` invocation as its own process, as a user runs it; `env` over a minimal environment. */
 export function cps(args: string[], env: Record<string, string>, stdin?: string): Promise<CpsRun> {
+  return run([BIN, ...args], env, stdin)
+}
+
+/** `cps` with a person at the terminal who types `answer` (helpers/cli-driver.ts: the CLI's input stream and terminal injected). */
+export function cpsAnswering(answer: string, args: string[], env: Record<string, string>): Promise<CpsRun> {
+  return run(['--import', 'tsx', DRIVER, ...args], { ...env, CPS_TEST_INTERACTIVE: '1' }, answer)
+}
+
+function run(nodeArgs: string[], env: Record<string, string>, stdin?: string): Promise<CpsRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, nodeArgs, { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()))
