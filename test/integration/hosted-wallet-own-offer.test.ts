@@ -61,7 +61,7 @@ describe('the hosted wallet takes an offer of its own service, in every format',
       const done = await post(`/api/wallet/${holder.did}/offers/accept/${sessionId}`, { proof_jwt: proofJwt }, key)
       assert.equal(done.statusCode, 201, done.body)
       assert.equal(done.json().status, 'issued')
-      const [kept] = done.json().credentials as Json[]
+      const kept = (done.json().credentials as Json[])[0]!
       assert.equal(kept.credential_type, type)
       const listed = await walletOf(type)
       assert.deepEqual(listed.map((c) => c.id), [kept.id])

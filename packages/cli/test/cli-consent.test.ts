@@ -90,7 +90,7 @@ describe('cps: the holder sees and decides before anything leaves the wallet', (
     exit(shown, 3)
     assert.match(shown.stderr, new RegExp(`verifier: {4}decentralized_identifier:did:web:`))
     assert.match(shown.stderr, /identity: {4}verified: /)
-    assert.match(shown.stderr, /^ {2}purpose: {5}.+$/m)
+    assert.match(shown.stderr, /^ {2}purpose: {5}Check residence$/m)
     assert.match(shown.stderr, /would disclose:\n {4}Resident \(dc\+sd-jwt, aly:[\w-]+\) from .+:\n(?: {6}.+\n)*? {6}given_name: Erika\n/)
     assert.match(shown.stderr, /and the credential's own issuer, dates, key binding and status \(.*cnf.*\)/)
     assert.doesNotMatch(shown.stderr, /Mustermann/)
