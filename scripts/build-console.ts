@@ -27,6 +27,8 @@ const vite = path.join(root, 'node_modules/vite/bin/vite.js')
 if (!existsSync(consoleDir) || !existsSync(vite)) process.exit(0)
 const ifStale = process.argv.includes('--if-stale')
 if (ifStale && existsSync(index) && statSync(index).mtimeMs >= Math.max(...sources.map(newest))) process.exit(0)
+// The console bundles the SDK's built dist (its package exports): build it first when stale.
+spawnSync(process.execPath, [path.join(root, 'packages/sdk/scripts/build.mjs'), '--if-stale'], { stdio: 'inherit' })
 console.log('Building the web console (packages/console) ...')
 const result = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: consoleDir, stdio: 'inherit' })
 if (result.status !== 0) {

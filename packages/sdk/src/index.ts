@@ -11,3 +11,30 @@ export { resolveOffer, declineOffer, type OfferPreview, type DeclineOfferResult 
 export { resolveRequest, type RequestPreview, type DeclineResult } from './flows/preview-request.js'
 export { presentToRequest, type Predicate } from './flows/present-to-request.js'
 export { parseQrPayload, resolveQrPayload, type QrPayload, type QrPayloadKind } from './qr.js'
+export { signIn } from './sign-in.js'
+export {
+  createIssuerClient,
+  type IssuerClient,
+  type CreatedOffer,
+  type IssuerProfileInput,
+  type IssuerProfile,
+  type SchemaInput,
+  type CredentialSchema,
+  type IssueInput,
+  type IssuedCredential,
+  type OfferInput,
+  type RevokedCredential,
+} from './issuer/issuer-client.js'
+export {
+  createVerifierClient,
+  type VerifierClient,
+  type CreatedPresentationRequest,
+  type RequestResult,
+  type WaitOptions,
+  type VerifierProfileInput,
+  type VerifierProfile,
+  type PresentationRequestInput,
+  type PresentationRequest,
+  type Presentation,
+  type VerificationOutcome,
+} from './verifier/verifier-client.js'

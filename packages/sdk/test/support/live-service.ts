@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net'
+import type { Clock } from '../../../../src/adapters/clock.js'
 import { HttpsFront } from '../../../../test/helpers/https-front.js'
 import { createTestApp, type TestApp } from '../../../../test/helpers/test-app.js'
 
@@ -9,8 +10,8 @@ export interface LiveService {
   close(): Promise<void>
 }
 
-export async function startService(env: Record<string, string> = {}): Promise<LiveService> {
-  const t = await createTestApp({ env })
+export async function startService(env: Record<string, string> = {}, options: { clock?: Clock } = {}): Promise<LiveService> {
+  const t = await createTestApp({ env, ...options })
   await t.app.listen({ host: '127.0.0.1', port: 0 })
   const { port } = t.app.server.address() as AddressInfo
   return { baseUrl: `http://127.0.0.1:${port}`, t, close: () => t.close() }
