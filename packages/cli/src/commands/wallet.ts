@@ -53,7 +53,7 @@ export const walletCommands: CommandSpec[] = [
     path: ['wallet', 'accept'],
     summary: 'Take a credential offer: an openid-credential-offer:// URI or the offer payload of a QR',
     details:
-      "An OpenID4VCI offer runs through the hosted wallet (POST /api/wallet/:did/offers/accept, the key proof signed here, POST …/accept/:session_id): the credential arrives bound to the acting key. The spec's offer payload (JSON with offer_id) becomes a credential request (POST /api/wallet/credential-request), issued when the issuer approves it.",
+      "First the offer is shown (issuer, credential, format, claims; POST /api/wallet/:did/offers/preview, nothing redeemed) and the question Accept? [y/N] asked on the terminal: n declines (the refusal is recorded, exit 3); --yes accepts without asking; without a terminal and without --yes nothing is sent (exit 2). An OpenID4VCI offer then runs through the hosted wallet (POST /api/wallet/:did/offers/accept, the key proof signed here, POST …/accept/:session_id): the credential arrives bound to the acting key. The spec's offer payload (JSON with offer_id) becomes a credential request (POST /api/wallet/credential-request), issued when the issuer approves it.",
     positionals: [{ name: 'offer', description: 'Offer URI, or the QR payload text' }],
     options: {
       'tx-code': { type: 'string', value: '<code>', description: 'The transaction code the issuer gave separately' },
@@ -102,6 +102,7 @@ export const walletCommands: CommandSpec[] = [
     path: ['wallet', 'present'],
     summary: "Answer a verifier's request: the spec's request id, or an openid4vp:// URI",
     details: [
+      'First the request is shown (the verifier and how its identity is known, the purpose, every claim that would be disclosed, the predicates) and the question Accept? [y/N] asked on the terminal: n declines (the verifier is told, exit 3); --yes answers without asking; without a terminal and without --yes nothing is sent (exit 2).',
       'A request id (or the request QR payload): the request is taken into the inbox, the credentials it asks for are picked from the wallet (or --credential), a one-time consent is granted when the verifier has none, and the VP-JWT is signed here. With predicates (--predicate, or those of the request when none is given) the presentation carries a BBS zero-knowledge proof that discloses only --reveal (default: the attributes the request names).',
       'An openid4vp:// URI: answered through the hosted wallet (POST /api/wallet/:did/presentation-requests/answer), the key binding signed here.',
       'It prints the presentation id and the VP-JWT, which the verifier passes to cps verifier verify.',
