@@ -12,8 +12,8 @@ export default tseslint.config(
     },
   },
   {
-    // Plain Node scripts of the SDK (its README examples and its build): Node's globals, configuration from the environment.
-    files: ['packages/sdk/examples/**', 'packages/sdk/scripts/**'],
+    // Plain Node scripts of the SDK and the CLI (the SDK's README examples, both builds, the CLI's bin): Node's globals, configuration from the environment.
+    files: ['packages/sdk/examples/**', 'packages/sdk/scripts/**', 'packages/cli/scripts/**', 'packages/cli/bin/**'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', AbortSignal: 'readonly', URL: 'readonly' } },
     rules: { 'no-restricted-properties': 'off' },
   },

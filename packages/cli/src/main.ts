@@ -5,4 +5,6 @@ process.exitCode = await runCli(process.argv.slice(2), process.env, {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   stderrIsTty: process.stderr.isTTY === true,
+  stdin: process.stdin,
+  interactive: process.stdin.isTTY === true,
 })

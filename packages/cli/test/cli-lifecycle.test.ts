@@ -103,7 +103,7 @@ describe('cps: the whole lifecycle against a server process', () => {
     assert.deepEqual(request.request.required_predicates, [{ attribute: 'gpa', operator: '>=', value: 3 }])
     // The verifier starts waiting before the holder answers.
     const waiting = cps(['verifier', 'request', 'wait', requestId, '--timeout', '60', '--json'], env('verifier'))
-    presented = await json('holder', 'wallet', 'present', requestId, '--reveal', 'given_name', '--predicate', 'gpa>=3')
+    presented = await json('holder', 'wallet', 'present', requestId, '--reveal', 'given_name', '--predicate', 'gpa>=3', '--yes')
     assert.deepEqual(presented.credential_ids, [credentialId])
     assert.match(presented.presentation_jwt, /^[\w-]+\.[\w-]+\.[\w-]+$/)
     const waited = await waiting
@@ -139,7 +139,7 @@ describe('cps: the whole lifecycle against a server process', () => {
     assert.match(human.stdout, /[▀▄█]{10}/)
     assert.match(human.stdout, /offer URI \(OpenID4VCI\): openid-credential-offer:\/\//)
     assert.match(human.stdout, /transaction code .*: \d+/)
-    const accepted = await json('holder', 'wallet', 'accept', offer.credential_offer_uri, '--tx-code', offer.tx_code)
+    const accepted = await json('holder', 'wallet', 'accept', offer.credential_offer_uri, '--tx-code', offer.tx_code, '--yes')
     assert.equal(accepted.status, 'issued')
     const wallet = await json('holder', 'wallet', 'list', '--type', 'Resident')
     assert.equal(wallet.data.length, 1)
@@ -149,7 +149,7 @@ describe('cps: the whole lifecycle against a server process', () => {
   it("the spec's offer payload becomes a request the issuer approves; an OpenID4VP request is answered and verified on arrival", async () => {
     const specOffer = async () => {
       const offer = await json('issuer', 'issuer', 'offer', 'create', '--schema', schemaId, '--type', 'UniversityDegree', '--attr', 'given_name=Grace', '--attr', 'birth_date=1906-12-09', '--attr', 'gpa=4')
-      const taken = await json('holder', 'wallet', 'accept', offer.qr_code_data)
+      const taken = await json('holder', 'wallet', 'accept', offer.qr_code_data, '--yes')
       assert.equal(taken.request.status, 'pending')
       const pending = await json('issuer', 'issuer', 'requests', 'list', '--status', 'pending')
       assert.deepEqual(pending.data.map((r: Json) => r.id), [taken.request.id])
@@ -163,7 +163,7 @@ describe('cps: the whole lifecycle against a server process', () => {
     const openid4vp = async () => {
       const request = await json('verifier', 'verifier', 'request', 'create', '--type', 'DegreeCheck', '--purpose', 'Admission', '--credential', 'UniversityDegree:given_name')
       assert.match(request.authorization_request_uri, /^openid4vp:\/\//)
-      const answered = await json('holder', 'wallet', 'present', request.authorization_request_uri)
+      const answered = await json('holder', 'wallet', 'present', request.authorization_request_uri, '--yes')
       assert.equal(answered.accepted, true)
       const waited = await json('verifier', 'verifier', 'request', 'wait', request.request.id, '--timeout', '30')
       assert.equal(waited.request.status, 'verified')

@@ -8,7 +8,10 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import { Readable } from 'node:stream'
+import { LocalError } from '../src/args/command.js'
 import { attributes, predicate } from '../src/args/values.js'
+import { claimPath, decide, shortValue } from '../src/output/ask.js'
 import { runCli } from '../src/cli.js'
 import { COMMANDS } from '../src/commands/index.js'
 import { Output } from '../src/output/output.js'
@@ -145,6 +148,45 @@ describe('cps arguments and help', () => {
     assert.ok(terminal.endsWith('\r\x1b[2K'))
     assert.equal(await drawn(false, false), '')
     assert.equal(await drawn(true, true), '')
+  })
+
+  it("the holder's question: y/yes accepts, anything else or no input declines, --yes does not ask, no terminal refuses", async () => {
+    const ask = async (input: string | undefined, options: { yes?: boolean; interactive?: boolean } = {}) => {
+      let stderr = ''
+      const stdin = input === undefined ? undefined : Readable.from([input])
+      const io = { stdout: () => {}, stderr: (t: string) => (stderr += t), stderrIsTty: false, ...(stdin ? { stdin } : {}), interactive: options.interactive ?? true }
+      try {
+        return { accepted: await decide(io, ['Credential offer from Town hall'], { yes: options.yes ?? false, what: 'taking an offer' }), stderr, stdin }
+      } catch (error) {
+        return { error: error as Error, stderr, stdin }
+      }
+    }
+    for (const yes of ['y\n', 'Y\n', 'yes\n', ' yes \n', 'y']) {
+      const answer = await ask(yes)
+      assert.equal(answer.accepted, true, JSON.stringify(yes))
+      assert.equal(answer.stderr, 'Credential offer from Town hall\nAccept? [y/N] ')
+    }
+    for (const no of ['n\n', 'no\n', '\n', '', 'yep\n', 'n\ny\n']) assert.equal((await ask(no)).accepted, false, JSON.stringify(no))
+    // --yes: the preview is shown, nothing is read.
+    const given = await ask('n\n', { yes: true })
+    assert.equal(given.accepted, true)
+    assert.equal(given.stderr, 'Credential offer from Town hall\n')
+    assert.equal(given.stdin!.readableEnded, false)
+    // No terminal (or no input at all): a LocalError (exit 2) that names --yes, before any question.
+    for (const refused of [await ask('y\n', { interactive: false }), await ask(undefined)]) {
+      assert.ok(refused.error instanceof LocalError)
+      assert.match(refused.error.message, /^nothing was sent: taking an offer needs the holder's answer, and there is no terminal to ask on\. .*--yes/)
+      assert.doesNotMatch(refused.stderr, /Accept\?/)
+    }
+  })
+
+  it('claim paths and values as a preview shows them', () => {
+    assert.equal(claimPath(['credentialSubject', 'address', 'city']), 'credentialSubject.address.city')
+    assert.equal(claimPath(['degrees', null, 'type']), 'degrees[*].type')
+    assert.equal(claimPath(['nationalities', 0]), 'nationalities[0]')
+    assert.equal(shortValue('Erika'), 'Erika')
+    assert.equal(shortValue({ a: 1 }), '{"a":1}')
+    assert.equal(shortValue('x'.repeat(100)), `${'x'.repeat(77)}…`)
   })
 
   it('predicates: attribute, operator, value', () => {

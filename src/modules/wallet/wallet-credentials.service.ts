@@ -96,8 +96,10 @@ export class WalletCredentialService {
    * Verifies a JWT-VC and keeps it (docs/wallet.md "Import"). A credential issued here to this
    * holder and removed from the wallet comes back under its own id; one still in the wallet, or
    * imported before, is a 409. `claim` (an Idempotency-Key) commits with the import or restoration.
+   * `received`: the credential was just fetched from its issuer (an OpenID4VCI acceptance); one
+   * issued here to this holder is in its wallet already by that issuance, so it is answered, not a 409.
    */
-  async import(holderDid: string, jwt: string, claim?: ClaimKey): Promise<{ credential: repo.WalletCredentialRow; restored: boolean }> {
+  async import(holderDid: string, jwt: string, claim?: ClaimKey, options: { received?: boolean } = {}): Promise<{ credential: repo.WalletCredentialRow; restored: boolean }> {
     const checked = await checkImportedCredential({ formats: this.deps.formats, resolver: this.deps.resolver, status: this.deps.status, now: this.deps.clock.now(), skewSeconds: this.deps.skewSeconds }, jwt, holderDid)
     const now = this.deps.clock.now()
     const signingDid = hostedDidForIssuerUrl(this.deps.publicBaseUrl, checked.issuerDid) ?? checked.issuerDid
@@ -109,8 +111,11 @@ export class WalletCredentialService {
         await recordActivity(trx, { holder_did: holderDid, type: 'credential_imported', credential_id: local.id, details: activityDetails(checked, true), at: now })
         return true
       })
-      if (!restored) throw new ConflictError('This credential is already in your wallet', { details: { credential_id: local.id } })
-      return { credential: await this.get(holderDid, local.id), restored: true }
+      if (restored) return { credential: await this.get(holderDid, local.id), restored: true }
+      if (!options.received) throw new ConflictError('This credential is already in your wallet', { details: { credential_id: local.id } })
+      // Issuing it (OID4VCI 1.0 §8, to this holder's DID) stored it here under the holder: the key commits with that record.
+      if (claim) await this.deps.db.transaction().execute((trx) => claimIn(trx, claim, local.id))
+      return { credential: await this.get(holderDid, local.id), restored: false }
     }
     const existing = await repo.findImportBySource(this.deps.db, holderDid, checked.issuerDid, checked.sourceId)
     if (existing) throw new ConflictError('This credential is already in your wallet', { details: { credential_id: existing.id } })

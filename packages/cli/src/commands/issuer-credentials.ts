@@ -1,13 +1,18 @@
 import type { ServiceClient } from '@credential-service/sdk'
-import type { CommandSpec, OptionSpec } from '../args/command.js'
+import { UsageError, type CommandSpec, type OptionSpec } from '../args/command.js'
 import { attributes, flag, int, required, str, type AttributeTypes } from '../args/values.js'
 import { terminalQr } from '../output/qr.js'
 import { body } from './answer.js'
 
 /** The schema's data type per attribute, so that `--attr gpa=3.8` is sent as the number the schema asks for. */
 export async function schemaTypes(client: ServiceClient, issuerDid: string, schemaId: string): Promise<AttributeTypes> {
+  return (await schemaAttributes(client, issuerDid, schemaId)).types
+}
+
+/** The schema's attributes: data type per name, and the names it requires. */
+async function schemaAttributes(client: ServiceClient, issuerDid: string, schemaId: string): Promise<{ types: AttributeTypes; required: string[] }> {
   const answer = await body(client.api.GET('/api/issuer/{did}/schemas/{schema_id}', { params: { path: { did: issuerDid, schema_id: schemaId } } }))
-  return Object.fromEntries(answer.schema.attributes.map((a) => [a.name, a.data_type]))
+  return { types: Object.fromEntries(answer.schema.attributes.map((a) => [a.name, a.data_type])), required: answer.schema.attributes.filter((a) => a.required).map((a) => a.name) }
 }
 
 export const ATTRIBUTE_OPTIONS: Record<string, OptionSpec> = {
@@ -89,7 +94,16 @@ export const issuerCredentialCommands: CommandSpec[] = [
       const schemaId = required(values, 'schema')
       const credentialType = required(values, 'type')
       const { client, did } = await ctx.signedIn()
-      const attrs = attributes(values, await schemaTypes(client, did, schemaId))
+      const schema = await schemaAttributes(client, did, schemaId)
+      const attrs = attributes(values, schema.types)
+      // A wallet takes an OpenID4VCI offer without the issuer (pre-authorized code, OID4VCI 1.0 §3.5):
+      // the credential is issued from the offer's attributes, so a required one missing fails the
+      // holder's accept (422). Refused here, before anything is made, unless the issuer approves each take.
+      const missing = str(values, 'template') || flag(values, 'requires-approval') ? [] : schema.required.filter((name) => !(name in attrs))
+      if (missing.length && flag(values, 'tx-code')) {
+        throw new UsageError(`the offer lacks the schema's required attribute(s) ${missing.join(', ')}: a wallet could not be issued the credential. Give them with --attr, or --requires-approval (you add them on approval)`)
+      }
+      if (missing.length) ctx.out.note(`note: the offer lacks the required attribute(s) ${missing.join(', ')}: an OpenID4VCI wallet cannot take it; the spec's credential request can (the issuer adds them with cps issuer requests approve --attr)`)
       const maxUses = int(values, 'max-uses')
       const [format, subject, expires, description] = ['format', 'subject', 'expires-at', 'description'].map((n) => str(values, n))
       const answer = await body(

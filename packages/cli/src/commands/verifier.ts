@@ -92,7 +92,7 @@ export const verifierCommands: CommandSpec[] = [
   {
     path: ['verifier', 'request', 'wait'],
     summary: 'Wait until a request is answered (or rejected, expired, or the time is up)',
-    details: 'Polls GET /api/verifier/requests/:id every second; when answered, finds its presentation in GET /api/verifier/:did/presentations. Exit 1 when the request was rejected or expired, or on time-out.',
+    details: 'Polls GET /api/verifier/requests/:id every second; when answered, finds its presentation in GET /api/verifier/:did/presentations. Exit 1 when the request was rejected, declined by a holder or expired, or on time-out.',
     positionals: [{ name: 'request-id', description: 'The request' }],
     options: { timeout: { type: 'string', value: '<seconds>', description: `Give up after this long (default ${DEFAULT_WAIT_SECONDS})` } },
     async run(ctx, { values, positionals }) {
@@ -100,23 +100,30 @@ export const verifierCommands: CommandSpec[] = [
       const timeoutMs = (int(values, 'timeout') ?? DEFAULT_WAIT_SECONDS) * 1000
       const { client, did } = await ctx.signedIn()
       const started = Date.now()
-      const request = await ctx.out.progress(`waiting for an answer to ${id}`, async (update) => {
+      const settled = await ctx.out.progress(`waiting for an answer to ${id}`, async (update) => {
         for (;;) {
           const answer = await body(client.api.GET('/api/verifier/requests/{id}', { params: { path: { id } } }))
-          if (SETTLED.has(answer.request.status)) return answer.request
+          // A request to anyone stays open when one holder declines; that holder's refusal is an answer all the same.
+          const declined = answer.answers.find((a) => a.status === 'rejected')
+          if (SETTLED.has(answer.request.status) || declined) return { request: answer.request, answers: answer.answers, declined }
           const left = timeoutMs - (Date.now() - started)
           if (left <= 0) return undefined
           update(`waiting for an answer to ${id} (${answer.request.status}, ${Math.ceil(left / 1000)} s left)`)
           await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, left)))
         }
       })
-      if (!request) {
+      if (!settled) {
         ctx.out.result({ success: false, code: 'timeout', message: `no answer to ${id} within ${timeoutMs / 1000} s` }, [])
         ctx.out.io.stderr(`error: timeout: no answer to ${id} within ${timeoutMs / 1000} s\n`)
         return 1
       }
+      const { request, answers, declined } = settled
+      if (declined && !SETTLED.has(request.status)) {
+        ctx.out.result({ success: true, request, answers, presentation: null }, [`request ${id}: declined by ${declined.holder_did}${declined.reason ? ` (${declined.reason})` : ''}`])
+        return 1
+      }
       const presentation = ANSWERED.has(request.status) ? await presentationFor(client, did, id) : undefined
-      ctx.out.result({ success: true, request, presentation: presentation ?? null }, [
+      ctx.out.result({ success: true, request, answers, presentation: presentation ?? null }, [
         `request ${id}: ${request.status}`,
         ...(presentation ? [`presentation ${presentation.id} from ${presentation.prover_did} (${presentation.status})`] : []),
       ])

@@ -1,6 +1,7 @@
-import { acceptOffer, answerPresentationRequest, presentToRequest, resolveQrPayload, type QrPayload, type ServiceClient } from '@credential-service/sdk'
+import { acceptOffer, declineOffer, presentToRequest, resolveOffer, resolveQrPayload, resolveRequest, type OfferPreview, type QrPayload, type RequestPreview, type ServiceClient } from '@credential-service/sdk'
 import { UsageError, type CommandSpec } from '../args/command.js'
-import { commaList, list, predicate, str } from '../args/values.js'
+import { commaList, flag, list, predicate, str, type Predicate } from '../args/values.js'
+import { claimPath, decide, EXIT_DECLINED, shortValue } from '../output/ask.js'
 import { table } from '../output/output.js'
 import { body } from './answer.js'
 
@@ -52,23 +53,46 @@ export const walletCommands: CommandSpec[] = [
     path: ['wallet', 'accept'],
     summary: 'Take a credential offer: an openid-credential-offer:// URI or the offer payload of a QR',
     details:
-      "An OpenID4VCI offer runs through the hosted wallet (POST /api/wallet/:did/offers/accept, the key proof signed here, POST …/accept/:session_id): the credential arrives bound to the acting key. The spec's offer payload (JSON with offer_id) becomes a credential request (POST /api/wallet/credential-request), issued when the issuer approves it.",
+      "First the offer is shown (issuer, credential, format, claims; POST /api/wallet/:did/offers/preview, nothing redeemed) and the question Accept? [y/N] asked on the terminal: n declines (the refusal is recorded, exit 3); --yes accepts without asking; without a terminal and without --yes nothing is sent (exit 2). An OpenID4VCI offer then runs through the hosted wallet (POST /api/wallet/:did/offers/accept, the key proof signed here, POST …/accept/:session_id): the credential arrives bound to the acting key. The spec's offer payload (JSON with offer_id) becomes a credential request (POST /api/wallet/credential-request), issued when the issuer approves it.",
     positionals: [{ name: 'offer', description: 'Offer URI, or the QR payload text' }],
-    options: { 'tx-code': { type: 'string', value: '<code>', description: 'The transaction code the issuer gave separately' } },
+    options: {
+      'tx-code': { type: 'string', value: '<code>', description: 'The transaction code the issuer gave separately' },
+      yes: { type: 'boolean', short: 'y', description: 'Accept without asking (the preview is still printed)' },
+    },
     examples: ["cps wallet accept 'openid-credential-offer://?credential_offer_uri=…' --tx-code 123456"],
     async run(ctx, { values, positionals }) {
       const text = positionals[0]!
+      const yes = flag(values, 'yes')
       const { client, did, key } = await ctx.signedIn()
       const parsed = await payload(client, text)
       if (parsed?.kind === 'spec-offer') {
-        const raw = parsed.raw as { offer_id: string; issuer_did: string }
+        const raw = parsed.raw as { offer_id: string; issuer_did: string; credential_type?: string; schema_id?: string; expires_at?: string }
+        const shown = [
+          `Credential offer ${raw.offer_id}`,
+          `  issuer:      ${raw.issuer_did} (signed in to this service)`,
+          ...(raw.credential_type ? [`  credential:  ${raw.credential_type}${raw.schema_id ? ` (schema ${raw.schema_id})` : ''}`] : []),
+          ...(raw.expires_at ? [`  until:       ${raw.expires_at}`] : []),
+          `  taking it sends a credential request with your DID (${did}) to the issuer, who approves it`,
+        ]
+        if (!(await decide(ctx.out.io, shown, { yes, what: 'taking an offer' }))) {
+          ctx.out.result({ success: true, declined: true, offer_id: raw.offer_id }, ['declined: nothing was sent to the issuer'])
+          return EXIT_DECLINED
+        }
         const answer = await body(client.api.POST('/api/wallet/credential-request', { body: { issuer_did: raw.issuer_did, offer_id: raw.offer_id } }))
         ctx.out.result(answer, [`credential request ${answer.request.id}: ${answer.request.status} (the issuer approves it with cps issuer requests approve)`])
         return
       }
       if (parsed && parsed.kind !== 'oid4vci-offer') throw new UsageError(`that is a ${parsed.kind}, not an offer (cps wallet present takes requests)`)
+      const offerUri = parsed?.value ?? text
       const txCode = str(values, 'tx-code')
-      const result = await ctx.out.progress('taking the offer', () => acceptOffer(client, key, { offerUri: parsed?.value ?? text, ...(txCode ? { txCode } : {}) }))
+      // OID4VCI 1.0 §4.1, §12.2: the offer and the issuer's metadata are read first; nothing is redeemed until the holder says yes.
+      const preview = await ctx.out.progress('reading the offer', () => resolveOffer(client, key, { offerUri }))
+      if (!(await decide(ctx.out.io, offerLines(preview, txCode !== undefined), { yes, what: 'taking an offer' }))) {
+        await declineOffer(client, key, { offerUri })
+        ctx.out.result({ success: true, declined: true, credential_issuer: preview.credential_issuer }, ['declined: nothing was taken (the refusal is in your wallet activity)'])
+        return EXIT_DECLINED
+      }
+      const result = await ctx.out.progress('taking the offer', () => acceptOffer(client, key, { offerUri, ...(txCode ? { txCode } : {}) }))
       ctx.out.result(result, [
         result.status === 'issued' ? `received ${result.credentials.length} credential(s) into the wallet of ${did}` : 'the issuer has not issued it yet (pending): run cps wallet list later',
       ])
@@ -78,6 +102,7 @@ export const walletCommands: CommandSpec[] = [
     path: ['wallet', 'present'],
     summary: "Answer a verifier's request: the spec's request id, or an openid4vp:// URI",
     details: [
+      'First the request is shown (the verifier and how its identity is known, the purpose, every claim that would be disclosed, the predicates) and the question Accept? [y/N] asked on the terminal: n declines (the verifier is told, exit 3); --yes answers without asking; without a terminal and without --yes nothing is sent (exit 2).',
       'A request id (or the request QR payload): the request is taken into the inbox, the credentials it asks for are picked from the wallet (or --credential), a one-time consent is granted when the verifier has none, and the VP-JWT is signed here. With predicates (--predicate, or those of the request when none is given) the presentation carries a BBS zero-knowledge proof that discloses only --reveal (default: the attributes the request names).',
       'An openid4vp:// URI: answered through the hosted wallet (POST /api/wallet/:did/presentation-requests/answer), the key binding signed here.',
       'It prints the presentation id and the VP-JWT, which the verifier passes to cps verifier verify.',
@@ -87,14 +112,23 @@ export const walletCommands: CommandSpec[] = [
       credential: { type: 'string', multiple: true, value: '<credential-id>', description: 'Present this credential (default: the first active one of each requested type)' },
       reveal: { type: 'string', multiple: true, value: '<a,b>', description: "Attributes to disclose: in a predicate proof, or an SD-JWT VC's disclosures (default: the request's)" },
       predicate: { type: 'string', multiple: true, value: "<'gpa>=3'>", description: 'Prove attribute >=, >, <=, < value without disclosing it' },
+      yes: { type: 'boolean', short: 'y', description: 'Disclose without asking (the preview is still printed)' },
     },
     examples: ["cps wallet present <request-id> --reveal given_name --predicate 'gpa>=3'", "cps wallet present 'openid4vp://?client_id=…&request_uri=…'"],
     async run(ctx, { values, positionals }) {
       const text = positionals[0]!
       const { client, did, key } = await ctx.signedIn()
       const parsed = await payload(client, text)
+      const yes = flag(values, 'yes')
       if (parsed?.kind === 'oid4vp-request') {
-        const result = await ctx.out.progress('answering', () => answerPresentationRequest(client, key, { authorizationRequestUri: parsed.value }))
+        // The prepare step is the preview (OpenID4VP 1.0 §5): the request is verified, nothing is sent to the verifier yet.
+        const preview = await ctx.out.progress('reading the request', () => resolveRequest(client, key, { authorizationRequestUri: parsed.value }))
+        if (!(await decide(ctx.out.io, requestLines(preview), { yes, what: 'answering a presentation request' }))) {
+          const declined = await preview.decline()
+          ctx.out.result({ success: true, declined: true, ...declined }, [`declined: the verifier was told (access_denied${declined.verifier_status === null ? ', not reachable' : `, HTTP ${declined.verifier_status}`})`])
+          return EXIT_DECLINED
+        }
+        const result = await ctx.out.progress('answering', () => preview.accept())
         ctx.out.result(result, [`${result.accepted ? 'accepted' : 'refused'} by the verifier (HTTP ${result.verifier_status})`, ...(result.redirect_uri ? [`redirect: ${result.redirect_uri}`] : [])])
         return result.accepted ? 0 : 1
       }
@@ -108,6 +142,12 @@ export const walletCommands: CommandSpec[] = [
       const reveal = revealGiven.length || !predicates.length ? revealGiven : [...new Set(request.required_credentials.flatMap((c) => c.required_attributes ?? []))]
       const chosen = list(values, 'credential')
       const credentialIds = chosen.length ? chosen : await pickCredentials(client, did, request.required_credentials)
+      const shown = await specRequestLines(client, did, { ...request, verifier_name: (request as { verifier_name?: string | null }).verifier_name ?? null }, credentialIds, reveal, predicates)
+      if (!(await decide(ctx.out.io, shown, { yes, what: 'answering a presentation request' }))) {
+        const rejected = await body(client.api.POST('/api/wallet/presentation-requests/{request_id}/reject', { params: { path: { request_id: requestId } }, body: { reason: 'declined by the holder' } }))
+        ctx.out.result({ ...rejected, declined: true }, [`declined: request ${requestId} ${rejected.status} (the verifier sees the refusal)`])
+        return EXIT_DECLINED
+      }
       const result = await ctx.out.progress(predicates.length ? 'deriving the proof and signing' : 'signing', () =>
         presentToRequest(client, key, { requestId, credentialIds, ...(reveal.length ? { reveal } : {}), ...(predicates.length ? { predicates } : {}) }),
       )
@@ -119,3 +159,77 @@ export const walletCommands: CommandSpec[] = [
     },
   },
 ]
+
+/** The preview of an OpenID4VCI offer: who offers (and how far that is known), what, in which format, with which claims. */
+function offerLines(preview: OfferPreview, txCodeGiven: boolean): string[] {
+  const issuer = preview.issuer
+  const lines = [
+    `Credential offer from ${issuer.name ?? issuer.domain} (${issuer.domain})`,
+    `  issuer:      ${preview.credential_issuer}${issuer.did ? ` (${issuer.did})` : ''}`,
+    '  the name is what the issuer says of itself; the domain is where its metadata was read over https',
+  ]
+  for (const c of preview.credential_configurations) {
+    lines.push(`  credential:  ${c.display_name ?? c.credential_type}${c.display_name && c.display_name !== c.credential_type ? ` (${c.credential_type})` : ''}, format ${c.format}`)
+    lines.push(`  claims:      ${c.claims.length ? c.claims.map((claim) => `${claim.display_name ?? claimPath(claim.path)}${claim.mandatory ? ' (required)' : ''}`).join(', ') : '(the issuer lists none)'}`)
+  }
+  if (preview.tx_code) {
+    const asked = [preview.tx_code.length ? `${preview.tx_code.length} characters` : '', preview.tx_code.input_mode ?? '', preview.tx_code.description ?? ''].filter(Boolean).join(', ')
+    lines.push(`  transaction code: asked${asked ? ` (${asked})` : ''}${txCodeGiven ? '' : ': give it with --tx-code'}`)
+  }
+  return lines
+}
+
+/** Claims about the credential itself (RFC 7519 §4.1, SD-JWT VC §3.2.2): disclosed with it, shown together in one line. */
+const ENVELOPE_CLAIMS = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'vct', 'vct#integrity', 'cnf', 'status', '_sd_alg'])
+
+/** The preview of an OpenID4VP request: who asks, how that was verified, why, and every claim each presentation would disclose. */
+function requestLines(preview: RequestPreview): string[] {
+  const id = preview.verifierIdentity
+  const lines = [
+    `Presentation request from ${id.name ?? id.client_id}`,
+    `  verifier:    ${id.client_id}`,
+    `  identity:    ${id.verified ? 'verified' : 'NOT verified'}: ${id.verified_by}`,
+    ...(id.domain ? [`  answer to:   ${id.domain}`] : []),
+    `  purpose:     ${preview.purpose ?? '(none given)'}`,
+    '  would disclose:',
+  ]
+  for (const p of preview.presentations) {
+    lines.push(`    ${p.credential_type} (${p.format}, ${p.credential_id}) from ${p.issuer_did}:`)
+    const disclosed = Object.entries(p.disclosed)
+    const about = disclosed.filter(([name]) => ENVELOPE_CLAIMS.has(name)).map(([name]) => name)
+    const personal = disclosed.filter(([name]) => !ENVELOPE_CLAIMS.has(name))
+    if (disclosed.length) for (const [name, value] of personal) lines.push(`      ${name}: ${shortValue(value)}`)
+    else for (const path of p.claims) lines.push(`      ${claimPath(path)}`)
+    if (about.length) lines.push(`      and the credential's own issuer, dates, key binding and status (${about.join(', ')})`)
+  }
+  return lines
+}
+
+/** The preview of a spec request: the verifier (signed in here with its DID), the purpose, the credentials and what of them is disclosed or proven. */
+async function specRequestLines(
+  client: ServiceClient,
+  did: string,
+  request: { id: string; verifier_did: string; verifier_name: string | null; purpose: string | null; expires_at: string },
+  credentialIds: string[],
+  reveal: string[],
+  predicates: Predicate[],
+): Promise<string[]> {
+  const wallet = await body(client.api.GET('/api/wallet/{did}/credentials', { params: { path: { did }, query: { limit: 200 } } }))
+  const lines = [
+    `Presentation request ${request.id} from ${request.verifier_name ?? request.verifier_did}`,
+    `  verifier:    ${request.verifier_did} (signed in to this service with that DID)`,
+    `  purpose:     ${request.purpose ?? '(none given)'}`,
+    `  until:       ${request.expires_at}`,
+    '  would disclose:',
+  ]
+  for (const id of credentialIds) {
+    const held = wallet.data.find((c) => c.id === id)
+    const data = (held?.credential_data ?? {}) as Record<string, unknown>
+    lines.push(`    ${held?.credential_type ?? 'credential'} (${id}) from ${held?.issuer_name || held?.issuer_did || 'unknown issuer'}:`)
+    // Without --reveal or predicates the credential is sent whole (a JWT-VC); with them, only the revealed attributes.
+    const names = reveal.length || predicates.length ? reveal : Object.keys(data)
+    for (const name of names) lines.push(`      ${name}: ${name in data ? shortValue(data[name]) : '(not in the credential)'}`)
+    for (const p of predicates) lines.push(`      proves ${p.attribute} ${p.operator} ${p.value} (the value itself stays hidden)`)
+  }
+  return lines
+}

@@ -3,6 +3,10 @@ export interface Io {
   stderr: (text: string) => void
   /** Whether stderr is a terminal: progress is drawn only there. */
   stderrIsTty: boolean
+  /** Where the holder's answer to a question is read (process.stdin); none: no question can be asked. */
+  stdin?: NodeJS.ReadableStream
+  /** Whether a person is there to answer (stdin is a terminal): without one, questions need --yes. */
+  interactive?: boolean
 }
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏']

@@ -212,7 +212,7 @@ export class OfferAcceptanceService {
       }
       try {
         const text = typeof credential === 'string' ? credential : JSON.stringify(credential)
-        stored.push((await this.deps.wallet.import(holderDid, text, consented)).credential)
+        stored.push((await this.deps.wallet.import(holderDid, text, consented, { received: true })).credential)
       } catch (error) {
         failure ??= error
       }
