@@ -99,10 +99,7 @@ export function answerInboxEntry(db: Executor, holderDid: string, requestId: str
 }
 
 /** Moves a pending request on (answered once); false when another answer got there first. */
-export async function closeRequest(db: Executor, requestId: string, status: 'submitted' | 'rejected', at: Date): Promise<boolean> {
-  const updated = await db.updateTable('presentation_requests').set({ status, updated_at: at }).where('id', '=', requestId).where('status', '=', 'pending').returning('id').executeTakeFirst()
-  return updated !== undefined
-}
+export { closeRequest } from './presentations.statements.js'
 
 export function insertSubmitted(db: Executor, p: SubmittedPresentation): Promise<PresentationRow> {
   const { at, ...row } = p

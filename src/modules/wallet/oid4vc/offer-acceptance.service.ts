@@ -16,6 +16,7 @@ import { capturingSigner, checkHolderJws, holderSigningKey, type PreparedJws } f
 import * as sessions from './protocol-sessions.repository.js'
 import { protocolStep } from './protocol-step.js'
 import { describeOffer } from './offer-preview.service.js'
+import { offerText } from './offer-uri.js'
 import { recordActivity } from '../wallet-activity.js'
 
 const SESSION_TTL_MS = 5 * 60_000
@@ -265,15 +266,6 @@ function prepared(id: string, state: SessionState, expiresAt: Date): PreparedAcc
   return { session_id: id, credential_issuer: state.offer.credential_issuer, credential_configuration_id: state.configurationId, format: state.format, proof: state.proof, expires_at: expiresAt }
 }
 
-/** An offer URI as a wallet receives it: any scheme, with the offer by value or by reference (OID4VCI 1.0 §4.1). */
-export function offerText(uri: string): string {
-  const text = uri.trim()
-  const params = URL.canParse(text) ? new URL(text).searchParams : undefined
-  if (!params?.has('credential_offer') && !params?.has('credential_offer_uri')) {
-    throw new ValidationError('offer_uri must be a credential offer URI: openid-credential-offer://?credential_offer_uri=… or ?credential_offer=… (OID4VCI 1.0 §4.1)', { details: { field: 'offer_uri' } })
-  }
-  return text
-}
 
 function proofAlgs(configuration: { proof_types_supported?: Record<string, { proof_signing_alg_values_supported?: unknown }> }): string[] {
   const listed = configuration.proof_types_supported?.jwt?.proof_signing_alg_values_supported

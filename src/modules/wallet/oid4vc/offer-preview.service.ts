@@ -5,7 +5,7 @@ import { AppError } from '../../../errors.js'
 import type { DidResolver } from '../../did/did-resolver.js'
 import { serviceCallbacks } from '../../oid4vc/oid4vc-callbacks.js'
 import { recordActivity } from '../wallet-activity.js'
-import { offerText } from './offer-acceptance.service.js'
+import { offerText } from './offer-uri.js'
 import { protocolStep } from './protocol-step.js'
 
 const PRE_AUTHORIZED = 'urn:ietf:params:oauth:grant-type:pre-authorized_code'
