@@ -95,10 +95,12 @@ describe('cps: the holder sees and decides before anything leaves the wallet', (
     assert.match(shown.stderr, /and the credential's own issuer, dates, key binding and status \(.*cnf.*\)/)
     assert.doesNotMatch(shown.stderr, /Mustermann/)
     assert.match(shown.stdout, /^declined: the verifier was told \(access_denied, HTTP 200\)/)
-    // The verifier's request closed with the refusal; the holder's log has it.
+    // The verifier's wait ends on the refusal (a request to anyone stays open to others); the holder's log has it.
     const waited = await cps(['verifier', 'request', 'wait', asked.request.id, '--timeout', '30', '--json'], env('verifier'))
     exit(waited, 1)
-    assert.equal(JSON.parse(waited.stdout).request.status, 'rejected')
+    const seen = JSON.parse(waited.stdout)
+    assert.equal(seen.holder_response.error, 'access_denied', waited.stdout)
+    assert.equal(seen.request.status, 'pending')
     assert.ok((await activityTypes()).includes('presentation_declined'))
   })
 

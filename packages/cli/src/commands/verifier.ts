@@ -103,9 +103,12 @@ export const verifierCommands: CommandSpec[] = [
       const settled = await ctx.out.progress(`waiting for an answer to ${id}`, async (update) => {
         for (;;) {
           const answer = await body(client.api.GET('/api/verifier/requests/{id}', { params: { path: { id } } }))
-          // A request to anyone stays open when one holder declines; that holder's refusal is an answer all the same.
-          const declined = answer.answers.find((a) => a.status === 'rejected')
-          if (SETTLED.has(answer.request.status) || declined) return { request: answer.request, answers: answer.answers, declined }
+          // A request to anyone stays open when one holder declines (in the inbox, or a wallet's OpenID4VP
+          // error response, OID4VP 1.0 §8.5); that refusal is an answer all the same.
+          const walletError = answer.openid4vp?.holder_response ?? null
+          const declined =
+            answer.answers.find((a) => a.status === 'rejected') ?? (walletError ? { holder_did: 'a wallet', reason: walletError.error_description ?? walletError.error } : undefined)
+          if (SETTLED.has(answer.request.status) || declined) return { request: answer.request, answers: answer.answers, holder_response: walletError, declined }
           const left = timeoutMs - (Date.now() - started)
           if (left <= 0) return undefined
           update(`waiting for an answer to ${id} (${answer.request.status}, ${Math.ceil(left / 1000)} s left)`)
@@ -117,9 +120,9 @@ export const verifierCommands: CommandSpec[] = [
         ctx.out.io.stderr(`error: timeout: no answer to ${id} within ${timeoutMs / 1000} s\n`)
         return 1
       }
-      const { request, answers, declined } = settled
+      const { request, answers, holder_response, declined } = settled
       if (declined && !SETTLED.has(request.status)) {
-        ctx.out.result({ success: true, request, answers, presentation: null }, [`request ${id}: declined by ${declined.holder_did}${declined.reason ? ` (${declined.reason})` : ''}`])
+        ctx.out.result({ success: true, request, answers, holder_response, presentation: null }, [`request ${id}: declined by ${declined.holder_did}${declined.reason ? ` (${declined.reason})` : ''}`])
         return 1
       }
       const presentation = ANSWERED.has(request.status) ? await presentationFor(client, did, id) : undefined
