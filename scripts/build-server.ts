@@ -9,18 +9,19 @@
  * and then leaves dist/ as the image's build stage made it.
  */
 import { spawnSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 
 const root = path.resolve(import.meta.dirname, '..')
 const src = path.join(root, 'src')
 const dist = path.join(root, 'dist')
-/** Written after a whole build: its time is the build's. */
+/** Written after a whole build, dated when the build began: a source edited meanwhile is newer, so the next start rebuilds. */
 const stamp = path.join(dist, '.build-stamp')
 const tsBuildInfo = path.join(dist, '.tsbuildinfo')
 const tsc = path.join(root, 'node_modules/typescript/bin/tsc')
-const inputs = [src, path.join(root, 'tsconfig.json'), path.join(root, 'tsconfig.build.json'), path.join(root, 'package.json')]
+// package-lock.json: a new PGlite there makes a new database template.
+const inputs = [src, path.join(root, 'tsconfig.json'), path.join(root, 'tsconfig.build.json'), path.join(root, 'package.json'), path.join(root, 'package-lock.json')]
 
 function newest(file: string): number {
   if (!existsSync(file)) return 0
@@ -42,6 +43,7 @@ const ifStale = process.argv.includes('--if-stale')
 if (ifStale && existsSync(stamp) && statSync(stamp).mtimeMs >= Math.max(...inputs.map(newest))) process.exit(0)
 
 console.log('Compiling the service (src -> dist) ...')
+const began = new Date()
 // tsc's incremental record says what it emitted, not what is still there: without the entry, start over.
 if (!existsSync(path.join(dist, 'main.js'))) rmSync(tsBuildInfo, { force: true })
 const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--incremental', '--tsBuildInfoFile', tsBuildInfo], { cwd: root, stdio: 'inherit' })
@@ -56,4 +58,5 @@ for (const file of assets(src)) {
 // A new data directory's embedded database starts from a copy made here (src/db/pglite-template.ts).
 const { buildPgliteTemplate } = (await import(pathToFileURL(path.join(dist, 'db/pglite-template.js')).href)) as { buildPgliteTemplate: () => Promise<boolean> }
 if (await buildPgliteTemplate()) console.log('Made the embedded database template (dist/pglite-template.tar).')
-writeFileSync(stamp, `${new Date().toISOString()}\n`)
+writeFileSync(stamp, `${began.toISOString()}\n`)
+utimesSync(stamp, began, began)

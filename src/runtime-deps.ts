@@ -14,8 +14,8 @@ import { loadOrCreateMasterKey } from './modules/keys/master-key.js'
 /**
  * How many of this build's migrations the database has not applied, from one read of Kysely's
  * record; undefined when that cannot be read (a new database). Kysely's migrator looks up its
- * tables through the catalog's full table and column listing first, about a second on PGlite,
- * which a restart with nothing to apply need not pay; anything else goes through the migrator.
+ * tables through the catalog's full table and column listing first, slow on PGlite, which a
+ * restart with nothing to apply need not pay; anything else goes through the migrator.
  */
 async function pendingMigrations(db: Kysely<DB>): Promise<number | undefined> {
   try {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { existsSync, readdirSync } from 'node:fs'
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { PGlite } from '@electric-sql/pglite'
@@ -10,7 +10,7 @@ import { migrations } from './migrations/index.js'
 
 /**
  * A new embedded database starts from a copy of one made at build time (scripts/build-server.ts):
- * PGlite's initdb and the migrations cost 5 to 15 s on a small machine, unpacking this 3 s. The
+ * PGlite's initdb and the migrations cost several times what unpacking this does (bench:start). The
  * copy holds the schema only: no instance's keys or settings (those are made at first start) and
  * no rows a migration derives from random values (the signing-identities backfill finds no
  * issuers). The server runs the migrations afterwards as always, so a copy that lacks the newest
@@ -83,8 +83,11 @@ export async function buildPgliteTemplate(distDir = DIST): Promise<boolean> {
     await db.waitReady
     const dump = await db.dumpDataDir('none')
     await db.close()
-    await writeFile(path.join(distDir, TEMPLATE), Buffer.from(await dump.arrayBuffer()))
-    await writeFile(path.join(distDir, MANIFEST), `${JSON.stringify(wanted)}\n`)
+    // Written aside and renamed, the manifest last: a start running meanwhile reads the old pair or the new, never half a file.
+    await writeFile(path.join(dataDir, TEMPLATE), Buffer.from(await dump.arrayBuffer()))
+    await rename(path.join(dataDir, TEMPLATE), path.join(distDir, TEMPLATE))
+    await writeFile(path.join(dataDir, MANIFEST), `${JSON.stringify(wanted)}\n`)
+    await rename(path.join(dataDir, MANIFEST), path.join(distDir, MANIFEST))
     return true
   } finally {
     await rm(dataDir, { recursive: true, force: true })

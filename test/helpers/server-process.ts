@@ -7,8 +7,8 @@ const root = path.resolve(import.meta.dirname, '../..')
 export const ENTRY = 'src/main.ts'
 
 /**
- * Generous: a start on a machine whose cores are busy with other work has taken 20 s; waiting
- * longer costs nothing when it is fast, and a server that never starts is killed, not left behind.
+ * Generous: a start on a machine whose cores are busy with other work is many times slower;
+ * waiting longer costs nothing when it is fast, and a server that never starts is killed, not left behind.
  */
 export const START_TIMEOUT_MS = 180_000
 

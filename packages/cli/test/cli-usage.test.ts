@@ -180,6 +180,15 @@ describe('cps arguments and help', () => {
     }
   })
 
+  it("the preview cannot rewrite the terminal: control characters and line breaks of the other side's words are shown as \ufffd", async () => {
+    let stderr = ''
+    const io = { stdout: () => {}, stderr: (t: string) => (stderr += t), stderrIsTty: false, interactive: true }
+    // An OSC title, a cursor-up-and-erase and a forged line in a verifier's name; a tab is kept.
+    const shown = ['  verifier:    Shop\u001b]0;x\u0007\u001b[1A\u001b[2K', '  purpose:     Buy\n  identity:    verified\tok\u009b']
+    await decide(io, shown, { yes: true, what: 'answering a presentation request' })
+    assert.equal(stderr, '  verifier:    Shop\ufffd]0;x\ufffd\ufffd[1A\ufffd[2K\n  purpose:     Buy\ufffd  identity:    verified\tok\ufffd\n')
+  })
+
   it('claim paths and values as a preview shows them', () => {
     assert.equal(claimPath(['credentialSubject', 'address', 'city']), 'credentialSubject.address.city')
     assert.equal(claimPath(['degrees', null, 'type']), 'degrees[*].type')

@@ -6,13 +6,13 @@ import type { Io } from './output.js'
 export const EXIT_DECLINED = 3
 
 /**
- * The holder's decision on what `shown` describes (issue 35 "the holder decides"): the preview is
+ * The holder's decision on what `shown` describes: the preview is
  * printed on stderr (stdout stays the command's result, --json included), then `Accept? [y/N]`
  * is read from the terminal. `--yes` accepts without asking; without a terminal and without
  * --yes nothing may be sent, so it stops with a LocalError (exit 2).
  */
 export async function decide(io: Io, shown: string[], options: { yes: boolean; what: string }): Promise<boolean> {
-  io.stderr(`${shown.join('\n')}\n`)
+  io.stderr(`${shown.map(printable).join('\n')}\n`)
   if (options.yes) return true
   if (!io.interactive || !io.stdin) {
     throw new LocalError(`nothing was sent: ${options.what} needs the holder's answer, and there is no terminal to ask on. Run it on a terminal, or add --yes to accept what is shown above`)
@@ -20,6 +20,16 @@ export async function decide(io: Io, shown: string[], options: { yes: boolean; w
   io.stderr('Accept? [y/N] ')
   const answer = await firstLine(io.stdin)
   return /^\s*y(es)?\s*$/i.test(answer ?? '')
+}
+
+/**
+ * A preview line with its control characters (C0 but tab, so newlines too; DEL; C1) shown as
+ * U+FFFD: an escape sequence or a line break in what an issuer or verifier wrote must not rewrite
+ * the terminal, e.g. overwrite or fake the identity line above the question.
+ */
+export function printable(line: string): string {
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
+  return line.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g, '\ufffd')
 }
 
 /** One line of `input` (undefined when it ends first); the stream is left for nobody else. */

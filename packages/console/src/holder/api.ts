@@ -3,7 +3,7 @@ import type { RoleSession } from '../lib/session.ts'
 
 /**
  * The holder's previews and decisions on OpenID4VC exchanges, through the SDK's preview step
- * (issue 35): a preview sends nothing to the verifier and redeems nothing of an offer; only
+ *: a preview sends nothing to the verifier and redeems nothing of an offer; only
  * Share / Accept does, and Decline sends the refusal (OID4VP 1.0 §8.5 `access_denied`) or, for
  * an offer, records it (OID4VCI has no message that tells the issuer).
  */

@@ -93,7 +93,7 @@ export function shortDid(did: string): string {
 
 export type NameOf = (did: string | undefined | null) => string
 
-/** An activity entry as a sentence (docs/wallet.md "Activities"; issue 35 adds the consent entries). */
+/** An activity entry as a sentence (docs/wallet.md "Activities", the consent entries included). */
 export function activitySentence(type: string, details: Record<string, unknown>, nameOf: NameOf, credentialType?: string): string {
   const str = (key: string) => (typeof details[key] === 'string' ? (details[key] as string) : undefined)
   // An SD-JWT VC's type is its vct, a URL: the wallet's own record names it better, else "credential".

@@ -16,7 +16,7 @@ function showableLogo(uri: string | null): string | null {
 }
 
 /**
- * The preview of an OpenID4VCI offer (issue 35 item 1): the issuer, the credential type, its
+ * The preview of an OpenID4VCI offer: the issuer, the credential type, its
  * format and the claims it will hold, before anything is redeemed. The transaction code field
  * appears only when the offer asks for one (OID4VCI 1.0 §4.1.1 `tx_code`).
  */

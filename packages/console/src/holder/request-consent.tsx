@@ -10,7 +10,7 @@ export function verifierTitle(preview: RequestPreview): string {
 }
 
 /**
- * The consent screen of an OpenID4VP request (issue 35 item 1): who asks (and how the wallet
+ * The consent screen of an OpenID4VP request: who asks (and how the wallet
  * knows), why, and every claim that will leave with its value. Nothing has been sent to the
  * verifier while it shows; Share signs and sends, Decline sends OID4VP 1.0's access_denied.
  */

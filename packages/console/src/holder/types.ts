@@ -18,7 +18,7 @@ export interface CredentialView {
 export interface RequestView {
   id: string
   verifier_did: string
-  /** The verifier profile's name (issue 35); null or absent when it has none. */
+  /** The verifier profile's name; null or absent when it has none. */
   verifier_name?: string | null
   purpose: string
   presentation_type: string

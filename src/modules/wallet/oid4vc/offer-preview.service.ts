@@ -110,7 +110,9 @@ export function describeOffer(offer: CredentialOfferObject, metadata: IssuerMeta
       claims?: ClaimDescription[] | Record<string, unknown>
     }
     const display = preferred(configuration.credential_metadata?.display ?? configuration.display)
-    const claims = configuration.credential_metadata?.claims ?? (Array.isArray(configuration.claims) ? configuration.claims : [])
+    const listed = configuration.credential_metadata?.claims ?? configuration.claims
+    // Metadata of formats the library does not know is validated loosely: entries may be anything.
+    const claims = (Array.isArray(listed) ? listed : []).filter((c): c is ClaimDescription => typeof c === 'object' && c !== null)
     return {
       id,
       format: configuration.format ?? 'unknown',
@@ -140,7 +142,8 @@ export function describeOffer(offer: CredentialOfferObject, metadata: IssuerMeta
 /** The English display if there is one, else the first (OID4VCI 1.0 §12.2.4: one entry per locale). */
 function preferred(displays: Display[] | undefined): Display | undefined {
   if (!Array.isArray(displays)) return undefined
-  return displays.find((d) => typeof d.locale === 'string' && d.locale.toLowerCase().startsWith('en')) ?? displays[0]
+  const objects = displays.filter((d): d is Display => typeof d === 'object' && d !== null)
+  return objects.find((d) => typeof d.locale === 'string' && d.locale.toLowerCase().startsWith('en')) ?? objects[0]
 }
 
 /** What kind of credential a configuration is: its vct (SD-JWT VC), doctype (mdoc) or most specific W3C type. */

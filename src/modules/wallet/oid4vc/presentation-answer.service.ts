@@ -4,7 +4,7 @@ import { DcqlQuery, type DcqlCredential } from 'dcql'
 import type { Clock } from '../../../adapters/clock.js'
 import { JWS_ALGORITHMS } from '../../../crypto/jws.js'
 import type { Database } from '../../../db/database.js'
-import { AppError, ConflictError, NotFoundError, UnprocessableError, ValidationError } from '../../../errors.js'
+import { ConflictError, NotFoundError, UnprocessableError, ValidationError } from '../../../errors.js'
 import type { FormatRegistry } from '../../credentials/formats/format-registry.js'
 import type { DidResolver } from '../../did/did-resolver.js'
 import { claimIn, withClaim, type ClaimKey } from '../../idempotency/idempotency.service.js'
@@ -306,9 +306,10 @@ export class PresentationAnswerService {
       )
       const answer = (await submitted.response.json().catch(() => ({}))) as { redirect_uri?: unknown }
       return { verifier_status: submitted.response.status, redirect_uri: guards.safeRedirect(answer.redirect_uri) }
-    } catch (failure) {
-      if (failure instanceof AppError) return { verifier_status: null, redirect_uri: null }
-      throw failure
+    } catch {
+      // The decline is committed: whatever stopped the message reaching the verifier (unreachable,
+      // a refusal the library threw) leaves it a decline the verifier did not hear, never a 500.
+      return { verifier_status: null, redirect_uri: null }
     }
   }
 
