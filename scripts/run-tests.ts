@@ -8,6 +8,7 @@
  * TEST_FILE_TIMEOUT_MS (15 min): a hung file is killed with what it started and reported, and the
  * run always ends.
  */
+import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
@@ -157,7 +158,13 @@ if (integration.length) {
   }
 }
 // The clients talk to the service over HTTP only, so one engine (PGlite) is enough for them.
-if (clients.length) results.push(await run('clients (SDK, CLI, console)', clients, { ...env, TEST_DB_ENGINE: 'pglite' }))
+if (clients.length) {
+  // cps and the examples run as a user runs them, on the built SDK and CLI: rebuilt first if a source changed since install.
+  for (const build of ['packages/sdk/scripts/build.mjs', 'packages/cli/scripts/build.mjs']) {
+    if (spawnSync(process.execPath, [path.join(root, build), '--if-stale'], { cwd: root, stdio: 'inherit' }).status !== 0) console.error(`${build} failed: the clients' tests run on what was built before`)
+  }
+  results.push(await run('clients (SDK, CLI, console)', clients, { ...env, TEST_DB_ENGINE: 'pglite' }))
+}
 const pass = results.reduce((n, r) => n + r.pass, 0)
 const fail = results.reduce((n, r) => n + r.fail, 0)
 // A cancelled test (a file over its time limit) fails the run too; it is counted apart from the

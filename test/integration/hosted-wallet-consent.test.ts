@@ -218,7 +218,13 @@ describe('the holder decides: previews, declines and consent records of the host
     // Nothing was redeemed: the issuer counts no use, and the holder still accepts with the transaction code.
     const offers = (await callAs(foreign.app, 'GET', `/api/issuer/${issuer.did}/offers`, issuer.token)).json().data as Json[]
     assert.equal(offers.find((o) => o.id === created.offer.id)?.uses, 0)
-    const prepared = await wallet('/offers/accept', { offer_uri: created.credential_offer_uri, tx_code: created.tx_code })
+    // An offer that now names another issuer than the one previewed (fetched again by reference) is refused, unredeemed.
+    const changed = await wallet('/offers/accept', { offer_uri: created.credential_offer_uri, tx_code: created.tx_code, credential_issuer: 'https://other-issuer.example' })
+    assert.equal(changed.statusCode, 409, changed.body)
+    assert.match(changed.json().message, /not https:\/\/other-issuer\.example that was previewed/)
+    const unspent = (await callAs(foreign.app, 'GET', `/api/issuer/${issuer.did}/offers`, issuer.token)).json().data as Json[]
+    assert.equal(unspent.find((o) => o.id === created.offer.id)?.uses, 0)
+    const prepared = await wallet('/offers/accept', { offer_uri: created.credential_offer_uri, tx_code: created.tx_code, credential_issuer: body.credential_issuer, credential_configuration_id: configuration!.id })
     assert.equal(prepared.statusCode, 201, prepared.body)
     const done = await wallet(`/offers/accept/${prepared.json().session_id}`, { proof_jwt: signed(holder, prepared.json().proof.signing_input) })
     assert.equal(done.statusCode, 201, done.body)

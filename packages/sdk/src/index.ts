@@ -7,7 +7,7 @@ export { generateHolderKey, exportHolderKey, importHolderKey, holderDidJwk, type
 export { completeJws, signVpJwt, createKeyProof, signKbJwt } from './jws.js'
 export { acceptOffer, type AcceptOfferResult } from './flows/accept-offer.js'
 export { answerPresentationRequest, type AnswerResult } from './flows/answer-presentation-request.js'
-export { resolveOffer, declineOffer, type OfferPreview, type DeclineOfferResult } from './flows/preview-offer.js'
+export { resolveOffer, declineOffer, previewedOf, type OfferPreview, type DeclineOfferResult } from './flows/preview-offer.js'
 export { resolveRequest, type RequestPreview, type DeclineResult } from './flows/preview-request.js'
 export { presentToRequest, type Predicate } from './flows/present-to-request.js'
 export { parseQrPayload, resolveQrPayload, type QrPayload, type QrPayloadKind } from './qr.js'

@@ -1,4 +1,4 @@
-import { acceptOffer, declineOffer, presentToRequest, resolveOffer, resolveQrPayload, resolveRequest, type OfferPreview, type QrPayload, type RequestPreview, type ServiceClient } from '@credential-service/sdk'
+import { acceptOffer, declineOffer, presentToRequest, previewedOf, resolveOffer, resolveQrPayload, resolveRequest, type OfferPreview, type QrPayload, type RequestPreview, type ServiceClient } from '@credential-service/sdk'
 import { UsageError, type CommandSpec } from '../args/command.js'
 import { commaList, flag, list, predicate, str, type Predicate } from '../args/values.js'
 import { claimPath, decide, EXIT_DECLINED, shortValue } from '../output/ask.js'
@@ -92,7 +92,7 @@ export const walletCommands: CommandSpec[] = [
         ctx.out.result({ success: true, declined: true, credential_issuer: preview.credential_issuer }, ['declined: nothing was taken (the refusal is in your wallet activity)'])
         return EXIT_DECLINED
       }
-      const result = await ctx.out.progress('taking the offer', () => acceptOffer(client, key, { offerUri, ...(txCode ? { txCode } : {}) }))
+      const result = await ctx.out.progress('taking the offer', () => acceptOffer(client, key, { offerUri, ...(txCode ? { txCode } : {}), previewed: previewedOf(preview) }))
       ctx.out.result(result, [
         result.status === 'issued' ? `received ${result.credentials.length} credential(s) into the wallet of ${did}` : 'the issuer has not issued it yet (pending): run cps wallet list later',
       ])

@@ -28,7 +28,7 @@ export function OfferConsent({ session, offerUri, preview, onDone }: { session: 
   const issuer = preview.issuer.name ?? preview.issuer.domain
   const logo = showableLogo(preview.issuer.logo_uri)
   const tx = preview.tx_code
-  const accept = () => action.run(async () => onDone(await acceptOfferNow(session, offerUri, tx ? txCode : undefined)))
+  const accept = () => action.run(async () => onDone(await acceptOfferNow(session, offerUri, tx ? txCode : undefined, preview)))
   const decline = () => action.run(async () => {
     await declineOffer(session, offerUri, 'Declined by the holder')
     onDone(`Declined: nothing was taken from ${issuer}`)

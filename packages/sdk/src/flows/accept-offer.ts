@@ -18,11 +18,25 @@ export interface AcceptOfferResult {
  * "Accepting an offer"): the service runs the pre-authorized code flow and prepares the key proof
  * (OID4VCI 1.0 App. F.1), the holder signs it here, the service fetches and verifies the credential.
  */
-export async function acceptOffer(c: ServiceClient, k: HolderKey, o: { offerUri: string; txCode?: string }): Promise<AcceptOfferResult> {
+export async function acceptOffer(
+  c: ServiceClient,
+  k: HolderKey,
+  o: {
+    offerUri: string
+    txCode?: string
+    /** From resolveOffer: what the holder approved. The offer is read again; one that changed meanwhile is refused (409). */
+    previewed?: { credentialIssuer: string; credentialConfigurationId?: string }
+  },
+): Promise<AcceptOfferResult> {
   const did = holderDid(c, k)
   const { data: prepared } = await c.api.POST('/api/wallet/{did}/offers/accept', {
     params: { path: { did } },
-    body: { offer_uri: o.offerUri, ...(o.txCode === undefined ? {} : { tx_code: o.txCode }) },
+    body: {
+      offer_uri: o.offerUri,
+      ...(o.txCode === undefined ? {} : { tx_code: o.txCode }),
+      ...(o.previewed ? { credential_issuer: o.previewed.credentialIssuer } : {}),
+      ...(o.previewed?.credentialConfigurationId ? { credential_configuration_id: o.previewed.credentialConfigurationId } : {}),
+    },
   })
   const { session_id, proof } = prepared!
   // Sign only what is a key proof: the service must not get any other JWS signed through this call.

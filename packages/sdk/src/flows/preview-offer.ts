@@ -39,3 +39,9 @@ export async function declineOffer(c: ServiceClient, k: HolderKey, o: { offerUri
   })
   return { credentialIssuer: data!.credential_issuer }
 }
+
+/** What acceptOffer's `previewed` takes from a preview: the issuer and the configuration the holder saw (its first). */
+export function previewedOf(preview: OfferPreview): { credentialIssuer: string; credentialConfigurationId?: string } {
+  const first = preview.credential_configurations[0]?.id
+  return { credentialIssuer: preview.credential_issuer, ...(first ? { credentialConfigurationId: first } : {}) }
+}

@@ -13459,6 +13459,8 @@ export interface operations {
                 "application/json": {
                     /** @description one of the offer’s; default its first */
                     credential_configuration_id?: string;
+                    /** @description the issuer the holder saw in the preview (POST …/offers/preview): an offer that now names another is refused (409) */
+                    credential_issuer?: string;
                     /** @description openid-credential-offer://?credential_offer_uri=… or ?credential_offer=… */
                     offer_uri: string;
                     /** @description the transaction code the issuer gave the holder apart from the offer */

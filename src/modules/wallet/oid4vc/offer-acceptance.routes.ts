@@ -26,6 +26,9 @@ export const offerAcceptanceRoutes: FastifyPluginAsyncTypebox<{ acceptance: Offe
         {
           offer_uri: Type.String({ minLength: 1, maxLength: 8192, description: 'openid-credential-offer://?credential_offer_uri=… or ?credential_offer=…' }),
           tx_code: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "the transaction code the issuer gave the holder apart from the offer" })),
+          credential_issuer: Type.Optional(
+            Type.String({ minLength: 1, maxLength: 2048, description: 'the issuer the holder saw in the preview (POST …/offers/preview): an offer that now names another is refused (409)' }),
+          ),
           credential_configuration_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'one of the offer’s; default its first' })),
         },
         { additionalProperties: false },

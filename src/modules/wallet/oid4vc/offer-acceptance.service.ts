@@ -6,7 +6,7 @@ import type { Clock } from '../../../adapters/clock.js'
 import { JWS_ALGORITHMS } from '../../../crypto/jws.js'
 import type { SecretBox } from '../../../crypto/secret-box.js'
 import type { Database } from '../../../db/database.js'
-import { NotFoundError, UnprocessableError, ValidationError } from '../../../errors.js'
+import { ConflictError, NotFoundError, UnprocessableError, ValidationError } from '../../../errors.js'
 import type { DidResolver } from '../../did/did-resolver.js'
 import { withClaim, type ClaimKey } from '../../idempotency/idempotency.service.js'
 import { serviceCallbacks } from '../../oid4vc/oid4vc-callbacks.js'
@@ -26,6 +26,8 @@ export interface AcceptInput {
   offer_uri: string
   tx_code?: string
   credential_configuration_id?: string
+  /** The issuer the holder approved in the preview: an offer by reference is fetched again, and may answer otherwise. */
+  credential_issuer?: string
 }
 
 /** What the holder signs to finish accepting an offer: the OpenID4VCI key proof (§F.1), prepared. */
@@ -86,6 +88,9 @@ export class OfferAcceptanceService {
     const client = this.client(dpopPrivate)
     const uri = offerText(input.offer_uri)
     const offer = await protocolStep('reading the credential offer', 'offer_uri', () => client.resolveCredentialOffer(uri))
+    if (input.credential_issuer !== undefined && input.credential_issuer !== offer.credential_issuer) {
+      throw new ConflictError(`The offer now names the issuer ${offer.credential_issuer}, not ${input.credential_issuer} that was previewed: look at it again before accepting`)
+    }
     const metadata = await protocolStep('reading the issuer metadata', 'offer_uri', () => client.resolveIssuerMetadata(offer.credential_issuer))
     const configurationId = input.credential_configuration_id ?? offer.credential_configuration_ids[0]!
     if (!offer.credential_configuration_ids.includes(configurationId)) {
