@@ -98,7 +98,6 @@ export function answerInboxEntry(db: Executor, holderDid: string, requestId: str
     .executeTakeFirst()
 }
 
-/** Moves a pending request on (answered once); false when another answer got there first. */
 export { closeRequest } from './presentations.statements.js'
 
 export function insertSubmitted(db: Executor, p: SubmittedPresentation): Promise<PresentationRow> {

@@ -271,7 +271,6 @@ function prepared(id: string, state: SessionState, expiresAt: Date): PreparedAcc
   return { session_id: id, credential_issuer: state.offer.credential_issuer, credential_configuration_id: state.configurationId, format: state.format, proof: state.proof, expires_at: expiresAt }
 }
 
-
 function proofAlgs(configuration: { proof_types_supported?: Record<string, { proof_signing_alg_values_supported?: unknown }> }): string[] {
   const listed = configuration.proof_types_supported?.jwt?.proof_signing_alg_values_supported
   if (!Array.isArray(listed)) return [...JWS_ALGORITHMS]
