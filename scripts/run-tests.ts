@@ -88,7 +88,7 @@ async function migratedPgliteTemplate(initdb: string): Promise<string> {
   return file
 }
 
-interface RunResult { pass: number; fail: number; cancelled: number; code: number }
+interface RunResult { pass: number; fail: number; cancelled: number; code: number; failures: string[] }
 
 /** How many test files run at once (each in its own process). */
 const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY) || 3)
@@ -112,7 +112,7 @@ function runFile(file: string, env: Record<string, string>): Promise<TestFileRes
 
 async function run(label: string, files: string[], env: Record<string, string>): Promise<RunResult> {
   console.log(`\n=== ${label}: ${files.length} file(s) ===`)
-  const total: RunResult = { pass: 0, fail: 0, cancelled: 0, code: 0 }
+  const total: RunResult = { pass: 0, fail: 0, cancelled: 0, code: 0, failures: [] }
   const failedFiles: string[] = []
   const leaky: string[] = []
   const queue = [...files]
@@ -127,6 +127,7 @@ async function run(label: string, files: string[], env: Record<string, string>):
       if (result.code !== 0) {
         total.code = 1
         failedFiles.push(header)
+        total.failures.push(`${label}: ${header}`, ...failingTests(result.output))
       } else if (result.leftBehind.length) leaky.push(header)
     }
   }
@@ -135,6 +136,11 @@ async function run(label: string, files: string[], env: Record<string, string>):
   for (const failed of failedFiles) console.log(`    failed: ${failed}`)
   for (const file of leaky) console.log(`    note: ${file}`)
   return total
+}
+
+/** The failing tests' own lines (node:test marks them ✖), so the run's last lines name them. */
+function failingTests(output: string): string[] {
+  return output.split('\n').filter((line) => /^\s*✖ /.test(line) && !/^✖ failing tests:/.test(line.trim())).slice(0, 10).map((line) => `      ${line.trim()}`)
 }
 
 const results: RunResult[] = []
@@ -152,7 +158,7 @@ if (integration.length) {
     results.push(await run('integration on PostgreSQL', integration, { ...env, TEST_DB_ENGINE: 'postgres', TEST_DATABASE_URL: pgUrl }))
   } else if (process.env.CI) {
     console.error(`PostgreSQL at ${pgUrl} is not reachable; CI requires both engines.`)
-    results.push({ pass: 0, fail: 1, cancelled: 0, code: 1 })
+    results.push({ pass: 0, fail: 1, cancelled: 0, code: 1, failures: [`PostgreSQL at ${pgUrl} is not reachable`] })
   } else {
     console.warn(`\nPostgreSQL at ${pgUrl} is not reachable: the PostgreSQL pass was NOT run (set TEST_DATABASE_URL).`)
   }
@@ -171,5 +177,8 @@ const fail = results.reduce((n, r) => n + r.fail, 0)
 // failures (on Node 20 such a file already exits non-zero, so `code` says so as well).
 const cancelled = results.reduce((n, r) => n + r.cancelled, 0)
 const failed = results.some((r) => r.code !== 0) || fail > 0 || cancelled > 0
+// Repeated at the very end: a CI log is often read from its tail only.
+const failures = results.flatMap((r) => r.failures)
+if (failures.length) console.log(`\nfailed:\n${failures.join('\n')}`)
 console.log(`\ntests: ${pass} passed, ${fail} failed${cancelled ? `, ${cancelled} cancelled` : ''}`)
 process.exit(failed ? 1 : 0)

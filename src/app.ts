@@ -57,6 +57,8 @@ import { encryptionKeyRoutes } from './modules/wallet/encryption-key.routes.js'
 import { HolderKemKeys } from './modules/wallet/holder-kem-keys.js'
 import { ImportedStatusRefresher } from './modules/wallet/imported-status-refresher.js'
 import { walletModule } from './modules/wallet/wallet.plugin.js'
+import { WalletCredentialService } from './modules/wallet/wallet-credentials.service.js'
+import { hostedWalletModule } from './modules/openid4vc/holder/holder.plugin.js'
 import { consentRoutes } from './modules/consent/consent.routes.js'
 import { qrRoutes } from './modules/qr/qr.routes.js'
 import { QrService } from './modules/qr/qr.service.js'
@@ -71,13 +73,13 @@ import { anonymousProofRoutes } from './modules/presentation/anonymous-proof.rou
 import { AnonymousProofService } from './modules/presentation/anonymous-proof.service.js'
 import { createDerivedProofVerifier } from './modules/presentation/derived-proof-verifier.js'
 import { oauthTokenRoutes } from './modules/vc-api/oauth-token.routes.js'
-import { Oid4vciOffers } from './modules/oid4vci/oid4vci-offers.js'
-import { Oid4vciTokenService } from './modules/oid4vci/oid4vci-token.service.js'
-import { Oid4vciCredentialService } from './modules/oid4vci/oid4vci-credential.service.js'
-import { Oid4vciAuthorizeService } from './modules/oid4vci/oid4vci-authorize.service.js'
-import { oid4vciRoutes } from './modules/oid4vci/oid4vci.routes.js'
-import { IssuerContextCache } from './modules/oid4vci/oid4vci-context.js'
-import { DpopFreshness } from './modules/oid4vci/oid4vci-dpop.js'
+import { Oid4vciOffers } from './modules/openid4vc/issuer/oid4vci-offers.js'
+import { Oid4vciTokenService } from './modules/openid4vc/issuer/oid4vci-token.service.js'
+import { Oid4vciCredentialService } from './modules/openid4vc/issuer/oid4vci-credential.service.js'
+import { Oid4vciAuthorizeService } from './modules/openid4vc/issuer/oid4vci-authorize.service.js'
+import { oid4vciRoutes } from './modules/openid4vc/issuer/oid4vci.routes.js'
+import { IssuerContextCache } from './modules/openid4vc/issuer/oid4vci-context.js'
+import { DpopFreshness } from './modules/openid4vc/issuer/oid4vci-dpop.js'
 import { vcApiClientRoutes } from './modules/vc-api/vc-api-clients.routes.js'
 import { VcApiClientService } from './modules/vc-api/vc-api-clients.service.js'
 import { vcApiRoutes } from './modules/vc-api/vc-api.routes.js'
@@ -96,8 +98,8 @@ import { schemaContextDocuments } from './modules/issuer/schema-context-document
 import { bbs2023DeriveRoutes } from './modules/presentation/bbs-2023-derive.routes.js'
 import { Bbs2023DeriveService } from './modules/presentation/bbs-2023-derive.service.js'
 import { VerifierPresentationService } from './modules/presentation/verifier-presentations.service.js'
-import { Openid4vpService } from './modules/openid4vp/openid4vp.service.js'
-import { openid4vpRoutes } from './modules/openid4vp/openid4vp.routes.js'
+import { Openid4vpService } from './modules/openid4vc/verifier/openid4vp.service.js'
+import { openid4vpRoutes } from './modules/openid4vc/verifier/openid4vp.routes.js'
 import { verifierPresentationRoutes } from './modules/presentation/verifier-presentations.routes.js'
 import { walletPresentationRoutes } from './modules/presentation/wallet-presentations.routes.js'
 import { StatusChecker } from './modules/status-list/status-check.js'
@@ -356,20 +358,28 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // OpenID4VP beside the spec's requests (docs/openid4vp.md); its presentation service is made below, before any request arrives.
   const oid4vp: Openid4vpService = new Openid4vpService({ db, clock, publicBaseUrl, hosted, keys, resolver, verifiers, presentations: { recordAnswer: (...a) => verifierPresentations.recordAnswer(...a) }, verifier: presentationVerifier, formats, callbacks: () => app.callbacks })
   await app.register(verifierRoutes, { prefix: '/api/verifier', verifiers, oid4vp, idempotency })
+  const wallet = new WalletCredentialService({ db, content: deps.content, sealer, holderKeys, resolver, status: statusChecker, formats, clock, publicBaseUrl, skewSeconds: config.clockSkewSeconds })
   await app.register(walletModule, {
     prefix: '/api/wallet',
     db,
     content: deps.content,
     sealer,
     holderKeys,
-    resolver,
-    status: statusChecker,
-    formats,
+    wallet,
     clock,
     publicBaseUrl,
     evidenceMaxBytes: config.evidenceMaxBytes,
     evidenceAllowedTypes: config.evidenceAllowedTypes,
     shareMaxTtlSeconds: config.walletShareMaxTtlSeconds,
+    idempotency,
+  })
+  await app.register(hostedWalletModule, {
+    prefix: '/api/wallet',
+    db,
+    wallet,
+    resolver,
+    formats,
+    clock,
     skewSeconds: config.clockSkewSeconds,
     protocolFetch: fetchApiOver(
       deps.httpRequest ?? createGuardedRequest({ allowPrivate: config.outboundAllowPrivate, timeoutMs: config.outboundTimeoutMs, maxBytes: 1024 * 1024, maxRedirects: 3 }),

@@ -12,7 +12,7 @@ import { bearer, DidClient } from '../helpers/did-client.js'
 import { HttpsFront } from '../helpers/https-front.js'
 import { callAs, IssuerActor } from '../helpers/issuer-setup.js'
 import { createTestApp, ManualClock, type TestApp } from '../helpers/test-app.js'
-import { DPOP_NONCE_TTL_S } from '../../src/modules/oid4vci/oid4vci-dpop.js'
+import { DPOP_NONCE_TTL_S } from '../../src/modules/openid4vc/issuer/oid4vci-dpop.js'
 
 const SCHEMA = {
   name: 'Gym pass',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { describeOffer } from '../../src/modules/wallet/oid4vc/offer-preview.service.js'
-import { verifierIdentity } from '../../src/modules/wallet/oid4vc/presentation-answer.service.js'
+import { describeOffer } from '../../src/modules/openid4vc/holder/offer-preview.service.js'
+import { verifierIdentity } from '../../src/modules/openid4vc/holder/presentation-answer.service.js'
 
 // What an issuer or verifier writes about itself reaches the holder's screen as a logo URL: only an
 // https URL may (no javascript:, data: or plain http that a console would put in an <img> or <a>).

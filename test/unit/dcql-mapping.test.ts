@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { DcqlQuery } from 'dcql'
-import { dcqlProblems, dcqlQueryFor } from '../../src/modules/openid4vp/dcql-mapping.js'
+import { dcqlProblems, dcqlQueryFor } from '../../src/modules/openid4vc/verifier/dcql-mapping.js'
 import type { ReadCredential } from '../../src/modules/credentials/formats/credential-format.js'
 
 const BASE = 'https://service.example'

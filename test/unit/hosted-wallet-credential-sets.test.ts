@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { DcqlQuery } from 'dcql'
 import { UnprocessableError, ValidationError } from '../../src/errors.js'
-import { chooseQueries } from '../../src/modules/wallet/oid4vc/credential-set-choice.js'
+import { chooseQueries } from '../../src/modules/openid4vc/holder/credential-set-choice.js'
 
 const query = (credentialSets?: unknown) =>
   DcqlQuery.parse({

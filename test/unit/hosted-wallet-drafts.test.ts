@@ -12,8 +12,8 @@ import { verifyPresentation } from 'did-jwt-vc'
 import * as jose from 'jose'
 import { getResolver as keyDidResolver } from 'key-did-resolver'
 import { base58btc } from 'multiformats/bases/base58'
-import { assemble, sdJwtDraft, vpJwtDraft } from '../../src/modules/wallet/oid4vc/presentation-drafts.js'
-import { capturingSigner } from '../../src/modules/wallet/oid4vc/prepared-jws.js'
+import { assemble, sdJwtDraft, vpJwtDraft } from '../../src/modules/openid4vc/holder/presentation-drafts.js'
+import { capturingSigner } from '../../src/modules/openid4vc/holder/prepared-jws.js'
 
 const hasher = (data: string | ArrayBuffer) => new Uint8Array(createHash('sha256').update(typeof data === 'string' ? data : Buffer.from(data)).digest())
 const signInput = async (input: string, key: jose.CryptoKey | jose.KeyObject) => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { describeOffer } from '../../src/modules/wallet/oid4vc/offer-preview.service.js'
+import { describeOffer } from '../../src/modules/openid4vc/holder/offer-preview.service.js'
 
 type Metadata = Parameters<typeof describeOffer>[1]
 type Offer = Parameters<typeof describeOffer>[0]

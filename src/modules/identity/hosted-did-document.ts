@@ -2,7 +2,7 @@ import { bbsVerificationMethodFields } from '../../crypto/bbs/bbs-key-text.js'
 import { publicKeyToMultibase } from '../../crypto/did-key.js'
 import { p256PublicJwk } from '../../crypto/p256.js'
 import type { DidDocument, VerificationMethod } from '../did/did-document.js'
-import { IETF_BBS, type PublishedKey } from '../identity/signing-identities.js'
+import { IETF_BBS, type PublishedKey } from './signing-identities.js'
 
 const DID_V1 = 'https://www.w3.org/ns/did/v1'
 const MULTIKEY_V1 = 'https://w3id.org/security/multikey/v1'

@@ -183,3 +183,4 @@ function preview(attributes: Record<string, unknown>): Record<string, unknown> {
 
 /** For the presentation module, which approves only these: the ids the holder may use. */
 export { inWallet } from './wallet-credentials.repository.js'
+export type { WalletCredentialRow } from './wallet-credentials.repository.js'

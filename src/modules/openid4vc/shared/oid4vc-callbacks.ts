@@ -1,8 +1,8 @@
 import { createHash, createPublicKey, randomBytes, type KeyObject } from 'node:crypto'
 import { clientAuthenticationAnonymous, type CallbackContext, type Jwk, type JwtSigner } from '@openid4vc/oauth2'
 import * as jose from 'jose'
-import type { DidResolver } from '../did/did-resolver.js'
-import { jwsKeyFor } from '../did/jws-keys.js'
+import type { DidResolver } from '../../did/did-resolver.js'
+import { jwsKeyFor } from '../../did/jws-keys.js'
 
 /** How the service finds the private key behind a JWT signer or a JWE recipient key it announced. */
 export interface ServiceKeys {

@@ -45,7 +45,7 @@ export interface Oid4vpRefusedAttemptsTable {
   received_at: Date
 }
 
-declare module '../../db/database.js' {
+declare module '../../../db/database.js' {
   interface DB {
     oid4vp_requests: Oid4vpRequestsTable
     oid4vp_refused_attempts: Oid4vpRefusedAttemptsTable

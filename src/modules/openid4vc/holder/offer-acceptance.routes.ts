@@ -5,7 +5,7 @@ import { IdempotencyHeaders } from '../../idempotency/idempotency.schemas.js'
 import type { IdempotencyService } from '../../idempotency/idempotency.service.js'
 import { keyedRequest } from '../../idempotency/keyed-request.js'
 import { errorRefs } from '../../shared/route-helpers.js'
-import { WalletCredential, walletCredentialView } from '../wallet.schemas.js'
+import { WalletCredential, walletCredentialView } from '../../wallet/wallet.schemas.js'
 import type { AcceptanceOutcome, OfferAcceptanceService, PreparedAcceptance } from './offer-acceptance.service.js'
 
 const tags = ['Wallet']

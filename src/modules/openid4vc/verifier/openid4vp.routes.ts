@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { errorRefs } from '../shared/route-helpers.js'
+import { errorRefs } from '../../shared/route-helpers.js'
 import type { Openid4vpService } from './openid4vp.service.js'
-import { acceptFormBodies } from '../../plugins/form-body.js'
+import { acceptFormBodies } from '../../../plugins/form-body.js'
 
 const tags = ['OpenID4VP']
 const RequestId = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) })

@@ -1,6 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { errorRefs } from '../shared/route-helpers.js'
+import { errorRefs } from '../../shared/route-helpers.js'
 import { issuerContext, requestLike, type ContextDeps } from './oid4vci-context.js'
 import type { Oid4vciAuthorizeService } from './oid4vci-authorize.service.js'
 import type { Oid4vciCredentialService } from './oid4vci-credential.service.js'
@@ -9,7 +9,7 @@ import { NotAcceptableError, ResourceUnauthorized } from './oid4vci-errors.js'
 import type { Oid4vciOffers } from './oid4vci-offers.js'
 import type { Oid4vciTokenService } from './oid4vci-token.service.js'
 import { BATCH_SIZE } from './oid4vci-metadata.js'
-import { acceptFormBodies, ignoreBodies } from '../../plugins/form-body.js'
+import { acceptFormBodies, ignoreBodies } from '../../../plugins/form-body.js'
 
 const tags = ['OpenID4VCI']
 const WebId = Type.String({ pattern: '^[a-f0-9]{32}$' })

@@ -1,8 +1,8 @@
 import { authorizationCodeGrantIdentifier, Oauth2AuthorizationServer, PkceCodeChallengeMethod, preAuthorizedCodeGrantIdentifier, type AuthorizationServerMetadata } from '@openid4vc/oauth2'
 import { Openid4vciIssuer, Openid4vciVersion, type CredentialIssuerMetadata, type IssuerMetadataResult } from '@openid4vc/openid4vci'
-import { hostedIssuerUrl } from '../did/jwt-vc-issuer.js'
-import { vctFor } from '../credentials/formats/sd-jwt-vc/sd-jwt-vc-claims.js'
-import type { IssuerIdentityRow } from '../identity/signing-identities.js'
+import { hostedIssuerUrl } from '../../did/jwt-vc-issuer.js'
+import { vctFor } from '../../credentials/formats/sd-jwt-vc/sd-jwt-vc-claims.js'
+import type { IssuerIdentityRow } from '../../identity/signing-identities.js'
 
 /** The service's issuable formats served through OpenID4VCI, by their OID4VCI format identifier (Appendix A). */
 export const OID4VCI_FORMATS: Readonly<Record<string, string>> = { 'dc+sd-jwt': 'dc+sd-jwt', jwt_vc_json: 'jwt_vc_json', 'eddsa-rdfc-2022': 'ldp_vc' }

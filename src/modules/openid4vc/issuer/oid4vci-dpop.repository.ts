@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/database.js'
+import type { Executor } from '../../../db/database.js'
 import './oid4vci.table.js'
 
 /**

@@ -2,7 +2,7 @@ import { Oauth2ClientErrorResponseError, Oauth2Error, Oauth2ServerErrorResponseE
 import { Openid4vciError, Openid4vciRetrieveCredentialsError } from '@openid4vc/openid4vci'
 import { OpenId4VcBaseError } from '@openid4vc/utils'
 import { AppError, DependencyUnavailableError, UnprocessableError, ValidationError } from '../../../errors.js'
-import { firstLine } from '../../oid4vc/library-message.js'
+import { firstLine } from '../shared/library-message.js'
 
 /**
  * One step of the hosted wallet's exchange with another service, run by a protocol library. What

@@ -1,5 +1,5 @@
-import type { ReadCredential } from '../credentials/formats/credential-format.js'
-import type { VerificationOutcome } from '../presentation/presentation-verifier.js'
+import type { ReadCredential } from '../../credentials/formats/credential-format.js'
+import type { VerificationOutcome } from '../../presentation/presentation-verifier.js'
 
 /** What a credential subject of the spec's verification result always says (who issued what), beside its attributes. */
 const IDENTIFYING = ['credential_id', 'issuer', 'type']

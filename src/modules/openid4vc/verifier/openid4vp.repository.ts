@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Selectable } from 'kysely'
-import type { Executor } from '../../db/database.js'
-import { closeRequest, submissionCtes } from '../presentation/presentations.statements.js'
-import type { PresentationRow, SubmittedPresentation } from '../presentation/presentations.types.js'
+import type { Executor } from '../../../db/database.js'
+import { closeRequest, submissionCtes } from '../../presentation/presentations.statements.js'
+import type { PresentationRow, SubmittedPresentation } from '../../presentation/presentations.types.js'
 import type { Oid4vpRefusedAttemptsTable, Oid4vpRequestsTable } from './openid4vp.table.js'
 
 export type Oid4vpRequestRow = Selectable<Oid4vpRequestsTable>

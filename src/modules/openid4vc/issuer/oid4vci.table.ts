@@ -85,7 +85,7 @@ export interface Oid4vciDpopProofsTable {
 }
 
 // Joins the one DB interface (declaration merging) so Kysely types the tables.
-declare module '../../db/database.js' {
+declare module '../../../db/database.js' {
   interface DB {
     oid4vci_offers: Oid4vciOffersTable
     oid4vci_grants: Oid4vciGrantsTable

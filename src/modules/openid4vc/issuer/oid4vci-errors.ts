@@ -1,6 +1,6 @@
 import { Oauth2ResourceUnauthorizedError, Oauth2ServerErrorResponseError } from '@openid4vc/oauth2'
-import { AppError, UnauthenticatedError, ValidationError } from '../../errors.js'
-import { firstLine } from '../oid4vc/library-message.js'
+import { AppError, UnauthenticatedError, ValidationError } from '../../../errors.js'
+import { firstLine } from '../shared/library-message.js'
 
 /**
  * The error codes of RFC 6749 §5.2, RFC 6750 §3.1, RFC 9449 §7.1 and OpenID4VCI 1.0 §8.3.1.2,

@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Selectable } from 'kysely'
-import type { Executor } from '../../db/database.js'
-import type { OfferRow } from '../issuer/offers.types.js'
+import type { Executor } from '../../../db/database.js'
+import type { OfferRow } from '../../issuer/offers.types.js'
 import type { Oid4vciAuthorizationCodesTable, Oid4vciGrantsTable, Oid4vciOffersTable } from './oid4vci.table.js'
 import './oid4vci.table.js'
 

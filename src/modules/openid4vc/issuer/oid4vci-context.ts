@@ -1,11 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { AuthorizationServerMetadata, CallbackContext, JwtSignerDid, RequestLike } from '@openid4vc/oauth2'
 import type { CredentialIssuerMetadata, IssuerMetadataResult } from '@openid4vc/openid4vci'
-import { NotFoundError } from '../../errors.js'
-import type { DidResolver } from '../did/did-resolver.js'
-import type { IssuerIdentityRow, SigningIdentities } from '../identity/signing-identities.js'
-import type { IssuerService } from '../issuer/issuer.service.js'
-import { publicJwk, serviceCallbacks } from '../oid4vc/oid4vc-callbacks.js'
+import { NotFoundError } from '../../../errors.js'
+import type { DidResolver } from '../../did/did-resolver.js'
+import type { IssuerIdentityRow, SigningIdentities } from '../../identity/signing-identities.js'
+import type { IssuerService } from '../../issuer/issuer.service.js'
+import { publicJwk, serviceCallbacks } from '../shared/oid4vc-callbacks.js'
 import { authorizationServerMetadata, credentialIssuerMetadata, endpointsOf, issuerMetadataResult } from './oid4vci-metadata.js'
 
 /** Everything one request to a credential issuer (`/issuers/<web_id>`) needs. */

@@ -8,9 +8,9 @@ import { ConflictError, NotFoundError, UnprocessableError, ValidationError } fro
 import type { FormatRegistry } from '../../credentials/formats/format-registry.js'
 import type { DidResolver } from '../../did/did-resolver.js'
 import { claimIn, withClaim, type ClaimKey } from '../../idempotency/idempotency.service.js'
-import { serviceCallbacks } from '../../oid4vc/oid4vc-callbacks.js'
-import { recordActivity } from '../wallet-activity.js'
-import type { WalletCredentialService } from '../wallet-credentials.service.js'
+import { serviceCallbacks } from '../shared/oid4vc-callbacks.js'
+import { recordActivity } from '../../wallet/wallet-activity.js'
+import type { WalletCredentialService } from '../../wallet/wallet-credentials.service.js'
 import { chooseQueries, type CredentialSetAnswer, type SetChoices } from './credential-set-choice.js'
 import { dcqlCredentialOf } from './dcql-wallet-credentials.js'
 import { jwtVcDisclosure, sdJwtDisclosure, type ClaimPath, type Disclosure } from './disclosure.js'
@@ -20,7 +20,7 @@ import { assemble, sdJwtDraft, vpJwtDraft, type PresentationDraft } from './pres
 import * as sessions from './protocol-sessions.repository.js'
 import { protocolStep } from './protocol-step.js'
 import * as guards from './request-guards.js'
-import { firstLine } from '../../oid4vc/library-message.js'
+import { firstLine } from '../shared/library-message.js'
 
 const SESSION_TTL_MS = 5 * 60_000
 /** How many of the holder's credentials a query is matched against (newest first). */

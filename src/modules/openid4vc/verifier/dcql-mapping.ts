@@ -1,6 +1,6 @@
 import { DcqlPresentationResult, DcqlQuery, type DcqlCredentialPresentation } from 'dcql'
-import type { RequiredCredential, RequiredPredicate } from '../../db/database.js'
-import type { ReadCredential } from '../credentials/formats/credential-format.js'
+import type { RequiredCredential, RequiredPredicate } from '../../../db/database.js'
+import type { ReadCredential } from '../../credentials/formats/credential-format.js'
 
 /**
  * The type identifier of an SD-JWT VC of one schema (sd-jwt-vc-claims.ts `vctFor`: the service's Type Metadata URL);
