@@ -85,15 +85,8 @@ import { VcApiClientService } from './modules/vc-api/vc-api-clients.service.js'
 import { vcApiRoutes } from './modules/vc-api/vc-api.routes.js'
 import { VcApiService } from './modules/vc-api/vc-api.service.js'
 import { VC_API_SECURITY_SCHEME, vcApiSecurityScheme } from './modules/vc-api/vc-api-scopes.js'
-import { createFormatRegistry } from './modules/credentials/formats/format-registry.js'
-import { jwtVcJson } from './modules/credentials/formats/jwt-vc-json/jwt-vc-json.format.js'
-import { sdJwtVcFormat } from './modules/credentials/formats/sd-jwt-vc/sd-jwt-vc.format.js'
 import { schemaDocumentRoutes } from './modules/issuer/schema-documents.routes.js'
-import { vcJose } from './modules/credentials/formats/vc-jose/vc-jose.format.js'
-import { eddsaFormat } from './modules/credentials/formats/data-integrity/eddsa.format.js'
-import { dockBbsProofFormat } from './modules/credentials/formats/dock-bbs/dock-bbs-proof.format.js'
-import { bbs2023Format } from './modules/credentials/formats/bbs-2023/bbs-2023.format.js'
-import { Bbs2023Pool, type Bbs2023Engine } from './modules/credentials/formats/bbs-2023/bbs-2023-engine.js'
+import { Bbs2023Pool, registeredFormats, type Bbs2023Engine } from './modules/credentials/formats/registered-formats.js'
 import { schemaContextDocuments } from './modules/issuer/schema-context-documents.js'
 import { bbs2023DeriveRoutes } from './modules/presentation/bbs-2023-derive.routes.js'
 import { Bbs2023DeriveService } from './modules/presentation/bbs-2023-derive.service.js'
@@ -285,19 +278,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const publicBaseUrl = config.publicBaseUrl
   // JSON-LD documents the service answers itself, without HTTP: its schemas' contexts (Data Integrity formats).
   const localDocuments = schemaContextDocuments({ publicSchema: (id) => issuers.publicSchema(id) }, publicBaseUrl)
-  const dataIntegrity = { local: localDocuments, clock }
-  const bbs2023Credentials = bbs2023Format({ engine: bbs2023, local: localDocuments })
-  // The credential formats (docs/formats.md), the most specific first: Data Integrity documents
-  // (a proof of a named cryptosuite), typed JOSE formats, then the plain JWT-VC they would also match.
-  const formats = createFormatRegistry([
-    eddsaFormat('eddsa-rdfc-2022', dataIntegrity),
-    eddsaFormat('eddsa-jcs-2022', dataIntegrity),
-    bbs2023Credentials,
-    sdJwtVcFormat({ resolver, httpGet: deps.httpGet, publicBaseUrl: config.publicBaseUrl }),
-    vcJose,
-    jwtVcJson,
-    dockBbsProofFormat(createDerivedProofVerifier({ resolver, bbs, clock })),
-  ])
+  // The credential formats (docs/formats.md), registered in one place.
+  const formats = registeredFormats({ resolver, httpGet: deps.httpGet, publicBaseUrl, clock, local: localDocuments, bbs2023, derivedProofs: createDerivedProofVerifier({ resolver, bbs, clock }) })
   const validators = new AttributeValidators()
   // Chain anchoring (outbox + /api/blockchain, /api/blockchain-legacy): before the services that
   // enqueue through app.chainAnchor, and before the database-closing hook. Its step-up check
@@ -408,7 +390,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   })
   const callbacks = app.callbacks
   await app.register(anonymousProofRoutes, { prefix: '/api/wallet', proofs: new AnonymousProofService({ db, bbs, resolver, clock }) })
-  await app.register(bbs2023DeriveRoutes, { prefix: '/api/wallet', derivation: new Bbs2023DeriveService({ db, format: bbs2023Credentials, clock }) })
+  await app.register(bbs2023DeriveRoutes, { prefix: '/api/wallet', derivation: new Bbs2023DeriveService({ db, formats, clock }) })
   await app.register(walletPresentationRoutes, { prefix: '/api/wallet', holder: new HolderPresentationService({ db, clock, verifiers, callbacks }), verifiers, idempotency })
   const verifierPresentations = new VerifierPresentationService({
     db,

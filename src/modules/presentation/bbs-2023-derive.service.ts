@@ -1,7 +1,7 @@
 import type { Clock } from '../../adapters/clock.js'
 import type { Database } from '../../db/database.js'
 import { ConflictError, NotFoundError } from '../../errors.js'
-import type { Bbs2023Format } from '../credentials/formats/bbs-2023/bbs-2023.format.js'
+import { DEFAULT_FORMAT, type FormatRegistry } from '../credentials/formats/format-registry.js'
 import { findHeldCredential } from './anonymous-proof.repository.js'
 
 /**
@@ -11,15 +11,16 @@ import { findHeldCredential } from './anonymous-proof.repository.js'
  * and BBS proof run in the bbs-2023 worker pool.
  */
 export class Bbs2023DeriveService {
-  constructor(private readonly deps: { db: Database; format: Bbs2023Format; clock: Clock }) {}
+  constructor(private readonly deps: { db: Database; formats: FormatRegistry; clock: Clock }) {}
 
   async derive(holderDid: string, credentialId: string, pointers: string[]): Promise<Record<string, unknown>> {
     const row = await findHeldCredential(this.deps.db, holderDid, credentialId)
     if (!row) throw new NotFoundError('Credential not found in this wallet')
     if (row.withdrawn) throw new ConflictError('You withdrew this credential from use: it cannot be presented')
-    if (row.format !== this.deps.format.id) throw new ConflictError(`This credential is ${row.format ?? 'jwt_vc_json'}, not bbs-2023: only a bbs-2023 credential has a base proof to derive from`)
+    const format = this.deps.formats.deriving(row.format ?? DEFAULT_FORMAT)
+    if (!format) throw new ConflictError(`This credential is ${row.format ?? DEFAULT_FORMAT}, not ${this.deps.formats.derivingIds.join(' or ')}: only such a credential has a base proof to derive from`)
     if (row.status === 'revoked') throw new ConflictError('This credential has been revoked: no verifier would accept a proof of it')
     if (row.expiration_date !== null && new Date(row.expiration_date).getTime() <= this.deps.clock.now().getTime()) throw new ConflictError('This credential has expired')
-    return this.deps.format.derive(row.jwt, [...new Set(pointers)])
+    return format.derive(row.jwt, [...new Set(pointers)])
   }
 }

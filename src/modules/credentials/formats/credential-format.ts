@@ -48,6 +48,12 @@ export interface DocumentSecuringFormat<K extends FormatKeyType = SigningAlgorit
   secure(document: Record<string, unknown>, signer: SignerByKeyType[K], options: SecureOptions): Promise<IssuedForm>
 }
 
+/** A format whose holder derives what is presented from what was issued (bbs-2023's base proof). */
+export interface DerivingFormat extends CredentialFormat {
+  /** The holder's derived proof of an issued credential, disclosing its mandatory statements and `selectivePointers`. */
+  derive(credential: string, selectivePointers: string[]): Promise<Record<string, unknown>>
+}
+
 export interface SecureOptions {
   /** JSON Pointers a selective-disclosure format always discloses (bbs-2023 `mandatoryPointers`). */
   mandatoryPointers?: string[]

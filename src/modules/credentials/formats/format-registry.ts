@@ -1,10 +1,10 @@
 import { ValidationError } from '../../../errors.js'
 import type { FormatKeyType } from '../../identity/signing-identities.js'
-import type { AnyIssuableFormat, CredentialFormat, DocumentSecuringFormat } from './credential-format.js'
+import type { AnyIssuableFormat, CredentialFormat, DerivingFormat, DocumentSecuringFormat } from './credential-format.js'
 
 /**
  * The credential formats, registered in one place (docs/formats.md): a new format is one folder
- * under formats/ and one entry in the list `createFormatRegistry` is given in app.ts.
+ * under formats/ and one line in registered-formats.ts.
  */
 export interface FormatRegistry {
   /** The format an issuance names; 400 for one it cannot issue. */
@@ -18,6 +18,10 @@ export interface FormatRegistry {
   /** A format that secures caller-built documents (the W3C VC API's issue); undefined for others. */
   securing(id: string): DocumentSecuringFormat<FormatKeyType> | undefined
   readonly securingIds: readonly string[]
+  /** The format a holder derives presentations from (bbs-2023); undefined for others. */
+  deriving(id: string): DerivingFormat | undefined
+  /** The ids of the formats a holder derives from, for errors. */
+  readonly derivingIds: readonly string[]
 }
 
 export const DEFAULT_FORMAT = 'jwt_vc_json'
@@ -25,7 +29,10 @@ export const DEFAULT_FORMAT = 'jwt_vc_json'
 export function createFormatRegistry(formats: CredentialFormat[]): FormatRegistry {
   const issuable = new Map(formats.filter((f): f is AnyIssuableFormat => 'issue' in f).map((f) => [f.id, f]))
   const securing = new Map([...issuable].filter((e): e is [string, DocumentSecuringFormat<FormatKeyType>] => 'secure' in e[1]))
+  const deriving = new Map(formats.filter((f): f is DerivingFormat => 'derive' in f).map((f) => [f.id, f]))
   return {
+    derivingIds: [...deriving.keys()],
+    deriving: (id) => deriving.get(id),
     issuableIds: [...issuable.keys()],
     securingIds: [...securing.keys()],
     securing: (id) => securing.get(id),

@@ -1,0 +1,47 @@
+import type { Clock } from '../../../adapters/clock.js'
+import type { HttpGet } from '../../../adapters/http-out/guarded-fetch.js'
+import type { DidResolver } from '../../did/did-resolver.js'
+import { bbs2023Format } from './bbs-2023/bbs-2023.format.js'
+import type { Bbs2023Engine } from './bbs-2023/bbs-2023-engine.js'
+import { eddsaFormat } from './data-integrity/eddsa.format.js'
+import type { LocalDocuments } from './data-integrity/document-loader.js'
+import { dockBbsProofFormat, type DerivedProofVerifier } from './dock-bbs/dock-bbs-proof.format.js'
+import { createFormatRegistry, type FormatRegistry } from './format-registry.js'
+import { jwtVcJson } from './jwt-vc-json/jwt-vc-json.format.js'
+import { sdJwtVcFormat } from './sd-jwt-vc/sd-jwt-vc.format.js'
+import { vcJose } from './vc-jose/vc-jose.format.js'
+
+export { Bbs2023Pool, type Bbs2023Engine } from './bbs-2023/bbs-2023-engine.js'
+
+/** What the formats need from the rest of the service. */
+export interface FormatDeps {
+  resolver: DidResolver
+  httpGet: HttpGet
+  publicBaseUrl: string
+  clock: Clock
+  /** JSON-LD documents the service answers itself (its schemas' contexts). */
+  local: LocalDocuments
+  /** RDF canonicalization and IETF BBS off the event loop (bbs-2023). */
+  bbs2023: Bbs2023Engine
+  /** Checks a Dock BBS derived proof (presentation/derived-proof-verifier.ts). */
+  derivedProofs: DerivedProofVerifier
+}
+
+/**
+ * The one place the credential formats are registered (docs/formats.md): a new format is one
+ * folder under formats/ and one line here. The most specific first, since the first that
+ * recognizes an item reads it: Data Integrity documents (a proof of a named cryptosuite), typed
+ * JOSE formats, then the plain JWT-VC they would also match.
+ */
+export function registeredFormats(deps: FormatDeps): FormatRegistry {
+  const dataIntegrity = { local: deps.local, clock: deps.clock }
+  return createFormatRegistry([
+    eddsaFormat('eddsa-rdfc-2022', dataIntegrity),
+    eddsaFormat('eddsa-jcs-2022', dataIntegrity),
+    bbs2023Format({ engine: deps.bbs2023, local: deps.local }),
+    sdJwtVcFormat({ resolver: deps.resolver, httpGet: deps.httpGet, publicBaseUrl: deps.publicBaseUrl }),
+    vcJose,
+    jwtVcJson,
+    dockBbsProofFormat(deps.derivedProofs),
+  ])
+}
