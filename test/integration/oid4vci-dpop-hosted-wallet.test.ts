@@ -3,7 +3,7 @@
  * token request without a nonce is answered use_dpop_nonce, and the credential request, sent
  * after the nonce of the token response went stale, is answered 401 use_dpop_nonce; the wallet
  * retries each once with the DPoP-Nonce given and receives the credential. The issuer is a second
- * instance behind its own HTTPS front; both share a clock the test moves; the issuer's log shows its answers.
+ * instance behind its own HTTPS front; both share a clock the test moves, behind the machine's; the issuer's log shows its answers.
  */
 import assert from 'node:assert/strict'
 import { sign } from 'node:crypto'
@@ -26,7 +26,8 @@ describe('the hosted wallet and an issuer that requires DPoP nonces', () => {
   let foreignFront: HttpsFront
   let home: TestApp
   let foreign: TestApp
-  const clock = new ManualClock(new Date())
+  // Ten minutes behind the machine's time: every party must date what it signs by the service's clock, not the machine's.
+  const clock = new ManualClock(new Date(Date.now() - 10 * 60_000))
   const logged: string[] = []
   const issuer = new IssuerActor()
   const holder = new DidClient()

@@ -234,16 +234,20 @@ export class OfferAcceptanceService {
   }
 
   private callbacks(dpopPrivate?: Jwk) {
-    return {
-      ...serviceCallbacks({
-        resolver: this.deps.resolver,
-        keys: {
-          signingKey: async () => {
-            if (!dpopPrivate) throw new Error('no DPoP key in this exchange')
-            return createPrivateKey({ key: dpopPrivate as JsonWebKey, format: 'jwk' })
-          },
+    const callbacks = serviceCallbacks({
+      resolver: this.deps.resolver,
+      keys: {
+        signingKey: async () => {
+          if (!dpopPrivate) throw new Error('no DPoP key in this exchange')
+          return createPrivateKey({ key: dpopPrivate as JsonWebKey, format: 'jwk' })
         },
-      }),
+      },
+    })
+    return {
+      ...callbacks,
+      // The library dates DPoP proofs (RFC 9449 §4.2 `iat`) by the machine's time; the service's clock is the one its checks use.
+      signJwt: (signer: Parameters<typeof callbacks.signJwt>[0], jwt: Parameters<typeof callbacks.signJwt>[1]) =>
+        callbacks.signJwt(signer, jwt.header.typ === 'dpop+jwt' ? { ...jwt, payload: { ...jwt.payload, iat: Math.floor(this.deps.clock.now().getTime() / 1000) } } : jwt),
       fetch: this.deps.fetch,
     }
   }
