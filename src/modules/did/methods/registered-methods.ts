@@ -7,7 +7,9 @@ import { didJwkMethod } from './did-jwk-method.js'
 import { didKeyMethod } from './did-key-method.js'
 import { didWebMethod } from './did-web-method.js'
 
+// What the service's own identities are made with: its hosted did:webs and generated did:keys.
 export { ed25519DidKey } from './did-key-method.js'
+export { didWebForUrl } from './did-web-method.js'
 
 /** Methods resolved elsewhere whose DIDs carry or resolve their own keys (never registrable here). */
 const RESOLVED_ELSEWHERE = ['peer', 'pkh', 'ethr', 'ion', 'plc', 'webvh', 'cheqd', 'sov', 'indy']
