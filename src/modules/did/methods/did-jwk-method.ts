@@ -37,3 +37,8 @@ export const didJwkMethod: DidMethod = {
     },
   }),
 }
+
+/** The did:jwk of a public JWK (did-jwk spec §2.1 "Create"): the base64url of its JSON. */
+export function didJwkFor(jwk: object): string {
+  return `did:jwk:${Buffer.from(JSON.stringify(jwk)).toString('base64url')}`
+}

@@ -7,7 +7,8 @@ import { didJwkMethod } from './did-jwk-method.js'
 import { didKeyMethod } from './did-key-method.js'
 import { didWebMethod } from './did-web-method.js'
 
-// What the service's own identities are made with: its hosted did:webs and generated did:keys.
+// What the service's own identities and holders' key DIDs are made with.
+export { didJwkFor } from './did-jwk-method.js'
 export { ed25519DidKey } from './did-key-method.js'
 export { didWebForUrl } from './did-web-method.js'
 
