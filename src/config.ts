@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url'
 import Ajv, { type ErrorObject } from 'ajv'
 import type { TSchema } from '@sinclair/typebox'
 import { EnvSchema, URL_FORMATS, type Env } from './config-schema.js'
+import { didMethods } from './modules/did/methods/registered-methods.js'
 
 /**
  * The only reader of process.env. Every variable is converted from text to the type its schema
@@ -134,7 +135,6 @@ type Schema = TSchema & { type?: string; minimum?: number; maximum?: number; ite
 
 /** Beside src/ (or dist/ once compiled): the console package's build output in this checkout. */
 const DEFAULT_CONSOLE_DIR = fileURLToPath(new URL('../packages/console/dist', import.meta.url))
-const SELF_CERTIFYING_OR_RESOLVED = ['key', 'jwk', 'web', 'peer', 'pkh', 'ethr', 'ion', 'plc', 'webvh', 'cheqd', 'sov', 'indy']
 /** Variables whose bounds follow another variable's value (config-schema.ts holds the widest). */
 const DEPENDENT_BOUNDS = new Set(['EVIDENCE_MAX_BYTES', 'CALLBACK_LEASE_MS'])
 const TRUE_WORDS = ['1', 'true', 'yes', 'on']
@@ -191,7 +191,7 @@ export function loadConfig(env: EnvText = process.env): Config {
     problems.push('MASTER_KEY is required with DATABASE_URL: every instance on one database must share it')
   }
   for (const method of e.REGISTRABLE_DID_METHODS) {
-    if (SELF_CERTIFYING_OR_RESOLVED.includes(method)) problems.push(`REGISTRABLE_DID_METHODS: did:${method} DIDs carry or resolve their own keys and cannot be registered`)
+    if (didMethods.carriesOrResolvesOwnKeys(method)) problems.push(`REGISTRABLE_DID_METHODS: did:${method} DIDs carry or resolve their own keys and cannot be registered`)
   }
   // Evidence is stored sealed (JSON, base64url): about 4/3 of the file, within the content store's limit.
   const evidenceRoom = Math.max(1024, Math.floor(((e.CONTENT_MAX_BYTES - 4096) * 3) / 4))

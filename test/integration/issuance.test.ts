@@ -13,7 +13,7 @@ import { DidClient } from '../helpers/did-client.js'
 import { holderKemPair, openAsHolder } from '../helpers/hpke-holder.js'
 import { callAs, DEGREE_SCHEMA, IssuerActor } from '../helpers/issuer-setup.js'
 import { createTestApp, type TestApp } from '../helpers/test-app.js'
-import { didWebUrl } from '../../src/modules/did/did-web.js'
+import { didWebUrl } from '../../src/modules/did/methods/did-web-method.js'
 
 // Decoded JSON from the wire, read field by field in assertions.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -18,7 +18,8 @@ import {
   encodeDidKey,
   publicKeyToMultibase,
 } from '../../src/crypto/did-key.js'
-import { buildDidKeyDocument, buildRegisteredDidDocument, type DidDocument } from '../../src/modules/did/did-document.js'
+import { buildRegisteredDidDocument, type DidDocument } from '../../src/modules/did/did-document.js'
+import { buildDidKeyDocument } from '../../src/modules/did/methods/did-key-method.js'
 import { ed25519AuthenticationKeys } from '../../src/modules/did/verification-keys.js'
 import { ValidationError } from '../../src/errors.js'
 

@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { encodeDidKey } from '../../crypto/did-key.js'
 import { generateEd25519 } from '../../crypto/ed25519.js'
 import { toBase64Url } from '../../crypto/encoding.js'
-import { buildDidKeyDocument } from '../did/did-document.js'
+import { ed25519DidKey } from '../did/methods/registered-methods.js'
 import type { AdminService } from './admin.service.js'
 import { Did } from '../auth/auth.schemas.js'
 import { IdempotencyHeaders } from '../idempotency/idempotency.schemas.js'
@@ -33,8 +32,8 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ admin: AdminService; idemp
     },
   }, async () => {
     const pair = generateEd25519()
-    const did = encodeDidKey('ed25519', pair.publicKey)
-    return { success: true, did, public_key: did.slice('did:key:'.length), private_key: toBase64Url(pair.privateKey), did_document: buildDidKeyDocument(did) as Record<string, unknown> }
+    const { did, publicKeyMultibase, document } = ed25519DidKey(pair.publicKey)
+    return { success: true, did, public_key: publicKeyMultibase, private_key: toBase64Url(pair.privateKey), did_document: document as Record<string, unknown> }
   })
 
   app.get('/keys', {

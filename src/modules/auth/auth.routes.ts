@@ -4,9 +4,8 @@ import type { FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { ed25519FromSeed, generateEd25519 } from '../../crypto/ed25519.js'
 import { decodeBase64Any, toBase64, toBase64Url } from '../../crypto/encoding.js'
-import { encodeDidKey } from '../../crypto/did-key.js'
 import { AppError, UnsupportedMediaTypeError, ValidationError } from '../../errors.js'
-import { buildDidKeyDocument } from '../did/did-document.js'
+import { ed25519DidKey } from '../did/methods/registered-methods.js'
 import type { SeedRow, WalletRow } from './wallets.repository.js'
 import type { UserRow, UserSummary } from './users.repository.js'
 import type { AuthService, Session } from './auth.service.js'
@@ -194,14 +193,14 @@ function generateDid(body: { private_key?: string; public_key?: string }) {
     privateKey = toBase64Url(pair.privateKey)
     message = 'New Ed25519 key pair generated; the server kept no copy of the private key'
   }
-  const did = encodeDidKey('ed25519', publicKey)
+  const { did, publicKeyMultibase, document } = ed25519DidKey(publicKey)
   return {
     success: true,
     message,
     did,
-    public_key: did.slice('did:key:'.length),
+    public_key: publicKeyMultibase,
     public_key_base64: toBase64(publicKey),
     ...(privateKey ? { private_key: privateKey } : {}),
-    did_document: buildDidKeyDocument(did) as Record<string, unknown>,
+    did_document: document as Record<string, unknown>,
   }
 }

@@ -1,11 +1,11 @@
 import type { KeyObject } from 'node:crypto'
-import { decodeDidKey } from '../../crypto/did-key.js'
 import { ed25519PublicKeyObject } from '../../crypto/ed25519.js'
 import type { Executor } from '../../db/database.js'
-import { AppError, UnauthenticatedError, ValidationError } from '../../errors.js'
+import { AppError, UnauthenticatedError } from '../../errors.js'
 import { didMethod } from '../did/did-normalize.js'
 import type { DidResolver } from '../did/did-resolver.js'
-import { ed25519AuthenticationKeys } from '../did/verification-keys.js'
+import type { DidMethodSignIn } from '../did/methods/did-method.js'
+import { didMethods } from '../did/methods/registered-methods.js'
 import { decodePublicKeyText, ed25519Multibase } from './public-key-text.js'
 import { findUser } from './users.repository.js'
 
@@ -20,19 +20,21 @@ export interface SignerKey {
 /** The keys allowed to sign in as a DID, and how its user row is created. */
 export interface SignerKeys {
   keys: SignerKey[]
-  origin: 'did-key' | 'did-web' | 'registered'
+  /** `registered`, or the sign-in origin of the DID's method (DidMethodSignIn.origin). */
+  origin: string
 }
 
-const DID_KEY_CACHE_SIZE = 10_000
+const SELF_CERTIFYING_CACHE_SIZE = 10_000
 
 /**
- * did:key carries its key; a DID registered here has the key it registered with; did:web is
- * resolved (its `authentication` keys). Anything else is unknown until registered.
- * A did:key's key is a pure function of the DID, so decoding it (point validation and the
- * KeyObject import cost more than the signature check's setup) is memoised, bounded.
+ * A DID registered here has the key it registered with; otherwise its method says which keys
+ * sign in (DidMethodSignIn: a did:key its own, a did:web its document's `authentication` keys).
+ * Anything else is unknown until registered. A self-certifying DID signs in with its method's
+ * keys before any lookup, and those keys are a pure function of the DID, so they are memoised,
+ * bounded (point validation and the KeyObject import cost more than the signature check's setup).
  */
 export class SignerKeyResolver {
-  private readonly didKeys = new Map<string, SignerKey>()
+  private readonly selfCertified = new Map<string, SignerKey[]>()
 
   constructor(
     private readonly db: Executor,
@@ -40,20 +42,21 @@ export class SignerKeyResolver {
   ) {}
 
   async keysFor(did: string): Promise<SignerKeys> {
-    const method = didMethod(did)
-    if (method === 'key') return { keys: [this.didKey(did)], origin: 'did-key' }
+    const method = didMethods.get(didMethod(did))
+    if (method?.selfCertifying && method.signIn) return { keys: await this.selfCertifiedKeys(did, method.signIn), origin: method.signIn.origin }
     const user = await findUser(this.db, did)
     if (user?.origin === 'registered') return { keys: [toSignerKey(decodePublicKeyText(user.public_key))], origin: 'registered' }
-    if (method === 'web') {
-      const didDocument = await this.resolveForLogin(did)
-      const keys = ed25519AuthenticationKeys(didDocument)
-      if (keys.length === 0) throw new UnauthenticatedError('The DID document has no Ed25519 authentication key')
-      return { keys: keys.map(toSignerKey), origin: 'did-web' }
-    }
+    if (method?.signIn) return { keys: await this.methodKeys(did, method.signIn), origin: method.signIn.origin }
     throw new UnauthenticatedError('Unknown DID: register it first (POST /api/auth/register)')
   }
 
-  /** A did:web that does not resolve to a usable document is an authentication failure (401); a host that is down stays 503. */
+  private async methodKeys(did: string, signIn: DidMethodSignIn): Promise<SignerKey[]> {
+    const keys = await signIn.keys(did, () => this.resolveForLogin(did))
+    if (keys.length === 0) throw new UnauthenticatedError('The DID document has no Ed25519 authentication key')
+    return keys.map(toSignerKey)
+  }
+
+  /** A DID document that cannot be resolved to a usable one is an authentication failure (401); a host that is down stays 503. */
   private async resolveForLogin(did: string) {
     try {
       return (await this.resolver.resolve(did)).didDocument
@@ -65,17 +68,13 @@ export class SignerKeyResolver {
     }
   }
 
-  private didKey(did: string): SignerKey {
-    const cached = this.didKeys.get(did)
+  private async selfCertifiedKeys(did: string, signIn: DidMethodSignIn): Promise<SignerKey[]> {
+    const cached = this.selfCertified.get(did)
     if (cached) return cached
-    const decoded = decodeDidKey(did)
-    if (decoded.codec !== 'ed25519') {
-      throw new ValidationError(`did:key with a ${decoded.codec} key cannot sign in: Ed25519 keys only`)
-    }
-    const key = toSignerKey(decoded.publicKey)
-    if (this.didKeys.size >= DID_KEY_CACHE_SIZE) this.didKeys.delete(this.didKeys.keys().next().value!)
-    this.didKeys.set(did, key)
-    return key
+    const keys = await this.methodKeys(did, signIn)
+    if (this.selfCertified.size >= SELF_CERTIFYING_CACHE_SIZE) this.selfCertified.delete(this.selfCertified.keys().next().value!)
+    this.selfCertified.set(did, keys)
+    return keys
   }
 }
 

@@ -3,7 +3,7 @@
  * lookups and ownership checks compare like with like.
  */
 import { ValidationError } from '../../errors.js'
-import { parseDidWeb } from './did-web.js'
+import { didMethods } from './methods/registered-methods.js'
 
 /**
  * W3C DID Core §3.1 ABNF:
@@ -21,20 +21,14 @@ const MAX_DID_LENGTH = 2048
 const ENCODED_DID = /^did(?::[a-z0-9]+)?%(?:25)*3a/i
 
 /**
- * Checks a method adds to DID Core's syntax. did:web's id must name one URL (its `%3A` port is
- * the only percent-encoding it has); a method without an entry allows no percent-encoding at all:
- * none this service resolves uses it, so a `%` there is an encoding left on from a URL.
- */
-const METHOD_SYNTAX: Readonly<Record<string, (did: string) => void>> = {
-  web: (did) => void parseDidWeb(did),
-}
-
-/**
  * Returns the DID in canonical form, or throws ValidationError:
  * - trims whitespace;
  * - drops the DID URL parts after the DID (path, query, fragment; DID Core §3.2);
  * - lower-cases the scheme and method name (method-specific ids are case-sensitive: a did:key
- *   is base58, so it is kept as is).
+ *   is base58, so it is kept as is);
+ * - applies the checks its method adds to DID Core's syntax (DidMethod.checkSyntax); a method
+ *   without them, or one not registered, allows no percent-encoding at all: a `%` there is an
+ *   encoding left on from a URL.
  * Nothing is percent-decoded here: a DID from a URL path was decoded once, by
  * didFromPathSegment, and one still encoded (`did%3Akey%3A...`, `%25`) was encoded twice.
  */
@@ -58,8 +52,8 @@ export function normalizeDid(input: string): string {
       `Malformed DID "${preview(input)}": expected did:<method>:<method-specific-id> (W3C DID Core §3.1)`,
     )
   }
-  const methodSyntax = METHOD_SYNTAX[syntax[1]!]
-  if (methodSyntax) methodSyntax(did)
+  const method = didMethods.get(syntax[1]!)
+  if (method?.checkSyntax) method.checkSyntax(did)
   else if (did.includes('%')) {
     throw new ValidationError(`DID "${preview(input)}" has percent-encoding, which did:${syntax[1]} identifiers do not use`)
   }
@@ -68,9 +62,9 @@ export function normalizeDid(input: string): string {
 
 /**
  * A DID from one URL path segment, percent-decoded exactly once (RFC 3986 §2.4). A segment that
- * keeps its colons holds the DID as is (`did:web:example.com%3A8443`): its `%3A` is did:web's
- * port (an encoder that leaves `:` alone never writes `%3A`), so only its other escapes are
- * decoded. A segment without colons is the whole DID encoded (`did%3Aweb%3Aexample.com%253A8443`).
+ * keeps its colons holds the DID as is (`did:web:example.com%3A8443`): its `%3A` is part of the
+ * method-specific id (an encoder that leaves `:` alone never writes `%3A`), so only its other
+ * escapes are decoded. A segment without colons is the whole DID encoded (`did%3Aweb%3Aexample.com%253A8443`).
  */
 export function didFromPathSegment(segment: string): string {
   const raw = segment.includes(':') ? segment.replace(/%3A/gi, (colon) => `%25${colon.slice(1)}`) : segment

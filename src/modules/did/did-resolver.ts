@@ -1,17 +1,15 @@
 /**
- * DID resolution (W3C DID Resolution: document plus resolution and document metadata) through a
- * registry of method resolvers (methods/): the service's own hosted DIDs first, then DIDs
- * registered here, then did:key, did:jwk and did:web by method. A new method is one resolver
- * in methods/ and one line in `createDidResolver`.
+ * DID resolution (W3C DID Resolution: document plus resolution and document metadata) through the
+ * method registry (methods/registered-methods.ts): the service's own hosted DIDs first, then DIDs
+ * registered here, then the DID's method's resolver. A self-certifying method's document is
+ * computed from the DID, so nothing local stands in for it.
  */
 import type { HttpGet } from '../../adapters/http-out/guarded-fetch.js'
 import { ValidationError } from '../../errors.js'
 import type { DidDocument } from './did-document.js'
 import { didMethod, normalizeDid } from './did-normalize.js'
-import { didJwkResolver } from './methods/did-jwk-method.js'
-import { didKeyResolver } from './methods/did-key-method.js'
-import type { DidMethodResolver, ResolutionOptions } from './methods/did-method.js'
-import { didWebResolver } from './methods/did-web-method.js'
+import type { DidMethod, DidMethodDeps, DidMethodResolver, ResolutionOptions } from './methods/did-method.js'
+import { didMethods } from './methods/registered-methods.js'
 
 export type { ResolutionOptions } from './methods/did-method.js'
 
@@ -36,41 +34,47 @@ export interface DidResolverOptions {
   allowHttp?: boolean
   /** DIDs registered with this service, of any method; undefined when unknown. */
   lookupLocal: (did: string) => Promise<DidDocument | undefined>
-  /** did:webs this service hosts (issuers' signing DIDs, its own), answered without a fetch. */
+  /** DIDs this service hosts (issuers' signing DIDs, its own), answered without a fetch; undefined for any other. */
   hosted?: (did: string, fresh: boolean) => Promise<DidDocument | undefined>
   legacyAssertionMethod?: (kid: string) => Promise<Record<string, unknown> | undefined>
   now?: () => number
-  /** did:web documents are cached this long (default 60 s): a login must not cost a fetch. */
+  /** Fetched documents are cached this long (default 60 s): a login must not cost a fetch. */
   cacheTtlMs?: number
   cacheMaxEntries?: number
 }
 
 export function createDidResolver(options: DidResolverOptions): DidResolver {
-  const now = options.now ?? Date.now
-  const maxEntries = options.cacheMaxEntries ?? 1000
-  const first: DidMethodResolver[] = [
-    { name: 'hosted here', methods: ['web'], resolve: (did, o) => options.hosted?.(did, o.fresh === true) ?? Promise.resolve(undefined) },
-    { name: 'registered here', methods: ['*'], resolve: (did) => options.lookupLocal(did) },
+  const deps: DidMethodDeps = {
+    httpGet: options.httpGet,
+    allowHttp: options.allowHttp ?? false,
+    now: options.now ?? Date.now,
+    cacheTtlMs: options.cacheTtlMs ?? 60_000,
+    cacheMaxEntries: options.cacheMaxEntries ?? 1000,
+  }
+  // The service's own hosted DIDs, then DIDs registered here.
+  const local: DidMethodResolver[] = [
+    { resolve: (did, o) => options.hosted?.(did, o.fresh === true) ?? Promise.resolve(undefined) },
+    { resolve: (did) => options.lookupLocal(did) },
   ]
-  const byMethod: DidMethodResolver[] = [
-    didKeyResolver(maxEntries),
-    didJwkResolver(),
-    didWebResolver({ httpGet: options.httpGet, allowHttp: options.allowHttp ?? false, now, ttlMs: options.cacheTtlMs ?? 60_000, maxEntries }),
-  ]
-  const supported = byMethod.flatMap((r) => r.methods.map((m) => `did:${m}`)).join(', ')
+  // Each method's resolver is built on its first DID and keeps its caches for this resolver's life.
+  const built = new Map<DidMethod, DidMethodResolver>()
+  const resolverOf = (method: DidMethod): DidMethodResolver => {
+    let resolver = built.get(method)
+    if (!resolver) built.set(method, (resolver = method.resolver(deps)))
+    return resolver
+  }
 
   return {
     async resolve(input, resolution = {}) {
       const did = normalizeDid(input)
-      const method = didMethod(did)
-      // did:key and did:jwk are computed from the DID: nothing local can stand in for them.
-      const computed = method === 'key' || method === 'jwk'
-      for (const resolver of [...(computed ? [] : first), ...byMethod]) {
-        if (!resolver.methods.includes(method) && !resolver.methods.includes('*')) continue
+      const name = didMethod(did)
+      const method = didMethods.get(name)
+      for (const resolver of [...(method?.selfCertifying ? [] : local), ...(method ? [resolverOf(method)] : [])]) {
         const doc = await resolver.resolve(did, resolution)
         if (doc) return result(doc)
       }
-      throw new ValidationError(`DID method "${method}" is not supported: ${supported} and DIDs registered with this service resolve`)
+      const supported = didMethods.all().map((m) => `did:${m.name}`).join(', ')
+      throw new ValidationError(`DID method "${name}" is not supported: ${supported} and DIDs registered with this service resolve`)
     },
     legacyAssertionMethod: (kid) => options.legacyAssertionMethod?.(kid) ?? Promise.resolve(undefined),
   }

@@ -9,7 +9,7 @@ import type { HttpGet } from '../../adapters/http-out/guarded-fetch.js'
 import { jwsAlgorithmFor } from '../../crypto/jws.js'
 import type { DidDocument } from './did-document.js'
 import type { DidResolver } from './did-resolver.js'
-import { didWebForUrl } from './did-web.js'
+import { didWebForUrl } from './methods/registered-methods.js'
 import { jwsKeyFor, jwsKeyOfMethod, type JwsKey } from './jws-keys.js'
 import { methodsFor } from './verification-keys.js'
 

@@ -7,7 +7,7 @@ import { jwsAlgorithmFor, type JwsAlgorithm } from '../../crypto/jws.js'
 import { generateP256 } from '../../crypto/p256.js'
 import type { Database, SigningMethod } from '../../db/database.js'
 import type { KeyStore, SigningAlgorithm } from '../keys/key-store.js'
-import { didWebForUrl } from '../did/did-web.js'
+import { didWebForUrl } from '../did/methods/registered-methods.js'
 import { hostedDidForIssuerUrl, hostedIssuerUrl } from '../did/jwt-vc-issuer.js'
 import * as repo from './signing-dids.repository.js'
 

@@ -1,18 +1,18 @@
 import { ValidationError } from '../../../errors.js'
 import type { DidDocument } from '../did-document.js'
-import type { DidMethodResolver } from './did-method.js'
+import type { DidMethod } from './did-method.js'
 
 const JWK_KEY_TYPES = new Set(['OKP', 'EC', 'RSA'])
 
 /**
  * did:jwk (did-jwk spec §2.3 "Read"): the method-specific id is the base64url of a public JWK;
  * the document has that one key as `#0`, for signing and authentication unless `use` is `enc`
- * (then key agreement only).
+ * (then key agreement only). It does not sign in to this service.
  */
-export function didJwkResolver(): DidMethodResolver {
-  return {
-    name: 'did:jwk',
-    methods: ['jwk'],
+export const didJwkMethod: DidMethod = {
+  name: 'jwk',
+  selfCertifying: true,
+  resolver: () => ({
     async resolve(did) {
       let jwk: unknown
       try {
@@ -35,5 +35,10 @@ export function didJwkResolver(): DidMethodResolver {
       if (use !== 'enc') Object.assign(doc, { assertionMethod: [id], authentication: [id], capabilityInvocation: [id], capabilityDelegation: [id] })
       return doc
     },
-  }
+  }),
+}
+
+/** The did:jwk of a public JWK (did-jwk spec §2.1 "Create"): the base64url of its JSON. */
+export function didJwkFor(jwk: object): string {
+  return `did:jwk:${Buffer.from(JSON.stringify(jwk)).toString('base64url')}`
 }

@@ -1,10 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { decodeJwt, Oauth2ResourceServer, type Jwk, type JwtSignerWithJwk, type RequestLike } from '@openid4vc/oauth2'
 import { Openid4vciIssuer } from '@openid4vc/openid4vci'
-import * as jose from 'jose'
 import type { Clock } from '../../../adapters/clock.js'
 import type { Database } from '../../../db/database.js'
 import { AppError } from '../../../errors.js'
+import { didJwkFor } from '../../did/methods/registered-methods.js'
 import type { IssuanceService, IssueGuard, IssueOptions } from '../../issuer/issuance.service.js'
 import type { IssuedCredentialsService } from '../../issuer/issued-credentials.service.js'
 import type { OfferService } from '../../issuer/offers.service.js'
@@ -338,7 +338,7 @@ function sharedNonce(proofs: string[]): string {
 function holderOf(signer: JwtSignerWithJwk): Holder {
   if (signer.method === 'did') return { did: signer.didUrl.split('#')[0]!, jwk: signer.publicJwk }
   const { kid: _kid, alg: _alg, use: _use, key_ops: _ops, ...jwk } = signer.publicJwk
-  return { did: `did:jwk:${jose.base64url.encode(JSON.stringify(jwk))}`, jwk }
+  return { did: didJwkFor(jwk), jwk }
 }
 
 /** A JSON credential (Data Integrity) is answered as an object, a JOSE one as its compact string. */

@@ -11,6 +11,7 @@ import { findCredentialOwner } from '../../credentials/credentials.service.js'
 import type { ReadCredential } from '../../credentials/formats/credential-format.js'
 import type { FormatRegistry } from '../../credentials/formats/format-registry.js'
 import type { DidResolver } from '../../did/did-resolver.js'
+import { didJwkFor } from '../../did/methods/registered-methods.js'
 import type { HostedDids } from '../../identity/hosted-dids.service.js'
 import type { KeyStore } from '../../keys/key-store.js'
 import { publicJwk, serviceCallbacks, type ServiceKeys } from '../shared/oid4vc-callbacks.js'
@@ -407,7 +408,7 @@ export class Openid4vpService {
     for (const item of items) {
       const cnf = typeof item === 'string' ? decodeCompactJws(item.split('~')[0]!)?.payload.cnf : undefined
       const jwk = cnf && typeof cnf === 'object' ? (cnf as { jwk?: unknown }).jwk : undefined
-      if (jwk && typeof jwk === 'object') return { did: `did:jwk:${jose.base64url.encode(JSON.stringify(jwk))}`, bound: false }
+      if (jwk && typeof jwk === 'object') return { did: didJwkFor(jwk), bound: false }
     }
     throw oauthError('invalid_request', 'vp_token names no holder: no VP-JWT and no credential bound to a key')
   }

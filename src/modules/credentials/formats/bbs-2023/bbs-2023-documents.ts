@@ -58,8 +58,9 @@ function collectContexts(value: unknown, urls: Set<string>): void {
  */
 export async function verificationMethodDocuments(resolver: DidResolver, id: string): Promise<{ did: string; documents: Documents } | undefined> {
   const did = id.split('#')[0]!
-  // did:key documents default to the key type's legacy suite (Bls12381G2Key2020); bbs-2023 reads Multikeys.
-  const { didDocument } = await resolver.resolve(did, did.startsWith('did:key:') ? { publicKeyFormat: 'Multikey' } : {})
+  // did:key documents default to the key type's legacy suite (Bls12381G2Key2020); bbs-2023 reads
+  // Multikeys. Methods that do not compute their document ignore the option.
+  const { didDocument } = await resolver.resolve(did, { publicKeyFormat: 'Multikey' })
   const method = verificationMethodFor(didDocument, id, 'assertionMethod')
   if (!method || method.type !== 'Multikey' || typeof method.publicKeyMultibase !== 'string') return undefined
   const multikey = { id, type: 'Multikey', controller: did, publicKeyMultibase: method.publicKeyMultibase }

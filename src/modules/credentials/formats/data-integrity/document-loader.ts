@@ -90,8 +90,8 @@ export function didDocuments(resolver: Pick<DidResolver, 'resolve'>): LocalDocum
     const did = hash === -1 ? url : url.slice(0, hash)
     let doc: DidDocument
     try {
-      const options = did.startsWith('did:key:') ? { publicKeyFormat: 'Multikey' } : {}
-      doc = (await resolver.resolve(did, options)).didDocument
+      // A method that computes its document (did:key) gives it in Multikey form; others ignore the option.
+      doc = (await resolver.resolve(did, { publicKeyFormat: 'Multikey' })).didDocument
     } catch (error) {
       throw new DocumentRefused(`the DID ${did} does not resolve: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
     }
