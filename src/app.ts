@@ -289,14 +289,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const issuers = new IssuerService({ db, content: deps.content, auth, identities, clock, stepUpTtlSeconds: config.stepUpTtlSeconds, anchor })
   const vcApiClients = new VcApiClientService({ db, issuers, clock, publicBaseUrl: config.publicBaseUrl, securingFormats: formats.securingIds })
   const templates = new TemplateService({ db, issuers, validators, clock, formats })
-  // The JSON-LD form of status lists is secured with eddsa-rdfc-2022 (Bitstring Status List §2.2).
-  const rdfc = formats.securing('eddsa-rdfc-2022')!
-  const statusLists = new StatusListService({ db, identities, clock, publicBaseUrl, secureLd: async (doc, signer) => (await rdfc.secure(doc, signer, {})).document })
+  const statusLists = new StatusListService({ db, identities, clock, publicBaseUrl, listFormats: { jwt: formats.statusListFormat('jwt'), ld: formats.statusListFormat('ld') } })
   const holderKeys = new HolderKemKeys({ db, keys, clock })
   const issuance = new IssuanceService({ db, content: deps.content, issuers, validators, identities, formats, bbs, sealer, holderKeys, statusLists, clock, publicBaseUrl, anchor })
   const issued = new IssuedCredentialsService({ db, issuers, clock, publicBaseUrl, anchor })
   // OpenID4VCI (docs/openid4vci.md): each issuer profile is a credential issuer; its offers are published there too.
-  const oid4vciContext = { identities, issuers, resolver, publicBaseUrl, contexts: new IssuerContextCache(() => performance.now()) }
+  const oid4vciContext = { identities, issuers, formats, resolver, publicBaseUrl, contexts: new IssuerContextCache(() => performance.now()) }
   const oid4vciOffers = new Oid4vciOffers({ ...oid4vciContext, db, clock, codeKey: deriveKey(deps.masterKey, 'oid4vci-pre-authorized-code-v1'), offers: (): OfferService => offers })
   const offers = new OfferService({ db, issuers, validators, clock, publicBaseUrl, formats, publication: oid4vciOffers })
   const requests = new CredentialRequestService({ db, auth, issuance, validators, clock, formats })
@@ -335,7 +333,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   })
   await app.register(consentRoutes, { prefix: '/api/wallet', consents, idempotency })
   const verifiers = new VerifierService({ db, clock, publicBaseUrl })
-  const statusChecker = new StatusChecker({ db, publicBaseUrl, httpGet: deps.httpGet, resolver, issuerOf: (did) => identities.issuerOf(did), now: () => clock.now(), skewSeconds: config.clockSkewSeconds })
+  const statusChecker = new StatusChecker({ db, publicBaseUrl, httpGet: deps.httpGet, resolver, formats, issuerOf: (did) => identities.issuerOf(did), now: () => clock.now(), skewSeconds: config.clockSkewSeconds })
   const presentationVerifier = new PresentationVerifier({ resolver, status: statusChecker, clock, formats, skewSeconds: config.clockSkewSeconds, issuerOf: (did) => identities.issuerOf(did), local: localDocuments })
   // OpenID4VP beside the spec's requests (docs/openid4vp.md); its presentation service is made below, before any request arrives.
   const oid4vp: Openid4vpService = new Openid4vpService({ db, clock, publicBaseUrl, hosted, keys, resolver, verifiers, presentations: { recordAnswer: (...a) => verifierPresentations.recordAnswer(...a) }, verifier: presentationVerifier, formats, callbacks: () => app.callbacks })

@@ -1,3 +1,5 @@
+import { SD_JWT_VC } from '../modules/credentials/formats/registered-formats.js'
+
 /**
  * Examples for the OpenAPI document's main routes (the spec's flow: sign in, set up an issuer and a
  * schema, issue or offer, request, verify), keyed by `METHOD path` as the document names the
@@ -94,7 +96,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExamples> = {
       subject_did: HOLDER,
       attributes: { given_name: 'Alice', birth_date: '2001-04-12', degree: 'BSc Computer Science' },
       expiration_date: '2031-11-28T00:00:00.000Z',
-      format: 'dc+sd-jwt',
+      format: SD_JWT_VC,
     },
   },
   'POST /api/issuer/{did}/offers': {
@@ -105,7 +107,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExamples> = {
       description: 'Your degree, ready to collect',
       max_uses: 1,
       expires_at: '2026-12-05T12:00:00.000Z',
-      format: 'dc+sd-jwt',
+      format: SD_JWT_VC,
       tx_code: { length: 6, input_mode: 'numeric', description: 'The code we sent you by e-mail' },
     },
   },

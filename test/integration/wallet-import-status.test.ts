@@ -13,6 +13,7 @@ import { createDidResolver } from '../../src/modules/did/did-resolver.js'
 import { StatusChecker } from '../../src/modules/status-list/status-check.js'
 import { createFormatRegistry } from '../../src/modules/credentials/formats/format-registry.js'
 import { jwtVcJson } from '../../src/modules/credentials/formats/jwt-vc-json/jwt-vc-json.format.js'
+import { vcJose } from '../../src/modules/credentials/formats/vc-jose/vc-jose.format.js'
 import { ImportedStatusRefresher } from '../../src/modules/wallet/imported-status-refresher.js'
 import { waitFor } from '../helpers/chain.js'
 import { DidClient } from '../helpers/did-client.js'
@@ -130,7 +131,7 @@ describe('a refresher round', () => {
     const clock = new ManualClock(new Date(Date.now() + 3_600_000))
     const resolver = createDidResolver({ httpGet: server.httpGet, lookupLocal: async () => undefined })
     const { t } = scene
-    const status = new StatusChecker({ db: t.deps.database.db, publicBaseUrl: t.config.publicBaseUrl, httpGet: server.httpGet, resolver, issuerOf: async () => undefined })
+    const status = new StatusChecker({ db: t.deps.database.db, publicBaseUrl: t.config.publicBaseUrl, httpGet: server.httpGet, resolver, formats: createFormatRegistry([vcJose, jwtVcJson]), issuerOf: async () => undefined })
     const refresher = new ImportedStatusRefresher({ db: t.deps.database.db, status, formats: createFormatRegistry([jwtVcJson]), clock, intervalMs: 60_000, batchSize: 2 })
     const url = 'https://status.example/lists/shared'
     const ids = [await importWith(server.entry(url, 1)), await importWith(server.entry(url, 2)), await importWith(server.entry(url, 3))]

@@ -12,7 +12,9 @@ import { verifyPresentation } from 'did-jwt-vc'
 import * as jose from 'jose'
 import { getResolver as keyDidResolver } from 'key-did-resolver'
 import { base58btc } from 'multiformats/bases/base58'
-import { assemble, sdJwtDraft, vpJwtDraft } from '../../src/modules/openid4vc/holder/presentation-drafts.js'
+import { vpJwtDraft } from '../../src/modules/credentials/formats/jwt-vc-json/jwt-vc-json.holder.js'
+import { sdJwtDraft } from '../../src/modules/credentials/formats/sd-jwt-vc/sd-jwt-vc.holder.js'
+import { assemble } from '../../src/modules/openid4vc/holder/presentation-drafts.js'
 import { capturingSigner } from '../../src/modules/openid4vc/holder/prepared-jws.js'
 
 const hasher = (data: string | ArrayBuffer) => new Uint8Array(createHash('sha256').update(typeof data === 'string' ? data : Buffer.from(data)).digest())

@@ -11,6 +11,9 @@ import * as jose from 'jose'
 import { base58btc } from 'multiformats/bases/base58'
 import type { HttpGet } from '../../src/adapters/http-out/guarded-fetch.js'
 import type { Database } from '../../src/db/database.js'
+import { createFormatRegistry } from '../../src/modules/credentials/formats/format-registry.js'
+import { jwtVcJson } from '../../src/modules/credentials/formats/jwt-vc-json/jwt-vc-json.format.js'
+import { vcJose } from '../../src/modules/credentials/formats/vc-jose/vc-jose.format.js'
 import { createDidResolver } from '../../src/modules/did/did-resolver.js'
 import { StatusChecker } from '../../src/modules/status-list/status-check.js'
 
@@ -33,6 +36,7 @@ const checker = (httpGet: HttpGet, skewSeconds?: number) =>
     publicBaseUrl: 'https://service.example',
     httpGet,
     resolver: createDidResolver({ httpGet, lookupLocal: async () => undefined }),
+    formats: createFormatRegistry([vcJose, jwtVcJson]),
     issuerOf: async () => undefined,
     now: () => NOW,
     ...(skewSeconds === undefined ? {} : { skewSeconds }),

@@ -61,8 +61,6 @@ export interface Bbs2023Signer {
   did: string
   /** Absolute DID URL of the key's Multikey verification method. */
   verificationMethod: string
-  /** The record's `signature_type`. */
-  alg: 'bbs-2023'
   publicKey: Uint8Array
   secretKey: Uint8Array
 }
@@ -139,18 +137,18 @@ export class SigningIdentities {
 
   /** The IETF BBS key of bbs-2023: its own did:key, or a Multikey of the did:web that carries all key types. */
   async bbs2023Signer(issuer: IssuerIdentityRow): Promise<Bbs2023Signer> {
-    return this.cached(`bbs-2023 ${issuer.did} ${issuer.signing_method}`, async () => {
+    return this.cached(`ietf-bbs ${issuer.did} ${issuer.signing_method}`, async () => {
       const purpose = SIGNING_PURPOSE[IETF_BBS]
       if (issuer.signing_method === 'key') {
         const did = await this.didKey(issuer.did, IETF_BBS)
         const info = (await this.deps.keys.list(did, purpose))[0]!
-        return { did, verificationMethod: `${did}#${did.slice('did:key:'.length)}`, alg: 'bbs-2023', publicKey: info.publicKey, secretKey: await this.deps.keys.openPrivateKey(info.kid) }
+        return { did, verificationMethod: `${did}#${did.slice('did:key:'.length)}`, publicKey: info.publicKey, secretKey: await this.deps.keys.openPrivateKey(info.kid) }
       }
       const did = await this.namedDid(issuer)
       let info = (await this.deps.keys.list(did, purpose)).find((k) => k.status === 'active')
       // A concurrent creation wins the unique index; storeKey then answers the winner's key.
       info ??= await this.deps.keys.storeKey(did, purpose, IETF_BBS, await generateIetfBbsKeyPair())
-      return { did, verificationMethod: `${did}#${info.kid}`, alg: 'bbs-2023', publicKey: info.publicKey, secretKey: await this.deps.keys.openPrivateKey(info.kid) }
+      return { did, verificationMethod: `${did}#${info.kid}`, publicKey: info.publicKey, secretKey: await this.deps.keys.openPrivateKey(info.kid) }
     })
   }
 

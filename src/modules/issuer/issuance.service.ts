@@ -11,7 +11,7 @@ import type { Database, DB, EvidenceAttachment } from '../../db/database.js'
 import { MicroBatcher } from '../../shared/micro-batcher.js'
 import { NotFoundError, ValidationError } from '../../errors.js'
 import type { CredentialContent } from '../credentials/formats/credential-format.js'
-import { DEFAULT_FORMAT, type FormatRegistry } from '../credentials/formats/format-registry.js'
+import type { FormatRegistry } from '../credentials/formats/format-registry.js'
 import { credentialView } from '../credentials/credential-view.js'
 import { findIssuedCredential, insertCredentialsWithActivity } from '../credentials/credentials.service.js'
 import type { CredentialRow, NewCredential } from '../credentials/credentials.types.js'
@@ -126,7 +126,7 @@ export class IssuanceService {
 
     const id = `aly:${randomUUID()}`
     // The DIDs the credential is signed as (DESIGN.md "Issuer identity"): its `issuer`, never the login DID.
-    const format = this.deps.formats.issuable(formatId ?? DEFAULT_FORMAT)
+    const format = this.deps.formats.issuable(formatId ?? this.deps.formats.defaultId)
     const signer = await this.deps.identities.signerFor(issuer, format.keyType)
     const bbsSigner = schema.anonymous_credentials ? await this.deps.identities.bbsSigner(issuer) : undefined
     const checked = bbsSigner ? this.anonymousContent(id, input.credential_type, bbsSigner.did, subjectDid, schema, attributes, now, expiresAt) : null
@@ -167,7 +167,8 @@ export class IssuanceService {
       credential_preview: preview(schema, attributes),
       credential_data: attributes,
       status: 'active',
-      signature_type: anonymousCredential ? 'bbs+' : signer.alg,
+      // A JWS key's algorithm; a key without one (IETF BBS) is named by its format, its cryptosuite.
+      signature_type: anonymousCredential ? 'bbs+' : 'alg' in signer ? signer.alg : format.id,
       kyber_encrypted: true,
       evidence_attachments: evidence,
       evidence_required: input.evidence_required ?? [],

@@ -1,5 +1,5 @@
 import { NotFoundError } from '../../errors.js'
-import type { LocalDocuments } from '../credentials/formats/data-integrity/document-loader.js'
+import type { LocalDocuments } from '../credentials/formats/local-documents.js'
 import type { IssuerService } from './issuer.service.js'
 import { schemaContext, schemaContextV1 } from './schema-documents.js'
 

@@ -1,4 +1,4 @@
-import { schemaJsonSchemaUrl, schemaVocabulary } from '../credentials/formats/vc-jose/schema-urls.js'
+import { schemaJsonSchemaUrl, schemaVocabulary } from '../credentials/formats/schema-urls.js'
 import { JSON_TYPES } from './attribute-validator.js'
 import type { SchemaRow } from './schemas.repository.js'
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { typeMetadata } from '../credentials/formats/sd-jwt-vc/type-metadata.js'
+import { typeMetadata } from '../credentials/formats/registered-formats.js'
 import { errorRefs } from '../shared/route-helpers.js'
 import type { IssuerService } from './issuer.service.js'
 

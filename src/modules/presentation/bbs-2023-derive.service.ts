@@ -1,7 +1,7 @@
 import type { Clock } from '../../adapters/clock.js'
 import type { Database } from '../../db/database.js'
 import { ConflictError, NotFoundError } from '../../errors.js'
-import { DEFAULT_FORMAT, type FormatRegistry } from '../credentials/formats/format-registry.js'
+import type { FormatRegistry } from '../credentials/formats/format-registry.js'
 import { findHeldCredential } from './anonymous-proof.repository.js'
 
 /**
@@ -17,8 +17,8 @@ export class Bbs2023DeriveService {
     const row = await findHeldCredential(this.deps.db, holderDid, credentialId)
     if (!row) throw new NotFoundError('Credential not found in this wallet')
     if (row.withdrawn) throw new ConflictError('You withdrew this credential from use: it cannot be presented')
-    const format = this.deps.formats.deriving(row.format ?? DEFAULT_FORMAT)
-    if (!format) throw new ConflictError(`This credential is ${row.format ?? DEFAULT_FORMAT}, not ${this.deps.formats.derivingIds.join(' or ')}: only such a credential has a base proof to derive from`)
+    const format = this.deps.formats.deriving(row.format ?? this.deps.formats.defaultId)
+    if (!format) throw new ConflictError(`This credential is ${row.format ?? this.deps.formats.defaultId}, not ${this.deps.formats.derivingIds.join(' or ')}: only such a credential has a base proof to derive from`)
     if (row.status === 'revoked') throw new ConflictError('This credential has been revoked: no verifier would accept a proof of it')
     if (row.expiration_date !== null && new Date(row.expiration_date).getTime() <= this.deps.clock.now().getTime()) throw new ConflictError('This credential has expired')
     return format.derive(row.jwt, [...new Set(pointers)])

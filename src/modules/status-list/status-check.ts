@@ -9,6 +9,14 @@ import { STATUS_LIST_JWT_MEDIA_TYPE, tokenStatusAt } from './token-status-list.j
 import type { DidResolver } from '../did/did-resolver.js'
 import * as repo from './status-list.repository.js'
 
+/**
+ * Reads the credential a verified status-list JWS carries, by its format (VC-JOSE-COSE §3.1.1: the
+ * payload; VCDM 1.1 §6.3.1: its `vc` claim): the credential formats' registry.
+ */
+export interface ListCredentialReader {
+  statusListCredential(jws: string, payload: Record<string, unknown>): Record<string, unknown> | undefined
+}
+
 export type StatusState = { state: 'active' } | { state: 'revoked' } | { state: 'unknown'; reason: string }
 
 /**
@@ -39,6 +47,8 @@ export class StatusChecker {
       httpGet: HttpGet
       resolver: DidResolver
       issuerOf: (signingDid: string) => Promise<string | undefined>
+      /** The credential formats, which read a status-list credential from elsewhere once its JWS is verified. */
+      formats: ListCredentialReader
       /** The service's clock and CLOCK_SKEW_SECONDS, for the times of a status list from elsewhere (default: the system clock, 60 s). */
       now?: () => Date
       skewSeconds?: number
@@ -141,15 +151,16 @@ export class StatusChecker {
     if (res.status !== 200) throw new Error(`answered ${res.status}`)
     const now = this.deps.now?.() ?? new Date()
     const skew = this.deps.skewSeconds ?? 60
+    const jws = Buffer.from(res.body).toString('utf8').trim()
     let verified
     try {
-      verified = await verifyDidJws(this.deps.resolver, Buffer.from(res.body).toString('utf8').trim(), 'assertionMethod', { currentDate: now, clockTolerance: skew })
+      verified = await verifyDidJws(this.deps.resolver, jws, 'assertionMethod', { currentDate: now, clockTolerance: skew })
     } catch (error) {
       if (error instanceof JwtClaimRejected) throw new Error(`its ${error.message}`, { cause: error })
       throw new Error(error instanceof JwsRejected ? `its signature: ${error.message}` : 'could not be read', { cause: error })
     }
     if (verified.did !== issuerDid) throw new Error('is not signed by the credential issuer')
-    const list = statusListCredentialOf(verified.header, verified.payload)
+    const list = datesAndSubjectOf(this.deps.formats.statusListCredential(jws, verified.payload))
     if (list.issuer !== undefined && list.issuer !== issuerDid) throw new Error('names another issuer than the one that signed it')
     // Bitstring Status List §3.2: a list outside its validity period is a STATUS_VERIFICATION_ERROR,
     // so a stale list a server keeps serving never vouches for a credential.
@@ -163,17 +174,11 @@ export class StatusChecker {
 }
 
 /**
- * The status-list credential a verified JWT carries: a VCDM 2.0 `vc+jwt` is the credential itself
- * (VC-JOSE-COSE §3.1.1, what this service publishes); an older JWT-VC holds it in its `vc` claim
- * (VCDM 1.1 §6.3.1, what it published before and others may still).
+ * What is checked of a status-list credential: its issuer, subject and validity period (VCDM 2.0
+ * validFrom/validUntil, VCDM 1.1 issuanceDate/expirationDate; an unreadable date counts as past).
  */
-function statusListCredentialOf(
-  header: Record<string, unknown>,
-  payload: Record<string, unknown>,
-): { issuer?: unknown; subject?: { encodedList?: unknown }; validFrom?: number; validUntil?: number } {
-  const vc = (header.typ === 'vc+jwt' ? payload : payload.vc) as Record<string, unknown> | undefined
+function datesAndSubjectOf(vc: Record<string, unknown> | undefined): { issuer?: unknown; subject?: { encodedList?: unknown }; validFrom?: number; validUntil?: number } {
   const issuer = typeof vc?.issuer === 'object' && vc.issuer !== null ? (vc.issuer as { id?: unknown }).id : vc?.issuer
-  // VCDM 2.0 validFrom/validUntil, VCDM 1.1 issuanceDate/expirationDate; an unreadable date counts as past.
   const seconds = (value: unknown) => (value === undefined ? undefined : typeof value === 'string' ? Date.parse(value) / 1000 : Number.NaN)
   return {
     issuer,

@@ -1,6 +1,5 @@
 import type { Clock } from '../../adapters/clock.js'
 import { encodeStatusList } from '../../crypto/bitstring.js'
-import { signCompactJws } from '../../crypto/jws.js'
 import type { Database } from '../../db/database.js'
 import { NotFoundError } from '../../errors.js'
 import type { JwsSigner, SigningIdentities } from '../identity/signing-identities.js'
@@ -10,11 +9,16 @@ import { StatusListAllocator, type StatusSlot } from './status-list-allocator.js
 import { signTokenStatusList } from './token-status-list.js'
 import { VC_V2 } from '../../shared/vc-contexts.js'
 
-/** The typ of a VCDM 2.0 credential secured as a JWT (VC-JOSE-COSE §3.1.1), the status list's own form. */
-const VC_JWT_TYP = 'vc+jwt'
+/**
+ * A credential format that secures a caller-built VCDM 2.0 document with the issuer's Ed25519 key:
+ * the one the composition root registered for a form of status list (formats/format-registry.ts).
+ */
+export interface ListSecuringFormat {
+  secure(document: Record<string, unknown>, signer: JwsSigner, options: Record<string, never>): Promise<{ credential: string; document: Record<string, unknown> }>
+}
 
-/** Secures a JSON-LD credential with Data Integrity (eddsa-rdfc-2022), given by the composition root. */
-export type LdSecurer = (document: Record<string, unknown>, signer: JwsSigner) => Promise<Record<string, unknown>>
+/** The forms a list is published in: the JOSE-secured credential, or the JSON-LD one with a Data Integrity proof. */
+export type StatusListForm = 'jwt' | 'ld'
 
 export interface StatusListEntry {
   id: string
@@ -41,7 +45,16 @@ export class StatusListService {
 
   private readonly ldSigned = new Map<string, { version: number; document: Record<string, unknown> }>()
 
-  constructor(private readonly deps: { db: Database; identities: SigningIdentities; clock: Clock; publicBaseUrl: string; secureLd?: LdSecurer }) {
+  constructor(
+    private readonly deps: {
+      db: Database
+      identities: SigningIdentities
+      clock: Clock
+      publicBaseUrl: string
+      /** The formats the list is published in: a JOSE-secured credential, and the JSON-LD one Data Integrity credentials name. */
+      listFormats: { jwt: ListSecuringFormat; ld?: ListSecuringFormat }
+    },
+  ) {
     this.allocator = new StatusListAllocator(deps.db)
   }
 
@@ -50,18 +63,19 @@ export class StatusListService {
   }
 
   /** The entry of a slot; `ld`: naming the list's JSON-LD form, for Data Integrity credentials. */
-  entry(slot: StatusSlot, form: 'jwt' | 'ld' = 'jwt'): StatusListEntry {
+  entry(slot: StatusSlot, form: StatusListForm = 'jwt'): StatusListEntry {
     const url = form === 'ld' ? `${this.url(slot.listId)}${LD_SUFFIX}` : this.url(slot.listId)
     return { id: `${url}#${slot.index}`, type: 'BitstringStatusListEntry', statusPurpose: 'revocation', statusListIndex: String(slot.index), statusListCredential: url }
   }
 
   /**
-   * The same list as a JSON-LD credential secured with Data Integrity (eddsa-rdfc-2022) by the
+   * The same list as a JSON-LD credential secured with Data Integrity (`listFormats.ld`) by the
    * issuer's Ed25519 signing DID: what Data Integrity credentials name, read by JSON-LD verifiers
    * (Bitstring Status List §2.2). Re-signed only when the list changed.
    */
   async ldCredential(listId: string): Promise<{ document: Record<string, unknown>; version: number }> {
-    if (!this.deps.secureLd) throw new NotFoundError('Status list not found')
+    const ld = this.deps.listFormats.ld
+    if (!ld) throw new NotFoundError('Status list not found')
     const current = await repo.findVersion(this.deps.db, listId)
     if (!current) throw new NotFoundError('Status list not found')
     const cached = this.ldSigned.get(listId)
@@ -79,13 +93,13 @@ export class StatusListService {
       validFrom: `${this.deps.clock.now().toISOString().slice(0, 19)}Z`,
       credentialSubject: { id: `${url}#list`, type: 'BitstringStatusList', statusPurpose: list.purpose, encodedList: encodeStatusList(list.bits) },
     }
-    const entry = { document: await this.deps.secureLd(vc, signer), version: list.version }
+    const entry = { document: (await ld.secure(vc, signer, {})).document, version: list.version }
     if (this.ldSigned.size > 1000) this.ldSigned.clear()
     this.ldSigned.set(listId, entry)
     return entry
   }
 
-  /** The status-list credential as a compact `vc+jwt` (VC-JOSE-COSE); re-signed only when the list changed. */
+  /** The status-list credential as a compact JWT secured by `listFormats.jwt` (VC-JOSE-COSE); re-signed only when the list changed. */
   async credential(listId: string): Promise<{ jwt: string; version: number; updatedAt: Date }> {
     const current = await repo.findVersion(this.deps.db, listId)
     if (!current) throw new NotFoundError('Status list not found')
@@ -107,7 +121,7 @@ export class StatusListService {
       credentialSubject: { id: `${url}#list`, type: 'BitstringStatusList', statusPurpose: list.purpose, encodedList: encodeStatusList(list.bits) },
     }
     // VC-JOSE-COSE §3.1.1: the payload is the credential; `iss` repeats its issuer for JWT libraries.
-    const jwt = await signCompactJws({ typ: VC_JWT_TYP, kid: signer.kid }, { ...vc, iss: signer.did, iat: Math.floor(now.getTime() / 1000) }, signer.privateKey)
+    const { credential: jwt } = await this.deps.listFormats.jwt.secure({ ...vc, iss: signer.did, iat: Math.floor(now.getTime() / 1000) }, signer, {})
     const entry = { jwt, version: list.version, updatedAt: new Date(list.updated_at) }
     if (this.signed.size > 1000) this.signed.clear()
     this.signed.set(listId, entry)

@@ -3,7 +3,11 @@ import type { DidResolver } from '../../did/did-resolver.js'
 import type { FormatKeyType, SignerByKeyType } from '../../identity/signing-identities.js'
 import type { SigningAlgorithm } from '../../keys/key-store.js'
 import type { StatusChecker, StatusListMemo, StatusState } from '../../status-list/status-check.js'
-import type { StatusListEntry } from '../../status-list/status-list.service.js'
+import type { StatusListEntry, StatusListForm } from '../../status-list/status-list.service.js'
+import type { HolderFace } from './holder-face.js'
+import type { Oid4vciFace } from './oid4vci-face.js'
+
+export type { StatusListForm }
 
 /**
  * One credential format (STYLE.md habit 9): how a credential is issued, recognized, verified and
@@ -21,6 +25,18 @@ export interface CredentialFormat {
   verify(item: unknown, ctx: VerifyContext): Promise<CheckResult>
   /** Its issuer's status list read again for it, nothing else checked: a wallet's later reading of an import. */
   status(item: unknown, issuer: string, ctx: StatusContext): Promise<StatusState>
+  /** OpenID4VCI: its credential configuration and wire form. */
+  readonly oid4vci?: Oid4vciFace
+  /** The hosted wallet: DCQL matching of a stored credential and its presentation draft. */
+  readonly holder?: HolderFace
+  /** A status-list credential published in this format, as a verifier of the credentials naming it reads one. */
+  readonly statusList?: StatusListFace
+}
+
+/** How a status-list credential secured in a format is read once its signature is verified (Bitstring Status List §3.2). */
+export interface StatusListFace {
+  /** The list credential a verified JWS of this format carries: its payload, or the claim holding it; undefined when it holds none. */
+  credentialOf(payload: Record<string, unknown>): Record<string, unknown> | undefined
 }
 
 export type StatusContext = Pick<VerifyContext, 'status' | 'statusMemo'>
@@ -33,7 +49,7 @@ export type StatusContext = Pick<VerifyContext, 'status' | 'statusMemo'>
 export interface IssuableFormat<K extends FormatKeyType = SigningAlgorithm> extends CredentialFormat {
   readonly keyType: K
   /** The form of status list its credentials name: the vc+jwt (default) or the JSON-LD one Data Integrity verifiers read. */
-  readonly statusListForm?: 'jwt' | 'ld'
+  readonly statusListForm?: StatusListForm
   issue(content: CredentialContent, signer: SignerByKeyType[K]): Promise<IssuedForm>
 }
 
@@ -47,6 +63,9 @@ export type AnyIssuableFormat = IssuableFormat<FormatKeyType>
 export interface DocumentSecuringFormat<K extends FormatKeyType = SigningAlgorithm> extends IssuableFormat<K> {
   secure(document: Record<string, unknown>, signer: SignerByKeyType[K], options: SecureOptions): Promise<IssuedForm>
 }
+
+/** An issuable format served through OpenID4VCI. */
+export type Oid4vciFormat = AnyIssuableFormat & { readonly oid4vci: Oid4vciFace }
 
 /** A format whose holder derives what is presented from what was issued (bbs-2023's base proof). */
 export interface DerivingFormat extends CredentialFormat {

@@ -3,7 +3,7 @@ import type { HttpGet } from '../../../adapters/http-out/guarded-fetch.js'
 import type { DidResolver } from '../../did/did-resolver.js'
 import { bbs2023Format } from './bbs-2023/bbs-2023.format.js'
 import type { Bbs2023Engine } from './bbs-2023/bbs-2023-engine.js'
-import { eddsaFormat } from './data-integrity/eddsa.format.js'
+import { eddsaJcs2022Format, eddsaRdfc2022Format } from './data-integrity/eddsa.format.js'
 import type { LocalDocuments } from './data-integrity/document-loader.js'
 import { dockBbsProofFormat, type DerivedProofVerifier } from './dock-bbs/dock-bbs-proof.format.js'
 import { createFormatRegistry, type FormatRegistry } from './format-registry.js'
@@ -12,6 +12,11 @@ import { sdJwtVcFormat } from './sd-jwt-vc/sd-jwt-vc.format.js'
 import { vcJose } from './vc-jose/vc-jose.format.js'
 
 export { Bbs2023Pool, type Bbs2023Engine } from './bbs-2023/bbs-2023-engine.js'
+// What the formats publish or check beside their credentials: SD-JWT VC Type Metadata (served at its `vct`), the Data Integrity VP.
+export { typeMetadata } from './sd-jwt-vc/type-metadata.js'
+// The format the OpenAPI document's issuance and offer examples name.
+export { SD_JWT_VC } from './sd-jwt-vc/sd-jwt-vc-claims.js'
+export { verifyDataIntegrityPresentation } from './data-integrity/data-integrity-presentation.js'
 
 /** What the formats need from the rest of the service. */
 export interface FormatDeps {
@@ -35,13 +40,19 @@ export interface FormatDeps {
  */
 export function registeredFormats(deps: FormatDeps): FormatRegistry {
   const dataIntegrity = { local: deps.local, clock: deps.clock }
+  const rdfc = eddsaRdfc2022Format(dataIntegrity)
   return createFormatRegistry([
-    eddsaFormat('eddsa-rdfc-2022', dataIntegrity),
-    eddsaFormat('eddsa-jcs-2022', dataIntegrity),
+    rdfc,
+    eddsaJcs2022Format(dataIntegrity),
     bbs2023Format({ engine: deps.bbs2023, local: deps.local }),
     sdJwtVcFormat({ resolver: deps.resolver, httpGet: deps.httpGet, publicBaseUrl: deps.publicBaseUrl }),
     vcJose,
     jwtVcJson,
     dockBbsProofFormat(deps.derivedProofs),
-  ])
+  ], {
+    // What an issuance or offer naming no format is issued in: the JWT-VC issued before formats could be chosen.
+    default: jwtVcJson,
+    // The service's status lists: a vc+jwt, and a JSON-LD credential for Data Integrity verifiers (Bitstring Status List §2.2).
+    statusLists: { jwt: vcJose, ld: rdfc },
+  })
 }

@@ -2,18 +2,13 @@ import { createPublicKey, type JsonWebKey } from 'node:crypto'
 import type { Jwk, SignJwtCallback } from '@openid4vc/oauth2'
 import * as jose from 'jose'
 import { ValidationError } from '../../../errors.js'
+import type { PreparedJws } from '../../credentials/formats/holder-face.js'
 import type { DidResolver } from '../../did/did-resolver.js'
 import { JwsRejected, verifyDidJws } from '../../did/did-jws.js'
 import { methodsFor } from '../../did/verification-keys.js'
 import { jwsKeyOfMethod } from '../../did/jws-keys.js'
 
-/** A JWS the holder is asked to sign: the protocol library built its header and payload. */
-export interface PreparedJws {
-  header: Record<string, unknown>
-  payload: Record<string, unknown>
-  /** `BASE64URL(header) || '.' || BASE64URL(payload)` (RFC 7515 §5.1 step 5): what the holder's key signs. */
-  signing_input: string
-}
+export type { PreparedJws }
 
 /**
  * A signJwt callback that signs nothing: it keeps the header and payload a protocol library

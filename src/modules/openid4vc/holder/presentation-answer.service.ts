@@ -6,17 +6,16 @@ import { JWS_ALGORITHMS } from '../../../crypto/jws.js'
 import type { Database } from '../../../db/database.js'
 import { ConflictError, NotFoundError, UnprocessableError, ValidationError } from '../../../errors.js'
 import type { FormatRegistry } from '../../credentials/formats/format-registry.js'
+import type { ClaimPath, Disclosure, HolderFace, HolderProofClaims } from '../../credentials/formats/holder-face.js'
 import type { DidResolver } from '../../did/did-resolver.js'
 import { claimIn, withClaim, type ClaimKey } from '../../idempotency/idempotency.service.js'
 import { serviceCallbacks } from '../shared/oid4vc-callbacks.js'
 import { recordActivity } from '../../wallet/wallet-activity.js'
 import type { WalletCredentialService } from '../../wallet/wallet-credentials.service.js'
 import { chooseQueries, type CredentialSetAnswer, type SetChoices } from './credential-set-choice.js'
-import { dcqlCredentialOf } from './dcql-wallet-credentials.js'
-import { jwtVcDisclosure, sdJwtDisclosure, type ClaimPath, type Disclosure } from './disclosure.js'
 import { withClockSkew } from './clock-skew.js'
 import { checkHolderJws, holderSigningKey, type PreparedJws } from './prepared-jws.js'
-import { assemble, sdJwtDraft, vpJwtDraft, type PresentationDraft } from './presentation-drafts.js'
+import { assemble, type PresentationDraft } from './presentation-drafts.js'
 import * as sessions from './protocol-sessions.repository.js'
 import { protocolStep } from './protocol-step.js'
 import * as guards from './request-guards.js'
@@ -99,7 +98,7 @@ interface SessionState {
   sets?: CredentialSetAnswer[]
 }
 
-type Candidate = { row: Awaited<ReturnType<WalletCredentialService['list']>>[number]; format: string; dcql: DcqlCredential }
+type Candidate = { row: Awaited<ReturnType<WalletCredentialService['list']>>[number]; format: string; holder: HolderFace; dcql: DcqlCredential }
 /** A query's chosen credential, the claim paths asked of it and what its presentation discloses. */
 type Match = { candidate: Candidate; asked: ClaimPath[]; disclosure: Disclosure }
 
@@ -323,8 +322,7 @@ export class PresentationAnswerService {
       for (const valid of match.valid_credentials.slice(0, MAX_COMPARED)) {
         const candidate = candidates[valid.input_credential_index]!
         const asked = askedPaths(credentialQuery, valid.claims.valid_claim_sets)
-        const { jwt } = candidate.row
-        const disclosure = candidate.format === 'dc+sd-jwt' ? await sdJwtDisclosure(jwt, asked) : jwtVcDisclosure(jwt)
+        const disclosure = await candidate.holder.disclosure(candidate.row.jwt, asked)
         const held = best.get(queryId)
         if (!held || disclosure.subject_claims < held.disclosure.subject_claims) best.set(queryId, { candidate, asked, disclosure })
       }
@@ -340,9 +338,11 @@ export class PresentationAnswerService {
       const page = await this.deps.wallet.list(holderDid, { status: 'active' }, { limit: 200, ...(after ? { after } : {}) })
       for (const row of page) {
         if (row.withdrawn_at) continue
-        const format = this.deps.formats.recognize(row.jwt)?.id
-        const dcql = format ? await dcqlCredentialOf(format, row.jwt).catch(() => undefined) : undefined
-        if (format && dcql) out.push({ row, format, dcql })
+        // Formats OpenID4VP does not name (vc+jwt, Dock BBS) have no holder face: no query can ask for them.
+        const format = this.deps.formats.recognize(row.jwt)
+        const holder = format?.holder
+        const dcql = holder ? await holder.dcqlCredential(row.jwt).catch(() => undefined) : undefined
+        if (format && holder && dcql) out.push({ row, format: format.id, holder, dcql })
       }
       seen += page.length
       if (page.length < 200) break
@@ -351,11 +351,15 @@ export class PresentationAnswerService {
     return out
   }
 
-  private async draft(holderDid: string, chosen: { row: { jwt: string }; format: string }, claims: ClaimPath[], kb: { aud: string; nonce: string; iat: number }): Promise<PresentationDraft> {
-    if (chosen.format === 'dc+sd-jwt') return sdJwtDraft(chosen.row.jwt, claims, kb)
-    const key = await holderSigningKey(this.deps.resolver, holderDid, JWS_ALGORITHMS)
-    if (!key) throw new UnprocessableError("The holder's DID has no Ed25519 or P-256 authentication key to sign a presentation with")
-    return vpJwtDraft(chosen.row.jwt, { did: holderDid, kid: key.kid, alg: key.alg }, kb)
+  private draft(holderDid: string, chosen: Candidate, claims: ClaimPath[], proof: HolderProofClaims): Promise<PresentationDraft> {
+    return chosen.holder.draft(chosen.row.jwt, claims, {
+      proof,
+      holderKey: async () => {
+        const key = await holderSigningKey(this.deps.resolver, holderDid, JWS_ALGORITHMS)
+        if (!key) throw new UnprocessableError("The holder's DID has no Ed25519 or P-256 authentication key to sign a presentation with")
+        return { did: holderDid, kid: key.kid, alg: key.alg }
+      },
+    })
   }
 
   private client(fetch: typeof globalThis.fetch = this.deps.fetch): Openid4vpClient {

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import type { AuthorizationServerMetadata, CallbackContext, JwtSignerDid, RequestLike } from '@openid4vc/oauth2'
 import type { CredentialIssuerMetadata, IssuerMetadataResult } from '@openid4vc/openid4vci'
 import { NotFoundError } from '../../../errors.js'
+import type { FormatRegistry } from '../../credentials/formats/format-registry.js'
 import type { DidResolver } from '../../did/did-resolver.js'
 import type { IssuerIdentityRow, SigningIdentities } from '../../identity/signing-identities.js'
 import type { IssuerService } from '../../issuer/issuer.service.js'
@@ -24,6 +25,8 @@ export interface IssuerContext {
 
 export interface ContextDeps {
   identities: SigningIdentities
+  /** The credential formats; those with an OpenID4VCI face are served. */
+  formats: FormatRegistry
   issuers: IssuerService
   resolver: DidResolver
   publicBaseUrl: string
@@ -78,7 +81,7 @@ async function buildIssuerContext(deps: ContextDeps, webId: string): Promise<Iss
   const profile = await deps.issuers.profile(identity.did)
   const schemas = await deps.issuers.listSchemas(identity.did, { limit: MAX_SCHEMAS })
   const endpoints = endpointsOf(deps.publicBaseUrl, webId)
-  const metadata = credentialIssuerMetadata(deps.publicBaseUrl, identity, profile, schemas)
+  const metadata = credentialIssuerMetadata(deps.publicBaseUrl, identity, profile, schemas, deps.formats.oid4vci())
   const authorizationServer = authorizationServerMetadata(deps.publicBaseUrl, identity)
   // Access tokens (RFC 9068) are signed with the issuer's P-256 key, ES256 (HAIP).
   const signer = await deps.identities.jwsSigner(identity, 'P-256')

@@ -98,7 +98,7 @@ export class Oid4vciCredentialService {
     }
     const configurationId = parsed.credentialConfigurationId
     if (configurationId === undefined) throw oid4vciError('invalid_credential_request', 'credential_configuration_id is required')
-    const configuration = parseConfigurationId(configurationId)
+    const configuration = parseConfigurationId(this.deps.formats, configurationId)
     if (!configuration || !(configurationId in ctx.metadata.credential_configurations_supported)) throw oid4vciError('unknown_credential_configuration', `Unknown credential configuration "${configurationId}"`)
     if (!published || published.configuration_id !== configurationId) throw oid4vciError('invalid_credential_request', 'The access token does not cover this credential configuration')
     if (!offer) throw oid4vciError('invalid_token', 'The offer of this access token is gone')
@@ -146,7 +146,7 @@ export class Oid4vciCredentialService {
     if (failed) throw asDenied(failed.reason)
     const credentialResponse = library.createCredentialResponse({
       credentialRequest: parsed,
-      credentials: results.map((r) => ({ credential: wireForm(r.jwt) })),
+      credentials: results.map((r) => ({ credential: this.wireForm(configuration.format, r.jwt) })),
       notificationId,
     })
     return { status: 200, body: credentialResponse as Record<string, unknown> }
@@ -187,7 +187,8 @@ export class Oid4vciCredentialService {
     // No notification_id here: @openid4vc/openid4vci 0.4.6 refuses a deferred response that has
     // one beside its credentials (its check is inverted), so wallets built on it could not read it
     // (docs/decisions.md "OpenID4VCI (issue 24)").
-    const credentials = [credential.jwt, ...copies.map((c) => c.jwt)].map((jwt) => ({ credential: wireForm(jwt) }))
+    const format = credential.format ?? this.deps.formats.defaultId
+    const credentials = [credential.jwt, ...copies.map((c) => c.jwt)].map((jwt) => ({ credential: this.wireForm(format, jwt) }))
     return { status: 200, body: library.createDeferredCredentialResponse({ credentials }) }
   }
 
@@ -217,6 +218,12 @@ export class Oid4vciCredentialService {
         at: this.deps.clock.now(),
       })
     })
+  }
+
+  /** A stored credential as a credential response carries it, in its format's wire form. */
+  private wireForm(formatId: string, stored: string): string | Record<string, unknown> {
+    const wire = this.deps.formats.byId(formatId)?.oid4vci?.wireForm
+    return wire ? wire(stored) : stored
   }
 
   /** The grant a resource request's access token (and DPoP proof) stands for (RFC 6750, RFC 9449). */
@@ -340,7 +347,4 @@ function holderOf(signer: JwtSignerWithJwk): Holder {
   const { kid: _kid, alg: _alg, use: _use, key_ops: _ops, ...jwk } = signer.publicJwk
   return { did: didJwkFor(jwk), jwk }
 }
-
-/** A JSON credential (Data Integrity) is answered as an object, a JOSE one as its compact string. */
-const wireForm = (stored: string): string | Record<string, unknown> => (stored.startsWith('{') ? (JSON.parse(stored) as Record<string, unknown>) : stored)
 

@@ -1,26 +1,24 @@
 import { authorizationCodeGrantIdentifier, Oauth2AuthorizationServer, PkceCodeChallengeMethod, preAuthorizedCodeGrantIdentifier, type AuthorizationServerMetadata } from '@openid4vc/oauth2'
 import { Openid4vciIssuer, Openid4vciVersion, type CredentialIssuerMetadata, type IssuerMetadataResult } from '@openid4vc/openid4vci'
 import { hostedIssuerUrl } from '../../did/jwt-vc-issuer.js'
-import { vctFor } from '../../credentials/formats/sd-jwt-vc/sd-jwt-vc-claims.js'
+import type { Oid4vciFormat } from '../../credentials/formats/credential-format.js'
+import type { FormatRegistry } from '../../credentials/formats/format-registry.js'
+import type { Oid4vciSchema } from '../../credentials/formats/oid4vci-face.js'
 import type { IssuerIdentityRow } from '../../identity/signing-identities.js'
 
-/** The service's issuable formats served through OpenID4VCI, by their OID4VCI format identifier (Appendix A). */
-export const OID4VCI_FORMATS: Readonly<Record<string, string>> = { 'dc+sd-jwt': 'dc+sd-jwt', jwt_vc_json: 'jwt_vc_json', 'eddsa-rdfc-2022': 'ldp_vc' }
-const FORMAT_OF_SUFFIX = new Map(Object.entries(OID4VCI_FORMATS).map(([format, suffix]) => [suffix, format]))
-/** The format a credential configuration of an offer without one is issued in (the spec's default). */
-export const DEFAULT_OID4VCI_FORMAT = 'jwt_vc_json'
 /** Proof keys the credential endpoint accepts (HAIP asks for ES256; EdDSA for did:key wallets). */
 export const PROOF_ALGS = ['ES256', 'EdDSA']
 export const BATCH_SIZE = 10
 export const DEFERRED_INTERVAL_S = 5
 
 /** `<schema_id>.<OID4VCI format>`: one credential configuration per schema and format. */
-export const configurationId = (schemaId: string, format: string): string => `${schemaId}.${OID4VCI_FORMATS[format]}`
+export const configurationId = (schemaId: string, format: Oid4vciFormat): string => `${schemaId}.${format.oid4vci.format}`
 
-export function parseConfigurationId(id: string): { schemaId: string; format: string } | undefined {
+/** The schema and the service's format of a configuration id; undefined when its suffix names no format served. */
+export function parseConfigurationId(formats: FormatRegistry, id: string): { schemaId: string; format: string } | undefined {
   const dot = id.lastIndexOf('.')
-  const format = dot > 0 ? FORMAT_OF_SUFFIX.get(id.slice(dot + 1)) : undefined
-  return format ? { schemaId: id.slice(0, dot), format } : undefined
+  const format = dot > 0 ? formats.byOid4vci(id.slice(dot + 1)) : undefined
+  return format ? { schemaId: id.slice(0, dot), format: format.id } : undefined
 }
 
 export interface IssuerProfileView {
@@ -29,12 +27,7 @@ export interface IssuerProfileView {
   logo_url: string | null
 }
 
-export interface SchemaView {
-  id: string
-  name: string
-  description: string
-  attributes: Array<{ name: string; data_type: string; description: string; required: boolean }>
-}
+export type SchemaView = Oid4vciSchema
 
 /** The endpoints of one credential issuer (`<base>/issuers/<web_id>`), which is its own authorization server. */
 export function endpointsOf(publicBaseUrl: string, webId: string) {
@@ -77,11 +70,11 @@ export function authorizationServerMetadata(publicBaseUrl: string, identity: Iss
  * Credential Issuer Metadata (OID4VCI 1.0 §12.2): display from the issuer profile, one
  * configuration per schema and format, jwt key proofs, nonce, deferred and notification endpoints, batch.
  */
-export function credentialIssuerMetadata(publicBaseUrl: string, identity: IssuerIdentityRow, profile: IssuerProfileView, schemas: SchemaView[]): CredentialIssuerMetadata {
+export function credentialIssuerMetadata(publicBaseUrl: string, identity: IssuerIdentityRow, profile: IssuerProfileView, schemas: SchemaView[], formats: readonly Oid4vciFormat[]): CredentialIssuerMetadata {
   const e = endpointsOf(publicBaseUrl, identity.web_id)
   const configurations: Record<string, Record<string, unknown>> = {}
   for (const schema of schemas) {
-    for (const format of Object.keys(OID4VCI_FORMATS)) configurations[configurationId(schema.id, format)] = configuration(publicBaseUrl, schema, format)
+    for (const format of formats) configurations[configurationId(schema.id, format)] = configuration(publicBaseUrl, schema, format)
   }
   return library.createCredentialIssuerMetadata({
     credential_issuer: e.issuer,
@@ -105,26 +98,14 @@ export function issuerMetadataResult(credentialIssuer: CredentialIssuerMetadata,
   }
 }
 
-function configuration(publicBaseUrl: string, schema: SchemaView, format: string): Record<string, unknown> {
+/** A schema's configuration in one format: the format's own members, then what every configuration has. */
+function configuration(publicBaseUrl: string, schema: SchemaView, format: Oid4vciFormat): Record<string, unknown> {
   const display = [{ name: schema.name, locale: 'en', ...(schema.description ? { description: schema.description } : {}) }]
   const claims = schema.attributes.map((a) => ({
-    path: format === 'dc+sd-jwt' ? [a.name] : ['credentialSubject', a.name],
+    path: format.oid4vci.claimPath(a.name),
     mandatory: a.required,
     display: [{ name: a.description || a.name, locale: 'en' }],
   }))
   const proofs = { jwt: { proof_signing_alg_values_supported: PROOF_ALGS } }
-  const common = { scope: configurationId(schema.id, format), proof_types_supported: proofs, credential_metadata: { display, claims } }
-  if (format === 'dc+sd-jwt') {
-    return { format: 'dc+sd-jwt', vct: vctFor(publicBaseUrl, schema.id), cryptographic_binding_methods_supported: ['jwk'], credential_signing_alg_values_supported: ['ES256'], ...common }
-  }
-  if (format === 'jwt_vc_json') {
-    return { format: 'jwt_vc_json', credential_definition: { type: ['VerifiableCredential'] }, cryptographic_binding_methods_supported: ['did:jwk', 'did:key'], credential_signing_alg_values_supported: ['EdDSA'], ...common }
-  }
-  return {
-    format: 'ldp_vc',
-    credential_definition: { '@context': ['https://www.w3.org/ns/credentials/v2'], type: ['VerifiableCredential'] },
-    cryptographic_binding_methods_supported: ['did:jwk', 'did:key'],
-    credential_signing_alg_values_supported: ['eddsa-rdfc-2022'],
-    ...common,
-  }
+  return { ...format.oid4vci.configuration(schema, publicBaseUrl), scope: configurationId(schema.id, format), proof_types_supported: proofs, credential_metadata: { display, claims } }
 }

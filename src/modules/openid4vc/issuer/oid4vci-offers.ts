@@ -8,7 +8,7 @@ import type { OfferInput, OfferPublication, OfferService, PreparedPublication } 
 import type { OfferRow } from '../../issuer/offers.types.js'
 import { qrSvgDataUrl } from '../../qr/qr-image.js'
 import { issuerContext, servesOid4vci, sha256Hex, type ContextDeps, type IssuerContext } from './oid4vci-context.js'
-import { configurationId, DEFAULT_OID4VCI_FORMAT, OID4VCI_FORMATS } from './oid4vci-metadata.js'
+import { configurationId } from './oid4vci-metadata.js'
 import * as repo from './oid4vci.repository.js'
 import type { TxCodeSpec } from './oid4vci.table.js'
 
@@ -39,10 +39,12 @@ export class Oid4vciOffers implements OfferPublication {
   constructor(private readonly deps: Oid4vciOffersDeps) {}
 
   async prepare(offer: { issuerDid: string; schemaId: string; format: string | null; input: OfferInput }): Promise<PreparedPublication | undefined> {
-    const format = offer.format ?? DEFAULT_OID4VCI_FORMAT
+    const formatId = offer.format ?? this.deps.formats.defaultId
     const asked = offer.input.tx_code !== undefined || offer.input.requires_approval !== undefined || offer.input.dpop_required !== undefined || offer.input.pre_authorized !== undefined
-    if (!(format in OID4VCI_FORMATS)) {
-      if (asked) throw new ValidationError(`format "${format}" has no OpenID4VCI credential configuration (${Object.keys(OID4VCI_FORMATS).join(', ')})`, { details: { field: 'format' } })
+    const served = this.deps.formats.oid4vci()
+    const format = served.find((f) => f.id === formatId)
+    if (!format) {
+      if (asked) throw new ValidationError(`format "${formatId}" has no OpenID4VCI credential configuration (${served.map((f) => f.id).join(', ')})`, { details: { field: 'format' } })
       return undefined
     }
     if (!servesOid4vci(this.deps.publicBaseUrl)) {

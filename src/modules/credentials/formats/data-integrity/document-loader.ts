@@ -10,6 +10,7 @@ import { contexts as ed25519Signature2020Contexts } from 'ed25519-signature-2020
 import { ValidationError } from '../../../../errors.js'
 import type { DidDocument } from '../../../did/did-document.js'
 import type { DidResolver } from '../../../did/did-resolver.js'
+import type { LocalDocuments } from '../local-documents.js'
 
 /** A JSON-LD document as jsonld.js's document loaders answer it (JSON-LD 1.1 API §9.4 RemoteDocument). */
 export interface RemoteDocument {
@@ -20,8 +21,7 @@ export interface RemoteDocument {
 
 export type DocumentLoader = (url: string) => Promise<RemoteDocument>
 
-/** Answers a URL the service serves itself (a schema's context, a DID URL), or undefined. */
-export type LocalDocuments = (url: string) => Promise<unknown>
+export type { LocalDocuments }
 
 // The W3C examples context (VCDM 2.0 §B.1: https://www.w3.org/ns/credentials/examples/v2) is in no npm package.
 const examplesV2 = JSON.parse(readFileSync(new URL('./contexts/credentials-examples-v2.json', import.meta.url), 'utf8')) as unknown

@@ -10,6 +10,7 @@ import { vcdm2Credential } from '../vc-jose/vcdm2-document.js'
 import { DATA_INTEGRITY_MAX_VALUES, documentOf, hasProof, jsonLdProblem, proofDids, proofProblems, sizeProblem } from './data-integrity-checks.js'
 import { createDocumentLoader, type DocumentLoader, type LocalDocuments } from './document-loader.js'
 import { signingSuite, verifyingSuite, type EddsaCryptosuite } from './eddsa-suites.js'
+import { eddsaOid4vci } from './eddsa.oid4vci.js'
 
 export interface DataIntegrityDeps {
   /** Documents the service answers itself (its schemas' contexts), see document-loader.ts. */
@@ -25,11 +26,12 @@ export interface DataIntegrityDeps {
  * verifying go through @digitalbazaar/vc with the service's document loader (bundled contexts, its
  * own schema contexts, DIDs through its resolver), so nothing is fetched that the resolver would not.
  */
-export function eddsaFormat(cryptosuite: EddsaCryptosuite, deps: DataIntegrityDeps): DocumentSecuringFormat {
+export function eddsaFormat(cryptosuite: EddsaCryptosuite, deps: DataIntegrityDeps, faces: Pick<DocumentSecuringFormat, 'oid4vci'> = {}): DocumentSecuringFormat {
   const signingLoader = createDocumentLoader({ local: deps.local })
   return {
     id: cryptosuite,
     keyType: 'Ed25519',
+    ...faces,
     // JSON-LD verifiers (vc-bitstring-status-list) read a JSON-LD status list credential.
     statusListForm: 'ld',
 
@@ -64,6 +66,12 @@ export function eddsaFormat(cryptosuite: EddsaCryptosuite, deps: DataIntegrityDe
     },
   }
 }
+
+/** eddsa-rdfc-2022: the cryptosuite OpenID4VCI serves as `ldp_vc`, and JSON-LD status lists are secured with (Bitstring Status List §2.2). */
+export const eddsaRdfc2022Format = (deps: DataIntegrityDeps): DocumentSecuringFormat => eddsaFormat('eddsa-rdfc-2022', deps, { oid4vci: eddsaOid4vci('eddsa-rdfc-2022') })
+
+/** eddsa-jcs-2022: the JCS cryptosuite, for documents whose contexts are all URLs. */
+export const eddsaJcs2022Format = (deps: DataIntegrityDeps): DocumentSecuringFormat => eddsaFormat('eddsa-jcs-2022', deps)
 
 /**
  * Signs `document` as it is. What cannot be signed is the caller's to fix (400): not a VCDM

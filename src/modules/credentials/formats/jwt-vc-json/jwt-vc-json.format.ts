@@ -1,7 +1,10 @@
 import { decodeCompactJws, signCompactJws } from '../../../../crypto/jws.js'
 import type { CheckResult, CredentialProblem, IssuableFormat, VerifyContext } from '../credential-format.js'
 import { dateSeconds, datedProblems, isObject, readW3cCredential, statusProblems, subjectProblems, verifiedJwt } from '../jwt-checks.js'
-import { schemaIdOfJsonSchemaUrl } from '../vc-jose/schema-urls.js'
+import { schemaIdOfJsonSchemaUrl } from '../schema-urls.js'
+import { JWT_VC_JSON } from './jwt-vc-json-id.js'
+import { jwtVcJsonHolder } from './jwt-vc-json.holder.js'
+import { jwtVcJsonOid4vci } from './jwt-vc-json.oid4vci.js'
 import { vc11Document, vc11JwtPayload } from './vc11-document.js'
 
 /**
@@ -10,8 +13,12 @@ import { vc11Document, vc11JwtPayload } from './vc11-document.js'
  * VCDM 1.1 JWTs (did-jwt-vc) read.
  */
 export const jwtVcJson: IssuableFormat = {
-  id: 'jwt_vc_json',
+  id: JWT_VC_JSON,
   keyType: 'Ed25519',
+  oid4vci: jwtVcJsonOid4vci,
+  holder: jwtVcJsonHolder,
+  // VCDM 1.1 §6.3.1: the `vc` claim holds the credential (lists others, and this service once, publish so).
+  statusList: { credentialOf: (payload) => (isObject(payload.vc) ? payload.vc : undefined) },
 
   recognizes(item) {
     if (typeof item !== 'string' || item.split('.').length !== 3) return false

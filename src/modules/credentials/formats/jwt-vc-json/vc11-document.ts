@@ -1,6 +1,6 @@
 import type { CredentialContent } from '../credential-format.js'
 import { BITSTRING_STATUS_V1, VC_V1 } from '../../../../shared/vc-contexts.js'
-import { schemaContextV1Url, schemaJsonSchemaUrl } from '../vc-jose/schema-urls.js'
+import { schemaContextV1Url, schemaJsonSchemaUrl } from '../schema-urls.js'
 
 /**
  * A date as a JWT NumericDate (RFC 7519 §2: whole seconds) and as the xsd:dateTime of that same

@@ -1,6 +1,9 @@
 import { ValidationError } from '../../../../errors.js'
 import type { CredentialContent } from '../credential-format.js'
 
+/** The format identifier of SD-JWT VC (its `typ`, and OpenID4VCI's and OpenID4VP's name for it). */
+export const SD_JWT_VC = 'dc+sd-jwt'
+
 /**
  * Claims of an SD-JWT VC (draft-ietf-oauth-sd-jwt-vc §3.2.2) and what this service adds: `jti`
  * (the record id, so a presentation's declared credential_ids match) and `credential_type`.

@@ -8,9 +8,11 @@ import type { StatusState } from '../../../status-list/status-check.js'
 import type { CheckResult, CredentialProblem, IssuableFormat, StatusContext, VerifyContext } from '../credential-format.js'
 import { isObject, statusProblems } from '../jwt-checks.js'
 import { headerAlgOf, jwsSignerCallback, jwsVerifies, saltGenerator, sha256Hasher } from './sd-jwt-crypto.js'
-import { RESERVED_CLAIMS, disclosureFrame, schemaIdOfVct, sdJwtVcPayload } from './sd-jwt-vc-claims.js'
+import { RESERVED_CLAIMS, SD_JWT_VC, disclosureFrame, schemaIdOfVct, sdJwtVcPayload } from './sd-jwt-vc-claims.js'
+import { sdJwtVcHolder } from './sd-jwt-vc.holder.js'
+import { sdJwtVcOid4vci } from './sd-jwt-vc.oid4vci.js'
 
-const TYPES = new Set(['dc+sd-jwt', 'vc+sd-jwt'])
+const TYPES = new Set([SD_JWT_VC, 'vc+sd-jwt'])
 /** How old a KB-JWT may be (its `iat`), beyond the clock skew: a replayed one is refused. */
 const KB_MAX_AGE_S = 300
 
@@ -29,8 +31,10 @@ export interface SdJwtVcDeps {
  */
 export function sdJwtVcFormat(deps: SdJwtVcDeps): IssuableFormat {
   return {
-    id: 'dc+sd-jwt',
+    id: SD_JWT_VC,
     keyType: 'P-256',
+    oid4vci: sdJwtVcOid4vci,
+    holder: sdJwtVcHolder,
 
     recognizes(item) {
       if (typeof item !== 'string' || !item.includes('~')) return false

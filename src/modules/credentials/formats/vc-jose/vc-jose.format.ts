@@ -2,7 +2,7 @@ import { decodeCompactJws, signCompactJws } from '../../../../crypto/jws.js'
 import { ValidationError } from '../../../../errors.js'
 import type { CheckResult, CredentialProblem, DocumentSecuringFormat, VerifyContext } from '../credential-format.js'
 import { dateSeconds, datedProblems, isObject, readW3cCredential, statusProblems, subjectProblems, verifiedJwt } from '../jwt-checks.js'
-import { schemaIdOfJsonSchemaUrl } from './schema-urls.js'
+import { schemaIdOfJsonSchemaUrl } from '../schema-urls.js'
 import { VC_V2 } from '../../../../shared/vc-contexts.js'
 import { vcdm2Payload } from './vcdm2-document.js'
 
@@ -16,6 +16,8 @@ export const VC_JWT_TYP = 'vc+jwt'
 export const vcJose: DocumentSecuringFormat = {
   id: VC_JWT_TYP,
   keyType: 'Ed25519',
+  // VC-JOSE-COSE §3.1.1: the payload is the credential (what this service publishes its lists as).
+  statusList: { credentialOf: (payload) => payload },
 
   recognizes(item) {
     return typeof item === 'string' && item.split('.').length === 3 && decodeCompactJws(item)?.header.typ === VC_JWT_TYP

@@ -1,5 +1,5 @@
 import type { CredentialContent } from '../credential-format.js'
-import { schemaContextUrl, schemaJsonSchemaUrl } from './schema-urls.js'
+import { schemaContextUrl, schemaJsonSchemaUrl } from '../schema-urls.js'
 
 import { VC_V2 } from '../../../../shared/vc-contexts.js'
 
