@@ -1,6 +1,10 @@
 import { ValidationError } from '../../../errors.js'
 import type { FormatKeyType } from '../../identity/signing-identities.js'
-import type { AnyIssuableFormat, CredentialFormat, DerivingFormat, DocumentSecuringFormat } from './credential-format.js'
+import type { AnyIssuableFormat, CredentialFormat, DcqlFace, DerivingFormat, DocumentSecuringFormat } from './credential-format.js'
+import type { PresentationKind } from './presentation-kind.js'
+
+/** A format with a DCQL face: one an OpenID4VP request may ask for. */
+export type DcqlFormat = CredentialFormat & { readonly dcql: DcqlFace }
 
 /**
  * The credential formats, registered in one place (docs/formats.md): a new format is one folder
@@ -22,11 +26,21 @@ export interface FormatRegistry {
   deriving(id: string): DerivingFormat | undefined
   /** The ids of the formats a holder derives from, for errors. */
   readonly derivingIds: readonly string[]
+  /** The formats an OpenID4VP verifier asks for (their DCQL face), in registration order. */
+  readonly dcql: readonly DcqlFormat[]
+  /** The kind of a presentation; undefined when none recognizes it. */
+  presentationKind(input: unknown): PresentationKind | undefined
+  /**
+   * The kind of the spec's `presentation_jwt`: an envelope kind that recognizes it, else the first
+   * envelope kind registered (the spec's VP-JWT, DESIGN.md "Presentation"), whose reading says what it lacks.
+   */
+  envelopeKind(input: unknown): PresentationKind
 }
 
 export const DEFAULT_FORMAT = 'jwt_vc_json'
 
-export function createFormatRegistry(formats: CredentialFormat[]): FormatRegistry {
+export function createFormatRegistry(formats: CredentialFormat[], kinds: PresentationKind[] = []): FormatRegistry {
+  const envelopes = kinds.filter((k) => k.envelope)
   const issuable = new Map(formats.filter((f): f is AnyIssuableFormat => 'issue' in f).map((f) => [f.id, f]))
   const securing = new Map([...issuable].filter((e): e is [string, DocumentSecuringFormat<FormatKeyType>] => 'secure' in e[1]))
   const deriving = new Map(formats.filter((f): f is DerivingFormat => 'derive' in f).map((f) => [f.id, f]))
@@ -44,5 +58,12 @@ export function createFormatRegistry(formats: CredentialFormat[]): FormatRegistr
     // The most specific first: formats are listed that way (typed JOSE formats before plain JWT-VC).
     recognize: (item) => formats.find((f) => f.recognizes(item)),
     idOf: (item) => formats.find((f) => f.recognizes(item))?.idOf(item),
+    dcql: formats.filter((f): f is DcqlFormat => f.dcql !== undefined),
+    presentationKind: (input) => kinds.find((k) => k.recognizes(input)),
+    envelopeKind(input) {
+      const kind = envelopes.find((k) => k.recognizes(input)) ?? envelopes[0]
+      if (!kind) throw new Error('no presentation kind is registered')
+      return kind
+    },
   }
 }

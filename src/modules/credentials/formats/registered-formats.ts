@@ -3,15 +3,21 @@ import type { HttpGet } from '../../../adapters/http-out/guarded-fetch.js'
 import type { DidResolver } from '../../did/did-resolver.js'
 import { bbs2023Format } from './bbs-2023/bbs-2023.format.js'
 import type { Bbs2023Engine } from './bbs-2023/bbs-2023-engine.js'
+import { dataIntegrityVpKind } from './data-integrity/data-integrity-vp.presentation.js'
 import { eddsaFormat } from './data-integrity/eddsa.format.js'
 import type { LocalDocuments } from './data-integrity/document-loader.js'
 import { dockBbsProofFormat, type DerivedProofVerifier } from './dock-bbs/dock-bbs-proof.format.js'
+import { dockBbsProofKind } from './dock-bbs/dock-bbs-proof.presentation.js'
 import { createFormatRegistry, type FormatRegistry } from './format-registry.js'
 import { jwtVcJson } from './jwt-vc-json/jwt-vc-json.format.js'
+import { vpJwtKind } from './jwt-vc-json/vp-jwt.presentation.js'
+import { sdJwtKbKind } from './sd-jwt-vc/sd-jwt-kb.presentation.js'
 import { sdJwtVcFormat } from './sd-jwt-vc/sd-jwt-vc.format.js'
 import { vcJose } from './vc-jose/vc-jose.format.js'
 
 export { Bbs2023Pool, type Bbs2023Engine } from './bbs-2023/bbs-2023-engine.js'
+export type { DerivedProofCheck, DerivedProofVerifier } from './dock-bbs/dock-bbs-proof.format.js'
+export type { LocalDocuments } from './data-integrity/document-loader.js'
 
 /** What the formats need from the rest of the service. */
 export interface FormatDeps {
@@ -31,17 +37,28 @@ export interface FormatDeps {
  * The one place the credential formats are registered (docs/formats.md): a new format is one
  * folder under formats/ and one line here. The most specific first, since the first that
  * recognizes an item reads it: Data Integrity documents (a proof of a named cryptosuite), typed
- * JOSE formats, then the plain JWT-VC they would also match.
+ * JOSE formats, then the plain JWT-VC they would also match. The kinds of presentation follow,
+ * the spec's VP-JWT first (what a `presentation_jwt` no kind recognizes is read as).
  */
 export function registeredFormats(deps: FormatDeps): FormatRegistry {
   const dataIntegrity = { local: deps.local, clock: deps.clock }
-  return createFormatRegistry([
-    eddsaFormat('eddsa-rdfc-2022', dataIntegrity),
-    eddsaFormat('eddsa-jcs-2022', dataIntegrity),
-    bbs2023Format({ engine: deps.bbs2023, local: deps.local }),
-    sdJwtVcFormat({ resolver: deps.resolver, httpGet: deps.httpGet, publicBaseUrl: deps.publicBaseUrl }),
-    vcJose,
-    jwtVcJson,
-    dockBbsProofFormat(deps.derivedProofs),
-  ])
+  const sdJwtVc = sdJwtVcFormat({ resolver: deps.resolver, httpGet: deps.httpGet, publicBaseUrl: deps.publicBaseUrl })
+  const dockBbsProof = dockBbsProofFormat(deps.derivedProofs)
+  return createFormatRegistry(
+    [
+      eddsaFormat('eddsa-rdfc-2022', dataIntegrity),
+      eddsaFormat('eddsa-jcs-2022', dataIntegrity),
+      bbs2023Format({ engine: deps.bbs2023, local: deps.local }),
+      sdJwtVc,
+      vcJose,
+      jwtVcJson,
+      dockBbsProof,
+    ],
+    [
+      vpJwtKind({ resolver: deps.resolver }),
+      dataIntegrityVpKind({ resolver: deps.resolver, local: deps.local }),
+      sdJwtKbKind({ resolver: deps.resolver, format: sdJwtVc }),
+      dockBbsProofKind({ resolver: deps.resolver, format: dockBbsProof }),
+    ],
+  )
 }
