@@ -61,7 +61,8 @@ export function createFormatRegistry(formats: CredentialFormat[], kinds: Present
     dcql: formats.filter((f): f is DcqlFormat => f.dcql !== undefined),
     presentationKind: (input) => kinds.find((k) => k.recognizes(input)),
     envelopeKind(input) {
-      const kind = envelopes.find((k) => k.recognizes(input)) ?? envelopes[0]
+      // The first is what the others do not recognize: it need not be asked.
+      const kind = envelopes.slice(1).find((k) => k.recognizes(input)) ?? envelopes[0]
       if (!kind) throw new Error('no presentation kind is registered')
       return kind
     },

@@ -25,19 +25,26 @@ export function sdJwtKbKind(deps: { resolver: DidResolver; format: CredentialFor
       // Who presents it, as far as it says: the did:jwk of the key its KB-JWT proves possession of.
       const jwk = isObject(cnf) && isObject(cnf.jwk) ? cnf.jwk : undefined
       const holder = jwk ? `did:jwk:${jose.base64url.encode(JSON.stringify(jwk))}` : undefined
-      const kb = typeof input === 'string' ? decodeCompactJws(input.slice(input.lastIndexOf('~') + 1))?.payload : undefined
-      const kbAudience = Array.isArray(kb?.aud) ? kb.aud[0] : kb?.aud
-      const audience = typeof kbAudience === 'string' ? kbAudience : undefined
+      // Its KB-JWT (after the last `~`), read only when asked for: its verification reads it with the credential.
+      const kb = () => (typeof input === 'string' ? decodeCompactJws(input.slice(input.lastIndexOf('~') + 1))?.payload : undefined)
+      const audienceOf = (payload: Record<string, unknown> | undefined) => {
+        const aud = Array.isArray(payload?.aud) ? payload.aud[0] : payload?.aud
+        return typeof aud === 'string' ? aud : undefined
+      }
       const opened: OpenedPresentation = {
         kind,
         holder,
-        audience,
+        get audience() {
+          return audienceOf(kb())
+        },
         items: [item],
         unnamed: 'is one SD-JWT VC, which is presented over OpenID4VP, not as a VP',
         mismatch: () => 'must be a VP, not one SD-JWT VC',
         async signer(ctx) {
-          if (!holder || !audience || typeof kb?.nonce !== 'string') throw new JwsRejected('key binding: it has no KB-JWT naming a nonce and an audience, by a key the credential is bound to')
-          const result = await format.verify(input, { resolver: deps.resolver, ...ctx, presentation: { nonce: kb.nonce, audience } }, parsed)
+          const binding = kb()
+          const audience = audienceOf(binding)
+          if (!holder || !audience || typeof binding?.nonce !== 'string') throw new JwsRejected('key binding: it has no KB-JWT naming a nonce and an audience, by a key the credential is bound to')
+          const result = await format.verify(input, { resolver: deps.resolver, ...ctx, presentation: { nonce: binding.nonce, audience } }, parsed)
           const refused = result.problems.find((p) => p.reason === 'binding' || p.reason === 'signature' || p.reason === 'unreadable' || p.reason === 'malformed')
           if (refused) throw new JwsRejected(refused.message)
           return holder
