@@ -1,6 +1,6 @@
 import { JwsRejected } from '../../../did/did-jws.js'
 import type { DidResolver } from '../../../did/did-resolver.js'
-import { FRESH_PRESENTATION_S, presentedItem, type OpenedPresentation, type PresentationKind } from '../presentation-kind.js'
+import { FRESH_PRESENTATION_S, presentedItem, type OpenedPresentation, type PresentationKind, type PresentedItem } from '../presentation-kind.js'
 import { documentOf } from './data-integrity-checks.js'
 import { checkPresentationProof, dataIntegrityEnvelope, isDataIntegrityPresentation, verifyDataIntegrityPresentation } from './data-integrity-presentation.js'
 import type { LocalDocuments } from './document-loader.js'
@@ -20,14 +20,18 @@ export function dataIntegrityVpKind(deps: { resolver: DidResolver; local?: Local
       const vp = documentOf(input)
       const envelope = dataIntegrityEnvelope(vp)
       if (!vp || !envelope) return { unreadable: true, reason: 'the presentation has no Data Integrity proof' }
-      const items = envelope.items.map((item) => presentedItem(item, formats))
+      // Each credential is read when first asked for, once: the holder's cheap checks need none of them.
+      let items: PresentedItem[] | undefined
+      const presented = () => (items ??= envelope.items.map((item) => presentedItem(item, formats)))
       const holder = envelope.holder ?? envelope.signer
       const audience = typeof envelope.domains[0] === 'string' ? envelope.domains[0] : undefined
       const opened: OpenedPresentation = {
         kind,
         holder,
         audience,
-        items,
+        get items() {
+          return presented()
+        },
         unnamed: holder === undefined || audience === undefined || typeof envelope.challenge !== 'string' ? 'needs a holder, and a proof with a challenge and a domain (the verifier)' : undefined,
         mismatch(expected) {
           if (holder !== expected.holder) return 'must be presented (holder) by the holder'
@@ -55,7 +59,7 @@ export function dataIntegrityVpKind(deps: { resolver: DidResolver; local?: Local
             domain: ctx.audience,
             holderDid: ctx.holderDid,
             formats,
-            items,
+            items: presented(),
             resolver: deps.resolver,
             status: ctx.status,
             local: deps.local,

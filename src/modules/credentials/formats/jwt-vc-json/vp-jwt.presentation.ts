@@ -2,7 +2,7 @@ import { decodeCompactJws, jwsNestingProblem } from '../../../../crypto/jws.js'
 import { JwsRejected, JwtClaimRejected, verifyDidJws, type VerifiedJws } from '../../../did/did-jws.js'
 import type { DidResolver } from '../../../did/did-resolver.js'
 import type { CheckResult } from '../credential-format.js'
-import { FRESH_PRESENTATION_S, presentedItem, verifyItem, type OpenedPresentation, type PresentationContext, type PresentationKind } from '../presentation-kind.js'
+import { FRESH_PRESENTATION_S, presentedItem, verifyItem, type OpenedPresentation, type PresentationContext, type PresentationKind, type PresentedItem } from '../presentation-kind.js'
 
 /**
  * A VP-JWT (W3C VCDM 1.1 §6.3.1, OID4VP 1.0 §B.1.3.1; DESIGN.md "Presentation"): signed by an
@@ -25,7 +25,10 @@ export function vpJwtKind(deps: { resolver: DidResolver }): PresentationKind {
       }
       const payload = decoded.payload
       const vp = payload.vp as { verifiableCredential?: unknown } | undefined
-      const items = (Array.isArray(vp?.verifiableCredential) ? vp.verifiableCredential : []).map((item) => presentedItem(item, formats))
+      const held: unknown[] = Array.isArray(vp?.verifiableCredential) ? vp.verifiableCredential : []
+      // Each credential is read when first asked for, once: the holder's cheap checks need none of them.
+      let items: PresentedItem[] | undefined
+      const presented = () => (items ??= held.map((item) => presentedItem(item, formats)))
       const holder = typeof payload.iss === 'string' ? payload.iss : undefined
       const aud = Array.isArray(payload.aud) ? payload.aud[0] : payload.aud
       const audience = typeof aud === 'string' ? aud : undefined
@@ -33,7 +36,9 @@ export function vpJwtKind(deps: { resolver: DidResolver }): PresentationKind {
         kind,
         holder,
         audience,
-        items,
+        get items() {
+          return presented()
+        },
         unnamed: holder === undefined || audience === undefined ? 'needs iss (the holder) and aud (the verifier)' : undefined,
         mismatch(expected) {
           if (payload.iss !== expected.holder) return 'must be issued (iss) by the holder'
@@ -43,7 +48,7 @@ export function vpJwtKind(deps: { resolver: DidResolver }): PresentationKind {
           return undefined
         },
         signer: async () => (await verifyDidJws(deps.resolver, text, 'authentication')).did,
-        verify: (ctx) => checks(text, payload, items, ctx, deps.resolver),
+        verify: (ctx) => checks(text, payload, presented(), ctx, deps.resolver),
       }
       return opened
     },
