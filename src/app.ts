@@ -389,7 +389,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const callbacks = app.callbacks
   await app.register(anonymousProofRoutes, { prefix: '/api/wallet', proofs: new AnonymousProofService({ db, bbs, resolver, clock }) })
   await app.register(bbs2023DeriveRoutes, { prefix: '/api/wallet', derivation: new Bbs2023DeriveService({ db, formats, clock }) })
-  await app.register(walletPresentationRoutes, { prefix: '/api/wallet', holder: new HolderPresentationService({ db, clock, verifiers, callbacks }), verifiers, idempotency })
+  await app.register(walletPresentationRoutes, { prefix: '/api/wallet', holder: new HolderPresentationService({ db, clock, verifiers, formats, callbacks }), verifiers, idempotency })
   const verifierPresentations = new VerifierPresentationService({
     db,
     clock,

@@ -19,7 +19,7 @@ import type { Clock } from '../../adapters/clock.js'
 import type { DidResolver } from '../did/did-resolver.js'
 import { AnonymousProof as AnonymousProofSchema } from './anonymous-proof.schemas.js'
 import { resolveBbsKey } from './bbs-issuer-key.js'
-import type { DerivedProofCheck, DerivedProofVerifier } from '../credentials/formats/dock-bbs/dock-bbs-proof.format.js'
+import type { DerivedProofCheck, DerivedProofVerifier } from '../credentials/formats/registered-formats.js'
 
 /** What a proof made with the retired hand-written range proof gets (docs/anonymous-proofs.md). */
 export const RETIRED_PROOF_ERROR = `its range proof uses ${RETIRED_RANGE_PROOF_PROTOCOL}, a protocol this service no longer verifies: the holder must derive a new proof (Bulletproofs++)`

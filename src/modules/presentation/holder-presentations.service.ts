@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Clock } from '../../adapters/clock.js'
-import { decodeCompactJws, jwsNestingProblem } from '../../crypto/jws.js'
-import { dataIntegrityEnvelope, isDataIntegrityPresentation } from '../credentials/formats/data-integrity/data-integrity-presentation.js'
+import type { FormatRegistry } from '../credentials/formats/format-registry.js'
+import { isUnreadable } from '../credentials/formats/presentation-kind.js'
 import type { Database, Executor } from '../../db/database.js'
 import { isUniqueViolation } from '../../db/pg-errors.js'
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.js'
@@ -24,7 +24,7 @@ export interface ApproveInput {
  * own device, or reject it. A request is answered once.
  */
 export class HolderPresentationService {
-  constructor(private readonly deps: { db: Database; clock: Clock; verifiers: VerifierService; callbacks?: CallbackPort }) {}
+  constructor(private readonly deps: { db: Database; clock: Clock; verifiers: VerifierService; formats: Pick<FormatRegistry, 'envelopeKind' | 'recognize'>; callbacks?: CallbackPort }) {}
 
   async take(holderDid: string, input: { request_id?: string; qr_code_data?: string }): Promise<{ request: PresentationRequestRow; created: boolean }> {
     if ((input.request_id === undefined) === (input.qr_code_data === undefined)) {
@@ -62,7 +62,7 @@ export class HolderPresentationService {
     this.assertOpen(request)
     const missing = ids.filter((id) => !held.has(id))
     if (missing.length) throw new ValidationError(`Not in your wallet: ${missing.join(', ')}`, { details: { field: 'credential_ids', missing } })
-    checkEnvelope(input.presentation_jwt, holderDid, request)
+    checkEnvelope(this.deps.formats, input.presentation_jwt, holderDid, request)
 
     const now = this.deps.clock.now()
     const submitted = {
@@ -160,28 +160,18 @@ function requestIdFromQr(data: string | undefined): string {
 }
 
 /**
- * The cheap checks the holder can fix at once: the VP-JWT is one, issued by this holder, for this
- * verifier and nonce. Its signature and credentials are checked when the verifier verifies.
+ * The cheap checks the holder can fix at once, in its kind's words: the presentation (a VP-JWT, a
+ * VP with a Data Integrity proof) is one, presented by this holder, for this verifier and nonce.
+ * Its holder proof and credentials are checked when the verifier verifies.
  */
-function checkEnvelope(jwt: string, holderDid: string, request: PresentationRequestRow): void {
+function checkEnvelope(formats: Pick<FormatRegistry, 'envelopeKind' | 'recognize'>, text: string, holderDid: string, request: PresentationRequestRow): void {
   const invalid = (why: string) => new ValidationError(`presentation_jwt ${why}`, { details: { field: 'presentation_jwt' } })
-  // A VP secured with Data Integrity: the proof's challenge is the nonce, its domain the verifier.
-  if (isDataIntegrityPresentation(jwt)) {
-    const vp = dataIntegrityEnvelope(jwt)!
-    if ((vp.holder ?? vp.signer) !== holderDid) throw invalid('must be presented (holder) by the holder')
-    if (!vp.domains.includes(request.verifier_did)) throw invalid("must name the request's verifier as its proof's domain")
-    if (vp.challenge !== request.nonce) throw invalid("must carry the request's nonce as its proof's challenge")
-    return
+  const opened = formats.envelopeKind(text).open(text, formats)
+  if (isUnreadable(opened)) {
+    throw invalid(opened.nesting ? `is refused: ${opened.nesting}` : 'is neither a compact JWS nor a presentation with a Data Integrity proof (eddsa-rdfc-2022, eddsa-jcs-2022)')
   }
-  const payload = decodeCompactJws(jwt)?.payload
-  if (!payload) {
-    const tooDeep = jwsNestingProblem(jwt)
-    throw invalid(tooDeep ? `is refused: ${tooDeep}` : 'is neither a compact JWS nor a presentation with a Data Integrity proof (eddsa-rdfc-2022, eddsa-jcs-2022)')
-  }
-  if (payload.iss !== holderDid) throw invalid('must be issued (iss) by the holder')
-  const audience = Array.isArray(payload.aud) ? payload.aud : [payload.aud]
-  if (!audience.includes(request.verifier_did)) throw invalid("must name the request's verifier as aud")
-  if (payload.nonce !== request.nonce) throw invalid("must carry the request's nonce")
+  const mismatch = opened.mismatch({ holder: holderDid, audience: request.verifier_did, nonce: request.nonce })
+  if (mismatch) throw invalid(mismatch)
 }
 
 export function eventData(row: repo.PresentationRow): Record<string, unknown> {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Clock } from '../../adapters/clock.js'
 import { RETIRED_RANGE_PROOF_PROTOCOL, usesRetiredRangeProof } from '../../crypto/bbs/anonymous-proof-format.js'
-import { decodeCompactJws, jwsNestingProblem } from '../../crypto/jws.js'
+import { decodeCompactJws } from '../../crypto/jws.js'
 import type { Transaction } from 'kysely'
 import type { Database, DB, Executor } from '../../db/database.js'
 import type { FormatRegistry } from '../credentials/formats/format-registry.js'
@@ -16,7 +16,7 @@ import { eventData } from './holder-presentations.service.js'
 import type { CallbackPort, ChainCheckPort, ConsentPort, Openid4vpRecheckPort } from './presentation-ports.js'
 import type { PresentationVerifier, VerificationOutcome as VerifiedOutcome } from './presentation-verifier.js'
 import { JwsRejected } from '../did/did-jws.js'
-import { dataIntegrityEnvelope, isDataIntegrityPresentation } from '../credentials/formats/data-integrity/data-integrity-presentation.js'
+import { isUnreadable } from '../credentials/formats/presentation-kind.js'
 import * as repo from './presentations.repository.js'
 
 /**
@@ -97,7 +97,7 @@ export class VerifierPresentationService {
    * Idempotency-Key, recorded in the transaction that stores the presentation and its callback event.
    */
   async submit(callerDid: string, input: { presentation_jwt: string; request_id?: string; presentation_type?: string }, claim?: ClaimKey): Promise<repo.PresentationRow> {
-    const { prover, verifierDid, items } = await this.signedEnvelope(callerDid, input.presentation_jwt)
+    const { prover, verifierDid, ids } = await this.signedEnvelope(callerDid, input.presentation_jwt)
     let request: PresentationRequestRow | undefined
     if (input.request_id !== undefined) {
       request = await this.deps.verifiers.findRequest(input.request_id)
@@ -106,7 +106,6 @@ export class VerifierPresentationService {
       const status = this.deps.verifiers.effectiveStatus(request)
       if (status !== 'pending') throw new ConflictError(`The presentation request is ${status}`)
     }
-    const ids = items.map((item) => this.deps.formats.idOf(item)).filter((id): id is string => id !== undefined)
     const now = this.deps.clock.now()
     const id = `pres-${randomUUID()}`
     try {
@@ -136,41 +135,26 @@ export class VerifierPresentationService {
   }
 
   /**
-   * Who presents a submission to whom, and what it holds, once its holder's signature is checked:
-   * a VP-JWT (iss, aud, vp.verifiableCredential) or a VP with a Data Integrity proof (holder, the
-   * proof's domain, verifiableCredential). The caller must be its holder or its verifier.
+   * Who presents a submission to whom, and the ids of what it holds, once its holder's proof is
+   * checked: read once by its kind (a VP-JWT: iss, aud, vp.verifiableCredential; a VP with a Data
+   * Integrity proof: holder, the proof's domain, verifiableCredential). The caller must be its holder or its verifier.
    */
-  private async signedEnvelope(callerDid: string, text: string): Promise<{ prover: string; verifierDid: string; items: unknown[] }> {
+  private async signedEnvelope(callerDid: string, text: string): Promise<{ prover: string; verifierDid: string; ids: string[] }> {
     const invalid = (why: string) => new ValidationError(why, { details: { field: 'presentation_jwt' } })
-    let prover: unknown
-    let verifierDid: unknown
-    let items: unknown[]
-    const dataIntegrity = isDataIntegrityPresentation(text) ? dataIntegrityEnvelope(text) : undefined
-    if (dataIntegrity) {
-      prover = dataIntegrity.holder ?? dataIntegrity.signer
-      verifierDid = dataIntegrity.domains[0]
-      items = dataIntegrity.items
-      if (typeof prover !== 'string' || typeof verifierDid !== 'string' || typeof dataIntegrity.challenge !== 'string') throw invalid('presentation_jwt needs a holder, and a proof with a challenge and a domain (the verifier)')
-    } else {
-      const payload = decodeCompactJws(text)?.payload
-      if (!payload) {
-        const tooDeep = jwsNestingProblem(text)
-        throw invalid(tooDeep ? `presentation_jwt is refused: ${tooDeep}` : 'presentation_jwt is neither a compact JWS nor a presentation with a Data Integrity proof (eddsa-rdfc-2022, eddsa-jcs-2022)')
-      }
-      prover = payload.iss
-      verifierDid = Array.isArray(payload.aud) ? payload.aud[0] : payload.aud
-      const vp = payload.vp as { verifiableCredential?: unknown } | undefined
-      items = Array.isArray(vp?.verifiableCredential) ? vp.verifiableCredential : []
-      if (typeof prover !== 'string' || typeof verifierDid !== 'string') throw invalid('presentation_jwt needs iss (the holder) and aud (the verifier)')
+    const opened = this.deps.verifier.open(text)
+    if (isUnreadable(opened)) {
+      throw invalid(opened.nesting ? `presentation_jwt is refused: ${opened.nesting}` : 'presentation_jwt is neither a compact JWS nor a presentation with a Data Integrity proof (eddsa-rdfc-2022, eddsa-jcs-2022)')
     }
+    const { holder: prover, audience: verifierDid } = opened
+    if (opened.unnamed !== undefined || prover === undefined || verifierDid === undefined) throw invalid(`presentation_jwt ${opened.unnamed ?? 'names no holder or verifier'}`)
     if (callerDid !== prover && callerDid !== verifierDid) throw new ForbiddenError('Only the holder (iss) or the verifier (aud) of a presentation may submit it')
     // It will be listed among the holder's presentations: only what the holder signed is.
-    const signer = await this.deps.verifier.signer(text).catch((error: unknown) => {
+    const signer = await this.deps.verifier.signer(opened).catch((error: unknown) => {
       if (error instanceof JwsRejected) throw invalid(`presentation_jwt is not signed by its holder ${prover}: ${error.message}`)
       throw error
     })
     if (signer !== prover) throw invalid(`presentation_jwt is signed by ${signer}, not by its holder (iss) ${prover}`)
-    return { prover, verifierDid, items }
+    return { prover, verifierDid, ids: opened.items.flatMap((item) => (item.id === undefined ? [] : [item.id])) }
   }
 
   async verify(verifierDid: string, id: string, input: { presentation_jwt: string }): Promise<VerifyResponse> {

@@ -1,3 +1,5 @@
+import type { DcqlCredentialPresentation, DcqlQuery } from 'dcql'
+import type { DecodedJws } from '../../../crypto/jws.js'
 import type { EvidenceAttachment, RequiredPredicate } from '../../../db/database.js'
 import type { DidResolver } from '../../did/did-resolver.js'
 import type { FormatKeyType, SignerByKeyType } from '../../identity/signing-identities.js'
@@ -19,10 +21,12 @@ export interface CredentialFormat {
   readonly id: string
   /** Whether a serialized item (from a VP, an import) is of this format: a cheap look, no cryptography. */
   recognizes(item: unknown): boolean
-  /** The id the item names for itself, read without verifying (to declare what a submission holds). */
-  idOf(item: unknown): string | undefined
-  /** Every check the format defines, each failure one problem; `credential` is what the item says once read. */
-  verify(item: unknown, ctx: VerifyContext): Promise<CheckResult>
+  /** The id the item names for itself, read without verifying (to declare what a submission holds); `parsed`: its `parse`. */
+  idOf(item: unknown, parsed?: ParsedItem): string | undefined
+  /** Every check the format defines, each failure one problem; `credential` is what the item says once read; `parsed`: its `parse`. */
+  verify(item: unknown, ctx: VerifyContext, parsed?: ParsedItem): Promise<CheckResult>
+  /** The item read once (a JWT's header and payload), handed back to `idOf` and `verify` so neither reads it again. */
+  parse?(item: unknown): ParsedItem
   /** Its issuer's status list read again for it, nothing else checked: a wallet's later reading of an import. */
   status(item: unknown, issuer: string, ctx: StatusContext): Promise<StatusState>
   /** OpenID4VCI: its credential configuration and wire form. */
@@ -31,12 +35,60 @@ export interface CredentialFormat {
   readonly holder?: HolderFace
   /** A status-list credential published in this format, as a verifier of the credentials naming it reads one. */
   readonly statusList?: StatusListFace
+  /** The verifier: its DCQL credential query for a requirement and its reading of a presented credential. */
+  readonly dcql?: DcqlFace
 }
 
 /** How a status-list credential secured in a format is read once its signature is verified (Bitstring Status List §3.2). */
 export interface StatusListFace {
   /** The list credential a verified JWS of this format carries: its payload, or the claim holding it; undefined when it holds none. */
   credentialOf(payload: Record<string, unknown>): Record<string, unknown> | undefined
+}
+
+/** What a format's `parse` read of an item, once. */
+export interface ParsedItem {
+  /** A compact JWS's (an SD-JWT's issuer-signed JWT's) header and payload; undefined when it does not decode. */
+  jws?: DecodedJws
+}
+
+/** A DCQL credential query without its id (the mapping names the queries). */
+export type DcqlCredentialQuery = Omit<DcqlQuery.Input['credentials'][number], 'id'>
+
+/**
+ * The schemas whose credentials a query may name, looked up by the caller: for each credential
+ * type, the schemas it was issued (templated, offered) under; for predicates of no type, the
+ * schemas that have every compared attribute.
+ */
+export interface KnownSchemas {
+  ofType: Record<string, string[]>
+  withAttributes: string[]
+}
+
+/** One requirement of a presentation request, as a format's DCQL query asks for it. */
+export interface DcqlRequirement {
+  /** The credential type required; undefined for predicates of no type. */
+  type: string | undefined
+  schemaId: string | undefined
+  /** The claims to disclose: the required attributes and the attributes its predicates compare. */
+  claims: string[]
+  known: KnownSchemas
+}
+
+/**
+ * A format's face towards an OpenID4VP verifier (OID4VP 1.0 §6, Appendix B): the credential
+ * query it answers for a requirement, and a presented credential as DCQL reads it.
+ */
+export interface DcqlFace {
+  /** The end of its credential query ids (`c0_sd_jwt`): the queries a request makes stay the same. */
+  readonly querySuffix: string
+  /** Its entry of `client_metadata.vp_formats_supported` (OID4VP 1.0 §11.1) for these JWS algorithms. */
+  vpFormatSupported(algs: readonly string[]): Record<string, unknown>
+  /** Its credential query for the requirement; undefined when it has none to ask. */
+  query(requirement: DcqlRequirement): DcqlCredentialQuery | undefined
+  /** The claim name a claims path of its queries asks for (what the verdict keeps). */
+  claimOf(path: readonly unknown[]): string | undefined
+  /** A presented credential, as its format read it, in the shape the dcql library matches against the query. */
+  presented(credential: ReadCredential): DcqlCredentialPresentation
 }
 
 export type StatusContext = Pick<VerifyContext, 'status' | 'statusMemo'>

@@ -1,6 +1,10 @@
 import { ValidationError } from '../../../errors.js'
 import type { FormatKeyType } from '../../identity/signing-identities.js'
-import type { AnyIssuableFormat, CredentialFormat, DerivingFormat, DocumentSecuringFormat, Oid4vciFormat, StatusListForm } from './credential-format.js'
+import type { AnyIssuableFormat, CredentialFormat, DcqlFace, DerivingFormat, DocumentSecuringFormat, Oid4vciFormat, StatusListForm } from './credential-format.js'
+import type { PresentationKind } from './presentation-kind.js'
+
+/** A format with a DCQL face: one an OpenID4VP request may ask for. */
+export type DcqlFormat = CredentialFormat & { readonly dcql: DcqlFace }
 
 /**
  * The credential formats, registered in one place (docs/formats.md): a new format is one folder
@@ -34,6 +38,15 @@ export interface FormatRegistry {
   statusListCredential(jws: string, payload: Record<string, unknown>): Record<string, unknown> | undefined
   /** The format that secures the service's status lists of a form with the issuer's Ed25519 key. */
   statusListFormat(form: StatusListForm): DocumentSecuringFormat<FormatKeyType>
+  /** The formats an OpenID4VP verifier asks for (their DCQL face), in registration order. */
+  readonly dcql: readonly DcqlFormat[]
+  /** The kind of a presentation; undefined when none recognizes it. */
+  presentationKind(input: unknown): PresentationKind | undefined
+  /**
+   * The kind of the spec's `presentation_jwt`: an envelope kind that recognizes it, else the first
+   * envelope kind registered (the spec's VP-JWT, DESIGN.md "Presentation"), whose reading says what it lacks.
+   */
+  envelopeKind(input: unknown): PresentationKind
 }
 
 /** What the registration decides beside the list of formats. */
@@ -42,9 +55,13 @@ export interface RegistryOptions {
   default?: AnyIssuableFormat
   /** The format each status-list form is secured with. */
   statusLists?: Partial<Record<StatusListForm, DocumentSecuringFormat<FormatKeyType>>>
+  /** The presentation kinds, the most specific first. */
+  kinds?: PresentationKind[]
 }
 
 export function createFormatRegistry(formats: CredentialFormat[], options: RegistryOptions = {}): FormatRegistry {
+  const kinds = options.kinds ?? []
+  const envelopes = kinds.filter((k) => k.envelope)
   const issuable = new Map(formats.filter((f): f is AnyIssuableFormat => 'issue' in f).map((f) => [f.id, f]))
   const securing = new Map([...issuable].filter((e): e is [string, DocumentSecuringFormat<FormatKeyType>] => 'secure' in e[1]))
   const deriving = new Map(formats.filter((f): f is DerivingFormat => 'derive' in f).map((f) => [f.id, f]))
@@ -75,6 +92,14 @@ export function createFormatRegistry(formats: CredentialFormat[], options: Regis
       const format = options.statusLists?.[form]
       if (!format) throw new Error(`no format is registered to secure ${form} status lists`)
       return format
+    },
+    dcql: formats.filter((f): f is DcqlFormat => f.dcql !== undefined),
+    presentationKind: (input) => kinds.find((k) => k.recognizes(input)),
+    envelopeKind(input) {
+      // The first is what the others do not recognize: it need not be asked.
+      const kind = envelopes.slice(1).find((k) => k.recognizes(input)) ?? envelopes[0]
+      if (!kind) throw new Error('no presentation kind is registered')
+      return kind
     },
   }
 }

@@ -1,4 +1,5 @@
-import { decodeCompactJws, jwsNestingProblem } from '../../../crypto/jws.js'
+import { decodeCompactJws, jwsNestingProblem, type DecodedJws } from '../../../crypto/jws.js'
+import { JSON_LIMITS, nestingPastLimit } from '../../../json-limits.js'
 import { JwsRejected, JwtClaimRejected, verifyDidJws, type VerifiedJws } from '../../did/did-jws.js'
 import { normalizeDid } from '../../did/did-normalize.js'
 import type { StatusState } from '../../status-list/status-check.js'
@@ -9,8 +10,8 @@ import type { CredentialProblem, ReadCredential, VerifyContext } from './credent
  * DID in `kid` (verifyDidJws, jose), the lifetime jose reads from exp/nbf (reported as problems,
  * not thrown, so every problem is told), the subject bound to the holder, and the status entry.
  */
-export async function verifiedJwt(jwt: string, ctx: VerifyContext, problems: CredentialProblem[]): Promise<VerifiedJws | undefined> {
-  if (!decodeCompactJws(jwt)) {
+export async function verifiedJwt(jwt: string, ctx: VerifyContext, problems: CredentialProblem[], decoded = decodeCompactJws(jwt)): Promise<VerifiedJws | undefined> {
+  if (!decoded) {
     problems.push({ reason: 'unreadable', message: jwsNestingProblem(jwt) ?? 'it is not a JWT (three base64url parts: header.payload.signature)' })
     return undefined
   }
@@ -31,6 +32,26 @@ export async function verifiedJwt(jwt: string, ctx: VerifyContext, problems: Cre
     throw error
   }
 }
+
+/**
+ * A compact JWS's protected header alone, unverified: what recognizing a JOSE format needs, without
+ * reading its payload. Undefined when it is not a JSON object or nests past the limit.
+ */
+export function jwsHeaderOf(jws: string): Record<string, unknown> | undefined {
+  const parts = jws.split('.')
+  if (parts.length !== 3) return undefined
+  const text = Buffer.from(parts[0]!, 'base64url').toString('utf8')
+  if (nestingPastLimit(text, JSON_LIMITS.documentDepth)) return undefined
+  try {
+    const header: unknown = JSON.parse(text)
+    return isObject(header) ? header : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** A format's `parse` of a compact JWS: its header and payload, decoded once. */
+export const parsedJws = (jws: unknown): { jws?: DecodedJws } => ({ jws: typeof jws === 'string' ? decodeCompactJws(jws) : undefined })
 
 /** Holder binding: `sub` and the subject's `id`, whichever are present, must both be the holder. */
 export function subjectProblems(subjects: unknown[], holderDid: string | undefined): CredentialProblem[] {

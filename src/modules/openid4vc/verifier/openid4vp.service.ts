@@ -3,15 +3,14 @@ import type { Jwk } from '@openid4vc/oauth2'
 import { JarmMode, Openid4vpVerifier } from '@openid4vc/openid4vp'
 import * as jose from 'jose'
 import type { Clock } from '../../../adapters/clock.js'
-import { decodeCompactJws } from '../../../crypto/jws.js'
 import type { Database, Executor, RequiredCredential, RequiredPredicate } from '../../../db/database.js'
 import { JSON_LIMITS, nestingPastLimit } from '../../../json-limits.js'
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../../../errors.js'
 import { findCredentialOwner } from '../../credentials/credentials.service.js'
 import type { ReadCredential } from '../../credentials/formats/credential-format.js'
 import type { FormatRegistry } from '../../credentials/formats/format-registry.js'
+import { isUnreadable, type OpenedPresentation } from '../../credentials/formats/presentation-kind.js'
 import type { DidResolver } from '../../did/did-resolver.js'
-import { didJwkFor } from '../../did/methods/registered-methods.js'
 import type { HostedDids } from '../../identity/hosted-dids.service.js'
 import type { KeyStore } from '../../keys/key-store.js'
 import { publicJwk, serviceCallbacks, type ServiceKeys } from '../shared/oid4vc-callbacks.js'
@@ -21,7 +20,7 @@ import { AnswerNotAccepted, type VerifierPresentationService } from '../../prese
 import { qrSvgDataUrl } from '../../qr/qr-image.js'
 import type { VerifierService } from '../../verifier/verifier.service.js'
 import type { Oid4vpFields, Oid4vpOptions, PresentationRequestRow } from '../../verifier/verifier.types.js'
-import { askedClaims, dcqlProblems, dcqlQueryFor, type KnownSchemas } from './dcql-mapping.js'
+import { askedClaims, dcqlProblems, dcqlQueryFor, vpFormatsSupported, type KnownSchemas } from './dcql-mapping.js'
 import { minimisedOutcome } from './minimised-outcome.js'
 import * as repo from './openid4vp.repository.js'
 
@@ -75,7 +74,7 @@ export class Openid4vpService {
    */
   async prepare(request: PresentationRequestRow, options: Oid4vpOptions): Promise<{ store(trx: Executor): Promise<Oid4vpFields> } | undefined> {
     if (!this.deps.publicBaseUrl.startsWith('https://')) return undefined
-    const dcql = dcqlQueryFor(request, this.deps.publicBaseUrl, await this.knownSchemas(request))
+    const dcql = dcqlQueryFor(request, this.deps.formats.dcql, await this.knownSchemas(request))
     if (!dcql) return undefined
     const base = this.deps.publicBaseUrl
     const responseUri = `${base}/openid4vp/responses/${encodeURIComponent(request.id)}`
@@ -110,10 +109,7 @@ export class Openid4vpService {
       client_metadata: {
         client_name: profile?.name ?? request.verifier_did,
         ...logo,
-        vp_formats_supported: {
-          'dc+sd-jwt': { 'sd-jwt_alg_values': JWS_ALGS, 'kb-jwt_alg_values': JWS_ALGS },
-          jwt_vc_json: { alg_values: JWS_ALGS },
-        },
+        vp_formats_supported: vpFormatsSupported(this.deps.formats.dcql, JWS_ALGS),
         ...(jwks ? { jwks, encrypted_response_enc_values_supported: ENC_VALUES } : {}),
       },
     }
@@ -294,8 +290,9 @@ export class Openid4vpService {
       })
       throw oauthError(error, message)
     }
-    const items = Object.values(vpToken).flat()
-    const claimed = await this.proverOf(items).catch((error: unknown) => {
+    // Each presentation read once, by its kind: what names the holder, then what is checked.
+    const presented = this.openVpToken(vpToken)
+    const claimed = await this.proverOf(presented).catch((error: unknown) => {
       if (error instanceof ValidationError) return refuse(null, false, [error.message], 'invalid_request', error.message)
       throw error
     })
@@ -304,7 +301,7 @@ export class Openid4vpService {
       const why = `the response names the holder ${claimed.did}, not the one the request is addressed to`
       await refuse(claimed.did, false, [why], 'invalid_request', 'No OpenID4VP request for this holder is answered at this response_uri')
     }
-    const { prover, outcome, errors, credentialIds, holderProof } = await this.check(row, request, vpToken)
+    const { prover, outcome, errors, credentialIds, holderProof } = await this.check(row, request, presented)
     // Without a verified holder proof (signature, KB-JWT, nonce, audience) a response proves nothing of its sender: it consumes nothing.
     if (!holderProof) await refuse(prover.did, false, errors, 'access_denied', `The presentation is refused: ${errors.join('; ')}`)
 
@@ -356,19 +353,35 @@ export class Openid4vpService {
     const [row, request] = await Promise.all([repo.findOid4vpRequest(this.deps.db, presentation.request_id), this.deps.verifiers.findRequest(presentation.request_id)])
     if (!row || !request || row.presentation_id !== presentation.id) return undefined
     const vpToken = this.verifierFor(undefined).parseDcqlVpToken(JSON.parse(presentation.presentation_jwt)) as Record<string, unknown[]>
-    const { outcome, errors } = await this.check(row, { ...request, ...answered }, vpToken)
+    const { outcome, errors } = await this.check(row, { ...request, ...answered }, this.openVpToken(vpToken))
     return { ...outcome, errors, isValid: errors.length === 0 }
   }
 
   /**
-   * Every presentation of a vp_token (credential query id → presentations) verified for this
-   * request's client id and nonce, the request's requirements over all of them, then the DCQL query.
+   * Each presentation of a vp_token (credential query id → presentations) with its query id, read
+   * once by its kind when it is one the request takes: a kind in a format the verifier asks for
+   * over DCQL (a VP-JWT, an SD-JWT VC with its KB-JWT); `opened` is undefined for any other.
    */
-  private async check(row: repo.Oid4vpRequestRow, request: Pick<PresentationRequestRow, 'verifier_did' | 'presentation_type' | 'nonce' | 'required_credentials' | 'required_predicates'>, vpToken: Record<string, unknown[]>) {
-    const flat = Object.entries(vpToken).flatMap(([id, items]) => items.map((item) => ({ id, item })))
-    const prover = await this.proverOf(flat.map((p) => p.item))
+  private openVpToken(vpToken: Record<string, unknown[]>): Presented[] {
+    const asked = new Set(this.deps.formats.dcql.map((f) => f.id))
+    return Object.entries(vpToken).flatMap(([id, items]) =>
+      items.map((item) => {
+        const kind = this.deps.formats.presentationKind(item)
+        const opened = kind?.oid4vpFormat !== undefined && asked.has(kind.oid4vpFormat) ? kind.open(item, this.deps.formats) : undefined
+        return { id, item, opened: opened && !isUnreadable(opened) ? opened : undefined }
+      }),
+    )
+  }
+
+  /**
+   * Every presentation of a vp_token verified for this request's client id and nonce, the
+   * request's requirements over all of them, then the DCQL query.
+   */
+  private async check(row: repo.Oid4vpRequestRow, request: Pick<PresentationRequestRow, 'verifier_did' | 'presentation_type' | 'nonce' | 'required_credentials' | 'required_predicates'>, flat: Presented[]) {
+    const prover = await this.proverOf(flat)
     const outcome = await this.deps.verifier.verifyOpenid4vp({
-      presentations: flat.map(({ item }) => ({ item, holderDid: prover.bound ? prover.did : undefined })),
+      // An envelope (a VP-JWT) is checked as signed by the prover; a credential with its own holder proof, bound to the prover when it is a DID.
+      presentations: flat.map(({ item, opened }) => ({ item, opened, holderDid: opened?.kind.envelope || prover.bound ? prover.did : undefined })),
       proverDid: prover.did,
       audience: row.client_id,
       // A Dock BBS derived proof is made for a verifier DID (the anonymous-proof route): the one behind the client id.
@@ -382,34 +395,31 @@ export class Openid4vpService {
     flat.forEach(({ id }, i) => (answered[id] ??= []).push(outcome.read[i] ?? []))
     const query = (row.request_payload as { dcql_query: Parameters<typeof dcqlProblems>[0] }).dcql_query
     const formatOf = Object.fromEntries(query.credentials.map((c) => [c.id, c.format]))
-    const dcql = outcome.errors.length === 0 ? dcqlProblems(query, answered, formatOf) : []
+    const dcql = outcome.errors.length === 0 ? dcqlProblems(query, answered, formatOf, this.deps.formats.dcql) : []
     const errors = [...outcome.errors, ...dcql]
     const credentialIds = [...new Set(outcome.read.flat().flatMap((c) => (c.id ? [c.id] : [])))]
     // What is kept and reported is what the query asked for; the checks above saw everything.
     const read = flat.flatMap(({ id }, i) => (outcome.read[i] ?? []).map((credential) => ({ queryId: id, credential })))
-    return { prover, outcome: minimisedOutcome(outcome, read, askedClaims(query)), errors, credentialIds, holderProof: outcome.holderProof }
+    return { prover, outcome: minimisedOutcome(outcome, read, askedClaims(query, this.deps.formats.dcql)), errors, credentialIds, holderProof: outcome.holderProof }
   }
 
   /**
-   * Who presents: the `iss` of a VP-JWT (its signature proves it); for SD-JWT VCs alone, the
-   * holder this service issued the first one to (its cnf key is then checked to be that DID's),
-   * else the did:jwk of the key it is bound to, which its KB-JWT proves possession of.
+   * Who presents: the holder an envelope names (a VP-JWT's `iss`: its signature proves it); for
+   * credentials alone, the holder this service issued the first one to (an SD-JWT VC's cnf key
+   * is then checked to be that DID's), else the holder the first names for itself (the did:jwk of
+   * the key an SD-JWT VC is bound to, which its KB-JWT proves possession of).
    */
-  private async proverOf(items: unknown[]): Promise<{ did: string; bound: boolean }> {
-    for (const item of items) {
-      const payload = typeof item === 'string' ? decodeCompactJws(item)?.payload : undefined
-      if (payload?.vp !== undefined && typeof payload.iss === 'string') return { did: payload.iss, bound: true }
+  private async proverOf(presented: Presented[]): Promise<{ did: string; bound: boolean }> {
+    for (const { opened } of presented) if (opened?.kind.envelope && opened.holder !== undefined) return { did: opened.holder, bound: true }
+    for (const { item, opened } of presented) {
+      // An envelope names its holder itself (above); a credential alone is looked up by its id.
+      if (opened?.kind.envelope) continue
+      for (const id of opened ? opened.items.map((i) => i.id) : [this.deps.formats.idOf(item)]) {
+        const owner = id ? await findCredentialOwner(this.deps.db, id) : undefined
+        if (owner) return { did: owner, bound: true }
+      }
     }
-    for (const item of items) {
-      const id = this.deps.formats.idOf(item)
-      const owner = id ? await findCredentialOwner(this.deps.db, id) : undefined
-      if (owner) return { did: owner, bound: true }
-    }
-    for (const item of items) {
-      const cnf = typeof item === 'string' ? decodeCompactJws(item.split('~')[0]!)?.payload.cnf : undefined
-      const jwk = cnf && typeof cnf === 'object' ? (cnf as { jwk?: unknown }).jwk : undefined
-      if (jwk && typeof jwk === 'object') return { did: didJwkFor(jwk), bound: false }
-    }
+    for (const { opened } of presented) if (opened && !opened.kind.envelope && opened.holder !== undefined) return { did: opened.holder, bound: false }
     throw oauthError('invalid_request', 'vp_token names no holder: no VP-JWT and no credential bound to a key')
   }
 
@@ -473,6 +483,9 @@ function postedResponse(row: repo.Oid4vpRequestRow, form: Record<string, unknown
   if (header.zip !== undefined || header.crit !== undefined) throw oauthError('invalid_request', 'response: zip and crit are not accepted')
   return form.response
 }
+
+/** One presentation of a vp_token, with the credential query it answers. */
+type Presented = { id: string; item: unknown; opened: OpenedPresentation | undefined }
 
 const iso = (at: Date | string) => new Date(at).toISOString()
 /** RFC 6749 §4.1.2.1's characters of an error code. */

@@ -1,7 +1,7 @@
 import * as vc from '@digitalbazaar/vc'
 import jsigs from 'jsonld-signatures'
 import type { CheckResult, CredentialProblem, VerifyContext } from '../credential-format.js'
-import type { FormatRegistry } from '../format-registry.js'
+import { presentedItem, verifyItem, type ItemFormats, type PresentedItem } from '../presentation-kind.js'
 import { dateSeconds, datedProblems, isObject } from '../jwt-checks.js'
 import { DATA_INTEGRITY_MAX_VALUES, documentOf, hasProof, proofDids, proofProblems, proofsOf, sizeProblem } from './data-integrity-checks.js'
 import { createDocumentLoader, type LocalDocuments } from './document-loader.js'
@@ -19,7 +19,9 @@ export interface DataIntegrityPresentationOptions extends Omit<VerifyContext, 'h
   /** Whether each credential must be issued to the holder (the spec's requests: yes; the VC API's verify: VCDM does not require it). */
   bindCredentialsToHolder?: boolean
   /** Each embedded credential is verified by the format that recognizes it. */
-  formats: Pick<FormatRegistry, 'recognize'>
+  formats: ItemFormats
+  /** Its credentials as already read (the presentation kind's `open`); read here when absent. */
+  items?: readonly PresentedItem[]
   /** The service's own JSON-LD documents (document-loader.ts). */
   local?: LocalDocuments
 }
@@ -112,20 +114,17 @@ export async function verifyDataIntegrityPresentation(item: unknown, options: Da
 
   const holderDid = holder ?? options.holderDid ?? envelope.holder
   const credentials: CheckResult[] = []
-  for (const credential of envelope.items) {
-    const format = options.formats.recognize(credential)
+  for (const credential of options.items ?? envelope.items.map((item) => presentedItem(item, options.formats))) {
     credentials.push(
-      format
-        ? await format.verify(credential, {
-            resolver: options.resolver,
-            status: options.status,
-            statusMemo: options.statusMemo,
-            now: options.now,
-            skewSeconds: options.skewSeconds,
-            holderDid: options.bindCredentialsToHolder === false ? undefined : holderDid,
-            ...(options.domain === undefined ? {} : { presentation: { nonce: options.challenge, audience: options.domain } }),
-          })
-        : { problems: [{ reason: 'malformed', message: 'it is in no credential format this service reads' }] },
+      await verifyItem(credential, {
+        resolver: options.resolver,
+        status: options.status,
+        statusMemo: options.statusMemo,
+        now: options.now,
+        skewSeconds: options.skewSeconds,
+        holderDid: options.bindCredentialsToHolder === false ? undefined : holderDid,
+        ...(options.domain === undefined ? {} : { presentation: { nonce: options.challenge, audience: options.domain } }),
+      }),
     )
   }
   return { ...(holder === undefined ? {} : { holder }), problems, credentials }

@@ -1,8 +1,9 @@
 import { decodeCompactJws, signCompactJws } from '../../../../crypto/jws.js'
-import type { CheckResult, CredentialProblem, IssuableFormat, VerifyContext } from '../credential-format.js'
-import { dateSeconds, datedProblems, isObject, readW3cCredential, statusProblems, subjectProblems, verifiedJwt } from '../jwt-checks.js'
+import type { CheckResult, CredentialProblem, IssuableFormat, ParsedItem, VerifyContext } from '../credential-format.js'
+import { dateSeconds, datedProblems, isObject, jwsHeaderOf, parsedJws, readW3cCredential, statusProblems, subjectProblems, verifiedJwt } from '../jwt-checks.js'
 import { schemaIdOfJsonSchemaUrl } from '../schema-urls.js'
 import { JWT_VC_JSON } from './jwt-vc-json-id.js'
+import { jwtVcJsonDcql } from './jwt-vc-json.dcql.js'
 import { jwtVcJsonHolder } from './jwt-vc-json.holder.js'
 import { jwtVcJsonOid4vci } from './jwt-vc-json.oid4vci.js'
 import { vc11Document, vc11JwtPayload } from './vc11-document.js'
@@ -22,13 +23,15 @@ export const jwtVcJson: IssuableFormat = {
 
   recognizes(item) {
     if (typeof item !== 'string' || item.split('.').length !== 3) return false
-    const decoded = decodeCompactJws(item)
+    const header = jwsHeaderOf(item)
     // A JWT that is not one of the typed JOSE formats (vc+jwt, dc+sd-jwt) is read as VCDM 1.1.
-    return decoded === undefined || (decoded.header.typ !== 'vc+jwt' && !String(decoded.header.typ ?? '').endsWith('sd-jwt'))
+    return header === undefined || (header.typ !== 'vc+jwt' && !String(header.typ ?? '').endsWith('sd-jwt'))
   },
 
-  idOf(item) {
-    const jti = typeof item === 'string' ? decodeCompactJws(item)?.payload.jti : undefined
+  parse: parsedJws,
+
+  idOf(item, parsed = parsedJws(item)) {
+    const jti = parsed.jws?.payload.jti
     return typeof jti === 'string' ? jti : undefined
   },
 
@@ -38,21 +41,23 @@ export const jwtVcJson: IssuableFormat = {
     return { credential, document }
   },
 
-  async verify(item, ctx) {
-    return verifyJwtVc(String(item), ctx)
+  async verify(item, ctx, parsed) {
+    return verifyJwtVc(String(item), ctx, parsed ?? parsedJws(item))
   },
 
   status(item, issuer, ctx) {
     const vc = decodeCompactJws(String(item))?.payload.vc
     return ctx.status.check(isObject(vc) ? vc.credentialStatus : undefined, issuer, ctx.statusMemo)
   },
+
+  dcql: jwtVcJsonDcql,
 }
 
-async function verifyJwtVc(jwt: string, ctx: VerifyContext): Promise<CheckResult> {
+async function verifyJwtVc(jwt: string, ctx: VerifyContext, parsed: ParsedItem): Promise<CheckResult> {
   const problems: CredentialProblem[] = []
-  const vc = decodeCompactJws(jwt)?.payload.vc
-  if (decodeCompactJws(jwt) && !isObject(vc)) return { problems: [{ reason: 'malformed', message: 'the JWT has no vc claim' }] }
-  const verified = await verifiedJwt(jwt, ctx, problems)
+  const decoded = parsed.jws
+  if (decoded && !isObject(decoded.payload.vc)) return { problems: [{ reason: 'malformed', message: 'the JWT has no vc claim' }] }
+  const verified = await verifiedJwt(jwt, ctx, problems, decoded)
   if (!verified) return { problems }
   const payload = verified.payload
   const doc = payload.vc as Record<string, unknown>

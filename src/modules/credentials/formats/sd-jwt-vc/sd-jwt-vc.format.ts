@@ -5,10 +5,11 @@ import { decodeCompactJws } from '../../../../crypto/jws.js'
 import type { DidResolver } from '../../../did/did-resolver.js'
 import { IssuerKeyUnavailable, jwkKey, relationshipJwks, resolveIssuerKey } from '../../../did/jwt-vc-issuer.js'
 import type { StatusState } from '../../../status-list/status-check.js'
-import type { CheckResult, CredentialProblem, IssuableFormat, StatusContext, VerifyContext } from '../credential-format.js'
-import { isObject, statusProblems } from '../jwt-checks.js'
+import type { CheckResult, CredentialProblem, IssuableFormat, ParsedItem, StatusContext, VerifyContext } from '../credential-format.js'
+import { isObject, jwsHeaderOf, statusProblems } from '../jwt-checks.js'
 import { headerAlgOf, jwsSignerCallback, jwsVerifies, saltGenerator, sha256Hasher } from './sd-jwt-crypto.js'
 import { RESERVED_CLAIMS, SD_JWT_VC, disclosureFrame, schemaIdOfVct, sdJwtVcPayload } from './sd-jwt-vc-claims.js'
+import { sdJwtVcDcql } from './sd-jwt-vc.dcql.js'
 import { sdJwtVcHolder } from './sd-jwt-vc.holder.js'
 import { sdJwtVcOid4vci } from './sd-jwt-vc.oid4vci.js'
 
@@ -38,11 +39,13 @@ export function sdJwtVcFormat(deps: SdJwtVcDeps): IssuableFormat {
 
     recognizes(item) {
       if (typeof item !== 'string' || !item.includes('~')) return false
-      return TYPES.has(String(decodeCompactJws(item.split('~')[0]!)?.header.typ))
+      return TYPES.has(String(jwsHeaderOf(item.split('~')[0]!)?.typ))
     },
 
-    idOf(item) {
-      const jti = typeof item === 'string' ? decodeCompactJws(item.split('~')[0]!)?.payload.jti : undefined
+    parse: issuerSigned,
+
+    idOf(item, parsed = issuerSigned(item)) {
+      const jti = parsed.jws?.payload.jti
       return typeof jti === 'string' ? jti : undefined
     },
 
@@ -55,18 +58,23 @@ export function sdJwtVcFormat(deps: SdJwtVcDeps): IssuableFormat {
       return { credential, document: decodeCompactJws(credential.split('~')[0]!)!.payload }
     },
 
-    async verify(item, ctx) {
-      return verifySdJwtVc(String(item), ctx, deps)
+    async verify(item, ctx, parsed) {
+      return verifySdJwtVc(String(item), ctx, deps, parsed ?? issuerSigned(item))
     },
 
     status(item, issuer, ctx) {
       return tokenStatus(decodeCompactJws(String(item).split('~')[0]!)?.payload.status, issuer, ctx)
     },
+
+    dcql: sdJwtVcDcql(deps),
   }
 }
 
-async function verifySdJwtVc(item: string, ctx: VerifyContext, deps: SdJwtVcDeps): Promise<CheckResult> {
-  const decoded = decodeCompactJws(item.split('~')[0]!)
+/** The issuer-signed JWT of an SD-JWT (before its first `~`), decoded once. */
+export const issuerSigned = (item: unknown): ParsedItem => ({ jws: typeof item === 'string' ? decodeCompactJws(item.split('~')[0]!) : undefined })
+
+async function verifySdJwtVc(item: string, ctx: VerifyContext, deps: SdJwtVcDeps, parsed: ParsedItem): Promise<CheckResult> {
+  const decoded = parsed.jws
   if (!decoded) return { problems: [{ reason: 'unreadable', message: 'its issuer-signed JWT cannot be read' }] }
   const { header, payload: signed } = decoded
   // The library does not check typ or vct (SD-JWT VC §3.2.1, §3.2.2.2): both are required.

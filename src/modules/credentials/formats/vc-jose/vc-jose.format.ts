@@ -1,7 +1,7 @@
 import { decodeCompactJws, signCompactJws } from '../../../../crypto/jws.js'
 import { ValidationError } from '../../../../errors.js'
-import type { CheckResult, CredentialProblem, DocumentSecuringFormat, VerifyContext } from '../credential-format.js'
-import { dateSeconds, datedProblems, isObject, readW3cCredential, statusProblems, subjectProblems, verifiedJwt } from '../jwt-checks.js'
+import type { CheckResult, CredentialProblem, DocumentSecuringFormat, ParsedItem, VerifyContext } from '../credential-format.js'
+import { dateSeconds, datedProblems, isObject, jwsHeaderOf, parsedJws, readW3cCredential, statusProblems, subjectProblems, verifiedJwt } from '../jwt-checks.js'
 import { schemaIdOfJsonSchemaUrl } from '../schema-urls.js'
 import { VC_V2 } from '../../../../shared/vc-contexts.js'
 import { vcdm2Payload } from './vcdm2-document.js'
@@ -20,11 +20,13 @@ export const vcJose: DocumentSecuringFormat = {
   statusList: { credentialOf: (payload) => payload },
 
   recognizes(item) {
-    return typeof item === 'string' && item.split('.').length === 3 && decodeCompactJws(item)?.header.typ === VC_JWT_TYP
+    return typeof item === 'string' && item.split('.').length === 3 && jwsHeaderOf(item)?.typ === VC_JWT_TYP
   },
 
-  idOf(item) {
-    const payload = typeof item === 'string' ? decodeCompactJws(item)?.payload : undefined
+  parse: parsedJws,
+
+  idOf(item, parsed = parsedJws(item)) {
+    const payload = parsed.jws?.payload
     const id = payload?.id ?? payload?.jti
     return typeof id === 'string' ? id : undefined
   },
@@ -43,8 +45,8 @@ export const vcJose: DocumentSecuringFormat = {
     return { credential, document }
   },
 
-  async verify(item, ctx) {
-    return verifyVcJwt(String(item), ctx)
+  async verify(item, ctx, parsed) {
+    return verifyVcJwt(String(item), ctx, parsed ?? parsedJws(item))
   },
 
   status(item, issuer, ctx) {
@@ -52,15 +54,15 @@ export const vcJose: DocumentSecuringFormat = {
   },
 }
 
-async function verifyVcJwt(jwt: string, ctx: VerifyContext): Promise<CheckResult> {
+async function verifyVcJwt(jwt: string, ctx: VerifyContext, parsed: ParsedItem): Promise<CheckResult> {
   const problems: CredentialProblem[] = []
-  const decoded = decodeCompactJws(jwt)
+  const decoded = parsed.jws
   if (decoded) {
     if (decoded.header.typ !== VC_JWT_TYP) return { problems: [{ reason: 'malformed', message: `its typ is ${JSON.stringify(decoded.header.typ)}, not "${VC_JWT_TYP}"` }] }
     const context = decoded.payload['@context']
     if (!Array.isArray(context) || context[0] !== VC_V2) return { problems: [{ reason: 'malformed', message: `its @context does not begin with ${VC_V2} (VCDM 2.0 §4.3)` }] }
   }
-  const verified = await verifiedJwt(jwt, ctx, problems)
+  const verified = await verifiedJwt(jwt, ctx, problems, decoded)
   if (!verified) return { problems }
   const doc = verified.payload
   const signer = verified.did
