@@ -27,6 +27,31 @@ export interface IssuerServiceDeps {
   anchor?: ChainAnchor
 }
 
+function assertSteppedUpAt(issuer: { require_step_up: boolean; step_up_until: Date | null }, now: Date): void {
+  if (!issuer.require_step_up) return
+  if (!issuer.step_up_until || issuer.step_up_until.getTime() <= now.getTime()) {
+    throw new UnauthenticatedError('This issuer requires step-up: sign a "step-up" challenge with POST /api/issuer/:did/authenticate first')
+  }
+}
+
+/**
+ * The step-up check of a session for an act outside the issuer routes (IssuerService.assertSessionSteppedUp),
+ * needing only the issuer tables: modules the issuer service depends on (blockchain) can use it.
+ */
+export function sessionStepUp(db: Executor, clock: Clock): (did: string, sessionId: string) => Promise<void> {
+  return async (did, sessionId) => {
+    const issuer = await issuers.findIssuerForSession(db, did, sessionId)
+    if (issuer) assertSteppedUpAt(issuer, clock.now())
+  }
+}
+
+/** A schema by id, for anyone (its JSON-LD context, its public document), or NotFound. */
+export async function findPublicSchema(db: Executor, id: string): Promise<schemas.SchemaRow> {
+  const found = await schemas.findSchemaById(db, id)
+  if (!found) throw new NotFoundError('Schema not found')
+  return found
+}
+
 /** Issuer profiles and their credential schemas. */
 export class IssuerService {
   constructor(private readonly deps: IssuerServiceDeps) {}
@@ -95,16 +120,12 @@ export class IssuerService {
    * or revoke on the strength of it. `step_up_until` is this session's step-up, read with the profile.
    */
   assertSteppedUp(issuer: { require_step_up: boolean; step_up_until: Date | null }): void {
-    if (!issuer.require_step_up) return
-    if (!issuer.step_up_until || issuer.step_up_until.getTime() <= this.deps.clock.now().getTime()) {
-      throw new UnauthenticatedError('This issuer requires step-up: sign a "step-up" challenge with POST /api/issuer/:did/authenticate first')
-    }
+    assertSteppedUpAt(issuer, this.deps.clock.now())
   }
 
   /** The same check for an act outside the issuer routes by a DID that may have no issuer profile (then nothing to require). */
-  async assertSessionSteppedUp(did: string, sessionId: string): Promise<void> {
-    const issuer = await issuers.findIssuerForSession(this.deps.db, did, sessionId)
-    if (issuer) this.assertSteppedUp(issuer)
+  assertSessionSteppedUp(did: string, sessionId: string): Promise<void> {
+    return sessionStepUp(this.deps.db, this.deps.clock)(did, sessionId)
   }
 
   /** The profile, after the step-up check for this session (see assertSteppedUp). */
@@ -146,10 +167,8 @@ export class IssuerService {
   }
 
   /** A schema by id whoever its issuer: what its public JSON-LD context, JSON Schema and SD-JWT VC Type Metadata are made from. */
-  async publicSchema(id: string): Promise<schemas.SchemaRow> {
-    const found = await schemas.findSchemaById(this.deps.db, id)
-    if (!found) throw new NotFoundError('Schema not found')
-    return found
+  publicSchema(id: string): Promise<schemas.SchemaRow> {
+    return findPublicSchema(this.deps.db, id)
   }
 
   listSchemas(issuerDid: string, page: { limit: number; after?: string }): Promise<schemas.SchemaRow[]> {
