@@ -3,7 +3,7 @@ import { isUniqueViolation } from '../../db/pg-errors.js'
 import type { Clock } from '../../adapters/clock.js'
 import type { ContentStore } from '../../adapters/content-store/content-store.js'
 import { canonicalize, jcsSha256Hex } from '../../crypto/jcs.js'
-import type { Database, Executor } from '../../db/database.js'
+import type { Database, Executor, SigningMethod } from '../../db/database.js'
 import { ConflictError, NotFoundError, UnauthenticatedError, ValidationError } from '../../errors.js'
 import type { AuthService, Proof } from '../auth/auth.service.js'
 import type { AccessClaims } from '../auth/token-service.js'
@@ -167,6 +167,11 @@ export class IssuerService {
   }
 
   /** A schema by id whoever its issuer: what its public JSON-LD context, JSON Schema and SD-JWT VC Type Metadata are made from. */
+  /** Records the issuer's new signing method; the caller forgets the signers cached under the old one. */
+  recordSigningMethod(did: string, method: SigningMethod, now: Date): Promise<void> {
+    return issuers.setSigningMethod(this.deps.db, did, method, now)
+  }
+
   publicSchema(id: string): Promise<schemas.SchemaRow> {
     return findPublicSchema(this.deps.db, id)
   }
