@@ -76,4 +76,4 @@ function checkDidBinding(request: FastifyRequest, tokenDid: string): void {
 
 const sha256 = (text: string): Buffer => createHash('sha256').update(text).digest()
 
-export default fp(authPlugin, { name: 'auth' })
+export default fp(authPlugin, { name: 'request-auth' })

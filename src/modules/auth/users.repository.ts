@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
-import type { Executor, UsersTable } from '../../db/database.js'
+import type { Executor } from '../../db/database.js'
+import type { UsersTable } from './auth.table.js'
 
 export interface UserRow {
   did: string

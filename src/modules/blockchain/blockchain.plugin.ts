@@ -1,12 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Hex } from 'viem'
-import type { Clock } from '../../adapters/clock.js'
 import { createViemChainClient, type ChainClient } from '../../adapters/chain/chain-client.js'
-import type { Config } from '../../config.js'
 import { deriveKey } from '../../crypto/secret-box.js'
-import type { Database } from '../../db/database.js'
-import type { IdempotencyService } from '../idempotency/idempotency.service.js'
+import type { ModuleContext } from '../shared/module-context.js'
 import { blockchainLegacyRoutes } from './blockchain-legacy.routes.js'
 import { blockchainRoutes } from './blockchain.routes.js'
 import { BlockchainService, type BlockchainServiceDeps } from './blockchain.service.js'
@@ -25,16 +22,11 @@ declare module 'fastify' {
   }
 }
 
-export interface BlockchainPluginOptions {
-  db: Database
-  clock: Clock
-  masterKey: Uint8Array
-  config: Pick<Config, 'blockchainRpcUrl' | 'blockchainPrivateKey' | 'blockchainContracts' | 'blockchainBatchSize' | 'blockchainBatchWaitMs' | 'blockchainPollMs' | 'blockchainLeaseMs' | 'outboundTimeoutMs'>
+export interface BlockchainPluginOptions extends ModuleContext {
   /** The chain client; default: viem over BLOCKCHAIN_RPC_URL when a chain is configured. */
   client?: ChainClient
   /** The issuer step-up check of credential anchoring and on-chain revocation (BlockchainServiceDeps). */
   stepUp?: BlockchainServiceDeps['stepUp']
-  idempotency: IdempotencyService
 }
 
 /**
@@ -44,6 +36,7 @@ export interface BlockchainPluginOptions {
  */
 async function blockchain(app: FastifyInstance, options: BlockchainPluginOptions): Promise<void> {
   const { config, db, clock } = options
+  const idempotency = app.idempotency
   const client =
     options.client ??
     (config.blockchainRpcUrl && config.blockchainPrivateKey && config.blockchainContracts
@@ -58,12 +51,12 @@ async function blockchain(app: FastifyInstance, options: BlockchainPluginOptions
   app.decorate('chainAnchor', anchor)
   app.decorate('chainDispatcher', dispatcher)
   app.decorate('chainCredentials', client ? createChainCredentialCheck(db, service) : undefined)
-  await app.register(blockchainRoutes, { prefix: '/api/blockchain', blockchain: service, idempotency: options.idempotency })
-  await app.register(blockchainLegacyRoutes, { prefix: '/api/blockchain-legacy', blockchain: service, currentPrefix: '/api/blockchain', idempotency: options.idempotency })
+  await app.register(blockchainRoutes, { prefix: '/api/blockchain', blockchain: service, idempotency })
+  await app.register(blockchainLegacyRoutes, { prefix: '/api/blockchain-legacy', blockchain: service, currentPrefix: '/api/blockchain', idempotency })
   if (dispatcher) {
     app.addHook('onReady', async () => dispatcher.start())
     app.addHook('onClose', async () => dispatcher.stop())
   }
 }
 
-export const blockchainPlugin = fp(blockchain, { name: 'blockchain', fastify: '5.x' })
+export const blockchainPlugin = fp(blockchain, { name: 'blockchain', fastify: '5.x', dependencies: ['idempotency'] })

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { createCallbackOutbox, type CallbackOutbox, type CallbackOutboxOptions } from './callback-outbox.js'
+import type { HttpPost } from '../../adapters/http-out/guarded-post.js'
+import type { ModuleContext } from '../shared/module-context.js'
+import { createCallbackOutbox, type CallbackOutbox } from './callback-outbox.js'
 import { callbackRoutes } from './callbacks.routes.js'
 
 declare module 'fastify' {
@@ -10,7 +12,10 @@ declare module 'fastify' {
   }
 }
 
-export type CallbacksPluginOptions = Omit<CallbackOutboxOptions, 'logger'>
+export interface CallbacksPluginOptions extends ModuleContext {
+  /** Sender of callbacks; default the guarded POST (CALLBACK_ALLOW_PRIVATE, OUTBOUND_TIMEOUT_MS). */
+  post?: HttpPost
+}
 
 /**
  * Registers GET /api/callbacks/jwks, decorates the app with `callbacks` (the outbox), starts the
@@ -19,12 +24,23 @@ export type CallbacksPluginOptions = Omit<CallbackOutboxOptions, 'logger'>
  * registration: register this before the hook that closes the database, so sends in flight can
  * still record their outcome.
  */
-async function callbacks(app: FastifyInstance, options: CallbacksPluginOptions): Promise<void> {
-  const outbox = createCallbackOutbox({ ...options, logger: app.log.child({ module: 'callbacks' }) })
+async function callbacks(app: FastifyInstance, { db, clock, config, post }: CallbacksPluginOptions): Promise<void> {
+  const outbox = createCallbackOutbox({
+    db,
+    keys: app.keys,
+    clock,
+    allowPrivate: config.callbackAllowPrivate,
+    timeoutMs: config.outboundTimeoutMs,
+    pollMs: config.callbackPollMs,
+    maxAttempts: config.callbackMaxAttempts,
+    leaseMs: config.callbackLeaseMs,
+    post,
+    logger: app.log.child({ module: 'callbacks' }),
+  })
   app.decorate('callbacks', outbox)
   await app.register(callbackRoutes, { prefix: '/api/callbacks', outbox })
   app.addHook('onReady', async () => outbox.start())
   app.addHook('onClose', async () => outbox.stop())
 }
 
-export const callbacksPlugin = fp(callbacks, { name: 'callbacks', fastify: '5.x' })
+export const callbacksPlugin = fp(callbacks, { name: 'callbacks', fastify: '5.x', dependencies: ['keys'] })

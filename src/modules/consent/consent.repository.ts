@@ -1,6 +1,7 @@
 import { sql, type ExpressionBuilder, type Insertable, type Selectable } from 'kysely'
 import { compiledOnce } from '../../db/compiled-once.js'
-import type { ConsentsTable, DB, Executor } from '../../db/database.js'
+import type { DB, Executor } from '../../db/database.js'
+import type { ConsentsTable } from './consent.table.js'
 import type { ConsentStatus } from './consent.schemas.js'
 
 /** SQL of the consents table. Every "now" is a parameter from the injected clock, never SQL now(). */

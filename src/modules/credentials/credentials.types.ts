@@ -1,5 +1,5 @@
 import type { Insertable, Selectable } from 'kysely'
-import type { CredentialsTable } from '../../db/database.js'
+import type { CredentialsTable } from './credentials.table.js'
 
 /** Rows of issued credentials, for the modules that work with them through credentials.service.ts. */
 export type CredentialRow = Selectable<CredentialsTable>

@@ -41,10 +41,6 @@ export async function issuerByWebId(db: Executor, webId: string): Promise<{ did:
   return db.selectFrom('issuers').select(['did', 'web_id', 'signing_method']).where('web_id', '=', webId).executeTakeFirst()
 }
 
-export async function setSigningMethod(db: Executor, issuerDid: string, method: SigningMethod, now: Date): Promise<void> {
-  await db.updateTable('issuers').set({ signing_method: method, updated_at: now }).where('did', '=', issuerDid).execute()
-}
-
 /** Issuers' hosted did:webs that have signed as such. */
 export async function hostedWebDids(db: Executor): Promise<string[]> {
   return (await db.selectFrom('issuer_signing_dids').select('did').where('method', '=', 'web').orderBy('created_at').limit(1000).execute()).map((r) => r.did)

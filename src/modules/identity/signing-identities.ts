@@ -212,12 +212,6 @@ export class SigningIdentities {
     return repo.signingDidsOf(this.deps.db, issuerDid)
   }
 
-  /** Records the issuer's new signing method; later signers follow it. */
-  async setMethod(issuerDid: string, method: SigningMethod, now: Date): Promise<void> {
-    await repo.setSigningMethod(this.deps.db, issuerDid, method, now)
-    this.forget(issuerDid)
-  }
-
   /** Forget cached signers of an issuer whose signing method changed. */
   forget(issuerDid: string): void {
     for (const key of this.cache.keys()) if (key.includes(` ${issuerDid} `)) this.cache.delete(key)

@@ -1,21 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Did } from '../auth/auth.schemas.js'
+import { EvidenceAttachment, Label } from '../credentials/evidence-attachment.schemas.js'
 import { FreeFormObject } from '../shared/free-form-json.js'
 
-const Label = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9][A-Za-z0-9 ._:/-]*$' })
 const RecordId = Type.String({ minLength: 1, maxLength: 100 })
-
-export const EvidenceAttachment = Type.Object(
-  {
-    label: Label,
-    filename: Type.String({ minLength: 1, maxLength: 255 }),
-    ipfs_hash: Type.String({ minLength: 1, maxLength: 200 }),
-    gateway_url: Type.String({ format: 'uri', maxLength: 2048, pattern: '^https?://' }),
-    content_type: Type.String({ maxLength: 255, pattern: '^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+$' }),
-    size: Type.Integer({ minimum: 0, maximum: 1_073_741_824 }),
-  },
-  { additionalProperties: false },
-)
 
 /** The issued form (docs/formats.md); unset: `jwt_vc_json`, the VCDM 1.1 JWT-VC issued before formats. */
 export const CredentialFormatId = Type.String({

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely'
 import { compiledOnce } from '../../db/compiled-once.js'
-import type { Executor, IssuersTable } from '../../db/database.js'
+import type { Executor, SigningMethod } from '../../db/database.js'
+import type { IssuersTable } from './issuer.table.js'
 import './step-ups.table.js'
 
 export type IssuerRow = Selectable<IssuersTable>
@@ -55,4 +56,9 @@ export async function recordStepUp(db: Executor, step: { issuerDid: string; sess
     .values({ issuer_did: step.issuerDid, session_id: step.sessionId, stepped_up_at: step.at, expires_at: step.expiresAt })
     .onConflict((oc) => oc.columns(['issuer_did', 'session_id']).doUpdateSet({ stepped_up_at: step.at, expires_at: step.expiresAt }))
     .execute()
+}
+
+/** The issuer's new signing method (DESIGN.md "Issuer identity"); later signers follow it. */
+export async function setSigningMethod(db: Executor, issuerDid: string, method: SigningMethod, now: Date): Promise<void> {
+  await db.updateTable('issuers').set({ signing_method: method, updated_at: now }).where('did', '=', issuerDid).execute()
 }

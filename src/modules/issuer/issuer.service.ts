@@ -3,7 +3,7 @@ import { isUniqueViolation } from '../../db/pg-errors.js'
 import type { Clock } from '../../adapters/clock.js'
 import type { ContentStore } from '../../adapters/content-store/content-store.js'
 import { canonicalize, jcsSha256Hex } from '../../crypto/jcs.js'
-import type { Database, Executor } from '../../db/database.js'
+import type { Database, Executor, SigningMethod } from '../../db/database.js'
 import { ConflictError, NotFoundError, UnauthenticatedError, ValidationError } from '../../errors.js'
 import type { AuthService, Proof } from '../auth/auth.service.js'
 import type { AccessClaims } from '../auth/token-service.js'
@@ -25,6 +25,31 @@ export interface IssuerServiceDeps {
   stepUpTtlSeconds: number
   /** Chain anchoring of new schemas (docs/blockchain.md); absent or unconfigured: nothing is queued. */
   anchor?: ChainAnchor
+}
+
+function assertSteppedUpAt(issuer: { require_step_up: boolean; step_up_until: Date | null }, now: Date): void {
+  if (!issuer.require_step_up) return
+  if (!issuer.step_up_until || issuer.step_up_until.getTime() <= now.getTime()) {
+    throw new UnauthenticatedError('This issuer requires step-up: sign a "step-up" challenge with POST /api/issuer/:did/authenticate first')
+  }
+}
+
+/**
+ * The step-up check of a session for an act outside the issuer routes (IssuerService.assertSessionSteppedUp),
+ * needing only the issuer tables: modules the issuer service depends on (blockchain) can use it.
+ */
+export function sessionStepUp(db: Executor, clock: Clock): (did: string, sessionId: string) => Promise<void> {
+  return async (did, sessionId) => {
+    const issuer = await issuers.findIssuerForSession(db, did, sessionId)
+    if (issuer) assertSteppedUpAt(issuer, clock.now())
+  }
+}
+
+/** A schema by id, for anyone (its JSON-LD context, its public document), or NotFound. */
+export async function findPublicSchema(db: Executor, id: string): Promise<schemas.SchemaRow> {
+  const found = await schemas.findSchemaById(db, id)
+  if (!found) throw new NotFoundError('Schema not found')
+  return found
 }
 
 /** Issuer profiles and their credential schemas. */
@@ -95,16 +120,12 @@ export class IssuerService {
    * or revoke on the strength of it. `step_up_until` is this session's step-up, read with the profile.
    */
   assertSteppedUp(issuer: { require_step_up: boolean; step_up_until: Date | null }): void {
-    if (!issuer.require_step_up) return
-    if (!issuer.step_up_until || issuer.step_up_until.getTime() <= this.deps.clock.now().getTime()) {
-      throw new UnauthenticatedError('This issuer requires step-up: sign a "step-up" challenge with POST /api/issuer/:did/authenticate first')
-    }
+    assertSteppedUpAt(issuer, this.deps.clock.now())
   }
 
   /** The same check for an act outside the issuer routes by a DID that may have no issuer profile (then nothing to require). */
-  async assertSessionSteppedUp(did: string, sessionId: string): Promise<void> {
-    const issuer = await issuers.findIssuerForSession(this.deps.db, did, sessionId)
-    if (issuer) this.assertSteppedUp(issuer)
+  assertSessionSteppedUp(did: string, sessionId: string): Promise<void> {
+    return sessionStepUp(this.deps.db, this.deps.clock)(did, sessionId)
   }
 
   /** The profile, after the step-up check for this session (see assertSteppedUp). */
@@ -146,10 +167,13 @@ export class IssuerService {
   }
 
   /** A schema by id whoever its issuer: what its public JSON-LD context, JSON Schema and SD-JWT VC Type Metadata are made from. */
-  async publicSchema(id: string): Promise<schemas.SchemaRow> {
-    const found = await schemas.findSchemaById(this.deps.db, id)
-    if (!found) throw new NotFoundError('Schema not found')
-    return found
+  /** Records the issuer's new signing method; the caller forgets the signers cached under the old one. */
+  recordSigningMethod(did: string, method: SigningMethod, now: Date): Promise<void> {
+    return issuers.setSigningMethod(this.deps.db, did, method, now)
+  }
+
+  publicSchema(id: string): Promise<schemas.SchemaRow> {
+    return findPublicSchema(this.deps.db, id)
   }
 
   listSchemas(issuerDid: string, page: { limit: number; after?: string }): Promise<schemas.SchemaRow[]> {

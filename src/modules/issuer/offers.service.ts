@@ -13,6 +13,9 @@ import * as offers from './offers.repository.js'
 import { findTemplate } from './templates.repository.js'
 import { formatOfTemplate } from './templates.service.js'
 
+/** The offer of an issuer, read in the caller's transaction or not (for the modules this one publishes through). */
+export const findOffer = (db: Executor, issuerDid: string, id: string): Promise<offers.OfferRow | undefined> => offers.findOffer(db, issuerDid, id)
+
 export interface OfferInput {
   credential_type: string
   schema_id: string
@@ -131,7 +134,7 @@ export class OfferService {
 
   /** The offer of an issuer, read in the caller's transaction or not. */
   find(db: Executor, issuerDid: string, id: string): Promise<offers.OfferRow | undefined> {
-    return offers.findOffer(db, issuerDid, id)
+    return findOffer(db, issuerDid, id)
   }
 
   list(issuerDid: string, page: { limit: number; after?: string }): Promise<offers.OfferRow[]> {

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely'
-import type { CredentialRequestsTable, Executor } from '../../db/database.js'
+import type { Executor } from '../../db/database.js'
+import type { CredentialRequestsTable } from './issuer.table.js'
 
 export type RequestRow = Selectable<CredentialRequestsTable>
 export type NewRequest = Omit<RequestRow, 'created_at' | 'updated_at' | 'approval_challenge' | 'credential_id' | 'reason' | 'decided_at'>

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely'
-import type { CredentialSchemasTable, Executor } from '../../db/database.js'
+import type { Executor } from '../../db/database.js'
+import type { CredentialSchemasTable } from './issuer.table.js'
 
 export interface SchemaAttributeRow {
   name: string

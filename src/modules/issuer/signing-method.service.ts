@@ -32,7 +32,8 @@ export class SigningMethodService {
     await this.deps.issuers.steppedUpProfile(issuerDid, sessionId)
     const issuer = { ...(await this.identity(issuerDid)), signing_method: method }
     if (method === 'self') await this.checkPublished(issuer)
-    await this.deps.identities.setMethod(issuerDid, method, this.deps.clock.now())
+    await this.deps.issuers.recordSigningMethod(issuerDid, method, this.deps.clock.now())
+    this.deps.identities.forget(issuerDid)
     await this.deps.identities.prepare(issuer)
     return this.describe(issuerDid)
   }

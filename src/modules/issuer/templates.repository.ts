@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely'
-import type { CredentialTemplatesTable, Executor } from '../../db/database.js'
+import type { Executor } from '../../db/database.js'
+import type { CredentialTemplatesTable } from './issuer.table.js'
 
 export type TemplateRow = Selectable<CredentialTemplatesTable>
 

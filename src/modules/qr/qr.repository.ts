@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely'
-import type { Executor, QrCodesTable } from '../../db/database.js'
+import type { Executor } from '../../db/database.js'
+import type { QrCodesTable } from './qr.table.js'
 
 export type QrRow = Selectable<QrCodesTable>
 

@@ -3,7 +3,6 @@ import type { Clock } from '../../adapters/clock.js'
 import type { Database, Executor } from '../../db/database.js'
 import { NotFoundError } from '../../errors.js'
 import { claimIn, type ClaimKey } from '../idempotency/idempotency.service.js'
-import type { OfferService } from '../issuer/offers.service.js'
 import type { VerifierService } from '../verifier/verifier.service.js'
 import { qrSvgDataUrl } from './qr-image.js'
 import * as repo from './qr.repository.js'
@@ -20,13 +19,19 @@ export interface QrCode {
   expires_at: string | null
 }
 
+/** The issuer's offers, as a QR code reaches them (the issuer module's offer service). */
+export interface QrOffers {
+  get(issuerDid: string, id: string): Promise<{ id: string; expires_at: Date | null }>
+  qrPayload(offer: { id: string; expires_at: Date | null }): string
+}
+
 /**
  * QR codes for presentation requests and credential offers (DESIGN.md "QR"). The image encodes
  * the short URL (a small, easily scanned code); resolving it answers the full payload, which is
  * also returned as `qr_code_data` for wallets that take the payload directly.
  */
 export class QrService {
-  constructor(private readonly deps: { db: Database; clock: Clock; publicBaseUrl: string; verifiers: VerifierService; offers: OfferService }) {}
+  constructor(private readonly deps: { db: Database; clock: Clock; publicBaseUrl: string; verifiers: VerifierService; offers: QrOffers }) {}
 
   /** Each call stores a new short id; `claim`: an Idempotency-Key recorded with it. */
   async forPresentationRequest(callerDid: string, requestId: string, claim?: ClaimKey): Promise<QrCode> {

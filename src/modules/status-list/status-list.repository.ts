@@ -1,6 +1,7 @@
 import { sql, type Selectable } from 'kysely'
 import { compiledOnce } from '../../db/compiled-once.js'
-import type { Executor, StatusListsTable } from '../../db/database.js'
+import type { Executor } from '../../db/database.js'
+import type { StatusListsTable } from './status-list.table.js'
 
 export type StatusListRow = Selectable<StatusListsTable>
 export type StatusListLayout = Pick<StatusListRow, 'id' | 'size' | 'multiplier' | 'offset'>

@@ -1,25 +1,18 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Clock } from '../../adapters/clock.js'
 import type { Database } from '../../db/database.js'
 import { NotFoundError, UnauthenticatedError, ValidationError } from '../../errors.js'
 import { withClaim, type ClaimKey } from '../idempotency/idempotency.service.js'
 import type { IssuerService } from '../issuer/issuer.service.js'
 import * as repo from './vc-api-clients.repository.js'
+import { digest, type VcApiTokens } from './vc-api-tokens.js'
 import { grantedScopes, scopesOf, scopeText, VC_API_SCOPES, type VcApiScope } from './vc-api-scopes.js'
 
 /** Access-token lifetime, in seconds (RFC 6749 §5.1 `expires_in`). */
 export const ACCESS_TOKEN_TTL_S = 3600
-// A verified token is trusted this long without the database: a revoked client's tokens stop within it.
-const VERIFIED_CACHE_MS = 10_000
-const VERIFIED_CACHE_SIZE = 10_000
 const EXPIRED_SWEEP = 100
 
-/** Who a VC API request acts for: the OAuth client, the issuer profile that owns it, what its token may do. */
-export interface VcApiCaller {
-  clientId: string
-  issuerDid: string
-  scopes: readonly VcApiScope[]
-}
+export type { VcApiCaller } from './vc-api-tokens.js'
 
 /** An OAuth 2.0 token-endpoint error (RFC 6749 §5.2): its `error` code rides in details. */
 export function oauthError(error: 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope', description: string): ValidationError | UnauthenticatedError {
@@ -27,7 +20,6 @@ export function oauthError(error: 'invalid_request' | 'invalid_client' | 'unsupp
   return error === 'invalid_client' ? new UnauthenticatedError(description, { details }) : new ValidationError(description, { details })
 }
 
-const digest = (text: string): string => createHash('sha256').update(text).digest('hex')
 
 /**
  * The VC API's authentication (W3C VC API §"Authorization"): an issuer profile creates OAuth 2.0
@@ -36,9 +28,7 @@ const digest = (text: string): string => createHash('sha256').update(text).diges
  * are opaque random strings kept as digests, so every instance on the database accepts them.
  */
 export class VcApiClientService {
-  private readonly verified = new Map<string, { caller: VcApiCaller; expiresAt: number; checkedAt: number }>()
-
-  constructor(private readonly deps: { db: Database; issuers: IssuerService; clock: Clock; publicBaseUrl: string; securingFormats: readonly string[] }) {}
+  constructor(private readonly deps: { db: Database; issuers: IssuerService; clock: Clock; publicBaseUrl: string; securingFormats: readonly string[]; tokens: VcApiTokens }) {}
 
   /**
    * `scopes`: what its tokens may do; every scope when not given, as for clients made before scopes.
@@ -87,7 +77,7 @@ export class VcApiClientService {
     await this.deps.issuers.steppedUpProfile(issuerDid, sessionId)
     const revoked = await this.deps.db.transaction().execute((trx) => repo.revokeClient(trx, issuerDid, clientId, this.deps.clock.now()))
     if (!revoked) throw new NotFoundError('No active VC API client with this id')
-    for (const [key, entry] of this.verified) if (entry.caller.clientId === clientId) this.verified.delete(key)
+    this.deps.tokens.forget(clientId)
   }
 
   /** RFC 6749 §4.4: the client's credentials for a bearer token, of the scopes asked (§3.3) or the client's. */
@@ -106,24 +96,6 @@ export class VcApiClientService {
     await repo.insertToken(this.deps.db, { token_digest: digest(token), client_id: clientId, scope, expires_at: expiresAt })
     // §5.1: `scope` is required when it differs from the one asked; always sent, so a client need not guess.
     return { access_token: token, token_type: 'Bearer' as const, expires_in: ACCESS_TOKEN_TTL_S, scope }
-  }
-
-  /** The caller a bearer token stands for, or 401. */
-  async verify(token: string): Promise<VcApiCaller> {
-    const now = this.deps.clock.now().getTime()
-    // Keyed by the digest, like the table: no bearer token is held in memory longer than its request.
-    const key = digest(token)
-    const seen = this.verified.get(key)
-    if (seen && now < seen.expiresAt && now - seen.checkedAt < VERIFIED_CACHE_MS) return seen.caller
-    const holder = await repo.tokenHolder(this.deps.db, key, new Date(now))
-    if (!holder) {
-      this.verified.delete(key)
-      throw new UnauthenticatedError('Invalid or expired access token: obtain one at POST /oauth2/token')
-    }
-    const caller = { clientId: holder.client_id, issuerDid: holder.issuer_did, scopes: scopesOf(holder.scope) }
-    if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!)
-    this.verified.set(key, { caller, expiresAt: new Date(holder.expires_at).getTime(), checkedAt: now })
-    return caller
   }
 }
 

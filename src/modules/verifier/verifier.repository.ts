@@ -1,5 +1,6 @@
 import type { Insertable } from 'kysely'
-import type { Executor, VerifiersTable } from '../../db/database.js'
+import type { Executor } from '../../db/database.js'
+import type { VerifiersTable } from './verifier.table.js'
 import type { PresentationRequestRow, PresetRow, VerifierRow } from './verifier.types.js'
 
 export function insertVerifier(db: Executor, row: Omit<Insertable<VerifiersTable>, 'created_at' | 'updated_at'>): Promise<VerifierRow | undefined> {

@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.js'
 import type { Selectable } from 'kysely'
-import type { PresentationRequestsTable, VerifierPresetsTable, VerifiersTable } from '../../db/database.js'
+import type { PresentationRequestsTable, VerifierPresetsTable, VerifiersTable } from './verifier.table.js'
 
 /** Rows of the verifier module, for modules that read them through its service. */
 export type VerifierRow = Selectable<VerifiersTable>

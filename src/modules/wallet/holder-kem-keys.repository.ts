@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
-import type { Executor, HolderKemKeysTable } from '../../db/database.js'
+import type { Executor } from '../../db/database.js'
+import type { HolderKemKeysTable } from './holder-kem-keys.table.js'
 
 export interface HolderKemKeyRow {
   did: string

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { EvidenceAttachment } from '../issuer/issuance.schemas.js'
+import { EvidenceAttachment } from '../credentials/evidence-attachment.schemas.js'
 import { ACTIVITY_TYPES, type ActivityRow } from './wallet-activity.js'
 import type { WalletCredentialRow } from './wallet-credentials.repository.js'
 import type { EvidenceRow } from './wallet-evidence.repository.js'

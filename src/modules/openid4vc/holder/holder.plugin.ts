@@ -1,11 +1,9 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { Clock } from '../../../adapters/clock.js'
-import type { SecretBox } from '../../../crypto/secret-box.js'
-import type { Database } from '../../../db/database.js'
-import type { FormatRegistry } from '../../credentials/formats/format-registry.js'
-import type { DidResolver } from '../../did/did-resolver.js'
-import type { IdempotencyService } from '../../idempotency/idempotency.service.js'
-import type { WalletCredentialService } from '../../wallet/wallet-credentials.service.js'
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { createGuardedRequest, type HttpRequest } from '../../../adapters/http-out/guarded-fetch.js'
+import { fetchApiOver } from '../../../adapters/http-out/guarded-fetch-api.js'
+import { SecretBox } from '../../../crypto/secret-box.js'
+import type { ModuleContext } from '../../shared/module-context.js'
 import { offerAcceptanceRoutes } from './offer-acceptance.routes.js'
 import { OfferAcceptanceService } from './offer-acceptance.service.js'
 import { offerPreviewRoutes } from './offer-preview.routes.js'
@@ -14,19 +12,9 @@ import { presentationAnswerRoutes } from './presentation-answer.routes.js'
 import { PresentationAnswerService } from './presentation-answer.service.js'
 import { deleteExpiredSessions } from './protocol-sessions.repository.js'
 
-export interface HostedWalletOptions {
-  db: Database
-  wallet: WalletCredentialService
-  resolver: DidResolver
-  formats: FormatRegistry
-  clock: Clock
-  /** CLOCK_SKEW_SECONDS: leeway on nbf/iat/exp of what other parties sign (credentials, request objects). */
-  skewSeconds: number
-  /** Outgoing protocol calls of the hosted wallet (OpenID4VCI/VP with other services): the guarded fetch. */
-  protocolFetch: typeof fetch
-  /** Seals the secrets of a hosted-wallet exchange between its two calls. */
-  protocolBox: SecretBox
-  idempotency: IdempotencyService
+export interface HostedWalletOptions extends ModuleContext {
+  /** Outgoing protocol requests (OpenID4VCI/VP with other services); default the guarded request (OUTBOUND_*). */
+  httpRequest?: HttpRequest
 }
 
 /**
@@ -34,18 +22,26 @@ export interface HostedWalletOptions {
  * requests of other services, previewed, then accepted or declined for the holder. Mounted at
  * /api/wallet beside the wallet's own routes.
  */
-export const hostedWalletModule: FastifyPluginAsyncTypebox<HostedWalletOptions> = async (app, o) => {
-  const now = () => o.clock.now()
-  const acceptance = new OfferAcceptanceService({ db: o.db, wallet: o.wallet, resolver: o.resolver, fetch: o.protocolFetch, box: o.protocolBox, clock: o.clock })
-  await app.register(offerAcceptanceRoutes, { acceptance, now, idempotency: o.idempotency })
-  const previews = new OfferPreviewService({ db: o.db, resolver: o.resolver, fetch: o.protocolFetch, clock: o.clock })
-  await app.register(offerPreviewRoutes, { previews })
-  const answers = new PresentationAnswerService({ db: o.db, wallet: o.wallet, formats: o.formats, resolver: o.resolver, fetch: o.protocolFetch, clock: o.clock, skewSeconds: o.skewSeconds })
-  await app.register(presentationAnswerRoutes, { answers, idempotency: o.idempotency })
+async function hostedWallet(app: FastifyInstance, { db, clock, config, masterKey, httpRequest }: HostedWalletOptions): Promise<void> {
+  const now = () => clock.now()
+  const { walletCredentials: wallet, didResolver: resolver, formats, idempotency } = app
+  const fetch = fetchApiOver(httpRequest ?? createGuardedRequest({ allowPrivate: config.outboundAllowPrivate, timeoutMs: config.outboundTimeoutMs, maxBytes: 1024 * 1024, maxRedirects: 3 }))
+  // Seals the secrets of a hosted-wallet exchange between its two calls.
+  const box = new SecretBox(masterKey, 'wallet-protocol-sessions')
+  const acceptance = new OfferAcceptanceService({ db, wallet, resolver, fetch, box, clock })
+  const previews = new OfferPreviewService({ db, resolver, fetch, clock })
+  const answers = new PresentationAnswerService({ db, wallet, formats, resolver, fetch, clock, skewSeconds: config.clockSkewSeconds })
+  await app.register(async (wallets) => {
+    await wallets.register(offerAcceptanceRoutes, { acceptance, now, idempotency })
+    await wallets.register(offerPreviewRoutes, { previews })
+    await wallets.register(presentationAnswerRoutes, { answers, idempotency })
+  }, { prefix: '/api/wallet' })
   // An exchange nobody completed is of no use once expired; its sealed token goes with it.
   const purge = setInterval(() => {
-    void deleteExpiredSessions(o.db, now(), 1000).catch((err) => app.log.warn({ err }, 'purging expired wallet exchanges failed'))
+    void deleteExpiredSessions(db, now(), 1000).catch((err) => app.log.warn({ err }, 'purging expired wallet exchanges failed'))
   }, 60_000)
   purge.unref()
   app.addHook('onClose', async () => clearInterval(purge))
 }
+
+export const hostedWalletPlugin = fp(hostedWallet, { name: 'openid4vc-holder', fastify: '5.x', dependencies: ['wallet', 'identity', 'credentials', 'idempotency'] })

@@ -4,7 +4,7 @@ import { Openid4vciIssuer } from '@openid4vc/openid4vci'
 import type { Clock } from '../../../adapters/clock.js'
 import type { Database } from '../../../db/database.js'
 import { NotFoundError, ValidationError } from '../../../errors.js'
-import type { OfferInput, OfferPublication, OfferService, PreparedPublication } from '../../issuer/offers.service.js'
+import { findOffer, type OfferInput, type OfferPublication, type PreparedPublication } from '../../issuer/offers.service.js'
 import type { OfferRow } from '../../issuer/offers.types.js'
 import { qrSvgDataUrl } from '../../qr/qr-image.js'
 import { issuerContext, servesOid4vci, sha256Hex, type ContextDeps, type IssuerContext } from './oid4vci-context.js'
@@ -17,8 +17,6 @@ export interface Oid4vciOffersDeps extends ContextDeps {
   clock: Clock
   /** The key deriving each offer's pre-authorized code from its public handle (HMAC-SHA-256). */
   codeKey: Uint8Array
-  /** Set once the offer service exists (it is made with this publication). */
-  offers?: () => OfferService
 }
 
 /** What an offer's creation showed once and is kept only as digests: sealed by an Idempotency-Key. */
@@ -106,7 +104,7 @@ export class Oid4vciOffers implements OfferPublication {
     const found = await repo.findOfferByReference(this.deps.db, sha256Hex(handle))
     const ctx = found && !found.code_used_at ? await issuerContext(this.deps, webId, found.configuration_id) : undefined
     if (!found || !ctx || found.issuer_did !== ctx.identity.did) throw new NotFoundError('Credential offer not found, redeemed or expired')
-    const offer = await this.deps.offers?.().find(this.deps.db, found.issuer_did, found.offer_id)
+    const offer = await findOffer(this.deps.db, found.issuer_did, found.offer_id)
     const now = this.deps.clock.now()
     if (!offer || offer.status !== 'active' || (offer.expires_at && new Date(offer.expires_at) <= now)) throw new NotFoundError('Credential offer not found, redeemed or expired')
     return (await this.offerFor(ctx, handle, found.configuration_id, found.tx_code_spec, found.pre_authorized_code_digest !== null)).credentialOfferObject

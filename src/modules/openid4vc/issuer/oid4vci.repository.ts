@@ -3,6 +3,7 @@ import type { Executor } from '../../../db/database.js'
 import type { OfferRow } from '../../issuer/offers.types.js'
 import type { Oid4vciAuthorizationCodesTable, Oid4vciGrantsTable, Oid4vciOffersTable } from './oid4vci.table.js'
 import './oid4vci.table.js'
+import { takeOfferUsesCte } from '../../issuer/offers.statements.js'
 
 export type Oid4vciOfferRow = Selectable<Oid4vciOffersTable>
 export type GrantRow = Selectable<Oid4vciGrantsTable>
@@ -63,7 +64,7 @@ export async function redeemPreAuthorizedCode(db: Executor, issuerDid: string, d
     ), spent as (
       update oid4vci_offers set code_used_at = ${now} where offer_id in (select id from offer) returning offer_id
     ), taken as (
-      update credential_offers set uses = uses + 1, updated_at = ${now} where id in (select offer_id from spent) returning id
+      ${takeOfferUsesCte('spent', now)}
     ), granted as (
       insert into oid4vci_grants (id, offer_id, issuer_did, dpop_jkt, expires_at, used_at, holder_did, credential_ids, notification_id, transaction_id, request_id, holder_keys)
       select ${grant.id}, id, ${issuerDid}, ${grant.dpopJkt}, ${grant.expiresAt}, null, null, '[]'::jsonb, null, null, null, 'null'::jsonb from taken

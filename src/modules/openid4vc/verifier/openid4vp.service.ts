@@ -60,8 +60,8 @@ export class Openid4vpService {
       presentations: Pick<VerifierPresentationService, 'recordAnswer'>
       verifier: PresentationVerifier
       formats: FormatRegistry
-      /** The request's webhook sender, once the callbacks plugin is registered (it is made after this service). */
-      callbacks?: () => CallbackPort | undefined
+      /** The request's webhook sender (the callbacks module). */
+      callbacks?: CallbackPort
     },
   ) {}
 
@@ -216,7 +216,7 @@ export class Openid4vpService {
     if (status !== 'pending') throw oauthError('invalid_request', `The presentation request is ${status}`)
     const description = form.error_description === undefined ? null : form.error_description
     const error = { error: form.error, description, at: this.deps.clock.now() }
-    const callbacks = request.callback_url ? this.deps.callbacks?.() : undefined
+    const callbacks = request.callback_url ? this.deps.callbacks : undefined
     const event = { url: request.callback_url!, type: 'presentation.rejected' as const, data: { request_id: requestId, holder_did: null, reason: description, error: form.error } }
     const outcome = await this.deps.db.transaction().execute(async (trx): Promise<'answered' | 'recorded' | 'first'> => {
       if (request.holder_did !== null) {
