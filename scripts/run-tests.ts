@@ -140,7 +140,8 @@ async function run(label: string, files: string[], env: Record<string, string>):
 
 /** The failing tests' own lines (node:test marks them ✖), so the run's last lines name them. */
 function failingTests(output: string): string[] {
-  return output.split('\n').filter((line) => /^\s*✖ /.test(line) && !/^✖ failing tests:/.test(line.trim())).slice(0, 10).map((line) => `      ${line.trim()}`)
+  const lines = output.split('\n').filter((line) => /^\s*✖ /.test(line) && !/^✖ failing tests:/.test(line.trim()))
+  return [...new Set(lines.map((line) => `      ${line.trim()}`))].slice(0, 10)
 }
 
 const results: RunResult[] = []
