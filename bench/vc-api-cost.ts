@@ -11,7 +11,7 @@ import jsonld from 'jsonld'
 import { publicKeyToMultibase } from '../src/crypto/did-key.js'
 import { generateIetfBbsKeyPair } from '../src/crypto/ietf-bbs-keys.js'
 import { inlineBbs2023Engine as engine } from '../src/modules/credentials/formats/bbs-2023/bbs-2023-engine.js'
-import { STATIC_CONTEXTS } from '../src/modules/credentials/formats/data-integrity/document-loader.js'
+import { STATIC_CONTEXTS } from '../src/modules/credentials/formats/shared/document-loader.js'
 import { benchCredential } from './lib/vc-api-run.js'
 import { median } from './lib/stats.js'
 

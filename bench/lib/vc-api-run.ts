@@ -148,7 +148,7 @@ async function issueOnce(client: JsonClient, issuer: VcApiIssuer, format: VcApiF
 
 /** The W3C contexts from their npm packages (and the examples context, in none, from the service's copy of the W3C file). */
 function contextLoader(): (url: string) => Promise<{ contextUrl: null; documentUrl: string; document: unknown }> {
-  const examples = JSON.parse(readFileSync(path.join(projectRoot, 'src/modules/credentials/formats/data-integrity/contexts/credentials-examples-v2.json'), 'utf8')) as unknown
+  const examples = JSON.parse(readFileSync(path.join(projectRoot, 'src/modules/credentials/formats/shared/contexts/credentials-examples-v2.json'), 'utf8')) as unknown
   return async (url) => {
     const document = credentialsContexts.get(url) ?? dataIntegrityContexts.get(url) ?? multikeyContexts.get(url) ?? (url === EXAMPLES_V2 ? examples : undefined)
     if (document === undefined) throw new Error(`bench document loader: ${url} is not a bundled context`)

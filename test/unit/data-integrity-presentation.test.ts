@@ -13,7 +13,7 @@ import { createSignCryptosuite } from '@digitalbazaar/eddsa-jcs-2022-cryptosuite
 import { cryptosuite as rdfc } from '@digitalbazaar/eddsa-rdfc-2022-cryptosuite'
 import * as vc from '@digitalbazaar/vc'
 import { verifyDataIntegrityPresentation, isDataIntegrityPresentation } from '../../src/modules/credentials/formats/data-integrity/data-integrity-presentation.js'
-import { createDocumentLoader } from '../../src/modules/credentials/formats/data-integrity/document-loader.js'
+import { createDocumentLoader } from '../../src/modules/credentials/formats/shared/document-loader.js'
 import { eddsaFormat } from '../../src/modules/credentials/formats/data-integrity/eddsa.format.js'
 import { createFormatRegistry } from '../../src/modules/credentials/formats/format-registry.js'
 import { createDidResolver } from '../../src/modules/did/did-resolver.js'

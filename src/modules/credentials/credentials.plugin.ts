@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type { ModuleContext } from '../shared/module-context.js'
-import type { LocalDocuments } from './formats/data-integrity/document-loader.js'
+import type { LocalDocuments } from './formats/shared/document-loader.js'
 import type { FormatRegistry } from './formats/format-registry.js'
 import { registeredFormats, type FormatDeps } from './formats/registered-formats.js'
 

@@ -21,6 +21,8 @@ export interface FormatRegistry {
   idOf(item: unknown): string | undefined
   /** A registered format by its id (a stored credential's `format`); undefined for an unknown one. */
   byId(id: string): CredentialFormat | undefined
+  /** Every registered format's id, and every presentation kind's. */
+  readonly ids: readonly string[]
   /** The ids an issuance may name, for schemas and errors. */
   readonly issuableIds: readonly string[]
   /** A format that secures caller-built documents (the W3C VC API's issue); undefined for others. */
@@ -72,6 +74,7 @@ export function createFormatRegistry(formats: CredentialFormat[], options: Regis
   return {
     defaultId,
     byId: (id) => byId.get(id),
+    ids: [...formats.map((f) => f.id), ...kinds.map((k) => k.id)],
     derivingIds: [...deriving.keys()],
     deriving: (id) => deriving.get(id),
     issuableIds: [...issuable.keys()],

@@ -5,7 +5,7 @@ import { bbs2023Format } from './bbs-2023/bbs-2023.format.js'
 import type { Bbs2023Engine } from './bbs-2023/bbs-2023-engine.js'
 import { dataIntegrityVpKind } from './data-integrity/data-integrity-vp.presentation.js'
 import { eddsaJcs2022Format, eddsaRdfc2022Format } from './data-integrity/eddsa.format.js'
-import type { LocalDocuments } from './data-integrity/document-loader.js'
+import type { LocalDocuments } from './shared/document-loader.js'
 import { dockBbsProofFormat, type DerivedProofVerifier } from './dock-bbs/dock-bbs-proof.format.js'
 import { dockBbsProofKind } from './dock-bbs/dock-bbs-proof.presentation.js'
 import { createFormatRegistry, type FormatRegistry } from './format-registry.js'
@@ -22,7 +22,7 @@ export { typeMetadata } from './sd-jwt-vc/type-metadata.js'
 export { SD_JWT_VC } from './sd-jwt-vc/sd-jwt-vc-claims.js'
 export { verifyDataIntegrityPresentation } from './data-integrity/data-integrity-presentation.js'
 export type { DerivedProofCheck, DerivedProofVerifier } from './dock-bbs/dock-bbs-proof.format.js'
-export type { LocalDocuments } from './data-integrity/document-loader.js'
+export type { LocalDocuments } from './shared/document-loader.js'
 
 /** What the formats need from the rest of the service. */
 export interface FormatDeps {

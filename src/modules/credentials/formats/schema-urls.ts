@@ -1,3 +1,4 @@
+import { isObject } from './jwt-checks.js'
 /**
  * Where a schema's public documents live (docs/formats.md, "vc+jwt" and "jwt_vc_json"): the JSON-LD
  * context a VCDM 2.0 credential names in `@context`, the one a VCDM 1.1 credential names, the JSON
@@ -46,4 +47,14 @@ export function schemaIdOfJsonSchemaUrl(url: string): string | undefined {
   } catch {
     return undefined
   }
+}
+
+/** Each `credentialSchema` id, and the schema id of this service's JSON Schema URL beside it (what `schemaId` is in jwt_vc_json). */
+export function schemaIdsOf(credentialSchema: unknown): string[] {
+  const entries = Array.isArray(credentialSchema) ? credentialSchema : [credentialSchema]
+  return entries.flatMap((e) => {
+    if (!isObject(e) || typeof e.id !== 'string') return []
+    const schemaId = schemaIdOfJsonSchemaUrl(e.id)
+    return schemaId === undefined ? [e.id] : [e.id, schemaId]
+  })
 }

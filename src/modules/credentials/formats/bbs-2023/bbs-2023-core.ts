@@ -9,7 +9,7 @@ import { createDiscloseCryptosuite, createSignCryptosuite, createVerifyCryptosui
 import { ALGORITHMS, fromRaw } from '@digitalbazaar/bls12-381-multikey'
 import { DataIntegrityProof } from '@digitalbazaar/data-integrity'
 import * as vc from '@digitalbazaar/vc'
-import { STATIC_CONTEXTS, type RemoteDocument } from '../data-integrity/document-loader.js'
+import { STATIC_CONTEXTS, type RemoteDocument } from '../shared/document-loader.js'
 
 /** JSON-LD documents beyond the bundled contexts (a schema's context, a verification method, its controller), by URL. */
 export type Documents = Record<string, unknown>

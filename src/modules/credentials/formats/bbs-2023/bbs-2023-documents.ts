@@ -1,6 +1,6 @@
 import type { DidResolver } from '../../../did/did-resolver.js'
 import { verificationMethodFor } from '../../../did/verification-keys.js'
-import { STATIC_CONTEXTS, type LocalDocuments } from '../data-integrity/document-loader.js'
+import { STATIC_CONTEXTS, type LocalDocuments } from '../shared/document-loader.js'
 import type { Documents } from './bbs-2023-core.js'
 
 const DID_V1 = 'https://www.w3.org/ns/did/v1'

@@ -3,8 +3,8 @@ import jsigs from 'jsonld-signatures'
 import type { CheckResult, CredentialProblem, VerifyContext } from '../credential-format.js'
 import { presentedItem, verifyItem, type ItemFormats, type PresentedItem } from '../presentation-kind.js'
 import { dateSeconds, datedProblems, isObject } from '../jwt-checks.js'
-import { DATA_INTEGRITY_MAX_VALUES, documentOf, hasProof, proofDids, proofProblems, proofsOf, sizeProblem } from './data-integrity-checks.js'
-import { createDocumentLoader, type LocalDocuments } from './document-loader.js'
+import { DATA_INTEGRITY_MAX_VALUES, documentOf, hasProof, proofDids, proofProblems, proofsOf, sizeProblem } from '../shared/data-integrity-checks.js'
+import { createDocumentLoader, type LocalDocuments } from '../shared/document-loader.js'
 import { allVerifyingSuites, EDDSA_CRYPTOSUITES } from './eddsa-suites.js'
 
 export interface DataIntegrityPresentationOptions extends Omit<VerifyContext, 'holderDid' | 'presentation'> {

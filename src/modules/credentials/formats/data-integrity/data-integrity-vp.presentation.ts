@@ -1,9 +1,9 @@
 import { JwsRejected } from '../../../did/did-jws.js'
 import type { DidResolver } from '../../../did/did-resolver.js'
 import { FRESH_PRESENTATION_S, presentedItem, type OpenedPresentation, type PresentationKind, type PresentedItem } from '../presentation-kind.js'
-import { documentOf } from './data-integrity-checks.js'
+import { documentOf } from '../shared/data-integrity-checks.js'
 import { checkPresentationProof, dataIntegrityEnvelope, isDataIntegrityPresentation, verifyDataIntegrityPresentation } from './data-integrity-presentation.js'
-import type { LocalDocuments } from './document-loader.js'
+import type { LocalDocuments } from '../shared/document-loader.js'
 
 /**
  * A VC Data Model 2.0 presentation secured with Data Integrity (eddsa-rdfc-2022, eddsa-jcs-2022;

@@ -24,8 +24,8 @@ export const jwtVcJson: IssuableFormat = {
   recognizes(item) {
     if (typeof item !== 'string' || item.split('.').length !== 3) return false
     const header = jwsHeaderOf(item)
-    // A JWT that is not one of the typed JOSE formats (vc+jwt, dc+sd-jwt) is read as VCDM 1.1.
-    return header === undefined || (header.typ !== 'vc+jwt' && !String(header.typ ?? '').endsWith('sd-jwt'))
+    // A JWT no typed JOSE format claims is read as VCDM 1.1: the registry asks those first (registered-formats.ts).
+    return header === undefined || !String(header.typ ?? '').endsWith('sd-jwt')
   },
 
   parse: parsedJws,

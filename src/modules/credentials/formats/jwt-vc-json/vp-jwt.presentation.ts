@@ -12,7 +12,7 @@ import { FRESH_PRESENTATION_S, presentedItem, verifyItem, type OpenedPresentatio
  */
 export function vpJwtKind(deps: { resolver: DidResolver }): PresentationKind {
   const kind: PresentationKind = {
-    id: 'vp-jwt',
+    id: 'w3c-vp-jwt',
     envelope: true,
     oid4vpFormat: 'jwt_vc_json',
     recognizes: (input) => typeof input === 'string' && decodeCompactJws(input)?.payload.vp !== undefined,

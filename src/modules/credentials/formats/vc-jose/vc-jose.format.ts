@@ -2,9 +2,9 @@ import { decodeCompactJws, signCompactJws } from '../../../../crypto/jws.js'
 import { ValidationError } from '../../../../errors.js'
 import type { CheckResult, CredentialProblem, DocumentSecuringFormat, ParsedItem, VerifyContext } from '../credential-format.js'
 import { dateSeconds, datedProblems, isObject, jwsHeaderOf, parsedJws, readW3cCredential, statusProblems, subjectProblems, verifiedJwt } from '../jwt-checks.js'
-import { schemaIdOfJsonSchemaUrl } from '../schema-urls.js'
+import { schemaIdsOf } from '../schema-urls.js'
 import { VC_V2 } from '../../../../shared/vc-contexts.js'
-import { vcdm2Payload } from './vcdm2-document.js'
+import { vcdm2Payload } from '../shared/vcdm2-document.js'
 
 export const VC_JWT_TYP = 'vc+jwt'
 
@@ -86,14 +86,4 @@ async function verifyVcJwt(jwt: string, ctx: VerifyContext, parsed: ParsedItem):
     problems,
     credential: readW3cCredential(doc, { signer, id, sub: doc.sub, issuedAt: iat, expiresAt: exp, schemaIds: schemaIdsOf(doc.credentialSchema), revoked: status.revoked }),
   }
-}
-
-/** Each `credentialSchema` id, and the schema id of this service's JSON Schema URL beside it (what `schemaId` is in jwt_vc_json). */
-export function schemaIdsOf(credentialSchema: unknown): string[] {
-  const entries = Array.isArray(credentialSchema) ? credentialSchema : [credentialSchema]
-  return entries.flatMap((e) => {
-    if (!isObject(e) || typeof e.id !== 'string') return []
-    const schemaId = schemaIdOfJsonSchemaUrl(e.id)
-    return schemaId === undefined ? [e.id] : [e.id, schemaId]
-  })
 }
