@@ -8,13 +8,18 @@ export default tseslint.config(
   {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration in src/config.ts only.' }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Read configuration in src/config.ts only.' },
+      ],
     },
   },
   {
     // Plain Node scripts of the SDK and the CLI (the SDK's README examples, both builds, the CLI's bin): Node's globals, configuration from the environment.
     files: ['packages/sdk/examples/**', 'packages/sdk/scripts/**', 'packages/cli/scripts/**', 'packages/cli/bin/**'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', AbortSignal: 'readonly', URL: 'readonly' } },
+    languageOptions: {
+      globals: { process: 'readonly', console: 'readonly', AbortSignal: 'readonly', URL: 'readonly' },
+    },
     rules: { 'no-restricted-properties': 'off' },
   },
   {

@@ -5,15 +5,30 @@
  */
 import { generateIetfBbsKeyPair } from '../src/crypto/ietf-bbs-keys.js'
 import { publicKeyToMultibase } from '../src/crypto/did-key.js'
-import { Bbs2023Pool, inlineBbs2023Engine, type Bbs2023Engine } from '../src/modules/credentials/formats/bbs-2023/bbs-2023-engine.js'
+import {
+  Bbs2023Pool,
+  inlineBbs2023Engine,
+  type Bbs2023Engine,
+} from '../src/modules/credentials/formats/bbs-2023/bbs-2023-engine.js'
 
 const N = Number(process.env.N ?? 6)
 const { publicKey, privateKey } = await generateIetfBbsKeyPair()
 const did = `did:key:${publicKeyToMultibase('bls12381g2', publicKey)}`
 const vm = `${did}#${did.slice('did:key:'.length)}`
 const documents = {
-  [vm]: { '@context': 'https://w3id.org/security/multikey/v1', id: vm, type: 'Multikey', controller: did, publicKeyMultibase: did.slice(8) },
-  [did]: { '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/multikey/v1'], id: did, assertionMethod: [vm], verificationMethod: [{ id: vm, type: 'Multikey', controller: did, publicKeyMultibase: did.slice(8) }] },
+  [vm]: {
+    '@context': 'https://w3id.org/security/multikey/v1',
+    id: vm,
+    type: 'Multikey',
+    controller: did,
+    publicKeyMultibase: did.slice(8),
+  },
+  [did]: {
+    '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/multikey/v1'],
+    id: did,
+    assertionMethod: [vm],
+    verificationMethod: [{ id: vm, type: 'Multikey', controller: did, publicKeyMultibase: did.slice(8) }],
+  },
 }
 const document = {
   '@context': ['https://www.w3.org/ns/credentials/v2', 'https://www.w3.org/ns/credentials/examples/v2'],
@@ -21,13 +36,32 @@ const document = {
   type: ['VerifiableCredential', 'ExampleDegreeCredential'],
   issuer: did,
   validFrom: '2026-01-01T00:00:00Z',
-  credentialSubject: { id: 'did:example:holder', name: 'Ada', degree: { type: 'ExampleBachelorDegree', name: 'Mathematics' }, gpa: 3.9, graduated: true },
-  credentialStatus: { id: 'https://example.org/status/1#7', type: 'BitstringStatusListEntry', statusPurpose: 'revocation', statusListIndex: '7', statusListCredential: 'https://example.org/status/1' },
+  credentialSubject: {
+    id: 'did:example:holder',
+    name: 'Ada',
+    degree: { type: 'ExampleBachelorDegree', name: 'Mathematics' },
+    gpa: 3.9,
+    graduated: true,
+  },
+  credentialStatus: {
+    id: 'https://example.org/status/1#7',
+    type: 'BitstringStatusListEntry',
+    statusPurpose: 'revocation',
+    statusListIndex: '7',
+    statusListCredential: 'https://example.org/status/1',
+  },
 }
 const mandatoryPointers = ['/issuer', '/id', '/type', '/validFrom', '/credentialStatus']
 
 async function measure(engine: Bbs2023Engine, label: string) {
-  const base = await engine.signBase({ document, mandatoryPointers, verificationMethod: vm, publicKey, secretKey: privateKey, documents })
+  const base = await engine.signBase({
+    document,
+    mandatoryPointers,
+    verificationMethod: vm,
+    publicKey,
+    secretKey: privateKey,
+    documents,
+  })
   const derived = await engine.derive({ credential: base, selectivePointers: ['/credentialSubject/name'], documents })
   // The longest gap between ticks of a 5 ms timer: how long a request would wait for the event loop.
   let last = performance.now()
@@ -42,16 +76,33 @@ async function measure(engine: Bbs2023Engine, label: string) {
     for (let i = 0; i < N; i++) await op()
     return ((performance.now() - start) / N).toFixed(0)
   }
-  const sign = await time(() => engine.signBase({ document, mandatoryPointers, verificationMethod: vm, publicKey, secretKey: privateKey, documents }))
-  const derive = await time(() => engine.derive({ credential: base, selectivePointers: ['/credentialSubject/name'], documents }))
+  const sign = await time(() =>
+    engine.signBase({
+      document,
+      mandatoryPointers,
+      verificationMethod: vm,
+      publicKey,
+      secretKey: privateKey,
+      documents,
+    }),
+  )
+  const derive = await time(() =>
+    engine.derive({ credential: base, selectivePointers: ['/credentialSubject/name'], documents }),
+  )
   const verify = await time(() => engine.verify({ credential: derived, documents }))
   // Throughput with 4 operations in flight (one per request, as concurrent holders would).
   const start = performance.now()
-  await Promise.all(Array.from({ length: 4 * N }, () => engine.derive({ credential: base, selectivePointers: ['/credentialSubject/name'], documents })))
+  await Promise.all(
+    Array.from({ length: 4 * N }, () =>
+      engine.derive({ credential: base, selectivePointers: ['/credentialSubject/name'], documents }),
+    ),
+  )
   const concurrent = ((performance.now() - start) / (4 * N)).toFixed(0)
   await new Promise((resolve) => setTimeout(resolve, 20))
   clearInterval(probe)
-  console.log(`${label}: sign ${sign} ms, derive ${derive} ms, verify ${verify} ms; derive with 4 in flight ${concurrent} ms/op; longest event-loop stall ${stall.toFixed(0)} ms`)
+  console.log(
+    `${label}: sign ${sign} ms, derive ${derive} ms, verify ${verify} ms; derive with 4 in flight ${concurrent} ms/op; longest event-loop stall ${stall.toFixed(0)} ms`,
+  )
 }
 
 await measure(inlineBbs2023Engine, 'inline (event loop)')

@@ -39,17 +39,42 @@ async function main(): Promise<void> {
   const macKey = randomBytes(32)
   const service = generateEd25519()
   const jwtKey = createPrivateKey({
-    key: { kty: 'OKP', crv: 'Ed25519', d: Buffer.from(service.privateKey).toString('base64url'), x: Buffer.from(service.publicKey).toString('base64url') },
+    key: {
+      kty: 'OKP',
+      crv: 'Ed25519',
+      d: Buffer.from(service.privateKey).toString('base64url'),
+      x: Buffer.from(service.publicKey).toString('base64url'),
+    },
     format: 'jwk',
   })
-  const jwt = () => new SignJWT({}).setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid: 'k' }).setIssuer('i').setSubject(user.did).setIssuedAt().setExpirationTime('1h').setJti('j').sign(jwtKey)
+  const jwt = () =>
+    new SignJWT({})
+      .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid: 'k' })
+      .setIssuer('i')
+      .setSubject(user.did)
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .setJti('j')
+      .sign(jwtKey)
 
   const rows: [string, Kind, number][] = [
-    ['Ed25519 verify of the challenge (node:crypto)', 'required', await cost(() => verify(null, message, publicKey, signature))],
+    [
+      'Ed25519 verify of the challenge (node:crypto)',
+      'required',
+      await cost(() => verify(null, message, publicKey, signature)),
+    ],
     ['EdDSA JWT sign (jose, WebCrypto)', 'required', await cost(jwt)],
-    ['HMAC-SHA256 x2 (challenge MAC)', 'required', await cost(() => [1, 2].map(() => createHmac('sha256', macKey).update(challenge).digest()))],
+    [
+      'HMAC-SHA256 x2 (challenge MAC)',
+      'required',
+      await cost(() => [1, 2].map(() => createHmac('sha256', macKey).update(challenge).digest())),
+    ],
     ['random nonce, 16 bytes', 'required', await cost(() => randomBytes(16))],
-    ['did:key decode + curve point check (@noble/curves)', 'cacheable per DID', await cost(() => decodeDidKey(user.did))],
+    [
+      'did:key decode + curve point check (@noble/curves)',
+      'cacheable per DID',
+      await cost(() => decodeDidKey(user.did)),
+    ],
     ['KeyObject import of the raw key', 'cacheable per DID', await cost(() => ed25519PublicKeyObject(rawKey))],
   ]
   const width = Math.max(...rows.map(([name]) => name.length))
@@ -57,14 +82,20 @@ async function main(): Promise<void> {
   const required = rows.filter(([, kind]) => kind === 'required').reduce((sum, [, , us]) => sum + us, 0)
   console.log(`${'required crypto per flow'.padEnd(width)}  ${required.toFixed(1).padStart(7)} µs`)
 
-  const latest = await readFile(path.join(projectRoot, 'bench/results/latest-login.json'), 'utf8').catch(() => undefined)
+  const latest = await readFile(path.join(projectRoot, 'bench/results/latest-login.json'), 'utf8').catch(
+    () => undefined,
+  )
   if (!latest) return
-  const engines = (JSON.parse(latest) as { engines: { engine: string; cpu: { serverUsPerFloorRequest: number | null } }[] }).engines
+  const engines = (
+    JSON.parse(latest) as { engines: { engine: string; cpu: { serverUsPerFloorRequest: number | null } }[] }
+  ).engines
   for (const { engine, cpu } of engines) {
     if (cpu.serverUsPerFloorRequest === null) continue
     // flows >= floor/6 on a saturated single-threaded server means a flow may cost 6 floor requests.
     const budget = 6 * cpu.serverUsPerFloorRequest
-    console.log(`${engine}: target budget per flow ≈ 6 × ${cpu.serverUsPerFloorRequest} µs = ${budget} µs of server CPU, of which 2 floor requests are the HTTP round trips themselves`)
+    console.log(
+      `${engine}: target budget per flow ≈ 6 × ${cpu.serverUsPerFloorRequest} µs = ${budget} µs of server CPU, of which 2 floor requests are the HTTP round trips themselves`,
+    )
   }
 }
 

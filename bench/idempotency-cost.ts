@@ -29,18 +29,77 @@ const holder = new DidClient()
 const holderToken = await holder.login(t.app)
 const verifier = new DidClient()
 const verifierToken = await verifier.login(t.app)
-await t.app.inject({ method: 'POST', url: '/api/verifier', headers: bearer(verifierToken), payload: { name: 'Bench verifier' } })
+await t.app.inject({
+  method: 'POST',
+  url: '/api/verifier',
+  headers: bearer(verifierToken),
+  payload: { name: 'Bench verifier' },
+})
 
-interface Route { name: string; url: string; token: string; body: (n: number) => object }
+interface Route {
+  name: string
+  url: string
+  token: string
+  body: (n: number) => object
+}
 const routes: Route[] = [
-  { name: 'issue', url: `/api/issuer/${issuer.did}/issue`, token: issuer.token, body: (n) => ({ credential_type: 'Degree', schema_id: schemaId, subject_did: holder.did, attributes: { given_name: `Ada ${n}`, gpa: 3.5 } }) },
-  { name: 'offer', url: `/api/issuer/${issuer.did}/offers`, token: issuer.token, body: (n) => ({ credential_type: 'Degree', schema_id: schemaId, attributes: { given_name: `Ada ${n}`, gpa: 3.5 } }) },
-  { name: 'template', url: `/api/issuer/${issuer.did}/templates`, token: issuer.token, body: (n) => ({ name: `T ${randomUUID()} ${n}`, credential_type: 'Degree', schema_id: schemaId, fixed_attributes: { gpa: 3 } }) },
-  { name: 'credential request', url: '/api/wallet/credential-request', token: holderToken, body: (n) => ({ issuer_did: issuer.did, schema_id: schemaId, credential_type: 'Degree', attributes: { given_name: `Ada ${n}` } }) },
-  { name: 'consent', url: `/api/wallet/${holder.did}/consents`, token: holderToken, body: (n) => ({ verifier_did: verifier.did, purpose: `Purpose ${n}` }) },
   {
-    name: 'verifier request', url: '/api/verifier/requests', token: verifierToken,
-    body: (n) => ({ verifier_did: verifier.did, presentation_type: 'DegreeCheck', required_credentials: [{ credential_type: 'Degree', issuer_did: issuer.did, required_attributes: ['given_name'] }], purpose: `Hiring ${n}` }),
+    name: 'issue',
+    url: `/api/issuer/${issuer.did}/issue`,
+    token: issuer.token,
+    body: (n) => ({
+      credential_type: 'Degree',
+      schema_id: schemaId,
+      subject_did: holder.did,
+      attributes: { given_name: `Ada ${n}`, gpa: 3.5 },
+    }),
+  },
+  {
+    name: 'offer',
+    url: `/api/issuer/${issuer.did}/offers`,
+    token: issuer.token,
+    body: (n) => ({ credential_type: 'Degree', schema_id: schemaId, attributes: { given_name: `Ada ${n}`, gpa: 3.5 } }),
+  },
+  {
+    name: 'template',
+    url: `/api/issuer/${issuer.did}/templates`,
+    token: issuer.token,
+    body: (n) => ({
+      name: `T ${randomUUID()} ${n}`,
+      credential_type: 'Degree',
+      schema_id: schemaId,
+      fixed_attributes: { gpa: 3 },
+    }),
+  },
+  {
+    name: 'credential request',
+    url: '/api/wallet/credential-request',
+    token: holderToken,
+    body: (n) => ({
+      issuer_did: issuer.did,
+      schema_id: schemaId,
+      credential_type: 'Degree',
+      attributes: { given_name: `Ada ${n}` },
+    }),
+  },
+  {
+    name: 'consent',
+    url: `/api/wallet/${holder.did}/consents`,
+    token: holderToken,
+    body: (n) => ({ verifier_did: verifier.did, purpose: `Purpose ${n}` }),
+  },
+  {
+    name: 'verifier request',
+    url: '/api/verifier/requests',
+    token: verifierToken,
+    body: (n) => ({
+      verifier_did: verifier.did,
+      presentation_type: 'DegreeCheck',
+      required_credentials: [
+        { credential_type: 'Degree', issuer_did: issuer.did, required_attributes: ['given_name'] },
+      ],
+      purpose: `Hiring ${n}`,
+    }),
   },
 ]
 
@@ -53,7 +112,9 @@ async function phase(route: Route, keyed: boolean): Promise<PhaseResult> {
 }
 
 console.log(`${ENGINE}: ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} in flight, in process; medians\n`)
-console.log(`${'route'.padEnd(20)} ${'unkeyed/s'.padStart(10)} ${'keyed/s'.padStart(10)} ${'ratio'.padStart(6)} ${'p50 unkeyed'.padStart(12)} ${'p50 keyed'.padStart(10)}`)
+console.log(
+  `${'route'.padEnd(20)} ${'unkeyed/s'.padStart(10)} ${'keyed/s'.padStart(10)} ${'ratio'.padStart(6)} ${'p50 unkeyed'.padStart(12)} ${'p50 keyed'.padStart(10)}`,
+)
 const results = []
 for (const route of routes) {
   await phase(route, true) // warm-up, both paths
@@ -65,7 +126,8 @@ for (const route of routes) {
     keyed.push(await phase(route, true))
   }
   const errors = [...plain, ...keyed].reduce((sum, p) => sum + p.errors, 0)
-  if (errors > 0) throw new Error(`${route.name}: ${errors} errors: ${JSON.stringify([...plain, ...keyed].map((p) => p.errorKinds))}`)
+  if (errors > 0)
+    throw new Error(`${route.name}: ${errors} errors: ${JSON.stringify([...plain, ...keyed].map((p) => p.errorKinds))}`)
   const row = {
     route: route.name,
     unkeyedPerSecond: median(plain.map((p) => p.perSecond)),
@@ -75,11 +137,27 @@ for (const route of routes) {
     rounds: { unkeyed: plain.map((p) => Math.round(p.perSecond)), keyed: keyed.map((p) => Math.round(p.perSecond)) },
   }
   results.push(row)
-  console.log(`${row.route.padEnd(20)} ${row.unkeyedPerSecond.toFixed(0).padStart(10)} ${row.keyedPerSecond.toFixed(0).padStart(10)} ${(row.keyedPerSecond / row.unkeyedPerSecond).toFixed(2).padStart(6)} ${row.unkeyedP50Ms.toFixed(1).padStart(12)} ${row.keyedP50Ms.toFixed(1).padStart(10)}`)
+  console.log(
+    `${row.route.padEnd(20)} ${row.unkeyedPerSecond.toFixed(0).padStart(10)} ${row.keyedPerSecond.toFixed(0).padStart(10)} ${(row.keyedPerSecond / row.unkeyedPerSecond).toFixed(2).padStart(6)} ${row.unkeyedP50Ms.toFixed(1).padStart(12)} ${row.keyedP50Ms.toFixed(1).padStart(10)}`,
+  )
 }
 
 const out = path.resolve(import.meta.dirname, `results/idempotency-${ENGINE}.json`)
 await mkdir(path.dirname(out), { recursive: true })
-await writeFile(out, JSON.stringify({ engine: ENGINE, rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, at: new Date().toISOString(), results }, null, 2) + '\n')
+await writeFile(
+  out,
+  JSON.stringify(
+    {
+      engine: ENGINE,
+      rounds: ROUNDS,
+      seconds: SECONDS,
+      connections: CONNECTIONS,
+      at: new Date().toISOString(),
+      results,
+    },
+    null,
+    2,
+  ) + '\n',
+)
 console.log(`\nwrote ${path.relative(process.cwd(), out)}`)
 await t.close()

@@ -15,13 +15,30 @@ import os from 'node:os'
 import path from 'node:path'
 import { installAbortHandlers, onAbort } from './lib/cleanup.js'
 import { coreCount } from './lib/cpu.js'
-import { mainThreadProfile, printProfileSections, profileShare, summarizeProfile, type ProfileSummary } from './lib/cpuprofile.js'
+import {
+  mainThreadProfile,
+  printProfileSections,
+  profileShare,
+  summarizeProfile,
+  type ProfileSummary,
+} from './lib/cpuprofile.js'
 import { categorizeProfile, type CategoryShare } from './lib/load-profile.js'
 import { JsonClient } from './lib/http-client.js'
 import { enrollParties, runLoad } from './lib/load-driver.js'
 import { setUpIssuerParty, type IssuerParty, type Parties } from './lib/load-flow.js'
 import { readLoadOptions, USAGE, type LoadMode, type LoadOptions } from './lib/load-options.js'
-import { FLAT_MAX_GROWTH, FLAT_MAX_MB, loadMarkdown, printLoad, printSweep, summarizeLoad, sweepPoint, TARGET_FLOWS_PER_SECOND, type LoadSummary, type SweepPoint } from './lib/load-report.js'
+import {
+  FLAT_MAX_GROWTH,
+  FLAT_MAX_MB,
+  loadMarkdown,
+  printLoad,
+  printSweep,
+  summarizeLoad,
+  sweepPoint,
+  TARGET_FLOWS_PER_SECOND,
+  type LoadSummary,
+  type SweepPoint,
+} from './lib/load-report.js'
 import type { Engine } from './lib/options.js'
 import { createBenchDatabase, postgresReachable } from './lib/postgres.js'
 import { measureRawProofs, type RawProofCost } from './lib/proofs-run.js'
@@ -35,12 +52,20 @@ const log = (line: string) => console.log(line)
  * afresh): an issuer with its own profile and schema, a holder, a verifier. Returning users are
  * the steady state of a service; --fresh-dids measures first-time holders and verifiers instead.
  */
-async function setUpParties(client: JsonClient, mode: LoadMode, count: number, sharedIssuer: boolean): Promise<Parties[]> {
+async function setUpParties(
+  client: JsonClient,
+  mode: LoadMode,
+  count: number,
+  sharedIssuer: boolean,
+): Promise<Parties[]> {
   const shared = sharedIssuer ? await setUpIssuerParty(client, mode, 'Load University') : undefined
   const issuers: IssuerParty[] = []
   // A few at a time: set-up is not measured, but BBS issuer keys take a moment each.
   for (let i = 0; i < count; i += 8) {
-    const batch = Array.from({ length: Math.min(8, count - i) }, (_, j) => shared ?? setUpIssuerParty(client, mode, `Load University ${i + j}`))
+    const batch = Array.from(
+      { length: Math.min(8, count - i) },
+      (_, j) => shared ?? setUpIssuerParty(client, mode, `Load University ${i + j}`),
+    )
     issuers.push(...(await Promise.all(batch)))
   }
   return issuers.map((issuer) => ({ issuer, holder: createVirtualUser(), verifier: createVirtualUser() }))
@@ -52,7 +77,13 @@ interface EngineModeResult {
   profiles: Array<{ summary: ProfileSummary; categories: CategoryShare[] }>
 }
 
-async function runEngineMode(engine: Engine, mode: LoadMode, options: LoadOptions, build: ServerBuild, raw: RawProofCost | undefined): Promise<EngineModeResult> {
+async function runEngineMode(
+  engine: Engine,
+  mode: LoadMode,
+  options: LoadOptions,
+  build: ServerBuild,
+  raw: RawProofCost | undefined,
+): Promise<EngineModeResult> {
   const levels = options.sweep ?? [options.concurrency[mode]]
   const profileDir = path.join(projectRoot, 'bench/profiles', `load-${engine}-${mode}`)
   if (options.cpuProf) {
@@ -64,31 +95,47 @@ async function runEngineMode(engine: Engine, mode: LoadMode, options: LoadOption
   const forgetDatabase = database ? onAbort(() => database.drop()) : () => false
   let summaries: LoadSummary[]
   try {
-    const server = await startServer({ build, databaseUrl: database?.url, nodeArgs: options.cpuProf ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [] })
+    const server = await startServer({
+      build,
+      databaseUrl: database?.url,
+      nodeArgs: options.cpuProf ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [],
+    })
     const forgetServer = onAbort(() => server.stop())
     const maxUsers = Math.max(...levels)
     // Proof derivations wait for a BBS worker: generous timeouts, a stuck request still ends the flow.
     const client = new JsonClient(server.baseUrl, maxUsers, 60_000)
     try {
-      log(`  setting up ${maxUsers} virtual users (issuer profile and schema${options.sharedIssuer ? ' shared' : ' each'}), one enrolment flow each ...`)
+      log(
+        `  setting up ${maxUsers} virtual users (issuer profile and schema${options.sharedIssuer ? ' shared' : ' each'}), one enrolment flow each ...`,
+      )
       const parties = await setUpParties(client, mode, maxUsers, options.sharedIssuer)
       await enrollParties(client, mode, parties)
       summaries = []
       for (const concurrency of levels) {
-        log(`  ${engine} / ${mode}: ${concurrency} virtual users, ${options.warmupSeconds} s warm-up + ${options.seconds} s measured`)
-        const run = await runLoad(server, client, parties, {
-          mode,
-          concurrency,
-          warmupSeconds: options.warmupSeconds,
-          seconds: options.seconds,
-          windowSeconds: options.windowSeconds[mode],
-          sampleSeconds: options.sampleSeconds,
-          freshDids: options.freshDids,
-          ownPostgres: engine === 'postgres',
-          progressSeconds: options.soak ? 60 : 10,
-        }, log)
+        log(
+          `  ${engine} / ${mode}: ${concurrency} virtual users, ${options.warmupSeconds} s warm-up + ${options.seconds} s measured`,
+        )
+        const run = await runLoad(
+          server,
+          client,
+          parties,
+          {
+            mode,
+            concurrency,
+            warmupSeconds: options.warmupSeconds,
+            seconds: options.seconds,
+            windowSeconds: options.windowSeconds[mode],
+            sampleSeconds: options.sampleSeconds,
+            freshDids: options.freshDids,
+            ownPostgres: engine === 'postgres',
+            progressSeconds: options.soak ? 60 : 10,
+          },
+          log,
+        )
         const summary = summarizeLoad(engine, run, options.sharedIssuer, raw)
-        log(`  => ${summary.flowsPerSecond} flows/s, p50 ${summary.flowP50Ms} ms, p99 ${summary.flowP99Ms} ms, errors ${summary.errors.measured} (+${summary.errors.warmup} warm-up)`)
+        log(
+          `  => ${summary.flowsPerSecond} flows/s, p50 ${summary.flowP50Ms} ms, p99 ${summary.flowP99Ms} ms, errors ${summary.errors.measured} (+${summary.errors.warmup} warm-up)`,
+        )
         summaries.push(summary)
         windows.push(run.measuredHrUs)
       }
@@ -104,14 +151,32 @@ async function runEngineMode(engine: Engine, mode: LoadMode, options: LoadOption
   }
   if (!options.cpuProf) return { summaries, profiles: [] }
   const profile = await mainThreadProfile(profileDir)
-  return { summaries, profiles: windows.map(([from, to]) => ({ summary: summarizeProfile(profile, from, to, 30), categories: categorizeProfile(profile, from, to) })) }
+  return {
+    summaries,
+    profiles: windows.map(([from, to]) => ({
+      summary: summarizeProfile(profile, from, to, 30),
+      categories: categorizeProfile(profile, from, to),
+    })),
+  }
 }
 
-function printProfile(label: string, s: ProfileSummary, categories: CategoryShare[], mainThreadMsPerFlow: number | null): void {
+function printProfile(
+  label: string,
+  s: ProfileSummary,
+  categories: CategoryShare[],
+  mainThreadMsPerFlow: number | null,
+): void {
   const pct = profileShare
-  console.log(`\n=== server CPU profile, ${label}: ${s.windowMs} ms sampled, main thread ${pct(s.busy).trim()} busy (shares below are of busy time)`)
-  console.log(`-- by activity${mainThreadMsPerFlow === null ? '' : ` (ms of main thread per flow, of ${mainThreadMsPerFlow} ms measured under the profiler)`}`)
-  for (const c of categories) console.log(`${pct(c.share)}  ${mainThreadMsPerFlow === null ? '' : `${(c.share * mainThreadMsPerFlow).toFixed(2).padStart(6)} ms  `}${c.category}`)
+  console.log(
+    `\n=== server CPU profile, ${label}: ${s.windowMs} ms sampled, main thread ${pct(s.busy).trim()} busy (shares below are of busy time)`,
+  )
+  console.log(
+    `-- by activity${mainThreadMsPerFlow === null ? '' : ` (ms of main thread per flow, of ${mainThreadMsPerFlow} ms measured under the profiler)`}`,
+  )
+  for (const c of categories)
+    console.log(
+      `${pct(c.share)}  ${mainThreadMsPerFlow === null ? '' : `${(c.share * mainThreadMsPerFlow).toFixed(2).padStart(6)} ms  `}${c.category}`,
+    )
   printProfileSections(s)
 }
 
@@ -131,17 +196,28 @@ async function main(): Promise<void> {
   const withBbs = options.modes.includes('bbs')
   const levels = options.sweep?.length ?? 1
   const perRun = levels * (options.warmupSeconds + options.seconds + 30) + 240
-  installAbortHandlers((options.engines.length * options.modes.length * perRun + (withBbs ? options.proofIterations * 3 + 60 : 0) + 240) * 1000)
+  installAbortHandlers(
+    (options.engines.length * options.modes.length * perRun + (withBbs ? options.proofIterations * 3 + 60 : 0) + 240) *
+      1000,
+  )
 
   const code = codeVersion()
-  const concurrencyText = options.modes.map((m) => `${m} ${options.sweep ? options.sweep.join('/') : options.concurrency[m]}`).join(', ')
-  log(`full-lifecycle load${options.soak ? ' (soak)' : ''}: engines ${options.engines.join(', ')}; modes ${options.modes.join(', ')}; virtual users ${concurrencyText}; ${options.warmupSeconds} s warm-up + ${options.seconds} s measured; windows ${options.modes.map((m) => `${m} ${options.windowSeconds[m]}`).join(', ')} s; samples every ${options.sampleSeconds} s`)
+  const concurrencyText = options.modes
+    .map((m) => `${m} ${options.sweep ? options.sweep.join('/') : options.concurrency[m]}`)
+    .join(', ')
+  log(
+    `full-lifecycle load${options.soak ? ' (soak)' : ''}: engines ${options.engines.join(', ')}; modes ${options.modes.join(', ')}; virtual users ${concurrencyText}; ${options.warmupSeconds} s warm-up + ${options.seconds} s measured; windows ${options.modes.map((m) => `${m} ${options.windowSeconds[m]}`).join(', ')} s; samples every ${options.sampleSeconds} s`,
+  )
   log(`machine: ${coreCount()} cores (${os.cpus()[0]?.model ?? 'unknown'}), node ${process.version}, code ${code}`)
-  log('note: the load generator runs on the same cores as the server (and PostgreSQL): figures are noisy when anything else runs.')
+  log(
+    'note: the load generator runs on the same cores as the server (and PostgreSQL): figures are noisy when anything else runs.',
+  )
 
   let raw: RawProofCost | undefined
   if (withBbs) {
-    log(`\nraw anonymous-proof cost, measured alone in this process (no server running), ${options.proofIterations} iterations ...`)
+    log(
+      `\nraw anonymous-proof cost, measured alone in this process (no server running), ${options.proofIterations} iterations ...`,
+    )
     raw = await measureRawProofs(options.proofIterations, log)
   }
   if (options.server === 'build') log('compiling src/ with tsc into a temporary directory ...')
@@ -149,7 +225,8 @@ async function main(): Promise<void> {
   const forgetBuild = onAbort(() => build.dispose())
   const summaries: LoadSummary[] = []
   const sweeps: Array<{ engine: Engine; mode: LoadMode; points: SweepPoint[] }> = []
-  const profiles: Array<{ label: string; mainThreadMsPerFlow: number | null } & EngineModeResult['profiles'][number]> = []
+  const profiles: Array<{ label: string; mainThreadMsPerFlow: number | null } & EngineModeResult['profiles'][number]> =
+    []
   try {
     for (const engine of options.engines) {
       if (engine === 'postgres' && !(await postgresReachable(options.postgresUrl))) {
@@ -163,7 +240,11 @@ async function main(): Promise<void> {
         if (options.sweep) sweeps.push({ engine, mode, points: result.summaries.map(sweepPoint) })
         result.profiles.forEach((profile, i) => {
           const run = result.summaries[i]!
-          profiles.push({ label: `${engine} / ${mode} / ${run.concurrency} virtual users`, mainThreadMsPerFlow: run.serverMainThreadMsPerFlow, ...profile })
+          profiles.push({
+            label: `${engine} / ${mode} / ${run.concurrency} virtual users`,
+            mainThreadMsPerFlow: run.serverMainThreadMsPerFlow,
+            ...profile,
+          })
         })
       }
     }
@@ -178,12 +259,18 @@ async function main(): Promise<void> {
   log(`\nMarkdown for the README's performance section:\n\n${loadMarkdown(summaries, code, options.soak)}\n`)
 
   if (profiles.length) {
-    await writeFile(path.join(projectRoot, 'bench/profiles/load-summary.json'), `${JSON.stringify(profiles, null, 2)}\n`)
-    log('\nprofile summaries: bench/profiles/load-summary.json (raw .cpuprofile files beside it: Chrome DevTools > Performance)')
+    await writeFile(
+      path.join(projectRoot, 'bench/profiles/load-summary.json'),
+      `${JSON.stringify(profiles, null, 2)}\n`,
+    )
+    log(
+      '\nprofile summaries: bench/profiles/load-summary.json (raw .cpuprofile files beside it: Chrome DevTools > Performance)',
+    )
   }
-  if (summaries.some((s) => s.errors.measured + s.errors.warmup > 0)) log('note: some flows failed; see the errors above')
+  if (summaries.some((s) => s.errors.measured + s.errors.warmup > 0))
+    log('note: some flows failed; see the errors above')
   if (options.cpuProf) {
-    log('not written to bench/results/: figures taken under the profiler are not the service\'s')
+    log("not written to bench/results/: figures taken under the profiler are not the service's")
     return
   }
   const file = options.soak ? 'latest-soak.json' : options.sweep ? 'latest-load-sweep.json' : 'latest-load.json'
@@ -203,7 +290,10 @@ async function main(): Promise<void> {
       freshDids: options.freshDids,
       sharedIssuer: options.sharedIssuer,
       server: options.server,
-      targets: { flowsPerSecondPostgresJwt: TARGET_FLOWS_PER_SECOND, memoryFlat: { maxGrowth: FLAT_MAX_GROWTH, maxMb: FLAT_MAX_MB } },
+      targets: {
+        flowsPerSecondPostgresJwt: TARGET_FLOWS_PER_SECOND,
+        memoryFlat: { maxGrowth: FLAT_MAX_GROWTH, maxMb: FLAT_MAX_MB },
+      },
     },
     ...(raw ? { rawProofs: raw } : {}),
     ...(sweeps.length ? { sweeps } : {}),

@@ -7,7 +7,13 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { installAbortHandlers, onAbort } from './lib/cleanup.js'
-import { mainThreadProfile, printProfileSections, profileShare, summarizeProfile, type ProfileSummary } from './lib/cpuprofile.js'
+import {
+  mainThreadProfile,
+  printProfileSections,
+  profileShare,
+  summarizeProfile,
+  type ProfileSummary,
+} from './lib/cpuprofile.js'
 import { runFloor } from './lib/floor.js'
 import { JsonClient } from './lib/http-client.js'
 import { enrollHolders, HOLDER_COUNT, ISSUANCE_PHASES, runIssuanceLoad, setUpIssuer } from './lib/issuance-load.js'
@@ -20,7 +26,11 @@ import { createVirtualUser } from './lib/virtual-user.js'
 
 const nowUs = () => Number(process.hrtime.bigint() / 1000n)
 
-async function profileEngine(engine: Engine, options: BenchOptions, build: ServerBuild): Promise<Record<string, ProfileSummary> | undefined> {
+async function profileEngine(
+  engine: Engine,
+  options: BenchOptions,
+  build: ServerBuild,
+): Promise<Record<string, ProfileSummary> | undefined> {
   if (engine === 'postgres' && !(await postgresReachable(options.postgresUrl))) return undefined
   const dir = path.join(projectRoot, 'bench/profiles', engine)
   await rm(dir, { recursive: true, force: true })
@@ -29,7 +39,11 @@ async function profileEngine(engine: Engine, options: BenchOptions, build: Serve
   const forgetDatabase = database ? onAbort(() => database.drop()) : () => false
   const windows: Record<string, [number, number]> = {}
   try {
-    const server = await startServer({ build, databaseUrl: database?.url, nodeArgs: ['--cpu-prof', '--cpu-prof-dir', dir] })
+    const server = await startServer({
+      build,
+      databaseUrl: database?.url,
+      nodeArgs: ['--cpu-prof', '--cpu-prof-dir', dir],
+    })
     const forgetServer = onAbort(() => server.stop())
     const users = Array.from({ length: options.connections }, createVirtualUser)
     const client = new JsonClient(server.baseUrl, options.connections)
@@ -39,11 +53,27 @@ async function profileEngine(engine: Engine, options: BenchOptions, build: Serve
         const holders = Array.from({ length: HOLDER_COUNT }, () => createVirtualUser().did)
         await enrollHolders(client, issuer, holders)
         for (const phase of ISSUANCE_PHASES) {
-          await runIssuanceLoad(client, issuer, phase, holders, options.issuanceConnections, Math.max(options.warmupSeconds, 1))
+          await runIssuanceLoad(
+            client,
+            issuer,
+            phase,
+            holders,
+            options.issuanceConnections,
+            Math.max(options.warmupSeconds, 1),
+          )
           const from = nowUs()
-          const issued = await runIssuanceLoad(client, issuer, phase, holders, options.issuanceConnections, options.seconds)
+          const issued = await runIssuanceLoad(
+            client,
+            issuer,
+            phase,
+            holders,
+            options.issuanceConnections,
+            options.seconds,
+          )
           windows[`issuance-${phase}`] = [from, nowUs()]
-          console.log(`${engine}: issuance ${phase} ${Math.round(issued.credentialsPerSecond)}/s while profiled (errors ${issued.errors})`)
+          console.log(
+            `${engine}: issuance ${phase} ${Math.round(issued.credentialsPerSecond)}/s while profiled (errors ${issued.errors})`,
+          )
         }
       }
       if (options.parts.includes('verification')) {
@@ -52,7 +82,9 @@ async function profileEngine(engine: Engine, options: BenchOptions, build: Serve
         const from = nowUs()
         const verified = await runVerificationLoad(client, setUp, options.connections, options.seconds)
         windows.verification = [from, nowUs()]
-        console.log(`${engine}: ${Math.round(verified.perSecond)} verifications/s while profiled (errors ${verified.errors})`)
+        console.log(
+          `${engine}: ${Math.round(verified.perSecond)} verifications/s while profiled (errors ${verified.errors})`,
+        )
       }
       if (options.parts.includes('login')) {
         await enrollUsers(client, users)
@@ -77,11 +109,15 @@ async function profileEngine(engine: Engine, options: BenchOptions, build: Serve
     forgetDatabase()
   }
   const file = await mainThreadProfile(dir)
-  return Object.fromEntries(Object.entries(windows).map(([name, [from, to]]) => [name, summarizeProfile(file, from, to)]))
+  return Object.fromEntries(
+    Object.entries(windows).map(([name, [from, to]]) => [name, summarizeProfile(file, from, to)]),
+  )
 }
 
 function print(engine: string, phase: string, s: ProfileSummary): void {
-  console.log(`\n=== ${engine} / ${phase}: ${s.windowMs} ms sampled, main thread ${profileShare(s.busy).trim()} busy (shares below are of busy time)`)
+  console.log(
+    `\n=== ${engine} / ${phase}: ${s.windowMs} ms sampled, main thread ${profileShare(s.busy).trim()} busy (shares below are of busy time)`,
+  )
   printProfileSections(s)
 }
 

@@ -29,13 +29,33 @@ import { formatsMarkdown, runFormatsAgainstServer, type FormatSummary } from './
 import { runVcApiAgainstServer, vcApiMarkdown, VERIFY_SET, type VcApiSummary } from './lib/vc-api-run.js'
 import { oid4vcMarkdown, runOid4vcOnEngine, type Oid4vcPhaseSummary } from './lib/oid4vc-run.js'
 import { measureRawCrypto, type RawCryptoCost } from './lib/issuance-crypto.js'
-import { issuanceMarkdown, printIssuance, printRawCrypto, summarizeIssuance, TARGET_CEILING_RATIO, TARGET_JWT_PER_SECOND, type IssuanceEngineSummary } from './lib/issuance-report.js'
+import {
+  issuanceMarkdown,
+  printIssuance,
+  printRawCrypto,
+  summarizeIssuance,
+  TARGET_CEILING_RATIO,
+  TARGET_JWT_PER_SECOND,
+  type IssuanceEngineSummary,
+} from './lib/issuance-report.js'
 import { runIssuanceAgainstServer } from './lib/issuance-run.js'
 import { runAnchoringBench, type AnchoringSummary } from './lib/anchoring-run.js'
 import { readOptions, type BenchOptions, type Engine } from './lib/options.js'
 import { PRESENTATION_COUNT } from './lib/verification-load.js'
-import { measureRawProofs, printProofs, runProofsAgainstServer, type ProofsSummary, type RawProofCost } from './lib/proofs-run.js'
-import { printVerification, runVerificationAgainstServer, TARGET_VERIFY_PER_SECOND, TARGET_VERIFY_RATIO, type VerificationSummary } from './lib/verification-run.js'
+import {
+  measureRawProofs,
+  printProofs,
+  runProofsAgainstServer,
+  type ProofsSummary,
+  type RawProofCost,
+} from './lib/proofs-run.js'
+import {
+  printVerification,
+  runVerificationAgainstServer,
+  TARGET_VERIFY_PER_SECOND,
+  TARGET_VERIFY_RATIO,
+  type VerificationSummary,
+} from './lib/verification-run.js'
 import { createBenchDatabase, postgresReachable } from './lib/postgres.js'
 import { markdownTable, printEngine, summarize, TARGET_RATIO, type EngineSummary } from './lib/report.js'
 import { codeVersion, prepareServer, projectRoot, startServer, type ServerBuild } from './lib/server-process.js'
@@ -56,7 +76,13 @@ interface EngineResult {
  * up already, one start-up less keeps the run bounded, and the rows the login part leaves (50
  * users, their sessions) are nothing next to the credentials issued.
  */
-async function benchEngine(engine: Engine, options: BenchOptions, build: ServerBuild, crypto: RawCryptoCost | undefined, rawProofs: RawProofCost | undefined): Promise<EngineResult | undefined> {
+async function benchEngine(
+  engine: Engine,
+  options: BenchOptions,
+  build: ServerBuild,
+  crypto: RawCryptoCost | undefined,
+  rawProofs: RawProofCost | undefined,
+): Promise<EngineResult | undefined> {
   if (!options.parts.some((part) => part !== 'anchoring' && part !== 'oid4vc')) return undefined
   if (engine === 'postgres' && !(await postgresReachable(options.postgresUrl))) {
     log(`\npostgres: not reachable at ${options.postgresUrl}; skipped`)
@@ -70,16 +96,27 @@ async function benchEngine(engine: Engine, options: BenchOptions, build: ServerB
     const forgetServer = onAbort(() => server.stop())
     try {
       const result: EngineResult = {}
-      if (options.parts.includes('login')) result.login = summarize(engine, await runAgainstServer(server, engine, options, log))
-      if (crypto) result.issuance = summarizeIssuance(engine, await runIssuanceAgainstServer(server, engine, options, log), crypto)
-      if (options.parts.includes('verification')) result.verification = await runVerificationAgainstServer(server, engine, options, log)
+      if (options.parts.includes('login'))
+        result.login = summarize(engine, await runAgainstServer(server, engine, options, log))
+      if (crypto)
+        result.issuance = summarizeIssuance(
+          engine,
+          await runIssuanceAgainstServer(server, engine, options, log),
+          crypto,
+        )
+      if (options.parts.includes('verification'))
+        result.verification = await runVerificationAgainstServer(server, engine, options, log)
       if (rawProofs) result.proofs = await runProofsAgainstServer(server, engine, options, rawProofs, log)
       if (options.parts.includes('formats')) {
-        log(`\n${engine}: credential formats, issued and verified over HTTP (${options.issuanceConnections} issuing, ${options.connections} verifying connections)`)
+        log(
+          `\n${engine}: credential formats, issued and verified over HTTP (${options.issuanceConnections} issuing, ${options.connections} verifying connections)`,
+        )
         result.formats = { engine, rows: await runFormatsAgainstServer(server, engine, options, log) }
       }
       if (options.parts.includes('vc-api')) {
-        log(`\n${engine}: W3C VC API, issued and verified per cryptosuite over HTTP (${options.issuanceConnections} issuing, ${options.connections} verifying connections; bbs-2023 ${options.vcApiBbsConnections})`)
+        log(
+          `\n${engine}: W3C VC API, issued and verified per cryptosuite over HTTP (${options.issuanceConnections} issuing, ${options.connections} verifying connections; bbs-2023 ${options.vcApiBbsConnections})`,
+        )
         result.vcApi = { engine, rows: await runVcApiAgainstServer(server, engine, options, log) }
       }
       return result
@@ -106,23 +143,50 @@ async function main(): Promise<void> {
   const formatPhases = options.parts.includes('formats') ? (options.rounds + 1) * 6 * options.seconds + 180 : 0
   const vcApiPhases = options.parts.includes('vc-api') ? (options.rounds + 1) * 8 * options.seconds + 240 : 0
   const oid4vcPhases = options.parts.includes('oid4vc') ? (options.rounds * 3 + 3) * options.seconds + 600 : 0
-  const anchoringPhases = options.parts.includes('anchoring') ? options.rounds * 2 * options.seconds + 2 * options.warmupSeconds + 240 : 0
-  const cryptoBudget = (withIssuance ? options.cryptoIterations * 0.3 + 60 : 0) + (withProofs ? options.proofIterations * 3 + 30 : 0)
-  installAbortHandlers((options.engines.length * (loginPhases + issuancePhases + verificationPhases + proofPhases + anchoringPhases + formatPhases + vcApiPhases + oid4vcPhases + 180) + cryptoBudget + 240) * 1000)
+  const anchoringPhases = options.parts.includes('anchoring')
+    ? options.rounds * 2 * options.seconds + 2 * options.warmupSeconds + 240
+    : 0
+  const cryptoBudget =
+    (withIssuance ? options.cryptoIterations * 0.3 + 60 : 0) + (withProofs ? options.proofIterations * 3 + 30 : 0)
+  installAbortHandlers(
+    (options.engines.length *
+      (loginPhases +
+        issuancePhases +
+        verificationPhases +
+        proofPhases +
+        anchoringPhases +
+        formatPhases +
+        vcApiPhases +
+        oid4vcPhases +
+        180) +
+      cryptoBudget +
+      240) *
+      1000,
+  )
 
-  if (withLogin) log(`login throughput vs framework floor: ${options.connections} connections, ${options.seconds} s per phase, ${options.rounds} rounds, engines ${options.engines.join(', ')}`)
-  if (withIssuance) log(`issuance throughput vs raw crypto: ${options.issuanceConnections} connections, ${options.seconds} s per phase, ${options.rounds} rounds, engines ${options.engines.join(', ')}`)
+  if (withLogin)
+    log(
+      `login throughput vs framework floor: ${options.connections} connections, ${options.seconds} s per phase, ${options.rounds} rounds, engines ${options.engines.join(', ')}`,
+    )
+  if (withIssuance)
+    log(
+      `issuance throughput vs raw crypto: ${options.issuanceConnections} connections, ${options.seconds} s per phase, ${options.rounds} rounds, engines ${options.engines.join(', ')}`,
+    )
   const code = codeVersion()
   log(`machine: ${coreCount()} cores (${os.cpus()[0]?.model ?? 'unknown'}), node ${process.version}, code ${code}`)
   log('note: the load generator runs on the same cores as the server (and PostgreSQL): fair to every phase, but noisy.')
   let crypto: RawCryptoCost | undefined
   if (withIssuance) {
-    log(`\nraw issuance crypto, measured alone in this process (no server running), ${options.cryptoIterations} iterations each ...`)
+    log(
+      `\nraw issuance crypto, measured alone in this process (no server running), ${options.cryptoIterations} iterations each ...`,
+    )
     crypto = await measureRawCrypto(options.cryptoIterations, log)
   }
   let rawProofs: RawProofCost | undefined
   if (withProofs) {
-    log(`\nraw anonymous-proof crypto, measured alone in this process (no server running), ${options.proofIterations} iterations ...`)
+    log(
+      `\nraw anonymous-proof crypto, measured alone in this process (no server running), ${options.proofIterations} iterations ...`,
+    )
     rawProofs = await measureRawProofs(options.proofIterations, log)
   }
   if (options.server === 'build') log('compiling src/ with tsc into a temporary directory ...')
@@ -139,14 +203,18 @@ async function main(): Promise<void> {
     if (options.parts.includes('anchoring')) {
       for (const engine of options.engines) {
         if (engine === 'postgres' && !(await postgresReachable(options.postgresUrl))) continue
-        log(`\n${engine}: anchored issuance, two server processes (chain configured / not), JWT-only, ${options.issuanceConnections} connections each`)
+        log(
+          `\n${engine}: anchored issuance, two server processes (chain configured / not), JWT-only, ${options.issuanceConnections} connections each`,
+        )
         anchorings.push(await runAnchoringBench(engine, options, build, log))
       }
     }
     if (options.parts.includes('oid4vc')) {
       for (const engine of options.engines) {
         if (engine === 'postgres' && !(await postgresReachable(options.postgresUrl))) continue
-        log(`\n${engine}: OpenID4VCI and OpenID4VP flows over HTTPS, ${options.issuanceConnections} wallets in flight, beside the spec's issue route`)
+        log(
+          `\n${engine}: OpenID4VCI and OpenID4VP flows over HTTPS, ${options.issuanceConnections} wallets in flight, beside the spec's issue route`,
+        )
         oid4vcs.push({ engine, rows: await runOid4vcOnEngine(engine, options, build, log) })
       }
     }
@@ -173,14 +241,22 @@ async function main(): Promise<void> {
       date: new Date().toISOString(),
       code,
       machine,
-      settings: { connections: options.connections, seconds: options.seconds, rounds: options.rounds, server: options.server, targetRatio: round3(TARGET_RATIO) },
+      settings: {
+        connections: options.connections,
+        seconds: options.seconds,
+        rounds: options.rounds,
+        server: options.server,
+        targetRatio: round3(TARGET_RATIO),
+      },
       engines: logins,
     }
     await writeFile(path.join(resultsDir, 'latest-login.json'), `${JSON.stringify(json, null, 2)}\n`)
     log('written: bench/results/latest-login.json')
   }
   if (crypto) {
-    log(`\nMarkdown for the README's performance section (issuance):\n\n${issuanceMarkdown(issuances, crypto, options, code)}\n`)
+    log(
+      `\nMarkdown for the README's performance section (issuance):\n\n${issuanceMarkdown(issuances, crypto, options, code)}\n`,
+    )
     const json = {
       date: new Date().toISOString(),
       code,
@@ -203,7 +279,13 @@ async function main(): Promise<void> {
       date: new Date().toISOString(),
       code,
       machine,
-      settings: { connections: options.connections, seconds: options.seconds, rounds: options.rounds, presentations: PRESENTATION_COUNT, targets: { perSecond: TARGET_VERIFY_PER_SECOND, ceilingRatio: TARGET_VERIFY_RATIO } },
+      settings: {
+        connections: options.connections,
+        seconds: options.seconds,
+        rounds: options.rounds,
+        presentations: PRESENTATION_COUNT,
+        targets: { perSecond: TARGET_VERIFY_PER_SECOND, ceilingRatio: TARGET_VERIFY_RATIO },
+      },
       engines: verifications,
     }
     await writeFile(path.join(resultsDir, 'latest-verification.json'), `${JSON.stringify(json, null, 2)}\n`)
@@ -212,28 +294,69 @@ async function main(): Promise<void> {
   if (anchorings.length) {
     for (const a of anchorings) {
       log(`\n${a.engine} anchored issuance (JWT-only, median over rounds)`)
-      log(`  with a chain configured     ${a.withChainPerSecond}/s; without ${a.withoutChainPerSecond}/s; ratio ${a.ratio}`)
-      log(`  chain outbox at the end     ${a.anchored.jobsMined} chain jobs mined, ${a.anchored.jobsFailed} failed, ${a.anchored.unbatched} hashes waiting; errors ${a.errors}`)
+      log(
+        `  with a chain configured     ${a.withChainPerSecond}/s; without ${a.withoutChainPerSecond}/s; ratio ${a.ratio}`,
+      )
+      log(
+        `  chain outbox at the end     ${a.anchored.jobsMined} chain jobs mined, ${a.anchored.jobsFailed} failed, ${a.anchored.unbatched} hashes waiting; errors ${a.errors}`,
+      )
     }
-    const json = { date: new Date().toISOString(), code, machine, settings: { connections: options.issuanceConnections, seconds: options.seconds, rounds: options.rounds, batchWaitMs: 1000 }, engines: anchorings }
+    const json = {
+      date: new Date().toISOString(),
+      code,
+      machine,
+      settings: {
+        connections: options.issuanceConnections,
+        seconds: options.seconds,
+        rounds: options.rounds,
+        batchWaitMs: 1000,
+      },
+      engines: anchorings,
+    }
     await writeFile(path.join(resultsDir, 'latest-anchoring.json'), `${JSON.stringify(json, null, 2)}\n`)
     log('written: bench/results/latest-anchoring.json')
   }
   const formats = results.flatMap((r) => (r.formats ? [r.formats] : []))
   if (formats.length) {
-    for (const f of formats) log(`\nMarkdown for bench/README.md (credential formats, ${f.engine}, medians over rounds):\n\n${formatsMarkdown(f.engine, f.rows)}\n`)
-    const json = { date: new Date().toISOString(), code, machine, settings: { issuingConnections: options.issuanceConnections, verifyingConnections: options.connections, seconds: options.seconds, rounds: options.rounds }, engines: formats }
+    for (const f of formats)
+      log(
+        `\nMarkdown for bench/README.md (credential formats, ${f.engine}, medians over rounds):\n\n${formatsMarkdown(f.engine, f.rows)}\n`,
+      )
+    const json = {
+      date: new Date().toISOString(),
+      code,
+      machine,
+      settings: {
+        issuingConnections: options.issuanceConnections,
+        verifyingConnections: options.connections,
+        seconds: options.seconds,
+        rounds: options.rounds,
+      },
+      engines: formats,
+    }
     await writeFile(path.join(resultsDir, 'latest-formats.json'), `${JSON.stringify(json, null, 2)}\n`)
     log('written: bench/results/latest-formats.json')
   }
   const vcApis = results.flatMap((r) => (r.vcApi ? [r.vcApi] : []))
   if (vcApis.length) {
-    for (const v of vcApis) log(`\nMarkdown for bench/README.md (W3C VC API, ${v.engine}, medians over rounds):\n\n${vcApiMarkdown(v.engine, v.rows)}\n`)
+    for (const v of vcApis)
+      log(
+        `\nMarkdown for bench/README.md (W3C VC API, ${v.engine}, medians over rounds):\n\n${vcApiMarkdown(v.engine, v.rows)}\n`,
+      )
     const json = {
       date: new Date().toISOString(),
       code,
       machine,
-      settings: { issuingConnections: options.issuanceConnections, verifyingConnections: options.connections, bbsConnections: options.vcApiBbsConnections, seconds: options.seconds, rounds: options.rounds, warmupSeconds: options.warmupSeconds, verifySet: VERIFY_SET, server: options.server },
+      settings: {
+        issuingConnections: options.issuanceConnections,
+        verifyingConnections: options.connections,
+        bbsConnections: options.vcApiBbsConnections,
+        seconds: options.seconds,
+        rounds: options.rounds,
+        warmupSeconds: options.warmupSeconds,
+        verifySet: VERIFY_SET,
+        server: options.server,
+      },
       engines: vcApis,
     }
     await writeFile(path.join(resultsDir, 'latest-vc-api.json'), `${JSON.stringify(json, null, 2)}\n`)
@@ -241,7 +364,19 @@ async function main(): Promise<void> {
   }
   if (oid4vcs.length) {
     log(`\nMarkdown for bench/README.md (OpenID4VC flows, medians over rounds):\n\n${oid4vcMarkdown(oid4vcs)}\n`)
-    const json = { date: new Date().toISOString(), code, machine, settings: { connections: options.issuanceConnections, seconds: options.seconds, rounds: options.rounds, server: options.server, targets: { flowsPerSecondPglite: 300 } }, engines: oid4vcs }
+    const json = {
+      date: new Date().toISOString(),
+      code,
+      machine,
+      settings: {
+        connections: options.issuanceConnections,
+        seconds: options.seconds,
+        rounds: options.rounds,
+        server: options.server,
+        targets: { flowsPerSecondPglite: 300 },
+      },
+      engines: oid4vcs,
+    }
     await writeFile(path.join(resultsDir, 'latest-oid4vc.json'), `${JSON.stringify(json, null, 2)}\n`)
     log('written: bench/results/latest-oid4vc.json')
   }
@@ -250,7 +385,13 @@ async function main(): Promise<void> {
       date: new Date().toISOString(),
       code,
       machine,
-      settings: { connections: options.proofConnections, seconds: options.seconds, rounds: options.rounds, rawIterations: options.proofIterations, rangeProof: rawProofs.rangeProtocol },
+      settings: {
+        connections: options.proofConnections,
+        seconds: options.seconds,
+        rounds: options.rounds,
+        rawIterations: options.proofIterations,
+        rangeProof: rawProofs.rangeProtocol,
+      },
       rawCrypto: rawProofs,
       engines: proofs,
     }

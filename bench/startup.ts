@@ -50,7 +50,16 @@ function freePort(): Promise<number> {
  */
 async function startOnce(entry: string[], dataDir: string): Promise<Start> {
   const port = await freePort()
-  const env = { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', MASTER_KEY: masterKey, PUBLIC_BASE_URL: 'http://127.0.0.1:3000' }
+  const env = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+    MASTER_KEY: masterKey,
+    PUBLIC_BASE_URL: 'http://127.0.0.1:3000',
+  }
   const started = performance.now()
   const child = spawn(process.execPath, entry, { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] })
   const untrack = trackChild(child)
@@ -69,7 +78,8 @@ async function startOnce(entry: string[], dataDir: string): Promise<Start> {
     for (const line of output.split('\n')) {
       if (!line.startsWith('{')) continue
       const entry = JSON.parse(line) as { phase?: string; ms?: number; from?: string }
-      if (entry.phase && typeof entry.ms === 'number') phases[entry.from ? `${entry.phase} (${entry.from})` : entry.phase] = entry.ms
+      if (entry.phase && typeof entry.ms === 'number')
+        phases[entry.from ? `${entry.phase} (${entry.from})` : entry.phase] = entry.ms
     }
     return { ms, phases }
   } finally {
@@ -86,13 +96,24 @@ async function startOnce(entry: string[], dataDir: string): Promise<Start> {
 /** Per phase, the median over the runs that logged it. */
 function medianPhases(starts: Start[]): Record<string, number> {
   const names = [...new Set(starts.flatMap((s) => Object.keys(s.phases)))]
-  return Object.fromEntries(names.map((name) => [name, Math.round(median(starts.flatMap((s) => (name in s.phases ? [s.phases[name]!] : []))))]))
+  return Object.fromEntries(
+    names.map((name) => [name, Math.round(median(starts.flatMap((s) => (name in s.phases ? [s.phases[name]!] : []))))]),
+  )
 }
 
 const masterKey = randomBytes(32).toString('hex')
 const root = await mkdtemp(path.join(os.tmpdir(), 'bench-start-'))
 const loadBefore = os.loadavg()
-const results: Array<{ mode: ServerMode; dataDir: DataDirKind; medianMs: number; minMs: number; maxMs: number; targetMs: number; runsMs: number[]; phasesMedianMs: Record<string, number> }> = []
+const results: Array<{
+  mode: ServerMode
+  dataDir: DataDirKind
+  medianMs: number
+  minMs: number
+  maxMs: number
+  targetMs: number
+  runsMs: number[]
+  phasesMedianMs: Record<string, number>
+}> = []
 try {
   for (const mode of MODES) {
     const build = await prepareServer(mode)
@@ -107,11 +128,22 @@ try {
         starts.fresh.push(await startOnce(build.entry, fresh))
         await rm(fresh, { recursive: true, force: true })
         starts.existing.push(await startOnce(build.entry, existing))
-        console.log(`${mode} run ${run + 1}/${RUNS}: fresh ${(starts.fresh.at(-1)!.ms / 1000).toFixed(1)} s, existing ${(starts.existing.at(-1)!.ms / 1000).toFixed(1)} s`)
+        console.log(
+          `${mode} run ${run + 1}/${RUNS}: fresh ${(starts.fresh.at(-1)!.ms / 1000).toFixed(1)} s, existing ${(starts.existing.at(-1)!.ms / 1000).toFixed(1)} s`,
+        )
       }
       for (const kind of ['fresh', 'existing'] as const) {
         const runsMs = starts[kind].map((s) => Math.round(s.ms))
-        results.push({ mode, dataDir: kind, medianMs: Math.round(median(runsMs)), minMs: Math.min(...runsMs), maxMs: Math.max(...runsMs), targetMs: TARGET_MS[kind], runsMs, phasesMedianMs: medianPhases(starts[kind]) })
+        results.push({
+          mode,
+          dataDir: kind,
+          medianMs: Math.round(median(runsMs)),
+          minMs: Math.min(...runsMs),
+          maxMs: Math.max(...runsMs),
+          targetMs: TARGET_MS[kind],
+          runsMs,
+          phasesMedianMs: medianPhases(starts[kind]),
+        })
       }
     } finally {
       await build.dispose()
@@ -122,13 +154,19 @@ try {
 }
 
 const loadAfter = os.loadavg()
-console.log(`\nStart to first answer of GET /api/health, median of ${RUNS} (load average ${loadBefore[0]!.toFixed(1)} before, ${loadAfter[0]!.toFixed(1)} after, ${os.cpus().length} cores)\n`)
+console.log(
+  `\nStart to first answer of GET /api/health, median of ${RUNS} (load average ${loadBefore[0]!.toFixed(1)} before, ${loadAfter[0]!.toFixed(1)} after, ${os.cpus().length} cores)\n`,
+)
 console.log('| how | data directory | median | min-max | target | phases (median ms) |')
 console.log('|---|---|---|---|---|---|')
 for (const r of results) {
   const how = r.mode === 'build' ? 'node dist/main.js (npm start)' : 'tsx src/main.ts (from source)'
-  const phases = Object.entries(r.phasesMedianMs).map(([name, ms]) => `${name} ${ms}`).join(', ')
-  console.log(`| ${how} | ${r.dataDir} | ${(r.medianMs / 1000).toFixed(1)} s | ${(r.minMs / 1000).toFixed(1)}-${(r.maxMs / 1000).toFixed(1)} s | ${r.targetMs / 1000} s${r.mode === 'build' ? (r.medianMs <= r.targetMs ? ' (met)' : ' (missed)') : ''} | ${phases} |`)
+  const phases = Object.entries(r.phasesMedianMs)
+    .map(([name, ms]) => `${name} ${ms}`)
+    .join(', ')
+  console.log(
+    `| ${how} | ${r.dataDir} | ${(r.medianMs / 1000).toFixed(1)} s | ${(r.minMs / 1000).toFixed(1)}-${(r.maxMs / 1000).toFixed(1)} s | ${r.targetMs / 1000} s${r.mode === 'build' ? (r.medianMs <= r.targetMs ? ' (met)' : ' (missed)') : ''} | ${phases} |`,
+  )
 }
 const file = path.join(projectRoot, 'bench/results/latest-startup.json')
 await writeFile(

@@ -39,8 +39,11 @@ async function setMode(url: string, mode: Mode): Promise<void> {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
-    const { rows } = await client.query<{ table: string; name: string }>(`select tgrelid::regclass::text as table, tgname as name from pg_trigger where tgname like 'statistics_%'`)
-    for (const t of rows) await client.query(`alter table ${t.table} ${mode === 'deltas' ? 'enable' : 'disable'} trigger ${t.name}`)
+    const { rows } = await client.query<{ table: string; name: string }>(
+      `select tgrelid::regclass::text as table, tgname as name from pg_trigger where tgname like 'statistics_%'`,
+    )
+    for (const t of rows)
+      await client.query(`alter table ${t.table} ${mode === 'deltas' ? 'enable' : 'disable'} trigger ${t.name}`)
     if (mode === 'hot row') await client.query(HOT_ROW)
     else await client.query('drop trigger if exists bench_hot_counters on credentials')
   } finally {
@@ -64,11 +67,16 @@ try {
       await setMode(database.url, mode)
       const r = await runIssuanceLoad(client, issuer, 'jwt', holders, connections, seconds)
       results[mode].push(r.credentialsPerSecond)
-      console.log(`round ${round + 1} ${mode}: ${r.credentialsPerSecond.toFixed(0)} credentials/s, p50 ${r.p50Ms.toFixed(1)} ms, errors ${r.errors}`)
+      console.log(
+        `round ${round + 1} ${mode}: ${r.credentialsPerSecond.toFixed(0)} credentials/s, p50 ${r.p50Ms.toFixed(1)} ms, errors ${r.errors}`,
+      )
     }
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-  for (const mode of MODES) console.log(`${mode}: median ${median(results[mode]).toFixed(0)} credentials/s (${results[mode].map((x) => x.toFixed(0)).join(', ')})`)
+  for (const mode of MODES)
+    console.log(
+      `${mode}: median ${median(results[mode]).toFixed(0)} credentials/s (${results[mode].map((x) => x.toFixed(0)).join(', ')})`,
+    )
 } finally {
   client.close()
   await server.stop()

@@ -22,7 +22,12 @@ const vm = `${did}#${did.slice('did:key:'.length)}`
 const method = { id: vm, type: 'Multikey', controller: did, publicKeyMultibase: did.slice('did:key:'.length) }
 const documents = {
   [vm]: { '@context': 'https://w3id.org/security/multikey/v1', ...method },
-  [did]: { '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/multikey/v1'], id: did, assertionMethod: [vm], verificationMethod: [method] },
+  [did]: {
+    '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/multikey/v1'],
+    id: did,
+    assertionMethod: [vm],
+    verificationMethod: [method],
+  },
 }
 const document = benchCredential(did, 7)
 const documentLoader = async (url: string) => {
@@ -44,18 +49,51 @@ async function time(label: string, op: () => Promise<unknown> | unknown): Promis
   return ms
 }
 
-const nquads = (await jsonld.canonize(document as never, { algorithm: 'RDFC-1.0', format: 'application/n-quads', documentLoader, safe: true } as never)) as unknown as string
-const messages = nquads.trim().split('\n').map((q) => new TextEncoder().encode(q))
-console.log(`credential: ${messages.length} N-Quads, ${JSON.stringify(document).length} bytes of JSON; ${N} runs each, medians\n`)
+const nquads = (await jsonld.canonize(
+  document as never,
+  { algorithm: 'RDFC-1.0', format: 'application/n-quads', documentLoader, safe: true } as never,
+)) as unknown as string
+const messages = nquads
+  .trim()
+  .split('\n')
+  .map((q) => new TextEncoder().encode(q))
+console.log(
+  `credential: ${messages.length} N-Quads, ${JSON.stringify(document).length} bytes of JSON; ${N} runs each, medians\n`,
+)
 
-await time('RDFC-1.0 canonicalization of the credential (jsonld)', () => jsonld.canonize(document, { algorithm: 'RDFC-1.0', format: 'application/n-quads', documentLoader, safe: true } as never))
+await time('RDFC-1.0 canonicalization of the credential (jsonld)', () =>
+  jsonld.canonize(document, {
+    algorithm: 'RDFC-1.0',
+    format: 'application/n-quads',
+    documentLoader,
+    safe: true,
+  } as never),
+)
 await time('JCS (RFC 8785) of the credential', () => canonicalize(document))
 const ed = generateKeyPairSync('ed25519')
 await time('one Ed25519 signature (node:crypto)', () => sign(null, Buffer.from(nquads), ed.privateKey))
 
-const base = await engine.signBase({ document, mandatoryPointers: ['/issuer'], verificationMethod: vm, publicKey, secretKey: privateKey, documents })
+const base = await engine.signBase({
+  document,
+  mandatoryPointers: ['/issuer'],
+  verificationMethod: vm,
+  publicKey,
+  secretKey: privateKey,
+  documents,
+})
 const derived = await engine.derive({ credential: base, selectivePointers: ['/credentialSubject/name'], documents })
 console.log('')
-await time('bbs-2023 base signature, whole (vc.issue)', () => engine.signBase({ document, mandatoryPointers: ['/issuer'], verificationMethod: vm, publicKey, secretKey: privateKey, documents }))
-await time('bbs-2023 derivation, whole (vc.derive)', () => engine.derive({ credential: base, selectivePointers: ['/credentialSubject/name'], documents }))
+await time('bbs-2023 base signature, whole (vc.issue)', () =>
+  engine.signBase({
+    document,
+    mandatoryPointers: ['/issuer'],
+    verificationMethod: vm,
+    publicKey,
+    secretKey: privateKey,
+    documents,
+  }),
+)
+await time('bbs-2023 derivation, whole (vc.derive)', () =>
+  engine.derive({ credential: base, selectivePointers: ['/credentialSubject/name'], documents }),
+)
 await time('bbs-2023 verification of a derived proof, whole', () => engine.verify({ credential: derived, documents }))

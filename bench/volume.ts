@@ -13,10 +13,22 @@ import { coreCount } from './lib/cpu.js'
 import { JsonClient } from './lib/http-client.js'
 import type { Engine } from './lib/options.js'
 import { createBenchDatabase, postgresReachable } from './lib/postgres.js'
-import { codeVersion, prepareServer, projectRoot, startServer, type ServerBuild, type ServerProcess } from './lib/server-process.js'
+import {
+  codeVersion,
+  prepareServer,
+  projectRoot,
+  startServer,
+  type ServerBuild,
+  type ServerProcess,
+} from './lib/server-process.js'
 import { openPglite, openPostgres, type SqlSession } from './lib/sql-session.js'
 import { copyCredentials, countCredentials, middleCursor, vacuumAnalyze } from './lib/volume-fill.js'
-import { bigHolderShare, readVolumeOptions, SMALL_HOLDER_CREDENTIALS, type VolumeOptions } from './lib/volume-options.js'
+import {
+  bigHolderShare,
+  readVolumeOptions,
+  SMALL_HOLDER_CREDENTIALS,
+  type VolumeOptions,
+} from './lib/volume-options.js'
 import { issueToSubjects, setUpParties } from './lib/volume-parties.js'
 import { storageTable, volumeTable, type LevelResult, type VolumeResult } from './lib/volume-report.js'
 import { timeLevel } from './lib/volume-routes.js'
@@ -31,8 +43,19 @@ const BUDGET_MS = 3 * 60 * 60 * 1000
 const log = (line: string) => console.log(line)
 
 /** `save` receives the result so far after every level, so a long run keeps what it measured. */
-async function runEngine(engine: Engine, options: VolumeOptions, build: ServerBuild, save: (result: VolumeResult) => Promise<void>): Promise<VolumeResult> {
-  const result = (levels: LevelResult[]): VolumeResult => ({ engine, code: codeVersion(), cores: coreCount(), date: new Date().toISOString(), levels })
+async function runEngine(
+  engine: Engine,
+  options: VolumeOptions,
+  build: ServerBuild,
+  save: (result: VolumeResult) => Promise<void>,
+): Promise<VolumeResult> {
+  const result = (levels: LevelResult[]): VolumeResult => ({
+    engine,
+    code: codeVersion(),
+    cores: coreCount(),
+    date: new Date().toISOString(),
+    levels,
+  })
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'bench-volume-'))
   const database = engine === 'postgres' ? await createBenchDatabase(options.postgresUrl) : undefined
   const cleanup = async () => {
@@ -43,7 +66,8 @@ async function runEngine(engine: Engine, options: VolumeOptions, build: ServerBu
   // The same MASTER_KEY and address on every restart: the database recorded both at first start.
   const env = { MASTER_KEY: randomBytes(32).toString('hex') }
   let server: ServerProcess | undefined
-  const start = async (port?: number) => startServer({ build, databaseUrl: database?.url, dataDir, env, port, startTimeoutMs: 180_000 })
+  const start = async (port?: number) =>
+    startServer({ build, databaseUrl: database?.url, dataDir, env, port, startTimeoutMs: 180_000 })
   const openSql = (): Promise<SqlSession> => (database ? openPostgres(database.url) : openPglite(dataDir))
   const levels: LevelResult[] = []
   try {
@@ -91,7 +115,17 @@ async function runEngine(engine: Engine, options: VolumeOptions, build: ServerBu
         copied = Math.max(0, level - counts.total)
         const copyToBig = Math.min(copied, Math.max(0, bigHolderShare(level) - counts.holder))
         const began = performance.now()
-        await copyCredentials(sql, { issuerDid: parties.issuer.did, copies: copied, toBig: copyToBig, bigDid: parties.big.did, firstCopy: counts.total }, log)
+        await copyCredentials(
+          sql,
+          {
+            issuerDid: parties.issuer.did,
+            copies: copied,
+            toBig: copyToBig,
+            bigDid: parties.big.did,
+            firstCopy: counts.total,
+          },
+          log,
+        )
         await vacuumAnalyze(sql)
         copySeconds = (performance.now() - began) / 1000
         if (copied > 0) log(`  fast path: ${copied.toLocaleString('en-US')} copies in ${copySeconds.toFixed(1)} s`)
@@ -107,11 +141,30 @@ async function runEngine(engine: Engine, options: VolumeOptions, build: ServerBu
       server = await start(port)
       client = new JsonClient(server.baseUrl, 64, 60_000)
       const before = os.loadavg()
-      const timings = await timeLevel(client, parties, { samples: options.samples, concurrency: options.concurrency, bigCursor: cursor, issuanceConnections: options.issuanceConnections, issuanceSeconds: options.issuanceSeconds })
+      const timings = await timeLevel(client, parties, {
+        samples: options.samples,
+        concurrency: options.concurrency,
+        bigCursor: cursor,
+        issuanceConnections: options.issuanceConnections,
+        issuanceSeconds: options.issuanceSeconds,
+      })
       const after = os.loadavg()
-      for (const t of timings.routes) log(`  ${t.route.padEnd(52)} p50 ${t.sequential.p50} ms (p90 ${t.sequential.p90}); ${options.concurrency} in flight p50 ${t.concurrent.p50} ms (p90 ${t.concurrent.p90})`)
-      log(`  issuance ${timings.issuance.perSecond}/s, p50 ${timings.issuance.p50} ms, errors ${timings.issuance.errors}; load average ${before[0]!.toFixed(1)} -> ${after[0]!.toFixed(1)}`)
-      levels.push({ level, credentials: storage.credentials, bigHolderCredentials: bigCount, fill: { viaApi, copied, apiSeconds: Math.round(apiSeconds), copySeconds: Math.round(copySeconds) }, storage, timings, loadAverage: { before, after } })
+      for (const t of timings.routes)
+        log(
+          `  ${t.route.padEnd(52)} p50 ${t.sequential.p50} ms (p90 ${t.sequential.p90}); ${options.concurrency} in flight p50 ${t.concurrent.p50} ms (p90 ${t.concurrent.p90})`,
+        )
+      log(
+        `  issuance ${timings.issuance.perSecond}/s, p50 ${timings.issuance.p50} ms, errors ${timings.issuance.errors}; load average ${before[0]!.toFixed(1)} -> ${after[0]!.toFixed(1)}`,
+      )
+      levels.push({
+        level,
+        credentials: storage.credentials,
+        bigHolderCredentials: bigCount,
+        fill: { viaApi, copied, apiSeconds: Math.round(apiSeconds), copySeconds: Math.round(copySeconds) },
+        storage,
+        timings,
+        loadAverage: { before, after },
+      })
       await save(result(levels))
     }
     client.close()
@@ -134,7 +187,9 @@ try {
       continue
     }
     const file = path.join(projectRoot, `bench/results/volume-${engine}.json`)
-    const result = await runEngine(engine, options, build, (partial) => writeFile(file, `${JSON.stringify(partial, null, 2)}\n`))
+    const result = await runEngine(engine, options, build, (partial) =>
+      writeFile(file, `${JSON.stringify(partial, null, 2)}\n`),
+    )
     log(`\n${volumeTable(result)}\n`)
   }
 } finally {

@@ -13,7 +13,13 @@ const root = path.resolve(import.meta.dirname, '..')
 const consoleDir = path.join(root, 'packages/console')
 const index = path.join(consoleDir, 'dist/index.html')
 /** What goes into the bundle: the console's sources and the workspace packages it imports (the SDK). */
-const sources = [path.join(consoleDir, 'src'), path.join(consoleDir, 'index.html'), path.join(consoleDir, 'vite.config.ts'), path.join(consoleDir, 'package.json'), path.join(root, 'packages/sdk/src')]
+const sources = [
+  path.join(consoleDir, 'src'),
+  path.join(consoleDir, 'index.html'),
+  path.join(consoleDir, 'vite.config.ts'),
+  path.join(consoleDir, 'package.json'),
+  path.join(root, 'packages/sdk/src'),
+]
 
 function newest(file: string): number {
   if (!existsSync(file)) return 0

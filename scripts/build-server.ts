@@ -21,7 +21,13 @@ const stamp = path.join(dist, '.build-stamp')
 const tsBuildInfo = path.join(dist, '.tsbuildinfo')
 const tsc = path.join(root, 'node_modules/typescript/bin/tsc')
 // package-lock.json: a new PGlite there makes a new database template.
-const inputs = [src, path.join(root, 'tsconfig.json'), path.join(root, 'tsconfig.build.json'), path.join(root, 'package.json'), path.join(root, 'package-lock.json')]
+const inputs = [
+  src,
+  path.join(root, 'tsconfig.json'),
+  path.join(root, 'tsconfig.build.json'),
+  path.join(root, 'package.json'),
+  path.join(root, 'package-lock.json'),
+]
 
 function newest(file: string): number {
   if (!existsSync(file)) return 0
@@ -46,7 +52,11 @@ console.log('Compiling the service (src -> dist) ...')
 const began = new Date()
 // tsc's incremental record says what it emitted, not what is still there: without the entry, start over.
 if (!existsSync(path.join(dist, 'main.js'))) rmSync(tsBuildInfo, { force: true })
-const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--incremental', '--tsBuildInfoFile', tsBuildInfo], { cwd: root, stdio: 'inherit' })
+const result = spawnSync(
+  process.execPath,
+  [tsc, '-p', 'tsconfig.build.json', '--incremental', '--tsBuildInfoFile', tsBuildInfo],
+  { cwd: root, stdio: 'inherit' },
+)
 if (result.status !== 0) {
   console.error('The service did not compile (see above); fix the error, or run it from source: npx tsx src/main.ts')
   process.exit(1)
@@ -56,7 +66,9 @@ for (const file of assets(src)) {
   copyFileSync(path.join(src, file), path.join(dist, file))
 }
 // A new data directory's embedded database starts from a copy made here (src/db/pglite-template.ts).
-const { buildPgliteTemplate } = (await import(pathToFileURL(path.join(dist, 'db/pglite-template.js')).href)) as { buildPgliteTemplate: () => Promise<boolean> }
+const { buildPgliteTemplate } = (await import(pathToFileURL(path.join(dist, 'db/pglite-template.js')).href)) as {
+  buildPgliteTemplate: () => Promise<boolean>
+}
 if (await buildPgliteTemplate()) console.log('Made the embedded database template (dist/pglite-template.tar).')
 writeFileSync(stamp, `${began.toISOString()}\n`)
 utimesSync(stamp, began, began)

@@ -16,13 +16,21 @@ if (!rpcUrl || !privateKey || !/^0x[0-9a-fA-F]{64}$/.test(privateKey)) {
 try {
   if (process.argv.includes('--credential-registry')) {
     const deployed = await deployCredentialRegistry({ rpcUrl, privateKey: privateKey as `0x${string}` })
-    console.error(`Deployed CredentialRegistry on chain ${deployed.chainId} from ${deployed.deployer} (gas ${deployed.gasUsed}).`)
-    console.error('Keep the schema and consent registries; move the old credential registry address to BLOCKCHAIN_CREDENTIAL_REGISTRY_V1.')
+    console.error(
+      `Deployed CredentialRegistry on chain ${deployed.chainId} from ${deployed.deployer} (gas ${deployed.gasUsed}).`,
+    )
+    console.error(
+      'Keep the schema and consent registries; move the old credential registry address to BLOCKCHAIN_CREDENTIAL_REGISTRY_V1.',
+    )
     console.log(`BLOCKCHAIN_CREDENTIAL_REGISTRY=${deployed.address}`)
     process.exit(0)
   }
   const deployment = await deployRegistries({ rpcUrl, privateKey: privateKey as `0x${string}` })
-  console.error(`Deployed on chain ${deployment.chainId} from ${deployment.deployer} (gas: ${Object.entries(deployment.gasUsed).map(([k, v]) => `${k} ${v}`).join(', ')})`)
+  console.error(
+    `Deployed on chain ${deployment.chainId} from ${deployment.deployer} (gas: ${Object.entries(deployment.gasUsed)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')})`,
+  )
   console.log(deploymentEnv(deployment))
 } catch (err) {
   console.error(`Deployment failed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`)

@@ -28,7 +28,9 @@ const filter = process.argv.slice(2)
 async function listTests(dir: string): Promise<string[]> {
   const full = path.join(root, dir)
   if (!existsSync(full)) return []
-  const files = (await readdir(full, { recursive: true })).filter((f) => f.endsWith('.test.ts')).map((f) => path.join(dir, f))
+  const files = (await readdir(full, { recursive: true }))
+    .filter((f) => f.endsWith('.test.ts'))
+    .map((f) => path.join(dir, f))
   return filter.length ? files.filter((f) => filter.some((x) => f.includes(x))) : files.sort()
 }
 
@@ -36,12 +38,19 @@ async function listTests(dir: string): Promise<string[]> {
 async function listClientTests(): Promise<string[]> {
   const packages = path.join(root, 'packages')
   if (!existsSync(packages)) return []
-  const names = (await readdir(packages, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort()
+  const names = (await readdir(packages, { withFileTypes: true }))
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort()
   return (await Promise.all(names.map((name) => listTests(path.join('packages', name, 'test'))))).flat()
 }
 
 async function pgliteVersion(): Promise<string> {
-  return (JSON.parse(await readFile(path.join(root, 'node_modules/@electric-sql/pglite/package.json'), 'utf8')) as { version: string }).version
+  return (
+    JSON.parse(await readFile(path.join(root, 'node_modules/@electric-sql/pglite/package.json'), 'utf8')) as {
+      version: string
+    }
+  ).version
 }
 
 /** An initdb'd PGlite data dir as a tarball, made once per PGlite version (initdb is ~3 s). */
@@ -88,7 +97,13 @@ async function migratedPgliteTemplate(initdb: string): Promise<string> {
   return file
 }
 
-interface RunResult { pass: number; fail: number; cancelled: number; code: number; failures: string[] }
+interface RunResult {
+  pass: number
+  fail: number
+  cancelled: number
+  code: number
+  failures: string[]
+}
 
 /** How many test files run at once (each in its own process). */
 const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY) || 3)
@@ -107,7 +122,11 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 function runFile(file: string, env: Record<string, string>): Promise<TestFileResult> {
-  return runTestFile(file, { cwd: root, env: { ...process.env, ...env } as Record<string, string>, timeoutMs: fileTimeoutMs })
+  return runTestFile(file, {
+    cwd: root,
+    env: { ...process.env, ...env } as Record<string, string>,
+    timeoutMs: fileTimeoutMs,
+  })
 }
 
 async function run(label: string, files: string[], env: Record<string, string>): Promise<RunResult> {
@@ -132,7 +151,9 @@ async function run(label: string, files: string[], env: Record<string, string>):
     }
   }
   await Promise.all(Array.from({ length: Math.min(concurrency, files.length) }, worker))
-  console.log(`=== ${label}: ${total.pass} passed, ${total.fail} failed${total.cancelled ? `, ${total.cancelled} cancelled` : ''}`)
+  console.log(
+    `=== ${label}: ${total.pass} passed, ${total.fail} failed${total.cancelled ? `, ${total.cancelled} cancelled` : ''}`,
+  )
   for (const failed of failedFiles) console.log(`    failed: ${failed}`)
   for (const file of leaky) console.log(`    note: ${file}`)
   return total
@@ -156,7 +177,13 @@ if (processTests.length) results.push(await run('server process (embedded PGlite
 if (integration.length) {
   results.push(await run('integration on PGlite', integration, { ...env, TEST_DB_ENGINE: 'pglite' }))
   if (await postgresReachable(pgUrl)) {
-    results.push(await run('integration on PostgreSQL', integration, { ...env, TEST_DB_ENGINE: 'postgres', TEST_DATABASE_URL: pgUrl }))
+    results.push(
+      await run('integration on PostgreSQL', integration, {
+        ...env,
+        TEST_DB_ENGINE: 'postgres',
+        TEST_DATABASE_URL: pgUrl,
+      }),
+    )
   } else if (process.env.CI) {
     console.error(`PostgreSQL at ${pgUrl} is not reachable; CI requires both engines.`)
     results.push({ pass: 0, fail: 1, cancelled: 0, code: 1, failures: [`PostgreSQL at ${pgUrl} is not reachable`] })
@@ -168,7 +195,10 @@ if (integration.length) {
 if (clients.length) {
   // cps and the examples run as a user runs them, on the built SDK and CLI: rebuilt first if a source changed since install.
   for (const build of ['packages/sdk/scripts/build.mjs', 'packages/cli/scripts/build.mjs']) {
-    if (spawnSync(process.execPath, [path.join(root, build), '--if-stale'], { cwd: root, stdio: 'inherit' }).status !== 0) console.error(`${build} failed: the clients' tests run on what was built before`)
+    if (
+      spawnSync(process.execPath, [path.join(root, build), '--if-stale'], { cwd: root, stdio: 'inherit' }).status !== 0
+    )
+      console.error(`${build} failed: the clients' tests run on what was built before`)
   }
   results.push(await run('clients (SDK, CLI, console)', clients, { ...env, TEST_DB_ENGINE: 'pglite' }))
 }

@@ -5,7 +5,10 @@ import { generateSdkSchema, KEYED_ROUTES_FILE, SCHEMA_FILE } from './lib/sdk-sch
 
 const { schema, keyedRoutes } = await generateSdkSchema()
 await mkdir(path.dirname(SCHEMA_FILE), { recursive: true })
-for (const [file, text] of [[SCHEMA_FILE, schema], [KEYED_ROUTES_FILE, keyedRoutes]] as const) {
+for (const [file, text] of [
+  [SCHEMA_FILE, schema],
+  [KEYED_ROUTES_FILE, keyedRoutes],
+] as const) {
   await writeFile(file, text)
   console.log(`wrote ${path.relative(process.cwd(), file)}`)
 }

@@ -80,9 +80,20 @@ const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', impor
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const clock = deps.clock ?? systemClock
   const db = deps.database.db
-  await checkInstanceSettings(db, { publicBaseUrl: config.publicBaseUrl, masterKey: deps.masterKey, acceptNewPublicBaseUrl: config.acceptNewPublicBaseUrl })
+  await checkInstanceSettings(db, {
+    publicBaseUrl: config.publicBaseUrl,
+    masterKey: deps.masterKey,
+    acceptNewPublicBaseUrl: config.acceptNewPublicBaseUrl,
+  })
   const app = createServer(config, deps.logger)
-  const context: ModuleContext = { config, db, clock, masterKey: deps.masterKey, content: deps.content, httpGet: deps.httpGet }
+  const context: ModuleContext = {
+    config,
+    db,
+    clock,
+    masterKey: deps.masterKey,
+    content: deps.content,
+    httpGet: deps.httpGet,
+  }
 
   // What every route shares; the tokens first, since the access hook checks them.
   await app.register(idempotencyPlugin, context)

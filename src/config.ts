@@ -35,7 +35,12 @@ export interface Config {
   readonly blockchainPrivateKey: string | undefined
   /** Addresses of the deployed registries (npm run chain:deploy prints them); set with BLOCKCHAIN_RPC_URL. */
   readonly blockchainContracts:
-    | { credentialRegistry: `0x${string}`; schemaRegistry: `0x${string}`; consentRegistry: `0x${string}`; credentialRegistryV1?: `0x${string}` }
+    | {
+        credentialRegistry: `0x${string}`
+        schemaRegistry: `0x${string}`
+        consentRegistry: `0x${string}`
+        credentialRegistryV1?: `0x${string}`
+      }
     | undefined
   /** Most credential hashes anchored by one Merkle-root transaction. */
   readonly blockchainBatchSize: number
@@ -131,7 +136,14 @@ export class ConfigError extends Error {
 }
 
 type EnvText = Record<string, string | undefined>
-type Schema = TSchema & { type?: string; minimum?: number; maximum?: number; items?: Schema; anyOf?: Array<{ const: unknown }>; 'x-expected'?: string }
+type Schema = TSchema & {
+  type?: string
+  minimum?: number
+  maximum?: number
+  items?: Schema
+  anyOf?: Array<{ const: unknown }>
+  'x-expected'?: string
+}
 
 /** Beside src/ (or dist/ once compiled): the console package's build output in this checkout. */
 const DEFAULT_CONSOLE_DIR = fileURLToPath(new URL('../packages/console/dist', import.meta.url))
@@ -142,7 +154,8 @@ const FALSE_WORDS = ['0', 'false', 'no', 'off']
 
 const ajv = new Ajv.default({ allErrors: true, useDefaults: true, coerceTypes: false, strict: true })
 ajv.addKeyword({ keyword: 'x-expected' })
-for (const [format, protocols] of Object.entries(URL_FORMATS)) ajv.addFormat(format, { type: 'string', validate: (text: string) => hasProtocol(text, protocols) })
+for (const [format, protocols] of Object.entries(URL_FORMATS))
+  ajv.addFormat(format, { type: 'string', validate: (text: string) => hasProtocol(text, protocols) })
 ajv.addFormat('key-32', { type: 'string', validate: (text: string) => parseKey(text) !== undefined })
 const validateEnv = ajv.compile<Env>(EnvSchema)
 const PROPERTIES = EnvSchema.properties as unknown as Record<keyof Env, Schema>
@@ -170,28 +183,45 @@ export function loadConfig(env: EnvText = process.env): Config {
   const e = values as Env
   const given = (name: keyof Env): boolean => text[name] !== undefined
   const withinBounds = (name: keyof Env, value: number, min: number, max: number): void => {
-    if (given(name) && (refused.has(name) || value < min || value > max)) problems.push(wholeNumberProblem(name, min, max, text[name]))
+    if (given(name) && (refused.has(name) || value < min || value > max))
+      problems.push(wholeNumberProblem(name, min, max, text[name]))
   }
 
   const blockchainRpcUrl = e.BLOCKCHAIN_RPC_URL
-  const registries = { credentialRegistry: 'BLOCKCHAIN_CREDENTIAL_REGISTRY', schemaRegistry: 'BLOCKCHAIN_SCHEMA_REGISTRY', consentRegistry: 'BLOCKCHAIN_CONSENT_REGISTRY' } as const
+  const registries = {
+    credentialRegistry: 'BLOCKCHAIN_CREDENTIAL_REGISTRY',
+    schemaRegistry: 'BLOCKCHAIN_SCHEMA_REGISTRY',
+    consentRegistry: 'BLOCKCHAIN_CONSENT_REGISTRY',
+  } as const
   if (blockchainRpcUrl !== undefined) {
     for (const name of Object.values(registries)) {
       if (!given(name)) problems.push(`${name} is required with BLOCKCHAIN_RPC_URL (npm run chain:deploy prints it)`)
     }
     if (!given('BLOCKCHAIN_PRIVATE_KEY')) problems.push('BLOCKCHAIN_PRIVATE_KEY is required with BLOCKCHAIN_RPC_URL')
   }
-  const [credentialRegistry, schemaRegistry, consentRegistry] = Object.values(registries).map((name) => e[name] as `0x${string}` | undefined)
+  const [credentialRegistry, schemaRegistry, consentRegistry] = Object.values(registries).map(
+    (name) => e[name] as `0x${string}` | undefined,
+  )
   const blockchainContracts =
     blockchainRpcUrl !== undefined && credentialRegistry && schemaRegistry && consentRegistry
-      ? { credentialRegistry, schemaRegistry, consentRegistry, ...(e.BLOCKCHAIN_CREDENTIAL_REGISTRY_V1 ? { credentialRegistryV1: e.BLOCKCHAIN_CREDENTIAL_REGISTRY_V1 as `0x${string}` } : {}) }
+      ? {
+          credentialRegistry,
+          schemaRegistry,
+          consentRegistry,
+          ...(e.BLOCKCHAIN_CREDENTIAL_REGISTRY_V1
+            ? { credentialRegistryV1: e.BLOCKCHAIN_CREDENTIAL_REGISTRY_V1 as `0x${string}` }
+            : {}),
+        }
       : undefined
   if (e.DATABASE_URL !== undefined && !given('MASTER_KEY')) {
     // Each instance would generate its own key and could not open keys sealed by the others.
     problems.push('MASTER_KEY is required with DATABASE_URL: every instance on one database must share it')
   }
   for (const method of e.REGISTRABLE_DID_METHODS) {
-    if (didMethods.carriesOrResolvesOwnKeys(method)) problems.push(`REGISTRABLE_DID_METHODS: did:${method} DIDs carry or resolve their own keys and cannot be registered`)
+    if (didMethods.carriesOrResolvesOwnKeys(method))
+      problems.push(
+        `REGISTRABLE_DID_METHODS: did:${method} DIDs carry or resolve their own keys and cannot be registered`,
+      )
   }
   // Evidence is stored sealed (JSON, base64url): about 4/3 of the file, within the content store's limit.
   const evidenceRoom = Math.max(1024, Math.floor(((e.CONTENT_MAX_BYTES - 4096) * 3) / 4))
@@ -201,7 +231,8 @@ export function loadConfig(env: EnvText = process.env): Config {
   const callbackLeaseMs = e.CALLBACK_LEASE_MS ?? Math.max(60_000, 4 * e.OUTBOUND_TIMEOUT_MS)
   withinBounds('CALLBACK_LEASE_MS', callbackLeaseMs, e.OUTBOUND_TIMEOUT_MS + 1000, 3600_000)
   // Node refuses a headers timeout longer than the whole request's.
-  if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS')
+  if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS)
+    problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS')
   const tls = readTls(e.TLS_CERT_FILE, e.TLS_KEY_FILE, problems)
   if (problems.length > 0) throw new ConfigError(problems)
 
@@ -270,7 +301,11 @@ function fromText(schema: Schema, raw: string): unknown {
     const word = raw.toLowerCase()
     return TRUE_WORDS.includes(word) ? true : FALSE_WORDS.includes(word) ? false : raw
   }
-  if (schema.type === 'array') return raw.split(',').map((item) => item.trim()).filter(Boolean)
+  if (schema.type === 'array')
+    return raw
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean)
   return raw
 }
 
@@ -297,7 +332,8 @@ function describeErrors(errors: ErrorObject[], text: Partial<Record<string, stri
 }
 
 function describe(name: string, schema: Schema, raw: string | undefined): string {
-  if (schema.type === 'integer') return wholeNumberProblem(name, schema.minimum ?? 0, schema.maximum ?? Number.MAX_SAFE_INTEGER, raw)
+  if (schema.type === 'integer')
+    return wholeNumberProblem(name, schema.minimum ?? 0, schema.maximum ?? Number.MAX_SAFE_INTEGER, raw)
   if (schema.type === 'boolean') return `${name} must be true or false (got "${raw?.toLowerCase()}")`
   if (schema.anyOf) return `${name} must be one of ${schema.anyOf.map((option) => String(option.const)).join(', ')}`
   return `${name} must be ${schema['x-expected'] ?? 'valid'}`
@@ -319,7 +355,10 @@ function trustProxy(raw: string | undefined): Config['trustProxy'] {
   if (raw === undefined) return false
   if (/^(true|false)$/i.test(raw)) return raw.toLowerCase() === 'true'
   if (/^\d+$/.test(raw)) return Number(raw)
-  return raw.split(',').map((s) => s.trim()).filter(Boolean)
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
 }
 
 function parseKey(raw: string): Uint8Array | undefined {

@@ -68,7 +68,8 @@ export function nestingPastLimit(text: string, maxDepth: number): Array<string |
       }
       i = end
     } else if (c === 0x7b || c === 0x5b) {
-      if (path.length >= maxDepth) return path.map((step) => (typeof step === 'object' ? keyText(text, step) : (step ?? '')))
+      if (path.length >= maxDepth)
+        return path.map((step) => (typeof step === 'object' ? keyText(text, step) : (step ?? '')))
       path.push(c === 0x5b ? 0 : undefined)
       expectKey = c === 0x7b
     } else if (c === 0x7d || c === 0x5d) {
@@ -104,6 +105,9 @@ function keyText(text: string, span: { start: number; end: number }): string {
 
 /** A path for a message: `/attributes/address/…`, its first few steps only (the rest is as deep as the problem). */
 export function pathText(path: ReadonlyArray<string | number>, steps = 4): string {
-  const shown = path.slice(0, steps).map((step) => `/${step}`).join('')
+  const shown = path
+    .slice(0, steps)
+    .map((step) => `/${step}`)
+    .join('')
   return path.length > steps ? `${shown}/…` : shown
 }

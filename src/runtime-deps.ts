@@ -45,7 +45,12 @@ export async function openRuntimeDeps(config: Config, onPhase: PhaseListener = (
   // servers on empty directories to run every migration from scratch.
   const fromSource = import.meta.url.endsWith('.ts')
   const template = config.databaseUrl || fromSource ? undefined : await pgliteTemplateFor(pgliteDir)
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, preparedStatements: config.databasePreparedStatements, pgliteDir, pgliteTemplate: template })
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    preparedStatements: config.databasePreparedStatements,
+    pgliteDir,
+    pgliteTemplate: template,
+  })
   try {
     // PGlite opens (or initdb's a new directory) on its first statement: this one.
     await database.ping()
@@ -53,10 +58,22 @@ export async function openRuntimeDeps(config: Config, onPhase: PhaseListener = (
     const pending = await pendingMigrations(database.db)
     if (pending !== 0) await migrateToLatest(database.db)
     done('migrations applied', { pending: pending ?? 'unknown' })
-    const content = createContentStore({ ipfsApiUrl: config.ipfsApiUrl, db: database.db, maxBytes: config.contentMaxBytes })
-    const httpGet = createGuardedFetch({ allowPrivate: config.outboundAllowPrivate, timeoutMs: config.outboundTimeoutMs, maxBytes: 256 * 1024, maxRedirects: 3 })
+    const content = createContentStore({
+      ipfsApiUrl: config.ipfsApiUrl,
+      db: database.db,
+      maxBytes: config.contentMaxBytes,
+    })
+    const httpGet = createGuardedFetch({
+      allowPrivate: config.outboundAllowPrivate,
+      timeoutMs: config.outboundTimeoutMs,
+      maxBytes: 256 * 1024,
+      maxRedirects: 3,
+    })
     const masterKey = await loadOrCreateMasterKey(config.dataDir, config.masterKey)
-    done('adapters ready', { content: content.kind, chain: config.blockchainRpcUrl === undefined ? 'off' : 'configured' })
+    done('adapters ready', {
+      content: content.kind,
+      chain: config.blockchainRpcUrl === undefined ? 'off' : 'configured',
+    })
     return { database, content, httpGet, masterKey }
   } catch (error) {
     await database.close()

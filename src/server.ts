@@ -5,7 +5,15 @@ import { DataDirInUseError, InstanceSettingsMismatchError } from './errors.js'
 import { openRuntimeDeps } from './runtime-deps.js'
 
 /** pino's numeric levels: the lines below are written before the app's logger exists. */
-const LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity }
+const LEVELS: Record<string, number> = {
+  trace: 10,
+  debug: 20,
+  info: 30,
+  warn: 40,
+  error: 50,
+  fatal: 60,
+  silent: Infinity,
+}
 
 /**
  * One start-up line, shaped like the app's own log lines (pino JSON) so a log collector reads
@@ -16,7 +24,9 @@ function startupLogger(config: Config): (msg: string, fields?: Record<string, un
   const enabled = (LEVELS[config.logLevel] ?? 30) <= 30
   return (msg, fields = {}) => {
     if (!enabled) return
-    process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), pid: process.pid, hostname: hostname(), ...fields, msg })}\n`)
+    process.stdout.write(
+      `${JSON.stringify({ level: 30, time: Date.now(), pid: process.pid, hostname: hostname(), ...fields, msg })}\n`,
+    )
   }
 }
 
@@ -41,7 +51,9 @@ async function main(): Promise<void> {
   log('start-up: configuration read', { phase: 'config', ms: ms(performance.now() - loaded) })
   let deps
   try {
-    deps = await openRuntimeDeps(config, (phase, took, fields) => log(`start-up: ${phase}`, { phase, ms: ms(took), ...fields }))
+    deps = await openRuntimeDeps(config, (phase, took, fields) =>
+      log(`start-up: ${phase}`, { phase, ms: ms(took), ...fields }),
+    )
   } catch (error) {
     // The operator's to resolve, like a bad configuration (exit 2), not a crash (exit 1).
     if (error instanceof DataDirInUseError) {

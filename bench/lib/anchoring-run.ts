@@ -34,9 +34,17 @@ export interface AnchoringSummary {
   anchored: { jobsMined: number; jobsFailed: number; unbatched: number; issued: number }
 }
 
-export async function runAnchoringBench(engine: Engine, options: BenchOptions, build: ServerBuild, log: (line: string) => void): Promise<AnchoringSummary> {
+export async function runAnchoringBench(
+  engine: Engine,
+  options: BenchOptions,
+  build: ServerBuild,
+  log: (line: string) => void,
+): Promise<AnchoringSummary> {
   const chain = await startDevChain({ port: 0 })
-  const databases = engine === 'postgres' ? [await createBenchDatabase(options.postgresUrl), await createBenchDatabase(options.postgresUrl)] : []
+  const databases =
+    engine === 'postgres'
+      ? [await createBenchDatabase(options.postgresUrl), await createBenchDatabase(options.postgresUrl)]
+      : []
   const servers: ServerProcess[] = []
   try {
     const deployment = await deployRegistries({ rpcUrl: chain.url, privateKey: chain.privateKeys[0] as Hex })
@@ -61,17 +69,23 @@ export async function runAnchoringBench(engine: Engine, options: BenchOptions, b
         return { server, client, issuer, holders }
       }),
     )
-    const load = (side: (typeof sides)[number], seconds: number) => runIssuanceLoad(side.client, side.issuer, 'jwt', side.holders, options.issuanceConnections, seconds)
+    const load = (side: (typeof sides)[number], seconds: number) =>
+      runIssuanceLoad(side.client, side.issuer, 'jwt', side.holders, options.issuanceConnections, seconds)
     if (options.warmupSeconds > 0) for (const side of sides) await load(side, options.warmupSeconds)
     const perRound: AnchoringSummary['perRound'] = []
     let errors = 0
     let issuedWithChain = 0
     for (let i = 1; i <= options.rounds; i++) {
-      const [a, b] = [await measured(sides[0]!.server.pid, engine === 'postgres', () => load(sides[0]!, options.seconds)), await measured(sides[1]!.server.pid, engine === 'postgres', () => load(sides[1]!, options.seconds))]
+      const [a, b] = [
+        await measured(sides[0]!.server.pid, engine === 'postgres', () => load(sides[0]!, options.seconds)),
+        await measured(sides[1]!.server.pid, engine === 'postgres', () => load(sides[1]!, options.seconds)),
+      ]
       errors += a.errors + b.errors
       issuedWithChain += a.credentials
       perRound.push({ withChain: a.credentialsPerSecond, withoutChain: b.credentialsPerSecond })
-      log(`  round ${i}: JWT-only issuance with chain anchoring ${Math.round(a.credentialsPerSecond)}/s${noise(a.cpu)}, without ${Math.round(b.credentialsPerSecond)}/s${noise(b.cpu)} (errors ${a.errors + b.errors})`)
+      log(
+        `  round ${i}: JWT-only issuance with chain anchoring ${Math.round(a.credentialsPerSecond)}/s${noise(a.cpu)}, without ${Math.round(b.credentialsPerSecond)}/s${noise(b.cpu)} (errors ${a.errors + b.errors})`,
+      )
     }
     // Let the last batch go out, then read what the chain side anchored.
     const status = await waitForAnchoring(sides[0]!.client, 30_000)
@@ -95,13 +109,20 @@ export async function runAnchoringBench(engine: Engine, options: BenchOptions, b
 }
 
 /** Polls /api/blockchain/status until nothing waits in the chain outbox (or the time is up). */
-async function waitForAnchoring(client: JsonClient, timeoutMs: number): Promise<{ jobsMined: number; jobsFailed: number; unbatched: number }> {
+async function waitForAnchoring(
+  client: JsonClient,
+  timeoutMs: number,
+): Promise<{ jobsMined: number; jobsFailed: number; unbatched: number }> {
   const deadline = Date.now() + timeoutMs
   let last = { jobsMined: 0, jobsFailed: 0, unbatched: 0 }
   while (Date.now() < deadline) {
     const res = await client.get('/api/blockchain/status')
     const outbox = (JSON.parse(res.body) as { data?: { outbox?: Record<string, number> } }).data?.outbox ?? {}
-    last = { jobsMined: Number(outbox.mined ?? 0), jobsFailed: Number(outbox.failed ?? 0), unbatched: Number(outbox.unbatched_credentials ?? 0) }
+    last = {
+      jobsMined: Number(outbox.mined ?? 0),
+      jobsFailed: Number(outbox.failed ?? 0),
+      unbatched: Number(outbox.unbatched_credentials ?? 0),
+    }
     if (last.unbatched === 0 && Number(outbox.pending ?? 0) + Number(outbox.sent ?? 0) === 0) break
     await new Promise((resolve) => setTimeout(resolve, 500))
   }

@@ -13,7 +13,11 @@ export interface PhaseResult {
  * `connections` loops, one request in flight each, until the deadline; only operations completed
  * inside the window count. `op` answers undefined when the operation succeeded, else its error kind.
  */
-export async function closedLoop(connections: number, seconds: number, op: (n: number) => Promise<string | undefined>): Promise<PhaseResult> {
+export async function closedLoop(
+  connections: number,
+  seconds: number,
+  op: (n: number) => Promise<string | undefined>,
+): Promise<PhaseResult> {
   const deadline = performance.now() + seconds * 1000
   const latencies: number[] = []
   const errorKinds: Record<string, number> = {}
@@ -33,6 +37,11 @@ export async function closedLoop(connections: number, seconds: number, op: (n: n
   }
   await Promise.all(Array.from({ length: connections }, loop))
   const sorted = Float64Array.from(latencies).sort()
-  return { perSecond: latencies.length / seconds, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), errors: Object.values(errorKinds).reduce((a, b) => a + b, 0), errorKinds }
+  return {
+    perSecond: latencies.length / seconds,
+    p50Ms: percentile(sorted, 50),
+    p99Ms: percentile(sorted, 99),
+    errors: Object.values(errorKinds).reduce((a, b) => a + b, 0),
+    errorKinds,
+  }
 }
-

@@ -58,7 +58,8 @@ export function cpuBetween(a: CpuSnapshot, b: CpuSnapshot, ownPostgres: boolean)
   const wall = b.at - a.at
   const clientCores = (b.self - a.self) / wall
   const serverCores = a.server === undefined || b.server === undefined ? undefined : (b.server - a.server) / wall
-  const serverMainThreadCores = a.serverMain === undefined || b.serverMain === undefined ? undefined : (b.serverMain - a.serverMain) / wall
+  const serverMainThreadCores =
+    a.serverMain === undefined || b.serverMain === undefined ? undefined : (b.serverMain - a.serverMain) / wall
   let busiest: number | undefined
   for (const [tid, seconds] of b.serverThreads) {
     const before = a.serverThreads.get(tid)
@@ -71,7 +72,16 @@ export function cpuBetween(a: CpuSnapshot, b: CpuSnapshot, ownPostgres: boolean)
   for (const [pid, seconds] of b.postgres) postgres += seconds - (a.postgres.get(pid) ?? 0)
   const postgresCores = ownPostgres && b.postgres.size > 0 ? postgres / wall : undefined
   if (!a.machine || !b.machine || serverCores === undefined) {
-    return { clientCores, serverCores, serverMainThreadCores, serverBusiestWorkerCores, postgresCores, otherCores: undefined, stealCores: undefined, machineBusy: undefined }
+    return {
+      clientCores,
+      serverCores,
+      serverMainThreadCores,
+      serverBusiestWorkerCores,
+      postgresCores,
+      otherCores: undefined,
+      stealCores: undefined,
+      machineBusy: undefined,
+    }
   }
   const total = b.machine.total - a.machine.total
   const busy = b.machine.busy - a.machine.busy
@@ -114,7 +124,9 @@ function threadCpuSeconds(pid: number): Map<number, number> {
   const found = new Map<number, number>()
   let tids: number[]
   try {
-    tids = readdirSync(`/proc/${pid}/task`).map(Number).filter((tid) => tid !== pid)
+    tids = readdirSync(`/proc/${pid}/task`)
+      .map(Number)
+      .filter((tid) => tid !== pid)
   } catch {
     return found
   }
@@ -152,7 +164,11 @@ function machineSeconds(): CpuSnapshot['machine'] {
     const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number)
     const total = ticks.reduce((sum, t) => sum + t, 0)
     const idle = ticks[3]! + ticks[4]!
-    return { busy: (total - idle) / TICKS_PER_SECOND, steal: ticks[7]! / TICKS_PER_SECOND, total: total / TICKS_PER_SECOND }
+    return {
+      busy: (total - idle) / TICKS_PER_SECOND,
+      steal: ticks[7]! / TICKS_PER_SECOND,
+      total: total / TICKS_PER_SECOND,
+    }
   } catch {
     return undefined
   }

@@ -86,8 +86,12 @@ export function summarizeProfile(file: string, fromUs: number, toUs: number, top
   }
   const busyUs = windowUs - idleUs
   const rank = (m: Map<string, number>, n: number) =>
-    [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([name, us]) => ({ name, ms: Math.round(us / 1000), share: busyUs ? us / busyUs : 0 }))
-  const asArea = (rows: { name: string; ms: number; share: number }[]) => rows.map(({ name, ...rest }) => ({ area: name, ...rest }))
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([name, us]) => ({ name, ms: Math.round(us / 1000), share: busyUs ? us / busyUs : 0 }))
+  const asArea = (rows: { name: string; ms: number; share: number }[]) =>
+    rows.map(({ name, ...rest }) => ({ area: name, ...rest }))
   return {
     windowMs: Math.round(windowUs / 1000),
     busy: windowUs ? busyUs / windowUs : 0,

@@ -18,13 +18,18 @@ export interface EngineRun {
   usersReused: number
 }
 
-export async function measured<T>(pid: number, ownPostgres: boolean, phase: () => Promise<T>): Promise<T & { cpu: CpuUse }> {
+export async function measured<T>(
+  pid: number,
+  ownPostgres: boolean,
+  phase: () => Promise<T>,
+): Promise<T & { cpu: CpuUse }> {
   const before = cpuSnapshot(pid)
   const result = await phase()
   return { ...result, cpu: cpuBetween(before, cpuSnapshot(pid), ownPostgres) }
 }
 
-export const noise = (cpu: CpuUse) => (cpu.otherCores === undefined ? '' : `; other load ${cpu.otherCores.toFixed(2)} cores`)
+export const noise = (cpu: CpuUse) =>
+  cpu.otherCores === undefined ? '' : `; other load ${cpu.otherCores.toFixed(2)} cores`
 
 /**
  * Server CPU per operation (ms), whole process, main thread and busiest other thread: steadier
@@ -40,7 +45,12 @@ export function cpuPerOperation(cpu: CpuUse, perSecond: number): string {
  * Against one server process: warm up (JIT, signing-key cache, users created), then floor and
  * login phases interleaved so slow drifts of the shared machine hit both alike.
  */
-export async function runAgainstServer(server: ServerProcess, engine: Engine, options: BenchOptions, log: (line: string) => void): Promise<EngineRun> {
+export async function runAgainstServer(
+  server: ServerProcess,
+  engine: Engine,
+  options: BenchOptions,
+  log: (line: string) => void,
+): Promise<EngineRun> {
   const ownPostgres = engine === 'postgres'
   const users = Array.from({ length: options.connections }, createVirtualUser)
   const client = new JsonClient(server.baseUrl, options.connections)
@@ -53,10 +63,16 @@ export async function runAgainstServer(server: ServerProcess, engine: Engine, op
     }
     const rounds: Round[] = []
     for (let i = 1; i <= options.rounds; i++) {
-      const floor = await measured(server.pid, ownPostgres, () => runFloor(server.baseUrl, options.connections, options.seconds))
-      log(`  round ${i}: floor ${Math.round(floor.requestsPerSecond)} req/s (errors ${floor.errors}${noise(floor.cpu)})`)
+      const floor = await measured(server.pid, ownPostgres, () =>
+        runFloor(server.baseUrl, options.connections, options.seconds),
+      )
+      log(
+        `  round ${i}: floor ${Math.round(floor.requestsPerSecond)} req/s (errors ${floor.errors}${noise(floor.cpu)})`,
+      )
       const login = await measured(server.pid, ownPostgres, () => runLoginLoad(client, users, options.seconds))
-      log(`  round ${i}: login ${Math.round(login.flowsPerSecond)} flows/s, p50 ${login.p50Ms.toFixed(1)} ms, p99 ${login.p99Ms.toFixed(1)} ms (errors ${login.errors}${noise(login.cpu)})`)
+      log(
+        `  round ${i}: login ${Math.round(login.flowsPerSecond)} flows/s, p50 ${login.p50Ms.toFixed(1)} ms, p99 ${login.p99Ms.toFixed(1)} ms (errors ${login.errors}${noise(login.cpu)})`,
+      )
       rounds.push({ floor, login })
     }
     return { rounds, users: users.length, usersReused: await countReusedUsers(client, users, created) }

@@ -18,24 +18,41 @@ export class JsonClient {
   private readonly request: typeof http.request
 
   /** `ca`: the certificate authority of an https server (the OpenID4VC part's local one). */
-  constructor(baseUrl: string, maxSockets: number, private readonly timeoutMs = 10_000, ca?: string) {
+  constructor(
+    baseUrl: string,
+    maxSockets: number,
+    private readonly timeoutMs = 10_000,
+    ca?: string,
+  ) {
     const url = new URL(baseUrl)
     this.host = url.hostname
     this.port = Number(url.port)
     const secure = url.protocol === 'https:'
-    this.agent = secure ? new https.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets, ...(ca ? { ca } : {}) }) : new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets })
+    this.agent = secure
+      ? new https.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets, ...(ca ? { ca } : {}) })
+      : new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets })
     this.request = secure ? https.request : http.request
   }
 
   post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<HttpResponse> {
     const payload = Buffer.from(JSON.stringify(body))
-    return this.send('POST', path, { 'content-type': 'application/json', 'content-length': String(payload.length), ...headers }, payload)
+    return this.send(
+      'POST',
+      path,
+      { 'content-type': 'application/json', 'content-length': String(payload.length), ...headers },
+      payload,
+    )
   }
 
   /** A form-encoded POST (application/x-www-form-urlencoded), as an OAuth 2.0 token endpoint takes it. */
   postForm(path: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<HttpResponse> {
     const payload = Buffer.from(new URLSearchParams(fields).toString())
-    return this.send('POST', path, { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(payload.length), ...headers }, payload)
+    return this.send(
+      'POST',
+      path,
+      { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(payload.length), ...headers },
+      payload,
+    )
   }
 
   get(path: string, headers: Record<string, string> = {}): Promise<HttpResponse> {
@@ -48,14 +65,19 @@ export class JsonClient {
 
   private send(method: string, path: string, headers: Record<string, string>, payload?: Buffer): Promise<HttpResponse> {
     return new Promise((resolve, reject) => {
-      const req = this.request({ agent: this.agent, host: this.host, port: this.port, method, path, headers }, (res) => {
-        const chunks: Buffer[] = []
-        res.on('data', (chunk: Buffer) => chunks.push(chunk))
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }))
-        res.on('error', reject)
-      })
+      const req = this.request(
+        { agent: this.agent, host: this.host, port: this.port, method, path, headers },
+        (res) => {
+          const chunks: Buffer[] = []
+          res.on('data', (chunk: Buffer) => chunks.push(chunk))
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }))
+          res.on('error', reject)
+        },
+      )
       // Every request is bounded: a stuck server fails the flow instead of hanging the run.
-      req.setTimeout(this.timeoutMs, () => req.destroy(Object.assign(new Error('request timed out'), { code: 'ETIMEDOUT' })))
+      req.setTimeout(this.timeoutMs, () =>
+        req.destroy(Object.assign(new Error('request timed out'), { code: 'ETIMEDOUT' })),
+      )
       req.on('error', reject)
       req.end(payload)
     })

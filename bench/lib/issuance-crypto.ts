@@ -1,6 +1,10 @@
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto'
 import * as bbsCore from '../../src/crypto/bbs/bbs-core.js'
-import { credentialMessages, type AnonCredentialContent, type AttributeDataType } from '../../src/crypto/bbs/bbs-messages.js'
+import {
+  credentialMessages,
+  type AnonCredentialContent,
+  type AttributeDataType,
+} from '../../src/crypto/bbs/bbs-messages.js'
 import { createBbsPool } from '../../src/crypto/bbs/bbs-pool.js'
 import { signCompactJws } from '../../src/crypto/jws.js'
 import dock from '@docknetwork/crypto-wasm-ts'
@@ -73,9 +77,11 @@ async function medianAsync(iterations: number, fn: () => Promise<unknown>): Prom
 async function cpuPerCall(count: number, inFlight: number, fn: () => Promise<unknown>): Promise<number> {
   const before = process.cpuUsage()
   let started = 0
-  await Promise.all(Array.from({ length: inFlight }, async () => {
-    while (started++ < count) await fn()
-  }))
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (started++ < count) await fn()
+    }),
+  )
   const used = process.cpuUsage(before)
   return (used.user + used.system) / 1000 / count
 }
@@ -116,7 +122,12 @@ export async function measureRawCrypto(iterations: number, log: (line: string) =
   const holder = generateMlKem768KeyPair()
   // The sealed material (JWT + BBS credential + attributes) is 2-3 kB of JSON.
   const material = randomBytes(2500)
-  const sealOne = () => hpkeSealer.seal({ publicKey: holder.publicKey, plaintext: material, binding: { recipient: issuerDid, recordId: `aly:${randomUUID()}` } })
+  const sealOne = () =>
+    hpkeSealer.seal({
+      publicKey: holder.publicKey,
+      plaintext: material,
+      binding: { recipient: issuerDid, recordId: `aly:${randomUUID()}` },
+    })
   const kemSealMs = await medianAsync(iterations, sealOne)
   const kemSealCpuMs = await cpuPerCall(iterations * 5, 16, sealOne)
 
@@ -128,7 +139,9 @@ export async function measureRawCrypto(iterations: number, log: (line: string) =
   const params = dock.BBSSignatureParams.generate(messages[0]!.length, new TextEncoder().encode(paramsLabel))
   const bbsParamsDecodeMs = medianSync(Math.min(iterations, 50), () => params.toBytes())
   let d = 0
-  const bbsSignDirectMs = medianSync(iterations, () => bbsCore.sign(direct.secretKey, paramsLabel, messages[d++ % messages.length]!))
+  const bbsSignDirectMs = medianSync(iterations, () =>
+    bbsCore.sign(direct.secretKey, paramsLabel, messages[d++ % messages.length]!),
+  )
 
   const pool = createBbsPool({ size: POOL_WORKERS })
   try {
@@ -137,9 +150,11 @@ export async function measureRawCrypto(iterations: number, log: (line: string) =
     const signOne = () => pool.sign({ secretKey, paramsLabel, messages: messages[k++ % messages.length]! })
     const saturate = async (count: number) => {
       let started = 0
-      await Promise.all(Array.from({ length: POOL_WORKERS * 2 }, async () => {
-        while (started++ < count) await signOne()
-      }))
+      await Promise.all(
+        Array.from({ length: POOL_WORKERS * 2 }, async () => {
+          while (started++ < count) await signOne()
+        }),
+      )
     }
     // Workers start on demand: this starts every one (WASM init, params for this label).
     await saturate(POOL_WORKERS * 10)
@@ -165,10 +180,15 @@ export async function measureRawCrypto(iterations: number, log: (line: string) =
       bbsParamsDecodeMs: round(bbsParamsDecodeMs, 3),
       bbsSignMs: round(bbsSignMs, 3),
       perCredentialMs: { bbs: round(perCredentialMs.bbs, 3), jwt: round(perCredentialMs.jwt, 3) },
-      ceilingPerSecond: { bbs: round((cores * 1000) / perCredentialMs.bbs), jwt: round((cores * 1000) / perCredentialMs.jwt) },
+      ceilingPerSecond: {
+        bbs: round((cores * 1000) / perCredentialMs.bbs),
+        jwt: round((cores * 1000) / perCredentialMs.jwt),
+      },
       otherLoadCores: otherLoad === undefined ? null : round(otherLoad, 2),
     }
-    log(`  BBS sign (${cost.bbsMessages} messages) ${cost.bbsSignDirectMs} ms on this thread, ${cost.bbsSignPoolMs} ms through the pool (of which the library's decoding of the params ${cost.bbsParamsDecodeMs} ms); Ed25519 sign ${cost.ed25519SignMs} ms, HPKE seal ${cost.kemSealMs} ms (CPU ${cost.kemSealCpuMs} ms); pool of ${POOL_WORKERS}: ${cost.bbsPoolSignsPerSecond} signs/s (other load ${cost.otherLoadCores ?? 'n/a'} cores)`)
+    log(
+      `  BBS sign (${cost.bbsMessages} messages) ${cost.bbsSignDirectMs} ms on this thread, ${cost.bbsSignPoolMs} ms through the pool (of which the library's decoding of the params ${cost.bbsParamsDecodeMs} ms); Ed25519 sign ${cost.ed25519SignMs} ms, HPKE seal ${cost.kemSealMs} ms (CPU ${cost.kemSealCpuMs} ms); pool of ${POOL_WORKERS}: ${cost.bbsPoolSignsPerSecond} signs/s (other load ${cost.otherLoadCores ?? 'n/a'} cores)`,
+    )
     return cost
   } finally {
     await pool.close()

@@ -51,9 +51,15 @@ export async function setUpIssuer(client: JsonClient): Promise<BenchIssuer> {
   const profile = await client.post('/api/issuer', { name: 'Bench University' }, headers)
   if (profile.status !== 201) throw new Error(`POST /api/issuer: ${profile.status} ${profile.body.slice(0, 500)}`)
   const schema = async (phase: IssuancePhase) => {
-    const body = { name: `Bench degree (${phase})`, version: '1.0', attributes: BENCH_ATTRIBUTES, anonymous_credentials: phase === 'bbs' }
+    const body = {
+      name: `Bench degree (${phase})`,
+      version: '1.0',
+      attributes: BENCH_ATTRIBUTES,
+      anonymous_credentials: phase === 'bbs',
+    }
     const res = await client.post(`/api/issuer/${user.did}/schemas`, body, headers)
-    if (res.status !== 201) throw new Error(`POST /api/issuer/:did/schemas (${phase}): ${res.status} ${res.body.slice(0, 500)}`)
+    if (res.status !== 201)
+      throw new Error(`POST /api/issuer/:did/schemas (${phase}): ${res.status} ${res.body.slice(0, 500)}`)
     return (JSON.parse(res.body) as { schema: { id: string } }).schema.id
   }
   return { did: user.did, headers, schemaIds: { bbs: await schema('bbs'), jwt: await schema('jwt') } }
@@ -71,8 +77,19 @@ interface IssueAnswer {
   credential?: { jwt?: unknown; ipfs_hash?: unknown; credential?: { bbs_signature?: unknown } }
 }
 
-export async function issueOnce(client: JsonClient, issuer: BenchIssuer, phase: IssuancePhase, subjectDid: string, n: number): Promise<void> {
-  const body = { credential_type: BENCH_CREDENTIAL_TYPE, schema_id: issuer.schemaIds[phase], subject_did: subjectDid, attributes: benchAttributes(n) }
+export async function issueOnce(
+  client: JsonClient,
+  issuer: BenchIssuer,
+  phase: IssuancePhase,
+  subjectDid: string,
+  n: number,
+): Promise<void> {
+  const body = {
+    credential_type: BENCH_CREDENTIAL_TYPE,
+    schema_id: issuer.schemaIds[phase],
+    subject_did: subjectDid,
+    attributes: benchAttributes(n),
+  }
   const res = await client.post(`/api/issuer/${issuer.did}/issue`, body, issuer.headers)
   let answer: IssueAnswer
   try {
@@ -82,10 +99,13 @@ export async function issueOnce(client: JsonClient, issuer: BenchIssuer, phase: 
   }
   if (res.status !== 201) throw new IssueError(`issue ${res.status}${answer.code ? ` ${answer.code}` : ''}`)
   const credential = answer.credential
-  if (typeof credential?.jwt !== 'string' || credential.jwt.split('.').length !== 3) throw new IssueError('201 without credential.jwt')
-  if (typeof credential.ipfs_hash !== 'string' || !credential.ipfs_hash) throw new IssueError('201 without credential.ipfs_hash')
+  if (typeof credential?.jwt !== 'string' || credential.jwt.split('.').length !== 3)
+    throw new IssueError('201 without credential.jwt')
+  if (typeof credential.ipfs_hash !== 'string' || !credential.ipfs_hash)
+    throw new IssueError('201 without credential.ipfs_hash')
   const bbs = credential.credential?.bbs_signature
-  if (phase === 'bbs' && (typeof bbs !== 'string' || !bbs)) throw new IssueError('201 without bbs_signature (BBS schema)')
+  if (phase === 'bbs' && (typeof bbs !== 'string' || !bbs))
+    throw new IssueError('201 without bbs_signature (BBS schema)')
   if (phase === 'jwt' && bbs !== null) throw new IssueError('201 with a bbs_signature (JWT-only schema)')
 }
 
@@ -97,7 +117,10 @@ export async function enrollHolders(client: JsonClient, issuer: BenchIssuer, hol
   try {
     await Promise.all(holders.map((did, i) => issueOnce(client, issuer, 'jwt', did, i)))
   } catch (error) {
-    throw new Error(`first credential of each holder (before measuring): ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+    throw new Error(
+      `first credential of each holder (before measuring): ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    )
   }
 }
 
@@ -116,7 +139,14 @@ export interface IssuanceLoadResult {
  * `connections` loops each keep one issuance in flight until the deadline, cycling through the
  * holders as subjects. Only issuances completed inside the window count.
  */
-export async function runIssuanceLoad(client: JsonClient, issuer: BenchIssuer, phase: IssuancePhase, holders: string[], connections: number, seconds: number): Promise<IssuanceLoadResult> {
+export async function runIssuanceLoad(
+  client: JsonClient,
+  issuer: BenchIssuer,
+  phase: IssuancePhase,
+  holders: string[],
+  connections: number,
+  seconds: number,
+): Promise<IssuanceLoadResult> {
   const start = performance.now()
   const deadline = start + seconds * 1000
   const latencies: number[] = []
@@ -131,7 +161,8 @@ export async function runIssuanceLoad(client: JsonClient, issuer: BenchIssuer, p
         const ended = performance.now()
         if (ended <= deadline) latencies.push(ended - began)
       } catch (error) {
-        const kind = error instanceof IssueError ? error.kind : `network ${(error as NodeJS.ErrnoException).code ?? String(error)}`
+        const kind =
+          error instanceof IssueError ? error.kind : `network ${(error as NodeJS.ErrnoException).code ?? String(error)}`
         errorKinds[kind] = (errorKinds[kind] ?? 0) + 1
       }
     }

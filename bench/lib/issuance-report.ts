@@ -46,7 +46,8 @@ function summarizePhase(run: IssuanceRun, phase: IssuancePhase, crypto: RawCrypt
   const cpu = phaseCpu(results.map((r) => r.cpu))
   const msPer = (cores: number | null) => (cores === null || rate === 0 ? null : round((cores / rate) * 1000, 3))
   const errorKinds: Record<string, number> = {}
-  for (const r of results) for (const [kind, n] of Object.entries(r.errorKinds)) errorKinds[kind] = (errorKinds[kind] ?? 0) + n
+  for (const r of results)
+    for (const [kind, n] of Object.entries(r.errorKinds)) errorKinds[kind] = (errorKinds[kind] ?? 0) + n
   const serverMs = msPer(cpu.server)
   return {
     credentialsPerSecond: round(rate, 1),
@@ -90,28 +91,46 @@ export function printRawCrypto(c: RawCryptoCost): void {
     ['EdDSA JWS sign (jose)', `${c.ed25519SignMs} ms`],
     ['HPKE seal (ML-KEM-768, AES-256-GCM)', `${c.kemSealMs} ms (CPU ${c.kemSealCpuMs} ms)`],
     ['crypto per credential JWT + BBS / JWT only', `${c.perCredentialMs.bbs} ms / ${c.perCredentialMs.jwt} ms`],
-    [`ceiling on ${c.cores} cores JWT + BBS / JWT only`, `${num(c.ceilingPerSecond.bbs)} / ${num(c.ceilingPerSecond.jwt)} credentials/s`],
+    [
+      `ceiling on ${c.cores} cores JWT + BBS / JWT only`,
+      `${num(c.ceilingPerSecond.bbs)} / ${num(c.ceilingPerSecond.jwt)} credentials/s`,
+    ],
   ]
   const width = Math.max(...rows.map(([k]) => k.length))
   console.log(`\nraw issuance crypto, measured alone in the bench process (medians of ${c.iterations})`)
   for (const [k, v] of rows) console.log(`  ${k.padEnd(width)}  ${v}`)
-  if ((c.otherLoadCores ?? 0) > NOISY_OTHER_CORES) console.log(`  warning: processes outside the benchmark used ${c.otherLoadCores} cores meanwhile; these medians are inflated by that noise`)
+  if ((c.otherLoadCores ?? 0) > NOISY_OTHER_CORES)
+    console.log(
+      `  warning: processes outside the benchmark used ${c.otherLoadCores} cores meanwhile; these medians are inflated by that noise`,
+    )
 }
 
 export function printIssuance(s: IssuanceEngineSummary): void {
   console.log(`\n${s.engine} issuance (medians over rounds)`)
   for (const phase of ISSUANCE_PHASES) {
     const p = s.phases[phase]
-    const target = phase === 'bbs'
-      ? `(target >= ${TARGET_CEILING_RATIO}): ${verdict(s.targets.bbsRatio)}`
-      : s.targets.jwtPerSecond === null ? '(1,000/s target judged on PGlite)' : `(target >= ${num(TARGET_JWT_PER_SECOND)}/s: ${verdict(s.targets.jwtPerSecond)})`
+    const target =
+      phase === 'bbs'
+        ? `(target >= ${TARGET_CEILING_RATIO}): ${verdict(s.targets.bbsRatio)}`
+        : s.targets.jwtPerSecond === null
+          ? '(1,000/s target judged on PGlite)'
+          : `(target >= ${num(TARGET_JWT_PER_SECOND)}/s: ${verdict(s.targets.jwtPerSecond)})`
     const rows: [string, string][] = [
-      ['credentials/s', `${num(p.credentialsPerSecond)}, errors ${p.errors}${p.errors ? ` ${JSON.stringify(p.errorKinds)}` : ''} ${phase === 'jwt' ? target : ''}`],
+      [
+        'credentials/s',
+        `${num(p.credentialsPerSecond)}, errors ${p.errors}${p.errors ? ` ${JSON.stringify(p.errorKinds)}` : ''} ${phase === 'jwt' ? target : ''}`,
+      ],
       ['latency p50 / p99', `${p.p50Ms} ms / ${p.p99Ms} ms`],
-      ['ratio to the crypto ceiling', `${p.ratio} of ${num(p.ceilingPerSecond)}/s ${phase === 'bbs' ? target : '(informative)'}`],
+      [
+        'ratio to the crypto ceiling',
+        `${p.ratio} of ${num(p.ceilingPerSecond)}/s ${phase === 'bbs' ? target : '(informative)'}`,
+      ],
       ['per round', p.perRound.join(',  ')],
       ['CPU cores', cpuLine(p.cpu)],
-      ['CPU per credential', `client ${ms(p.clientMsPerCredential)}, server ${ms(p.serverMsPerCredential)} (main thread ${ms(p.serverMainThreadMsPerCredential)}); raw crypto = ${share(p.cryptoShareOfServerCpu)} of the server's`],
+      [
+        'CPU per credential',
+        `client ${ms(p.clientMsPerCredential)}, server ${ms(p.serverMsPerCredential)} (main thread ${ms(p.serverMainThreadMsPerCredential)}); raw crypto = ${share(p.cryptoShareOfServerCpu)} of the server's`,
+      ],
       ['limited by', p.bottleneck],
     ]
     const width = Math.max(...rows.map(([k]) => k.length))
@@ -119,10 +138,18 @@ export function printIssuance(s: IssuanceEngineSummary): void {
     for (const [k, v] of rows) console.log(`    ${k.padEnd(width)}  ${v}`)
   }
   const other = Math.max(...ISSUANCE_PHASES.map((phase) => s.phases[phase].cpu.other ?? 0))
-  if (other > NOISY_OTHER_CORES) console.log(`  warning: processes outside the benchmark used up to ${other} cores; these numbers are depressed by that noise`)
+  if (other > NOISY_OTHER_CORES)
+    console.log(
+      `  warning: processes outside the benchmark used up to ${other} cores; these numbers are depressed by that noise`,
+    )
 }
 
-export function issuanceMarkdown(summaries: IssuanceEngineSummary[], crypto: RawCryptoCost, { issuanceConnections, seconds, rounds }: BenchOptions, code: string): string {
+export function issuanceMarkdown(
+  summaries: IssuanceEngineSummary[],
+  crypto: RawCryptoCost,
+  { issuanceConnections, seconds, rounds }: BenchOptions,
+  code: string,
+): string {
   const lines = [
     '| Engine | Issuance | Credentials/s | Crypto ceiling (/s) | Ratio | p50 / p99 | Errors | Server CPU per credential (main thread) | Raw crypto share |',
     '|---|---|---:|---:|---:|---:|---:|---:|---:|',
@@ -130,13 +157,23 @@ export function issuanceMarkdown(summaries: IssuanceEngineSummary[], crypto: Raw
   for (const s of summaries) {
     for (const phase of ISSUANCE_PHASES) {
       const p = s.phases[phase]
-      lines.push(`| ${s.engine} | ${PHASE_LABEL[phase]} | ${num(p.credentialsPerSecond)} | ${num(p.ceilingPerSecond)} | ${p.ratio.toFixed(3)} | ${p.p50Ms} / ${p.p99Ms} ms | ${p.errors} | ${ms(p.serverMsPerCredential)} (${ms(p.serverMainThreadMsPerCredential)}) | ${share(p.cryptoShareOfServerCpu)} |`)
+      lines.push(
+        `| ${s.engine} | ${PHASE_LABEL[phase]} | ${num(p.credentialsPerSecond)} | ${num(p.ceilingPerSecond)} | ${p.ratio.toFixed(3)} | ${p.p50Ms} / ${p.p99Ms} ms | ${p.errors} | ${ms(p.serverMsPerCredential)} (${ms(p.serverMainThreadMsPerCredential)}) | ${share(p.cryptoShareOfServerCpu)} |`,
+      )
     }
   }
   const targets = [
     `BBS sign median ${crypto.bbsSignMs} ms`,
-    ...summaries.map((s) => `${s.engine} JWT + BBS at ${s.phases.bbs.ratio.toFixed(3)} of the ceiling (≥ ${TARGET_CEILING_RATIO}): ${verdict(s.targets.bbsRatio)}`),
-    ...summaries.filter((s) => s.targets.jwtPerSecond !== null).map((s) => `${s.engine} JWT only ${num(s.phases.jwt.credentialsPerSecond)}/s (≥ ${num(TARGET_JWT_PER_SECOND)}/s): ${verdict(s.targets.jwtPerSecond!)}`),
+    ...summaries.map(
+      (s) =>
+        `${s.engine} JWT + BBS at ${s.phases.bbs.ratio.toFixed(3)} of the ceiling (≥ ${TARGET_CEILING_RATIO}): ${verdict(s.targets.bbsRatio)}`,
+    ),
+    ...summaries
+      .filter((s) => s.targets.jwtPerSecond !== null)
+      .map(
+        (s) =>
+          `${s.engine} JWT only ${num(s.phases.jwt.credentialsPerSecond)}/s (≥ ${num(TARGET_JWT_PER_SECOND)}/s): ${verdict(s.targets.jwtPerSecond!)}`,
+      ),
   ]
   return [
     lines.join('\n'),

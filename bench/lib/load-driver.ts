@@ -53,10 +53,17 @@ const FIRST_ERRORS_KEPT = 10
 const ERROR_PAUSE_MS = 100
 
 /** `log(line)` receives progress lines. */
-export async function runLoad(server: ServerProcess, client: JsonClient, parties: Parties[], config: LoadRunConfig, log: (line: string) => void): Promise<LoadRunResult> {
+export async function runLoad(
+  server: ServerProcess,
+  client: JsonClient,
+  parties: Parties[],
+  config: LoadRunConfig,
+  log: (line: string) => void,
+): Promise<LoadRunResult> {
   const steps = FLOW_STEPS[config.mode]
   const users = parties.slice(0, config.concurrency)
-  if (users.length < config.concurrency) throw new Error(`${config.concurrency} virtual users asked, ${parties.length} set up`)
+  if (users.length < config.concurrency)
+    throw new Error(`${config.concurrency} virtual users asked, ${parties.length} set up`)
   const start = performance.now()
   const startHrUs = Number(process.hrtime.bigint() / 1000n)
   const measureStart = start + config.warmupSeconds * 1000
@@ -93,7 +100,9 @@ export async function runLoad(server: ServerProcess, client: JsonClient, parties
     const errors = result.errors.warmup + result.errors.measured
     const sample = sampler.samples.at(-1)
     const phase = now < measureStart ? 'warm-up' : 'measured'
-    log(`    ${((now - measureStart) / 1000).toFixed(0).padStart(5)} s (${phase}): ${phase === 'warm-up' ? '-' : ((flows - lastFlows) / ((now - Math.max(lastAt, measureStart)) / 1000)).toFixed(1)} flows/s, errors +${errors - lastErrors}, server RSS ${sample?.rssMb ?? '?'} MB, heap ${sample?.heapUsedMb ?? '?'} MB, CPU server ${sample?.serverCores ?? '?'} / machine ${sample?.machineBusy === null || sample === undefined ? '?' : Math.round(sample.machineBusy * 100)}%`)
+    log(
+      `    ${((now - measureStart) / 1000).toFixed(0).padStart(5)} s (${phase}): ${phase === 'warm-up' ? '-' : ((flows - lastFlows) / ((now - Math.max(lastAt, measureStart)) / 1000)).toFixed(1)} flows/s, errors +${errors - lastErrors}, server RSS ${sample?.rssMb ?? '?'} MB, heap ${sample?.heapUsedMb ?? '?'} MB, CPU server ${sample?.serverCores ?? '?'} / machine ${sample?.machineBusy === null || sample === undefined ? '?' : Math.round(sample.machineBusy * 100)}%`,
+    )
     lastFlows = flows
     lastErrors = errors
     lastAt = now
@@ -122,13 +131,19 @@ export async function runLoad(server: ServerProcess, client: JsonClient, parties
         // Errors of flows finishing after the end count too: nothing is cut short, every error is real.
         const at = performance.now()
         const kind = error instanceof FlowError ? error.kind : `unexpected ${String(error)}`
-        const detail = error instanceof FlowError ? error.detail : error instanceof Error ? (error.stack ?? error.message) : String(error)
+        const detail =
+          error instanceof FlowError
+            ? error.detail
+            : error instanceof Error
+              ? (error.stack ?? error.message)
+              : String(error)
         if (at < measureStart) result.errors.warmup++
         else result.errors.measured++
         result.errors.kinds[kind] = (result.errors.kinds[kind] ?? 0) + 1
         const w = windowOf(at)
         if (w) w.errors++
-        if (result.errors.first.length < FIRST_ERRORS_KEPT) result.errors.first.push({ t: Math.round((at - measureStart) / 100) / 10, kind, detail })
+        if (result.errors.first.length < FIRST_ERRORS_KEPT)
+          result.errors.first.push({ t: Math.round((at - measureStart) / 100) / 10, kind, detail })
         // A server that refuses at once (down, restarting) must not turn the loop into a busy spin.
         await sleep(ERROR_PAUSE_MS)
       }
@@ -154,11 +169,15 @@ export async function runLoad(server: ServerProcess, client: JsonClient, parties
  */
 export async function enrollParties(client: JsonClient, mode: LoadMode, parties: Parties[]): Promise<void> {
   const timing = new Float64Array(FLOW_STEPS[mode].length)
-  await Promise.all(parties.map(async (p, i) => {
-    try {
-      await runFlow(client, mode, p, i, timing)
-    } catch (error) {
-      throw new Error(`enrolment flow failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
-    }
-  }))
+  await Promise.all(
+    parties.map(async (p, i) => {
+      try {
+        await runFlow(client, mode, p, i, timing)
+      } catch (error) {
+        throw new Error(`enrolment flow failed: ${error instanceof Error ? error.message : String(error)}`, {
+          cause: error,
+        })
+      }
+    }),
+  )
 }

@@ -58,7 +58,12 @@ export class ServerSampler {
   private inFlight: Promise<void> = Promise.resolve()
 
   /** `origin`: performance.now() of the measured period's start. */
-  constructor(baseUrl: string, private readonly pid: number, private readonly ownPostgres: boolean, private readonly origin: number) {
+  constructor(
+    baseUrl: string,
+    private readonly pid: number,
+    private readonly ownPostgres: boolean,
+    private readonly origin: number,
+  ) {
     this.client = new JsonClient(baseUrl, 1, 5000)
     this.previous = cpuSnapshot(pid)
   }
@@ -134,11 +139,23 @@ export const measured = (s: MemorySample, seconds: number) => s.t >= 0 && s.t <=
 
 /** Trend of one series over the measured samples. */
 export function trend(samples: MemorySample[], seconds: number, pick: (s: MemorySample) => number | null): MemoryTrend {
-  const points = samples.filter((s) => measured(s, seconds)).flatMap((s) => {
-    const v = pick(s)
-    return v === null ? [] : [{ t: s.t, v }]
-  })
-  if (points.length < 2) return { firstQuarterMb: null, lastQuarterMb: null, growth: null, firstQuarterFloorMb: null, lastQuarterFloorMb: null, slopeMbPerMinute: null, minMb: null, maxMb: null }
+  const points = samples
+    .filter((s) => measured(s, seconds))
+    .flatMap((s) => {
+      const v = pick(s)
+      return v === null ? [] : [{ t: s.t, v }]
+    })
+  if (points.length < 2)
+    return {
+      firstQuarterMb: null,
+      lastQuarterMb: null,
+      growth: null,
+      firstQuarterFloorMb: null,
+      lastQuarterFloorMb: null,
+      slopeMbPerMinute: null,
+      minMb: null,
+      maxMb: null,
+    }
   const med = (vs: number[]) => (vs.length ? median(vs) : null)
   const firstValues = points.filter((p) => p.t < seconds / 4).map((p) => p.v)
   const lastValues = points.filter((p) => p.t >= (3 * seconds) / 4).map((p) => p.v)

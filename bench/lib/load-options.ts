@@ -62,7 +62,10 @@ export const USAGE = `npm run bench:load -- [flags]
   --server tsx|build              how the server runs (BENCH_SERVER; default tsx)
   BENCH_DATABASE_URL              PostgreSQL admin URL, loopback only (default postgres://postgres@127.0.0.1:5432/test)`
 
-export function readLoadOptions(argv: string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env): LoadOptions | 'help' {
+export function readLoadOptions(
+  argv: string[] = process.argv.slice(2),
+  env: NodeJS.ProcessEnv = process.env,
+): LoadOptions | 'help' {
   const { values } = parseArgs({
     args: argv,
     strict: true,
@@ -86,14 +89,18 @@ export function readLoadOptions(argv: string[] = process.argv.slice(2), env: Nod
     },
   })
   if (values.help) return 'help'
-  const flag = (value: boolean | undefined, envName: string) => value ?? ['1', 'true', 'yes'].includes((env[envName] ?? '').trim().toLowerCase())
+  const flag = (value: boolean | undefined, envName: string) =>
+    value ?? ['1', 'true', 'yes'].includes((env[envName] ?? '').trim().toLowerCase())
   const soak = flag(values.soak, 'LOAD_SOAK')
   const pick = (value: string | undefined, envName: string) => (value ?? env[envName])?.trim() || undefined
 
   const engines = both(pick(values.engine, 'LOAD_ENGINE') ?? 'both', ['pglite', 'postgres'] as const, '--engine')
   const modes = both(pick(values.mode, 'LOAD_MODE') ?? (soak ? 'jwt' : 'both'), ['jwt', 'bbs'] as const, '--mode')
   const concurrencyRaw = pick(values.concurrency, 'LOAD_CONCURRENCY')
-  const concurrency = concurrencyRaw === undefined ? { ...DEFAULT_CONCURRENCY } : { jwt: int(concurrencyRaw, '--concurrency', 1, 1000), bbs: int(concurrencyRaw, '--concurrency', 1, 1000) }
+  const concurrency =
+    concurrencyRaw === undefined
+      ? { ...DEFAULT_CONCURRENCY }
+      : { jwt: int(concurrencyRaw, '--concurrency', 1, 1000), bbs: int(concurrencyRaw, '--concurrency', 1, 1000) }
   const sweepRaw = pick(values.sweep, 'LOAD_SWEEP')
   const sweep = sweepRaw === undefined ? undefined : sweepRaw.split(',').map((s) => int(s, '--sweep', 1, 1000))
   if (sweep && soak) throw new Error('--sweep and --soak do not combine')
@@ -101,9 +108,19 @@ export function readLoadOptions(argv: string[] = process.argv.slice(2), env: Nod
   if (server !== 'tsx' && server !== 'build') throw new Error('--server must be tsx or build')
   const postgresUrl = env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
   assertLoopback(postgresUrl, 'BENCH_DATABASE_URL')
-  const seconds = int(pick(values.duration, 'LOAD_DURATION') ?? String(soak ? SOAK_SECONDS : 60), '--duration', 5, 24 * 3600)
+  const seconds = int(
+    pick(values.duration, 'LOAD_DURATION') ?? String(soak ? SOAK_SECONDS : 60),
+    '--duration',
+    5,
+    24 * 3600,
+  )
   const windowRaw = pick(values.window, 'LOAD_WINDOW')
-  const windowSeconds = windowRaw !== undefined ? { jwt: int(windowRaw, '--window', 1, 3600), bbs: int(windowRaw, '--window', 1, 3600) } : soak ? { jwt: 60, bbs: 60 } : { jwt: 5, bbs: 15 }
+  const windowSeconds =
+    windowRaw !== undefined
+      ? { jwt: int(windowRaw, '--window', 1, 3600), bbs: int(windowRaw, '--window', 1, 3600) }
+      : soak
+        ? { jwt: 60, bbs: 60 }
+        : { jwt: 5, bbs: 15 }
   // Never fewer than one whole window in the measured period.
   for (const mode of ['jwt', 'bbs'] as const) windowSeconds[mode] = Math.min(windowSeconds[mode], seconds)
   return {
@@ -118,7 +135,12 @@ export function readLoadOptions(argv: string[] = process.argv.slice(2), env: Nod
     sweep,
     freshDids: flag(values['fresh-dids'], 'LOAD_FRESH_DIDS'),
     sharedIssuer: flag(values['shared-issuer'], 'LOAD_SHARED_ISSUER'),
-    proofIterations: int(pick(values['proof-iterations'], 'LOAD_PROOF_ITERATIONS') ?? '10', '--proof-iterations', 3, 1000),
+    proofIterations: int(
+      pick(values['proof-iterations'], 'LOAD_PROOF_ITERATIONS') ?? '10',
+      '--proof-iterations',
+      3,
+      1000,
+    ),
     cpuProf: flag(values['cpu-prof'], 'LOAD_CPU_PROF'),
     postgresUrl,
     server,
@@ -128,12 +150,14 @@ export function readLoadOptions(argv: string[] = process.argv.slice(2), env: Nod
 function both<T extends string>(raw: string, choices: readonly [T, T], name: string): T[] {
   if (raw === 'both') return [...choices]
   const picked = raw.split(',').map((s) => s.trim())
-  for (const p of picked) if (!choices.includes(p as T)) throw new Error(`${name} must be ${choices.join(', ')} or both (got "${p}")`)
+  for (const p of picked)
+    if (!choices.includes(p as T)) throw new Error(`${name} must be ${choices.join(', ')} or both (got "${p}")`)
   return choices.filter((c) => picked.includes(c))
 }
 
 function int(raw: string, name: string, min: number, max: number): number {
   const value = Number(raw.trim())
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`)
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new Error(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`)
   return value
 }

@@ -15,7 +15,11 @@ export async function loginOnce(client: JsonClient, user: VirtualUser): Promise<
   if (issued.status !== 200) throw new FlowError(`challenge ${issued.status}`)
   const { challenge } = JSON.parse(issued.body) as { challenge?: unknown }
   if (typeof challenge !== 'string') throw new FlowError('challenge missing')
-  const verified = await client.post('/api/auth/verify-challenge', { did: user.did, challenge, signature: signChallenge(user, challenge) })
+  const verified = await client.post('/api/auth/verify-challenge', {
+    did: user.did,
+    challenge,
+    signature: signChallenge(user, challenge),
+  })
   if (verified.status !== 200) throw new FlowError(`verify ${verified.status}`)
   const { token } = JSON.parse(verified.body) as { token?: unknown }
   if (typeof token !== 'string' || token.split('.').length !== 3) throw new FlowError('verify without token')
@@ -36,7 +40,11 @@ export interface LoginLoadResult {
  * Every user loops over login flows until the deadline. Only flows that complete inside the
  * window count, so flows/s is not inflated by the tail of in-flight flows after it.
  */
-export async function runLoginLoad(client: JsonClient, users: VirtualUser[], seconds: number): Promise<LoginLoadResult> {
+export async function runLoginLoad(
+  client: JsonClient,
+  users: VirtualUser[],
+  seconds: number,
+): Promise<LoginLoadResult> {
   const start = performance.now()
   const deadline = start + seconds * 1000
   const latencies: number[] = []
@@ -49,7 +57,8 @@ export async function runLoginLoad(client: JsonClient, users: VirtualUser[], sec
         const ended = performance.now()
         if (ended <= deadline) latencies.push(ended - began)
       } catch (error) {
-        const kind = error instanceof FlowError ? error.kind : `network ${(error as NodeJS.ErrnoException).code ?? String(error)}`
+        const kind =
+          error instanceof FlowError ? error.kind : `network ${(error as NodeJS.ErrnoException).code ?? String(error)}`
         errorKinds[kind] = (errorKinds[kind] ?? 0) + 1
       }
     }
@@ -81,10 +90,12 @@ async function profileOf(client: JsonClient, token: string): Promise<ProfileBody
 /** First login of every user (this creates the user rows); remembers when each was created. */
 export async function enrollUsers(client: JsonClient, users: VirtualUser[]): Promise<Map<string, string>> {
   const created = new Map<string, string>()
-  await Promise.all(users.map(async (user) => {
-    const profile = await profileOf(client, await loginOnce(client, user))
-    created.set(user.did, profile.created_at)
-  }))
+  await Promise.all(
+    users.map(async (user) => {
+      const profile = await profileOf(client, await loginOnce(client, user))
+      created.set(user.did, profile.created_at)
+    }),
+  )
   return created
 }
 
@@ -92,10 +103,21 @@ export async function enrollUsers(client: JsonClient, users: VirtualUser[]): Pro
  * After the load: every user still has the row its first login created (same created_at)
  * and a later last_login_at, i.e. the measured logins reused users instead of creating them.
  */
-export async function countReusedUsers(client: JsonClient, users: VirtualUser[], created: Map<string, string>): Promise<number> {
-  const ok = await Promise.all(users.map(async (user) => {
-    const profile = await profileOf(client, await loginOnce(client, user))
-    return profile.did === user.did && profile.created_at === created.get(user.did) && profile.last_login_at !== null && profile.last_login_at > profile.created_at
-  }))
+export async function countReusedUsers(
+  client: JsonClient,
+  users: VirtualUser[],
+  created: Map<string, string>,
+): Promise<number> {
+  const ok = await Promise.all(
+    users.map(async (user) => {
+      const profile = await profileOf(client, await loginOnce(client, user))
+      return (
+        profile.did === user.did &&
+        profile.created_at === created.get(user.did) &&
+        profile.last_login_at !== null &&
+        profile.last_login_at > profile.created_at
+      )
+    }),
+  )
   return ok.filter(Boolean).length
 }

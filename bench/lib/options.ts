@@ -40,15 +40,20 @@ export interface BenchOptions {
 }
 
 export function readOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions {
-  const engines = (env.BENCH_ENGINES ?? 'pglite,postgres').split(',').map((s) => s.trim()).filter(Boolean)
+  const engines = (env.BENCH_ENGINES ?? 'pglite,postgres')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
   for (const engine of engines) {
-    if (engine !== 'pglite' && engine !== 'postgres') throw new Error(`BENCH_ENGINES: unknown engine "${engine}" (pglite, postgres)`)
+    if (engine !== 'pglite' && engine !== 'postgres')
+      throw new Error(`BENCH_ENGINES: unknown engine "${engine}" (pglite, postgres)`)
   }
   const server = env.BENCH_SERVER ?? 'tsx'
   if (server !== 'tsx' && server !== 'build') throw new Error('BENCH_SERVER must be tsx or build')
   const only = env.BENCH_ONLY?.trim() || undefined
   const parts: BenchPart[] = ['login', 'issuance', 'verification', 'proofs', 'anchoring', 'formats', 'vc-api', 'oid4vc']
-  if (only !== undefined && !(parts as string[]).includes(only)) throw new Error(`BENCH_ONLY must be one of ${parts.join(', ')}`)
+  if (only !== undefined && !(parts as string[]).includes(only))
+    throw new Error(`BENCH_ONLY must be one of ${parts.join(', ')}`)
   const connections = int(env, 'BENCH_CONNECTIONS', 50, 1, 1000)
   const postgresUrl = env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
   assertLoopback(postgresUrl, 'BENCH_DATABASE_URL')
@@ -72,7 +77,8 @@ export function readOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions 
 /** The benchmark only ever loads this machine. */
 export function assertLoopback(url: string, name: string): void {
   const host = new URL(url).hostname
-  if (!['127.0.0.1', 'localhost', '[::1]'].includes(host)) throw new Error(`${name} must point at 127.0.0.1 (got ${host})`)
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(host))
+    throw new Error(`${name} must point at 127.0.0.1 (got ${host})`)
 }
 
 /** A whole-number setting from the environment, within [min, max]; the fallback when unset. */
@@ -80,6 +86,7 @@ export function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min:
   const raw = env[name]?.trim()
   if (!raw) return fallback
   const value = Number(raw)
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be a whole number from ${min} to ${max}`)
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new Error(`${name} must be a whole number from ${min} to ${max}`)
   return value
 }

@@ -38,7 +38,13 @@ export interface EngineSummary {
   usersReused: string
   /** Which resource limited the login phase, read from the CPU split. */
   loginBottleneck: string
-  cpu: { floor: PhaseCpu; login: PhaseCpu; clientUsPerFlow: number; serverUsPerFlow: number | null; serverUsPerFloorRequest: number | null }
+  cpu: {
+    floor: PhaseCpu
+    login: PhaseCpu
+    clientUsPerFlow: number
+    serverUsPerFlow: number | null
+    serverUsPerFloorRequest: number | null
+  }
   perRound: { floorRps: number; flowsPerSecond: number }[]
 }
 
@@ -49,15 +55,18 @@ export interface EngineSummary {
  */
 export function bottleneck(c: PhaseCpu): string {
   if (c.server === null || c.machineBusy === null) return 'unknown (no /proc)'
-  if (c.machineBusy >= 0.95) return `the whole machine (all cores busy: client ${c.client}, server ${c.server} of which main thread ${c.serverMainThread ?? 'n/a'}${c.postgres === null ? '' : `, postgres ${c.postgres}`})`
+  if (c.machineBusy >= 0.95)
+    return `the whole machine (all cores busy: client ${c.client}, server ${c.server} of which main thread ${c.serverMainThread ?? 'n/a'}${c.postgres === null ? '' : `, postgres ${c.postgres}`})`
   // The main thread also waits (I/O, GC pauses of other threads): from 0.8 core it is the limit.
   const loop = c.serverMainThread ?? c.server
-  if (loop >= (c.serverMainThread === null ? 0.9 : 0.8)) return `the server's event loop (main thread ${loop} cores, server ${c.server}, machine ${Math.round(c.machineBusy * 100)}% busy: the client is not the limit)`
+  if (loop >= (c.serverMainThread === null ? 0.9 : 0.8))
+    return `the server's event loop (main thread ${loop} cores, server ${c.server}, machine ${Math.round(c.machineBusy * 100)}% busy: the client is not the limit)`
   return 'neither CPU-bound: latency (database, locks, worker queue) or too few connections'
 }
 
 export function phaseCpu(uses: CpuUse[]): PhaseCpu {
-  const m = (values: (number | undefined)[]) => (values.some((v) => v === undefined) ? null : round(median(values as number[]), 2))
+  const m = (values: (number | undefined)[]) =>
+    values.some((v) => v === undefined) ? null : round(median(values as number[]), 2)
   return {
     client: round(median(uses.map((u) => u.clientCores)), 2),
     server: m(uses.map((u) => u.serverCores)),
@@ -79,7 +88,8 @@ export function summarize(engine: Engine, run: EngineRun): EngineSummary {
   const loginCpu = phaseCpu(logins.map((l) => l.cpu))
   const perUnit = (cores: number | null, rate: number) => (cores === null ? null : round((cores / rate) * 1e6))
   const errorKinds: Record<string, number> = {}
-  for (const l of logins) for (const [kind, n] of Object.entries(l.errorKinds)) errorKinds[kind] = (errorKinds[kind] ?? 0) + n
+  for (const l of logins)
+    for (const [kind, n] of Object.entries(l.errorKinds)) errorKinds[kind] = (errorKinds[kind] ?? 0) + n
   return {
     engine,
     floorRps: round(floorRps),
@@ -102,7 +112,10 @@ export function summarize(engine: Engine, run: EngineRun): EngineSummary {
       serverUsPerFlow: perUnit(loginCpu.server, flowsPerSecond),
       serverUsPerFloorRequest: perUnit(floorCpu.server, floorRps),
     },
-    perRound: run.rounds.map((r) => ({ floorRps: round(r.floor.requestsPerSecond), flowsPerSecond: round(r.login.flowsPerSecond) })),
+    perRound: run.rounds.map((r) => ({
+      floorRps: round(r.floor.requestsPerSecond),
+      flowsPerSecond: round(r.login.flowsPerSecond),
+    })),
   }
 }
 
@@ -113,14 +126,23 @@ export const cpuLine = (c: PhaseCpu) =>
 
 export function printEngine(s: EngineSummary): void {
   const rows: [string, string][] = [
-    ['floor GET /api/health/live', `${num(s.floorRps)} req/s, p50 ${s.floorP50Ms} ms, p99 ${s.floorP99Ms} ms, errors ${s.floorErrors}`],
-    ['login flows', `${num(s.flowsPerSecond)} flows/s, errors ${s.loginErrors}${s.loginErrors ? ` ${JSON.stringify(s.loginErrorKinds)}` : ''}`],
+    [
+      'floor GET /api/health/live',
+      `${num(s.floorRps)} req/s, p50 ${s.floorP50Ms} ms, p99 ${s.floorP99Ms} ms, errors ${s.floorErrors}`,
+    ],
+    [
+      'login flows',
+      `${num(s.flowsPerSecond)} flows/s, errors ${s.loginErrors}${s.loginErrors ? ` ${JSON.stringify(s.loginErrorKinds)}` : ''}`,
+    ],
     ['flow latency p50 / p99', `${s.flowP50Ms} ms / ${s.flowP99Ms} ms`],
     ['ratio flows / (floor / 2)', `${s.ratio} (target >= ${round(TARGET_RATIO, 3)}): ${s.pass ? 'PASS' : 'MISS'}`],
     ['per round floor / flows', s.perRound.map((r) => `${r.floorRps} / ${r.flowsPerSecond}`).join(',  ')],
     ['CPU cores, floor phase', cpuLine(s.cpu.floor)],
     ['CPU cores, login phase', cpuLine(s.cpu.login)],
-    ['CPU per flow: client / server', `${num(s.cpu.clientUsPerFlow)} µs / ${num(s.cpu.serverUsPerFlow)} µs (server per floor request: ${num(s.cpu.serverUsPerFloorRequest)} µs)`],
+    [
+      'CPU per flow: client / server',
+      `${num(s.cpu.clientUsPerFlow)} µs / ${num(s.cpu.serverUsPerFlow)} µs (server per floor request: ${num(s.cpu.serverUsPerFloorRequest)} µs)`,
+    ],
     ['login phase limited by', s.loginBottleneck],
     ['users reused by later logins', s.usersReused],
   ]
@@ -128,15 +150,24 @@ export function printEngine(s: EngineSummary): void {
   console.log(`\n${s.engine} (medians over rounds)`)
   for (const [k, v] of rows) console.log(`  ${k.padEnd(width)}  ${v}`)
   const other = Math.max(s.cpu.floor.other ?? 0, s.cpu.login.other ?? 0)
-  if (other > NOISY_OTHER_CORES) console.log(`  warning: processes outside the benchmark used up to ${other} cores; these numbers are depressed by that noise`)
+  if (other > NOISY_OTHER_CORES)
+    console.log(
+      `  warning: processes outside the benchmark used up to ${other} cores; these numbers are depressed by that noise`,
+    )
 }
 
-export function markdownTable(summaries: EngineSummary[], { connections, seconds, rounds }: BenchOptions, code: string): string {
+export function markdownTable(
+  summaries: EngineSummary[],
+  { connections, seconds, rounds }: BenchOptions,
+  code: string,
+): string {
   const lines = [
     '| Engine | Floor (req/s) | Login flows/s | Ratio flows/(floor/2) | Target ≥ 0.33 | Flow p50 / p99 | Errors | Server CPU per flow / per floor req |',
     '|---|---:|---:|---:|---|---:|---:|---:|',
-    ...summaries.map((s) =>
-      `| ${s.engine} | ${num(s.floorRps)} | ${num(s.flowsPerSecond)} | ${s.ratio.toFixed(3)} | ${s.pass ? 'PASS' : 'MISS'} | ${s.flowP50Ms} / ${s.flowP99Ms} ms | ${s.loginErrors + s.floorErrors} | ${num(s.cpu.serverUsPerFlow)} / ${num(s.cpu.serverUsPerFloorRequest)} µs |`),
+    ...summaries.map(
+      (s) =>
+        `| ${s.engine} | ${num(s.floorRps)} | ${num(s.flowsPerSecond)} | ${s.ratio.toFixed(3)} | ${s.pass ? 'PASS' : 'MISS'} | ${s.flowP50Ms} / ${s.flowP99Ms} ms | ${s.loginErrors + s.floorErrors} | ${num(s.cpu.serverUsPerFlow)} / ${num(s.cpu.serverUsPerFloorRequest)} µs |`,
+    ),
   ]
   return `${lines.join('\n')}\n\n_\`npm run bench\` at ${code}, ${coreCount()} cores: ${connections} connections / virtual users, ${seconds} s per phase, median of ${rounds} interleaved rounds against one server process per engine; load generator, server and PostgreSQL share the cores._`
 }

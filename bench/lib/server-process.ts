@@ -49,8 +49,13 @@ export interface ServerOptions {
  * (the JSON-LD contexts tsc does not emit and the PGlite template come with it).
  */
 export async function prepareServer(mode: ServerMode): Promise<ServerBuild> {
-  if (mode === 'tsx') return { entry: ['--import', 'tsx', path.join(projectRoot, 'src/main.ts')], dispose: async () => undefined }
-  const result = spawnSync(process.execPath, [path.join(projectRoot, 'scripts/build-server.ts'), '--if-stale'], { cwd: projectRoot, stdio: 'inherit', timeout: 600_000 })
+  if (mode === 'tsx')
+    return { entry: ['--import', 'tsx', path.join(projectRoot, 'src/main.ts')], dispose: async () => undefined }
+  const result = spawnSync(process.execPath, [path.join(projectRoot, 'scripts/build-server.ts'), '--if-stale'], {
+    cwd: projectRoot,
+    stdio: 'inherit',
+    timeout: 600_000,
+  })
   if (result.status !== 0) throw new Error('the service did not compile (scripts/build-server.ts)')
   const entry = path.join(projectRoot, 'dist/main.js')
   if (!existsSync(entry)) throw new Error('the build produced no dist/main.js')
@@ -72,10 +77,20 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
     RATE_LIMIT_AUTH_PER_MINUTE: '10000000',
     MASTER_KEY: randomBytes(32).toString('hex'),
     ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
-    ...(options.tls ? { TLS_CERT_FILE: options.tls.certFile, TLS_KEY_FILE: options.tls.keyFile, PUBLIC_BASE_URL: `https://127.0.0.1:${port}` } : {}),
+    ...(options.tls
+      ? {
+          TLS_CERT_FILE: options.tls.certFile,
+          TLS_KEY_FILE: options.tls.keyFile,
+          PUBLIC_BASE_URL: `https://127.0.0.1:${port}`,
+        }
+      : {}),
     ...options.env,
   }
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...options.build.entry], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...options.build.entry], {
+    cwd: projectRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   const untrack = trackChild(child)
   let output = ''
   const keep = (chunk: Buffer) => {
@@ -103,7 +118,8 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
     const deadline = Date.now() + (options.startTimeoutMs ?? 90_000)
     while ((await getStatus(`${baseUrl}/api/health`, 2000, options.tls?.ca)) !== 200) {
       if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode} during start-up:\n${output}`)
-      if (Date.now() > deadline) throw new Error(`server not healthy after ${options.startTimeoutMs ?? 90_000} ms:\n${output}`)
+      if (Date.now() > deadline)
+        throw new Error(`server not healthy after ${options.startTimeoutMs ?? 90_000} ms:\n${output}`)
       await sleep(200)
     }
   } catch (error) {
@@ -127,7 +143,8 @@ function freePort(): Promise<number> {
 
 /** The code measured: commit, plus "+dirty" when src/ has uncommitted changes (read-only git). */
 export function codeVersion(): string {
-  const git = (...args: string[]) => spawnSync('git', args, { cwd: projectRoot, encoding: 'utf8', timeout: 10_000 }).stdout?.trim() ?? ''
+  const git = (...args: string[]) =>
+    spawnSync('git', args, { cwd: projectRoot, encoding: 'utf8', timeout: 10_000 }).stdout?.trim() ?? ''
   const commit = git('rev-parse', '--short', 'HEAD') || 'unknown'
   return git('status', '--porcelain', '--', 'src') ? `${commit}+dirty` : commit
 }

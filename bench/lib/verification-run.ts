@@ -43,7 +43,12 @@ export function measureVerifyCrypto(iterations: number): number {
   return median(times)
 }
 
-export async function runVerificationAgainstServer(server: ServerProcess, engine: Engine, options: BenchOptions, log: (line: string) => void): Promise<VerificationSummary> {
+export async function runVerificationAgainstServer(
+  server: ServerProcess,
+  engine: Engine,
+  options: BenchOptions,
+  log: (line: string) => void,
+): Promise<VerificationSummary> {
   const client = new JsonClient(server.baseUrl, options.connections)
   try {
     const issuer = await setUpIssuer(client)
@@ -51,8 +56,12 @@ export async function runVerificationAgainstServer(server: ServerProcess, engine
     if (options.warmupSeconds > 0) await runVerificationLoad(client, setUp, options.connections, options.warmupSeconds)
     const rounds: Array<VerificationLoadResult & { cpu: CpuUse }> = []
     for (let i = 1; i <= options.rounds; i++) {
-      const result = await measured(server.pid, engine === 'postgres', () => runVerificationLoad(client, setUp, options.connections, options.seconds))
-      log(`  round ${i}: JWT-VC presentation verification ${Math.round(result.perSecond)}/s, p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms (errors ${result.errors}${result.errors ? ` ${JSON.stringify(result.errorKinds)}` : ''}${noise(result.cpu)}${cpuPerOperation(result.cpu, result.perSecond)})`)
+      const result = await measured(server.pid, engine === 'postgres', () =>
+        runVerificationLoad(client, setUp, options.connections, options.seconds),
+      )
+      log(
+        `  round ${i}: JWT-VC presentation verification ${Math.round(result.perSecond)}/s, p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms (errors ${result.errors}${result.errors ? ` ${JSON.stringify(result.errorKinds)}` : ''}${noise(result.cpu)}${cpuPerOperation(result.cpu, result.perSecond)})`,
+      )
       rounds.push(result)
     }
     const sorted = [...rounds].sort((a, b) => a.perSecond - b.perSecond)
@@ -80,7 +89,11 @@ export async function runVerificationAgainstServer(server: ServerProcess, engine
 export function printVerification(s: VerificationSummary): void {
   const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS')
   console.log(`\n${s.engine} JWT-VC presentation verification (median over rounds)`)
-  console.log(`  verifications/s              ${s.perSecond}, errors ${s.errors} (target >= ${TARGET_VERIFY_PER_SECOND}/s: ${verdict(s.perSecond >= TARGET_VERIFY_PER_SECOND)})`)
-  console.log(`  ratio to the crypto ceiling  ${s.ratio} of ${s.ceilingPerSecond}/s (2 Ed25519 verifications at ${s.ed25519VerifyMs} ms on ${coreCount()} cores; target >= ${TARGET_VERIFY_RATIO}: ${verdict(s.ratio >= TARGET_VERIFY_RATIO)})`)
+  console.log(
+    `  verifications/s              ${s.perSecond}, errors ${s.errors} (target >= ${TARGET_VERIFY_PER_SECOND}/s: ${verdict(s.perSecond >= TARGET_VERIFY_PER_SECOND)})`,
+  )
+  console.log(
+    `  ratio to the crypto ceiling  ${s.ratio} of ${s.ceilingPerSecond}/s (2 Ed25519 verifications at ${s.ed25519VerifyMs} ms on ${coreCount()} cores; target >= ${TARGET_VERIFY_RATIO}: ${verdict(s.ratio >= TARGET_VERIFY_RATIO)})`,
+  )
   console.log(`  latency p50 / p99            ${s.p50Ms} ms / ${s.p99Ms} ms; per round ${s.perRound.join(', ')}`)
 }

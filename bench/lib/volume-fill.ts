@@ -34,7 +34,11 @@ export interface CopyPlan {
 }
 
 /** Credentials of the issuer and of one holder, as the database has them. */
-export async function countCredentials(sql: SqlSession, issuerDid: string, holderDid: string): Promise<{ total: number; holder: number }> {
+export async function countCredentials(
+  sql: SqlSession,
+  issuerDid: string,
+  holderDid: string,
+): Promise<{ total: number; holder: number }> {
   const [row] = await sql.query<{ total: string; holder: string }>(
     'select count(*) as total, count(*) filter (where owner_did = $2) as holder from credentials where issuer_did = $1',
     [issuerDid, holderDid],
@@ -55,9 +59,11 @@ export async function copyCredentials(sql: SqlSession, plan: CopyPlan, log: (lin
   )
   const [{ n: seedCount } = { n: 0 }] = await sql.query<{ n: number }>('select count(*)::int as n from volume_seed')
   if (seedCount === 0) throw new Error('fast path: no API-issued BBS credential with its content block to copy')
-  const columns = (await sql.query<{ column_name: string }>(
-    `select column_name from information_schema.columns where table_schema = current_schema() and table_name = 'credentials' order by ordinal_position`,
-  )).map((r) => r.column_name)
+  const columns = (
+    await sql.query<{ column_name: string }>(
+      `select column_name from information_schema.columns where table_schema = current_schema() and table_name = 'credentials' order by ordinal_position`,
+    )
+  ).map((r) => r.column_name)
   const overrides: Record<string, string> = {
     id: 'g.new_id',
     owner_did: `case when g.c < $3 then $4 else '${SYNTHETIC_DID_PREFIX}' || lpad(((g.c + $5) / ${PER_OTHER_HOLDER})::text, ${SYNTHETIC_DID_DIGITS}, '0') end`,
@@ -97,24 +103,44 @@ export async function copyCredentials(sql: SqlSession, plan: CopyPlan, log: (lin
     const list = await openList(sql, plan.issuerDid)
     const count = Math.min(BATCH, plan.copies - done, list.size - list.next_counter)
     await sql.query('begin')
-    await sql.query(statement, [seedCount, done, plan.toBig, plan.bigDid, plan.firstCopy, list.id, list.multiplier, list.offset, list.size, list.next_counter, count])
-    await sql.query('update status_lists set next_counter = next_counter + $2, updated_at = now() where id = $1', [list.id, count])
+    await sql.query(statement, [
+      seedCount,
+      done,
+      plan.toBig,
+      plan.bigDid,
+      plan.firstCopy,
+      list.id,
+      list.multiplier,
+      list.offset,
+      list.size,
+      list.next_counter,
+      count,
+    ])
+    await sql.query('update status_lists set next_counter = next_counter + $2, updated_at = now() where id = $1', [
+      list.id,
+      count,
+    ])
     await sql.query('commit')
     done += count
     if (done === plan.copies || done - logged >= BATCH * 10) {
       logged = done
-      log(`    copied ${done.toLocaleString('en-US')} / ${plan.copies.toLocaleString('en-US')} (${Math.round(done / ((performance.now() - began) / 1000))}/s)`)
+      log(
+        `    copied ${done.toLocaleString('en-US')} / ${plan.copies.toLocaleString('en-US')} (${Math.round(done / ((performance.now() - began) / 1000))}/s)`,
+      )
     }
   }
   await sql.query('drop table volume_seed')
   // Every copy must have brought what an issuance writes with it: one block and one activity each.
   const after = await rowCounts(sql)
   for (const table of Object.keys(after) as (keyof typeof after)[]) {
-    if (after[table] - before[table] !== plan.copies) throw new Error(`fast path: ${table} grew by ${after[table] - before[table]} for ${plan.copies} copies`)
+    if (after[table] - before[table] !== plan.copies)
+      throw new Error(`fast path: ${table} grew by ${after[table] - before[table]} for ${plan.copies} copies`)
   }
 }
 
-async function rowCounts(sql: SqlSession): Promise<{ credentials: number; content_blocks: number; wallet_activities: number }> {
+async function rowCounts(
+  sql: SqlSession,
+): Promise<{ credentials: number; content_blocks: number; wallet_activities: number }> {
   const [row] = await sql.query<{ credentials: number; content_blocks: number; wallet_activities: number }>(
     `select (select count(*) from credentials)::int as credentials, (select count(*) from content_blocks)::int as content_blocks,
        (select count(*) from wallet_activities)::int as wallet_activities`,
@@ -124,16 +150,26 @@ async function rowCounts(sql: SqlSession): Promise<{ credentials: number; conten
 
 /** After a bulk load, what autovacuum (PostgreSQL) or src/db/pglite-maintenance.ts (PGlite) would do before long. */
 export async function vacuumAnalyze(sql: SqlSession): Promise<void> {
-  for (const table of ['credentials', 'content_blocks', 'wallet_activities', 'status_lists']) await sql.query(`vacuum analyze ${table}`)
+  for (const table of ['credentials', 'content_blocks', 'wallet_activities', 'status_lists'])
+    await sql.query(`vacuum analyze ${table}`)
 }
 
 /** A cursor in the middle of the holder's credentials: next_cursor is the last id of a page (route-helpers.ts). */
 export async function middleCursor(sql: SqlSession, holderDid: string, count: number): Promise<string | null> {
-  const [row] = await sql.query<{ id: string }>('select id from credentials where owner_did = $1 order by id offset $2 limit 1', [holderDid, Math.floor(count / 2)])
+  const [row] = await sql.query<{ id: string }>(
+    'select id from credentials where owner_did = $1 order by id offset $2 limit 1',
+    [holderDid, Math.floor(count / 2)],
+  )
   return row?.id ?? null
 }
 
-interface ListRow { id: string; size: number; multiplier: number; offset: number; next_counter: number }
+interface ListRow {
+  id: string
+  size: number
+  multiplier: number
+  offset: number
+  next_counter: number
+}
 
 /** The issuer's newest list with room, as the allocator picks it; a new one (random permutation) when full. */
 async function openList(sql: SqlSession, issuerDid: string): Promise<ListRow> {
@@ -143,7 +179,13 @@ async function openList(sql: SqlSession, issuerDid: string): Promise<ListRow> {
   )
   if (newest && newest.next_counter < newest.size) return newest
   const multiplier = Math.floor(Math.random() * (LIST_BITS / 2)) * 2 + 1
-  const row: ListRow = { id: `sl-${crypto.randomUUID()}`, size: LIST_BITS, multiplier, offset: Math.floor(Math.random() * LIST_BITS), next_counter: 0 }
+  const row: ListRow = {
+    id: `sl-${crypto.randomUUID()}`,
+    size: LIST_BITS,
+    multiplier,
+    offset: Math.floor(Math.random() * LIST_BITS),
+    next_counter: 0,
+  }
   await sql.query(
     `insert into status_lists (id, issuer_did, purpose, size, multiplier, "offset", next_counter, bits) values ($1, $2, 'revocation', $3, $4, $5, 0, decode(repeat('00', $3 / 8), 'hex'))`,
     [row.id, issuerDid, row.size, row.multiplier, row.offset],

@@ -39,11 +39,18 @@ export function volumeTable(result: VolumeResult): string {
     })
     lines.push(`| ${route.route} | ${cells.join(' | ')} |`)
   }
-  lines.push(`| issuance/s (JWT-VC, ${'32'} in flight, 10 s) | ${levels.map((l) => `${fmt(l.timings.issuance.perSecond)}${l === first ? '' : ratio(l.timings.issuance.perSecond, first!.timings.issuance.perSecond)}`).join(' | ')} |`)
+  lines.push(
+    `| issuance/s (JWT-VC, ${'32'} in flight, 10 s) | ${levels.map((l) => `${fmt(l.timings.issuance.perSecond)}${l === first ? '' : ratio(l.timings.issuance.perSecond, first!.timings.issuance.perSecond)}`).join(' | ')} |`,
+  )
   lines.push(`| big holder's credentials | ${levels.map((l) => fmt(l.bigHolderCredentials)).join(' | ')} |`)
-  lines.push(`| database size (bytes per credential) | ${levels.map((l) => `${mb(l.storage.dataDirBytes ?? l.storage.databaseBytes)} (${fmt(Math.round((l.storage.dataDirBytes ?? l.storage.databaseBytes) / l.storage.credentials))})`).join(' | ')} |`)
-  if (levels.some((l) => l.storage.walBytes !== undefined)) lines.push(`| of which write-ahead log | ${levels.map((l) => mb(l.storage.walBytes ?? 0)).join(' | ')} |`)
-  lines.push(`| load average before / after | ${levels.map((l) => `${l.loadAverage.before[0]!.toFixed(1)} / ${l.loadAverage.after[0]!.toFixed(1)}`).join(' | ')} |`)
+  lines.push(
+    `| database size (bytes per credential) | ${levels.map((l) => `${mb(l.storage.dataDirBytes ?? l.storage.databaseBytes)} (${fmt(Math.round((l.storage.dataDirBytes ?? l.storage.databaseBytes) / l.storage.credentials))})`).join(' | ')} |`,
+  )
+  if (levels.some((l) => l.storage.walBytes !== undefined))
+    lines.push(`| of which write-ahead log | ${levels.map((l) => mb(l.storage.walBytes ?? 0)).join(' | ')} |`)
+  lines.push(
+    `| load average before / after | ${levels.map((l) => `${l.loadAverage.before[0]!.toFixed(1)} / ${l.loadAverage.after[0]!.toFixed(1)}`).join(' | ')} |`,
+  )
   return lines.join('\n')
 }
 
@@ -59,8 +66,14 @@ export function storageTable(engine: Engine, s: StorageReport): string {
     '|---|---|---:|',
     ...s.indexes.map((i) => `| ${i.index} | ${i.table} | ${fmt(i.perCredential)} |`),
     '',
-    `Average stored width per credentials row (bytes): ${Object.entries(s.credentialColumns).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(', ')}; content block (sealed envelope) ${s.contentBlockBytes}.`,
+    `Average stored width per credentials row (bytes): ${Object.entries(s.credentialColumns)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}; content block (sealed envelope) ${s.contentBlockBytes}.`,
   ]
-  if (s.dataDirBytes !== undefined) lines.push(`PGlite data directory ${mb(s.dataDirBytes)}, of which WAL ${mb(s.walBytes ?? 0)} (${Math.round(((s.walBytes ?? 0) / s.dataDirBytes) * 100)} %).`)
+  if (s.dataDirBytes !== undefined)
+    lines.push(
+      `PGlite data directory ${mb(s.dataDirBytes)}, of which WAL ${mb(s.walBytes ?? 0)} (${Math.round(((s.walBytes ?? 0) / s.dataDirBytes) * 100)} %).`,
+    )
   return lines.join('\n')
 }

@@ -38,10 +38,22 @@ export interface StorageReport {
 const COLUMN_SAMPLE = 5000
 
 export async function storageReport(sql: SqlSession, issuerDid: string, dataDir?: string): Promise<StorageReport> {
-  const [{ n: credentials } = { n: 0 }] = await sql.query<{ n: number }>('select count(*)::int as n from credentials where issuer_did = $1', [issuerDid])
+  const [{ n: credentials } = { n: 0 }] = await sql.query<{ n: number }>(
+    'select count(*)::int as n from credentials where issuer_did = $1',
+    [issuerDid],
+  )
   const per = (bytes: number | string) => Math.round((Number(bytes) / Math.max(credentials, 1)) * 10) / 10
-  const [{ size } = { size: '0' }] = await sql.query<{ size: string }>('select pg_database_size(current_database())::text as size')
-  const tables = await sql.query<{ relname: string; rows: string; heap: string; toast: string; indexes: string; total: string }>(
+  const [{ size } = { size: '0' }] = await sql.query<{ size: string }>(
+    'select pg_database_size(current_database())::text as size',
+  )
+  const tables = await sql.query<{
+    relname: string
+    rows: string
+    heap: string
+    toast: string
+    indexes: string
+    total: string
+  }>(
     `select c.relname,
        c.reltuples::bigint::text as rows,
        pg_relation_size(c.oid)::text as heap,
@@ -57,19 +69,34 @@ export async function storageReport(sql: SqlSession, issuerDid: string, dataDir?
      from pg_index x join pg_class i on i.oid = x.indexrelid join pg_class t on t.oid = x.indrelid join pg_namespace n on n.oid = t.relnamespace
      where n.nspname = current_schema() order by pg_relation_size(i.oid) desc`,
   )
-  const columns = (await sql.query<{ column_name: string }>(
-    `select column_name from information_schema.columns where table_schema = current_schema() and table_name = 'credentials' order by ordinal_position`,
-  )).map((r) => r.column_name)
+  const columns = (
+    await sql.query<{ column_name: string }>(
+      `select column_name from information_schema.columns where table_schema = current_schema() and table_name = 'credentials' order by ordinal_position`,
+    )
+  ).map((r) => r.column_name)
   const widths = await sql.query<Record<string, string>>(
     `select ${columns.map((c) => `coalesce(avg(pg_column_size("${c}")), 0)::float8 as "${c}"`).join(', ')} from (select * from credentials order by id limit ${COLUMN_SAMPLE}) s`,
   )
-  const [{ bytes: blockBytes } = { bytes: 0 }] = await sql.query<{ bytes: number }>(`select coalesce(avg(pg_column_size(data)), 0)::float8 as bytes from (select data from content_blocks limit ${COLUMN_SAMPLE}) s`)
+  const [{ bytes: blockBytes } = { bytes: 0 }] = await sql.query<{ bytes: number }>(
+    `select coalesce(avg(pg_column_size(data)), 0)::float8 as bytes from (select data from content_blocks limit ${COLUMN_SAMPLE}) s`,
+  )
   const report: StorageReport = {
     credentials,
     databaseBytes: Number(size),
     bytesPerCredential: per(size),
-    tables: tables.filter((t) => Number(t.total) > 64 * 1024).map((t) => ({ table: t.relname, rows: Number(t.rows), heap: per(t.heap), toast: per(t.toast), indexes: per(t.indexes), total: per(t.total) })),
-    indexes: indexes.filter((i) => Number(i.bytes) > 64 * 1024).map((i) => ({ index: i.index, table: i.table, perCredential: per(i.bytes) })),
+    tables: tables
+      .filter((t) => Number(t.total) > 64 * 1024)
+      .map((t) => ({
+        table: t.relname,
+        rows: Number(t.rows),
+        heap: per(t.heap),
+        toast: per(t.toast),
+        indexes: per(t.indexes),
+        total: per(t.total),
+      })),
+    indexes: indexes
+      .filter((i) => Number(i.bytes) > 64 * 1024)
+      .map((i) => ({ index: i.index, table: i.table, perCredential: per(i.bytes) })),
     credentialColumns: Object.fromEntries(Object.entries(widths[0] ?? {}).map(([k, v]) => [k, Math.round(Number(v))])),
     contentBlockBytes: Math.round(Number(blockBytes)),
   }

@@ -15,7 +15,8 @@ export interface SkippedTest {
 export const SKIPPED_TESTS: readonly SkippedTest[] = [
   {
     suite: 'vcdm2',
-    title: 'Advanced Concepts credential-service If the digest provided by the issuer does not match the digest computed for the retrieved resource, the conforming verifier implementation MUST produce an error.',
+    title:
+      'Advanced Concepts credential-service If the digest provided by the issuer does not match the digest computed for the retrieved resource, the conforming verifier implementation MUST produce an error.',
     reason:
       'needs the live bytes of https://www.w3.org/ns/credentials/v2 to compute the digest: the run is offline, and the bundled copy of that context (the W3C npm package) is formatted differently, so its digest differs',
   },
@@ -23,13 +24,14 @@ export const SKIPPED_TESTS: readonly SkippedTest[] = [
     suite: 'vc-api-verifier',
     title: 'Verify Credential - Data Integrity credential-service MUST verify a valid VC.',
     reason:
-      'the suite\'s vector names issuer https://vc.example/issuers/5678 but is signed by a did:key that issuer does not control; verifying it would accept a credential from someone other than its issuer (@digitalbazaar/vc\'s own CredentialIssuancePurpose refuses it too)',
+      "the suite's vector names issuer https://vc.example/issuers/5678 but is signed by a did:key that issuer does not control; verifying it would accept a credential from someone other than its issuer (@digitalbazaar/vc's own CredentialIssuancePurpose refuses it too)",
   },
   {
     suite: 'di-eddsa',
-    title: 'Data Integrity (eddsa-rdfc-2022 verifiers) credential-service An OPTIONAL string value (proof.previousProof) or unordered list of string values. Each value identifies another data integrity proof that MUST verify before the current proof is processed.',
+    title:
+      'Data Integrity (eddsa-rdfc-2022 verifiers) credential-service An OPTIONAL string value (proof.previousProof) or unordered list of string values. Each value identifies another data integrity proof that MUST verify before the current proof is processed.',
     reason:
-      'the suite\'s proof-chain fixture (1.1-previousProofStringOk-SimpleSigned2.json) does not verify with @digitalbazaar/vc and @digitalbazaar/data-integrity 2.5.0, the libraries the suite itself is built on: its chained proof fails the signature check, and its first proof is by a key the issuer does not control',
+      "the suite's proof-chain fixture (1.1-previousProofStringOk-SimpleSigned2.json) does not verify with @digitalbazaar/vc and @digitalbazaar/data-integrity 2.5.0, the libraries the suite itself is built on: its chained proof fails the signature check, and its first proof is by a key the issuer does not control",
   },
   {
     suite: 'di-bbs',

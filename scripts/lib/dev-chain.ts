@@ -9,7 +9,16 @@
  */
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { ContractDecoder, EdrContext, L1_CHAIN_TYPE, l1GenesisState, l1HardforkFromString, l1ProviderFactory, MineOrdering, type Provider } from '@nomicfoundation/edr'
+import {
+  ContractDecoder,
+  EdrContext,
+  L1_CHAIN_TYPE,
+  l1GenesisState,
+  l1HardforkFromString,
+  l1ProviderFactory,
+  MineOrdering,
+  type Provider,
+} from '@nomicfoundation/edr'
 import { privateKeyToAccount } from 'viem/accounts'
 import type { Hex } from 'viem'
 
@@ -45,12 +54,17 @@ function edrContext(): Promise<EdrContext> {
   return context
 }
 
-export async function startDevChain(options: { port?: number; host?: string; chainId?: number; hardfork?: string } = {}): Promise<DevChain> {
+export async function startDevChain(
+  options: { port?: number; host?: string; chainId?: number; hardfork?: string } = {},
+): Promise<DevChain> {
   const host = options.host ?? '127.0.0.1'
   const chainId = options.chainId ?? 31337
   const hardfork = options.hardfork ?? 'Prague'
   const ctx = await edrContext()
-  const accounts = DEV_PRIVATE_KEYS.map((key) => ({ address: Buffer.from(privateKeyToAccount(key).address.slice(2), 'hex'), balance: 10n ** 24n }))
+  const accounts = DEV_PRIVATE_KEYS.map((key) => ({
+    address: Buffer.from(privateKeyToAccount(key).address.slice(2), 'hex'),
+    balance: 10n ** 24n,
+  }))
   const provider: Provider = await ctx.createProvider(
     L1_CHAIN_TYPE,
     {
@@ -76,8 +90,14 @@ export async function startDevChain(options: { port?: number; host?: string; cha
     new ContractDecoder(),
   )
 
-  const call = async (message: { id?: unknown; method?: unknown; params?: unknown }): Promise<Record<string, unknown>> => {
-    const response = await provider.handleRequest(JSON.stringify({ jsonrpc: '2.0', id: message.id ?? null, method: message.method, params: message.params ?? [] }))
+  const call = async (message: {
+    id?: unknown
+    method?: unknown
+    params?: unknown
+  }): Promise<Record<string, unknown>> => {
+    const response = await provider.handleRequest(
+      JSON.stringify({ jsonrpc: '2.0', id: message.id ?? null, method: message.method, params: message.params ?? [] }),
+    )
     const data = typeof response.data === 'string' ? JSON.parse(response.data) : response.data
     // Reverts as geth reports them (code 3, the revert data as a hex string), which is what
     // clients such as viem decode custom errors from; EDR nests the data one level deeper.
@@ -97,23 +117,28 @@ export async function startDevChain(options: { port?: number; host?: string; cha
         try {
           body = JSON.parse(Buffer.concat(chunks).toString('utf8'))
         } catch {
-          res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }))
+          res
+            .writeHead(400, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }))
           return
         }
-        const answer = Array.isArray(body) ? await Promise.all(body.map((m) => call(m))) : await call(body as Record<string, unknown>)
+        const answer = Array.isArray(body)
+          ? await Promise.all(body.map((m) => call(m)))
+          : await call(body as Record<string, unknown>)
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer))
       })().catch((err: unknown) => {
         res.writeHead(500).end(String(err))
       })
     })
   })
-  const listen = (port: number) => new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(port, host, () => {
-      server.off('error', reject)
-      resolve()
+  const listen = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(port, host, () => {
+        server.off('error', reject)
+        resolve()
+      })
     })
-  })
   await listen(options.port ?? 0)
   const port = (server.address() as AddressInfo).port
   let listening = true

@@ -13,7 +13,8 @@ import { createTestApp } from '../../test/helpers/test-app.js'
 export const SCHEMA_FILE = path.resolve(import.meta.dirname, '../../packages/sdk/src/generated/schema.ts')
 export const KEYED_ROUTES_FILE = path.resolve(import.meta.dirname, '../../packages/sdk/src/generated/keyed-routes.ts')
 
-const HEADER = '// Generated from the service\'s OpenAPI document (/api/docs/json): do not edit. Regenerate with `npm run sdk:generate`.\n'
+const HEADER =
+  "// Generated from the service's OpenAPI document (/api/docs/json): do not edit. Regenerate with `npm run sdk:generate`.\n"
 
 /** The OpenAPI document the service publishes. */
 export async function fetchOpenApiDocument(): Promise<OpenAPI3> {

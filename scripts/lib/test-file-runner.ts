@@ -69,17 +69,30 @@ export function leftInGroup(pid: number): string[] {
   return left
 }
 
-const count = (out: string, name: string) => Number([...out.matchAll(new RegExp(`^ℹ ${name} (\\d+)$`, 'gm'))].at(-1)?.[1] ?? 0)
+const count = (out: string, name: string) =>
+  Number([...out.matchAll(new RegExp(`^ℹ ${name} (\\d+)$`, 'gm'))].at(-1)?.[1] ?? 0)
 
 export function runTestFile(file: string, options: TestFileOptions): Promise<TestFileResult> {
   return new Promise((resolve) => {
     const started = Date.now()
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-force-exit', `--test-timeout=${options.testTimeoutMs ?? 300_000}`, '--test-reporter=spec', file], {
-      cwd: options.cwd,
-      env: options.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    })
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--test',
+        '--test-force-exit',
+        `--test-timeout=${options.testTimeoutMs ?? 300_000}`,
+        '--test-reporter=spec',
+        file,
+      ],
+      {
+        cwd: options.cwd,
+        env: options.env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      },
+    )
     const pid = child.pid!
     running.add(pid)
     let out = ''
@@ -100,7 +113,10 @@ export function runTestFile(file: string, options: TestFileOptions): Promise<Tes
       const leftBehind = killed ? [] : leftInGroup(pid)
       killGroup(pid)
       const seconds = ((Date.now() - started) / 1000).toFixed(1)
-      const notes = [killed ? `KILLED: ${killed}` : '', leftBehind.length ? `left processes running (killed): ${leftBehind.join(' | ')}` : ''].filter(Boolean)
+      const notes = [
+        killed ? `KILLED: ${killed}` : '',
+        leftBehind.length ? `left processes running (killed): ${leftBehind.join(' | ')}` : '',
+      ].filter(Boolean)
       const header = `--- ${file} (${seconds} s)${notes.length ? ` ${notes.join('; ')}` : ''}`
       resolve({
         pass: count(out, 'pass'),

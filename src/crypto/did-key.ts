@@ -23,7 +23,12 @@ interface CodecSpec {
 }
 
 /** Weierstrass curves and their JWK `crv` names (RFC 7518 §6.2.1.1, RFC 8812 §3.1). */
-const EC_CURVES = { secp256k1: [secp256k1, 'secp256k1'], p256: [p256, 'P-256'], p384: [p384, 'P-384'], p521: [p521, 'P-521'] } as const
+const EC_CURVES = {
+  secp256k1: [secp256k1, 'secp256k1'],
+  p256: [p256, 'P-256'],
+  p384: [p384, 'P-384'],
+  p521: [p521, 'P-521'],
+} as const
 
 const ecPoint =
   (curve: { Point: { fromBytes(b: Uint8Array): { toBytes(compressed?: boolean): Uint8Array } } }) =>
@@ -137,7 +142,6 @@ export function ed25519ToX25519(publicKey: Uint8Array): Uint8Array {
 
 const b64u = (bytes: Uint8Array): string => Buffer.from(bytes).toString('base64url')
 
-
 /**
  * Public JWK for a key (RFC 7517; OKP per RFC 8037; EC per RFC 7518 §6.2; secp256k1 per
  * RFC 8812). BLS12-381 follows the draft the did:key vectors use (`kty: EC`, `crv: BLS12381_G2`).
@@ -151,7 +155,9 @@ export function publicKeyToJwk(codec: KeyCodec, publicKey: Uint8Array): Record<s
     case 'bls12381g2':
       return { kty: 'EC', crv: 'BLS12381_G2', x: b64u(publicKey) }
     case 'rsa': {
-      const jwk = createPublicKey({ key: Buffer.from(publicKey), format: 'der', type: 'pkcs1' }).export({ format: 'jwk' })
+      const jwk = createPublicKey({ key: Buffer.from(publicKey), format: 'der', type: 'pkcs1' }).export({
+        format: 'jwk',
+      })
       return { kty: 'RSA', n: String(jwk.n), e: String(jwk.e) }
     }
     default: {

@@ -6,7 +6,10 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync, verify, type Ke
  */
 export function ed25519PublicKeyObject(raw: Uint8Array): KeyObject {
   if (raw.length !== 32) throw new Error('Ed25519 public key must be 32 bytes')
-  return createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(raw).toString('base64url') }, format: 'jwk' })
+  return createPublicKey({
+    key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(raw).toString('base64url') },
+    format: 'jwk',
+  })
 }
 
 export function ed25519PrivateKeyObject(seed: Uint8Array, publicKey: Uint8Array): KeyObject {
@@ -53,5 +56,7 @@ function rawKeyPair(privateKey: KeyObject, publicKey: KeyObject): Ed25519KeyPair
  */
 export function ed25519VerifyAsync(publicKey: KeyObject, message: Uint8Array, signature: Uint8Array): Promise<boolean> {
   if (signature.length !== 64) return Promise.resolve(false)
-  return new Promise((resolve, reject) => verify(null, message, publicKey, signature, (err, ok) => (err ? reject(err) : resolve(ok))))
+  return new Promise((resolve, reject) =>
+    verify(null, message, publicKey, signature, (err, ok) => (err ? reject(err) : resolve(ok))),
+  )
 }

@@ -39,7 +39,8 @@ export interface EnvelopeBinding {
   recordId: string
 }
 
-export const envelopeInfo = (binding: EnvelopeBinding) => new TextEncoder().encode(`${ENVELOPE_V2} ${binding.recipient}`)
+export const envelopeInfo = (binding: EnvelopeBinding) =>
+  new TextEncoder().encode(`${ENVELOPE_V2} ${binding.recipient}`)
 export const envelopeAad = (binding: EnvelopeBinding) => new TextEncoder().encode(binding.recordId)
 
 const KEMS: Record<number, HPKE.KEMFactory> = { 0x0041: HPKE.KEM_ML_KEM_768 }
@@ -53,17 +54,29 @@ export function cipherSuite(ids: HpkeSuiteIds): HPKE.CipherSuite {
   const name = `${ids.kem_id}/${ids.kdf_id}/${ids.aead_id}`
   let suite = suites.get(name)
   if (!suite) {
-    const [kem, kdf, aead] = [Object.hasOwn(KEMS, ids.kem_id) && KEMS[ids.kem_id], Object.hasOwn(KDFS, ids.kdf_id) && KDFS[ids.kdf_id], Object.hasOwn(AEADS, ids.aead_id) && AEADS[ids.aead_id]]
-    if (!kem || !kdf || !aead) throw new RangeError(`unsupported HPKE suite (kem ${ids.kem_id}, kdf ${ids.kdf_id}, aead ${ids.aead_id})`)
+    const [kem, kdf, aead] = [
+      Object.hasOwn(KEMS, ids.kem_id) && KEMS[ids.kem_id],
+      Object.hasOwn(KDFS, ids.kdf_id) && KDFS[ids.kdf_id],
+      Object.hasOwn(AEADS, ids.aead_id) && AEADS[ids.aead_id],
+    ]
+    if (!kem || !kdf || !aead)
+      throw new RangeError(`unsupported HPKE suite (kem ${ids.kem_id}, kdf ${ids.kdf_id}, aead ${ids.aead_id})`)
     suite = new HPKE.CipherSuite(kem, kdf, aead)
     suites.set(name, suite)
   }
   return suite
 }
 
-export async function sealEnvelope(publicKey: Uint8Array, plaintext: Uint8Array, binding: EnvelopeBinding): Promise<EnvelopeV2> {
+export async function sealEnvelope(
+  publicKey: Uint8Array,
+  plaintext: Uint8Array,
+  binding: EnvelopeBinding,
+): Promise<EnvelopeV2> {
   const suite = cipherSuite(SEAL_SUITE)
-  const sealed = await suite.Seal(await suite.DeserializePublicKey(publicKey), plaintext, { info: envelopeInfo(binding), aad: envelopeAad(binding) })
+  const sealed = await suite.Seal(await suite.DeserializePublicKey(publicKey), plaintext, {
+    info: envelopeInfo(binding),
+    aad: envelopeAad(binding),
+  })
   return {
     format: ENVELOPE_V2,
     mode: 0,
@@ -74,11 +87,29 @@ export async function sealEnvelope(publicKey: Uint8Array, plaintext: Uint8Array,
 }
 
 /** RFC 9180 single-shot Open (base mode) with a node:crypto ML-KEM-768 key; throws if anything was altered or bound otherwise. */
-export async function hpkeOpen(ids: HpkeSuiteIds, privateKey: KeyObject, enc: Uint8Array, ct: Uint8Array, info: Uint8Array, aad: Uint8Array): Promise<Uint8Array> {
+export async function hpkeOpen(
+  ids: HpkeSuiteIds,
+  privateKey: KeyObject,
+  enc: Uint8Array,
+  ct: Uint8Array,
+  info: Uint8Array,
+  aad: Uint8Array,
+): Promise<Uint8Array> {
   const key = privateKey.toCryptoKey({ name: 'ML-KEM-768' }, false, ['decapsulateBits'])
   return new Uint8Array(await cipherSuite(ids).Open(key, enc, ct, { info, aad }))
 }
 
-export function openEnvelopeV2(privateKey: KeyObject, envelope: EnvelopeV2, binding: EnvelopeBinding): Promise<Uint8Array> {
-  return hpkeOpen(envelope, privateKey, Buffer.from(envelope.enc, 'base64url'), Buffer.from(envelope.ct, 'base64url'), envelopeInfo(binding), envelopeAad(binding))
+export function openEnvelopeV2(
+  privateKey: KeyObject,
+  envelope: EnvelopeV2,
+  binding: EnvelopeBinding,
+): Promise<Uint8Array> {
+  return hpkeOpen(
+    envelope,
+    privateKey,
+    Buffer.from(envelope.enc, 'base64url'),
+    Buffer.from(envelope.ct, 'base64url'),
+    envelopeInfo(binding),
+    envelopeAad(binding),
+  )
 }

@@ -27,7 +27,8 @@ function assertJson(value: unknown, path = '$'): void {
   if (typeof value === 'string') {
     // RFC 8785 §3.1 canonicalizes I-JSON only. The text came from a client's JSON (`"\ud800"`
     // parses), so it is their input that is invalid, not a fault of ours.
-    if (LONE_SURROGATE.test(value)) throw new ValidationError(`${path} is not well-formed Unicode text (it holds an unpaired surrogate)`)
+    if (LONE_SURROGATE.test(value))
+      throw new ValidationError(`${path} is not well-formed Unicode text (it holds an unpaired surrogate)`)
     return
   }
   if (value === null || typeof value === 'boolean') return
@@ -41,7 +42,10 @@ function assertJson(value: unknown, path = '$'): void {
   }
   if (typeof value === 'object') {
     for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-      if (LONE_SURROGATE.test(key)) throw new ValidationError(`A property name in ${path} is not well-formed Unicode text (it holds an unpaired surrogate)`)
+      if (LONE_SURROGATE.test(key))
+        throw new ValidationError(
+          `A property name in ${path} is not well-formed Unicode text (it holds an unpaired surrogate)`,
+        )
       assertJson(item, `${path}.${key}`)
     }
     return

@@ -21,7 +21,11 @@ export function jwsAlgorithmFor(key: KeyObject): JwsAlgorithm | undefined {
  * (RFC 7519); bytes are signed as they are (a detached JWS cuts them out, RFC 7515 Appendix F).
  * jose signs through WebCrypto, which runs off the event loop.
  */
-export async function signCompactJws(header: Record<string, unknown>, payload: Record<string, unknown> | Uint8Array, privateKey: KeyObject): Promise<string> {
+export async function signCompactJws(
+  header: Record<string, unknown>,
+  payload: Record<string, unknown> | Uint8Array,
+  privateKey: KeyObject,
+): Promise<string> {
   const alg = jwsAlgorithmFor(privateKey)
   if (!alg) throw new Error(`no JWS algorithm for a ${privateKey.asymmetricKeyType ?? privateKey.type} key`)
   const bytes = payload instanceof Uint8Array ? payload : Buffer.from(JSON.stringify(payload), 'utf8')
@@ -55,7 +59,8 @@ export function decodeCompactJws(jws: string): DecodedJws | undefined {
 export function jwsNestingProblem(jws: string, texts = jsonTexts(jws)): string | undefined {
   for (const [index, part] of ['header', 'payload'].entries()) {
     const path = texts && nestingPastLimit(texts[index]!, JSON_LIMITS.documentDepth)
-    if (path) return `its ${part} nests deeper than ${JSON_LIMITS.documentDepth} levels (at ${pathText(path).slice(1) || 'the top'})`
+    if (path)
+      return `its ${part} nests deeper than ${JSON_LIMITS.documentDepth} levels (at ${pathText(path).slice(1) || 'the top'})`
   }
   return undefined
 }

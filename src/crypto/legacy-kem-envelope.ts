@@ -28,5 +28,7 @@ export function openEnvelopeV1(privateKey: KeyObject, envelope: EnvelopeV1, asso
   const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(envelope.iv, 'base64url'), { authTagLength: 16 })
   decipher.setAAD(Buffer.from(associatedData))
   decipher.setAuthTag(Buffer.from(envelope.tag, 'base64url'))
-  return new Uint8Array(Buffer.concat([decipher.update(Buffer.from(envelope.ciphertext, 'base64url')), decipher.final()]))
+  return new Uint8Array(
+    Buffer.concat([decipher.update(Buffer.from(envelope.ciphertext, 'base64url')), decipher.final()]),
+  )
 }

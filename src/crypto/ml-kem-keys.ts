@@ -40,7 +40,13 @@ export function mlKem768PrivateKey(privateKey: Uint8Array): KeyObject {
     return createPrivateKey({ key: Buffer.from(privateKey), format: 'raw-seed', asymmetricKeyType: 'ml-kem-768' })
   }
   if (privateKey.length === ML_KEM_768_EXPANDED_KEY_BYTES) {
-    return createPrivateKey({ key: Buffer.concat([EXPANDED_KEY_PKCS8_HEADER, privateKey]), format: 'der', type: 'pkcs8' })
+    return createPrivateKey({
+      key: Buffer.concat([EXPANDED_KEY_PKCS8_HEADER, privateKey]),
+      format: 'der',
+      type: 'pkcs8',
+    })
   }
-  throw new RangeError(`an ML-KEM-768 private key is a ${ML_KEM_768_SEED_BYTES}-byte seed or a ${ML_KEM_768_EXPANDED_KEY_BYTES}-byte expanded key, not ${privateKey.length} bytes`)
+  throw new RangeError(
+    `an ML-KEM-768 private key is a ${ML_KEM_768_SEED_BYTES}-byte seed or a ${ML_KEM_768_EXPANDED_KEY_BYTES}-byte expanded key, not ${privateKey.length} bytes`,
+  )
 }

@@ -22,7 +22,12 @@ export function generateP256(): P256KeyPair {
 /** The RFC 7517 JWK of a public key given compressed or uncompressed. */
 export function p256PublicJwk(publicKey: Uint8Array): { kty: 'EC'; crv: 'P-256'; x: string; y: string } {
   const point = p256.Point.fromBytes(publicKey).toBytes(false)
-  return { kty: 'EC', crv: 'P-256', x: Buffer.from(point.subarray(1, 33)).toString('base64url'), y: Buffer.from(point.subarray(33)).toString('base64url') }
+  return {
+    kty: 'EC',
+    crv: 'P-256',
+    x: Buffer.from(point.subarray(1, 33)).toString('base64url'),
+    y: Buffer.from(point.subarray(33)).toString('base64url'),
+  }
 }
 
 export function p256PublicKeyObject(publicKey: Uint8Array): KeyObject {
@@ -30,5 +35,8 @@ export function p256PublicKeyObject(publicKey: Uint8Array): KeyObject {
 }
 
 export function p256PrivateKeyObject(privateKey: Uint8Array, publicKey: Uint8Array): KeyObject {
-  return createPrivateKey({ key: { ...p256PublicJwk(publicKey), d: Buffer.from(privateKey).toString('base64url') }, format: 'jwk' })
+  return createPrivateKey({
+    key: { ...p256PublicJwk(publicKey), d: Buffer.from(privateKey).toString('base64url') },
+    format: 'jwk',
+  })
 }

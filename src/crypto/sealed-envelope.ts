@@ -33,15 +33,26 @@ const isText = (value: unknown): value is string => typeof value === 'string' &&
 /** The parsed JSON of a stored envelope, checked to be one of the two formats (TypeError otherwise). */
 export function asStoredEnvelope(json: unknown): StoredEnvelope {
   const e = (typeof json === 'object' && json !== null ? json : {}) as Record<string, unknown>
-  if (e.format === ENVELOPE_V2 && e.mode === 0 && [e.kem_id, e.kdf_id, e.aead_id].every(Number.isSafeInteger) && isText(e.enc) && isText(e.ct)) {
+  if (
+    e.format === ENVELOPE_V2 &&
+    e.mode === 0 &&
+    [e.kem_id, e.kdf_id, e.aead_id].every(Number.isSafeInteger) &&
+    isText(e.enc) &&
+    isText(e.ct)
+  ) {
     return e as unknown as EnvelopeV2
   }
-  if (e.alg === ENVELOPE_V1_ALG && [e.kem_ciphertext, e.iv, e.ciphertext, e.tag].every(isText)) return e as unknown as EnvelopeV1
+  if (e.alg === ENVELOPE_V1_ALG && [e.kem_ciphertext, e.iv, e.ciphertext, e.tag].every(isText))
+    return e as unknown as EnvelopeV1
   throw new TypeError('not a sealed envelope of a known format')
 }
 
 /** Opens either format with the private key as the key store holds it (seed, or expanded for older keys). */
-export async function openEnvelope(privateKey: Uint8Array, envelope: StoredEnvelope, binding: EnvelopeBinding): Promise<Uint8Array> {
+export async function openEnvelope(
+  privateKey: Uint8Array,
+  envelope: StoredEnvelope,
+  binding: EnvelopeBinding,
+): Promise<Uint8Array> {
   const key = mlKem768PrivateKey(privateKey)
   return 'format' in envelope ? openEnvelopeV2(key, envelope, binding) : openEnvelopeV1(key, envelope, binding.recordId)
 }

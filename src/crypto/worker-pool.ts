@@ -2,7 +2,9 @@ import type { Worker } from 'node:worker_threads'
 import { spawnModuleWorker } from '../module-worker.js'
 
 /** What a pool's worker answers to `{id, op, args}`; `fatal` asks the pool to retire that worker. */
-export type WorkerReply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: { name: string; message: string }; fatal: boolean }
+export type WorkerReply =
+  | { id: number; ok: true; result: unknown }
+  | { id: number; ok: false; error: { name: string; message: string }; fatal: boolean }
 
 interface Task {
   id: number
@@ -40,7 +42,8 @@ export class WorkerPool {
   private closed = false
 
   constructor(private readonly options: WorkerPoolOptions) {
-    if (!Number.isSafeInteger(options.size) || options.size < 1) throw new RangeError(`${options.label} pool size must be a positive integer: ${options.size}`)
+    if (!Number.isSafeInteger(options.size) || options.size < 1)
+      throw new RangeError(`${options.label} pool size must be a positive integer: ${options.size}`)
     this.slots = Array.from({ length: options.size }, () => ({ worker: undefined, task: undefined }))
   }
 

@@ -62,18 +62,26 @@ async function acquire(dir: string, file: string): Promise<DataDirLock> {
     const owner = await readOwner(file)
     if (owner === 'missing') continue
     if (owner === 'unreadable') {
-      throw new DataDirInUseError(`The embedded database in ${dir} is locked by ${file}, which names no owner this service wrote: if no process uses ${dir}, remove ${file}`)
+      throw new DataDirInUseError(
+        `The embedded database in ${dir} is locked by ${file}, which names no owner this service wrote: if no process uses ${dir}, remove ${file}`,
+      )
     }
     const state = ownerState(owner)
     if (state === 'alive') {
-      throw new DataDirInUseError(`The embedded database in ${dir} is in use by process ${owner.pid} on ${owner.host} (since ${owner.started_at}): one process at a time may open it. Stop that process, or set DATABASE_URL to share a PostgreSQL server between instances (lock: ${file})`)
+      throw new DataDirInUseError(
+        `The embedded database in ${dir} is in use by process ${owner.pid} on ${owner.host} (since ${owner.started_at}): one process at a time may open it. Stop that process, or set DATABASE_URL to share a PostgreSQL server between instances (lock: ${file})`,
+      )
     }
     if (state === 'elsewhere') {
-      throw new DataDirInUseError(`The embedded database in ${dir} is locked by process ${owner.pid} on host ${owner.host} (since ${owner.started_at}), which cannot be checked from ${me.host}: if no process there uses ${dir}, remove ${file}`)
+      throw new DataDirInUseError(
+        `The embedded database in ${dir} is locked by process ${owner.pid} on host ${owner.host} (since ${owner.started_at}), which cannot be checked from ${me.host}: if no process there uses ${dir}, remove ${file}`,
+      )
     }
     await takeOver(file, owner.token, body)
   }
-  throw new DataDirInUseError(`Could not take the lock ${file} on the embedded database in ${dir}: other processes kept taking it`)
+  throw new DataDirInUseError(
+    `Could not take the lock ${file} on the embedded database in ${dir}: other processes kept taking it`,
+  )
 }
 
 /**
@@ -122,7 +130,13 @@ async function readOwner(file: string): Promise<Owner | 'missing' | 'unreadable'
   }
   try {
     const owner = JSON.parse(text) as Owner
-    if (Number.isSafeInteger(owner.pid) && owner.pid > 0 && typeof owner.host === 'string' && typeof owner.token === 'string') return owner
+    if (
+      Number.isSafeInteger(owner.pid) &&
+      owner.pid > 0 &&
+      typeof owner.host === 'string' &&
+      typeof owner.token === 'string'
+    )
+      return owner
   } catch {
     // fall through
   }

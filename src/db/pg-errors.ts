@@ -5,4 +5,5 @@ export const isUniqueViolation = (error: unknown): boolean => (error as { code?:
  * SQLSTATE 0A000 "cached plan must not change result type": a prepared statement whose tables
  * changed shape since it was prepared (both node-postgres and PGlite report it so).
  */
-export const isStalePlan = (error: unknown): boolean => (error as { code?: string } | null)?.code === '0A000' && /cached plan/i.test((error as Error).message)
+export const isStalePlan = (error: unknown): boolean =>
+  (error as { code?: string } | null)?.code === '0A000' && /cached plan/i.test((error as Error).message)

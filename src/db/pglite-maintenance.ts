@@ -64,7 +64,11 @@ export class PgliteMaintenance {
   ) {
     this.freezeAgeXids = options.freezeAgeXids ?? 150_000_000
     this.roundBudgetMs = options.roundBudgetMs ?? 500
-    this.loop = new PollLoop(async () => void (await this.runOnce()), options.intervalMs, options.onError ?? (() => undefined))
+    this.loop = new PollLoop(
+      async () => void (await this.runOnce()),
+      options.intervalMs,
+      options.onError ?? (() => undefined),
+    )
   }
 
   start(): void {
@@ -91,7 +95,10 @@ export class PgliteMaintenance {
     for (const table of stats.rows) {
       const live = Number(table.live ?? 0)
       const age = Number(table.xid_age)
-      const vacuumOver = Math.max(Number(table.dead ?? 0) / (50 + 0.2 * live), Number(table.inserted ?? 0) / (1000 + 0.2 * live))
+      const vacuumOver = Math.max(
+        Number(table.dead ?? 0) / (50 + 0.2 * live),
+        Number(table.inserted ?? 0) / (1000 + 0.2 * live),
+      )
       const analyzeOver = Number(table.modified ?? 0) / (50 + 0.1 * live)
       // Freezing outranks everything: the ratio of its age to the threshold, plus a margin over any other ratio.
       if (age >= this.freezeAgeXids) due.push({ table, action: 'freeze', urgency: 1e9 + age / this.freezeAgeXids })
@@ -106,7 +113,12 @@ export class PgliteMaintenance {
       if (steps.length > 0 && spent >= this.roundBudgetMs) break
       const name = sql.id(table.schemaname, table.relname)
       const began = performance.now()
-      await (action === 'freeze' ? sql`vacuum (freeze) ${name}` : action === 'vacuum analyze' ? sql`vacuum (analyze) ${name}` : sql`analyze ${name}`).execute(this.db)
+      await (action === 'freeze'
+        ? sql`vacuum (freeze) ${name}`
+        : action === 'vacuum analyze'
+          ? sql`vacuum (analyze) ${name}`
+          : sql`analyze ${name}`
+      ).execute(this.db)
       const step = { table: `${table.schemaname}.${table.relname}`, action, ms: performance.now() - began }
       spent += step.ms
       this.options.onStep?.(step)

@@ -20,7 +20,10 @@ export const PGLITE_JSON_MAX_DEPTH = 1_000
 function assertParsableJson(text: string): void {
   // Each level takes two characters: shorter text cannot be that deep.
   if (text.length > 2 * PGLITE_JSON_MAX_DEPTH && nestingPastLimit(text, PGLITE_JSON_MAX_DEPTH)) {
-    throw Object.assign(new Error(`stack depth limit exceeded: a JSON parameter nests deeper than ${PGLITE_JSON_MAX_DEPTH} levels`), { code: '54001', severity: 'ERROR' })
+    throw Object.assign(
+      new Error(`stack depth limit exceeded: a JSON parameter nests deeper than ${PGLITE_JSON_MAX_DEPTH} levels`),
+      { code: '54001', severity: 'ERROR' },
+    )
   }
 }
 
@@ -96,9 +99,21 @@ export class PGliteStatements {
 
   private async prepare(sql: string): Promise<Prepared> {
     const name = `s${this.nextName++}`
-    const { messages } = await this.pglite.execProtocol(concatBytes([serialize.parse({ name, text: sql, types: [] }), serialize.describe({ type: 'S', name }), serialize.sync()]))
-    const described = messages.find((m) => m.name === 'rowDescription') as { fields: Array<{ name: string; dataTypeID: number }> } | undefined
-    const columns = (described?.fields ?? []).map(({ name, dataTypeID }) => ({ name, dataTypeID, parse: this.pglite.parsers[dataTypeID] }))
+    const { messages } = await this.pglite.execProtocol(
+      concatBytes([
+        serialize.parse({ name, text: sql, types: [] }),
+        serialize.describe({ type: 'S', name }),
+        serialize.sync(),
+      ]),
+    )
+    const described = messages.find((m) => m.name === 'rowDescription') as
+      | { fields: Array<{ name: string; dataTypeID: number }> }
+      | undefined
+    const columns = (described?.fields ?? []).map(({ name, dataTypeID }) => ({
+      name,
+      dataTypeID,
+      parse: this.pglite.parsers[dataTypeID],
+    }))
     const statement = { name, paramTypes: parse.parseDescribeStatementResults(messages), columns }
     if (this.prepared.size >= this.max) await this.evictOldest()
     this.prepared.set(sql, statement)
@@ -112,7 +127,9 @@ export class PGliteStatements {
 
   private async forget(sql: string, statement: Prepared): Promise<void> {
     this.prepared.delete(sql)
-    await this.pglite.execProtocol(concatBytes([serialize.close({ type: 'S', name: statement.name }), serialize.sync()]))
+    await this.pglite.execProtocol(
+      concatBytes([serialize.close({ type: 'S', name: statement.name }), serialize.sync()]),
+    )
   }
 }
 

@@ -32,7 +32,11 @@ interface Manifest {
 
 async function pgliteVersion(): Promise<string | undefined> {
   try {
-    return (JSON.parse(await readFile(path.join(ROOT, 'node_modules/@electric-sql/pglite/package.json'), 'utf8')) as { version: string }).version
+    return (
+      JSON.parse(await readFile(path.join(ROOT, 'node_modules/@electric-sql/pglite/package.json'), 'utf8')) as {
+        version: string
+      }
+    ).version
   } catch {
     return undefined
   }
@@ -67,10 +71,21 @@ export async function pgliteTemplateFor(dir: string, distDir = DIST): Promise<Bl
 export async function buildPgliteTemplate(distDir = DIST): Promise<boolean> {
   const migrationsDir = fileURLToPath(new URL('./migrations', import.meta.url))
   const hash = createHash('sha256')
-  for (const name of readdirSync(migrationsDir).sort()) hash.update(name).update(await readFile(path.join(migrationsDir, name)))
-  const wanted: Manifest = { pglite: (await pgliteVersion()) ?? 'unknown', migrations: Object.keys(migrations).sort(), hash: hash.digest('hex') }
+  for (const name of readdirSync(migrationsDir).sort())
+    hash.update(name).update(await readFile(path.join(migrationsDir, name)))
+  const wanted: Manifest = {
+    pglite: (await pgliteVersion()) ?? 'unknown',
+    migrations: Object.keys(migrations).sort(),
+    hash: hash.digest('hex'),
+  }
   const current = await readManifest(distDir)
-  if (current && existsSync(path.join(distDir, TEMPLATE)) && current.pglite === wanted.pglite && current.hash === wanted.hash) return false
+  if (
+    current &&
+    existsSync(path.join(distDir, TEMPLATE)) &&
+    current.pglite === wanted.pglite &&
+    current.hash === wanted.hash
+  )
+    return false
   await mkdir(distDir, { recursive: true })
   const dataDir = await mkdtemp(path.join(distDir, '.pglite-template-'))
   try {

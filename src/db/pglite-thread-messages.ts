@@ -32,4 +32,5 @@ export type ThreadReply =
 export const INT8_OID = 20
 
 export const LOCK_TIMEOUT_MS = 20_000
-export const LOCK_TIMEOUT_MESSAGE = 'PGlite connection wait timed out (a query outside an open transaction in the same flow?)'
+export const LOCK_TIMEOUT_MESSAGE =
+  'PGlite connection wait timed out (a query outside an open transaction in the same flow?)'

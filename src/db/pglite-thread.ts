@@ -30,7 +30,9 @@ export class PGliteThread {
     this.ready = new Promise<void>((resolve, reject) => this.pending.set(0, { resolve: () => resolve(), reject }))
     this.ready.catch(() => undefined)
     this.worker.on('message', (message: ThreadReply) => this.settle(message))
-    this.worker.on('error', (error) => this.stop(new Error(`The embedded database stopped: ${error.message}`, { cause: error })))
+    this.worker.on('error', (error) =>
+      this.stop(new Error(`The embedded database stopped: ${error.message}`, { cause: error })),
+    )
     this.worker.on('exit', () => this.stop(new Error('The embedded database is closed')))
   }
 
@@ -80,7 +82,11 @@ export class PGliteThread {
       try {
         rows = deserialize(message.rows) as unknown[]
       } catch (error) {
-        return waiter.reject(new Error('The embedded database answered with rows that cannot be read here (a value nested too deep?)', { cause: error }))
+        return waiter.reject(
+          new Error('The embedded database answered with rows that cannot be read here (a value nested too deep?)', {
+            cause: error,
+          }),
+        )
       }
       return waiter.resolve({ rows, affectedRows: message.affectedRows })
     }

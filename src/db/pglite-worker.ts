@@ -9,7 +9,14 @@ import { serialize } from 'node:v8'
 import { parentPort, workerData } from 'node:worker_threads'
 import { PGlite } from '@electric-sql/pglite'
 import { PGliteStatements } from './pglite-statements.js'
-import { INT8_OID, LOCK_TIMEOUT_MESSAGE, LOCK_TIMEOUT_MS, type ThreadReply, type ThreadRequest, type WorkerOptions } from './pglite-thread-messages.js'
+import {
+  INT8_OID,
+  LOCK_TIMEOUT_MESSAGE,
+  LOCK_TIMEOUT_MS,
+  type ThreadReply,
+  type ThreadRequest,
+  type WorkerOptions,
+} from './pglite-thread-messages.js'
 
 const port = parentPort!
 const options = workerData as WorkerOptions
@@ -88,15 +95,18 @@ async function handle(message: Waiting): Promise<void> {
 
 // A statement that waits this long is almost surely one made outside an open transaction by the
 // code holding that transaction: it would wait forever. Fail it loudly instead.
-const expiry = setInterval(() => {
-  const now = Date.now()
-  for (let i = waiting.length - 1; i >= 0; i--) {
-    const message = waiting[i]!
-    if (message.op !== 'query' || now - message.since < lockTimeoutMs) continue
-    waiting.splice(i, 1)
-    reply({ id: message.id, error: { message: LOCK_TIMEOUT_MESSAGE } })
-  }
-}, Math.min(1000, lockTimeoutMs / 4))
+const expiry = setInterval(
+  () => {
+    const now = Date.now()
+    for (let i = waiting.length - 1; i >= 0; i--) {
+      const message = waiting[i]!
+      if (message.op !== 'query' || now - message.since < lockTimeoutMs) continue
+      waiting.splice(i, 1)
+      reply({ id: message.id, error: { message: LOCK_TIMEOUT_MESSAGE } })
+    }
+  },
+  Math.min(1000, lockTimeoutMs / 4),
+)
 expiry.unref()
 
 /** Driver errors keep their SQLSTATE and fields (code, constraint, ...) across the thread boundary. */

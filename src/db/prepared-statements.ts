@@ -60,7 +60,12 @@ export class PreparingClient extends pg.Client {
   }
 
   private async runPrepared(text: string, values: unknown[], name: string): Promise<pg.QueryResult> {
-    const run = (as: string) => (pg.Client.prototype.query as (config: pg.QueryConfig) => Promise<pg.QueryResult>).call(this, { name: as, text, values })
+    const run = (as: string) =>
+      (pg.Client.prototype.query as (config: pg.QueryConfig) => Promise<pg.QueryResult>).call(this, {
+        name: as,
+        text,
+        values,
+      })
     try {
       return await run(name)
     } catch (error) {

@@ -19,4 +19,5 @@ function clean(value: unknown): unknown {
 }
 
 // ES2024's String.prototype.toWellFormed (Node 20 has it; the ES2023 lib does not declare it).
-const text = (s: string): string => (s as unknown as { toWellFormed(): string }).toWellFormed().replaceAll('\u0000', '\uFFFD')
+const text = (s: string): string =>
+  (s as unknown as { toWellFormed(): string }).toWellFormed().replaceAll('\u0000', '\uFFFD')

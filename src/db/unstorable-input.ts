@@ -70,7 +70,8 @@ class TranslatingConnection implements DatabaseConnection {
 }
 
 /** The driver gets back its own connections: only the one Kysely runs statements on is wrapped. */
-const unwrap = (connection: DatabaseConnection): DatabaseConnection => (connection instanceof TranslatingConnection ? connection.inner : connection)
+const unwrap = (connection: DatabaseConnection): DatabaseConnection =>
+  connection instanceof TranslatingConnection ? connection.inner : connection
 
 class TranslatingDriver implements Driver {
   constructor(private readonly inner: Driver) {}
@@ -93,11 +94,19 @@ class TranslatingDriver implements Driver {
     if (!this.inner.savepoint) throw new Error('savepoints are not supported by this driver')
     return this.inner.savepoint(unwrap(connection), name, compile)
   }
-  async rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+  async rollbackToSavepoint(
+    connection: DatabaseConnection,
+    name: string,
+    compile: QueryCompiler['compileQuery'],
+  ): Promise<void> {
     if (!this.inner.rollbackToSavepoint) throw new Error('savepoints are not supported by this driver')
     return this.inner.rollbackToSavepoint(unwrap(connection), name, compile)
   }
-  async releaseSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+  async releaseSavepoint(
+    connection: DatabaseConnection,
+    name: string,
+    compile: QueryCompiler['compileQuery'],
+  ): Promise<void> {
     if (!this.inner.releaseSavepoint) throw new Error('savepoints are not supported by this driver')
     return this.inner.releaseSavepoint(unwrap(connection), name, compile)
   }

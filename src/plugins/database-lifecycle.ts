@@ -13,7 +13,10 @@ export interface DatabaseLifecycleOptions {
  * The database's housekeeping and its close. Registered after every module: the hook that
  * closes the handle runs after theirs (the rate limiter's final flush, the outboxes' last sends).
  */
-async function databaseLifecycle(app: FastifyInstance, { database, maintenanceMs }: DatabaseLifecycleOptions): Promise<void> {
+async function databaseLifecycle(
+  app: FastifyInstance,
+  { database, maintenanceMs }: DatabaseLifecycleOptions,
+): Promise<void> {
   // The embedded database has no autovacuum: this stands in for it (PostgreSQL runs its own).
   if (database.engine === 'pglite' && maintenanceMs > 0) {
     const log = app.log.child({ module: 'pglite-maintenance' })

@@ -32,7 +32,14 @@ export interface ErrorBody {
   error_description?: string
 }
 
-function send(reply: FastifyReply, request: FastifyRequest, status: number, code: ErrorCode, message: string, details?: Record<string, unknown>) {
+function send(
+  reply: FastifyReply,
+  request: FastifyRequest,
+  status: number,
+  code: ErrorCode,
+  message: string,
+  details?: Record<string, unknown>,
+) {
   const body: ErrorBody = { success: false, message, code, request_id: String(request.id) }
   if (details) body.details = details
   if (typeof details?.oauth_error === 'string') {
@@ -48,7 +55,8 @@ function send(reply: FastifyReply, request: FastifyRequest, status: number, code
  * body as every other error. Passed as the `frameworkErrors` option.
  */
 export function frameworkErrorReply(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400
+  const status =
+    typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400
   return send(reply, request, status, CODE_BY_STATUS.get(status) ?? 'VALIDATION_FAILED', error.message)
 }
 
@@ -80,7 +88,8 @@ async function errorHandlerPlugin(app: FastifyInstance): Promise<void> {
     const status = typeof error.statusCode === 'number' ? error.statusCode : 500
     if (status >= 400 && status < 500) {
       const code = CODE_BY_STATUS.get(status) ?? 'VALIDATION_FAILED'
-      const message = status === 413 ? 'Request body is too large' : status === 415 ? 'Unsupported content type' : error.message
+      const message =
+        status === 413 ? 'Request body is too large' : status === 415 ? 'Unsupported content type' : error.message
       return send(reply, request, status, code, message)
     }
     request.log.error({ err: error }, 'unhandled error')

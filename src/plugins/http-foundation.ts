@@ -64,7 +64,10 @@ export interface HttpFoundationOptions {
  * limits, timeouts, validation, errors, security headers, the OpenAPI document and its UI,
  * multipart, metrics, rate limits and the access hook.
  */
-async function httpFoundation(app: FastifyInstance, { config, db, clock, version }: HttpFoundationOptions): Promise<void> {
+async function httpFoundation(
+  app: FastifyInstance,
+  { config, db, clock, version }: HttpFoundationOptions,
+): Promise<void> {
   app.addSchema({
     $id: 'ErrorResponse',
     type: 'object',
@@ -82,15 +85,24 @@ async function httpFoundation(app: FastifyInstance, { config, db, clock, version
   })
   // JSON and multipart only: anything else is 415 (Fastify also parses text/plain by default).
   app.removeContentTypeParser('text/plain')
-  await app.register(requestTimeouts, { windowMs: config.bodyRateWindowMs, minBytesPerSecond: config.bodyMinBytesPerSecond })
+  await app.register(requestTimeouts, {
+    windowMs: config.bodyRateWindowMs,
+    minBytesPerSecond: config.bodyMinBytesPerSecond,
+  })
   await app.register(lingeringClose)
   // Body limits first: the route table records the limit each route ends up with.
-  await app.register(bodyLimits, { large: config.bodyLimitBytes, small: Math.min(config.smallBodyLimitBytes, config.bodyLimitBytes) })
+  await app.register(bodyLimits, {
+    large: config.bodyLimitBytes,
+    small: Math.min(config.smallBodyLimitBytes, config.bodyLimitBytes),
+  })
   await app.register(routeTable)
   await app.register(validation)
   await app.register(jsonBody)
   await app.register(errorHandler)
-  await app.register(securityHeaders, { corsOrigins: config.corsOrigins, hsts: config.publicBaseUrl.startsWith('https:') })
+  await app.register(securityHeaders, {
+    corsOrigins: config.corsOrigins,
+    hsts: config.publicBaseUrl.startsWith('https:'),
+  })
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
@@ -107,17 +119,32 @@ async function httpFoundation(app: FastifyInstance, { config, db, clock, version
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     // operationIds and the main routes' examples (src/plugins/openapi-document.ts).
-    transformObject: (document) => finishOpenApiDocument('openapiObject' in document ? document.openapiObject : document.swaggerObject),
+    transformObject: (document) =>
+      finishOpenApiDocument('openapiObject' in document ? document.openapiObject : document.swaggerObject),
   })
   await app.register(swaggerUi, { routePrefix: '/api/docs' })
-  await app.register(multipart, { limits: { fileSize: config.avatarMaxBytes, files: 1, fields: 10, fieldSize: 1024 }, throwFileSizeLimit: true })
+  await app.register(multipart, {
+    limits: { fileSize: config.avatarMaxBytes, files: 1, fields: 10, fieldSize: 1024 },
+    throwFileSizeLimit: true,
+  })
   await app.register(metrics)
   const now = () => clock.now().getTime()
-  const limiters = { auth: new RateLimiter(db, config.rateLimitAuthPerMinute, now), resolve: new RateLimiter(db, config.rateLimitResolvePerMinute, now) }
+  const limiters = {
+    auth: new RateLimiter(db, config.rateLimitAuthPerMinute, now),
+    resolve: new RateLimiter(db, config.rateLimitResolvePerMinute, now),
+  }
   await app.register(rateLimit, { limiters })
   await app.register(didPathParams)
   // The one access hook: session tokens (the auth module) and the VC API's access tokens.
-  await app.register(authPlugin, { tokens: app.sessionTokens, adminApiKey: config.adminApiKey, vcApiTokens: app.vcApiTokens })
+  await app.register(authPlugin, {
+    tokens: app.sessionTokens,
+    adminApiKey: config.adminApiKey,
+    vcApiTokens: app.vcApiTokens,
+  })
 }
 
-export const httpFoundationPlugin = fp(httpFoundation, { name: 'http-foundation', fastify: '5.x', dependencies: ['session-tokens', 'vc-api-tokens'] })
+export const httpFoundationPlugin = fp(httpFoundation, {
+  name: 'http-foundation',
+  fastify: '5.x',
+  dependencies: ['session-tokens', 'vc-api-tokens'],
+})

@@ -17,7 +17,12 @@ async function jsonBodyPlugin(app: FastifyInstance): Promise<void> {
     const path = nestingPastLimit(body as string, JSON_LIMITS.documentDepth)
     if (!path) return parse(request, body as string, done)
     const problem = `must not nest deeper than ${JSON_LIMITS.documentDepth} levels`
-    done(new ValidationError(`body${pathText(path)} ${problem}`, { details: { fields: [{ field: ['body', ...path.slice(0, 4)].join('.'), problem }] } }), undefined)
+    done(
+      new ValidationError(`body${pathText(path)} ${problem}`, {
+        details: { fields: [{ field: ['body', ...path.slice(0, 4)].join('.'), problem }] },
+      }),
+      undefined,
+    )
   })
 }
 

@@ -16,7 +16,11 @@ export const LINGER_MAX_MS = 30_000
  * write side is closed first, the rest of the body is read and dropped, and the socket is closed
  * when the client closes its side or its body ends, or after `bounds`, whichever comes first.
  */
-export function lingerBeforeClose(socket: Socket, request: IncomingMessage, bounds = { bytes: LINGER_MAX_BYTES, ms: LINGER_MAX_MS }): void {
+export function lingerBeforeClose(
+  socket: Socket,
+  request: IncomingMessage,
+  bounds = { bytes: LINGER_MAX_BYTES, ms: LINGER_MAX_MS },
+): void {
   // Node's server calls destroySoon() on a socket whose response carries `Connection: close`.
   socket.destroySoon = function lingeringClose(this: Socket) {
     const start = this.bytesRead

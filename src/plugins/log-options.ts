@@ -28,7 +28,8 @@ export class RouteWords {
   private readonly words = new Set<string>()
 
   add(pattern: string): void {
-    for (const segment of pattern.split('/')) if (segment && !segment.includes(':') && !segment.includes('*')) this.words.add(segment)
+    for (const segment of pattern.split('/'))
+      if (segment && !segment.includes(':') && !segment.includes('*')) this.words.add(segment)
   }
 
   has(segment: string): boolean {
@@ -45,7 +46,10 @@ export function loggedUrl(request: FastifyRequest, words: RouteWords): string {
   const [path = '', query] = splitOnce(request.url, '?')
   const pattern = request.routeOptions.url
   if (pattern === undefined) {
-    const shown = path.split('/').map((segment) => (segment === '' || words.has(segment) ? segment : REDACTED)).join('/')
+    const shown = path
+      .split('/')
+      .map((segment) => (segment === '' || words.has(segment) ? segment : REDACTED))
+      .join('/')
     return query === undefined ? shown : `${shown}?${REDACTED}`
   }
   const params = (request.params ?? {}) as Record<string, string | undefined>
@@ -54,7 +58,8 @@ export function loggedUrl(request: FastifyRequest, words: RouteWords): string {
     return value !== undefined && name !== undefined && IDENTIFIER_PARAM.test(name) ? value : REDACTED
   })
   if (query === undefined) return shown
-  const declared = (request.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined)?.properties ?? {}
+  const declared =
+    (request.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined)?.properties ?? {}
   const kept: string[] = []
   let dropped = false
   for (const [key, value] of new URLSearchParams(query)) {

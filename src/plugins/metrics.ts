@@ -27,7 +27,13 @@ async function metricsPlugin(app: FastifyInstance): Promise<void> {
     registers: [registry],
   })
   const gcObserver = new PerformanceObserver((list) => {
-    const major = list.getEntries().some((entry: PerformanceEntry) => (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR)
+    const major = list
+      .getEntries()
+      .some(
+        (entry: PerformanceEntry) =>
+          (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind ===
+          perfConstants.NODE_PERFORMANCE_GC_MAJOR,
+      )
     if (major) afterMajorGc.set(v8.getHeapStatistics().used_heap_size)
   })
   gcObserver.observe({ entryTypes: ['gc'] })

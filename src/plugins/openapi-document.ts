@@ -26,10 +26,16 @@ const capital = (word: string): string => word.charAt(0).toUpperCase() + word.sl
  * is postIssuerIssue, GET /api/issuer/{did}/schemas/{schema_id} getIssuerSchemasBySchemaId.
  */
 export function operationIdFor(method: string, path: string): string {
-  const segments = path.replace(/^\/api(?=\/|$)/, '').split('/').filter(Boolean)
+  const segments = path
+    .replace(/^\/api(?=\/|$)/, '')
+    .split('/')
+    .filter(Boolean)
   let end = segments.length
   while (end > 0 && /^\{.*\}$/.test(segments[end - 1]!)) end--
-  const named = segments.slice(0, end).filter((segment) => !/^\{.*\}$/.test(segment)).flatMap(words)
+  const named = segments
+    .slice(0, end)
+    .filter((segment) => !/^\{.*\}$/.test(segment))
+    .flatMap(words)
   const trailing = segments.slice(end).map((segment) => words(segment.slice(1, -1)).map(capital).join('') || 'Path')
   return method.toLowerCase() + named.map(capital).join('') + (trailing.length ? `By${trailing.join('And')}` : '')
 }
@@ -48,7 +54,10 @@ export function finishOpenApiDocument<T>(doc: T): T {
       const route = `${method.toUpperCase()} ${path}`
       operation.operationId ??= operationIdFor(method, path)
       const other = seen.get(operation.operationId)
-      if (other) throw new Error(`OpenAPI: ${route} and ${other} would share the operationId ${operation.operationId}; give one an explicit schema.operationId`)
+      if (other)
+        throw new Error(
+          `OpenAPI: ${route} and ${other} would share the operationId ${operation.operationId}; give one an explicit schema.operationId`,
+        )
       seen.set(operation.operationId, route)
       const examples = OPENAPI_EXAMPLES[route]
       if (!examples) continue

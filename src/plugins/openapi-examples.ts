@@ -18,7 +18,8 @@ const VERIFIER = 'did:key:z6MknGc3ocHs3zdPiJbnaaqDi58NGb4pk1Sp9WxWufuXSdxf'
 const WHEN = '2026-11-28T12:00:00.000Z'
 const LATER = '2026-11-28T12:05:00.000Z'
 const SCHEMA_ID = 'b2c7d0e4-3f5a-4c1e-9a8b-2d6f1e0c4a77'
-const VP_JWT = 'eyJhbGciOiJFZERTQSIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJkaWQ6a2V5Ono2TWtoYVhnQlpEdm90RGtMNTI1N2ZhaXp0aUdpQzJRdEtMR3Bibm5FR3RhMmRvSyIsInZwIjp7fX0.c2lnbmF0dXJl'
+const VP_JWT =
+  'eyJhbGciOiJFZERTQSIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJkaWQ6a2V5Ono2TWtoYVhnQlpEdm90RGtMNTI1N2ZhaXp0aUdpQzJRdEtMR3Bibm5FR3RhMmRvSyIsInZwIjp7fX0.c2lnbmF0dXJl'
 
 const ISSUER_RECORD = {
   did: ISSUER,
@@ -42,16 +43,31 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExamples> = {
   'POST /api/auth/challenge': {
     request: { did: HOLDER, purpose: 'login' },
     responses: {
-      200: { success: true, did: HOLDER, purpose: 'login', challenge: 'Sign in to the credential service: 5f0c1a3e9b7d4e2a8c6f1b0d3e5a7c9f', expires_at: LATER },
+      200: {
+        success: true,
+        did: HOLDER,
+        purpose: 'login',
+        challenge: 'Sign in to the credential service: 5f0c1a3e9b7d4e2a8c6f1b0d3e5a7c9f',
+        expires_at: LATER,
+      },
     },
   },
   'POST /api/auth/verify-challenge': {
-    request: { did: HOLDER, challenge: 'Sign in to the credential service: 5f0c1a3e9b7d4e2a8c6f1b0d3e5a7c9f', signature: 'q1Vb1gk9yIPl5ZQHqDAoNcfnQkGm1b3x0A8c_zq0tC2H9m8wUQ1kN3Qw6m1fXh7yL2cJmZp0e4s9t8u7v6w5Bg' },
+    request: {
+      did: HOLDER,
+      challenge: 'Sign in to the credential service: 5f0c1a3e9b7d4e2a8c6f1b0d3e5a7c9f',
+      signature: 'q1Vb1gk9yIPl5ZQHqDAoNcfnQkGm1b3x0A8c_zq0tC2H9m8wUQ1kN3Qw6m1fXh7yL2cJmZp0e4s9t8u7v6w5Bg',
+    },
     responses: {
       200: {
         success: true,
         message: 'Authenticated',
-        user: { did: HOLDER, public_key: 'z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK', name: 'Alice', email: 'alice@example.org' },
+        user: {
+          did: HOLDER,
+          public_key: 'z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK',
+          name: 'Alice',
+          email: 'alice@example.org',
+        },
         token: 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJkaWQ6a2V5In0.c2lnbmF0dXJl',
         token_type: 'Bearer',
         expires_at: '2026-11-28T13:00:00.000Z',
@@ -59,11 +75,21 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExamples> = {
     },
   },
   'POST /api/issuer': {
-    request: { name: 'City University', description: 'Issues diplomas and student cards', website: 'https://university.example', email: 'registrar@university.example' },
+    request: {
+      name: 'City University',
+      description: 'Issues diplomas and student cards',
+      website: 'https://university.example',
+      email: 'registrar@university.example',
+    },
     responses: { 201: { success: true, message: 'Issuer created', issuer: ISSUER_RECORD } },
   },
   'POST /api/issuer/{did}/schemas': {
-    request: { name: 'University Degree', description: 'A degree awarded by the university', version: '1.0', attributes: ATTRIBUTES.map(({ name, data_type, required }) => ({ name, data_type, required })) },
+    request: {
+      name: 'University Degree',
+      description: 'A degree awarded by the university',
+      version: '1.0',
+      attributes: ATTRIBUTES.map(({ name, data_type, required }) => ({ name, data_type, required })),
+    },
     responses: {
       201: {
         success: true,
@@ -112,7 +138,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExamples> = {
     },
   },
   'POST /api/wallet/credential-request': {
-    request: { issuer_did: ISSUER, schema_id: SCHEMA_ID, credential_type: 'UniversityDegreeCredential', attributes: { given_name: 'Alice', birth_date: '2001-04-12', degree: 'BSc Computer Science' }, message: 'Please issue my degree' },
+    request: {
+      issuer_did: ISSUER,
+      schema_id: SCHEMA_ID,
+      credential_type: 'UniversityDegreeCredential',
+      attributes: { given_name: 'Alice', birth_date: '2001-04-12', degree: 'BSc Computer Science' },
+      message: 'Please issue my degree',
+    },
     responses: {
       201: {
         success: true,
@@ -138,14 +170,22 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExamples> = {
     },
   },
   'POST /api/wallet/{did}/offers/accept': {
-    request: { offer_uri: 'openid-credential-offer://?credential_offer_uri=https%3A%2F%2Fservice.example%2Fissuers%2F3f2a9c%2Foid4vci%2Foffers%2Fh7Kq2', tx_code: '493817' },
+    request: {
+      offer_uri:
+        'openid-credential-offer://?credential_offer_uri=https%3A%2F%2Fservice.example%2Fissuers%2F3f2a9c%2Foid4vci%2Foffers%2Fh7Kq2',
+      tx_code: '493817',
+    },
   },
   'POST /api/verifier/requests': {
     request: {
       verifier_did: VERIFIER,
       purpose: 'Check that you hold a degree and are over 18',
-      required_credentials: [{ credential_type: 'UniversityDegreeCredential', issuer_did: ISSUER, required_attributes: ['degree'] }],
-      required_predicates: [{ attribute: 'birth_date', operator: '<=', value: '2008-11-28', credential_type: 'UniversityDegreeCredential' }],
+      required_credentials: [
+        { credential_type: 'UniversityDegreeCredential', issuer_did: ISSUER, required_attributes: ['degree'] },
+      ],
+      required_predicates: [
+        { attribute: 'birth_date', operator: '<=', value: '2008-11-28', credential_type: 'UniversityDegreeCredential' },
+      ],
       expires_at: '2026-11-28T13:00:00.000Z',
     },
   },

@@ -21,7 +21,10 @@ const MESSAGES: Record<RateLimitBucket, string> = {
   resolve: 'Too many DID resolutions: slow down',
 }
 
-async function rateLimitPlugin(app: FastifyInstance, options: { limiters: Record<RateLimitBucket, RateLimiter> }): Promise<void> {
+async function rateLimitPlugin(
+  app: FastifyInstance,
+  options: { limiters: Record<RateLimitBucket, RateLimiter> },
+): Promise<void> {
   const limiters = Object.values(options.limiters)
   app.addHook('onReady', async () => limiters.forEach((l) => l.start()))
   app.addHook('onClose', async () => {

@@ -47,7 +47,10 @@ async function bodyRatePlugin(app: FastifyInstance, rate: BodyRate): Promise<voi
       // parsing, or pushing back), the socket is paused and reads nothing.
       if (watch.judged && read - watch.seen < windowBytes && req.readableFlowing === true && !req.complete) {
         reading.delete(request)
-        request.log.info({ bytesInWindow: read - watch.seen, windowMs: rate.windowMs }, 'request body too slow: connection closed')
+        request.log.info(
+          { bytesInWindow: read - watch.seen, windowMs: rate.windowMs },
+          'request body too slow: connection closed',
+        )
         if (!watch.reply.raw.headersSent && req.socket.writable) req.socket.write(timeoutResponse(String(request.id)))
         req.socket.destroy()
       } else {
@@ -77,7 +80,12 @@ function hasBody(req: IncomingMessage): boolean {
 }
 
 function timeoutResponse(requestId: string): string {
-  const body = JSON.stringify({ success: false, message: 'The request body arrived too slowly', code: 'REQUEST_TIMEOUT', request_id: requestId })
+  const body = JSON.stringify({
+    success: false,
+    message: 'The request body arrived too slowly',
+    code: 'REQUEST_TIMEOUT',
+    request_id: requestId,
+  })
   return `HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
 }
 

@@ -27,7 +27,8 @@ async function routeTablePlugin(app: FastifyInstance): Promise<void> {
   app.decorate('routeTable', table)
   app.addHook('onRoute', (route: RouteOptions) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method]
-    for (const method of methods) table.push({ method, url: route.url, schema: route.schema, bodyLimit: route.bodyLimit })
+    for (const method of methods)
+      table.push({ method, url: route.url, schema: route.schema, bodyLimit: route.bodyLimit })
   })
 }
 

@@ -59,9 +59,13 @@ async function securityHeadersPlugin(app: FastifyInstance, options: SecurityHead
       reply.header('vary', 'Origin')
       // idempotency-key: browsers (the SDK, the console) send it on every creating POST (docs/idempotency.md);
       // dpop, dpop-nonce and www-authenticate: a browser wallet's DPoP proofs and server nonces (RFC 9449 §8, §9).
-      reply.header('access-control-allow-headers', 'authorization, content-type, x-user-did, x-request-id, idempotency-key, dpop')
+      reply.header(
+        'access-control-allow-headers',
+        'authorization, content-type, x-user-did, x-request-id, idempotency-key, dpop',
+      )
       reply.header('access-control-allow-methods', 'GET, POST, PUT, DELETE, OPTIONS')
-      const exposed = 'x-request-id, retry-after, x-ratelimit-limit, x-ratelimit-remaining, dpop-nonce, www-authenticate'
+      const exposed =
+        'x-request-id, retry-after, x-ratelimit-limit, x-ratelimit-remaining, dpop-nonce, www-authenticate'
       reply.header('access-control-expose-headers', exposed)
       reply.header('access-control-max-age', '600')
       if (request.method === 'OPTIONS') return reply.status(204).send()

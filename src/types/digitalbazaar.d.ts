@@ -34,8 +34,17 @@ declare module '@digitalbazaar/vc' {
     presentationResult?: VerifyResult
     credentialResults?: VerifyResult[]
   }
-  export function issue(options: { credential: Record<string, unknown>; suite: unknown; documentLoader: Loader; now?: Date | string }): Promise<Record<string, unknown>>
-  export function derive(options: { verifiableCredential: Record<string, unknown>; suite: unknown; documentLoader: Loader }): Promise<Record<string, unknown>>
+  export function issue(options: {
+    credential: Record<string, unknown>
+    suite: unknown
+    documentLoader: Loader
+    now?: Date | string
+  }): Promise<Record<string, unknown>>
+  export function derive(options: {
+    verifiableCredential: Record<string, unknown>
+    suite: unknown
+    documentLoader: Loader
+  }): Promise<Record<string, unknown>>
   export function verifyCredential(options: {
     credential: unknown
     suite: unknown
@@ -44,8 +53,19 @@ declare module '@digitalbazaar/vc' {
     maxClockSkew?: number
     checkStatus?: (options: unknown) => Promise<{ verified: boolean }>
   }): Promise<VerifyResult>
-  export function createPresentation(options: { verifiableCredential?: unknown; holder?: string; id?: string; version?: number }): Record<string, unknown>
-  export function signPresentation(options: { presentation: Record<string, unknown>; suite: unknown; challenge: string; domain?: string; documentLoader: Loader }): Promise<Record<string, unknown>>
+  export function createPresentation(options: {
+    verifiableCredential?: unknown
+    holder?: string
+    id?: string
+    version?: number
+  }): Record<string, unknown>
+  export function signPresentation(options: {
+    presentation: Record<string, unknown>
+    suite: unknown
+    challenge: string
+    domain?: string
+    documentLoader: Loader
+  }): Promise<Record<string, unknown>>
   export function verify(options: {
     presentation: unknown
     suite: unknown
@@ -57,7 +77,12 @@ declare module '@digitalbazaar/vc' {
     checkStatus?: (options: unknown) => Promise<{ verified: boolean }>
   }): Promise<PresentationResult>
   /** Throws an Error naming the first way the document is not a VCDM 1.1/2.0 credential. */
-  export function _checkCredential(options: { credential: unknown; now?: Date; mode?: 'issue' | 'verify'; maxClockSkew?: number }): void
+  export function _checkCredential(options: {
+    credential: unknown
+    now?: Date
+    mode?: 'issue' | 'verify'
+    maxClockSkew?: number
+  }): void
   /** Throws an Error naming the first way the document is not a VCDM presentation. */
   export function _checkPresentation(presentation: unknown): void
 }
@@ -85,7 +110,11 @@ declare module '@digitalbazaar/ed25519-multikey' {
     publicKeyMultibase: string
     secretKeyMultibase?: string
     signer(): { id: string; algorithm: string; sign(input: { data: Uint8Array }): Promise<Uint8Array> }
-    export(options?: { publicKey?: boolean; secretKey?: boolean; includeContext?: boolean }): Promise<Record<string, unknown>>
+    export(options?: {
+      publicKey?: boolean
+      secretKey?: boolean
+      includeContext?: boolean
+    }): Promise<Record<string, unknown>>
   }
   export function generate(options?: { id?: string; controller?: string; seed?: Uint8Array }): Promise<Ed25519KeyPair>
   export function from(key: Record<string, unknown>): Promise<Ed25519KeyPair>

@@ -10,7 +10,20 @@ import process from 'node:process'
 import { TextEncoder } from 'node:util'
 import dock from '@docknetwork/crypto-wasm-ts'
 
-const { initializeWasm, BBSSignatureParams, BBSPublicKey, BBSSignature, BoundCheckBppParams, CompositeProof, MetaStatements, QuasiProofSpec, SetupParam, Statement, Statements, WitnessEqualityMetaStatement } = dock
+const {
+  initializeWasm,
+  BBSSignatureParams,
+  BBSPublicKey,
+  BBSSignature,
+  BoundCheckBppParams,
+  CompositeProof,
+  MetaStatements,
+  QuasiProofSpec,
+  SetupParam,
+  Statement,
+  Statements,
+  WitnessEqualityMetaStatement,
+} = dock
 
 const FORMAT = 'credential-service/anonymous-proof/v1'
 const SCHEME = 'BBS-2023-dock-crypto-wasm'
@@ -21,7 +34,11 @@ const utf8 = (text) => new TextEncoder().encode(text)
 // RFC 8785 (JCS) for JSON values whose numbers JSON.stringify already writes canonically.
 function jcs(value) {
   if (Array.isArray(value)) return `[${value.map(jcs).join(',')}]`
-  if (value !== null && typeof value === 'object') return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${jcs(value[k])}`).join(',')}}`
+  if (value !== null && typeof value === 'object')
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${jcs(value[k])}`)
+      .join(',')}}`
   return JSON.stringify(value)
 }
 
@@ -62,7 +79,8 @@ function attribute(type, value) {
 }
 
 function verify({ proof, verification_method: method, nonce, verifier_did: verifierDid }) {
-  if (proof.format !== FORMAT || method.bbsScheme !== SCHEME || proof.params_label !== method.bbsSignatureParamsLabel) return false
+  if (proof.format !== FORMAT || method.bbsScheme !== SCHEME || proof.params_label !== method.bbsSignatureParamsLabel)
+    return false
   if (proof.message_count !== META.length + proof.attributes.length) return false
   const key = base58btc(method.publicKeyMultibase)
   if (key.length !== 98 || key[0] !== 0xeb || key[1] !== 0x01) return false
@@ -76,7 +94,10 @@ function verify({ proof, verification_method: method, nonce, verifier_did: verif
   revealed.set(at('@issuer'), text(proof.issuer))
   revealed.set(at('@subject'), text(proof.subject))
   revealed.set(at('@schema'), text(proof.schema_id))
-  revealed.set(at('@expires_at'), proof.expires_at === null ? text(ABSENT) : integer(Math.floor(Date.parse(proof.expires_at) / 1000)))
+  revealed.set(
+    at('@expires_at'),
+    proof.expires_at === null ? text(ABSENT) : integer(Math.floor(Date.parse(proof.expires_at) / 1000)),
+  )
   revealed.set(at('@status'), text(proof.credential_status.id))
   revealed.set(at('@layout'), text(createHash('sha256').update(jcs(proof.attributes)).digest('base64url')))
   const position = new Map(proof.attributes.map(([name, type], i) => [name, { index: META.length + i, type }]))
@@ -93,8 +114,15 @@ function verify({ proof, verification_method: method, nonce, verifier_did: verif
   const setup = []
   if (proof.bounds.length) {
     const range = method.bbsRangeProof
-    if (range?.protocol !== 'Bulletproofs++' || proof.range_proof?.protocol !== range.protocol || proof.range_proof.params_label !== range.paramsLabel) return false
-    setup.push(SetupParam.bppSetupParamsUncompressed(new BoundCheckBppParams(utf8(range.paramsLabel), 2, 64).decompress()))
+    if (
+      range?.protocol !== 'Bulletproofs++' ||
+      proof.range_proof?.protocol !== range.protocol ||
+      proof.range_proof.params_label !== range.paramsLabel
+    )
+      return false
+    setup.push(
+      SetupParam.bppSetupParamsUncompressed(new BoundCheckBppParams(utf8(range.paramsLabel), 2, 64).decompress()),
+    )
   }
   for (const bound of proof.bounds) {
     const slot = position.get(bound.attribute)
@@ -106,7 +134,10 @@ function verify({ proof, verification_method: method, nonce, verifier_did: verif
     metas.addWitnessEquality(equal)
   }
   const challengeNonce = utf8(jcs([FORMAT, verifierDid, nonce]))
-  return new CompositeProof(Buffer.from(proof.proof_value, 'base64url')).verifyUsingQuasiProofSpec(new QuasiProofSpec(statements, metas, setup), challengeNonce).verified
+  return new CompositeProof(Buffer.from(proof.proof_value, 'base64url')).verifyUsingQuasiProofSpec(
+    new QuasiProofSpec(statements, metas, setup),
+    challengeNonce,
+  ).verified
 }
 
 await initializeWasm()

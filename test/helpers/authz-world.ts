@@ -60,7 +60,10 @@ export interface OwnedRecords {
    * OpenID4VCI offer (this service's own, reached through the app's outgoing edge) and an answer
    * to an OpenID4VP request of A's, from A's credential.
    */
-  walletExchanges: { acceptance: { id: string; signingInput: string }; answer: { id: string; queryId: string; signingInput: string } }
+  walletExchanges: {
+    acceptance: { id: string; signingInput: string }
+    answer: { id: string; queryId: string; signingInput: string }
+  }
 }
 
 export interface World {
@@ -86,50 +89,153 @@ export async function buildWorld(app: FastifyInstance, clock: Clock): Promise<Wo
   const post = (who: IssuerActor, url: string, payload: object, what: string, status = 201) =>
     expectStatus(app, what, status, { method: 'POST', url, headers: bearer(who.token), payload })
 
-  for (const who of [a, b]) await post(who, '/api/verifier', { name: `Verifier ${who === a ? 'A' : 'B'}` }, 'verifier profile')
+  for (const who of [a, b])
+    await post(who, '/api/verifier', { name: `Verifier ${who === a ? 'A' : 'B'}` }, 'verifier profile')
   const schema = await a.schema(app, WORLD_SCHEMA)
   const bSchema = await b.schema(app, WORLD_SCHEMA)
 
-  const template = (await post(a, `/api/issuer/${a.did}/templates`, { name: 'Pass template', credential_type: 'Pass', schema_id: schema, fixed_attributes: { level: 1 } }, 'template')).template as Json
-  const offer = (await post(a, `/api/issuer/${a.did}/offers`, { credential_type: 'Pass', schema_id: schema, subject_did: a.did }, 'offer')).offer as Json
-  const issued = (await post(a, `/api/issuer/${a.did}/issue`, { credential_type: 'Pass', schema_id: schema, subject_did: a.did, attributes: { holder_name: 'Ada', level: 2 } }, 'issue')).credential as Json
-  const credential = { id: issued.id as string, jwt: issued.jwt as string, hash: issued.credential_hash as string, cid: issued.ipfs_hash as string }
-  const request = (await post(a, '/api/wallet/credential-request', { issuer_did: a.did, schema_id: schema, credential_type: 'Pass', attributes: { holder_name: 'Ada' } }, 'credential request')).request as Json
-  const consent = (await post(a, `/api/wallet/${a.did}/consents`, { verifier_did: b.did, purpose: 'Employment check' }, 'consent')).consent as Json
-  const share = (await post(a, `/api/wallet/${a.did}/credentials/share`, { credential_id: credential.id }, 'share')).share as Json
-  const upload = multipart([{ name: 'label', value: 'transcript' }, { name: 'file', filename: 'transcript.pdf', contentType: 'application/pdf', data: PDF_BYTES }])
-  const evidence = (await expectStatus(app, 'evidence', 201, { method: 'POST', url: `/api/wallet/${a.did}/evidence/upload`, headers: { ...upload.headers, ...bearer(a.token) }, payload: upload.payload })).record as Json
-  const definition = { presentation_type: 'PassCheck', required_credentials: [{ credential_type: 'Pass', issuer_did: a.did }], purpose: 'Check the pass' }
-  const preset = (await post(a, `/api/verifier/${a.did}/presets`, { name: 'Pass check', ...definition }, 'preset')).preset as Json
-  const answered = await post(a, '/api/verifier/requests', { verifier_did: a.did, ...definition }, 'presentation request')
-  const open = await post(a, '/api/verifier/requests', { verifier_did: a.did, ...definition }, 'second presentation request')
+  const template = (
+    await post(
+      a,
+      `/api/issuer/${a.did}/templates`,
+      { name: 'Pass template', credential_type: 'Pass', schema_id: schema, fixed_attributes: { level: 1 } },
+      'template',
+    )
+  ).template as Json
+  const offer = (
+    await post(
+      a,
+      `/api/issuer/${a.did}/offers`,
+      { credential_type: 'Pass', schema_id: schema, subject_did: a.did },
+      'offer',
+    )
+  ).offer as Json
+  const issued = (
+    await post(
+      a,
+      `/api/issuer/${a.did}/issue`,
+      { credential_type: 'Pass', schema_id: schema, subject_did: a.did, attributes: { holder_name: 'Ada', level: 2 } },
+      'issue',
+    )
+  ).credential as Json
+  const credential = {
+    id: issued.id as string,
+    jwt: issued.jwt as string,
+    hash: issued.credential_hash as string,
+    cid: issued.ipfs_hash as string,
+  }
+  const request = (
+    await post(
+      a,
+      '/api/wallet/credential-request',
+      { issuer_did: a.did, schema_id: schema, credential_type: 'Pass', attributes: { holder_name: 'Ada' } },
+      'credential request',
+    )
+  ).request as Json
+  const consent = (
+    await post(a, `/api/wallet/${a.did}/consents`, { verifier_did: b.did, purpose: 'Employment check' }, 'consent')
+  ).consent as Json
+  const share = (await post(a, `/api/wallet/${a.did}/credentials/share`, { credential_id: credential.id }, 'share'))
+    .share as Json
+  const upload = multipart([
+    { name: 'label', value: 'transcript' },
+    { name: 'file', filename: 'transcript.pdf', contentType: 'application/pdf', data: PDF_BYTES },
+  ])
+  const evidence = (
+    await expectStatus(app, 'evidence', 201, {
+      method: 'POST',
+      url: `/api/wallet/${a.did}/evidence/upload`,
+      headers: { ...upload.headers, ...bearer(a.token) },
+      payload: upload.payload,
+    })
+  ).record as Json
+  const definition = {
+    presentation_type: 'PassCheck',
+    required_credentials: [{ credential_type: 'Pass', issuer_did: a.did }],
+    purpose: 'Check the pass',
+  }
+  const preset = (await post(a, `/api/verifier/${a.did}/presets`, { name: 'Pass check', ...definition }, 'preset'))
+    .preset as Json
+  const answered = await post(
+    a,
+    '/api/verifier/requests',
+    { verifier_did: a.did, ...definition },
+    'presentation request',
+  )
+  const open = await post(
+    a,
+    '/api/verifier/requests',
+    { verifier_did: a.did, ...definition },
+    'second presentation request',
+  )
   const answeredRequest = answered.request as Json
   const openRequest = open.request as Json
 
   await post(a, '/api/wallet/presentation-requests', { request_id: answeredRequest.id }, 'take request')
   await post(b, '/api/wallet/presentation-requests', { request_id: openRequest.id }, 'B takes request')
   const now = Math.floor(clock.now().getTime() / 1000)
-  const vp = signPresentation(a, { aud: a.did, nonce: answeredRequest.nonce as string, credentials: [credential.jwt], iat: now, exp: now + 3600 })
-  const presentation = (await post(a, `/api/wallet/presentation-requests/${answeredRequest.id as string}/approve`, { credential_ids: [credential.id], presentation_jwt: vp }, 'approve')).presentation as Json
+  const vp = signPresentation(a, {
+    aud: a.did,
+    nonce: answeredRequest.nonce as string,
+    credentials: [credential.jwt],
+    iat: now,
+    exp: now + 3600,
+  })
+  const presentation = (
+    await post(
+      a,
+      `/api/wallet/presentation-requests/${answeredRequest.id as string}/approve`,
+      { credential_ids: [credential.id], presentation_jwt: vp },
+      'approve',
+    )
+  ).presentation as Json
 
-  const revocable = (await post(a, `/api/issuer/${a.did}/vc-api/clients`, { name: 'Matrix client to revoke' }, 'VC API client')).client as Json
-  const client = (await post(a, `/api/issuer/${a.did}/vc-api/clients`, { name: 'Matrix client' }, 'VC API client')).client as Json
+  const revocable = (
+    await post(a, `/api/issuer/${a.did}/vc-api/clients`, { name: 'Matrix client to revoke' }, 'VC API client')
+  ).client as Json
+  const client = (await post(a, `/api/issuer/${a.did}/vc-api/clients`, { name: 'Matrix client' }, 'VC API client'))
+    .client as Json
   const granted = await expectStatus(app, 'VC API token', 200, {
     method: 'POST',
     url: '/oauth2/token',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.client_id as string, client_secret: client.client_secret as string }).toString(),
+    payload: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: client.client_id as string,
+      client_secret: client.client_secret as string,
+    }).toString(),
   })
 
   // The hosted wallet's exchanges need an https service (OpenID4VC is served on https only).
-  const walletOffer = await post(a, `/api/issuer/${a.did}/offers`, { credential_type: 'Pass', schema_id: schema, attributes: { holder_name: 'Ada', level: 3 }, format: 'jwt_vc_json' }, 'OpenID4VCI offer')
-  const acceptance = await post(a, `/api/wallet/${a.did}/offers/accept`, { offer_uri: walletOffer.credential_offer_uri as string }, 'offer acceptance')
-  const walletRequest = await post(a, '/api/verifier/requests', { verifier_did: a.did, ...definition }, 'OpenID4VP request')
-  const answer = await post(a, `/api/wallet/${a.did}/presentation-requests/answer`, { authorization_request_uri: walletRequest.authorization_request_uri as string }, 'presentation answer')
+  const walletOffer = await post(
+    a,
+    `/api/issuer/${a.did}/offers`,
+    { credential_type: 'Pass', schema_id: schema, attributes: { holder_name: 'Ada', level: 3 }, format: 'jwt_vc_json' },
+    'OpenID4VCI offer',
+  )
+  const acceptance = await post(
+    a,
+    `/api/wallet/${a.did}/offers/accept`,
+    { offer_uri: walletOffer.credential_offer_uri as string },
+    'offer acceptance',
+  )
+  const walletRequest = await post(
+    a,
+    '/api/verifier/requests',
+    { verifier_did: a.did, ...definition },
+    'OpenID4VP request',
+  )
+  const answer = await post(
+    a,
+    `/api/wallet/${a.did}/presentation-requests/answer`,
+    { authorization_request_uri: walletRequest.authorization_request_uri as string },
+    'presentation answer',
+  )
   const answered1 = (answer.presentations as Json[])[0]!
 
   const domain = 'owner-a.example.com'
-  const challenge = (await post(a, '/api/domain/challenge', { did: a.did, domain }, 'domain challenge')).challenge as Json
+  const challenge = (await post(a, '/api/domain/challenge', { did: a.did, domain }, 'domain challenge'))
+    .challenge as Json
 
   return {
     a: { actor: a, did: a.did, token: a.token },
@@ -149,10 +255,21 @@ export async function buildWorld(app: FastifyInstance, clock: Clock): Promise<Wo
       openRequest: openRequest.id as string,
       presentation: { id: presentation.id as string, jwt: vp },
       domainChallenge: { id: challenge.id as string, domain },
-      vcApiClient: { id: revocable.client_id as string, token: granted.access_token as string, endpoints: client.endpoints as Record<string, unknown> },
+      vcApiClient: {
+        id: revocable.client_id as string,
+        token: granted.access_token as string,
+        endpoints: client.endpoints as Record<string, unknown>,
+      },
       walletExchanges: {
-        acceptance: { id: acceptance.session_id as string, signingInput: (acceptance.proof as Json).signing_input as string },
-        answer: { id: answer.session_id as string, queryId: answered1.query_id as string, signingInput: (answered1.to_sign as Json).signing_input as string },
+        acceptance: {
+          id: acceptance.session_id as string,
+          signingInput: (acceptance.proof as Json).signing_input as string,
+        },
+        answer: {
+          id: answer.session_id as string,
+          queryId: answered1.query_id as string,
+          signingInput: (answered1.to_sign as Json).signing_input as string,
+        },
       },
     },
   }

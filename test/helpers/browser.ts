@@ -21,7 +21,11 @@ export const CHROMIUM_ARGS = [
 
 /** A headless system Chromium driven by playwright-core; close it in an `after` hook. */
 export function launchChromium(options: { args?: string[] } = {}): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: [...CHROMIUM_ARGS, ...(options.args ?? [])] })
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: [...CHROMIUM_ARGS, ...(options.args ?? [])],
+  })
 }
 
 /**

@@ -18,7 +18,12 @@ export async function startChainWithRegistries(): Promise<{ chain: DevChain; dep
 /** viem clients for one dev account, independent of the service's chain client. */
 export function viemClients(chain: DevChain, keyIndex: number) {
   const transport = http(chain.url, { retryCount: 0 })
-  const viemChain = defineChain({ id: chain.chainId, name: 'dev', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [chain.url] } } })
+  const viemChain = defineChain({
+    id: chain.chainId,
+    name: 'dev',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [chain.url] } },
+  })
   const account = privateKeyToAccount(chain.privateKeys[keyIndex] as Hex)
   return {
     account,
@@ -28,7 +33,12 @@ export function viemClients(chain: DevChain, keyIndex: number) {
 }
 
 /** The service's configuration for a deployment on a dev chain. */
-export function chainEnv(chain: DevChain, deployment: Deployment, keyIndex = 0, extra: Record<string, string> = {}): Record<string, string> {
+export function chainEnv(
+  chain: DevChain,
+  deployment: Deployment,
+  keyIndex = 0,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   return {
     BLOCKCHAIN_RPC_URL: chain.url,
     BLOCKCHAIN_PRIVATE_KEY: chain.privateKeys[keyIndex]!,
@@ -40,7 +50,11 @@ export function chainEnv(chain: DevChain, deployment: Deployment, keyIndex = 0, 
 }
 
 /** Polls `check`; the limit only ends a wait for something that never comes (a loaded machine is slow, not wrong). */
-export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 120_000): Promise<void> {
+export async function waitFor(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 120_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`)

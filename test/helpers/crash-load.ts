@@ -28,7 +28,10 @@ export class Api {
     try {
       const res = await fetch(`${this.base}${url}`, {
         method,
-        headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+          ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
       })
       // A reply counts once its whole body arrived.
@@ -40,13 +43,20 @@ export class Api {
 
   async ok(method: 'GET' | 'POST', url: string, token?: string, payload?: unknown): Promise<Json> {
     const res = await this.call(method, url, token, payload)
-    if (res.status < 200 || res.status > 299) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(res.body)}`)
+    if (res.status < 200 || res.status > 299)
+      throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(res.body)}`)
     return res.body
   }
 
   async login(client: DidClient): Promise<string> {
     const { challenge } = await this.ok('POST', '/api/auth/challenge', undefined, { did: client.did })
-    return (await this.ok('POST', '/api/auth/verify-challenge', undefined, { did: client.did, challenge, signature: client.sign(challenge) })).token
+    return (
+      await this.ok('POST', '/api/auth/verify-challenge', undefined, {
+        did: client.did,
+        challenge,
+        signature: client.sign(challenge),
+      })
+    ).token
   }
 
   /** Every item of a keyset-paginated list. */
@@ -54,7 +64,11 @@ export class Api {
     const items: Json[] = []
     let cursor: string | null = null
     do {
-      const page: Json = await this.ok('GET', `${url}?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, token)
+      const page: Json = await this.ok(
+        'GET',
+        `${url}?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        token,
+      )
       items.push(...(page[field] as Json[]))
       cursor = page.next_cursor
     } while (cursor)
@@ -90,7 +104,17 @@ export class World {
   verifier!: Party
   holders: Party[] = []
   schemaId = ''
-  answered: Answered = { issued: [], revoked: [], revokeAsked: [], granted: [], consentRevoked: [], requests: [], approved: [], rejected: [], verified: [] }
+  answered: Answered = {
+    issued: [],
+    revoked: [],
+    revokeAsked: [],
+    granted: [],
+    consentRevoked: [],
+    requests: [],
+    approved: [],
+    rejected: [],
+    verified: [],
+  }
   /** 2xx answers the world has had so far (set-up included: the test subtracts the set-up's count). */
   okCount = 0
   /** Pools the load draws from. */
@@ -99,7 +123,11 @@ export class World {
   toVerify: Array<{ id: string; jwt: string }> = []
   private n = 0
 
-  constructor(public api: Api, private readonly receiverUrl: string, private readonly onOk: () => void) {}
+  constructor(
+    public api: Api,
+    private readonly receiverUrl: string,
+    private readonly onOk: () => void,
+  ) {}
 
   private async party(): Promise<Party> {
     const client = new DidClient()
@@ -121,7 +149,9 @@ export class World {
     this.verifier = await this.party()
     this.holders = await Promise.all(Array.from({ length: 4 }, () => this.party()))
     await this.api.ok('POST', '/api/issuer', this.issuer.token, { name: 'Crash University' })
-    this.schemaId = (await this.api.ok('POST', `/api/issuer/${this.issuer.did}/schemas`, this.issuer.token, JWT_DEGREE_SCHEMA)).schema.id
+    this.schemaId = (
+      await this.api.ok('POST', `/api/issuer/${this.issuer.did}/schemas`, this.issuer.token, JWT_DEGREE_SCHEMA)
+    ).schema.id
     await Promise.all([
       ...Array.from({ length: 12 }, async () => this.toRevoke.push((await this.issue()).id)),
       ...Array.from({ length: 10 }, async () => this.consentsToRevoke.push(await this.grant())),
@@ -134,7 +164,12 @@ export class World {
   }
 
   async issue(holder = this.holder()): Promise<{ id: string; jwt: string }> {
-    const body = await this.ok('POST', `/api/issuer/${this.issuer.did}/issue`, this.issuer.token, { credential_type: 'UniversityDegree', schema_id: this.schemaId, subject_did: holder.did, attributes: { given_name: `Holder ${this.n}`, gpa: 3.5 } })
+    const body = await this.ok('POST', `/api/issuer/${this.issuer.did}/issue`, this.issuer.token, {
+      credential_type: 'UniversityDegree',
+      schema_id: this.schemaId,
+      subject_did: holder.did,
+      attributes: { given_name: `Holder ${this.n}`, gpa: 3.5 },
+    })
     this.answered.issued.push({ id: body.credential.id, hash: body.credential.credential_hash, holder: holder.did })
     return { id: body.credential.id, jwt: body.credential.jwt }
   }
@@ -148,13 +183,20 @@ export class World {
   async grant(holder = this.holder()): Promise<{ holder: Party; id: string }> {
     // A verifier DID of its own per consent: each consent is its own (holder, verifier, purpose)
     // key on chain, and none of them takes part in the presentations' verification.
-    const body = await this.ok('POST', `/api/wallet/${holder.did}/consents`, holder.token, { verifier_did: new DidClient().did, purpose: `Crash test ${this.n++}` })
+    const body = await this.ok('POST', `/api/wallet/${holder.did}/consents`, holder.token, {
+      verifier_did: new DidClient().did,
+      purpose: `Crash test ${this.n++}`,
+    })
     this.answered.granted.push({ id: body.consent.id, holder: holder.did })
     return { holder, id: body.consent.id }
   }
 
   async revokeConsent(consent: { holder: Party; id: string }): Promise<void> {
-    const body = await this.ok('POST', `/api/wallet/${consent.holder.did}/consents/${consent.id}/revoke`, consent.holder.token)
+    const body = await this.ok(
+      'POST',
+      `/api/wallet/${consent.holder.did}/consents/${consent.id}/revoke`,
+      consent.holder.token,
+    )
     this.answered.consentRevoked.push({ id: consent.id, revoked_at: body.consent.revoked_at })
   }
 
@@ -182,8 +224,17 @@ export class World {
     const credential = await this.issue(holder)
     const request = await this.openRequest(holder)
     const iat = Math.floor(Date.now() / 1000)
-    const jwt = signPresentation(holder.client, { aud: this.verifier.did, nonce: request.nonce, credentials: [credential.jwt], iat, exp: iat + 7200 })
-    const body = await this.ok('POST', `/api/wallet/presentation-requests/${request.id}/approve`, holder.token, { credential_ids: [credential.id], presentation_jwt: jwt })
+    const jwt = signPresentation(holder.client, {
+      aud: this.verifier.did,
+      nonce: request.nonce,
+      credentials: [credential.jwt],
+      iat,
+      exp: iat + 7200,
+    })
+    const body = await this.ok('POST', `/api/wallet/presentation-requests/${request.id}/approve`, holder.token, {
+      credential_ids: [credential.id],
+      presentation_jwt: jwt,
+    })
     this.answered.approved.push({ request: request.id, presentation: body.presentation.id })
     this.toVerify.push({ id: body.presentation.id, jwt })
   }
@@ -196,11 +247,24 @@ export class World {
   }
 
   async verify(presentation: { id: string; jwt: string }): Promise<void> {
-    const body = await this.ok('POST', `/api/verifier/presentations/${presentation.id}/verify`, this.verifier.token, { presentation_jwt: presentation.jwt })
+    const body = await this.ok('POST', `/api/verifier/presentations/${presentation.id}/verify`, this.verifier.token, {
+      presentation_jwt: presentation.jwt,
+    })
     this.answered.verified.push({ presentation: presentation.id, status: body.status })
   }
 
-  private static readonly CYCLE = ['issue', 'grant', 'approve', 'revoke', 'issue', 'consent-revoke', 'verify', 'reject', 'grant', 'issue'] as const
+  private static readonly CYCLE = [
+    'issue',
+    'grant',
+    'approve',
+    'revoke',
+    'issue',
+    'consent-revoke',
+    'verify',
+    'reject',
+    'grant',
+    'issue',
+  ] as const
 
   /** The next operation of the load; a kind whose pool ran dry issues instead. */
   nextOp(i: number): () => Promise<void> {

@@ -5,7 +5,9 @@ import { MemoryStorageModule } from './credo-storage.js'
 
 function modules() {
   // @credo-ts/node's alpha brings its own copy of @credo-ts/core, so its class is another type to tsc; it is Core's KMS interface.
-  const kms = new NodeKeyManagementService(new NodeInMemoryKeyManagementStorage()) as unknown as Kms.KeyManagementService
+  const kms = new NodeKeyManagementService(
+    new NodeInMemoryKeyManagementStorage(),
+  ) as unknown as Kms.KeyManagementService
   return {
     storage: new MemoryStorageModule(),
     kms: new Kms.KeyManagementModule({ backends: [kms] }),
@@ -58,7 +60,8 @@ export class CredoHolder {
       credentialBindingResolver: () => ({ method: 'did', didUrls: [this.kid] }),
     })
     const record = response.credentials[0]?.record
-    if (!record || record.type !== 'W3cCredentialRecord') throw new Error(`Credo answered no W3C credential record: ${record?.type}`)
+    if (!record || record.type !== 'W3cCredentialRecord')
+      throw new Error(`Credo answered no W3C credential record: ${record?.type}`)
     return this.agent.w3cCredentials.store({ record: record as W3cCredentialRecord })
   }
 

@@ -55,24 +55,32 @@ class MemoryStorageService implements StorageService<AnyRecord> {
   }
 
   async save(_ctx: AgentContext, record: AnyRecord): Promise<void> {
-    if (this.records.has(record.id)) throw new RecordDuplicateError(`record ${record.id} exists`, { recordType: record.type })
+    if (this.records.has(record.id))
+      throw new RecordDuplicateError(`record ${record.id} exists`, { recordType: record.type })
     this.put(record)
   }
 
   async update(_ctx: AgentContext, record: AnyRecord): Promise<void> {
-    if (!this.records.has(record.id)) throw new RecordNotFoundError(`record ${record.id} not found`, { recordType: record.type })
+    if (!this.records.has(record.id))
+      throw new RecordNotFoundError(`record ${record.id} not found`, { recordType: record.type })
     this.put(record)
   }
 
   async delete(ctx: AgentContext, record: AnyRecord): Promise<void> {
-    if (!this.records.delete(record.id)) throw new RecordNotFoundError(`record ${record.id} not found`, { recordType: record.type })
+    if (!this.records.delete(record.id))
+      throw new RecordNotFoundError(`record ${record.id} not found`, { recordType: record.type })
   }
 
   async deleteById(_ctx: AgentContext, recordClass: BaseRecordConstructor<AnyRecord>, id: string): Promise<void> {
-    if (!this.records.delete(id)) throw new RecordNotFoundError(`record ${id} not found`, { recordType: recordClass.type })
+    if (!this.records.delete(id))
+      throw new RecordNotFoundError(`record ${id} not found`, { recordType: recordClass.type })
   }
 
-  async getById<T extends AnyRecord>(_ctx: AgentContext, recordClass: BaseRecordConstructor<T>, id: string): Promise<T> {
+  async getById<T extends AnyRecord>(
+    _ctx: AgentContext,
+    recordClass: BaseRecordConstructor<T>,
+    id: string,
+  ): Promise<T> {
     const stored = this.records.get(id)
     if (!stored || stored.type !== recordClass.type) {
       throw new RecordNotFoundError(`record ${id} not found`, { recordType: recordClass.type })
@@ -84,7 +92,11 @@ class MemoryStorageService implements StorageService<AnyRecord> {
     return this.findByQuery(ctx, recordClass, {})
   }
 
-  async findByQuery<T extends AnyRecord>(_ctx: AgentContext, recordClass: BaseRecordConstructor<T>, query: Query<T>): Promise<T[]> {
+  async findByQuery<T extends AnyRecord>(
+    _ctx: AgentContext,
+    recordClass: BaseRecordConstructor<T>,
+    query: Query<T>,
+  ): Promise<T[]> {
     return [...this.records.entries()]
       .filter(([, stored]) => stored.type === recordClass.type && matches(stored.tags, query as QueryShape))
       .map(([id, stored]) => this.read(stored, id, recordClass))

@@ -8,7 +8,9 @@ import type { DidClient } from './did-client.js'
 
 /** `depth` nested objects (`{"a":…}`) or arrays around `leaf` (JSON text). */
 export function nestedJsonText(depth: number, kind: 'object' | 'array' = 'object', leaf = '"x"'): string {
-  return kind === 'object' ? `${'{"a":'.repeat(depth)}${leaf}${'}'.repeat(depth)}` : `${'['.repeat(depth)}${leaf}${']'.repeat(depth)}`
+  return kind === 'object'
+    ? `${'{"a":'.repeat(depth)}${leaf}${'}'.repeat(depth)}`
+    : `${'['.repeat(depth)}${leaf}${']'.repeat(depth)}`
 }
 
 /** A JSON object's text with `property` set to `valueText` as is (the rest serialized normally). */

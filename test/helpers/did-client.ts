@@ -22,14 +22,26 @@ export class DidClient {
     return sign(null, Buffer.from(message, 'utf8'), this.privateKey).toString('base64')
   }
 
-  async challenge(app: FastifyInstance, did = this.did, purpose?: 'login' | 'encrypted-seed' | 'step-up'): Promise<string> {
-    const res = await app.inject({ method: 'POST', url: '/api/auth/challenge', payload: purpose ? { did, purpose } : { did } })
+  async challenge(
+    app: FastifyInstance,
+    did = this.did,
+    purpose?: 'login' | 'encrypted-seed' | 'step-up',
+  ): Promise<string> {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/auth/challenge',
+      payload: purpose ? { did, purpose } : { did },
+    })
     if (res.statusCode !== 200) throw new Error(`challenge failed: ${res.statusCode} ${res.body}`)
     return res.json().challenge
   }
 
   /** A fresh signed proof {did, challenge, signature}. */
-  async proof(app: FastifyInstance, did = this.did, purpose?: 'login' | 'encrypted-seed' | 'step-up'): Promise<{ did: string; challenge: string; signature: string }> {
+  async proof(
+    app: FastifyInstance,
+    did = this.did,
+    purpose?: 'login' | 'encrypted-seed' | 'step-up',
+  ): Promise<{ did: string; challenge: string; signature: string }> {
     const challenge = await this.challenge(app, did, purpose)
     return { did, challenge, signature: this.sign(challenge) }
   }

@@ -47,7 +47,9 @@ export interface Delivery {
  * A webhook receiver: records each delivery when its body has arrived (the receiver has the
  * event from that moment), then answers 204, after a hold while holding.
  */
-export async function startHoldingReceiver(): Promise<Holding & { url: string; deliveries: Delivery[]; held: Set<string>; close(): Promise<void> }> {
+export async function startHoldingReceiver(): Promise<
+  Holding & { url: string; deliveries: Delivery[]; held: Set<string>; close(): Promise<void> }
+> {
   const state = {
     holding: false,
     holdMs: 300,
@@ -62,7 +64,14 @@ export async function startHoldingReceiver(): Promise<Holding & { url: string; d
     void (async () => {
       const body = await readBody(req)
       const event = JSON.parse(body.toString('utf8')) as Delivery['event']
-      state.deliveries.push({ eventId: String(req.headers['x-event-id']), type: String(req.headers['x-event-type']), attempt: Number(req.headers['x-delivery-attempt']), body, signature: String(req.headers['x-signature']), event })
+      state.deliveries.push({
+        eventId: String(req.headers['x-event-id']),
+        type: String(req.headers['x-event-type']),
+        attempt: Number(req.headers['x-delivery-attempt']),
+        body,
+        signature: String(req.headers['x-signature']),
+        event,
+      })
       if (state.holding) {
         state.held.add(event.id)
         state.onHold?.()
@@ -82,7 +91,9 @@ export async function startHoldingReceiver(): Promise<Holding & { url: string; d
  * transaction is mined: the dev chain mines on arrival) and only its answer, the hash, is held:
  * the service has sent a transaction whose fate it does not know yet.
  */
-export async function startHoldingRpcProxy(target: string): Promise<Holding & { url: string; sent: string[]; held: Set<string>; close(): Promise<void> }> {
+export async function startHoldingRpcProxy(
+  target: string,
+): Promise<Holding & { url: string; sent: string[]; held: Set<string>; close(): Promise<void> }> {
   const state = {
     holding: false,
     holdMs: 400,

@@ -19,7 +19,12 @@ export function signPresentation(
     nonce: claims.nonce,
     iat: claims.iat ?? now,
     exp: claims.exp ?? now + 600,
-    vp: { '@context': ['https://www.w3.org/2018/credentials/v1'], type: ['VerifiablePresentation'], holder: holder.did, verifiableCredential: claims.credentials },
+    vp: {
+      '@context': ['https://www.w3.org/2018/credentials/v1'],
+      type: ['VerifiablePresentation'],
+      holder: holder.did,
+      verifiableCredential: claims.credentials,
+    },
   }
   const input = `${b64(header)}.${b64(payload)}`
   return `${input}.${sign(null, Buffer.from(input), signer.privateKey).toString('base64url')}`

@@ -10,7 +10,12 @@ import { createTestApp, type TestApp } from './test-app.js'
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>
 
-const SCHEMA = { name: 'Pass', version: '1', attributes: [{ name: 'given_name', data_type: 'string', required: true }], anonymous_credentials: false }
+const SCHEMA = {
+  name: 'Pass',
+  version: '1',
+  attributes: [{ name: 'given_name', data_type: 'string', required: true }],
+  anonymous_credentials: false,
+}
 
 export interface HostedWallet {
   front: HttpsFront
@@ -38,10 +43,17 @@ export async function hostedWallet(env: Record<string, string> = {}): Promise<Ho
   const schemaId = await issuer.schema(t.app, SCHEMA)
   const holder = new DidClient()
   const token = await holder.login(t.app)
-  const issued = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, { credential_type: 'Pass', schema_id: schemaId, subject_did: holder.did, attributes: { given_name: 'Ada' }, format: 'dc+sd-jwt' })
+  const issued = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, {
+    credential_type: 'Pass',
+    schema_id: schemaId,
+    subject_did: holder.did,
+    attributes: { given_name: 'Ada' },
+    format: 'dc+sd-jwt',
+  })
   assert.equal(issued.statusCode, 201, issued.body)
   const self = { holder, token }
-  const post = (url: string, who: { holder: DidClient; token: string }, payload: Json) => t.app.inject({ method: 'POST', url, headers: { ...bearer(who.token), 'x-user-did': who.holder.did }, payload })
+  const post = (url: string, who: { holder: DidClient; token: string }, payload: Json) =>
+    t.app.inject({ method: 'POST', url, headers: { ...bearer(who.token), 'x-user-did': who.holder.did }, payload })
   return {
     front,
     t,
@@ -51,7 +63,12 @@ export async function hostedWallet(env: Record<string, string> = {}): Promise<Ho
     answer: (body, who = self) => post(`/api/wallet/${who.holder.did}/presentation-requests/answer`, who, body),
     send: (prepared, who = self) =>
       post(`/api/wallet/${who.holder.did}/presentation-requests/answer/${prepared.session_id}`, who, {
-        signatures: Object.fromEntries((prepared.presentations as Json[]).map((p) => [p.query_id, `${p.to_sign.signing_input}.${sign(null, Buffer.from(p.to_sign.signing_input), who.holder.privateKey).toString('base64url')}`])),
+        signatures: Object.fromEntries(
+          (prepared.presentations as Json[]).map((p) => [
+            p.query_id,
+            `${p.to_sign.signing_input}.${sign(null, Buffer.from(p.to_sign.signing_input), who.holder.privateKey).toString('base64url')}`,
+          ]),
+        ),
       }),
     close: async () => {
       await t.close()

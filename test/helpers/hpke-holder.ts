@@ -25,18 +25,44 @@ export async function holderKemPair(): Promise<HolderKemPair> {
   }
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function openAsHolder(privateKey: Uint8Array, envelope: any, recipientDid: string, recordId: string): Promise<Uint8Array> {
+export async function openAsHolder(
+  privateKey: Uint8Array,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  envelope: any,
+  recipientDid: string,
+  recordId: string,
+): Promise<Uint8Array> {
   assert.equal(envelope.format, 'sealed-envelope/v2')
   assert.deepEqual([envelope.mode, envelope.kem_id, envelope.kdf_id, envelope.aead_id], [0, 0x0041, 0x0001, 0x0002])
   const recipientKey = await suite.kem.importKey('raw', privateKey, false)
-  const opened = await suite.open({ recipientKey, enc: fromBase64url(envelope.enc), info: utf8(`sealed-envelope/v2 ${recipientDid}`) }, fromBase64url(envelope.ct), utf8(recordId))
+  const opened = await suite.open(
+    { recipientKey, enc: fromBase64url(envelope.enc), info: utf8(`sealed-envelope/v2 ${recipientDid}`) },
+    fromBase64url(envelope.ct),
+    utf8(recordId),
+  )
   return new Uint8Array(opened)
 }
 
 /** The reverse direction: an envelope another implementation sealed, for the service to open. */
-export async function sealAsOutsider(publicKey: Uint8Array, plaintext: Uint8Array, recipientDid: string, recordId: string) {
+export async function sealAsOutsider(
+  publicKey: Uint8Array,
+  plaintext: Uint8Array,
+  recipientDid: string,
+  recordId: string,
+) {
   const recipientPublicKey = await suite.kem.importKey('raw', publicKey, true)
-  const { enc, ct } = await suite.seal({ recipientPublicKey, info: utf8(`sealed-envelope/v2 ${recipientDid}`) }, plaintext, utf8(recordId))
-  return { format: 'sealed-envelope/v2', mode: 0, kem_id: 0x0041, kdf_id: 0x0001, aead_id: 0x0002, enc: Buffer.from(enc).toString('base64url'), ct: Buffer.from(ct).toString('base64url') }
+  const { enc, ct } = await suite.seal(
+    { recipientPublicKey, info: utf8(`sealed-envelope/v2 ${recipientDid}`) },
+    plaintext,
+    utf8(recordId),
+  )
+  return {
+    format: 'sealed-envelope/v2',
+    mode: 0,
+    kem_id: 0x0041,
+    kdf_id: 0x0001,
+    aead_id: 0x0002,
+    enc: Buffer.from(enc).toString('base64url'),
+    ct: Buffer.from(ct).toString('base64url'),
+  }
 }

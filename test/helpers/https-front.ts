@@ -31,7 +31,12 @@ export class HttpsFront {
         const app = target.app
         if (!app) return res.writeHead(503).end()
         app
-          .inject({ method: req.method as 'GET', url: req.url ?? '/', headers: req.headers, payload: chunks.length ? Buffer.concat(chunks) : undefined })
+          .inject({
+            method: req.method as 'GET',
+            url: req.url ?? '/',
+            headers: req.headers,
+            payload: chunks.length ? Buffer.concat(chunks) : undefined,
+          })
           .then((answer) => {
             res.writeHead(answer.statusCode, answer.headers as Record<string, string>)
             res.end(answer.rawPayload)

@@ -11,7 +11,12 @@ type Json = Record<string, any>
  * The app behind a real HTTPS front (OpenID4VC is served on https only), with `issuer` signed in,
  * its profile made and `schema` defined: what every OpenID4VCI test starts from.
  */
-export async function openHttpsIssuer(issuer: IssuerActor, name: string, schema: object, options: Parameters<typeof createTestApp>[0] = {}): Promise<{ front: HttpsFront; t: TestApp; schemaId: string }> {
+export async function openHttpsIssuer(
+  issuer: IssuerActor,
+  name: string,
+  schema: object,
+  options: Parameters<typeof createTestApp>[0] = {},
+): Promise<{ front: HttpsFront; t: TestApp; schemaId: string }> {
   const front = await HttpsFront.open()
   let t: TestApp | undefined
   try {

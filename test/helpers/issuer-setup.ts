@@ -47,12 +47,28 @@ export class IssuerActor extends DidClient {
   }
 
   async schema(app: FastifyInstance, body: object = DEGREE_SCHEMA): Promise<string> {
-    const res = await app.inject({ method: 'POST', url: `/api/issuer/${this.did}/schemas`, headers: bearer(this.token), payload: body })
+    const res = await app.inject({
+      method: 'POST',
+      url: `/api/issuer/${this.did}/schemas`,
+      headers: bearer(this.token),
+      payload: body,
+    })
     if (res.statusCode !== 201) throw new Error(`schema: ${res.statusCode} ${res.body}`)
     return res.json().schema.id
   }
 }
 
-export async function callAs(app: FastifyInstance, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, token?: string, payload?: unknown) {
-  return app.inject({ method, url, headers: token ? bearer(token) : {}, ...(payload === undefined ? {} : { payload: payload as object }) })
+export async function callAs(
+  app: FastifyInstance,
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  url: string,
+  token?: string,
+  payload?: unknown,
+) {
+  return app.inject({
+    method,
+    url,
+    headers: token ? bearer(token) : {},
+    ...(payload === undefined ? {} : { payload: payload as object }),
+  })
 }

@@ -34,7 +34,10 @@ export async function verifySdJwtVc(credential: string): Promise<Json> {
     }
   }
   const sdjwt = new SDJwtVcInstance({
-    hasher: (data, alg) => createHash(alg.replace('-', '').toLowerCase()).update(typeof data === 'string' ? data : Buffer.from(data)).digest(),
+    hasher: (data, alg) =>
+      createHash(alg.replace('-', '').toLowerCase())
+        .update(typeof data === 'string' ? data : Buffer.from(data))
+        .digest(),
     hashAlg: 'sha-256',
     verifier,
     statusVerifier: verifier,
@@ -49,21 +52,42 @@ export async function errorOf(call: Promise<unknown>): Promise<string> {
     await call
   } catch (e) {
     const error = e as Json
-    const code = error.errorResponse?.error ?? error.response?.credentialErrorResponseResult?.data?.error ?? error.response?.deferredCredentialErrorResponseResult?.data?.error ?? error.response?.notificationErrorResponseResult?.data?.error
+    const code =
+      error.errorResponse?.error ??
+      error.response?.credentialErrorResponseResult?.data?.error ??
+      error.response?.deferredCredentialErrorResponseResult?.data?.error ??
+      error.response?.notificationErrorResponseResult?.data?.error
     if (code) return code
     const response = error.response?.response as Response | undefined
-    if (response) return ((await response.clone().json().catch(() => ({}))) as Json).error ?? `HTTP ${response.status}`
+    if (response)
+      return (
+        (
+          (await response
+            .clone()
+            .json()
+            .catch(() => ({}))) as Json
+        ).error ?? `HTTP ${response.status}`
+      )
     throw e
   }
   return assert.fail('the call succeeded')
 }
 
 export const postForm = (url: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
-  fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(fields).toString() })
-
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(fields).toString(),
+  })
 
 /** The holder's did:key as a wallet key: proofs name it by `kid`, and the holder signs in with it. */
 export function walletKeyOf(client: DidClient): WalletKey {
   const privateJwk = client.privateKey.export({ format: 'jwk' }) as jose.JWK
-  return { alg: 'EdDSA', publicJwk: { kty: 'OKP', crv: 'Ed25519', x: privateJwk.x! }, privateJwk, did: client.did, didUrl: `${client.did}#${client.did.slice('did:key:'.length)}` }
+  return {
+    alg: 'EdDSA',
+    publicJwk: { kty: 'OKP', crv: 'Ed25519', x: privateJwk.x! },
+    privateJwk,
+    did: client.did,
+    didUrl: `${client.did}#${client.did.slice('did:key:'.length)}`,
+  }
 }

@@ -28,7 +28,11 @@ export class OutsideVerifier {
   readonly did: string
   /** Every request that reached it (method and path), in order. */
   readonly hits: string[] = []
-  readonly received: Array<{ path: string; form: URLSearchParams; request: Openid4vpAuthorizationRequest | undefined }> = []
+  readonly received: Array<{
+    path: string
+    form: URLSearchParams
+    request: Openid4vpAuthorizationRequest | undefined
+  }> = []
   /** How a POST to the response endpoint is answered. */
   answer: (path: string) => ResponseAnswer | 'hang-up' = () => ({ status: 200, body: {} })
   /** Served bodies by path (request objects, and whatever a test puts there). */
@@ -59,16 +63,25 @@ export class OutsideVerifier {
           verifier.received.push({ path, form, request: verifier.requests.get(form.get('state') ?? '') })
           const answer = verifier.answer(path)
           if (answer === 'hang-up') return req.socket.destroy()
-          res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(JSON.stringify(answer.body))
+          res
+            .writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers })
+            .end(JSON.stringify(answer.body))
           return
         }
         const served = verifier.served.get(path)
         if (!served) return res.writeHead(404).end()
-        res.writeHead(served.status, { 'content-type': 'application/oauth-authz-req+jwt', ...served.headers }).end(served.body)
+        res
+          .writeHead(served.status, { 'content-type': 'application/oauth-authz-req+jwt', ...served.headers })
+          .end(served.body)
       })
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    ref.verifier = new OutsideVerifier(server, `https://localhost:${(server.address() as AddressInfo).port}`, privateKey, publicKey)
+    ref.verifier = new OutsideVerifier(
+      server,
+      `https://localhost:${(server.address() as AddressInfo).port}`,
+      privateKey,
+      publicKey,
+    )
     return ref.verifier
   }
 
@@ -80,7 +93,10 @@ export class OutsideVerifier {
    * A signed request (JAR by reference) for `dcql_query`, made by the library with this verifier's
    * clock `aheadSeconds` ahead (its iat, nbf and exp); `payload` overrides request parameters.
    */
-  async request(dcql: Json, options: { aheadSeconds?: number; payload?: Json; responseMode?: 'direct_post' | 'direct_post.jwt' } = {}): Promise<{ uri: string; state: string; nonce: string; jwt: string }> {
+  async request(
+    dcql: Json,
+    options: { aheadSeconds?: number; payload?: Json; responseMode?: 'direct_post' | 'direct_post.jwt' } = {},
+  ): Promise<{ uri: string; state: string; nonce: string; jwt: string }> {
     const id = randomUUID()
     const state = randomBytes(12).toString('base64url')
     const nonce = randomBytes(12).toString('base64url')
@@ -94,13 +110,23 @@ export class OutsideVerifier {
       nonce,
       state,
       dcql_query: dcql,
-      client_metadata: { vp_formats_supported: { 'dc+sd-jwt': { 'sd-jwt_alg_values': ['EdDSA', 'ES256'], 'kb-jwt_alg_values': ['EdDSA', 'ES256'] }, jwt_vc_json: { alg_values: ['EdDSA', 'ES256'] } } },
+      client_metadata: {
+        vp_formats_supported: {
+          'dc+sd-jwt': { 'sd-jwt_alg_values': ['EdDSA', 'ES256'], 'kb-jwt_alg_values': ['EdDSA', 'ES256'] },
+          jwt_vc_json: { alg_values: ['EdDSA', 'ES256'] },
+        },
+      },
       ...options.payload,
     }
     const requestUri = `${this.origin}/request/${id}`
     const created = await verifier.createOpenId4vpAuthorizationRequest({
       authorizationRequestPayload: payload as Openid4vpAuthorizationRequest,
-      jar: { requestUri, jwtSigner: { method: 'did', didUrl: `${this.did}#${this.did.slice('did:key:'.length)}`, alg: 'EdDSA' }, expiresInSeconds: 300, additionalJwtPayload: { iat: now, nbf: now, exp: now + 300, aud: 'https://self-issued.me/v2' } },
+      jar: {
+        requestUri,
+        jwtSigner: { method: 'did', didUrl: `${this.did}#${this.did.slice('did:key:'.length)}`, alg: 'EdDSA' },
+        expiresInSeconds: 300,
+        additionalJwtPayload: { iat: now, nbf: now, exp: now + 300, aud: 'https://self-issued.me/v2' },
+      },
     })
     const jwt = created.jar!.authorizationRequestJwt
     this.served.set(new URL(requestUri).pathname, { status: 200, body: jwt })
@@ -115,7 +141,10 @@ export class OutsideVerifier {
     const verifier = new Openid4vpVerifier({ callbacks: this.callbacks() })
     const validated = verifier.validateOpenid4vpAuthorizationResponsePayload({
       authorizationRequestPayload: last.request,
-      authorizationResponsePayload: { vp_token: JSON.parse(last.form.get('vp_token') ?? 'null'), state: last.form.get('state') ?? undefined },
+      authorizationResponsePayload: {
+        vp_token: JSON.parse(last.form.get('vp_token') ?? 'null'),
+        state: last.form.get('state') ?? undefined,
+      },
     })
     if (validated.type !== 'dcql') throw new Error('the answer is not a DCQL vp_token')
     return validated.dcql.presentations as Record<string, unknown[]>
@@ -131,7 +160,9 @@ export class OutsideVerifier {
     return {
       hash: (data: Uint8Array, alg: string) => createHash(alg.replace('-', '').toLowerCase()).update(data).digest(),
       signJwt: async (_signer: unknown, { header, payload }: { header: Json; payload: Json }) => ({
-        jwt: await new jose.SignJWT(payload).setProtectedHeader(header as jose.JWTHeaderParameters).sign(this.privateKey),
+        jwt: await new jose.SignJWT(payload)
+          .setProtectedHeader(header as jose.JWTHeaderParameters)
+          .sign(this.privateKey),
         signerJwk: this.publicKey.export({ format: 'jwk' }) as never,
       }),
       verifyJwt: () => Promise.resolve({ verified: false as const }),

@@ -41,7 +41,10 @@ function track(child: ChildProcess): Promise<number | null> {
  * its output: it is never left running. `preload`: modules imported before the server (after
  * tsx), e.g. test/helpers/clock-shift.ts.
  */
-export async function startServer(env: Record<string, string>, options: { preload?: string[]; timeoutMs?: number } = {}): Promise<RunningServer> {
+export async function startServer(
+  env: Record<string, string>,
+  options: { preload?: string[]; timeoutMs?: number } = {},
+): Promise<RunningServer> {
   const preload = (options.preload ?? []).flatMap((module) => ['--import', module])
   const child = spawn(process.execPath, ['--import', 'tsx', ...preload, ENTRY], {
     cwd: root,
@@ -54,7 +57,11 @@ export async function startServer(env: Record<string, string>, options: { preloa
   const exited = track(child)
   try {
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`server did not start within ${(options.timeoutMs ?? START_TIMEOUT_MS) / 1000} s:\n${out}`)), options.timeoutMs ?? START_TIMEOUT_MS)
+      const timer = setTimeout(
+        () =>
+          reject(new Error(`server did not start within ${(options.timeoutMs ?? START_TIMEOUT_MS) / 1000} s:\n${out}`)),
+        options.timeoutMs ?? START_TIMEOUT_MS,
+      )
       const check = () => {
         const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
         if (match) {
@@ -89,10 +96,17 @@ export async function stopProcess(child: ChildProcess, exited: Promise<unknown>,
  * One still running after `timeoutMs` is killed and reported with code null.
  * `node`: another Node.js binary to run it with (the runtime check's test).
  */
-export function runServerToExit(env: Record<string, string>, timeoutMs = START_TIMEOUT_MS, options: { node?: string; preload?: string[] } = {}): Promise<{ code: number | null; output: string }> {
+export function runServerToExit(
+  env: Record<string, string>,
+  timeoutMs = START_TIMEOUT_MS,
+  options: { node?: string; preload?: string[] } = {},
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     const preload = (options.preload ?? []).flatMap((module) => ['--import', module])
-    const child = spawn(options.node ?? process.execPath, ['--import', 'tsx', ...preload, ENTRY], { cwd: root, env: { PATH: process.env.PATH ?? '', ...env } })
+    const child = spawn(options.node ?? process.execPath, ['--import', 'tsx', ...preload, ENTRY], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', ...env },
+    })
     let output = ''
     child.stdout.on('data', (c: Buffer) => (output += c.toString()))
     child.stderr.on('data', (c: Buffer) => (output += c.toString()))

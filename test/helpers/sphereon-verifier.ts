@@ -66,15 +66,22 @@ export class SphereonVerifier {
         client_id: this.clientId,
         client_name: 'Sphereon shop',
         passBy: PassBy.VALUE,
-        vp_formats_supported: { 'dc+sd-jwt': { 'sd-jwt_alg_values': ['EdDSA', 'ES256'], 'kb-jwt_alg_values': ['EdDSA', 'ES256'] } },
+        vp_formats_supported: {
+          'dc+sd-jwt': { 'sd-jwt_alg_values': ['EdDSA', 'ES256'], 'kb-jwt_alg_values': ['EdDSA', 'ES256'] },
+        },
       } as never)
       // The RP's JWT callback: the request object signed with its did:key's Ed25519 key (jose).
-      .withCreateJwtCallback((async (_issuer: unknown, jwt: { header: jose.JWTHeaderParameters; payload: jose.JWTPayload }) =>
-        new jose.SignJWT(jwt.payload).setProtectedHeader(jwt.header).sign(privateKey)) as never)
+      .withCreateJwtCallback((async (
+        _issuer: unknown,
+        jwt: { header: jose.JWTHeaderParameters; payload: jose.JWTPayload },
+      ) => new jose.SignJWT(jwt.payload).setProtectedHeader(jwt.header).sign(privateKey)) as never)
       // Only an error response is expected here: no presentation is ever verified.
       .withVerifyJwtCallback(async () => false)
       .withRevocationVerification(RevocationVerification.NEVER)
-      .withHasher(((data: string, alg: string) => new Uint8Array(createHash(alg.replace('-', '').toLowerCase()).update(data).digest())) as never)
+      .withHasher(
+        ((data: string, alg: string) =>
+          new Uint8Array(createHash(alg.replace('-', '').toLowerCase()).update(data).digest())) as never,
+      )
       .withEventEmitter(emitter)
       .withSessionManager(this.sessions)
       .build()

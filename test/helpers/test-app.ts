@@ -53,7 +53,12 @@ export async function createTestApp(
     content: createContentStore({ db: database.db, maxBytes: config.contentMaxBytes }),
     httpGet:
       options.httpGet ??
-      createGuardedFetch({ allowPrivate: config.outboundAllowPrivate, timeoutMs: config.outboundTimeoutMs, maxBytes: 256 * 1024, maxRedirects: 3 }),
+      createGuardedFetch({
+        allowPrivate: config.outboundAllowPrivate,
+        timeoutMs: config.outboundTimeoutMs,
+        maxBytes: 256 * 1024,
+        maxRedirects: 3,
+      }),
     dns: options.dns,
     httpRequest: options.httpRequest,
     chain: options.chain,

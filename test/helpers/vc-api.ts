@@ -17,7 +17,13 @@ const MULTIKEY_V1 = 'https://w3id.org/security/multikey/v1'
 export interface VcApiClient {
   client_id: string
   client_secret: string
-  endpoints: { token: string; issue: Record<string, string>; status: string; verify: string; presentations_verify: string }
+  endpoints: {
+    token: string
+    issue: Record<string, string>
+    status: string
+    verify: string
+    presentations_verify: string
+  }
 }
 
 /** The path of a URL the service handed out (the test app's base is http://service.test). */
@@ -26,26 +32,51 @@ export const pathOf = (url: string): string => {
   return pathname + search
 }
 
-export async function createClient(app: FastifyInstance, actor: IssuerActor, name = 'CI pipeline', token = actor.token): Promise<VcApiClient> {
+export async function createClient(
+  app: FastifyInstance,
+  actor: IssuerActor,
+  name = 'CI pipeline',
+  token = actor.token,
+): Promise<VcApiClient> {
   const res = await callAs(app, 'POST', `/api/issuer/${actor.did}/vc-api/clients`, token, { name })
   assert.equal(res.statusCode, 201, res.body)
   return res.json().client
 }
 
 /** RFC 6749 §2.3.1: the id and secret form-urlencoded, joined by a colon, base64. */
-export const basicAuth = (id: string, secret: string) => ({ authorization: `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}` })
+export const basicAuth = (id: string, secret: string) => ({
+  authorization: `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`,
+})
 
 /** A token request as RFC 6749 §4.4.2 sends it: application/x-www-form-urlencoded. */
-export const tokenRequest = (app: FastifyInstance, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> =>
-  app.inject({ method: 'POST', url: '/oauth2/token', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, payload: new URLSearchParams(fields).toString() })
+export const tokenRequest = (
+  app: FastifyInstance,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<LightMyRequestResponse> =>
+  app.inject({
+    method: 'POST',
+    url: '/oauth2/token',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    payload: new URLSearchParams(fields).toString(),
+  })
 
 export async function accessToken(app: FastifyInstance, client: VcApiClient): Promise<string> {
-  const res = await tokenRequest(app, { grant_type: 'client_credentials' }, basicAuth(client.client_id, client.client_secret))
+  const res = await tokenRequest(
+    app,
+    { grant_type: 'client_credentials' },
+    basicAuth(client.client_id, client.client_secret),
+  )
   assert.equal(res.statusCode, 200, res.body)
   return res.json().access_token
 }
 
-export const vcApiPost = (app: FastifyInstance, url: string, token: string | undefined, payload: unknown): Promise<LightMyRequestResponse> =>
+export const vcApiPost = (
+  app: FastifyInstance,
+  url: string,
+  token: string | undefined,
+  payload: unknown,
+): Promise<LightMyRequestResponse> =>
   app.inject({ method: 'POST', url: pathOf(url), headers: token ? bearer(token) : {}, payload: payload as object })
 
 /**
@@ -58,7 +89,13 @@ export function libraryDocumentLoader(app: FastifyInstance, publicBaseUrl: strin
   const didKeyDocument = (did: string): Json => {
     const multibase = did.slice('did:key:'.length)
     const id = `${did}#${multibase}`
-    return { '@context': ['https://www.w3.org/ns/did/v1', MULTIKEY_V1], id: did, verificationMethod: [{ id, type: 'Multikey', controller: did, publicKeyMultibase: multibase }], assertionMethod: [id], authentication: [id] }
+    return {
+      '@context': ['https://www.w3.org/ns/did/v1', MULTIKEY_V1],
+      id: did,
+      verificationMethod: [{ id, type: 'Multikey', controller: did, publicKeyMultibase: multibase }],
+      assertionMethod: [id],
+      authentication: [id],
+    }
   }
   return async (url: string) => {
     const known = contexts.get(url)

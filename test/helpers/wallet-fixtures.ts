@@ -57,7 +57,9 @@ export function tamper(jwt: string, change: (payload: Record<string, unknown>) =
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
 
-export type Part = { name: string; value: string } | { name: string; filename: string; contentType: string; data: Uint8Array }
+export type Part =
+  | { name: string; value: string }
+  | { name: string; filename: string; contentType: string; data: Uint8Array }
 
 /** A multipart/form-data body for app.inject. */
 export function multipart(parts: Part[]): { payload: Buffer; headers: Record<string, string> } {
@@ -68,7 +70,11 @@ export function multipart(parts: Part[]): { payload: Buffer; headers: Record<str
     if ('value' in part) {
       chunks.push(Buffer.from(`Content-Disposition: form-data; name="${part.name}"\r\n\r\n${part.value}\r\n`))
     } else {
-      chunks.push(Buffer.from(`Content-Disposition: form-data; name="${part.name}"; filename="${part.filename}"\r\nContent-Type: ${part.contentType}\r\n\r\n`))
+      chunks.push(
+        Buffer.from(
+          `Content-Disposition: form-data; name="${part.name}"; filename="${part.filename}"\r\nContent-Type: ${part.contentType}\r\n\r\n`,
+        ),
+      )
       chunks.push(Buffer.from(part.data), Buffer.from('\r\n'))
     }
   }
@@ -77,4 +83,6 @@ export function multipart(parts: Part[]): { payload: Buffer; headers: Record<str
 }
 
 /** A small valid PDF-looking file (the signature is what the upload checks). */
-export const PDF_BYTES = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n')
+export const PDF_BYTES = Buffer.from(
+  '%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n',
+)

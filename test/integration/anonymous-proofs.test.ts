@@ -44,12 +44,15 @@ describe('anonymous proofs: derivation over HTTP, verification inside a VP-JWT',
   let mainRequest: Json
 
   const proofUrl = (id: string, did = holder.did) => `/api/wallet/${did}/credentials/${id}/anonymous-proof`
-  const derive = (body: Json, id = credentialId, token = holderToken, did = holder.did) => callAs(t.app, 'POST', proofUrl(id, did), token, body)
+  const derive = (body: Json, id = credentialId, token = holderToken, did = holder.did) =>
+    callAs(t.app, 'POST', proofUrl(id, did), token, body)
   const createRequest = async (extra: Json = {}): Promise<Json> => {
     const res = await callAs(t.app, 'POST', '/api/verifier/requests', verifierToken, {
       verifier_did: verifier.did,
       presentation_type: 'AgeCheck',
-      required_credentials: [{ credential_type: 'Identity', issuer_did: issuer.did, required_attributes: ['nationality'] }],
+      required_credentials: [
+        { credential_type: 'Identity', issuer_did: issuer.did, required_attributes: ['nationality'] },
+      ],
       required_predicates: [
         { attribute: 'age', operator: '>=', value: 18 },
         { attribute: 'birth_date', operator: '<=', value: '2008-11-22' },
@@ -62,15 +65,25 @@ describe('anonymous proofs: derivation over HTTP, verification inside a VP-JWT',
   }
   /** The holder answers the request with a VP-JWT holding these derived proofs; the verifier verifies it. */
   const presentAndVerify = async (created: Json, proofs: Json[]): Promise<Json> => {
-    const take = await callAs(t.app, 'POST', '/api/wallet/presentation-requests', holderToken, { request_id: created.request.id })
+    const take = await callAs(t.app, 'POST', '/api/wallet/presentation-requests', holderToken, {
+      request_id: created.request.id,
+    })
     assert.equal(take.statusCode, 201, take.body)
     const vp = signPresentation(holder, { aud: verifier.did, nonce: created.request.nonce, credentials: proofs })
-    const approved = await callAs(t.app, 'POST', `/api/wallet/presentation-requests/${created.request.id}/approve`, holderToken, { credential_ids: [credentialId], presentation_jwt: vp })
+    const approved = await callAs(
+      t.app,
+      'POST',
+      `/api/wallet/presentation-requests/${created.request.id}/approve`,
+      holderToken,
+      { credential_ids: [credentialId], presentation_jwt: vp },
+    )
     assert.equal(approved.statusCode, 201, approved.body)
     return verifyPresentation(approved.json().presentation.id, vp)
   }
   const verifyPresentation = async (id: string, vp: string): Promise<Json> => {
-    const res = await callAs(t.app, 'POST', `/api/verifier/presentations/${id}/verify`, verifierToken, { presentation_jwt: vp })
+    const res = await callAs(t.app, 'POST', `/api/verifier/presentations/${id}/verify`, verifierToken, {
+      presentation_jwt: vp,
+    })
     assert.equal(res.statusCode, 200, res.body)
     return res.json()
   }
@@ -84,7 +97,12 @@ describe('anonymous proofs: derivation over HTTP, verification inside a VP-JWT',
     verifierToken = await verifier.login(t.app)
     strangerToken = await stranger.login(t.app)
     const issue = async (schema: string) => {
-      const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, { credential_type: 'Identity', schema_id: schema, subject_did: holder.did, attributes: ATTRS })
+      const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, {
+        credential_type: 'Identity',
+        schema_id: schema,
+        subject_did: holder.did,
+        attributes: ATTRS,
+      })
       assert.equal(res.statusCode, 201, res.body)
       return res.json().credential.id as string
     }
@@ -111,16 +129,25 @@ describe('anonymous proofs: derivation over HTTP, verification inside a VP-JWT',
     mainProof = res.json().proof
     assert.equal(mainProof.type, 'AnonymousCredentialProof')
     // The proof names the issuer's signing DID (its did:web here), the DID whose document holds the key.
-    const signingDid = (await callAs(t.app, 'GET', `/api/issuer/${issuer.did}/signing`, issuer.token)).json().signing_did
+    const signingDid = (await callAs(t.app, 'GET', `/api/issuer/${issuer.did}/signing`, issuer.token)).json()
+      .signing_did
     assert.match(signingDid, /^did:web:service\.test:issuers:/)
     assert.equal(mainProof.issuer, signingDid)
     assert.equal(mainProof.verification_method.split('#')[0], signingDid)
     assert.equal(mainProof.credential_type, 'Identity')
     assert.equal(mainProof.message_count, 13)
     assert.deepEqual(mainProof.revealed, { nationality: 'GB' })
-    assert.deepEqual(mainProof.attributes, [['age', 'number'], ['birth_date', 'date'], ['given_name', 'string'], ['nationality', 'string']])
+    assert.deepEqual(mainProof.attributes, [
+      ['age', 'number'],
+      ['birth_date', 'date'],
+      ['given_name', 'string'],
+      ['nationality', 'string'],
+    ])
     // Both bounds are statements of the one composite proof in proof_value: no separate proofs.
-    assert.deepEqual(mainProof.range_proof, { protocol: 'Bulletproofs++', params_label: 'credential-service/bpp-params/v1' })
+    assert.deepEqual(mainProof.range_proof, {
+      protocol: 'Bulletproofs++',
+      params_label: 'credential-service/bpp-params/v1',
+    })
     assert.equal(mainProof.bounds.length, 2)
     assert.equal(mainProof.nonce, mainRequest.request.nonce)
     assert.equal(mainProof.audience, verifier.did)
@@ -135,7 +162,10 @@ describe('anonymous proofs: derivation over HTTP, verification inside a VP-JWT',
     const doc = (await callAs(t.app, 'GET', `/api/did/${signingDid}`)).json()
     const method = (doc.didDocument ?? doc).verificationMethod.find((m: Json) => m.id === mainProof.verification_method)
     assert.equal(method.bbsSignatureParamsLabel, mainProof.params_label)
-    assert.deepEqual(method.bbsRangeProof, { protocol: 'Bulletproofs++', paramsLabel: mainProof.range_proof.params_label })
+    assert.deepEqual(method.bbsRangeProof, {
+      protocol: 'Bulletproofs++',
+      paramsLabel: mainProof.range_proof.params_label,
+    })
 
     const verified = await presentAndVerify(mainRequest, [mainProof])
     assert.deepEqual(verified.verification_result.errors, [])
@@ -151,15 +181,28 @@ describe('anonymous proofs: derivation over HTTP, verification inside a VP-JWT',
     // What the proof established without the values, named beside the spec's fields.
     assert.deepEqual(
       verified.verification_result.proven_predicates.map((p: Json) => [p.attribute, p.operator, p.credential_id]),
-      [['age', '>=', credentialId], ['birth_date', '<=', credentialId]],
+      [
+        ['age', '>=', credentialId],
+        ['birth_date', '<=', credentialId],
+      ],
     )
   })
 
   it('refuses predicates that do not hold (422) before proving anything', async () => {
-    const res = await derive({ reveal: [], predicates: [{ attribute: 'age', operator: '>', value: 36 }], nonce: 'n', verifier_did: verifier.did })
+    const res = await derive({
+      reveal: [],
+      predicates: [{ attribute: 'age', operator: '>', value: 36 }],
+      nonce: 'n',
+      verifier_did: verifier.did,
+    })
     assert.equal(res.statusCode, 422, res.body)
     assert.match(res.json().message, /age > 36 does not hold/)
-    const date = await derive({ reveal: [], predicates: [{ attribute: 'birth_date', operator: '<', value: '1990-12-10' }], nonce: 'n', verifier_did: verifier.did })
+    const date = await derive({
+      reveal: [],
+      predicates: [{ attribute: 'birth_date', operator: '<', value: '1990-12-10' }],
+      nonce: 'n',
+      verifier_did: verifier.did,
+    })
     assert.equal(date.statusCode, 422, date.body)
   })
 
@@ -169,7 +212,10 @@ describe('anonymous proofs: derivation over HTTP, verification inside a VP-JWT',
       [{ ...base, reveal: ['shoe_size'] }, /shoe_size/],
       [{ ...base, predicates: [{ attribute: 'height', operator: '>=', value: 1 }] }, /height/],
       [{ ...base, predicates: [{ attribute: 'given_name', operator: '>=', value: 1 }] }, /number and date/],
-      [{ ...base, reveal: ['age'], predicates: [{ attribute: 'age', operator: '>=', value: 18 }] }, /both revealed and predicated/],
+      [
+        { ...base, reveal: ['age'], predicates: [{ attribute: 'age', operator: '>=', value: 18 }] },
+        /both revealed and predicated/,
+      ],
       [{ ...base, predicates: [{ attribute: 'age', operator: '>=', value: '2001-01-01' }] }, /must be a number/],
       [{ ...base, predicates: [{ attribute: 'age', operator: '>=', value: 18.00001 }] }, /decimals/],
       [{ ...base, predicates: [{ attribute: 'birth_date', operator: '<=', value: '2001-02-30' }] }, /calendar date/],
@@ -177,7 +223,10 @@ describe('anonymous proofs: derivation over HTTP, verification inside a VP-JWT',
       [{ ...base, nonce: '' }, undefined],
       [{ reveal: [], predicates: [], verifier_did: verifier.did }, undefined],
       [{ ...base, verifier_did: 'x' }, undefined],
-      [{ ...base, predicates: Array.from({ length: 9 }, () => ({ attribute: 'age', operator: '>=', value: 1 })) }, undefined],
+      [
+        { ...base, predicates: Array.from({ length: 9 }, () => ({ attribute: 'age', operator: '>=', value: 1 })) },
+        undefined,
+      ],
     ]
     for (const [body, message] of cases) {
       const res = await derive(body)
@@ -196,7 +245,13 @@ describe('anonymous proofs: derivation over HTTP, verification inside a VP-JWT',
     assert.equal(jwtOnly.statusCode, 409, jwtOnly.body)
     assert.match(jwtOnly.json().message, /no anonymous \(BBS\) signature/)
     // A credential the holder withdrew from use (docs/wallet.md) is not proven either.
-    const withdrawn = await callAs(t.app, 'POST', `/api/wallet/${holder.did}/credentials/${withdrawnId}/revoke`, holderToken, {})
+    const withdrawn = await callAs(
+      t.app,
+      'POST',
+      `/api/wallet/${holder.did}/credentials/${withdrawnId}/revoke`,
+      holderToken,
+      {},
+    )
     assert.equal(withdrawn.statusCode, 200, withdrawn.body)
     const refused = await derive(body, withdrawnId)
     assert.equal(refused.statusCode, 409, refused.body)
@@ -207,17 +262,28 @@ describe('anonymous proofs: derivation over HTTP, verification inside a VP-JWT',
     const other = await createRequest()
     const replayed = await presentAndVerify(other, [mainProof])
     assert.equal(replayed.verification_result.is_valid, false)
-    assert.ok(replayed.verification_result.errors.some((e: string) => /another nonce/.test(e)), replayed.verification_result.errors.join('; '))
+    assert.ok(
+      replayed.verification_result.errors.some((e: string) => /another nonce/.test(e)),
+      replayed.verification_result.errors.join('; '),
+    )
 
     const third = await createRequest()
     const edited = await presentAndVerify(third, [{ ...mainProof, nonce: third.request.nonce }])
     assert.equal(edited.verification_result.is_valid, false)
-    assert.ok(edited.verification_result.errors.some((e: string) => /does not verify/.test(e)), edited.verification_result.errors.join('; '))
+    assert.ok(
+      edited.verification_result.errors.some((e: string) => /does not verify/.test(e)),
+      edited.verification_result.errors.join('; '),
+    )
   })
 
   it('fails when a required predicate is not proven (a disclosure-only proof), or only claimed', async () => {
     const disclosureOnly = async (created: Json) => {
-      const res = await derive({ reveal: ['nationality'], predicates: [], nonce: created.request.nonce, verifier_did: verifier.did })
+      const res = await derive({
+        reveal: ['nationality'],
+        predicates: [],
+        nonce: created.request.nonce,
+        verifier_did: verifier.did,
+      })
       assert.equal(res.statusCode, 200, res.body)
       assert.equal(res.json().proof.range_proof, null)
       return res.json().proof as Json
@@ -225,7 +291,10 @@ describe('anonymous proofs: derivation over HTTP, verification inside a VP-JWT',
     const first = await createRequest()
     const honest = await presentAndVerify(first, [await disclosureOnly(first)])
     assert.equal(honest.verification_result.is_valid, false)
-    assert.deepEqual(honest.verification_result.errors, ['predicate age >= 18 was not proven', 'predicate birth_date <= 2008-11-22 was not proven'])
+    assert.deepEqual(honest.verification_result.errors, [
+      'predicate age >= 18 was not proven',
+      'predicate birth_date <= 2008-11-22 was not proven',
+    ])
     assert.deepEqual(honest.verification_result.proven_predicates, [])
 
     // Claiming the predicate in clear, without the bound check behind it, does not help.
@@ -233,24 +302,52 @@ describe('anonymous proofs: derivation over HTTP, verification inside a VP-JWT',
     const claimed = { ...(await disclosureOnly(second)), predicates: [{ attribute: 'age', operator: '>=', value: 18 }] }
     const result = await presentAndVerify(second, [claimed])
     assert.equal(result.verification_result.is_valid, false)
-    assert.ok(result.verification_result.errors.some((e: string) => /bounds do not match/.test(e)), result.verification_result.errors.join('; '))
-    assert.ok(result.verification_result.errors.some((e: string) => /predicate age >= 18 was not proven/.test(e)), result.verification_result.errors.join('; '))
+    assert.ok(
+      result.verification_result.errors.some((e: string) => /bounds do not match/.test(e)),
+      result.verification_result.errors.join('; '),
+    )
+    assert.ok(
+      result.verification_result.errors.some((e: string) => /predicate age >= 18 was not proven/.test(e)),
+      result.verification_result.errors.join('; '),
+    )
     // A predicate only claimed is never reported as proven.
     assert.deepEqual(result.verification_result.proven_predicates, [])
   })
 
   it('refuses a proof made with the retired Pedersen-BitDecomposition-CDS; a presentation already verified with one keeps its verdict (409)', async () => {
-    const retired = { ...mainProof, range_proof: { protocol: 'Pedersen-BitDecomposition-CDS', params_label: 'credential-service/range-bits/v1', proofs: ['AAAA', 'AAAA'] } }
+    const retired = {
+      ...mainProof,
+      range_proof: {
+        protocol: 'Pedersen-BitDecomposition-CDS',
+        params_label: 'credential-service/range-bits/v1',
+        proofs: ['AAAA', 'AAAA'],
+      },
+    }
     const fresh = await presentAndVerify(await createRequest(), [retired])
     assert.equal(fresh.verification_result.is_valid, false)
-    assert.ok(fresh.verification_result.errors.some((e: string) => /Pedersen-BitDecomposition-CDS, a protocol this service no longer verifies/.test(e)), fresh.verification_result.errors.join('; '))
+    assert.ok(
+      fresh.verification_result.errors.some((e: string) =>
+        /Pedersen-BitDecomposition-CDS, a protocol this service no longer verifies/.test(e),
+      ),
+      fresh.verification_result.errors.join('; '),
+    )
 
     // A verdict the previous release recorded for such a presentation is not overwritten by a refusal.
     const id = fresh.presentation.id as string
     const verifiedAt = new Date('2026-11-30T10:00:00Z')
-    await t.deps.database.db.updateTable('presentations').set({ status: 'verified', is_verified: true, verified_at: verifiedAt }).where('id', '=', id).execute()
-    const row = await t.deps.database.db.selectFrom('presentations').select('presentation_jwt').where('id', '=', id).executeTakeFirstOrThrow()
-    const again = await callAs(t.app, 'POST', `/api/verifier/presentations/${id}/verify`, verifierToken, { presentation_jwt: row.presentation_jwt })
+    await t.deps.database.db
+      .updateTable('presentations')
+      .set({ status: 'verified', is_verified: true, verified_at: verifiedAt })
+      .where('id', '=', id)
+      .execute()
+    const row = await t.deps.database.db
+      .selectFrom('presentations')
+      .select('presentation_jwt')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow()
+    const again = await callAs(t.app, 'POST', `/api/verifier/presentations/${id}/verify`, verifierToken, {
+      presentation_jwt: row.presentation_jwt,
+    })
     assert.equal(again.statusCode, 409, again.body)
     assert.match(again.json().message, /no longer verifies: its recorded verdict \(verified\) stands/)
     const kept = (await callAs(t.app, 'GET', `/api/verifier/presentations/${id}`, verifierToken)).json().presentation
@@ -258,11 +355,22 @@ describe('anonymous proofs: derivation over HTTP, verification inside a VP-JWT',
   })
 
   it('a revoked credential: its proofs fail verification, and no new one is derived (409)', async () => {
-    assert.equal((await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/credentials/${credentialId}/revoke`, issuer.token)).statusCode, 200)
-    const rows = await t.deps.database.db.selectFrom('presentations').select(['id', 'presentation_jwt']).where('request_id', '=', mainRequest.request.id).execute()
+    assert.equal(
+      (await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/credentials/${credentialId}/revoke`, issuer.token))
+        .statusCode,
+      200,
+    )
+    const rows = await t.deps.database.db
+      .selectFrom('presentations')
+      .select(['id', 'presentation_jwt'])
+      .where('request_id', '=', mainRequest.request.id)
+      .execute()
     const again = await verifyPresentation(rows[0]!.id, rows[0]!.presentation_jwt)
     assert.equal(again.verification_result.is_valid, false)
-    assert.ok(again.verification_result.errors.some((e: string) => /revoked/.test(e)), again.verification_result.errors.join('; '))
+    assert.ok(
+      again.verification_result.errors.some((e: string) => /revoked/.test(e)),
+      again.verification_result.errors.join('; '),
+    )
     assert.equal(again.blockchain_verification.revoked, true)
     const res = await derive({ reveal: ['nationality'], predicates: [], nonce: 'n', verifier_did: verifier.did })
     assert.equal(res.statusCode, 409, res.body)

@@ -61,7 +61,11 @@ describe('auth: challenge and login', () => {
 
   it('rejects a wrong signature with 401', async () => {
     const challenge = await alice.challenge(t.app)
-    const res = await post('/api/auth/verify-challenge', { did: alice.did, challenge, signature: alice.sign(challenge + 'x') })
+    const res = await post('/api/auth/verify-challenge', {
+      did: alice.did,
+      challenge,
+      signature: alice.sign(challenge + 'x'),
+    })
     assert.equal(res.statusCode, 401)
     assert.equal(res.json().success, false)
     assert.match(res.json().message, /signature/i)
@@ -83,9 +87,17 @@ describe('auth: challenge and login', () => {
 
   it('rejects a forged challenge (never issued) with 401', async () => {
     const forged = `v1.login.${Buffer.alloc(16, 7).toString('base64url')}.${Math.floor(clock.now().getTime() / 1000) + 300}.${createHmac('sha256', 'guess').update('x').digest('base64url')}`
-    const res = await post('/api/auth/verify-challenge', { did: alice.did, challenge: forged, signature: alice.sign(forged) })
+    const res = await post('/api/auth/verify-challenge', {
+      did: alice.did,
+      challenge: forged,
+      signature: alice.sign(forged),
+    })
     assert.equal(res.statusCode, 401)
-    assert.equal((await post('/api/auth/verify-challenge', { did: alice.did, challenge: 'hello', signature: alice.sign('hello') })).statusCode, 401)
+    assert.equal(
+      (await post('/api/auth/verify-challenge', { did: alice.did, challenge: 'hello', signature: alice.sign('hello') }))
+        .statusCode,
+      401,
+    )
   })
 
   it('rejects a challenge whose expiry was edited with 401', async () => {
@@ -93,12 +105,20 @@ describe('auth: challenge and login', () => {
     const parts = challenge.split('.')
     parts[3] = String(Number(parts[3]) + 3600)
     const edited = parts.join('.')
-    assert.equal((await post('/api/auth/verify-challenge', { did: alice.did, challenge: edited, signature: alice.sign(edited) })).statusCode, 401)
+    assert.equal(
+      (await post('/api/auth/verify-challenge', { did: alice.did, challenge: edited, signature: alice.sign(edited) }))
+        .statusCode,
+      401,
+    )
   })
 
   it('rejects a challenge issued for another DID, even signed by the right key', async () => {
     const challenge = await bob.challenge(t.app)
-    const res = await post('/api/auth/verify-challenge', { did: alice.did, challenge, signature: alice.sign(challenge) })
+    const res = await post('/api/auth/verify-challenge', {
+      did: alice.did,
+      challenge,
+      signature: alice.sign(challenge),
+    })
     assert.equal(res.statusCode, 401)
   })
 
@@ -123,8 +143,14 @@ describe('auth: challenge and login', () => {
     const clients = Array.from({ length: 8 }, () => new DidClient())
     const proofs = (await Promise.all(clients.flatMap((c) => [c.proof(t.app), c.proof(t.app)]))).flat()
     const results = await Promise.all(proofs.map((p) => post('/api/auth/verify-challenge', p)))
-    assert.deepEqual(results.map((r) => r.statusCode), Array(16).fill(200))
-    assert.deepEqual(results.map((r) => r.json().user.did), proofs.map((p) => p.did))
+    assert.deepEqual(
+      results.map((r) => r.statusCode),
+      Array(16).fill(200),
+    )
+    assert.deepEqual(
+      results.map((r) => r.json().user.did),
+      proofs.map((p) => p.did),
+    )
     for (const r of results) {
       const me = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: bearer(r.json().token) })
       assert.equal(me.json().user.did, r.json().user.did)
@@ -159,10 +185,20 @@ describe('auth: challenge and login', () => {
   })
 
   it('answers malformed JSON 400, wrong content type 415, oversized body 413', async () => {
-    const bad = await t.app.inject({ method: 'POST', url: '/api/auth/challenge', headers: { 'content-type': 'application/json' }, payload: '{"did":' })
+    const bad = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/challenge',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"did":',
+    })
     assert.equal(bad.statusCode, 400)
     assert.equal(bad.json().success, false)
-    const text = await t.app.inject({ method: 'POST', url: '/api/auth/challenge', headers: { 'content-type': 'text/plain' }, payload: 'did' })
+    const text = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/challenge',
+      headers: { 'content-type': 'text/plain' },
+      payload: 'did',
+    })
     assert.equal(text.statusCode, 415)
     assert.ok(text.json().message)
     const huge = await t.app.inject({
@@ -180,21 +216,32 @@ describe('auth: challenge and login', () => {
     assert.equal(res.statusCode, 200)
     assert.equal(res.json().did, alice.did)
     const challenge = res.json().challenge
-    assert.equal((await post('/api/auth/login', { did: alice.did, challenge, signature: alice.sign(challenge) })).statusCode, 200)
+    assert.equal(
+      (await post('/api/auth/login', { did: alice.did, challenge, signature: alice.sign(challenge) })).statusCode,
+      200,
+    )
   })
 
   it('refuses a did:key whose key type cannot sign in', async () => {
     // X25519 did:key from the W3C vectors: a key-agreement key, not a signing key.
     const res = await post('/api/auth/challenge', { did: 'did:key:z6LSeu9HkTHSfLLeUs2nnzUSNedgDUevfNQgQjQC23ZCit6F' })
     const challenge = res.json().challenge
-    const login = await post('/api/auth/login', { did: 'did:key:z6LSeu9HkTHSfLLeUs2nnzUSNedgDUevfNQgQjQC23ZCit6F', challenge, signature: alice.sign(challenge) })
+    const login = await post('/api/auth/login', {
+      did: 'did:key:z6LSeu9HkTHSfLLeUs2nnzUSNedgDUevfNQgQjQC23ZCit6F',
+      challenge,
+      signature: alice.sign(challenge),
+    })
     assert.equal(login.statusCode, 400)
     assert.match(login.json().message, /Ed25519/)
   })
 
   it('refuses an unknown DID of another method with 401 until it is registered', async () => {
     const challenge = await alice.challenge(t.app, 'did:example:nobody')
-    const res = await post('/api/auth/login', { did: 'did:example:nobody', challenge, signature: alice.sign(challenge) })
+    const res = await post('/api/auth/login', {
+      did: 'did:example:nobody',
+      challenge,
+      signature: alice.sign(challenge),
+    })
     assert.equal(res.statusCode, 401)
     assert.match(res.json().message, /register/i)
   })
@@ -218,7 +265,11 @@ describe('auth: session tokens', () => {
     const { jwtVerify, importJWK } = await import('jose')
     const header = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString())
     assert.deepEqual(header, { alg: 'EdDSA', typ: 'JWT', kid: header.kid })
-    const keys = await t.app.inject({ method: 'GET', url: `/api/admin/keys?purpose=jwt`, headers: { 'x-admin-key': 'test-admin-key-0123456789' } })
+    const keys = await t.app.inject({
+      method: 'GET',
+      url: `/api/admin/keys?purpose=jwt`,
+      headers: { 'x-admin-key': 'test-admin-key-0123456789' },
+    })
     const published = keys.json().keys.find((k: { kid: string }) => k.kid === header.kid)
     const key = await importJWK({ kty: 'OKP', crv: 'Ed25519', x: published.public_key }, 'EdDSA')
     const { payload } = await jwtVerify(token, key, { currentDate: clock.now() })
@@ -256,7 +307,11 @@ describe('auth: session tokens', () => {
   it('rejects an HS256 token keyed with the service public key (algorithm confusion)', async () => {
     const [h, p] = token.split('.') as [string, string]
     const kid = JSON.parse(Buffer.from(h, 'base64url').toString()).kid
-    const keys = await t.app.inject({ method: 'GET', url: '/api/admin/keys?purpose=jwt', headers: { 'x-admin-key': 'test-admin-key-0123456789' } })
+    const keys = await t.app.inject({
+      method: 'GET',
+      url: '/api/admin/keys?purpose=jwt',
+      headers: { 'x-admin-key': 'test-admin-key-0123456789' },
+    })
     const publicKey = Buffer.from(keys.json().keys[0].public_key, 'base64url')
     const header = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT', kid })).toString('base64url')
     const mac = createHmac('sha256', publicKey).update(`${header}.${p}`).digest('base64url')
@@ -265,7 +320,11 @@ describe('auth: session tokens', () => {
 
   it('rejects a token signed by a key that is not the service key', async () => {
     const seed = Buffer.alloc(32, 9)
-    const priv = createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]), format: 'der', type: 'pkcs8' })
+    const priv = createPrivateKey({
+      key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]),
+      format: 'der',
+      type: 'pkcs8',
+    })
     void createPublicKey(priv)
     const [h, p] = token.split('.') as [string, string]
     const sig = sign(null, Buffer.from(`${h}.${p}`), priv).toString('base64url')

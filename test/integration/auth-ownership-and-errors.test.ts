@@ -16,7 +16,10 @@ describe('auth hook: DID ownership, and the error handler', () => {
   before(async () => {
     t = await createTestApp({
       extraRoutes: (app) => {
-        app.get('/api/probe/:did/things', async (request) => ({ success: true, did: (request.params as { did: string }).did }))
+        app.get('/api/probe/:did/things', async (request) => ({
+          success: true,
+          did: (request.params as { did: string }).did,
+        }))
         app.get('/api/probe/boom', async () => {
           throw new Error('database password is hunter2')
         })
@@ -27,12 +30,20 @@ describe('auth hook: DID ownership, and the error handler', () => {
   after(() => t.close())
 
   it('lets the token owner act on its own :did', async () => {
-    const res = await t.app.inject({ method: 'GET', url: `/api/probe/${alice.did}/things`, headers: bearer(aliceToken) })
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/api/probe/${alice.did}/things`,
+      headers: bearer(aliceToken),
+    })
     assert.equal(res.statusCode, 200)
   })
 
   it('accepts a percent-encoded spelling of the same DID in the path', async () => {
-    const res = await t.app.inject({ method: 'GET', url: `/api/probe/${encodeURIComponent(alice.did)}/things`, headers: bearer(aliceToken) })
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/api/probe/${encodeURIComponent(alice.did)}/things`,
+      headers: bearer(aliceToken),
+    })
     assert.equal(res.statusCode, 200)
   })
 
@@ -44,7 +55,11 @@ describe('auth hook: DID ownership, and the error handler', () => {
   })
 
   it('answers 403 when X-User-DID differs from the token, even with the right path', async () => {
-    const res = await t.app.inject({ method: 'GET', url: `/api/probe/${alice.did}/things`, headers: { ...bearer(aliceToken), 'x-user-did': bob.did } })
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/api/probe/${alice.did}/things`,
+      headers: { ...bearer(aliceToken), 'x-user-did': bob.did },
+    })
     assert.equal(res.statusCode, 403)
   })
 

@@ -77,17 +77,35 @@ describe('bbs-2023 derived credentials in the spec presentation flow (request â†
     if (envelope === 'vp-jwt') return signPresentation(holder, { aud: verifier.did, nonce: request.nonce, credentials })
     const presentation = vc.createPresentation({ verifiableCredential: credentials, holder: holder.did })
     const suite = new DataIntegrityProof({ signer: holderSigner(), cryptosuite: rdfc })
-    const vp = await vc.signPresentation({ presentation, suite, challenge: request.nonce, domain: verifier.did, documentLoader })
+    const vp = await vc.signPresentation({
+      presentation,
+      suite,
+      challenge: request.nonce,
+      domain: verifier.did,
+      documentLoader,
+    })
     return JSON.stringify(vp)
   }
 
   const issue = async (): Promise<Json> => {
-    const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, { format: 'bbs-2023', credential_type: 'UniversityDegree', schema_id: schemaId, subject_did: holder.did, attributes: ATTRIBUTES })
+    const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, {
+      format: 'bbs-2023',
+      credential_type: 'UniversityDegree',
+      schema_id: schemaId,
+      subject_did: holder.did,
+      attributes: ATTRIBUTES,
+    })
     assert.equal(res.statusCode, 201, res.body)
     return res.json().credential
   }
   const derive = async (id: string, pointers: string[]): Promise<Json> => {
-    const res = await callAs(t.app, 'POST', `/api/wallet/${holder.did}/credentials/${encodeURIComponent(id)}/derive`, holderToken, { pointers })
+    const res = await callAs(
+      t.app,
+      'POST',
+      `/api/wallet/${holder.did}/credentials/${encodeURIComponent(id)}/derive`,
+      holderToken,
+      { pointers },
+    )
     assert.equal(res.statusCode, 200, res.body)
     return res.json().credential
   }
@@ -96,7 +114,14 @@ describe('bbs-2023 derived credentials in the spec presentation flow (request â†
     const res = await callAs(t.app, 'POST', '/api/verifier/requests', verifierToken, {
       verifier_did: verifier.did,
       presentation_type: 'DegreeCheck',
-      required_credentials: [{ credential_type: 'UniversityDegree', issuer_did: issuer.did, schema_id: schemaId, required_attributes: requiredAttributes }],
+      required_credentials: [
+        {
+          credential_type: 'UniversityDegree',
+          issuer_did: issuer.did,
+          schema_id: schemaId,
+          required_attributes: requiredAttributes,
+        },
+      ],
       purpose: 'Hiring',
       ...extra,
     })
@@ -107,17 +132,33 @@ describe('bbs-2023 derived credentials in the spec presentation flow (request â†
    * The whole round: the request into the holder's inbox through its QR payload, approved with the
    * presentation, then verified by the verifier with the same text.
    */
-  const round = async (envelope: Envelope, credentials: Json[], ids: string[], requiredAttributes?: string[], extra?: Json): Promise<Json> => {
+  const round = async (
+    envelope: Envelope,
+    credentials: Json[],
+    ids: string[],
+    requiredAttributes?: string[],
+    extra?: Json,
+  ): Promise<Json> => {
     const created = await createRequest(requiredAttributes, extra)
-    const take = await callAs(t.app, 'POST', '/api/wallet/presentation-requests', holderToken, { qr_code_data: created.qr_code_data })
+    const take = await callAs(t.app, 'POST', '/api/wallet/presentation-requests', holderToken, {
+      qr_code_data: created.qr_code_data,
+    })
     assert.equal(take.statusCode, 201, take.body)
     const text = await present(envelope, created.request, credentials)
-    const approved = await callAs(t.app, 'POST', `/api/wallet/presentation-requests/${created.request.id}/approve`, holderToken, { credential_ids: ids, presentation_jwt: text })
+    const approved = await callAs(
+      t.app,
+      'POST',
+      `/api/wallet/presentation-requests/${created.request.id}/approve`,
+      holderToken,
+      { credential_ids: ids, presentation_jwt: text },
+    )
     assert.equal(approved.statusCode, 201, approved.body)
     const presentation = approved.json().presentation
     assert.equal(presentation.prover_did, holder.did)
     assert.equal(presentation.verifier_did, verifier.did)
-    const res = await callAs(t.app, 'POST', `/api/verifier/presentations/${presentation.id}/verify`, verifierToken, { presentation_jwt: text })
+    const res = await callAs(t.app, 'POST', `/api/verifier/presentations/${presentation.id}/verify`, verifierToken, {
+      presentation_jwt: text,
+    })
     assert.equal(res.statusCode, 200, res.body)
     return res.json()
   }
@@ -151,8 +192,12 @@ describe('bbs-2023 derived credentials in the spec presentation flow (request â†
       assert.equal(subject.credential_id, record.id)
       assert.equal(subject.given_name, 'Ada')
       assert.ok(subject.type.includes('UniversityDegree'), JSON.stringify(subject))
-      for (const name of UNDISCLOSED) assert.ok(!Object.hasOwn(subject, name), `${name} was not disclosed: ${JSON.stringify(subject)}`)
-      assert.ok(!JSON.stringify(verified).includes(ATTRIBUTES.birth_date), 'the undisclosed birth date appears nowhere in the answer')
+      for (const name of UNDISCLOSED)
+        assert.ok(!Object.hasOwn(subject, name), `${name} was not disclosed: ${JSON.stringify(subject)}`)
+      assert.ok(
+        !JSON.stringify(verified).includes(ATTRIBUTES.birth_date),
+        'the undisclosed birth date appears nowhere in the answer',
+      )
       // What the verifier lists as provided is what was disclosed.
       const listed = await callAs(t.app, 'GET', `/api/verifier/${verifier.did}/presentations`, verifierToken)
       const row = listed.json().presentations.find((p: Json) => p.id === verified.presentation.id)
@@ -168,24 +213,50 @@ describe('bbs-2023 derived credentials in the spec presentation flow (request â†
       const verified = await round(envelope, [tampered], [record.id])
       assert.equal(verified.verification_result.is_valid, false, envelope)
       assert.equal(verified.status, 'failed')
-      assert.ok(verified.verification_result.errors.some((e: string) => /^credential 1: its bbs-2023 proof does not verify/.test(e)), `${envelope}: ${errorsOf(verified)}`)
-      assert.deepEqual(verified.verification_result.credential_subjects, [], 'nothing is read from a credential whose proof fails')
+      assert.ok(
+        verified.verification_result.errors.some((e: string) =>
+          /^credential 1: its bbs-2023 proof does not verify/.test(e),
+        ),
+        `${envelope}: ${errorsOf(verified)}`,
+      )
+      assert.deepEqual(
+        verified.verification_result.credential_subjects,
+        [],
+        'nothing is read from a credential whose proof fails',
+      )
     }
   })
 
   it('a credential its issuer revoked through the spec route fails with the revoked reason (a proof derived before the revocation)', async () => {
     const record = await issue()
     const derived = await derive(record.id, ['/credentialSubject/given_name'])
-    const revoked = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/credentials/${record.id}/revoke`, issuer.token)
+    const revoked = await callAs(
+      t.app,
+      'POST',
+      `/api/issuer/${issuer.did}/credentials/${record.id}/revoke`,
+      issuer.token,
+    )
     assert.equal(revoked.statusCode, 200, revoked.body)
     // The wallet refuses to derive from it now.
-    const again = await callAs(t.app, 'POST', `/api/wallet/${holder.did}/credentials/${encodeURIComponent(record.id)}/derive`, holderToken, { pointers: ['/credentialSubject/given_name'] })
+    const again = await callAs(
+      t.app,
+      'POST',
+      `/api/wallet/${holder.did}/credentials/${encodeURIComponent(record.id)}/derive`,
+      holderToken,
+      { pointers: ['/credentialSubject/given_name'] },
+    )
     assert.equal(again.statusCode, 409, again.body)
     for (const envelope of ENVELOPES) {
       const verified = await round(envelope, [derived], [record.id])
       assert.equal(verified.verification_result.is_valid, false, envelope)
-      assert.ok(verified.verification_result.errors.includes(`credential 1 (${record.id}): it has been revoked by its issuer`), `${envelope}: ${errorsOf(verified)}`)
-      assert.ok(!verified.verification_result.errors.some((e: string) => /proof does not verify/.test(e)), 'its proof still verifies')
+      assert.ok(
+        verified.verification_result.errors.includes(`credential 1 (${record.id}): it has been revoked by its issuer`),
+        `${envelope}: ${errorsOf(verified)}`,
+      )
+      assert.ok(
+        !verified.verification_result.errors.some((e: string) => /proof does not verify/.test(e)),
+        'its proof still verifies',
+      )
       assert.equal(verified.blockchain_verification.revoked, true, envelope)
     }
     // The status entry is mandatory, so signed over: pointing it at another bit to dodge the revocation breaks the proof.
@@ -194,7 +265,12 @@ describe('bbs-2023 derived credentials in the spec presentation flow (request â†
     dodged.credentialStatus.statusListIndex = String(Number(dodged.credentialStatus.statusListIndex) + 1)
     const verified = await round('vp-jwt', [dodged], [record.id])
     assert.equal(verified.verification_result.is_valid, false)
-    assert.ok(verified.verification_result.errors.some((e: string) => /^credential 1: its bbs-2023 proof does not verify/.test(e)), errorsOf(verified))
+    assert.ok(
+      verified.verification_result.errors.some((e: string) =>
+        /^credential 1: its bbs-2023 proof does not verify/.test(e),
+      ),
+      errorsOf(verified),
+    )
   })
 
   it('a request requiring an attribute the holder did not disclose fails naming it', async () => {
@@ -203,15 +279,23 @@ describe('bbs-2023 derived credentials in the spec presentation flow (request â†
     for (const envelope of ENVELOPES) {
       const verified = await round(envelope, [derived], [record.id], ['given_name', 'gpa'])
       assert.equal(verified.verification_result.is_valid, false, envelope)
-      assert.deepEqual(verified.verification_result.errors, ['required attribute "gpa" of UniversityDegree was not disclosed'], envelope)
+      assert.deepEqual(
+        verified.verification_result.errors,
+        ['required attribute "gpa" of UniversityDegree was not disclosed'],
+        envelope,
+      )
     }
     // A predicate on an undisclosed claim is not proven by a bbs-2023 proof (it has no range proofs).
-    const predicate = await round('vp-jwt', [derived], [record.id], ['given_name'], { required_predicates: [{ credential_type: 'UniversityDegree', attribute: 'gpa', operator: '>=', value: 3 }] })
+    const predicate = await round('vp-jwt', [derived], [record.id], ['given_name'], {
+      required_predicates: [{ credential_type: 'UniversityDegree', attribute: 'gpa', operator: '>=', value: 3 }],
+    })
     assert.equal(predicate.verification_result.is_valid, false)
     assert.match(errorsOf(predicate), /predicate gpa >= 3 was not proven/)
     // Disclosing it too meets the request, predicate included.
     const both = await derive(record.id, ['/credentialSubject/given_name', '/credentialSubject/gpa'])
-    const verified = await round('data-integrity', [both], [record.id], ['given_name', 'gpa'], { required_predicates: [{ credential_type: 'UniversityDegree', attribute: 'gpa', operator: '>=', value: 3 }] })
+    const verified = await round('data-integrity', [both], [record.id], ['given_name', 'gpa'], {
+      required_predicates: [{ credential_type: 'UniversityDegree', attribute: 'gpa', operator: '>=', value: 3 }],
+    })
     assert.deepEqual(verified.verification_result.errors, [])
     assert.equal(verified.verification_result.credential_subjects[0].gpa, 3.9)
     assert.ok(!Object.hasOwn(verified.verification_result.credential_subjects[0], 'birth_date'))
@@ -225,7 +309,12 @@ describe('bbs-2023 derived credentials in the spec presentation flow (request â†
       const verified = await round(envelope, [base], [record.id])
       assert.equal(verified.verification_result.is_valid, false, envelope)
       const errors = errorsOf(verified)
-      assert.ok(verified.verification_result.errors.some((e: string) => /credential 1.*base proof.*a verifier is shown a proof derived from it/.test(e)), `${envelope}: ${errors}`)
+      assert.ok(
+        verified.verification_result.errors.some((e: string) =>
+          /credential 1.*base proof.*a verifier is shown a proof derived from it/.test(e),
+        ),
+        `${envelope}: ${errors}`,
+      )
       assert.match(errors, /missing required credential UniversityDegree/)
       assert.deepEqual(verified.verification_result.credential_subjects, [])
     }
@@ -236,14 +325,28 @@ describe('bbs-2023 derived credentials in the spec presentation flow (request â†
     const derived = await derive(record.id, ['/credentialSubject/given_name'])
     const created = await createRequest()
     const vp = signPresentation(thief, { aud: verifier.did, nonce: created.request.nonce, credentials: [derived] })
-    const submitted = await callAs(t.app, 'POST', '/api/verifier/presentations', verifierToken, { presentation_jwt: vp, request_id: created.request.id })
+    const submitted = await callAs(t.app, 'POST', '/api/verifier/presentations', verifierToken, {
+      presentation_jwt: vp,
+      request_id: created.request.id,
+    })
     assert.equal(submitted.statusCode, 201, submitted.body)
     assert.equal(submitted.json().presentation.prover_did, thief.did)
     assert.deepEqual(submitted.json().presentation.credential_ids, [record.id], 'the derived credential names its id')
-    const res = await callAs(t.app, 'POST', `/api/verifier/presentations/${submitted.json().presentation.id}/verify`, verifierToken, { presentation_jwt: vp })
+    const res = await callAs(
+      t.app,
+      'POST',
+      `/api/verifier/presentations/${submitted.json().presentation.id}/verify`,
+      verifierToken,
+      { presentation_jwt: vp },
+    )
     assert.equal(res.statusCode, 200, res.body)
     const result = res.json().verification_result
     assert.equal(result.is_valid, false)
-    assert.ok(result.errors.includes(`credential 1 (${record.id}): it was issued to ${holder.did}, not to the holder ${thief.did}`), result.errors.join('; '))
+    assert.ok(
+      result.errors.includes(
+        `credential 1 (${record.id}): it was issued to ${holder.did}, not to the holder ${thief.did}`,
+      ),
+      result.errors.join('; '),
+    )
   })
 })

@@ -24,7 +24,13 @@ import { createTestApp, type TestApp } from '../helpers/test-app.js'
 type Json = Record<string, any>
 
 const SCHEMA = { ...DEGREE_SCHEMA, name: 'Degree bbs-2023', anonymous_credentials: false }
-const ATTRIBUTES = { given_name: 'Ada', birth_date: '1815-12-10', gpa: 3.9, graduated: true, address: { city: 'London', lines: ['12 St James Square'] } }
+const ATTRIBUTES = {
+  given_name: 'Ada',
+  birth_date: '1815-12-10',
+  gpa: 3.9,
+  graduated: true,
+  address: { city: 'London', lines: ['12 St James Square'] },
+}
 const MULTIKEY_V1 = 'https://w3id.org/security/multikey/v1'
 
 describe('bbs-2023 credentials: issue, derive, verify with the libraries alone', () => {
@@ -49,7 +55,14 @@ describe('bbs-2023 credentials: issue, derive, verify with the libraries alone',
   const didDocument = async (did: string): Promise<Json> => {
     if (did.startsWith('did:key:')) {
       const id = `${did}#${did.slice('did:key:'.length)}`
-      return { '@context': ['https://www.w3.org/ns/did/v1', MULTIKEY_V1], id: did, verificationMethod: [{ id, type: 'Multikey', controller: did, publicKeyMultibase: did.slice('did:key:'.length) }], assertionMethod: [id] }
+      return {
+        '@context': ['https://www.w3.org/ns/did/v1', MULTIKEY_V1],
+        id: did,
+        verificationMethod: [
+          { id, type: 'Multikey', controller: did, publicKeyMultibase: did.slice('did:key:'.length) },
+        ],
+        assertionMethod: [id],
+      }
     }
     const path = did.slice('did:web:'.length).split(':').slice(1).join('/')
     return served(`http://service.test/${path}/did.json`)
@@ -68,13 +81,23 @@ describe('bbs-2023 credentials: issue, derive, verify with the libraries alone',
     return { contextUrl: null, documentUrl: url, document: await served(url) }
   }
   const libraryVerify = (credential: Json) =>
-    vc.verifyCredential({ credential, suite: new DataIntegrityProof({ cryptosuite: createVerifyCryptosuite() }), documentLoader, checkStatus: async () => ({ verified: true }) })
+    vc.verifyCredential({
+      credential,
+      suite: new DataIntegrityProof({ cryptosuite: createVerifyCryptosuite() }),
+      documentLoader,
+      checkStatus: async () => ({ verified: true }),
+    })
 
   /** The derived proof's BBS proof, verified by the IETF BBS ProofVerify with what the cryptosuite says it covers. */
   const bbsProofVerifies = async (credential: Json): Promise<boolean> => {
     const { proof, ...document } = credential
     const cryptosuite = createVerifyCryptosuite()
-    const data = (await cryptosuite.createVerifyData({ cryptosuite, document, proof: { '@context': document['@context'], ...proof }, documentLoader })) as {
+    const data = (await cryptosuite.createVerifyData({
+      cryptosuite,
+      document,
+      proof: { '@context': document['@context'], ...proof },
+      documentLoader,
+    })) as {
       bbsProof: Uint8Array
       proofHash: Uint8Array
       mandatoryHash: Uint8Array
@@ -98,19 +121,34 @@ describe('bbs-2023 credentials: issue, derive, verify with the libraries alone',
   }
 
   const issue = async (actor: IssuerActor, schema: string, format = 'bbs-2023'): Promise<Json> => {
-    const res = await callAs(t.app, 'POST', `/api/issuer/${actor.did}/issue`, actor.token, { format, credential_type: 'UniversityDegree', schema_id: schema, subject_did: holder.did, attributes: ATTRIBUTES })
+    const res = await callAs(t.app, 'POST', `/api/issuer/${actor.did}/issue`, actor.token, {
+      format,
+      credential_type: 'UniversityDegree',
+      schema_id: schema,
+      subject_did: holder.did,
+      attributes: ATTRIBUTES,
+    })
     assert.equal(res.statusCode, 201, res.body)
     return res.json().credential
   }
   const derive = (id: string, pointers: unknown, as = { did: holder.did, token: '' }) =>
-    callAs(t.app, 'POST', `/api/wallet/${as.did}/credentials/${encodeURIComponent(id)}/derive`, as.token || holderToken, { pointers })
+    callAs(
+      t.app,
+      'POST',
+      `/api/wallet/${as.did}/credentials/${encodeURIComponent(id)}/derive`,
+      as.token || holderToken,
+      { pointers },
+    )
 
   before(async () => {
     t = await createTestApp()
     await issuer.setUp(t.app, 'Web Uni')
     schemaId = await issuer.schema(t.app, SCHEMA)
     keyIssuer.token = await keyIssuer.login(t.app)
-    const created = await callAs(t.app, 'POST', '/api/issuer', keyIssuer.token, { name: 'Key Uni', signing_did_method: 'key' })
+    const created = await callAs(t.app, 'POST', '/api/issuer', keyIssuer.token, {
+      name: 'Key Uni',
+      signing_did_method: 'key',
+    })
     assert.equal(created.statusCode, 201, created.body)
     keySchemaId = await keyIssuer.schema(t.app, SCHEMA)
     holderToken = await holder.login(t.app)
@@ -199,7 +237,10 @@ describe('bbs-2023 credentials: issue, derive, verify with the libraries alone',
     assert.equal(escaped.statusCode, 400, escaped.body)
     const relative = await derive(issued.id, ['credentialSubject'])
     assert.equal(relative.statusCode, 400, relative.body)
-    const tooMany = await derive(issued.id, Array.from({ length: 101 }, () => '/id'))
+    const tooMany = await derive(
+      issued.id,
+      Array.from({ length: 101 }, () => '/id'),
+    )
     assert.equal(tooMany.statusCode, 400, tooMany.body)
     const notStrings = await derive(issued.id, [1])
     assert.equal(notStrings.statusCode, 400, notStrings.body)

@@ -15,7 +15,11 @@ import { sql } from 'kysely'
 import { openDatabase, type DatabaseHandle } from '../../src/db/connect.js'
 import { createGuardedPost, type HttpPost } from '../../src/adapters/http-out/guarded-post.js'
 import { DbKeyStore } from '../../src/modules/keys/key-store.js'
-import { createCallbackOutbox, type CallbackOutbox, type CallbackOutboxOptions } from '../../src/modules/callbacks/callback-outbox.js'
+import {
+  createCallbackOutbox,
+  type CallbackOutbox,
+  type CallbackOutboxOptions,
+} from '../../src/modules/callbacks/callback-outbox.js'
 import * as repo from '../../src/modules/callbacks/callback-outbox.repository.js'
 import type { CallbackPort } from '../../src/modules/presentation/presentation-ports.js'
 import { ADMIN_KEY, createTestApp, ManualClock, type TestApp } from '../helpers/test-app.js'
@@ -108,9 +112,13 @@ describe('callback outbox', () => {
   const clock = new ManualClock(new Date('2026-11-23T10:00:00Z'))
   let receiver: Receiver
 
-  const row = (eventId: string) => database.db.selectFrom('callback_outbox').selectAll().where('event_id', '=', eventId).executeTakeFirstOrThrow()
-  const enqueueCommitted = (outbox: Pick<CallbackOutbox, 'enqueue'>, url: string, data: Record<string, unknown> = { presentation_id: 'p-1' }) =>
-    database.db.transaction().execute((trx) => outbox.enqueue(trx, { url, type: 'presentation.verified', data }))
+  const row = (eventId: string) =>
+    database.db.selectFrom('callback_outbox').selectAll().where('event_id', '=', eventId).executeTakeFirstOrThrow()
+  const enqueueCommitted = (
+    outbox: Pick<CallbackOutbox, 'enqueue'>,
+    url: string,
+    data: Record<string, unknown> = { presentation_id: 'p-1' },
+  ) => database.db.transaction().execute((trx) => outbox.enqueue(trx, { url, type: 'presentation.verified', data }))
 
   before(async () => {
     database = await createTestDatabase()
@@ -127,9 +135,12 @@ describe('callback outbox', () => {
     let base: string
     let closed = false
     let firstDelivery: Delivery
-    const appRow = (url: string) => t.deps.database.db.selectFrom('callback_outbox').select('id').where('url', '=', url).execute()
+    const appRow = (url: string) =>
+      t.deps.database.db.selectFrom('callback_outbox').select('id').where('url', '=', url).execute()
     const enqueueInApp = (url: string, data: Record<string, unknown> = { presentation_id: 'p-1' }) =>
-      t.deps.database.db.transaction().execute((trx) => t.app.callbacks.enqueue(trx, { url, type: 'presentation.verified', data }))
+      t.deps.database.db
+        .transaction()
+        .execute((trx) => t.app.callbacks.enqueue(trx, { url, type: 'presentation.verified', data }))
     before(async () => {
       // The app's own registration (app.ts), configured as an operator would: private
       // receivers allowed because the receiver is on 127.0.0.1, a short poll.
@@ -157,17 +168,35 @@ describe('callback outbox', () => {
       assert.equal(delivery.headers['content-type'], 'application/json')
       assert.equal(delivery.headers['x-event-id'], eventId)
       assert.equal(delivery.headers['x-event-type'], 'presentation.verified')
-      assert.deepEqual(JSON.parse(delivery.body.toString()), { id: eventId, type: 'presentation.verified', created_at: clock.now().toISOString(), data })
+      assert.deepEqual(JSON.parse(delivery.body.toString()), {
+        id: eventId,
+        type: 'presentation.verified',
+        created_at: clock.now().toISOString(),
+        data,
+      })
 
       const jwks = createRemoteJWKSet(new URL(`${base}/api/callbacks/jwks`))
       const [protectedHeader, detached, signature] = String(delivery.headers['x-signature']).split('.')
       assert.equal(detached, '')
-      const verified = await flattenedVerify({ protected: protectedHeader!, payload: delivery.body.toString('base64url'), signature: signature! }, jwks, { algorithms: ['EdDSA'] })
+      const verified = await flattenedVerify(
+        { protected: protectedHeader!, payload: delivery.body.toString('base64url'), signature: signature! },
+        jwks,
+        { algorithms: ['EdDSA'] },
+      )
       assert.deepEqual(Buffer.from(verified.payload), delivery.body)
       assert.equal(verified.protectedHeader?.typ, 'callback+jws')
       assert.equal(verified.protectedHeader?.iat, Math.floor(clock.now().getTime() / 1000))
       // A body changed in transit fails.
-      await assert.rejects(flattenedVerify({ protected: protectedHeader!, payload: Buffer.from(delivery.body.toString().replace('true', 'false')).toString('base64url'), signature: signature! }, jwks))
+      await assert.rejects(
+        flattenedVerify(
+          {
+            protected: protectedHeader!,
+            payload: Buffer.from(delivery.body.toString().replace('true', 'false')).toString('base64url'),
+            signature: signature!,
+          },
+          jwks,
+        ),
+      )
 
       const state = await t.app.callbacks.status(eventId)
       assert.equal(state?.attempts, 1)
@@ -189,7 +218,11 @@ describe('callback outbox', () => {
     it('never sends an event whose transaction rolled back', async () => {
       await assert.rejects(
         t.deps.database.db.transaction().execute(async (trx) => {
-          await t.app.callbacks.enqueue(trx, { url: receiver.url('/rolled-back'), type: 'presentation.submitted', data: {} })
+          await t.app.callbacks.enqueue(trx, {
+            url: receiver.url('/rolled-back'),
+            type: 'presentation.submitted',
+            data: {},
+          })
           throw new Error('the state change failed')
         }),
         /state change failed/,
@@ -201,7 +234,12 @@ describe('callback outbox', () => {
     })
 
     it('signs with the new key after a rotation; what the retired key signed still verifies', async () => {
-      const rotated = await t.app.inject({ method: 'POST', url: '/api/admin/keys/rotate', headers: { 'x-admin-key': ADMIN_KEY }, payload: { purpose: 'callback-signing' } })
+      const rotated = await t.app.inject({
+        method: 'POST',
+        url: '/api/admin/keys/rotate',
+        headers: { 'x-admin-key': ADMIN_KEY },
+        payload: { purpose: 'callback-signing' },
+      })
       assert.equal(rotated.statusCode, 200, rotated.body)
       const { active, retired } = rotated.json() as { active: { kid: string }; retired: { kid: string } }
       const eventId = await enqueueInApp(receiver.url('/rotated'))
@@ -210,9 +248,15 @@ describe('callback outbox', () => {
       const delivery = receiver.on('/rotated')[0]!
       assert.equal(delivery.headers['x-event-id'], eventId)
       const jwks = createRemoteJWKSet(new URL(`${base}/api/callbacks/jwks`))
-      for (const [d, kid] of [[delivery, active.kid], [firstDelivery, retired.kid]] as const) {
+      for (const [d, kid] of [
+        [delivery, active.kid],
+        [firstDelivery, retired.kid],
+      ] as const) {
         const [p, , s] = String(d.headers['x-signature']).split('.')
-        const { protectedHeader } = await flattenedVerify({ protected: p!, payload: d.body.toString('base64url'), signature: s! }, jwks)
+        const { protectedHeader } = await flattenedVerify(
+          { protected: p!, payload: d.body.toString('base64url'), signature: s! },
+          jwks,
+        )
         assert.equal(protectedHeader?.kid, kid)
       }
     })
@@ -229,7 +273,15 @@ describe('callback outbox', () => {
   describe('dispatcher', () => {
     const started: CallbackOutbox[] = []
     const outbox = (options: Partial<CallbackOutboxOptions> = {}): CallbackOutbox => {
-      const created = createCallbackOutbox({ db: database.db, keys, clock, allowPrivate: true, timeoutMs: 1000, pollMs: 20, ...options })
+      const created = createCallbackOutbox({
+        db: database.db,
+        keys,
+        clock,
+        allowPrivate: true,
+        timeoutMs: 1000,
+        pollMs: 20,
+        ...options,
+      })
       created.start()
       started.push(created)
       return created
@@ -274,7 +326,10 @@ describe('callback outbox', () => {
       const callbacks = outbox()
       const eventId = await enqueueCommitted(callbacks, `http://127.0.0.1:${port}/back`)
       callbacks.nudge()
-      await waitFor('failed attempt', async () => (await row(eventId)).attempts === 1 && (await row(eventId)).last_error !== null)
+      await waitFor(
+        'failed attempt',
+        async () => (await row(eventId)).attempts === 1 && (await row(eventId)).last_error !== null,
+      )
       assert.match((await row(eventId)).last_error!, /unreachable \(ECONNREFUSED\)/)
       assert.equal((await row(eventId)).status, 'pending')
 
@@ -342,21 +397,37 @@ describe('callback outbox', () => {
         const b = outbox({ post: counting('b'), maxInFlight: 4, ...(other ? { db: other.db } : {}) })
         const ids = await database.db.transaction().execute(async (trx) => {
           const out: string[] = []
-          for (let i = 0; i < 60; i++) out.push(await a.enqueue(trx, { url: receiver.url('/shared'), type: 'presentation.submitted', data: { i } }))
+          for (let i = 0; i < 60; i++)
+            out.push(
+              await a.enqueue(trx, { url: receiver.url('/shared'), type: 'presentation.submitted', data: { i } }),
+            )
           return out
         })
         a.nudge()
         b.nudge()
-        await waitFor('all delivered', async () => {
-          const left = await database.db.selectFrom('callback_outbox').select('id').where('event_id', 'in', ids).where('status', '<>', 'delivered').execute()
-          return left.length === 0
-        }, 15_000)
+        await waitFor(
+          'all delivered',
+          async () => {
+            const left = await database.db
+              .selectFrom('callback_outbox')
+              .select('id')
+              .where('event_id', 'in', ids)
+              .where('status', '<>', 'delivered')
+              .execute()
+            return left.length === 0
+          },
+          15_000,
+        )
         const received = receiver.on('/shared').map((d) => String(d.headers['x-event-id']))
         assert.equal(received.length, 60)
         assert.deepEqual(new Set(received), new Set(ids))
         assert.equal(sentBy.a + sentBy.b, 60)
         assert.ok(sentBy.a > 0 && sentBy.b > 0, `both took part (a ${sentBy.a}, b ${sentBy.b})`)
-        const attempts = await database.db.selectFrom('callback_outbox').select('attempts').where('event_id', 'in', ids).execute()
+        const attempts = await database.db
+          .selectFrom('callback_outbox')
+          .select('attempts')
+          .where('event_id', 'in', ids)
+          .execute()
         assert.ok(attempts.every((r) => r.attempts === 1))
         await Promise.all(started.splice(0).map((o) => o.stop()))
       } finally {
@@ -369,19 +440,34 @@ describe('callback outbox', () => {
       try {
         const ids = await database.db.transaction().execute(async (trx) => {
           const out: string[] = []
-          for (let i = 0; i < 50; i++) out.push(await createCallbackOutbox({ db: database.db, keys, clock, allowPrivate: true, timeoutMs: 1000 }).enqueue(trx, { url: receiver.url('/claims'), type: 'presentation.submitted', data: { i } }))
+          for (let i = 0; i < 50; i++)
+            out.push(
+              await createCallbackOutbox({ db: database.db, keys, clock, allowPrivate: true, timeoutMs: 1000 }).enqueue(
+                trx,
+                { url: receiver.url('/claims'), type: 'presentation.submitted', data: { i } },
+              ),
+            )
           return out
         })
         const now = clock.now()
-        const claim = (db: DatabaseHandle['db']) => repo.claimDue(db, { now, leaseUntil: new Date(now.getTime() + 60_000), limit: 5 })
-        const racing = await Promise.all(Array.from({ length: 20 }, (_, i) => claim(i % 2 && other ? other.db : database.db)))
+        const claim = (db: DatabaseHandle['db']) =>
+          repo.claimDue(db, { now, leaseUntil: new Date(now.getTime() + 60_000), limit: 5 })
+        const racing = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => claim(i % 2 && other ? other.db : database.db)),
+        )
         const first = racing.flat().map((c) => c.event_id)
         assert.equal(new Set(first).size, first.length, 'no row claimed twice')
         // Whatever the race skipped is still there for the next claim, and nothing more.
-        const rest = (await repo.claimDue(database.db, { now, leaseUntil: new Date(now.getTime() + 60_000), limit: 100 })).map((c) => c.event_id)
+        const rest = (
+          await repo.claimDue(database.db, { now, leaseUntil: new Date(now.getTime() + 60_000), limit: 100 })
+        ).map((c) => c.event_id)
         assert.deepEqual(new Set([...first, ...rest]), new Set(ids))
         assert.equal(first.length + rest.length, 50)
-        await database.db.updateTable('callback_outbox').set({ status: 'delivered', locked_until: null }).where('event_id', 'in', ids).execute()
+        await database.db
+          .updateTable('callback_outbox')
+          .set({ status: 'delivered', locked_until: null })
+          .where('event_id', 'in', ids)
+          .execute()
       } finally {
         await other?.close()
       }
@@ -393,7 +479,10 @@ describe('callback outbox', () => {
       const eventId = await enqueueCommitted(callbacks, receiver.url('/crash'))
       const now = clock.now()
       const claimed = await repo.claimDue(database.db, { now, leaseUntil: new Date(now.getTime() + 60_000), limit: 10 })
-      assert.deepEqual(claimed.map((c) => c.event_id), [eventId])
+      assert.deepEqual(
+        claimed.map((c) => c.event_id),
+        [eventId],
+      )
 
       const survivor = outbox()
       survivor.nudge()

@@ -25,7 +25,8 @@ function abiSignature(abi: Abi): string[] {
   return abi
     .filter((e) => e.type === 'function' || e.type === 'event' || e.type === 'error')
     .map((e) => {
-      const inputs = 'inputs' in e ? e.inputs.map((i) => `${i.type}${'indexed' in i && i.indexed ? ' indexed' : ''}`).join(',') : ''
+      const inputs =
+        'inputs' in e ? e.inputs.map((i) => `${i.type}${'indexed' in i && i.indexed ? ' indexed' : ''}`).join(',') : ''
       const outputs = 'outputs' in e && e.outputs ? e.outputs.map((o) => o.type).join(',') : ''
       const mutability = 'stateMutability' in e ? e.stateMutability : ''
       return `${e.type} ${'name' in e ? e.name : ''}(${inputs}) ${mutability} (${outputs})`
@@ -48,8 +49,14 @@ describe('chain registries on a dev chain', () => {
 
   const registry = () => ({ address: deployment.contracts.credentialRegistry, abi: credentialRegistryAbi })
 
-  async function send(client: ReturnType<typeof viemClients>, request: Parameters<typeof client.publicClient.simulateContract>[0]) {
-    const { request: prepared } = await client.publicClient.simulateContract({ ...request, account: client.account } as never)
+  async function send(
+    client: ReturnType<typeof viemClients>,
+    request: Parameters<typeof client.publicClient.simulateContract>[0],
+  ) {
+    const { request: prepared } = await client.publicClient.simulateContract({
+      ...request,
+      account: client.account,
+    } as never)
     const hash = await client.wallet.writeContract(prepared as never)
     return client.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 })
   }
@@ -64,11 +71,20 @@ describe('chain registries on a dev chain', () => {
   it('register, check, revoke, check again; only the registrant may revoke; events for every change', async () => {
     const issuer = issuerId('did:example:issuer-1')
     const credentialHash = hash32()
-    const status = () => service.publicClient.readContract({ ...registry(), functionName: 'status', args: [service.account.address, issuer, credentialHash] })
+    const status = () =>
+      service.publicClient.readContract({
+        ...registry(),
+        functionName: 'status',
+        args: [service.account.address, issuer, credentialHash],
+      })
     assert.deepEqual(await status(), [0n, 0n])
 
     const registered = await send(service, { ...registry(), functionName: 'register', args: [issuer, credentialHash] })
-    const [event] = parseEventLogs({ abi: credentialRegistryAbi, logs: registered.logs, eventName: 'CredentialRegistered' })
+    const [event] = parseEventLogs({
+      abi: credentialRegistryAbi,
+      logs: registered.logs,
+      eventName: 'CredentialRegistered',
+    })
     assert.equal(event?.args.registrant, service.account.address)
     assert.equal(event?.args.credentialHash, credentialHash)
     const [registeredAt, notRevoked] = await status()
@@ -80,14 +96,27 @@ describe('chain registries on a dev chain', () => {
     assert.equal(again.logs.length, 0)
 
     // Another account cannot revoke it: it registered nothing in its own namespace.
-    await assert.rejects(send(other, { ...registry(), functionName: 'revoke', args: [issuer, credentialHash] }), /NotRegistered/)
+    await assert.rejects(
+      send(other, { ...registry(), functionName: 'revoke', args: [issuer, credentialHash] }),
+      /NotRegistered/,
+    )
 
     const revoked = await send(service, { ...registry(), functionName: 'revoke', args: [issuer, credentialHash] })
-    assert.equal(parseEventLogs({ abi: credentialRegistryAbi, logs: revoked.logs, eventName: 'CredentialRevoked' }).length, 1)
+    assert.equal(
+      parseEventLogs({ abi: credentialRegistryAbi, logs: revoked.logs, eventName: 'CredentialRevoked' }).length,
+      1,
+    )
     const [, revokedAt] = await status()
     assert.ok(revokedAt >= registeredAt)
     // The other account's namespace shows nothing at all.
-    assert.deepEqual(await service.publicClient.readContract({ ...registry(), functionName: 'status', args: [other.account.address, issuer, credentialHash] }), [0n, 0n])
+    assert.deepEqual(
+      await service.publicClient.readContract({
+        ...registry(),
+        functionName: 'status',
+        args: [other.account.address, issuer, credentialHash],
+      }),
+      [0n, 0n],
+    )
   })
 
   it('anchors 1,000 hashes in one transaction; every inclusion proof verifies, on chain too; batched revocation needs a valid proof', async (t) => {
@@ -99,53 +128,106 @@ describe('chain registries on a dev chain', () => {
     // them close their idle sockets before the next call picks one.
     await new Promise((resolve) => setTimeout(resolve, 20))
     // The contract's leaf is StandardMerkleTree's; every proof verifies with StandardMerkleTree.
-    assert.equal(await service.publicClient.readContract({ ...registry(), functionName: 'leaf', args: [issuer, hashes[0]!] }), tree.leaves[0])
-    for (let i = 0; i < values.length; i++) assert.ok(StandardMerkleTree.verify(tree.root, ['bytes32', 'bytes32'], values[i]!, tree.proofs[i]!), `proof ${i}`)
+    assert.equal(
+      await service.publicClient.readContract({ ...registry(), functionName: 'leaf', args: [issuer, hashes[0]!] }),
+      tree.leaves[0],
+    )
+    for (let i = 0; i < values.length; i++)
+      assert.ok(StandardMerkleTree.verify(tree.root, ['bytes32', 'bytes32'], values[i]!, tree.proofs[i]!), `proof ${i}`)
     await new Promise((resolve) => setTimeout(resolve, 20))
 
     const receipt = await send(service, { ...registry(), functionName: 'anchorBatch', args: [tree.root, 1000] })
     assert.equal(receipt.status, 'success')
     const batchGas = receipt.gasUsed
-    const [anchoredAt, size] = await service.publicClient.readContract({ ...registry(), functionName: 'batch', args: [service.account.address, tree.root] })
+    const [anchoredAt, size] = await service.publicClient.readContract({
+      ...registry(),
+      functionName: 'batch',
+      args: [service.account.address, tree.root],
+    })
     assert.ok(anchoredAt > 0n)
     assert.equal(size, 1000)
 
     // A sample of proofs checked by the contract (all 1,000 locally above).
     for (const i of [0, 1, 499, 511, 512, 998, 999]) {
-      const [at, revokedAt] = await service.publicClient.readContract({ ...registry(), functionName: 'batchedStatus', args: [service.account.address, issuer, hashes[i]!, tree.root, tree.proofs[i]!] })
+      const [at, revokedAt] = await service.publicClient.readContract({
+        ...registry(),
+        functionName: 'batchedStatus',
+        args: [service.account.address, issuer, hashes[i]!, tree.root, tree.proofs[i]!],
+      })
       assert.equal(at, anchoredAt, `on-chain proof ${i}`)
       assert.equal(revokedAt, 0n)
     }
     // The contract's own inclusion check (OpenZeppelin MerkleProof) accepts the proof, and no other.
-    const inclusion = (i: number, proof: readonly Hex[]) => service.publicClient.readContract({ ...registry(), functionName: 'verifyInclusion', args: [tree.root, issuer, hashes[i]!, proof] })
+    const inclusion = (i: number, proof: readonly Hex[]) =>
+      service.publicClient.readContract({
+        ...registry(),
+        functionName: 'verifyInclusion',
+        args: [tree.root, issuer, hashes[i]!, proof],
+      })
     assert.equal(await inclusion(3, tree.proofs[3]!), true)
     assert.equal(await inclusion(3, tree.proofs[4]!), false)
     assert.equal(await inclusion(3, [...tree.proofs[3]!.slice(0, -1), hash32()]), false)
     // A proof of another leaf, or a hash not in the batch, does not verify.
-    const [forged] = await service.publicClient.readContract({ ...registry(), functionName: 'batchedStatus', args: [service.account.address, issuer, hashes[0]!, tree.root, tree.proofs[1]!] })
+    const [forged] = await service.publicClient.readContract({
+      ...registry(),
+      functionName: 'batchedStatus',
+      args: [service.account.address, issuer, hashes[0]!, tree.root, tree.proofs[1]!],
+    })
     assert.equal(forged, 0n)
-    const [stranger] = await service.publicClient.readContract({ ...registry(), functionName: 'batchedStatus', args: [service.account.address, issuer, hash32(), tree.root, tree.proofs[0]!] })
+    const [stranger] = await service.publicClient.readContract({
+      ...registry(),
+      functionName: 'batchedStatus',
+      args: [service.account.address, issuer, hash32(), tree.root, tree.proofs[0]!],
+    })
     assert.equal(stranger, 0n)
 
     // Revoking one batched credential: the registrant with the proof; nobody else.
-    await assert.rejects(send(other, { ...registry(), functionName: 'revokeBatched', args: [issuer, hashes[7]!, tree.root, tree.proofs[7]!] }), /NotRegistered/)
-    await assert.rejects(send(service, { ...registry(), functionName: 'revokeBatched', args: [issuer, hashes[7]!, tree.root, tree.proofs[8]!] }), /NotRegistered/)
-    await send(service, { ...registry(), functionName: 'revokeBatched', args: [issuer, hashes[7]!, tree.root, tree.proofs[7]!] })
-    const [, revokedAt] = await service.publicClient.readContract({ ...registry(), functionName: 'batchedStatus', args: [service.account.address, issuer, hashes[7]!, tree.root, tree.proofs[7]!] })
+    await assert.rejects(
+      send(other, {
+        ...registry(),
+        functionName: 'revokeBatched',
+        args: [issuer, hashes[7]!, tree.root, tree.proofs[7]!],
+      }),
+      /NotRegistered/,
+    )
+    await assert.rejects(
+      send(service, {
+        ...registry(),
+        functionName: 'revokeBatched',
+        args: [issuer, hashes[7]!, tree.root, tree.proofs[8]!],
+      }),
+      /NotRegistered/,
+    )
+    await send(service, {
+      ...registry(),
+      functionName: 'revokeBatched',
+      args: [issuer, hashes[7]!, tree.root, tree.proofs[7]!],
+    })
+    const [, revokedAt] = await service.publicClient.readContract({
+      ...registry(),
+      functionName: 'batchedStatus',
+      args: [service.account.address, issuer, hashes[7]!, tree.root, tree.proofs[7]!],
+    })
     assert.ok(revokedAt > 0n)
 
     // Gas: one batch against single registrations (each costs the same; 20 are measured).
     let singleGas = 0n
-    for (const h of hashes.slice(0, 20)) singleGas += (await send(service, { ...registry(), functionName: 'register', args: [issuer, h] })).gasUsed
+    for (const h of hashes.slice(0, 20))
+      singleGas += (await send(service, { ...registry(), functionName: 'register', args: [issuer, h] })).gasUsed
     const perSingle = singleGas / 20n
-    t.diagnostic(`gas: anchorBatch(1000) = ${batchGas}; register() = ${perSingle} each, ~${perSingle * 1000n} for 1,000 (${Number((perSingle * 1000n) / batchGas)}x)`)
+    t.diagnostic(
+      `gas: anchorBatch(1000) = ${batchGas}; register() = ${perSingle} each, ~${perSingle * 1000n} for 1,000 (${Number((perSingle * 1000n) / batchGas)}x)`,
+    )
     assert.ok(batchGas * 100n < perSingle * 1000n, 'a batch costs under 1% of single registrations')
   })
 
   it('a version-1 registry (contracts/legacy) still answers for its roots with version-1 proofs, and not for standard ones', async () => {
     const legacy = await compileContracts(path.join(CONTRACTS_DIR, 'legacy'))
     const { abi, bytecode } = legacy.CredentialRegistryV1!
-    const deployed = await service.publicClient.waitForTransactionReceipt({ hash: await service.wallet.deployContract({ abi, bytecode }), pollingInterval: 20 })
+    const deployed = await service.publicClient.waitForTransactionReceipt({
+      hash: await service.wallet.deployContract({ abi, bytecode }),
+      pollingInterval: 20,
+    })
     const v1 = { address: deployed.contractAddress as Address, abi: credentialRegistryAbi }
     // A two-leaf version-1 tree, from its definition (docs/blockchain.md "Version-1 batches").
     const issuer = issuerId('did:example:old-issuer')
@@ -153,11 +235,22 @@ describe('chain registries on a dev chain', () => {
     const [l0, l1] = [h0, h1].map((h) => keccak256(concat(['0x00', issuer, h]))) as [Hex, Hex]
     const root = keccak256(concat(l0 < l1 ? ['0x01', l0, l1] : ['0x01', l1, l0]))
     await send(service, { ...v1, functionName: 'anchorBatch', args: [root, 2] })
-    const [at] = await service.publicClient.readContract({ ...v1, functionName: 'batchedStatus', args: [service.account.address, issuer, h0, root, [l1]] })
+    const [at] = await service.publicClient.readContract({
+      ...v1,
+      functionName: 'batchedStatus',
+      args: [service.account.address, issuer, h0, root, [l1]],
+    })
     assert.ok(at > 0n)
-    const standard = buildBatchTree([[issuer, h0], [issuer, h1]])
+    const standard = buildBatchTree([
+      [issuer, h0],
+      [issuer, h1],
+    ])
     await send(service, { ...v1, functionName: 'anchorBatch', args: [standard.root, 2] })
-    const [none] = await service.publicClient.readContract({ ...v1, functionName: 'batchedStatus', args: [service.account.address, issuer, h0, standard.root, standard.proofs[0]!] })
+    const [none] = await service.publicClient.readContract({
+      ...v1,
+      functionName: 'batchedStatus',
+      args: [service.account.address, issuer, h0, standard.root, standard.proofs[0]!],
+    })
     assert.equal(none, 0n, 'the version-1 registry cannot check a standard proof: new batches need the new registry')
   })
 
@@ -168,21 +261,45 @@ describe('chain registries on a dev chain', () => {
     const v1 = hash32()
     const v2 = hash32()
     const r1 = await send(service, { ...schemas, functionName: 'register', args: [schemaId, issuer, v1] })
-    assert.equal(parseEventLogs({ abi: schemaRegistryAbi, logs: r1.logs, eventName: 'SchemaRegistered' })[0]?.args.version, 1)
-    assert.equal((await send(service, { ...schemas, functionName: 'register', args: [schemaId, issuer, v1] })).logs.length, 0)
+    assert.equal(
+      parseEventLogs({ abi: schemaRegistryAbi, logs: r1.logs, eventName: 'SchemaRegistered' })[0]?.args.version,
+      1,
+    )
+    assert.equal(
+      (await send(service, { ...schemas, functionName: 'register', args: [schemaId, issuer, v1] })).logs.length,
+      0,
+    )
     await send(service, { ...schemas, functionName: 'register', args: [schemaId, issuer, v2] })
-    const [gotIssuer, latest, , versions] = await service.publicClient.readContract({ ...schemas, functionName: 'schema', args: [service.account.address, schemaId] })
+    const [gotIssuer, latest, , versions] = await service.publicClient.readContract({
+      ...schemas,
+      functionName: 'schema',
+      args: [service.account.address, schemaId],
+    })
     assert.equal(gotIssuer, issuer)
     assert.equal(latest, v2)
     assert.equal(versions, 2)
-    assert.ok((await service.publicClient.readContract({ ...schemas, functionName: 'versionRegisteredAt', args: [service.account.address, schemaId, v1] })) > 0n)
-    await assert.rejects(send(service, { ...schemas, functionName: 'register', args: [schemaId, issuerId('did:example:other'), hash32()] }), /IssuerMismatch/)
+    assert.ok(
+      (await service.publicClient.readContract({
+        ...schemas,
+        functionName: 'versionRegisteredAt',
+        args: [service.account.address, schemaId, v1],
+      })) > 0n,
+    )
+    await assert.rejects(
+      send(service, {
+        ...schemas,
+        functionName: 'register',
+        args: [schemaId, issuerId('did:example:other'), hash32()],
+      }),
+      /IssuerMismatch/,
+    )
   })
 
   it('consent registry: grant, check, revoke, check, grant again; expiry; only the granter revokes', async () => {
     const consents = { address: deployment.contracts.consentRegistry, abi: consentRegistryAbi }
     const key = hash32()
-    const check = (registrant = service.account.address) => service.publicClient.readContract({ ...consents, functionName: 'check', args: [registrant, key] })
+    const check = (registrant = service.account.address) =>
+      service.publicClient.readContract({ ...consents, functionName: 'check', args: [registrant, key] })
     assert.equal((await check())[0], false)
     const granted = await send(service, { ...consents, functionName: 'grant', args: [key, 0n] })
     assert.equal(parseEventLogs({ abi: consentRegistryAbi, logs: granted.logs, eventName: 'ConsentGranted' }).length, 1)
@@ -199,9 +316,27 @@ describe('chain registries on a dev chain', () => {
     const expiring = hash32()
     const block = await service.publicClient.getBlock()
     await send(service, { ...consents, functionName: 'grant', args: [expiring, block.timestamp + 60n] })
-    assert.equal((await service.publicClient.readContract({ ...consents, functionName: 'check', args: [service.account.address, expiring] }))[0], true)
+    assert.equal(
+      (
+        await service.publicClient.readContract({
+          ...consents,
+          functionName: 'check',
+          args: [service.account.address, expiring],
+        })
+      )[0],
+      true,
+    )
     await chain.request('evm_increaseTime', [120])
     await chain.request('evm_mine', [])
-    assert.equal((await service.publicClient.readContract({ ...consents, functionName: 'check', args: [service.account.address, expiring] }))[0], false)
+    assert.equal(
+      (
+        await service.publicClient.readContract({
+          ...consents,
+          functionName: 'check',
+          args: [service.account.address, expiring],
+        })
+      )[0],
+      false,
+    )
   })
 })

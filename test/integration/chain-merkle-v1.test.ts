@@ -37,8 +37,16 @@ describe('version-1 batches after the upgrade', () => {
   const issuer = new DidClient()
   let issuerToken: string
   const issuerKey = keccak256(stringToBytes(issuer.did))
-  const mined = { hashes: [hashHex(), hashHex()] as [string, string], tree: undefined as unknown as ReturnType<typeof v1Tree>, tx: '' as Hex, block: 0n }
-  const pending = { hashes: [hashHex(), hashHex()] as [string, string], tree: undefined as unknown as ReturnType<typeof v1Tree> }
+  const mined = {
+    hashes: [hashHex(), hashHex()] as [string, string],
+    tree: undefined as unknown as ReturnType<typeof v1Tree>,
+    tx: '' as Hex,
+    block: 0n,
+  }
+  const pending = {
+    hashes: [hashHex(), hashHex()] as [string, string],
+    tree: undefined as unknown as ReturnType<typeof v1Tree>,
+  }
   const queuedHash = hashHex()
 
   before(async () => {
@@ -46,16 +54,29 @@ describe('version-1 batches after the upgrade', () => {
     // The older deployment: the version-1 registry, holding one batch anchored by the service's account.
     const service = viemClients(chain, 0)
     const { abi, bytecode } = (await compileContracts(path.join(CONTRACTS_DIR, 'legacy'))).CredentialRegistryV1!
-    const deployed = await service.publicClient.waitForTransactionReceipt({ hash: await service.wallet.deployContract({ abi, bytecode }), pollingInterval: 20 })
+    const deployed = await service.publicClient.waitForTransactionReceipt({
+      hash: await service.wallet.deployContract({ abi, bytecode }),
+      pollingInterval: 20,
+    })
     v1Registry = deployed.contractAddress as Address
     mined.tree = v1Tree(issuerKey, mined.hashes)
     pending.tree = v1Tree(issuerKey, pending.hashes)
-    const anchor = await service.wallet.writeContract({ address: v1Registry, abi: credentialRegistryAbi, functionName: 'anchorBatch', args: [mined.tree.root, 2] })
+    const anchor = await service.wallet.writeContract({
+      address: v1Registry,
+      abi: credentialRegistryAbi,
+      functionName: 'anchorBatch',
+      args: [mined.tree.root, 2],
+    })
     const receipt = await service.publicClient.waitForTransactionReceipt({ hash: anchor, pollingInterval: 20 })
     ;[mined.tx, mined.block] = [anchor, receipt.blockNumber]
 
     t = await createTestApp({
-      env: chainEnv(chain, deployment, 0, { BLOCKCHAIN_CREDENTIAL_REGISTRY_V1: v1Registry, BLOCKCHAIN_POLL_MS: '50', BLOCKCHAIN_BATCH_WAIT_MS: '150', OUTBOUND_TIMEOUT_MS: '2000' }),
+      env: chainEnv(chain, deployment, 0, {
+        BLOCKCHAIN_CREDENTIAL_REGISTRY_V1: v1Registry,
+        BLOCKCHAIN_POLL_MS: '50',
+        BLOCKCHAIN_BATCH_WAIT_MS: '150',
+        OUTBOUND_TIMEOUT_MS: '2000',
+      }),
     })
     issuerToken = await issuer.login(t.app)
     // The service's rows as the version before the upgrade left them, each set in one transaction.
@@ -65,19 +86,55 @@ describe('version-1 batches after the upgrade', () => {
       db.transaction().execute(async (trx) => {
         const { id } = await trx
           .insertInto('chain_jobs')
-          .values({ kind: 'batch', subject_id: null, anchor_key: set.tree.root, payload: JSON.stringify({ root: set.tree.root, size: 2 }), next_attempt_at: now, created_at: now, ...job })
+          .values({
+            kind: 'batch',
+            subject_id: null,
+            anchor_key: set.tree.root,
+            payload: JSON.stringify({ root: set.tree.root, size: 2 }),
+            next_attempt_at: now,
+            created_at: now,
+            ...job,
+          })
           .returning('id')
           .executeTakeFirstOrThrow()
         await trx
           .insertInto('chain_credentials')
-          .values(set.hashes.map((h, i) => ({ issuer_did: issuer.did, credential_hash: h, credential_id: null, leaf: set.tree.leaves[i]!, batch_job_id: id, leaf_index: i, proof: JSON.stringify(set.tree.proofs[i]), created_at: now })))
+          .values(
+            set.hashes.map((h, i) => ({
+              issuer_did: issuer.did,
+              credential_hash: h,
+              credential_id: null,
+              leaf: set.tree.leaves[i]!,
+              batch_job_id: id,
+              leaf_index: i,
+              proof: JSON.stringify(set.tree.proofs[i]),
+              created_at: now,
+            })),
+          )
           .execute()
       })
-    await writeBatch(mined, { status: 'mined', attempts: 1, tx_hash: mined.tx, block_number: mined.block.toString(), gas_used: '50000', sent_at: now, mined_at: now })
+    await writeBatch(mined, {
+      status: 'mined',
+      attempts: 1,
+      tx_hash: mined.tx,
+      block_number: mined.block.toString(),
+      gas_used: '50000',
+      sent_at: now,
+      mined_at: now,
+    })
     await writeBatch(pending, { status: 'pending', attempts: 0 })
     // A hash queued before the upgrade, not batched yet: its stored leaf is a version-1 leaf.
     const oldLeaf = keccak256(concat(['0x00', issuerKey, `0x${queuedHash}`]))
-    await db.insertInto('chain_credentials').values({ issuer_did: issuer.did, credential_hash: queuedHash, credential_id: null, leaf: oldLeaf, created_at: now }).execute()
+    await db
+      .insertInto('chain_credentials')
+      .values({
+        issuer_did: issuer.did,
+        credential_hash: queuedHash,
+        credential_id: null,
+        leaf: oldLeaf,
+        created_at: now,
+      })
+      .execute()
     t.app.chainAnchor.nudge()
   })
   after(async () => {
@@ -86,9 +143,15 @@ describe('version-1 batches after the upgrade', () => {
   })
 
   const get = (url: string) => t.app.inject({ method: 'GET', url })
-  const check = async (hash: string) => (await get(`/api/blockchain/credential/check/${encodeURIComponent(issuer.did)}/${hash}`)).json().data
+  const check = async (hash: string) =>
+    (await get(`/api/blockchain/credential/check/${encodeURIComponent(issuer.did)}/${hash}`)).json().data
   const v1Read = (fn: 'batch' | 'batchedStatus', args: readonly unknown[]) =>
-    viemClients(chain, 1).publicClient.readContract({ address: v1Registry, abi: credentialRegistryAbi, functionName: fn, args } as never) as Promise<readonly bigint[]>
+    viemClients(chain, 1).publicClient.readContract({
+      address: v1Registry,
+      abi: credentialRegistryAbi,
+      functionName: fn,
+      args,
+    } as never) as Promise<readonly bigint[]>
 
   it('a version-1 batch anchored before the upgrade still verifies: its proof off chain, its root in the version-1 registry', async () => {
     const view = await check(mined.hashes[1])
@@ -105,7 +168,10 @@ describe('version-1 batches after the upgrade', () => {
   })
 
   it('a version-1 batch formed but not sent before the upgrade is anchored in the version-1 registry, where its proofs hold', async () => {
-    await waitFor('the pending version-1 batch is mined', async () => (await check(pending.hashes[0])).anchoring === 'mined')
+    await waitFor(
+      'the pending version-1 batch is mined',
+      async () => (await check(pending.hashes[0])).anchoring === 'mined',
+    )
     const view = await check(pending.hashes[0])
     assert.equal(view.on_chain, true)
     assert.equal(view.chain.verified_on_chain, true)
@@ -114,13 +180,27 @@ describe('version-1 batches after the upgrade', () => {
   })
 
   it('revoking a credential of a version-1 batch is sent to the version-1 registry with its stored proof', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/api/blockchain/credential/revoke', headers: bearer(issuerToken), payload: { issuer_did: issuer.did, credential_hash: mined.hashes[0] } })
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/blockchain/credential/revoke',
+      headers: bearer(issuerToken),
+      payload: { issuer_did: issuer.did, credential_hash: mined.hashes[0] },
+    })
     assert.equal(res.statusCode, 200, res.body)
-    await waitFor('the revocation is mined', async () => (await check(mined.hashes[0])).revocation?.anchoring === 'mined')
+    await waitFor(
+      'the revocation is mined',
+      async () => (await check(mined.hashes[0])).revocation?.anchoring === 'mined',
+    )
     const view = await check(mined.hashes[0])
     assert.equal(view.revoked, true)
     assert.equal(view.chain.verified_on_chain, true)
-    const [, revokedAt] = await v1Read('batchedStatus', [viemClients(chain, 0).account.address, issuerKey, `0x${mined.hashes[0]}`, mined.tree.root, mined.tree.proofs[0]])
+    const [, revokedAt] = await v1Read('batchedStatus', [
+      viemClients(chain, 0).account.address,
+      issuerKey,
+      `0x${mined.hashes[0]}`,
+      mined.tree.root,
+      mined.tree.proofs[0],
+    ])
     assert.ok(revokedAt! > 0n)
     assert.equal((await check(mined.hashes[1])).revoked, false, 'its batch neighbour is untouched')
   })
@@ -132,8 +212,14 @@ describe('version-1 batches after the upgrade', () => {
     assert.equal(view.chain.verified_on_chain, true)
     assert.equal(view.chain.contract, deployment.contracts.credentialRegistry)
     assert.equal(view.merkle.format, 'standard-v1')
-    assert.equal(view.merkle.leaf, StandardMerkleTree.of([view.merkle.value], ['bytes32', 'bytes32']).leafHash(view.merkle.value), 'the leaf was recomputed')
-    assert.ok(StandardMerkleTree.verify(view.merkle.root, view.merkle.leaf_encoding, view.merkle.value, view.merkle.proof))
+    assert.equal(
+      view.merkle.leaf,
+      StandardMerkleTree.of([view.merkle.value], ['bytes32', 'bytes32']).leafHash(view.merkle.value),
+      'the leaf was recomputed',
+    )
+    assert.ok(
+      StandardMerkleTree.verify(view.merkle.root, view.merkle.leaf_encoding, view.merkle.value, view.merkle.proof),
+    )
   })
 })
 
@@ -147,9 +233,17 @@ describe('a version-1 registry left in BLOCKCHAIN_CREDENTIAL_REGISTRY', () => {
     ;({ chain, deployment } = await startChainWithRegistries())
     const service = viemClients(chain, 0)
     const { abi, bytecode } = (await compileContracts(path.join(CONTRACTS_DIR, 'legacy'))).CredentialRegistryV1!
-    const deployed = await service.publicClient.waitForTransactionReceipt({ hash: await service.wallet.deployContract({ abi, bytecode }), pollingInterval: 20 })
+    const deployed = await service.publicClient.waitForTransactionReceipt({
+      hash: await service.wallet.deployContract({ abi, bytecode }),
+      pollingInterval: 20,
+    })
     t = await createTestApp({
-      env: chainEnv(chain, deployment, 0, { BLOCKCHAIN_CREDENTIAL_REGISTRY: deployed.contractAddress!, BLOCKCHAIN_POLL_MS: '50', BLOCKCHAIN_BATCH_WAIT_MS: '0', LOG_LEVEL: 'error' }),
+      env: chainEnv(chain, deployment, 0, {
+        BLOCKCHAIN_CREDENTIAL_REGISTRY: deployed.contractAddress!,
+        BLOCKCHAIN_POLL_MS: '50',
+        BLOCKCHAIN_BATCH_WAIT_MS: '0',
+        LOG_LEVEL: 'error',
+      }),
       logSink: { write: (line) => void lines.push(line) },
     })
   })
@@ -161,7 +255,12 @@ describe('a version-1 registry left in BLOCKCHAIN_CREDENTIAL_REGISTRY', () => {
   it('holds new batches back (no transaction) and says why in the log', async () => {
     const issuer = new DidClient()
     const token = await issuer.login(t.app)
-    const res = await t.app.inject({ method: 'POST', url: '/api/blockchain/credential/register', headers: bearer(token), payload: { issuer_did: issuer.did, credential_hash: hashHex() } })
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/blockchain/credential/register',
+      headers: bearer(token),
+      payload: { issuer_did: issuer.did, credential_hash: hashHex() },
+    })
     assert.equal(res.statusCode, 201, res.body)
     await waitFor('the refusal is logged', () => lines.some((l) => l.includes('version-1 registry')))
     await t.app.chainDispatcher!.runOnce()

@@ -31,19 +31,35 @@ describe(`consents are scoped by purpose in verification (${TEST_ENGINE})`, () =
     const verifier = new DidClient()
     const hToken = await holder.login(t.app)
     const vToken = await verifier.login(t.app)
-    const issued = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, { credential_type: 'UniversityDegree', schema_id: schemaId, subject_did: holder.did, attributes: { given_name: 'Ada', gpa: 3.5 } })
+    const issued = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, {
+      credential_type: 'UniversityDegree',
+      schema_id: schemaId,
+      subject_did: holder.did,
+      attributes: { given_name: 'Ada', gpa: 3.5 },
+    })
     assert.equal(issued.statusCode, 201, issued.body)
     const credential = { id: issued.json().credential.id as string, jwt: issued.json().credential.jwt as string }
 
     const grant = async (purpose: string, extra: Json = {}): Promise<Json> => {
-      const res = await callAs(t.app, 'POST', `/api/wallet/${holder.did}/consents`, hToken, { verifier_did: verifier.did, purpose, ...extra })
+      const res = await callAs(t.app, 'POST', `/api/wallet/${holder.did}/consents`, hToken, {
+        verifier_did: verifier.did,
+        purpose,
+        ...extra,
+      })
       assert.equal(res.statusCode, 201, res.body)
       return res.json().consent
     }
-    const revoke = async (id: string) => assert.equal((await callAs(t.app, 'POST', `/api/wallet/${holder.did}/consents/${id}/revoke`, hToken)).statusCode, 200)
-    const readConsent = async (id: string): Promise<Json> => (await callAs(t.app, 'GET', `/api/wallet/${holder.did}/consents/${id}`, hToken)).json().consent
+    const revoke = async (id: string) =>
+      assert.equal(
+        (await callAs(t.app, 'POST', `/api/wallet/${holder.did}/consents/${id}/revoke`, hToken)).statusCode,
+        200,
+      )
+    const readConsent = async (id: string): Promise<Json> =>
+      (await callAs(t.app, 'GET', `/api/wallet/${holder.did}/consents/${id}`, hToken)).json().consent
     const verify = async (presentationId: string, jwt: string): Promise<Json> => {
-      const res = await callAs(t.app, 'POST', `/api/verifier/presentations/${presentationId}/verify`, vToken, { presentation_jwt: jwt })
+      const res = await callAs(t.app, 'POST', `/api/verifier/presentations/${presentationId}/verify`, vToken, {
+        presentation_jwt: jwt,
+      })
       assert.equal(res.statusCode, 200, res.body)
       return res.json()
     }
@@ -57,15 +73,40 @@ describe(`consents are scoped by purpose in verification (${TEST_ENGINE})`, () =
       })
       assert.equal(created.statusCode, 201, created.body)
       const request = created.json().request
-      assert.equal((await callAs(t.app, 'POST', '/api/wallet/presentation-requests', hToken, { request_id: request.id })).statusCode, 201)
+      assert.equal(
+        (await callAs(t.app, 'POST', '/api/wallet/presentation-requests', hToken, { request_id: request.id }))
+          .statusCode,
+        201,
+      )
       const jwt = signPresentation(holder, { aud: verifier.did, nonce: request.nonce, credentials: [credential.jwt] })
-      const approved = await callAs(t.app, 'POST', `/api/wallet/presentation-requests/${request.id}/approve`, hToken, { credential_ids: [credential.id], presentation_jwt: jwt })
+      const approved = await callAs(t.app, 'POST', `/api/wallet/presentation-requests/${request.id}/approve`, hToken, {
+        credential_ids: [credential.id],
+        presentation_jwt: jwt,
+      })
       assert.equal(approved.statusCode, 201, approved.body)
       return verify(approved.json().presentation.id, jwt)
     }
     const storedConsentOf = async (presentationId: string) =>
-      (await t.deps.database.db.selectFrom('presentations').select('consent_id').where('id', '=', presentationId).executeTakeFirstOrThrow()).consent_id
-    return { holder, verifier, hToken, vToken, credential, grant, revoke, readConsent, verify, presentFor, storedConsentOf }
+      (
+        await t.deps.database.db
+          .selectFrom('presentations')
+          .select('consent_id')
+          .where('id', '=', presentationId)
+          .executeTakeFirstOrThrow()
+      ).consent_id
+    return {
+      holder,
+      verifier,
+      hToken,
+      vToken,
+      credential,
+      grant,
+      revoke,
+      readConsent,
+      verify,
+      presentFor,
+      storedConsentOf,
+    }
   }
   const errorsOf = (result: Json) => (result.verification_result.errors as string[]).join('; ')
 
@@ -95,7 +136,10 @@ describe(`consents are scoped by purpose in verification (${TEST_ENGINE})`, () =
     const refused = await p.presentFor('Hiring')
     assert.equal(refused.verification_result.is_valid, false)
     assert.equal(refused.consent_valid, false)
-    assert.ok(refused.verification_result.errors.some((e: string) => /^consent: revoked by the holder/.test(e)), errorsOf(refused))
+    assert.ok(
+      refused.verification_result.errors.some((e: string) => /^consent: revoked by the holder/.test(e)),
+      errorsOf(refused),
+    )
   })
 
   it('a consent for one purpose does not serve a request for another', async () => {
@@ -130,7 +174,10 @@ describe(`consents are scoped by purpose in verification (${TEST_ENGINE})`, () =
     // Used up for Onboarding; other purposes are as before.
     const again = await p.presentFor('Onboarding')
     assert.equal(again.verification_result.is_valid, false)
-    assert.ok(again.verification_result.errors.some((e: string) => /^consent: the one-time consent was already used/.test(e)), errorsOf(again))
+    assert.ok(
+      again.verification_result.errors.some((e: string) => /^consent: the one-time consent was already used/.test(e)),
+      errorsOf(again),
+    )
     assert.equal((await p.presentFor('Marketing')).verification_result.is_valid, true)
   })
 
@@ -139,7 +186,10 @@ describe(`consents are scoped by purpose in verification (${TEST_ENGINE})`, () =
     await p.grant('Hiring')
     await p.revoke((await p.grant('Audit')).id)
     const jwt = signPresentation(p.holder, { aud: p.verifier.did, nonce: 'direct-1', credentials: [p.credential.jwt] })
-    const submitted = await callAs(t.app, 'POST', '/api/verifier/presentations', p.hToken, { presentation_jwt: jwt, presentation_type: 'Hiring' })
+    const submitted = await callAs(t.app, 'POST', '/api/verifier/presentations', p.hToken, {
+      presentation_jwt: jwt,
+      presentation_type: 'Hiring',
+    })
     assert.equal(submitted.statusCode, 201, submitted.body)
     const result = await p.verify(submitted.json().presentation.id, jwt)
     // Neither the valid Hiring consent (whatever presentation_type the submitter names) nor the revoked Audit one decides.

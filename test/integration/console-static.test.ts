@@ -9,7 +9,10 @@ import { createTestApp, type TestApp } from '../helpers/test-app.js'
 async function fakeBuild(): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'console-dist-'))
   await mkdir(path.join(dir, 'assets'))
-  await writeFile(path.join(dir, 'index.html'), '<!doctype html><title>console</title><script type="module" src="/app/assets/index-AbC123.js"></script>')
+  await writeFile(
+    path.join(dir, 'index.html'),
+    '<!doctype html><title>console</title><script type="module" src="/app/assets/index-AbC123.js"></script>',
+  )
   await writeFile(path.join(dir, 'assets/index-AbC123.js'), 'console.log("app")')
   await writeFile(path.join(os.tmpdir(), 'console-secret.txt'), 'outside the build')
   return dir
@@ -32,7 +35,9 @@ describe('the web console at /app', () => {
     assert.equal(res.statusCode, 200)
     assert.match(res.headers['content-type'] as string, /^text\/html/)
     assert.match(res.body, /<title>console<\/title>/)
-    const csp = String(res.headers['content-security-policy']).split(';').map((d) => d.trim())
+    const csp = String(res.headers['content-security-policy'])
+      .split(';')
+      .map((d) => d.trim())
     assert.ok(csp.includes("script-src 'self'"), csp.join('; '))
     assert.ok(csp.includes("style-src 'self'"))
     assert.ok(csp.includes("connect-src 'self'"))
@@ -68,7 +73,11 @@ describe('the web console at /app', () => {
   })
 
   it('never serves a file outside the build', async () => {
-    for (const url of ['/app/../console-secret.txt', '/app/%2e%2e/console-secret.txt', '/app/assets/%2e%2e/%2e%2e/console-secret.txt']) {
+    for (const url of [
+      '/app/../console-secret.txt',
+      '/app/%2e%2e/console-secret.txt',
+      '/app/assets/%2e%2e/%2e%2e/console-secret.txt',
+    ]) {
       const res = await built.app.inject({ method: 'GET', url })
       assert.ok(!res.body.includes('outside the build'), url)
     }

@@ -20,7 +20,6 @@ import { collect, pseudoRandomBytes } from '../helpers/bytes.js'
 
 const MAX = 8 * 1024 * 1024
 
-
 describe(`DbBlockRepository on ${TEST_ENGINE}`, () => {
   let opened: { handle: DatabaseHandle }
   let store: EmbeddedContentStore
@@ -67,7 +66,14 @@ describe(`DbBlockRepository on ${TEST_ENGINE}`, () => {
   test('put / get / has of a multi-block file, twice, stores each block once', async (t) => {
     const bytes = pseudoRandomBytes(1_000_000, 1)
     const count = async () =>
-      Number((await opened.handle.db.selectFrom('content_blocks').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)
+      Number(
+        (
+          await opened.handle.db
+            .selectFrom('content_blocks')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      )
     const before = await count()
 
     const started = performance.now()
@@ -98,10 +104,7 @@ describe(`DbBlockRepository on ${TEST_ENGINE}`, () => {
     const bytes = pseudoRandomBytes(700_000, 3)
     const stored = await store.put(bytes)
     const car = await CarReader.fromBytes(await collect(store.exportCar(stored.cid)))
-    assert.deepEqual(
-      (await car.getRoots()).map(String),
-      [stored.cid],
-    )
+    assert.deepEqual((await car.getRoots()).map(String), [stored.cid])
     const fresh = new MemoryBlockRepository()
     for await (const block of car.blocks()) await fresh.putMany([{ cid: blockKey(block.cid), bytes: block.bytes }])
     assert.deepEqual(await new EmbeddedContentStore(fresh, { maxBytes: MAX }).get(stored.cid), bytes)
@@ -116,4 +119,3 @@ describe(`DbBlockRepository on ${TEST_ENGINE}`, () => {
     await assert.rejects(made.get('bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy'), NotFoundError)
   })
 })
-

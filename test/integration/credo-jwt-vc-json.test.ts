@@ -22,7 +22,10 @@ type Json = Record<string, any>
 const SCHEMA = {
   name: 'Membership',
   version: '1',
-  attributes: [{ name: 'member', data_type: 'string', required: true }, { name: 'level', data_type: 'number' }],
+  attributes: [
+    { name: 'member', data_type: 'string', required: true },
+    { name: 'level', data_type: 'number' },
+  ],
   anonymous_credentials: false,
 }
 const OFFER = { credential_type: 'Membership', attributes: { member: 'Ada', level: 3 }, format: 'jwt_vc_json' }
@@ -79,13 +82,19 @@ describe('Credo 0.6 holder receives jwt_vc_json over OpenID4VCI', () => {
     assert.equal(Date.parse(vc.expirationDate) / 1000, payload.exp)
     assert.equal(vc.credentialSubject.member, 'Ada')
     // The service's record is the credential Credo holds.
-    const issued = await callAs(t.app, 'GET', `/api/issuer/${issuer.did}/credentials/${encodeURIComponent(credential.id!)}`, issuer.token)
+    const issued = await callAs(
+      t.app,
+      'GET',
+      `/api/issuer/${issuer.did}/credentials/${encodeURIComponent(credential.id!)}`,
+      issuer.token,
+    )
     assert.equal(issued.statusCode, 200, issued.body)
     assert.equal(issued.json().credential.jwt, credential.serializedJwt)
 
     // Credo's verification is a real one: the same JWT with a changed claim fails its signature check.
     // (Credo reads no status of a JWT VC: "not supported", so it is not asked to.)
-    const verify = (jwt: string) => holder.agent.w3cCredentials.verifyCredential({ credential: jwt, verifyCredentialStatus: false })
+    const verify = (jwt: string) =>
+      holder.agent.w3cCredentials.verifyCredential({ credential: jwt, verifyCredentialStatus: false })
     const valid = await verify(credential.serializedJwt)
     assert.equal(valid.isValid, true, valid.error?.message)
     const [h, p, s] = credential.serializedJwt.split('.') as [string, string, string]

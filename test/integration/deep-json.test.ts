@@ -69,10 +69,19 @@ describe('deep and oversized JSON is refused at the edge, and the database keeps
     schemaId = await issuer.schema(t.app, SCHEMA)
     holderToken = await holder.login(t.app)
     verifierToken = await verifier.login(t.app)
-    const template = await call('POST', `/api/issuer/${issuer.did}/templates`, issuer.token, { name: 'T', credential_type: 'Deep', schema_id: schemaId })
+    const template = await call('POST', `/api/issuer/${issuer.did}/templates`, issuer.token, {
+      name: 'T',
+      credential_type: 'Deep',
+      schema_id: schemaId,
+    })
     assert.equal(template.statusCode, 201, template.body)
     templateId = template.json().template.id
-    const request = await call('POST', '/api/wallet/credential-request', holderToken, { issuer_did: issuer.did, schema_id: schemaId, credential_type: 'Deep', attributes: { given_name: 'Ada' } })
+    const request = await call('POST', '/api/wallet/credential-request', holderToken, {
+      issuer_did: issuer.did,
+      schema_id: schemaId,
+      credential_type: 'Deep',
+      attributes: { given_name: 'Ada' },
+    })
     assert.equal(request.statusCode, 201, request.body)
     requestId = request.json().request.id
     vcApiClient = await createClient(t.app, issuer)
@@ -80,18 +89,45 @@ describe('deep and oversized JSON is refused at the edge, and the database keeps
   })
   after(() => t.close())
 
-  function call(method: 'GET' | 'POST' | 'PUT', url: string, token?: string, payload?: unknown): Promise<LightMyRequestResponse> {
-    return injectWithin(t.app, { method, url, headers: token ? bearer(token) : {}, ...(payload === undefined ? {} : { payload: payload as object }) }, DEADLINE_MS)
+  function call(
+    method: 'GET' | 'POST' | 'PUT',
+    url: string,
+    token?: string,
+    payload?: unknown,
+  ): Promise<LightMyRequestResponse> {
+    return injectWithin(
+      t.app,
+      {
+        method,
+        url,
+        headers: token ? bearer(token) : {},
+        ...(payload === undefined ? {} : { payload: payload as object }),
+      },
+      DEADLINE_MS,
+    )
   }
-  function send(method: 'POST' | 'PUT', url: string, token: string | undefined, text: string): Promise<LightMyRequestResponse> {
-    return injectWithin(t.app, { method, url, headers: { ...(token ? bearer(token) : {}), 'content-type': 'application/json' }, payload: text }, DEADLINE_MS)
+  function send(
+    method: 'POST' | 'PUT',
+    url: string,
+    token: string | undefined,
+    text: string,
+  ): Promise<LightMyRequestResponse> {
+    return injectWithin(
+      t.app,
+      { method, url, headers: { ...(token ? bearer(token) : {}), 'content-type': 'application/json' }, payload: text },
+      DEADLINE_MS,
+    )
   }
 
   /** Other clients are served: health is up, a new DID signs in, the holder's wallet lists. */
   async function assertServing(): Promise<void> {
     const health = await call('GET', '/api/health')
     assert.equal(health.statusCode, 200, `health: ${health.body}`)
-    const login = await injectWithin(t.app, { method: 'POST', url: '/api/auth/verify-challenge', payload: await new DidClient().proof(t.app) }, DEADLINE_MS)
+    const login = await injectWithin(
+      t.app,
+      { method: 'POST', url: '/api/auth/verify-challenge', payload: await new DidClient().proof(t.app) },
+      DEADLINE_MS,
+    )
     assert.equal(login.statusCode, 200, `login: ${login.body}`)
     const listing = await call('GET', `/api/wallet/${holder.did}/credentials`, holderToken)
     assert.equal(listing.statusCode, 200, `wallet listing: ${listing.body}`)
@@ -106,61 +142,126 @@ describe('deep and oversized JSON is refused at the edge, and the database keeps
   }
 
   /** Every free-form field of a request body, and a request that carries `valueText` in it. */
-  const freeFormFields: Array<{ field: string; route: string; request: (valueText: string) => Promise<{ method: 'POST' | 'PUT'; url: string; token?: string; text: string }> }> = [
+  const freeFormFields: Array<{
+    field: string
+    route: string
+    request: (valueText: string) => Promise<{ method: 'POST' | 'PUT'; url: string; token?: string; text: string }>
+  }> = [
     {
       field: 'metadata',
       route: 'POST /api/auth/create-wallet',
-      request: async (v) => ({ method: 'POST', url: '/api/auth/create-wallet', text: withRawProperty({ ...(await holder.proof(t.app)), wallet_name: 'Phone' }, 'metadata', v) }),
+      request: async (v) => ({
+        method: 'POST',
+        url: '/api/auth/create-wallet',
+        text: withRawProperty({ ...(await holder.proof(t.app)), wallet_name: 'Phone' }, 'metadata', v),
+      }),
     },
     {
       field: 'fixed_attributes',
       route: 'POST /api/issuer/:did/templates',
-      request: async (v) => ({ method: 'POST', url: `/api/issuer/${issuer.did}/templates`, token: issuer.token, text: withRawProperty({ name: 'T', credential_type: 'Deep', schema_id: schemaId }, 'fixed_attributes', v) }),
+      request: async (v) => ({
+        method: 'POST',
+        url: `/api/issuer/${issuer.did}/templates`,
+        token: issuer.token,
+        text: withRawProperty({ name: 'T', credential_type: 'Deep', schema_id: schemaId }, 'fixed_attributes', v),
+      }),
     },
     {
       field: 'fixed_attributes',
       route: 'PUT /api/issuer/:did/templates/:template_id',
-      request: async (v) => ({ method: 'PUT', url: `/api/issuer/${issuer.did}/templates/${templateId}`, token: issuer.token, text: withRawProperty({}, 'fixed_attributes', v) }),
+      request: async (v) => ({
+        method: 'PUT',
+        url: `/api/issuer/${issuer.did}/templates/${templateId}`,
+        token: issuer.token,
+        text: withRawProperty({}, 'fixed_attributes', v),
+      }),
     },
     {
       field: 'attributes',
       route: 'POST /api/issuer/:did/issue',
-      request: async (v) => ({ method: 'POST', url: `/api/issuer/${issuer.did}/issue`, token: issuer.token, text: withRawProperty({ credential_type: 'Deep', schema_id: schemaId, subject_did: holder.did }, 'attributes', v) }),
+      request: async (v) => ({
+        method: 'POST',
+        url: `/api/issuer/${issuer.did}/issue`,
+        token: issuer.token,
+        text: withRawProperty(
+          { credential_type: 'Deep', schema_id: schemaId, subject_did: holder.did },
+          'attributes',
+          v,
+        ),
+      }),
     },
     {
       field: 'attributes',
       route: 'POST /api/issuer/:did/offers',
-      request: async (v) => ({ method: 'POST', url: `/api/issuer/${issuer.did}/offers`, token: issuer.token, text: withRawProperty({ credential_type: 'Deep', schema_id: schemaId }, 'attributes', v) }),
+      request: async (v) => ({
+        method: 'POST',
+        url: `/api/issuer/${issuer.did}/offers`,
+        token: issuer.token,
+        text: withRawProperty({ credential_type: 'Deep', schema_id: schemaId }, 'attributes', v),
+      }),
     },
     {
       field: 'attributes',
       route: 'POST /api/wallet/credential-request',
-      request: async (v) => ({ method: 'POST', url: '/api/wallet/credential-request', token: holderToken, text: withRawProperty({ issuer_did: issuer.did, schema_id: schemaId, credential_type: 'Deep' }, 'attributes', v) }),
+      request: async (v) => ({
+        method: 'POST',
+        url: '/api/wallet/credential-request',
+        token: holderToken,
+        text: withRawProperty(
+          { issuer_did: issuer.did, schema_id: schemaId, credential_type: 'Deep' },
+          'attributes',
+          v,
+        ),
+      }),
     },
     {
       field: 'attributes',
       route: 'POST /api/wallet/issuer/:issuer_did/request/:request_id/approve',
       request: async (v) => {
-        const challenge = await call('GET', `/api/wallet/issuer/${issuer.did}/request/${requestId}/challenge`, issuer.token)
+        const challenge = await call(
+          'GET',
+          `/api/wallet/issuer/${issuer.did}/request/${requestId}/challenge`,
+          issuer.token,
+        )
         assert.equal(challenge.statusCode, 200, challenge.body)
-        return { method: 'POST', url: `/api/wallet/issuer/${issuer.did}/request/${requestId}/approve`, token: issuer.token, text: withRawProperty({ signature: issuer.sign(challenge.json().challenge) }, 'attributes', v) }
+        return {
+          method: 'POST',
+          url: `/api/wallet/issuer/${issuer.did}/request/${requestId}/approve`,
+          token: issuer.token,
+          text: withRawProperty({ signature: issuer.sign(challenge.json().challenge) }, 'attributes', v),
+        }
       },
     },
     // The W3C VC API: the credential or presentation itself is the free-form value.
     {
       field: 'credential',
       route: 'POST /vc-api/issuers/:issuer_id/:format/credentials/issue',
-      request: async (v) => ({ method: 'POST', url: pathOf(vcApiClient.endpoints.issue['eddsa-rdfc-2022']!), token: vcApiToken, text: withRawProperty({}, 'credential', v) }),
+      request: async (v) => ({
+        method: 'POST',
+        url: pathOf(vcApiClient.endpoints.issue['eddsa-rdfc-2022']!),
+        token: vcApiToken,
+        text: withRawProperty({}, 'credential', v),
+      }),
     },
     {
       field: 'verifiableCredential',
       route: 'POST /vc-api/credentials/verify',
-      request: async (v) => ({ method: 'POST', url: '/vc-api/credentials/verify', token: vcApiToken, text: withRawProperty({}, 'verifiableCredential', v) }),
+      request: async (v) => ({
+        method: 'POST',
+        url: '/vc-api/credentials/verify',
+        token: vcApiToken,
+        text: withRawProperty({}, 'verifiableCredential', v),
+      }),
     },
     {
       field: 'verifiablePresentation',
       route: 'POST /vc-api/presentations/verify',
-      request: async (v) => ({ method: 'POST', url: '/vc-api/presentations/verify', token: vcApiToken, text: withRawProperty({ options: { challenge: 'c' } }, 'verifiablePresentation', v) }),
+      request: async (v) => ({
+        method: 'POST',
+        url: '/vc-api/presentations/verify',
+        token: vcApiToken,
+        text: withRawProperty({ options: { challenge: 'c' } }, 'verifiablePresentation', v),
+      }),
     },
   ]
 
@@ -175,7 +276,9 @@ describe('deep and oversized JSON is refused at the edge, and the database keeps
   it('the free-form fields listed here are every free-form field of the route table', () => {
     // Each body schema node that accepts any JSON carries the free-form limit (the hostile-input
     // suite checks that); this test must cover each of those routes.
-    const routes = t.app.routeTable.filter((r) => JSON.stringify((r.schema as Json | undefined)?.body ?? {}).includes('"x-free-form-json":true')).map((r) => `${r.method} ${r.url}`)
+    const routes = t.app.routeTable
+      .filter((r) => JSON.stringify((r.schema as Json | undefined)?.body ?? {}).includes('"x-free-form-json":true'))
+      .map((r) => `${r.method} ${r.url}`)
     assert.deepEqual([...new Set(freeFormFields.map((f) => f.route))].sort(), routes.sort())
   })
 
@@ -192,7 +295,11 @@ describe('deep and oversized JSON is refused at the edge, and the database keeps
   it(`every free-form field refuses more than ${freeFormMembers} keys and items, and strings over ${freeFormStringLength} characters`, async () => {
     for (const { field, route, request } of freeFormFields) {
       const members = await request(recordOfMembers(freeFormMembers + 1))
-      assertRefused(await send(members.method, members.url, members.token, members.text), field, `${route}, ${freeFormMembers + 1} members`)
+      assertRefused(
+        await send(members.method, members.url, members.token, members.text),
+        field,
+        `${route}, ${freeFormMembers + 1} members`,
+      )
       const long = await request(recordWithString(freeFormStringLength + 1))
       const res = await send(long.method, long.url, long.token, long.text)
       // On a route with the small body limit the string cannot arrive at all.
@@ -203,17 +310,32 @@ describe('deep and oversized JSON is refused at the edge, and the database keeps
   })
 
   it('a credential right at every limit is issued and listed whole', async () => {
-    const issue = (attributesText: string) => send('POST', `/api/issuer/${issuer.did}/issue`, issuer.token, withRawProperty({ credential_type: 'Deep', schema_id: schemaId, subject_did: holder.did }, 'attributes', attributesText))
+    const issue = (attributesText: string) =>
+      send(
+        'POST',
+        `/api/issuer/${issuer.did}/issue`,
+        issuer.token,
+        withRawProperty(
+          { credential_type: 'Deep', schema_id: schemaId, subject_did: holder.did },
+          'attributes',
+          attributesText,
+        ),
+      )
     const deepest = await issue(`{"given_name":"Ada","address":${nestedJsonText(freeFormDepth - 1)}}`)
     assert.equal(deepest.statusCode, 201, deepest.body)
-    const widest = await issue(`{"given_name":"Ada","courses":[${Array.from({ length: freeFormMembers - 2 }, () => '1').join(',')}]}`)
+    const widest = await issue(
+      `{"given_name":"Ada","courses":[${Array.from({ length: freeFormMembers - 2 }, () => '1').join(',')}]}`,
+    )
     assert.equal(widest.statusCode, 201, widest.body.slice(0, 300))
     const longest = await issue(`{"given_name":"Ada","address":{"note":"${'x'.repeat(freeFormStringLength)}"}}`)
     assert.equal(longest.statusCode, 201, longest.body.slice(0, 300))
     const listing = await call('GET', `/api/wallet/${holder.did}/credentials?limit=200`, holderToken)
     assert.equal(listing.statusCode, 200, listing.body.slice(0, 300))
     const byId = new Map<string, Json>(listing.json().data.map((c: Json) => [c.id, c]))
-    assert.deepEqual(byId.get(deepest.json().credential.id)?.credential_data.address, JSON.parse(nestedJsonText(freeFormDepth - 1)))
+    assert.deepEqual(
+      byId.get(deepest.json().credential.id)?.credential_data.address,
+      JSON.parse(nestedJsonText(freeFormDepth - 1)),
+    )
     assert.equal(byId.get(widest.json().credential.id)?.credential_data.courses.length, freeFormMembers - 2)
     assert.equal(byId.get(longest.json().credential.id)?.credential_data.address.note.length, freeFormStringLength)
   })
@@ -225,15 +347,36 @@ describe('deep and oversized JSON is refused at the edge, and the database keeps
       return listing.json().count as number
     }
     const before = await count()
-    const res = await send('POST', `/api/issuer/${issuer.did}/issue`, issuer.token, withRawProperty({ credential_type: 'Deep', schema_id: schemaId, subject_did: holder.did }, 'attributes', `{"given_name":"Ada","address":${nestedJsonText(VERY_DEEP)}}`))
+    const res = await send(
+      'POST',
+      `/api/issuer/${issuer.did}/issue`,
+      issuer.token,
+      withRawProperty(
+        { credential_type: 'Deep', schema_id: schemaId, subject_did: holder.did },
+        'attributes',
+        `{"given_name":"Ada","address":${nestedJsonText(VERY_DEEP)}}`,
+      ),
+    )
     assertRefused(res, 'attributes', 'issue')
     assert.equal(await count(), before)
   })
 
   it('a JSON evidence file nested past the document limit is refused unparsed; one within it is kept', async () => {
     const upload = (data: string) => {
-      const { payload, headers } = multipart([{ name: 'label', value: 'transcript' }, { name: 'file', filename: 'e.json', contentType: 'application/json', data: Buffer.from(data) }])
-      return injectWithin(t.app, { method: 'POST', url: `/api/wallet/${holder.did}/evidence/upload`, headers: { ...headers, ...bearer(holderToken) }, payload }, DEADLINE_MS)
+      const { payload, headers } = multipart([
+        { name: 'label', value: 'transcript' },
+        { name: 'file', filename: 'e.json', contentType: 'application/json', data: Buffer.from(data) },
+      ])
+      return injectWithin(
+        t.app,
+        {
+          method: 'POST',
+          url: `/api/wallet/${holder.did}/evidence/upload`,
+          headers: { ...headers, ...bearer(holderToken) },
+          payload,
+        },
+        DEADLINE_MS,
+      )
     }
     // A megabyte of brackets: parsing it would hold the event loop far longer than the scan.
     const deep = await upload(nestedJsonText(512 * 1024, 'array', '1'))
@@ -254,19 +397,41 @@ describe('deep and oversized JSON is refused at the edge, and the database keeps
         iat: now,
         nbf: now,
         jti: `urn:uuid:${randomUUID()}`,
-        vc: { '@context': ['https://www.w3.org/2018/credentials/v1'], type: ['VerifiableCredential', 'DeepBadge'], issuer: external.did, credentialSubject: { id: holder.did, address: '@VALUE@' } },
+        vc: {
+          '@context': ['https://www.w3.org/2018/credentials/v1'],
+          type: ['VerifiableCredential', 'DeepBadge'],
+          issuer: external.did,
+          credentialSubject: { id: holder.did, address: '@VALUE@' },
+        },
       }
       return signJwtText(external, fill(payload, valueText))
     }
-    const importJwt = (jwt: string) => call('POST', `/api/wallet/${holder.did}/credentials/import`, holderToken, { credential_jwt: jwt })
+    const importJwt = (jwt: string) =>
+      call('POST', `/api/wallet/${holder.did}/credentials/import`, holderToken, { credential_jwt: jwt })
 
     it('an imported JWT-VC whose claims are past the free-form limits is refused with a 400 naming credential_jwt', async () => {
       // The claims (credentialSubject) are a free-form value; the payload itself stays under its own depth limit.
-      assertRefused(await importJwt(credentialWith(nestedJsonText(freeFormDepth))), 'credential_jwt', 'claims one level too deep')
-      assertRefused(await importJwt(credentialWith(`[${Array.from({ length: freeFormMembers }, () => '0').join(',')}]`)), 'credential_jwt', 'claims with too many items')
-      assertRefused(await importJwt(credentialWith(`"${'x'.repeat(freeFormStringLength + 1)}"`)), 'credential_jwt', 'a claim string too long')
+      assertRefused(
+        await importJwt(credentialWith(nestedJsonText(freeFormDepth))),
+        'credential_jwt',
+        'claims one level too deep',
+      )
+      assertRefused(
+        await importJwt(credentialWith(`[${Array.from({ length: freeFormMembers }, () => '0').join(',')}]`)),
+        'credential_jwt',
+        'claims with too many items',
+      )
+      assertRefused(
+        await importJwt(credentialWith(`"${'x'.repeat(freeFormStringLength + 1)}"`)),
+        'credential_jwt',
+        'a claim string too long',
+      )
       // Past the payload's own depth limit, and far past it.
-      assertRefused(await importJwt(credentialWith(nestedJsonText(documentDepth))), 'credential_jwt', 'payload too deep')
+      assertRefused(
+        await importJwt(credentialWith(nestedJsonText(documentDepth))),
+        'credential_jwt',
+        'payload too deep',
+      )
       assertRefused(await importJwt(credentialWith(nestedJsonText(VERY_DEEP))), 'credential_jwt', 'payload very deep')
       const atLimit = await importJwt(credentialWith(nestedJsonText(freeFormDepth - 1)))
       assert.equal(atLimit.statusCode, 201, atLimit.body)
@@ -275,21 +440,46 @@ describe('deep and oversized JSON is refused at the edge, and the database keeps
 
     /** A presentation request of the verifier, taken into the holder's inbox. */
     async function inboxRequest(): Promise<Json> {
-      const created = await call('POST', '/api/verifier/requests', verifierToken, { verifier_did: verifier.did, presentation_type: 'DeepCheck', required_credentials: [{ credential_type: 'Deep' }], purpose: 'Testing' })
+      const created = await call('POST', '/api/verifier/requests', verifierToken, {
+        verifier_did: verifier.did,
+        presentation_type: 'DeepCheck',
+        required_credentials: [{ credential_type: 'Deep' }],
+        purpose: 'Testing',
+      })
       assert.equal(created.statusCode, 201, created.body)
-      const take = await call('POST', '/api/wallet/presentation-requests', holderToken, { qr_code_data: created.json().qr_code_data })
+      const take = await call('POST', '/api/wallet/presentation-requests', holderToken, {
+        qr_code_data: created.json().qr_code_data,
+      })
       assert.equal(take.statusCode, 201, take.body)
       return created.json().request
     }
     async function localCredential(): Promise<{ id: string; jwt: string }> {
-      const res = await call('POST', `/api/issuer/${issuer.did}/issue`, issuer.token, { credential_type: 'Deep', schema_id: schemaId, subject_did: holder.did, attributes: { given_name: 'Ada' } })
+      const res = await call('POST', `/api/issuer/${issuer.did}/issue`, issuer.token, {
+        credential_type: 'Deep',
+        schema_id: schemaId,
+        subject_did: holder.did,
+        attributes: { given_name: 'Ada' },
+      })
       assert.equal(res.statusCode, 201, res.body)
       return { id: res.json().credential.id, jwt: res.json().credential.jwt }
     }
     /** The holder's VP-JWT with an extra payload claim `evidence` set to `valueText`. */
     const presentationWith = (request: Json, credentials: unknown[], valueText: string) => {
       const now = Math.floor(Date.now() / 1000)
-      const payload = { iss: holder.did, aud: verifier.did, nonce: request.nonce, iat: now, exp: now + 600, evidence: '@VALUE@', vp: { '@context': ['https://www.w3.org/2018/credentials/v1'], type: ['VerifiablePresentation'], holder: holder.did, verifiableCredential: credentials } }
+      const payload = {
+        iss: holder.did,
+        aud: verifier.did,
+        nonce: request.nonce,
+        iat: now,
+        exp: now + 600,
+        evidence: '@VALUE@',
+        vp: {
+          '@context': ['https://www.w3.org/2018/credentials/v1'],
+          type: ['VerifiablePresentation'],
+          holder: holder.did,
+          verifiableCredential: credentials,
+        },
+      }
       return signJwtText(holder, fill(payload, valueText))
     }
 
@@ -298,11 +488,25 @@ describe('deep and oversized JSON is refused at the edge, and the database keeps
       const request = await inboxRequest()
       for (const depth of [documentDepth, VERY_DEEP]) {
         const vp = presentationWith(request, [credential.jwt], nestedJsonText(depth))
-        assertRefused(await call('POST', `/api/wallet/presentation-requests/${request.id}/approve`, holderToken, { credential_ids: [credential.id], presentation_jwt: vp }), 'presentation_jwt', `approval, ${depth} levels`)
-        assertRefused(await call('POST', '/api/verifier/presentations', holderToken, { presentation_jwt: vp }), 'presentation_jwt', `submission, ${depth} levels`)
+        assertRefused(
+          await call('POST', `/api/wallet/presentation-requests/${request.id}/approve`, holderToken, {
+            credential_ids: [credential.id],
+            presentation_jwt: vp,
+          }),
+          'presentation_jwt',
+          `approval, ${depth} levels`,
+        )
+        assertRefused(
+          await call('POST', '/api/verifier/presentations', holderToken, { presentation_jwt: vp }),
+          'presentation_jwt',
+          `submission, ${depth} levels`,
+        )
       }
       // The same presentation without the deep claim is taken.
-      const approved = await call('POST', `/api/wallet/presentation-requests/${request.id}/approve`, holderToken, { credential_ids: [credential.id], presentation_jwt: presentationWith(request, [credential.jwt], '"fine"') })
+      const approved = await call('POST', `/api/wallet/presentation-requests/${request.id}/approve`, holderToken, {
+        credential_ids: [credential.id],
+        presentation_jwt: presentationWith(request, [credential.jwt], '"fine"'),
+      })
       assert.equal(approved.statusCode, 201, approved.body)
       await assertServing()
     })
@@ -311,15 +515,29 @@ describe('deep and oversized JSON is refused at the edge, and the database keeps
       const credential = await localCredential()
       const request = await inboxRequest()
       const deepCredential = credentialWith(nestedJsonText(VERY_DEEP))
-      const vp = signPresentation(holder, { aud: verifier.did, nonce: request.nonce, credentials: [credential.jwt, deepCredential] })
-      const approved = await call('POST', `/api/wallet/presentation-requests/${request.id}/approve`, holderToken, { credential_ids: [credential.id], presentation_jwt: vp })
+      const vp = signPresentation(holder, {
+        aud: verifier.did,
+        nonce: request.nonce,
+        credentials: [credential.jwt, deepCredential],
+      })
+      const approved = await call('POST', `/api/wallet/presentation-requests/${request.id}/approve`, holderToken, {
+        credential_ids: [credential.id],
+        presentation_jwt: vp,
+      })
       assert.equal(approved.statusCode, 201, approved.body)
       const id = approved.json().presentation.id
-      const verified = await call('POST', `/api/verifier/presentations/${id}/verify`, verifierToken, { presentation_jwt: vp })
+      const verified = await call('POST', `/api/verifier/presentations/${id}/verify`, verifierToken, {
+        presentation_jwt: vp,
+      })
       assert.equal(verified.statusCode, 200, verified.body.slice(0, 300))
       const result = verified.json().verification_result
       assert.equal(result.is_valid, false)
-      assert.ok(result.errors.some((e: string) => e.startsWith('credential 2') && e.includes(`deeper than ${documentDepth} levels`)), JSON.stringify(result.errors))
+      assert.ok(
+        result.errors.some(
+          (e: string) => e.startsWith('credential 2') && e.includes(`deeper than ${documentDepth} levels`),
+        ),
+        JSON.stringify(result.errors),
+      )
       assert.equal((await call('GET', `/api/verifier/presentations/${id}`, verifierToken)).statusCode, 200)
       assert.equal((await call('GET', `/api/verifier/${verifier.did}/presentations`, verifierToken)).statusCode, 200)
       await assertServing()
@@ -329,32 +547,64 @@ describe('deep and oversized JSON is refused at the edge, and the database keeps
   describe('the database itself', () => {
     const db = () => t.deps.database.db
     const within = <T>(promise: Promise<T>, what: string): Promise<T> =>
-      Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what}: no answer within ${DEADLINE_MS} ms (hang)`)), DEADLINE_MS).unref())])
+      Promise.race([
+        promise,
+        new Promise<never>((_, reject) =>
+          setTimeout(
+            () => reject(new Error(`${what}: no answer within ${DEADLINE_MS} ms (hang)`)),
+            DEADLINE_MS,
+          ).unref(),
+        ),
+      ])
 
     it('a JSON parameter nested past what the database parses fails its statement (54001, as PostgreSQL answers), inside a transaction too, and the next statements run', async () => {
       const deep = nestedJsonText(20_000, 'array', '1')
       const refused = (error: unknown) => (error as { code?: unknown }).code === '54001'
       await assert.rejects(within(sql`select ${deep}::jsonb as j`.execute(db()), 'a deep jsonb parameter'), refused)
-      await assert.rejects(within(db().transaction().execute((trx) => sql`select ${deep}::json as j`.execute(trx)), 'a deep json parameter in a transaction'), refused)
+      await assert.rejects(
+        within(
+          db()
+            .transaction()
+            .execute((trx) => sql`select ${deep}::json as j`.execute(trx)),
+          'a deep json parameter in a transaction',
+        ),
+        refused,
+      )
       const after = await within(sql<{ one: number }>`select 1 as one`.execute(db()), 'the next statement')
       assert.equal(after.rows[0]?.one, 1)
       await assertServing()
     })
 
     it('a stored value nested too deep to hand over answers its request rather than hanging, inside a transaction too, and the database keeps serving', async () => {
-      const request = await call('POST', '/api/wallet/credential-request', holderToken, { issuer_did: issuer.did, schema_id: schemaId, credential_type: 'Deep', attributes: { given_name: 'Deep' } })
+      const request = await call('POST', '/api/wallet/credential-request', holderToken, {
+        issuer_did: issuer.did,
+        schema_id: schemaId,
+        credential_type: 'Deep',
+        attributes: { given_name: 'Deep' },
+      })
       assert.equal(request.statusCode, 201, request.body)
       const id: string = request.json().request.id
       // Built inside the database, as data stored before the edge limits were would be.
-      await within(sql`update credential_requests set attributes = jsonb_build_object('address', (repeat('{"a":', 3000) || '1' || repeat('}', 3000))::jsonb) where id = ${id}`.execute(db()), 'storing')
+      await within(
+        sql`update credential_requests set attributes = jsonb_build_object('address', (repeat('{"a":', 3000) || '1' || repeat('}', 3000))::jsonb) where id = ${id}`.execute(
+          db(),
+        ),
+        'storing',
+      )
       const listing = await call('GET', `/api/wallet/${holder.did}/credential-requests`, holderToken)
       assert.ok(listing.statusCode === 200 || listing.statusCode === 500, `the listing answers: ${listing.statusCode}`)
       await within(
-        db().transaction().execute((trx) => trx.selectFrom('credential_requests').selectAll().where('id', '=', id).execute()).catch(() => undefined),
+        db()
+          .transaction()
+          .execute((trx) => trx.selectFrom('credential_requests').selectAll().where('id', '=', id).execute())
+          .catch(() => undefined),
         'reading it in a transaction',
       )
       await assertServing()
-      await within(sql`update credential_requests set attributes = '{}'::jsonb where id = ${id}`.execute(db()), 'clearing it')
+      await within(
+        sql`update credential_requests set attributes = '{}'::jsonb where id = ${id}`.execute(db()),
+        'clearing it',
+      )
     })
   })
 })

@@ -28,7 +28,14 @@ describe('DIDs in URL paths: one decode, did:web ports kept, double encoding ref
     const document = {
       '@context': ['https://www.w3.org/ns/did/v1'],
       id: DID,
-      verificationMethod: [{ id: `${DID}#k`, type: 'Ed25519VerificationKey2018', controller: DID, publicKeyBase58: base58btc.baseEncode(holder.publicKey) }],
+      verificationMethod: [
+        {
+          id: `${DID}#k`,
+          type: 'Ed25519VerificationKey2018',
+          controller: DID,
+          publicKeyBase58: base58btc.baseEncode(holder.publicKey),
+        },
+      ],
       authentication: [`${DID}#k`],
     }
     return { status: 200, headers: {}, body: new TextEncoder().encode(JSON.stringify(document)), url }
@@ -37,7 +44,11 @@ describe('DIDs in URL paths: one decode, did:web ports kept, double encoding ref
   before(async () => {
     // http:// for a port on localhost; the recorder stands in for the network.
     t = await createTestApp({ env: { DID_WEB_ALLOW_HTTP: 'true' }, httpGet })
-    const login = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: await holder.proof(t.app, DID) })
+    const login = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: await holder.proof(t.app, DID),
+    })
     assert.equal(login.statusCode, 200, login.body)
     assert.equal(login.json().user.did, DID)
     token = login.json().token
@@ -49,7 +60,7 @@ describe('DIDs in URL paths: one decode, did:web ports kept, double encoding ref
 
   const resolve = (segment: string) => t.app.inject({ method: 'GET', url: `/api/did/${segment}` })
 
-  it('resolves the DID encoded once as a path segment (the issue\'s did%3Aweb%3Alocalhost%253A39250) at its port', async () => {
+  it("resolves the DID encoded once as a path segment (the issue's did%3Aweb%3Alocalhost%253A39250) at its port", async () => {
     // A fresh app: the login above cached the document, and this must show the URL fetched.
     const fresh = await createTestApp({ env: { DID_WEB_ALLOW_HTTP: 'true' }, httpGet })
     try {
@@ -67,7 +78,10 @@ describe('DIDs in URL paths: one decode, did:web ports kept, double encoding ref
     const res = await resolve(DID)
     assert.equal(res.statusCode, 200, res.body)
     assert.equal(res.json().didDocument.id, DID)
-    assert.ok(fetched.every((url) => url === DOCUMENT_URL), fetched.join(' '))
+    assert.ok(
+      fetched.every((url) => url === DOCUMENT_URL),
+      fetched.join(' '),
+    )
   })
 
   it('refuses the DID encoded twice with 400, fetching nothing', async () => {
@@ -85,7 +99,11 @@ describe('DIDs in URL paths: one decode, did:web ports kept, double encoding ref
   })
 
   it('refuses percent-encoding did:web does not define: an encoded slash, a path escape', async () => {
-    for (const did of ['did:web:localhost%2F39250', 'did:web:localhost%3A39250:a%2Fb', 'did:web:localhost%3A39250:%2E%2E']) {
+    for (const did of [
+      'did:web:localhost%2F39250',
+      'did:web:localhost%3A39250:a%2Fb',
+      'did:web:localhost%3A39250:%2E%2E',
+    ]) {
       const res = await resolve(encodeURIComponent(did))
       assert.equal(res.statusCode, 400, `${did}: ${res.body}`)
     }
@@ -100,16 +118,29 @@ describe('DIDs in URL paths: one decode, did:web ports kept, double encoding ref
 
   it('reads :did the same way on a route behind the token (ownership compares the same DID)', async () => {
     for (const segment of [encodeURIComponent(DID), DID]) {
-      const res = await t.app.inject({ method: 'GET', url: `/api/wallet/${segment}/credentials`, headers: bearer(token) })
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `/api/wallet/${segment}/credentials`,
+        headers: bearer(token),
+      })
       assert.equal(res.statusCode, 200, `${segment}: ${res.body}`)
     }
-    const twice = await t.app.inject({ method: 'GET', url: `/api/wallet/${encodeURIComponent(encodeURIComponent(DID))}/credentials`, headers: bearer(token) })
+    const twice = await t.app.inject({
+      method: 'GET',
+      url: `/api/wallet/${encodeURIComponent(encodeURIComponent(DID))}/credentials`,
+      headers: bearer(token),
+    })
     assert.equal(twice.statusCode, 400, twice.body)
     assert.match(twice.json().message, /percent-encoded/)
   })
 
   it('reads :issuer_did the same way', async () => {
-    const challenge = (segment: string) => t.app.inject({ method: 'GET', url: `/api/wallet/issuer/${segment}/request/${randomUUID()}/challenge`, headers: bearer(token) })
+    const challenge = (segment: string) =>
+      t.app.inject({
+        method: 'GET',
+        url: `/api/wallet/issuer/${segment}/request/${randomUUID()}/challenge`,
+        headers: bearer(token),
+      })
     // The caller's own DID, so past ownership: the made-up request is simply not found.
     for (const segment of [encodeURIComponent(DID), DID]) {
       const res = await challenge(segment)

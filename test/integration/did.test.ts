@@ -62,7 +62,11 @@ describe('GET /api/did/:did', () => {
 
   it('serves the bare document for Accept: application/did+json', async () => {
     const did = 'did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp'
-    const res = await t.app.inject({ method: 'GET', url: `/api/did/${did}`, headers: { accept: 'application/did+json' } })
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/api/did/${did}`,
+      headers: { accept: 'application/did+json' },
+    })
     assert.equal(res.statusCode, 200)
     assert.match(res.headers['content-type'] as string, /application\/did\+json/)
     assert.equal(res.json().id, did)
@@ -70,7 +74,11 @@ describe('GET /api/did/:did', () => {
 
   it('normalises compatible spellings: percent-encoding, fragment, method case', async () => {
     const did = 'did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp'
-    for (const spelling of [encodeURIComponent(did), `${did}%23z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp`, did.replace('did:key', 'DID:KEY')]) {
+    for (const spelling of [
+      encodeURIComponent(did),
+      `${did}%23z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp`,
+      did.replace('did:key', 'DID:KEY'),
+    ]) {
       const res = await t.app.inject({ method: 'GET', url: `/api/did/${spelling}` })
       assert.equal(res.statusCode, 200, spelling)
       assert.equal(res.json().didDocument.id, did)
@@ -78,12 +86,21 @@ describe('GET /api/did/:did', () => {
   })
 
   it('answers malformed DIDs and unsupported methods with 400, unknown ones with 404', async () => {
-    for (const bad of ['not-a-did', 'did:', 'did:key:', 'did:key:zzzz', 'did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooW']) {
+    for (const bad of [
+      'not-a-did',
+      'did:',
+      'did:key:',
+      'did:key:zzzz',
+      'did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooW',
+    ]) {
       const res = await t.app.inject({ method: 'GET', url: `/api/did/${encodeURIComponent(bad)}` })
       assert.equal(res.statusCode, 400, `${bad}: ${res.body}`)
       assert.ok(res.json().message)
     }
-    const unsupported = await t.app.inject({ method: 'GET', url: '/api/did/did:ethr:0xb9c5714089478a327f09197987f16f9e5d936e8a' })
+    const unsupported = await t.app.inject({
+      method: 'GET',
+      url: '/api/did/did:ethr:0xb9c5714089478a327f09197987f16f9e5d936e8a',
+    })
     assert.equal(unsupported.statusCode, 400)
     assert.match(unsupported.json().message, /not supported/)
     const tooLong = await t.app.inject({ method: 'GET', url: `/api/did/did:key:z${'a'.repeat(5000)}` })
@@ -100,7 +117,14 @@ describe('did:web resolution against a local server', () => {
   const docFor = (did: string) => ({
     '@context': ['https://www.w3.org/ns/did/v1'],
     id: did,
-    verificationMethod: [{ id: `${did}#k1`, type: 'Ed25519VerificationKey2018', controller: did, publicKeyBase58: '4zvwRjXUKGfvwnParsHAS3HuSVzV5cA4McphgmoCtajS' }],
+    verificationMethod: [
+      {
+        id: `${did}#k1`,
+        type: 'Ed25519VerificationKey2018',
+        controller: did,
+        publicKeyBase58: '4zvwRjXUKGfvwnParsHAS3HuSVzV5cA4McphgmoCtajS',
+      },
+    ],
     authentication: [`${did}#k1`],
   })
   before(async () => {
@@ -114,7 +138,9 @@ describe('did:web resolution against a local server', () => {
       }
       if (req.url === '/deep/did.json') {
         // A document nested 3,000 levels deep, written as text (no recursive serializer involved).
-        res.writeHead(200, { 'content-type': 'application/json' }).end(`{"id":"did:web:${host}:deep","service":${'['.repeat(3000)}${']'.repeat(3000)}}`)
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(`{"id":"did:web:${host}:deep","service":${'['.repeat(3000)}${']'.repeat(3000)}}`)
         return
       }
       const body = routes[req.url ?? '']
@@ -172,12 +198,21 @@ describe('did:web resolution against a local server', () => {
     const { base58btc } = await import('multiformats/bases/base58')
     const did = `did:web:127.0.0.1%3A${port}:holders:h1`
     const local = http.createServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
-        '@context': ['https://www.w3.org/ns/did/v1'],
-        id: did,
-        verificationMethod: [{ id: `${did}#k`, type: 'Ed25519VerificationKey2018', controller: did, publicKeyBase58: base58btc.baseEncode(holder.publicKey) }],
-        authentication: [`${did}#k`],
-      }))
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          '@context': ['https://www.w3.org/ns/did/v1'],
+          id: did,
+          verificationMethod: [
+            {
+              id: `${did}#k`,
+              type: 'Ed25519VerificationKey2018',
+              controller: did,
+              publicKeyBase58: base58btc.baseEncode(holder.publicKey),
+            },
+          ],
+          authentication: [`${did}#k`],
+        }),
+      )
     })
     // Swap the document server for one on the same port's host: a fresh server on another port
     // would change the DID, so route this DID's path through the shared server instead.
@@ -191,7 +226,16 @@ describe('did:web resolution against a local server', () => {
       assert.equal(res.json().user.did, did)
       const other = new DidClient()
       const challenge = await other.challenge(t.app, did)
-      assert.equal((await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { did, challenge, signature: other.sign(challenge) } })).statusCode, 401)
+      assert.equal(
+        (
+          await t.app.inject({
+            method: 'POST',
+            url: '/api/auth/login',
+            payload: { did, challenge, signature: other.sign(challenge) },
+          })
+        ).statusCode,
+        401,
+      )
     } finally {
       await t.close()
     }
@@ -208,7 +252,10 @@ describe('DID resolution rate limit', () => {
       assert.deepEqual(codes, [200, 200, 429])
       const limited = await t.app.inject({ method: 'GET', url: `/api/did/${did}` })
       assert.match(limited.json().message, /DID resolutions/)
-      assert.equal((await t.app.inject({ method: 'POST', url: '/api/auth/challenge', payload: { did } })).statusCode, 200)
+      assert.equal(
+        (await t.app.inject({ method: 'POST', url: '/api/auth/challenge', payload: { did } })).statusCode,
+        200,
+      )
     } finally {
       await t.close()
     }

@@ -45,7 +45,19 @@ describe('domain ownership: challenge, verify, status', () => {
   const hosts: Record<string, string> = {
     'internal.example.com': '10.0.0.7',
   }
-  const publicHosts = ['acme.example.com', 'xn--bcher-kva.example.com', 'link.example.com', 'slow.example.com', 'big.example.com', 'hop.example.com', 'hop2.example.com', 'broken.example.com', 'down.example.com', 'missing.example.com', 'wrong.example.com']
+  const publicHosts = [
+    'acme.example.com',
+    'xn--bcher-kva.example.com',
+    'link.example.com',
+    'slow.example.com',
+    'big.example.com',
+    'hop.example.com',
+    'hop2.example.com',
+    'broken.example.com',
+    'down.example.com',
+    'missing.example.com',
+    'wrong.example.com',
+  ]
   for (const h of publicHosts) hosts[h] = '127.0.0.1'
   let server: http.Server
   let port = 0
@@ -97,7 +109,8 @@ describe('domain ownership: challenge, verify, status', () => {
         return void res.end()
       }
       if (host === 'hop.example.com') return void res.writeHead(302, { location: `http://10.0.0.7${req.url}` }).end()
-      if (host === 'hop2.example.com') return void res.writeHead(307, { location: `http://internal.example.com:${port}${req.url}` }).end()
+      if (host === 'hop2.example.com')
+        return void res.writeHead(307, { location: `http://internal.example.com:${port}${req.url}` }).end()
       const published = files.get(`${host}${req.url}`)
       if (!published) return void res.writeHead(404).end('not found')
       res.writeHead(published.status ?? 200, { 'content-type': 'text/plain', ...published.headers })
@@ -110,7 +123,12 @@ describe('domain ownership: challenge, verify, status', () => {
     closedPort = (closed.address() as AddressInfo).port
     await new Promise((resolve) => closed.close(resolve))
 
-    t = await createTestApp({ clock, httpGet: httpGet(), dns, env: { OUTBOUND_TIMEOUT_MS: String(FETCH_TIMEOUT_MS), JWT_TTL_SECONDS: String(30 * 86400) } })
+    t = await createTestApp({
+      clock,
+      httpGet: httpGet(),
+      dns,
+      env: { OUTBOUND_TIMEOUT_MS: String(FETCH_TIMEOUT_MS), JWT_TTL_SECONDS: String(30 * 86400) },
+    })
     token = await owner.login(t.app)
     rivalToken = await rival.login(t.app)
   })
@@ -125,13 +143,15 @@ describe('domain ownership: challenge, verify, status', () => {
     assert.equal(res.statusCode, 201, res.body)
     return res.json().challenge
   }
-  const verify = (body: Record<string, unknown>, tok = token) => callAs(t.app, 'POST', '/api/domain/verify', tok, { did: owner.did, ...body })
+  const verify = (body: Record<string, unknown>, tok = token) =>
+    callAs(t.app, 'POST', '/api/domain/verify', tok, { did: owner.did, ...body })
   const status = async (did = owner.did, tok = token, query = '') => {
     const res = await callAs(t.app, 'GET', `/api/domain/status/${did}${query}`, tok)
     assert.equal(res.statusCode, 200, res.body)
     return res.json()
   }
-  const recordOf = async (domain: string) => (await status()).domains.find((d: { domain: string }) => d.domain === domain)
+  const recordOf = async (domain: string) =>
+    (await status()).domains.find((d: { domain: string }) => d.domain === domain)
   /** Error answers name the domain and URL the caller gave, never an address it resolved to. */
   const expectError = (res: Awaited<ReturnType<typeof verify>>, code: number, reason?: string) => {
     assert.equal(res.statusCode, code, res.body)
@@ -178,9 +198,29 @@ describe('domain ownership: challenge, verify, status', () => {
 
   it('refuses domains that are not public DNS names (400)', async () => {
     const bad = [
-      'https://acme.example.com', 'acme.example.com/path', 'acme.example.com:443', 'user@acme.example.com', '127.0.0.1', '0x7f.1', '2130706433',
-      '[::1]', '::1', 'localhost', 'intranet', 'printer.local', 'site.test', 'svc.internal', 'a'.repeat(64) + '.com',
-      `${'abcdefghij.'.repeat(25)}com`, 'exa mple.com', '-bad.example.com', 'bad-.example.com', 'under_score.example.com', 'a..example.com', ' ', 'xn--zz.com',
+      'https://acme.example.com',
+      'acme.example.com/path',
+      'acme.example.com:443',
+      'user@acme.example.com',
+      '127.0.0.1',
+      '0x7f.1',
+      '2130706433',
+      '[::1]',
+      '::1',
+      'localhost',
+      'intranet',
+      'printer.local',
+      'site.test',
+      'svc.internal',
+      'a'.repeat(64) + '.com',
+      `${'abcdefghij.'.repeat(25)}com`,
+      'exa mple.com',
+      '-bad.example.com',
+      'bad-.example.com',
+      'under_score.example.com',
+      'a..example.com',
+      ' ',
+      'xn--zz.com',
     ]
     for (const domain of bad) {
       const res = await callAs(t.app, 'POST', '/api/domain/challenge', token, { did: owner.did, domain })
@@ -189,7 +229,14 @@ describe('domain ownership: challenge, verify, status', () => {
   })
 
   it('refuses bad bodies (400) and unauthenticated calls (401)', async () => {
-    const challengeBodies: unknown[] = [{}, { did: owner.did }, { domain: 'acme.example.com' }, { did: owner.did, domain: 5 }, { did: owner.did, domain: null }, { did: 'not-a-did', domain: 'acme.example.com' }]
+    const challengeBodies: unknown[] = [
+      {},
+      { did: owner.did },
+      { domain: 'acme.example.com' },
+      { did: owner.did, domain: 5 },
+      { did: owner.did, domain: null },
+      { did: 'not-a-did', domain: 'acme.example.com' },
+    ]
     for (const body of challengeBodies) {
       const res = await callAs(t.app, 'POST', '/api/domain/challenge', token, body)
       assert.equal(res.statusCode, 400, `${JSON.stringify(body)}: ${res.body}`)
@@ -207,9 +254,25 @@ describe('domain ownership: challenge, verify, status', () => {
     }
     const other = await challenge('wrong.example.com')
     expectError(await verify({ domain: 'acme.example.com', method: 'well_known', challenge_id: other.id }), 400)
-    assert.equal((await callAs(t.app, 'GET', `/api/domain/status/${owner.did}?domain=https://x`, token)).statusCode, 400)
-    assert.equal((await callAs(t.app, 'POST', '/api/domain/challenge', undefined, { did: owner.did, domain: 'acme.example.com' })).statusCode, 401)
-    assert.equal((await callAs(t.app, 'POST', '/api/domain/verify', undefined, { did: owner.did, domain: 'acme.example.com', method: 'well_known' })).statusCode, 401)
+    assert.equal(
+      (await callAs(t.app, 'GET', `/api/domain/status/${owner.did}?domain=https://x`, token)).statusCode,
+      400,
+    )
+    assert.equal(
+      (await callAs(t.app, 'POST', '/api/domain/challenge', undefined, { did: owner.did, domain: 'acme.example.com' }))
+        .statusCode,
+      401,
+    )
+    assert.equal(
+      (
+        await callAs(t.app, 'POST', '/api/domain/verify', undefined, {
+          did: owner.did,
+          domain: 'acme.example.com',
+          method: 'well_known',
+        })
+      ).statusCode,
+      401,
+    )
     assert.equal((await callAs(t.app, 'GET', `/api/domain/status/${owner.did}`)).statusCode, 401)
   })
 
@@ -227,19 +290,30 @@ describe('domain ownership: challenge, verify, status', () => {
     assert.ok(hits.includes(`acme.example.com${WELL_KNOWN}`))
     // Single use: the spent challenge cannot verify again, by default or by id.
     expectError(await verify({ domain: 'acme.example.com', method: 'well_known' }), 409, 'challenge_used')
-    expectError(await verify({ domain: 'acme.example.com', method: 'well_known', challenge_id: c.id }), 409, 'challenge_used')
+    expectError(
+      await verify({ domain: 'acme.example.com', method: 'well_known', challenge_id: c.id }),
+      409,
+      'challenge_used',
+    )
     const s = await status()
     assert.ok(s.verified_domains.includes('acme.example.com'))
     const record = s.domains.find((d: { domain: string }) => d.domain === 'acme.example.com')
     assert.equal(record.challenge.status, 'used')
     const filtered = await status(owner.did, token, '?domain=ACME.Example.com')
-    assert.deepEqual(filtered.domains.map((d: { domain: string }) => d.domain), ['acme.example.com'])
+    assert.deepEqual(
+      filtered.domains.map((d: { domain: string }) => d.domain),
+      ['acme.example.com'],
+    )
   })
 
   it('a wrong token fails (422) and is recorded; the challenge stays usable', async () => {
     const c = await challenge('wrong.example.com')
     publishToken('wrong.example.com', 'not-the-token')
-    const failed = expectError(await verify({ domain: 'wrong.example.com', method: 'well_known' }), 422, 'token_mismatch')
+    const failed = expectError(
+      await verify({ domain: 'wrong.example.com', method: 'well_known' }),
+      422,
+      'token_mismatch',
+    )
     assert.equal(failed.details.method, 'well_known')
     const record = await recordOf('wrong.example.com')
     assert.equal(record.status, 'failed')
@@ -290,7 +364,16 @@ describe('domain ownership: challenge, verify, status', () => {
   describe('DID configuration (DIF Well Known DID Configuration, JWT Domain Linkage Credential)', () => {
     const kidOf = (client: DidClient) => `${client.did}#${client.did.slice('did:key:'.length)}`
     const linkage = async (
-      options: { signer?: DidClient; did?: string; origin?: string; nbf?: number; exp?: number; extra?: Record<string, unknown>; vcExtra?: Record<string, unknown>; header?: Record<string, unknown> } = {},
+      options: {
+        signer?: DidClient
+        did?: string
+        origin?: string
+        nbf?: number
+        exp?: number
+        extra?: Record<string, unknown>
+        vcExtra?: Record<string, unknown>
+        header?: Record<string, unknown>
+      } = {},
     ) => {
       const did = options.did ?? owner.did
       const now = Math.floor(clock.now().getTime() / 1000)
@@ -313,16 +396,27 @@ describe('domain ownership: challenge, verify, status', () => {
         ...options.extra,
       }
       const signer = options.signer ?? owner
-      return signCompactJws({ kid: did === signer.did ? kidOf(signer) : `${did}#${did.slice('did:key:'.length)}`, ...options.header }, payload, signer.privateKey)
+      return signCompactJws(
+        { kid: did === signer.did ? kidOf(signer) : `${did}#${did.slice('did:key:'.length)}`, ...options.header },
+        payload,
+        signer.privateKey,
+      )
     }
     const publishConfiguration = (linked: unknown[], host = 'link.example.com') =>
-      files.set(`${host}${DID_CONFIG}`, { body: JSON.stringify({ '@context': CONTEXT, linked_dids: linked }), headers: { 'content-type': 'application/json' } })
+      files.set(`${host}${DID_CONFIG}`, {
+        body: JSON.stringify({ '@context': CONTEXT, linked_dids: linked }),
+        headers: { 'content-type': 'application/json' },
+      })
     const verifyLink = () => verify({ domain: 'link.example.com', method: 'did_configuration' })
 
     it('verifies a credential signed by the DID for this origin; no challenge needed', async () => {
       const exp = Math.floor(clock.now().getTime() / 1000) + 2 * 86400
       // The origin also appears as a bare host (the spec's own JWT example), and beside other DIDs and LD-proof entries.
-      publishConfiguration([{ type: ['VerifiableCredential', 'DomainLinkageCredential'] }, await linkage({ signer: rival, did: rival.did }), await linkage({ exp, origin: 'link.example.com' })])
+      publishConfiguration([
+        { type: ['VerifiableCredential', 'DomainLinkageCredential'] },
+        await linkage({ signer: rival, did: rival.did }),
+        await linkage({ exp, origin: 'link.example.com' }),
+      ])
       const res = await verifyLink()
       assert.equal(res.statusCode, 200, res.body)
       const record = res.json().domain
@@ -351,13 +445,49 @@ describe('domain ownership: challenge, verify, status', () => {
       const cases: Array<[string, unknown[], string, RegExp]> = [
         ['expired', [await linkage({ nbf: now - 7200, exp: now - 60 })], 'invalid_linkage_credential', /expired at/],
         ['not yet valid', [await linkage({ nbf: now + 3600 })], 'invalid_linkage_credential', /not valid before/],
-        ['signed by another key', [await linkage({ signer: rival, did: owner.did })], 'invalid_linkage_credential', /signature does not verify|not an Ed25519/],
-        ['with an id', [await linkage({ extra: { jti: 'urn:uuid:1' } })], 'invalid_linkage_credential', /must not carry an id/],
-        ['with a typ header', [await linkage({ header: { typ: 'JWT' } })], 'invalid_linkage_credential', /must not carry typ/],
-        ['with two subjects', [await linkage({ vcExtra: { credentialSubject: [{ id: owner.did, origin: 'https://link.example.com' }, { id: rival.did }] } })], 'invalid_linkage_credential', /one object/],
-        ['of another type', [await linkage({ vcExtra: { type: ['VerifiableCredential'] } })], 'invalid_linkage_credential', /DomainLinkageCredential/],
+        [
+          'signed by another key',
+          [await linkage({ signer: rival, did: owner.did })],
+          'invalid_linkage_credential',
+          /signature does not verify|not an Ed25519/,
+        ],
+        [
+          'with an id',
+          [await linkage({ extra: { jti: 'urn:uuid:1' } })],
+          'invalid_linkage_credential',
+          /must not carry an id/,
+        ],
+        [
+          'with a typ header',
+          [await linkage({ header: { typ: 'JWT' } })],
+          'invalid_linkage_credential',
+          /must not carry typ/,
+        ],
+        [
+          'with two subjects',
+          [
+            await linkage({
+              vcExtra: {
+                credentialSubject: [{ id: owner.did, origin: 'https://link.example.com' }, { id: rival.did }],
+              },
+            }),
+          ],
+          'invalid_linkage_credential',
+          /one object/,
+        ],
+        [
+          'of another type',
+          [await linkage({ vcExtra: { type: ['VerifiableCredential'] } })],
+          'invalid_linkage_credential',
+          /DomainLinkageCredential/,
+        ],
         ['without exp', [await linkage({ extra: { exp: undefined } })], 'invalid_linkage_credential', /exp/],
-        ['other DIDs only', [await linkage({ signer: rival, did: rival.did })], 'did_not_linked', /no Domain Linkage Credential/],
+        [
+          'other DIDs only',
+          [await linkage({ signer: rival, did: rival.did })],
+          'did_not_linked',
+          /no Domain Linkage Credential/,
+        ],
       ]
       for (const [label, linked, reason, message] of cases) {
         publishConfiguration(linked)
@@ -421,20 +551,46 @@ describe('domain ownership: challenge, verify, status', () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/docs/json' })
     assert.equal(res.statusCode, 200)
     const paths = Object.keys(res.json().paths)
-    for (const path of ['/api/domain/challenge', '/api/domain/verify', '/api/domain/status/{did}']) assert.ok(paths.includes(path), path)
+    for (const path of ['/api/domain/challenge', '/api/domain/verify', '/api/domain/status/{did}'])
+      assert.ok(paths.includes(path), path)
   })
 
   describe('ownership', () => {
     it("acting for another DID is 403; another DID's records are 404 or absent", async () => {
-      expectError(await callAs(t.app, 'POST', '/api/domain/challenge', rivalToken, { did: owner.did, domain: 'acme.example.com' }), 403)
-      expectError(await callAs(t.app, 'POST', '/api/domain/verify', rivalToken, { did: owner.did, domain: 'acme.example.com', method: 'well_known' }), 403)
+      expectError(
+        await callAs(t.app, 'POST', '/api/domain/challenge', rivalToken, {
+          did: owner.did,
+          domain: 'acme.example.com',
+        }),
+        403,
+      )
+      expectError(
+        await callAs(t.app, 'POST', '/api/domain/verify', rivalToken, {
+          did: owner.did,
+          domain: 'acme.example.com',
+          method: 'well_known',
+        }),
+        403,
+      )
       expectError(await callAs(t.app, 'GET', `/api/domain/status/${owner.did}`, rivalToken), 403)
       const mine = await challenge('acme.example.com')
       // The rival names the owner's challenge while acting as itself.
-      const res = await callAs(t.app, 'POST', '/api/domain/verify', rivalToken, { did: rival.did, domain: 'acme.example.com', method: 'well_known', challenge_id: mine.id })
+      const res = await callAs(t.app, 'POST', '/api/domain/verify', rivalToken, {
+        did: rival.did,
+        domain: 'acme.example.com',
+        method: 'well_known',
+        challenge_id: mine.id,
+      })
       expectError(res, 404)
       // Without a challenge of its own.
-      expectError(await callAs(t.app, 'POST', '/api/domain/verify', rivalToken, { did: rival.did, domain: 'acme.example.com', method: 'well_known' }), 404)
+      expectError(
+        await callAs(t.app, 'POST', '/api/domain/verify', rivalToken, {
+          did: rival.did,
+          domain: 'acme.example.com',
+          method: 'well_known',
+        }),
+        404,
+      )
       const theirs = await status(rival.did, rivalToken)
       assert.ok(!theirs.domains.some((d: { domain: string }) => d.domain === 'acme.example.com'))
       // The same domain can be claimed by several DIDs, each with its own record.

@@ -13,7 +13,9 @@ describe('the hosted wallet and a verifier whose clock differs', () => {
   let outside: OutsideVerifier
   let wallet: HostedWallet
   let strict: HostedWallet
-  const dcql = (vct: string) => ({ credentials: [{ id: 'pass', format: 'dc+sd-jwt', meta: { vct_values: [vct] }, claims: [{ path: ['given_name'] }] }] })
+  const dcql = (vct: string) => ({
+    credentials: [{ id: 'pass', format: 'dc+sd-jwt', meta: { vct_values: [vct] }, claims: [{ path: ['given_name'] }] }],
+  })
 
   before(async () => {
     outside = await OutsideVerifier.open()
@@ -47,17 +49,26 @@ describe('the hosted wallet and a verifier whose clock differs', () => {
     const { uri } = await outside.request(dcql(wallet.vct), { aheadSeconds: 600 })
     const refused = await wallet.answer({ authorization_request_uri: uri })
     assert.equal(refused.statusCode, 422, refused.body)
-    assert.match(refused.json().message, /request object is not valid yet: its (nbf|iat) is (599|600) s ahead of this service's clock, more than the 60 s it tolerates \(CLOCK_SKEW_SECONDS/)
+    assert.match(
+      refused.json().message,
+      /request object is not valid yet: its (nbf|iat) is (599|600) s ahead of this service's clock, more than the 60 s it tolerates \(CLOCK_SKEW_SECONDS/,
+    )
   })
 
   it('CLOCK_SKEW_SECONDS decides: with 10, a verifier 30 s ahead or an object expired 30 s ago is refused, 2 s ahead still answered', async () => {
-    const ahead = await strict.answer({ authorization_request_uri: (await outside.request(dcql(strict.vct), { aheadSeconds: 30 })).uri })
+    const ahead = await strict.answer({
+      authorization_request_uri: (await outside.request(dcql(strict.vct), { aheadSeconds: 30 })).uri,
+    })
     assert.equal(ahead.statusCode, 422, ahead.body)
     assert.match(ahead.json().message, /not valid yet: its (nbf|iat) is (29|30) s ahead .* 10 s it tolerates/)
-    const expired = await strict.answer({ authorization_request_uri: (await outside.request(dcql(strict.vct), { aheadSeconds: -330 })).uri })
+    const expired = await strict.answer({
+      authorization_request_uri: (await outside.request(dcql(strict.vct), { aheadSeconds: -330 })).uri,
+    })
     assert.equal(expired.statusCode, 422, expired.body)
     assert.match(expired.json().message, /request object is expired: its exp is (30|31) s behind/)
-    const close = await strict.answer({ authorization_request_uri: (await outside.request(dcql(strict.vct), { aheadSeconds: 2 })).uri })
+    const close = await strict.answer({
+      authorization_request_uri: (await outside.request(dcql(strict.vct), { aheadSeconds: 2 })).uri,
+    })
     assert.equal(close.statusCode, 201, close.body)
   })
 })

@@ -42,10 +42,16 @@ const SCHEMA = {
 }
 const ATTRIBUTES = { given_name: 'Ada', email: 'ada@example.org', member_no: 'L-1815' }
 
-const signed = (holder: DidClient, signingInput: string) => `${signingInput}.${sign(null, Buffer.from(signingInput), holder.privateKey).toString('base64url')}`
+const signed = (holder: DidClient, signingInput: string) =>
+  `${signingInput}.${sign(null, Buffer.from(signingInput), holder.privateKey).toString('base64url')}`
 
 async function post(app: FastifyInstance, url: string, token: string, did: string, payload: unknown) {
-  return app.inject({ method: 'POST', url, headers: { ...bearer(token), 'x-user-did': did }, payload: payload as object })
+  return app.inject({
+    method: 'POST',
+    url,
+    headers: { ...bearer(token), 'x-user-did': did },
+    payload: payload as object,
+  })
 }
 
 /**
@@ -82,7 +88,12 @@ class ScriptedIssuer {
     const offer = {
       credential_issuer: this.origin,
       credential_configuration_ids: ['university_degree', 'pid_draft'],
-      grants: { [PRE_AUTHORIZED]: { 'pre-authorized_code': 'code-that-must-stay-unspent', tx_code: { input_mode: 'numeric', length: 6, description: 'The code we sent by e-mail' } } },
+      grants: {
+        [PRE_AUTHORIZED]: {
+          'pre-authorized_code': 'code-that-must-stay-unspent',
+          tx_code: { input_mode: 'numeric', length: 6, description: 'The code we sent by e-mail' },
+        },
+      },
     }
     return `openid-credential-offer://?credential_offer=${encodeURIComponent(JSON.stringify(offer))}`
   }
@@ -95,7 +106,11 @@ class ScriptedIssuer {
         nonce_endpoint: `${this.origin}/nonce`,
         display: [
           { name: 'Universität Beispiel', locale: 'de-DE' },
-          { name: 'Example University', locale: 'en-US', logo: { uri: 'https://university.example/logo.png', alt_text: 'the crest' } },
+          {
+            name: 'Example University',
+            locale: 'en-US',
+            logo: { uri: 'https://university.example/logo.png', alt_text: 'the crest' },
+          },
         ],
         credential_configurations_supported: {
           university_degree: {
@@ -104,18 +119,31 @@ class ScriptedIssuer {
             credential_metadata: {
               display: [{ name: 'University degree', locale: 'en-US' }],
               claims: [
-                { path: ['credentialSubject', 'given_name'], mandatory: true, display: [{ name: 'Given name', locale: 'en-US' }] },
+                {
+                  path: ['credentialSubject', 'given_name'],
+                  mandatory: true,
+                  display: [{ name: 'Given name', locale: 'en-US' }],
+                },
                 { path: ['credentialSubject', 'degree', 'type'], display: [{ name: 'Degree', locale: 'en-US' }] },
               ],
             },
           },
           // An earlier draft's shape: display and claims beside the format.
-          pid_draft: { format: 'dc+sd-jwt', vct: 'urn:eudi:pid:1', display: [{ name: 'PID' }], claims: [{ path: ['birthdate'], mandatory: false }] },
+          pid_draft: {
+            format: 'dc+sd-jwt',
+            vct: 'urn:eudi:pid:1',
+            display: [{ name: 'PID' }],
+            claims: [{ path: ['birthdate'], mandatory: false }],
+          },
         },
       }
     }
     if (path === '/.well-known/oauth-authorization-server') {
-      return { issuer: this.origin, token_endpoint: `${this.origin}/token`, 'pre-authorized_grant_anonymous_access_supported': true }
+      return {
+        issuer: this.origin,
+        token_endpoint: `${this.origin}/token`,
+        'pre-authorized_grant_anonymous_access_supported': true,
+      }
     }
     return undefined
   }
@@ -142,13 +170,24 @@ describe('the holder decides: previews, declines and consent records of the host
   let schemaId: string
 
   const offer = async (body: Json = {}) => {
-    const res = await callAs(foreign.app, 'POST', `/api/issuer/${issuer.did}/offers`, issuer.token, { credential_type: 'LibraryCard', schema_id: schemaId, attributes: ATTRIBUTES, format: 'dc+sd-jwt', ...body })
+    const res = await callAs(foreign.app, 'POST', `/api/issuer/${issuer.did}/offers`, issuer.token, {
+      credential_type: 'LibraryCard',
+      schema_id: schemaId,
+      attributes: ATTRIBUTES,
+      format: 'dc+sd-jwt',
+      ...body,
+    })
     assert.equal(res.statusCode, 201, res.body)
     return res.json() as Json
   }
-  const wallet = (path: string, body: Json, who = holder, token = holderToken) => post(home.app, `/api/wallet/${who.did}${path}`, token, who.did, body)
+  const wallet = (path: string, body: Json, who = holder, token = holderToken) =>
+    post(home.app, `/api/wallet/${who.did}${path}`, token, who.did, body)
   const activities = async (type: string): Promise<Json[]> => {
-    const res = await home.app.inject({ method: 'GET', url: `/api/wallet/${holder.did}/activities?type=${type}&limit=100`, headers: { ...bearer(holderToken), 'x-user-did': holder.did } })
+    const res = await home.app.inject({
+      method: 'GET',
+      url: `/api/wallet/${holder.did}/activities?type=${type}&limit=100`,
+      headers: { ...bearer(holderToken), 'x-user-did': holder.did },
+    })
     assert.equal(res.statusCode, 200, res.body)
     return res.json().data as Json[]
   }
@@ -156,7 +195,13 @@ describe('the holder decides: previews, declines and consent records of the host
     const res = await callAs(home.app, 'POST', '/api/verifier/requests', verifierToken, {
       verifier_did: verifier.did,
       presentation_type: 'MemberCheck',
-      required_credentials: [{ credential_type: 'LibraryCard', schema_id: `${foreignFront.origin}/vct/${encodeURIComponent(schemaId)}`, required_attributes: ['given_name'] }],
+      required_credentials: [
+        {
+          credential_type: 'LibraryCard',
+          schema_id: `${foreignFront.origin}/vct/${encodeURIComponent(schemaId)}`,
+          required_attributes: ['given_name'],
+        },
+      ],
       purpose: 'Check the library card',
       ...body,
     })
@@ -173,7 +218,9 @@ describe('the holder decides: previews, declines and consent records of the host
     const created = await offer()
     const prepared = await wallet('/offers/accept', { offer_uri: created.credential_offer_uri })
     assert.equal(prepared.statusCode, 201, prepared.body)
-    const done = await wallet(`/offers/accept/${prepared.json().session_id}`, { proof_jwt: signed(holder, prepared.json().proof.signing_input) })
+    const done = await wallet(`/offers/accept/${prepared.json().session_id}`, {
+      proof_jwt: signed(holder, prepared.json().proof.signing_input),
+    })
     assert.equal(done.statusCode, 201, done.body)
     return done.json().credentials[0] as Json
   }
@@ -187,7 +234,10 @@ describe('the holder decides: previews, declines and consent records of the host
     holderToken = await holder.login(home.app)
     otherToken = await other.login(home.app)
     verifierToken = await verifier.login(home.app)
-    const profile = await callAs(home.app, 'POST', '/api/verifier', verifierToken, { name: 'Reading room', logo_url: 'https://reading-room.example/logo.svg' })
+    const profile = await callAs(home.app, 'POST', '/api/verifier', verifierToken, {
+      name: 'Reading room',
+      logo_url: 'https://reading-room.example/logo.svg',
+    })
     assert.equal(profile.statusCode, 201, profile.body)
   })
   after(async () => {
@@ -216,17 +266,30 @@ describe('the holder decides: previews, declines and consent records of the host
     assert.equal(claims.get('member_no')!.mandatory, false)
 
     // Nothing was redeemed: the issuer counts no use, and the holder still accepts with the transaction code.
-    const offers = (await callAs(foreign.app, 'GET', `/api/issuer/${issuer.did}/offers`, issuer.token)).json().data as Json[]
+    const offers = (await callAs(foreign.app, 'GET', `/api/issuer/${issuer.did}/offers`, issuer.token)).json()
+      .data as Json[]
     assert.equal(offers.find((o) => o.id === created.offer.id)?.uses, 0)
     // An offer that now names another issuer than the one previewed (fetched again by reference) is refused, unredeemed.
-    const changed = await wallet('/offers/accept', { offer_uri: created.credential_offer_uri, tx_code: created.tx_code, credential_issuer: 'https://other-issuer.example' })
+    const changed = await wallet('/offers/accept', {
+      offer_uri: created.credential_offer_uri,
+      tx_code: created.tx_code,
+      credential_issuer: 'https://other-issuer.example',
+    })
     assert.equal(changed.statusCode, 409, changed.body)
     assert.match(changed.json().message, /not https:\/\/other-issuer\.example that was previewed/)
-    const unspent = (await callAs(foreign.app, 'GET', `/api/issuer/${issuer.did}/offers`, issuer.token)).json().data as Json[]
+    const unspent = (await callAs(foreign.app, 'GET', `/api/issuer/${issuer.did}/offers`, issuer.token)).json()
+      .data as Json[]
     assert.equal(unspent.find((o) => o.id === created.offer.id)?.uses, 0)
-    const prepared = await wallet('/offers/accept', { offer_uri: created.credential_offer_uri, tx_code: created.tx_code, credential_issuer: body.credential_issuer, credential_configuration_id: configuration!.id })
+    const prepared = await wallet('/offers/accept', {
+      offer_uri: created.credential_offer_uri,
+      tx_code: created.tx_code,
+      credential_issuer: body.credential_issuer,
+      credential_configuration_id: configuration!.id,
+    })
     assert.equal(prepared.statusCode, 201, prepared.body)
-    const done = await wallet(`/offers/accept/${prepared.json().session_id}`, { proof_jwt: signed(holder, prepared.json().proof.signing_input) })
+    const done = await wallet(`/offers/accept/${prepared.json().session_id}`, {
+      proof_jwt: signed(holder, prepared.json().proof.signing_input),
+    })
     assert.equal(done.statusCode, 201, done.body)
     const kept = done.json().credentials[0] as Json
 
@@ -234,7 +297,11 @@ describe('the holder decides: previews, declines and consent records of the host
     assert.ok(accepted, 'the acceptance is in the activity')
     assert.equal(accepted.details.issuer_name, 'City library')
     assert.equal(accepted.details.credential_configuration_id, configuration!.id)
-    assert.deepEqual((accepted.details.claims as string[][]).map((p) => p.join('.')).sort(), ['email', 'given_name', 'member_no'])
+    assert.deepEqual((accepted.details.claims as string[][]).map((p) => p.join('.')).sort(), [
+      'email',
+      'given_name',
+      'member_no',
+    ])
   })
 
   it("reads another issuer's display and claims (English preferred, logo, draft-shaped configurations) and never calls its token endpoint", async () => {
@@ -242,7 +309,12 @@ describe('the holder decides: previews, declines and consent records of the host
     const res = await wallet('/offers/preview', { offer_uri: scripted.offerUri() })
     assert.equal(res.statusCode, 200, res.body)
     const body = res.json() as Json
-    assert.deepEqual(body.issuer, { name: 'Example University', logo_uri: 'https://university.example/logo.png', domain: new URL(scripted.origin).host, did: null })
+    assert.deepEqual(body.issuer, {
+      name: 'Example University',
+      logo_uri: 'https://university.example/logo.png',
+      domain: new URL(scripted.origin).host,
+      did: null,
+    })
     assert.deepEqual(body.tx_code, { input_mode: 'numeric', length: 6, description: 'The code we sent by e-mail' })
     const [degree, pid] = body.credential_configurations as Json[]
     assert.equal(degree!.credential_type, 'UniversityDegreeCredential')
@@ -257,14 +329,19 @@ describe('the holder decides: previews, declines and consent records of the host
 
     const calls = scripted.hits.slice(before)
     assert.ok(calls.includes('GET /.well-known/openid-credential-issuer'), calls.join(', '))
-    assert.ok(!calls.some((c) => c.endsWith('/token') || c.endsWith('/credential') || c.endsWith('/nonce')), `the preview called: ${calls.join(', ')}`)
+    assert.ok(
+      !calls.some((c) => c.endsWith('/token') || c.endsWith('/credential') || c.endsWith('/nonce')),
+      `the preview called: ${calls.join(', ')}`,
+    )
 
     // Declining tells the issuer nothing (OpenID4VCI has no such message) and is recorded for the holder.
     const declined = await wallet('/offers/decline', { offer_uri: scripted.offerUri(), reason: 'not mine' })
     assert.equal(declined.statusCode, 200, declined.body)
     assert.equal(declined.json().credential_issuer, scripted.origin)
     assert.ok(!scripted.hits.some((c) => c.endsWith('/token')), 'no token was asked for')
-    const recorded = (await activities('credential_offer_declined')).find((a) => a.details.credential_issuer === scripted.origin)
+    const recorded = (await activities('credential_offer_declined')).find(
+      (a) => a.details.credential_issuer === scripted.origin,
+    )
     assert.ok(recorded, 'the refusal is in the activity')
     assert.equal(recorded.details.issuer_name, 'Example University')
     assert.deepEqual(recorded.details.credential_configuration_ids, ['university_degree', 'pid_draft'])
@@ -279,7 +356,9 @@ describe('the holder decides: previews, declines and consent records of the host
         assert.equal(res.json().details.field, 'offer_uri')
       }
     }
-    const garbled = await wallet('/offers/preview', { offer_uri: 'openid-credential-offer://?credential_offer=%7Bnot-json' })
+    const garbled = await wallet('/offers/preview', {
+      offer_uri: 'openid-credential-offer://?credential_offer=%7Bnot-json',
+    })
     assert.ok([400, 422].includes(garbled.statusCode), garbled.body)
 
     // A port nothing listens on: the issuer cannot be reached.
@@ -296,9 +375,15 @@ describe('the holder decides: previews, declines and consent records of the host
     assert.equal(declined.json().credential_issuer, null)
     assert.ok((await activities('credential_offer_declined')).some((a) => a.details.offer_host === new URL(gone).host))
 
-    const noToken = await home.app.inject({ method: 'POST', url: `/api/wallet/${holder.did}/offers/preview`, payload: { offer_uri: scripted.offerUri() } })
+    const noToken = await home.app.inject({
+      method: 'POST',
+      url: `/api/wallet/${holder.did}/offers/preview`,
+      payload: { offer_uri: scripted.offerUri() },
+    })
     assert.equal(noToken.statusCode, 401, noToken.body)
-    const notTheirs = await post(home.app, `/api/wallet/${holder.did}/offers/preview`, otherToken, other.did, { offer_uri: scripted.offerUri() })
+    const notTheirs = await post(home.app, `/api/wallet/${holder.did}/offers/preview`, otherToken, other.did, {
+      offer_uri: scripted.offerUri(),
+    })
     assert.equal(notTheirs.statusCode, 403, notTheirs.body)
   })
 
@@ -306,7 +391,9 @@ describe('the holder decides: previews, declines and consent records of the host
     await received()
     // Addressed to the holder: its error response closes it (one addressed to no one stays open: oid4vp-error-response.test.ts).
     const created = await request({ holder_did: holder.did })
-    const prepared = await wallet('/presentation-requests/answer', { authorization_request_uri: created.authorization_request_uri })
+    const prepared = await wallet('/presentation-requests/answer', {
+      authorization_request_uri: created.authorization_request_uri,
+    })
     assert.equal(prepared.statusCode, 201, prepared.body)
     const body = prepared.json() as Json
     assert.match(body.verifier, /^decentralized_identifier:did:web:/)
@@ -341,13 +428,19 @@ describe('the holder decides: previews, declines and consent records of the host
     const twice = await wallet(`/presentation-requests/answer/${session}/decline`, {})
     assert.equal(twice.statusCode, 409, twice.body)
     const presentation = body.presentations[0] as Json
-    const completed = await wallet(`/presentation-requests/answer/${session}`, { signatures: { [presentation.query_id]: signed(holder, presentation.to_sign.signing_input) } })
+    const completed = await wallet(`/presentation-requests/answer/${session}`, {
+      signatures: { [presentation.query_id]: signed(holder, presentation.to_sign.signing_input) },
+    })
     assert.equal(completed.statusCode, 409, completed.body)
 
     const recorded = (await activities('presentation_declined')).find((a) => a.details.verifier === body.verifier)
     assert.ok(recorded, 'the decline is in the activity')
     assert.equal(recorded.details.reason, 'not today')
-    assert.equal((await activities('presentation_shared')).filter((a) => a.details.verifier === body.verifier).length, 0, 'nothing was shared')
+    assert.equal(
+      (await activities('presentation_shared')).filter((a) => a.details.verifier === body.verifier).length,
+      0,
+      'nothing was shared',
+    )
   })
 
   it("this service's verifier takes an error response to an addressed request once, with the request's state, and sends presentation.rejected; a vp_token afterwards is refused with invalid_request", async () => {
@@ -355,13 +448,26 @@ describe('the holder decides: previews, declines and consent records of the host
     const created = await request({ callback_url: callbackUrl, holder_did: holder.did })
     const responseUri = created.openid4vp.response_uri as string
     const form = (fields: Record<string, string>) =>
-      home.app.inject({ method: 'POST', url: new URL(responseUri).pathname, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(fields).toString() })
+      home.app.inject({
+        method: 'POST',
+        url: new URL(responseUri).pathname,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams(fields).toString(),
+      })
 
     const wrongState = await form({ error: 'access_denied', state: 'not-the-state' })
     assert.equal(wrongState.statusCode, 400, wrongState.body)
-    assert.equal((await verifierView(created.request.id)).openid4vp.answer, null, 'a response without the state changes nothing')
+    assert.equal(
+      (await verifierView(created.request.id)).openid4vp.answer,
+      null,
+      'a response without the state changes nothing',
+    )
 
-    const declined = await form({ error: 'access_denied', error_description: 'The holder declined', state: created.openid4vp.state })
+    const declined = await form({
+      error: 'access_denied',
+      error_description: 'The holder declined',
+      state: created.openid4vp.state,
+    })
     assert.equal(declined.statusCode, 200, declined.body)
     const again = await form({ error: 'access_denied', state: created.openid4vp.state })
     assert.equal(again.statusCode, 400, again.body)
@@ -371,15 +477,44 @@ describe('the holder decides: previews, declines and consent records of the host
     const seen = await verifierView(created.request.id)
     assert.equal(seen.openid4vp.holder_response.error_description, 'The holder declined')
     assert.equal(seen.openid4vp.refused_attempts.count, 0)
-    const events = await home.deps.database.db.selectFrom('callback_outbox').select(['event_type', 'payload']).where('url', '=', callbackUrl).execute()
-    assert.deepEqual(events.map((e) => e.event_type), ['presentation.rejected'])
-    assert.equal((events[0]!.payload as Json).request_id ?? (events[0]!.payload as Json).data?.request_id, created.request.id, JSON.stringify(events[0]!.payload))
+    const events = await home.deps.database.db
+      .selectFrom('callback_outbox')
+      .select(['event_type', 'payload'])
+      .where('url', '=', callbackUrl)
+      .execute()
+    assert.deepEqual(
+      events.map((e) => e.event_type),
+      ['presentation.rejected'],
+    )
+    assert.equal(
+      (events[0]!.payload as Json).request_id ?? (events[0]!.payload as Json).data?.request_id,
+      created.request.id,
+      JSON.stringify(events[0]!.payload),
+    )
   })
 
   it('an outside verifier receives the OID4VP 1.0 §8.5 error response, nothing else; a completed answer is recorded as shared', async () => {
     await received()
-    const dcql = { credentials: [{ id: 'card', format: 'dc+sd-jwt', meta: { vct_values: [`${foreignFront.origin}/vct/${encodeURIComponent(schemaId)}`] }, claims: [{ path: ['given_name'] }] }] }
-    const { uri, state } = await outside.request(dcql, { payload: { client_metadata: { client_name: 'Outside shop', vp_formats_supported: { 'dc+sd-jwt': { 'sd-jwt_alg_values': ['EdDSA', 'ES256'], 'kb-jwt_alg_values': ['EdDSA', 'ES256'] } } } } })
+    const dcql = {
+      credentials: [
+        {
+          id: 'card',
+          format: 'dc+sd-jwt',
+          meta: { vct_values: [`${foreignFront.origin}/vct/${encodeURIComponent(schemaId)}`] },
+          claims: [{ path: ['given_name'] }],
+        },
+      ],
+    }
+    const { uri, state } = await outside.request(dcql, {
+      payload: {
+        client_metadata: {
+          client_name: 'Outside shop',
+          vp_formats_supported: {
+            'dc+sd-jwt': { 'sd-jwt_alg_values': ['EdDSA', 'ES256'], 'kb-jwt_alg_values': ['EdDSA', 'ES256'] },
+          },
+        },
+      },
+    })
     const prepared = await wallet('/presentation-requests/answer', { authorization_request_uri: uri })
     assert.equal(prepared.statusCode, 201, prepared.body)
     const body = prepared.json() as Json
@@ -399,14 +534,21 @@ describe('the holder decides: previews, declines and consent records of the host
 
     // Another request of the same verifier, accepted: what was shared is in the activity.
     const second = await outside.request(dcql)
-    const answer = (await wallet('/presentation-requests/answer', { authorization_request_uri: second.uri })).json() as Json
+    const answer = (
+      await wallet('/presentation-requests/answer', { authorization_request_uri: second.uri })
+    ).json() as Json
     const p = answer.presentations[0] as Json
-    const done = await wallet(`/presentation-requests/answer/${answer.session_id}`, { signatures: { [p.query_id]: signed(holder, p.to_sign.signing_input) } })
+    const done = await wallet(`/presentation-requests/answer/${answer.session_id}`, {
+      signatures: { [p.query_id]: signed(holder, p.to_sign.signing_input) },
+    })
     assert.equal(done.statusCode, 200, done.body)
     assert.ok(outside.received.at(-1)!.form.has('vp_token'))
     const shared = (await activities('presentation_shared')).find((a) => a.details.verifier === outside.clientId)
     assert.ok(shared, 'the sharing is in the activity')
-    assert.ok((shared.details.claims as string[][]).some((path) => path.join('.') === 'given_name'), JSON.stringify(shared.details))
+    assert.ok(
+      (shared.details.claims as string[][]).some((path) => path.join('.') === 'given_name'),
+      JSON.stringify(shared.details),
+    )
     const late = await wallet(`/presentation-requests/answer/${answer.session_id}/decline`, {})
     assert.equal(late.statusCode, 409, late.body)
   })
@@ -414,14 +556,17 @@ describe('the holder decides: previews, declines and consent records of the host
   it("the spec's flow: the verifier sees each holder's answer to an unaddressed request, which stays open for the others; other verifiers see nothing", async () => {
     const created = await request({ required_credentials: [{ credential_type: 'LibraryCard' }] })
     const id = created.request.id as string
-    const take = (who: DidClient, token: string) => post(home.app, '/api/wallet/presentation-requests', token, who.did, { request_id: id })
+    const take = (who: DidClient, token: string) =>
+      post(home.app, '/api/wallet/presentation-requests', token, who.did, { request_id: id })
     const taken = await take(holder, holderToken)
     assert.equal(taken.statusCode, 201, taken.body)
     assert.equal(taken.json().request.verifier_name, 'Reading room')
     assert.equal((await take(other, otherToken)).statusCode, 201)
 
     assert.deepEqual((await verifierView(id)).answers, [])
-    const rejected = await post(home.app, `/api/wallet/presentation-requests/${id}/reject`, otherToken, other.did, { reason: 'no card with me' })
+    const rejected = await post(home.app, `/api/wallet/presentation-requests/${id}/reject`, otherToken, other.did, {
+      reason: 'no card with me',
+    })
     assert.equal(rejected.statusCode, 200, rejected.body)
     const seen = await verifierView(id)
     assert.equal(seen.answers.length, 1)

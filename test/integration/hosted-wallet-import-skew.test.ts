@@ -27,7 +27,12 @@ describe('importing a credential from an issuer whose clock runs ahead', () => {
   const importInto = async (t: TestApp, aheadSeconds: number) => {
     const token = await holder.login(t.app)
     const jwt = foreignCredential(issuer, { subject: holder.did, nbf: Math.floor(Date.now() / 1000) + aheadSeconds })
-    return t.app.inject({ method: 'POST', url: `/api/wallet/${holder.did}/credentials/import`, headers: bearer(token), payload: { credential_jwt: jwt } })
+    return t.app.inject({
+      method: 'POST',
+      url: `/api/wallet/${holder.did}/credentials/import`,
+      headers: bearer(token),
+      payload: { credential_jwt: jwt },
+    })
   }
 
   it('30 s ahead: imported with the default 60 s, refused as not valid yet with CLOCK_SKEW_SECONDS=10', async () => {

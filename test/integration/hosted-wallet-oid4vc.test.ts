@@ -32,10 +32,16 @@ const SCHEMA = {
 const ATTRIBUTES = { given_name: 'Ada', email: 'ada@example.org', member_no: 'L-1815' }
 
 /** The holder's own signature over prepared bytes: a compact JWS (RFC 7515) with its Ed25519 key. */
-const signed = (holder: DidClient, signingInput: string) => `${signingInput}.${sign(null, Buffer.from(signingInput), holder.privateKey).toString('base64url')}`
+const signed = (holder: DidClient, signingInput: string) =>
+  `${signingInput}.${sign(null, Buffer.from(signingInput), holder.privateKey).toString('base64url')}`
 
 async function post(app: FastifyInstance, url: string, token: string, did: string, payload: unknown) {
-  return app.inject({ method: 'POST', url, headers: { ...bearer(token), 'x-user-did': did }, payload: payload as object })
+  return app.inject({
+    method: 'POST',
+    url,
+    headers: { ...bearer(token), 'x-user-did': did },
+    payload: payload as object,
+  })
 }
 
 describe('the hosted wallet with OpenID4VCI and OpenID4VP', () => {
@@ -53,33 +59,54 @@ describe('the hosted wallet with OpenID4VCI and OpenID4VP', () => {
   let schemaId: string
 
   const offer = async (body: Json = {}) => {
-    const res = await callAs(foreign.app, 'POST', `/api/issuer/${issuer.did}/offers`, issuer.token, { credential_type: 'LibraryCard', schema_id: schemaId, attributes: ATTRIBUTES, format: 'dc+sd-jwt', ...body })
+    const res = await callAs(foreign.app, 'POST', `/api/issuer/${issuer.did}/offers`, issuer.token, {
+      credential_type: 'LibraryCard',
+      schema_id: schemaId,
+      attributes: ATTRIBUTES,
+      format: 'dc+sd-jwt',
+      ...body,
+    })
     assert.equal(res.statusCode, 201, res.body)
     return res.json() as Json
   }
-  const accept = (body: Json, who = holder, token = holderToken) => post(home.app, `/api/wallet/${who.did}/offers/accept`, token, who.did, body)
-  const complete = (sessionId: string, body: Json, who = holder, token = holderToken) => post(home.app, `/api/wallet/${who.did}/offers/accept/${sessionId}`, token, who.did, body)
+  const accept = (body: Json, who = holder, token = holderToken) =>
+    post(home.app, `/api/wallet/${who.did}/offers/accept`, token, who.did, body)
+  const complete = (sessionId: string, body: Json, who = holder, token = holderToken) =>
+    post(home.app, `/api/wallet/${who.did}/offers/accept/${sessionId}`, token, who.did, body)
   const request = async (body: Json = {}) => {
     const res = await callAs(home.app, 'POST', '/api/verifier/requests', verifierToken, {
       verifier_did: verifier.did,
       presentation_type: 'MemberCheck',
       // An SD-JWT VC type of another issuer is named by its vct (docs/openid4vp.md "DCQL mapping").
-      required_credentials: [{ credential_type: 'LibraryCard', schema_id: `${foreignFront.origin}/vct/${encodeURIComponent(schemaId)}`, required_attributes: ['given_name'] }],
+      required_credentials: [
+        {
+          credential_type: 'LibraryCard',
+          schema_id: `${foreignFront.origin}/vct/${encodeURIComponent(schemaId)}`,
+          required_attributes: ['given_name'],
+        },
+      ],
       purpose: 'Check the library card',
       ...body,
     })
     assert.equal(res.statusCode, 201, res.body)
     return res.json() as Json
   }
-  const answer = (body: Json) => post(home.app, `/api/wallet/${holder.did}/presentation-requests/answer`, holderToken, holder.did, body)
-  const send = (sessionId: string, body: Json) => post(home.app, `/api/wallet/${holder.did}/presentation-requests/answer/${sessionId}`, holderToken, holder.did, body)
+  const answer = (body: Json) =>
+    post(home.app, `/api/wallet/${holder.did}/presentation-requests/answer`, holderToken, holder.did, body)
+  const send = (sessionId: string, body: Json) =>
+    post(home.app, `/api/wallet/${holder.did}/presentation-requests/answer/${sessionId}`, holderToken, holder.did, body)
 
   /** Accepts one offer of the foreign issuer into the holder's wallet; the stored credential. */
   const received = async (body: Json = {}): Promise<Json> => {
     const created = await offer(body)
-    const prepared = await accept({ offer_uri: created.credential_offer_uri, ...(created.tx_code ? { tx_code: created.tx_code } : {}) })
+    const prepared = await accept({
+      offer_uri: created.credential_offer_uri,
+      ...(created.tx_code ? { tx_code: created.tx_code } : {}),
+    })
     assert.equal(prepared.statusCode, 201, prepared.body)
-    const done = await complete(prepared.json().session_id, { proof_jwt: signed(holder, prepared.json().proof.signing_input) })
+    const done = await complete(prepared.json().session_id, {
+      proof_jwt: signed(holder, prepared.json().proof.signing_input),
+    })
     assert.equal(done.statusCode, 201, done.body)
     return done.json().credentials[0] as Json
   }
@@ -95,7 +122,7 @@ describe('the hosted wallet with OpenID4VCI and OpenID4VP', () => {
   })
   after(() => closeTwoInstances({ homeFront, foreignFront, home, foreign }))
 
-  it("accepts an SD-JWT VC offer of another service with its tx_code: the holder signs the prepared proof, the credential is verified and kept", async () => {
+  it('accepts an SD-JWT VC offer of another service with its tx_code: the holder signs the prepared proof, the credential is verified and kept', async () => {
     const created = await offer({ tx_code: true })
     assert.match(created.credential_offer_uri, /^openid-credential-offer:\/\/\?credential_offer_uri=/)
     const prepared = await accept({ offer_uri: created.credential_offer_uri, tx_code: created.tx_code })
@@ -106,7 +133,11 @@ describe('the hosted wallet with OpenID4VCI and OpenID4VP', () => {
     assert.equal(proof.header.typ, 'openid4vci-proof+jwt')
     // The issuer binds SD-JWT VCs to a bare key (`jwk`): the proof carries the holder DID's own key.
     assert.equal(proof.header.kid, undefined)
-    assert.equal(proof.header.jwk.x, Buffer.from(holder.publicKey).toString('base64url'), "the proof carries the holder DID's key")
+    assert.equal(
+      proof.header.jwk.x,
+      Buffer.from(holder.publicKey).toString('base64url'),
+      "the proof carries the holder DID's key",
+    )
     assert.equal(proof.payload.aud, credentialIssuer)
     assert.equal(typeof proof.payload.nonce, 'string')
 
@@ -117,12 +148,22 @@ describe('the hosted wallet with OpenID4VCI and OpenID4VP', () => {
     assert.equal(kept.credential_data.given_name, 'Ada')
 
     // The holder's wallet lists it; the foreign issuer counted the offer's use and recorded the credential for the holder.
-    const listed = await home.app.inject({ method: 'GET', url: `/api/wallet/${holder.did}/credentials`, headers: { ...bearer(holderToken), 'x-user-did': holder.did } })
+    const listed = await home.app.inject({
+      method: 'GET',
+      url: `/api/wallet/${holder.did}/credentials`,
+      headers: { ...bearer(holderToken), 'x-user-did': holder.did },
+    })
     assert.ok((listed.json().data as Json[]).some((c) => c.id === kept.id))
-    const offers = (await callAs(foreign.app, 'GET', `/api/issuer/${issuer.did}/offers`, issuer.token)).json().data as Json[]
+    const offers = (await callAs(foreign.app, 'GET', `/api/issuer/${issuer.did}/offers`, issuer.token)).json()
+      .data as Json[]
     assert.equal(offers.find((o) => o.id === created.offer.id)?.uses, 1)
-    const issued = (await callAs(foreign.app, 'GET', `/api/issuer/${issuer.did}/credentials`, issuer.token)).json().data as Json[]
-    assert.equal(issued.filter((c) => c.credential_type === 'LibraryCard').length, 1, 'the issuer recorded the credential')
+    const issued = (await callAs(foreign.app, 'GET', `/api/issuer/${issuer.did}/credentials`, issuer.token)).json()
+      .data as Json[]
+    assert.equal(
+      issued.filter((c) => c.credential_type === 'LibraryCard').length,
+      1,
+      'the issuer recorded the credential',
+    )
 
     // The session completes once.
     const again = await complete(sessionId, { proof_jwt: signed(holder, proof.signing_input) })
@@ -163,20 +204,29 @@ describe('the hosted wallet with OpenID4VCI and OpenID4VP', () => {
     assert.match(body.verifier, /^decentralized_identifier:did:web:/)
     const presentation = (body.presentations as Json[])[0]!
     assert.equal(presentation.format, 'dc+sd-jwt')
-    assert.ok((presentation.claims as string[][]).some((path) => path.join('.') === 'given_name'), JSON.stringify(presentation.claims))
+    assert.ok(
+      (presentation.claims as string[][]).some((path) => path.join('.') === 'given_name'),
+      JSON.stringify(presentation.claims),
+    )
     assert.ok(!(presentation.claims as string[][]).some((path) => path.includes('email')), 'email was not asked for')
     assert.equal(presentation.to_sign.header.typ, 'kb+jwt')
     assert.equal(presentation.to_sign.payload.aud, body.verifier)
 
-    const sent = await send(body.session_id, { signatures: { [presentation.query_id]: signed(holder, presentation.to_sign.signing_input) } })
+    const sent = await send(body.session_id, {
+      signatures: { [presentation.query_id]: signed(holder, presentation.to_sign.signing_input) },
+    })
     assert.equal(sent.statusCode, 200, sent.body)
     assert.equal(sent.json().accepted, true, sent.body)
     assert.equal(sent.json().verifier_status, 200)
 
-    const recorded = (await callAs(home.app, 'GET', `/api/verifier/requests/${created.request.id}`, verifierToken)).json() as Json
+    const recorded = (
+      await callAs(home.app, 'GET', `/api/verifier/requests/${created.request.id}`, verifierToken)
+    ).json() as Json
     assert.equal(recorded.openid4vp.answer, 'accepted')
     assert.equal(recorded.request.status, 'verified')
-    const replay = await send(body.session_id, { signatures: { [presentation.query_id]: signed(holder, presentation.to_sign.signing_input) } })
+    const replay = await send(body.session_id, {
+      signatures: { [presentation.query_id]: signed(holder, presentation.to_sign.signing_input) },
+    })
     assert.equal(replay.statusCode, 404, replay.body)
   })
 
@@ -184,9 +234,19 @@ describe('the hosted wallet with OpenID4VCI and OpenID4VP', () => {
     const homeIssuer = new IssuerActor()
     await homeIssuer.setUp(home.app, 'Home registry')
     const homeSchema = await homeIssuer.schema(home.app, { ...SCHEMA, name: 'Membership' })
-    const issued = await callAs(home.app, 'POST', `/api/issuer/${homeIssuer.did}/issue`, homeIssuer.token, { credential_type: 'Membership', schema_id: homeSchema, subject_did: holder.did, attributes: ATTRIBUTES, format: 'jwt_vc_json' })
+    const issued = await callAs(home.app, 'POST', `/api/issuer/${homeIssuer.did}/issue`, homeIssuer.token, {
+      credential_type: 'Membership',
+      schema_id: homeSchema,
+      subject_did: holder.did,
+      attributes: ATTRIBUTES,
+      format: 'jwt_vc_json',
+    })
     assert.equal(issued.statusCode, 201, issued.body)
-    const created = await request({ required_credentials: [{ credential_type: 'Membership', issuer_did: homeIssuer.did, required_attributes: ['given_name'] }] })
+    const created = await request({
+      required_credentials: [
+        { credential_type: 'Membership', issuer_did: homeIssuer.did, required_attributes: ['given_name'] },
+      ],
+    })
     const prepared = await answer({ authorization_request_uri: created.authorization_request_uri })
     assert.equal(prepared.statusCode, 201, prepared.body)
     const body = prepared.json() as Json
@@ -195,13 +255,17 @@ describe('the hosted wallet with OpenID4VCI and OpenID4VP', () => {
     assert.equal(presentation.credential_id, issued.json().credential.id)
     assert.ok(String(presentation.to_sign.header.kid).startsWith(`${holder.did}#`))
     assert.equal(presentation.to_sign.payload.nonce, created.request.nonce)
-    const sent = await send(body.session_id, { signatures: { [presentation.query_id]: signed(holder, presentation.to_sign.signing_input) } })
+    const sent = await send(body.session_id, {
+      signatures: { [presentation.query_id]: signed(holder, presentation.to_sign.signing_input) },
+    })
     assert.equal(sent.statusCode, 200, sent.body)
     assert.equal(sent.json().accepted, true, sent.body)
   })
 
   it('a request its credentials cannot meet is a 422 naming the query; a KB-JWT signed by another key is a 400 before anything is sent', async () => {
-    const unmet = await request({ required_credentials: [{ credential_type: 'Passport', required_attributes: ['given_name'] }] })
+    const unmet = await request({
+      required_credentials: [{ credential_type: 'Passport', required_attributes: ['given_name'] }],
+    })
     const refused = await answer({ authorization_request_uri: unmet.authorization_request_uri })
     assert.equal(refused.statusCode, 422, refused.body)
     assert.ok(refused.json().details.unmet_queries.length > 0)
@@ -210,9 +274,13 @@ describe('the hosted wallet with OpenID4VCI and OpenID4VP', () => {
     const created = await request({ response_mode: 'direct_post.jwt' })
     const body = (await answer({ authorization_request_uri: created.authorization_request_uri })).json() as Json
     const presentation = (body.presentations as Json[])[0]!
-    const forged = await send(body.session_id, { signatures: { [presentation.query_id]: signed(other, presentation.to_sign.signing_input) } })
+    const forged = await send(body.session_id, {
+      signatures: { [presentation.query_id]: signed(other, presentation.to_sign.signing_input) },
+    })
     assert.equal(forged.statusCode, 400, forged.body)
-    const sent = await send(body.session_id, { signatures: { [presentation.query_id]: signed(holder, presentation.to_sign.signing_input) } })
+    const sent = await send(body.session_id, {
+      signatures: { [presentation.query_id]: signed(holder, presentation.to_sign.signing_input) },
+    })
     assert.equal(sent.json().accepted, true, sent.body)
   })
 
@@ -235,7 +303,9 @@ describe('the hosted wallet with OpenID4VCI and OpenID4VP', () => {
     // The foreign instance keeps the default policy: its hosted wallet may not call the home one on loopback.
     const foreignHolder = new DidClient()
     const token = await foreignHolder.login(foreign.app)
-    const res = await post(foreign.app, `/api/wallet/${foreignHolder.did}/offers/accept`, token, foreignHolder.did, { offer_uri: `openid-credential-offer://?credential_offer_uri=${encodeURIComponent(`${homeFront.origin}/issuers/x/oid4vci/offers/y`)}` })
+    const res = await post(foreign.app, `/api/wallet/${foreignHolder.did}/offers/accept`, token, foreignHolder.did, {
+      offer_uri: `openid-credential-offer://?credential_offer_uri=${encodeURIComponent(`${homeFront.origin}/issuers/x/oid4vci/offers/y`)}`,
+    })
     assert.equal(res.statusCode, 400, res.body)
     assert.match(res.json().message, /refused/)
   })

@@ -17,7 +17,8 @@ import { OutsideVerifier } from '../helpers/outside-verifier.js'
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>
 
-const uriOf = (params: Record<string, unknown>) => `openid4vp://?${new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, typeof v === "string" ? v : JSON.stringify(v)]))}`
+const uriOf = (params: Record<string, unknown>) =>
+  `openid4vp://?${new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]))}`
 
 describe("the hosted wallet's outgoing calls to a hostile verifier", () => {
   let outside: OutsideVerifier
@@ -25,7 +26,9 @@ describe("the hosted wallet's outgoing calls to a hostile verifier", () => {
   let guarded: HostedWallet
   /** Loopback allowed, so the outside verifier can be reached at all. */
   let open: HostedWallet
-  const dcql = (vct: string) => ({ credentials: [{ id: 'pass', format: 'dc+sd-jwt', meta: { vct_values: [vct] }, claims: [{ path: ['given_name'] }] }] })
+  const dcql = (vct: string) => ({
+    credentials: [{ id: 'pass', format: 'dc+sd-jwt', meta: { vct_values: [vct] }, claims: [{ path: ['given_name'] }] }],
+  })
   before(async () => {
     outside = await OutsideVerifier.open()
     guarded = await hostedWallet()
@@ -57,7 +60,9 @@ describe("the hosted wallet's outgoing calls to a hostile verifier", () => {
     assert.match(res.json().message, /client_metadata_uri/)
 
     // Inside a signed request object too.
-    const signed = await outside.request(dcql(open.vct), { payload: { client_metadata_uri: `${outside.origin}/metadata` } })
+    const signed = await outside.request(dcql(open.vct), {
+      payload: { client_metadata_uri: `${outside.origin}/metadata` },
+    })
     const inside = await open.answer({ authorization_request_uri: signed.uri })
     assert.equal(inside.statusCode, 422, inside.body)
     assert.ok(!outside.hits.includes('GET /metadata'), outside.hits.join(', '))
@@ -74,7 +79,15 @@ describe("the hosted wallet's outgoing calls to a hostile verifier", () => {
 
   it('a verifier that names itself without proof (a pre-registered name the wallet has no registry for) is refused before anything is prepared', async () => {
     const preRegistered = await open.answer({
-      authorization_request_uri: uriOf({ client_id: 'bank.example', response_type: 'vp_token', response_mode: 'direct_post', response_uri: `${outside.origin}/response/spoof`, nonce: 'n-0123456789', state: 's-1', dcql_query: dcql(open.vct) }),
+      authorization_request_uri: uriOf({
+        client_id: 'bank.example',
+        response_type: 'vp_token',
+        response_mode: 'direct_post',
+        response_uri: `${outside.origin}/response/spoof`,
+        nonce: 'n-0123456789',
+        state: 's-1',
+        dcql_query: dcql(open.vct),
+      }),
     })
     assert.equal(preRegistered.statusCode, 422, preRegistered.body)
     assert.match(preRegistered.json().message, /"pre-registered", which the hosted wallet cannot authenticate/)
@@ -83,8 +96,21 @@ describe("the hosted wallet's outgoing calls to a hostile verifier", () => {
   it('so is a verifier_attestation request object signed by whatever key its header carries', async () => {
     const { privateKey, publicKey } = generateKeyPairSync('ed25519')
     const clientId = 'verifier_attestation:bank.example'
-    const jwt = await new jose.SignJWT({ client_id: clientId, response_type: 'vp_token', response_mode: 'direct_post', response_uri: `${outside.origin}/response/spoof`, nonce: 'n-0123456789', state: 's-2', dcql_query: dcql(open.vct), aud: 'https://self-issued.me/v2' })
-      .setProtectedHeader({ alg: 'EdDSA', typ: 'oauth-authz-req+jwt', jwk: publicKey.export({ format: 'jwk' }) as jose.JWK })
+    const jwt = await new jose.SignJWT({
+      client_id: clientId,
+      response_type: 'vp_token',
+      response_mode: 'direct_post',
+      response_uri: `${outside.origin}/response/spoof`,
+      nonce: 'n-0123456789',
+      state: 's-2',
+      dcql_query: dcql(open.vct),
+      aud: 'https://self-issued.me/v2',
+    })
+      .setProtectedHeader({
+        alg: 'EdDSA',
+        typ: 'oauth-authz-req+jwt',
+        jwk: publicKey.export({ format: 'jwk' }) as jose.JWK,
+      })
       .setIssuedAt()
       .sign(privateKey)
     const attested = await open.answer({ authorization_request_uri: uriOf({ client_id: clientId, request: jwt }) })
@@ -121,7 +147,10 @@ describe("the hosted wallet's outgoing calls to a hostile verifier", () => {
     assert.equal((await open.send(prepared)).json().accepted, true)
 
     const mismatched = await outside.request(dcql(open.vct))
-    const swapped = mismatched.uri.replace(encodeURIComponent(outside.clientId), encodeURIComponent(`decentralized_identifier:${new DidClient().did}`))
+    const swapped = mismatched.uri.replace(
+      encodeURIComponent(outside.clientId),
+      encodeURIComponent(`decentralized_identifier:${new DidClient().did}`),
+    )
     const refused = await open.answer({ authorization_request_uri: swapped })
     assert.equal(refused.statusCode, 422, refused.body)
     assert.match(refused.json().message, /client_id/)

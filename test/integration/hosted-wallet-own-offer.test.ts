@@ -34,9 +34,20 @@ describe('the hosted wallet takes an offer of its own service, in every format',
   let holderToken: string
 
   const post = (url: string, payload: Json, headers: Record<string, string> = {}) =>
-    opened.t.app.inject({ method: 'POST', url, headers: { ...bearer(holderToken), 'x-user-did': holder.did, ...headers }, payload })
+    opened.t.app.inject({
+      method: 'POST',
+      url,
+      headers: { ...bearer(holderToken), 'x-user-did': holder.did, ...headers },
+      payload,
+    })
   const walletOf = async (type: string): Promise<Json[]> =>
-    (await opened.t.app.inject({ method: 'GET', url: `/api/wallet/${holder.did}/credentials?type=${type}`, headers: { ...bearer(holderToken), 'x-user-did': holder.did } })).json().data
+    (
+      await opened.t.app.inject({
+        method: 'GET',
+        url: `/api/wallet/${holder.did}/credentials?type=${type}`,
+        headers: { ...bearer(holderToken), 'x-user-did': holder.did },
+      })
+    ).json().data
 
   before(async () => {
     opened = await openHttpsIssuer(issuer, 'Town hall', SCHEMA, { env: { OUTBOUND_ALLOW_PRIVATE: 'true' } })
@@ -51,7 +62,12 @@ describe('the hosted wallet takes an offer of its own service, in every format',
   ] as const) {
     it(`${format ?? 'the default format'} (${configured}): 201 issued, in the wallet once; the completion's key replays it`, async () => {
       const type = `Resident${configured.replace(/\W/g, '')}`
-      const offer = await makeOffer(opened.t, issuer, { credential_type: type, schema_id: opened.schemaId, attributes: { given_name: 'Erika', family_name: 'Mustermann' }, ...(format ? { format } : {}) })
+      const offer = await makeOffer(opened.t, issuer, {
+        credential_type: type,
+        schema_id: opened.schemaId,
+        attributes: { given_name: 'Erika', family_name: 'Mustermann' },
+        ...(format ? { format } : {}),
+      })
       const prepared = await post(`/api/wallet/${holder.did}/offers/accept`, { offer_uri: offer.credential_offer_uri })
       assert.equal(prepared.statusCode, 201, prepared.body)
       assert.equal(prepared.json().format, configured)
@@ -64,10 +80,16 @@ describe('the hosted wallet takes an offer of its own service, in every format',
       const kept = (done.json().credentials as Json[])[0]!
       assert.equal(kept.credential_type, type)
       const listed = await walletOf(type)
-      assert.deepEqual(listed.map((c) => c.id), [kept.id])
+      assert.deepEqual(
+        listed.map((c) => c.id),
+        [kept.id],
+      )
       const replay = await post(`/api/wallet/${holder.did}/offers/accept/${sessionId}`, { proof_jwt: proofJwt }, key)
       assert.equal(replay.statusCode, 201, replay.body)
-      assert.deepEqual((replay.json().credentials as Json[]).map((c) => c.id), [kept.id])
+      assert.deepEqual(
+        (replay.json().credentials as Json[]).map((c) => c.id),
+        [kept.id],
+      )
       // Without the key the session is spent: a second completion is refused, nothing more is stored.
       const again = await post(`/api/wallet/${holder.did}/offers/accept/${sessionId}`, { proof_jwt: proofJwt })
       assert.equal(again.statusCode, 404, again.body)
@@ -76,8 +98,14 @@ describe('the hosted wallet takes an offer of its own service, in every format',
   }
 
   it('importing a credential issued here to the holder, still in its wallet, stays a 409', async () => {
-    const offer = await makeOffer(opened.t, issuer, { credential_type: 'ResidentTwice', schema_id: opened.schemaId, attributes: { given_name: 'Erika', family_name: 'Mustermann' } })
-    const prepared = (await post(`/api/wallet/${holder.did}/offers/accept`, { offer_uri: offer.credential_offer_uri })).json() as Json
+    const offer = await makeOffer(opened.t, issuer, {
+      credential_type: 'ResidentTwice',
+      schema_id: opened.schemaId,
+      attributes: { given_name: 'Erika', family_name: 'Mustermann' },
+    })
+    const prepared = (
+      await post(`/api/wallet/${holder.did}/offers/accept`, { offer_uri: offer.credential_offer_uri })
+    ).json() as Json
     const proofJwt = `${prepared.proof.signing_input}.${sign(null, Buffer.from(prepared.proof.signing_input), holder.privateKey).toString('base64url')}`
     const done = await post(`/api/wallet/${holder.did}/offers/accept/${prepared.session_id}`, { proof_jwt: proofJwt })
     assert.equal(done.statusCode, 201, done.body)

@@ -14,7 +14,12 @@ import { createTestApp, type TestApp } from '../helpers/test-app.js'
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>
 
-const SCHEMA = { name: 'Card', version: '1', attributes: [{ name: 'given_name', data_type: 'string', required: true }], anonymous_credentials: false }
+const SCHEMA = {
+  name: 'Card',
+  version: '1',
+  attributes: [{ name: 'given_name', data_type: 'string', required: true }],
+  anonymous_credentials: false,
+}
 
 /** Issues a card to a fresh holder, asks for it, and answers with a VP-JWT dated `aheadSeconds` ahead; the verifier's verdict. */
 async function verdict(t: TestApp, aheadSeconds: number): Promise<string[]> {
@@ -25,21 +30,53 @@ async function verdict(t: TestApp, aheadSeconds: number): Promise<string[]> {
   const schemaId = await issuer.schema(t.app, SCHEMA)
   const holderToken = await holder.login(t.app)
   const verifierToken = await verifier.login(t.app)
-  const issued = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, { credential_type: 'Card', schema_id: schemaId, subject_did: holder.did, attributes: { given_name: 'Ada' } })
+  const issued = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, {
+    credential_type: 'Card',
+    schema_id: schemaId,
+    subject_did: holder.did,
+    attributes: { given_name: 'Ada' },
+  })
   assert.equal(issued.statusCode, 201, issued.body)
   const { id, jwt } = issued.json().credential as Json
-  const created = (await callAs(t.app, 'POST', '/api/verifier/requests', verifierToken, {
-    verifier_did: verifier.did,
-    presentation_type: 'CardCheck',
-    required_credentials: [{ credential_type: 'Card', issuer_did: issuer.did, required_attributes: ['given_name'] }],
-    purpose: 'Check',
-  })).json() as Json
-  assert.equal((await callAs(t.app, 'POST', '/api/wallet/presentation-requests', holderToken, { qr_code_data: created.qr_code_data })).statusCode, 201)
+  const created = (
+    await callAs(t.app, 'POST', '/api/verifier/requests', verifierToken, {
+      verifier_did: verifier.did,
+      presentation_type: 'CardCheck',
+      required_credentials: [{ credential_type: 'Card', issuer_did: issuer.did, required_attributes: ['given_name'] }],
+      purpose: 'Check',
+    })
+  ).json() as Json
+  assert.equal(
+    (
+      await callAs(t.app, 'POST', '/api/wallet/presentation-requests', holderToken, {
+        qr_code_data: created.qr_code_data,
+      })
+    ).statusCode,
+    201,
+  )
   const iat = Math.floor(Date.now() / 1000) + aheadSeconds
-  const vp = signPresentation(holder, { aud: verifier.did, nonce: created.request.nonce, credentials: [jwt], iat, exp: iat + 600 })
-  const approved = await callAs(t.app, 'POST', `/api/wallet/presentation-requests/${created.request.id}/approve`, holderToken, { credential_ids: [id], presentation_jwt: vp })
+  const vp = signPresentation(holder, {
+    aud: verifier.did,
+    nonce: created.request.nonce,
+    credentials: [jwt],
+    iat,
+    exp: iat + 600,
+  })
+  const approved = await callAs(
+    t.app,
+    'POST',
+    `/api/wallet/presentation-requests/${created.request.id}/approve`,
+    holderToken,
+    { credential_ids: [id], presentation_jwt: vp },
+  )
   assert.equal(approved.statusCode, 201, approved.body)
-  const verified = await callAs(t.app, 'POST', `/api/verifier/presentations/${approved.json().presentation.id}/verify`, verifierToken, { presentation_jwt: vp })
+  const verified = await callAs(
+    t.app,
+    'POST',
+    `/api/verifier/presentations/${approved.json().presentation.id}/verify`,
+    verifierToken,
+    { presentation_jwt: vp },
+  )
   assert.equal(verified.statusCode, 200, verified.body)
   return verified.json().verification_result.errors as string[]
 }

@@ -56,7 +56,14 @@ import { bearer, DidClient } from '../helpers/did-client.js'
 import { ADMIN_KEY, createTestApp } from '../helpers/test-app.js'
 import { changedTables, tableDigests } from '../helpers/fuzz/db-digest.js'
 import { fakeChain } from '../helpers/fuzz/fake-chain.js'
-import { injectWithin, newStats, problemWith, REQUEST_TIMEOUT_MS, runPhase, type PhaseStats } from '../helpers/fuzz/fuzz-runner.js'
+import {
+  injectWithin,
+  newStats,
+  problemWith,
+  REQUEST_TIMEOUT_MS,
+  runPhase,
+  type PhaseStats,
+} from '../helpers/fuzz/fuzz-runner.js'
 import { baseDraft, freeFormLimitDrafts, hostileValidDrafts, invalidDrafts } from '../helpers/fuzz/drafts.js'
 import { toJsonText, VERY_DEEP } from '../helpers/fuzz/hostile-values.js'
 import { build, classify, type BuiltRequest, type FuzzContext } from '../helpers/fuzz/request-model.js'
@@ -75,17 +82,50 @@ const EXCLUDED_TABLES = new Set(['rate_limit_counters', 'kysely_migration', 'kys
  * phase (no fingerprint). Invalid requests to them must still change nothing.
  */
 const WRITING_READS: ReadonlyMap<string, string> = new Map([
-  ['/api/wallet/issuer/:issuer_did/request/:request_id/challenge', 'issues the step-up challenge the approval is then signed over (DESIGN.md "Credential requests")'],
-  ['/api/wallet/shared/:token', 'counts a use of the share link and records it in the holder\'s activity'],
+  [
+    '/api/wallet/issuer/:issuer_did/request/:request_id/challenge',
+    'issues the step-up challenge the approval is then signed over (DESIGN.md "Credential requests")',
+  ],
+  ['/api/wallet/shared/:token', "counts a use of the share link and records it in the holder's activity"],
 ])
 const isWrite = (target: Target) => target.takesBody || WRITING_READS.has(target.url)
 /** Groups the issue names; the test fails if one disappears from the route table. */
-const EXPECTED_GROUPS = ['auth', 'did', 'issuer', 'wallet', 'verifier', 'qr', 'blockchain', 'blockchain-legacy', 'domain', 'admin', 'ipfs', 'status-lists', 'callbacks', 'health', 'metrics', 'oauth2', 'vc-api']
+const EXPECTED_GROUPS = [
+  'auth',
+  'did',
+  'issuer',
+  'wallet',
+  'verifier',
+  'qr',
+  'blockchain',
+  'blockchain-legacy',
+  'domain',
+  'admin',
+  'ipfs',
+  'status-lists',
+  'callbacks',
+  'health',
+  'metrics',
+  'oauth2',
+  'vc-api',
+]
 
-const offlineGet: HttpGet = async (url) => ({ status: 404, headers: { 'content-type': 'text/plain' }, body: new TextEncoder().encode('not found'), url })
-const offlineDns: DnsResolver = { resolveTxt: async () => Promise.reject(Object.assign(new Error('queryTxt ENOTFOUND'), { code: 'ENOTFOUND' })) }
+const offlineGet: HttpGet = async (url) => ({
+  status: 404,
+  headers: { 'content-type': 'text/plain' },
+  body: new TextEncoder().encode('not found'),
+  url,
+})
+const offlineDns: DnsResolver = {
+  resolveTxt: async () => Promise.reject(Object.assign(new Error('queryTxt ENOTFOUND'), { code: 'ENOTFOUND' })),
+}
 
-const t = await createTestApp({ httpGet: offlineGet, dns: offlineDns, chain: fakeChain(), env: { BLOCKCHAIN_BATCH_WAIT_MS: '0' } })
+const t = await createTestApp({
+  httpGet: offlineGet,
+  dns: offlineDns,
+  chain: fakeChain(),
+  env: { BLOCKCHAIN_BATCH_WAIT_MS: '0' },
+})
 // A failed set-up (seeding, the route table, the warm-up) must still close the app (its database
 // and worker threads keep the process alive).
 const { world, ctx, targets, unsampled, groups } = await setUp().catch(async (error) => {
@@ -95,7 +135,13 @@ const { world, ctx, targets, unsampled, groups } = await setUp().catch(async (er
 
 async function setUp() {
   const world = await seedAndSettle()
-  const ctx: FuzzContext = { ownerDid: world.owner.did, ownerToken: world.owner.token, strangerDid: world.stranger.did, adminKey: ADMIN_KEY, vcApiToken: world.vcApiToken }
+  const ctx: FuzzContext = {
+    ownerDid: world.owner.did,
+    ownerToken: world.owner.token,
+    strangerDid: world.stranger.did,
+    adminKey: ADMIN_KEY,
+    vcApiToken: world.vcApiToken,
+  }
   const { targets, unsampled } = targetsOf(
     t.app,
     (url) => Object.assign({}, world.hints, ...world.routeHints.filter((h) => h.pattern.test(url)).map((h) => h.hints)),
@@ -117,8 +163,16 @@ async function seedAndSettle() {
 async function drainChainOutbox(): Promise<void> {
   const db = t.deps.database.db
   for (let round = 0; round < 50; round++) {
-    const jobs = await db.selectFrom('chain_jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('status', 'in', ['pending', 'sent']).executeTakeFirstOrThrow()
-    const loose = await db.selectFrom('chain_credentials').select((eb) => eb.fn.countAll<number>().as('n')).where('batch_job_id', 'is', null).executeTakeFirstOrThrow()
+    const jobs = await db
+      .selectFrom('chain_jobs')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('status', 'in', ['pending', 'sent'])
+      .executeTakeFirstOrThrow()
+    const loose = await db
+      .selectFrom('chain_credentials')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('batch_job_id', 'is', null)
+      .executeTakeFirstOrThrow()
     if (Number(jobs.n) === 0 && Number(loose.n) === 0) return
     await t.app.chainDispatcher?.runOnce()
   }
@@ -129,16 +183,39 @@ async function drainChainOutbox(): Promise<void> {
 async function warmUp(targets: readonly Target[], ctx: FuzzContext): Promise<void> {
   for (const target of targets) {
     if (target.takesBody) continue
-    const built = build({ target, params: Object.fromEntries(Object.entries(target.base.params).map(([k, v]) => [k, { decoded: v }])), query: target.base.query, body: { kind: 'none' }, auth: { kind: 'owner' }, labels: [] }, ctx)
+    const built = build(
+      {
+        target,
+        params: Object.fromEntries(Object.entries(target.base.params).map(([k, v]) => [k, { decoded: v }])),
+        query: target.base.query,
+        body: { kind: 'none' },
+        auth: { kind: 'owner' },
+        labels: [],
+      },
+      ctx,
+    )
     if (built) await injectWithin(t.app, built)
   }
 }
 
 /** A GET written to the socket as is: no client normalizes the path (`..` stays `..`). */
-async function rawGet(base: URL, path: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+async function rawGet(
+  base: URL,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: string }> {
   const socket = connect(Number(base.port), base.hostname)
-  socket.setTimeout(REQUEST_TIMEOUT_MS, () => socket.destroy(new Error(`no answer to GET ${path} within ${REQUEST_TIMEOUT_MS} ms`)))
-  const lines = [`GET ${path} HTTP/1.1`, `Host: ${base.host}`, 'Connection: close', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), '', '']
+  socket.setTimeout(REQUEST_TIMEOUT_MS, () =>
+    socket.destroy(new Error(`no answer to GET ${path} within ${REQUEST_TIMEOUT_MS} ms`)),
+  )
+  const lines = [
+    `GET ${path} HTTP/1.1`,
+    `Host: ${base.host}`,
+    'Connection: close',
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    '',
+    '',
+  ]
   // write, not end: a half-closed socket lets Node's server drop a response still being prepared.
   socket.write(lines.join('\r\n'))
   const chunks: Buffer[] = []
@@ -157,7 +234,10 @@ const seedFor = (phase: string, group: string): number => {
 const routeDrafts = (list: Target[], make: typeof invalidDrafts) => fc.oneof(...list.map((target) => make(target, ctx)))
 
 function summary(stats: PhaseStats): string {
-  const statuses = [...stats.byStatus.entries()].sort(([a], [b]) => a - b).map(([s, n]) => `${s}x${n}`).join(' ')
+  const statuses = [...stats.byStatus.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([s, n]) => `${s}x${n}`)
+    .join(' ')
   return `${stats.sent} requests (${stats.invalid} invalid) over ${stats.byRoute.size} routes; statuses ${statuses}`
 }
 
@@ -165,11 +245,19 @@ describe(`hostile input: every route, property-based (FUZZ_SEED=${SEED})`, { con
   after(() => t.close())
 
   it('makes a fuzz target with a valid baseline of every route, in every expected group', () => {
-    assert.deepEqual(unsampled, [], 'the sampler could not build a valid request for these routes: teach test/helpers/fuzz/schema-samples.ts their schema')
+    assert.deepEqual(
+      unsampled,
+      [],
+      'the sampler could not build a valid request for these routes: teach test/helpers/fuzz/schema-samples.ts their schema',
+    )
     for (const group of EXPECTED_GROUPS) assert.ok(groups.has(group), `no routes in group ${group}`)
     assert.ok(targets.length >= 150, `only ${targets.length} routes in the table`)
     // JSON of any shape in a body is a free-form field, held to src/json-limits.ts (FreeFormObject).
-    const unlimited = targets.flatMap((target) => (target.schemas.body ? unlimitedJsonNodes(target.schemas.body).map((node) => `${target.method} ${target.url} ${node}`) : []))
+    const unlimited = targets.flatMap((target) =>
+      target.schemas.body
+        ? unlimitedJsonNodes(target.schemas.body).map((node) => `${target.method} ${target.url} ${node}`)
+        : [],
+    )
     assert.deepEqual(unlimited, [], 'body schema nodes that take any JSON without the free-form limits')
   })
 
@@ -178,8 +266,21 @@ describe(`hostile input: every route, property-based (FUZZ_SEED=${SEED})`, { con
       const before = await tableDigests(t.deps.database.db, EXCLUDED_TABLES)
       const stats = newStats()
       // Only requests the app must refuse; a route with nothing to refuse (health, docs) gets noise.
-      await runPhase({ app: t.app, ctx, drafts: routeDrafts(list, invalidDrafts), accept: (v, target) => v.invalid || !target.refusable, numRuns: RUNS, seed: seedFor('invalid', group), replay, stats })
-      assert.deepEqual(changedTables(before, await tableDigests(t.deps.database.db, EXCLUDED_TABLES)), [], 'invalid requests changed the database')
+      await runPhase({
+        app: t.app,
+        ctx,
+        drafts: routeDrafts(list, invalidDrafts),
+        accept: (v, target) => v.invalid || !target.refusable,
+        numRuns: RUNS,
+        seed: seedFor('invalid', group),
+        replay,
+        stats,
+      })
+      assert.deepEqual(
+        changedTables(before, await tableDigests(t.deps.database.db, EXCLUDED_TABLES)),
+        [],
+        'invalid requests changed the database',
+      )
       assert.equal(stats.sent, RUNS)
       // With enough runs every route of the group is hit (a route the generator cannot reach is a gap).
       if (RUNS >= 15 * list.length) {
@@ -197,8 +298,21 @@ describe(`hostile input: every route, property-based (FUZZ_SEED=${SEED})`, { con
     it(`${group}: hostile but valid reads never fail and change nothing`, async (test) => {
       const before = await tableDigests(t.deps.database.db, EXCLUDED_TABLES)
       const stats = newStats()
-      await runPhase({ app: t.app, ctx, drafts: routeDrafts(reads, hostileValidDrafts), accept: () => true, numRuns: HOSTILE_RUNS, seed: seedFor('reads', group), replay, stats })
-      assert.deepEqual(changedTables(before, await tableDigests(t.deps.database.db, EXCLUDED_TABLES)), [], 'reads changed the database')
+      await runPhase({
+        app: t.app,
+        ctx,
+        drafts: routeDrafts(reads, hostileValidDrafts),
+        accept: () => true,
+        numRuns: HOSTILE_RUNS,
+        seed: seedFor('reads', group),
+        replay,
+        stats,
+      })
+      assert.deepEqual(
+        changedTables(before, await tableDigests(t.deps.database.db, EXCLUDED_TABLES)),
+        [],
+        'reads changed the database',
+      )
       test.diagnostic(`${group} hostile reads: ${summary(stats)}`)
     })
   }
@@ -215,24 +329,134 @@ describe(`hostile input: every route, property-based (FUZZ_SEED=${SEED})`, { con
     const cases: Array<{ what: string; request: InjectOptions }> = [
       // NUL reached PostgreSQL ("invalid byte sequence for encoding UTF8: 0x00", 22021) from a path, a query, a body.
       { what: 'NUL in a path id', request: { method: 'GET', url: `/api/issuer/${did}/schemas/a%00b`, headers: auth } },
-      { what: 'NUL in a query', request: { method: 'GET', url: `/api/issuer/${did}/offers`, query: { cursor: 'a\u0000b' }, headers: auth } },
-      { what: 'NUL in a stored field', request: { method: 'PUT', url: `/api/issuer/${did}/update`, payload: { name: 'a\u0000b' }, headers: auth } },
+      {
+        what: 'NUL in a query',
+        request: { method: 'GET', url: `/api/issuer/${did}/offers`, query: { cursor: 'a\u0000b' }, headers: auth },
+      },
+      {
+        what: 'NUL in a stored field',
+        request: { method: 'PUT', url: `/api/issuer/${did}/update`, payload: { name: 'a\u0000b' }, headers: auth },
+      },
       // The same inside jsonb ("\u0000" escape: 22P05) and an unpaired surrogate there (22P02).
-      { what: 'NUL in a jsonb field', request: { method: 'POST', url: `/api/wallet/${did}/consents`, payload: { verifier_did: world.stranger.did, purpose: 'p', data_categories: ['a\u0000'] }, headers: auth } },
-      { what: 'lone surrogate in a jsonb field', request: { method: 'POST', url: `/api/wallet/${did}/consents`, payload: { verifier_did: world.stranger.did, purpose: 'p', data_categories: ['a\ud800'] }, headers: auth } },
+      {
+        what: 'NUL in a jsonb field',
+        request: {
+          method: 'POST',
+          url: `/api/wallet/${did}/consents`,
+          payload: { verifier_did: world.stranger.did, purpose: 'p', data_categories: ['a\u0000'] },
+          headers: auth,
+        },
+      },
+      {
+        what: 'lone surrogate in a jsonb field',
+        request: {
+          method: 'POST',
+          url: `/api/wallet/${did}/consents`,
+          payload: { verifier_did: world.stranger.did, purpose: 'p', data_categories: ['a\ud800'] },
+          headers: auth,
+        },
+      },
       // RFC 8785 canonicalization refused an unpaired surrogate with a plain Error.
-      { what: 'lone surrogate in a canonicalized value', request: { method: 'POST', url: '/api/blockchain/consent/grant', payload: { user_did: did, verifier_did: world.stranger.did, purpose: 'a\udfff' }, headers: auth } },
+      {
+        what: 'lone surrogate in a canonicalized value',
+        request: {
+          method: 'POST',
+          url: '/api/blockchain/consent/grant',
+          payload: { user_did: did, verifier_did: world.stranger.did, purpose: 'a\udfff' },
+          headers: auth,
+        },
+      },
       // Issued credentials reach their table inside one JSON parameter (json_to_recordset): NUL there is 22P05.
-      { what: 'NUL in issued attributes', request: { method: 'POST', url: `/api/issuer/${did}/issue`, payload: { credential_type: 'FuzzDegree', schema_id: world.hints.schema_id, subject_did: did, attributes: { given_name: 'a\u0000b' } }, headers: auth } },
-      { what: 'lone surrogate in issued attributes', request: { method: 'POST', url: `/api/issuer/${did}/issue`, payload: { credential_type: 'FuzzDegree', schema_id: world.hints.schema_id, subject_did: did, attributes: { given_name: '\ud800' } }, headers: auth } },
+      {
+        what: 'NUL in issued attributes',
+        request: {
+          method: 'POST',
+          url: `/api/issuer/${did}/issue`,
+          payload: {
+            credential_type: 'FuzzDegree',
+            schema_id: world.hints.schema_id,
+            subject_did: did,
+            attributes: { given_name: 'a\u0000b' },
+          },
+          headers: auth,
+        },
+      },
+      {
+        what: 'lone surrogate in issued attributes',
+        request: {
+          method: 'POST',
+          url: `/api/issuer/${did}/issue`,
+          payload: {
+            credential_type: 'FuzzDegree',
+            schema_id: world.hints.schema_id,
+            subject_did: did,
+            attributes: { given_name: '\ud800' },
+          },
+          headers: auth,
+        },
+      },
       // An integer the schema allowed but the integer column cannot hold (22003).
-      { what: 'a version past the integer column', request: { method: 'POST', url: '/api/auth/wallet/encrypted-seed', payload: { encrypted_seed: 'c2VlZHNlZWRzZWVkc2VlZA==', encryption: { algorithm: 'AES-GCM' }, expected_version: 2 ** 31 }, headers: auth } },
+      {
+        what: 'a version past the integer column',
+        request: {
+          method: 'POST',
+          url: '/api/auth/wallet/encrypted-seed',
+          payload: {
+            encrypted_seed: 'c2VlZHNlZWRzZWVkc2VlZA==',
+            encryption: { algorithm: 'AES-GCM' },
+            expected_version: 2 ** 31,
+          },
+          headers: auth,
+        },
+      },
       // Date-times the format allows but Date cannot parse (leap second) or PostgreSQL cannot store (year 10000 in UTC).
-      { what: 'a leap second', request: { method: 'POST', url: `/api/issuer/${did}/offers`, payload: { credential_type: 'FuzzDegree', schema_id: world.hints.schema_id, expires_at: '2030-12-31T23:59:60Z' }, headers: auth } },
-      { what: 'an instant in year 10000', request: { method: 'POST', url: `/api/issuer/${did}/issue`, payload: { credential_type: 'FuzzDegree', schema_id: world.hints.schema_id, subject_did: did, attributes: { given_name: 'Ada' }, expiration_date: '9999-12-31T23:59:59-23:59' }, headers: auth } },
+      {
+        what: 'a leap second',
+        request: {
+          method: 'POST',
+          url: `/api/issuer/${did}/offers`,
+          payload: {
+            credential_type: 'FuzzDegree',
+            schema_id: world.hints.schema_id,
+            expires_at: '2030-12-31T23:59:60Z',
+          },
+          headers: auth,
+        },
+      },
+      {
+        what: 'an instant in year 10000',
+        request: {
+          method: 'POST',
+          url: `/api/issuer/${did}/issue`,
+          payload: {
+            credential_type: 'FuzzDegree',
+            schema_id: world.hints.schema_id,
+            subject_did: did,
+            attributes: { given_name: 'Ada' },
+            expiration_date: '9999-12-31T23:59:59-23:59',
+          },
+          headers: auth,
+        },
+      },
       // busboy's plain Errors for a body it cannot parse escaped the avatar route.
-      { what: 'avatar body that is not multipart', request: { method: 'POST', url: '/api/auth/avatar', payload: 'garbage', headers: { ...auth, 'content-type': 'multipart/form-data; boundary=zzz' } } },
-      { what: 'avatar without a boundary', request: { method: 'POST', url: '/api/auth/avatar', payload: 'x', headers: { ...auth, 'content-type': 'multipart/form-data' } } },
+      {
+        what: 'avatar body that is not multipart',
+        request: {
+          method: 'POST',
+          url: '/api/auth/avatar',
+          payload: 'garbage',
+          headers: { ...auth, 'content-type': 'multipart/form-data; boundary=zzz' },
+        },
+      },
+      {
+        what: 'avatar without a boundary',
+        request: {
+          method: 'POST',
+          url: '/api/auth/avatar',
+          payload: 'x',
+          headers: { ...auth, 'content-type': 'multipart/form-data' },
+        },
+      },
     ]
     for (const { what, request } of cases) {
       const res = await injectWithin(t.app, request)
@@ -275,18 +499,33 @@ describe(`hostile input: every route, property-based (FUZZ_SEED=${SEED})`, { con
         // A value the route's body limit cannot hold never arrives (413); every other is refused by name.
         const status = Buffer.byteLength(built.payload ?? '') > target.bodyLimit ? 413 : 400
         const res = await injectWithin(t.app, built)
-        assert.equal(problemWith(draft, { invalid: true, status, why: draft.labels[0]! }, res), undefined, `${what}: ${res.body.slice(0, 300)}`)
-        if (status === 400) assert.ok(res.json().message.includes(field), `${what}: the message does not name ${field}: ${res.json().message}`)
+        assert.equal(
+          problemWith(draft, { invalid: true, status, why: draft.labels[0]! }, res),
+          undefined,
+          `${what}: ${res.body.slice(0, 300)}`,
+        )
+        if (status === 400)
+          assert.ok(
+            res.json().message.includes(field),
+            `${what}: the message does not name ${field}: ${res.json().message}`,
+          )
         // Phase 1 draws these values too: its request model must know them for refused.
         const verdict = classify(draft, built, ctx)
-        assert.ok(verdict.invalid && verdict.status === status, `${what}: the request model expects ${JSON.stringify(verdict)}`)
+        assert.ok(
+          verdict.invalid && verdict.status === status,
+          `${what}: the request model expects ${JSON.stringify(verdict)}`,
+        )
         fields.add(`${target.method} ${target.url} ${field}`)
         sent++
       }
     }
     // Issuance, offers, templates (create, update), credential requests (ask, approve), wallet metadata.
     assert.ok(fields.size >= 7, `only ${fields.size} free-form fields: ${[...fields].join(', ')}`)
-    assert.deepEqual(changedTables(before, await tableDigests(t.deps.database.db, EXCLUDED_TABLES)), [], 'refused requests changed the database')
+    assert.deepEqual(
+      changedTables(before, await tableDigests(t.deps.database.db, EXCLUDED_TABLES)),
+      [],
+      'refused requests changed the database',
+    )
     test.diagnostic(`${sent} requests over ${fields.size} free-form fields: ${[...fields].join(', ')}`)
   })
 
@@ -295,7 +534,11 @@ describe(`hostile input: every route, property-based (FUZZ_SEED=${SEED})`, { con
     const ROUNDS = 10
     // A hang detector: the claim is that these are answered during the burst, not how fast.
     const DEADLINE_MS = 60_000
-    const fields = targets.flatMap((target) => (target.takesBody && !target.multipart && target.schemas.body ? freeFormSlots(target.schemas.body, target.base.body).map((slot) => ({ target, slot })) : []))
+    const fields = targets.flatMap((target) =>
+      target.takesBody && !target.multipart && target.schemas.body
+        ? freeFormSlots(target.schemas.body, target.base.body).map((slot) => ({ target, slot }))
+        : [],
+    )
     assert.ok(fields.length > 0)
     const megabyteOfBrackets = new Map<number, string>()
     const hostileValue = (i: number, room: number): string => {
@@ -314,7 +557,11 @@ describe(`hostile input: every route, property-based (FUZZ_SEED=${SEED})`, { con
       if ('challenge' in body && 'signature' in body) body = { ...body, ...(await world.owner.proof(t.app)) }
       const text = toJsonText(mutateAt(body, slot.path, { kind: 'set', to: { details: '@HOSTILE@' } }))
       const payload = text.replace('"@HOSTILE@"', hostileValue(i, target.bodyLimit - text.length - 16))
-      const draft = { ...baseDraft(target), body: { kind: 'text' as const, text: payload, contentType: 'application/json', label: 'hostile' }, labels: ['hostile'] }
+      const draft = {
+        ...baseDraft(target),
+        body: { kind: 'text' as const, text: payload, contentType: 'application/json', label: 'hostile' },
+        labels: ['hostile'],
+      }
       hostile.push({ request: build(draft, ctx)!, field: slot.path.join('/') })
     }
     const ordinaryClient = async (round: number, during = true): Promise<void> => {
@@ -323,13 +570,34 @@ describe(`hostile input: every route, property-based (FUZZ_SEED=${SEED})`, { con
       // During the burst a loaded machine may answer the database probe after its 2 s timeout: answered, only slow.
       // Any other 503 (the database unreachable) fails, and afterwards health must be 200.
       const slowProbe = during && health.statusCode === 503 && health.json().checks?.database?.detail === 'timed out'
-      if (!slowProbe) assert.equal(health.statusCode, 200, `health ${during ? 'during' : 'after'} the burst: ${health.body}`)
+      if (!slowProbe)
+        assert.equal(health.statusCode, 200, `health ${during ? 'during' : 'after'} the burst: ${health.body}`)
       const client = new DidClient()
-      const challenge = await injectWithin(t.app, { method: 'POST', url: '/api/auth/challenge', payload: { did: client.did } }, DEADLINE_MS)
+      const challenge = await injectWithin(
+        t.app,
+        { method: 'POST', url: '/api/auth/challenge', payload: { did: client.did } },
+        DEADLINE_MS,
+      )
       assert.equal(challenge.statusCode, 200, `challenge during the burst: ${challenge.body}`)
-      const login = await injectWithin(t.app, { method: 'POST', url: '/api/auth/verify-challenge', payload: { did: client.did, challenge: challenge.json().challenge, signature: client.sign(challenge.json().challenge) } }, DEADLINE_MS)
+      const login = await injectWithin(
+        t.app,
+        {
+          method: 'POST',
+          url: '/api/auth/verify-challenge',
+          payload: {
+            did: client.did,
+            challenge: challenge.json().challenge,
+            signature: client.sign(challenge.json().challenge),
+          },
+        },
+        DEADLINE_MS,
+      )
       assert.equal(login.statusCode, 200, `login during the burst: ${login.body}`)
-      const listing = await injectWithin(t.app, { method: 'GET', url: `/api/wallet/${world.owner.did}/credentials`, headers: bearer(world.owner.token) }, DEADLINE_MS)
+      const listing = await injectWithin(
+        t.app,
+        { method: 'GET', url: `/api/wallet/${world.owner.did}/credentials`, headers: bearer(world.owner.token) },
+        DEADLINE_MS,
+      )
       assert.equal(listing.statusCode, 200, `wallet listing during the burst: ${listing.body}`)
     }
     const started = Date.now()
@@ -339,13 +607,19 @@ describe(`hostile input: every route, property-based (FUZZ_SEED=${SEED})`, { con
     ])
     const elapsed = Date.now() - started
     answers.forEach((res, i) => {
-      assert.equal(res.statusCode, 400, `hostile request ${i} (${hostile[i]!.request.method} ${hostile[i]!.request.url}): ${res.body.slice(0, 300)}`)
+      assert.equal(
+        res.statusCode,
+        400,
+        `hostile request ${i} (${hostile[i]!.request.method} ${hostile[i]!.request.url}): ${res.body.slice(0, 300)}`,
+      )
       assert.equal(res.json().success, false)
       assert.ok(res.json().message.includes(hostile[i]!.field), res.json().message)
     })
     // Afterwards: up, sign-ins written, records read, as before.
     await ordinaryClient(0, false)
-    test.diagnostic(`${BURST} hostile requests and ${ROUNDS} rounds of ordinary ones (health, sign-in, wallet listing) in ${elapsed} ms`)
+    test.diagnostic(
+      `${BURST} hostile requests and ${ROUNDS} rounds of ordinary ones (health, sign-in, wallet listing) in ${elapsed} ms`,
+    )
   })
 
   for (const [group, list] of groups) {
@@ -353,7 +627,16 @@ describe(`hostile input: every route, property-based (FUZZ_SEED=${SEED})`, { con
     if (!writes.length) continue
     it(`${group}: hostile but valid writes never fail`, async (test) => {
       const stats = newStats()
-      await runPhase({ app: t.app, ctx, drafts: routeDrafts(writes, hostileValidDrafts), accept: () => true, numRuns: HOSTILE_RUNS, seed: seedFor('writes', group), replay, stats })
+      await runPhase({
+        app: t.app,
+        ctx,
+        drafts: routeDrafts(writes, hostileValidDrafts),
+        accept: () => true,
+        numRuns: HOSTILE_RUNS,
+        seed: seedFor('writes', group),
+        replay,
+        stats,
+      })
       test.diagnostic(`${group} hostile writes: ${summary(stats)}`)
     })
   }

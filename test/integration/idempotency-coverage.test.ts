@@ -13,7 +13,8 @@ const NOT_KEYED: Record<string, string> = {
   'POST /api/auth/challenge': 'a fresh challenge per call; nothing a retry could duplicate',
   'POST /api/auth/verify-challenge': 'single-use signed challenge; answers a session token',
   'POST /api/auth/login': 'single-use signed challenge; answers a session token',
-  'POST /api/auth/register': 'one account per DID (409 on a repeat), proved by a single-use challenge; answers a session token',
+  'POST /api/auth/register':
+    'one account per DID (409 on a repeat), proved by a single-use challenge; answers a session token',
   'POST /api/auth/generate-did': 'stores nothing',
   'POST /api/auth/avatar': "replaces the caller's one avatar: a repeat stores the same",
   'POST /api/auth/create-wallet': 'single-use signed challenge; answers a session token',
@@ -30,12 +31,15 @@ const NOT_KEYED: Record<string, string> = {
   'POST /api/wallet/{did}/consents/{consent_id}/revoke': 'revoking again answers 200 unchanged',
   'POST /api/wallet/{did}/credentials/{credential_id}/revoke': 'withdrawing again answers 200 unchanged',
   'POST /api/wallet/{did}/shares/{share_id}/revoke': 'revoking again answers 200 unchanged',
-  'POST /api/wallet/presentation-requests': "takes a request into the inbox: 200 when it is already there",
+  'POST /api/wallet/presentation-requests': 'takes a request into the inbox: 200 when it is already there',
   'POST /api/wallet/presentation-requests/{request_id}/reject': 'declining again answers the declined request',
   'POST /api/wallet/{did}/offers/preview': 'reads an offer, stores nothing',
-  'POST /api/wallet/{did}/offers/decline': 'records a refusal in the activity log: a repeat records it again, and nothing else changes',
-  'POST /api/wallet/{did}/presentation-requests/answer/{session_id}/decline': 'ends its session once: a repeat answers 409 and sends nothing',
-  'POST /api/verifier/requests/{id}/response-code': 'redeems a single-use code: a repeat answers 409, and a stored answer would hand the code out again',
+  'POST /api/wallet/{did}/offers/decline':
+    'records a refusal in the activity log: a repeat records it again, and nothing else changes',
+  'POST /api/wallet/{did}/presentation-requests/answer/{session_id}/decline':
+    'ends its session once: a repeat answers 409 and sends nothing',
+  'POST /api/verifier/requests/{id}/response-code':
+    'redeems a single-use code: a repeat answers 409, and a stored answer would hand the code out again',
   'POST /api/blockchain/credential/revoke': 'revoking again answers the revoked anchor',
   'POST /api/blockchain/consent/revoke': 'revoking again answers the revoked consent',
   'POST /api/blockchain-legacy/revoke-credential': 'revoking again answers the revoked anchor',
@@ -66,11 +70,15 @@ describe('Idempotency-Key coverage: every creating POST takes it', () => {
 
   before(async () => {
     t = await createTestApp()
-    const doc = (await t.app.inject({ method: 'GET', url: '/api/docs/json' })).json() as { paths: Record<string, { post?: { parameters?: Array<{ in: string; name: string }> } }> }
+    const doc = (await t.app.inject({ method: 'GET', url: '/api/docs/json' })).json() as {
+      paths: Record<string, { post?: { parameters?: Array<{ in: string; name: string }> } }>
+    }
     posts = new Map()
     for (const [path, ops] of Object.entries(doc.paths)) {
       if (!ops.post) continue
-      const keyed = (ops.post.parameters ?? []).some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key')
+      const keyed = (ops.post.parameters ?? []).some(
+        (p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key',
+      )
       posts.set(`POST ${path}`, { keyed })
     }
   })
@@ -78,13 +86,18 @@ describe('Idempotency-Key coverage: every creating POST takes it', () => {
 
   it('each POST is keyed or listed with its reason, never both', () => {
     assert.ok(posts.size > 60, `the OpenAPI document lists ${posts.size} POST routes`)
-    const unaccounted = [...posts].filter(([route, { keyed }]) => !keyed && !(route in NOT_KEYED)).map(([route]) => route)
+    const unaccounted = [...posts]
+      .filter(([route, { keyed }]) => !keyed && !(route in NOT_KEYED))
+      .map(([route]) => route)
     assert.deepEqual(unaccounted, [], 'creating POSTs without Idempotency-Key')
     const both = [...posts].filter(([route, { keyed }]) => keyed && route in NOT_KEYED).map(([route]) => route)
     assert.deepEqual(both, [], 'keyed routes still listed as not keyed')
   })
 
   it('lists no route that does not exist', () => {
-    assert.deepEqual(Object.keys(NOT_KEYED).filter((route) => !posts.has(route)), [])
+    assert.deepEqual(
+      Object.keys(NOT_KEYED).filter((route) => !posts.has(route)),
+      [],
+    )
   })
 })

@@ -23,7 +23,15 @@ import type { TestApp } from '../helpers/test-app.js'
 import { TEST_ENGINE } from '../helpers/test-database.js'
 import { basicAuth, createClient, pathOf, tokenRequest, VC_V2, type Json } from '../helpers/vc-api.js'
 
-const SCHEMA = { name: 'Membership', version: '1', attributes: [{ name: 'member', data_type: 'string', required: true }, { name: 'level', data_type: 'number' }], anonymous_credentials: false }
+const SCHEMA = {
+  name: 'Membership',
+  version: '1',
+  attributes: [
+    { name: 'member', data_type: 'string', required: true },
+    { name: 'level', data_type: 'number' },
+  ],
+  anonymous_credentials: false,
+}
 
 const newKey = () => `"${randomUUID()}"`
 
@@ -43,19 +51,36 @@ describe(`Idempotency-Key on the issuer's creating POSTs (${TEST_ENGINE})`, () =
   after(() => closeHttpsIssuer({ front, t }))
 
   const post = (url: string, token: string, payload: unknown, key?: string): Promise<LightMyRequestResponse> =>
-    t.app.inject({ method: 'POST', url, headers: { ...bearer(token), ...(key === undefined ? {} : { 'idempotency-key': key }) }, payload: payload as object })
+    t.app.inject({
+      method: 'POST',
+      url,
+      headers: { ...bearer(token), ...(key === undefined ? {} : { 'idempotency-key': key }) },
+      payload: payload as object,
+    })
   /** The ids a listing route of the issuer shows (the issuer's own view, not the code under test). */
-  const listed = async (what: 'schemas' | 'templates' | 'offers' | 'credentials' | 'vc-api/clients', actor = issuer): Promise<string[]> => {
-    const res = await callAs(t.app, 'GET', `/api/issuer/${actor.did}/${what}${what === 'vc-api/clients' ? '' : '?limit=200'}`, actor.token)
+  const listed = async (
+    what: 'schemas' | 'templates' | 'offers' | 'credentials' | 'vc-api/clients',
+    actor = issuer,
+  ): Promise<string[]> => {
+    const res = await callAs(
+      t.app,
+      'GET',
+      `/api/issuer/${actor.did}/${what}${what === 'vc-api/clients' ? '' : '?limit=200'}`,
+      actor.token,
+    )
     assert.equal(res.statusCode, 200, res.body)
     const body = res.json()
     return what === 'vc-api/clients' ? body.clients.map((c: Json) => c.client_id) : body.data.map((r: Json) => r.id)
   }
   /** Idempotency records of a caller, by SQL: a refused request must leave none. */
-  const keyRecords = async (caller: string) => (await t.deps.database.db.selectFrom('idempotency_keys').select('key').where('caller_did', '=', caller).execute()).map((r) => r.key)
+  const keyRecords = async (caller: string) =>
+    (
+      await t.deps.database.db.selectFrom('idempotency_keys').select('key').where('caller_did', '=', caller).execute()
+    ).map((r) => r.key)
 
   describe('POST /api/issuer', () => {
-    const profiles = async (did: string) => (await t.deps.database.db.selectFrom('issuers').select('did').where('did', '=', did).execute()).length
+    const profiles = async (did: string) =>
+      (await t.deps.database.db.selectFrom('issuers').select('did').where('did', '=', did).execute()).length
 
     it('a retry with the key answers the first 201 (not 409), and one profile exists', async () => {
       const actor = new IssuerActor()
@@ -71,7 +96,10 @@ describe(`Idempotency-Key on the issuer's creating POSTs (${TEST_ENGINE})`, () =
       const other = await post('/api/issuer', actor.token, { name: 'Other Uni' }, key)
       assert.equal(other.statusCode, 422, other.body)
       assert.match(other.json().message, /Idempotency-Key/)
-      assert.equal((await callAs(t.app, 'GET', `/api/issuer/${actor.did}`, actor.token)).json().issuer.name, 'Retry Uni')
+      assert.equal(
+        (await callAs(t.app, 'GET', `/api/issuer/${actor.did}`, actor.token)).json().issuer.name,
+        'Retry Uni',
+      )
     })
 
     it('without a key a repeat still answers 409; a 409 with a key records nothing, so it answers 409 again', async () => {
@@ -128,7 +156,7 @@ describe(`Idempotency-Key on the issuer's creating POSTs (${TEST_ENGINE})`, () =
       assert.equal((await listed('schemas')).length, before.length + 2)
     })
 
-    it('a 409 (name and version taken, refused in the claim\'s transaction) records nothing: the key then creates', async () => {
+    it("a 409 (name and version taken, refused in the claim's transaction) records nothing: the key then creates", async () => {
       assert.equal((await post(url(), issuer.token, schema('taken'))).statusCode, 201)
       const before = await listed('schemas')
       const records = (await keyRecords(issuer.did)).length
@@ -144,7 +172,12 @@ describe(`Idempotency-Key on the issuer's creating POSTs (${TEST_ENGINE})`, () =
 
   describe('POST /api/issuer/:did/templates', () => {
     const url = () => `/api/issuer/${issuer.did}/templates`
-    const template = (name: string, id = schemaId) => ({ name, credential_type: 'Membership', schema_id: id, fixed_attributes: { level: 2 } })
+    const template = (name: string, id = schemaId) => ({
+      name,
+      credential_type: 'Membership',
+      schema_id: id,
+      fixed_attributes: { level: 2 },
+    })
 
     it('a retry answers the first 201 and one template exists; another body is 422 and creates nothing', async () => {
       const before = await listed('templates')
@@ -185,7 +218,14 @@ describe(`Idempotency-Key on the issuer's creating POSTs (${TEST_ENGINE})`, () =
 
   describe('POST /api/issuer/:did/offers (OpenID4VCI publication)', () => {
     const url = () => `/api/issuer/${issuer.did}/offers`
-    const offer = (extra: Json = {}) => ({ credential_type: 'Membership', schema_id: schemaId, attributes: { member: 'Ada', level: 3 }, format: 'dc+sd-jwt', tx_code: true, ...extra })
+    const offer = (extra: Json = {}) => ({
+      credential_type: 'Membership',
+      schema_id: schemaId,
+      attributes: { member: 'Ada', level: 3 },
+      format: 'dc+sd-jwt',
+      tx_code: true,
+      ...extra,
+    })
 
     it('a retry answers the first 201, tx_code and offer URI included, and one offer exists; the replayed tx_code redeems the code', async () => {
       const before = await listed('offers')
@@ -205,19 +245,30 @@ describe(`Idempotency-Key on the issuer's creating POSTs (${TEST_ENGINE})`, () =
       const token = await wallet.token(resolved, { dpop: false, txCode: again.json().tx_code })
       assert.ok(token.accessToken)
       // The use was taken from the offer the key created.
-      const listedOffer = (await callAs(t.app, 'GET', `${url()}?limit=200`, issuer.token)).json().data.find((o: Json) => o.id === first.json().offer.id)
+      const listedOffer = (await callAs(t.app, 'GET', `${url()}?limit=200`, issuer.token))
+        .json()
+        .data.find((o: Json) => o.id === first.json().offer.id)
       assert.equal(listedOffer.uses, 1)
     })
 
     it('duplicates sent to two instances on one database create one offer, and both answer its one tx_code', async () => {
       // The second instance's in-flight set does not know the first's: only the key's record,
       // claimed in the offer's transaction, can tell; the loser answers from the sealed secret.
-      const second = await buildApp(t.config, { ...t.deps, database: { ...t.deps.database, close: async () => undefined } })
+      const second = await buildApp(t.config, {
+        ...t.deps,
+        database: { ...t.deps.database, close: async () => undefined },
+      })
       await second.ready()
       try {
         const before = await listed('offers')
         const key = newKey()
-        const send = (app: typeof second) => app.inject({ method: 'POST', url: url(), headers: { ...bearer(issuer.token), 'idempotency-key': key }, payload: offer() })
+        const send = (app: typeof second) =>
+          app.inject({
+            method: 'POST',
+            url: url(),
+            headers: { ...bearer(issuer.token), 'idempotency-key': key },
+            payload: offer(),
+          })
         const answers = await Promise.all([send(t.app), send(second), send(t.app), send(second)])
         for (const r of answers) assert.ok(r.statusCode === 201 || r.statusCode === 409, `${r.statusCode} ${r.body}`)
         const created = answers.filter((r) => r.statusCode === 201)
@@ -253,7 +304,12 @@ describe(`Idempotency-Key on the issuer's creating POSTs (${TEST_ENGINE})`, () =
     it('an offer without an OpenID4VCI publication replays too', async () => {
       const key = newKey()
       // vc+jwt has no OpenID4VCI credential configuration: the spec's offer alone, nothing sealed.
-      const body = { credential_type: 'Membership', schema_id: schemaId, attributes: { member: 'Ada' }, format: 'vc+jwt' }
+      const body = {
+        credential_type: 'Membership',
+        schema_id: schemaId,
+        attributes: { member: 'Ada' },
+        format: 'vc+jwt',
+      }
       const first = await post(url(), issuer.token, body, key)
       assert.equal(first.statusCode, 201, first.body)
       assert.equal(first.json().credential_offer_uri, undefined)
@@ -272,7 +328,12 @@ describe(`Idempotency-Key on the issuer's creating POSTs (${TEST_ENGINE})`, () =
 
   describe('POST /api/wallet/issuer/:issuer_did/request/:request_id/approve', () => {
     const newRequest = async (): Promise<string> => {
-      const res = await callAs(t.app, 'POST', '/api/wallet/credential-request', holderToken, { issuer_did: issuer.did, schema_id: schemaId, credential_type: 'Membership', attributes: { member: 'Ada' } })
+      const res = await callAs(t.app, 'POST', '/api/wallet/credential-request', holderToken, {
+        issuer_did: issuer.did,
+        schema_id: schemaId,
+        credential_type: 'Membership',
+        attributes: { member: 'Ada' },
+      })
       assert.equal(res.statusCode, 201, res.body)
       return res.json().request.id
     }
@@ -311,12 +372,17 @@ describe(`Idempotency-Key on the issuer's creating POSTs (${TEST_ENGINE})`, () =
       const ids = [await newRequest(), await newRequest()]
       const before = await listed('credentials')
       const answers = []
-      for (const id of ids) answers.push(await post(`${base(id)}/approve`, issuer.token, { signature: await signedChallenge(id) }))
+      for (const id of ids)
+        answers.push(await post(`${base(id)}/approve`, issuer.token, { signature: await signedChallenge(id) }))
       for (const a of answers) assert.equal(a.statusCode, 200, a.body)
       assert.notEqual(answers[0]!.json().credential.id, answers[1]!.json().credential.id)
       assert.equal((await listed('credentials')).length, before.length + 2)
       const ch = await issuer.challenge(t.app, issuer.did, 'step-up')
-      assert.equal((await post(`${base(ids[0]!)}/approve`, issuer.token, { signature: issuer.sign(ch), challenge: ch })).statusCode, 409)
+      assert.equal(
+        (await post(`${base(ids[0]!)}/approve`, issuer.token, { signature: issuer.sign(ch), challenge: ch }))
+          .statusCode,
+        409,
+      )
     })
 
     it('a refused approval (wrong signature) issues nothing and records nothing: its key then approves', async () => {
@@ -324,7 +390,12 @@ describe(`Idempotency-Key on the issuer's creating POSTs (${TEST_ENGINE})`, () =
       const before = await listed('credentials')
       const records = (await keyRecords(issuer.did)).length
       const key = newKey()
-      const refused = await post(`${base(id)}/approve`, issuer.token, { signature: await signedChallenge(id, stranger) }, key)
+      const refused = await post(
+        `${base(id)}/approve`,
+        issuer.token,
+        { signature: await signedChallenge(id, stranger) },
+        key,
+      )
       assert.equal(refused.statusCode, 401, refused.body)
       assert.equal((await listed('credentials')).length, before.length)
       assert.equal((await keyRecords(issuer.did)).length, records)
@@ -385,18 +456,33 @@ describe(`Idempotency-Key on the issuer's creating POSTs (${TEST_ENGINE})`, () =
       validFrom: '2026-01-01T00:00:00Z',
       credentialSubject: { id: 'did:example:ebfeb1f712ebc6f1c276e12ec21', name },
     })
-    const stored = async () => (await t.deps.database.db.selectFrom('vc_api_credentials').select('id').where('issuer_did', '=', vcIssuer.did).execute()).length
+    const stored = async () =>
+      (
+        await t.deps.database.db
+          .selectFrom('vc_api_credentials')
+          .select('id')
+          .where('issuer_did', '=', vcIssuer.did)
+          .execute()
+      ).length
     const issue = (body: Json, key?: string, token = tokens[0]!) => post(pathOf(issueUrl), token, body, key)
 
     before(async () => {
       vcIssuer.token = await vcIssuer.login(t.app)
-      assert.equal((await callAs(t.app, 'POST', '/api/issuer', vcIssuer.token, { name: 'Key Uni', signing_did_method: 'key' })).statusCode, 201)
+      assert.equal(
+        (await callAs(t.app, 'POST', '/api/issuer', vcIssuer.token, { name: 'Key Uni', signing_did_method: 'key' }))
+          .statusCode,
+        201,
+      )
       const signing = (await callAs(t.app, 'GET', `/api/issuer/${vcIssuer.did}/signing`, vcIssuer.token)).json()
       signingDid = signing.signing_dids.find((d: Json) => d.current && d.key_type === 'Ed25519').did
       for (const name of ['first', 'second']) {
         const client = await createClient(t.app, vcIssuer, name)
         issueUrl = client.endpoints.issue['eddsa-jcs-2022']!
-        const res = await tokenRequest(t.app, { grant_type: 'client_credentials' }, basicAuth(client.client_id, client.client_secret))
+        const res = await tokenRequest(
+          t.app,
+          { grant_type: 'client_credentials' },
+          basicAuth(client.client_id, client.client_secret),
+        )
         assert.equal(res.statusCode, 200, res.body)
         tokens.push(res.json().access_token)
       }

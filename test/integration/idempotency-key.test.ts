@@ -16,7 +16,10 @@ describe('Idempotency-Key on POST /api/issuer/:did/issue (draft-ietf-httpapi-ide
   let t: TestApp
 
   before(async () => {
-    t = await createTestApp({ clock, env: { IDEMPOTENCY_KEY_TTL_SECONDS: String(TTL_S), JWT_TTL_SECONDS: String(30 * 86400) } })
+    t = await createTestApp({
+      clock,
+      env: { IDEMPOTENCY_KEY_TTL_SECONDS: String(TTL_S), JWT_TTL_SECONDS: String(30 * 86400) },
+    })
     for (const issuer of issuers) {
       await issuer.setUp(t.app)
       schemaIds.push(await issuer.schema(t.app, JWT_DEGREE_SCHEMA))
@@ -24,12 +27,25 @@ describe('Idempotency-Key on POST /api/issuer/:did/issue (draft-ietf-httpapi-ide
   })
   after(() => t.close())
 
-  const body = (i: number, name = 'Ada') => ({ credential_type: 'Degree', schema_id: schemaIds[i], attributes: { given_name: name, gpa: 3.5 } })
+  const body = (i: number, name = 'Ada') => ({
+    credential_type: 'Degree',
+    schema_id: schemaIds[i],
+    attributes: { given_name: name, gpa: 3.5 },
+  })
   const issue = (i: number, payload: object, key?: string) =>
-    t.app.inject({ method: 'POST', url: `/api/issuer/${issuers[i]!.did}/issue`, headers: { ...bearer(issuers[i]!.token), ...(key === undefined ? {} : { 'idempotency-key': key }) }, payload })
+    t.app.inject({
+      method: 'POST',
+      url: `/api/issuer/${issuers[i]!.did}/issue`,
+      headers: { ...bearer(issuers[i]!.token), ...(key === undefined ? {} : { 'idempotency-key': key }) },
+      payload,
+    })
   /** Every credential the issuer holds, by the issuer's listing (not the code under test). */
   const issuedIds = async (i: number): Promise<string[]> => {
-    const res = await t.app.inject({ method: 'GET', url: `/api/issuer/${issuers[i]!.did}/credentials?limit=200`, headers: bearer(issuers[i]!.token) })
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/api/issuer/${issuers[i]!.did}/credentials?limit=200`,
+      headers: bearer(issuers[i]!.token),
+    })
     assert.equal(res.statusCode, 200, res.body)
     return res.json().data.map((c: { id: string }) => c.id)
   }
@@ -90,12 +106,21 @@ describe('Idempotency-Key on POST /api/issuer/:did/issue (draft-ietf-httpapi-ide
   it('duplicates sent to two instances on one database issue one credential', async () => {
     // A second instance on the same database (what a load balancer would see): its in-flight
     // set does not know the first's, so only the key's record in the database can tell.
-    const second = await buildApp(t.config, { ...t.deps, database: { ...t.deps.database, close: async () => undefined } })
+    const second = await buildApp(t.config, {
+      ...t.deps,
+      database: { ...t.deps.database, close: async () => undefined },
+    })
     await second.ready()
     try {
       const before = await issuedIds(0)
       const key = `"${randomUUID()}"`
-      const send = (app: typeof second) => app.inject({ method: 'POST', url: `/api/issuer/${issuers[0]!.did}/issue`, headers: { ...bearer(issuers[0]!.token), 'idempotency-key': key }, payload: body(0) })
+      const send = (app: typeof second) =>
+        app.inject({
+          method: 'POST',
+          url: `/api/issuer/${issuers[0]!.did}/issue`,
+          headers: { ...bearer(issuers[0]!.token), 'idempotency-key': key },
+          payload: body(0),
+        })
       const answers = await Promise.all([send(t.app), send(second), send(t.app), send(second)])
       for (const r of answers) assert.ok(r.statusCode === 201 || r.statusCode === 409, `${r.statusCode} ${r.body}`)
       const created = answers.filter((r) => r.statusCode === 201)
@@ -156,7 +181,16 @@ describe('Idempotency-Key on POST /api/issuer/:did/issue (draft-ietf-httpapi-ide
     const live = `"${randomUUID()}"`
     const first = await issue(0, body(0), live)
     const db = t.deps.database.db
-    const expired = async () => Number((await db.selectFrom('idempotency_keys').select((eb) => eb.fn.countAll().as('n')).where('expires_at', '<=', clock.now()).executeTakeFirstOrThrow()).n)
+    const expired = async () =>
+      Number(
+        (
+          await db
+            .selectFrom('idempotency_keys')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('expires_at', '<=', clock.now())
+            .executeTakeFirstOrThrow()
+        ).n,
+      )
     const before = await expired()
     assert.ok(before > 2, `expired keys: ${before}`)
     assert.equal(await deleteExpiredKeys(db, clock.now(), 2), 2)

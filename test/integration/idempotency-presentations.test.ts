@@ -54,7 +54,12 @@ describe('Idempotency-Key on verifier, presentation, QR and domain POSTs', () =>
   after(() => t.close())
 
   const post = (url: string, token: string, payload: object, key?: string, app: Inject = t.app) =>
-    app.inject({ method: 'POST', url, headers: { ...bearer(token), ...(key === undefined ? {} : { 'idempotency-key': key }) }, payload })
+    app.inject({
+      method: 'POST',
+      url,
+      headers: { ...bearer(token), ...(key === undefined ? {} : { 'idempotency-key': key }) },
+      payload,
+    })
   const get = async (url: string, token: string): Promise<Json> => {
     const res = await t.app.inject({ method: 'GET', url, headers: bearer(token) })
     assert.equal(res.statusCode, 200, `${url}: ${res.body}`)
@@ -62,7 +67,8 @@ describe('Idempotency-Key on verifier, presentation, QR and domain POSTs', () =>
   }
   const newKey = () => `"${randomUUID()}"`
   const db = () => t.deps.database.db
-  const count = async (query: RawBuilder<unknown>) => Number(((await query.execute(db())).rows[0] as { n: string | number }).n)
+  const count = async (query: RawBuilder<unknown>) =>
+    Number(((await query.execute(db())).rows[0] as { n: string | number }).n)
 
   const requestBody = (purpose = 'Hiring', extra: Json = {}) => ({
     verifier_did: verifier.did,
@@ -76,11 +82,16 @@ describe('Idempotency-Key on verifier, presentation, QR and domain POSTs', () =>
     assert.equal(res.statusCode, 201, res.body)
     return res.json().request
   }
-  const requestIds = async (): Promise<string[]> => (await get(`/api/verifier/${verifier.did}/requests?limit=200`, verifierToken)).data.map((r: Json) => r.id)
-  const presetIds = async (): Promise<string[]> => (await get(`/api/verifier/${verifier.did}/presets?limit=200`, verifierToken)).data.map((p: Json) => p.id)
-  const holderPresentations = async (): Promise<Json[]> => (await get(`/api/wallet/${holder.did}/presentations?limit=200`, holderToken)).data
-  const verifierPresentations = async (): Promise<Json[]> => (await get(`/api/verifier/${verifier.did}/presentations?limit=200`, verifierToken)).presentations
-  const outboxEvents = (requestId: string) => count(sql`select count(*) as n from callback_outbox where payload->>'request_id' = ${requestId}`)
+  const requestIds = async (): Promise<string[]> =>
+    (await get(`/api/verifier/${verifier.did}/requests?limit=200`, verifierToken)).data.map((r: Json) => r.id)
+  const presetIds = async (): Promise<string[]> =>
+    (await get(`/api/verifier/${verifier.did}/presets?limit=200`, verifierToken)).data.map((p: Json) => p.id)
+  const holderPresentations = async (): Promise<Json[]> =>
+    (await get(`/api/wallet/${holder.did}/presentations?limit=200`, holderToken)).data
+  const verifierPresentations = async (): Promise<Json[]> =>
+    (await get(`/api/verifier/${verifier.did}/presentations?limit=200`, verifierToken)).presentations
+  const outboxEvents = (requestId: string) =>
+    count(sql`select count(*) as n from callback_outbox where payload->>'request_id' = ${requestId}`)
 
   describe('POST /api/verifier (one profile per DID)', () => {
     const profiles = (did: string) => count(sql`select count(*) as n from verifiers where did = ${did}`)
@@ -162,7 +173,12 @@ describe('Idempotency-Key on verifier, presentation, QR and domain POSTs', () =>
     it('a refused request (unknown preset) creates nothing and its key can be used again', async () => {
       const before = await requestIds()
       const key = newKey()
-      const refused = await post('/api/verifier/requests', verifierToken, { verifier_did: verifier.did, preset_id: 'preset-none' }, key)
+      const refused = await post(
+        '/api/verifier/requests',
+        verifierToken,
+        { verifier_did: verifier.did, preset_id: 'preset-none' },
+        key,
+      )
       assert.equal(refused.statusCode, 400, refused.body)
       assert.deepEqual(await requestIds(), before)
       const ok = await post('/api/verifier/requests', verifierToken, requestBody(), key)
@@ -171,8 +187,14 @@ describe('Idempotency-Key on verifier, presentation, QR and domain POSTs', () =>
   })
 
   describe('POST /api/verifier/:did/presets', () => {
-    const presetBody = (name: string) => ({ name, presentation_type: 'DegreeCheck', required_credentials: [{ credential_type: 'Degree' }], purpose: 'Hiring' })
-    const send = (payload: object, key?: string) => post(`/api/verifier/${verifier.did}/presets`, verifierToken, payload, key)
+    const presetBody = (name: string) => ({
+      name,
+      presentation_type: 'DegreeCheck',
+      required_credentials: [{ credential_type: 'Degree' }],
+      purpose: 'Hiring',
+    })
+    const send = (payload: object, key?: string) =>
+      post(`/api/verifier/${verifier.did}/presets`, verifierToken, payload, key)
 
     it('a retry with the same key answers the first 201, and one preset exists', async () => {
       const before = await presetIds()
@@ -209,7 +231,12 @@ describe('Idempotency-Key on verifier, presentation, QR and domain POSTs', () =>
     let credential: { id: string; jwt: string }
 
     before(async () => {
-      const res = await post(`/api/issuer/${issuer.did}/issue`, issuer.token, { credential_type: 'Degree', schema_id: schemaId, subject_did: holder.did, attributes: { given_name: 'Ada', gpa: 3.5 } })
+      const res = await post(`/api/issuer/${issuer.did}/issue`, issuer.token, {
+        credential_type: 'Degree',
+        schema_id: schemaId,
+        subject_did: holder.did,
+        attributes: { given_name: 'Ada', gpa: 3.5 },
+      })
       assert.equal(res.statusCode, 201, res.body)
       credential = { id: res.json().credential.id, jwt: res.json().credential.jwt }
     })
@@ -222,8 +249,10 @@ describe('Idempotency-Key on verifier, presentation, QR and domain POSTs', () =>
       const vp = signPresentation(holder, { aud: verifier.did, nonce: request.nonce, credentials: [credential.jwt] })
       return { request, body: { credential_ids: [credential.id], presentation_jwt: vp } }
     }
-    const approve = (requestId: string, payload: object, key?: string, app?: Inject) => post(`/api/wallet/presentation-requests/${requestId}/approve`, holderToken, payload, key, app)
-    const answersTo = async (requestId: string) => (await holderPresentations()).filter((p) => p.request_id === requestId)
+    const approve = (requestId: string, payload: object, key?: string, app?: Inject) =>
+      post(`/api/wallet/presentation-requests/${requestId}/approve`, holderToken, payload, key, app)
+    const answersTo = async (requestId: string) =>
+      (await holderPresentations()).filter((p) => p.request_id === requestId)
 
     it('a retry with the same key answers the first 201; one presentation, one callback event', async () => {
       const { request, body } = await openRequest()
@@ -233,7 +262,10 @@ describe('Idempotency-Key on verifier, presentation, QR and domain POSTs', () =>
       const again = await approve(request.id, body, key)
       assert.equal(again.statusCode, 201, again.body)
       assert.deepEqual(again.json(), first.json())
-      assert.deepEqual((await answersTo(request.id)).map((p) => p.id), [first.json().presentation.id])
+      assert.deepEqual(
+        (await answersTo(request.id)).map((p) => p.id),
+        [first.json().presentation.id],
+      )
       assert.equal((await verifierPresentations()).filter((p) => p.request_id === request.id).length, 1)
       assert.equal(await outboxEvents(request.id), 1)
       const status = await get(`/api/wallet/presentation-requests/${request.id}/status`, holderToken)
@@ -245,7 +277,14 @@ describe('Idempotency-Key on verifier, presentation, QR and domain POSTs', () =>
       const { request, body } = await openRequest()
       const key = newKey()
       assert.equal((await approve(request.id, body, key)).statusCode, 201)
-      const other = await approve(request.id, { ...body, presentation_jwt: signPresentation(holder, { aud: verifier.did, nonce: request.nonce, credentials: [] }) }, key)
+      const other = await approve(
+        request.id,
+        {
+          ...body,
+          presentation_jwt: signPresentation(holder, { aud: verifier.did, nonce: request.nonce, credentials: [] }),
+        },
+        key,
+      )
       assert.equal(other.statusCode, 422, other.body)
       assert.match(other.json().message, /Idempotency-Key/)
       assert.equal((await answersTo(request.id)).length, 1)
@@ -288,7 +327,14 @@ describe('Idempotency-Key on verifier, presentation, QR and domain POSTs', () =>
       assert.equal((await approve(request.id, body)).statusCode, 201)
       const key = newKey()
       assert.equal((await approve(request.id, body, key)).statusCode, 409)
-      const other = await approve(request.id, { ...body, presentation_jwt: signPresentation(holder, { aud: verifier.did, nonce: request.nonce, credentials: [] }) }, key)
+      const other = await approve(
+        request.id,
+        {
+          ...body,
+          presentation_jwt: signPresentation(holder, { aud: verifier.did, nonce: request.nonce, credentials: [] }),
+        },
+        key,
+      )
       assert.equal(other.statusCode, 409, other.body)
       assert.equal(await outboxEvents(request.id), 1)
     })
@@ -309,12 +355,20 @@ describe('Idempotency-Key on verifier, presentation, QR and domain POSTs', () =>
     })
 
     it('duplicates sent to two instances on one database store one presentation and one event', async () => {
-      const second = await buildApp(t.config, { ...t.deps, database: { ...t.deps.database, close: async () => undefined } })
+      const second = await buildApp(t.config, {
+        ...t.deps,
+        database: { ...t.deps.database, close: async () => undefined },
+      })
       await second.ready()
       try {
         const { request, body } = await openRequest()
         const key = newKey()
-        const answers = await Promise.all([approve(request.id, body, key), approve(request.id, body, key, second), approve(request.id, body, key), approve(request.id, body, key, second)])
+        const answers = await Promise.all([
+          approve(request.id, body, key),
+          approve(request.id, body, key, second),
+          approve(request.id, body, key),
+          approve(request.id, body, key, second),
+        ])
         for (const r of answers) assert.ok(r.statusCode === 201 || r.statusCode === 409, `${r.statusCode} ${r.body}`)
         const created = answers.filter((r) => r.statusCode === 201)
         assert.ok(created.length >= 1)
@@ -322,7 +376,8 @@ describe('Idempotency-Key on verifier, presentation, QR and domain POSTs', () =>
         assert.equal((await answersTo(request.id)).length, 1)
         assert.equal(await outboxEvents(request.id), 1)
         // Either instance replays the recorded answer to a later retry.
-        for (const app of [t.app, second]) assert.deepEqual((await approve(request.id, body, key, app)).json(), created[0]!.json())
+        for (const app of [t.app, second])
+          assert.deepEqual((await approve(request.id, body, key, app)).json(), created[0]!.json())
       } finally {
         await second.close()
       }
@@ -331,7 +386,8 @@ describe('Idempotency-Key on verifier, presentation, QR and domain POSTs', () =>
 
   describe('POST /api/verifier/presentations', () => {
     const vpFor = (nonce: string) => signPresentation(holder, { aud: verifier.did, nonce, credentials: [] })
-    const submit = (token: string, payload: object, key?: string) => post('/api/verifier/presentations', token, payload, key)
+    const submit = (token: string, payload: object, key?: string) =>
+      post('/api/verifier/presentations', token, payload, key)
 
     it('a retry with the same key answers the first 201, and one presentation exists', async () => {
       const before = (await verifierPresentations()).length
@@ -383,7 +439,11 @@ describe('Idempotency-Key on verifier, presentation, QR and domain POSTs', () =>
     it('a refused submission (unknown request_id) stores nothing and its key can be used again', async () => {
       const before = (await verifierPresentations()).length
       const key = newKey()
-      const refused = await submit(holderToken, { presentation_jwt: vpFor(randomUUID()), request_id: 'presreq-none' }, key)
+      const refused = await submit(
+        holderToken,
+        { presentation_jwt: vpFor(randomUUID()), request_id: 'presreq-none' },
+        key,
+      )
       assert.equal(refused.statusCode, 400, refused.body)
       assert.equal((await verifierPresentations()).length, before)
       assert.equal((await submit(holderToken, { presentation_jwt: vpFor(randomUUID()) }, key)).statusCode, 201)
@@ -392,7 +452,8 @@ describe('Idempotency-Key on verifier, presentation, QR and domain POSTs', () =>
 
   describe('POST /api/qr/presentation-request and /api/qr/credential-offer (a new short id per call)', () => {
     const codes = (owner: string) => count(sql`select count(*) as n from qr_codes where owner_did = ${owner}`)
-    const resolves = async (shortId: string) => (await t.app.inject({ method: 'GET', url: `/api/qr/resolve/${shortId}` })).statusCode === 200
+    const resolves = async (shortId: string) =>
+      (await t.app.inject({ method: 'GET', url: `/api/qr/resolve/${shortId}` })).statusCode === 200
 
     it('a retry with the same key answers the first code, and one code exists', async () => {
       const request = await createRequest()
@@ -410,7 +471,10 @@ describe('Idempotency-Key on verifier, presentation, QR and domain POSTs', () =>
     it('the same key with another body answers 422 and stores nothing', async () => {
       const [a, b] = [await createRequest(), await createRequest()]
       const key = newKey()
-      assert.equal((await post('/api/qr/presentation-request', verifierToken, { request_id: a.id }, key)).statusCode, 201)
+      assert.equal(
+        (await post('/api/qr/presentation-request', verifierToken, { request_id: a.id }, key)).statusCode,
+        201,
+      )
       const before = await codes(verifier.did)
       const other = await post('/api/qr/presentation-request', verifierToken, { request_id: b.id }, key)
       assert.equal(other.statusCode, 422, other.body)
@@ -427,25 +491,35 @@ describe('Idempotency-Key on verifier, presentation, QR and domain POSTs', () =>
       assert.equal(await codes(verifier.did), before + 2)
     })
 
-    it('a refused call (another verifier\'s request) stores nothing and its key can be used again', async () => {
+    it("a refused call (another verifier's request) stores nothing and its key can be used again", async () => {
       const request = await createRequest()
       const before = await codes(rival.did)
       const key = newKey()
-      assert.equal((await post('/api/qr/presentation-request', rivalToken, { request_id: request.id }, key)).statusCode, 404)
+      assert.equal(
+        (await post('/api/qr/presentation-request', rivalToken, { request_id: request.id }, key)).statusCode,
+        404,
+      )
       assert.equal(await codes(rival.did), before)
       const own = await post('/api/verifier/requests', rivalToken, { ...requestBody(), verifier_did: rival.did })
       assert.equal(own.statusCode, 201, own.body)
-      assert.equal((await post('/api/qr/presentation-request', rivalToken, { request_id: own.json().request.id }, key)).statusCode, 201)
+      assert.equal(
+        (await post('/api/qr/presentation-request', rivalToken, { request_id: own.json().request.id }, key)).statusCode,
+        201,
+      )
     })
 
     it('credential offers: a retry answers the first code, another body 422, no key two codes', async () => {
       const offer = async () => {
-        const res = await post(`/api/issuer/${issuer.did}/offers`, issuer.token, { credential_type: 'Degree', schema_id: schemaId })
+        const res = await post(`/api/issuer/${issuer.did}/offers`, issuer.token, {
+          credential_type: 'Degree',
+          schema_id: schemaId,
+        })
         assert.equal(res.statusCode, 201, res.body)
         return res.json().offer.id as string
       }
       const [o1, o2] = [await offer(), await offer()]
-      const send = (offerId: string, key?: string) => post('/api/qr/credential-offer', issuer.token, { offer_id: offerId }, key)
+      const send = (offerId: string, key?: string) =>
+        post('/api/qr/credential-offer', issuer.token, { offer_id: offerId }, key)
       const before = await codes(issuer.did)
       const key = newKey()
       const first = await send(o1, key)
@@ -459,16 +533,21 @@ describe('Idempotency-Key on verifier, presentation, QR and domain POSTs', () =>
       assert.equal((await send(o2)).statusCode, 201)
       assert.equal((await send(o2)).statusCode, 201)
       assert.equal(await codes(issuer.did), before + 3)
-      assert.equal((await t.app.inject({ method: 'GET', url: `/api/qr/resolve/${first.json().short_id}` })).json().payload.offer_id, o1)
+      assert.equal(
+        (await t.app.inject({ method: 'GET', url: `/api/qr/resolve/${first.json().short_id}` })).json().payload
+          .offer_id,
+        o1,
+      )
     })
   })
 
-  describe('POST /api/domain/challenge (a new challenge replaces the domain\'s earlier one)', () => {
+  describe("POST /api/domain/challenge (a new challenge replaces the domain's earlier one)", () => {
     const challengeOf = async (domain: string): Promise<Json | null> => {
       const status = await get(`/api/domain/status/${verifier.did}?domain=${domain}`, verifierToken)
       return status.domains[0]?.challenge ?? null
     }
-    const send = (domain: string, key?: string) => post('/api/domain/challenge', verifierToken, { did: verifier.did, domain }, key)
+    const send = (domain: string, key?: string) =>
+      post('/api/domain/challenge', verifierToken, { did: verifier.did, domain }, key)
 
     it('a retry with the same key answers the first challenge, which stays current; its token verifies', async () => {
       const domain = 'first.example.com'
@@ -481,7 +560,12 @@ describe('Idempotency-Key on verifier, presentation, QR and domain POSTs', () =>
       const current = await challengeOf(domain)
       assert.equal(current?.id, first.json().challenge.id)
       assert.equal(current?.status, 'open')
-      assert.equal(await count(sql`select count(*) as n from domain_challenges where did = ${verifier.did} and domain = ${domain}`), 1)
+      assert.equal(
+        await count(
+          sql`select count(*) as n from domain_challenges where did = ${verifier.did} and domain = ${domain}`,
+        ),
+        1,
+      )
       // The replayed token is the one that proves the domain.
       const { dns_txt, token } = again.json().challenge
       txt.set(dns_txt.name, [[token]])
@@ -496,7 +580,10 @@ describe('Idempotency-Key on verifier, presentation, QR and domain POSTs', () =>
       const other = await send('third.example.com', key)
       assert.equal(other.statusCode, 422, other.body)
       assert.match(other.json().message, /Idempotency-Key/)
-      assert.equal((await get(`/api/domain/status/${verifier.did}?domain=third.example.com`, verifierToken)).domains.length, 0)
+      assert.equal(
+        (await get(`/api/domain/status/${verifier.did}?domain=third.example.com`, verifierToken)).domains.length,
+        0,
+      )
     })
 
     it('without a key each call creates a challenge, which replaces the one before', async () => {

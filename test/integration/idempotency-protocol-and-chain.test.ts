@@ -36,25 +36,51 @@ describe('Idempotency-Key on the hosted wallet (OpenID4VCI, OpenID4VP)', () => {
   let verifierToken: string
   let schemaId: string
 
-  const SCHEMA = { name: 'Library card', version: '1', attributes: [{ name: 'given_name', data_type: 'string', required: true }], anonymous_credentials: false }
-  const signed = (signingInput: string, who = holder) => `${signingInput}.${sign(null, Buffer.from(signingInput), who.privateKey).toString('base64url')}`
+  const SCHEMA = {
+    name: 'Library card',
+    version: '1',
+    attributes: [{ name: 'given_name', data_type: 'string', required: true }],
+    anonymous_credentials: false,
+  }
+  const signed = (signingInput: string, who = holder) =>
+    `${signingInput}.${sign(null, Buffer.from(signingInput), who.privateKey).toString('base64url')}`
   const post = (app: FastifyInstance, url: string, payload: unknown, key?: string) =>
-    app.inject({ method: 'POST', url, headers: { ...bearer(holderToken), 'x-user-did': holder.did, ...withKey(key) }, payload: payload as object })
+    app.inject({
+      method: 'POST',
+      url,
+      headers: { ...bearer(holderToken), 'x-user-did': holder.did, ...withKey(key) },
+      payload: payload as object,
+    })
   const offer = async (body: Json = {}) => {
-    const res = await callAs(foreign.app, 'POST', `/api/issuer/${issuer.did}/offers`, issuer.token, { credential_type: 'LibraryCard', schema_id: schemaId, attributes: { given_name: 'Ada' }, format: 'dc+sd-jwt', ...body })
+    const res = await callAs(foreign.app, 'POST', `/api/issuer/${issuer.did}/offers`, issuer.token, {
+      credential_type: 'LibraryCard',
+      schema_id: schemaId,
+      attributes: { given_name: 'Ada' },
+      format: 'dc+sd-jwt',
+      ...body,
+    })
     assert.equal(res.statusCode, 201, res.body)
     return res.json() as Json
   }
   const accept = (body: Json, key?: string) => post(home.app, `/api/wallet/${holder.did}/offers/accept`, body, key)
-  const complete = (sessionId: string, body: Json, key?: string) => post(home.app, `/api/wallet/${holder.did}/offers/accept/${sessionId}`, body, key)
-  const answer = (body: Json, key?: string) => post(home.app, `/api/wallet/${holder.did}/presentation-requests/answer`, body, key)
-  const send = (sessionId: string, body: Json, key?: string) => post(home.app, `/api/wallet/${holder.did}/presentation-requests/answer/${sessionId}`, body, key)
+  const complete = (sessionId: string, body: Json, key?: string) =>
+    post(home.app, `/api/wallet/${holder.did}/offers/accept/${sessionId}`, body, key)
+  const answer = (body: Json, key?: string) =>
+    post(home.app, `/api/wallet/${holder.did}/presentation-requests/answer`, body, key)
+  const send = (sessionId: string, body: Json, key?: string) =>
+    post(home.app, `/api/wallet/${holder.did}/presentation-requests/answer/${sessionId}`, body, key)
   const verifierRequest = async () => {
     const res = await callAs(home.app, 'POST', '/api/verifier/requests', verifierToken, {
       verifier_did: verifier.did,
       presentation_type: 'MemberCheck',
       // An SD-JWT VC type of another issuer is named by its vct (docs/openid4vp.md "DCQL mapping").
-      required_credentials: [{ credential_type: 'LibraryCard', schema_id: `${foreignFront.origin}/vct/${encodeURIComponent(schemaId)}`, required_attributes: ['given_name'] }],
+      required_credentials: [
+        {
+          credential_type: 'LibraryCard',
+          schema_id: `${foreignFront.origin}/vct/${encodeURIComponent(schemaId)}`,
+          required_attributes: ['given_name'],
+        },
+      ],
       purpose: 'Check the library card',
     })
     assert.equal(res.statusCode, 201, res.body)
@@ -63,22 +89,38 @@ describe('Idempotency-Key on the hosted wallet (OpenID4VCI, OpenID4VP)', () => {
 
   /** The holder's exchanges, by SQL. */
   const sessionCount = async (kind: 'oid4vci' | 'oid4vp') =>
-    (await home.deps.database.db.selectFrom('wallet_protocol_sessions').select('id').where('holder_did', '=', holder.did).where('kind', '=', kind).execute()).length
+    (
+      await home.deps.database.db
+        .selectFrom('wallet_protocol_sessions')
+        .select('id')
+        .where('holder_did', '=', holder.did)
+        .where('kind', '=', kind)
+        .execute()
+    ).length
   /** The holder's wallet, by its listing route. */
   const walletIds = async (): Promise<string[]> => {
-    const res = await home.app.inject({ method: 'GET', url: `/api/wallet/${holder.did}/credentials?limit=200`, headers: { ...bearer(holderToken), 'x-user-did': holder.did } })
+    const res = await home.app.inject({
+      method: 'GET',
+      url: `/api/wallet/${holder.did}/credentials?limit=200`,
+      headers: { ...bearer(holderToken), 'x-user-did': holder.did },
+    })
     assert.equal(res.statusCode, 200, res.body)
     return (res.json().data as Json[]).map((c) => c.id as string)
   }
   /** The holder's activity entries of a type, by the activity route. */
   const activities = async (type: string): Promise<number> => {
-    const res = await home.app.inject({ method: 'GET', url: `/api/wallet/${holder.did}/activities?type=${type}&limit=200`, headers: { ...bearer(holderToken), 'x-user-did': holder.did } })
+    const res = await home.app.inject({
+      method: 'GET',
+      url: `/api/wallet/${holder.did}/activities?type=${type}&limit=200`,
+      headers: { ...bearer(holderToken), 'x-user-did': holder.did },
+    })
     assert.equal(res.statusCode, 200, res.body)
     return (res.json().data as Json[]).length
   }
   /** How often the foreign issuer's offer was used (its offers listing). */
   const offerUses = async (offerId: string): Promise<number> => {
-    const offers = (await callAs(foreign.app, 'GET', `/api/issuer/${issuer.did}/offers`, issuer.token)).json().data as Json[]
+    const offers = (await callAs(foreign.app, 'GET', `/api/issuer/${issuer.did}/offers`, issuer.token)).json()
+      .data as Json[]
     return offers.find((o) => o.id === offerId)!.uses as number
   }
 
@@ -201,7 +243,11 @@ describe('Idempotency-Key on the hosted wallet (OpenID4VCI, OpenID4VP)', () => {
     const submitted = await activities('presentation_submitted')
     const key = newKey()
 
-    const refused = await send(prepared.session_id, { signatures: { [presentation.query_id]: signed(presentation.to_sign.signing_input, verifier) } }, key)
+    const refused = await send(
+      prepared.session_id,
+      { signatures: { [presentation.query_id]: signed(presentation.to_sign.signing_input, verifier) } },
+      key,
+    )
     assert.equal(refused.statusCode, 400, refused.body)
     assert.equal(await activities('presentation_submitted'), submitted)
 
@@ -212,10 +258,16 @@ describe('Idempotency-Key on the hosted wallet (OpenID4VCI, OpenID4VP)', () => {
     assert.equal(again.statusCode, 200, again.body)
     assert.deepEqual(again.json(), first.json())
     assert.equal(await activities('presentation_submitted'), submitted + 1, 'the answer was sent once')
-    const recorded = (await callAs(home.app, 'GET', `/api/verifier/requests/${request.request.id}`, verifierToken)).json() as Json
+    const recorded = (
+      await callAs(home.app, 'GET', `/api/verifier/requests/${request.request.id}`, verifierToken)
+    ).json() as Json
     assert.equal(recorded.openid4vp.answer, 'accepted')
 
-    const other = await send(prepared.session_id, { signatures: { [presentation.query_id]: `${body.signatures[presentation.query_id]}x` } }, key)
+    const other = await send(
+      prepared.session_id,
+      { signatures: { [presentation.query_id]: `${body.signatures[presentation.query_id]}x` } },
+      key,
+    )
     assert.equal(other.statusCode, 422, other.body)
     assert.match(other.json().message, /Idempotency-Key/)
     // Without a key the answer is sent once, as before.
@@ -242,23 +294,37 @@ describe('Idempotency-Key on the chain anchoring writes and their legacy names',
   after(() => t.close())
 
   const hashHex = () => randomBytes(32).toString('hex')
-  const post = (url: string, token: string, payload: unknown, key?: string) => t.app.inject({ method: 'POST', url, headers: { ...bearer(token), ...withKey(key) }, payload: payload as object })
+  const post = (url: string, token: string, payload: unknown, key?: string) =>
+    t.app.inject({ method: 'POST', url, headers: { ...bearer(token), ...withKey(key) }, payload: payload as object })
   const db = () => t.deps.database.db
-  const leaves = async (issuerDid: string) => (await db().selectFrom('chain_credentials').select('credential_hash').where('issuer_did', '=', issuerDid).execute()).map((r) => r.credential_hash)
+  const leaves = async (issuerDid: string) =>
+    (
+      await db().selectFrom('chain_credentials').select('credential_hash').where('issuer_did', '=', issuerDid).execute()
+    ).map((r) => r.credential_hash)
   const jobs = async (kind: 'schema' | 'consent-grant', subject?: string) => {
     let query = db().selectFrom('chain_jobs').select('id').where('kind', '=', kind)
     if (subject !== undefined) query = query.where('subject_id', '=', subject)
     return (await query.execute()).length
   }
   const consent = async (): Promise<string> => {
-    const res = await post(`/api/wallet/${holder.did}/consents`, holderToken, { verifier_did: verifier.did, purpose: 'account opening', data_categories: ['email'] })
+    const res = await post(`/api/wallet/${holder.did}/consents`, holderToken, {
+      verifier_did: verifier.did,
+      purpose: 'account opening',
+      data_categories: ['email'],
+    })
     assert.equal(res.statusCode, 201, res.body)
     return res.json().consent.id as string
   }
 
   for (const route of [
-    { url: '/api/blockchain/credential/register', body: (hash: string) => ({ issuer_did: issuer.did, credential_hash: hash }) },
-    { url: '/api/blockchain-legacy/register-credential', body: (hash: string) => ({ issuerDid: issuer.did, credentialHash: hash }) },
+    {
+      url: '/api/blockchain/credential/register',
+      body: (hash: string) => ({ issuer_did: issuer.did, credential_hash: hash }),
+    },
+    {
+      url: '/api/blockchain-legacy/register-credential',
+      body: (hash: string) => ({ issuerDid: issuer.did, credentialHash: hash }),
+    },
   ]) {
     it(`${route.url}: a retry answers the first 201; another body 422 and nothing queued; without a key a repeat queues the hash once, as before`, async () => {
       const hash = hashHex()
@@ -285,8 +351,14 @@ describe('Idempotency-Key on the chain anchoring writes and their legacy names',
   }
 
   for (const route of [
-    { url: '/api/blockchain/schema/register', body: (id: string, hash: string) => ({ issuer_did: issuer.did, schema_id: id, schema_hash: hash }) },
-    { url: '/api/blockchain-legacy/register-schema', body: (id: string, hash: string) => ({ issuerDid: issuer.did, schemaId: id, schemaHash: hash }) },
+    {
+      url: '/api/blockchain/schema/register',
+      body: (id: string, hash: string) => ({ issuer_did: issuer.did, schema_id: id, schema_hash: hash }),
+    },
+    {
+      url: '/api/blockchain-legacy/register-schema',
+      body: (id: string, hash: string) => ({ issuerDid: issuer.did, schemaId: id, schemaHash: hash }),
+    },
   ]) {
     it(`${route.url}: a retry answers the first 201 and queues one chain transaction; another body 422; without a key each call queues one`, async () => {
       const schemaId = `schema-${randomUUID()}`
@@ -339,7 +411,12 @@ describe('Idempotency-Key on the chain anchoring writes and their legacy names',
     const before = await jobs('consent-grant')
     const key = newKey()
     // Another holder's DID in the body: 403, nothing queued, the key still free.
-    const refused = await post('/api/blockchain-legacy/grant-consent', holderToken, { ...body, userDid: issuer.did }, key)
+    const refused = await post(
+      '/api/blockchain-legacy/grant-consent',
+      holderToken,
+      { ...body, userDid: issuer.did },
+      key,
+    )
     assert.equal(refused.statusCode, 403, refused.body)
     assert.equal(await jobs('consent-grant'), before)
 
@@ -351,7 +428,12 @@ describe('Idempotency-Key on the chain anchoring writes and their legacy names',
     assert.equal(again.statusCode, 201)
     assert.equal(await jobs('consent-grant'), before + 1)
 
-    const other = await post('/api/blockchain-legacy/grant-consent', holderToken, { ...body, expiresAt: '2031-01-01T00:00:00Z' }, key)
+    const other = await post(
+      '/api/blockchain-legacy/grant-consent',
+      holderToken,
+      { ...body, expiresAt: '2031-01-01T00:00:00Z' },
+      key,
+    )
     assert.equal(other.statusCode, 422, other.body)
     assert.equal(await jobs('consent-grant'), before + 1)
   })
@@ -365,9 +447,14 @@ describe('Idempotency-Key on POST /api/admin/keys/rotate', () => {
   after(() => t.close())
 
   const admin = { 'x-admin-key': ADMIN_KEY }
-  const rotate = (payload: object, key?: string) => t.app.inject({ method: 'POST', url: '/api/admin/keys/rotate', headers: { ...admin, ...withKey(key) }, payload })
+  const rotate = (payload: object, key?: string) =>
+    t.app.inject({ method: 'POST', url: '/api/admin/keys/rotate', headers: { ...admin, ...withKey(key) }, payload })
   const keys = async (purpose: string): Promise<Json[]> => {
-    const res = await t.app.inject({ method: 'GET', url: `/api/admin/keys?owner=service&purpose=${purpose}`, headers: admin })
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/api/admin/keys?owner=service&purpose=${purpose}`,
+      headers: admin,
+    })
     assert.equal(res.statusCode, 200, res.body)
     return res.json().keys as Json[]
   }
@@ -386,7 +473,10 @@ describe('Idempotency-Key on POST /api/admin/keys/rotate', () => {
     assert.deepEqual(again.json(), first.json())
     const after = await keys(purpose)
     assert.equal(after.length, 2)
-    assert.deepEqual(after.filter((k) => k.status === 'active').map((k) => k.kid), [first.json().active.kid])
+    assert.deepEqual(
+      after.filter((k) => k.status === 'active').map((k) => k.kid),
+      [first.json().active.kid],
+    )
 
     const other = await rotate({ purpose: `${purpose}-other` }, key)
     assert.equal(other.statusCode, 422, other.body)

@@ -15,11 +15,22 @@ describe('IdempotencyService: a secret shown once is sealed with its key and ans
 
   before(async () => {
     handle = await createTestDatabase()
-    service = new IdempotencyService({ db: handle.db, clock, ttlSeconds: 3600, box: new SecretBox(randomBytes(32), 'idempotency') })
+    service = new IdempotencyService({
+      db: handle.db,
+      clock,
+      ttlSeconds: 3600,
+      box: new SecretBox(randomBytes(32), 'idempotency'),
+    })
   })
   after(() => handle.close())
 
-  const request = (key: string, body: unknown = { n: 1 }): KeyedRequest => ({ callerDid: 'did:example:caller', method: 'POST', path: '/api/things', header: `"${key}"`, body })
+  const request = (key: string, body: unknown = { n: 1 }): KeyedRequest => ({
+    callerDid: 'did:example:caller',
+    method: 'POST',
+    path: '/api/things',
+    header: `"${key}"`,
+    body,
+  })
   /** A create that makes a resource id and a secret, counting its runs. */
   const creator = () => {
     let runs = 0
@@ -43,7 +54,11 @@ describe('IdempotencyService: a secret shown once is sealed with its key and ans
     assert.equal(again.replayed, true)
     assert.deepEqual(again.body, first.body)
 
-    const row = await handle.db.selectFrom('idempotency_keys').select(['sealed_secret', 'resource_id']).where('key', '=', key).executeTakeFirstOrThrow()
+    const row = await handle.db
+      .selectFrom('idempotency_keys')
+      .select(['sealed_secret', 'resource_id'])
+      .where('key', '=', key)
+      .executeTakeFirstOrThrow()
     assert.equal(row.resource_id, first.body.id)
     assert.ok(row.sealed_secret && row.sealed_secret.length > 16)
     assert.equal(Buffer.from(row.sealed_secret).includes(Buffer.from(first.body.tx_code)), false)
@@ -54,17 +69,29 @@ describe('IdempotencyService: a secret shown once is sealed with its key and ans
     const replay = async (id: string, secret: unknown) => ({ id, ...(secret as { tx_code: string }) })
     await service.run(request(a), creator().create, replay)
     await service.run(request(b), creator().create, replay)
-    const sealedA = await handle.db.selectFrom('idempotency_keys').select('sealed_secret').where('key', '=', a).executeTakeFirstOrThrow()
-    await handle.db.updateTable('idempotency_keys').set({ sealed_secret: sealedA.sealed_secret }).where('key', '=', b).execute()
+    const sealedA = await handle.db
+      .selectFrom('idempotency_keys')
+      .select('sealed_secret')
+      .where('key', '=', a)
+      .executeTakeFirstOrThrow()
+    await handle.db
+      .updateTable('idempotency_keys')
+      .set({ sealed_secret: sealedA.sealed_secret })
+      .where('key', '=', b)
+      .execute()
     await assert.rejects(service.run(request(b), creator().create, replay), /unable to authenticate/)
   })
 
   it('without a secret nothing is sealed and the replay gets undefined', async () => {
     const key = randomUUID()
-    const create = (claim: Parameters<Parameters<IdempotencyService['run']>[1]>[0]) => withClaim(handle.db, claim, 'plain-1', async () => 'created')
+    const create = (claim: Parameters<Parameters<IdempotencyService['run']>[1]>[0]) =>
+      withClaim(handle.db, claim, 'plain-1', async () => 'created')
     let seen: unknown = 'not called'
     await service.run(request(key), create, async () => 'replayed')
-    const again = await service.run(request(key), create, async (_id, secret) => { seen = secret; return 'replayed' })
+    const again = await service.run(request(key), create, async (_id, secret) => {
+      seen = secret
+      return 'replayed'
+    })
     assert.equal(again.body, 'replayed')
     assert.equal(seen, undefined)
   })
@@ -72,12 +99,19 @@ describe('IdempotencyService: a secret shown once is sealed with its key and ans
   it('a create that fails after its claim records nothing: the key is free for the retry', async () => {
     const key = randomUUID()
     const failing = (claim: Parameters<Parameters<IdempotencyService['run']>[1]>[0]) =>
-      withClaim(handle.db, claim, 'never', async () => { throw new Error('refused after the claim') })
-    await assert.rejects(service.run(request(key), failing, async () => 'replayed'), /refused after the claim/)
+      withClaim(handle.db, claim, 'never', async () => {
+        throw new Error('refused after the claim')
+      })
+    await assert.rejects(
+      service.run(request(key), failing, async () => 'replayed'),
+      /refused after the claim/,
+    )
     const rows = await handle.db.selectFrom('idempotency_keys').select('key').where('key', '=', key).execute()
     assert.equal(rows.length, 0)
     const { create, runs } = creator()
-    const retried = await service.run(request(key), create, async () => { throw new Error('not a replay') })
+    const retried = await service.run(request(key), create, async () => {
+      throw new Error('not a replay')
+    })
     assert.equal(retried.replayed, false)
     assert.equal(runs(), 1)
   })
@@ -85,8 +119,15 @@ describe('IdempotencyService: a secret shown once is sealed with its key and ans
   it('the same key with another body is refused with 422 and creates nothing', async () => {
     const key = randomUUID()
     const { create, runs } = creator()
-    await service.run(request(key, { n: 1 }), create, async () => { throw new Error('not a replay') })
-    await assert.rejects(service.run(request(key, { n: 2 }), create, async () => { throw new Error('not a replay') }), (e: Error) => e instanceof UnprocessableError && /another request/.test(e.message))
+    await service.run(request(key, { n: 1 }), create, async () => {
+      throw new Error('not a replay')
+    })
+    await assert.rejects(
+      service.run(request(key, { n: 2 }), create, async () => {
+        throw new Error('not a replay')
+      }),
+      (e: Error) => e instanceof UnprocessableError && /another request/.test(e.message),
+    )
     assert.equal(runs(), 1)
   })
 })

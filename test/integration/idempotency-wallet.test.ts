@@ -43,17 +43,32 @@ describe('Idempotency-Key on the wallet routes', () => {
 
   const newKey = () => `"${randomUUID()}"`
   const post = (path: string, payload: object, key?: string) =>
-    t.app.inject({ method: 'POST', url: `/api/wallet${path}`, headers: { ...bearer(token), ...(key === undefined ? {} : { 'idempotency-key': key }) }, payload })
+    t.app.inject({
+      method: 'POST',
+      url: `/api/wallet${path}`,
+      headers: { ...bearer(token), ...(key === undefined ? {} : { 'idempotency-key': key }) },
+      payload,
+    })
   /** Every entry of a holder listing (`GET /api/wallet/:did/<what>`). */
   const listed = async (what: string): Promise<Json[]> => {
-    const res = await callAs(t.app, 'GET', `/api/wallet/${holder.did}/${what}${what.includes('?') ? '&' : '?'}limit=200`, token)
+    const res = await callAs(
+      t.app,
+      'GET',
+      `/api/wallet/${holder.did}/${what}${what.includes('?') ? '&' : '?'}limit=200`,
+      token,
+    )
     assert.equal(res.statusCode, 200, res.body)
     return res.json().data
   }
   const ids = async (what: string) => (await listed(what)).map((row) => row.id as string)
 
   /** The same-key retry, the other-body 422 and the keyless pair, for one route. */
-  const checkRoute = async (options: { send: (body: Json, key?: string) => Promise<{ statusCode: number; body: string; json(): Json }>; body: (n: number) => Json; listing: string; idOf: (answer: Json) => string }) => {
+  const checkRoute = async (options: {
+    send: (body: Json, key?: string) => Promise<{ statusCode: number; body: string; json(): Json }>
+    body: (n: number) => Json
+    listing: string
+    idOf: (answer: Json) => string
+  }) => {
     const { send, body, listing, idOf } = options
     const key = newKey()
     const before = await ids(listing)
@@ -81,7 +96,12 @@ describe('Idempotency-Key on the wallet routes', () => {
 
   describe('POST /api/wallet/credential-request', () => {
     const offer = async (extra: Json = {}): Promise<string> => {
-      const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/offers`, issuer.token, { credential_type: 'Membership', schema_id: schemaId, attributes: { level: 'gold' }, ...extra })
+      const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/offers`, issuer.token, {
+        credential_type: 'Membership',
+        schema_id: schemaId,
+        attributes: { level: 'gold' },
+        ...extra,
+      })
       assert.equal(res.statusCode, 201, res.body)
       return res.json().offer.id
     }
@@ -96,7 +116,12 @@ describe('Idempotency-Key on the wallet routes', () => {
     it('by schema: a retry answers the first 201, another body 422, no key creates two', async () => {
       await checkRoute({
         send: request,
-        body: (n) => ({ issuer_did: issuer.did, schema_id: schemaId, credential_type: 'Membership', attributes: { member_name: `M${n}` } }),
+        body: (n) => ({
+          issuer_did: issuer.did,
+          schema_id: schemaId,
+          credential_type: 'Membership',
+          attributes: { member_name: `M${n}` },
+        }),
         listing: 'credential-requests',
         idOf: (answer) => answer.request.id,
       })
@@ -152,7 +177,10 @@ describe('Idempotency-Key on the wallet routes', () => {
       assert.equal(usedUp.statusCode, 404, usedUp.body)
       assert.equal(await usesOf(offerId), 1)
       assert.equal((await ids('credential-requests')).length, before.length + 1)
-      const bySchema = await request({ issuer_did: issuer.did, schema_id: schemaId, credential_type: 'Membership' }, usedUpKey)
+      const bySchema = await request(
+        { issuer_did: issuer.did, schema_id: schemaId, credential_type: 'Membership' },
+        usedUpKey,
+      )
       assert.equal(bySchema.statusCode, 201, bySchema.body)
     })
 
@@ -179,22 +207,36 @@ describe('Idempotency-Key on the wallet routes', () => {
     const importJwt = (body: Json, key?: string) => post(`/${holder.did}/credentials/import`, body, key)
     const jwts = new Map<number, string>()
     const jwtFor = (n: number) => {
-      if (!jwts.has(n)) jwts.set(n, foreignCredential(external, { subject: holder.did, attributes: { given_name: `Ada ${n}` } }))
+      if (!jwts.has(n))
+        jwts.set(n, foreignCredential(external, { subject: holder.did, attributes: { given_name: `Ada ${n}` } }))
       return jwts.get(n)!
     }
 
     it('a retry answers the first 201 where a keyless repeat answers 409; another body 422; no key imports two', async () => {
-      await checkRoute({ send: importJwt, body: (n) => ({ credential_jwt: jwtFor(n) }), listing: 'credentials', idOf: (answer) => answer.credential.id })
+      await checkRoute({
+        send: importJwt,
+        body: (n) => ({ credential_jwt: jwtFor(n) }),
+        listing: 'credentials',
+        idOf: (answer) => answer.credential.id,
+      })
       // Without a key, the repeat of an import is refused as a duplicate (unchanged).
       const repeat = await importJwt({ credential_jwt: jwtFor(1) })
       assert.equal(repeat.statusCode, 409, repeat.body)
     })
 
     it('a retry of a restoring import answers it restored', async () => {
-      const issued = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, { credential_type: 'Membership', schema_id: schemaId, subject_did: holder.did, attributes: { member_name: 'R', level: 'gold' } })
+      const issued = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, {
+        credential_type: 'Membership',
+        schema_id: schemaId,
+        subject_did: holder.did,
+        attributes: { member_name: 'R', level: 'gold' },
+      })
       assert.equal(issued.statusCode, 201, issued.body)
       const { id, jwt } = issued.json().credential
-      assert.equal((await callAs(t.app, 'DELETE', `/api/wallet/${holder.did}/credentials/${id}`, token)).statusCode, 200)
+      assert.equal(
+        (await callAs(t.app, 'DELETE', `/api/wallet/${holder.did}/credentials/${id}`, token)).statusCode,
+        200,
+      )
       const key = newKey()
       const first = await importJwt({ credential_jwt: jwt }, key)
       assert.equal(first.statusCode, 201, first.body)
@@ -221,14 +263,21 @@ describe('Idempotency-Key on the wallet routes', () => {
   describe('POST /api/wallet/:did/credentials/share', () => {
     let credentialId: string
     before(async () => {
-      const res = await post(`/${holder.did}/credentials/import`, { credential_jwt: foreignCredential(external, { subject: holder.did }) })
+      const res = await post(`/${holder.did}/credentials/import`, {
+        credential_jwt: foreignCredential(external, { subject: holder.did }),
+      })
       assert.equal(res.statusCode, 201, res.body)
       credentialId = res.json().credential.id
     })
     const share = (body: Json, key?: string) => post(`/${holder.did}/credentials/share`, body, key)
 
     it('a retry answers the first 201, another body 422, no key creates two', async () => {
-      await checkRoute({ send: share, body: (n) => ({ credential_id: credentialId, purpose: `p${n}` }), listing: 'shares', idOf: (answer) => answer.share.id })
+      await checkRoute({
+        send: share,
+        body: (n) => ({ credential_id: credentialId, purpose: `p${n}` }),
+        listing: 'shares',
+        idOf: (answer) => answer.share.id,
+      })
     })
 
     it('the replayed link (its token shown once, sealed with the key) opens the credential', async () => {
@@ -258,9 +307,19 @@ describe('Idempotency-Key on the wallet routes', () => {
   describe('POST /api/wallet/:did/evidence/upload', () => {
     const upload = (parts: Part[], key?: string) => {
       const { payload, headers } = multipart(parts)
-      return t.app.inject({ method: 'POST', url: `/api/wallet/${holder.did}/evidence/upload`, headers: { ...headers, ...bearer(token), ...(key === undefined ? {} : { 'idempotency-key': key }) }, payload })
+      return t.app.inject({
+        method: 'POST',
+        url: `/api/wallet/${holder.did}/evidence/upload`,
+        headers: { ...headers, ...bearer(token), ...(key === undefined ? {} : { 'idempotency-key': key }) },
+        payload,
+      })
     }
-    const text = (s: string): Part => ({ name: 'file', filename: 'note.txt', contentType: 'text/plain', data: Buffer.from(s) })
+    const text = (s: string): Part => ({
+      name: 'file',
+      filename: 'note.txt',
+      contentType: 'text/plain',
+      data: Buffer.from(s),
+    })
 
     it('a retry answers the first 201, another body 422, no key uploads two', async () => {
       await checkRoute({
@@ -274,11 +333,23 @@ describe('Idempotency-Key on the wallet routes', () => {
 
     it('the same key with the same label and another file answers 422', async () => {
       const key = newKey()
-      const first = await upload([{ name: 'label', value: 'transcript' }, { name: 'file', filename: 'a.pdf', contentType: 'application/pdf', data: PDF_BYTES }], key)
+      const first = await upload(
+        [
+          { name: 'label', value: 'transcript' },
+          { name: 'file', filename: 'a.pdf', contentType: 'application/pdf', data: PDF_BYTES },
+        ],
+        key,
+      )
       assert.equal(first.statusCode, 201, first.body)
       const count = (await ids('evidence')).length
       const changed = Buffer.concat([PDF_BYTES, Buffer.from('%% more\n')])
-      const other = await upload([{ name: 'label', value: 'transcript' }, { name: 'file', filename: 'a.pdf', contentType: 'application/pdf', data: changed }], key)
+      const other = await upload(
+        [
+          { name: 'label', value: 'transcript' },
+          { name: 'file', filename: 'a.pdf', contentType: 'application/pdf', data: changed },
+        ],
+        key,
+      )
       assert.equal(other.statusCode, 422, other.body)
       assert.match(other.json().message, /Idempotency-Key/)
       assert.equal((await ids('evidence')).length, count)
@@ -287,7 +358,13 @@ describe('Idempotency-Key on the wallet routes', () => {
     it('a refused upload records nothing: the key can be used again', async () => {
       const key = newKey()
       const before = await ids('evidence')
-      const refused = await upload([{ name: 'label', value: 'transcript' }, { name: 'file', filename: 'a.pdf', contentType: 'application/pdf', data: Buffer.from('not a pdf') }], key)
+      const refused = await upload(
+        [
+          { name: 'label', value: 'transcript' },
+          { name: 'file', filename: 'a.pdf', contentType: 'application/pdf', data: Buffer.from('not a pdf') },
+        ],
+        key,
+      )
       assert.equal(refused.statusCode, 415, refused.body)
       assert.deepEqual(await ids('evidence'), before)
       const ok = await upload([{ name: 'label', value: 'transcript' }, text('fine')], key)

@@ -37,7 +37,8 @@ describe('issuance', () => {
   const holder = new DidClient()
   let schemaId: string
   let rivalSchemaId: string
-  const issue = (body: object, token = issuer.token, did = issuer.did) => callAs(t.app, 'POST', `/api/issuer/${did}/issue`, token, body)
+  const issue = (body: object, token = issuer.token, did = issuer.did) =>
+    callAs(t.app, 'POST', `/api/issuer/${did}/issue`, token, body)
 
   before(async () => {
     t = await createTestApp()
@@ -49,15 +50,44 @@ describe('issuance', () => {
   after(() => t.close())
 
   it('answers 201 with exactly the spec shape', async () => {
-    const res = await issue({ credential_type: 'UniversityDegree', schema_id: schemaId, subject_did: holder.did, attributes: ATTRS })
+    const res = await issue({
+      credential_type: 'UniversityDegree',
+      schema_id: schemaId,
+      subject_did: holder.did,
+      attributes: ATTRS,
+    })
     assert.equal(res.statusCode, 201, res.body)
     const body = res.json()
     assert.equal(body.success, true)
     assert.equal(typeof body.message, 'string')
     const c = body.credential
-    for (const key of ['credential', 'jwt', 'ipfs_hash', 'ipfs_gateway_url', 'credential_hash', 'blockchain_tx_hash', 'blockchain_tx', 'id', 'on_chain']) assert.ok(key in c, key)
+    for (const key of [
+      'credential',
+      'jwt',
+      'ipfs_hash',
+      'ipfs_gateway_url',
+      'credential_hash',
+      'blockchain_tx_hash',
+      'blockchain_tx',
+      'id',
+      'on_chain',
+    ])
+      assert.ok(key in c, key)
     const record = c.credential
-    for (const key of ['id', 'issuer_did', 'owner_did', 'credential_type', 'schema_id', 'credential_preview', 'status', 'signature_type', 'kyber_encrypted', 'evidence_attachments', 'created_at']) assert.ok(key in record, key)
+    for (const key of [
+      'id',
+      'issuer_did',
+      'owner_did',
+      'credential_type',
+      'schema_id',
+      'credential_preview',
+      'status',
+      'signature_type',
+      'kyber_encrypted',
+      'evidence_attachments',
+      'created_at',
+    ])
+      assert.ok(key in record, key)
     assert.match(record.id, /^aly:[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
     assert.equal(c.id, record.id)
     assert.equal(record.issuer_did, issuer.did)
@@ -72,12 +102,18 @@ describe('issuance', () => {
     assert.equal(c.ipfs_gateway_url, `${t.config.publicBaseUrl}/api/ipfs/${c.ipfs_hash}`)
     assert.match(c.credential_hash, /^[0-9a-f]{64}$/)
     // The preview is a subset of the attributes.
-    for (const [k, v] of Object.entries(record.credential_preview)) assert.deepEqual(v, (ATTRS as Record<string, unknown>)[k])
+    for (const [k, v] of Object.entries(record.credential_preview))
+      assert.deepEqual(v, (ATTRS as Record<string, unknown>)[k])
     assert.ok(Object.keys(record.credential_preview).length > 0)
   })
 
   it('can be verified by an outsider: JWT-VC and BBS from the DID document, status from the status list', async () => {
-    const res = await issue({ credential_type: 'UniversityDegree', schema_id: schemaId, subject_did: holder.did, attributes: ATTRS })
+    const res = await issue({
+      credential_type: 'UniversityDegree',
+      schema_id: schemaId,
+      subject_did: holder.did,
+      attributes: ATTRS,
+    })
     const { jwt, credential_hash: hash, credential: record } = res.json().credential
 
     // 1. The signing DID is the issuer's did:web hosted here; its document is fetched from the
@@ -96,7 +132,10 @@ describe('issuance', () => {
     const method = doc.verificationMethod.find((m: { id: string }) => m.id === header.kid)
     const raw = base58btc.decode(method.publicKeyMultibase)
     assert.deepEqual([...raw.subarray(0, 2)], [0xed, 0x01])
-    const key = await importJWK({ kty: 'OKP', crv: 'Ed25519', x: Buffer.from(raw.subarray(2)).toString('base64url') }, 'EdDSA')
+    const key = await importJWK(
+      { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(raw.subarray(2)).toString('base64url') },
+      'EdDSA',
+    )
     const { payload } = await jwtVerify(jwt, key, { issuer: signingDid, subject: holder.did })
     const vc = payload.vc as Json
     assert.equal(payload.jti, record.id)
@@ -149,19 +188,30 @@ describe('issuance', () => {
     assert.equal(await verifyBbsFromDidDocument(bbsMethod, changed, bbs.signature), false)
 
     // 4. After revocation the published list says so.
-    const revoked = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/credentials/${record.id}/revoke`, issuer.token)
+    const revoked = await callAs(
+      t.app,
+      'POST',
+      `/api/issuer/${issuer.did}/credentials/${record.id}/revoke`,
+      issuer.token,
+    )
     assert.equal(revoked.statusCode, 200, revoked.body)
     assert.equal(await readBit(), true)
   })
 
   it('leaves no plaintext attribute on the content store; the holder key in the key store opens it with any HPKE implementation', async () => {
     const secret = { ...ATTRS, given_name: 'Zebulon-Unique-Name', email: 'zebulon.secret@uni.example' }
-    const res = await issue({ credential_type: 'UniversityDegree', schema_id: schemaId, subject_did: holder.did, attributes: secret })
+    const res = await issue({
+      credential_type: 'UniversityDegree',
+      schema_id: schemaId,
+      subject_did: holder.did,
+      attributes: secret,
+    })
     const { ipfs_hash: cid, id } = res.json().credential
     const stored = await t.app.inject({ method: 'GET', url: `/api/ipfs/${cid}` })
     assert.equal(stored.statusCode, 200)
     const text = stored.rawPayload.toString('latin1')
-    for (const needle of ['Zebulon-Unique-Name', 'zebulon.secret', '2001-02-03', 'Algebra', holder.did]) assert.ok(!text.includes(needle), needle)
+    for (const needle of ['Zebulon-Unique-Name', 'zebulon.secret', '2001-02-03', 'Algebra', holder.did])
+      assert.ok(!text.includes(needle), needle)
     const envelope = JSON.parse(stored.body)
     assert.equal(envelope.format, 'sealed-envelope/v2')
     // The service-held ML-KEM seed, sealed in the key store, opens it with a second HPKE
@@ -190,11 +240,22 @@ describe('issuance', () => {
     // Right length, but coefficients of 0xFFF exceed q = 3329: fails the FIPS 203 §7.2 modulus check.
     const outOfRange = Buffer.alloc(1184, 0xff).toString('base64url')
     assert.equal((await callAs(t.app, 'PUT', url, ownToken, { public_key: outOfRange })).statusCode, 400)
-    assert.equal((await callAs(t.app, 'PUT', url, issuer.token, { public_key: Buffer.from(pair.publicKey).toString('base64url') })).statusCode, 403)
-    const put = await callAs(t.app, 'PUT', url, ownToken, { public_key: Buffer.from(pair.publicKey).toString('base64url') })
+    assert.equal(
+      (await callAs(t.app, 'PUT', url, issuer.token, { public_key: Buffer.from(pair.publicKey).toString('base64url') }))
+        .statusCode,
+      403,
+    )
+    const put = await callAs(t.app, 'PUT', url, ownToken, {
+      public_key: Buffer.from(pair.publicKey).toString('base64url'),
+    })
     assert.equal(put.statusCode, 200, put.body)
     assert.equal(put.json().key.custody, 'holder')
-    const res = await issue({ credential_type: 'UniversityDegree', schema_id: schemaId, subject_did: own.did, attributes: ATTRS })
+    const res = await issue({
+      credential_type: 'UniversityDegree',
+      schema_id: schemaId,
+      subject_did: own.did,
+      attributes: ATTRS,
+    })
     const { ipfs_hash: cid, id } = res.json().credential
     const envelope = JSON.parse((await t.app.inject({ method: 'GET', url: `/api/ipfs/${cid}` })).body)
     const material = JSON.parse(Buffer.from(await openAsHolder(pair.privateKey, envelope, own.did, id)).toString())
@@ -218,7 +279,12 @@ describe('issuance', () => {
       ['courses', { not: 'an array' }],
     ]
     for (const [name, value] of wrong) {
-      const res = await issue({ credential_type: 'UniversityDegree', schema_id: schemaId, subject_did: holder.did, attributes: { ...ATTRS, [name]: value } })
+      const res = await issue({
+        credential_type: 'UniversityDegree',
+        schema_id: schemaId,
+        subject_did: holder.did,
+        attributes: { ...ATTRS, [name]: value },
+      })
       assert.equal(res.statusCode, 400, `${name}=${JSON.stringify(value)}: ${res.body}`)
       assert.match(res.json().message, new RegExp(name))
     }
@@ -226,7 +292,11 @@ describe('issuance', () => {
     const res = await issue({ credential_type: 'UniversityDegree', schema_id: schemaId, attributes: missing })
     assert.equal(res.statusCode, 400)
     assert.match(res.json().message, /given_name.*required/)
-    const unknown = await issue({ credential_type: 'UniversityDegree', schema_id: schemaId, attributes: { ...ATTRS, shoe_size: 44 } })
+    const unknown = await issue({
+      credential_type: 'UniversityDegree',
+      schema_id: schemaId,
+      attributes: { ...ATTRS, shoe_size: 44 },
+    })
     assert.equal(unknown.statusCode, 400)
     assert.match(unknown.json().message, /shoe_size/)
   })
@@ -247,8 +317,38 @@ describe('issuance', () => {
       [{ ...base, extensions: ['laser'] }, /laser/],
       [{ ...base, evidence_required: ['passport'] }, /passport/],
       [{ ...base, template_id: 'template-unknown' }, /template_id/],
-      [{ ...base, evidence: [{ label: 'transcript', filename: 't.pdf', ipfs_hash: 'bafkreib2bhwgeyjbfkr7ra7vbo5rvwnfhzxn4uhw5d2z2nx2v5mlo3mpoi', gateway_url: 'https://x.example/t', content_type: 'application/pdf', size: 10 }] }, /not been uploaded/],
-      [{ ...base, evidence: [{ label: 'transcript', filename: 't.pdf', ipfs_hash: 'not-a-cid', gateway_url: 'https://x.example/t', content_type: 'application/pdf', size: 10 }] }, /CID/],
+      [
+        {
+          ...base,
+          evidence: [
+            {
+              label: 'transcript',
+              filename: 't.pdf',
+              ipfs_hash: 'bafkreib2bhwgeyjbfkr7ra7vbo5rvwnfhzxn4uhw5d2z2nx2v5mlo3mpoi',
+              gateway_url: 'https://x.example/t',
+              content_type: 'application/pdf',
+              size: 10,
+            },
+          ],
+        },
+        /not been uploaded/,
+      ],
+      [
+        {
+          ...base,
+          evidence: [
+            {
+              label: 'transcript',
+              filename: 't.pdf',
+              ipfs_hash: 'not-a-cid',
+              gateway_url: 'https://x.example/t',
+              content_type: 'application/pdf',
+              size: 10,
+            },
+          ],
+        },
+        /CID/,
+      ],
       [{ ...base, evidence: [{ label: 'transcript', filename: 't.pdf' }] }, /evidence/],
     ]
     for (const [body, message] of cases) {
@@ -257,16 +357,39 @@ describe('issuance', () => {
       assert.match(res.json().message, message)
     }
     // A schema that allows no evidence or extensions at all.
-    const plain = await issuer.schema(t.app, { name: 'Plain', version: '1', attributes: [{ name: 'n', data_type: 'string' }] })
+    const plain = await issuer.schema(t.app, {
+      name: 'Plain',
+      version: '1',
+      attributes: [{ name: 'n', data_type: 'string' }],
+    })
     const uploaded = await t.deps.content.put(Buffer.from('transcript bytes'))
-    const evidence = [{ label: 'transcript', filename: 't.pdf', ipfs_hash: uploaded.cid, gateway_url: 'https://x.example/t', content_type: 'application/pdf', size: 16 }]
+    const evidence = [
+      {
+        label: 'transcript',
+        filename: 't.pdf',
+        ipfs_hash: uploaded.cid,
+        gateway_url: 'https://x.example/t',
+        content_type: 'application/pdf',
+        size: 16,
+      },
+    ]
     const noEvidence = await issue({ credential_type: 'P', schema_id: plain, attributes: { n: 'x' }, evidence })
     assert.equal(noEvidence.statusCode, 400)
     assert.match(noEvidence.json().message, /does not allow evidence/)
-    const noExt = await issue({ credential_type: 'P', schema_id: plain, attributes: { n: 'x' }, extensions: ['honours'] })
+    const noExt = await issue({
+      credential_type: 'P',
+      schema_id: plain,
+      attributes: { n: 'x' },
+      extensions: ['honours'],
+    })
     assert.equal(noExt.statusCode, 400)
     // Allowed evidence that was uploaded, and an allowed extension, are accepted and recorded.
-    const ok = await issue({ ...base, evidence: [{ ...evidence[0]!, label: 'transcript' }], extensions: ['honours'], evidence_required: ['transcript'] })
+    const ok = await issue({
+      ...base,
+      evidence: [{ ...evidence[0]!, label: 'transcript' }],
+      extensions: ['honours'],
+      evidence_required: ['transcript'],
+    })
     assert.equal(ok.statusCode, 201, ok.body)
     assert.deepEqual(ok.json().credential.credential.evidence_attachments, evidence)
     assert.deepEqual((decodeJwt(ok.json().credential.jwt).vc as Json).extensions, ['honours'])
@@ -285,36 +408,82 @@ describe('issuance', () => {
 
   it('issues JWT-VC only for a schema that opts out of BBS', async () => {
     const jwtOnly = await issuer.schema(t.app, { ...DEGREE_SCHEMA, version: 'jwt-only', anonymous_credentials: false })
-    const res = await issue({ credential_type: 'UniversityDegree', schema_id: jwtOnly, subject_did: holder.did, attributes: ATTRS })
+    const res = await issue({
+      credential_type: 'UniversityDegree',
+      schema_id: jwtOnly,
+      subject_did: holder.did,
+      attributes: ATTRS,
+    })
     assert.equal(res.statusCode, 201, res.body)
-    const one = await callAs(t.app, 'GET', `/api/issuer/${issuer.did}/credentials/${res.json().credential.id}`, issuer.token)
+    const one = await callAs(
+      t.app,
+      'GET',
+      `/api/issuer/${issuer.did}/credentials/${res.json().credential.id}`,
+      issuer.token,
+    )
     assert.equal(one.json().credential.signature_type, 'EdDSA')
     assert.equal(one.json().credential.anonymous_credential, null)
     assert.equal(one.json().credential.bbs_signature, null)
     // JWT-only carries any JSON number; BBS signs numbers with at most 4 decimals.
     const floaty = { ...ATTRS, gpa: 2 + 0.28 }
-    assert.equal((await issue({ credential_type: 'UniversityDegree', schema_id: jwtOnly, subject_did: holder.did, attributes: floaty })).statusCode, 201)
-    const refused = await issue({ credential_type: 'UniversityDegree', schema_id: schemaId, subject_did: holder.did, attributes: floaty })
+    assert.equal(
+      (
+        await issue({
+          credential_type: 'UniversityDegree',
+          schema_id: jwtOnly,
+          subject_did: holder.did,
+          attributes: floaty,
+        })
+      ).statusCode,
+      201,
+    )
+    const refused = await issue({
+      credential_type: 'UniversityDegree',
+      schema_id: schemaId,
+      subject_did: holder.did,
+      attributes: floaty,
+    })
     assert.equal(refused.statusCode, 400, refused.body)
     assert.equal(refused.json().details.attribute, 'gpa')
     assert.match(refused.json().message, /4 decimals/)
   })
 
   it('pre-fills from a template: fixed attributes and expiry; a conflicting value is 400', async () => {
-    const tpl = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/templates`, issuer.token, { name: 'Honours', credential_type: 'UniversityDegree', schema_id: schemaId, fixed_attributes: { graduated: true }, validity_days: 30 })
+    const tpl = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/templates`, issuer.token, {
+      name: 'Honours',
+      credential_type: 'UniversityDegree',
+      schema_id: schemaId,
+      fixed_attributes: { graduated: true },
+      validity_days: 30,
+    })
     assert.equal(tpl.statusCode, 201, tpl.body)
     const templateId = tpl.json().template.id
     const { graduated: _g, ...rest } = ATTRS
-    const res = await issue({ credential_type: 'UniversityDegree', schema_id: schemaId, template_id: templateId, attributes: rest })
+    const res = await issue({
+      credential_type: 'UniversityDegree',
+      schema_id: schemaId,
+      template_id: templateId,
+      attributes: rest,
+    })
     assert.equal(res.statusCode, 201, res.body)
     const payload = decodeJwt(res.json().credential.jwt)
     assert.equal((payload.vc as Json).credentialSubject.graduated, true)
     const days = (payload.exp! - payload.iat!) / 86_400
     assert.equal(days, 30)
-    const conflict = await issue({ credential_type: 'UniversityDegree', schema_id: schemaId, template_id: templateId, attributes: { ...rest, graduated: false } })
+    const conflict = await issue({
+      credential_type: 'UniversityDegree',
+      schema_id: schemaId,
+      template_id: templateId,
+      attributes: { ...rest, graduated: false },
+    })
     assert.equal(conflict.statusCode, 400)
     assert.match(conflict.json().message, /graduated.*fixed/)
-    const wrongType = await issue({ credential_type: 'Other', schema_id: schemaId, template_id: templateId, attributes: rest })
+    const wrongType = await issue({
+      credential_type: 'Other',
+      schema_id: schemaId,
+      template_id: templateId,
+      attributes: rest,
+    })
     assert.equal(wrongType.statusCode, 400)
   })
 
@@ -328,12 +497,26 @@ describe('issuance', () => {
     const strict = await new IssuerActor().setUp(t.app, 'Strict')
     const sid = await strict.schema(t.app)
     const body = { credential_type: 'UniversityDegree', schema_id: sid, attributes: ATTRS }
-    const set = await callAs(t.app, 'POST', `/api/issuer/${strict.did}/set-auth`, strict.token, { ...(await strict.proof(t.app, strict.did, 'step-up')), require_step_up: true })
+    const set = await callAs(t.app, 'POST', `/api/issuer/${strict.did}/set-auth`, strict.token, {
+      ...(await strict.proof(t.app, strict.did, 'step-up')),
+      require_step_up: true,
+    })
     assert.equal(set.statusCode, 200, set.body)
     const refused = await issue(body, strict.token, strict.did)
     assert.equal(refused.statusCode, 401)
     assert.match(refused.json().message, /step-up/)
-    assert.equal((await callAs(t.app, 'POST', `/api/issuer/${strict.did}/authenticate`, strict.token, await strict.proof(t.app, strict.did, 'step-up'))).statusCode, 200)
+    assert.equal(
+      (
+        await callAs(
+          t.app,
+          'POST',
+          `/api/issuer/${strict.did}/authenticate`,
+          strict.token,
+          await strict.proof(t.app, strict.did, 'step-up'),
+        )
+      ).statusCode,
+      200,
+    )
     assert.equal((await issue(body, strict.token, strict.did)).statusCode, 201)
   })
 })
@@ -356,7 +539,14 @@ describe('issued credentials: listing, revocation, statistics', () => {
     for (let i = 0; i < 7; i++) {
       const subject = i % 2 === 0 ? alice.did : bob.did
       const type = i < 5 ? 'UniversityDegree' : 'Diploma'
-      jobs.push(callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, { credential_type: type, schema_id: schemaId, subject_did: subject, attributes: ATTRS }))
+      jobs.push(
+        callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, {
+          credential_type: type,
+          schema_id: schemaId,
+          subject_did: subject,
+          attributes: ATTRS,
+        }),
+      )
     }
     // Issued concurrently: the group commit and the status-list allocator must keep every record.
     for (const res of await Promise.all(jobs)) {
@@ -365,11 +555,14 @@ describe('issued credentials: listing, revocation, statistics', () => {
     }
   })
   after(() => t.close())
-  const list = (query: string, token = issuer.token) => callAs(t.app, 'GET', `/api/issuer/${issuer.did}/credentials${query}`, token)
+  const list = (query: string, token = issuer.token) =>
+    callAs(t.app, 'GET', `/api/issuer/${issuer.did}/credentials${query}`, token)
 
   it('gives every credential its own status-list slot', async () => {
     const all = (await list('?limit=200')).json().data
-    const slots = new Set(all.map((c: Json) => `${c.credential_status.status_list_credential}#${c.credential_status.status_list_index}`))
+    const slots = new Set(
+      all.map((c: Json) => `${c.credential_status.status_list_credential}#${c.credential_status.status_list_index}`),
+    )
     assert.equal(slots.size, 7)
   })
 
@@ -392,27 +585,44 @@ describe('issued credentials: listing, revocation, statistics', () => {
     assert.equal((await list('', rival.token)).statusCode, 403)
   })
 
-  it('revokes once, answers a second revoke 200 unchanged, and hides other issuers\' records (404)', async () => {
+  it("revokes once, answers a second revoke 200 unchanged, and hides other issuers' records (404)", async () => {
     const url = (id: string, did = issuer.did) => `/api/issuer/${did}/credentials/${id}/revoke`
     const first = await callAs(t.app, 'POST', url(ids[0]!), issuer.token)
     assert.equal(first.statusCode, 200, first.body)
-    assert.deepEqual(Object.keys(first.json().credential).sort(), ['id', 'issuer_did', 'owner_did', 'revocation_blockchain_tx', 'revoked_at', 'status'])
+    assert.deepEqual(Object.keys(first.json().credential).sort(), [
+      'id',
+      'issuer_did',
+      'owner_did',
+      'revocation_blockchain_tx',
+      'revoked_at',
+      'status',
+    ])
     assert.equal(first.json().credential.status, 'revoked')
     assert.equal(first.json().credential.revocation_blockchain_tx, null)
     const second = await callAs(t.app, 'POST', url(ids[0]!), issuer.token)
     assert.equal(second.statusCode, 200)
     assert.equal(second.json().credential.revoked_at, first.json().credential.revoked_at)
     assert.equal((await callAs(t.app, 'POST', url(ids[1]!, rival.did), rival.token)).statusCode, 404)
-    assert.equal((await callAs(t.app, 'POST', url('aly:00000000-0000-4000-8000-000000000000'), issuer.token)).statusCode, 404)
+    assert.equal(
+      (await callAs(t.app, 'POST', url('aly:00000000-0000-4000-8000-000000000000'), issuer.token)).statusCode,
+      404,
+    )
     assert.equal((await callAs(t.app, 'POST', url(ids[1]!), rival.token)).statusCode, 403)
-    assert.equal((await callAs(t.app, 'GET', `/api/issuer/${rival.did}/credentials/${ids[1]}`, rival.token)).statusCode, 404)
+    assert.equal(
+      (await callAs(t.app, 'GET', `/api/issuer/${rival.did}/credentials/${ids[1]}`, rival.token)).statusCode,
+      404,
+    )
     assert.equal((await list('?status=revoked')).json().count, 1)
     const one = await callAs(t.app, 'GET', `/api/issuer/${issuer.did}/credentials/${ids[0]}`, issuer.token)
     assert.equal(one.json().credential.status, 'revoked')
   })
 
   it('revokes concurrently exactly once', async () => {
-    const results = await Promise.all(Array.from({ length: 8 }, () => callAs(t.app, 'POST', `/api/issuer/${issuer.did}/credentials/${ids[2]}/revoke`, issuer.token)))
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        callAs(t.app, 'POST', `/api/issuer/${issuer.did}/credentials/${ids[2]}/revoke`, issuer.token),
+      ),
+    )
     assert.ok(results.every((r) => r.statusCode === 200))
     assert.equal(results.filter((r) => r.json().message === 'Credential revoked').length, 1)
   })
@@ -436,9 +646,18 @@ describe('issued credentials: listing, revocation, statistics', () => {
 })
 
 /** An outside verifier: only the published method (key + params label) and the signed content. */
-async function verifyBbsFromDidDocument(method: Record<string, unknown>, content: AnonCredentialContent, signature: string): Promise<boolean> {
+async function verifyBbsFromDidDocument(
+  method: Record<string, unknown>,
+  content: AnonCredentialContent,
+  signature: string,
+): Promise<boolean> {
   const published = decodeBbsVerificationMethod(method)
   assert.ok(published, 'a BBS verification method')
   await initBbs()
-  return verifyBbs(published.publicKey, published.paramsLabel, credentialMessages(content), Buffer.from(signature, 'base64url'))
+  return verifyBbs(
+    published.publicKey,
+    published.paramsLabel,
+    credentialMessages(content),
+    Buffer.from(signature, 'base64url'),
+  )
 }

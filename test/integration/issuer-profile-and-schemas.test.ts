@@ -30,25 +30,40 @@ describe('issuer profile', () => {
   })
   after(() => t.close())
   const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, tok?: string, payload?: unknown) =>
-    t.app.inject({ method, url, headers: tok ? bearer(tok) : {}, ...(payload === undefined ? {} : { payload: payload as object }) })
+    t.app.inject({
+      method,
+      url,
+      headers: tok ? bearer(tok) : {},
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    })
 
   it('is created once for the authenticated DID', async () => {
     assert.equal((await call('POST', '/api/issuer', undefined, { name: 'Uni' })).statusCode, 401)
     assert.equal((await call('GET', `/api/issuer/${issuer.did}`, token)).statusCode, 404)
-    const res = await call('POST', '/api/issuer', token, { name: 'Uni', website: 'https://uni.example', email: 'registrar@uni.example' })
+    const res = await call('POST', '/api/issuer', token, {
+      name: 'Uni',
+      website: 'https://uni.example',
+      email: 'registrar@uni.example',
+    })
     assert.equal(res.statusCode, 201, res.body)
     assert.equal(res.json().issuer.did, issuer.did)
     assert.equal(res.json().issuer.name, 'Uni')
     assert.equal((await call('POST', '/api/issuer', token, { name: 'Again' })).statusCode, 409)
     assert.equal((await call('POST', '/api/issuer', otherToken, { did: issuer.did, name: 'Impostor' })).statusCode, 403)
-    for (const bad of [{}, { name: '' }, { name: 'x', website: 'ftp://x' }, { name: 'x', email: 'nope' }, { name: 5 }]) {
+    for (const bad of [
+      {},
+      { name: '' },
+      { name: 'x', website: 'ftp://x' },
+      { name: 'x', email: 'nope' },
+      { name: 5 },
+    ]) {
       const r = await call('POST', '/api/issuer', otherToken, bad)
       assert.equal(r.statusCode, 400, JSON.stringify(bad))
       assert.ok(r.json().message)
     }
   })
 
-  it('publishes the custodial keys in the signing did:web document, not the login DID\'s; rotation keeps the old one listed', async () => {
+  it("publishes the custodial keys in the signing did:web document, not the login DID's; rotation keeps the old one listed", async () => {
     // The login did:key's document is the did:key method's alone.
     const own = (await t.app.inject({ method: 'GET', url: `/api/did/${issuer.did}` })).json()
     assert.deepEqual(own.didDocumentMetadata, {})
@@ -58,8 +73,12 @@ describe('issuer profile', () => {
     // One Ed25519 key (JWT-VC), one P-256 key (ES256), Dock's BBS key and the IETF BBS key of
     // bbs-2023 (both BLS12-381 G2; Dock's names its signature params), all assertion methods.
     assert.equal(doc.verificationMethod.length, 4)
-    const ed = doc.verificationMethod.find((m: { publicKeyMultibase?: string }) => m.publicKeyMultibase?.startsWith('z6Mk'))
-    const bls = doc.verificationMethod.filter((m: { publicKeyMultibase?: string }) => m.publicKeyMultibase?.startsWith('zUC7'))
+    const ed = doc.verificationMethod.find((m: { publicKeyMultibase?: string }) =>
+      m.publicKeyMultibase?.startsWith('z6Mk'),
+    )
+    const bls = doc.verificationMethod.filter((m: { publicKeyMultibase?: string }) =>
+      m.publicKeyMultibase?.startsWith('zUC7'),
+    )
     const bbs = bls.find((m: { bbsSignatureParamsLabel?: string }) => typeof m.bbsSignatureParamsLabel === 'string')
     const ietf = bls.find((m: { bbsSignatureParamsLabel?: string }) => m.bbsSignatureParamsLabel === undefined)
     assert.ok(ed && bbs && ietf, JSON.stringify(doc.verificationMethod))
@@ -68,7 +87,12 @@ describe('issuer profile', () => {
     assert.notEqual(ietf.publicKeyMultibase, bbs.publicKeyMultibase)
     assert.equal(ed.controller, signingDid)
     for (const m of doc.verificationMethod) assert.ok(doc.assertionMethod.includes(m.id))
-    const rotated = await t.app.inject({ method: 'POST', url: '/api/admin/keys/rotate', headers: { 'x-admin-key': 'test-admin-key-0123456789' }, payload: { owner: signingDid, purpose: 'signing-ed25519' } })
+    const rotated = await t.app.inject({
+      method: 'POST',
+      url: '/api/admin/keys/rotate',
+      headers: { 'x-admin-key': 'test-admin-key-0123456789' },
+      payload: { owner: signingDid, purpose: 'signing-ed25519' },
+    })
     assert.equal(rotated.statusCode, 200, rotated.body)
     const after = (await t.app.inject({ method: 'GET', url: `/api/did/${signingDid}` })).json().didDocument
     assert.equal(after.verificationMethod.length, 5)
@@ -80,7 +104,10 @@ describe('issuer profile', () => {
     assert.equal(got.statusCode, 200)
     assert.equal(got.json().issuer.website, 'https://uni.example')
     assert.equal((await call('GET', `/api/issuer/${issuer.did}`, otherToken)).statusCode, 403)
-    const upd = await call('PUT', `/api/issuer/${issuer.did}/update`, token, { description: 'Since 1900', website: null })
+    const upd = await call('PUT', `/api/issuer/${issuer.did}/update`, token, {
+      description: 'Since 1900',
+      website: null,
+    })
     assert.equal(upd.statusCode, 200)
     assert.equal(upd.json().issuer.description, 'Since 1900')
     assert.equal(upd.json().issuer.website, null)
@@ -96,12 +123,24 @@ describe('issuer profile', () => {
     assert.equal(ok.statusCode, 200, ok.body)
     assert.equal(ok.json().issuer_did, issuer.did)
     assert.equal((await call('POST', `/api/issuer/${issuer.did}/authenticate`, token, stepUp)).statusCode, 401)
-    const set = await call('POST', `/api/issuer/${issuer.did}/set-auth`, token, { ...(await issuer.proof(t.app, issuer.did, 'step-up')), require_step_up: true })
+    const set = await call('POST', `/api/issuer/${issuer.did}/set-auth`, token, {
+      ...(await issuer.proof(t.app, issuer.did, 'step-up')),
+      require_step_up: true,
+    })
     assert.equal(set.statusCode, 200, set.body)
     assert.equal(set.json().issuer.require_step_up, true)
     // Another key cannot produce the step-up proof.
     const challenge = await other.challenge(t.app, issuer.did, 'step-up')
-    assert.equal((await call('POST', `/api/issuer/${issuer.did}/authenticate`, token, { did: issuer.did, challenge, signature: other.sign(challenge) })).statusCode, 401)
+    assert.equal(
+      (
+        await call('POST', `/api/issuer/${issuer.did}/authenticate`, token, {
+          did: issuer.did,
+          challenge,
+          signature: other.sign(challenge),
+        })
+      ).statusCode,
+      401,
+    )
   })
 })
 
@@ -121,14 +160,34 @@ describe('issuer schemas', () => {
   after(() => t.close())
   const base = () => `/api/issuer/${issuer.did}/schemas`
   const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, tok: string, payload?: unknown) =>
-    t.app.inject({ method, url, headers: bearer(tok), ...(payload === undefined ? {} : { payload: payload as object }) })
+    t.app.inject({
+      method,
+      url,
+      headers: bearer(tok),
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    })
 
   it('creates a schema with the spec fields, published by CID in canonical JSON', async () => {
     const res = await call('POST', base(), token, SCHEMA)
     assert.equal(res.statusCode, 201, res.body)
     const schema = res.json().schema
     assert.equal(res.json().success, true)
-    for (const field of ['id', 'issuer_did', 'name', 'description', 'version', 'attributes', 'extensions_allowed', 'allowed_extensions', 'evidence_allowed', 'allowed_evidence', 'ipfs_hash', 'on_chain', 'blockchain_tx', 'created_at']) {
+    for (const field of [
+      'id',
+      'issuer_did',
+      'name',
+      'description',
+      'version',
+      'attributes',
+      'extensions_allowed',
+      'allowed_extensions',
+      'evidence_allowed',
+      'allowed_evidence',
+      'ipfs_hash',
+      'on_chain',
+      'blockchain_tx',
+      'created_at',
+    ]) {
       assert.ok(field in schema, field)
     }
     assert.equal(schema.issuer_did, issuer.did)
@@ -148,7 +207,13 @@ describe('issuer schemas', () => {
       { ...SCHEMA, attributes: [] },
       { ...SCHEMA, attributes: [{ name: 'x', data_type: 'decimal' }] },
       { ...SCHEMA, attributes: [{ name: '1bad', data_type: 'string' }] },
-      { ...SCHEMA, attributes: [{ name: 'a', data_type: 'string' }, { name: 'a', data_type: 'number' }] },
+      {
+        ...SCHEMA,
+        attributes: [
+          { name: 'a', data_type: 'string' },
+          { name: 'a', data_type: 'number' },
+        ],
+      },
       { ...SCHEMA, evidence_allowed: false, allowed_evidence: ['x'] },
       { ...SCHEMA, attributes: [{ name: 'a', data_type: 'string', required: 'yes' }] },
     ]

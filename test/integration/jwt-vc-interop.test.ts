@@ -24,10 +24,16 @@ import { createTestApp, type TestApp } from '../helpers/test-app.js'
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>
 
-const SCHEMA = { name: 'Membership', version: '1', attributes: [{ name: 'member', data_type: 'string', required: true }], anonymous_credentials: false }
+const SCHEMA = {
+  name: 'Membership',
+  version: '1',
+  attributes: [{ name: 'member', data_type: 'string', required: true }],
+  anonymous_credentials: false,
+}
 
 /** did-jwt's signer over an Ed25519 seed (RFC 8037 EdDSA). */
-const signerOf = (client: DidClient) => EdDSASigner(Buffer.from(client.privateKey.export({ format: 'jwk' }).d!, 'base64url'))
+const signerOf = (client: DidClient) =>
+  EdDSASigner(Buffer.from(client.privateKey.export({ format: 'jwk' }).d!, 'base64url'))
 
 /** The JWK of a verification method: its own JWK, or a Multikey's Ed25519 key (multicodec 0xed01). */
 function jwkOf(method: Json): JWK {
@@ -56,7 +62,10 @@ describe('jwt_vc_json interop with did-jwt-vc', () => {
     front.serve(t.app)
     await webIssuer.setUp(t.app, 'Web club')
     keyIssuer.token = await keyIssuer.login(t.app)
-    const created = await callAs(t.app, 'POST', '/api/issuer', keyIssuer.token, { name: 'Key club', signing_did_method: 'key' })
+    const created = await callAs(t.app, 'POST', '/api/issuer', keyIssuer.token, {
+      name: 'Key club',
+      signing_did_method: 'key',
+    })
     assert.equal(created.statusCode, 201, created.body)
     holderToken = await holder.login(t.app)
     verifierToken = await verifier.login(t.app)
@@ -68,7 +77,13 @@ describe('jwt_vc_json interop with did-jwt-vc', () => {
 
   const issue = async (issuer: IssuerActor): Promise<{ id: string; jwt: string; signingDid: string }> => {
     const schemaId = await issuer.schema(t.app, SCHEMA)
-    const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, { credential_type: 'Membership', schema_id: schemaId, subject_did: holder.did, attributes: { member: 'Ada' }, format: 'jwt_vc_json' })
+    const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, {
+      credential_type: 'Membership',
+      schema_id: schemaId,
+      subject_did: holder.did,
+      attributes: { member: 'Ada' },
+      format: 'jwt_vc_json',
+    })
     assert.equal(res.statusCode, 201, res.body)
     const signing = (await callAs(t.app, 'GET', `/api/issuer/${issuer.did}/signing`, issuer.token)).json()
     return { id: res.json().credential.id, jwt: res.json().credential.jwt, signingDid: signing.signing_did }
@@ -97,7 +112,10 @@ describe('jwt_vc_json interop with did-jwt-vc', () => {
     assert.ok(kid?.startsWith(`${issuerDid}#`), kid)
     const doc = (await webResolver.resolve(issuerDid)).didDocument as Json
     const method = doc.verificationMethod.find((m: Json) => m.id === kid || `${issuerDid}${m.id}` === kid)
-    assert.ok(method && doc.assertionMethod.some((r: unknown) => r === method.id), `${kid} is an assertionMethod of ${issuerDid}`)
+    assert.ok(
+      method && doc.assertionMethod.some((r: unknown) => r === method.id),
+      `${kid} is an assertionMethod of ${issuerDid}`,
+    )
     const { payload } = await jwtVerify(jwt, await importJWK(jwkOf(method), 'EdDSA'), { issuer: issuerDid })
     assert.ok((payload.type as string[]).includes('BitstringStatusListCredential'))
     const subject = payload.credentialSubject as Json
@@ -117,11 +135,19 @@ describe('jwt_vc_json interop with did-jwt-vc', () => {
     assert.equal(verified.verifiableCredential.credentialSubject.id, holder.did)
     assert.equal(verified.verifiableCredential.credentialSubject.member, 'Ada')
     assert.equal(verified.verifiableCredential.id, id)
-    await assert.rejects(verifyCredential(tampered(jwt), webResolver, { proofPurpose: 'assertionMethod' }), /invalid_signature/)
+    await assert.rejects(
+      verifyCredential(tampered(jwt), webResolver, { proofPurpose: 'assertionMethod' }),
+      /invalid_signature/,
+    )
 
     const entry = verified.verifiableCredential.credentialStatus as Json
     assert.equal(await statusBit(entry, signingDid), false)
-    const revoked = await callAs(t.app, 'POST', `/api/issuer/${webIssuer.did}/credentials/${id}/revoke`, webIssuer.token)
+    const revoked = await callAs(
+      t.app,
+      'POST',
+      `/api/issuer/${webIssuer.did}/credentials/${id}/revoke`,
+      webIssuer.token,
+    )
     assert.equal(revoked.statusCode, 200, revoked.body)
     assert.equal(await statusBit(entry, signingDid), true)
   })
@@ -132,7 +158,10 @@ describe('jwt_vc_json interop with did-jwt-vc', () => {
     const verified = await verifyCredential(jwt, keyResolver, { proofPurpose: 'assertionMethod' })
     assert.equal(verified.issuer, signingDid)
     assert.equal(verified.verifiableCredential.credentialSubject.member, 'Ada')
-    await assert.rejects(verifyCredential(tampered(jwt), keyResolver, { proofPurpose: 'assertionMethod' }), /invalid_signature/)
+    await assert.rejects(
+      verifyCredential(tampered(jwt), keyResolver, { proofPurpose: 'assertionMethod' }),
+      /invalid_signature/,
+    )
   })
 
   it('a credential made by did-jwt-vc for a did:key issuer is imported into the wallet and presented', async () => {
@@ -140,10 +169,20 @@ describe('jwt_vc_json interop with did-jwt-vc', () => {
     const nbf = Math.floor(Date.now() / 1000) - 60
     // did-jwt-vc's defaults: header {alg, typ: 'JWT'} without kid, payload vc, sub, nbf, iss (no jti).
     const credential = await createVerifiableCredentialJwt(
-      { sub: holder.did, nbf, vc: { '@context': ['https://www.w3.org/2018/credentials/v1'], type: ['VerifiableCredential', 'LibraryCard'], credentialSubject: { reader: 'Ada' } } },
+      {
+        sub: holder.did,
+        nbf,
+        vc: {
+          '@context': ['https://www.w3.org/2018/credentials/v1'],
+          type: ['VerifiableCredential', 'LibraryCard'],
+          credentialSubject: { reader: 'Ada' },
+        },
+      },
       { did: outsider.did, signer: signerOf(outsider), alg: 'EdDSA' },
     )
-    const imported = await callAs(t.app, 'POST', `/api/wallet/${holder.did}/credentials/import`, holderToken, { credential_jwt: credential })
+    const imported = await callAs(t.app, 'POST', `/api/wallet/${holder.did}/credentials/import`, holderToken, {
+      credential_jwt: credential,
+    })
     assert.equal(imported.statusCode, 201, imported.body)
     const stored = imported.json().credential
     assert.equal(stored.issuer_did, outsider.did)
@@ -152,27 +191,53 @@ describe('jwt_vc_json interop with did-jwt-vc', () => {
     const [h, p, s] = credential.split('.') as [string, string, string]
     const forged = JSON.parse(Buffer.from(p, 'base64url').toString())
     forged.vc.credentialSubject.reader = 'Mallory'
-    const refused = await callAs(t.app, 'POST', `/api/wallet/${holder.did}/credentials/import`, holderToken, { credential_jwt: `${h}.${Buffer.from(JSON.stringify(forged)).toString('base64url')}.${s}` })
+    const refused = await callAs(t.app, 'POST', `/api/wallet/${holder.did}/credentials/import`, holderToken, {
+      credential_jwt: `${h}.${Buffer.from(JSON.stringify(forged)).toString('base64url')}.${s}`,
+    })
     assert.equal(refused.statusCode, 422, refused.body)
     assert.equal(refused.json().details.reason, 'signature')
 
     const request = await callAs(t.app, 'POST', '/api/verifier/requests', verifierToken, {
       verifier_did: verifier.did,
       presentation_type: 'LibraryCheck',
-      required_credentials: [{ credential_type: 'LibraryCard', issuer_did: outsider.did, required_attributes: ['reader'] }],
+      required_credentials: [
+        { credential_type: 'LibraryCard', issuer_did: outsider.did, required_attributes: ['reader'] },
+      ],
       purpose: 'Lending',
     })
     assert.equal(request.statusCode, 201, request.body)
     const { id: requestId, nonce } = request.json().request
-    assert.equal((await callAs(t.app, 'POST', '/api/wallet/presentation-requests', holderToken, { request_id: requestId })).statusCode, 201)
+    assert.equal(
+      (await callAs(t.app, 'POST', '/api/wallet/presentation-requests', holderToken, { request_id: requestId }))
+        .statusCode,
+      201,
+    )
     const vp = await createVerifiablePresentationJwt(
-      { vp: { '@context': ['https://www.w3.org/2018/credentials/v1'], type: ['VerifiablePresentation'], verifiableCredential: [credential] } },
+      {
+        vp: {
+          '@context': ['https://www.w3.org/2018/credentials/v1'],
+          type: ['VerifiablePresentation'],
+          verifiableCredential: [credential],
+        },
+      },
       { did: holder.did, signer: signerOf(holder), alg: 'EdDSA' },
       { challenge: nonce, domain: verifier.did },
     )
-    const approved = await callAs(t.app, 'POST', `/api/wallet/presentation-requests/${requestId}/approve`, holderToken, { credential_ids: [stored.id], presentation_jwt: vp })
+    const approved = await callAs(
+      t.app,
+      'POST',
+      `/api/wallet/presentation-requests/${requestId}/approve`,
+      holderToken,
+      { credential_ids: [stored.id], presentation_jwt: vp },
+    )
     assert.equal(approved.statusCode, 201, approved.body)
-    const verified = await callAs(t.app, 'POST', `/api/verifier/presentations/${approved.json().presentation.id}/verify`, verifierToken, { presentation_jwt: vp })
+    const verified = await callAs(
+      t.app,
+      'POST',
+      `/api/verifier/presentations/${approved.json().presentation.id}/verify`,
+      verifierToken,
+      { presentation_jwt: vp },
+    )
     assert.equal(verified.statusCode, 200, verified.body)
     const result = verified.json().verification_result
     assert.deepEqual(result.errors, [])

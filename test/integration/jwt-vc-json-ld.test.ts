@@ -78,11 +78,21 @@ describe('jwt_vc_json as VCDM 1.1 JSON-LD and VC-JWT', () => {
     return { contextUrl: undefined, documentUrl: url, document: structuredClone(loaded.get(url)) as Json }
   }
   // jsonld's safe mode (a term or type it would drop throws); @types/jsonld lacks the option.
-  const expandSafe = (doc: Json) => jsonld.expand(doc, { documentLoader, safe: true } as unknown as Parameters<typeof jsonld.expand>[1])
+  const expandSafe = (doc: Json) =>
+    jsonld.expand(doc, { documentLoader, safe: true } as unknown as Parameters<typeof jsonld.expand>[1])
 
   const issue = async (extra: Json = {}): Promise<Json> => {
-    const body = { format: 'jwt_vc_json', credential_type: 'UniversityDegree', schema_id: schemaId, subject_did: holder.did }
-    const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, { ...body, attributes: ATTRIBUTES, ...extra })
+    const body = {
+      format: 'jwt_vc_json',
+      credential_type: 'UniversityDegree',
+      schema_id: schemaId,
+      subject_did: holder.did,
+    }
+    const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, {
+      ...body,
+      attributes: ATTRIBUTES,
+      ...extra,
+    })
     assert.equal(res.statusCode, 201, res.body)
     return res.json().credential
   }
@@ -139,11 +149,16 @@ describe('jwt_vc_json as VCDM 1.1 JSON-LD and VC-JWT', () => {
     assert.equal(expanded![`${CRED}issuanceDate`][0]['@value'], vc.issuanceDate)
     const subject = expanded![`${CRED}credentialSubject`][0]
     assert.equal(subject['@id'], holder.did)
-    for (const name of Object.keys(ATTRIBUTES)) assert.ok(subject[`${vocab}${name}`], `attribute ${name} expanded under the vocabulary`)
-    assert.deepEqual(subject[`${vocab}birth_date`], [{ '@type': 'http://www.w3.org/2001/XMLSchema#date', '@value': '1815-12-10' }])
+    for (const name of Object.keys(ATTRIBUTES))
+      assert.ok(subject[`${vocab}${name}`], `attribute ${name} expanded under the vocabulary`)
+    assert.deepEqual(subject[`${vocab}birth_date`], [
+      { '@type': 'http://www.w3.org/2001/XMLSchema#date', '@value': '1815-12-10' },
+    ])
     assert.deepEqual(subject[`${vocab}gpa`], [{ '@type': 'http://www.w3.org/2001/XMLSchema#double', '@value': 3.9 }])
     assert.deepEqual(subject[`${vocab}address`], [{ '@type': '@json', '@value': ATTRIBUTES.address }])
-    assert.deepEqual(expanded![`${CRED}credentialSchema`], [{ '@id': vc.credentialSchema.id, '@type': [`${CRED}JsonSchema`] }])
+    assert.deepEqual(expanded![`${CRED}credentialSchema`], [
+      { '@id': vc.credentialSchema.id, '@type': [`${CRED}JsonSchema`] },
+    ])
     const [status] = expanded![`${CRED}credentialStatus`]
     assert.equal(status['@id'], vc.credentialStatus.id)
     assert.deepEqual(status['@type'], [`${STATUS}BitstringStatusListEntry`])
@@ -153,13 +168,21 @@ describe('jwt_vc_json as VCDM 1.1 JSON-LD and VC-JWT', () => {
     const [attached] = expanded![`${CRED}evidence`]
     assert.equal(attached['@id'], `ipfs://${uploaded.cid}`)
     assert.deepEqual(attached['@type'], [`${vocab}Evidence`])
-    for (const term of [`${vocab}filename`, `${vocab}size`, 'https://schema.org/name', 'https://schema.org/encodingFormat']) {
+    for (const term of [
+      `${vocab}filename`,
+      `${vocab}size`,
+      'https://schema.org/name',
+      'https://schema.org/encodingFormat',
+    ]) {
       assert.ok(attached[term], `evidence keeps ${term}`)
     }
     assert.deepEqual(expanded![`${vocab}extensions`], [{ '@value': 'honours' }])
 
     // Safe mode is what makes this a check: a term the contexts do not define throws.
-    await assert.rejects(expandSafe({ ...vc, credentialSubject: { ...vc.credentialSubject, shoe_size: 42 } }), /Safe mode validation error/)
+    await assert.rejects(
+      expandSafe({ ...vc, credentialSubject: { ...vc.credentialSubject, shoe_size: 42 } }),
+      /Safe mode validation error/,
+    )
   })
 
   it("credentialSchema names the served JSON Schema (2020-12), which the credential's subject validates against", async () => {
@@ -197,7 +220,12 @@ describe('jwt_vc_json as VCDM 1.1 JSON-LD and VC-JWT', () => {
       return result.results![0]!.status
     }
     assert.equal(await readStatus(), false)
-    const revoked = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/credentials/${credential.id}/revoke`, issuer.token)
+    const revoked = await callAs(
+      t.app,
+      'POST',
+      `/api/issuer/${issuer.did}/credentials/${credential.id}/revoke`,
+      issuer.token,
+    )
     assert.equal(revoked.statusCode, 200, revoked.body)
     assert.equal(await readStatus(), true)
   })
@@ -219,13 +247,20 @@ describe('jwt_vc_json as VCDM 1.1 JSON-LD and VC-JWT', () => {
       credentialStatus: now.vc.credentialStatus,
     }
     const keys = new DbKeyStore(t.deps.database.db, t.deps.masterKey)
-    const identities = new SigningIdentities({ db: t.deps.database.db, keys, bbs: undefined as never, publicBaseUrl: front.origin })
+    const identities = new SigningIdentities({
+      db: t.deps.database.db,
+      keys,
+      bbs: undefined as never,
+      publicBaseUrl: front.origin,
+    })
     const signer = await identities.jwsSigner((await identities.identity(issuer.did))!, 'Ed25519')
     const iat = Math.floor(issuedAt.getTime() / 1000)
     const legacyPayload = { iss: now.iss, jti: id, iat, nbf: iat, sub: holder.did, vc: legacyVc }
     const legacy = await signCompactJws({ typ: 'JWT', kid: signer.kid }, legacyPayload, signer.privateKey)
 
-    const imported = await callAs(t.app, 'POST', `/api/wallet/${holder.did}/credentials/import`, holderToken, { credential_jwt: legacy })
+    const imported = await callAs(t.app, 'POST', `/api/wallet/${holder.did}/credentials/import`, holderToken, {
+      credential_jwt: legacy,
+    })
     assert.equal(imported.statusCode, 201, imported.body)
     assert.equal(imported.json().credential.schema_id, schemaId)
     const verifyAll = async (jwts: string[]) => {
@@ -233,7 +268,12 @@ describe('jwt_vc_json as VCDM 1.1 JSON-LD and VC-JWT', () => {
         verifier_did: verifier.did,
         presentation_type: 'DegreeCheck',
         required_credentials: [
-          { credential_type: 'UniversityDegree', issuer_did: issuer.did, schema_id: schemaId, required_attributes: ['given_name'] },
+          {
+            credential_type: 'UniversityDegree',
+            issuer_did: issuer.did,
+            schema_id: schemaId,
+            required_attributes: ['given_name'],
+          },
         ],
         purpose: 'Hiring',
       })
@@ -243,7 +283,9 @@ describe('jwt_vc_json as VCDM 1.1 JSON-LD and VC-JWT', () => {
       const submitted = await callAs(t.app, 'POST', '/api/verifier/presentations', verifierToken, body)
       assert.equal(submitted.statusCode, 201, submitted.body)
       const id = submitted.json().presentation.id
-      const res = await callAs(t.app, 'POST', `/api/verifier/presentations/${id}/verify`, verifierToken, { presentation_jwt: vp })
+      const res = await callAs(t.app, 'POST', `/api/verifier/presentations/${id}/verify`, verifierToken, {
+        presentation_jwt: vp,
+      })
       assert.equal(res.statusCode, 200, res.body)
       return res.json().verification_result
     }

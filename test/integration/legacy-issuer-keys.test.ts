@@ -19,7 +19,12 @@ import { createTestApp, type TestApp } from '../helpers/test-app.js'
 type Json = Record<string, any>
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
-const SCHEMA = { name: 'Pass', version: '1', attributes: [{ name: 'holder_name', data_type: 'string', required: true }], anonymous_credentials: false }
+const SCHEMA = {
+  name: 'Pass',
+  version: '1',
+  attributes: [{ name: 'holder_name', data_type: 'string', required: true }],
+  anonymous_credentials: false,
+}
 
 describe('credentials signed by a login DID before signing identities', () => {
   let t: TestApp
@@ -38,7 +43,12 @@ describe('credentials signed by a login DID before signing identities', () => {
     holderToken = await holder.login(t.app)
     verifierToken = await verifier.login(t.app)
     // A slot of the issuer's own status list, as a credential of that time had.
-    const issued = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, { credential_type: 'Pass', schema_id: schemaId, subject_did: holder.did, attributes: { holder_name: 'H' } })
+    const issued = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, {
+      credential_type: 'Pass',
+      schema_id: schemaId,
+      subject_did: holder.did,
+      attributes: { holder_name: 'H' },
+    })
     assert.equal(issued.statusCode, 201, issued.body)
     const { id, jwt } = issued.json().credential
     status = JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString()).vc.credentialStatus
@@ -55,7 +65,15 @@ describe('credentials signed by a login DID before signing identities', () => {
       jti: id,
       iat,
       nbf: iat,
-      vc: { '@context': ['https://www.w3.org/2018/credentials/v1'], id, type: ['VerifiableCredential', 'Pass'], issuer: issuer.did, issuanceDate: new Date(iat * 1000).toISOString(), credentialSubject: { id: holder.did, holder_name: 'H' }, credentialStatus: status },
+      vc: {
+        '@context': ['https://www.w3.org/2018/credentials/v1'],
+        id,
+        type: ['VerifiableCredential', 'Pass'],
+        issuer: issuer.did,
+        issuanceDate: new Date(iat * 1000).toISOString(),
+        credentialSubject: { id: holder.did, holder_name: 'H' },
+        credentialStatus: status,
+      },
     }
     const input = `${b64({ alg: 'EdDSA', typ: 'JWT', kid: `${issuer.did}#${info.kid}` })}.${b64(payload)}`
     legacyJwt = `${input}.${sign(null, Buffer.from(input), privateKey).toString('base64url')}`
@@ -71,18 +89,39 @@ describe('credentials signed by a login DID before signing identities', () => {
     })
     assert.equal(created.statusCode, 201, created.body)
     const { id: requestId, nonce } = created.json().request
-    assert.equal((await callAs(t.app, 'POST', '/api/wallet/presentation-requests', holderToken, { request_id: requestId })).statusCode, 201)
+    assert.equal(
+      (await callAs(t.app, 'POST', '/api/wallet/presentation-requests', holderToken, { request_id: requestId }))
+        .statusCode,
+      201,
+    )
     const vp = signPresentation(holder, { aud: verifier.did, nonce, credentials })
     const ids = credentials.map((c) => JSON.parse(Buffer.from(c.split('.')[1]!, 'base64url').toString()).jti)
-    const approved = await callAs(t.app, 'POST', `/api/wallet/presentation-requests/${requestId}/approve`, holderToken, { credential_ids: ids, presentation_jwt: vp })
+    const approved = await callAs(
+      t.app,
+      'POST',
+      `/api/wallet/presentation-requests/${requestId}/approve`,
+      holderToken,
+      { credential_ids: ids, presentation_jwt: vp },
+    )
     assert.equal(approved.statusCode, 201, approved.body)
-    return (await callAs(t.app, 'POST', `/api/verifier/presentations/${approved.json().presentation.id}/verify`, verifierToken, { presentation_jwt: vp })).json().verification_result
+    return (
+      await callAs(
+        t.app,
+        'POST',
+        `/api/verifier/presentations/${approved.json().presentation.id}/verify`,
+        verifierToken,
+        { presentation_jwt: vp },
+      )
+    ).json().verification_result
   }
 
   it('is in no DID document, yet verifies here for a request naming the login DID', async () => {
     const kid = JSON.parse(Buffer.from(legacyJwt.split('.')[0]!, 'base64url').toString()).kid
     const doc = (await callAs(t.app, 'GET', `/api/did/${issuer.did}`)).json().didDocument
-    assert.ok(!doc.verificationMethod.some((m: Json) => m.id === kid), 'the service adds nothing to the login DID document')
+    assert.ok(
+      !doc.verificationMethod.some((m: Json) => m.id === kid),
+      'the service adds nothing to the login DID document',
+    )
     const result = await presentAndVerify([legacyJwt])
     assert.deepEqual(result.errors, [])
     assert.equal(result.is_valid, true)
@@ -93,14 +132,25 @@ describe('credentials signed by a login DID before signing identities', () => {
     const forged = `${h}.${p}.${Buffer.alloc(64, 7).toString('base64url')}`
     const result = await presentAndVerify([forged])
     assert.equal(result.is_valid, false)
-    assert.ok(result.errors.some((e: string) => /signature does not verify/.test(e)), result.errors.join('; '))
+    assert.ok(
+      result.errors.some((e: string) => /signature does not verify/.test(e)),
+      result.errors.join('; '),
+    )
   })
 
   it('fails once its issuer revokes it on the shared status list', async () => {
-    const revoked = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/credentials/${JSON.parse(Buffer.from(legacyJwt.split('.')[1]!, 'base64url').toString()).jti}/revoke`, issuer.token)
+    const revoked = await callAs(
+      t.app,
+      'POST',
+      `/api/issuer/${issuer.did}/credentials/${JSON.parse(Buffer.from(legacyJwt.split('.')[1]!, 'base64url').toString()).jti}/revoke`,
+      issuer.token,
+    )
     assert.equal(revoked.statusCode, 200, revoked.body)
     const result = await presentAndVerify([legacyJwt])
     assert.equal(result.is_valid, false)
-    assert.ok(result.errors.some((e: string) => /revoked/.test(e)), result.errors.join('; '))
+    assert.ok(
+      result.errors.some((e: string) => /revoked/.test(e)),
+      result.errors.join('; '),
+    )
   })
 })

@@ -19,7 +19,12 @@ import { createTestApp, type TestApp } from '../helpers/test-app.js'
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>
 
-const SCHEMA = { name: 'Licence', version: '1.0', attributes: [{ name: 'given_name', data_type: 'string', required: true }], anonymous_credentials: false }
+const SCHEMA = {
+  name: 'Licence',
+  version: '1.0',
+  attributes: [{ name: 'given_name', data_type: 'string', required: true }],
+  anonymous_credentials: false,
+}
 
 /** A holder's did:web whose document lists two Ed25519 authentication keys (served by the stub below). */
 const TWO_KEYS_DID = 'did:web:two-keys.example'
@@ -27,12 +32,18 @@ const twoKeys = [generateKeyPairSync('ed25519'), generateKeyPairSync('ed25519')]
 const twoKeysDocument = {
   '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/suites/jws-2020/v1'],
   id: TWO_KEYS_DID,
-  verificationMethod: twoKeys.map((k, i) => ({ id: `${TWO_KEYS_DID}#key-${i + 1}`, type: 'JsonWebKey2020', controller: TWO_KEYS_DID, publicKeyJwk: k.publicKey.export({ format: 'jwk' }) })),
+  verificationMethod: twoKeys.map((k, i) => ({
+    id: `${TWO_KEYS_DID}#key-${i + 1}`,
+    type: 'JsonWebKey2020',
+    controller: TWO_KEYS_DID,
+    publicKeyJwk: k.publicKey.export({ format: 'jwk' }),
+  })),
   authentication: [`${TWO_KEYS_DID}#key-1`, `${TWO_KEYS_DID}#key-2`],
 }
 
 /** did-jwt's signer over the holder's Ed25519 seed (RFC 8037 EdDSA). */
-const signerOf = (privateKey: DidClient['privateKey']) => EdDSASigner(Buffer.from(privateKey.export({ format: 'jwk' }).d!, 'base64url'))
+const signerOf = (privateKey: DidClient['privateKey']) =>
+  EdDSASigner(Buffer.from(privateKey.export({ format: 'jwk' }).d!, 'base64url'))
 
 describe('presentations made by did-jwt-vc with its defaults', () => {
   let t: TestApp
@@ -45,8 +56,14 @@ describe('presentations made by did-jwt-vc with its defaults', () => {
   let schemaId: string
   // did:web documents come from this stub: the two-key holder's, nothing else.
   const httpGet: HttpGet = async (url): Promise<HttpResponse> => {
-    if (url !== 'https://two-keys.example/.well-known/did.json') return { status: 404, headers: {}, body: new Uint8Array(), url }
-    return { status: 200, headers: { 'content-type': 'application/did+json' }, body: new Uint8Array(Buffer.from(JSON.stringify(twoKeysDocument))), url }
+    if (url !== 'https://two-keys.example/.well-known/did.json')
+      return { status: 404, headers: {}, body: new Uint8Array(), url }
+    return {
+      status: 200,
+      headers: { 'content-type': 'application/did+json' },
+      body: new Uint8Array(Buffer.from(JSON.stringify(twoKeysDocument))),
+      url,
+    }
   }
 
   before(async () => {
@@ -59,7 +76,13 @@ describe('presentations made by did-jwt-vc with its defaults', () => {
   after(() => t.close())
 
   const issue = async (): Promise<{ id: string; jwt: string }> => {
-    const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, { credential_type: 'DrivingLicence', schema_id: schemaId, subject_did: holder.did, attributes: { given_name: 'Ada' }, format: 'jwt_vc_json' })
+    const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, {
+      credential_type: 'DrivingLicence',
+      schema_id: schemaId,
+      subject_did: holder.did,
+      attributes: { given_name: 'Ada' },
+      format: 'jwt_vc_json',
+    })
     assert.equal(res.statusCode, 201, res.body)
     return { id: res.json().credential.id, jwt: res.json().credential.jwt }
   }
@@ -67,7 +90,9 @@ describe('presentations made by did-jwt-vc with its defaults', () => {
     const res = await callAs(t.app, 'POST', '/api/verifier/requests', verifierToken, {
       verifier_did: verifier.did,
       presentation_type: 'LicenceCheck',
-      required_credentials: [{ credential_type: 'DrivingLicence', issuer_did: issuer.did, required_attributes: ['given_name'] }],
+      required_credentials: [
+        { credential_type: 'DrivingLicence', issuer_did: issuer.did, required_attributes: ['given_name'] },
+      ],
       purpose: 'Car hire',
     })
     assert.equal(res.statusCode, 201, res.body)
@@ -75,26 +100,55 @@ describe('presentations made by did-jwt-vc with its defaults', () => {
     return res.json().request
   }
   /** What a wallet built on did-jwt-vc sends: only the options it is given change its defaults. */
-  const libraryVp = (credentials: string[], options: { challenge?: string; domain?: string } = {}, claims: Partial<JwtPresentationPayload> = {}, did = holder.did, key = holder.privateKey) =>
+  const libraryVp = (
+    credentials: string[],
+    options: { challenge?: string; domain?: string } = {},
+    claims: Partial<JwtPresentationPayload> = {},
+    did = holder.did,
+    key = holder.privateKey,
+  ) =>
     createVerifiablePresentationJwt(
-      { vp: { '@context': ['https://www.w3.org/2018/credentials/v1'], type: ['VerifiablePresentation'], verifiableCredential: credentials }, ...claims },
+      {
+        vp: {
+          '@context': ['https://www.w3.org/2018/credentials/v1'],
+          type: ['VerifiablePresentation'],
+          verifiableCredential: credentials,
+        },
+        ...claims,
+      },
       { did, signer: signerOf(key), alg: 'EdDSA' },
       options,
     )
-  const approve = (requestId: string, ids: string[], jwt: string) => callAs(t.app, 'POST', `/api/wallet/presentation-requests/${requestId}/approve`, holderToken, { credential_ids: ids, presentation_jwt: jwt })
+  const approve = (requestId: string, ids: string[], jwt: string) =>
+    callAs(t.app, 'POST', `/api/wallet/presentation-requests/${requestId}/approve`, holderToken, {
+      credential_ids: ids,
+      presentation_jwt: jwt,
+    })
   const verify = async (presentationId: string, jwt: string): Promise<Json> => {
-    const res = await callAs(t.app, 'POST', `/api/verifier/presentations/${presentationId}/verify`, verifierToken, { presentation_jwt: jwt })
+    const res = await callAs(t.app, 'POST', `/api/verifier/presentations/${presentationId}/verify`, verifierToken, {
+      presentation_jwt: jwt,
+    })
     assert.equal(res.statusCode, 200, res.body)
     return res.json().verification_result
   }
-  const submit = (jwt: string, requestId?: string) => callAs(t.app, 'POST', '/api/verifier/presentations', verifierToken, requestId ? { presentation_jwt: jwt, request_id: requestId } : { presentation_jwt: jwt })
+  const submit = (jwt: string, requestId?: string) =>
+    callAs(
+      t.app,
+      'POST',
+      '/api/verifier/presentations',
+      verifierToken,
+      requestId ? { presentation_jwt: jwt, request_id: requestId } : { presentation_jwt: jwt },
+    )
 
   it('accepts a default VP bound by {challenge: nonce, domain: verifier} through approval and verify', async () => {
     const credential = await issue()
     const request = await createRequest()
     const jwt = await libraryVp([credential.jwt], { challenge: request.nonce, domain: verifier.did })
     // The defaults this test is about: no kid, no exp, no iat.
-    const [header, payload] = jwt.split('.').slice(0, 2).map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()) as Json)
+    const [header, payload] = jwt
+      .split('.')
+      .slice(0, 2)
+      .map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()) as Json)
     assert.deepEqual(header, { alg: 'EdDSA', typ: 'JWT' })
     assert.deepEqual(Object.keys(payload!).sort(), ['aud', 'iss', 'nonce', 'vp'])
     const approved = await approve(request.id, [credential.id], jwt)
@@ -114,10 +168,18 @@ describe('presentations made by did-jwt-vc with its defaults', () => {
   it('refuses it without the nonce, for another audience, or signed by another key', async () => {
     const credential = await issue()
     const request = await createRequest()
-    const noNonce = await approve(request.id, [credential.id], await libraryVp([credential.jwt], { domain: verifier.did }))
+    const noNonce = await approve(
+      request.id,
+      [credential.id],
+      await libraryVp([credential.jwt], { domain: verifier.did }),
+    )
     assert.equal(noNonce.statusCode, 400)
     assert.equal(noNonce.json().message, "presentation_jwt must carry the request's nonce")
-    const otherAudience = await approve(request.id, [credential.id], await libraryVp([credential.jwt], { challenge: request.nonce, domain: other.did }))
+    const otherAudience = await approve(
+      request.id,
+      [credential.id],
+      await libraryVp([credential.jwt], { challenge: request.nonce, domain: other.did }),
+    )
     assert.equal(otherAudience.statusCode, 400)
     assert.equal(otherAudience.json().message, "presentation_jwt must name the request's verifier as aud")
     // The verifier's own checks say the same of a VP submitted straight to the request.
@@ -131,29 +193,52 @@ describe('presentations made by did-jwt-vc with its defaults', () => {
     // Signed with another key under the holder's iss: the approval takes it (signatures are the
     // verifier's), the verification refuses it; a direct submission is refused at once.
     const forgedRequest = await createRequest()
-    const forged = await libraryVp([credential.jwt], { challenge: forgedRequest.nonce, domain: verifier.did }, {}, holder.did, other.privateKey)
+    const forged = await libraryVp(
+      [credential.jwt],
+      { challenge: forgedRequest.nonce, domain: verifier.did },
+      {},
+      holder.did,
+      other.privateKey,
+    )
     const approved = await approve(forgedRequest.id, [credential.id], forged)
     assert.equal(approved.statusCode, 201, approved.body)
     const refused = await verify(approved.json().presentation.id, forged)
     assert.equal(refused.is_valid, false)
-    assert.ok(refused.errors.includes(`presentation signature: the signature does not verify with ${holder.did}#${holder.did.slice('did:key:'.length)}`), refused.errors.join('; '))
-    const direct = await submit(await libraryVp([credential.jwt], { domain: verifier.did }, {}, holder.did, other.privateKey))
+    assert.ok(
+      refused.errors.includes(
+        `presentation signature: the signature does not verify with ${holder.did}#${holder.did.slice('did:key:'.length)}`,
+      ),
+      refused.errors.join('; '),
+    )
+    const direct = await submit(
+      await libraryVp([credential.jwt], { domain: verifier.did }, {}, holder.did, other.privateKey),
+    )
     assert.equal(direct.statusCode, 400)
-    assert.match(direct.json().message, /^presentation_jwt is not signed by its holder did:key:.*: the signature does not verify with /)
+    assert.match(
+      direct.json().message,
+      /^presentation_jwt is not signed by its holder did:key:.*: the signature does not verify with /,
+    )
   })
 
   it('refuses a VP without kid from a DID with two authentication keys, naming the DID and the count', async () => {
     const jwt = await libraryVp([], { domain: verifier.did }, {}, TWO_KEYS_DID, twoKeys[0]!.privateKey)
     const res = await submit(jwt)
     assert.equal(res.statusCode, 400)
-    assert.equal(res.json().message, `presentation_jwt is not signed by its holder ${TWO_KEYS_DID}: the header has no kid and ${TWO_KEYS_DID} has 2 authentication keys for EdDSA: without kid exactly one is accepted`)
+    assert.equal(
+      res.json().message,
+      `presentation_jwt is not signed by its holder ${TWO_KEYS_DID}: the header has no kid and ${TWO_KEYS_DID} has 2 authentication keys for EdDSA: without kid exactly one is accepted`,
+    )
   })
 
   it('enforces an exp that is there, and asks a VP answering no request for exp or a recent iat', async () => {
     const credential = await issue()
     const now = Math.floor(Date.now() / 1000)
     const request = await createRequest()
-    const expired = await libraryVp([credential.jwt], { challenge: request.nonce, domain: verifier.did }, { exp: now - 3600 })
+    const expired = await libraryVp(
+      [credential.jwt],
+      { challenge: request.nonce, domain: verifier.did },
+      { exp: now - 3600 },
+    )
     const approved = await approve(request.id, [credential.id], expired)
     assert.equal(approved.statusCode, 201, approved.body)
     const result = await verify(approved.json().presentation.id, expired)
@@ -162,7 +247,10 @@ describe('presentations made by did-jwt-vc with its defaults', () => {
 
     // No request: the nonce binds nothing, so its lifetime must show on its face.
     const cases: Array<[Partial<JwtPresentationPayload>, string | undefined]> = [
-      [{}, 'the presentation has no exp and no iat, and answers no request whose nonce would bind it: one of exp or a recent iat is required'],
+      [
+        {},
+        'the presentation has no exp and no iat, and answers no request whose nonce would bind it: one of exp or a recent iat is required',
+      ],
       [{ iat: now - 3600 }, 'the presentation has no exp and its iat is more than 5 minutes before it was received'],
       [{ iat: now }, undefined],
       [{ exp: now + 600 }, undefined],

@@ -83,7 +83,9 @@ describe('full lifecycle with signed callbacks', () => {
     const res = await callAs(t.app, 'POST', '/api/verifier/requests', verifierToken, {
       verifier_did: verifier.did,
       presentation_type: 'DegreeCheck',
-      required_credentials: [{ credential_type: 'UniversityDegree', issuer_did: issuer.did, required_attributes: ['given_name'] }],
+      required_credentials: [
+        { credential_type: 'UniversityDegree', issuer_did: issuer.did, required_attributes: ['given_name'] },
+      ],
       required_predicates: [{ attribute: 'gpa', operator: '>=', value: 3 }],
       purpose: 'Hiring',
       callback_url: receiver.url,
@@ -92,19 +94,34 @@ describe('full lifecycle with signed callbacks', () => {
     return res.json()
   }
   const approve = async (created: Json, credential: { id: string; jwt: string }): Promise<Json> => {
-    const inbox = await callAs(t.app, 'POST', '/api/wallet/presentation-requests', holderToken, { qr_code_data: created.qr_code_data })
+    const inbox = await callAs(t.app, 'POST', '/api/wallet/presentation-requests', holderToken, {
+      qr_code_data: created.qr_code_data,
+    })
     assert.equal(inbox.statusCode, 201, inbox.body)
-    const vp = signPresentation(holder, { aud: verifier.did, nonce: created.request.nonce, credentials: [credential.jwt] })
-    const res = await callAs(t.app, 'POST', `/api/wallet/presentation-requests/${created.request.id}/approve`, holderToken, { credential_ids: [credential.id], presentation_jwt: vp })
+    const vp = signPresentation(holder, {
+      aud: verifier.did,
+      nonce: created.request.nonce,
+      credentials: [credential.jwt],
+    })
+    const res = await callAs(
+      t.app,
+      'POST',
+      `/api/wallet/presentation-requests/${created.request.id}/approve`,
+      holderToken,
+      { credential_ids: [credential.id], presentation_jwt: vp },
+    )
     assert.equal(res.statusCode, 201, res.body)
     return { ...res.json().presentation, vp }
   }
   const verify = async (presentation: Json): Promise<Json> => {
-    const res = await callAs(t.app, 'POST', `/api/verifier/presentations/${presentation.id}/verify`, verifierToken, { presentation_jwt: presentation.vp })
+    const res = await callAs(t.app, 'POST', `/api/verifier/presentations/${presentation.id}/verify`, verifierToken, {
+      presentation_jwt: presentation.vp,
+    })
     assert.equal(res.statusCode, 200, res.body)
     return res.json()
   }
-  const eventsOf = (requestId: string) => receiver.events.filter((e) => e.event.data.request_id === requestId).map((e) => e.event.type)
+  const eventsOf = (requestId: string) =>
+    receiver.events.filter((e) => e.event.data.request_id === requestId).map((e) => e.event.type)
 
   it('issues, presents, verifies, revokes and fails the next presentation; every step is a signed callback', async () => {
     const schemaId = await issuer.schema(t.app, {
@@ -115,13 +132,21 @@ describe('full lifecycle with signed callbacks', () => {
         { name: 'gpa', data_type: 'number', required: true },
       ],
     })
-    const issued = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, { credential_type: 'UniversityDegree', schema_id: schemaId, subject_did: holder.did, attributes: { given_name: 'Ada', gpa: 3.7 } })
+    const issued = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, {
+      credential_type: 'UniversityDegree',
+      schema_id: schemaId,
+      subject_did: holder.did,
+      attributes: { given_name: 'Ada', gpa: 3.7 },
+    })
     assert.equal(issued.statusCode, 201, issued.body)
     const credential = { id: issued.json().credential.id as string, jwt: issued.json().credential.jwt as string }
 
     const wallet = await callAs(t.app, 'GET', `/api/wallet/${holder.did}/credentials`, holderToken)
     assert.equal(wallet.statusCode, 200, wallet.body)
-    assert.ok(wallet.json().data.some((c: Json) => c.id === credential.id), 'the holder sees the issued credential')
+    assert.ok(
+      wallet.json().data.some((c: Json) => c.id === credential.id),
+      'the holder sees the issued credential',
+    )
 
     const first = await request()
     const presentation = await approve(first, credential)
@@ -132,14 +157,22 @@ describe('full lifecycle with signed callbacks', () => {
     await waitFor('submitted and verified events', () => eventsOf(first.request.id).length === 2)
     assert.deepEqual(eventsOf(first.request.id), ['presentation.submitted', 'presentation.verified'])
 
-    const revoked = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/credentials/${credential.id}/revoke`, issuer.token)
+    const revoked = await callAs(
+      t.app,
+      'POST',
+      `/api/issuer/${issuer.did}/credentials/${credential.id}/revoke`,
+      issuer.token,
+    )
     assert.equal(revoked.statusCode, 200, revoked.body)
 
     const second = await request()
     const failed = await verify(await approve(second, credential))
     assert.equal(failed.verification_result.is_valid, false)
     assert.equal(failed.status, 'failed')
-    assert.ok(failed.verification_result.errors.some((e: string) => /revoked/.test(e)), failed.verification_result.errors.join('; '))
+    assert.ok(
+      failed.verification_result.errors.some((e: string) => /revoked/.test(e)),
+      failed.verification_result.errors.join('; '),
+    )
     await waitFor('submitted and failed events', () => eventsOf(second.request.id).length === 2)
     assert.deepEqual(eventsOf(second.request.id), ['presentation.submitted', 'presentation.failed'])
     const failedEvent = receiver.events.find((e) => e.event.type === 'presentation.failed')!
@@ -147,9 +180,17 @@ describe('full lifecycle with signed callbacks', () => {
     assert.ok(failedEvent.event.data.errors.some((e: string) => /revoked/.test(e)))
 
     const third = await request()
-    const inbox = await callAs(t.app, 'POST', '/api/wallet/presentation-requests', holderToken, { request_id: third.request.id })
+    const inbox = await callAs(t.app, 'POST', '/api/wallet/presentation-requests', holderToken, {
+      request_id: third.request.id,
+    })
     assert.equal(inbox.statusCode, 201, inbox.body)
-    const rejected = await callAs(t.app, 'POST', `/api/wallet/presentation-requests/${third.request.id}/reject`, holderToken, { reason: 'not today' })
+    const rejected = await callAs(
+      t.app,
+      'POST',
+      `/api/wallet/presentation-requests/${third.request.id}/reject`,
+      holderToken,
+      { reason: 'not today' },
+    )
     assert.equal(rejected.statusCode, 200, rejected.body)
     await waitFor('rejected event', () => eventsOf(third.request.id).length === 1)
     assert.deepEqual(eventsOf(third.request.id), ['presentation.rejected'])
@@ -162,10 +203,16 @@ describe('full lifecycle with signed callbacks', () => {
     assert.equal(receiver.events.length, 5)
     for (const { body, signature, event } of receiver.events) {
       const [protectedHeader, , sig] = signature.split('.') as [string, string, string]
-      const checked = await flattenedVerify({ protected: protectedHeader, payload: body.toString('base64url'), signature: sig }, jwks, { algorithms: ['EdDSA'] })
+      const checked = await flattenedVerify(
+        { protected: protectedHeader, payload: body.toString('base64url'), signature: sig },
+        jwks,
+        { algorithms: ['EdDSA'] },
+      )
       assert.deepEqual(JSON.parse(Buffer.from(checked.payload).toString()), event)
       const altered = Buffer.from(body.toString().replace(event.type, 'presentation.forged'))
-      await assert.rejects(flattenedVerify({ protected: protectedHeader, payload: altered.toString('base64url'), signature: sig }, jwks))
+      await assert.rejects(
+        flattenedVerify({ protected: protectedHeader, payload: altered.toString('base64url'), signature: sig }, jwks),
+      )
     }
     assert.equal(new Set(receiver.events.map((e) => e.event.id)).size, 5, 'each event has its own id')
   })

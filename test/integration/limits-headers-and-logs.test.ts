@@ -7,7 +7,12 @@ import { ADMIN_KEY, createTestApp, type TestApp } from '../helpers/test-app.js'
 
 const SMALL = 64 * 1024
 const LARGE = 1024 * 1024
-const SCHEMA = { name: 'Pass', version: '1', attributes: [{ name: 'holder_name', data_type: 'string', required: true }], anonymous_credentials: false }
+const SCHEMA = {
+  name: 'Pass',
+  version: '1',
+  attributes: [{ name: 'holder_name', data_type: 'string', required: true }],
+  anonymous_credentials: false,
+}
 
 /** A JSON body of about `bytes` bytes that is otherwise a plausible request. */
 const padded = (body: Record<string, unknown>, bytes: number) => JSON.stringify({ ...body, padding: 'x'.repeat(bytes) })
@@ -23,7 +28,8 @@ describe('body limits per route', () => {
   after(() => t.close())
 
   it('gives every public and admin route the small limit, and credential-carrying routes the large one', () => {
-    const limitOf = (method: string, url: string) => t.app.routeTable.find((r) => r.method === method && r.url === url)?.bodyLimit
+    const limitOf = (method: string, url: string) =>
+      t.app.routeTable.find((r) => r.method === method && r.url === url)?.bodyLimit
     for (const route of t.app.routeTable) {
       const access = accessOf(route.method, route.url)
       if ((access === 'public' || access === 'admin') && !route.url.startsWith('/api/docs')) {
@@ -57,10 +63,20 @@ describe('body limits per route', () => {
     const url = `/api/issuer/${issuer.did}/issue`
     const headers = { ...bearer(issuer.token), 'content-type': 'application/json' }
     // Under the large limit the body is parsed and judged by the schema (the padding is an unknown field).
-    const parsed = await t.app.inject({ method: 'POST', url, headers, payload: padded({ credential_type: 'Pass' }, 100 * 1024) })
+    const parsed = await t.app.inject({
+      method: 'POST',
+      url,
+      headers,
+      payload: padded({ credential_type: 'Pass' }, 100 * 1024),
+    })
     assert.equal(parsed.statusCode, 400, parsed.body)
     assert.equal(parsed.json().code, 'VALIDATION_FAILED')
-    const tooBig = await t.app.inject({ method: 'POST', url, headers, payload: padded({ credential_type: 'Pass' }, LARGE + 100 * 1024) })
+    const tooBig = await t.app.inject({
+      method: 'POST',
+      url,
+      headers,
+      payload: padded({ credential_type: 'Pass' }, LARGE + 100 * 1024),
+    })
     assert.equal(tooBig.statusCode, 413)
   })
 })
@@ -96,13 +112,21 @@ describe('security headers, CORS and request ids', () => {
   })
 
   it('answers CORS for configured origins only, including the preflight', async () => {
-    const allowed = await t.app.inject({ method: 'GET', url: '/api/health', headers: { origin: 'https://wallet.example' } })
+    const allowed = await t.app.inject({
+      method: 'GET',
+      url: '/api/health',
+      headers: { origin: 'https://wallet.example' },
+    })
     assert.equal(allowed.headers['access-control-allow-origin'], 'https://wallet.example')
     assert.equal(allowed.headers.vary, 'Origin')
     const preflight = await t.app.inject({
       method: 'OPTIONS',
       url: '/api/issuer',
-      headers: { origin: 'https://verifier.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
+      headers: {
+        origin: 'https://verifier.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization',
+      },
     })
     assert.equal(preflight.statusCode, 204)
     assert.equal(preflight.headers['access-control-allow-origin'], 'https://verifier.example')
@@ -111,17 +135,29 @@ describe('security headers, CORS and request ids', () => {
     assert.match(String(preflight.headers['access-control-allow-headers']), /(^|, )idempotency-key(,|$)/)
     const other = await t.app.inject({ method: 'GET', url: '/api/health', headers: { origin: 'https://evil.example' } })
     assert.equal(other.headers['access-control-allow-origin'], undefined)
-    const otherPreflight = await t.app.inject({ method: 'OPTIONS', url: '/api/issuer', headers: { origin: 'https://evil.example' } })
+    const otherPreflight = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/api/issuer',
+      headers: { origin: 'https://evil.example' },
+    })
     assert.notEqual(otherPreflight.statusCode, 204)
     assert.equal(otherPreflight.headers['access-control-allow-origin'], undefined)
   })
 
   it('puts the request id in the error body and the x-request-id header, and makes one when none is given', async () => {
-    const given = await t.app.inject({ method: 'GET', url: '/api/issuer/nope', headers: { 'x-request-id': 'trace-42' } })
+    const given = await t.app.inject({
+      method: 'GET',
+      url: '/api/issuer/nope',
+      headers: { 'x-request-id': 'trace-42' },
+    })
     assert.equal(given.statusCode, 401)
     assert.equal(given.json().request_id, 'trace-42')
     assert.equal(given.headers['x-request-id'], 'trace-42')
-    const made = await t.app.inject({ method: 'GET', url: '/api/issuer/nope', headers: { 'x-request-id': 'has spaces and ; semicolons' } })
+    const made = await t.app.inject({
+      method: 'GET',
+      url: '/api/issuer/nope',
+      headers: { 'x-request-id': 'has spaces and ; semicolons' },
+    })
     assert.notEqual(made.json().request_id, 'has spaces and ; semicolons')
     assert.match(made.json().request_id, /^[0-9a-f-]{36}$/)
     assert.equal(made.headers['x-request-id'], made.json().request_id)
@@ -178,23 +214,51 @@ describe('log hygiene: no secret reaches the log, every line of a request carrie
     const proof = await holder.proof(t.app)
     secrets.signature = proof.signature
     secrets.challenge = proof.challenge
-    const login = await t.app.inject({ method: 'POST', url: '/api/auth/verify-challenge', payload: proof, headers: { 'x-request-id': 'login-req-1' } })
+    const login = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/verify-challenge',
+      payload: proof,
+      headers: { 'x-request-id': 'login-req-1' },
+    })
     assert.equal(login.statusCode, 200)
     secrets.holderToken = login.json().token
     const schemaId = await issuer.schema(t.app, SCHEMA)
-    const issued = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, { credential_type: 'Pass', schema_id: schemaId, subject_did: holder.did, attributes: { holder_name: 'H' } })
+    const issued = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, {
+      credential_type: 'Pass',
+      schema_id: schemaId,
+      subject_did: holder.did,
+      attributes: { holder_name: 'H' },
+    })
     assert.equal(issued.statusCode, 201, issued.body)
-    const share = await callAs(t.app, 'POST', `/api/wallet/${holder.did}/credentials/share`, secrets.holderToken, { credential_id: issued.json().credential.id, expires_in_seconds: 120 })
+    const share = await callAs(t.app, 'POST', `/api/wallet/${holder.did}/credentials/share`, secrets.holderToken, {
+      credential_id: issued.json().credential.id,
+      expires_in_seconds: 120,
+    })
     assert.equal(share.statusCode, 201, share.body)
     secrets.shareToken = share.json().share.token
-    assert.equal((await t.app.inject({ method: 'GET', url: `/api/wallet/shared/${secrets.shareToken}` })).statusCode, 200)
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: `/api/wallet/shared/${secrets.shareToken}` })).statusCode,
+      200,
+    )
     const generated = await t.app.inject({ method: 'POST', url: '/api/auth/generate-did', payload: {} })
     secrets.generatedPrivateKey = generated.json().private_key
     const seedOwner = new DidClient()
     secrets.encryptedSeed = Buffer.from('an encrypted wallet seed, opaque to the service').toString('base64')
-    const wallet = await t.app.inject({ method: 'POST', url: '/api/auth/create-wallet', payload: { ...(await seedOwner.proof(t.app)), wallet_name: 'Phone', encrypted_seed: secrets.encryptedSeed, encryption: { algorithm: 'AES-GCM', kdf: 'PBKDF2' } } })
+    const wallet = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/create-wallet',
+      payload: {
+        ...(await seedOwner.proof(t.app)),
+        wallet_name: 'Phone',
+        encrypted_seed: secrets.encryptedSeed,
+        encryption: { algorithm: 'AES-GCM', kdf: 'PBKDF2' },
+      },
+    })
     assert.equal(wallet.statusCode, 201, wallet.body)
-    assert.equal((await t.app.inject({ method: 'GET', url: '/api/admin/keys', headers: { 'x-admin-key': ADMIN_KEY } })).statusCode, 200)
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: '/api/admin/keys', headers: { 'x-admin-key': ADMIN_KEY } })).statusCode,
+      200,
+    )
     // Failures log too: a wrong token, a wrong admin key.
     await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: bearer(`${secrets.holderToken}x`) })
     await t.app.inject({ method: 'GET', url: '/api/admin/keys', headers: { 'x-admin-key': `${ADMIN_KEY}-wrong` } })
@@ -206,7 +270,10 @@ describe('log hygiene: no secret reaches the log, every line of a request carrie
 
   it('logged the traffic at all (the grep below would be vacuous otherwise)', () => {
     assert.ok(lines.length > 20, `only ${lines.length} log lines`)
-    assert.ok(lines.some((l) => l.includes('/api/wallet/shared/[redacted]')), 'the share-link request is logged, with its token redacted')
+    assert.ok(
+      lines.some((l) => l.includes('/api/wallet/shared/[redacted]')),
+      'the share-link request is logged, with its token redacted',
+    )
   })
 
   it('contains none of the secrets used in the session', () => {
@@ -215,7 +282,8 @@ describe('log hygiene: no secret reaches the log, every line of a request carrie
       assert.ok(value && value.length >= 16, `${name} was captured`)
       assert.ok(!log.includes(value), `${name} appears in the log`)
       // Tokens are JWTs: not even their signature part may appear.
-      if (value.split('.').length === 3) assert.ok(!log.includes(value.split('.')[2]!), `${name}'s signature appears in the log`)
+      if (value.split('.').length === 3)
+        assert.ok(!log.includes(value.split('.')[2]!), `${name}'s signature appears in the log`)
     }
   })
 

@@ -20,7 +20,15 @@ import type { TestApp } from '../helpers/test-app.js'
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>
 
-const SCHEMA = { name: 'Resident', version: '1', attributes: [{ name: 'given_name', data_type: 'string', required: true }, { name: 'family_name', data_type: 'string', required: true }], anonymous_credentials: false }
+const SCHEMA = {
+  name: 'Resident',
+  version: '1',
+  attributes: [
+    { name: 'given_name', data_type: 'string', required: true },
+    { name: 'family_name', data_type: 'string', required: true },
+  ],
+  anonymous_credentials: false,
+}
 
 describe('a standard wallet between two service instances', () => {
   let homeFront: HttpsFront
@@ -47,29 +55,57 @@ describe('a standard wallet between two service instances', () => {
       presentation_type: 'ResidentCheck',
       purpose: 'Check residence',
       // An SD-JWT VC type of another issuer is named by its vct (docs/openid4vp.md "DCQL mapping").
-      required_credentials: [{ credential_type: 'Resident', schema_id: `${foreignFront.origin}/vct/${encodeURIComponent(schemaId)}`, required_attributes: ['given_name'] }],
+      required_credentials: [
+        {
+          credential_type: 'Resident',
+          schema_id: `${foreignFront.origin}/vct/${encodeURIComponent(schemaId)}`,
+          required_attributes: ['given_name'],
+        },
+      ],
     })
     assert.equal(res.statusCode, 201, res.body)
     return res.json() as Json
   }
 
   it('receives from the foreign issuer (tx_code, DPoP), presents to the home verifier (accepted), and is refused once revoked there', async () => {
-    const offered = await callAs(foreign.app, 'POST', `/api/issuer/${issuer.did}/offers`, issuer.token, { credential_type: 'Resident', schema_id: schemaId, format: 'dc+sd-jwt', tx_code: true, attributes: { given_name: 'Erika', family_name: 'Mustermann' } })
+    const offered = await callAs(foreign.app, 'POST', `/api/issuer/${issuer.did}/offers`, issuer.token, {
+      credential_type: 'Resident',
+      schema_id: schemaId,
+      format: 'dc+sd-jwt',
+      tx_code: true,
+      attributes: { given_name: 'Erika', family_name: 'Mustermann' },
+    })
     assert.equal(offered.statusCode, 201, offered.body)
     const wallet = await IssuanceWallet.create(['ES256'])
-    const { answer } = await wallet.receive(offered.json().credential_offer_uri, { txCode: offered.json().tx_code, dpop: true })
+    const { answer } = await wallet.receive(offered.json().credential_offer_uri, {
+      txCode: offered.json().tx_code,
+      dpop: true,
+    })
     const credential = (answer.credentialResponse.credentials as Array<{ credential: string }>)[0]!.credential
-    assert.ok(new URL(JSON.parse(Buffer.from(credential.split('.')[1]!, 'base64url').toString()).iss).origin === foreignFront.origin, 'issued by the foreign instance')
+    assert.ok(
+      new URL(JSON.parse(Buffer.from(credential.split('.')[1]!, 'base64url').toString()).iss).origin ===
+        foreignFront.origin,
+      'issued by the foreign instance',
+    )
 
     const first = await request()
     const accepted = await new PresentationWallet(wallet.keys[0]!, [credential]).answer(first.authorization_request_uri)
     assert.equal(accepted.status, 200, JSON.stringify(accepted.body))
-    const recorded = (await callAs(home.app, 'GET', `/api/verifier/requests/${first.request.id}`, verifierToken)).json() as Json
+    const recorded = (
+      await callAs(home.app, 'GET', `/api/verifier/requests/${first.request.id}`, verifierToken)
+    ).json() as Json
     assert.equal(recorded.request.status, 'verified')
 
     // The foreign issuer revokes it; the home verifier reads the foreign status list again and refuses.
-    const issued = (await callAs(foreign.app, 'GET', `/api/issuer/${issuer.did}/credentials`, issuer.token)).json().data as Json[]
-    const revoked = await callAs(foreign.app, 'POST', `/api/issuer/${issuer.did}/credentials/${issued[0]!.id}/revoke`, issuer.token, { reason: 'moved away' })
+    const issued = (await callAs(foreign.app, 'GET', `/api/issuer/${issuer.did}/credentials`, issuer.token)).json()
+      .data as Json[]
+    const revoked = await callAs(
+      foreign.app,
+      'POST',
+      `/api/issuer/${issuer.did}/credentials/${issued[0]!.id}/revoke`,
+      issuer.token,
+      { reason: 'moved away' },
+    )
     assert.equal(revoked.statusCode, 200, revoked.body)
     const second = await request()
     const refused = await new PresentationWallet(wallet.keys[0]!, [credential]).answer(second.authorization_request_uri)

@@ -29,7 +29,11 @@ const SCHEMA = {
 async function newKey() {
   const pair = await jose.generateKeyPair('ES256', { extractable: true })
   const { kty, crv, x, y, d } = await jose.exportJWK(pair.privateKey)
-  return { privateKey: pair.privateKey, jwk: { kty, crv, x, y } as jose.JWK, privateJwk: { kty, crv, x, y, d } as jose.JWK }
+  return {
+    privateKey: pair.privateKey,
+    jwk: { kty, crv, x, y } as jose.JWK,
+    privateJwk: { kty, crv, x, y, d } as jose.JWK,
+  }
 }
 type Key = Awaited<ReturnType<typeof newKey>>
 
@@ -41,9 +45,13 @@ const dpopProof = (key: Key, htu: string, extra: Json = {}, jwk: jose.JWK = key.
     iat: now(),
     jti: randomUUID(),
     ...extra,
-  }).setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk }).sign(key.privateKey)
+  })
+    .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk })
+    .sign(key.privateKey)
 const keyProof = (key: Key, aud: string, nonce: string, jwk: jose.JWK = key.jwk) =>
-  new jose.SignJWT({ aud, iat: now(), nonce }).setProtectedHeader({ alg: 'ES256', typ: 'openid4vci-proof+jwt', jwk }).sign(key.privateKey)
+  new jose.SignJWT({ aud, iat: now(), nonce })
+    .setProtectedHeader({ alg: 'ES256', typ: 'openid4vci-proof+jwt', jwk })
+    .sign(key.privateKey)
 const ath = (token: string) => createHash('sha256').update(token).digest('base64url')
 
 describe('OpenID4VCI endpoints under attack', () => {
@@ -54,7 +62,10 @@ describe('OpenID4VCI endpoints under attack', () => {
 
   before(async () => {
     t = await createTestApp({ env: { PUBLIC_BASE_URL: BASE } })
-    for (const [name, actor] of [['alice', alice], ['bob', bob]] as const) {
+    for (const [name, actor] of [
+      ['alice', alice],
+      ['bob', bob],
+    ] as const) {
       await actor.setUp(t.app, `Issuer ${name}`)
       schemas[name] = await actor.schema(t.app, SCHEMA)
     }
@@ -66,7 +77,12 @@ describe('OpenID4VCI endpoints under attack', () => {
     const created = await makeOffer(
       t,
       who,
-      { credential_type: 'Ticket', schema_id: schemas[who === alice ? 'alice' : 'bob'], format: 'dc+sd-jwt', attributes: { seat: '12A' } },
+      {
+        credential_type: 'Ticket',
+        schema_id: schemas[who === alice ? 'alice' : 'bob'],
+        format: 'dc+sd-jwt',
+        attributes: { seat: '12A' },
+      },
       body,
     )
     const issuer = created.credential_offer.credential_issuer as string
@@ -86,8 +102,10 @@ describe('OpenID4VCI endpoints under attack', () => {
       payload: new URLSearchParams({ grant_type: PRE_AUTHORIZED, 'pre-authorized_code': o.code }).toString(),
     })
   /** A DPoP server nonce of the issuer of `o`, from its nonce endpoint's DPoP-Nonce header. */
-  const serverNonce = async (o: Offer) => (await t.app.inject({ method: 'POST', url: path(o.at('nonce')) })).headers['dpop-nonce'] as string
-  const cNonce = async (o: Offer) => (await t.app.inject({ method: 'POST', url: path(o.at('nonce')) })).json().c_nonce as string
+  const serverNonce = async (o: Offer) =>
+    (await t.app.inject({ method: 'POST', url: path(o.at('nonce')) })).headers['dpop-nonce'] as string
+  const cNonce = async (o: Offer) =>
+    (await t.app.inject({ method: 'POST', url: path(o.at('nonce')) })).json().c_nonce as string
   const boundToken = async (o: Offer, key: Key) => {
     const res = await postToken(o, await dpopProof(key, o.at('token'), { nonce: await serverNonce(o) }))
     assert.equal(res.statusCode, 200, res.body)
@@ -118,16 +136,10 @@ describe('OpenID4VCI endpoints under attack', () => {
     const key = await newKey()
     const token = await boundToken(o, key)
     const holder = await newKey()
-    const res = await postResource(
-      o,
-      'credential',
-      key,
-      token,
-      {
-        credential_configuration_id: o.configurationId,
-        proofs: { jwt: [await keyProof(holder, o.issuer, await cNonce(o), holder.privateJwk)] },
-      },
-    )
+    const res = await postResource(o, 'credential', key, token, {
+      credential_configuration_id: o.configurationId,
+      proofs: { jwt: [await keyProof(holder, o.issuer, await cNonce(o), holder.privateJwk)] },
+    })
     assert.equal(res.statusCode, 400, res.body)
     assert.equal(res.json().error, 'invalid_proof')
   })
@@ -137,13 +149,10 @@ describe('OpenID4VCI endpoints under attack', () => {
     const b = await offer(bob)
     const key = await newKey()
     const token = await boundToken(a, key)
-    const res = await postResource(
-      b,
-      'credential',
-      key,
-      token,
-      { credential_configuration_id: b.configurationId, proofs: { jwt: [await keyProof(key, b.issuer, await cNonce(b))] } },
-    )
+    const res = await postResource(b, 'credential', key, token, {
+      credential_configuration_id: b.configurationId,
+      proofs: { jwt: [await keyProof(key, b.issuer, await cNonce(b))] },
+    })
     assert.equal(res.statusCode, 401, res.body)
     assert.equal(res.json().error, 'invalid_token')
     const foreignNonce = await postToken(b, await dpopProof(key, b.at('token'), { nonce: await serverNonce(a) }))
@@ -155,21 +164,17 @@ describe('OpenID4VCI endpoints under attack', () => {
     const key = await newKey()
     const deferred = await offer(alice, { requires_approval: true })
     const token = await boundToken(deferred, key)
-    const pending = await postResource(
-      deferred,
-      'credential',
-      key,
-      token,
-      {
-        credential_configuration_id: deferred.configurationId,
-        proofs: { jwt: [await keyProof(key, deferred.issuer, await cNonce(deferred))] },
-      },
-    )
+    const pending = await postResource(deferred, 'credential', key, token, {
+      credential_configuration_id: deferred.configurationId,
+      proofs: { jwt: [await keyProof(key, deferred.issuer, await cNonce(deferred))] },
+    })
     assert.equal(pending.statusCode, 202, pending.body)
     const other = await offer(alice, { requires_approval: true })
     const otherKey = await newKey()
     const otherToken = await boundToken(other, otherKey)
-    const res = await postResource(other, 'deferred-credential', otherKey, otherToken, { transaction_id: pending.json().transaction_id })
+    const res = await postResource(other, 'deferred-credential', otherKey, otherToken, {
+      transaction_id: pending.json().transaction_id,
+    })
     assert.equal(res.statusCode, 400, res.body)
     assert.equal(res.json().error, 'invalid_transaction_id')
   })
@@ -178,38 +183,35 @@ describe('OpenID4VCI endpoints under attack', () => {
     const o = await offer(alice)
     const key = await newKey()
     const token = await boundToken(o, key)
-    const issued = await postResource(
-      o,
-      'credential',
-      key,
-      token,
-      { credential_configuration_id: o.configurationId, proofs: { jwt: [await keyProof(key, o.issuer, await cNonce(o))] } },
-    )
+    const issued = await postResource(o, 'credential', key, token, {
+      credential_configuration_id: o.configurationId,
+      proofs: { jwt: [await keyProof(key, o.issuer, await cNonce(o))] },
+    })
     assert.equal(issued.statusCode, 200, issued.body)
     const notificationId = issued.json().notification_id as string
     for (let i = 0; i < 5; i++) {
-      const res = await postResource(
-        o,
-        'notification',
-        key,
-        token,
-        { notification_id: notificationId, event: 'credential_accepted', event_description: 'x'.repeat(300) },
-      )
+      const res = await postResource(o, 'notification', key, token, {
+        notification_id: notificationId,
+        event: 'credential_accepted',
+        event_description: 'x'.repeat(300),
+      })
       assert.equal(res.statusCode, 204, res.body)
     }
     assert.equal(
-      (await postResource(o, 'notification', key, token, { notification_id: notificationId, event: 'credential_deleted' })).statusCode,
+      (
+        await postResource(o, 'notification', key, token, {
+          notification_id: notificationId,
+          event: 'credential_deleted',
+        })
+      ).statusCode,
       204,
     )
-    const rows = await t.deps.database.db.selectFrom('wallet_activities').select('type').where(
-      'type',
-      'in',
-      ['credential_accepted', 'credential_deleted'],
-    ).where(
-      'details',
-      '@>',
-      JSON.stringify({ source: 'openid4vci_notification' }) as never,
-    ).execute()
+    const rows = await t.deps.database.db
+      .selectFrom('wallet_activities')
+      .select('type')
+      .where('type', 'in', ['credential_accepted', 'credential_deleted'])
+      .where('details', '@>', JSON.stringify({ source: 'openid4vci_notification' }) as never)
+      .execute()
     assert.deepEqual(rows.map((r) => r.type).sort(), ['credential_accepted', 'credential_deleted'])
   })
 
@@ -220,10 +222,10 @@ describe('OpenID4VCI endpoints under attack', () => {
       transformQuery: (args) => ((queries += 1), args.node),
       transformResult: async (args) => args.result,
     }
-    const counted = await buildApp(
-      t.config,
-      { ...t.deps, database: { ...t.deps.database, db: t.deps.database.db.withPlugin(counting), close: async () => undefined } },
-    )
+    const counted = await buildApp(t.config, {
+      ...t.deps,
+      database: { ...t.deps.database, db: t.deps.database.db.withPlugin(counting), close: async () => undefined },
+    })
     await counted.ready()
     try {
       const o = await offer(alice)

@@ -16,7 +16,12 @@ import { errorOf, walletKeyOf, type Json } from '../helpers/oid4vci-checks.js'
 import { closeHttpsIssuer, makeOffer, openHttpsIssuer } from '../helpers/https-issuer.js'
 import type { TestApp } from '../helpers/test-app.js'
 
-const SCHEMA = { name: 'Library card', version: '1', attributes: [{ name: 'card_number', data_type: 'string', required: true }], anonymous_credentials: false }
+const SCHEMA = {
+  name: 'Library card',
+  version: '1',
+  attributes: [{ name: 'card_number', data_type: 'string', required: true }],
+  anonymous_credentials: false,
+}
 const REDIRECT = 'https://wallet.example/callback'
 
 describe('OpenID4VCI authorization code flow', () => {
@@ -26,10 +31,28 @@ describe('OpenID4VCI authorization code flow', () => {
   let schemaId: string
   const logged: string[] = []
 
-  before(async () => ({ front, t, schemaId } = await openHttpsIssuer(issuer, 'Library', SCHEMA, { env: { LOG_LEVEL: 'info' }, logSink: { write: (line) => logged.push(line) } })))
+  before(
+    async () =>
+      ({ front, t, schemaId } = await openHttpsIssuer(issuer, 'Library', SCHEMA, {
+        env: { LOG_LEVEL: 'info' },
+        logSink: { write: (line) => logged.push(line) },
+      })),
+  )
   after(() => closeHttpsIssuer({ front, t }))
 
-  const offer = (body: Json = {}) => makeOffer(t, issuer, { credential_type: 'LibraryCard', schema_id: schemaId, attributes: { card_number: '42' }, format: 'jwt_vc_json', pre_authorized: false }, body)
+  const offer = (body: Json = {}) =>
+    makeOffer(
+      t,
+      issuer,
+      {
+        credential_type: 'LibraryCard',
+        schema_id: schemaId,
+        attributes: { card_number: '42' },
+        format: 'jwt_vc_json',
+        pre_authorized: false,
+      },
+      body,
+    )
 
   /** The user agent: opens the authorization URL for JSON, has the holder sign the challenge, follows to the redirect. */
   const signIn = async (url: string, holder: DidClient): Promise<URL> => {
@@ -41,7 +64,12 @@ describe('OpenID4VCI authorization code flow', () => {
     const step2 = await fetch(`${url.split('?')[0]}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ ...Object.fromEntries(new URL(url).searchParams), did: holder.did, challenge, signature: holder.sign(challenge) }),
+      body: JSON.stringify({
+        ...Object.fromEntries(new URL(url).searchParams),
+        did: holder.did,
+        challenge,
+        signature: holder.sign(challenge),
+      }),
     })
     assert.equal(step2.status, 200, await step2.clone().text())
     return new URL(((await step2.json()) as Json).redirect_uri)
@@ -60,7 +88,12 @@ describe('OpenID4VCI authorization code flow', () => {
     assert.equal(redirect.searchParams.get('iss'), resolved.offer.credential_issuer)
     const code = redirect.searchParams.get('code')!
 
-    assert.equal(await errorOf(wallet.tokenFromCode(resolved, code, 'a-wrong-verifier-a-wrong-verifier-a-wrong-verifier', REDIRECT)), 'invalid_grant')
+    assert.equal(
+      await errorOf(
+        wallet.tokenFromCode(resolved, code, 'a-wrong-verifier-a-wrong-verifier-a-wrong-verifier', REDIRECT),
+      ),
+      'invalid_grant',
+    )
     const token = await wallet.tokenFromCode(resolved, code, request.codeVerifier, REDIRECT)
     assert.equal(token.response.token_type, 'DPoP')
     assert.equal(await errorOf(wallet.tokenFromCode(resolved, code, request.codeVerifier, REDIRECT)), 'invalid_grant')
@@ -68,15 +101,22 @@ describe('OpenID4VCI authorization code flow', () => {
     // A key of another DID is refused; the holder's own did:key is served.
     const stranger = await IssuanceWallet.create(['EdDSA'])
     const nonce = await wallet.nonce(resolved)
-    assert.equal(await errorOf(wallet.credentials(resolved, token, await stranger.proofs(resolved, nonce, { useDid: true }))), 'invalid_proof')
+    assert.equal(
+      await errorOf(wallet.credentials(resolved, token, await stranger.proofs(resolved, nonce, { useDid: true }))),
+      'invalid_proof',
+    )
     const answer = await wallet.credentials(resolved, token, await wallet.proofs(resolved, nonce, { useDid: true }))
     const jwt = (answer.credentialResponse.credentials as Json[])[0]!.credential as string
     assert.equal(jose.decodeJwt(jwt).sub, holder.did)
     // The offer's secrets and the code never reach the log; the authorization request was logged.
     const issuerState = resolved.offer.grants!.authorization_code!.issuer_state!
     const handle = decodeURIComponent(created.credential_offer_uri.split('credential_offer_uri=')[1]).split('/').at(-1)!
-    assert.ok(logged.some((line) => line.includes('/oid4vci/authorize')), 'requests are logged')
-    for (const secret of [issuerState, handle, code]) assert.equal(logged.filter((line) => line.includes(secret)).length, 0, 'a secret in the log')
+    assert.ok(
+      logged.some((line) => line.includes('/oid4vci/authorize')),
+      'requests are logged',
+    )
+    for (const secret of [issuerState, handle, code])
+      assert.equal(logged.filter((line) => line.includes(secret)).length, 0, 'a secret in the log')
   })
 
   it('refuses an unknown issuer_state, a request without PKCE, and a browser asking for HTML', async () => {
@@ -91,7 +131,11 @@ describe('OpenID4VCI authorization code flow', () => {
       u.searchParams.set('did', new DidClient().did)
       return u
     }
-    for (const [name, value] of [['issuer_state', 'made-up'], ['code_challenge', null], ['code_challenge_method', 'plain']] as const) {
+    for (const [name, value] of [
+      ['issuer_state', 'made-up'],
+      ['code_challenge', null],
+      ['code_challenge_method', 'plain'],
+    ] as const) {
       const res = await fetch(tamper(name, value), { headers: { accept: 'application/json' } })
       assert.equal(res.status, 400, `${name}: ${res.status}`)
       assert.equal(((await res.json()) as Json).error, 'invalid_request')

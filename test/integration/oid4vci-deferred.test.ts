@@ -15,7 +15,12 @@ import { errorOf, walletKeyOf, type Json } from '../helpers/oid4vci-checks.js'
 import { closeHttpsIssuer, makeOffer, openHttpsIssuer } from '../helpers/https-issuer.js'
 import type { TestApp } from '../helpers/test-app.js'
 
-const SCHEMA = { name: 'Permit', version: '1', attributes: [{ name: 'holder_name', data_type: 'string', required: true }], anonymous_credentials: false }
+const SCHEMA = {
+  name: 'Permit',
+  version: '1',
+  attributes: [{ name: 'holder_name', data_type: 'string', required: true }],
+  anonymous_credentials: false,
+}
 
 describe('OpenID4VCI deferred issuance and notifications', () => {
   let front: HttpsFront
@@ -26,13 +31,20 @@ describe('OpenID4VCI deferred issuance and notifications', () => {
   before(async () => ({ front, t, schemaId } = await openHttpsIssuer(issuer, 'Town hall', SCHEMA)))
   after(() => closeHttpsIssuer({ front, t }))
 
-  const offer = (body: Json = {}) => makeOffer(t, issuer, { credential_type: 'Permit', schema_id: schemaId, attributes: { holder_name: 'Ada' } }, body)
+  const offer = (body: Json = {}) =>
+    makeOffer(t, issuer, { credential_type: 'Permit', schema_id: schemaId, attributes: { holder_name: 'Ada' } }, body)
   const pendingRequestOf = async (holderDid: string) => {
-    const listed = (await callAs(t.app, 'GET', `/api/issuer/${issuer.did}/requests?status=pending`, issuer.token)).json().data as Json[]
+    const listed = (
+      await callAs(t.app, 'GET', `/api/issuer/${issuer.did}/requests?status=pending`, issuer.token)
+    ).json().data as Json[]
     return listed.find((r) => r.holder_did === holderDid)
   }
   const activities = async (holder: DidClient, token: string) => {
-    const res = await t.app.inject({ method: 'GET', url: `/api/wallet/${holder.did}/activities?limit=50`, headers: { ...bearer(token), 'x-user-did': holder.did } })
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/api/wallet/${holder.did}/activities?limit=50`,
+      headers: { ...bearer(token), 'x-user-did': holder.did },
+    })
     assert.equal(res.statusCode, 200, res.body)
     return res.json().data as Json[]
   }
@@ -54,8 +66,16 @@ describe('OpenID4VCI deferred issuance and notifications', () => {
 
     const request = await pendingRequestOf(holder.did)
     assert.ok(request, 'the credential request is pending for the issuer')
-    const challenge = (await callAs(t.app, 'GET', `/api/wallet/issuer/${issuer.did}/request/${request.id}/challenge`, issuer.token)).json().challenge as string
-    const approved = await callAs(t.app, 'POST', `/api/wallet/issuer/${issuer.did}/request/${request.id}/approve`, issuer.token, { signature: issuer.sign(challenge) })
+    const challenge = (
+      await callAs(t.app, 'GET', `/api/wallet/issuer/${issuer.did}/request/${request.id}/challenge`, issuer.token)
+    ).json().challenge as string
+    const approved = await callAs(
+      t.app,
+      'POST',
+      `/api/wallet/issuer/${issuer.did}/request/${request.id}/approve`,
+      issuer.token,
+      { signature: issuer.sign(challenge) },
+    )
     assert.equal(approved.statusCode, 200, approved.body)
 
     const delivered = await wallet.deferred(resolved, token, transactionId)
@@ -68,7 +88,8 @@ describe('OpenID4VCI deferred issuance and notifications', () => {
     assert.equal(await errorOf(wallet.deferred(resolved, token, transactionId)), 'invalid_transaction_id')
 
     const types = (await activities(holder, holderToken)).map((a) => a.type)
-    for (const type of ['credential_request_created', 'credential_received']) assert.ok(types.includes(type), `${type} in ${types.join(', ')}`)
+    for (const type of ['credential_request_created', 'credential_received'])
+      assert.ok(types.includes(type), `${type} in ${types.join(', ')}`)
   })
 
   it('answers credential_request_denied after a rejection', async () => {
@@ -76,21 +97,39 @@ describe('OpenID4VCI deferred issuance and notifications', () => {
     const created = await offer({ format: 'jwt_vc_json', requires_approval: true })
     const { resolved, token, answer } = await wallet.receive(created.credential_offer_uri, { useDid: true })
     const request = await pendingRequestOf(wallet.keys[0]!.did)
-    const rejected = await callAs(t.app, 'POST', `/api/wallet/issuer/${issuer.did}/request/${request!.id}/reject`, issuer.token, { reason: 'not eligible' })
+    const rejected = await callAs(
+      t.app,
+      'POST',
+      `/api/wallet/issuer/${issuer.did}/request/${request!.id}/reject`,
+      issuer.token,
+      { reason: 'not eligible' },
+    )
     assert.equal(rejected.statusCode, 200, rejected.body)
-    assert.equal(await errorOf(wallet.deferred(resolved, token, answer.credentialResponse.transaction_id as string)), 'credential_request_denied')
+    assert.equal(
+      await errorOf(wallet.deferred(resolved, token, answer.credentialResponse.transaction_id as string)),
+      'credential_request_denied',
+    )
   })
 
   it('records notifications of an immediate issuance, and refuses an unknown notification_id or another token', async () => {
     const holder = new DidClient()
     const holderToken = await holder.login(t.app)
     const wallet = await IssuanceWallet.withKeys([walletKeyOf(holder)])
-    const { resolved, token, answer } = await wallet.receive((await offer({ format: 'jwt_vc_json' })).credential_offer_uri, { useDid: true })
+    const { resolved, token, answer } = await wallet.receive(
+      (await offer({ format: 'jwt_vc_json' })).credential_offer_uri,
+      { useDid: true },
+    )
     const notificationId = answer.credentialResponse.notification_id as string
-    assert.equal(await errorOf(wallet.notify(resolved, token, 'not-a-notification', 'credential_accepted')), 'invalid_notification_id')
+    assert.equal(
+      await errorOf(wallet.notify(resolved, token, 'not-a-notification', 'credential_accepted')),
+      'invalid_notification_id',
+    )
     const stranger = await IssuanceWallet.create(['ES256'])
     const strangerRun = await stranger.receive((await offer({ format: 'dc+sd-jwt' })).credential_offer_uri)
-    assert.equal(await errorOf(stranger.notify(resolved, strangerRun.token, notificationId, 'credential_deleted')), 'invalid_notification_id')
+    assert.equal(
+      await errorOf(stranger.notify(resolved, strangerRun.token, notificationId, 'credential_deleted')),
+      'invalid_notification_id',
+    )
     assert.equal((await wallet.notify(resolved, token, notificationId, 'credential_accepted')).response.status, 204)
     assert.equal((await wallet.notify(resolved, token, notificationId, 'credential_deleted')).response.status, 204)
     const logged = await activities(holder, holderToken)
@@ -98,7 +137,12 @@ describe('OpenID4VCI deferred issuance and notifications', () => {
       const entry = logged.find((a) => a.type === type)
       assert.ok(entry, type)
       assert.equal(entry.details.source, 'openid4vci_notification')
-      assert.equal(entry.credential_id, answer.credentialResponse.credentials ? jose.decodeJwt((answer.credentialResponse.credentials as Json[])[0]!.credential).jti : undefined)
+      assert.equal(
+        entry.credential_id,
+        answer.credentialResponse.credentials
+          ? jose.decodeJwt((answer.credentialResponse.credentials as Json[])[0]!.credential).jti
+          : undefined,
+      )
     }
   })
 
@@ -109,8 +153,16 @@ describe('OpenID4VCI deferred issuance and notifications', () => {
     assert.equal(answer.response.status, 202)
     const request = await pendingRequestOf(wallet.keys[0]!.did)
     assert.ok(request)
-    const challenge = (await callAs(t.app, 'GET', `/api/wallet/issuer/${issuer.did}/request/${request.id}/challenge`, issuer.token)).json().challenge as string
-    const approved = await callAs(t.app, 'POST', `/api/wallet/issuer/${issuer.did}/request/${request.id}/approve`, issuer.token, { signature: issuer.sign(challenge), attributes: { holder_name: 'Ada Lovelace' } })
+    const challenge = (
+      await callAs(t.app, 'GET', `/api/wallet/issuer/${issuer.did}/request/${request.id}/challenge`, issuer.token)
+    ).json().challenge as string
+    const approved = await callAs(
+      t.app,
+      'POST',
+      `/api/wallet/issuer/${issuer.did}/request/${request.id}/approve`,
+      issuer.token,
+      { signature: issuer.sign(challenge), attributes: { holder_name: 'Ada Lovelace' } },
+    )
     assert.equal(approved.statusCode, 200, approved.body)
     const delivered = await wallet.deferred(resolved, token, answer.credentialResponse.transaction_id as string)
     const credentials = delivered.deferredCredentialResponse.credentials as Json[]

@@ -53,7 +53,9 @@ describe('the hosted wallet and an issuer that requires DPoP nonces', () => {
 
   /** The status codes the issuer answered on one of its OpenID4VCI endpoints, in order (Fastify's request log). */
   const answered = (endpoint: string) => {
-    const entries = logged.map((line) => JSON.parse(line) as { reqId?: string; req?: { url?: string }; res?: { statusCode?: number } })
+    const entries = logged.map(
+      (line) => JSON.parse(line) as { reqId?: string; req?: { url?: string }; res?: { statusCode?: number } },
+    )
     const urls = new Map(entries.filter((e) => e.req?.url).map((e) => [e.reqId, e.req!.url!]))
     return entries
       .filter((e) => e.res?.statusCode !== undefined && urls.get(e.reqId)?.endsWith(`/oid4vci/${endpoint}`))
@@ -64,13 +66,12 @@ describe('the hosted wallet and an issuer that requires DPoP nonces', () => {
     await issuer.setUp(foreign.app, 'Gym')
     const schemaId = await issuer.schema(foreign.app, SCHEMA)
     const token = await holder.login(home.app)
-    const created = await callAs(
-      foreign.app,
-      'POST',
-      `/api/issuer/${issuer.did}/offers`,
-      issuer.token,
-      { credential_type: 'GymPass', schema_id: schemaId, attributes: { member: 'Ada' }, format: 'dc+sd-jwt' },
-    )
+    const created = await callAs(foreign.app, 'POST', `/api/issuer/${issuer.did}/offers`, issuer.token, {
+      credential_type: 'GymPass',
+      schema_id: schemaId,
+      attributes: { member: 'Ada' },
+      format: 'dc+sd-jwt',
+    })
     assert.equal(created.statusCode, 201, created.body)
     const headers = { ...bearer(token), 'x-user-did': holder.did }
     const prepared = await home.app.inject({

@@ -50,16 +50,20 @@ async function dpopProof(
   const payload: Json = { htm: claims.htm ?? 'POST', htu: claims.htu, iat: claims.iat, jti: claims.jti ?? randomUUID() }
   if (claims.nonce !== undefined) payload.nonce = claims.nonce
   if (claims.accessToken) payload.ath = createHash('sha256').update(claims.accessToken).digest('base64url')
-  return new jose.SignJWT(payload).setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: key.jwk }).sign(key.privateKey)
+  return new jose.SignJWT(payload)
+    .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: key.jwk })
+    .sign(key.privateKey)
 }
 
 /** A jwt key proof (OID4VCI 1.0 Appendix F.1) for `nonce`. */
 async function keyProof(key: Key, audience: string, nonce: string, iat: number): Promise<string> {
-  return new jose.SignJWT({ aud: audience, iat, nonce }).setProtectedHeader({
-    alg: 'ES256',
-    typ: 'openid4vci-proof+jwt',
-    jwk: key.jwk,
-  }).sign(key.privateKey)
+  return new jose.SignJWT({ aud: audience, iat, nonce })
+    .setProtectedHeader({
+      alg: 'ES256',
+      typ: 'openid4vci-proof+jwt',
+      jwk: key.jwk,
+    })
+    .sign(key.privateKey)
 }
 
 describe('DPoP proofs that age, replay and carry server nonces (RFC 9449)', () => {
@@ -115,7 +119,12 @@ describe('DPoP proofs that age, replay and carry server nonces (RFC 9449)', () =
       payload: new URLSearchParams({ grant_type: PRE_AUTHORIZED, 'pre-authorized_code': o.code }).toString(),
     })
   const postResource = (app: FastifyInstance, url: string, accessToken: string, proof: string, body: Json) =>
-    app.inject({ method: 'POST', url: path(url), headers: { authorization: `DPoP ${accessToken}`, dpop: proof }, payload: body })
+    app.inject({
+      method: 'POST',
+      url: path(url),
+      headers: { authorization: `DPoP ${accessToken}`, dpop: proof },
+      payload: body,
+    })
 
   /** A server nonce, as a wallet learns it: from the use_dpop_nonce refusal of a proof without one. */
   const serverNonce = async (app: FastifyInstance, o: Offer, key: Key): Promise<string> => {
@@ -139,7 +148,10 @@ describe('DPoP proofs that age, replay and carry server nonces (RFC 9449)', () =
 
   const credentialBody = async (o: Offer, holder: Key) => {
     const cNonce = (await t.app.inject({ method: 'POST', url: path(o.nonce) })).json().c_nonce as string
-    return { credential_configuration_id: o.configurationId, proofs: { jwt: [await keyProof(holder, o.issuerUrl, cNonce, now())] } }
+    return {
+      credential_configuration_id: o.configurationId,
+      proofs: { jwt: [await keyProof(holder, o.issuerUrl, cNonce, now())] },
+    }
   }
 
   describe('token endpoint', () => {
@@ -149,13 +161,21 @@ describe('DPoP proofs that age, replay and carry server nonces (RFC 9449)', () =
       const nonce = await serverNonce(t.app, o, key)
       const res = await postToken(t.app, o, await dpopProof(key, { htu: o.token, iat: now(), nonce }))
       assert.equal(res.statusCode, 200, res.body)
-      assert.equal(typeof res.headers['dpop-nonce'], 'string', 'a successful answer carries the next nonce (RFC 9449 §8.2)')
+      assert.equal(
+        typeof res.headers['dpop-nonce'],
+        'string',
+        'a successful answer carries the next nonce (RFC 9449 §8.2)',
+      )
     })
 
     it('refuses a made-up nonce and a stale one with use_dpop_nonce (and a new DPoP-Nonce)', async () => {
       const o = await offer()
       const key = await newKey()
-      const madeUp = await postToken(t.app, o, await dpopProof(key, { htu: o.token, iat: now(), nonce: 'not-a-nonce-of-this-issuer' }))
+      const madeUp = await postToken(
+        t.app,
+        o,
+        await dpopProof(key, { htu: o.token, iat: now(), nonce: 'not-a-nonce-of-this-issuer' }),
+      )
       assert.equal(madeUp.statusCode, 400, madeUp.body)
       assert.equal(madeUp.json().error, 'use_dpop_nonce')
       assert.ok(madeUp.headers['dpop-nonce'])
@@ -178,7 +198,10 @@ describe('DPoP proofs that age, replay and carry server nonces (RFC 9449)', () =
         assert.match(res.json().error_description, /iat/)
       }
       // The code stands: a fresh proof redeems it.
-      assert.equal((await postToken(t.app, o, await dpopProof(key, { htu: o.token, iat: now(), nonce }))).statusCode, 200)
+      assert.equal(
+        (await postToken(t.app, o, await dpopProof(key, { htu: o.token, iat: now(), nonce }))).statusCode,
+        200,
+      )
     })
 
     it('refuses a proof replayed by its jti, on this instance and on another one', async () => {
@@ -254,13 +277,10 @@ describe('DPoP proofs that age, replay and carry server nonces (RFC 9449)', () =
       const { o, accessToken, nonce } = await boundToken(key)
       const proof = await dpopProof(key, { htu: o.credential, iat: now(), accessToken, nonce })
       // The first request fails on its key proof (the grant stands); its DPoP proof is spent all the same.
-      const bad = await postResource(
-        t.app,
-        o.credential,
-        accessToken,
-        proof,
-        { credential_configuration_id: o.configurationId, proofs: { jwt: ['a.b.c'] } },
-      )
+      const bad = await postResource(t.app, o.credential, accessToken, proof, {
+        credential_configuration_id: o.configurationId,
+        proofs: { jwt: ['a.b.c'] },
+      })
       assert.equal(bad.statusCode, 400, bad.body)
       const body = await credentialBody(o, await newKey())
       for (const app of [t.app, second]) {
@@ -291,7 +311,12 @@ describe('DPoP proofs that age, replay and carry server nonces (RFC 9449)', () =
       )
       assert.equal(issued.statusCode, 200, issued.body)
       const notification = { notification_id: issued.json().notification_id, event: 'credential_accepted' }
-      const proof = await dpopProof(key, { htu: o.notification, iat: now(), accessToken, nonce: issued.headers['dpop-nonce'] as string })
+      const proof = await dpopProof(key, {
+        htu: o.notification,
+        iat: now(),
+        accessToken,
+        nonce: issued.headers['dpop-nonce'] as string,
+      })
       assert.equal((await postResource(t.app, o.notification, accessToken, proof, notification)).statusCode, 204)
       const replayed = await postResource(second, o.notification, accessToken, proof, notification)
       assert.equal(replayed.statusCode, 401, replayed.body)
@@ -314,23 +339,30 @@ describe('DPoP proofs that age, replay and carry server nonces (RFC 9449)', () =
 
 describe('DPoP across origins (a browser wallet)', () => {
   let t: TestApp
-  before(async () => (t = await createTestApp({ env: { PUBLIC_BASE_URL: BASE, CORS_ORIGINS: 'https://wallet.example' } })))
+  before(
+    async () => (t = await createTestApp({ env: { PUBLIC_BASE_URL: BASE, CORS_ORIGINS: 'https://wallet.example' } })),
+  )
   after(() => t.close())
 
   it('lets the DPoP header in and the DPoP-Nonce and WWW-Authenticate headers out', async () => {
     const issuer = await new IssuerActor().setUp(t.app, 'Cross-origin issuer')
     const schemaId = await issuer.schema(t.app, SCHEMA)
-    const created = await makeOffer(
-      t,
-      issuer,
-      { credential_type: 'Pass', schema_id: schemaId, format: 'dc+sd-jwt', attributes: { holder: 'Ada' } },
-    )
+    const created = await makeOffer(t, issuer, {
+      credential_type: 'Pass',
+      schema_id: schemaId,
+      format: 'dc+sd-jwt',
+      attributes: { holder: 'Ada' },
+    })
     const tokenPath = new URL(`${created.credential_offer.credential_issuer}/oid4vci/token`).pathname
     const origin = { origin: 'https://wallet.example' }
     const preflight = await t.app.inject({
       method: 'OPTIONS',
       url: tokenPath,
-      headers: { ...origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'dpop, content-type' },
+      headers: {
+        ...origin,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'dpop, content-type',
+      },
     })
     assert.match(String(preflight.headers['access-control-allow-headers']), /\bdpop\b/)
     const key = await newKey()

@@ -28,7 +28,7 @@ async function es256Key() {
   return { privateKey: pair.privateKey, jwk: { kty: kty!, crv: crv!, x: x!, y: y! } }
 }
 
-describe('OpenID4VCI with Sphereon\'s client', () => {
+describe("OpenID4VCI with Sphereon's client", () => {
   let front: HttpsFront
   let t: TestApp
   const issuer = new IssuerActor()
@@ -37,12 +37,8 @@ describe('OpenID4VCI with Sphereon\'s client', () => {
   before(async () => ({ front, t, schemaId } = await openHttpsIssuer(issuer, 'City library', SCHEMA)))
   after(() => closeHttpsIssuer({ front, t }))
 
-  const offer = (body: Json = {}) => makeOffer(
-    t,
-    issuer,
-    { credential_type: 'LibraryCard', schema_id: schemaId, attributes: { reader: 'Grace' } },
-    body,
-  )
+  const offer = (body: Json = {}) =>
+    makeOffer(t, issuer, { credential_type: 'LibraryCard', schema_id: schemaId, attributes: { reader: 'Grace' } }, body)
 
   it('answers the nonce endpoint for a bare POST of any content type, empty or not (OID4VCI 1.0 §7.1)', async () => {
     const created = await offer({ format: 'dc+sd-jwt' })
@@ -58,7 +54,12 @@ describe('OpenID4VCI with Sphereon\'s client', () => {
     ]
     const nonces = new Set<string>()
     for (const [name, headers, payload] of cases) {
-      const res = await t.app.inject({ method: 'POST', url: nonceUrl, headers, ...(payload === undefined ? {} : { payload }) })
+      const res = await t.app.inject({
+        method: 'POST',
+        url: nonceUrl,
+        headers,
+        ...(payload === undefined ? {} : { payload }),
+      })
       assert.equal(res.statusCode, 200, `${name}: ${res.body}`)
       assert.equal(typeof res.json().c_nonce, 'string', name)
       assert.equal(res.headers['cache-control'], 'no-store', name)
@@ -67,7 +68,7 @@ describe('OpenID4VCI with Sphereon\'s client', () => {
     assert.equal(nonces.size, cases.length, 'a fresh c_nonce each time')
   })
 
-  it('issues an SD-JWT VC to Sphereon\'s client: offer by reference, DPoP-bound token, nonce, key proof, credential', async () => {
+  it("issues an SD-JWT VC to Sphereon's client: offer by reference, DPoP-bound token, nonce, key proof, credential", async () => {
     const created = await offer({ format: 'dc+sd-jwt' })
     const holder = await es256Key()
     const dpop = await es256Key()
@@ -85,10 +86,13 @@ describe('OpenID4VCI with Sphereon\'s client', () => {
     }
     const token = await client.acquireAccessToken({ createDPoPOpts })
     assert.equal(token.token_type, 'DPoP')
-    const signCallback = async (jwt: Jwt) => new jose.SignJWT(jwt.payload as jose.JWTPayload).setProtectedHeader({
-      ...(jwt.header as jose.JWTHeaderParameters),
-      alg: 'ES256',
-    }).sign(holder.privateKey)
+    const signCallback = async (jwt: Jwt) =>
+      new jose.SignJWT(jwt.payload as jose.JWTPayload)
+        .setProtectedHeader({
+          ...(jwt.header as jose.JWTHeaderParameters),
+          alg: 'ES256',
+        })
+        .sign(holder.privateKey)
     const answer = await client.acquireCredentials({
       credentialTypes: created.credential_configuration_id,
       format: 'dc+sd-jwt',

@@ -17,7 +17,15 @@ import { errorOf, postForm, verifySdJwtVc, type Json } from '../helpers/oid4vci-
 import { closeHttpsIssuer, makeOffer, openHttpsIssuer } from '../helpers/https-issuer.js'
 import type { TestApp } from '../helpers/test-app.js'
 
-const SCHEMA = { name: 'Membership', version: '1', attributes: [{ name: 'member', data_type: 'string', required: true }, { name: 'level', data_type: 'number' }], anonymous_credentials: false }
+const SCHEMA = {
+  name: 'Membership',
+  version: '1',
+  attributes: [
+    { name: 'member', data_type: 'string', required: true },
+    { name: 'level', data_type: 'number' },
+  ],
+  anonymous_credentials: false,
+}
 
 describe('OpenID4VCI issuance (pre-authorized code)', () => {
   let front: HttpsFront
@@ -28,11 +36,20 @@ describe('OpenID4VCI issuance (pre-authorized code)', () => {
   before(async () => ({ front, t, schemaId } = await openHttpsIssuer(issuer, 'Club', SCHEMA)))
   after(() => closeHttpsIssuer({ front, t }))
 
-  const offer = (body: Json = {}) => makeOffer(t, issuer, { credential_type: 'Membership', schema_id: schemaId, attributes: { member: 'Ada', level: 3 } }, body)
+  const offer = (body: Json = {}) =>
+    makeOffer(
+      t,
+      issuer,
+      { credential_type: 'Membership', schema_id: schemaId, attributes: { member: 'Ada', level: 3 } },
+      body,
+    )
 
   it('answers the offer as an OpenID4VCI offer by reference, with its QR', async () => {
     const created = await offer({ format: 'dc+sd-jwt' })
-    assert.match(created.credential_offer_uri, /^openid-credential-offer:\/\/\?credential_offer_uri=https%3A%2F%2Flocalhost/)
+    assert.match(
+      created.credential_offer_uri,
+      /^openid-credential-offer:\/\/\?credential_offer_uri=https%3A%2F%2Flocalhost/,
+    )
     assert.match(created.credential_offer_qr, /^data:image\/svg\+xml;base64,/)
     assert.equal(created.credential_configuration_id, `${schemaId}.dc+sd-jwt`)
     assert.equal(created.tx_code, undefined)
@@ -64,10 +81,16 @@ describe('OpenID4VCI issuance (pre-authorized code)', () => {
     assert.match(created.tx_code, /^[A-Z2-9]{8}$/)
     const wallet = await IssuanceWallet.create(['EdDSA'])
     const resolved = await wallet.resolve(created.credential_offer_uri)
-    assert.deepEqual(resolved.offer.grants?.['urn:ietf:params:oauth:grant-type:pre-authorized_code']?.tx_code, { length: 8, input_mode: 'text' })
+    assert.deepEqual(resolved.offer.grants?.['urn:ietf:params:oauth:grant-type:pre-authorized_code']?.tx_code, {
+      length: 8,
+      input_mode: 'text',
+    })
     // Without the tx_code (the library would not send that request: posted by hand).
     const code = resolved.offer.grants!['urn:ietf:params:oauth:grant-type:pre-authorized_code']!['pre-authorized_code']
-    const missing = await postForm(resolved.metadata.authorizationServers[0]!.token_endpoint!, { grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', 'pre-authorized_code': code })
+    const missing = await postForm(resolved.metadata.authorizationServers[0]!.token_endpoint!, {
+      grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code',
+      'pre-authorized_code': code,
+    })
     assert.equal(missing.status, 400)
     assert.equal(((await missing.json()) as Json).error, 'invalid_grant')
     assert.equal(await errorOf(wallet.token(resolved, { dpop: false, txCode: 'WRONG234' })), 'invalid_grant')
@@ -116,7 +139,9 @@ describe('OpenID4VCI issuance (pre-authorized code)', () => {
     assert.equal(header.typ, 'at+jwt')
     assert.equal(claims.iss, resolved.offer.credential_issuer)
     assert.equal(claims.aud, resolved.offer.credential_issuer)
-    const jwks = (await (await fetch(resolved.metadata.authorizationServers[0]!.jwks_uri!)).json()) as jose.JSONWebKeySet
+    const jwks = (await (
+      await fetch(resolved.metadata.authorizationServers[0]!.jwks_uri!)
+    ).json()) as jose.JSONWebKeySet
     await jose.jwtVerify(token.accessToken, jose.createLocalJWKSet(jwks), { typ: 'at+jwt' })
     const credential = (answer.credentialResponse.credentials as Json[])[0]!.credential as Json
     assert.equal(credential.proof.cryptosuite, 'eddsa-rdfc-2022')
@@ -127,20 +152,31 @@ describe('OpenID4VCI issuance (pre-authorized code)', () => {
   it('serves metadata per issuer (path insertion), 404 for an unknown web_id, and for an issuer without schemas', async () => {
     const created = await offer({ format: 'dc+sd-jwt' })
     const id = new URL(created.credential_offer.credential_issuer as string)
-    const metadata = (await (await fetch(`${id.origin}/.well-known/openid-credential-issuer${id.pathname}`)).json()) as Json
+    const metadata = (await (
+      await fetch(`${id.origin}/.well-known/openid-credential-issuer${id.pathname}`)
+    ).json()) as Json
     assert.equal(metadata.credential_issuer, id.href)
     assert.equal(metadata.display[0].name, 'Club')
     assert.equal(metadata.batch_credential_issuance.batch_size, 10)
     const sd = metadata.credential_configurations_supported[`${schemaId}.dc+sd-jwt`]
     assert.equal(sd.vct, `${front.origin}/vct/${schemaId}`)
     assert.deepEqual(sd.proof_types_supported.jwt.proof_signing_alg_values_supported, ['ES256', 'EdDSA'])
-    assert.deepEqual(sd.credential_metadata.claims.map((c: Json) => c.path), [['member'], ['level']])
+    assert.deepEqual(
+      sd.credential_metadata.claims.map((c: Json) => c.path),
+      [['member'], ['level']],
+    )
     const as = (await (await fetch(`${id.origin}/.well-known/oauth-authorization-server${id.pathname}`)).json()) as Json
     assert.equal(as.issuer, id.href)
-    assert.equal((await fetch(`${id.origin}/.well-known/openid-credential-issuer/issuers/${'0'.repeat(32)}`)).status, 404)
+    assert.equal(
+      (await fetch(`${id.origin}/.well-known/openid-credential-issuer/issuers/${'0'.repeat(32)}`)).status,
+      404,
+    )
     const bare = new IssuerActor()
     await bare.setUp(t.app, 'No schemas yet')
-    const webId = (await callAs(t.app, 'GET', `/api/issuer/${bare.did}/signing`, bare.token)).json().signing_did.split(':').at(-1)
+    const webId = (await callAs(t.app, 'GET', `/api/issuer/${bare.did}/signing`, bare.token))
+      .json()
+      .signing_did.split(':')
+      .at(-1)
     const empty = await fetch(`${id.origin}/.well-known/openid-credential-issuer/issuers/${webId}`)
     assert.equal(empty.status, 200, await empty.clone().text())
     assert.deepEqual(((await empty.json()) as Json).credential_configurations_supported, {})
@@ -149,9 +185,20 @@ describe('OpenID4VCI issuance (pre-authorized code)', () => {
   it('serves an issuer that signs as a service-generated did:key the same way', async () => {
     const keyIssuer = new IssuerActor()
     keyIssuer.token = await keyIssuer.login(t.app)
-    assert.equal((await callAs(t.app, 'POST', '/api/issuer', keyIssuer.token, { name: 'Key club', signing_did_method: 'key' })).statusCode, 201)
+    assert.equal(
+      (await callAs(t.app, 'POST', '/api/issuer', keyIssuer.token, { name: 'Key club', signing_did_method: 'key' }))
+        .statusCode,
+      201,
+    )
     const keySchema = await keyIssuer.schema(t.app, SCHEMA)
-    const created = (await callAs(t.app, 'POST', `/api/issuer/${keyIssuer.did}/offers`, keyIssuer.token, { credential_type: 'Membership', schema_id: keySchema, attributes: { member: 'Cy' }, format: 'dc+sd-jwt' })).json() as Json
+    const created = (
+      await callAs(t.app, 'POST', `/api/issuer/${keyIssuer.did}/offers`, keyIssuer.token, {
+        credential_type: 'Membership',
+        schema_id: keySchema,
+        attributes: { member: 'Cy' },
+        format: 'dc+sd-jwt',
+      })
+    ).json() as Json
     const wallet = await IssuanceWallet.create(['ES256'])
     const { answer } = await wallet.receive(created.credential_offer_uri)
     const credential = (answer.credentialResponse.credentials as Json[])[0]!.credential as string

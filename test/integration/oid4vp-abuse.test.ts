@@ -55,7 +55,9 @@ describe('OpenID4VP abuse: responses that must not consume a request', () => {
     const res = await callAs(t.app, 'POST', '/api/verifier/requests', verifierToken, {
       verifier_did: verifier.did,
       presentation_type: 'IdentityCheck',
-      required_credentials: [{ credential_type: 'Identity', issuer_did: issuer.did, required_attributes: ['given_name', 'email'] }],
+      required_credentials: [
+        { credential_type: 'Identity', issuer_did: issuer.did, required_attributes: ['given_name', 'email'] },
+      ],
       purpose: 'Identity check',
       ...body,
     })
@@ -68,12 +70,18 @@ describe('OpenID4VP abuse: responses that must not consume a request', () => {
     return res.json() as Json
   }
   const presentationsOf = async (requestId: string) => {
-    const list = (await callAs(t.app, 'GET', `/api/verifier/${verifier.did}/presentations?limit=100`, verifierToken)).json() as Json
+    const list = (
+      await callAs(t.app, 'GET', `/api/verifier/${verifier.did}/presentations?limit=100`, verifierToken)
+    ).json() as Json
     return ((list.presentations ?? list.items ?? list.data) as Json[]).filter((p) => p.request_id === requestId)
   }
   const post = async (created: Json, fields: Record<string, string>) => {
     const headers = { 'content-type': 'application/x-www-form-urlencoded' }
-    const res = await fetch(created.openid4vp.response_uri, { method: 'POST', headers, body: new URLSearchParams(fields).toString() })
+    const res = await fetch(created.openid4vp.response_uri, {
+      method: 'POST',
+      headers,
+      body: new URLSearchParams(fields).toString(),
+    })
     return { status: res.status, body: (await res.json()) as Json }
   }
   /** What the request object tells anyone who scanned the QR code. */
@@ -81,7 +89,12 @@ describe('OpenID4VP abuse: responses that must not consume a request', () => {
   /** A VP-JWT signed by `signer` (by default a fresh key of the attacker's own) naming `holder`, for this request's nonce and client id. */
   const vpJwt = async (created: Json, credentials: string[], signer: WalletKey, holder = signer) => {
     const object = await requestObject(created)
-    const vp = { '@context': [VC_V1], type: ['VerifiablePresentation'], holder: holder.did, verifiableCredential: credentials }
+    const vp = {
+      '@context': [VC_V1],
+      type: ['VerifiablePresentation'],
+      holder: holder.did,
+      verifiableCredential: credentials,
+    }
     return new jose.SignJWT({ nonce: object.nonce, vp })
       .setProtectedHeader({ alg: 'ES256', typ: 'JWT', kid: holder.didUrl })
       .setIssuer(holder.did)
@@ -96,7 +109,13 @@ describe('OpenID4VP abuse: responses that must not consume a request', () => {
   const selfIssued = async (own: WalletKey) => {
     const issuanceDate = new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace('.000', '')
     const credentialSubject = { id: own.did, given_name: 'Mallory', email: 'm@example.com' }
-    const vc = { '@context': [VC_V1], type: ['VerifiableCredential', 'Identity'], issuer: own.did, issuanceDate, credentialSubject }
+    const vc = {
+      '@context': [VC_V1],
+      type: ['VerifiableCredential', 'Identity'],
+      issuer: own.did,
+      issuanceDate,
+      credentialSubject,
+    }
     return new jose.SignJWT({ jti: `urn:uuid:${randomUUID()}`, vc })
       .setProtectedHeader({ alg: 'ES256', typ: 'JWT', kid: own.didUrl })
       .setIssuer(own.did)
@@ -131,7 +150,10 @@ describe('OpenID4VP abuse: responses that must not consume a request', () => {
   it("a stranger's VP-JWT (fresh key, no credential) with the public state: the request stays open, the attempt is shown", async () => {
     const created = await createRequest()
     const object = await requestObject(created)
-    const attack = await post(created, { vp_token: JSON.stringify({ c0_jwt_vc: [await strangersVp(created)] }), state: object.state })
+    const attack = await post(created, {
+      vp_token: JSON.stringify({ c0_jwt_vc: [await strangersVp(created)] }),
+      state: object.state,
+    })
     assert.equal(attack.status, 400, JSON.stringify(attack.body))
     assert.equal(attack.body.error, 'access_denied')
     assert.match(attack.body.error_description, /holds no credential/)
@@ -139,7 +161,10 @@ describe('OpenID4VP abuse: responses that must not consume a request', () => {
     assert.equal(view.openid4vp.refused_attempts.count, 1)
     const [attempt] = view.openid4vp.refused_attempts.recent
     assert.equal(attempt.holder_proof_verified, false)
-    assert.ok(attempt.errors.some((e: string) => /holds no credential/.test(e)), JSON.stringify(attempt))
+    assert.ok(
+      attempt.errors.some((e: string) => /holds no credential/.test(e)),
+      JSON.stringify(attempt),
+    )
     assert.ok(!Number.isNaN(Date.parse(attempt.received_at)))
     const answer = await new PresentationWallet(key, [sdJwt]).answer(created.authorization_request_uri)
     assert.equal(answer.status, 200, JSON.stringify(answer.body))
@@ -179,10 +204,14 @@ describe('OpenID4VP abuse: responses that must not consume a request', () => {
     assert.equal(answer.status, 200, JSON.stringify(answer.body))
   })
 
-  it("a KB-JWT or VP-JWT for another nonce or audience (the holder proof fails) leaves the request open", async () => {
+  it('a KB-JWT or VP-JWT for another nonce or audience (the holder proof fails) leaves the request open', async () => {
     const created = await createRequest()
     const wallet = new PresentationWallet(key, [sdJwt, jwtVc])
-    for (const options of [{ nonce: 'not-the-nonce' }, { audience: verifier.did }, { audience: verifier.did, skip: [0] }]) {
+    for (const options of [
+      { nonce: 'not-the-nonce' },
+      { audience: verifier.did },
+      { audience: verifier.did, skip: [0] },
+    ]) {
       const answer = await wallet.answer(created.authorization_request_uri, options)
       assert.equal(answer.status, 400, JSON.stringify(answer.body))
       assert.match(String(answer.body.error_description), /nonce|aud/i)
@@ -219,7 +248,10 @@ describe('OpenID4VP abuse: responses that must not consume a request', () => {
     const created = await createRequest()
     const state = (await requestObject(created)).state
     for (let i = 0; i < 12; i++) {
-      const attack = await post(created, { vp_token: JSON.stringify({ c0_jwt_vc: [await strangersVp(created)] }), state })
+      const attack = await post(created, {
+        vp_token: JSON.stringify({ c0_jwt_vc: [await strangersVp(created)] }),
+        state,
+      })
       assert.equal(attack.status, 400)
     }
     const view = await assertOpen(created)
@@ -228,7 +260,10 @@ describe('OpenID4VP abuse: responses that must not consume a request', () => {
   })
 
   it("session fixation (§8.2): the redirect_uri carries a response_code only the request's verifier can redeem, once", async () => {
-    const created = await createRequest({ client_id_prefix: 'redirect_uri', redirect_uri: 'https://verifier.example/done' })
+    const created = await createRequest({
+      client_id_prefix: 'redirect_uri',
+      redirect_uri: 'https://verifier.example/done',
+    })
     const answer = await new PresentationWallet(key, [sdJwt]).answer(created.authorization_request_uri)
     assert.equal(answer.status, 200, JSON.stringify(answer.body))
     const redirect = new URL(String(answer.body.redirect_uri))
@@ -236,7 +271,9 @@ describe('OpenID4VP abuse: responses that must not consume a request', () => {
     const code = new URLSearchParams(redirect.hash.slice(1)).get('response_code')
     assert.ok(code && code.length >= 22, `a fresh response_code in ${redirect.href}`)
     const redeem = (responseCode: string, token = verifierToken) =>
-      callAs(t.app, 'POST', `/api/verifier/requests/${created.request.id}/response-code`, token, { response_code: responseCode })
+      callAs(t.app, 'POST', `/api/verifier/requests/${created.request.id}/response-code`, token, {
+        response_code: responseCode,
+      })
     const stranger = new DidClient()
     assert.equal((await redeem(code, await stranger.login(t.app))).statusCode, 404)
     assert.equal((await redeem('not-the-code')).statusCode, 400)
@@ -247,7 +284,7 @@ describe('OpenID4VP abuse: responses that must not consume a request', () => {
     assert.equal(again.statusCode, 409, again.body)
   })
 
-  describe('direct_post.jwt takes only a JWE to the request\'s own key, with the alg/enc it announced (OID4VP 1.0 §8.3)', () => {
+  describe("direct_post.jwt takes only a JWE to the request's own key, with the alg/enc it announced (OID4VP 1.0 §8.3)", () => {
     const encryptedRequest = async () => {
       const created = await createRequest({ response_mode: 'direct_post.jwt' })
       const object = await requestObject(created)
@@ -270,9 +307,15 @@ describe('OpenID4VP abuse: responses that must not consume a request', () => {
         new jose.CompactEncrypt(plaintext).setProtectedHeader(header).encrypt(to)
       const attempts: Record<string, Record<string, string>> = {
         'a signed JWS': { response: signed },
-        'a JWE to another key': { response: await jwe({ alg: 'ECDH-ES', enc: 'A128GCM', kid: jwk.kid }, other.publicKey) },
-        'a JWE with an enc not announced': { response: await jwe({ alg: 'ECDH-ES', enc: 'A256CBC-HS512', kid: jwk.kid }) },
-        'a JWE with an alg not announced': { response: await jwe({ alg: 'ECDH-ES+A128KW', enc: 'A128GCM', kid: jwk.kid }) },
+        'a JWE to another key': {
+          response: await jwe({ alg: 'ECDH-ES', enc: 'A128GCM', kid: jwk.kid }, other.publicKey),
+        },
+        'a JWE with an enc not announced': {
+          response: await jwe({ alg: 'ECDH-ES', enc: 'A256CBC-HS512', kid: jwk.kid }),
+        },
+        'a JWE with an alg not announced': {
+          response: await jwe({ alg: 'ECDH-ES+A128KW', enc: 'A128GCM', kid: jwk.kid }),
+        },
         'a JWE naming another kid': { response: await jwe({ alg: 'ECDH-ES', enc: 'A128GCM', kid: 'another-key' }) },
         'plain vp_token and state': { vp_token: JSON.stringify(vpToken), state: object.state },
         'both vp_token and response': {
@@ -298,13 +341,19 @@ describe('OpenID4VP abuse: responses that must not consume a request', () => {
       const [presentation] = await presentationsOf(requestId)
       assert.equal(presentation?.status, 'verified', JSON.stringify(presentation))
       assert.deepEqual(presentation.provided_attributes, ['email', 'given_name'])
-      const one = (await callAs(t.app, 'GET', `/api/verifier/presentations/${presentation.id}`, verifierToken)).json() as Json
+      const one = (
+        await callAs(t.app, 'GET', `/api/verifier/presentations/${presentation.id}`, verifierToken)
+      ).json() as Json
       const views = [presentation, one.presentation] as Json[]
       for (const subjects of views.map((p) => p.verification_result.credential_subjects as Json[])) {
         assert.equal(subjects.length, 1)
         assert.deepEqual(Object.keys(subjects[0]!).sort(), ['credential_id', 'email', 'given_name', 'issuer', 'type'])
       }
-      const events = await t.deps.database.db.selectFrom('callback_outbox').select(['payload']).where('url', '=', callbackUrl).execute()
+      const events = await t.deps.database.db
+        .selectFrom('callback_outbox')
+        .select(['payload'])
+        .where('url', '=', callbackUrl)
+        .execute()
       assert.equal(events.length, 2)
       for (const e of events) assert.doesNotMatch(JSON.stringify(e.payload), /Mustermann|family_name|"age"/)
     }
@@ -312,7 +361,9 @@ describe('OpenID4VP abuse: responses that must not consume a request', () => {
     it('an SD-JWT VC disclosing every claim: only given_name and email are kept and reported', async () => {
       const url = `https://callbacks.example/${randomUUID()}`
       const created = await createRequest({ callback_url: url })
-      const answer = await new PresentationWallet(key, [sdJwt]).answer(created.authorization_request_uri, { overDisclose: true })
+      const answer = await new PresentationWallet(key, [sdJwt]).answer(created.authorization_request_uri, {
+        overDisclose: true,
+      })
       assert.equal(answer.status, 200, JSON.stringify(answer.body))
       await assertMinimal(created.request.id, url)
     })

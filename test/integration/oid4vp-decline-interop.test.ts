@@ -40,7 +40,11 @@ const SCHEMA = {
 }
 const ATTRIBUTES = { given_name: 'Erika', family_name: 'Mustermann' }
 const hasher = (data: string | ArrayBuffer, alg: string) =>
-  new Uint8Array(createHash(alg.replace('-', '').toLowerCase()).update(typeof data === 'string' ? data : Buffer.from(data)).digest())
+  new Uint8Array(
+    createHash(alg.replace('-', '').toLowerCase())
+      .update(typeof data === 'string' ? data : Buffer.from(data))
+      .digest(),
+  )
 
 describe('OpenID4VP decline (error response) with independent software', () => {
   let front: HttpsFront
@@ -59,9 +63,13 @@ describe('OpenID4VP decline (error response) with independent software', () => {
   const sphereonOp = () =>
     OP.builder()
       .withVerifyJwtCallback(async (verifierInfo, jwt) => {
-        if (verifierInfo.method !== 'did') throw new Error(`a did-signed request object was expected, not ${verifierInfo.method}`)
+        if (verifierInfo.method !== 'did')
+          throw new Error(`a did-signed request object was expected, not ${verifierInfo.method}`)
         const jwk = await resolveDidUrlJwk(verifierInfo.didUrl)
-        await jose.jwtVerify(jwt.raw, await jose.importJWK(jwk as jose.JWK, verifierInfo.alg), { audience: SELF_ISSUED_V2, typ: 'oauth-authz-req+jwt' })
+        await jose.jwtVerify(jwt.raw, await jose.importJWK(jwk as jose.JWK, verifierInfo.alg), {
+          audience: SELF_ISSUED_V2,
+          typ: 'oauth-authz-req+jwt',
+        })
         return true
       })
       .withCreateJwtCallback(async () => {
@@ -76,7 +84,9 @@ describe('OpenID4VP decline (error response) with independent software', () => {
     const state = await verified.authorizationRequest.getMergedProperty<string>('state')
     if (!verified.responseURI) throw new Error('Sphereon found no response_uri in the request')
     const payload = { error: 'access_denied', ...(description ? { error_description: description } : {}), state }
-    const sent = await sphereonPost(verified.responseURI, encodeJsonAsURI(payload), { contentType: ContentType.FORM_URL_ENCODED })
+    const sent = await sphereonPost(verified.responseURI, encodeJsonAsURI(payload), {
+      contentType: ContentType.FORM_URL_ENCODED,
+    })
     return { status: sent.origResponse.status, state, body: JSON.stringify(sent.errorBody ?? sent.successBody ?? null) }
   }
   const createRequest = async (body: Json = {}) => {
@@ -96,8 +106,14 @@ describe('OpenID4VP decline (error response) with independent software', () => {
     return res.json() as Json
   }
   const wallet = (path: string, body: Json) =>
-    t.app.inject({ method: 'POST', url: `/api/wallet/${holder.did}${path}`, headers: { ...bearer(holderToken), 'x-user-did': holder.did }, payload: body })
-  const signed = (signingInput: string) => `${signingInput}.${sign(null, Buffer.from(signingInput), holder.privateKey).toString('base64url')}`
+    t.app.inject({
+      method: 'POST',
+      url: `/api/wallet/${holder.did}${path}`,
+      headers: { ...bearer(holderToken), 'x-user-did': holder.did },
+      payload: body,
+    })
+  const signed = (signingInput: string) =>
+    `${signingInput}.${sign(null, Buffer.from(signingInput), holder.privateKey).toString('base64url')}`
 
   before(async () => {
     front = await HttpsFront.open()
@@ -118,14 +134,25 @@ describe('OpenID4VP decline (error response) with independent software', () => {
     assert.equal(issued.statusCode, 201, issued.body)
     sdJwt = issued.json().credential.jwt
     // The hosted wallet's holder receives the same kind of credential through an OpenID4VCI offer.
-    const offer = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/offers`, issuer.token, { credential_type: 'Identity', schema_id: schemaId, attributes: ATTRIBUTES, format: 'dc+sd-jwt' })
+    const offer = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/offers`, issuer.token, {
+      credential_type: 'Identity',
+      schema_id: schemaId,
+      attributes: ATTRIBUTES,
+      format: 'dc+sd-jwt',
+    })
     assert.equal(offer.statusCode, 201, offer.body)
     const prepared = await wallet('/offers/accept', { offer_uri: offer.json().credential_offer_uri })
     assert.equal(prepared.statusCode, 201, prepared.body)
-    const done = await wallet(`/offers/accept/${prepared.json().session_id}`, { proof_jwt: signed(prepared.json().proof.signing_input) })
+    const done = await wallet(`/offers/accept/${prepared.json().session_id}`, {
+      proof_jwt: signed(prepared.json().proof.signing_input),
+    })
     assert.equal(done.statusCode, 201, done.body)
     const vct = `${front.origin}/vct/${encodeURIComponent(schemaId)}`
-    sphereonRp = await SphereonVerifier.open({ credentials: [{ id: 'identity', format: 'dc+sd-jwt', meta: { vct_values: [vct] }, claims: [{ path: ['given_name'] }] }] })
+    sphereonRp = await SphereonVerifier.open({
+      credentials: [
+        { id: 'identity', format: 'dc+sd-jwt', meta: { vct_values: [vct] }, claims: [{ path: ['given_name'] }] },
+      ],
+    })
   })
   after(async () => {
     await sphereonRp?.close()
@@ -141,7 +168,10 @@ describe('OpenID4VP decline (error response) with independent software', () => {
     let seen = await view(created.request.id)
     assert.equal(seen.request.status, 'pending')
     assert.equal(seen.openid4vp.answer, null)
-    assert.deepEqual([seen.openid4vp.holder_response?.error, seen.openid4vp.holder_response?.error_description], ['access_denied', 'Not now'])
+    assert.deepEqual(
+      [seen.openid4vp.holder_response?.error, seen.openid4vp.holder_response?.error_description],
+      ['access_denied', 'Not now'],
+    )
     assert.equal(seen.openid4vp.refused_attempts.count, 1)
 
     const answer = await new PresentationWallet(key, [sdJwt]).answer(created.authorization_request_uri)
@@ -173,7 +203,11 @@ describe('OpenID4VP decline (error response) with independent software', () => {
     assert.match(lateBody.error_description, /already answered/)
     assert.equal((await view(created.request.id)).openid4vp.answer, 'declined', 'the verdict stays')
     // The same decline again (posted as Sphereon's OP posts it; the closed request's object is gone) is refused.
-    const again = await sphereonPost(created.openid4vp.response_uri, encodeJsonAsURI({ error: 'access_denied', state: created.openid4vp.state }), { contentType: ContentType.FORM_URL_ENCODED })
+    const again = await sphereonPost(
+      created.openid4vp.response_uri,
+      encodeJsonAsURI({ error: 'access_denied', state: created.openid4vp.state }),
+      { contentType: ContentType.FORM_URL_ENCODED },
+    )
     assert.equal(again.origResponse.status, 400)
   })
 
@@ -187,7 +221,9 @@ describe('OpenID4VP decline (error response) with independent software', () => {
     assert.equal(body.verifier_identity.name, 'Sphereon shop')
     assert.equal(sphereonRp.received.length, 0, 'nothing reached the verifier before the holder decided')
 
-    const declined = await wallet(`/presentation-requests/answer/${body.session_id}/decline`, { reason: 'not this shop' })
+    const declined = await wallet(`/presentation-requests/answer/${body.session_id}/decline`, {
+      reason: 'not this shop',
+    })
     assert.equal(declined.statusCode, 200, declined.body)
     assert.equal(declined.json().verifier_status, 200)
     assert.equal(sphereonRp.received.length, 1)
@@ -199,19 +235,32 @@ describe('OpenID4VP decline (error response) with independent software', () => {
     assert.equal(received.form.get('state'), state)
     assert.equal(received.correlationId, correlationId)
     const kept = (await sphereonRp.sessions.getResponseStateByCorrelationId(correlationId, false)) as Json | undefined
-    assert.equal(kept?.response?.payload?.error ?? kept?.response?._payload?.error, 'access_denied', JSON.stringify(kept))
+    assert.equal(
+      kept?.response?.payload?.error ?? kept?.response?._payload?.error,
+      'access_denied',
+      JSON.stringify(kept),
+    )
   })
 
   it("the hosted wallet's decline of this service's request reaches it whatever the holder typed: control characters never travel (RFC 6749 §4.1.2.1)", async () => {
     const created = await createRequest()
-    const prepared = await wallet('/presentation-requests/answer', { authorization_request_uri: created.authorization_request_uri })
+    const prepared = await wallet('/presentation-requests/answer', {
+      authorization_request_uri: created.authorization_request_uri,
+    })
     assert.equal(prepared.statusCode, 201, prepared.body)
-    const declined = await wallet(`/presentation-requests/answer/${prepared.json().session_id}/decline`, { reason: 'line one\nline two\ttabbed\u0007' })
+    const declined = await wallet(`/presentation-requests/answer/${prepared.json().session_id}/decline`, {
+      reason: 'line one\nline two\ttabbed\u0007',
+    })
     assert.equal(declined.statusCode, 200, declined.body)
     assert.equal(declined.json().verifier_status, 200, 'the verifier took the error response')
     const seen = await view(created.request.id)
     assert.equal(seen.openid4vp.holder_response?.error, 'access_denied')
     assert.match(seen.openid4vp.holder_response.error_description, /line one line two tabbed/)
-    assert.ok(![...(seen.openid4vp.holder_response.error_description as string)].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f), seen.openid4vp.holder_response.error_description)
+    assert.ok(
+      ![...(seen.openid4vp.holder_response.error_description as string)].some(
+        (c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f,
+      ),
+      seen.openid4vp.holder_response.error_description,
+    )
   })
 })

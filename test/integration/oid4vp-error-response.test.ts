@@ -27,20 +27,32 @@ describe("OpenID4VP: a wallet's error response at this service's verifier", () =
       verifier_did: verifier.did,
       presentation_type: 'AgeCheck',
       purpose: 'Age check',
-      required_credentials: [{ credential_type: 'Identity', schema_id: 'https://issuer.example/vct/identity', required_attributes: ['given_name'] }],
+      required_credentials: [
+        {
+          credential_type: 'Identity',
+          schema_id: 'https://issuer.example/vct/identity',
+          required_attributes: ['given_name'],
+        },
+      ],
       ...body,
     })
     assert.equal(res.statusCode, 201, res.body)
     return res.json() as Json
   }
   const post = (created: Json, fields: Record<string, string>) =>
-    t.app.inject({ method: 'POST', url: new URL(created.openid4vp.response_uri).pathname, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(fields).toString() })
+    t.app.inject({
+      method: 'POST',
+      url: new URL(created.openid4vp.response_uri).pathname,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams(fields).toString(),
+    })
   const view = async (id: string) => {
     const res = await callAs(t.app, 'GET', `/api/verifier/requests/${id}`, token)
     assert.equal(res.statusCode, 200, res.body)
     return res.json() as Json
   }
-  const callbacks = (url: string) => t.deps.database.db.selectFrom('callback_outbox').select(['event_type']).where('url', '=', url).execute()
+  const callbacks = (url: string) =>
+    t.deps.database.db.selectFrom('callback_outbox').select(['event_type']).where('url', '=', url).execute()
 
   before(async () => {
     t = await createTestApp({ clock, env: { PUBLIC_BASE_URL: 'https://service.test' } })
@@ -79,7 +91,10 @@ describe("OpenID4VP: a wallet's error response at this service's verifier", () =
     assert.equal(seen.openid4vp.holder_response.error_description, 'Not me')
     assert.equal(seen.request.status, 'pending')
     // A stranger posting declines cannot make the verifier's webhook fire for each.
-    assert.deepEqual((await callbacks(callbackUrl)).map((e) => e.event_type), ['presentation.rejected'])
+    assert.deepEqual(
+      (await callbacks(callbackUrl)).map((e) => e.event_type),
+      ['presentation.rejected'],
+    )
   })
 
   it('a request addressed to one holder is closed by its error response, once; later responses are refused', async () => {
@@ -95,7 +110,10 @@ describe("OpenID4VP: a wallet's error response at this service's verifier", () =
     assert.equal(seen.openid4vp.holder_response.error_description, null)
     const again = await post(created, { error: 'access_denied', state })
     assert.equal(again.statusCode, 400, again.body)
-    assert.deepEqual((await callbacks(callbackUrl)).map((e) => e.event_type), ['presentation.rejected'])
+    assert.deepEqual(
+      (await callbacks(callbackUrl)).map((e) => e.event_type),
+      ['presentation.rejected'],
+    )
   })
 
   it('refuses what is no OAuth error response (RFC 6749 §4.1.2.1 characters, control characters), another state, a vp_token beside it: 400, nothing recorded', async () => {

@@ -26,7 +26,11 @@ const SCHEMA = {
   anonymous_credentials: false,
 }
 const hasher = (data: string | ArrayBuffer, alg: string) =>
-  new Uint8Array(createHash(alg.replace('-', '').toLowerCase()).update(typeof data === 'string' ? data : Buffer.from(data)).digest())
+  new Uint8Array(
+    createHash(alg.replace('-', '').toLowerCase())
+      .update(typeof data === 'string' ? data : Buffer.from(data))
+      .digest(),
+  )
 
 /**
  * The request side of OpenID4VP as Sphereon's @sphereon/did-auth-siop 0.20.1 (a holder's OP)
@@ -59,7 +63,8 @@ describe('OpenID4VP request objects as Sphereon did-auth-siop reads them', () =>
   const sphereonOp = () =>
     OP.builder()
       .withVerifyJwtCallback(async (verifierInfo, jwt) => {
-        if (verifierInfo.method !== 'did') throw new Error(`a did-signed request object was expected, not ${verifierInfo.method}`)
+        if (verifierInfo.method !== 'did')
+          throw new Error(`a did-signed request object was expected, not ${verifierInfo.method}`)
         const jwk = await resolveDidUrlJwk(verifierInfo.didUrl)
         const options = { audience: SELF_ISSUED_V2, typ: 'oauth-authz-req+jwt' }
         await jose.jwtVerify(jwt.raw, await jose.importJWK(jwk as jose.JWK, verifierInfo.alg), options)
@@ -106,7 +111,11 @@ describe('OpenID4VP request objects as Sphereon did-auth-siop reads them', () =>
   })
 
   it('without schema_id, DCQL names the vct of the credential issued (vct_values, B.3.5); a wallet matches it', async () => {
-    const created = await createRequest({ credential_type: 'Identity', issuer_did: issuer.did, required_attributes: ['given_name'] })
+    const created = await createRequest({
+      credential_type: 'Identity',
+      issuer_did: issuer.did,
+      required_attributes: ['given_name'],
+    })
     const verified = await sphereonOp().verifyAuthorizationRequest(created.authorization_request_uri)
     const query = DcqlQuery.parse(verified.dcqlQuery as DcqlQuery.Input)
     DcqlQuery.validate(query)
@@ -119,9 +128,12 @@ describe('OpenID4VP request objects as Sphereon did-auth-siop reads them', () =>
     assert.ok(!(sd.claims ?? []).some((c: Json) => c.path[0] === 'credential_type'), JSON.stringify(sd.claims))
     assert.deepEqual(jwtVc.meta, { type_values: [['Identity']] })
     // A wallet holding the credential (only its selectively disclosable claims as claims) matches the query.
-    const disclosable = Object.fromEntries(Object.entries(claims).filter(([name]) => ['given_name', 'family_name'].includes(name)))
-    const held = (vct: string) =>
-      [{ credential_format: 'dc+sd-jwt' as const, vct, claims: disclosable, cryptographic_holder_binding: true }]
+    const disclosable = Object.fromEntries(
+      Object.entries(claims).filter(([name]) => ['given_name', 'family_name'].includes(name)),
+    )
+    const held = (vct: string) => [
+      { credential_format: 'dc+sd-jwt' as const, vct, claims: disclosable, cryptographic_holder_binding: true },
+    ]
     const result = DcqlQuery.query(query, held(String(claims.vct)))
     assert.equal(result.can_be_satisfied, true, JSON.stringify(result.credential_matches))
     // A credential of another type is not matched by its vct.

@@ -47,7 +47,13 @@ describe('OpenID4VP 1.0 with DCQL', () => {
   let jwtVcId: string
 
   const issue = async (format: string, subject = key.did, attributes: Json = ATTRIBUTES) => {
-    const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, { credential_type: 'Identity', schema_id: schemaId, subject_did: subject, attributes, format })
+    const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, {
+      credential_type: 'Identity',
+      schema_id: schemaId,
+      subject_did: subject,
+      attributes,
+      format,
+    })
     assert.equal(res.statusCode, 201, res.body)
     return res.json().credential as Json
   }
@@ -55,7 +61,9 @@ describe('OpenID4VP 1.0 with DCQL', () => {
     const res = await callAs(t.app, 'POST', '/api/verifier/requests', verifierToken, {
       verifier_did: verifier.did,
       presentation_type: 'IdentityCheck',
-      required_credentials: [{ credential_type: 'Identity', issuer_did: issuer.did, required_attributes: ['given_name', 'email'] }],
+      required_credentials: [
+        { credential_type: 'Identity', issuer_did: issuer.did, required_attributes: ['given_name', 'email'] },
+      ],
       purpose: 'Identity check',
       ...body,
     })
@@ -65,12 +73,20 @@ describe('OpenID4VP 1.0 with DCQL', () => {
   /** A logged-in holder's did:key (Ed25519) as the wallet's key. */
   const walletKeyOf = async (holder: DidClient): Promise<WalletKey> => {
     const publicJwk = (await jose.exportJWK(createPublicKey(holder.privateKey))) as WalletKey['publicJwk']
-    return { alg: 'EdDSA', publicJwk, privateJwk: await jose.exportJWK(holder.privateKey), did: holder.did, didUrl: `${holder.did}#${holder.did.slice('did:key:'.length)}` }
+    return {
+      alg: 'EdDSA',
+      publicJwk,
+      privateJwk: await jose.exportJWK(holder.privateKey),
+      did: holder.did,
+      didUrl: `${holder.did}#${holder.did.slice('did:key:'.length)}`,
+    }
   }
   /** The request and its one presentation as the spec's verifier routes show them. */
   const recorded = async (requestId: string) => {
     const request = (await callAs(t.app, 'GET', `/api/verifier/requests/${requestId}`, verifierToken)).json() as Json
-    const list = (await callAs(t.app, 'GET', `/api/verifier/${verifier.did}/presentations?limit=100`, verifierToken)).json() as Json
+    const list = (
+      await callAs(t.app, 'GET', `/api/verifier/${verifier.did}/presentations?limit=100`, verifierToken)
+    ).json() as Json
     const items = (list.presentations ?? list.items ?? list.data) as Json[]
     const presentation = items.find((p) => p.request_id === requestId) as Json
     return { request, presentation }
@@ -89,7 +105,10 @@ describe('OpenID4VP 1.0 with DCQL', () => {
     assert.equal(request.request.status, 'pending')
     assert.equal(presentation, undefined)
     const [attempt] = request.openid4vp.refused_attempts.recent as Json[]
-    assert.ok(attempt?.errors.some((e: string) => expected.test(e)), JSON.stringify(request.openid4vp.refused_attempts))
+    assert.ok(
+      attempt?.errors.some((e: string) => expected.test(e)),
+      JSON.stringify(request.openid4vp.refused_attempts),
+    )
   }
 
   before(async () => {
@@ -112,7 +131,10 @@ describe('OpenID4VP 1.0 with DCQL', () => {
 
   it('SD-JWT VC with a KB-JWT, direct_post: the signed request object verifies against the verifier did:web; accepted (200) and recorded as verified', async () => {
     const created = await createRequest()
-    assert.match(created.authorization_request_uri, /^openid4vp:\/\/\?client_id=decentralized_identifier%3Adid%3Aweb%3A/)
+    assert.match(
+      created.authorization_request_uri,
+      /^openid4vp:\/\/\?client_id=decentralized_identifier%3Adid%3Aweb%3A/,
+    )
     assert.match(created.authorization_request_qr, /^data:image\/svg\+xml;base64,/)
     assert.equal(created.openid4vp.response_mode, 'direct_post')
     // The request object: typ oauth-authz-req+jwt, signed by a key of the verifier's did:web, served publicly.
@@ -150,14 +172,16 @@ describe('OpenID4VP 1.0 with DCQL', () => {
     assert.equal(one.statusCode, 200, one.body)
   })
 
-  it('a JWT-VC in a VP-JWT, direct_post.jwt: the response is encrypted to the request\'s own key; accepted and recorded', async () => {
+  it("a JWT-VC in a VP-JWT, direct_post.jwt: the response is encrypted to the request's own key; accepted and recorded", async () => {
     const created = await createRequest({ response_mode: 'direct_post.jwt' })
     assert.equal(created.openid4vp.response_mode, 'direct_post.jwt')
     const payload = jose.decodeJwt(await (await fetch(created.request_uri)).text()) as Json
     assert.equal(payload.client_metadata.jwks.keys[0].kty, 'EC')
     assert.equal(payload.client_metadata.jwks.keys[0].d, undefined)
     assert.deepEqual(payload.client_metadata.encrypted_response_enc_values_supported, ['A128GCM', 'A256GCM'])
-    const answer = await new PresentationWallet(key, [sdJwt, jwtVc]).answer(created.authorization_request_uri, { skip: [0] })
+    const answer = await new PresentationWallet(key, [sdJwt, jwtVc]).answer(created.authorization_request_uri, {
+      skip: [0],
+    })
     assert.equal(answer.status, 200, JSON.stringify(answer.body))
     const { presentation } = await recorded(created.request.id)
     assert.equal(presentation.status, 'verified')
@@ -166,8 +190,11 @@ describe('OpenID4VP 1.0 with DCQL', () => {
     assert.deepEqual(presentation.credential_ids, [jwtVcId])
   })
 
-  it('the redirect_uri prefix: the request is unsigned and passed by value; the verifier\'s redirect_uri comes back on acceptance', async () => {
-    const created = await createRequest({ client_id_prefix: 'redirect_uri', redirect_uri: 'https://verifier.example/done' })
+  it("the redirect_uri prefix: the request is unsigned and passed by value; the verifier's redirect_uri comes back on acceptance", async () => {
+    const created = await createRequest({
+      client_id_prefix: 'redirect_uri',
+      redirect_uri: 'https://verifier.example/done',
+    })
     assert.equal(created.request_uri, null)
     assert.equal(created.openid4vp.client_id, `redirect_uri:${created.openid4vp.response_uri}`)
     const answer = await new PresentationWallet(key, [sdJwt]).answer(created.authorization_request_uri)
@@ -197,16 +224,28 @@ describe('OpenID4VP 1.0 with DCQL', () => {
     const created = await createRequest()
     const answer = await new PresentationWallet(holderKey, [credential.jwt]).answer(created.authorization_request_uri)
     assert.equal(answer.status, 200, JSON.stringify(answer.body))
-    const verify = () => callAs(t.app, 'POST', `/api/verifier/presentations/${answer.body.presentation_id}/verify`, verifierToken, { presentation_jwt: JSON.stringify(answer.vpToken) })
+    const verify = () =>
+      callAs(t.app, 'POST', `/api/verifier/presentations/${answer.body.presentation_id}/verify`, verifierToken, {
+        presentation_jwt: JSON.stringify(answer.vpToken),
+      })
     const again = await verify()
     assert.equal(again.statusCode, 200, again.body)
     assert.equal(again.json().verification_result.is_valid, true, again.body)
-    const revoked = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/credentials/${credential.id}/revoke`, issuer.token, { reason: 'test' })
+    const revoked = await callAs(
+      t.app,
+      'POST',
+      `/api/issuer/${issuer.did}/credentials/${credential.id}/revoke`,
+      issuer.token,
+      { reason: 'test' },
+    )
     assert.equal(revoked.statusCode, 200, revoked.body)
     const after = await verify()
     assert.equal(after.statusCode, 200, after.body)
     assert.equal(after.json().verification_result.is_valid, false)
-    assert.ok(after.json().verification_result.errors.some((e: string) => /revoked/.test(e)), after.body)
+    assert.ok(
+      after.json().verification_result.errors.some((e: string) => /revoked/.test(e)),
+      after.body,
+    )
     assert.equal(after.json().status, 'failed')
   })
 
@@ -215,8 +254,16 @@ describe('OpenID4VP 1.0 with DCQL', () => {
     const created = await createRequest({ callback_url: url })
     const answer = await new PresentationWallet(key, [sdJwt]).answer(created.authorization_request_uri)
     assert.equal(answer.status, 200, JSON.stringify(answer.body))
-    const events = await t.deps.database.db.selectFrom('callback_outbox').select(['event_type', 'payload']).where('url', '=', url).orderBy('id').execute()
-    assert.deepEqual(events.map((e) => e.event_type), ['presentation.submitted', 'presentation.verified'])
+    const events = await t.deps.database.db
+      .selectFrom('callback_outbox')
+      .select(['event_type', 'payload'])
+      .where('url', '=', url)
+      .orderBy('id')
+      .execute()
+    assert.deepEqual(
+      events.map((e) => e.event_type),
+      ['presentation.submitted', 'presentation.verified'],
+    )
     assert.equal(JSON.stringify(events[1]!.payload).includes(String(answer.body.presentation_id)), true)
   })
 
@@ -237,13 +284,36 @@ describe('OpenID4VP 1.0 with DCQL', () => {
     const holder = new DidClient()
     const holderToken = await holder.login(t.app)
     const bbsSchema = await issuer.schema(t.app, { ...SCHEMA, version: '2.0', anonymous_credentials: true })
-    const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, { credential_type: 'Identity', schema_id: bbsSchema, subject_did: holder.did, attributes: ATTRIBUTES })
+    const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, {
+      credential_type: 'Identity',
+      schema_id: bbsSchema,
+      subject_did: holder.did,
+      attributes: ATTRIBUTES,
+    })
     assert.equal(res.statusCode, 201, res.body)
-    const created = await createRequest({ required_credentials: [{ credential_type: 'Identity', issuer_did: issuer.did, required_attributes: ['given_name'] }], required_predicates: [{ attribute: 'age', operator: '>=', value: 18, credential_type: 'Identity' }] })
+    const created = await createRequest({
+      required_credentials: [
+        { credential_type: 'Identity', issuer_did: issuer.did, required_attributes: ['given_name'] },
+      ],
+      required_predicates: [{ attribute: 'age', operator: '>=', value: 18, credential_type: 'Identity' }],
+    })
     const verifierWebDid = created.openid4vp.client_id.slice('decentralized_identifier:'.length)
-    const derived = await callAs(t.app, 'POST', `/api/wallet/${holder.did}/credentials/${res.json().credential.id}/anonymous-proof`, holderToken, { reveal: ['given_name'], predicates: [{ attribute: 'age', operator: '>=', value: 18 }], nonce: created.request.nonce, verifier_did: verifierWebDid })
+    const derived = await callAs(
+      t.app,
+      'POST',
+      `/api/wallet/${holder.did}/credentials/${res.json().credential.id}/anonymous-proof`,
+      holderToken,
+      {
+        reveal: ['given_name'],
+        predicates: [{ attribute: 'age', operator: '>=', value: 18 }],
+        nonce: created.request.nonce,
+        verifier_did: verifierWebDid,
+      },
+    )
     assert.equal(derived.statusCode, 200, derived.body)
-    const answer = await new PresentationWallet(await walletKeyOf(holder), [derived.json().proof]).answer(created.authorization_request_uri)
+    const answer = await new PresentationWallet(await walletKeyOf(holder), [derived.json().proof]).answer(
+      created.authorization_request_uri,
+    )
     assert.equal(answer.status, 200, JSON.stringify(answer.body))
     const { presentation } = await recorded(created.request.id)
     assert.equal(presentation.status, 'verified')
@@ -256,43 +326,72 @@ describe('OpenID4VP 1.0 with DCQL', () => {
     const holder = new DidClient()
     const holderToken = await holder.login(t.app)
     const credential = await issue('dc+sd-jwt', holder.did)
-    const granted = await callAs(t.app, 'POST', `/api/wallet/${holder.did}/consents`, holderToken, { verifier_did: verifier.did, purpose: 'Identity check' })
+    const granted = await callAs(t.app, 'POST', `/api/wallet/${holder.did}/consents`, holderToken, {
+      verifier_did: verifier.did,
+      purpose: 'Identity check',
+    })
     assert.equal(granted.statusCode, 201, granted.body)
-    assert.equal((await callAs(t.app, 'POST', `/api/wallet/${holder.did}/consents/${granted.json().consent.id}/revoke`, holderToken)).statusCode, 200)
+    assert.equal(
+      (
+        await callAs(
+          t.app,
+          'POST',
+          `/api/wallet/${holder.did}/consents/${granted.json().consent.id}/revoke`,
+          holderToken,
+        )
+      ).statusCode,
+      200,
+    )
     const created = await createRequest()
-    const answer = await new PresentationWallet(await walletKeyOf(holder), [credential.jwt]).answer(created.authorization_request_uri)
+    const answer = await new PresentationWallet(await walletKeyOf(holder), [credential.jwt]).answer(
+      created.authorization_request_uri,
+    )
     await refused(answer, created.request.id, /consent/)
     assert.equal(answer.body.error, 'access_denied')
   })
 
   it('a KB-JWT with another nonce is refused (400) and leaves the request open', async () => {
     const created = await createRequest()
-    const answer = await new PresentationWallet(key, [sdJwt]).answer(created.authorization_request_uri, { nonce: 'not-the-nonce' })
+    const answer = await new PresentationWallet(key, [sdJwt]).answer(created.authorization_request_uri, {
+      nonce: 'not-the-nonce',
+    })
     await refused(answer, created.request.id, /nonce/i)
   })
 
   it('a VP-JWT for another audience is refused (400) and leaves the request open', async () => {
     const created = await createRequest()
-    const answer = await new PresentationWallet(key, [jwtVc]).answer(created.authorization_request_uri, { audience: verifier.did })
+    const answer = await new PresentationWallet(key, [jwtVc]).answer(created.authorization_request_uri, {
+      audience: verifier.did,
+    })
     await refused(answer, created.request.id, /audience/)
   })
 
   it('a KB-JWT for another audience is refused', async () => {
     const created = await createRequest()
-    const answer = await new PresentationWallet(key, [sdJwt]).answer(created.authorization_request_uri, { audience: 'decentralized_identifier:did:web:elsewhere.example' })
+    const answer = await new PresentationWallet(key, [sdJwt]).answer(created.authorization_request_uri, {
+      audience: 'decentralized_identifier:did:web:elsewhere.example',
+    })
     await refused(answer, created.request.id, /aud/)
   })
 
   it('a required claim left undisclosed is refused', async () => {
     const created = await createRequest()
-    const answer = await new PresentationWallet(key, [sdJwt]).answer(created.authorization_request_uri, { withhold: ['email'] })
+    const answer = await new PresentationWallet(key, [sdJwt]).answer(created.authorization_request_uri, {
+      withhold: ['email'],
+    })
     await refused(answer, created.request.id, /"email".*not disclosed|DCQL/)
   })
 
   it('a revoked credential is refused', async () => {
     const other = await generateWalletKey('ES256')
     const credential = await issue('dc+sd-jwt', other.did)
-    const revoked = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/credentials/${credential.id}/revoke`, issuer.token, { reason: 'test' })
+    const revoked = await callAs(
+      t.app,
+      'POST',
+      `/api/issuer/${issuer.did}/credentials/${credential.id}/revoke`,
+      issuer.token,
+      { reason: 'test' },
+    )
     assert.equal(revoked.statusCode, 200, revoked.body)
     const created = await createRequest()
     const answer = await new PresentationWallet(other, [credential.jwt]).answer(created.authorization_request_uri)
@@ -300,11 +399,17 @@ describe('OpenID4VP 1.0 with DCQL', () => {
   })
 
   it('a credential that does not meet a predicate is refused; one that does is accepted', async () => {
-    const predicate = { required_predicates: [{ attribute: 'age', operator: '>=', value: 30, credential_type: 'Identity' }] }
+    const predicate = {
+      required_predicates: [{ attribute: 'age', operator: '>=', value: 30, credential_type: 'Identity' }],
+    }
     const created = await createRequest(predicate)
     const payload = jose.decodeJwt(await (await fetch(created.request_uri)).text()) as Json
     assert.ok(payload.dcql_query.credentials[0].claims.some((c: Json) => c.path[0] === 'age'))
-    await refused(await new PresentationWallet(key, [sdJwt]).answer(created.authorization_request_uri), created.request.id, /age >= 30 is not satisfied/)
+    await refused(
+      await new PresentationWallet(key, [sdJwt]).answer(created.authorization_request_uri),
+      created.request.id,
+      /age >= 30 is not satisfied/,
+    )
     const older = await generateWalletKey('ES256')
     const credential = await issue('dc+sd-jwt', older.did, { ...ATTRIBUTES, age: 40 })
     const next = await createRequest(predicate)
@@ -315,8 +420,14 @@ describe('OpenID4VP 1.0 with DCQL', () => {
   it('garbage, oversized, unknown and mis-typed bodies: 400 with a message (or 415), nothing recorded', async () => {
     const created = await createRequest()
     const uri = created.openid4vp.response_uri
-    const post = (body: string, type = 'application/x-www-form-urlencoded') => fetch(uri, { method: 'POST', headers: { 'content-type': type }, body })
-    for (const body of ['vp_token=garbage', `vp_token=${encodeURIComponent('{"c0_sd_jwt":["not.a.credential"]}')}&state=${created.openid4vp.state}`, 'state=x', '']) {
+    const post = (body: string, type = 'application/x-www-form-urlencoded') =>
+      fetch(uri, { method: 'POST', headers: { 'content-type': type }, body })
+    for (const body of [
+      'vp_token=garbage',
+      `vp_token=${encodeURIComponent('{"c0_sd_jwt":["not.a.credential"]}')}&state=${created.openid4vp.state}`,
+      'state=x',
+      '',
+    ]) {
       const res = await post(body)
       assert.equal(res.status, 400, body)
       const json = (await res.json()) as Json
@@ -334,12 +445,23 @@ describe('OpenID4VP 1.0 with DCQL', () => {
     assert.equal(oversized.status, 413)
     assert.ok(((await oversized.json()) as Json).message.length > 0)
     assert.equal((await post('<xml/>', 'application/xml')).status, 415)
-    const unknown = await fetch(`${front.origin}/openid4vp/responses/presreq-nope`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'vp_token=x' })
+    const unknown = await fetch(`${front.origin}/openid4vp/responses/presreq-nope`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'vp_token=x',
+    })
     assert.equal(unknown.status, 400)
     // direct_post.jwt: a plain vp_token, or a response that is no JWE for this request's key, is refused.
     const encrypted = await createRequest({ response_mode: 'direct_post.jwt' })
-    const postTo = (body: string) => fetch(encrypted.openid4vp.response_uri, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body })
-    const plain = await postTo(`vp_token=${encodeURIComponent('{"c0_sd_jwt":["x"]}')}&state=${encrypted.openid4vp.state}`)
+    const postTo = (body: string) =>
+      fetch(encrypted.openid4vp.response_uri, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+      })
+    const plain = await postTo(
+      `vp_token=${encodeURIComponent('{"c0_sd_jwt":["x"]}')}&state=${encrypted.openid4vp.state}`,
+    )
     assert.equal(plain.status, 400)
     const notJwe = await postTo('response=eyJhbGciOiJFQ0RILUVTIn0.a.b.c.d')
     assert.equal(notJwe.status, 400)

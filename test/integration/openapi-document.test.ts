@@ -20,7 +20,8 @@ function toJsonSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(toJsonSchema)
   if (schema === null || typeof schema !== 'object') return schema
   const out: Json = {}
-  for (const [key, value] of Object.entries(schema)) if (key !== 'nullable' && key !== 'example' && !key.startsWith('x-')) out[key] = toJsonSchema(value)
+  for (const [key, value] of Object.entries(schema))
+    if (key !== 'nullable' && key !== 'example' && !key.startsWith('x-')) out[key] = toJsonSchema(value)
   if ((schema as Json).nullable === true) return { anyOf: [out, { type: 'null' }] }
   return out
 }
@@ -32,7 +33,17 @@ describe('OpenAPI document', () => {
     // https: the OpenID4VCI/VP routes are registered only for an https PUBLIC_BASE_URL.
     t = await createTestApp({
       env: { PUBLIC_BASE_URL: 'https://service.example' },
-      extraRoutes: (app) => app.get('/api/test-explicit/:id', { schema: { operationId: 'readTheTestThing', params: { type: 'object', properties: { id: { type: 'string' } } } } }, async () => ({})),
+      extraRoutes: (app) =>
+        app.get(
+          '/api/test-explicit/:id',
+          {
+            schema: {
+              operationId: 'readTheTestThing',
+              params: { type: 'object', properties: { id: { type: 'string' } } },
+            },
+          },
+          async () => ({}),
+        ),
     })
     const res = await t.app.inject({ method: 'GET', url: '/api/docs/json' })
     assert.equal(res.statusCode, 200)
@@ -43,7 +54,12 @@ describe('OpenAPI document', () => {
   })
 
   const operations = (): Array<{ route: string; operation: Json }> =>
-    Object.entries(doc.paths as Json).flatMap(([path, item]) => METHODS.filter((m) => (item as Json)[m]).map((m) => ({ route: `${m.toUpperCase()} ${path}`, operation: (item as Json)[m] as Json })))
+    Object.entries(doc.paths as Json).flatMap(([path, item]) =>
+      METHODS.filter((m) => (item as Json)[m]).map((m) => ({
+        route: `${m.toUpperCase()} ${path}`,
+        operation: (item as Json)[m] as Json,
+      })),
+    )
 
   it('gives every operation a unique operationId, a route schema’s own one kept', () => {
     const all = operations()
@@ -89,6 +105,9 @@ describe('OpenAPI document', () => {
     const ajv = new Ajv.default({ strict: false })
     addFormats.default(ajv)
     const media = doc.paths['/api/auth/challenge'].post.requestBody.content['application/json']
-    assert.equal(ajv.validate(toJsonSchema(media.schema) as object, { did: 'did:key:z6Mk', purpose: 'everything' }), false)
+    assert.equal(
+      ajv.validate(toJsonSchema(media.schema) as object, { did: 'did:key:z6Mk', purpose: 'everything' }),
+      false,
+    )
   })
 })

@@ -47,7 +47,9 @@ function httpPost(base: string, body: Buffer, chunked: boolean): Promise<Answer 
     })
     req.on('error', (error: NodeJS.ErrnoException) => requestErrors.push(error.code ?? error.message))
     // Settles once the socket is gone, so an error after the answer is seen too.
-    req.on('close', () => (answer ? resolve({ ...answer, requestErrors }) : reject(new Error(`no answer: ${requestErrors.join(', ')}`))))
+    req.on('close', () =>
+      answer ? resolve({ ...answer, requestErrors }) : reject(new Error(`no answer: ${requestErrors.join(', ')}`)),
+    )
     // Written in 64 KiB pieces, as an SDK streaming a file would.
     for (let at = 0; at < body.length; at += 64 * 1024) req.write(body.subarray(at, at + 64 * 1024))
     req.end()
@@ -67,7 +69,9 @@ async function sendThenRead(port: number, body: Buffer): Promise<Answer> {
   const written = (chunk: string | Buffer) =>
     new Promise<void>((resolve, reject) => socket.write(chunk, (e) => (e ? reject(e) : resolve())))
   const write = (chunk: string | Buffer) => Promise.race([written(chunk), failed])
-  await write(`POST ${ROUTE} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`)
+  await write(
+    `POST ${ROUTE} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+  )
   for (let at = 0; at < body.length; at += 64 * 1024) await write(body.subarray(at, at + 64 * 1024))
   const chunks: Buffer[] = []
   socket.on('data', (c: Buffer) => chunks.push(c))
@@ -100,7 +104,11 @@ describe(`an oversized body gets its 413 over a real socket (${TEST_ENGINE})`, (
 
   for (const size of [5 * MIB, 50 * MIB]) {
     it(`fetch (undici) reads the 413 and its message for a ${size / MIB} MiB body with a Content-Length`, async () => {
-      const res = await fetch(`${base}${ROUTE}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: jsonOf(size) })
+      const res = await fetch(`${base}${ROUTE}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: jsonOf(size),
+      })
       expect413({ status: res.status, json: (await res.json()) as Record<string, unknown> })
     })
 

@@ -32,7 +32,10 @@ describe('health, metrics, OpenAPI', () => {
     const res = await t.app.inject({ method: 'GET', url: '/metrics' })
     assert.equal(res.statusCode, 200)
     assert.match(res.headers['content-type'] as string, /text\/plain/)
-    assert.match(res.body, /http_request_duration_seconds_count\{method="POST",route="\/api\/auth\/challenge",status="200"\} \d+/)
+    assert.match(
+      res.body,
+      /http_request_duration_seconds_count\{method="POST",route="\/api\/auth\/challenge",status="200"\} \d+/,
+    )
     assert.ok(!res.body.includes(did))
   })
 
@@ -55,7 +58,15 @@ describe('health, metrics, OpenAPI', () => {
     assert.equal(res.statusCode, 200)
     const doc = res.json()
     assert.match(doc.openapi, /^3\./)
-    for (const path of ['/api/auth/challenge', '/api/auth/verify-challenge', '/api/auth/login', '/api/auth/register', '/api/auth/profile', '/api/did/{did}', '/api/health']) {
+    for (const path of [
+      '/api/auth/challenge',
+      '/api/auth/verify-challenge',
+      '/api/auth/login',
+      '/api/auth/register',
+      '/api/auth/profile',
+      '/api/did/{did}',
+      '/api/health',
+    ]) {
       assert.ok(doc.paths[path], `missing ${path}`)
     }
     const challengeBody = doc.paths['/api/auth/challenge'].post.requestBody.content['application/json'].schema
@@ -63,7 +74,11 @@ describe('health, metrics, OpenAPI', () => {
     const ui = await t.app.inject({ method: 'GET', url: '/api/docs' })
     assert.ok([200, 302].includes(ui.statusCode))
     // Every asset the UI loads is public too.
-    for (const asset of ['/api/docs/static/index.html', '/api/docs/static/swagger-initializer.js', '/api/docs/static/swagger-ui.css']) {
+    for (const asset of [
+      '/api/docs/static/index.html',
+      '/api/docs/static/swagger-initializer.js',
+      '/api/docs/static/swagger-ui.css',
+    ]) {
       const res = await t.app.inject({ method: 'GET', url: asset })
       assert.ok([200, 302].includes(res.statusCode), `${asset}: ${res.statusCode}`)
     }
@@ -103,10 +118,17 @@ describe('admin group', () => {
 
   it('needs the admin key', async () => {
     assert.equal((await t.app.inject({ method: 'GET', url: '/api/admin/keys' })).statusCode, 401)
-    assert.equal((await t.app.inject({ method: 'GET', url: '/api/admin/keys', headers: { 'x-admin-key': 'wrong-key-wrong-key' } })).statusCode, 401)
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: '/api/admin/keys', headers: { 'x-admin-key': 'wrong-key-wrong-key' } }))
+        .statusCode,
+      401,
+    )
     // A user token is not an admin key.
     const token = await new DidClient().login(t.app)
-    assert.equal((await t.app.inject({ method: 'GET', url: '/api/admin/keys', headers: bearer(token) })).statusCode, 401)
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: '/api/admin/keys', headers: bearer(token) })).statusCode,
+      401,
+    )
   })
 
   it('generates a DID without storing it', async () => {
@@ -120,7 +142,12 @@ describe('admin group', () => {
     const alice = new DidClient()
     const oldToken = await alice.login(t.app)
     const kidOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()).kid
-    const res = await t.app.inject({ method: 'POST', url: '/api/admin/keys/rotate', headers: admin, payload: { purpose: 'jwt' } })
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/admin/keys/rotate',
+      headers: admin,
+      payload: { purpose: 'jwt' },
+    })
     assert.equal(res.statusCode, 200, res.body)
     assert.equal(res.json().retired.kid, kidOf(oldToken))
     assert.equal(res.json().retired.status, 'retired')
@@ -130,18 +157,45 @@ describe('admin group', () => {
       assert.equal((await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: bearer(token) })).statusCode, 200)
     }
     const keys = await t.app.inject({ method: 'GET', url: '/api/admin/keys?purpose=jwt', headers: admin })
-    assert.deepEqual(keys.json().keys.map((k: { status: string }) => k.status).sort(), ['active', 'retired'])
+    assert.deepEqual(
+      keys
+        .json()
+        .keys.map((k: { status: string }) => k.status)
+        .sort(),
+      ['active', 'retired'],
+    )
     assert.ok(!keys.body.includes('private'))
   })
 
   it('registers a holder DID, which can then resolve and log in; duplicates conflict', async () => {
     const key = new DidClient()
-    const payload = { did: 'did:example:holder-1', public_key: Buffer.from(key.publicKey).toString('base64'), name: 'H' }
+    const payload = {
+      did: 'did:example:holder-1',
+      public_key: Buffer.from(key.publicKey).toString('base64'),
+      name: 'H',
+    }
     const res = await t.app.inject({ method: 'POST', url: '/api/admin/holders/register', headers: admin, payload })
     assert.equal(res.statusCode, 201, res.body)
-    assert.equal((await t.app.inject({ method: 'POST', url: '/api/admin/holders/register', headers: admin, payload })).statusCode, 409)
-    assert.equal((await t.app.inject({ method: 'POST', url: '/api/admin/holders/register', headers: admin, payload: { did: 'nope' } })).statusCode, 400)
-    const login = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: await key.proof(t.app, 'did:example:holder-1') })
+    assert.equal(
+      (await t.app.inject({ method: 'POST', url: '/api/admin/holders/register', headers: admin, payload })).statusCode,
+      409,
+    )
+    assert.equal(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/admin/holders/register',
+          headers: admin,
+          payload: { did: 'nope' },
+        })
+      ).statusCode,
+      400,
+    )
+    const login = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: await key.proof(t.app, 'did:example:holder-1'),
+    })
     assert.equal(login.statusCode, 200)
   })
 })
@@ -150,7 +204,11 @@ describe('admin group without ADMIN_API_KEY', () => {
   it('does not exist (404)', async () => {
     const t = await createTestApp({ env: { ADMIN_API_KEY: '' } })
     try {
-      const res = await t.app.inject({ method: 'GET', url: '/api/admin/keys', headers: { 'x-admin-key': 'anything-anything' } })
+      const res = await t.app.inject({
+        method: 'GET',
+        url: '/api/admin/keys',
+        headers: { 'x-admin-key': 'anything-anything' },
+      })
       assert.equal(res.statusCode, 404)
     } finally {
       await t.close()
@@ -179,7 +237,10 @@ describe('IPFS gateway', () => {
     const reader = await CarReader.fromBytes(car.rawPayload)
     assert.deepEqual((await reader.getRoots()).map(String), [cid])
 
-    const unknown = await t.app.inject({ method: 'GET', url: '/api/ipfs/bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy' })
+    const unknown = await t.app.inject({
+      method: 'GET',
+      url: '/api/ipfs/bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy',
+    })
     assert.equal(unknown.statusCode, 404)
     assert.ok(!String(unknown.headers['cache-control'] ?? '').includes('immutable'))
     const malformed = await t.app.inject({ method: 'GET', url: '/api/ipfs/not-a-cid-at-all' })

@@ -17,11 +17,16 @@ describe('prepared statements on PostgreSQL', { skip: TEST_ENGINE !== 'postgres'
   it('prepares a parameterised statement once per connection; every call gets its own rows', async () => {
     await database.db.connection().execute(async (conn) => {
       for (let i = 1; i <= 7; i++) {
-        const { rows } = await sql<{ n: number; tag: string }>`select ${i}::int as n, ${`t${i}`}::text as tag`.execute(conn)
+        const { rows } = await sql<{ n: number; tag: string }>`select ${i}::int as n, ${`t${i}`}::text as tag`.execute(
+          conn,
+        )
         assert.deepEqual(rows, [{ n: i, tag: `t${i}` }])
       }
       await sql`select 'no parameters'`.execute(conn)
-      const { rows } = await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(conn)
+      const { rows } = await sql<{
+        name: string
+        statement: string
+      }>`select name, statement from pg_prepared_statements`.execute(conn)
       const mine = rows.filter((r) => r.statement.includes('as tag'))
       assert.equal(mine.length, 1, JSON.stringify(rows))
       assert.equal(mine[0]!.statement, 'select $1::int as n, $2::text as tag')
@@ -41,14 +46,21 @@ describe('prepared statements on PostgreSQL', { skip: TEST_ENGINE !== 'postgres'
     await Promise.all(Array.from({ length: 10 }, () => read(1)))
     const before = preparedName('select * from shifting where id = $1')
     // Another instance's migration, through a connection of its own.
-    const other = await openDatabase({ databaseUrl: new URL(`/${(await sql<{ d: string }>`select current_database() as d`.execute(db)).rows[0]!.d}`, TEST_DATABASE_URL).toString(), poolSize: 1 })
+    const other = await openDatabase({
+      databaseUrl: new URL(
+        `/${(await sql<{ d: string }>`select current_database() as d`.execute(db)).rows[0]!.d}`,
+        TEST_DATABASE_URL,
+      ).toString(),
+      poolSize: 1,
+    })
     try {
       await sql`alter table shifting add column added text default 'new'`.execute(other.db)
     } finally {
       await other.close()
     }
     // Outside a transaction every call answers, with the new column, on whichever connection.
-    for (const { rows } of await Promise.all(Array.from({ length: 10 }, () => read(1)))) assert.deepEqual(rows, [{ id: 1, note: 'one', added: 'new' }])
+    for (const { rows } of await Promise.all(Array.from({ length: 10 }, () => read(1))))
+      assert.deepEqual(rows, [{ id: 1, note: 'one', added: 'new' }])
     assert.notEqual(preparedName('select * from shifting where id = $1'), before)
     // Inside a transaction the refused statement has failed it: the error stands.
     await sql`alter table shifting add column later int`.execute(db)
@@ -65,7 +77,10 @@ describe('prepared statements on PostgreSQL', { skip: TEST_ENGINE !== 'postgres'
     const unnamed = await openDatabase({ databaseUrl: TEST_DATABASE_URL, poolSize: 1, preparedStatements: false })
     try {
       await unnamed.db.connection().execute(async (conn) => {
-        for (let i = 0; i < 3; i++) assert.deepEqual((await sql<{ n: number }>`select ${i}::int as n, 'unnamed' as mode`.execute(conn)).rows, [{ n: i, mode: 'unnamed' }])
+        for (let i = 0; i < 3; i++)
+          assert.deepEqual((await sql<{ n: number }>`select ${i}::int as n, 'unnamed' as mode`.execute(conn)).rows, [
+            { n: i, mode: 'unnamed' },
+          ])
         const { rows } = await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(conn)
         assert.deepEqual(rows, [])
       })
@@ -79,7 +94,10 @@ describe('prepared statements on PostgreSQL', { skip: TEST_ENGINE !== 'postgres'
     assert.equal(preparedName('select $1::int as never_seen_before'), undefined)
     await database.db.connection().execute(async (conn) => {
       const { rows } = await sql<{ n: number }>`select ${41}::int + 1 as n, 'past the cap' as note`.execute(conn)
-      assert.deepEqual(rows.map((r) => r.n), [42])
+      assert.deepEqual(
+        rows.map((r) => r.n),
+        [42],
+      )
       const prepared = await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(conn)
       assert.ok(!prepared.rows.some((r) => r.statement.includes('past the cap')))
     })
@@ -93,17 +111,37 @@ describe('queries compiled once (both engines)', () => {
   })
   after(() => database.close())
 
-  it('compiles the builder once, fills in each call\'s parameters and keeps the constants written in it', async () => {
+  it("compiles the builder once, fills in each call's parameters and keeps the constants written in it", async () => {
     let builds = 0
     const byOwner = compiledOnce((db, p: { owner: string; limit: number }) => {
       builds++
-      return db.selectFrom('service_keys').select(['kid', 'owner']).where('owner', '=', p.owner).where('status', '=', 'active').orderBy('kid').limit(p.limit)
+      return db
+        .selectFrom('service_keys')
+        .select(['kid', 'owner'])
+        .where('owner', '=', p.owner)
+        .where('status', '=', 'active')
+        .orderBy('kid')
+        .limit(p.limit)
     })
     const at = new Date('2026-11-23T12:00:00Z')
-    const key = (kid: string, owner: string, status: string) => ({ kid, owner, purpose: 'jwt', algorithm: 'Ed25519', public_key: new Uint8Array(32), private_key_enc: new Uint8Array(8), status, created_at: at })
+    const key = (kid: string, owner: string, status: string) => ({
+      kid,
+      owner,
+      purpose: 'jwt',
+      algorithm: 'Ed25519',
+      public_key: new Uint8Array(32),
+      private_key_enc: new Uint8Array(8),
+      status,
+      created_at: at,
+    })
     await database.db
       .insertInto('service_keys')
-      .values([key('k1', 'alice', 'active'), key('k2', 'bob', 'active'), key('k3', 'alice', 'retired'), key('k4', 'carol', 'active')])
+      .values([
+        key('k1', 'alice', 'active'),
+        key('k2', 'bob', 'active'),
+        key('k3', 'alice', 'retired'),
+        key('k4', 'carol', 'active'),
+      ])
       .execute()
     assert.deepEqual(await byOwner(database.db, { owner: 'alice', limit: 5 }), [{ kid: 'k1', owner: 'alice' }])
     assert.deepEqual(await byOwner(database.db, { owner: 'bob', limit: 5 }), [{ kid: 'k2', owner: 'bob' }])

@@ -38,15 +38,23 @@ describe('records of others: requests and presentations change only by their par
     assert.equal(res.statusCode, 201, res.body)
     return res.json().request
   }
-  const take = (token: string, id: string) => callAs(t.app, 'POST', '/api/wallet/presentation-requests', token, { request_id: id })
-  const reject = (token: string, id: string) => callAs(t.app, 'POST', `/api/wallet/presentation-requests/${id}/reject`, token, { reason: 'no' })
+  const take = (token: string, id: string) =>
+    callAs(t.app, 'POST', '/api/wallet/presentation-requests', token, { request_id: id })
+  const reject = (token: string, id: string) =>
+    callAs(t.app, 'POST', `/api/wallet/presentation-requests/${id}/reject`, token, { reason: 'no' })
   const approve = (request: Json) =>
     callAs(t.app, 'POST', `/api/wallet/presentation-requests/${request.id}/approve`, holderToken, {
       credential_ids: [credential.id],
-      presentation_jwt: signPresentation(holder, { aud: verifier.did, nonce: request.nonce, credentials: [credential.jwt] }),
+      presentation_jwt: signPresentation(holder, {
+        aud: verifier.did,
+        nonce: request.nonce,
+        credentials: [credential.jwt],
+      }),
     })
-  const requestStatus = async (id: string) => (await callAs(t.app, 'GET', `/api/verifier/requests/${id}`, verifierToken)).json().request.status
-  const holderPresentations = async () => (await callAs(t.app, 'GET', `/api/wallet/${holder.did}/presentations`, holderToken)).json().data as Json[]
+  const requestStatus = async (id: string) =>
+    (await callAs(t.app, 'GET', `/api/verifier/requests/${id}`, verifierToken)).json().request.status
+  const holderPresentations = async () =>
+    (await callAs(t.app, 'GET', `/api/wallet/${holder.did}/presentations`, holderToken)).json().data as Json[]
 
   before(async () => {
     t = await createTestApp()
@@ -55,7 +63,12 @@ describe('records of others: requests and presentations change only by their par
     holderToken = await holder.login(t.app)
     verifierToken = await verifier.login(t.app)
     strangerToken = await stranger.login(t.app)
-    const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, { credential_type: 'Degree', schema_id: schemaId, subject_did: holder.did, attributes: { given_name: 'Ada', gpa: 3.5 } })
+    const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, {
+      credential_type: 'Degree',
+      schema_id: schemaId,
+      subject_did: holder.did,
+      attributes: { given_name: 'Ada', gpa: 3.5 },
+    })
     assert.equal(res.statusCode, 201, res.body)
     credential = { id: res.json().credential.id, jwt: res.json().credential.jwt }
   })
@@ -67,7 +80,9 @@ describe('records of others: requests and presentations change only by their par
     const rejected = await reject(strangerToken, request.id)
     assert.equal(rejected.statusCode, 200, rejected.body)
     assert.equal(rejected.json().status, 'rejected')
-    const strangerView = (await callAs(t.app, 'GET', `/api/wallet/presentation-requests/${request.id}/status`, strangerToken)).json()
+    const strangerView = (
+      await callAs(t.app, 'GET', `/api/wallet/presentation-requests/${request.id}/status`, strangerToken)
+    ).json()
     assert.equal(strangerView.status, 'rejected')
     assert.equal(strangerView.request_status, 'pending')
     assert.equal(await requestStatus(request.id), 'pending')
@@ -88,7 +103,11 @@ describe('records of others: requests and presentations change only by their par
     // Submitted directly by the stranger, signed by the stranger: not for this request.
     const direct = await callAs(t.app, 'POST', '/api/verifier/presentations', strangerToken, {
       request_id: request.id,
-      presentation_jwt: signPresentation(stranger, { aud: verifier.did, nonce: request.nonce, credentials: [credential.jwt] }),
+      presentation_jwt: signPresentation(stranger, {
+        aud: verifier.did,
+        nonce: request.nonce,
+        credentials: [credential.jwt],
+      }),
     })
     assert.equal(direct.statusCode, 400, direct.body)
     assert.match(direct.json().message, /request_id/)
@@ -100,7 +119,7 @@ describe('records of others: requests and presentations change only by their par
     assert.equal((await approve(request)).statusCode, 409)
   })
 
-  it('a verifier cannot file a presentation in a holder\'s name that the holder did not sign', async () => {
+  it("a verifier cannot file a presentation in a holder's name that the holder did not sign", async () => {
     const before = (await holderPresentations()).length
     const request = await createRequest()
     const claims = { aud: verifier.did, nonce: request.nonce, credentials: [credential.jwt] }
@@ -108,19 +127,36 @@ describe('records of others: requests and presentations change only by their par
       // The holder's kid, the verifier's signature.
       ['signed by another key', signPresentation(holder, claims, verifier)],
       // The verifier's own kid and key, iss the holder.
-      ['signed by the verifier as itself', tamper(signPresentation(verifier, claims), (p) => { p.iss = holder.did; (p.vp as Json).holder = holder.did })],
-      ['a genuine VP with its claims edited', tamper(signPresentation(holder, { ...claims, nonce: 'other' }), (p) => { p.nonce = request.nonce })],
+      [
+        'signed by the verifier as itself',
+        tamper(signPresentation(verifier, claims), (p) => {
+          p.iss = holder.did
+          ;(p.vp as Json).holder = holder.did
+        }),
+      ],
+      [
+        'a genuine VP with its claims edited',
+        tamper(signPresentation(holder, { ...claims, nonce: 'other' }), (p) => {
+          p.nonce = request.nonce
+        }),
+      ],
       ['no signature', `${signPresentation(holder, claims).split('.').slice(0, 2).join('.')}.`],
     ]
     for (const [name, jwt] of forgeries) {
-      const res = await callAs(t.app, 'POST', '/api/verifier/presentations', verifierToken, { presentation_jwt: jwt, request_id: request.id })
+      const res = await callAs(t.app, 'POST', '/api/verifier/presentations', verifierToken, {
+        presentation_jwt: jwt,
+        request_id: request.id,
+      })
       assert.equal(res.statusCode, 400, `${name}: ${res.body}`)
       assert.match(res.json().message, /presentation_jwt/, name)
     }
     assert.equal((await holderPresentations()).length, before, 'nothing appeared in the wallet')
     assert.equal(await requestStatus(request.id), 'pending')
     // What the holder did sign, the verifier may file: it then shows in the holder's wallet.
-    const genuine = await callAs(t.app, 'POST', '/api/verifier/presentations', verifierToken, { presentation_jwt: signPresentation(holder, claims), request_id: request.id })
+    const genuine = await callAs(t.app, 'POST', '/api/verifier/presentations', verifierToken, {
+      presentation_jwt: signPresentation(holder, claims),
+      request_id: request.id,
+    })
     assert.equal(genuine.statusCode, 201, genuine.body)
     assert.ok((await holderPresentations()).some((p) => p.id === genuine.json().presentation.id))
   })

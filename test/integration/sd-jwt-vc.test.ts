@@ -28,23 +28,49 @@ const SCHEMA = {
   ],
   anonymous_credentials: false,
 }
-const ATTRIBUTES = { given_name: 'Erika', family_name: 'Mustermann', birthdate: '1964-08-12', email: 'erika@example.com', nationality: 'DE', document_type: 'pid-lite' }
+const ATTRIBUTES = {
+  given_name: 'Erika',
+  family_name: 'Mustermann',
+  birthdate: '1964-08-12',
+  email: 'erika@example.com',
+  nationality: 'DE',
+  document_type: 'pid-lite',
+}
 
 // The other side, written against @sd-jwt/sd-jwt-vc and node:crypto only (RFC 7518 §3.4: ES256 is r||s).
-const hasher = (data: string | ArrayBuffer, alg: string) => new Uint8Array(createHash(alg.replace('-', '')).update(typeof data === 'string' ? data : Buffer.from(data)).digest())
+const hasher = (data: string | ArrayBuffer, alg: string) =>
+  new Uint8Array(
+    createHash(alg.replace('-', ''))
+      .update(typeof data === 'string' ? data : Buffer.from(data))
+      .digest(),
+  )
 const algOf = (data: string) => JSON.parse(Buffer.from(data.split('.')[0]!, 'base64url').toString()).alg
 const verifyJws = (jwk: Json, data: string, signature: string) => {
   const key = createPublicKey({ key: jwk as NodeJwk, format: 'jwk' })
   const sig = Buffer.from(signature, 'base64url')
-  if (algOf(data) === 'ES256') return key.asymmetricKeyType === 'ec' && verify('sha256', Buffer.from(data), { key, dsaEncoding: 'ieee-p1363' }, sig)
+  if (algOf(data) === 'ES256')
+    return (
+      key.asymmetricKeyType === 'ec' && verify('sha256', Buffer.from(data), { key, dsaEncoding: 'ieee-p1363' }, sig)
+    )
   return algOf(data) === 'EdDSA' && key.asymmetricKeyType === 'ed25519' && verify(null, Buffer.from(data), key, sig)
 }
 const decode = (part: string): Json => JSON.parse(Buffer.from(part, 'base64url').toString())
 
 /** A holder's wallet: discloses the chosen claims and signs a KB-JWT with its own key. */
-function present(credential: string, key: KeyObject, frame: Record<string, boolean>, kb: { nonce: string; aud: string; iat?: number }): Promise<string> {
-  const holder = new SDJwtVcInstance({ hasher, kbSigner: async (data: string) => sign(null, Buffer.from(data), key).toString('base64url'), kbSignAlg: 'EdDSA' })
-  return holder.present(credential, frame, { kb: { payload: { iat: kb.iat ?? Math.floor(Date.now() / 1000), aud: kb.aud, nonce: kb.nonce } } })
+function present(
+  credential: string,
+  key: KeyObject,
+  frame: Record<string, boolean>,
+  kb: { nonce: string; aud: string; iat?: number },
+): Promise<string> {
+  const holder = new SDJwtVcInstance({
+    hasher,
+    kbSigner: async (data: string) => sign(null, Buffer.from(data), key).toString('base64url'),
+    kbSignAlg: 'EdDSA',
+  })
+  return holder.present(credential, frame, {
+    kb: { payload: { iat: kb.iat ?? Math.floor(Date.now() / 1000), aud: kb.aud, nonce: kb.nonce } },
+  })
 }
 
 /**
@@ -69,31 +95,66 @@ describe('SD-JWT VC: issue, verify with the library, present two of five claims'
   let metadata: Json
 
   const issue = async (body: Json = {}) =>
-    callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, { credential_type: 'Identity', schema_id: schemaId, subject_did: holder.did, attributes: ATTRIBUTES, format: 'dc+sd-jwt', ...body })
+    callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, {
+      credential_type: 'Identity',
+      schema_id: schemaId,
+      subject_did: holder.did,
+      attributes: ATTRIBUTES,
+      format: 'dc+sd-jwt',
+      ...body,
+    })
 
   /** One request, taken by the holder, approved with the item in a VP-JWT, verified by the verifier. */
   const presentAndVerify = async (item: (nonce: string) => Promise<string>): Promise<Json> => {
     const created = await callAs(t.app, 'POST', '/api/verifier/requests', verifierToken, {
       verifier_did: verifier.did,
       presentation_type: 'IdentityCheck',
-      required_credentials: [{ credential_type: 'Identity', issuer_did: issuer.did, required_attributes: ['given_name', 'email'] }],
+      required_credentials: [
+        { credential_type: 'Identity', issuer_did: issuer.did, required_attributes: ['given_name', 'email'] },
+      ],
       purpose: 'Identity check',
     })
     assert.equal(created.statusCode, 201, created.body)
     const request = created.json().request
-    assert.equal((await callAs(t.app, 'POST', '/api/wallet/presentation-requests', holderToken, { request_id: request.id })).statusCode, 201)
-    const vp = signPresentation(holder, { aud: verifier.did, nonce: request.nonce, credentials: [await item(request.nonce)] })
-    const approved = await callAs(t.app, 'POST', `/api/wallet/presentation-requests/${request.id}/approve`, holderToken, { credential_ids: [issued.id], presentation_jwt: vp })
+    assert.equal(
+      (await callAs(t.app, 'POST', '/api/wallet/presentation-requests', holderToken, { request_id: request.id }))
+        .statusCode,
+      201,
+    )
+    const vp = signPresentation(holder, {
+      aud: verifier.did,
+      nonce: request.nonce,
+      credentials: [await item(request.nonce)],
+    })
+    const approved = await callAs(
+      t.app,
+      'POST',
+      `/api/wallet/presentation-requests/${request.id}/approve`,
+      holderToken,
+      { credential_ids: [issued.id], presentation_jwt: vp },
+    )
     assert.equal(approved.statusCode, 201, approved.body)
-    const res = await callAs(t.app, 'POST', `/api/verifier/presentations/${approved.json().presentation.id}/verify`, verifierToken, { presentation_jwt: vp })
+    const res = await callAs(
+      t.app,
+      'POST',
+      `/api/verifier/presentations/${approved.json().presentation.id}/verify`,
+      verifierToken,
+      { presentation_jwt: vp },
+    )
     assert.equal(res.statusCode, 200, res.body)
     return res.json().verification_result
   }
-  const twoOfFive = (nonce: string, kb: Partial<{ nonce: string; aud: string; iat: number }> = {}, key = holder.privateKey) =>
-    present(issued.jwt, key, { given_name: true, email: true }, { nonce, aud: verifier.did, ...kb })
+  const twoOfFive = (
+    nonce: string,
+    kb: Partial<{ nonce: string; aud: string; iat: number }> = {},
+    key = holder.privateKey,
+  ) => present(issued.jwt, key, { given_name: true, email: true }, { nonce, aud: verifier.did, ...kb })
   const invalid = (result: Json, expected: RegExp) => {
     assert.equal(result.is_valid, false, 'must not verify')
-    assert.ok(result.errors.some((e: string) => expected.test(e)), result.errors.join('; '))
+    assert.ok(
+      result.errors.some((e: string) => expected.test(e)),
+      result.errors.join('; '),
+    )
   }
   /** The library as an outside verifier: the issuer key from the JWT VC Issuer Metadata fetched over HTTPS. */
   const libraryVerifier = () =>
@@ -140,7 +201,10 @@ describe('SD-JWT VC: issue, verify with the library, present two of five claims'
     assert.equal(res.status, 200)
     metadata = (await res.json()) as Json
     assert.equal(metadata.issuer, payload.iss)
-    assert.ok(metadata.jwks.keys.some((k: Json) => k.kid === header.kid && k.crv === 'P-256'), JSON.stringify(metadata))
+    assert.ok(
+      metadata.jwks.keys.some((k: Json) => k.kid === header.kid && k.crv === 'P-256'),
+      JSON.stringify(metadata),
+    )
     // Five selectively disclosable claims; document_type is always disclosed (the schema says so).
     assert.equal(disclosures.filter(Boolean).length, 5)
     assert.equal(payload.document_type, 'pid-lite')
@@ -150,7 +214,10 @@ describe('SD-JWT VC: issue, verify with the library, present two of five claims'
     assert.equal(verified.payload.given_name, 'Erika')
     assert.equal(verified.payload.nationality, 'DE')
     // cnf is the holder's own key (its did:key's Ed25519 key).
-    assert.deepEqual({ kty: payload.cnf.jwk.kty, crv: payload.cnf.jwk.crv, x: payload.cnf.jwk.x }, { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(holder.publicKey).toString('base64url') })
+    assert.deepEqual(
+      { kty: payload.cnf.jwk.kty, crv: payload.cnf.jwk.crv, x: payload.cnf.jwk.x },
+      { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(holder.publicKey).toString('base64url') },
+    )
     // vct resolves to Type Metadata served at that URL (SD-JWT VC §6.3.1).
     const typeRes = await fetch(payload.vct)
     assert.equal(typeRes.status, 200)
@@ -186,7 +253,10 @@ describe('SD-JWT VC: issue, verify with the library, present two of five claims'
     for (const hidden of ['family_name', 'birthdate', 'nationality']) assert.equal(subject[hidden], undefined, hidden)
     // The library accepts the same presentation (nonce and sd_hash).
     const kb = decode(presented.split('~').at(-1)!.split('.')[1]!)
-    const checked = await libraryVerifier().verify(presented, { keyBindingNonce: kb.nonce, disableStatusVerification: true })
+    const checked = await libraryVerifier().verify(presented, {
+      keyBindingNonce: kb.nonce,
+      disableStatusVerification: true,
+    })
     assert.equal(checked.kb?.payload.aud, verifier.did)
   })
 
@@ -201,27 +271,49 @@ describe('SD-JWT VC: issue, verify with the library, present two of five claims'
     invalid(await presentAndVerify(tampered), /credential 1.*(SD-JWT|key binding)/)
     invalid(await presentAndVerify((nonce) => twoOfFive(nonce, {}, other.privateKey)), /key binding/)
     invalid(await presentAndVerify(() => twoOfFive('not-the-request-nonce')), /key binding/)
-    invalid(await presentAndVerify((nonce) => twoOfFive(nonce, { aud: other.did })), /KB-JWT's aud .* is not the verifier/)
-    invalid(await presentAndVerify((nonce) => twoOfFive(nonce, { iat: Math.floor(Date.now() / 1000) - 3600 })), /KB-JWT is too old/)
+    invalid(
+      await presentAndVerify((nonce) => twoOfFive(nonce, { aud: other.did })),
+      /KB-JWT's aud .* is not the verifier/,
+    )
+    invalid(
+      await presentAndVerify((nonce) => twoOfFive(nonce, { iat: Math.floor(Date.now() / 1000) - 3600 })),
+      /KB-JWT is too old/,
+    )
     // Without a KB-JWT at all (a bare SD-JWT with disclosures).
-    const bare = (nonce: string) => new SDJwtVcInstance({ hasher }).present(issued.jwt, { given_name: true, email: true }).then((p) => (void nonce, p))
+    const bare = (nonce: string) =>
+      new SDJwtVcInstance({ hasher })
+        .present(issued.jwt, { given_name: true, email: true })
+        .then((p) => (void nonce, p))
     invalid(await presentAndVerify(bare), /key binding/)
   })
 
   it('imports the SD-JWT VC into the wallet of its holder only', async () => {
     const second = (await issue()).json().credential
-    assert.equal((await callAs(t.app, 'DELETE', `/api/wallet/${holder.did}/credentials/${second.id}`, holderToken)).statusCode, 200)
-    const imported = await callAs(t.app, 'POST', `/api/wallet/${holder.did}/credentials/import`, holderToken, { credential_jwt: second.jwt })
+    assert.equal(
+      (await callAs(t.app, 'DELETE', `/api/wallet/${holder.did}/credentials/${second.id}`, holderToken)).statusCode,
+      200,
+    )
+    const imported = await callAs(t.app, 'POST', `/api/wallet/${holder.did}/credentials/import`, holderToken, {
+      credential_jwt: second.jwt,
+    })
     assert.equal(imported.statusCode, 201, imported.body)
     assert.equal(imported.json().credential.id, second.id)
     // Bound (cnf) to the holder's key: another holder cannot keep it.
-    const refused = await callAs(t.app, 'POST', `/api/wallet/${other.did}/credentials/import`, otherToken, { credential_jwt: second.jwt })
+    const refused = await callAs(t.app, 'POST', `/api/wallet/${other.did}/credentials/import`, otherToken, {
+      credential_jwt: second.jwt,
+    })
     assert.equal(refused.statusCode, 422, refused.body)
     assert.equal(refused.json().details.reason, 'subject')
   })
 
   it('revocation sets the bit of the Token Status List and fails the presentation', async () => {
-    const revoked = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/credentials/${issued.id}/revoke`, issuer.token, { reason: 'test' })
+    const revoked = await callAs(
+      t.app,
+      'POST',
+      `/api/issuer/${issuer.did}/credentials/${issued.id}/revoke`,
+      issuer.token,
+      { reason: 'test' },
+    )
     assert.equal(revoked.statusCode, 200, revoked.body)
     const { idx, uri } = decode(issued.jwt.split('~')[0].split('.')[1]).status.status_list
     const res = await fetch(uri)

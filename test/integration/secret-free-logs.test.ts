@@ -6,7 +6,11 @@ import { callAs, IssuerActor } from '../helpers/issuer-setup.js'
 import { ADMIN_KEY, createTestApp, type TestApp } from '../helpers/test-app.js'
 import { multipart, PDF_BYTES } from '../helpers/wallet-fixtures.js'
 
-const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082', 'hex')
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' +
+    '1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082',
+  'hex',
+)
 const COOKIE_SECRET = 'sess-7f3a9c1e5b2d4f60a8e1c3b5d7f9a2c4'
 
 /** One request as written on the wire (no client normalises the path), and the status answered. */
@@ -21,9 +25,12 @@ function raw(port: number, text: string | Buffer): Promise<number> {
 }
 
 const get = (path: string, headers: Record<string, string> = {}) =>
-  `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`
+  `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('')}\r\n`
 
-const encodeAll = (s: string, hex: (c: string) => string) => [...s].map((c) => `%${hex(c.charCodeAt(0).toString(16).padStart(2, '0'))}`).join('')
+const encodeAll = (s: string, hex: (c: string) => string) =>
+  [...s].map((c) => `%${hex(c.charCodeAt(0).toString(16).padStart(2, '0'))}`).join('')
 
 /**
  * The log as written, with every %XX decoded, and with logged Buffers ({"type":"Buffer","data":[…]})
@@ -34,7 +41,9 @@ function readable(lines: string[]): string[] {
   return [
     log,
     log.replace(/%([0-9a-fA-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))),
-    log.replace(/"data":\[([\d,]*)\]/g, (_, bytes: string) => Buffer.from(bytes.split(',').filter(Boolean).map(Number)).toString('latin1')),
+    log.replace(/"data":\[([\d,]*)\]/g, (_, bytes: string) =>
+      Buffer.from(bytes.split(',').filter(Boolean).map(Number)).toString('latin1'),
+    ),
   ]
 }
 
@@ -42,7 +51,11 @@ function readable(lines: string[]): string[] {
 function assertAbsent(lines: string[], name: string, value: string): void {
   for (const log of readable(lines)) {
     assert.ok(!log.includes(value), `${name} appears in the log`)
-    for (let at = 0; at + 12 <= value.length; at++) assert.ok(!log.includes(value.slice(at, at + 12)), `a piece of ${name} (${value.slice(at, at + 12)}) appears in the log`)
+    for (let at = 0; at + 12 <= value.length; at++)
+      assert.ok(
+        !log.includes(value.slice(at, at + 12)),
+        `a piece of ${name} (${value.slice(at, at + 12)}) appears in the log`,
+      )
   }
 }
 
@@ -60,10 +73,23 @@ describe('no secret in the log at any level, whatever the URL spelling or the pl
     const issuer = new IssuerActor()
     await issuer.setUp(t.app, 'Log Office')
     holderToken = await holder.login(t.app)
-    const schemaId = await issuer.schema(t.app, { name: 'Pass', version: '1', attributes: [{ name: 'holder_name', data_type: 'string', required: true }], anonymous_credentials: false })
-    const issued = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, { credential_type: 'Pass', schema_id: schemaId, subject_did: holder.did, attributes: { holder_name: 'H' } })
+    const schemaId = await issuer.schema(t.app, {
+      name: 'Pass',
+      version: '1',
+      attributes: [{ name: 'holder_name', data_type: 'string', required: true }],
+      anonymous_credentials: false,
+    })
+    const issued = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, {
+      credential_type: 'Pass',
+      schema_id: schemaId,
+      subject_did: holder.did,
+      attributes: { holder_name: 'H' },
+    })
     assert.equal(issued.statusCode, 201, issued.body)
-    const share = await callAs(t.app, 'POST', `/api/wallet/${holder.did}/credentials/share`, holderToken, { credential_id: issued.json().credential.id, expires_in_seconds: 600 })
+    const share = await callAs(t.app, 'POST', `/api/wallet/${holder.did}/credentials/share`, holderToken, {
+      credential_id: issued.json().credential.id,
+      expires_in_seconds: 600,
+    })
     assert.equal(share.statusCode, 201, share.body)
     shareToken = share.json().share.token
     await t.app.listen({ port: 0, host: '127.0.0.1' })
@@ -71,13 +97,30 @@ describe('no secret in the log at any level, whatever the URL spelling or the pl
     lines.length = 0
 
     // Multipart uploads log their options at trace, headers included; every credential header is sent.
-    const secretHeaders = { Authorization: `Bearer ${holderToken}`, Cookie: `session=${COOKIE_SECRET}`, 'X-Admin-Key': ADMIN_KEY }
+    const secretHeaders = {
+      Authorization: `Bearer ${holderToken}`,
+      Cookie: `session=${COOKIE_SECRET}`,
+      'X-Admin-Key': ADMIN_KEY,
+    }
     const uploads = [
-      { path: '/api/auth/avatar', body: multipart([{ name: 'file', filename: 'a.png', contentType: 'image/png', data: PNG }]) },
-      { path: `/api/wallet/${holder.did}/evidence/upload`, body: multipart([{ name: 'label', value: 'transcript' }, { name: 'file', filename: 't.pdf', contentType: 'application/pdf', data: PDF_BYTES }]) },
+      {
+        path: '/api/auth/avatar',
+        body: multipart([{ name: 'file', filename: 'a.png', contentType: 'image/png', data: PNG }]),
+      },
+      {
+        path: `/api/wallet/${holder.did}/evidence/upload`,
+        body: multipart([
+          { name: 'label', value: 'transcript' },
+          { name: 'file', filename: 't.pdf', contentType: 'application/pdf', data: PDF_BYTES },
+        ]),
+      },
     ]
     for (const { path, body } of uploads) {
-      const head = `POST ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: ${body.headers['content-type']}\r\nContent-Length: ${body.payload.length}\r\n${Object.entries(secretHeaders).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`
+      const head = `POST ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: ${body.headers['content-type']}\r\nContent-Length: ${body.payload.length}\r\n${Object.entries(
+        secretHeaders,
+      )
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join('')}\r\n`
       assert.equal(await raw(port, Buffer.concat([Buffer.from(head), body.payload])), 201, path)
     }
     // A request Node cannot parse: its raw bytes (the Authorization line) travel with the client error.
@@ -111,9 +154,15 @@ describe('no secret in the log at any level, whatever the URL spelling or the pl
       `/api/nothing-here/${T}?${T}=${T}`,
     ]
     for (const [i, path] of variants.entries()) {
-      spellings[path.replaceAll(T, '<token>')] = await raw(port, get(path, { 'X-Request-Id': `spelling-${i}`, Cookie: `session=${COOKIE_SECRET}` }))
+      spellings[path.replaceAll(T, '<token>')] = await raw(
+        port,
+        get(path, { 'X-Request-Id': `spelling-${i}`, Cookie: `session=${COOKIE_SECRET}` }),
+      )
     }
-    const listed = get(`/api/wallet/${holder.did}/evidence?limit=1&token=${T}`, { 'X-Request-Id': 'listed', Authorization: `Bearer ${holderToken}` })
+    const listed = get(`/api/wallet/${holder.did}/evidence?limit=1&token=${T}`, {
+      'X-Request-Id': 'listed',
+      Authorization: `Bearer ${holderToken}`,
+    })
     assert.equal(await raw(port, listed), 200)
   })
   after(() => t.close())
@@ -122,19 +171,23 @@ describe('no secret in the log at any level, whatever the URL spelling or the pl
     assert.equal(spellings['/api/wallet/%73hared/<token>'], 200, JSON.stringify(spellings, null, 1))
     assert.equal(spellings['/api/wallet/shared/<token>'], 200)
     assert.ok(Object.values(spellings).includes(404))
-    const incoming = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'incoming request' && String(l.reqId).startsWith('spelling-'))
+    const incoming = lines
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.msg === 'incoming request' && String(l.reqId).startsWith('spelling-'))
     assert.equal(incoming.length, Object.keys(spellings).length)
   })
 
   it('logs a matched share link as its route, the token redacted, however the URL was spelled', () => {
-    const urlOf = (reqId: string) => lines.map((l) => JSON.parse(l)).find((l) => l.reqId === reqId && l.msg === 'incoming request')?.req.url
+    const urlOf = (reqId: string) =>
+      lines.map((l) => JSON.parse(l)).find((l) => l.reqId === reqId && l.msg === 'incoming request')?.req.url
     assert.equal(urlOf('spelling-0'), '/api/wallet/shared/[redacted]')
     assert.equal(urlOf('spelling-1'), '/api/wallet/shared/[redacted]')
     assert.equal(urlOf('spelling-4'), '/api/wallet/shared/[redacted]')
   })
 
-  it('keeps what is not secret: a route\'s identifiers and declared query parameters, an unmatched path\'s route words', () => {
-    const urlOf = (reqId: string) => lines.map((l) => JSON.parse(l)).find((l) => l.reqId === reqId && l.msg === 'incoming request')?.req.url
+  it("keeps what is not secret: a route's identifiers and declared query parameters, an unmatched path's route words", () => {
+    const urlOf = (reqId: string) =>
+      lines.map((l) => JSON.parse(l)).find((l) => l.reqId === reqId && l.msg === 'incoming request')?.req.url
     assert.equal(urlOf('listed'), `/api/wallet/${holder.did}/evidence?limit=1&[redacted]`)
     assert.equal(urlOf('spelling-14'), '/api/wallet/[redacted]/shared/[redacted]')
     assert.equal(urlOf('spelling-23'), '/api/[redacted]/[redacted]?[redacted]')
@@ -142,7 +195,10 @@ describe('no secret in the log at any level, whatever the URL spelling or the pl
 
   it('logged the multipart options at trace with the credential headers redacted', () => {
     const busboy = lines.map((l) => JSON.parse(l)).filter((l) => l.busboyOptions)
-    assert.ok(busboy.length >= 2, 'the multipart plugin logged its options (the check below would be vacuous otherwise)')
+    assert.ok(
+      busboy.length >= 2,
+      'the multipart plugin logged its options (the check below would be vacuous otherwise)',
+    )
     for (const line of busboy) {
       assert.equal(line.busboyOptions.headers.authorization, '[redacted]')
       assert.equal(line.busboyOptions.headers.cookie, '[redacted]')
@@ -151,7 +207,10 @@ describe('no secret in the log at any level, whatever the URL spelling or the pl
   })
 
   it('contains no bearer token, share token, admin key or cookie, in any spelling', () => {
-    assert.ok(lines.some((l) => JSON.parse(l).level === 10), 'trace lines were captured')
+    assert.ok(
+      lines.some((l) => JSON.parse(l).level === 10),
+      'trace lines were captured',
+    )
     assertAbsent(lines, 'the bearer token', holderToken)
     assertAbsent(lines, "the bearer token's signature", holderToken.split('.')[2]!)
     assertAbsent(lines, 'the share token', shareToken)

@@ -51,7 +51,12 @@ describe('issuer signing identities', () => {
     return res.json()
   }
   const issue = async (issuer: IssuerActor, schemaId: string) => {
-    const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, { credential_type: 'Membership', schema_id: schemaId, subject_did: holder.did, attributes: { member: 'Ada', level: 3 } })
+    const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, {
+      credential_type: 'Membership',
+      schema_id: schemaId,
+      subject_did: holder.did,
+      attributes: { member: 'Ada', level: 3 },
+    })
     assert.equal(res.statusCode, 201, res.body)
     return res.json().credential.credential
   }
@@ -60,7 +65,10 @@ describe('issuer signing identities', () => {
     t = await createTestApp()
     await webIssuer.setUp(t.app, 'Web issuer')
     keyIssuer.token = await keyIssuer.login(t.app)
-    const created = await callAs(t.app, 'POST', '/api/issuer', keyIssuer.token, { name: 'Key issuer', signing_did_method: 'key' })
+    const created = await callAs(t.app, 'POST', '/api/issuer', keyIssuer.token, {
+      name: 'Key issuer',
+      signing_did_method: 'key',
+    })
     assert.equal(created.statusCode, 201, created.body)
     holderToken = await holder.login(t.app)
     verifierToken = await verifier.login(t.app)
@@ -74,7 +82,11 @@ describe('issuer signing identities', () => {
     const doc = await fetchDoc(signing.signing_did)
     assert.equal(doc.id, signing.signing_did)
     assert.deepEqual(doc.alsoKnownAs, [webIssuer.did])
-    const types = doc.verificationMethod.map((m: Json) => (m.publicKeyJwk ? `${m.type}:${m.publicKeyJwk.crv}` : `${m.type}:${m.publicKeyMultibase.slice(0, 4)}`)).sort()
+    const types = doc.verificationMethod
+      .map((m: Json) =>
+        m.publicKeyJwk ? `${m.type}:${m.publicKeyJwk.crv}` : `${m.type}:${m.publicKeyMultibase.slice(0, 4)}`,
+      )
+      .sort()
     // Two BLS12-381 G2 keys: Dock's BBS (with bbsScheme) and the IETF BBS key of bbs-2023 (plain Multikey).
     assert.deepEqual(types, ['JsonWebKey2020:P-256', 'Multikey:z6Mk', 'Multikey:zUC7', 'Multikey:zUC7'])
     assert.equal(doc.verificationMethod.filter((m: Json) => m.bbsScheme !== undefined).length, 1)
@@ -82,7 +94,10 @@ describe('issuer signing identities', () => {
 
     // A did:key document is the did:key method's alone: the service adds nothing to it.
     const own = (await callAs(t.app, 'GET', `/api/did/${webIssuer.did}`)).json()
-    assert.deepEqual(own.didDocument.verificationMethod.map((m: Json) => m.id.split('#')[0]), [webIssuer.did, webIssuer.did])
+    assert.deepEqual(
+      own.didDocument.verificationMethod.map((m: Json) => m.id.split('#')[0]),
+      [webIssuer.did, webIssuer.did],
+    )
     assert.equal(own.didDocumentMetadata.serviceManagedVerificationMethods, undefined)
 
     // What it issues verifies with the key the hosted document publishes, and names that DID.
@@ -92,9 +107,18 @@ describe('issuer signing identities', () => {
     assert.equal(credential.issuer_did, webIssuer.did)
     const kid = decodeProtectedHeader(credential.jwt).kid!
     const method = doc.verificationMethod.find((m: Json) => m.id === kid)
-    const { payload } = await jwtVerify(credential.jwt, await importJWK(ed25519Jwk(method.publicKeyMultibase), 'EdDSA'), { issuer: signing.signing_did })
+    const { payload } = await jwtVerify(
+      credential.jwt,
+      await importJWK(ed25519Jwk(method.publicKeyMultibase), 'EdDSA'),
+      { issuer: signing.signing_did },
+    )
     assert.equal((payload.vc as Json).issuer, signing.signing_did)
-    assert.equal(await t.app.inject({ method: 'GET', url: '/issuers/00000000000000000000000000000000/did.json' }).then((r) => r.statusCode), 404)
+    assert.equal(
+      await t.app
+        .inject({ method: 'GET', url: '/issuers/00000000000000000000000000000000/did.json' })
+        .then((r) => r.statusCode),
+      404,
+    )
   })
 
   it('with signing_did_method "key", signs with did:keys whose own keys verify, no fetch needed', async () => {
@@ -104,13 +128,22 @@ describe('issuer signing identities', () => {
     const did = String(header.kid).split('#')[0]!
     assert.match(did, /^did:key:z6Mk/)
     assert.equal(header.kid, `${did}#${did.slice('did:key:'.length)}`)
-    const { payload } = await jwtVerify(credential.jwt, await importJWK(ed25519Jwk(did.slice('did:key:'.length)), 'EdDSA'), { issuer: did, subject: holder.did })
+    const { payload } = await jwtVerify(
+      credential.jwt,
+      await importJWK(ed25519Jwk(did.slice('did:key:'.length)), 'EdDSA'),
+      { issuer: did, subject: holder.did },
+    )
     assert.equal(payload.jti, credential.id)
     // The BBS signature is made by a BLS12-381 G2 did:key.
     assert.match(credential.anonymous_credential.verification_method, /^did:key:zUC7[^#]+#zUC7/)
     const signing = (await callAs(t.app, 'GET', `/api/issuer/${keyIssuer.did}/signing`, keyIssuer.token)).json()
     assert.equal(signing.signing_did, did)
-    assert.deepEqual(signing.signing_dids.map((d: Json) => d.key_type).sort(), ['BBS-BLS12-381-SHA-256', 'BLS12381G2', 'Ed25519', 'P-256'])
+    assert.deepEqual(signing.signing_dids.map((d: Json) => d.key_type).sort(), [
+      'BBS-BLS12-381-SHA-256',
+      'BLS12381G2',
+      'Ed25519',
+      'P-256',
+    ])
   })
 
   it('a did:key BBS credential yields anonymous proofs a verifier accepts, for a request naming the login DID', async () => {
@@ -119,24 +152,48 @@ describe('issuer signing identities', () => {
     const request = await callAs(t.app, 'POST', '/api/verifier/requests', verifierToken, {
       verifier_did: verifier.did,
       presentation_type: 'Membership',
-      required_credentials: [{ credential_type: 'Membership', issuer_did: keyIssuer.did, required_attributes: ['member'] }],
+      required_credentials: [
+        { credential_type: 'Membership', issuer_did: keyIssuer.did, required_attributes: ['member'] },
+      ],
       required_predicates: [{ attribute: 'level', operator: '>=', value: 2 }],
       purpose: 'Membership check',
     })
     assert.equal(request.statusCode, 201, request.body)
     const { id: requestId, nonce } = request.json().request
-    const derived = await callAs(t.app, 'POST', `/api/wallet/${holder.did}/credentials/${credential.id}/anonymous-proof`, holderToken, {
-      reveal: ['member'],
-      predicates: [{ attribute: 'level', operator: '>=', value: 2 }],
-      nonce,
-      verifier_did: verifier.did,
-    })
+    const derived = await callAs(
+      t.app,
+      'POST',
+      `/api/wallet/${holder.did}/credentials/${credential.id}/anonymous-proof`,
+      holderToken,
+      {
+        reveal: ['member'],
+        predicates: [{ attribute: 'level', operator: '>=', value: 2 }],
+        nonce,
+        verifier_did: verifier.did,
+      },
+    )
     assert.equal(derived.statusCode, 200, derived.body)
-    assert.equal((await callAs(t.app, 'POST', '/api/wallet/presentation-requests', holderToken, { request_id: requestId })).statusCode, 201)
+    assert.equal(
+      (await callAs(t.app, 'POST', '/api/wallet/presentation-requests', holderToken, { request_id: requestId }))
+        .statusCode,
+      201,
+    )
     const vp = signPresentation(holder, { aud: verifier.did, nonce, credentials: [derived.json().proof] })
-    const approved = await callAs(t.app, 'POST', `/api/wallet/presentation-requests/${requestId}/approve`, holderToken, { credential_ids: [credential.id], presentation_jwt: vp })
+    const approved = await callAs(
+      t.app,
+      'POST',
+      `/api/wallet/presentation-requests/${requestId}/approve`,
+      holderToken,
+      { credential_ids: [credential.id], presentation_jwt: vp },
+    )
     assert.equal(approved.statusCode, 201, approved.body)
-    const verified = await callAs(t.app, 'POST', `/api/verifier/presentations/${approved.json().presentation.id}/verify`, verifierToken, { presentation_jwt: vp })
+    const verified = await callAs(
+      t.app,
+      'POST',
+      `/api/verifier/presentations/${approved.json().presentation.id}/verify`,
+      verifierToken,
+      { presentation_jwt: vp },
+    )
     assert.deepEqual(verified.json().verification_result.errors, [])
     assert.equal(verified.json().verification_result.is_valid, true)
     // A request naming another issuer is not met by it.
@@ -147,40 +204,103 @@ describe('issuer signing identities', () => {
       required_credentials: [{ credential_type: 'Membership', issuer_did: other.did }],
       purpose: 'Membership check',
     })
-    const take = await callAs(t.app, 'POST', '/api/wallet/presentation-requests', holderToken, { request_id: refused.json().request.id })
+    const take = await callAs(t.app, 'POST', '/api/wallet/presentation-requests', holderToken, {
+      request_id: refused.json().request.id,
+    })
     assert.equal(take.statusCode, 201)
-    const proof2 = await callAs(t.app, 'POST', `/api/wallet/${holder.did}/credentials/${credential.id}/anonymous-proof`, holderToken, { reveal: ['member'], predicates: [], nonce: refused.json().request.nonce, verifier_did: verifier.did })
-    const vp2 = signPresentation(holder, { aud: verifier.did, nonce: refused.json().request.nonce, credentials: [proof2.json().proof] })
-    const approved2 = await callAs(t.app, 'POST', `/api/wallet/presentation-requests/${refused.json().request.id}/approve`, holderToken, { credential_ids: [credential.id], presentation_jwt: vp2 })
-    const result2 = (await callAs(t.app, 'POST', `/api/verifier/presentations/${approved2.json().presentation.id}/verify`, verifierToken, { presentation_jwt: vp2 })).json()
+    const proof2 = await callAs(
+      t.app,
+      'POST',
+      `/api/wallet/${holder.did}/credentials/${credential.id}/anonymous-proof`,
+      holderToken,
+      { reveal: ['member'], predicates: [], nonce: refused.json().request.nonce, verifier_did: verifier.did },
+    )
+    const vp2 = signPresentation(holder, {
+      aud: verifier.did,
+      nonce: refused.json().request.nonce,
+      credentials: [proof2.json().proof],
+    })
+    const approved2 = await callAs(
+      t.app,
+      'POST',
+      `/api/wallet/presentation-requests/${refused.json().request.id}/approve`,
+      holderToken,
+      { credential_ids: [credential.id], presentation_jwt: vp2 },
+    )
+    const result2 = (
+      await callAs(
+        t.app,
+        'POST',
+        `/api/verifier/presentations/${approved2.json().presentation.id}/verify`,
+        verifierToken,
+        { presentation_jwt: vp2 },
+      )
+    ).json()
     assert.equal(result2.verification_result.is_valid, false)
-    assert.ok(result2.verification_result.errors.some((e: string) => e.includes(`missing required credential Membership from ${other.did}`)), result2.verification_result.errors.join('; '))
+    assert.ok(
+      result2.verification_result.errors.some((e: string) =>
+        e.includes(`missing required credential Membership from ${other.did}`),
+      ),
+      result2.verification_result.errors.join('; '),
+    )
   })
 
   it('switches method (step-up and ownership apply); "self" needs a did:web login DID that publishes the keys', async () => {
-    const toKey = await callAs(t.app, 'PUT', `/api/issuer/${webIssuer.did}/signing`, webIssuer.token, { signing_did_method: 'key' })
+    const toKey = await callAs(t.app, 'PUT', `/api/issuer/${webIssuer.did}/signing`, webIssuer.token, {
+      signing_did_method: 'key',
+    })
     assert.equal(toKey.statusCode, 200, toKey.body)
     assert.match(toKey.json().signing_did, /^did:key:z6Mk/)
     // A did:key login DID cannot sign as itself.
-    const self = await callAs(t.app, 'PUT', `/api/issuer/${webIssuer.did}/signing`, webIssuer.token, { signing_did_method: 'self' })
+    const self = await callAs(t.app, 'PUT', `/api/issuer/${webIssuer.did}/signing`, webIssuer.token, {
+      signing_did_method: 'self',
+    })
     assert.equal(self.statusCode, 400, self.body)
     assert.match(self.json().message, /did:web/)
-    assert.equal((await callAs(t.app, 'PUT', `/api/issuer/${webIssuer.did}/signing`, webIssuer.token, { signing_did_method: 'ledger' })).statusCode, 400)
-    assert.equal((await callAs(t.app, 'PUT', `/api/issuer/${keyIssuer.did}/signing`, webIssuer.token, { signing_did_method: 'web' })).statusCode, 403)
+    assert.equal(
+      (
+        await callAs(t.app, 'PUT', `/api/issuer/${webIssuer.did}/signing`, webIssuer.token, {
+          signing_did_method: 'ledger',
+        })
+      ).statusCode,
+      400,
+    )
+    assert.equal(
+      (
+        await callAs(t.app, 'PUT', `/api/issuer/${keyIssuer.did}/signing`, webIssuer.token, {
+          signing_did_method: 'web',
+        })
+      ).statusCode,
+      403,
+    )
     assert.equal((await callAs(t.app, 'GET', `/api/issuer/${holder.did}/signing`, holderToken)).statusCode, 404)
-    const back = await callAs(t.app, 'PUT', `/api/issuer/${webIssuer.did}/signing`, webIssuer.token, { signing_did_method: 'web' })
+    const back = await callAs(t.app, 'PUT', `/api/issuer/${webIssuer.did}/signing`, webIssuer.token, {
+      signing_did_method: 'web',
+    })
     assert.equal(back.statusCode, 200)
     assert.match(back.json().signing_did, /^did:web:/)
   })
 
   it('answers the public documents of unknown records 404, and malformed ids 400, with a message', async () => {
     const get = (url: string) => t.app.inject({ method: 'GET', url })
-    for (const url of ['/issuers/00000000000000000000000000000000/did.json', '/.well-known/jwt-vc-issuer/issuers/00000000000000000000000000000000', '/vct/schema-nope', '/api/schemas/schema-nope/json-schema.json', '/api/schemas/schema-nope/context.jsonld', '/api/status-lists/list-nope/token']) {
+    for (const url of [
+      '/issuers/00000000000000000000000000000000/did.json',
+      '/.well-known/jwt-vc-issuer/issuers/00000000000000000000000000000000',
+      '/vct/schema-nope',
+      '/api/schemas/schema-nope/json-schema.json',
+      '/api/schemas/schema-nope/context.jsonld',
+      '/api/status-lists/list-nope/token',
+    ]) {
       const res = await get(url)
       assert.equal(res.statusCode, 404, url)
       assert.ok(res.json().message, url)
     }
-    for (const url of ['/issuers/NOT-HEX/did.json', '/.well-known/jwt-vc-issuer/issuers/short', `/vct/${'x'.repeat(101)}`, '/api/status-lists/bad!id/token']) {
+    for (const url of [
+      '/issuers/NOT-HEX/did.json',
+      '/.well-known/jwt-vc-issuer/issuers/short',
+      `/vct/${'x'.repeat(101)}`,
+      '/api/status-lists/bad!id/token',
+    ]) {
       const res = await get(url)
       assert.equal(res.statusCode, 400, url)
       assert.ok(res.json().message, url)
@@ -201,12 +321,16 @@ describe('issuer signing identities', () => {
       const did = String(header.kid).split('#')[0]!
       const doc = did === 'did:web:service.test' ? service.json() : await fetchDoc(did)
       const method = doc.verificationMethod.find((m: Json) => m.id === header.kid)
-      const { payload } = await jwtVerify(jwt, await importJWK(ed25519Jwk(method.publicKeyMultibase), 'EdDSA'), { issuer: did, subject: did })
+      const { payload } = await jwtVerify(jwt, await importJWK(ed25519Jwk(method.publicKeyMultibase), 'EdDSA'), {
+        issuer: did,
+        subject: did,
+      })
       assert.equal((payload.vc as Json).credentialSubject.origin, 'http://service.test')
       assert.ok((payload.vc as Json).type.includes('DomainLinkageCredential'))
       linked.push(did)
     }
-    const webSigning = (await callAs(t.app, 'GET', `/api/issuer/${webIssuer.did}/signing`, webIssuer.token)).json().signing_did
+    const webSigning = (await callAs(t.app, 'GET', `/api/issuer/${webIssuer.did}/signing`, webIssuer.token)).json()
+      .signing_did
     assert.ok(linked.includes('did:web:service.test') && linked.includes(webSigning), linked.join(', '))
   })
 })

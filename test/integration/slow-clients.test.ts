@@ -62,7 +62,8 @@ function connect(port: number, first: string | Buffer): Promise<Conn> {
 }
 
 /** Resolves to the value, or to 'still open' once `ms` have passed. */
-const within = <T>(promise: Promise<T>, ms: number) => Promise.race([promise, sleep(ms).then(() => 'still open' as const)])
+const within = <T>(promise: Promise<T>, ms: number) =>
+  Promise.race([promise, sleep(ms).then(() => 'still open' as const)])
 
 describe('slow clients: request and body timeouts over a real socket', () => {
   let t: TestApp
@@ -86,7 +87,10 @@ describe('slow clients: request and body timeouts over a real socket', () => {
   after(() => t.close())
 
   it('cuts a body sent one byte at a time, with a 408 when the answer gets through', async () => {
-    const conn = await connect(port, 'POST /api/auth/challenge HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{')
+    const conn = await connect(
+      port,
+      'POST /api/auth/challenge HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{',
+    )
     conn.trickle(' ', 2000)
     const result = await within(conn.closed, CUT_WITHIN_MS)
     conn.socket.destroy()
@@ -105,25 +109,37 @@ describe('slow clients: request and body timeouts over a real socket', () => {
 
   it('cuts a body that keeps the minimum rate but outlasts REQUEST_TIMEOUT_MS', async () => {
     // 5 KiB/s, ten times the minimum rate: the 60,000 bytes (within the route's body limit) take 12 s.
-    const head = 'POST /api/auth/challenge HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n'
+    const head =
+      'POST /api/auth/challenge HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n'
     const conn = await connect(port, `${head}{`)
     conn.trickle(' '.repeat(1024), 200)
     const result = await within(conn.closed, REQUEST_TIMEOUT_MS + CUT_WITHIN_MS)
     conn.socket.destroy()
     assert.ok(result !== 'still open', 'a body outlasting REQUEST_TIMEOUT_MS was still being read')
     assert.ok(conn.sent() < head.length + 60000, 'the server waited for the whole body instead of cutting it')
-    assert.ok(result.afterMs >= REQUEST_TIMEOUT_MS - 500, `cut after ${result.afterMs} ms: by the rate guard, not by the total limit`)
+    assert.ok(
+      result.afterMs >= REQUEST_TIMEOUT_MS - 500,
+      `cut after ${result.afterMs} ms: by the rate guard, not by the total limit`,
+    )
     if (result.response) assert.match(result.response, /^HTTP\/1\.1 408 /)
   })
 
   it('keeps serving, and lets a steady slow upload finish, while 100 connections trickle their bodies', async () => {
     const tricklers = await Promise.all(
-      Array.from({ length: 100 }, () => connect(port, 'POST /api/auth/challenge HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{')),
+      Array.from({ length: 100 }, () =>
+        connect(
+          port,
+          'POST /api/auth/challenge HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{',
+        ),
+      ),
     )
     for (const c of tricklers) c.trickle(' ', 2000)
     try {
       // An evidence file sent in 4 KiB chunks every 100 ms: about 2.4 s, over two windows.
-      const { payload, headers } = multipart([{ name: 'label', value: 'transcript' }, { name: 'file', filename: 'notes.txt', contentType: 'text/plain', data: Buffer.alloc(96 * 1024, 'a') }])
+      const { payload, headers } = multipart([
+        { name: 'label', value: 'transcript' },
+        { name: 'file', filename: 'notes.txt', contentType: 'text/plain', data: Buffer.alloc(96 * 1024, 'a') },
+      ])
       const head = `POST /api/wallet/${holder.did}/evidence/upload HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: ${headers['content-type']}\r\nContent-Length: ${payload.length}\r\nConnection: close\r\n\r\n`
       const upload = await connect(port, head)
       const uploaded = (async () => {
@@ -139,11 +155,18 @@ describe('slow clients: request and body timeouts over a real socket', () => {
       assert.ok(served !== 'still open' && /^HTTP\/1\.1 200 /.test(served.response), 'a plain request was not served')
 
       const done = await uploaded
-      assert.ok(done.afterMs > 2 * WINDOW_MS, `the upload took only ${done.afterMs} ms: it did not span several windows`)
+      assert.ok(
+        done.afterMs > 2 * WINDOW_MS,
+        `the upload took only ${done.afterMs} ms: it did not span several windows`,
+      )
       assert.match(done.response, /^HTTP\/1\.1 201 /, done.response.slice(0, 300))
 
       const results = await within(Promise.all(tricklers.map((c) => c.closed)), CUT_WITHIN_MS)
-      assert.notEqual(results, 'still open', `${tricklers.filter((c) => !c.socket.destroyed && !c.socket.readableEnded).length} trickling connections still open`)
+      assert.notEqual(
+        results,
+        'still open',
+        `${tricklers.filter((c) => !c.socket.destroyed && !c.socket.readableEnded).length} trickling connections still open`,
+      )
     } finally {
       for (const c of tricklers) c.socket.destroy()
     }

@@ -20,21 +20,38 @@ describe(`step-up is bound to the session that performed it (${TEST_ENGINE})`, (
     t = await createTestApp({ clock, env: { STEP_UP_TTL_SECONDS: String(STEP_UP_TTL_SECONDS) } })
     await issuer.setUp(t.app, 'Strict Uni')
     schemaId = await issuer.schema(t.app, JWT_DEGREE_SCHEMA)
-    const set = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/set-auth`, issuer.token, { ...(await issuer.proof(t.app, issuer.did, 'step-up')), require_step_up: true })
+    const set = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/set-auth`, issuer.token, {
+      ...(await issuer.proof(t.app, issuer.did, 'step-up')),
+      require_step_up: true,
+    })
     assert.equal(set.statusCode, 200, set.body)
   })
   after(() => t.close())
 
   const issue = (token: string) =>
-    callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, token, { credential_type: 'UniversityDegree', schema_id: schemaId, attributes: { given_name: 'Ada', gpa: 3.5 } })
-  const revoke = (token: string, id: string) => callAs(t.app, 'POST', `/api/issuer/${issuer.did}/credentials/${id}/revoke`, token)
+    callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, token, {
+      credential_type: 'UniversityDegree',
+      schema_id: schemaId,
+      attributes: { given_name: 'Ada', gpa: 3.5 },
+    })
+  const revoke = (token: string, id: string) =>
+    callAs(t.app, 'POST', `/api/issuer/${issuer.did}/credentials/${id}/revoke`, token)
   const stepUp = async (token: string) => {
-    const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/authenticate`, token, await issuer.proof(t.app, issuer.did, 'step-up'))
+    const res = await callAs(
+      t.app,
+      'POST',
+      `/api/issuer/${issuer.did}/authenticate`,
+      token,
+      await issuer.proof(t.app, issuer.did, 'step-up'),
+    )
     assert.equal(res.statusCode, 200, res.body)
     return res.json()
   }
   /** The refusal the issue and revoke routes give without a step-up. */
-  const assertNeedsStepUp = (res: { statusCode: number; json(): { success: boolean; code: string; message: string } }, what: string) => {
+  const assertNeedsStepUp = (
+    res: { statusCode: number; json(): { success: boolean; code: string; message: string } },
+    what: string,
+  ) => {
     assert.equal(res.statusCode, 401, what)
     assert.equal(res.json().success, false, what)
     assert.equal(res.json().code, 'UNAUTHENTICATED', what)
@@ -56,11 +73,11 @@ describe(`step-up is bound to the session that performed it (${TEST_ENGINE})`, (
     assert.equal((await issue(tokenA)).statusCode, 201, 'A after its step-up')
 
     // B is the same DID, logged in separately (or stolen): A's step-up is not B's.
-    assertNeedsStepUp(await issue(tokenB), 'B issuing on A\'s step-up')
-    assertNeedsStepUp(await revoke(tokenB, credentialId), 'B revoking on A\'s step-up')
+    assertNeedsStepUp(await issue(tokenB), "B issuing on A's step-up")
+    assertNeedsStepUp(await revoke(tokenB, credentialId), "B revoking on A's step-up")
     // A login after the step-up does not inherit it either.
     const tokenC = await issuer.login(t.app)
-    assertNeedsStepUp(await issue(tokenC), 'a new login after A\'s step-up')
+    assertNeedsStepUp(await issue(tokenC), "a new login after A's step-up")
 
     const revoked = await revoke(tokenA, credentialId)
     assert.equal(revoked.statusCode, 200, revoked.body)
@@ -96,7 +113,7 @@ describe(`step-up is bound to the session that performed it (${TEST_ENGINE})`, (
     clock.advance(STEP_UP_TTL_SECONDS * 1000 - 1000)
     assert.equal((await issue(token)).statusCode, 201, 'within the step-up')
     clock.advance(1000)
-    assertNeedsStepUp(await issue(token), 'at the step-up\'s expiry')
+    assertNeedsStepUp(await issue(token), "at the step-up's expiry")
     assert.equal((await callAs(t.app, 'GET', '/api/auth/me', token)).statusCode, 200, 'the token itself is still valid')
     await stepUp(token)
     assert.equal((await issue(token)).statusCode, 201, 'after a new step-up')
@@ -116,12 +133,20 @@ describe(`step-up is bound to the session that performed it (${TEST_ENGINE})`, (
   })
 
   it('keeps step-ups in the database per session, and no more of them than are live', async () => {
-    const rows = () => t.deps.database.db.selectFrom('issuer_step_ups').select(['session_id', 'expires_at']).where('issuer_did', '=', issuer.did).execute()
+    const rows = () =>
+      t.deps.database.db
+        .selectFrom('issuer_step_ups')
+        .select(['session_id', 'expires_at'])
+        .where('issuer_did', '=', issuer.did)
+        .execute()
     const token = await issuer.login(t.app)
     await stepUp(token)
     const live = await rows()
     assert.ok(live.some((r) => r.session_id === decodeJwt(token).jti))
-    assert.ok(live.every((r) => new Date(r.expires_at).getTime() > clock.now().getTime()), 'expired step-ups of the issuer were dropped')
+    assert.ok(
+      live.every((r) => new Date(r.expires_at).getTime() > clock.now().getTime()),
+      'expired step-ups of the issuer were dropped',
+    )
     // Stepping up again extends the session's one row.
     clock.advance(1000)
     await stepUp(token)

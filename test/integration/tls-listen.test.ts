@@ -18,7 +18,11 @@ import { makeLocalTls } from '../../scripts/lib/local-ca.js'
 import { createTestApp, type TestApp } from '../helpers/test-app.js'
 import { TEST_ENGINE } from '../helpers/test-database.js'
 
-interface Answer { status: number; body: string; protocol?: string }
+interface Answer {
+  status: number
+  body: string
+  protocol?: string
+}
 
 const get = (client: typeof https | typeof http, url: string, options: https.RequestOptions = {}): Promise<Answer> =>
   new Promise((resolve, reject) => {
@@ -26,7 +30,9 @@ const get = (client: typeof https | typeof http, url: string, options: https.Req
       const chunks: Buffer[] = []
       const protocol = (res.socket as TLSSocket).getProtocol?.() ?? undefined
       res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), protocol }))
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), protocol }),
+      )
     })
     req.on('timeout', () => req.destroy(new Error('timed out')))
     req.on('error', reject)
@@ -61,7 +67,9 @@ describe(`HTTPS listening with TLS_CERT_FILE and TLS_KEY_FILE (${TEST_ENGINE})`,
   })
 
   it('a client that does not trust the CA refuses the certificate; plain HTTP gets no health answer', async () => {
-    await assert.rejects(get(https, `https://127.0.0.1:${port}/api/health`), (error: NodeJS.ErrnoException) => /CERT|certificate/i.test(`${error.code} ${error.message}`))
+    await assert.rejects(get(https, `https://127.0.0.1:${port}/api/health`), (error: NodeJS.ErrnoException) =>
+      /CERT|certificate/i.test(`${error.code} ${error.message}`),
+    )
     const plain = await get(http, `http://127.0.0.1:${port}/api/health`).catch((error: Error) => error)
     assert.ok(plain instanceof Error || plain.status !== 200, 'no 200 over plain HTTP')
   })

@@ -16,7 +16,16 @@ import { migrations } from '../../src/db/migrations/index.js'
 import { callAs, IssuerActor } from '../helpers/issuer-setup.js'
 import { createTestApp, type TestApp } from '../helpers/test-app.js'
 import { TEST_ENGINE } from '../helpers/test-database.js'
-import { basicAuth, createClient, pathOf, tokenRequest, VC_V2, vcApiPost, type Json, type VcApiClient } from '../helpers/vc-api.js'
+import {
+  basicAuth,
+  createClient,
+  pathOf,
+  tokenRequest,
+  VC_V2,
+  vcApiPost,
+  type Json,
+  type VcApiClient,
+} from '../helpers/vc-api.js'
 
 const ALL_SCOPES = ['issue', 'verify', 'status']
 const WITH_STATUS = { credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'revocation' } }
@@ -42,7 +51,10 @@ describe(`W3C VC API: token scopes (${TEST_ENGINE})`, () => {
     credentialSubject: { id: 'did:example:ebfeb1f712ebc6f1c276e12ec21', name: 'Ada Lovelace' },
   })
   const issue = (accessToken: string, options?: Json) =>
-    vcApiPost(t.app, client.endpoints.issue['eddsa-rdfc-2022']!, accessToken, { credential: credential(), ...(options ? { options } : {}) })
+    vcApiPost(t.app, client.endpoints.issue['eddsa-rdfc-2022']!, accessToken, {
+      credential: credential(),
+      ...(options ? { options } : {}),
+    })
   const revoke = (accessToken: string, credentialId: string) =>
     vcApiPost(t.app, client.endpoints.status, accessToken, {
       credentialId,
@@ -50,7 +62,8 @@ describe(`W3C VC API: token scopes (${TEST_ENGINE})`, () => {
     })
   const verify = (accessToken: string, verifiableCredential: Json) =>
     vcApiPost(t.app, client.endpoints.verify, accessToken, { verifiableCredential })
-  const createClientWith = (body: Json) => callAs(t.app, 'POST', `/api/issuer/${issuer.did}/vc-api/clients`, issuer.token, body)
+  const createClientWith = (body: Json) =>
+    callAs(t.app, 'POST', `/api/issuer/${issuer.did}/vc-api/clients`, issuer.token, body)
   /** A token request of `who`, authenticated with HTTP Basic. */
   const askToken = (scope: string, who: VcApiClient) =>
     tokenRequest(t.app, { grant_type: 'client_credentials', scope }, basicAuth(who.client_id, who.client_secret))
@@ -70,7 +83,10 @@ describe(`W3C VC API: token scopes (${TEST_ENGINE})`, () => {
   before(async () => {
     t = await createTestApp()
     issuer.token = await issuer.login(t.app)
-    const created = await callAs(t.app, 'POST', '/api/issuer', issuer.token, { name: 'Scoped Uni', signing_did_method: 'key' })
+    const created = await callAs(t.app, 'POST', '/api/issuer', issuer.token, {
+      name: 'Scoped Uni',
+      signing_did_method: 'key',
+    })
     assert.equal(created.statusCode, 201, created.body)
     const signing = (await callAs(t.app, 'GET', `/api/issuer/${issuer.did}/signing`, issuer.token)).json()
     signingDid = signing.signing_dids.find((d: Json) => d.current && d.key_type === 'Ed25519').did
@@ -83,7 +99,8 @@ describe(`W3C VC API: token scopes (${TEST_ENGINE})`, () => {
     const narrow = await createClientWith({ name: 'Verifier only', scopes: ['verify'] })
     assert.equal(narrow.statusCode, 201, narrow.body)
     assert.deepEqual(narrow.json().client.scopes, ['verify'])
-    const listed = (await callAs(t.app, 'GET', `/api/issuer/${issuer.did}/vc-api/clients`, issuer.token)).json().clients as Json[]
+    const listed = (await callAs(t.app, 'GET', `/api/issuer/${issuer.did}/vc-api/clients`, issuer.token)).json()
+      .clients as Json[]
     assert.deepEqual(listed.find((c) => c.client_id === narrow.json().client.client_id)?.scopes, ['verify'])
     assert.deepEqual(listed.find((c) => c.client_id === client.client_id)?.scopes, ALL_SCOPES)
     for (const scopes of [['admin'], [], ['issue', 'issue'], 'issue']) {
@@ -92,7 +109,7 @@ describe(`W3C VC API: token scopes (${TEST_ENGINE})`, () => {
     }
   })
 
-  it('the token response carries the scope: the client\'s own when none is asked, else those asked (RFC 6749 §3.3, §5.1)', async () => {
+  it("the token response carries the scope: the client's own when none is asked, else those asked (RFC 6749 §3.3, §5.1)", async () => {
     assert.equal((await token()).scope, 'issue verify status')
     assert.equal((await token('verify')).scope, 'verify')
     assert.equal((await token('status issue')).scope, 'issue status')
@@ -107,7 +124,7 @@ describe(`W3C VC API: token scopes (${TEST_ENGINE})`, () => {
     }
   })
 
-  it('a scope beyond the client\'s is 400 invalid_scope; its default is its own scopes', async () => {
+  it("a scope beyond the client's is 400 invalid_scope; its default is its own scopes", async () => {
     const res = await createClientWith({ name: 'Verifier', scopes: ['verify'] })
     const verifier = res.json().client as VcApiClient
     for (const scope of ['issue', 'verify issue', 'status']) {
@@ -119,7 +136,11 @@ describe(`W3C VC API: token scopes (${TEST_ENGINE})`, () => {
   })
 
   it('a client authentication failure is still invalid_client, whatever scope is asked', async () => {
-    const res = await tokenRequest(t.app, { grant_type: 'client_credentials', scope: 'admin' }, basicAuth(client.client_id, 'wrong'))
+    const res = await tokenRequest(
+      t.app,
+      { grant_type: 'client_credentials', scope: 'admin' },
+      basicAuth(client.client_id, 'wrong'),
+    )
     assert.equal(res.statusCode, 401)
     assert.equal(res.json().error, 'invalid_client')
   })
@@ -170,7 +191,9 @@ describe(`W3C VC API: token scopes (${TEST_ENGINE})`, () => {
     const routes = t.app.routeTable.filter((r) => r.url.startsWith('/vc-api/'))
     assert.ok(routes.length >= 4, `${routes.length} VC API routes`)
     const instance = /\/vc-api\/issuers\/([^/]+)\//.exec(client.endpoints.status)![1]!
-    const tokens = Object.fromEntries(await Promise.all(ALL_SCOPES.map(async (s) => [s, (await token(s)).access_token] as const)))
+    const tokens = Object.fromEntries(
+      await Promise.all(ALL_SCOPES.map(async (s) => [s, (await token(s)).access_token] as const)),
+    )
     const doc = (await t.app.inject({ method: 'GET', url: '/api/docs/json' })).json()
     for (const route of routes) {
       const name = `${route.method} ${route.url}`
@@ -223,7 +246,8 @@ describe(`W3C VC API: clients and tokens from before scopes keep every scope (${
     const up = await migrator.migrateToLatest()
     assert.equal(up.error, undefined)
 
-    const listed = (await callAs(t.app, 'GET', `/api/issuer/${issuer.did}/vc-api/clients`, issuer.token)).json().clients as Json[]
+    const listed = (await callAs(t.app, 'GET', `/api/issuer/${issuer.did}/vc-api/clients`, issuer.token)).json()
+      .clients as Json[]
     assert.deepEqual(listed.find((c) => c.client_id === clientId)?.scopes, ALL_SCOPES)
     const granted = await tokenRequest(t.app, { grant_type: 'client_credentials' }, basicAuth(clientId, secret))
     assert.equal(granted.json().scope, 'issue verify status')

@@ -13,7 +13,10 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
-import { createDiscloseCryptosuite, createVerifyCryptosuite as bbsVerifySuite } from '@digitalbazaar/bbs-2023-cryptosuite'
+import {
+  createDiscloseCryptosuite,
+  createVerifyCryptosuite as bbsVerifySuite,
+} from '@digitalbazaar/bbs-2023-cryptosuite'
 import { DataIntegrityProof } from '@digitalbazaar/data-integrity'
 import * as Ed25519Multikey from '@digitalbazaar/ed25519-multikey'
 import { createVerifyCryptosuite as jcsVerifySuite } from '@digitalbazaar/eddsa-jcs-2022-cryptosuite'
@@ -27,7 +30,20 @@ import { DidClient } from '../helpers/did-client.js'
 import { callAs, IssuerActor } from '../helpers/issuer-setup.js'
 import { createTestApp, type TestApp } from '../helpers/test-app.js'
 import { TEST_ENGINE } from '../helpers/test-database.js'
-import { accessToken, basicAuth, createClient, libraryDocumentLoader, nested, pathOf, tokenRequest, VC_V1, VC_V2, vcApiPost, type Json, type VcApiClient } from '../helpers/vc-api.js'
+import {
+  accessToken,
+  basicAuth,
+  createClient,
+  libraryDocumentLoader,
+  nested,
+  pathOf,
+  tokenRequest,
+  VC_V1,
+  VC_V2,
+  vcApiPost,
+  type Json,
+  type VcApiClient,
+} from '../helpers/vc-api.js'
 
 const DI_FORMATS = ['eddsa-rdfc-2022', 'eddsa-jcs-2022', 'bbs-2023'] as const
 const FORMATS = [...DI_FORMATS, 'vc+jwt'] as const
@@ -68,23 +84,49 @@ describe(`W3C VC API: clients, tokens, issue, status, verify (${TEST_ENGINE})`, 
     ...extra,
   })
   const issue = (format: string, body: Json, token = tokenA, client = clientA) =>
-    vcApiPost(t.app, client.endpoints.issue[format] ?? client.endpoints.issue['eddsa-rdfc-2022']!.replace('/eddsa-rdfc-2022/', `/${encodeURIComponent(format)}/`), token, body)
+    vcApiPost(
+      t.app,
+      client.endpoints.issue[format] ??
+        client.endpoints.issue['eddsa-rdfc-2022']!.replace('/eddsa-rdfc-2022/', `/${encodeURIComponent(format)}/`),
+      token,
+      body,
+    )
   const issued = async (format: Format, extra: Json = {}, options?: Json): Promise<Json> => {
     const res = await issue(format, { credential: credentialFor(format, extra), ...(options ? { options } : {}) })
     assert.equal(res.statusCode, 201, res.body)
     return res.json()
   }
   const updateStatus = (credentialId: string, status: string | boolean, token = tokenA, client = clientA) =>
-    vcApiPost(t.app, client.endpoints.status, token, { credentialId, credentialStatus: [{ type: 'BitstringStatusListCredential', status }] })
-  const verifyHere = (verifiableCredential: unknown, token = tokenA) => vcApiPost(t.app, clientA.endpoints.verify, token, { verifiableCredential })
+    vcApiPost(t.app, client.endpoints.status, token, {
+      credentialId,
+      credentialStatus: [{ type: 'BitstringStatusListCredential', status }],
+    })
+  const verifyHere = (verifiableCredential: unknown, token = tokenA) =>
+    vcApiPost(t.app, clientA.endpoints.verify, token, { verifiableCredential })
 
-  const verifySuite = (format: DiFormat) => new DataIntegrityProof({ cryptosuite: format === 'eddsa-rdfc-2022' ? rdfc : format === 'eddsa-jcs-2022' ? jcsVerifySuite() : bbsVerifySuite() })
+  const verifySuite = (format: DiFormat) =>
+    new DataIntegrityProof({
+      cryptosuite:
+        format === 'eddsa-rdfc-2022' ? rdfc : format === 'eddsa-jcs-2022' ? jcsVerifySuite() : bbsVerifySuite(),
+    })
   /** @digitalbazaar/vc alone; a bbs-2023 base proof is first derived by the holder (bbs-2023 §3.4.3), as a verifier only ever sees a derived one. */
   const libraryVerify = async (credential: Json, format: DiFormat) => {
-    const presented = format === 'bbs-2023'
-      ? await vc.derive({ verifiableCredential: credential, suite: new DataIntegrityProof({ cryptosuite: createDiscloseCryptosuite({ selectivePointers: ['/credentialSubject/name'] }) }), documentLoader: loader })
-      : credential
-    return vc.verifyCredential({ credential: presented, suite: verifySuite(format), documentLoader: loader, checkStatus: async () => ({ verified: true }) })
+    const presented =
+      format === 'bbs-2023'
+        ? await vc.derive({
+            verifiableCredential: credential,
+            suite: new DataIntegrityProof({
+              cryptosuite: createDiscloseCryptosuite({ selectivePointers: ['/credentialSubject/name'] }),
+            }),
+            documentLoader: loader,
+          })
+        : credential
+    return vc.verifyCredential({
+      credential: presented,
+      suite: verifySuite(format),
+      documentLoader: loader,
+      checkStatus: async () => ({ verified: true }),
+    })
   }
   /** The jose view of an EnvelopedVerifiableCredential: its data: URL's JWT, verified with the key inside the did:key it names. */
   const joseVerify = async (envelope: Json) => {
@@ -105,21 +147,33 @@ describe(`W3C VC API: clients, tokens, issue, status, verify (${TEST_ENGINE})`, 
     t = await createTestApp({
       httpGet: async (url) => {
         fetched.push(url)
-        return { status: 404, headers: { 'content-type': 'text/plain' }, body: new TextEncoder().encode('not found'), url }
+        return {
+          status: 404,
+          headers: { 'content-type': 'text/plain' },
+          body: new TextEncoder().encode('not found'),
+          url,
+        }
       },
     })
     loader = libraryDocumentLoader(t.app, t.config.publicBaseUrl)
     issuerA.token = await issuerA.login(t.app)
-    const created = await callAs(t.app, 'POST', '/api/issuer', issuerA.token, { name: 'Key Uni', signing_did_method: 'key' })
+    const created = await callAs(t.app, 'POST', '/api/issuer', issuerA.token, {
+      name: 'Key Uni',
+      signing_did_method: 'key',
+    })
     assert.equal(created.statusCode, 201, created.body)
     await issuerB.setUp(t.app, 'Web Uni')
     await strict.setUp(t.app, 'Strict Uni')
-    const set = await callAs(t.app, 'POST', `/api/issuer/${strict.did}/set-auth`, strict.token, { ...(await strict.proof(t.app, strict.did, 'step-up')), require_step_up: true })
+    const set = await callAs(t.app, 'POST', `/api/issuer/${strict.did}/set-auth`, strict.token, {
+      ...(await strict.proof(t.app, strict.did, 'step-up')),
+      require_step_up: true,
+    })
     assert.equal(set.statusCode, 200, set.body)
     noProfileToken = await noProfile.login(t.app)
 
     const signing = (await callAs(t.app, 'GET', `/api/issuer/${issuerA.did}/signing`, issuerA.token)).json()
-    const current = (keyType: string) => signing.signing_dids.find((d: Json) => d.current && d.key_type === keyType)?.did as string
+    const current = (keyType: string) =>
+      signing.signing_dids.find((d: Json) => d.current && d.key_type === keyType)?.did as string
     ed25519Did = current('Ed25519')
     bbsDid = current(IETF_BBS_KEY_TYPE)
     assert.match(ed25519Did, /^did:key:z6Mk/)
@@ -133,7 +187,9 @@ describe(`W3C VC API: clients, tokens, issue, status, verify (${TEST_ENGINE})`, 
 
   describe('clients of an issuer profile', () => {
     it('creates one: 201, the secret shown in that answer only, and the VC API endpoints of this issuer', async () => {
-      const res = await callAs(t.app, 'POST', `/api/issuer/${issuerA.did}/vc-api/clients`, issuerA.token, { name: 'Nightly issuance' })
+      const res = await callAs(t.app, 'POST', `/api/issuer/${issuerA.did}/vc-api/clients`, issuerA.token, {
+        name: 'Nightly issuance',
+      })
       assert.equal(res.statusCode, 201, res.body)
       const client = res.json().client
       assert.equal(client.name, 'Nightly issuance')
@@ -144,9 +200,12 @@ describe(`W3C VC API: clients, tokens, issue, status, verify (${TEST_ENGINE})`, 
       const base = t.config.publicBaseUrl
       assert.equal(client.endpoints.token, `${base}/oauth2/token`)
       assert.deepEqual(Object.keys(client.endpoints.issue).sort(), [...FORMATS].sort())
-      const instance = /\/vc-api\/issuers\/([^/]+)\/eddsa-rdfc-2022\/credentials\/issue$/.exec(client.endpoints.issue['eddsa-rdfc-2022'])?.[1]
+      const instance = /\/vc-api\/issuers\/([^/]+)\/eddsa-rdfc-2022\/credentials\/issue$/.exec(
+        client.endpoints.issue['eddsa-rdfc-2022'],
+      )?.[1]
       assert.ok(instance, client.endpoints.issue['eddsa-rdfc-2022'])
-      for (const format of FORMATS) assert.equal(client.endpoints.issue[format], `${base}/vc-api/issuers/${instance}/${format}/credentials/issue`)
+      for (const format of FORMATS)
+        assert.equal(client.endpoints.issue[format], `${base}/vc-api/issuers/${instance}/${format}/credentials/issue`)
       assert.equal(client.endpoints.status, `${base}/vc-api/issuers/${instance}/credentials/status`)
       assert.equal(client.endpoints.verify, `${base}/vc-api/credentials/verify`)
       assert.equal(client.endpoints.presentations_verify, `${base}/vc-api/presentations/verify`)
@@ -160,7 +219,9 @@ describe(`W3C VC API: clients, tokens, issue, status, verify (${TEST_ENGINE})`, 
       const res = await callAs(t.app, 'GET', `/api/issuer/${issuerA.did}/vc-api/clients`, issuerA.token)
       assert.equal(res.statusCode, 200, res.body)
       const listed = res.json().clients as Json[]
-      assert.ok(listed.some((c) => c.client_id === clientA.client_id && c.name === 'CI pipeline' && c.revoked_at === null))
+      assert.ok(
+        listed.some((c) => c.client_id === clientA.client_id && c.name === 'CI pipeline' && c.revoked_at === null),
+      )
       assert.ok(!listed.some((c) => c.client_id === clientB.client_id), "B's client is not in A's list")
       for (const c of listed) assert.equal(c.client_secret, undefined)
       assert.ok(!res.body.includes(clientA.client_secret), 'the secret appears nowhere in the listing')
@@ -169,62 +230,135 @@ describe(`W3C VC API: clients, tokens, issue, status, verify (${TEST_ENGINE})`, 
     it('revokes one: its tokens stop working (401), its secret gets no new token; listed as revoked', async () => {
       const client = await createClient(t.app, issuerA, 'Short-lived')
       const token = await accessToken(t.app, client)
-      assert.equal((await updateStatus('urn:uuid:never-issued', 'revoked', token, client)).statusCode, 404, 'the token works before (past the auth hook)')
-      const revoked = await callAs(t.app, 'DELETE', `/api/issuer/${issuerA.did}/vc-api/clients/${client.client_id}`, issuerA.token)
+      assert.equal(
+        (await updateStatus('urn:uuid:never-issued', 'revoked', token, client)).statusCode,
+        404,
+        'the token works before (past the auth hook)',
+      )
+      const revoked = await callAs(
+        t.app,
+        'DELETE',
+        `/api/issuer/${issuerA.did}/vc-api/clients/${client.client_id}`,
+        issuerA.token,
+      )
       assert.equal(revoked.statusCode, 200, revoked.body)
       const after = await updateStatus('urn:uuid:never-issued', 'revoked', token, client)
       assert.equal(after.statusCode, 401, after.body)
-      assert.equal((await issue('eddsa-rdfc-2022', { credential: credentialFor('eddsa-rdfc-2022') }, token, client)).statusCode, 401)
-      const again = await tokenRequest(t.app, { grant_type: 'client_credentials' }, basicAuth(client.client_id, client.client_secret))
+      assert.equal(
+        (await issue('eddsa-rdfc-2022', { credential: credentialFor('eddsa-rdfc-2022') }, token, client)).statusCode,
+        401,
+      )
+      const again = await tokenRequest(
+        t.app,
+        { grant_type: 'client_credentials' },
+        basicAuth(client.client_id, client.client_secret),
+      )
       assert.equal(again.statusCode, 401, again.body)
       assert.equal(again.json().error, 'invalid_client')
-      const listed = (await callAs(t.app, 'GET', `/api/issuer/${issuerA.did}/vc-api/clients`, issuerA.token)).json().clients as Json[]
+      const listed = (await callAs(t.app, 'GET', `/api/issuer/${issuerA.did}/vc-api/clients`, issuerA.token)).json()
+        .clients as Json[]
       assert.ok(listed.find((c) => c.client_id === client.client_id)?.revoked_at, 'revoked_at is set')
       // A second revocation: no active client with that id.
-      assert.equal((await callAs(t.app, 'DELETE', `/api/issuer/${issuerA.did}/vc-api/clients/${client.client_id}`, issuerA.token)).statusCode, 404)
+      assert.equal(
+        (await callAs(t.app, 'DELETE', `/api/issuer/${issuerA.did}/vc-api/clients/${client.client_id}`, issuerA.token))
+          .statusCode,
+        404,
+      )
       // The issuer's other client is untouched.
       assert.equal((await updateStatus('urn:uuid:never-issued', 'revoked')).statusCode, 404)
     })
 
     it("another issuer's client id is unknown (404) and stays working; a made-up id is 404", async () => {
-      const res = await callAs(t.app, 'DELETE', `/api/issuer/${issuerB.did}/vc-api/clients/${clientA.client_id}`, issuerB.token)
+      const res = await callAs(
+        t.app,
+        'DELETE',
+        `/api/issuer/${issuerB.did}/vc-api/clients/${clientA.client_id}`,
+        issuerB.token,
+      )
       assert.equal(res.statusCode, 404, res.body)
-      const ghost = await callAs(t.app, 'DELETE', `/api/issuer/${issuerB.did}/vc-api/clients/vcc_AAAAAAAAAAAAAAAAAAAAAA`, issuerB.token)
+      const ghost = await callAs(
+        t.app,
+        'DELETE',
+        `/api/issuer/${issuerB.did}/vc-api/clients/vcc_AAAAAAAAAAAAAAAAAAAAAA`,
+        issuerB.token,
+      )
       assert.equal(ghost.statusCode, 404)
       assert.equal(ghost.json().code, res.json().code)
       assert.equal((await updateStatus('urn:uuid:never-issued', 'revoked')).statusCode, 404, "A's client still works")
       // B's session on A's path is another DID: 403 from the ownership check.
-      assert.equal((await callAs(t.app, 'GET', `/api/issuer/${issuerA.did}/vc-api/clients`, issuerB.token)).statusCode, 403)
+      assert.equal(
+        (await callAs(t.app, 'GET', `/api/issuer/${issuerA.did}/vc-api/clients`, issuerB.token)).statusCode,
+        403,
+      )
     })
 
     it('a signed-in DID without an issuer profile has no clients: 404', async () => {
-      assert.equal((await callAs(t.app, 'POST', `/api/issuer/${noProfile.did}/vc-api/clients`, noProfileToken, { name: 'x' })).statusCode, 404)
-      assert.equal((await callAs(t.app, 'GET', `/api/issuer/${noProfile.did}/vc-api/clients`, noProfileToken)).statusCode, 404)
-      assert.equal((await callAs(t.app, 'DELETE', `/api/issuer/${noProfile.did}/vc-api/clients/${clientA.client_id}`, noProfileToken)).statusCode, 404)
+      assert.equal(
+        (await callAs(t.app, 'POST', `/api/issuer/${noProfile.did}/vc-api/clients`, noProfileToken, { name: 'x' }))
+          .statusCode,
+        404,
+      )
+      assert.equal(
+        (await callAs(t.app, 'GET', `/api/issuer/${noProfile.did}/vc-api/clients`, noProfileToken)).statusCode,
+        404,
+      )
+      assert.equal(
+        (
+          await callAs(
+            t.app,
+            'DELETE',
+            `/api/issuer/${noProfile.did}/vc-api/clients/${clientA.client_id}`,
+            noProfileToken,
+          )
+        ).statusCode,
+        404,
+      )
     })
 
     it('refuses a bad name (400) and no session (401)', async () => {
       for (const body of [{}, { name: '' }, { name: 'x'.repeat(201) }]) {
-        assert.equal((await callAs(t.app, 'POST', `/api/issuer/${issuerA.did}/vc-api/clients`, issuerA.token, body)).statusCode, 400, JSON.stringify(body).slice(0, 50))
+        assert.equal(
+          (await callAs(t.app, 'POST', `/api/issuer/${issuerA.did}/vc-api/clients`, issuerA.token, body)).statusCode,
+          400,
+          JSON.stringify(body).slice(0, 50),
+        )
       }
-      assert.equal((await callAs(t.app, 'POST', `/api/issuer/${issuerA.did}/vc-api/clients`, undefined, { name: 'x' })).statusCode, 401)
-      assert.equal((await callAs(t.app, 'POST', `/api/issuer/${issuerA.did}/vc-api/clients`, tokenA, { name: 'x' })).statusCode, 401, 'a VC API token is no session token')
+      assert.equal(
+        (await callAs(t.app, 'POST', `/api/issuer/${issuerA.did}/vc-api/clients`, undefined, { name: 'x' })).statusCode,
+        401,
+      )
+      assert.equal(
+        (await callAs(t.app, 'POST', `/api/issuer/${issuerA.did}/vc-api/clients`, tokenA, { name: 'x' })).statusCode,
+        401,
+        'a VC API token is no session token',
+      )
     })
 
     it('a profile that requires step-up creates and revokes clients only from a stepped-up session', async () => {
-      const create = (token: string) => callAs(t.app, 'POST', `/api/issuer/${strict.did}/vc-api/clients`, token, { name: 'Strict client' })
+      const create = (token: string) =>
+        callAs(t.app, 'POST', `/api/issuer/${strict.did}/vc-api/clients`, token, { name: 'Strict client' })
       const refused = await create(strict.token)
       assert.equal(refused.statusCode, 401, refused.body)
       assert.match(refused.json().message, /step-up/)
       const steppedUp = await strict.login(t.app)
-      const auth = await callAs(t.app, 'POST', `/api/issuer/${strict.did}/authenticate`, steppedUp, await strict.proof(t.app, strict.did, 'step-up'))
+      const auth = await callAs(
+        t.app,
+        'POST',
+        `/api/issuer/${strict.did}/authenticate`,
+        steppedUp,
+        await strict.proof(t.app, strict.did, 'step-up'),
+      )
       assert.equal(auth.statusCode, 200, auth.body)
       const created = await create(steppedUp)
       assert.equal(created.statusCode, 201, created.body)
       const client = created.json().client as VcApiClient
       // Listing is a read: no step-up.
-      assert.equal((await callAs(t.app, 'GET', `/api/issuer/${strict.did}/vc-api/clients`, strict.token)).statusCode, 200)
-      const revokeWith = (token: string) => callAs(t.app, 'DELETE', `/api/issuer/${strict.did}/vc-api/clients/${client.client_id}`, token)
+      assert.equal(
+        (await callAs(t.app, 'GET', `/api/issuer/${strict.did}/vc-api/clients`, strict.token)).statusCode,
+        200,
+      )
+      const revokeWith = (token: string) =>
+        callAs(t.app, 'DELETE', `/api/issuer/${strict.did}/vc-api/clients/${client.client_id}`, token)
       const notStepped = await revokeWith(strict.token)
       assert.equal(notStepped.statusCode, 401, notStepped.body)
       assert.ok(await accessToken(t.app, client), 'the refused revocation changed nothing')
@@ -253,45 +387,140 @@ describe(`W3C VC API: clients, tokens, issue, status, verify (${TEST_ENGINE})`, 
     }
 
     it('grants a token to HTTP Basic and to client_id/client_secret in the form body; JSON bodies too; each token works', async () => {
-      const viaBasic = assertToken(await tokenRequest(t.app, { grant_type: 'client_credentials' }, basicAuth(clientA.client_id, clientA.client_secret)))
-      const viaBody = assertToken(await tokenRequest(t.app, { grant_type: 'client_credentials', client_id: clientA.client_id, client_secret: clientA.client_secret }))
-      const viaJson = assertToken(await t.app.inject({ method: 'POST', url: '/oauth2/token', payload: { grant_type: 'client_credentials', client_id: clientA.client_id, client_secret: clientA.client_secret } }))
+      const viaBasic = assertToken(
+        await tokenRequest(
+          t.app,
+          { grant_type: 'client_credentials' },
+          basicAuth(clientA.client_id, clientA.client_secret),
+        ),
+      )
+      const viaBody = assertToken(
+        await tokenRequest(t.app, {
+          grant_type: 'client_credentials',
+          client_id: clientA.client_id,
+          client_secret: clientA.client_secret,
+        }),
+      )
+      const viaJson = assertToken(
+        await t.app.inject({
+          method: 'POST',
+          url: '/oauth2/token',
+          payload: {
+            grant_type: 'client_credentials',
+            client_id: clientA.client_id,
+            client_secret: clientA.client_secret,
+          },
+        }),
+      )
       assert.equal(new Set([viaBasic, viaBody, viaJson]).size, 3, 'a new token each time')
-      for (const token of [viaBasic, viaBody, viaJson]) assert.equal((await updateStatus('urn:uuid:never-issued', 'revoked', token)).statusCode, 404)
+      for (const token of [viaBasic, viaBody, viaJson])
+        assert.equal((await updateStatus('urn:uuid:never-issued', 'revoked', token)).statusCode, 404)
     })
 
     it('wrong secret or unknown client: 401 invalid_client', async () => {
-      oauthError(await tokenRequest(t.app, { grant_type: 'client_credentials' }, basicAuth(clientA.client_id, `${clientA.client_secret}x`)), 401, 'invalid_client')
-      oauthError(await tokenRequest(t.app, { grant_type: 'client_credentials', client_id: clientA.client_id, client_secret: clientB.client_secret }), 401, 'invalid_client')
-      oauthError(await tokenRequest(t.app, { grant_type: 'client_credentials', client_id: 'vcc_unknown', client_secret: clientA.client_secret }), 401, 'invalid_client')
-      oauthError(await tokenRequest(t.app, { grant_type: 'client_credentials' }, { authorization: `Basic ${Buffer.from('no-colon').toString('base64')}` }), 401, 'invalid_client')
+      oauthError(
+        await tokenRequest(
+          t.app,
+          { grant_type: 'client_credentials' },
+          basicAuth(clientA.client_id, `${clientA.client_secret}x`),
+        ),
+        401,
+        'invalid_client',
+      )
+      oauthError(
+        await tokenRequest(t.app, {
+          grant_type: 'client_credentials',
+          client_id: clientA.client_id,
+          client_secret: clientB.client_secret,
+        }),
+        401,
+        'invalid_client',
+      )
+      oauthError(
+        await tokenRequest(t.app, {
+          grant_type: 'client_credentials',
+          client_id: 'vcc_unknown',
+          client_secret: clientA.client_secret,
+        }),
+        401,
+        'invalid_client',
+      )
+      oauthError(
+        await tokenRequest(
+          t.app,
+          { grant_type: 'client_credentials' },
+          { authorization: `Basic ${Buffer.from('no-colon').toString('base64')}` },
+        ),
+        401,
+        'invalid_client',
+      )
     })
 
     it('a 401 to HTTP Basic names the scheme (WWW-Authenticate); one to body credentials does not', async () => {
-      const basic = await tokenRequest(t.app, { grant_type: 'client_credentials' }, basicAuth(clientA.client_id, `${clientA.client_secret}x`))
+      const basic = await tokenRequest(
+        t.app,
+        { grant_type: 'client_credentials' },
+        basicAuth(clientA.client_id, `${clientA.client_secret}x`),
+      )
       assert.equal(basic.statusCode, 401)
       assert.match(String(basic.headers['www-authenticate']), /^Basic /)
-      const body = await tokenRequest(t.app, { grant_type: 'client_credentials', client_id: clientA.client_id, client_secret: 'wrong' })
+      const body = await tokenRequest(t.app, {
+        grant_type: 'client_credentials',
+        client_id: clientA.client_id,
+        client_secret: 'wrong',
+      })
       assert.equal(body.statusCode, 401)
       assert.equal(body.headers['www-authenticate'], undefined)
     })
 
     it('no grant_type: 400 invalid_request', async () => {
-      oauthError(await tokenRequest(t.app, {}, basicAuth(clientA.client_id, clientA.client_secret)), 400, 'invalid_request')
+      oauthError(
+        await tokenRequest(t.app, {}, basicAuth(clientA.client_id, clientA.client_secret)),
+        400,
+        'invalid_request',
+      )
     })
 
     it('grant_type=password: 400 unsupported_grant_type', async () => {
-      oauthError(await tokenRequest(t.app, { grant_type: 'password', username: 'a', password: 'b' }, basicAuth(clientA.client_id, clientA.client_secret)), 400, 'unsupported_grant_type')
+      oauthError(
+        await tokenRequest(
+          t.app,
+          { grant_type: 'password', username: 'a', password: 'b' },
+          basicAuth(clientA.client_id, clientA.client_secret),
+        ),
+        400,
+        'unsupported_grant_type',
+      )
     })
 
     it('no client authentication: 401 invalid_client', async () => {
       oauthError(await tokenRequest(t.app, { grant_type: 'client_credentials' }), 401, 'invalid_client')
-      oauthError(await tokenRequest(t.app, { grant_type: 'client_credentials', client_id: clientA.client_id }), 401, 'invalid_client')
+      oauthError(
+        await tokenRequest(t.app, { grant_type: 'client_credentials', client_id: clientA.client_id }),
+        401,
+        'invalid_client',
+      )
     })
 
     it('HTTP Basic with another client_id, or with a secret, in the body: 400 invalid_request (RFC 6749 §2.3: one method)', async () => {
-      oauthError(await tokenRequest(t.app, { grant_type: 'client_credentials', client_id: clientB.client_id, client_secret: clientB.client_secret }, basicAuth(clientA.client_id, clientA.client_secret)), 400, 'invalid_request')
-      oauthError(await tokenRequest(t.app, { grant_type: 'client_credentials', client_id: clientA.client_id, client_secret: clientA.client_secret }, basicAuth(clientA.client_id, clientA.client_secret)), 400, 'invalid_request')
+      oauthError(
+        await tokenRequest(
+          t.app,
+          { grant_type: 'client_credentials', client_id: clientB.client_id, client_secret: clientB.client_secret },
+          basicAuth(clientA.client_id, clientA.client_secret),
+        ),
+        400,
+        'invalid_request',
+      )
+      oauthError(
+        await tokenRequest(
+          t.app,
+          { grant_type: 'client_credentials', client_id: clientA.client_id, client_secret: clientA.client_secret },
+          basicAuth(clientA.client_id, clientA.client_secret),
+        ),
+        400,
+        'invalid_request',
+      )
     })
 
     it('a session token is no VC API token, and a VC API token no session token', async () => {
@@ -333,12 +562,16 @@ describe(`W3C VC API: clients, tokens, issue, status, verify (${TEST_ENGINE})`, 
       assert.equal(payload.id, input.id)
       // Tampered, the JWT no longer verifies.
       const [h, p, s] = envelope.id.slice('data:application/vc+jwt,'.length).split('.')
-      const changed = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p, 'base64url').toString()), issuer: issuerB.did })).toString('base64url')
+      const changed = Buffer.from(
+        JSON.stringify({ ...JSON.parse(Buffer.from(p, 'base64url').toString()), issuer: issuerB.did }),
+      ).toString('base64url')
       await assert.rejects(joseVerify({ ...envelope, id: `data:application/vc+jwt,${h}.${changed}.${s}` }))
     })
 
     it('eddsa-jcs-2022 refuses a context object (not a URL) in @context, which its library could not verify: 400 naming @context', async () => {
-      const res = await issue('eddsa-jcs-2022', { credential: credentialFor('eddsa-jcs-2022', { '@context': [VC_V2, VOCAB] }) })
+      const res = await issue('eddsa-jcs-2022', {
+        credential: credentialFor('eddsa-jcs-2022', { '@context': [VC_V2, VOCAB] }),
+      })
       assert.equal(res.statusCode, 400, res.body)
       assert.equal(res.json().details.field, 'credential.@context')
     })
@@ -359,7 +592,9 @@ describe(`W3C VC API: clients, tokens, issue, status, verify (${TEST_ENGINE})`, 
       const verified = await libraryVerify(credential, 'eddsa-rdfc-2022')
       assert.equal(verified.verified, true, JSON.stringify(verified.error ?? verified, null, 1)?.slice(0, 2000))
       // An issuanceDate the caller gave is kept.
-      const given = await issue('eddsa-rdfc-2022', { credential: { ...input, id: `urn:uuid:${randomUUID()}`, issuanceDate: '2025-05-05T05:05:05Z' } })
+      const given = await issue('eddsa-rdfc-2022', {
+        credential: { ...input, id: `urn:uuid:${randomUUID()}`, issuanceDate: '2025-05-05T05:05:05Z' },
+      })
       assert.equal(given.statusCode, 201, given.body)
       assert.equal(given.json().issuanceDate, '2025-05-05T05:05:05Z')
     })
@@ -391,14 +626,20 @@ describe(`W3C VC API: clients, tokens, issue, status, verify (${TEST_ENGINE})`, 
             const jwt = res.body
             const did = String(decodeProtectedHeader(jwt).kid).split('#')[0]!
             const raw = base58btc.decode(did.slice('did:key:'.length)).subarray(2)
-            list = (await jwtVerify(jwt, await importJWK({ kty: 'OKP', crv: 'Ed25519', x: Buffer.from(raw).toString('base64url') }, 'EdDSA'))).payload as Json
+            list = (
+              await jwtVerify(
+                jwt,
+                await importJWK({ kty: 'OKP', crv: 'Ed25519', x: Buffer.from(raw).toString('base64url') }, 'EdDSA'),
+              )
+            ).payload as Json
             verifyList = false
           } else list = (await loader(entry.statusListCredential)).document as Json
           assert.equal(list.id, entry.statusListCredential)
           const direct = (await decodeList({ encodedList: list.credentialSubject.encodedList })).getStatus(index)
           const result = await checkStatus({
             credential,
-            documentLoader: async (url: string) => (url === entry.statusListCredential ? { contextUrl: null, documentUrl: url, document: list } : loader(url)),
+            documentLoader: async (url: string) =>
+              url === entry.statusListCredential ? { contextUrl: null, documentUrl: url, document: list } : loader(url),
             suite: new DataIntegrityProof({ cryptosuite: rdfc }),
             verifyBitstringStatusListCredential: verifyList,
             // The list is signed by the issuer's Ed25519 DID; a bbs-2023 credential names its BBS did:key.
@@ -433,14 +674,30 @@ describe(`W3C VC API: clients, tokens, issue, status, verify (${TEST_ENGINE})`, 
       await issued('eddsa-rdfc-2022', plain)
       assert.equal((await updateStatus(plain.id, 'revoked')).statusCode, 404)
       // Still active: A's verify says so.
-      assert.equal((await verifyHere(await issued('eddsa-rdfc-2022', credentialFor('eddsa-rdfc-2022'), { credentialStatus: {} }))).statusCode, 200)
+      assert.equal(
+        (await verifyHere(await issued('eddsa-rdfc-2022', credentialFor('eddsa-rdfc-2022'), { credentialStatus: {} })))
+          .statusCode,
+        200,
+      )
     })
 
-    it('status options: another type or purpose, or a credentialStatus of the caller\'s own beside options.credentialStatus, is a 400 naming the field', async () => {
+    it("status options: another type or purpose, or a credentialStatus of the caller's own beside options.credentialStatus, is a 400 naming the field", async () => {
       for (const [options, field, extra] of [
         [{ credentialStatus: { type: 'StatusList2021Entry' } }, 'type', {}],
         [{ credentialStatus: { statusPurpose: 'suspension' } }, 'statusPurpose', {}],
-        [{ credentialStatus: {} }, 'credentialStatus', { credentialStatus: { id: 'https://example.org/status/1#3', type: 'BitstringStatusListEntry', statusPurpose: 'revocation', statusListIndex: '3', statusListCredential: 'https://example.org/status/1' } }],
+        [
+          { credentialStatus: {} },
+          'credentialStatus',
+          {
+            credentialStatus: {
+              id: 'https://example.org/status/1#3',
+              type: 'BitstringStatusListEntry',
+              statusPurpose: 'revocation',
+              statusListIndex: '3',
+              statusListCredential: 'https://example.org/status/1',
+            },
+          },
+        ],
       ] as const) {
         const res = await issue('eddsa-rdfc-2022', { credential: credentialFor('eddsa-rdfc-2022', extra), options })
         assert.equal(res.statusCode, 400, res.body)
@@ -450,7 +707,9 @@ describe(`W3C VC API: clients, tokens, issue, status, verify (${TEST_ENGINE})`, 
 
     it('the same credential id issued with a status entry at once: one 201, the others 409, never 500', async () => {
       const input = credentialFor('eddsa-jcs-2022')
-      const answers = await Promise.all([0, 1, 2].map(() => issue('eddsa-jcs-2022', { credential: input, options: { credentialStatus: {} } })))
+      const answers = await Promise.all(
+        [0, 1, 2].map(() => issue('eddsa-jcs-2022', { credential: input, options: { credentialStatus: {} } })),
+      )
       assert.deepEqual(answers.map((r) => r.statusCode).sort(), [201, 409, 409], answers.map((r) => r.body).join('\n'))
     })
 
@@ -462,57 +721,98 @@ describe(`W3C VC API: clients, tokens, issue, status, verify (${TEST_ENGINE})`, 
       assert.equal(res.json().details.field, 'credential.credentialStatus')
     })
 
-    it('status values other than the VC API\'s, or an unknown status type: 400', async () => {
+    it("status values other than the VC API's, or an unknown status type: 400", async () => {
       const input = credentialFor('eddsa-jcs-2022')
       await issued('eddsa-jcs-2022', input, { credentialStatus: {} })
-      for (const entry of [{ type: 'BitstringStatusListCredential', status: 'suspended' }, { type: 'Whatever', status: 'revoked' }]) {
-        const res = await vcApiPost(t.app, clientA.endpoints.status, tokenA, { credentialId: input.id, credentialStatus: [entry] })
+      for (const entry of [
+        { type: 'BitstringStatusListCredential', status: 'suspended' },
+        { type: 'Whatever', status: 'revoked' },
+      ]) {
+        const res = await vcApiPost(t.app, clientA.endpoints.status, tokenA, {
+          credentialId: input.id,
+          credentialStatus: [entry],
+        })
         assert.equal(res.statusCode, 400, res.body)
       }
     })
 
     it('a day that does not exist (2026-02-30) is no xsd:dateTimeStamp: 400 naming validFrom', async () => {
-      const res = await issue('eddsa-rdfc-2022', { credential: credentialFor('eddsa-rdfc-2022', { validFrom: '2026-02-30T00:00:00Z' }) })
+      const res = await issue('eddsa-rdfc-2022', {
+        credential: credentialFor('eddsa-rdfc-2022', { validFrom: '2026-02-30T00:00:00Z' }),
+      })
       assert.equal(res.statusCode, 400, res.body)
       assert.match(res.json().message, /validFrom/)
     })
 
     it('past the values canonicalized for one proof (eddsa: 1,000, bbs-2023: 150): 400 before any signing', async () => {
       const many = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`claim${i}`, i]))
-      const eddsa = await issue('eddsa-rdfc-2022', { credential: credentialFor('eddsa-rdfc-2022', { '@context': [VC_V2, VOCAB], credentialSubject: many(1000) }) })
+      const eddsa = await issue('eddsa-rdfc-2022', {
+        credential: credentialFor('eddsa-rdfc-2022', { '@context': [VC_V2, VOCAB], credentialSubject: many(1000) }),
+      })
       assert.equal(eddsa.statusCode, 400, eddsa.body)
       assert.match(eddsa.json().message, /more than 1000 JSON values/)
-      const bbs = await issue('bbs-2023', { credential: credentialFor('bbs-2023', { '@context': [VC_V2, VOCAB], credentialSubject: many(150) }) })
+      const bbs = await issue('bbs-2023', {
+        credential: credentialFor('bbs-2023', { '@context': [VC_V2, VOCAB], credentialSubject: many(150) }),
+      })
       assert.equal(bbs.statusCode, 400, bbs.body)
       assert.match(bbs.json().message, /more than 150 JSON values/)
     })
 
-    it('without a token: 401; with issuer A\'s token on issuer B\'s path: 404; an unknown format: 404', async () => {
-      assert.equal((await issue('eddsa-rdfc-2022', { credential: credentialFor('eddsa-rdfc-2022') }, '')).statusCode, 401)
+    it("without a token: 401; with issuer A's token on issuer B's path: 404; an unknown format: 404", async () => {
+      assert.equal(
+        (await issue('eddsa-rdfc-2022', { credential: credentialFor('eddsa-rdfc-2022') }, '')).statusCode,
+        401,
+      )
       const crossed = await issue('eddsa-rdfc-2022', { credential: credentialFor('eddsa-rdfc-2022') }, tokenA, clientB)
       assert.equal(crossed.statusCode, 404, crossed.body)
       const unknown = await issue('ecdsa-rdfc-2019', { credential: credentialFor('eddsa-rdfc-2022') })
       assert.equal(unknown.statusCode, 404, unknown.body)
-      assert.equal((await issue('jwt_vc_json', { credential: credentialFor('eddsa-rdfc-2022') })).statusCode, 404, 'a format that does not secure documents')
-      const ghost = await vcApiPost(t.app, `${t.config.publicBaseUrl}/vc-api/issuers/00000000000000000000000000000000/eddsa-rdfc-2022/credentials/issue`, tokenA, { credential: credentialFor('eddsa-rdfc-2022') })
+      assert.equal(
+        (await issue('jwt_vc_json', { credential: credentialFor('eddsa-rdfc-2022') })).statusCode,
+        404,
+        'a format that does not secure documents',
+      )
+      const ghost = await vcApiPost(
+        t.app,
+        `${t.config.publicBaseUrl}/vc-api/issuers/00000000000000000000000000000000/eddsa-rdfc-2022/credentials/issue`,
+        tokenA,
+        { credential: credentialFor('eddsa-rdfc-2022') },
+      )
       assert.equal(ghost.statusCode, 404)
     })
 
     it("an issuer that is not this instance's signing DID for the format: 400", async () => {
-      for (const [format, issuer] of [['eddsa-rdfc-2022', issuerB.did], ['eddsa-rdfc-2022', bbsDid], ['bbs-2023', ed25519Did], ['vc+jwt', issuerA.did], ['eddsa-jcs-2022', { id: 'did:example:someone-else' }]] as const) {
+      for (const [format, issuer] of [
+        ['eddsa-rdfc-2022', issuerB.did],
+        ['eddsa-rdfc-2022', bbsDid],
+        ['bbs-2023', ed25519Did],
+        ['vc+jwt', issuerA.did],
+        ['eddsa-jcs-2022', { id: 'did:example:someone-else' }],
+      ] as const) {
         const res = await issue(format, { credential: credentialFor(format, { issuer }) })
         assert.equal(res.statusCode, 400, `${format} ${JSON.stringify(issuer)}: ${res.body}`)
         assert.match(res.json().message, /issuer/)
       }
       // The issuer as an object with its id is accepted.
-      assert.equal((await issue('eddsa-jcs-2022', { credential: credentialFor('eddsa-jcs-2022', { issuer: { id: ed25519Did, name: 'Key Uni' } }) })).statusCode, 201)
+      assert.equal(
+        (
+          await issue('eddsa-jcs-2022', {
+            credential: credentialFor('eddsa-jcs-2022', { issuer: { id: ed25519Did, name: 'Key Uni' } }),
+          })
+        ).statusCode,
+        201,
+      )
     })
 
     /** One broken VCDM rule each (vcdm-input-checks.ts): the field the message must name, and the change. */
     const RULES: Array<[string, string, (c: Json) => void]> = [
       ['@context not an array', '@context', (c) => void (c['@context'] = VC_V2)],
       ['@context empty', '@context', (c) => void (c['@context'] = [])],
-      ['@context not starting with the VC context', '@context', (c) => void (c['@context'] = ['https://example.org/ctx', VC_V2])],
+      [
+        '@context not starting with the VC context',
+        '@context',
+        (c) => void (c['@context'] = ['https://example.org/ctx', VC_V2]),
+      ],
       ['@context entry neither URL nor object', '@context[1]', (c) => void (c['@context'] = [VC_V2, 42])],
       ['type missing', 'type', (c) => void delete c.type],
       ['type a string', 'type', (c) => void (c.type = 'VerifiableCredential')],
@@ -522,29 +822,114 @@ describe(`W3C VC API: clients, tokens, issue, status, verify (${TEST_ENGINE})`, 
       ['issuer missing', 'issuer', (c) => void delete c.issuer],
       ['issuer not a URL', 'issuer', (c) => void (c.issuer = 'no-scheme')],
       ['issuer object without id', 'issuer.id', (c) => void (c.issuer = { name: 'Key Uni' })],
-      ['issuer.name not a language value', 'issuer.name', (c) => void (c.issuer = { id: ed25519Did, name: { '@value': 'Key Uni', bogus: 1 } })],
+      [
+        'issuer.name not a language value',
+        'issuer.name',
+        (c) => void (c.issuer = { id: ed25519Did, name: { '@value': 'Key Uni', bogus: 1 } }),
+      ],
       ['credentialSubject missing', 'credentialSubject', (c) => void delete c.credentialSubject],
       ['credentialSubject empty', 'credentialSubject', (c) => void (c.credentialSubject = {})],
       ['credentialSubject an empty array', 'credentialSubject', (c) => void (c.credentialSubject = [])],
-      ['credentialSubject.id not a URL', 'credentialSubject.id', (c) => void (c.credentialSubject = { id: 'ada', name: 'Ada' })],
-      ['credentialSubject[1] not an object', 'credentialSubject[1]', (c) => void (c.credentialSubject = [{ name: 'Ada' }, 'Bob'])],
+      [
+        'credentialSubject.id not a URL',
+        'credentialSubject.id',
+        (c) => void (c.credentialSubject = { id: 'ada', name: 'Ada' }),
+      ],
+      [
+        'credentialSubject[1] not an object',
+        'credentialSubject[1]',
+        (c) => void (c.credentialSubject = [{ name: 'Ada' }, 'Bob']),
+      ],
       ['validFrom without a timezone', 'validFrom', (c) => void (c.validFrom = '2026-01-01T00:00:00')],
       ['validUntil a date only', 'validUntil', (c) => void (c.validUntil = '2027-01-01')],
-      ['validFrom after validUntil', 'validFrom', (c) => Object.assign(c, { validFrom: '2027-01-01T00:00:00Z', validUntil: '2026-06-01T00:00:00Z' })],
-      ['credentialStatus without a type', 'credentialStatus.type', (c) => void (c.credentialStatus = { id: 'https://example.org/status#1' })],
-      ['credentialStatus entry not an object', 'credentialStatus[0]', (c) => void (c.credentialStatus = ['https://example.org/status#1'])],
-      ['termsOfUse id not a URL', 'termsOfUse.id', (c) => void (c.termsOfUse = { type: 'TrustFrameworkPolicy', id: 'policy 1' })],
+      [
+        'validFrom after validUntil',
+        'validFrom',
+        (c) => Object.assign(c, { validFrom: '2027-01-01T00:00:00Z', validUntil: '2026-06-01T00:00:00Z' }),
+      ],
+      [
+        'credentialStatus without a type',
+        'credentialStatus.type',
+        (c) => void (c.credentialStatus = { id: 'https://example.org/status#1' }),
+      ],
+      [
+        'credentialStatus entry not an object',
+        'credentialStatus[0]',
+        (c) => void (c.credentialStatus = ['https://example.org/status#1']),
+      ],
+      [
+        'termsOfUse id not a URL',
+        'termsOfUse.id',
+        (c) => void (c.termsOfUse = { type: 'TrustFrameworkPolicy', id: 'policy 1' }),
+      ],
       ['evidence empty', 'evidence', (c) => void (c.evidence = [])],
-      ['refreshService without a type', 'refreshService.type', (c) => void (c.refreshService = { id: 'https://example.org/refresh' })],
-      ['credentialSchema without an id', 'credentialSchema.id', (c) => void (c.credentialSchema = { type: 'JsonSchema' })],
+      [
+        'refreshService without a type',
+        'refreshService.type',
+        (c) => void (c.refreshService = { id: 'https://example.org/refresh' }),
+      ],
+      [
+        'credentialSchema without an id',
+        'credentialSchema.id',
+        (c) => void (c.credentialSchema = { type: 'JsonSchema' }),
+      ],
       ['name a number', 'name', (c) => void (c.name = 42)],
-      ['description with an unknown key in a language value', 'description', (c) => void (c.description = [{ '@value': 'A degree', '@language': 'en', extra: true }])],
-      ['relatedResource id not a URL', 'relatedResource[0].id', (c) => void (c.relatedResource = [{ id: 'nope', digestSRI: 'sha384-abc' }])],
-      ['relatedResource without a digest', 'relatedResource[0]', (c) => void (c.relatedResource = [{ id: 'https://example.org/a.json' }])],
-      ['relatedResource repeated', 'relatedResource[1].id', (c) => void (c.relatedResource = [{ id: 'https://example.org/a.json', digestSRI: 'sha384-a' }, { id: 'https://example.org/a.json', digestSRI: 'sha384-b' }])],
-      ['BitstringStatusListEntry without statusPurpose', 'statusPurpose', (c) => void (c.credentialStatus = { type: 'BitstringStatusListEntry', statusListIndex: '1', statusListCredential: 'https://example.org/list' })],
-      ['BitstringStatusListEntry with a numeric statusListIndex', 'statusListIndex', (c) => void (c.credentialStatus = { type: 'BitstringStatusListEntry', statusPurpose: 'revocation', statusListIndex: 1, statusListCredential: 'https://example.org/list' })],
-      ['BitstringStatusListEntry with statusListCredential not a URL', 'statusListCredential', (c) => void (c.credentialStatus = { type: 'BitstringStatusListEntry', statusPurpose: 'revocation', statusListIndex: '01', statusListCredential: 'list' })],
+      [
+        'description with an unknown key in a language value',
+        'description',
+        (c) => void (c.description = [{ '@value': 'A degree', '@language': 'en', extra: true }]),
+      ],
+      [
+        'relatedResource id not a URL',
+        'relatedResource[0].id',
+        (c) => void (c.relatedResource = [{ id: 'nope', digestSRI: 'sha384-abc' }]),
+      ],
+      [
+        'relatedResource without a digest',
+        'relatedResource[0]',
+        (c) => void (c.relatedResource = [{ id: 'https://example.org/a.json' }]),
+      ],
+      [
+        'relatedResource repeated',
+        'relatedResource[1].id',
+        (c) =>
+          void (c.relatedResource = [
+            { id: 'https://example.org/a.json', digestSRI: 'sha384-a' },
+            { id: 'https://example.org/a.json', digestSRI: 'sha384-b' },
+          ]),
+      ],
+      [
+        'BitstringStatusListEntry without statusPurpose',
+        'statusPurpose',
+        (c) =>
+          void (c.credentialStatus = {
+            type: 'BitstringStatusListEntry',
+            statusListIndex: '1',
+            statusListCredential: 'https://example.org/list',
+          }),
+      ],
+      [
+        'BitstringStatusListEntry with a numeric statusListIndex',
+        'statusListIndex',
+        (c) =>
+          void (c.credentialStatus = {
+            type: 'BitstringStatusListEntry',
+            statusPurpose: 'revocation',
+            statusListIndex: 1,
+            statusListCredential: 'https://example.org/list',
+          }),
+      ],
+      [
+        'BitstringStatusListEntry with statusListCredential not a URL',
+        'statusListCredential',
+        (c) =>
+          void (c.credentialStatus = {
+            type: 'BitstringStatusListEntry',
+            statusPurpose: 'revocation',
+            statusListIndex: '01',
+            statusListCredential: 'list',
+          }),
+      ],
     ]
     for (const format of ['eddsa-rdfc-2022', 'vc+jwt'] as const) {
       it(`${format}: each VCDM rule broken is a 400 naming the field`, async () => {
@@ -559,7 +944,13 @@ describe(`W3C VC API: clients, tokens, issue, status, verify (${TEST_ENGINE})`, 
     }
 
     it('VC 1.1 date rules: a malformed issuanceDate or expirationDate, or one before the other, is a 400 naming it', async () => {
-      const v1 = (extra: Json) => ({ '@context': [VC_V1, VOCAB], type: ['VerifiableCredential'], issuer: ed25519Did, credentialSubject: { name: 'Ada' }, ...extra })
+      const v1 = (extra: Json) => ({
+        '@context': [VC_V1, VOCAB],
+        type: ['VerifiableCredential'],
+        issuer: ed25519Did,
+        credentialSubject: { name: 'Ada' },
+        ...extra,
+      })
       for (const [extra, field] of [
         [{ issuanceDate: '2026-01-01' }, 'issuanceDate'],
         [{ issuanceDate: null }, 'issuanceDate'],
@@ -573,11 +964,23 @@ describe(`W3C VC API: clients, tokens, issue, status, verify (${TEST_ENGINE})`, 
     })
 
     it('an unknown JSON-LD context or a term no context defines: 400, never 500', async () => {
-      const unknownContext = await issue('eddsa-rdfc-2022', { credential: credentialFor('eddsa-rdfc-2022', { '@context': [VC_V2, 'https://example.org/contexts/unknown/v1'] }) })
+      const unknownContext = await issue('eddsa-rdfc-2022', {
+        credential: credentialFor('eddsa-rdfc-2022', {
+          '@context': [VC_V2, 'https://example.org/contexts/unknown/v1'],
+        }),
+      })
       assert.equal(unknownContext.statusCode, 400, unknownContext.body)
       assert.ok(unknownContext.json().message.length > 0)
       for (const format of ['eddsa-rdfc-2022', 'bbs-2023'] as const) {
-        const undefinedTerm = await issue(format, { credential: { '@context': [VC_V1], type: ['VerifiableCredential'], issuer: issuerFor(format), issuanceDate: '2026-01-01T00:00:00Z', credentialSubject: { id: 'did:example:subject', undefinedTermNobodyDefines: 'x' } } })
+        const undefinedTerm = await issue(format, {
+          credential: {
+            '@context': [VC_V1],
+            type: ['VerifiableCredential'],
+            issuer: issuerFor(format),
+            issuanceDate: '2026-01-01T00:00:00Z',
+            credentialSubject: { id: 'did:example:subject', undefinedTermNobodyDefines: 'x' },
+          },
+        })
         assert.equal(undefinedTerm.statusCode, 400, `${format}: ${undefinedTerm.body}`)
         assert.ok(undefinedTerm.json().message.length > 0)
       }
@@ -585,7 +988,10 @@ describe(`W3C VC API: clients, tokens, issue, status, verify (${TEST_ENGINE})`, 
 
     it('a credential nested past the free-form depth limit: 400; within it, issued (JCS, JWT) or a 400 where RDF canonicalization gives up, never 500', async () => {
       // The W3C examples context (an @vocab, bundled) by URL: eddsa-jcs-2022 takes no context objects.
-      const deep = (depth: number) => ({ '@context': [VC_V2, 'https://www.w3.org/ns/credentials/examples/v2'], credentialSubject: { id: 'did:example:deep', deep: nested(depth) } })
+      const deep = (depth: number) => ({
+        '@context': [VC_V2, 'https://www.w3.org/ns/credentials/examples/v2'],
+        credentialSubject: { id: 'did:example:deep', deep: nested(depth) },
+      })
       for (const format of FORMATS) {
         const res = await issue(format, { credential: credentialFor(format, deep(JSON_LIMITS.freeFormDepth + 2)) })
         assert.equal(res.statusCode, 400, `${format}: ${res.body}`)
@@ -608,7 +1014,14 @@ describe(`W3C VC API: clients, tokens, issue, status, verify (${TEST_ENGINE})`, 
       for (const format of FORMATS) {
         let credential = await issued(format, {}, { credentialStatus: {} })
         // A bbs-2023 base proof is the holder's; a verifier is shown a proof derived from it (bbs-2023 §3.4.3).
-        if (format === 'bbs-2023') credential = await vc.derive({ verifiableCredential: credential, suite: new DataIntegrityProof({ cryptosuite: createDiscloseCryptosuite({ selectivePointers: ['/credentialSubject/name'] }) }), documentLoader: loader })
+        if (format === 'bbs-2023')
+          credential = await vc.derive({
+            verifiableCredential: credential,
+            suite: new DataIntegrityProof({
+              cryptosuite: createDiscloseCryptosuite({ selectivePointers: ['/credentialSubject/name'] }),
+            }),
+            documentLoader: loader,
+          })
         const res = await verifyHere(credential)
         assert.equal(res.statusCode, 200, `${format}: ${res.body}`)
         assert.equal(res.json().verified, true)
@@ -627,7 +1040,9 @@ describe(`W3C VC API: clients, tokens, issue, status, verify (${TEST_ENGINE})`, 
       }
       const envelope = await issued('vc+jwt')
       const [h, p, s] = envelope.id.slice('data:application/vc+jwt,'.length).split('.')
-      const changed = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p, 'base64url').toString()), name: 'changed' })).toString('base64url')
+      const changed = Buffer.from(
+        JSON.stringify({ ...JSON.parse(Buffer.from(p, 'base64url').toString()), name: 'changed' }),
+      ).toString('base64url')
       const res = await verifyHere({ ...envelope, id: `data:application/vc+jwt,${h}.${changed}.${s}` })
       assert.equal(res.statusCode, 400, res.body)
       assert.ok(res.json().details.problems.length > 0)
@@ -641,19 +1056,37 @@ describe(`W3C VC API: clients, tokens, issue, status, verify (${TEST_ENGINE})`, 
         assert.equal((await updateStatus(input.id, true)).statusCode, 200)
         const res = await verifyHere(credential)
         assert.equal(res.statusCode, 400, `${format}: ${res.body}`)
-        assert.ok(res.json().details.problems.some((p: Json) => p.reason === 'revoked' || /revoked/i.test(p.message)), res.body)
+        assert.ok(
+          res.json().details.problems.some((p: Json) => p.reason === 'revoked' || /revoked/i.test(p.message)),
+          res.body,
+        )
       }
     })
 
     it('garbage: 400, never 500', async () => {
-      for (const garbage of [{ hello: 'world' }, { '@context': [VC_V2], type: ['VerifiableCredential'] }, { type: 'EnvelopedVerifiableCredential', id: 'data:application/vc+jwt,not.a.jwt' }, { type: 'EnvelopedVerifiableCredential', id: 'https://example.org' }, { '@context': [VC_V2], type: ['VerifiableCredential'], issuer: ed25519Did, credentialSubject: { a: 1 }, proof: { type: 'DataIntegrityProof', cryptosuite: 'eddsa-rdfc-2022', proofValue: 'zzz' } }]) {
+      for (const garbage of [
+        { hello: 'world' },
+        { '@context': [VC_V2], type: ['VerifiableCredential'] },
+        { type: 'EnvelopedVerifiableCredential', id: 'data:application/vc+jwt,not.a.jwt' },
+        { type: 'EnvelopedVerifiableCredential', id: 'https://example.org' },
+        {
+          '@context': [VC_V2],
+          type: ['VerifiableCredential'],
+          issuer: ed25519Did,
+          credentialSubject: { a: 1 },
+          proof: { type: 'DataIntegrityProof', cryptosuite: 'eddsa-rdfc-2022', proofValue: 'zzz' },
+        },
+      ]) {
         const res = await verifyHere(garbage)
         assert.equal(res.statusCode, 400, `${JSON.stringify(garbage)}: ${res.body}`)
       }
       for (const body of [{}, { verifiableCredential: 'text' }, { verifiableCredential: [] }]) {
         assert.equal((await vcApiPost(t.app, clientA.endpoints.verify, tokenA, body)).statusCode, 400)
       }
-      assert.equal((await vcApiPost(t.app, clientA.endpoints.verify, undefined, { verifiableCredential: {} })).statusCode, 401)
+      assert.equal(
+        (await vcApiPost(t.app, clientA.endpoints.verify, undefined, { verifiableCredential: {} })).statusCode,
+        401,
+      )
     })
   })
 
@@ -664,14 +1097,31 @@ describe(`W3C VC API: clients, tokens, issue, status, verify (${TEST_ENGINE})`, 
     const domain = 'https://verifier.example'
     const signed = async (over: { challenge: string; domain?: string }) => {
       const presentation = vc.createPresentation({ verifiableCredential: [credential], holder: holder.did })
-      return vc.signPresentation({ presentation, suite: new DataIntegrityProof({ signer: holder.key.signer(), cryptosuite: rdfc }), challenge: over.challenge, domain: over.domain, documentLoader: loader })
+      return vc.signPresentation({
+        presentation,
+        suite: new DataIntegrityProof({ signer: holder.key.signer(), cryptosuite: rdfc }),
+        challenge: over.challenge,
+        domain: over.domain,
+        documentLoader: loader,
+      })
     }
-    const verifyVp = (verifiablePresentation: Json, options?: Json) => vcApiPost(t.app, clientA.endpoints.presentations_verify, tokenA, { verifiablePresentation, ...(options ? { options } : {}) })
+    const verifyVp = (verifiablePresentation: Json, options?: Json) =>
+      vcApiPost(t.app, clientA.endpoints.presentations_verify, tokenA, {
+        verifiablePresentation,
+        ...(options ? { options } : {}),
+      })
 
     before(async () => {
       const generated = await Ed25519Multikey.generate()
       const did = `did:key:${generated.publicKeyMultibase}`
-      holder = { did, key: await Ed25519Multikey.from({ ...(await generated.export({ publicKey: true, secretKey: true })), id: `${did}#${generated.publicKeyMultibase}`, controller: did }) }
+      holder = {
+        did,
+        key: await Ed25519Multikey.from({
+          ...(await generated.export({ publicKey: true, secretKey: true })),
+          id: `${did}#${generated.publicKeyMultibase}`,
+          controller: did,
+        }),
+      }
       credential = await issued('eddsa-rdfc-2022', { credentialSubject: { id: did, name: 'Ada Lovelace' } })
     })
 
@@ -696,7 +1146,11 @@ describe(`W3C VC API: clients, tokens, issue, status, verify (${TEST_ENGINE})`, 
 
     it('a proof set on a presentation: 400, even when one of its proofs verifies (what is read from a proof must come from the one verified)', async () => {
       const vp = await signed({ challenge, domain })
-      const forged = { ...(vp.proof as Json), created: new Date().toISOString(), proofValue: 'z3FXQjecWufY46yg5abdVZsXqLhxhueuSoZgNSARiKBk' }
+      const forged = {
+        ...(vp.proof as Json),
+        created: new Date().toISOString(),
+        proofValue: 'z3FXQjecWufY46yg5abdVZsXqLhxhueuSoZgNSARiKBk',
+      }
       const res = await verifyVp({ ...vp, proof: [forged, vp.proof] }, { challenge, domain })
       assert.equal(res.statusCode, 400, res.body)
       assert.match(res.json().message, /exactly one proof/)
@@ -704,10 +1158,17 @@ describe(`W3C VC API: clients, tokens, issue, status, verify (${TEST_ENGINE})`, 
 
     it('a DID named as a JSON-LD context is never resolved: the credential is refused (400), no did:web is fetched', async () => {
       const before = fetched.length
-      const withDidContext = { ...credential, '@context': [...(credential['@context'] as string[]), 'did:web:attacker.example'] }
+      const withDidContext = {
+        ...credential,
+        '@context': [...(credential['@context'] as string[]), 'did:web:attacker.example'],
+      }
       const res = await vcApiPost(t.app, clientA.endpoints.verify, tokenA, { verifiableCredential: withDidContext })
       assert.equal(res.statusCode, 400, res.body)
-      assert.equal(fetched.slice(before).filter((u) => u.includes('attacker.example')).length, 0, fetched.slice(before).join(', '))
+      assert.equal(
+        fetched.slice(before).filter((u) => u.includes('attacker.example')).length,
+        0,
+        fetched.slice(before).join(', '),
+      )
     })
 
     it('an unsigned VP, or a tampered one: 400', async () => {
@@ -719,7 +1180,11 @@ describe(`W3C VC API: clients, tokens, issue, status, verify (${TEST_ENGINE})`, 
       assert.equal((await verifyVp(tampered, { challenge, domain })).statusCode, 400)
       const badCredential = await signed({ challenge, domain })
       ;(badCredential.verifiableCredential as Json[])[0]!.credentialSubject.name = 'Someone Else'
-      assert.equal((await verifyVp(badCredential, { challenge, domain })).statusCode, 400, 'a VP over a tampered credential (the VP proof breaks too)')
+      assert.equal(
+        (await verifyVp(badCredential, { challenge, domain })).statusCode,
+        400,
+        'a VP over a tampered credential (the VP proof breaks too)',
+      )
     })
   })
 })

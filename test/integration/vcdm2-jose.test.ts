@@ -90,11 +90,25 @@ describe('VCDM 2.0 credentials secured with VC-JOSE-COSE (vc+jwt)', () => {
       issuer: outsider.did,
       iss: outsider.did,
       validFrom: new Date().toISOString(),
-      credentialSubject: { id: `${OUTSIDE_LIST}#list`, type: 'BitstringStatusList', statusPurpose: 'revocation', encodedList: await outsideList.encode() },
+      credentialSubject: {
+        id: `${OUTSIDE_LIST}#list`,
+        type: 'BitstringStatusList',
+        statusPurpose: 'revocation',
+        encodedList: await outsideList.encode(),
+      },
     })
-      .setProtectedHeader({ alg: 'EdDSA', typ: 'vc+jwt', kid: `${outsider.did}#${outsider.did.slice('did:key:'.length)}` })
+      .setProtectedHeader({
+        alg: 'EdDSA',
+        typ: 'vc+jwt',
+        kid: `${outsider.did}#${outsider.did.slice('did:key:'.length)}`,
+      })
       .sign(outsider.privateKey)
-    return { status: 200, headers: { 'content-type': 'application/vc+jwt' }, body: new Uint8Array(Buffer.from(list)), url }
+    return {
+      status: 200,
+      headers: { 'content-type': 'application/vc+jwt' },
+      body: new Uint8Array(Buffer.from(list)),
+      url,
+    }
   }
 
   /** GET through the HTTPS front, as any client on the network would. */
@@ -103,7 +117,14 @@ describe('VCDM 2.0 credentials secured with VC-JOSE-COSE (vc+jwt)', () => {
     return { status: res.status, type: res.headers.get('content-type') ?? '', body: await res.text() }
   }
   const issue = async (actor: IssuerActor, schema: string, extra: Json = {}): Promise<Json> => {
-    const res = await callAs(t.app, 'POST', `/api/issuer/${actor.did}/issue`, actor.token, { format: 'vc+jwt', credential_type: 'UniversityDegree', schema_id: schema, subject_did: holder.did, attributes: ATTRIBUTES, ...extra })
+    const res = await callAs(t.app, 'POST', `/api/issuer/${actor.did}/issue`, actor.token, {
+      format: 'vc+jwt',
+      credential_type: 'UniversityDegree',
+      schema_id: schema,
+      subject_did: holder.did,
+      attributes: ATTRIBUTES,
+      ...extra,
+    })
     assert.equal(res.statusCode, 201, res.body)
     // The issued record as the issuer's listing shows it: id, jwt, format, signing_did, credential_hash.
     return res.json().credential.credential
@@ -116,9 +137,16 @@ describe('VCDM 2.0 credentials secured with VC-JOSE-COSE (vc+jwt)', () => {
     const { didDocument } = await resolver.resolve(did)
     assert.ok(didDocument, `${did} resolves`)
     const absolute = (id: string) => (id.startsWith('#') ? `${did}${id}` : id)
-    assert.ok((didDocument.assertionMethod ?? []).some((m) => absolute(typeof m === 'string' ? m : m.id) === header.kid), 'kid is an assertion method')
+    assert.ok(
+      (didDocument.assertionMethod ?? []).some((m) => absolute(typeof m === 'string' ? m : m.id) === header.kid),
+      'kid is an assertion method',
+    )
     const method = didDocument.verificationMethod!.find((m) => absolute(m.id) === header.kid)!
-    const { payload } = await jwtVerify(jwt, await importJWK(jwkOf(method), 'EdDSA'), { typ: 'vc+jwt', issuer: did, algorithms: ['EdDSA'] })
+    const { payload } = await jwtVerify(jwt, await importJWK(jwkOf(method), 'EdDSA'), {
+      typ: 'vc+jwt',
+      issuer: did,
+      algorithms: ['EdDSA'],
+    })
     return payload
   }
   /** A static JSON-LD document loader: the VCDM 2.0 context from its package, the rest fetched once from the service. */
@@ -133,7 +161,8 @@ describe('VCDM 2.0 credentials secured with VC-JOSE-COSE (vc+jwt)', () => {
     return { contextUrl: undefined, documentUrl: url, document: structuredClone(loaded.get(url)) as Json }
   }
   // jsonld's safe mode (JSON-LD 1.1 "safe" expansion: a term it would drop throws); @types/jsonld lacks the option.
-  const expandSafe = (doc: Json) => jsonld.expand(doc, { documentLoader, safe: true } as unknown as Parameters<typeof jsonld.expand>[1])
+  const expandSafe = (doc: Json) =>
+    jsonld.expand(doc, { documentLoader, safe: true } as unknown as Parameters<typeof jsonld.expand>[1])
 
   before(async () => {
     front = await HttpsFront.open()
@@ -143,7 +172,10 @@ describe('VCDM 2.0 credentials secured with VC-JOSE-COSE (vc+jwt)', () => {
     await issuer.setUp(t.app, 'Web Uni')
     schemaId = await issuer.schema(t.app, SCHEMA)
     keyIssuer.token = await keyIssuer.login(t.app)
-    const created = await callAs(t.app, 'POST', '/api/issuer', keyIssuer.token, { name: 'Key Uni', signing_did_method: 'key' })
+    const created = await callAs(t.app, 'POST', '/api/issuer', keyIssuer.token, {
+      name: 'Key Uni',
+      signing_did_method: 'key',
+    })
     assert.equal(created.statusCode, 201, created.body)
     keySchemaId = await keyIssuer.schema(t.app, SCHEMA)
     holderToken = await holder.login(t.app)
@@ -174,7 +206,10 @@ describe('VCDM 2.0 credentials secured with VC-JOSE-COSE (vc+jwt)', () => {
 
     // jose, with the key the resolved document lists; the payload is the credential (VC-JOSE-COSE §3.1.1).
     const payload = (await joseVerify(jwt)) as Json
-    assert.deepEqual(payload['@context'], [VC_V2, `${front.origin}/api/schemas/${schemaId}/context.jsonld?type=UniversityDegree`])
+    assert.deepEqual(payload['@context'], [
+      VC_V2,
+      `${front.origin}/api/schemas/${schemaId}/context.jsonld?type=UniversityDegree`,
+    ])
     assert.deepEqual(payload.type, ['VerifiableCredential', 'UniversityDegree'])
     assert.equal(payload.id, credential.id)
     assert.equal(payload.jti, payload.id)
@@ -182,7 +217,10 @@ describe('VCDM 2.0 credentials secured with VC-JOSE-COSE (vc+jwt)', () => {
     assert.equal(payload.iss, payload.issuer)
     assert.equal(payload.sub, holder.did)
     assert.deepEqual(payload.credentialSubject, { ...ATTRIBUTES, id: holder.did })
-    assert.deepEqual(payload.credentialSchema, { id: `${front.origin}/api/schemas/${schemaId}/json-schema.json`, type: 'JsonSchema' })
+    assert.deepEqual(payload.credentialSchema, {
+      id: `${front.origin}/api/schemas/${schemaId}/json-schema.json`,
+      type: 'JsonSchema',
+    })
     assert.equal(payload.credentialStatus.type, 'BitstringStatusListEntry')
     assert.equal(Math.floor(Date.parse(payload.validFrom) / 1000), payload.nbf)
     assert.equal(payload.iat, payload.nbf)
@@ -228,7 +266,16 @@ describe('VCDM 2.0 credentials secured with VC-JOSE-COSE (vc+jwt)', () => {
 
   it('expands as JSON-LD in safe mode with the VCDM 2.0 context and the served schema context: every attribute, the type, schema, status and evidence kept', async () => {
     const uploaded = await t.deps.content.put(Buffer.from('transcript bytes'))
-    const evidence = [{ label: 'transcript', filename: 't.pdf', ipfs_hash: uploaded.cid, gateway_url: `${front.origin}/api/ipfs/${uploaded.cid}`, content_type: 'application/pdf', size: 16 }]
+    const evidence = [
+      {
+        label: 'transcript',
+        filename: 't.pdf',
+        ipfs_hash: uploaded.cid,
+        gateway_url: `${front.origin}/api/ipfs/${uploaded.cid}`,
+        content_type: 'application/pdf',
+        size: 16,
+      },
+    ]
     const credential = await issue(issuer, schemaId, { evidence, extensions: ['honours'] })
     const payload = decodeJwt(credential.jwt) as Json
     assert.equal(payload.evidence[0].id, `ipfs://${uploaded.cid}`)
@@ -239,16 +286,25 @@ describe('VCDM 2.0 credentials secured with VC-JOSE-COSE (vc+jwt)', () => {
     assert.equal(expanded!['@id'], credential.id)
     const subject = expanded![`${cred}credentialSubject`][0]
     assert.equal(subject['@id'], holder.did)
-    for (const name of Object.keys(ATTRIBUTES)) assert.ok(subject[`${vocab}${name}`], `attribute ${name} expanded under the schema vocabulary`)
-    assert.deepEqual(subject[`${vocab}birth_date`], [{ '@type': 'http://www.w3.org/2001/XMLSchema#date', '@value': '1815-12-10' }])
+    for (const name of Object.keys(ATTRIBUTES))
+      assert.ok(subject[`${vocab}${name}`], `attribute ${name} expanded under the schema vocabulary`)
+    assert.deepEqual(subject[`${vocab}birth_date`], [
+      { '@type': 'http://www.w3.org/2001/XMLSchema#date', '@value': '1815-12-10' },
+    ])
     assert.deepEqual(subject[`${vocab}gpa`], [{ '@type': 'http://www.w3.org/2001/XMLSchema#double', '@value': 3.9 }])
-    assert.deepEqual(subject[`${vocab}graduated`], [{ '@type': 'http://www.w3.org/2001/XMLSchema#boolean', '@value': true }])
+    assert.deepEqual(subject[`${vocab}graduated`], [
+      { '@type': 'http://www.w3.org/2001/XMLSchema#boolean', '@value': true },
+    ])
     assert.deepEqual(subject[`${vocab}address`], [{ '@type': '@json', '@value': ATTRIBUTES.address }])
     assert.deepEqual(subject[`${vocab}courses`], [{ '@type': '@json', '@value': ATTRIBUTES.courses }])
-    assert.deepEqual(expanded![`${cred}credentialSchema`], [{ '@id': payload.credentialSchema.id, '@type': [`${cred}JsonSchema`] }])
+    assert.deepEqual(expanded![`${cred}credentialSchema`], [
+      { '@id': payload.credentialSchema.id, '@type': [`${cred}JsonSchema`] },
+    ])
     const status = expanded![`${cred}credentialStatus`][0]
     assert.equal(status['@id'], payload.credentialStatus.id)
-    assert.deepEqual(status['https://www.w3.org/ns/credentials/status#statusListIndex'], [{ '@value': payload.credentialStatus.statusListIndex }])
+    assert.deepEqual(status['https://www.w3.org/ns/credentials/status#statusListIndex'], [
+      { '@value': payload.credentialStatus.statusListIndex },
+    ])
     const [attached] = expanded![`${cred}evidence`]
     assert.equal(attached['@id'], `ipfs://${uploaded.cid}`)
     assert.deepEqual(attached['@type'], [`${vocab}Evidence`])
@@ -257,7 +313,10 @@ describe('VCDM 2.0 credentials secured with VC-JOSE-COSE (vc+jwt)', () => {
     assert.equal(expanded!['https://www.w3.org/2018/credentials#validFrom'][0]['@value'], payload.validFrom)
 
     // Safe mode is what makes this a check: a term the contexts do not define throws.
-    await assert.rejects(expandSafe({ ...payload, credentialSubject: { ...payload.credentialSubject, shoe_size: 42 } }), /Safe mode validation error/)
+    await assert.rejects(
+      expandSafe({ ...payload, credentialSubject: { ...payload.credentialSubject, shoe_size: 42 } }),
+      /Safe mode validation error/,
+    )
     // The context is public; an unknown schema is 404.
     assert.equal((await fetchText(`${front.origin}/api/schemas/schema-nope/context.jsonld`)).status, 404)
   })
@@ -276,7 +335,10 @@ describe('VCDM 2.0 credentials secured with VC-JOSE-COSE (vc+jwt)', () => {
     assert.equal(validate(payload), true, JSON.stringify(validate.errors))
     assert.equal(validate({ ...payload, credentialSubject: { ...payload.credentialSubject, gpa: 'excellent' } }), false)
     assert.ok(validate.errors!.some((e) => e.instancePath === '/credentialSubject/gpa'))
-    assert.equal(validate({ ...payload, credentialSubject: { ...payload.credentialSubject, birth_date: '10 Dec 1815' } }), false)
+    assert.equal(
+      validate({ ...payload, credentialSubject: { ...payload.credentialSubject, birth_date: '10 Dec 1815' } }),
+      false,
+    )
     const { given_name: _omitted, ...withoutName } = payload.credentialSubject
     assert.equal(validate({ ...payload, credentialSubject: withoutName }), false)
     assert.equal(validate({ ...payload, credentialSubject: { ...payload.credentialSubject, shoe_size: 42 } }), false)
@@ -300,7 +362,12 @@ describe('VCDM 2.0 credentials secured with VC-JOSE-COSE (vc+jwt)', () => {
     }
     // The library reads the list once we verified its JWT (it verifies Data Integrity proofs only).
     const libraryStatus = async (list: Json) => {
-      const result = await checkStatus({ credential: payload, documentLoader: async () => ({ document: list }), verifyBitstringStatusListCredential: false, verifyMatchingIssuers: true })
+      const result = await checkStatus({
+        credential: payload,
+        documentLoader: async () => ({ document: list }),
+        verifyBitstringStatusListCredential: false,
+        verifyMatchingIssuers: true,
+      })
       assert.equal(result.verified, true, result.error?.message)
       return result.results![0]!.status
     }
@@ -310,12 +377,21 @@ describe('VCDM 2.0 credentials secured with VC-JOSE-COSE (vc+jwt)', () => {
     assert.equal(await libraryStatus(list), false)
     // The status-list credential expands in safe mode with the VCDM 2.0 context alone.
     const [expanded] = (await expandSafe(list)) as Json[]
-    assert.ok(expanded!['https://www.w3.org/2018/credentials#credentialSubject'][0]['https://www.w3.org/ns/credentials/status#encodedList'])
+    assert.ok(
+      expanded!['https://www.w3.org/2018/credentials#credentialSubject'][0][
+        'https://www.w3.org/ns/credentials/status#encodedList'
+      ],
+    )
     // ?format=json still answers the JWT and its decoded credential.
     const json = (await callAs(t.app, 'GET', `${new URL(entry.statusListCredential).pathname}?format=json`)).json()
     assert.equal(json.credential.id, entry.statusListCredential)
 
-    const revoked = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/credentials/${credential.id}/revoke`, issuer.token)
+    const revoked = await callAs(
+      t.app,
+      'POST',
+      `/api/issuer/${issuer.did}/credentials/${credential.id}/revoke`,
+      issuer.token,
+    )
     assert.equal(revoked.statusCode, 200, revoked.body)
     list = await readList()
     assert.equal((await decodeList({ encodedList: list.credentialSubject.encodedList })).getStatus(index), true)
@@ -327,7 +403,14 @@ describe('VCDM 2.0 credentials secured with VC-JOSE-COSE (vc+jwt)', () => {
       const res = await callAs(t.app, 'POST', '/api/verifier/requests', verifierToken, {
         verifier_did: verifier.did,
         presentation_type: 'DegreeCheck',
-        required_credentials: [{ credential_type: 'UniversityDegree', issuer_did: issuer.did, schema_id: schemaId, required_attributes: ['given_name'] }],
+        required_credentials: [
+          {
+            credential_type: 'UniversityDegree',
+            issuer_did: issuer.did,
+            schema_id: schemaId,
+            required_attributes: ['given_name'],
+          },
+        ],
         required_predicates: [{ attribute: 'gpa', operator: '>=', value: 3 }],
         purpose: 'Hiring',
       })
@@ -338,9 +421,18 @@ describe('VCDM 2.0 credentials secured with VC-JOSE-COSE (vc+jwt)', () => {
     const verified = async (jwts: string[], signer: DidClient = holder): Promise<Json> => {
       const created = await request()
       const vp = signPresentation(signer, { aud: verifier.did, nonce: created.request.nonce, credentials: jwts })
-      const submitted = await callAs(t.app, 'POST', '/api/verifier/presentations', verifierToken, { presentation_jwt: vp, request_id: created.request.id })
+      const submitted = await callAs(t.app, 'POST', '/api/verifier/presentations', verifierToken, {
+        presentation_jwt: vp,
+        request_id: created.request.id,
+      })
       assert.equal(submitted.statusCode, 201, submitted.body)
-      const res = await callAs(t.app, 'POST', `/api/verifier/presentations/${submitted.json().presentation.id}/verify`, verifierToken, { presentation_jwt: vp })
+      const res = await callAs(
+        t.app,
+        'POST',
+        `/api/verifier/presentations/${submitted.json().presentation.id}/verify`,
+        verifierToken,
+        { presentation_jwt: vp },
+      )
       assert.equal(res.statusCode, 200, res.body)
       return res.json().verification_result
     }
@@ -356,16 +448,29 @@ describe('VCDM 2.0 credentials secured with VC-JOSE-COSE (vc+jwt)', () => {
       const credential = await issue(issuer, schemaId)
       const tampered = await verified([tamper(credential.jwt, (p) => (p.credentialSubject.gpa = 4.0))])
       assert.equal(tampered.is_valid, false)
-      assert.ok(tampered.errors.some((e: string) => /issuer signature/.test(e)), tampered.errors.join('; '))
+      assert.ok(
+        tampered.errors.some((e: string) => /issuer signature/.test(e)),
+        tampered.errors.join('; '),
+      )
 
       const theirs = await verified([credential.jwt], other)
       assert.equal(theirs.is_valid, false)
-      assert.ok(theirs.errors.some((e: string) => /not to the holder/.test(e)), theirs.errors.join('; '))
+      assert.ok(
+        theirs.errors.some((e: string) => /not to the holder/.test(e)),
+        theirs.errors.join('; '),
+      )
 
-      assert.equal((await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/credentials/${credential.id}/revoke`, issuer.token)).statusCode, 200)
+      assert.equal(
+        (await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/credentials/${credential.id}/revoke`, issuer.token))
+          .statusCode,
+        200,
+      )
       const revoked = await verified([credential.jwt])
       assert.equal(revoked.is_valid, false)
-      assert.ok(revoked.errors.some((e: string) => /revoked/.test(e)), revoked.errors.join('; '))
+      assert.ok(
+        revoked.errors.some((e: string) => /revoked/.test(e)),
+        revoked.errors.join('; '),
+      )
     })
   })
 
@@ -384,11 +489,19 @@ describe('VCDM 2.0 credentials secured with VC-JOSE-COSE (vc+jwt)', () => {
       iss: outsider.did,
       ...properties,
     }
-    const jwt = new SignJWT(payload).setProtectedHeader({ alg: 'EdDSA', typ: 'vc+jwt', kid: `${outsider.did}#${fragment}` }).setIssuedAt(now)
+    const jwt = new SignJWT(payload)
+      .setProtectedHeader({ alg: 'EdDSA', typ: 'vc+jwt', kid: `${outsider.did}#${fragment}` })
+      .setIssuedAt(now)
     if (exp !== undefined) jwt.setExpirationTime(exp)
     return jwt.sign(outsider.privateKey)
   }
-  const importJwt = (jwt: string) => t.app.inject({ method: 'POST', url: `/api/wallet/${holder.did}/credentials/import`, headers: bearer(holderToken), payload: { credential_jwt: jwt } })
+  const importJwt = (jwt: string) =>
+    t.app.inject({
+      method: 'POST',
+      url: `/api/wallet/${holder.did}/credentials/import`,
+      headers: bearer(holderToken),
+      payload: { credential_jwt: jwt },
+    })
 
   it('a wallet imports a vc+jwt an outside issuer made with jose, and refuses it tampered, for someone else or claiming another issuer', async () => {
     const jwt = await outsideCredential()
@@ -401,22 +514,39 @@ describe('VCDM 2.0 credentials secured with VC-JOSE-COSE (vc+jwt)', () => {
     assert.equal(imported.credential_type, 'ExternalBadge')
     assert.deepEqual(imported.credential_data, { badge: 'gold', level: 3 })
     assert.equal(imported.jwt, jwt)
-    assert.equal(imported.credential_hash, createHash('sha256').update(canonicalize(decodeJwt(jwt))!).digest('hex'))
+    assert.equal(
+      imported.credential_hash,
+      createHash('sha256')
+        .update(canonicalize(decodeJwt(jwt))!)
+        .digest('hex'),
+    )
 
     const refusal = async (bad: string, reason: string) => {
       const refused = await importJwt(bad)
       assert.equal(refused.statusCode, 422, refused.body)
       assert.equal(refused.json().details.reason, reason)
     }
-    await refusal(tamper(await outsideCredential(), (p) => (p.credentialSubject.level = 9)), 'signature')
+    await refusal(
+      tamper(await outsideCredential(), (p) => (p.credentialSubject.level = 9)),
+      'signature',
+    )
     await refusal(await outsideCredential({}, other.did), 'subject')
     await refusal(await outsideCredential({ issuer: issuer.did }), 'issuer')
-    await refusal(await outsideCredential({ validFrom: new Date(Date.now() + 86_400_000).toISOString() }), 'not_yet_valid')
+    await refusal(
+      await outsideCredential({ validFrom: new Date(Date.now() + 86_400_000).toISOString() }),
+      'not_yet_valid',
+    )
     await refusal(await outsideCredential({ '@context': ['https://www.w3.org/2018/credentials/v1'] }), 'malformed')
   })
 
   it("reads an outside issuer's status list published as a VCDM 2.0 vc+jwt: imports while the bit is clear, refuses once it is set", async () => {
-    const credentialStatus = (index: number) => ({ id: `${OUTSIDE_LIST}#${index}`, type: 'BitstringStatusListEntry', statusPurpose: 'revocation', statusListIndex: String(index), statusListCredential: OUTSIDE_LIST })
+    const credentialStatus = (index: number) => ({
+      id: `${OUTSIDE_LIST}#${index}`,
+      type: 'BitstringStatusListEntry',
+      statusPurpose: 'revocation',
+      statusListIndex: String(index),
+      statusListCredential: OUTSIDE_LIST,
+    })
     const active = await importJwt(await outsideCredential({ credentialStatus: credentialStatus(4242) }))
     assert.equal(active.statusCode, 201, active.body)
     assert.equal(active.json().credential.status, 'active')

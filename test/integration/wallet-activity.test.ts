@@ -9,7 +9,12 @@ import { foreignCredential, multipart, PDF_BYTES } from '../helpers/wallet-fixtu
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>
 
-const SCHEMA = { name: 'Pass', version: '1', attributes: [{ name: 'holder_name', data_type: 'string', required: true }], anonymous_credentials: false }
+const SCHEMA = {
+  name: 'Pass',
+  version: '1',
+  attributes: [{ name: 'holder_name', data_type: 'string', required: true }],
+  anonymous_credentials: false,
+}
 
 /**
  * One known sequence of wallet events, then the log and the statistics it must produce:
@@ -37,23 +42,63 @@ describe('wallet activities and statistics', () => {
       return JSON.parse(res.body) as Json
     }
     const issue = async (extra: Json = {}) =>
-      ok(await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, { credential_type: 'Pass', schema_id: schemaId, subject_did: holder.did, attributes: { holder_name: 'H' }, ...extra }), 201).credential.id as string
+      ok(
+        await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, {
+          credential_type: 'Pass',
+          schema_id: schemaId,
+          subject_did: holder.did,
+          attributes: { holder_name: 'H' },
+          ...extra,
+        }),
+        201,
+      ).credential.id as string
     const importJwt = async (type: string) =>
-      ok(await callAs(t.app, 'POST', `/api/wallet/${holder.did}/credentials/import`, holderToken, { credential_jwt: foreignCredential(external, { subject: holder.did, type }) }), 201).credential.id as string
+      ok(
+        await callAs(t.app, 'POST', `/api/wallet/${holder.did}/credentials/import`, holderToken, {
+          credential_jwt: foreignCredential(external, { subject: holder.did, type }),
+        }),
+        201,
+      ).credential.id as string
 
     ids.a = await issue()
     ids.b = await issue()
     ids.e = await issue({ expiration_date: new Date(clock.now().getTime() + 3600_000).toISOString() })
-    ids.request = ok(await callAs(t.app, 'POST', '/api/wallet/credential-request', holderToken, { issuer_did: issuer.did, schema_id: schemaId, credential_type: 'Pass' }), 201).request.id
+    ids.request = ok(
+      await callAs(t.app, 'POST', '/api/wallet/credential-request', holderToken, {
+        issuer_did: issuer.did,
+        schema_id: schemaId,
+        credential_type: 'Pass',
+      }),
+      201,
+    ).request.id
     ids.c = await importJwt('ExternalBadge')
     ids.d = await importJwt('ExternalBadge')
-    const share = ok(await callAs(t.app, 'POST', `/api/wallet/${holder.did}/credentials/share`, holderToken, { credential_id: ids.a }), 201).share
+    const share = ok(
+      await callAs(t.app, 'POST', `/api/wallet/${holder.did}/credentials/share`, holderToken, { credential_id: ids.a }),
+      201,
+    ).share
     ids.share = share.id
     ok(await t.app.inject({ method: 'GET', url: new URL(share.share_url).pathname }), 200)
     ok(await callAs(t.app, 'POST', `/api/wallet/${holder.did}/shares/${share.id}/revoke`, holderToken), 200)
-    ok(await callAs(t.app, 'POST', `/api/wallet/${holder.did}/credentials/${ids.b}/revoke`, holderToken, { reason: 'no longer needed' }), 200)
-    const { payload, headers } = multipart([{ name: 'label', value: 'transcript' }, { name: 'file', filename: 't.pdf', contentType: 'application/pdf', data: PDF_BYTES }])
-    ids.evidence = ok(await t.app.inject({ method: 'POST', url: `/api/wallet/${holder.did}/evidence/upload`, headers: { ...headers, ...bearer(holderToken) }, payload }), 201).record.id
+    ok(
+      await callAs(t.app, 'POST', `/api/wallet/${holder.did}/credentials/${ids.b}/revoke`, holderToken, {
+        reason: 'no longer needed',
+      }),
+      200,
+    )
+    const { payload, headers } = multipart([
+      { name: 'label', value: 'transcript' },
+      { name: 'file', filename: 't.pdf', contentType: 'application/pdf', data: PDF_BYTES },
+    ])
+    ids.evidence = ok(
+      await t.app.inject({
+        method: 'POST',
+        url: `/api/wallet/${holder.did}/evidence/upload`,
+        headers: { ...headers, ...bearer(holderToken) },
+        payload,
+      }),
+      201,
+    ).record.id
     ok(await callAs(t.app, 'DELETE', `/api/wallet/${holder.did}/credentials/${ids.c}`, holderToken), 200)
     // The issuer revokes A (logged for the holder: its status in the wallet changes); time passes
     // beyond E's expiry (not an event).
@@ -102,7 +147,10 @@ describe('wallet activities and statistics', () => {
     assert.ok(ascIds.every((id: bigint, i: number) => i === 0 || id > ascIds[i - 1]!))
 
     const desc = await activities()
-    assert.deepEqual(desc.data.map((e: Json) => e.id), [...asc.data].reverse().map((e: Json) => e.id))
+    assert.deepEqual(
+      desc.data.map((e: Json) => e.id),
+      [...asc.data].reverse().map((e: Json) => e.id),
+    )
   })
 
   it('paginates with the cursor in either order, and filters by type and credential', async () => {
@@ -114,17 +162,35 @@ describe('wallet activities and statistics', () => {
       all.push(...page.data.map((e: Json) => e.type))
       cursor = page.next_cursor
     } while (cursor)
-    assert.deepEqual(all, EXPECTED.map(([type]) => type))
+    assert.deepEqual(
+      all,
+      EXPECTED.map(([type]) => type),
+    )
     const first = await activities('?limit=2')
     const second = await activities(`?limit=2&cursor=${first.next_cursor}`)
-    assert.deepEqual(second.data.map((e: Json) => e.type), ['evidence_uploaded', 'credential_withdrawn'])
+    assert.deepEqual(
+      second.data.map((e: Json) => e.type),
+      ['evidence_uploaded', 'credential_withdrawn'],
+    )
 
     assert.equal((await activities('?type=credential_received')).count, 3)
     const forA = await activities(`?order=asc&credential_id=${encodeURIComponent(ids.a!)}`)
-    assert.deepEqual(forA.data.map((e: Json) => e.type), ['credential_received', 'credential_shared', 'share_accessed', 'share_revoked', 'credential_revoked'])
-    assert.equal((await callAs(t.app, 'GET', `/api/wallet/${holder.did}/activities?cursor=abc`, holderToken)).statusCode, 400)
-    assert.equal((await callAs(t.app, 'GET', `/api/wallet/${holder.did}/activities?order=sideways`, holderToken)).statusCode, 400)
-    assert.equal((await callAs(t.app, 'GET', `/api/wallet/${holder.did}/activities?limit=0`, holderToken)).statusCode, 400)
+    assert.deepEqual(
+      forA.data.map((e: Json) => e.type),
+      ['credential_received', 'credential_shared', 'share_accessed', 'share_revoked', 'credential_revoked'],
+    )
+    assert.equal(
+      (await callAs(t.app, 'GET', `/api/wallet/${holder.did}/activities?cursor=abc`, holderToken)).statusCode,
+      400,
+    )
+    assert.equal(
+      (await callAs(t.app, 'GET', `/api/wallet/${holder.did}/activities?order=sideways`, holderToken)).statusCode,
+      400,
+    )
+    assert.equal(
+      (await callAs(t.app, 'GET', `/api/wallet/${holder.did}/activities?limit=0`, holderToken)).statusCode,
+      400,
+    )
   })
 
   it('is append-only in the database too', async () => {
@@ -153,7 +219,18 @@ describe('wallet activities and statistics', () => {
     assert.deepEqual(s.credential_requests, { total: 1, by_status: { pending: 1 } })
     assert.deepEqual(s.presentations, { total: 0, by_status: {} })
     assert.equal(s.activities.total, EXPECTED.length)
-    assert.deepEqual(s.activities.by_type, { credential_received: 3, credential_request_created: 1, credential_imported: 2, credential_shared: 1, share_accessed: 1, share_revoked: 1, credential_withdrawn: 1, evidence_uploaded: 1, credential_deleted: 1, credential_revoked: 1 })
+    assert.deepEqual(s.activities.by_type, {
+      credential_received: 3,
+      credential_request_created: 1,
+      credential_imported: 2,
+      credential_shared: 1,
+      share_accessed: 1,
+      share_revoked: 1,
+      credential_withdrawn: 1,
+      evidence_uploaded: 1,
+      credential_deleted: 1,
+      credential_revoked: 1,
+    })
     assert.ok(s.activities.last_activity_at)
 
     const empty = (await callAs(t.app, 'GET', `/api/wallet/${other.did}/statistics`, otherToken)).json().statistics
@@ -162,7 +239,7 @@ describe('wallet activities and statistics', () => {
     assert.equal(empty.activities.last_activity_at, null)
   })
 
-  it('401 without a token, 403 for another DID; another holder\'s log is empty', async () => {
+  it("401 without a token, 403 for another DID; another holder's log is empty", async () => {
     for (const path of ['activities', 'statistics']) {
       assert.equal((await t.app.inject({ method: 'GET', url: `/api/wallet/${holder.did}/${path}` })).statusCode, 401)
       assert.equal((await callAs(t.app, 'GET', `/api/wallet/${holder.did}/${path}`, otherToken)).statusCode, 403)

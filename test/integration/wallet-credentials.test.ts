@@ -5,8 +5,27 @@ import { callAs, IssuerActor } from '../helpers/issuer-setup.js'
 import { createTestApp, type TestApp } from '../helpers/test-app.js'
 import { foreignCredential } from '../helpers/wallet-fixtures.js'
 
-const SCHEMA = { name: 'Pass', version: '1', attributes: [{ name: 'holder_name', data_type: 'string', required: true }, { name: 'level', data_type: 'number' }] }
-const LISTING_FIELDS = ['id', 'issuer_did', 'issuer_name', 'credential_type', 'credential_preview', 'credential_data', 'ipfs_hash', 'status', 'signature_type', 'evidence_attachments', 'extensions']
+const SCHEMA = {
+  name: 'Pass',
+  version: '1',
+  attributes: [
+    { name: 'holder_name', data_type: 'string', required: true },
+    { name: 'level', data_type: 'number' },
+  ],
+}
+const LISTING_FIELDS = [
+  'id',
+  'issuer_did',
+  'issuer_name',
+  'credential_type',
+  'credential_preview',
+  'credential_data',
+  'ipfs_hash',
+  'status',
+  'signature_type',
+  'evidence_attachments',
+  'extensions',
+]
 
 describe('wallet credentials', () => {
   let t: TestApp
@@ -23,16 +42,31 @@ describe('wallet credentials', () => {
     const schemaId = await issuer.schema(t.app, SCHEMA)
     holderToken = await holder.login(t.app)
     otherToken = await other.login(t.app)
-    for (const [subject, level] of [[holder.did, 1], [holder.did, 2], [holder.did, 3], [other.did, 9]] as const) {
-      const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, { credential_type: 'Pass', schema_id: schemaId, subject_did: subject, attributes: { holder_name: 'H', level } })
+    for (const [subject, level] of [
+      [holder.did, 1],
+      [holder.did, 2],
+      [holder.did, 3],
+      [other.did, 9],
+    ] as const) {
+      const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, {
+        credential_type: 'Pass',
+        schema_id: schemaId,
+        subject_did: subject,
+        attributes: { holder_name: 'H', level },
+      })
       assert.equal(res.statusCode, 201, res.body)
       if (subject === holder.did) ids.push(res.json().credential.id)
     }
   })
   after(() => t.close())
-  const list = (query = '', did = holder.did, token = holderToken) => t.app.inject({ method: 'GET', url: `/api/wallet/${did}/credentials${query}`, headers: { ...bearer(token), 'x-user-did': holder.did } })
+  const list = (query = '', did = holder.did, token = holderToken) =>
+    t.app.inject({
+      method: 'GET',
+      url: `/api/wallet/${did}/credentials${query}`,
+      headers: { ...bearer(token), 'x-user-did': holder.did },
+    })
 
-  it('lists exactly the holder\'s credentials with the spec fields, count and normalised query_did', async () => {
+  it("lists exactly the holder's credentials with the spec fields, count and normalised query_did", async () => {
     const res = await list()
     assert.equal(res.statusCode, 200, res.body)
     const body = res.json()
@@ -74,7 +108,10 @@ describe('wallet credentials', () => {
     const url = (id: string, did = holder.did) => `/api/wallet/${did}/credentials/${id}`
     // Someone else's credential, or an unknown one: 404; another DID's wallet: 403.
     assert.equal((await callAs(t.app, 'DELETE', url(ids[0]!, other.did), otherToken)).statusCode, 404)
-    assert.equal((await callAs(t.app, 'DELETE', url('aly:00000000-0000-4000-8000-000000000000'), holderToken)).statusCode, 404)
+    assert.equal(
+      (await callAs(t.app, 'DELETE', url('aly:00000000-0000-4000-8000-000000000000'), holderToken)).statusCode,
+      404,
+    )
     assert.equal((await callAs(t.app, 'DELETE', url(ids[0]!), otherToken)).statusCode, 403)
     const res = await callAs(t.app, 'DELETE', url(ids[0]!), holderToken)
     assert.equal(res.statusCode, 200, res.body)
@@ -83,15 +120,23 @@ describe('wallet credentials', () => {
     const remaining = (await list()).json().data.map((c: { id: string }) => c.id)
     assert.ok(!remaining.includes(ids[0]))
     assert.equal(remaining.length, 2)
-    const issuerView = (await callAs(t.app, 'GET', `/api/issuer/${issuer.did}/credentials/${ids[0]}`, issuer.token)).json().credential
+    const issuerView = (
+      await callAs(t.app, 'GET', `/api/issuer/${issuer.did}/credentials/${ids[0]}`, issuer.token)
+    ).json().credential
     assert.equal(issuerView.status, 'active')
     assert.equal(issuerView.revoked_at, null)
   })
 
   it('shows a revocation by the issuer', async () => {
-    assert.equal((await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/credentials/${ids[1]}/revoke`, issuer.token)).statusCode, 200)
+    assert.equal(
+      (await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/credentials/${ids[1]}/revoke`, issuer.token)).statusCode,
+      200,
+    )
     const revoked = (await list('?status=revoked')).json()
-    assert.deepEqual(revoked.data.map((c: { id: string }) => c.id), [ids[1]])
+    assert.deepEqual(
+      revoked.data.map((c: { id: string }) => c.id),
+      [ids[1]],
+    )
   })
 })
 
@@ -113,18 +158,36 @@ describe('wallet listing pages over issued and imported credentials', () => {
   after(() => t.close())
 
   const issue = async () => {
-    const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, { credential_type: 'Pass', schema_id: schemaId, subject_did: holder.did, attributes: { holder_name: 'H' } })
+    const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, {
+      credential_type: 'Pass',
+      schema_id: schemaId,
+      subject_did: holder.did,
+      attributes: { holder_name: 'H' },
+    })
     assert.equal(res.statusCode, 201, res.body)
     return res.json().credential.id as string
   }
   const importOne = async () => {
-    const jwt = foreignCredential(external, { subject: holder.did, issuerName: 'Badge Co', attributes: { given_name: 'Ada' } })
-    const res = await t.app.inject({ method: 'POST', url: `/api/wallet/${holder.did}/credentials/import`, headers: bearer(holderToken), payload: { credential_jwt: jwt } })
+    const jwt = foreignCredential(external, {
+      subject: holder.did,
+      issuerName: 'Badge Co',
+      attributes: { given_name: 'Ada' },
+    })
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/wallet/${holder.did}/credentials/import`,
+      headers: bearer(holderToken),
+      payload: { credential_jwt: jwt },
+    })
     assert.equal(res.statusCode, 201, res.body)
     return res.json().credential.id as string
   }
   const page = async (cursor?: string) => {
-    const res = await t.app.inject({ method: 'GET', url: `/api/wallet/${holder.did}/credentials?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, headers: { ...bearer(holderToken), 'x-user-did': holder.did } })
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/api/wallet/${holder.did}/credentials?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      headers: { ...bearer(holderToken), 'x-user-did': holder.did },
+    })
     assert.equal(res.statusCode, 200, res.body)
     return res.json() as { data: { id: string }[]; next_cursor: string | null }
   }

@@ -33,7 +33,12 @@ class StatusListServer {
 
   entry(url: string, index: number) {
     if (!this.lists.has(url)) this.lists.set(url, new Uint8Array(16))
-    return { type: 'BitstringStatusListEntry', statusPurpose: 'revocation', statusListIndex: String(index), statusListCredential: url }
+    return {
+      type: 'BitstringStatusListEntry',
+      statusPurpose: 'revocation',
+      statusListIndex: String(index),
+      statusListCredential: url,
+    }
   }
 
   /** Bit 0 is the most significant bit of the first byte (Bitstring Status List v1.0 §3.2). */
@@ -48,9 +53,22 @@ class StatusListServer {
     const jwt = signJwt(this.issuer, {
       iss: this.issuer.did,
       iat: Math.floor(Date.now() / 1000),
-      vc: { type: ['VerifiableCredential', 'BitstringStatusListCredential'], issuer: this.issuer.did, credentialSubject: { type: 'BitstringStatusList', statusPurpose: 'revocation', encodedList: `u${gzipSync(bits).toString('base64url')}` } },
+      vc: {
+        type: ['VerifiableCredential', 'BitstringStatusListCredential'],
+        issuer: this.issuer.did,
+        credentialSubject: {
+          type: 'BitstringStatusList',
+          statusPurpose: 'revocation',
+          encodedList: `u${gzipSync(bits).toString('base64url')}`,
+        },
+      },
     })
-    return { status: 200, headers: { 'content-type': 'application/vc+jwt' }, body: new Uint8Array(Buffer.from(jwt)), url }
+    return {
+      status: 200,
+      headers: { 'content-type': 'application/vc+jwt' },
+      body: new Uint8Array(Buffer.from(jwt)),
+      url,
+    }
   }
 }
 
@@ -71,20 +89,32 @@ function importScene(refreshMs: string) {
     scene,
     server,
     async importWith(status: Record<string, unknown>): Promise<string> {
-      const res = await callAs(scene.t.app, 'POST', `/api/wallet/${holder.did}/credentials/import`, scene.token, { credential_jwt: foreignCredential(scene.external, { subject: holder.did, status }) })
+      const res = await callAs(scene.t.app, 'POST', `/api/wallet/${holder.did}/credentials/import`, scene.token, {
+        credential_jwt: foreignCredential(scene.external, { subject: holder.did, status }),
+      })
       assert.equal(res.statusCode, 201, res.body)
       assert.equal(res.json().credential.status, 'active')
       return res.json().credential.id
     },
     async statusOf(id: string): Promise<string> {
-      const res = await callAs(scene.t.app, 'GET', `/api/wallet/${holder.did}/credentials?source=imported&limit=200`, scene.token)
+      const res = await callAs(
+        scene.t.app,
+        'GET',
+        `/api/wallet/${holder.did}/credentials?source=imported&limit=200`,
+        scene.token,
+      )
       assert.equal(res.statusCode, 200, res.body)
       const entry = res.json().data.find((c: Json) => c.id === id)
       assert.ok(entry, `${id} is listed`)
       return entry.status
     },
     async revokedEntries(): Promise<Json[]> {
-      const res = await callAs(scene.t.app, 'GET', `/api/wallet/${holder.did}/activities?type=credential_revoked&limit=200`, scene.token)
+      const res = await callAs(
+        scene.t.app,
+        'GET',
+        `/api/wallet/${holder.did}/activities?type=credential_revoked&limit=200`,
+        scene.token,
+      )
       assert.equal(res.statusCode, 200, res.body)
       return res.json().data
     },
@@ -112,7 +142,10 @@ describe('status of imported credentials', () => {
     assert.equal(await statusOf(neighbour), 'active')
     assert.equal(await statusOf(unreadable), 'active', 'a list that cannot be read keeps the last known status')
     const entries = await revokedEntries()
-    assert.deepEqual(entries.map((e) => e.credential_id), [revokedLater])
+    assert.deepEqual(
+      entries.map((e) => e.credential_id),
+      [revokedLater],
+    )
     assert.equal(entries[0]!.details.source, 'imported')
     assert.equal(entries[0]!.details.issuer_did, scene.external.did)
 
@@ -131,10 +164,28 @@ describe('a refresher round', () => {
     const clock = new ManualClock(new Date(Date.now() + 3_600_000))
     const resolver = createDidResolver({ httpGet: server.httpGet, lookupLocal: async () => undefined })
     const { t } = scene
-    const status = new StatusChecker({ db: t.deps.database.db, publicBaseUrl: t.config.publicBaseUrl, httpGet: server.httpGet, resolver, formats: createFormatRegistry([vcJose, jwtVcJson]), issuerOf: async () => undefined })
-    const refresher = new ImportedStatusRefresher({ db: t.deps.database.db, status, formats: createFormatRegistry([jwtVcJson]), clock, intervalMs: 60_000, batchSize: 2 })
+    const status = new StatusChecker({
+      db: t.deps.database.db,
+      publicBaseUrl: t.config.publicBaseUrl,
+      httpGet: server.httpGet,
+      resolver,
+      formats: createFormatRegistry([vcJose, jwtVcJson]),
+      issuerOf: async () => undefined,
+    })
+    const refresher = new ImportedStatusRefresher({
+      db: t.deps.database.db,
+      status,
+      formats: createFormatRegistry([jwtVcJson]),
+      clock,
+      intervalMs: 60_000,
+      batchSize: 2,
+    })
     const url = 'https://status.example/lists/shared'
-    const ids = [await importWith(server.entry(url, 1)), await importWith(server.entry(url, 2)), await importWith(server.entry(url, 3))]
+    const ids = [
+      await importWith(server.entry(url, 1)),
+      await importWith(server.entry(url, 2)),
+      await importWith(server.entry(url, 3)),
+    ]
     server.revoke(url, 2)
 
     // Three due, two per round: two rounds, the shared list read once in each.
@@ -150,7 +201,10 @@ describe('a refresher round', () => {
     assert.equal((await refresher.refreshDue()).checked, 0)
     clock.advance(61_000)
     assert.deepEqual(await refresher.refreshDue(), { checked: 2, revoked: 0, unknown: 0 })
-    assert.deepEqual((await revokedEntries()).map((e) => e.credential_id), [ids[1]])
+    assert.deepEqual(
+      (await revokedEntries()).map((e) => e.credential_id),
+      [ids[1]],
+    )
   })
 })
 
@@ -167,14 +221,31 @@ describe('revocation of a credential issued here, in the holder activity log', (
 
   it('writes one credential_revoked entry for the holder, none on a second revocation', async () => {
     const holderToken = await holder.login(t.app)
-    const schemaId = await issuer.schema(t.app, { name: 'Card', version: '1', attributes: [{ name: 'n', data_type: 'string', required: true }], anonymous_credentials: false })
-    const issued = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, { credential_type: 'Card', schema_id: schemaId, subject_did: holder.did, attributes: { n: 'x' } })
+    const schemaId = await issuer.schema(t.app, {
+      name: 'Card',
+      version: '1',
+      attributes: [{ name: 'n', data_type: 'string', required: true }],
+      anonymous_credentials: false,
+    })
+    const issued = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, {
+      credential_type: 'Card',
+      schema_id: schemaId,
+      subject_did: holder.did,
+      attributes: { n: 'x' },
+    })
     assert.equal(issued.statusCode, 201, issued.body)
     const id = issued.json().credential.id
-    for (let i = 0; i < 2; i++) assert.equal((await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/credentials/${id}/revoke`, issuer.token)).statusCode, 200)
+    for (let i = 0; i < 2; i++)
+      assert.equal(
+        (await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/credentials/${id}/revoke`, issuer.token)).statusCode,
+        200,
+      )
     const res = await callAs(t.app, 'GET', `/api/wallet/${holder.did}/activities?type=credential_revoked`, holderToken)
     assert.equal(res.statusCode, 200, res.body)
     const entries = res.json().data
-    assert.deepEqual(entries.map((e: Json) => [e.credential_id, e.details.source, e.details.issuer_did]), [[id, 'issued', issuer.did]])
+    assert.deepEqual(
+      entries.map((e: Json) => [e.credential_id, e.details.source, e.details.issuer_did]),
+      [[id, 'issued', issuer.did]],
+    )
   })
 })

@@ -12,8 +12,25 @@ import { foreignCredential, signJwt, tamper } from '../helpers/wallet-fixtures.j
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>
 
-const SCHEMA = { name: 'Pass', version: '1', attributes: [{ name: 'holder_name', data_type: 'string', required: true }], anonymous_credentials: false }
-const LISTING_FIELDS = ['id', 'issuer_did', 'issuer_name', 'credential_type', 'credential_preview', 'credential_data', 'ipfs_hash', 'status', 'signature_type', 'evidence_attachments', 'extensions']
+const SCHEMA = {
+  name: 'Pass',
+  version: '1',
+  attributes: [{ name: 'holder_name', data_type: 'string', required: true }],
+  anonymous_credentials: false,
+}
+const LISTING_FIELDS = [
+  'id',
+  'issuer_did',
+  'issuer_name',
+  'credential_type',
+  'credential_preview',
+  'credential_data',
+  'ipfs_hash',
+  'status',
+  'signature_type',
+  'evidence_attachments',
+  'extensions',
+]
 
 describe('wallet import and holder-side revocation', () => {
   let t: TestApp
@@ -44,14 +61,24 @@ describe('wallet import and holder-side revocation', () => {
   after(() => t.close())
 
   const importJwt = (jwt: unknown, token = holderToken, did = holder.did) =>
-    t.app.inject({ method: 'POST', url: `/api/wallet/${did}/credentials/import`, headers: bearer(token), payload: { credential_jwt: jwt } })
+    t.app.inject({
+      method: 'POST',
+      url: `/api/wallet/${did}/credentials/import`,
+      headers: bearer(token),
+      payload: { credential_jwt: jwt },
+    })
   const list = async (token = holderToken, did = holder.did): Promise<Json> => {
     const res = await callAs(t.app, 'GET', `/api/wallet/${did}/credentials`, token)
     assert.equal(res.statusCode, 200, res.body)
     return res.json()
   }
   const issueLocal = async (subject = holder.did): Promise<{ id: string; jwt: string }> => {
-    const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, { credential_type: 'Pass', schema_id: schemaId, subject_did: subject, attributes: { holder_name: 'H' } })
+    const res = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, {
+      credential_type: 'Pass',
+      schema_id: schemaId,
+      subject_did: subject,
+      attributes: { holder_name: 'H' },
+    })
     assert.equal(res.statusCode, 201, res.body)
     return { id: res.json().credential.id, jwt: res.json().credential.jwt }
   }
@@ -63,7 +90,12 @@ describe('wallet import and holder-side revocation', () => {
   }
 
   it('imports a credential signed by an outside did:key issuer; it shows in the listing with the spec fields', async () => {
-    const jwt = foreignCredential(external, { subject: holder.did, issuerName: 'Badge Co', attributes: { given_name: 'Ada', level: 3, photo: { big: true } }, exp: Math.floor(Date.now() / 1000) + 86_400 })
+    const jwt = foreignCredential(external, {
+      subject: holder.did,
+      issuerName: 'Badge Co',
+      attributes: { given_name: 'Ada', level: 3, photo: { big: true } },
+      exp: Math.floor(Date.now() / 1000) + 86_400,
+    })
     const res = await importJwt(jwt)
     assert.equal(res.statusCode, 201, res.body)
     const body = res.json()
@@ -93,11 +125,18 @@ describe('wallet import and holder-side revocation', () => {
     // The same HPKE envelope as issued material: the holder's key opens it with any implementation.
     const keys = new DbKeyStore(t.deps.database.db, t.deps.masterKey)
     const [kemKey] = await keys.list(holder.did, 'holder-mlkem768')
-    const material = JSON.parse(Buffer.from(await openAsHolder(await keys.openPrivateKey(kemKey!.kid), JSON.parse(stored), holder.did, c.id)).toString())
+    const material = JSON.parse(
+      Buffer.from(
+        await openAsHolder(await keys.openPrivateKey(kemKey!.kid), JSON.parse(stored), holder.did, c.id),
+      ).toString(),
+    )
     assert.deepEqual([material.format, material.id, material.jwt], ['credential-material/v1', c.id, jwt])
 
     const listed = await list()
-    assert.deepEqual(listed.data.map((x: Json) => x.id), [c.id])
+    assert.deepEqual(
+      listed.data.map((x: Json) => x.id),
+      [c.id],
+    )
     assert.equal(listed.data[0].source, 'imported')
     // Nobody else sees it.
     assert.equal((await list(otherToken, other.did)).count, 0)
@@ -133,18 +172,30 @@ describe('wallet import and holder-side revocation', () => {
     refusal(await importJwt(foreignCredential(external, { subject: holder.did, exp: now - 3600 })), 'expired')
     refusal(await importJwt(foreignCredential(external, { subject: holder.did, nbf: now + 3600 })), 'not_yet_valid')
     // vc.issuer differs from the signer.
-    const claimed = foreignCredential(external, { subject: holder.did, vc: { type: ['VerifiableCredential', 'X'], issuer: issuer.did, credentialSubject: { id: holder.did } } })
+    const claimed = foreignCredential(external, {
+      subject: holder.did,
+      vc: { type: ['VerifiableCredential', 'X'], issuer: issuer.did, credentialSubject: { id: holder.did } },
+    })
     refusal(await importJwt(claimed), 'issuer')
   })
 
   it('refuses a credential its issuer revoked (422, revoked) and one whose status cannot be read', async () => {
     const local = await issueLocal()
-    assert.equal((await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/credentials/${local.id}/revoke`, issuer.token)).statusCode, 200)
+    assert.equal(
+      (await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/credentials/${local.id}/revoke`, issuer.token))
+        .statusCode,
+      200,
+    )
     const res = await importJwt(local.jwt)
     refusal(res, 'revoked')
     assert.match(res.json().message, /revoked/)
 
-    const status = { type: 'BitstringStatusListEntry', statusPurpose: 'revocation', statusListIndex: '7', statusListCredential: 'https://status.example/lists/1' }
+    const status = {
+      type: 'BitstringStatusListEntry',
+      statusPurpose: 'revocation',
+      statusListIndex: '7',
+      statusListCredential: 'https://status.example/lists/1',
+    }
     refusal(await importJwt(foreignCredential(external, { subject: holder.did, status })), 'status_unknown')
     assert.ok(remoteUrls.includes('https://status.example/lists/1'))
   })
@@ -152,7 +203,10 @@ describe('wallet import and holder-side revocation', () => {
   it('a credential issued here: 409 while in the wallet, restored under its own id after a delete', async () => {
     const local = await issueLocal()
     assert.equal((await importJwt(local.jwt)).statusCode, 409)
-    assert.equal((await callAs(t.app, 'DELETE', `/api/wallet/${holder.did}/credentials/${local.id}`, holderToken)).statusCode, 200)
+    assert.equal(
+      (await callAs(t.app, 'DELETE', `/api/wallet/${holder.did}/credentials/${local.id}`, holderToken)).statusCode,
+      200,
+    )
     assert.ok(!(await list()).data.some((c: Json) => c.id === local.id))
     const res = await importJwt(local.jwt)
     assert.equal(res.statusCode, 201, res.body)
@@ -167,10 +221,22 @@ describe('wallet import and holder-side revocation', () => {
   it('deletes an imported credential; it can then be imported again', async () => {
     const jwt = foreignCredential(external, { subject: holder.did, type: 'Deletable' })
     const first = (await importJwt(jwt)).json().credential
-    assert.equal((await callAs(t.app, 'DELETE', `/api/wallet/${holder.did}/credentials/${first.id}`, otherToken)).statusCode, 403)
-    assert.equal((await callAs(t.app, 'DELETE', `/api/wallet/${other.did}/credentials/${first.id}`, otherToken)).statusCode, 404)
-    assert.equal((await callAs(t.app, 'DELETE', `/api/wallet/${holder.did}/credentials/${first.id}`, holderToken)).statusCode, 200)
-    assert.equal((await callAs(t.app, 'DELETE', `/api/wallet/${holder.did}/credentials/${first.id}`, holderToken)).statusCode, 404)
+    assert.equal(
+      (await callAs(t.app, 'DELETE', `/api/wallet/${holder.did}/credentials/${first.id}`, otherToken)).statusCode,
+      403,
+    )
+    assert.equal(
+      (await callAs(t.app, 'DELETE', `/api/wallet/${other.did}/credentials/${first.id}`, otherToken)).statusCode,
+      404,
+    )
+    assert.equal(
+      (await callAs(t.app, 'DELETE', `/api/wallet/${holder.did}/credentials/${first.id}`, holderToken)).statusCode,
+      200,
+    )
+    assert.equal(
+      (await callAs(t.app, 'DELETE', `/api/wallet/${holder.did}/credentials/${first.id}`, holderToken)).statusCode,
+      404,
+    )
     const second = await importJwt(jwt)
     assert.equal(second.statusCode, 201, second.body)
     assert.notEqual(second.json().credential.id, first.id)
@@ -181,7 +247,10 @@ describe('wallet import and holder-side revocation', () => {
     const url = (id: string, did = holder.did) => `/api/wallet/${did}/credentials/${id}/revoke`
     assert.equal((await callAs(t.app, 'POST', url(local.id), otherToken)).statusCode, 403)
     assert.equal((await callAs(t.app, 'POST', url(local.id, other.did), otherToken)).statusCode, 404)
-    assert.equal((await callAs(t.app, 'POST', url('aly:00000000-0000-4000-8000-000000000000'), holderToken)).statusCode, 404)
+    assert.equal(
+      (await callAs(t.app, 'POST', url('aly:00000000-0000-4000-8000-000000000000'), holderToken)).statusCode,
+      404,
+    )
     assert.equal((await callAs(t.app, 'POST', url(local.id), holderToken, { reason: 42 })).statusCode, 400)
     const res = await callAs(t.app, 'POST', url(local.id), holderToken, { reason: 'lost my phone' })
     assert.equal(res.statusCode, 200, res.body)
@@ -191,7 +260,11 @@ describe('wallet import and holder-side revocation', () => {
     assert.ok(c.withdrawn_at)
     // The issuer's status is not the holder's to change.
     assert.equal(c.status, 'active')
-    assert.equal((await callAs(t.app, 'GET', `/api/issuer/${issuer.did}/credentials/${local.id}`, issuer.token)).json().credential.status, 'active')
+    assert.equal(
+      (await callAs(t.app, 'GET', `/api/issuer/${issuer.did}/credentials/${local.id}`, issuer.token)).json().credential
+        .status,
+      'active',
+    )
     assert.equal((await callAs(t.app, 'POST', url(local.id), holderToken)).statusCode, 409)
     assert.equal((await list()).data.find((x: Json) => x.id === local.id).withdrawn, true)
 
@@ -204,9 +277,19 @@ describe('wallet import and holder-side revocation', () => {
     })
     assert.equal(created.statusCode, 201, created.body)
     const request = created.json().request
-    assert.equal((await callAs(t.app, 'POST', '/api/wallet/presentation-requests', holderToken, { request_id: request.id })).statusCode, 201)
+    assert.equal(
+      (await callAs(t.app, 'POST', '/api/wallet/presentation-requests', holderToken, { request_id: request.id }))
+        .statusCode,
+      201,
+    )
     const vp = signPresentation(holder, { aud: verifier.did, nonce: request.nonce, credentials: [local.jwt] })
-    const approve = await callAs(t.app, 'POST', `/api/wallet/presentation-requests/${request.id}/approve`, holderToken, { credential_ids: [local.id], presentation_jwt: vp })
+    const approve = await callAs(
+      t.app,
+      'POST',
+      `/api/wallet/presentation-requests/${request.id}/approve`,
+      holderToken,
+      { credential_ids: [local.id], presentation_jwt: vp },
+    )
     assert.equal(approve.statusCode, 400, approve.body)
     assert.match(approve.json().message, /Not in your wallet/)
   })
@@ -217,24 +300,45 @@ describe('wallet import and holder-side revocation', () => {
     const created = await callAs(t.app, 'POST', '/api/verifier/requests', verifierToken, {
       verifier_did: verifier.did,
       presentation_type: 'BadgeCheck',
-      required_credentials: [{ credential_type: 'Presentable', issuer_did: external.did, required_attributes: ['given_name'] }],
+      required_credentials: [
+        { credential_type: 'Presentable', issuer_did: external.did, required_attributes: ['given_name'] },
+      ],
       purpose: 'Badge',
     })
     const request = created.json().request
     await callAs(t.app, 'POST', '/api/wallet/presentation-requests', holderToken, { request_id: request.id })
     const vp = signPresentation(holder, { aud: verifier.did, nonce: request.nonce, credentials: [jwt] })
-    const approve = await callAs(t.app, 'POST', `/api/wallet/presentation-requests/${request.id}/approve`, holderToken, { credential_ids: [imported.id], presentation_jwt: vp })
+    const approve = await callAs(
+      t.app,
+      'POST',
+      `/api/wallet/presentation-requests/${request.id}/approve`,
+      holderToken,
+      { credential_ids: [imported.id], presentation_jwt: vp },
+    )
     assert.equal(approve.statusCode, 201, approve.body)
   })
 
   it('checks the caller: no token 401, another DID 403, bad bodies 400', async () => {
     const jwt = foreignCredential(external, { subject: holder.did })
-    assert.equal((await t.app.inject({ method: 'POST', url: `/api/wallet/${holder.did}/credentials/import`, payload: { credential_jwt: jwt } })).statusCode, 401)
+    assert.equal(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: `/api/wallet/${holder.did}/credentials/import`,
+          payload: { credential_jwt: jwt },
+        })
+      ).statusCode,
+      401,
+    )
     assert.equal((await importJwt(jwt, otherToken)).statusCode, 403)
     assert.equal((await importJwt(undefined)).statusCode, 400)
     assert.equal((await importJwt(42)).statusCode, 400)
     assert.equal((await importJwt('')).statusCode, 400)
-    const noBody = await t.app.inject({ method: 'POST', url: `/api/wallet/${holder.did}/credentials/import`, headers: bearer(holderToken) })
+    const noBody = await t.app.inject({
+      method: 'POST',
+      url: `/api/wallet/${holder.did}/credentials/import`,
+      headers: bearer(holderToken),
+    })
     assert.equal(noBody.statusCode, 400)
   })
 })

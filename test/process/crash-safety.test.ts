@@ -114,7 +114,13 @@ describe('crash safety: SIGKILL under load, restart, nothing lost or half-writte
   }
 })
 
-async function crashScenario(ctx: TestContext, engineName: 'pglite' | 'postgres', chain: DevChain, deployment: Deployment, keyIndex: number): Promise<void> {
+async function crashScenario(
+  ctx: TestContext,
+  engineName: 'pglite' | 'postgres',
+  chain: DevChain,
+  deployment: Deployment,
+  keyIndex: number,
+): Promise<void> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'svc-crash-'))
   const engine = engineName === 'pglite' ? pgliteEngine(dataDir) : await postgresEngine()
   const receiver = await startHoldingReceiver()
@@ -129,7 +135,11 @@ async function crashScenario(ctx: TestContext, engineName: 'pglite' | 'postgres'
     OUTBOUND_TIMEOUT_MS: '3000',
     RATE_LIMIT_AUTH_PER_MINUTE: '100000',
     BBS_WORKERS: '1',
-    ...chainEnv(chain, deployment, keyIndex, { BLOCKCHAIN_POLL_MS: '100', BLOCKCHAIN_BATCH_WAIT_MS: '150', BLOCKCHAIN_BATCH_SIZE: '8' }),
+    ...chainEnv(chain, deployment, keyIndex, {
+      BLOCKCHAIN_POLL_MS: '100',
+      BLOCKCHAIN_BATCH_WAIT_MS: '150',
+      BLOCKCHAIN_BATCH_SIZE: '8',
+    }),
     // The service talks to the chain through the proxy.
     BLOCKCHAIN_RPC_URL: proxy.url,
     ...engine.env,
@@ -155,7 +165,8 @@ async function crashScenario(ctx: TestContext, engineName: 'pglite' | 'postgres'
     const exited = first.exited
     killer.trigger = () => {
       const loadOk = world.okCount - setUpOk
-      if (killed || loadOk < OK_BEFORE_KILL || proxy.held.size === 0 || receiver.held.size === 0 || api.inFlight < 2) return
+      if (killed || loadOk < OK_BEFORE_KILL || proxy.held.size === 0 || receiver.held.size === 0 || api.inFlight < 2)
+        return
       killed = true
       snapshot = { ok: loadOk, inFlight: api.inFlight, heldTx: [...proxy.held], heldEvents: [...receiver.held] }
       first.child.kill('SIGKILL')
@@ -181,7 +192,10 @@ async function crashScenario(ctx: TestContext, engineName: 'pglite' | 'postgres'
     }
     await Promise.all(Array.from({ length: WORKERS }, worker))
     assert.deepEqual(outcomes.refused, [], 'no request of the load was refused before the kill')
-    assert.ok(killed && snapshot, `the kill conditions were never met (2xx ${world.okCount - setUpOk}, chain sends ${proxy.sent.length}, deliveries ${receiver.deliveries.length})`)
+    assert.ok(
+      killed && snapshot,
+      `the kill conditions were never met (2xx ${world.okCount - setUpOk}, chain sends ${proxy.sent.length}, deliveries ${receiver.deliveries.length})`,
+    )
     assert.equal(await exited, null, 'killed by the signal')
     const deliveriesBeforeKill = receiver.deliveries.length
     phase('killed')
@@ -192,7 +206,9 @@ async function crashScenario(ctx: TestContext, engineName: 'pglite' | 'postgres'
       const control = await readFile(path.join(dataDir, 'pglite', 'global', 'pg_control'))
       assert.equal(control.readUInt32LE(16), 6, 'the killed PGlite was not shut down cleanly')
     }
-    ctx.diagnostic(`${engineName}: set-up 2xx ${setUpOk}; load 2xx before the kill ${snapshot.ok}, in flight ${snapshot.inFlight} (${outcomes.failedInFlight} cut off); chain tx held ${snapshot.heldTx.length}; callbacks held ${snapshot.heldEvents.length}`)
+    ctx.diagnostic(
+      `${engineName}: set-up 2xx ${setUpOk}; load 2xx before the kill ${snapshot.ok}, in flight ${snapshot.inFlight} (${outcomes.failedInFlight} cut off); chain tx held ${snapshot.heldTx.length}; callbacks held ${snapshot.heldEvents.length}`,
+    )
 
     // --- 2. Second life: restart on the same data, later ---------------------------------------
     const second = await startServer({ ...env, TEST_CLOCK_SHIFT_MS: String(SHIFT_MS) }, { preload: [CLOCK_SHIFT] })
@@ -203,11 +219,18 @@ async function crashScenario(ctx: TestContext, engineName: 'pglite' | 'postgres'
     const issuedAfter = await world.issue()
     await world.revoke(issuedAfter.id)
 
-    await waitFor('the chain outbox drained', async () => {
-      const { outbox } = (await api.ok('GET', '/api/blockchain/status')).data
-      return outbox.pending === 0 && outbox.sent === 0 && outbox.unbatched_credentials === 0
-    }, 30_000)
-    await waitFor('every callback event arrived', async () => (await missingEvents(api, world, receiver.deliveries)).length === 0)
+    await waitFor(
+      'the chain outbox drained',
+      async () => {
+        const { outbox } = (await api.ok('GET', '/api/blockchain/status')).data
+        return outbox.pending === 0 && outbox.sent === 0 && outbox.unbatched_credentials === 0
+      },
+      30_000,
+    )
+    await waitFor(
+      'every callback event arrived',
+      async () => (await missingEvents(api, world, receiver.deliveries)).length === 0,
+    )
     const jwks = (await api.ok('GET', '/api/callbacks/jwks')) as unknown as JSONWebKeySet
     phase('outboxes drained')
     second.child.kill('SIGTERM')
@@ -225,7 +248,9 @@ async function crashScenario(ctx: TestContext, engineName: 'pglite' | 'postgres'
     }
     phase('checked')
     ctx.diagnostic(`${engineName}: ${phases.join(', ')}`)
-    ctx.diagnostic(`${engineName}: deliveries ${receiver.deliveries.length} (${deliveriesBeforeKill} before the kill); chain transactions ${proxy.sent.length}`)
+    ctx.diagnostic(
+      `${engineName}: deliveries ${receiver.deliveries.length} (${deliveriesBeforeKill} before the kill); chain transactions ${proxy.sent.length}`,
+    )
   } catch (error) {
     for (const [n, s] of servers.entries()) ctx.diagnostic(`server ${n + 1} output (tail):\n${s.output().slice(-3000)}`)
     throw error

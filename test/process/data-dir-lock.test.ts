@@ -20,7 +20,12 @@ const root = path.resolve(import.meta.dirname, '../..')
 const USERS = 30
 
 async function login(url: string, holder: DidClient): Promise<string> {
-  const post = (route: string, body: unknown) => fetch(`${url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const post = (route: string, body: unknown) =>
+    fetch(`${url}${route}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
   const { challenge } = (await (await post('/api/auth/challenge', { did: holder.did })).json()) as { challenge: string }
   const res = await post('/api/auth/login', { did: holder.did, challenge, signature: holder.sign(challenge) })
   assert.equal(res.status, 200)
@@ -56,7 +61,12 @@ describe('one process per embedded DATA_DIR', () => {
     assert.ok(second.output.includes(dataDir), second.output)
     assert.doesNotMatch(second.output, /Server listening/)
 
-    const migrate = spawnSync('npm', ['run', '--silent', 'migrate'], { cwd: root, env: { ...process.env, DATA_DIR: dataDir }, encoding: 'utf8', timeout: 60_000 })
+    const migrate = spawnSync('npm', ['run', '--silent', 'migrate'], {
+      cwd: root,
+      env: { ...process.env, DATA_DIR: dataDir },
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
     assert.equal(migrate.status, 2, `${migrate.stdout}${migrate.stderr}`)
     assert.ok(migrate.stderr.includes(`in use by process ${first.child.pid}`), migrate.stderr)
 
@@ -65,7 +75,7 @@ describe('one process per embedded DATA_DIR', () => {
     assert.equal(tokens.length, USERS)
   })
 
-  it('restarts over a SIGKILLed server\'s stale lock with every acknowledged user there', async () => {
+  it("restarts over a SIGKILLed server's stale lock with every acknowledged user there", async () => {
     const killed = servers[0]!
     killed.child.kill('SIGKILL')
     await killed.exited
@@ -87,7 +97,10 @@ describe('one process per embedded DATA_DIR', () => {
   it('starts over a lock file naming a process that is gone', async () => {
     const gone = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' })
     await new Promise((resolve) => gone.on('exit', resolve))
-    await writeFile(lockFile, `${JSON.stringify({ pid: gone.pid, host: os.hostname(), started_at: new Date().toISOString(), token: 'crashed' })}\n`)
+    await writeFile(
+      lockFile,
+      `${JSON.stringify({ pid: gone.pid, host: os.hostname(), started_at: new Date().toISOString(), token: 'crashed' })}\n`,
+    )
     const server = await startServer({ DATA_DIR: dataDir })
     servers.push(server)
     assert.equal((await fetch(`${server.url}/api/health`)).status, 200)
@@ -100,7 +113,10 @@ describe('one process per embedded DATA_DIR', () => {
     const gone = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' })
     await new Promise((resolve) => gone.on('exit', resolve))
     const racers = Array.from({ length: 4 }, () => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/lock-racer.ts'], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] })
+      const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/lock-racer.ts'], {
+        cwd: root,
+        stdio: ['pipe', 'pipe', 'inherit'],
+      })
       const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]()
       const next = async () => String((await lines.next()).value)
       return { child, next, exited: new Promise((resolve) => child.on('exit', resolve)) }
@@ -112,12 +128,16 @@ describe('one process per embedded DATA_DIR', () => {
     // The window between judging a lock stale and replacing it is short: many rounds to hit it.
     for (let round = 0; round < 60; round++) {
       const dir = path.join(dataDir, `raced-${round}`)
-      await writeFile(`${dir}.lock`, `${JSON.stringify({ pid: gone.pid, host: os.hostname(), started_at: new Date().toISOString(), token: 'crashed' })}\n`)
+      await writeFile(
+        `${dir}.lock`,
+        `${JSON.stringify({ pid: gone.pid, host: os.hostname(), started_at: new Date().toISOString(), token: 'crashed' })}\n`,
+      )
       for (const racer of racers) racer.child.stdin!.write(`go ${dir}\n`)
       const answers = await Promise.all(racers.map((racer) => racer.next()))
       const winners = racers.filter((_, i) => answers[i] === 'won')
       assert.equal(winners.length, 1, `round ${round}:\n${answers.join('\n')}`)
-      for (const answer of answers.filter((a) => a !== 'won')) assert.match(answer, new RegExp(`^refused .*in use by process ${winners[0]!.child.pid}`))
+      for (const answer of answers.filter((a) => a !== 'won'))
+        assert.match(answer, new RegExp(`^refused .*in use by process ${winners[0]!.child.pid}`))
       for (const racer of racers) racer.child.stdin!.write('release\n')
       for (const racer of racers) assert.equal(await racer.next(), 'released')
       assert.equal(existsSync(`${dir}.lock`), false)

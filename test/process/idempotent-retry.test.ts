@@ -39,10 +39,19 @@ async function postgresDatabase(): Promise<{ env: Record<string, string>; dispos
 
 const engines: Array<'pglite' | 'postgres'> = ['pglite']
 if ((await postgresReachable(TEST_DATABASE_URL)) || process.env.CI) engines.push('postgres')
-else console.warn(`PostgreSQL at ${TEST_DATABASE_URL} is not reachable: the idempotent-retry test runs on embedded PGlite only.`)
+else
+  console.warn(
+    `PostgreSQL at ${TEST_DATABASE_URL} is not reachable: the idempotent-retry test runs on embedded PGlite only.`,
+  )
 
 /** POST with an Idempotency-Key over real HTTP; a connection the kill cut answers undefined. */
-async function keyedPost(base: string, url: string, token: string, key: string, payload: unknown): Promise<{ status: number; body: Json } | undefined> {
+async function keyedPost(
+  base: string,
+  url: string,
+  token: string,
+  key: string,
+  payload: unknown,
+): Promise<{ status: number; body: Json } | undefined> {
   try {
     const res = await fetch(`${base}${url}`, {
       method: 'POST',
@@ -55,12 +64,22 @@ async function keyedPost(base: string, url: string, token: string, key: string, 
   }
 }
 
-describe('Idempotency-Key: issuances retried with their keys after a SIGKILL yield one credential each', { concurrency: true }, () => {
+describe('Idempotency-Key: issuances retried with their keys after a SIGKILL yield one credential each', {
+  concurrency: true,
+}, () => {
   for (const engineName of engines) {
     it(`on ${engineName === 'pglite' ? 'embedded PGlite (DATA_DIR)' : 'PostgreSQL'}`, async () => {
       const dataDir = await mkdtemp(path.join(os.tmpdir(), 'svc-idem-'))
-      const database = engineName === 'postgres' ? await postgresDatabase() : { env: {}, dispose: async () => undefined }
-      const env = { DATA_DIR: dataDir, MASTER_KEY: randomBytes(32).toString('hex'), PUBLIC_BASE_URL: 'http://service.test', RATE_LIMIT_AUTH_PER_MINUTE: '100000', BBS_WORKERS: '1', ...database.env }
+      const database =
+        engineName === 'postgres' ? await postgresDatabase() : { env: {}, dispose: async () => undefined }
+      const env = {
+        DATA_DIR: dataDir,
+        MASTER_KEY: randomBytes(32).toString('hex'),
+        PUBLIC_BASE_URL: 'http://service.test',
+        RATE_LIMIT_AUTH_PER_MINUTE: '100000',
+        BBS_WORKERS: '1',
+        ...database.env,
+      }
       const servers: RunningServer[] = []
       try {
         // The first life holds each 201 a moment after its commit, so the kill finds some there.
@@ -70,7 +89,8 @@ describe('Idempotency-Key: issuances retried with their keys after a SIGKILL yie
         let api = new Api(first.url)
         let token = await api.login(issuer)
         await api.ok('POST', '/api/issuer', token, { name: 'Retry University' })
-        const schemaId = (await api.ok('POST', `/api/issuer/${issuer.did}/schemas`, token, JWT_DEGREE_SCHEMA)).schema.id as string
+        const schemaId = (await api.ok('POST', `/api/issuer/${issuer.did}/schemas`, token, JWT_DEGREE_SCHEMA)).schema
+          .id as string
         const issueUrl = `/api/issuer/${issuer.did}/issue`
         const requests = Array.from({ length: KEYS }, (_, i) => ({
           key: randomUUID(),
@@ -105,7 +125,8 @@ describe('Idempotency-Key: issuances retried with their keys after a SIGKILL yie
         servers.push(second)
         api = new Api(second.url)
         token = await api.login(issuer)
-        const listed = async () => new Set((await api.all(`/api/issuer/${issuer.did}/credentials`, token)).map((c) => c.id as string))
+        const listed = async () =>
+          new Set((await api.all(`/api/issuer/${issuer.did}/credentials`, token)).map((c) => c.id as string))
         const committedBeforeRetry = (await listed()).size
         const tried = requests.slice(0, sent)
         const retries = await Promise.all(tried.map((r) => keyedPost(second.url, issueUrl, token, r.key, r.body)))
@@ -119,15 +140,25 @@ describe('Idempotency-Key: issuances retried with their keys after a SIGKILL yie
         }
         // One credential per key: as many distinct credentials as keys sent, and no others.
         assert.equal(new Set(ids.values()).size, tried.length, 'each key has its own credential')
-        assert.deepEqual(await listed(), new Set(ids.values()), 'the issuer holds exactly the credentials the keys answered')
+        assert.deepEqual(
+          await listed(),
+          new Set(ids.values()),
+          'the issuer holds exactly the credentials the keys answered',
+        )
         // A second round of retries changes nothing.
         const again = await Promise.all(tried.map((r) => keyedPost(second.url, issueUrl, token, r.key, r.body)))
         for (const [i, res] of again.entries()) assert.equal(res?.body.credential.id, ids.get(tried[i]!.key))
         assert.equal((await listed()).size, tried.length)
-        assert.ok(committedBeforeRetry > firstAnswers.size, 'the kill left issuances committed whose client never saw the answer')
-        console.log(`${engineName}: ${tried.length} sent, ${firstAnswers.size} answered before the kill, ${committedBeforeRetry - firstAnswers.size} committed unanswered, ${tried.length - committedBeforeRetry} issued by their retry`)
+        assert.ok(
+          committedBeforeRetry > firstAnswers.size,
+          'the kill left issuances committed whose client never saw the answer',
+        )
+        console.log(
+          `${engineName}: ${tried.length} sent, ${firstAnswers.size} answered before the kill, ${committedBeforeRetry - firstAnswers.size} committed unanswered, ${tried.length - committedBeforeRetry} issued by their retry`,
+        )
       } finally {
-        for (const server of servers) if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL')
+        for (const server of servers)
+          if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL')
         await Promise.all(servers.map((s) => s.exited))
         await database.dispose()
         await rm(dataDir, { recursive: true, force: true })

@@ -19,6 +19,9 @@ describe('the server process and recorded settings', () => {
     assert.equal(await server.exited, 0)
     const refused = await runServerToExit({ DATA_DIR: dataDir, PORT: '0', PUBLIC_BASE_URL: 'http://second.example' })
     assert.equal(refused.code, 2, refused.output)
-    assert.match(refused.output, /Refusing to start: PUBLIC_BASE_URL is http:\/\/second\.example but this database was set up with http:\/\/first\.example/)
+    assert.match(
+      refused.output,
+      /Refusing to start: PUBLIC_BASE_URL is http:\/\/second\.example but this database was set up with http:\/\/first\.example/,
+    )
   })
 })

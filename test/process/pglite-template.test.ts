@@ -36,7 +36,10 @@ describe('PGlite template for new data directories', () => {
     const handle = await openDatabase({ pgliteDir, pgliteTemplate: template })
     try {
       const { rows } = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(handle.db)
-      assert.deepEqual(rows.map((row) => row.name), Object.keys(migrations).sort())
+      assert.deepEqual(
+        rows.map((row) => row.name),
+        Object.keys(migrations).sort(),
+      )
       // A real, writable database: the service's own tables are there and empty.
       const { rows: issuers } = await sql<{ n: number }>`select count(*)::int as n from issuers`.execute(handle.db)
       assert.equal(issuers[0]!.n, 0)
@@ -59,10 +62,16 @@ describe('PGlite template for new data directories', () => {
     try {
       await writeFile(manifestFile, JSON.stringify({ ...manifest, pglite: '0.0.1' }))
       assert.equal(await pgliteTemplateFor(fresh, dist), undefined, 'another PGlite version')
-      await writeFile(manifestFile, JSON.stringify({ ...manifest, migrations: [...manifest.migrations, '29991231T2359-from-the-future'] }))
+      await writeFile(
+        manifestFile,
+        JSON.stringify({ ...manifest, migrations: [...manifest.migrations, '29991231T2359-from-the-future'] }),
+      )
       assert.equal(await pgliteTemplateFor(fresh, dist), undefined, 'a migration unknown here')
       await writeFile(manifestFile, JSON.stringify({ ...manifest, migrations: manifest.migrations.slice(0, 3) }))
-      assert.ok((await pgliteTemplateFor(fresh, dist)) instanceof Blob, 'an older template is still good: the server migrates the rest')
+      assert.ok(
+        (await pgliteTemplateFor(fresh, dist)) instanceof Blob,
+        'an older template is still good: the server migrates the rest',
+      )
     } finally {
       await writeFile(manifestFile, JSON.stringify(manifest))
     }

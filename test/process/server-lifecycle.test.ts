@@ -22,8 +22,18 @@ describe('server process', () => {
   })
 
   async function login(url: string): Promise<string> {
-    const { challenge } = (await (await fetch(`${url}/api/auth/challenge`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ did: holder.did }) })).json()) as { challenge: string }
-    const res = await fetch(`${url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ did: holder.did, challenge, signature: holder.sign(challenge) }) })
+    const { challenge } = (await (
+      await fetch(`${url}/api/auth/challenge`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ did: holder.did }),
+      })
+    ).json()) as { challenge: string }
+    const res = await fetch(`${url}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ did: holder.did, challenge, signature: holder.sign(challenge) }),
+    })
     assert.equal(res.status, 200)
     return ((await res.json()) as { token: string }).token
   }
@@ -44,11 +54,15 @@ describe('server process', () => {
     const running = server!
     const body = JSON.stringify({ did: holder.did })
     const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = http.request(`${running.url}/api/auth/challenge`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        let text = ''
-        res.on('data', (c: Buffer) => (text += c.toString()))
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }))
-      })
+      const req = http.request(
+        `${running.url}/api/auth/challenge`,
+        { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        (res) => {
+          let text = ''
+          res.on('data', (c: Buffer) => (text += c.toString()))
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }))
+        },
+      )
       req.on('error', reject)
       // Half the body now, SIGTERM, the rest later: the request is in flight during shutdown.
       req.write(body.slice(0, 10))
@@ -80,8 +94,17 @@ describe('server process', () => {
   })
 
   it('refuses to start on bad configuration, naming the variable', async () => {
-    const secrets = { MASTER_KEY: 'secret-master-value-not-a-key', BLOCKCHAIN_PRIVATE_KEY: '0xsecret-chain-key-value', ADMIN_API_KEY: 'short-secret' }
-    const { code, output } = await runServerToExit({ DATA_DIR: dataDir, PORT: 'not-a-port', JWT_TTL_SECONDS: '-5', ...secrets })
+    const secrets = {
+      MASTER_KEY: 'secret-master-value-not-a-key',
+      BLOCKCHAIN_PRIVATE_KEY: '0xsecret-chain-key-value',
+      ADMIN_API_KEY: 'short-secret',
+    }
+    const { code, output } = await runServerToExit({
+      DATA_DIR: dataDir,
+      PORT: 'not-a-port',
+      JWT_TTL_SECONDS: '-5',
+      ...secrets,
+    })
     assert.equal(code, 2)
     assert.match(output, /PORT must be/)
     assert.match(output, /JWT_TTL_SECONDS must be/)
@@ -93,7 +116,11 @@ describe('server process', () => {
   })
 
   it('npm run migrate reports an up-to-date database', () => {
-    const result = spawnSync('npm', ['run', '--silent', 'migrate'], { cwd: path.resolve(import.meta.dirname, '../..'), env: { ...process.env, DATA_DIR: dataDir }, encoding: 'utf8' })
+    const result = spawnSync('npm', ['run', '--silent', 'migrate'], {
+      cwd: path.resolve(import.meta.dirname, '../..'),
+      env: { ...process.env, DATA_DIR: dataDir },
+      encoding: 'utf8',
+    })
     assert.equal(result.status, 0, result.stderr)
     assert.match(result.stdout, /up to date/)
   })

@@ -49,11 +49,18 @@ describe('server entry point', () => {
   })
 
   const old = olderNode()
-  it(`refuses a Node.js older than 24.7 before loading the service (${old ? `${old.path}, ${old.version}` : 'none installed'})`, { skip: old ? false : 'no Node.js older than 24.7 on this machine (TEST_OLD_NODE)' }, async () => {
+  it(`refuses a Node.js older than 24.7 before loading the service (${old ? `${old.path}, ${old.version}` : 'none installed'})`, {
+    skip: old ? false : 'no Node.js older than 24.7 on this machine (TEST_OLD_NODE)',
+  }, async () => {
     const dataDir = path.join(dir, 'old-node')
     const { code, output } = await runServerToExit({ DATA_DIR: dataDir, PORT: '0' }, 120_000, { node: old!.path })
     assert.equal(code, 2, output)
-    assert.match(output, new RegExp(`Node\\.js 24\\.7 or later is required \\(this is ${old!.version.replace(/\./g, '\\.')}\\); run it through npm`))
+    assert.match(
+      output,
+      new RegExp(
+        `Node\\.js 24\\.7 or later is required \\(this is ${old!.version.replace(/\./g, '\\.')}\\); run it through npm`,
+      ),
+    )
     // The message is the only output: no stack from an import the old runtime cannot load.
     assert.doesNotMatch(output, /SyntaxError|does not provide an export|at ModuleJob/)
     assert.equal(existsSync(dataDir), false, 'the service itself never ran')
@@ -61,9 +68,16 @@ describe('server entry point', () => {
 
   it('refuses a runtime that reports 24.6 with exit code 2 and the way out, before opening anything', async () => {
     const dataDir = path.join(dir, 'reported-old')
-    const { code, output } = await runServerToExit({ DATA_DIR: dataDir, PORT: '0', TEST_NODE_VERSION: '24.6.9' }, 120_000, { preload: [OLD_VERSION] })
+    const { code, output } = await runServerToExit(
+      { DATA_DIR: dataDir, PORT: '0', TEST_NODE_VERSION: '24.6.9' },
+      120_000,
+      { preload: [OLD_VERSION] },
+    )
     assert.equal(code, 2, output)
-    assert.equal(output.trim(), 'Node.js 24.7 or later is required (this is 24.6.9); run it through npm (npm start, npm test), which uses the Node.js that npm ci installed')
+    assert.equal(
+      output.trim(),
+      'Node.js 24.7 or later is required (this is 24.6.9); run it through npm (npm start, npm test), which uses the Node.js that npm ci installed',
+    )
     assert.equal(existsSync(dataDir), false, 'the service itself never ran')
   })
 
@@ -77,7 +91,8 @@ describe('server entry point', () => {
     it('names each phase with its duration, then the API, docs and console URLs, which answer', async () => {
       server = await startServer({ DATA_DIR: path.join(dir, 'data'), ...secrets })
       // The last line comes right after "listening": wait for it rather than for a time.
-      for (let i = 0; i < 200 && !/service ready/.test(server.output()); i++) await new Promise((resolve) => setTimeout(resolve, 50))
+      for (let i = 0; i < 200 && !/service ready/.test(server.output()); i++)
+        await new Promise((resolve) => setTimeout(resolve, 50))
       const lines = logLines(server.output())
       const phases = lines.filter((line) => line.phase !== undefined)
       assert.deepEqual(
@@ -89,7 +104,10 @@ describe('server entry point', () => {
       assert.equal(phases.find((line) => line.phase === 'adapters ready')?.content, 'embedded')
 
       const ready = lines.at(-1)!
-      assert.match(ready.msg, /^service ready in \d+\.\d s: API http:\/\/127\.0\.0\.1:\d+\/api, docs http:\/\/127\.0\.0\.1:\d+\/api\/docs, console http:\/\/127\.0\.0\.1:\d+\/app$/)
+      assert.match(
+        ready.msg,
+        /^service ready in \d+\.\d s: API http:\/\/127\.0\.0\.1:\d+\/api, docs http:\/\/127\.0\.0\.1:\d+\/api\/docs, console http:\/\/127\.0\.0\.1:\d+\/app$/,
+      )
       assert.equal(ready.api, `${server.url}/api`)
       assert.equal(ready.docs, `${server.url}/api/docs`)
       assert.equal(ready.console, `${server.url}/app`)
@@ -100,7 +118,8 @@ describe('server entry point', () => {
       // The console is served, or answers 503 while its bundle is not built: never a 404.
       assert.ok([200, 503].includes((await fetch(ready.console as string)).status))
 
-      for (const value of Object.values(secrets)) assert.ok(!server.output().includes(value), 'secrets stay out of the start-up log')
+      for (const value of Object.values(secrets))
+        assert.ok(!server.output().includes(value), 'secrets stay out of the start-up log')
     })
   })
 })

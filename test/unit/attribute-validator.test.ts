@@ -24,8 +24,15 @@ describe('attribute validation against a schema', () => {
 
   it('accepts values of every data type', () => {
     validators.check(schema, {
-      name: 'Alice', age: 30, member: true, born: '1990-01-31', mail: 'a@example.org', site: 'https://example.org',
-      photo: 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy', address: { city: 'X' }, tags: ['a'],
+      name: 'Alice',
+      age: 30,
+      member: true,
+      born: '1990-01-31',
+      mail: 'a@example.org',
+      site: 'https://example.org',
+      photo: 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy',
+      address: { city: 'X' },
+      tags: ['a'],
     })
   })
 
@@ -42,7 +49,11 @@ describe('attribute validation against a schema', () => {
       [{ name: 'A', age: 1, nickname: 'x' }, /"nickname" is not in the schema/],
     ]
     for (const [values, message] of cases) {
-      assert.throws(() => validators.check(schema, values), (e: unknown) => e instanceof ValidationError && message.test(e.message), JSON.stringify(values))
+      assert.throws(
+        () => validators.check(schema, values),
+        (e: unknown) => e instanceof ValidationError && message.test(e.message),
+        JSON.stringify(values),
+      )
     }
   })
 
@@ -53,7 +64,7 @@ describe('attribute validation against a schema', () => {
 })
 
 describe('attribute validators stay bounded', () => {
-  it('keeps at most its cache size of compiled schemas, in its cache and in Ajv\'s', () => {
+  it("keeps at most its cache size of compiled schemas, in its cache and in Ajv's", () => {
     const validators = new AttributeValidators()
     for (let i = 0; i < 1200; i++) {
       const versioned = { ...schema, id: `schema-${i}` }

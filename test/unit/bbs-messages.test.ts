@@ -1,13 +1,47 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { ABSENT, credentialMessages, ENCODED_RANGE, encodeIntegerValue, messageIndex, NUMBER_OFFSET, type AnonCredentialContent } from '../../src/crypto/bbs/bbs-messages.js'
+import {
+  ABSENT,
+  credentialMessages,
+  ENCODED_RANGE,
+  encodeIntegerValue,
+  messageIndex,
+  NUMBER_OFFSET,
+  type AnonCredentialContent,
+} from '../../src/crypto/bbs/bbs-messages.js'
 
 const META = ['@id', '@type', '@issuer', '@subject', '@schema', '@issued_at', '@expires_at', '@status', '@layout']
 
 const content: AnonCredentialContent = {
-  meta: { id: 'aly:1', type: 'Degree', issuer: 'did:example:issuer', subject: 'did:example:holder', schema_id: 'schema-1', issued_at: '2026-11-22T12:00:00.000Z' },
-  attributes: { name: 'Ada', gpa: 3.5, birth_date: '2001-02-03', active: true, address: { b: 1, a: 2 }, Zone: 'EU', tags: ['x', 1], _code: 'c' },
-  types: { name: 'string', gpa: 'number', birth_date: 'date', active: 'boolean', address: 'object', nickname: 'string', Zone: 'string', tags: 'array', _code: 'string' },
+  meta: {
+    id: 'aly:1',
+    type: 'Degree',
+    issuer: 'did:example:issuer',
+    subject: 'did:example:holder',
+    schema_id: 'schema-1',
+    issued_at: '2026-11-22T12:00:00.000Z',
+  },
+  attributes: {
+    name: 'Ada',
+    gpa: 3.5,
+    birth_date: '2001-02-03',
+    active: true,
+    address: { b: 1, a: 2 },
+    Zone: 'EU',
+    tags: ['x', 1],
+    _code: 'c',
+  },
+  types: {
+    name: 'string',
+    gpa: 'number',
+    birth_date: 'date',
+    active: 'boolean',
+    address: 'object',
+    nickname: 'string',
+    Zone: 'string',
+    tags: 'array',
+    _code: 'string',
+  },
 }
 
 const byName = (c: AnonCredentialContent) => Object.fromEntries(credentialMessages(c).map((m) => [m.name, m]))
@@ -16,7 +50,10 @@ describe('BBS message layout', () => {
   it('puts the meta slots first, then attributes in UTF-16 code-unit order (not the locale), absent ones as a marker', () => {
     const messages = credentialMessages(content)
     // Code units: 'Z' (0x5A) < '_' (0x5F) < 'a' (0x61); localeCompare would put "Zone" last.
-    assert.deepEqual(messages.map((m) => m.name), [...META, 'Zone', '_code', 'active', 'address', 'birth_date', 'gpa', 'name', 'nickname', 'tags'])
+    assert.deepEqual(
+      messages.map((m) => m.name),
+      [...META, 'Zone', '_code', 'active', 'address', 'birth_date', 'gpa', 'name', 'nickname', 'tags'],
+    )
     const m = byName(content)
     assert.deepEqual(m.nickname, { name: 'nickname', encoding: 'text', value: ABSENT })
     assert.deepEqual(m['@expires_at'], { name: '@expires_at', encoding: 'text', value: ABSENT })
@@ -49,7 +86,10 @@ describe('BBS message layout', () => {
     }
     assert.deepEqual(credentialMessages(reordered), credentialMessages(content))
     const sparse = credentialMessages({ ...content, attributes: { name: 'Ada' } })
-    assert.deepEqual(sparse.map((m) => m.name), credentialMessages(content).map((m) => m.name))
+    assert.deepEqual(
+      sparse.map((m) => m.name),
+      credentialMessages(content).map((m) => m.name),
+    )
     assert.equal(sparse.filter((m) => m.value === ABSENT).length, 10) // 8 attributes + expiry + status
   })
 
@@ -67,16 +107,21 @@ describe('BBS message layout', () => {
       ['non-JSON object', { attributes: { address: { n: Number.NaN } } }],
       ['non RFC 3339 time', { meta: { ...content.meta, issued_at: 'Nov 22 2026' } }],
     ]
-    for (const [label, change] of bad) assert.throws(() => credentialMessages({ ...content, ...change }), RangeError, label)
+    for (const [label, change] of bad)
+      assert.throws(() => credentialMessages({ ...content, ...change }), RangeError, label)
   })
 })
 
 describe('integer encodings', () => {
   it('keeps the order of numbers, negatives and decimals included', () => {
-    const values = [-56_294_995_342.1311, -1e9, -12.5, -1, -0.0002, -0.0001, 0, 0.0001, 1, 3.1415, 17.9999, 18, 18.0001, 1e9, 56_294_995_342.1311]
+    const values = [
+      -56_294_995_342.1311, -1e9, -12.5, -1, -0.0002, -0.0001, 0, 0.0001, 1, 3.1415, 17.9999, 18, 18.0001, 1e9,
+      56_294_995_342.1311,
+    ]
     const encoded = values.map((v) => encodeIntegerValue('number', v))
     for (let i = 1; i < encoded.length; i++) assert.ok(encoded[i - 1]! < encoded[i]!, `${values[i - 1]} < ${values[i]}`)
-    for (const e of encoded) assert.ok(Number.isSafeInteger(e) && e >= ENCODED_RANGE.number.min && e < ENCODED_RANGE.number.maxExclusive)
+    for (const e of encoded)
+      assert.ok(Number.isSafeInteger(e) && e >= ENCODED_RANGE.number.min && e < ENCODED_RANGE.number.maxExclusive)
     assert.equal(encodeIntegerValue('number', -0), encodeIntegerValue('number', 0))
   })
 
@@ -93,7 +138,17 @@ describe('integer encodings', () => {
   })
 
   it('refuses numbers it cannot encode exactly', () => {
-    for (const bad of [0.00001, 1.23456, 1e-7, 0.1 + 0.2, 56_294_995_342.1313, -6e10, 1e21, Number.NaN, Number.POSITIVE_INFINITY]) {
+    for (const bad of [
+      0.00001,
+      1.23456,
+      1e-7,
+      0.1 + 0.2,
+      56_294_995_342.1313,
+      -6e10,
+      1e21,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+    ]) {
       assert.throws(() => encodeIntegerValue('number', bad), RangeError, String(bad))
     }
     assert.throws(() => encodeIntegerValue('number', '18'), RangeError)

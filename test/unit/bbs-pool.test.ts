@@ -3,14 +3,35 @@ import { execFile } from 'node:child_process'
 import { after, describe, it } from 'node:test'
 import { promisify } from 'node:util'
 import { bbsVerificationMethodFields, decodeBbsVerificationMethod } from '../../src/crypto/bbs/bbs-key-text.js'
-import { credentialMessages, ENCODED_RANGE, encodeIntegerValue, messageIndex, type AnonCredentialContent } from '../../src/crypto/bbs/bbs-messages.js'
+import {
+  credentialMessages,
+  ENCODED_RANGE,
+  encodeIntegerValue,
+  messageIndex,
+  type AnonCredentialContent,
+} from '../../src/crypto/bbs/bbs-messages.js'
 import { createBbsPool } from '../../src/crypto/bbs/bbs-pool.js'
 import { base58btc } from 'multiformats/bases/base58'
 
 const content: AnonCredentialContent = {
-  meta: { id: 'aly:2', type: 'Membership', issuer: 'did:example:club', subject: 'did:example:member', schema_id: 'schema-2', issued_at: '2026-11-22T12:00:00.000Z' },
+  meta: {
+    id: 'aly:2',
+    type: 'Membership',
+    issuer: 'did:example:club',
+    subject: 'did:example:member',
+    schema_id: 'schema-2',
+    issued_at: '2026-11-22T12:00:00.000Z',
+  },
   attributes: { name: 'Ada', age: 30, since: '2020-05-01', country: 'NL', level: 'gold', score: -2.5 },
-  types: { name: 'string', age: 'number', since: 'date', country: 'string', level: 'string', score: 'number', nickname: 'string' },
+  types: {
+    name: 'string',
+    age: 'number',
+    since: 'date',
+    country: 'string',
+    level: 'string',
+    score: 'number',
+    nickname: 'string',
+  },
 }
 const LABEL = 'test/bbs-params/did:example:club'
 const utf8 = (s: string) => new TextEncoder().encode(s)
@@ -26,7 +47,11 @@ describe('BBS worker pool', () => {
   const issued = (async () => {
     const keys = await issuerPool.generateKeyPair(LABEL)
     const messages = credentialMessages(content)
-    return { ...keys, messages, signature: await issuerPool.sign({ secretKey: keys.secretKey, paramsLabel: LABEL, messages }) }
+    return {
+      ...keys,
+      messages,
+      signature: await issuerPool.sign({ secretKey: keys.secretKey, paramsLabel: LABEL, messages }),
+    }
   })()
 
   it('generates distinct key pairs of the published sizes', async () => {
@@ -48,7 +73,15 @@ describe('BBS worker pool', () => {
     assert.deepEqual(base58btc.baseDecode(multibase.slice(1)), Uint8Array.of(0xeb, 0x01, ...publicKey))
     const published = decodeBbsVerificationMethod(method)
     assert.ok(published)
-    assert.equal(await verifierPool.verify({ publicKey: published.publicKey, paramsLabel: published.paramsLabel, messages, signature }), true)
+    assert.equal(
+      await verifierPool.verify({
+        publicKey: published.publicKey,
+        paramsLabel: published.paramsLabel,
+        messages,
+        signature,
+      }),
+      true,
+    )
   })
 
   it('refuses a changed attribute, meta message, params label or key', async () => {
@@ -61,21 +94,36 @@ describe('BBS worker pool', () => {
     ]
     const stranger = await issuerPool.generateKeyPair(LABEL)
     const results = await Promise.all([
-      ...variants.map((changed) => verifierPool.verify({ publicKey, paramsLabel: LABEL, messages: changed, signature })),
+      ...variants.map((changed) =>
+        verifierPool.verify({ publicKey, paramsLabel: LABEL, messages: changed, signature }),
+      ),
       verifierPool.verify({ publicKey, paramsLabel: `${LABEL}-other`, messages, signature }),
       verifierPool.verify({ publicKey: stranger.publicKey, paramsLabel: LABEL, messages, signature }),
       verifierPool.verify({ publicKey: new Uint8Array(96), paramsLabel: LABEL, messages, signature }),
     ])
-    assert.deepEqual(results, results.map(() => false))
+    assert.deepEqual(
+      results,
+      results.map(() => false),
+    )
   })
 
   it('proves two revealed attributes and age >= 18 to an outsider, bound to the nonce', async () => {
     const { publicKey, messages, signature } = await issued
     const reveal = [messageIndex(content, 'name'), messageIndex(content, 'country')]
     const age = messageIndex(content, 'age')
-    const bounds = [{ index: age, min: encodeIntegerValue('number', 18), maxExclusive: ENCODED_RANGE.number.maxExclusive }]
+    const bounds = [
+      { index: age, min: encodeIntegerValue('number', 18), maxExclusive: ENCODED_RANGE.number.maxExclusive },
+    ]
     const nonce = utf8('verifier-nonce-1')
-    const derived = await issuerPool.deriveProof({ publicKey, paramsLabel: LABEL, messages, signature, reveal, bounds, nonce })
+    const derived = await issuerPool.deriveProof({
+      publicKey,
+      paramsLabel: LABEL,
+      messages,
+      signature,
+      reveal,
+      bounds,
+      nonce,
+    })
     // Only the two chosen attributes travel with the proof: not the age, nor anything else.
     assert.deepEqual(new Set(derived.revealed.map((r) => r.message.value)), new Set(['Ada', 'NL']))
     assert.equal(derived.messageCount, messages.length)
@@ -85,14 +133,27 @@ describe('BBS worker pool', () => {
     const [valid, wrongNonce, tampered, strongerClaim] = await Promise.all([
       verifierPool.verifyProof(check),
       verifierPool.verifyProof({ ...check, nonce: utf8('verifier-nonce-2') }),
-      verifierPool.verifyProof({ ...check, revealed: check.revealed.map((r) => (r.message.value === 'Ada' ? { ...r, message: { ...r.message, value: 'Eve' } } : r)) }),
+      verifierPool.verifyProof({
+        ...check,
+        revealed: check.revealed.map((r) =>
+          r.message.value === 'Ada' ? { ...r, message: { ...r.message, value: 'Eve' } } : r,
+        ),
+      }),
       verifierPool.verifyProof({ ...check, bounds: [{ ...bounds[0]!, min: encodeIntegerValue('number', 40) }] }),
     ])
-    assert.deepEqual({ valid, wrongNonce, tampered, strongerClaim }, { valid: true, wrongNonce: false, tampered: false, strongerClaim: false })
+    assert.deepEqual(
+      { valid, wrongNonce, tampered, strongerClaim },
+      { valid: true, wrongNonce: false, tampered: false, strongerClaim: false },
+    )
 
     // A predicate that does not hold cannot be proved; the error keeps its class across the thread.
-    const impossible = [{ index: age, min: encodeIntegerValue('number', 40), maxExclusive: ENCODED_RANGE.number.maxExclusive }]
-    await assert.rejects(issuerPool.deriveProof({ publicKey, paramsLabel: LABEL, messages, signature, reveal, bounds: impossible, nonce }), RangeError)
+    const impossible = [
+      { index: age, min: encodeIntegerValue('number', 40), maxExclusive: ENCODED_RANGE.number.maxExclusive },
+    ]
+    await assert.rejects(
+      issuerPool.deriveProof({ publicKey, paramsLabel: LABEL, messages, signature, reveal, bounds: impossible, nonce }),
+      RangeError,
+    )
   })
 
   it('fails only the tasks that fail or crash, replaces dead workers and keeps working', async () => {
@@ -106,13 +167,17 @@ describe('BBS worker pool', () => {
       sign(),
       sign(),
     ])
-    assert.deepEqual(outcomes.map((o) => o.status), ['rejected', 'fulfilled', 'rejected', 'rejected', 'fulfilled', 'fulfilled'])
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['rejected', 'fulfilled', 'rejected', 'rejected', 'fulfilled', 'fulfilled'],
+    )
     const reason = (i: number) => (outcomes[i] as PromiseRejectedResult).reason as Error
     assert.match(reason(0).message, /exited/)
     assert.equal(reason(2).name, 'RuntimeError')
     assert.ok(reason(3) instanceof RangeError)
     for (const o of outcomes) {
-      if (o.status === 'fulfilled') assert.equal(await verifierPool.verify({ publicKey, paramsLabel: LABEL, messages, signature: o.value }), true)
+      if (o.status === 'fulfilled')
+        assert.equal(await verifierPool.verify({ publicKey, paramsLabel: LABEL, messages, signature: o.value }), true)
     }
   })
 
@@ -123,7 +188,9 @@ describe('BBS worker pool', () => {
     const next = await pool.selfTest('threadId')
     assert.notEqual(next, first, 'a panicked WASM instance must not run the next task')
 
-    const tasks = [pool.generateKeyPair(LABEL), pool.generateKeyPair(LABEL), pool.generateKeyPair(LABEL)].map((t) => assert.rejects(t, /closed/))
+    const tasks = [pool.generateKeyPair(LABEL), pool.generateKeyPair(LABEL), pool.generateKeyPair(LABEL)].map((t) =>
+      assert.rejects(t, /closed/),
+    )
     await pool.close()
     await Promise.all(tasks)
     await assert.rejects(pool.generateKeyPair(LABEL), /closed/)
@@ -133,7 +200,11 @@ describe('BBS worker pool', () => {
     // A pool that is never closed: the process must print the result and then exit on its own.
     const script = `import { createBbsPool } from ${JSON.stringify(new URL('../../src/crypto/bbs/bbs-pool.ts', import.meta.url).href)}
 createBbsPool({ size: 1 }).generateKeyPair('x').then((k) => console.log('public key', k.publicKey.length))`
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { timeout: 30_000 })
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script],
+      { timeout: 30_000 },
+    )
     assert.equal(stdout.trim(), 'public key 96')
   })
 })

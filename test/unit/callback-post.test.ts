@@ -17,7 +17,8 @@ interface Hit {
 }
 
 const isValidation = (pattern: RegExp) => (e: unknown) => e instanceof ValidationError && pattern.test(e.message)
-const isUnavailable = (pattern: RegExp) => (e: unknown) => e instanceof DependencyUnavailableError && pattern.test(e.message)
+const isUnavailable = (pattern: RegExp) => (e: unknown) =>
+  e instanceof DependencyUnavailableError && pattern.test(e.message)
 const body = new Uint8Array(Buffer.from('{"id":"e1"}'))
 
 describe('createGuardedPost', () => {
@@ -64,7 +65,10 @@ describe('createGuardedPost', () => {
   const guarded: GuardedPostOptions = { allowPrivate: false, timeoutMs: 1000 }
 
   it('posts the exact bytes with the given headers and answers the status', async () => {
-    const res = await createGuardedPost(open)(`http://127.0.0.1:${port}/ok`, body, { 'content-type': 'application/json', 'x-event-id': 'e1' })
+    const res = await createGuardedPost(open)(`http://127.0.0.1:${port}/ok`, body, {
+      'content-type': 'application/json',
+      'x-event-id': 'e1',
+    })
     assert.equal(res.status, 204)
     const hit = hits.at(-1)!
     assert.equal(hit.url, '/ok')
@@ -91,25 +95,43 @@ describe('createGuardedPost', () => {
     await assert.rejects(post(`http://127.0.0.1:${port}/ok`, body, {}), isValidation(/loopback.*refused/))
     await assert.rejects(post(`http://[::ffff:127.0.0.1]:${port}/ok`, body, {}), isValidation(/IPv4-mapped loopback/))
     // A name is checked on what the socket is about to dial (DNS rebinding cannot slip past).
-    await assert.rejects(post(`http://localhost:${port}/ok`, body, {}), isValidation(/localhost resolves to a loopback/))
+    await assert.rejects(
+      post(`http://localhost:${port}/ok`, body, {}),
+      isValidation(/localhost resolves to a loopback/),
+    )
     const rebinding = createGuardedPost({ ...guarded, resolveHost: async () => [{ address: '127.0.0.1', family: 4 }] })
-    await assert.rejects(rebinding(`http://hooks.example.test:${port}/ok`, body, {}), isValidation(/hooks.example.test resolves to a loopback/))
-    const metadata = createGuardedPost({ ...guarded, resolveHost: async () => [{ address: '169.254.169.254', family: 4 }] })
+    await assert.rejects(
+      rebinding(`http://hooks.example.test:${port}/ok`, body, {}),
+      isValidation(/hooks.example.test resolves to a loopback/),
+    )
+    const metadata = createGuardedPost({
+      ...guarded,
+      resolveHost: async () => [{ address: '169.254.169.254', family: 4 }],
+    })
     await assert.rejects(metadata('http://metadata.test/latest', body, {}), isValidation(/link-local/))
     assert.equal(hits.length, before)
   })
 
-  it('keeps the path and query (often the receiver\'s secret) out of error messages', async () => {
+  it("keeps the path and query (often the receiver's secret) out of error messages", async () => {
     const post = createGuardedPost(guarded)
-    await assert.rejects(post(`http://127.0.0.1:${port}/ok?token=SECRET`, body, {}), (e: unknown) => e instanceof ValidationError && !e.message.includes('SECRET'))
-    await assert.rejects(post('http://[bad/ok?token=SECRET', body, {}), (e: unknown) => e instanceof ValidationError && !e.message.includes('SECRET'))
+    await assert.rejects(
+      post(`http://127.0.0.1:${port}/ok?token=SECRET`, body, {}),
+      (e: unknown) => e instanceof ValidationError && !e.message.includes('SECRET'),
+    )
+    await assert.rejects(
+      post('http://[bad/ok?token=SECRET', body, {}),
+      (e: unknown) => e instanceof ValidationError && !e.message.includes('SECRET'),
+    )
     const closed = http.createServer()
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
     const closedPort = (closed.address() as AddressInfo).port
     await new Promise((resolve) => closed.close(resolve))
     await assert.rejects(
       createGuardedPost(open)(`http://127.0.0.1:${closedPort}/x?token=SECRET`, body, {}),
-      (e: unknown) => e instanceof DependencyUnavailableError && /unreachable \(ECONNREFUSED\)/.test(e.message) && !e.message.includes('SECRET'),
+      (e: unknown) =>
+        e instanceof DependencyUnavailableError &&
+        /unreachable \(ECONNREFUSED\)/.test(e.message) &&
+        !e.message.includes('SECRET'),
     )
   })
 
@@ -122,7 +144,10 @@ describe('createGuardedPost', () => {
 
   it('times out a receiver that never answers', async () => {
     // The receiver never answers: only the limit, which the error names, can end the call.
-    await assert.rejects(createGuardedPost({ ...open, timeoutMs: 150 })(`http://127.0.0.1:${port}/hang`, body, {}), isUnavailable(/did not answer within 150 ms/))
+    await assert.rejects(
+      createGuardedPost({ ...open, timeoutMs: 150 })(`http://127.0.0.1:${port}/hang`, body, {}),
+      isUnavailable(/did not answer within 150 ms/),
+    )
   })
 
   it('takes the status once it arrived, even when the body stalls or never ends', async () => {

@@ -46,7 +46,12 @@ describe('CallbackSigner', () => {
   const clock = new ManualClock(new Date('2026-11-23T10:00:00.900Z'))
   const active = keyPair('key-active', 'active')
   const signer = new CallbackSigner(fakeKeys(active), clock)
-  const body = eventBodyBytes({ id: 'e-1', type: 'presentation.verified', created_at: '2026-11-23T10:00:00.000Z', data: { b: 1, a: 'ü' } })
+  const body = eventBodyBytes({
+    id: 'e-1',
+    type: 'presentation.verified',
+    created_at: '2026-11-23T10:00:00.000Z',
+    data: { b: 1, a: 'ü' },
+  })
 
   it('makes a detached JWS (RFC 7515 Appendix F) over the raw body, checked with node:crypto', async () => {
     const { signature, kid } = await signer.sign(body)
@@ -61,7 +66,10 @@ describe('CallbackSigner', () => {
       typ: CALLBACK_JWS_TYP,
     })
     const input = Buffer.from(`${protectedHeader}.${Buffer.from(body).toString('base64url')}`)
-    const publicKey: KeyObject = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(active.publicKey).toString('base64url') }, format: 'jwk' })
+    const publicKey: KeyObject = createPublicKey({
+      key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(active.publicKey).toString('base64url') },
+      format: 'jwk',
+    })
     assert.ok(verify(null, input, publicKey, Buffer.from(sig!, 'base64url')))
     const tampered = Buffer.from(`${protectedHeader}.${Buffer.from('{"id":"e-2"}').toString('base64url')}`)
     assert.ok(!verify(null, tampered, publicKey, Buffer.from(sig!, 'base64url')))
@@ -72,26 +80,57 @@ describe('CallbackSigner', () => {
     const [protectedHeader, , sig] = signature.split('.')
     const { keys } = await signer.jwks()
     const jwk = keys.find((k) => k.kid === 'key-active')!
-    const result = await flattenedVerify({ protected: protectedHeader!, payload: Buffer.from(body).toString('base64url'), signature: sig! }, await importJWK(jwk, 'EdDSA'), { algorithms: ['EdDSA'] })
+    const result = await flattenedVerify(
+      { protected: protectedHeader!, payload: Buffer.from(body).toString('base64url'), signature: sig! },
+      await importJWK(jwk, 'EdDSA'),
+      { algorithms: ['EdDSA'] },
+    )
     assert.deepEqual(new Uint8Array(result.payload), body)
   })
 
   it('lists the active key first, recently retired keys, not long-retired or non-Ed25519 ones', async () => {
     const recent = keyPair('key-recent', 'retired', new Date(clock.now().getTime() - 3600_000))
     const old = keyPair('key-old', 'retired', new Date(clock.now().getTime() - RETIRED_KEY_LISTED_MS - 1))
-    const bbs: PublicKeyInfo = { ...keyPair('key-bbs', 'retired', new Date(clock.now().getTime() - 1)), algorithm: 'Bls12381G2' }
+    const bbs: PublicKeyInfo = {
+      ...keyPair('key-bbs', 'retired', new Date(clock.now().getTime() - 1)),
+      algorithm: 'Bls12381G2',
+    }
     const { keys } = await new CallbackSigner(fakeKeys(active, [old, recent, bbs]), clock).jwks()
-    assert.deepEqual(keys.map((k) => k.kid), ['key-active', 'key-recent'])
-    assert.deepEqual(keys[0], { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(active.publicKey).toString('base64url'), kid: 'key-active', alg: 'EdDSA', use: 'sig' })
+    assert.deepEqual(
+      keys.map((k) => k.kid),
+      ['key-active', 'key-recent'],
+    )
+    assert.deepEqual(keys[0], {
+      kty: 'OKP',
+      crv: 'Ed25519',
+      x: Buffer.from(active.publicKey).toString('base64url'),
+      kid: 'key-active',
+      alg: 'EdDSA',
+      use: 'sig',
+    })
   })
 })
 
 describe('callback events', () => {
   it('accepts dotted lower-case types and refuses others', () => {
-    for (const type of ['presentation.submitted', 'presentation.verified', 'presentation.failed', 'presentation.rejected', 'a.b_c.d']) {
+    for (const type of [
+      'presentation.submitted',
+      'presentation.verified',
+      'presentation.failed',
+      'presentation.rejected',
+      'a.b_c.d',
+    ]) {
       assert.doesNotThrow(() => checkEvent({ url: 'https://example.com/hook', type, data: {} }))
     }
-    for (const type of ['presentation', 'Presentation.verified', 'presentation.', '.x', 'presentation.verified!', 'a.b-c', '']) {
+    for (const type of [
+      'presentation',
+      'Presentation.verified',
+      'presentation.',
+      '.x',
+      'presentation.verified!',
+      'a.b-c',
+      '',
+    ]) {
       assert.throws(() => checkEvent({ url: 'https://example.com/hook', type, data: {} }), ValidationError, type)
     }
   })
@@ -110,7 +149,10 @@ describe('callback events', () => {
     const a = eventBodyBytes({ id: 'e', type: 't.x', created_at: 'c', data: { z: 1, a: [1, { y: 2, b: 3 }] } })
     const b = eventBodyBytes({ data: { a: [1, { b: 3, y: 2 }], z: 1 }, created_at: 'c', type: 't.x', id: 'e' })
     assert.deepEqual(a, b)
-    assert.equal(Buffer.from(a).toString(), '{"created_at":"c","data":{"a":[1,{"b":3,"y":2}],"z":1},"id":"e","type":"t.x"}')
+    assert.equal(
+      Buffer.from(a).toString(),
+      '{"created_at":"c","data":{"a":[1,{"b":3,"y":2}],"z":1},"id":"e","type":"t.x"}',
+    )
   })
 })
 

@@ -4,7 +4,13 @@ import { randomBytes } from 'node:crypto'
 import { StandardMerkleTree } from '@openzeppelin/merkle-tree'
 import { concat, keccak256, type Address } from 'viem'
 import type { ChainClient, ChainContracts } from '../../src/adapters/chain/chain-client.js'
-import { batchLeaf, buildBatchTree, verifyInclusion, type BatchValue, type Hex32 } from '../../src/modules/blockchain/merkle.js'
+import {
+  batchLeaf,
+  buildBatchTree,
+  verifyInclusion,
+  type BatchValue,
+  type Hex32,
+} from '../../src/modules/blockchain/merkle.js'
 import { batchRegistry, isV1Batch, verifyV1Inclusion } from '../../src/modules/blockchain/merkle-v1.js'
 import { createRegistryCheck } from '../../src/modules/blockchain/registry-check.js'
 import { consentKey, normalizeHash } from '../../src/modules/blockchain/chain-keys.js'
@@ -74,10 +80,18 @@ describe('version-1 batches (read-only)', () => {
   })
 
   it('batches stored without a tree format are version 1 and live in the version-1 registry once configured', () => {
-    const contracts: ChainContracts = { credentialRegistry: addr('aa'), schemaRegistry: addr('bb'), consentRegistry: addr('cc') }
+    const contracts: ChainContracts = {
+      credentialRegistry: addr('aa'),
+      schemaRegistry: addr('bb'),
+      consentRegistry: addr('cc'),
+    }
     assert.equal(isV1Batch({ root: h(), size: 3 }), true)
     assert.equal(isV1Batch({ root: h(), size: 3, tree: 'standard-v1' }), false)
-    assert.equal(batchRegistry(contracts, { root: h(), size: 3 }), contracts.credentialRegistry, 'not upgraded yet: the one registry')
+    assert.equal(
+      batchRegistry(contracts, { root: h(), size: 3 }),
+      contracts.credentialRegistry,
+      'not upgraded yet: the one registry',
+    )
     const upgraded = { ...contracts, credentialRegistryV1: addr('dd') }
     assert.equal(batchRegistry(upgraded, { root: h(), size: 3 }), upgraded.credentialRegistryV1)
     assert.equal(batchRegistry(upgraded, { root: h(), size: 3, tree: 'standard-v1' }), upgraded.credentialRegistry)
@@ -85,15 +99,25 @@ describe('version-1 batches (read-only)', () => {
 })
 
 describe('registry check before anchoring standard batches', () => {
-  const client = (leaf: (v: BatchValue) => Promise<Hex32>) => ({ contracts: { credentialRegistry: addr('aa') }, credentialLeaf: (a: Hex32, b: Hex32) => leaf([a, b]) }) as unknown as ChainClient
+  const client = (leaf: (v: BatchValue) => Promise<Hex32>) =>
+    ({
+      contracts: { credentialRegistry: addr('aa') },
+      credentialLeaf: (a: Hex32, b: Hex32) => leaf([a, b]),
+    }) as unknown as ChainClient
 
   it('holds a registry that hashes leaves the version-1 way, reports it once, and passes one that hashes them as the tree does', async () => {
     const reports: string[] = []
-    const v1 = createRegistryCheck(client(async (v) => keccak256(concat(['0x00', v[0], v[1]]))), (r) => void reports.push(r))
+    const v1 = createRegistryCheck(
+      client(async (v) => keccak256(concat(['0x00', v[0], v[1]]))),
+      (r) => void reports.push(r),
+    )
     assert.equal(await v1(), false)
     assert.equal(await v1(), false)
     assert.deepEqual(reports, [addr('aa') as string])
-    const standard = createRegistryCheck(client(async (v) => batchLeaf(v)), (r) => void reports.push(r))
+    const standard = createRegistryCheck(
+      client(async (v) => batchLeaf(v)),
+      (r) => void reports.push(r),
+    )
     assert.equal(await standard(), true)
     assert.equal(reports.length, 1)
   })
@@ -101,7 +125,10 @@ describe('registry check before anchoring standard batches', () => {
   it('an unreachable chain is no verdict: asked again next time', async () => {
     let up = false
     const reports: string[] = []
-    const check = createRegistryCheck(client(async (v) => (up ? batchLeaf(v) : Promise.reject(new Error('down')))), (r) => void reports.push(r))
+    const check = createRegistryCheck(
+      client(async (v) => (up ? batchLeaf(v) : Promise.reject(new Error('down')))),
+      (r) => void reports.push(r),
+    )
     assert.equal(await check(), false)
     up = true
     assert.equal(await check(), true)

@@ -13,7 +13,9 @@ describe('config: CLOCK_SKEW_SECONDS', () => {
     for (const bad of ['-1', '301', '1.5', 'a minute', '60s']) {
       assert.throws(
         () => loadConfig({ CLOCK_SKEW_SECONDS: bad }),
-        (error: unknown) => error instanceof ConfigError && error.message.includes(`CLOCK_SKEW_SECONDS must be a whole number from 0 to 300 (got "${bad}")`),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.message.includes(`CLOCK_SKEW_SECONDS must be a whole number from 0 to 300 (got "${bad}")`),
         bad,
       )
     }

@@ -59,6 +59,10 @@ describe('config: TLS_CERT_FILE and TLS_KEY_FILE', () => {
     assert.equal(config.tls?.cert.toString(), 'CERT BYTES')
     assert.equal(config.tls?.key.toString(), 'KEY BYTES')
     assert.equal(config.publicBaseUrl, 'https://127.0.0.1:8443')
-    assert.equal(loadConfig({ TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile, PUBLIC_BASE_URL: 'https://id.example.org/' }).publicBaseUrl, 'https://id.example.org')
+    assert.equal(
+      loadConfig({ TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile, PUBLIC_BASE_URL: 'https://id.example.org/' })
+        .publicBaseUrl,
+      'https://id.example.org',
+    )
   })
 })

@@ -23,16 +23,10 @@ import {
   createContentStore,
   type ImportProfile,
 } from '../../src/adapters/content-store/index.js'
-import {
-  DependencyUnavailableError,
-  NotFoundError,
-  PayloadTooLargeError,
-  ValidationError,
-} from '../../src/errors.js'
+import { DependencyUnavailableError, NotFoundError, PayloadTooLargeError, ValidationError } from '../../src/errors.js'
 import { collect, pseudoRandomBytes } from '../helpers/bytes.js'
 
 const MAX = 8 * 1024 * 1024
-
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {
   const parts: Buffer[] = []
@@ -97,7 +91,8 @@ class FakeKubo {
         const profile: ImportProfile = {
           cidVersion: url.searchParams.get('cid-version') === '1' ? 1 : 0,
           // Kubo: raw leaves default on exactly when cid-version=1.
-          rawLeaves: (url.searchParams.get('raw-leaves') ?? String(url.searchParams.get('cid-version') === '1')) === 'true',
+          rawLeaves:
+            (url.searchParams.get('raw-leaves') ?? String(url.searchParams.get('cid-version') === '1')) === 'true',
           chunkSize: Number(/^size-(\d+)$/.exec(url.searchParams.get('chunker') ?? 'size-262144')?.[1]),
         }
         const bytes = multipartFile(req, body)
@@ -111,7 +106,13 @@ class FakeKubo {
         const cid = arg.replace(/^\/ipfs\//, '')
         if (!(await this.backing.has(cid))) return this.missing(res, cid)
         const bytes = await this.backing.get(cid)
-        return this.json(res, { Hash: cid, Size: bytes.byteLength, CumulativeSize: bytes.byteLength, Blocks: 0, Type: 'file' })
+        return this.json(res, {
+          Hash: cid,
+          Size: bytes.byteLength,
+          CumulativeSize: bytes.byteLength,
+          Blocks: 0,
+          Type: 'file',
+        })
       }
       case 'block/stat':
         if (!(await this.backing.has(arg))) return this.missing(res, arg)
@@ -178,11 +179,15 @@ describe('KuboContentStore against a fake Kubo RPC', () => {
     kubo.requests.length = 0
   })
 
-  test('put sends the profile as Kubo add options, pins, and returns the embedded store\'s CID', async () => {
+  test("put sends the profile as Kubo add options, pins, and returns the embedded store's CID", async () => {
     const bytes = pseudoRandomBytes(1_000_000, 1)
     const local = new EmbeddedContentStore(new MemoryBlockRepository(), { maxBytes: MAX })
 
-    for (const profile of [KUBO_DEFAULT_PROFILE, DEFAULT_PROFILE, { cidVersion: 1, rawLeaves: false, chunkSize: 1024 } as const]) {
+    for (const profile of [
+      KUBO_DEFAULT_PROFILE,
+      DEFAULT_PROFILE,
+      { cidVersion: 1, rawLeaves: false, chunkSize: 1024 } as const,
+    ]) {
       kubo.requests.length = 0
       const stored = await store.put(bytes, { profile })
       assert.deepEqual(stored, await local.put(bytes, { profile }))
@@ -237,10 +242,13 @@ describe('KuboContentStore against a fake Kubo RPC', () => {
   test('a cat that ends early is a DependencyUnavailableError, not short content', async () => {
     const { cid } = await store.put(pseudoRandomBytes(10_000, 4))
     kubo.faults = { truncateCat: true }
-    await assert.rejects(store.get(cid), (err: unknown) => err instanceof DependencyUnavailableError && /early/.test(err.message))
+    await assert.rejects(
+      store.get(cid),
+      (err: unknown) => err instanceof DependencyUnavailableError && /early/.test(err.message),
+    )
   })
 
-  test('exportCar streams Kubo\'s dag export: a CAR rooted at the CID that rebuilds the file', async () => {
+  test("exportCar streams Kubo's dag export: a CAR rooted at the CID that rebuilds the file", async () => {
     const bytes = pseudoRandomBytes(1_000_000, 5)
     const { cid } = await store.put(bytes, { profile: KUBO_DEFAULT_PROFILE })
 
@@ -258,8 +266,14 @@ describe('KuboContentStore against a fake Kubo RPC', () => {
     kubo.faults = { error: 'failed to acquire repo lock' }
     await assert.rejects(store.check(), DependencyUnavailableError)
     await assert.rejects(store.put(new Uint8Array(10)), DependencyUnavailableError)
-    await assert.rejects(store.get('bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy'), DependencyUnavailableError)
-    await assert.rejects(store.has('bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy'), DependencyUnavailableError)
+    await assert.rejects(
+      store.get('bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy'),
+      DependencyUnavailableError,
+    )
+    await assert.rejects(
+      store.has('bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy'),
+      DependencyUnavailableError,
+    )
   })
 
   test('a Kubo that accepts but never answers times out as DependencyUnavailableError', async () => {

@@ -37,7 +37,6 @@ const MAX = 64 * 1024 * 1024
 // Overridable to point at another build of the tool (and to exercise the skip/fail path).
 const IPFS_CID = process.env.IPFS_CID_BIN ?? '/usr/bin/ipfs_cid'
 
-
 /** A repository that counts putMany calls, to prove an object is written in one go. */
 class CountingRepository extends MemoryBlockRepository {
   calls: number[] = []
@@ -124,7 +123,7 @@ describe('EmbeddedContentStore: CIDs', () => {
     assert.deepEqual(await store.get(v1Import.cid), bytes)
   })
 
-  test('more than 174 chunks uses Kubo\'s 174-link layout (matches ipfs_cid)', async (t) => {
+  test("more than 174 chunks uses Kubo's 174-link layout (matches ipfs_cid)", async (t) => {
     if (!ipfsCidAvailable(t)) return
     const { store } = newStore()
     const bytes = pseudoRandomBytes(174 * 262_144 + 5_000, 7)

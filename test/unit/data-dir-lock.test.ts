@@ -20,7 +20,8 @@ async function deadPid(): Promise<number> {
   return child.pid!
 }
 
-const owner = (fields: Record<string, unknown>) => `${JSON.stringify({ host: os.hostname(), started_at: '2026-01-01T00:00:00.000Z', token: 'someone-else', ...fields })}\n`
+const owner = (fields: Record<string, unknown>) =>
+  `${JSON.stringify({ host: os.hostname(), started_at: '2026-01-01T00:00:00.000Z', token: 'someone-else', ...fields })}\n`
 
 describe('lockDataDir', () => {
   let root: string
@@ -39,7 +40,10 @@ describe('lockDataDir', () => {
     const written = JSON.parse(await readFile(lock.path, 'utf8'))
     assert.equal(written.pid, process.pid)
     assert.equal(written.host, os.hostname())
-    await assert.rejects(lockDataDir(dir), (e) => e instanceof DataDirInUseError && /already open in this process/.test(e.message))
+    await assert.rejects(
+      lockDataDir(dir),
+      (e) => e instanceof DataDirInUseError && /already open in this process/.test(e.message),
+    )
     await lock.release()
     assert.equal(existsSync(lock.path), false)
     // Free again once released.
@@ -50,8 +54,14 @@ describe('lockDataDir', () => {
     const dir = fresh()
     // This test's parent process is alive; without a recorded start time it cannot be told from its owner.
     await writeFile(`${dir}.lock`, owner({ pid: process.ppid }))
-    await assert.rejects(lockDataDir(dir), (e) => e instanceof DataDirInUseError && e.message.includes(`in use by process ${process.ppid}`) && e.message.includes(dir))
-    assert.match(readFileSync(`${dir}.lock`, 'utf8'), /someone-else/, 'the live owner\'s lock is left alone')
+    await assert.rejects(
+      lockDataDir(dir),
+      (e) =>
+        e instanceof DataDirInUseError &&
+        e.message.includes(`in use by process ${process.ppid}`) &&
+        e.message.includes(dir),
+    )
+    assert.match(readFileSync(`${dir}.lock`, 'utf8'), /someone-else/, "the live owner's lock is left alone")
   })
 
   it('takes over a lock whose process is gone', async () => {
@@ -62,7 +72,7 @@ describe('lockDataDir', () => {
     await lock.release()
   })
 
-  it('takes over a lock naming its own PID that it does not hold (a restarted container\'s server)', async () => {
+  it("takes over a lock naming its own PID that it does not hold (a restarted container's server)", async () => {
     const dir = fresh()
     await writeFile(`${dir}.lock`, owner({ pid: process.pid }))
     const lock = await lockDataDir(dir)
@@ -70,7 +80,9 @@ describe('lockDataDir', () => {
     await lock.release()
   })
 
-  it('takes over a lock whose PID now belongs to another process (start time or boot differs)', { skip: !existsSync('/proc/self/stat') && 'needs /proc' }, async () => {
+  it('takes over a lock whose PID now belongs to another process (start time or boot differs)', {
+    skip: !existsSync('/proc/self/stat') && 'needs /proc',
+  }, async () => {
     for (const reused of [{ process_start: '1' }, { boot_id: '00000000-0000-0000-0000-000000000000' }]) {
       const dir = fresh()
       await writeFile(`${dir}.lock`, owner({ pid: process.ppid, ...reused }))
@@ -81,10 +93,19 @@ describe('lockDataDir', () => {
   it('refuses a lock from another host, and one it cannot read, telling how to clear it', async () => {
     const elsewhere = fresh()
     await writeFile(`${elsewhere}.lock`, owner({ pid: await deadPid(), host: 'another-host.example' }))
-    await assert.rejects(lockDataDir(elsewhere), (e) => e instanceof DataDirInUseError && /another-host\.example/.test(e.message) && e.message.includes(`remove ${elsewhere}.lock`))
+    await assert.rejects(
+      lockDataDir(elsewhere),
+      (e) =>
+        e instanceof DataDirInUseError &&
+        /another-host\.example/.test(e.message) &&
+        e.message.includes(`remove ${elsewhere}.lock`),
+    )
     const garbage = fresh()
     await writeFile(`${garbage}.lock`, '')
-    await assert.rejects(lockDataDir(garbage), (e) => e instanceof DataDirInUseError && e.message.includes(`remove ${garbage}.lock`))
+    await assert.rejects(
+      lockDataDir(garbage),
+      (e) => e instanceof DataDirInUseError && e.message.includes(`remove ${garbage}.lock`),
+    )
   })
 
   it('does not remove on release a lock that is no longer its own', async () => {

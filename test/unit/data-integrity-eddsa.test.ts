@@ -25,15 +25,29 @@ const VC_V2 = 'https://www.w3.org/ns/credentials/v2'
 const EXAMPLES_V2 = 'https://www.w3.org/ns/credentials/examples/v2'
 const NOW = new Date('2026-06-01T12:00:00Z')
 const clock = { now: () => NOW }
-const resolver = createDidResolver({ httpGet: async (url) => ({ status: 404, headers: {}, body: new Uint8Array(), url }), lookupLocal: async () => undefined })
+const resolver = createDidResolver({
+  httpGet: async (url) => ({ status: 404, headers: {}, body: new Uint8Array(), url }),
+  lookupLocal: async () => undefined,
+})
 
 const issuerKey = new DidClient()
 const holder = new DidClient()
-const signer: JwsSigner = { did: issuerKey.did, kid: `${issuerKey.did}#${issuerKey.did.slice('did:key:'.length)}`, alg: 'EdDSA', privateKey: issuerKey.privateKey }
+const signer: JwsSigner = {
+  did: issuerKey.did,
+  kid: `${issuerKey.did}#${issuerKey.did.slice('did:key:'.length)}`,
+  alg: 'EdDSA',
+  privateKey: issuerKey.privateKey,
+}
 
 let revoked = false
 const status = { check: async () => (revoked ? { state: 'revoked' } : { state: 'active' }) } as unknown as StatusChecker
-const ctx = (over: Partial<VerifyContext> = {}): VerifyContext => ({ resolver, status, now: NOW, skewSeconds: 60, ...over })
+const ctx = (over: Partial<VerifyContext> = {}): VerifyContext => ({
+  resolver,
+  status,
+  now: NOW,
+  skewSeconds: 60,
+  ...over,
+})
 
 const credential = (over: Json = {}): Json => ({
   '@context': [VC_V2, EXAMPLES_V2],
@@ -42,8 +56,17 @@ const credential = (over: Json = {}): Json => ({
   issuer: issuerKey.did,
   validFrom: '2026-01-01T00:00:00Z',
   validUntil: '2027-01-01T00:00:00Z',
-  credentialSubject: { id: holder.did, degree: { type: 'ExampleBachelorDegree', name: 'Bachelor of Science and Arts' } },
-  credentialStatus: { id: 'https://issuer.example/lists/1#7', type: 'BitstringStatusListEntry', statusPurpose: 'revocation', statusListIndex: '7', statusListCredential: 'https://issuer.example/lists/1' },
+  credentialSubject: {
+    id: holder.did,
+    degree: { type: 'ExampleBachelorDegree', name: 'Bachelor of Science and Arts' },
+  },
+  credentialStatus: {
+    id: 'https://issuer.example/lists/1#7',
+    type: 'BitstringStatusListEntry',
+    statusPurpose: 'revocation',
+    statusListIndex: '7',
+    statusListCredential: 'https://issuer.example/lists/1',
+  },
   ...over,
 })
 const reasons = (problems: Array<{ reason: string }>) => problems.map((p) => p.reason)
@@ -66,7 +89,11 @@ for (const suite of EDDSA_CRYPTOSUITES) {
       assert.equal(format.recognizes(issued.credential), true)
       assert.equal(format.recognizes(doc), true)
       assert.equal(format.idOf(issued.credential), doc.id)
-      assert.equal(eddsaFormat(suite === 'eddsa-rdfc-2022' ? 'eddsa-jcs-2022' : 'eddsa-rdfc-2022', { clock }).recognizes(doc), false, 'the other cryptosuite does not claim it')
+      assert.equal(
+        eddsaFormat(suite === 'eddsa-rdfc-2022' ? 'eddsa-jcs-2022' : 'eddsa-rdfc-2022', { clock }).recognizes(doc),
+        false,
+        'the other cryptosuite does not claim it',
+      )
     })
 
     it('verifies what it secured, reading the credential; reports tampering, another subject, revocation', async () => {
@@ -82,7 +109,9 @@ for (const suite of EDDSA_CRYPTOSUITES) {
       const tampered = JSON.parse(text)
       tampered.credentialSubject.degree.name = 'Doctor of Philosophy'
       assert.deepEqual(reasons((await format.verify(tampered, ctx())).problems), ['signature'])
-      assert.deepEqual(reasons((await format.verify(text, ctx({ holderDid: new DidClient().did }))).problems), ['subject'])
+      assert.deepEqual(reasons((await format.verify(text, ctx({ holderDid: new DidClient().did }))).problems), [
+        'subject',
+      ])
       revoked = true
       try {
         assert.deepEqual(reasons((await format.verify(text, ctx())).problems), ['revoked'])
@@ -93,22 +122,33 @@ for (const suite of EDDSA_CRYPTOSUITES) {
 
     it('checks validFrom / validUntil against ctx.now with the skew, the proof still checked', async () => {
       const document = (await format.secure(credential(), signer, {})).document as Json
-      const at = (iso: string, skewSeconds = 60) => format.verify(document, ctx({ now: new Date(iso), skewSeconds })).then((r) => reasons(r.problems))
+      const at = (iso: string, skewSeconds = 60) =>
+        format.verify(document, ctx({ now: new Date(iso), skewSeconds })).then((r) => reasons(r.problems))
       assert.deepEqual(await at('2027-01-01T00:00:30Z'), [], 'within the skew after validUntil')
       assert.deepEqual(await at('2027-01-01T00:02:00Z'), ['expired'])
       assert.deepEqual(await at('2025-12-31T23:59:30Z'), [], 'within the skew before validFrom')
       assert.deepEqual(await at('2025-12-31T23:58:00Z'), ['not_yet_valid'])
       assert.deepEqual(await at('2025-12-31T23:59:30Z', 0), ['not_yet_valid'])
       const tampered = { ...document, credentialSubject: { ...document.credentialSubject, id: 'did:example:else' } }
-      assert.deepEqual(reasons((await format.verify(tampered, ctx({ now: new Date('2028-01-01T00:00:00Z') }))).problems), ['signature', 'expired'])
+      assert.deepEqual(
+        reasons((await format.verify(tampered, ctx({ now: new Date('2028-01-01T00:00:00Z') }))).problems),
+        ['signature', 'expired'],
+      )
     })
 
     it("refuses a proof whose issuer is not the verification method's controller", async () => {
       // Signed with the library directly: `secure` itself refuses an issuer that is not the signer.
-      const claimed = await vc.issue({ credential: credential({ issuer: holder.did }), suite: signingSuite(suite, signer, NOW), documentLoader: createDocumentLoader() })
+      const claimed = await vc.issue({
+        credential: credential({ issuer: holder.did }),
+        suite: signingSuite(suite, signer, NOW),
+        documentLoader: createDocumentLoader(),
+      })
       const { problems } = await format.verify(claimed, ctx())
       assert.deepEqual(reasons(problems), ['issuer'], JSON.stringify(problems))
-      await assert.rejects(format.secure(credential({ issuer: holder.did }), signer, {}), (e: unknown) => e instanceof ValidationError && /issuer must be the signing DID/.test(e.message))
+      await assert.rejects(
+        format.secure(credential({ issuer: holder.did }), signer, {}),
+        (e: unknown) => e instanceof ValidationError && /issuer must be the signing DID/.test(e.message),
+      )
     })
 
     it('refuses to secure what is not a VCDM document, names an unknown context, or uses an undefined term (400s with the reason)', async () => {
@@ -118,28 +158,47 @@ for (const suite of EDDSA_CRYPTOSUITES) {
           assert.match(e.message, pattern)
           return true
         })
-      await refused(credential({ '@context': ['https://example.org/not-vc'] }), /not a Verifiable Credentials Data Model document/)
+      await refused(
+        credential({ '@context': ['https://example.org/not-vc'] }),
+        /not a Verifiable Credentials Data Model document/,
+      )
       await refused(credential({ type: ['ExampleDegreeCredential'] }), /must include `VerifiableCredential`/)
       await refused(credential({ credentialSubject: undefined }), /credentialSubject/)
-      await refused(credential({ '@context': [VC_V2, 'https://contexts.example/unknown/v1'] }), /https:\/\/contexts\.example\/unknown\/v1 is not one this service bundles or serves/)
-      await refused(credential({ '@context': [VC_V2], credentialSubject: { id: holder.did, shoeSize: 42 } }), /safe mode.*"shoeSize"/)
+      await refused(
+        credential({ '@context': [VC_V2, 'https://contexts.example/unknown/v1'] }),
+        /https:\/\/contexts\.example\/unknown\/v1 is not one this service bundles or serves/,
+      )
+      await refused(
+        credential({ '@context': [VC_V2], credentialSubject: { id: holder.did, shoeSize: 42 } }),
+        /safe mode.*"shoeSize"/,
+      )
     })
   })
 }
 
 describe('the W3C VC DI EdDSA test vectors (TestVectors/, key z6MkrJVna…, controller https://vc.example/issuers/5678)', () => {
   const controller = 'https://vc.example/issuers/5678'
-  const method = { id: `${controller}#z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2`, type: 'Multikey', controller, publicKeyMultibase: 'z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2' }
+  const method = {
+    id: `${controller}#z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2`,
+    type: 'Multikey',
+    controller,
+    publicKeyMultibase: 'z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2',
+  }
   // The spec's example controller document, answered as the service answers its own documents.
   const local = async (url: string) => {
     const context = ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/multikey/v1']
-    if (url === controller) return { '@context': context, id: controller, verificationMethod: [method], assertionMethod: [method.id] }
+    if (url === controller)
+      return { '@context': context, id: controller, verificationMethod: [method], assertionMethod: [method.id] }
     if (url === method.id) return { '@context': context, ...method }
     return undefined
   }
-  const vector = (name: string): Json => JSON.parse(readFileSync(new URL(`../fixtures/vc-di-eddsa/${name}`, import.meta.url), 'utf8'))
+  const vector = (name: string): Json =>
+    JSON.parse(readFileSync(new URL(`../fixtures/vc-di-eddsa/${name}`, import.meta.url), 'utf8'))
 
-  for (const [suite, file] of [['eddsa-rdfc-2022', 'signedDataInt.json'], ['eddsa-jcs-2022', 'signedJCS.json']] as const) {
+  for (const [suite, file] of [
+    ['eddsa-rdfc-2022', 'signedDataInt.json'],
+    ['eddsa-jcs-2022', 'signedJCS.json'],
+  ] as const) {
     it(`${suite}: ${file} verifies through the format; altered, it does not`, async () => {
       const format = eddsaFormat(suite, { clock, local })
       const signed = vector(file)

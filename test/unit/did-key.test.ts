@@ -12,12 +12,7 @@ import { base58btc } from 'multiformats/bases/base58'
 import { varint } from 'multiformats'
 import { ed25519 } from '@noble/curves/ed25519.js'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
-import {
-  decodeDidKey,
-  ed25519ToX25519,
-  encodeDidKey,
-  publicKeyToMultibase,
-} from '../../src/crypto/did-key.js'
+import { decodeDidKey, ed25519ToX25519, encodeDidKey, publicKeyToMultibase } from '../../src/crypto/did-key.js'
 import { buildRegisteredDidDocument, type DidDocument } from '../../src/modules/did/did-document.js'
 import { buildDidKeyDocument } from '../../src/modules/did/methods/did-key-method.js'
 import { ed25519AuthenticationKeys } from '../../src/modules/did/verification-keys.js'
@@ -49,11 +44,15 @@ const UNSUPPORTED: Record<string, RegExp> = {
 const counts: Record<string, { checked: number; unsupported: number; seeds: number }> = {}
 after(() => {
   for (const [file, c] of Object.entries(counts)) {
-    console.log(`did:key ${file}: ${c.checked} documents matched, ${c.seeds} seeds checked, ${c.unsupported} unsupported`)
+    console.log(
+      `did:key ${file}: ${c.checked} documents matched, ${c.seeds} seeds checked, ${c.unsupported} unsupported`,
+    )
   }
 })
 
-const files = readdirSync(FIXTURES).filter((f) => f.endsWith('.json')).sort()
+const files = readdirSync(FIXTURES)
+  .filter((f) => f.endsWith('.json'))
+  .sort()
 /** Key types at least one vector was resolved and round-tripped for. */
 const codecsChecked = new Set<string>()
 
@@ -66,7 +65,10 @@ describe('did:key test vectors', () => {
       for (const [did, vector] of vectorsOf(file)) {
         const unsupported = Object.entries(UNSUPPORTED).find(([prefix]) => did.startsWith(`did:key:${prefix}`))
         if (unsupported) {
-          assert.throws(() => buildDidKeyDocument(did), (e) => e instanceof ValidationError && unsupported[1].test(e.message))
+          assert.throws(
+            () => buildDidKeyDocument(did),
+            (e) => e instanceof ValidationError && unsupported[1].test(e.message),
+          )
           c.unsupported++
           continue
         }
@@ -96,7 +98,16 @@ describe('did:key test vectors', () => {
   }
 
   it('covers every key type the service resolves, Ed25519, P-256 and BLS12-381 G2 among them', () => {
-    assert.deepEqual([...codecsChecked].sort(), ['bls12381g2', 'ed25519', 'p256', 'p384', 'p521', 'rsa', 'secp256k1', 'x25519'])
+    assert.deepEqual([...codecsChecked].sort(), [
+      'bls12381g2',
+      'ed25519',
+      'p256',
+      'p384',
+      'p521',
+      'rsa',
+      'secp256k1',
+      'x25519',
+    ])
   })
 })
 
@@ -126,7 +137,10 @@ describe('did:key codec', () => {
     ['did:key:z0OIl', /not valid base58btc/],
     [`did:key:${publicKeyToMultibase('ed25519', new Uint8Array(31))}`, /Invalid ed25519 public key length 31/],
     // y = 2 has no x on edwards25519 (RFC 8032 §5.1.3 decoding fails).
-    [`did:key:${publicKeyToMultibase('ed25519', Uint8Array.of(2, ...new Uint8Array(31)))}`, /Invalid ed25519 public key$/],
+    [
+      `did:key:${publicKeyToMultibase('ed25519', Uint8Array.of(2, ...new Uint8Array(31)))}`,
+      /Invalid ed25519 public key$/,
+    ],
     [`did:key:${publicKeyToMultibase('p256', new Uint8Array(33).fill(9))}`, /Invalid p256 public key$/],
     [
       `did:key:${publicKeyToMultibase('secp256k1', secp256k1.getPublicKey(new Uint8Array(32).fill(7), false))}`,
@@ -135,7 +149,10 @@ describe('did:key codec', () => {
   ]
   for (const [input, message] of rejects) {
     it(`rejects ${input.slice(0, 40)}`, () => {
-      assert.throws(() => decodeDidKey(input), (e) => e instanceof ValidationError && message.test(e.message))
+      assert.throws(
+        () => decodeDidKey(input),
+        (e) => e instanceof ValidationError && message.test(e.message),
+      )
     })
   }
 
@@ -184,16 +201,34 @@ describe('ed25519AuthenticationKeys', () => {
     const doc: DidDocument = {
       id: did,
       verificationMethod: [
-        { id: '#k2018', type: 'Ed25519VerificationKey2018', controller: did, publicKeyBase58: base58btc.baseEncode(key) },
+        {
+          id: '#k2018',
+          type: 'Ed25519VerificationKey2018',
+          controller: did,
+          publicKeyBase58: base58btc.baseEncode(key),
+        },
         { id: `${did}#k2020`, type: 'Ed25519VerificationKey2020', controller: did, publicKeyMultibase: mb },
-        { id: `${did}#jwk`, type: 'JsonWebKey2020', controller: did, publicKeyJwk: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(other).toString('base64url') } },
-        { id: `${did}#assert-only`, type: 'Multikey', controller: did, publicKeyMultibase: publicKeyToMultibase('ed25519', ed25519.getPublicKey(new Uint8Array(32).fill(5))) },
+        {
+          id: `${did}#jwk`,
+          type: 'JsonWebKey2020',
+          controller: did,
+          publicKeyJwk: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(other).toString('base64url') },
+        },
+        {
+          id: `${did}#assert-only`,
+          type: 'Multikey',
+          controller: did,
+          publicKeyMultibase: publicKeyToMultibase('ed25519', ed25519.getPublicKey(new Uint8Array(32).fill(5))),
+        },
       ],
       authentication: [`${did}#k2018`, '#k2020', '#jwk', '#missing'],
       assertionMethod: ['#assert-only'],
     }
     assert.deepEqual(ed25519AuthenticationKeys(doc), [key, other])
-    const embedded: DidDocument = { id: did, authentication: [{ id: '#e', type: 'Multikey', controller: did, publicKeyMultibase: mb }] }
+    const embedded: DidDocument = {
+      id: did,
+      authentication: [{ id: '#e', type: 'Multikey', controller: did, publicKeyMultibase: mb }],
+    }
     assert.deepEqual(ed25519AuthenticationKeys(embedded), [key])
   })
 

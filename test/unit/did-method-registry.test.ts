@@ -30,19 +30,28 @@ const example: DidMethod = {
   name: 'example',
   selfCertifying: true,
   checkSyntax(did) {
-    if (!/^did:example:[A-Za-z0-9_-]{43}$/.test(did)) throw new ValidationError(`${did} is not a did:example: its id is not a base64url Ed25519 key`)
+    if (!/^did:example:[A-Za-z0-9_-]{43}$/.test(did))
+      throw new ValidationError(`${did} is not a did:example: its id is not a base64url Ed25519 key`)
   },
   resolver: () => ({
     async resolve(did): Promise<DidDocument> {
       const id = `${did}#0`
-      return { id: did, verificationMethod: [{ id, type: 'Multikey', controller: did, publicKeyMultibase: publicKeyToMultibase('ed25519', keyOf(did)) }], authentication: [id], assertionMethod: [id] }
+      return {
+        id: did,
+        verificationMethod: [
+          { id, type: 'Multikey', controller: did, publicKeyMultibase: publicKeyToMultibase('ed25519', keyOf(did)) },
+        ],
+        authentication: [id],
+        assertionMethod: [id],
+      }
     },
   }),
   signIn: {
     origin: 'did-example',
     keys: (did) => [keyOf(did)],
     registersOwnKey(did, publicKey) {
-      if (Buffer.compare(keyOf(did), publicKey) !== 0) throw new ValidationError('public_key is not the key of this did:example')
+      if (Buffer.compare(keyOf(did), publicKey) !== 0)
+        throw new ValidationError('public_key is not the key of this did:example')
     },
   },
 }
@@ -54,7 +63,14 @@ function holder() {
 }
 
 /** Any use of the database fails the test: sign-in of a self-certifying DID must not need it. */
-const noDatabase = new Proxy({}, { get: () => { throw new Error('no database in this test') } }) as Executor
+const noDatabase = new Proxy(
+  {},
+  {
+    get: () => {
+      throw new Error('no database in this test')
+    },
+  },
+) as Executor
 const noNetwork = async (): Promise<never> => {
   throw new Error('no network in this test')
 }
@@ -77,7 +93,10 @@ describe('a DID method added through the registry', () => {
 
   it('is unknown before it is registered', async () => {
     assert.equal(normalizeDid('did:example:short'), 'did:example:short')
-    await assert.rejects(resolver.resolve(alice.did), /DID method "example" is not supported: did:key, did:jwk, did:web and DIDs registered/)
+    await assert.rejects(
+      resolver.resolve(alice.did),
+      /DID method "example" is not supported: did:key, did:jwk, did:web and DIDs registered/,
+    )
   })
 
   describe('once registered', () => {
@@ -88,7 +107,10 @@ describe('a DID method added through the registry', () => {
 
     it('normalises with its syntax checks', () => {
       assert.equal(normalizeDid(`  DID:Example:${alice.did.slice(PREFIX.length)}#0 `), alice.did)
-      assert.throws(() => normalizeDid('did:example:short'), (e: unknown) => e instanceof ValidationError && /is not a did:example/.test(e.message))
+      assert.throws(
+        () => normalizeDid('did:example:short'),
+        (e: unknown) => e instanceof ValidationError && /is not a did:example/.test(e.message),
+      )
     })
 
     it('resolves through its own resolver, before anything local', async () => {
@@ -108,13 +130,19 @@ describe('a DID method added through the registry', () => {
     it('signs in with the keys it names, and registers with its own key only', async () => {
       const signer = await new SignerKeyResolver(noDatabase, resolver).keysFor(alice.did)
       assert.equal(signer.origin, 'did-example')
-      assert.deepEqual(signer.keys.map((k) => Buffer.from(k.raw)), [Buffer.from(alice.raw)])
+      assert.deepEqual(
+        signer.keys.map((k) => Buffer.from(k.raw)),
+        [Buffer.from(alice.raw)],
+      )
       assert.equal(registrationOrigin(alice.did, alice.raw, []), 'did-example')
       assert.throws(() => registrationOrigin(alice.did, holder().raw, ['example']), /not the key of this did:example/)
     })
 
     it('is refused as a registrable method by config', () => {
-      assert.throws(() => loadConfig({ REGISTRABLE_DID_METHODS: 'example' }), /did:example DIDs carry or resolve their own keys/)
+      assert.throws(
+        () => loadConfig({ REGISTRABLE_DID_METHODS: 'example' }),
+        /did:example DIDs carry or resolve their own keys/,
+      )
     })
   })
 

@@ -22,7 +22,10 @@ describe('normalizeDid', () => {
     ['did:web:example.com:user:alice', 'did:web:example.com:user:alice'],
     ['did:example:123456789abcdefghi', 'did:example:123456789abcdefghi'],
     ['did:example:a::b', 'did:example:a::b'],
-    ['did:ethr:0x5:0xb9c5714089478a327f09197987f16f9e5d936e8a', 'did:ethr:0x5:0xb9c5714089478a327f09197987f16f9e5d936e8a'],
+    [
+      'did:ethr:0x5:0xb9c5714089478a327f09197987f16f9e5d936e8a',
+      'did:ethr:0x5:0xb9c5714089478a327f09197987f16f9e5d936e8a',
+    ],
   ]
   for (const [input, expected] of cases) {
     it(`normalizes ${JSON.stringify(input)}`, () => assert.equal(normalizeDid(input), expected))
@@ -49,7 +52,10 @@ describe('normalizeDid', () => {
   ]
   for (const input of malformed) {
     it(`rejects ${JSON.stringify(input.slice(0, 40))}`, () => {
-      assert.throws(() => normalizeDid(input), (e) => e instanceof ValidationError && /DID/.test(e.message))
+      assert.throws(
+        () => normalizeDid(input),
+        (e) => e instanceof ValidationError && /DID/.test(e.message),
+      )
     })
   }
 })
@@ -77,7 +83,10 @@ describe('normalizeDid: nothing is decoded; what is still encoded, or no did:web
   ]
   for (const [input, message] of refused) {
     it(`refuses ${JSON.stringify(input.slice(0, 48))}`, () => {
-      assert.throws(() => normalizeDid(input), (e) => e instanceof ValidationError && message.test(e.message))
+      assert.throws(
+        () => normalizeDid(input),
+        (e) => e instanceof ValidationError && message.test(e.message),
+      )
     })
   }
 })
@@ -108,7 +117,10 @@ describe('didFromPathSegment: one decode of a URL path segment', () => {
   })
 
   it('refuses invalid percent-encoding', () => {
-    assert.throws(() => didFromPathSegment('did%3Akey%3A%E0%A4%A'), (e) => e instanceof ValidationError && /percent-encoding/.test(e.message))
+    assert.throws(
+      () => didFromPathSegment('did%3Akey%3A%E0%A4%A'),
+      (e) => e instanceof ValidationError && /percent-encoding/.test(e.message),
+    )
   })
 })
 

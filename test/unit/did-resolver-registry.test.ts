@@ -33,7 +33,12 @@ describe('DID resolver registry', () => {
   let cached: DidDocument | undefined
   let lookups = 0
   const documentWith = (fragments: string[]): DidDocument => {
-    const methods = fragments.map((f) => ({ id: `${HOSTED}#${f}`, type: 'Multikey', controller: HOSTED, publicKeyMultibase: publicKeyToMultibase('ed25519', key.raw) }))
+    const methods = fragments.map((f) => ({
+      id: `${HOSTED}#${f}`,
+      type: 'Multikey',
+      controller: HOSTED,
+      publicKeyMultibase: publicKeyToMultibase('ed25519', key.raw),
+    }))
     return { id: HOSTED, verificationMethod: methods, assertionMethod: methods.map((m) => m.id) }
   }
   const resolver = createDidResolver({
@@ -47,7 +52,14 @@ describe('DID resolver registry', () => {
       return cached
     },
     legacyAssertionMethod: async (kid) =>
-      kid === 'did:example:old#key-1' ? { id: kid, type: 'Multikey', controller: 'did:example:old', publicKeyMultibase: publicKeyToMultibase('ed25519', legacyKey.raw) } : undefined,
+      kid === 'did:example:old#key-1'
+        ? {
+            id: kid,
+            type: 'Multikey',
+            controller: 'did:example:old',
+            publicKeyMultibase: publicKeyToMultibase('ed25519', legacyKey.raw),
+          }
+        : undefined,
   })
 
   it('answers a hosted did:web from the service, without fetching it', async () => {
@@ -67,7 +79,11 @@ describe('DID resolver registry', () => {
     assert.equal((await verifyDidJws(resolver, jws, 'assertionMethod')).kid, `${HOSTED}#new-key`)
     assert.equal(lookups - before, 2, 'the cached document, then one fresh one')
     const unknown = await signCompactJws({ kid: `${HOSTED}#missing` }, { hello: 'world' }, key.privateKey)
-    await assert.rejects(verifyDidJws(resolver, unknown, 'assertionMethod'), (e: unknown) => e instanceof JwsRejected && /missing is not an Ed25519 or P-256 assertionMethod key/.test((e as Error).message))
+    await assert.rejects(
+      verifyDidJws(resolver, unknown, 'assertionMethod'),
+      (e: unknown) =>
+        e instanceof JwsRejected && /missing is not an Ed25519 or P-256 assertionMethod key/.test((e as Error).message),
+    )
     const forged = await signCompactJws({ kid: `${HOSTED}#new-key` }, { hello: 'world' }, legacyKey.privateKey)
     await assert.rejects(verifyDidJws(resolver, forged, 'assertionMethod'), /does not verify/)
   })
@@ -85,8 +101,18 @@ describe('DID resolver registry', () => {
           ? {
               id: did,
               verificationMethod: [
-                { id: `${did}#mb`, type: 'Multikey', controller: did, publicKeyMultibase: publicKeyToMultibase('p256', p256Compressed(point)) },
-                { id: `${did}#jwk`, type: 'JsonWebKey2020', controller: did, publicKeyJwk: { kty: 'EC', crv: 'P-256', x: jwk.x!, y: jwk.y! } },
+                {
+                  id: `${did}#mb`,
+                  type: 'Multikey',
+                  controller: did,
+                  publicKeyMultibase: publicKeyToMultibase('p256', p256Compressed(point)),
+                },
+                {
+                  id: `${did}#jwk`,
+                  type: 'JsonWebKey2020',
+                  controller: did,
+                  publicKeyJwk: { kty: 'EC', crv: 'P-256', x: jwk.x!, y: jwk.y! },
+                },
               ],
               assertionMethod: [`${did}#mb`, `${did}#jwk`],
             }

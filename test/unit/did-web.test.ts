@@ -12,12 +12,7 @@ import { didWebUrl, parseDidWeb, resolveDidWeb } from '../../src/modules/did/met
 import { createDidResolver } from '../../src/modules/did/did-resolver.js'
 import { buildRegisteredDidDocument, type DidDocument } from '../../src/modules/did/did-document.js'
 import { ed25519AuthenticationKeys } from '../../src/modules/did/verification-keys.js'
-import {
-  DependencyUnavailableError,
-  NotFoundError,
-  UnprocessableError,
-  ValidationError,
-} from '../../src/errors.js'
+import { DependencyUnavailableError, NotFoundError, UnprocessableError, ValidationError } from '../../src/errors.js'
 
 const KEY_MB = 'z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp'
 
@@ -87,12 +82,20 @@ describe('didWebUrl (did:web spec §3.2)', () => {
     ['did:web:example.123', /numeric last label/],
   ]
   for (const [did, message] of invalid) {
-    it(`rejects ${did}`, () => assert.throws(() => didWebUrl(did), (e) => e instanceof ValidationError && message.test(e.message)))
+    it(`rejects ${did}`, () =>
+      assert.throws(
+        () => didWebUrl(did),
+        (e) => e instanceof ValidationError && message.test(e.message),
+      ))
   }
 
   it('reads host, port and path once (parseDidWeb)', () => {
     assert.deepEqual(parseDidWeb('did:web:localhost%3A39250'), { host: 'localhost', port: 39250, path: [] })
-    assert.deepEqual(parseDidWeb('did:web:example.com%3a8443:user:alice'), { host: 'example.com', port: 8443, path: ['user', 'alice'] })
+    assert.deepEqual(parseDidWeb('did:web:example.com%3a8443:user:alice'), {
+      host: 'example.com',
+      port: 8443,
+      path: ['user', 'alice'],
+    })
     // Without an encoded colon, what follows the host is a path, never a port.
     assert.deepEqual(parseDidWeb('did:web:localhost:39250'), { host: 'localhost', port: undefined, path: ['39250'] })
     assert.deepEqual(parseDidWeb('did:web:127.0.0.1%3A8080'), { host: '127.0.0.1', port: 8080, path: [] })
@@ -115,7 +118,8 @@ describe('did:web over HTTP', () => {
       else if (req.url === '/array/did.json') json(200, [documentFor(`did:web:${host}:array`)])
       else if (req.url === '/badvm/did.json') json(200, { id: `did:web:${host}:badvm`, verificationMethod: {} })
       else if (req.url === '/notjson/did.json') res.end('<html>hello</html>')
-      else if (req.url === '/huge/did.json') json(200, { ...documentFor(`did:web:${host}:huge`), pad: 'x'.repeat(10_000) })
+      else if (req.url === '/huge/did.json')
+        json(200, { ...documentFor(`did:web:${host}:huge`), pad: 'x'.repeat(10_000) })
       else if (req.url === '/broken/did.json') res.writeHead(500).end()
       else res.writeHead(404).end()
     })
@@ -139,27 +143,48 @@ describe('did:web over HTTP', () => {
   it('is refused by the guard when private targets are off', async () => {
     const guarded = createGuardedFetch({ allowPrivate: false, timeoutMs: 2000, maxBytes: 64 * 1024 })
     const before = hits
-    await assert.rejects(resolve(`did:web:${host}`, guarded), (e) => e instanceof ValidationError && /loopback/.test(e.message))
+    await assert.rejects(
+      resolve(`did:web:${host}`, guarded),
+      (e) => e instanceof ValidationError && /loopback/.test(e.message),
+    )
     assert.equal(hits, before)
   })
 
   it('rejects a document whose id is another DID', async () => {
-    await assert.rejects(resolve(`did:web:${host}:mismatch`), (e) => e instanceof UnprocessableError && /id "did:web:evil.example" is not/.test(e.message))
+    await assert.rejects(
+      resolve(`did:web:${host}:mismatch`),
+      (e) => e instanceof UnprocessableError && /id "did:web:evil.example" is not/.test(e.message),
+    )
   })
 
   it('rejects documents that are not a JSON object or are malformed', async () => {
-    await assert.rejects(resolve(`did:web:${host}:array`), (e) => e instanceof UnprocessableError && /not a JSON object/.test(e.message))
-    await assert.rejects(resolve(`did:web:${host}:notjson`), (e) => e instanceof UnprocessableError && /not UTF-8 JSON/.test(e.message))
-    await assert.rejects(resolve(`did:web:${host}:badvm`), (e) => e instanceof UnprocessableError && /verificationMethod is not an array/.test(e.message))
+    await assert.rejects(
+      resolve(`did:web:${host}:array`),
+      (e) => e instanceof UnprocessableError && /not a JSON object/.test(e.message),
+    )
+    await assert.rejects(
+      resolve(`did:web:${host}:notjson`),
+      (e) => e instanceof UnprocessableError && /not UTF-8 JSON/.test(e.message),
+    )
+    await assert.rejects(
+      resolve(`did:web:${host}:badvm`),
+      (e) => e instanceof UnprocessableError && /verificationMethod is not an array/.test(e.message),
+    )
   })
 
   it('caps the document size (here below the fetcher cap, as an injected fetcher could have none)', async () => {
-    await assert.rejects(resolve(`did:web:${host}:huge`, open, 4096), (e) => e instanceof UnprocessableError && /larger than 4096 bytes/.test(e.message))
+    await assert.rejects(
+      resolve(`did:web:${host}:huge`, open, 4096),
+      (e) => e instanceof UnprocessableError && /larger than 4096 bytes/.test(e.message),
+    )
   })
 
   it('maps 404 to NotFoundError and other failures to DependencyUnavailableError', async () => {
     await assert.rejects(resolve(`did:web:${host}:nobody`), NotFoundError)
-    await assert.rejects(resolve(`did:web:${host}:broken`), (e) => e instanceof DependencyUnavailableError && /HTTP 500/.test(e.message))
+    await assert.rejects(
+      resolve(`did:web:${host}:broken`),
+      (e) => e instanceof DependencyUnavailableError && /HTTP 500/.test(e.message),
+    )
     const failing: HttpGet = async () => {
       throw new Error('socket hang up')
     }
@@ -173,10 +198,14 @@ describe('createDidResolver', () => {
   let clock = 1_000_000
   const fakeGet: HttpGet = async (url) => {
     fetches++
-    if (url !== 'https://example.com/.well-known/did.json') return { status: 404, headers: {}, body: new Uint8Array(), url }
+    if (url !== 'https://example.com/.well-known/did.json')
+      return { status: 404, headers: {}, body: new Uint8Array(), url }
     return { status: 200, headers: {}, body: new TextEncoder().encode(JSON.stringify(documentFor(webDid))), url }
   }
-  const registered = buildRegisteredDidDocument('did:example:alice', Uint8Array.from({ length: 32 }, (_, i) => i))
+  const registered = buildRegisteredDidDocument(
+    'did:example:alice',
+    Uint8Array.from({ length: 32 }, (_, i) => i),
+  )
   const resolver = createDidResolver({
     httpGet: fakeGet,
     now: () => clock,
@@ -222,7 +251,12 @@ describe('createDidResolver', () => {
       const did = `did:web:${new URL(url).hostname}`
       return { status: 200, headers: {}, body: new TextEncoder().encode(JSON.stringify({ id: did })), url }
     }
-    const small = createDidResolver({ httpGet: multi, now: () => clock, cacheMaxEntries: 2, lookupLocal: async () => undefined })
+    const small = createDidResolver({
+      httpGet: multi,
+      now: () => clock,
+      cacheMaxEntries: 2,
+      lookupLocal: async () => undefined,
+    })
     const before = fetches
     for (const name of ['a.example', 'b.example', 'c.example', 'a.example']) await small.resolve(`did:web:${name}`)
     // a was evicted when c arrived (so fetched twice), and b when a came back.
@@ -234,15 +268,26 @@ describe('createDidResolver', () => {
 
   it('gives NotFound for an unknown did:web, 400 for unsupported methods and malformed DIDs', async () => {
     await assert.rejects(resolver.resolve('did:web:nobody.example'), NotFoundError)
-    await assert.rejects(resolver.resolve('did:ethr:0xabc'), (e) => e instanceof ValidationError && /method "ethr" is not supported/.test(e.message))
+    await assert.rejects(
+      resolver.resolve('did:ethr:0xabc'),
+      (e) => e instanceof ValidationError && /method "ethr" is not supported/.test(e.message),
+    )
     await assert.rejects(resolver.resolve('not-a-did'), ValidationError)
     await assert.rejects(resolver.resolve('did:key:zNotBase58OIl'), ValidationError)
   })
 
   it('refuses a DID still percent-encoded instead of decoding it again (no fetch)', async () => {
     const before = fetches
-    for (const did of [encodeURIComponent(webDid), 'did%3Aweb%3Aexample.com%253A8443', 'did:web:example.com%253A8443']) {
-      await assert.rejects(resolver.resolve(did), (e) => e instanceof ValidationError && /percent-encoded/.test(e.message), did)
+    for (const did of [
+      encodeURIComponent(webDid),
+      'did%3Aweb%3Aexample.com%253A8443',
+      'did:web:example.com%253A8443',
+    ]) {
+      await assert.rejects(
+        resolver.resolve(did),
+        (e) => e instanceof ValidationError && /percent-encoded/.test(e.message),
+        did,
+      )
     }
     assert.equal(fetches, before)
   })

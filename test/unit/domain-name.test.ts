@@ -55,7 +55,10 @@ describe('normalizeDomain', () => {
   ]
   for (const [input, reason] of refused) {
     it(`refuses ${JSON.stringify(input)}`, () =>
-      assert.throws(() => normalizeDomain(input), (e: unknown) => e instanceof ValidationError && reason.test(e.message)))
+      assert.throws(
+        () => normalizeDomain(input),
+        (e: unknown) => e instanceof ValidationError && reason.test(e.message),
+      ))
   }
 })
 

@@ -30,7 +30,8 @@ function stringLiterals(text: string): string[] {
   const scanner = ts.createScanner(ts.ScriptTarget.Latest, true, ts.LanguageVariant.Standard, text)
   const found: string[] = []
   for (let token = scanner.scan(); token !== ts.SyntaxKind.EndOfFileToken; token = scanner.scan()) {
-    if (token === ts.SyntaxKind.StringLiteral || token === ts.SyntaxKind.NoSubstitutionTemplateLiteral) found.push(scanner.getTokenValue())
+    if (token === ts.SyntaxKind.StringLiteral || token === ts.SyntaxKind.NoSubstitutionTemplateLiteral)
+      found.push(scanner.getTokenValue())
   }
   return found
 }
@@ -39,7 +40,15 @@ function stringLiterals(text: string): string[] {
 function registeredIdentifiers(): Set<string> {
   // Nothing is resolved, fetched or signed while formats are built: the edges are never called.
   const unused = {} as never
-  const formats = registeredFormats({ resolver: unused, httpGet: unused, publicBaseUrl: 'https://service.example', clock: unused, local: unused, bbs2023: unused, derivedProofs: unused })
+  const formats = registeredFormats({
+    resolver: unused,
+    httpGet: unused,
+    publicBaseUrl: 'https://service.example',
+    clock: unused,
+    local: unused,
+    bbs2023: unused,
+    derivedProofs: unused,
+  })
   return new Set([...formats.ids, ...formats.oid4vci().map((f) => f.oid4vci.format)])
 }
 
@@ -54,7 +63,17 @@ describe('credential formats as units of change', () => {
   }
 
   it('reads the registration (an empty list would make the checks below vacuous)', () => {
-    for (const id of ['jwt_vc_json', 'dc+sd-jwt', 'vc+jwt', 'bbs-2023', 'eddsa-rdfc-2022', 'eddsa-jcs-2022', 'dock-bbs-proof', 'ldp_vc', 'w3c-vp-jwt']) {
+    for (const id of [
+      'jwt_vc_json',
+      'dc+sd-jwt',
+      'vc+jwt',
+      'bbs-2023',
+      'eddsa-rdfc-2022',
+      'eddsa-jcs-2022',
+      'dock-bbs-proof',
+      'ldp_vc',
+      'w3c-vp-jwt',
+    ]) {
       assert.ok(identifiers.has(id), `${id} is not registered`)
       assert.ok(writtenIn.has(id), `${id} is written nowhere`)
     }

@@ -14,27 +14,36 @@ import type { StatusChecker } from '../../src/modules/status-list/status-check.j
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
 const jwt = (header: Record<string, unknown>, payload: Record<string, unknown>) => `${b64(header)}.${b64(payload)}.c2ln`
-const ENTRY = { type: 'BitstringStatusListEntry', statusPurpose: 'revocation', statusListIndex: '7', statusListCredential: 'https://issuer.example/lists/1' }
+const ENTRY = {
+  type: 'BitstringStatusListEntry',
+  statusPurpose: 'revocation',
+  statusListIndex: '7',
+  statusListCredential: 'https://issuer.example/lists/1',
+}
 const TOKEN_REF = { idx: 7, uri: 'https://issuer.example/lists/1/token' }
 
 function recorder() {
   const calls: Array<[string, unknown, string]> = []
   const status = {
-    check: async (entry: unknown, issuer: string) => (calls.push(['bitstring', entry, issuer]), { state: 'revoked' as const }),
-    checkToken: async (reference: unknown, issuer: string) => (calls.push(['token', reference, issuer]), { state: 'revoked' as const }),
+    check: async (entry: unknown, issuer: string) => (
+      calls.push(['bitstring', entry, issuer]), { state: 'revoked' as const }
+    ),
+    checkToken: async (reference: unknown, issuer: string) => (
+      calls.push(['token', reference, issuer]), { state: 'revoked' as const }
+    ),
   } as unknown as StatusChecker
   return { calls, ctx: { status } }
 }
 
 describe('credential formats: the status reference each keeps', () => {
-  it('jwt_vc_json: the vc claim\'s credentialStatus', async () => {
+  it("jwt_vc_json: the vc claim's credentialStatus", async () => {
     const { calls, ctx } = recorder()
     const item = jwt({ alg: 'EdDSA' }, { iss: 'did:example:i', vc: { credentialStatus: ENTRY } })
     assert.deepEqual(await jwtVcJson.status(item, 'did:example:i', ctx), { state: 'revoked' })
     assert.deepEqual(calls, [['bitstring', ENTRY, 'did:example:i']])
   })
 
-  it('vc+jwt: the payload\'s own credentialStatus', async () => {
+  it("vc+jwt: the payload's own credentialStatus", async () => {
     const { calls, ctx } = recorder()
     const item = jwt({ alg: 'EdDSA', typ: 'vc+jwt' }, { issuer: 'did:example:i', credentialStatus: ENTRY })
     assert.deepEqual(await vcJose.status(item, 'did:example:i', ctx), { state: 'revoked' })
@@ -42,7 +51,11 @@ describe('credential formats: the status reference each keeps', () => {
   })
 
   it('dc+sd-jwt: status.status_list, read as a Token Status List; none means not revocable', async () => {
-    const format = sdJwtVcFormat({ resolver: {} as DidResolver, httpGet: async () => ({ status: 404, headers: {}, body: new Uint8Array(), url: '' }), publicBaseUrl: 'https://service.example' })
+    const format = sdJwtVcFormat({
+      resolver: {} as DidResolver,
+      httpGet: async () => ({ status: 404, headers: {}, body: new Uint8Array(), url: '' }),
+      publicBaseUrl: 'https://service.example',
+    })
     const { calls, ctx } = recorder()
     const item = `${jwt({ alg: 'ES256', typ: 'dc+sd-jwt' }, { iss: 'https://issuer.example', status: { status_list: TOKEN_REF } })}~`
     assert.deepEqual(await format.status(item, 'https://issuer.example', ctx), { state: 'revoked' })

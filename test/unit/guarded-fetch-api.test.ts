@@ -14,17 +14,26 @@ import { ValidationError } from '../../src/errors.js'
 describe('fetchApiOver(createGuardedRequest)', () => {
   let server: http.Server
   let origin: string
-  const seen: Array<{ method: string; url: string; type: string | undefined; auth: string | undefined; body: string }> = []
+  const seen: Array<{ method: string; url: string; type: string | undefined; auth: string | undefined; body: string }> =
+    []
 
   before(async () => {
     server = http.createServer((req, res) => {
       const chunks: Buffer[] = []
       req.on('data', (c: Buffer) => chunks.push(c))
       req.on('end', () => {
-        seen.push({ method: req.method!, url: req.url!, type: req.headers['content-type'], auth: req.headers.authorization, body: Buffer.concat(chunks).toString() })
+        seen.push({
+          method: req.method!,
+          url: req.url!,
+          type: req.headers['content-type'],
+          auth: req.headers.authorization,
+          body: Buffer.concat(chunks).toString(),
+        })
         if (req.url === '/moved') return res.writeHead(302, { location: '/json' }).end()
         if (req.url === '/empty') return res.writeHead(204).end()
-        res.writeHead(req.url === '/refuse' ? 400 : 200, { 'content-type': 'application/json', 'dpop-nonce': 'n-1' }).end(JSON.stringify({ ok: req.url !== '/refuse', path: req.url }))
+        res
+          .writeHead(req.url === '/refuse' ? 400 : 200, { 'content-type': 'application/json', 'dpop-nonce': 'n-1' })
+          .end(JSON.stringify({ ok: req.url !== '/refuse', path: req.url }))
       })
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -35,7 +44,11 @@ describe('fetchApiOver(createGuardedRequest)', () => {
   const allowed = fetchApiOver(createGuardedRequest({ allowPrivate: true, timeoutMs: 2000, maxBytes: 4096 }))
 
   it('sends a form POST with its headers and answers status, headers and body', async () => {
-    const res = await allowed(`${origin}/token`, { method: 'POST', headers: { authorization: 'DPoP abc' }, body: new URLSearchParams({ grant_type: 'x', code: 'y z' }) })
+    const res = await allowed(`${origin}/token`, {
+      method: 'POST',
+      headers: { authorization: 'DPoP abc' },
+      body: new URLSearchParams({ grant_type: 'x', code: 'y z' }),
+    })
     assert.equal(res.status, 200)
     assert.equal(res.headers.get('dpop-nonce'), 'n-1')
     assert.deepEqual(await res.json(), { ok: true, path: '/token' })
@@ -47,7 +60,11 @@ describe('fetchApiOver(createGuardedRequest)', () => {
   })
 
   it('answers an error status as a response, for the protocol client to read', async () => {
-    const res = await allowed(`${origin}/refuse`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+    const res = await allowed(`${origin}/refuse`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    })
     assert.equal(res.status, 400)
     assert.equal(res.ok, false)
     assert.deepEqual(await res.json(), { ok: false, path: '/refuse' })
@@ -68,7 +85,10 @@ describe('fetchApiOver(createGuardedRequest)', () => {
   it('refuses a private address under the default policy (SSRF guard), whatever the method', async () => {
     const guarded = fetchApiOver(createGuardedRequest({ allowPrivate: false, timeoutMs: 2000, maxBytes: 4096 }))
     const before = seen.length
-    await assert.rejects(guarded(`${origin}/token`, { method: 'POST', body: 'x' }), (e: unknown) => e instanceof ValidationError && /loopback/.test(e.message))
+    await assert.rejects(
+      guarded(`${origin}/token`, { method: 'POST', body: 'x' }),
+      (e: unknown) => e instanceof ValidationError && /loopback/.test(e.message),
+    )
     assert.equal(seen.length, before, 'nothing reached the server')
   })
 })

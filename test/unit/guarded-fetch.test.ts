@@ -99,7 +99,19 @@ describe('refusedAddressReason', () => {
   for (const [ip, reason] of refused) {
     it(`refuses ${ip || '(empty)'}`, () => assert.match(refusedAddressReason(ip) ?? 'allowed', reason))
   }
-  const allowed = ['1.1.1.1', '8.8.8.8', '93.184.216.34', '172.32.0.1', '100.128.0.1', '192.169.0.1', '2606:4700:4700::1111', '2a00:1450:4001:80b::200e', '::ffff:8.8.8.8', '64:ff9b::8.8.8.8', '2002:808:808::1']
+  const allowed = [
+    '1.1.1.1',
+    '8.8.8.8',
+    '93.184.216.34',
+    '172.32.0.1',
+    '100.128.0.1',
+    '192.169.0.1',
+    '2606:4700:4700::1111',
+    '2a00:1450:4001:80b::200e',
+    '::ffff:8.8.8.8',
+    '64:ff9b::8.8.8.8',
+    '2002:808:808::1',
+  ]
   for (const ip of allowed) {
     it(`allows ${ip}`, () => assert.equal(refusedAddressReason(ip), undefined))
   }
@@ -155,13 +167,22 @@ describe('createGuardedFetch', () => {
 
   it('refuses a hostname whose resolved address is private (the check sits in the socket lookup)', async () => {
     // Real DNS: localhost comes from the hosts file.
-    await assert.rejects(createGuardedFetch(base)(`http://localhost:${ok.port}/hello`), isValidation(/localhost resolves to .* loopback/))
+    await assert.rejects(
+      createGuardedFetch(base)(`http://localhost:${ok.port}/hello`),
+      isValidation(/localhost resolves to .* loopback/),
+    )
     // One private address among public ones is enough to refuse.
     const mixed = createGuardedFetch({
       ...base,
-      resolveHost: async () => [{ address: '93.184.216.34', family: 4 }, { address: '127.0.0.1', family: 4 }],
+      resolveHost: async () => [
+        { address: '93.184.216.34', family: 4 },
+        { address: '127.0.0.1', family: 4 },
+      ],
     })
-    await assert.rejects(mixed(`http://mixed.test:${ok.port}/hello`), isValidation(/mixed.test resolves to a loopback .*address/))
+    await assert.rejects(
+      mixed(`http://mixed.test:${ok.port}/hello`),
+      isValidation(/mixed.test resolves to a loopback .*address/),
+    )
   })
 
   it('fetches when private targets are allowed', async () => {
@@ -248,7 +269,9 @@ describe('createGuardedFetch', () => {
 
     it('control: with private targets allowed the same redirect reaches the target', async () => {
       const target = encodeURIComponent(`http://internal.test:${privateTarget.port}/`)
-      const res = await createGuardedFetch({ ...options, allowPrivate: true })(`http://public.test:${ok.port}/to?${target}`)
+      const res = await createGuardedFetch({ ...options, allowPrivate: true })(
+        `http://public.test:${ok.port}/to?${target}`,
+      )
       assert.equal(new TextDecoder().decode(res.body), 'secret')
       assert.equal(privateTarget.hits.length, 1)
     })

@@ -7,7 +7,11 @@ import { chooseQueries } from '../../src/modules/openid4vc/holder/credential-set
 
 const query = (credentialSets?: unknown) =>
   DcqlQuery.parse({
-    credentials: ['a', 'b', 'c', 'd'].map((id) => ({ id, format: 'dc+sd-jwt', meta: { vct_values: ['https://x/vct'] } })),
+    credentials: ['a', 'b', 'c', 'd'].map((id) => ({
+      id,
+      format: 'dc+sd-jwt',
+      meta: { vct_values: ['https://x/vct'] },
+    })),
     ...(credentialSets ? { credential_sets: credentialSets } : {}),
   } as DcqlQuery.Input)
 const cost = (costs: Record<string, number>) => (id: string) => costs[id] ?? 0
@@ -19,9 +23,17 @@ describe('chooseQueries', () => {
 
   it('answers the cheapest satisfiable option of a required set, ties to the verifier’s order, and the queries no set names', () => {
     const q = query([{ options: [['a'], ['b', 'c']] }])
-    assert.deepEqual(chooseQueries(q, new Set(['a', 'b', 'c', 'd']), cost({ a: 3, b: 1, c: 1 })).queries, ['b', 'c', 'd'])
+    assert.deepEqual(chooseQueries(q, new Set(['a', 'b', 'c', 'd']), cost({ a: 3, b: 1, c: 1 })).queries, [
+      'b',
+      'c',
+      'd',
+    ])
     assert.deepEqual(chooseQueries(q, new Set(['a', 'b', 'c', 'd']), cost({ a: 2, b: 1, c: 1 })).queries, ['a', 'd'])
-    assert.deepEqual(chooseQueries(q, new Set(['b', 'c', 'd']), cost({ a: 0, b: 5, c: 5 })).sets[0]!.chosen, 1, 'an option the wallet cannot meet is never chosen')
+    assert.deepEqual(
+      chooseQueries(q, new Set(['b', 'c', 'd']), cost({ a: 0, b: 5, c: 5 })).sets[0]!.chosen,
+      1,
+      'an option the wallet cannot meet is never chosen',
+    )
   })
 
   it('leaves an optional set out unless chosen, and refuses choices that do not fit', () => {
@@ -37,7 +49,13 @@ describe('chooseQueries', () => {
   })
 
   it('a query no set names, or a required set, that nothing meets is a 422 naming the queries', () => {
-    assert.throws(() => chooseQueries(query([{ options: [['a']] }]), new Set(['a', 'b', 'c']), cost({})), (e: unknown) => e instanceof UnprocessableError && /d/.test(e.message))
-    assert.throws(() => chooseQueries(query([{ options: [['a'], ['b']] }]), new Set(['c', 'd']), cost({})), UnprocessableError)
+    assert.throws(
+      () => chooseQueries(query([{ options: [['a']] }]), new Set(['a', 'b', 'c']), cost({})),
+      (e: unknown) => e instanceof UnprocessableError && /d/.test(e.message),
+    )
+    assert.throws(
+      () => chooseQueries(query([{ options: [['a'], ['b']] }]), new Set(['c', 'd']), cost({})),
+      UnprocessableError,
+    )
   })
 })

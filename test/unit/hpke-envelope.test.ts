@@ -42,12 +42,20 @@ describe('HPKE with ML-KEM-768: the draft-ietf-hpke-pq test vectors', () => {
       assert.deepEqual(new Uint8Array(createPublicKey(privateKey).export({ format: 'raw-public' })), hex(v.pkRm))
       // Single-shot Open is sequence 0: the service's open path.
       const first = v.encryptions[0]!
-      assert.deepEqual(await hpkeOpen(v, privateKey, hex(v.enc), hex(first.ct), hex(v.info), hex(first.aad)), hex(first.pt))
+      assert.deepEqual(
+        await hpkeOpen(v, privateKey, hex(v.enc), hex(first.ct), hex(v.info), hex(first.aad)),
+        hex(first.pt),
+      )
       await assert.rejects(hpkeOpen(v, privateKey, hex(v.enc), hex(first.ct), hex(v.info), utf8('other')))
       // Every later sequence number and export, through a context of the same suite.
-      const context = await suite.SetupRecipient(privateKey.toCryptoKey({ name: 'ML-KEM-768' }, false, ['decapsulateBits']), hex(v.enc), { info: hex(v.info) })
+      const context = await suite.SetupRecipient(
+        privateKey.toCryptoKey({ name: 'ML-KEM-768' }, false, ['decapsulateBits']),
+        hex(v.enc),
+        { info: hex(v.info) },
+      )
       for (const e of v.encryptions) assert.deepEqual(await context.Open(hex(e.ct), hex(e.aad)), hex(e.pt))
-      for (const e of v.exports) assert.deepEqual(await context.Export(hex(e.exporter_context), e.L), hex(e.exported_value))
+      for (const e of v.exports)
+        assert.deepEqual(await context.Export(hex(e.exporter_context), e.L), hex(e.exported_value))
     })
   }
 
@@ -69,7 +77,10 @@ describe('sealed envelope v2', () => {
     assert.equal(holder.privateKey.length, 64)
     const envelope = await hpkeSealer.seal({ publicKey: holder.publicKey, plaintext, binding })
     assert.deepEqual(Object.keys(envelope).sort(), ['aead_id', 'ct', 'enc', 'format', 'kdf_id', 'kem_id', 'mode'])
-    assert.deepEqual([envelope.format, envelope.mode, envelope.kem_id, envelope.kdf_id, envelope.aead_id], ['sealed-envelope/v2', 0, SEAL_SUITE.kem_id, SEAL_SUITE.kdf_id, SEAL_SUITE.aead_id])
+    assert.deepEqual(
+      [envelope.format, envelope.mode, envelope.kem_id, envelope.kdf_id, envelope.aead_id],
+      ['sealed-envelope/v2', 0, SEAL_SUITE.kem_id, SEAL_SUITE.kdf_id, SEAL_SUITE.aead_id],
+    )
     assert.equal(Buffer.from(envelope.enc, 'base64url').length, 1088)
     const text = JSON.stringify(envelope)
     for (const needle of ['Alice', binding.recipient, binding.recordId]) assert.ok(!text.includes(needle), needle)
@@ -84,7 +95,10 @@ describe('sealed envelope v2', () => {
     for (const part of ['enc', 'ct'] as const) {
       const bytes = Buffer.from(envelope[part], 'base64url')
       bytes[7] = bytes[7]! ^ 1
-      await assert.rejects(openEnvelope(holder.privateKey, { ...stored, [part]: bytes.toString('base64url') } as typeof stored, binding), part)
+      await assert.rejects(
+        openEnvelope(holder.privateKey, { ...stored, [part]: bytes.toString('base64url') } as typeof stored, binding),
+        part,
+      )
     }
   })
 
@@ -97,7 +111,10 @@ describe('sealed envelope v2', () => {
     const foreign = await sealAsOutsider(outsider.publicKey, plaintext, binding.recipient, binding.recordId)
     assert.deepEqual(await openEnvelope(outsider.privateKey, asStoredEnvelope(foreign), binding), plaintext)
     const toOutsider = await hpkeSealer.seal({ publicKey: outsider.publicKey, plaintext, binding })
-    assert.deepEqual(await openAsHolder(outsider.privateKey, toOutsider, binding.recipient, binding.recordId), plaintext)
+    assert.deepEqual(
+      await openAsHolder(outsider.privateKey, toOutsider, binding.recipient, binding.recordId),
+      plaintext,
+    )
   })
 
   it('seals to a key made before HPKE and opens with its expanded private key', async () => {
@@ -113,7 +130,14 @@ describe('sealed envelope v2', () => {
     assert.throws(() => assertMlKem768PublicKey(new Uint8Array(1184).fill(0xff)))
     assert.throws(() => assertMlKem768PublicKey(holder.publicKey.subarray(1)))
     assert.throws(() => mlKem768PrivateKey(new Uint8Array(32)), RangeError)
-    for (const junk of [null, 'x', {}, { format: 'sealed-envelope/v2', mode: 0, kem_id: 65, kdf_id: 1, aead_id: 2, enc: 'a+b', ct: '' }, { format: 'sealed-envelope/v3' }, { alg: 'ML-KEM-768+HKDF-SHA256+A256GCM' }]) {
+    for (const junk of [
+      null,
+      'x',
+      {},
+      { format: 'sealed-envelope/v2', mode: 0, kem_id: 65, kdf_id: 1, aead_id: 2, enc: 'a+b', ct: '' },
+      { format: 'sealed-envelope/v3' },
+      { alg: 'ML-KEM-768+HKDF-SHA256+A256GCM' },
+    ]) {
       assert.throws(() => asStoredEnvelope(junk), TypeError)
     }
   })
@@ -134,7 +158,10 @@ describe('sealed envelope v1 (before HPKE): still opens', () => {
     for (const part of ['kem_ciphertext', 'iv', 'ciphertext', 'tag'] as const) {
       const bytes = Buffer.from(legacy.envelope[part], 'base64url')
       bytes[0] = bytes[0]! ^ 1
-      await assert.rejects(openEnvelope(expanded, { ...envelope, [part]: bytes.toString('base64url') } as typeof envelope, binding), part)
+      await assert.rejects(
+        openEnvelope(expanded, { ...envelope, [part]: bytes.toString('base64url') } as typeof envelope, binding),
+        part,
+      )
     }
     const shortTag = Buffer.from(legacy.envelope.tag, 'base64url').subarray(0, 4).toString('base64url')
     await assert.rejects(openEnvelope(expanded, { ...envelope, tag: shortTag } as typeof envelope, binding))

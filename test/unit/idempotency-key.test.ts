@@ -17,7 +17,18 @@ describe('Idempotency-Key header (draft-ietf-httpapi-idempotency-key-header §2,
 
   it('absent is undefined; anything malformed is a ValidationError', () => {
     assert.equal(parseIdempotencyKey(undefined), undefined)
-    for (const bad of ['', '""', '"open', '"a\\nb"', '"tab\there"', 'two words', '"x", "y"', '"é"', `"${'a'.repeat(256)}"`, 'a'.repeat(256)]) {
+    for (const bad of [
+      '',
+      '""',
+      '"open',
+      '"a\\nb"',
+      '"tab\there"',
+      'two words',
+      '"x", "y"',
+      '"é"',
+      `"${'a'.repeat(256)}"`,
+      'a'.repeat(256),
+    ]) {
       assert.throws(() => parseIdempotencyKey(bad), ValidationError, JSON.stringify(bad))
     }
     assert.throws(() => parseIdempotencyKey(['"a"', '"b"']), ValidationError)
@@ -29,7 +40,10 @@ describe('request fingerprint', () => {
   it('ignores key order and whitespace of the body (RFC 8785), not its values, method or path', () => {
     const base = requestFingerprint('POST', '/api/issuer/did:key:z1/issue', { a: 1, b: { c: [1, 2] } })
     assert.match(base, /^[0-9a-f]{64}$/)
-    assert.equal(requestFingerprint('POST', '/api/issuer/did:key:z1/issue', JSON.parse('{ "b": {"c":[1,2]}, "a": 1.0 }')), base)
+    assert.equal(
+      requestFingerprint('POST', '/api/issuer/did:key:z1/issue', JSON.parse('{ "b": {"c":[1,2]}, "a": 1.0 }')),
+      base,
+    )
     assert.notEqual(requestFingerprint('POST', '/api/issuer/did:key:z1/issue', { a: 2, b: { c: [1, 2] } }), base)
     assert.notEqual(requestFingerprint('POST', '/api/issuer/did:key:z1/issue', { a: 1, b: { c: [2, 1] } }), base)
     assert.notEqual(requestFingerprint('POST', '/api/issuer/did:key:z2/issue', { a: 1, b: { c: [1, 2] } }), base)

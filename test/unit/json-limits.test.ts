@@ -8,9 +8,17 @@ const depthOf = (value: unknown): number =>
   value !== null && typeof value === 'object' ? 1 + Math.max(0, ...Object.values(value).map(depthOf)) : 0
 
 /** JSON with strings full of what a bracket counter could trip on: quotes, backslashes, brackets. */
-const trickyString = fc.string({ unit: fc.constantFrom('"', '\\', '[', ']', '{', '}', ',', ':', 'a', '\u0000', '\u2028') })
+const trickyString = fc.string({
+  unit: fc.constantFrom('"', '\\', '[', ']', '{', '}', ',', ':', 'a', '\u0000', '\u2028'),
+})
 const trickyJson = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, fc.constantFrom(null, true, 0, -1.5), trickyString, tie('array'), tie('object')),
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.constantFrom(null, true, 0, -1.5),
+    trickyString,
+    tie('array'),
+    tie('object'),
+  ),
   array: fc.array(tie('value'), { maxLength: 4 }),
   object: fc.dictionary(trickyString, tie('value'), { maxKeys: 4 }),
 })).value
@@ -52,10 +60,19 @@ describe('JSON limits', () => {
     assert.equal(freeFormProblem(nest(freeFormDepth)), undefined)
     assert.match(freeFormProblem(nest(freeFormDepth + 1)) ?? '', /nest deeper than 32 levels/)
     assert.equal(freeFormProblem({ a: Array.from({ length: freeFormMembers - 1 }, () => 0) }), undefined)
-    assert.match(freeFormProblem({ a: { b: Array.from({ length: freeFormMembers - 1 }, () => 0) } }) ?? '', /more than 10000 keys and items/)
+    assert.match(
+      freeFormProblem({ a: { b: Array.from({ length: freeFormMembers - 1 }, () => 0) } }) ?? '',
+      /more than 10000 keys and items/,
+    )
     assert.equal(freeFormProblem({ a: 'x'.repeat(freeFormStringLength) }), undefined)
     assert.match(freeFormProblem({ a: ['x'.repeat(freeFormStringLength + 1)] }) ?? '', /string longer than 65536/)
-    assert.match(freeFormProblem({ a: { ['k'.repeat(freeFormStringLength + 1)]: 1 } }) ?? '', /string longer than 65536/)
-    fc.assert(fc.property(trickyJson, (value) => assert.equal(freeFormProblem({ value }), undefined)), { numRuns: 500 })
+    assert.match(
+      freeFormProblem({ a: { ['k'.repeat(freeFormStringLength + 1)]: 1 } }) ?? '',
+      /string longer than 65536/,
+    )
+    fc.assert(
+      fc.property(trickyJson, (value) => assert.equal(freeFormProblem({ value }), undefined)),
+      { numRuns: 500 },
+    )
   })
 })

@@ -57,7 +57,10 @@ const expand = (type: string, subject: Json) => {
 describe('the VCDM 1.1 schema context', () => {
   it('leaves the protected top-level terms of the VCDM 1.1 and status contexts to them; the credential-scoped ones are known', () => {
     const v1 = credentialContexts.get(V1)!
-    assert.deepEqual([...VCDM1_TERMS].sort(), [...new Set([...terms(v1), ...terms(statusContexts.get(STATUS_V1))])].sort())
+    assert.deepEqual(
+      [...VCDM1_TERMS].sort(),
+      [...new Set([...terms(v1), ...terms(statusContexts.get(STATUS_V1))])].sort(),
+    )
     const scoped = terms((v1['@context'] as Json).VerifiableCredential).filter((t) => !VCDM1_TERMS.has(t))
     assert.deepEqual([...VCDM1_CREDENTIAL_TERMS].sort(), scoped.sort())
   })
@@ -68,7 +71,12 @@ describe('the VCDM 1.1 schema context', () => {
       ['Member Card', `${VOCAB}Member%20Card`],
       ['https://types.example/Card', 'https://types.example/Card'],
     ]) {
-      const [expanded] = (await expand(type!, { name: 'Ada', issuer: 'Guild', expirationDate: '2030-01-01', level: 2 })) as Json[]
+      const [expanded] = (await expand(type!, {
+        name: 'Ada',
+        issuer: 'Guild',
+        expirationDate: '2030-01-01',
+        level: 2,
+      })) as Json[]
       assert.ok(expanded!['@type'].includes(expected), `${type}: ${JSON.stringify(expanded!['@type'])}`)
       // On the credential the VCDM 1.1 terms mean what that context says...
       assert.deepEqual(expanded![`${CRED}issuer`], [{ '@id': 'did:example:issuer' }])
@@ -77,7 +85,9 @@ describe('the VCDM 1.1 schema context', () => {
       const subject = expanded![`${CRED}credentialSubject`][0]
       assert.deepEqual(subject['https://schema.org/name'], [{ '@value': 'Ada' }])
       assert.deepEqual(subject[`${VOCAB}issuer`], [{ '@value': 'Guild' }])
-      assert.deepEqual(subject[`${VOCAB}expirationDate`], [{ '@type': 'http://www.w3.org/2001/XMLSchema#date', '@value': '2030-01-01' }])
+      assert.deepEqual(subject[`${VOCAB}expirationDate`], [
+        { '@type': 'http://www.w3.org/2001/XMLSchema#date', '@value': '2030-01-01' },
+      ])
       assert.deepEqual(subject[`${VOCAB}level`], [{ '@type': 'http://www.w3.org/2001/XMLSchema#double', '@value': 2 }])
     }
     await assert.rejects(expand('MemberCard', { shoe_size: 42 }), /Safe mode validation error/)

@@ -34,7 +34,10 @@ describe('MicroBatcher', () => {
       return items
     })
     const results = await Promise.allSettled([batcher.submit(1), batcher.submit(2)])
-    assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected'])
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['rejected', 'rejected'],
+    )
     fail = false
     assert.equal(await batcher.submit(3), 3)
   })

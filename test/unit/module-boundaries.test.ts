@@ -18,10 +18,13 @@ const SRC = path.resolve(import.meta.dirname, '../../src')
 /** Every .ts file under src, with the files of src it imports. */
 function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>()
-  for (const file of readdirSync(SRC, { recursive: true }).map(String).filter((f) => f.endsWith('.ts'))) {
+  for (const file of readdirSync(SRC, { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith('.ts'))) {
     const text = readFileSync(path.join(SRC, file), 'utf8')
-    const targets = ts.preProcessFile(text, true, true).importedFiles
-      .map((ref) => ref.fileName)
+    const targets = ts
+      .preProcessFile(text, true, true)
+      .importedFiles.map((ref) => ref.fileName)
       .filter((name) => name.startsWith('.'))
       .map((name) => path.relative(SRC, path.resolve(SRC, path.dirname(file), name)).replace(/\.js$/, '.ts'))
     graph.set(file, targets)
@@ -73,15 +76,23 @@ describe('module boundaries', () => {
   it('reads the import lines (a file that imports nothing would make the checks below vacuous)', () => {
     assert.ok(graph.size > 100)
     assert.ok(graph.get('app.ts')!.includes('config.ts'))
-    assert.ok(graph.get('modules/presentation/stored-credential-check.ts')!.includes('modules/credentials/credentials.service.ts'))
+    assert.ok(
+      graph
+        .get('modules/presentation/stored-credential-check.ts')!
+        .includes('modules/credentials/credentials.service.ts'),
+    )
   })
 
   it("lets no module import another module's repository", () => {
     const crossings = [...graph].flatMap(([file, targets]) =>
       targets
-        .filter((target) => moduleOf(file) !== undefined && moduleOf(target) !== moduleOf(file) && /\.repository\.ts$/.test(target))
-        .map((target) => `${file} imports ${target}`))
-    assert.deepEqual(crossings, [], 'go through the owning module\'s service (or its *.types.ts for row types)')
+        .filter(
+          (target) =>
+            moduleOf(file) !== undefined && moduleOf(target) !== moduleOf(file) && /\.repository\.ts$/.test(target),
+        )
+        .map((target) => `${file} imports ${target}`),
+    )
+    assert.deepEqual(crossings, [], "go through the owning module's service (or its *.types.ts for row types)")
   })
 
   it('has no import cycle between files', () => {
@@ -97,7 +108,11 @@ describe('module boundaries', () => {
       if (!modules.has(from)) modules.set(from, new Set())
       for (const to of targets.map(moduleOf)) if (to !== undefined && to !== from) modules.get(from)!.add(to)
     }
-    assert.deepEqual(cycles(modules).map((component) => component.join(' <-> ')), [], 'modules that import each other')
+    assert.deepEqual(
+      cycles(modules).map((component) => component.join(' <-> ')),
+      [],
+      'modules that import each other',
+    )
   })
 
   it('declares no table outside the modules (db/database.ts keeps the DB interface empty)', () => {
@@ -107,9 +122,19 @@ describe('module boundaries', () => {
   it('lets one module only write each table', () => {
     const writers = tableWriters()
     assert.ok(writers.get('credentials')?.size, 'the writes are read (issuance inserts credentials)')
-    const shared = [...writers].filter(([, owners]) => owners.size > 1).map(([table, owners]) => `${table}: ${[...owners].sort().join(', ')}`)
-    assert.deepEqual(shared.filter((entry) => !SHARED_WRITES.has(entry)), [], 'a table written by more than one module: call the owner\'s service or splice its *.statements.ts')
-    assert.deepEqual([...SHARED_WRITES].filter((entry) => !shared.includes(entry)), [], 'a shared write is gone: remove it from the list')
+    const shared = [...writers]
+      .filter(([, owners]) => owners.size > 1)
+      .map(([table, owners]) => `${table}: ${[...owners].sort().join(', ')}`)
+    assert.deepEqual(
+      shared.filter((entry) => !SHARED_WRITES.has(entry)),
+      [],
+      "a table written by more than one module: call the owner's service or splice its *.statements.ts",
+    )
+    assert.deepEqual(
+      [...SHARED_WRITES].filter((entry) => !shared.includes(entry)),
+      [],
+      'a shared write is gone: remove it from the list',
+    )
   })
 })
 
@@ -134,13 +159,17 @@ const SHARED_WRITES = new Set([
 const ownerOf = (file: string): string => moduleOf(file) ?? path.dirname(file)
 
 function sourceFiles(): string[] {
-  return readdirSync(SRC, { recursive: true }).map(String).filter((f) => f.endsWith('.ts') && !f.startsWith('db/migrations/'))
+  return readdirSync(SRC, { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith('.ts') && !f.startsWith('db/migrations/'))
 }
 
 /** The tables a file adds to the DB interface. */
 function tablesDeclaredIn(file: string): string[] {
   const text = readFileSync(path.join(SRC, file), 'utf8')
-  return [...text.matchAll(/interface DB \{([^}]*)\}/g)].flatMap((block) => [...block[1]!.matchAll(/^\s*([a-z_0-9]+):/gm)].map((m) => m[1]!))
+  return [...text.matchAll(/interface DB \{([^}]*)\}/g)].flatMap((block) =>
+    [...block[1]!.matchAll(/^\s*([a-z_0-9]+):/gm)].map((m) => m[1]!),
+  )
 }
 
 /**
@@ -161,12 +190,22 @@ function tableWriters(): Map<string, Set<string>> {
       writers.get(table)!.add(ownerOf(file))
     }
     const visit = (node: ts.Node): void => {
-      if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && ['insertInto', 'updateTable', 'deleteFrom'].includes(node.expression.name.text)) {
+      if (
+        ts.isCallExpression(node) &&
+        ts.isPropertyAccessExpression(node.expression) &&
+        ['insertInto', 'updateTable', 'deleteFrom'].includes(node.expression.name.text)
+      ) {
         const table = node.arguments[0]
         if (table && ts.isStringLiteralLike(table)) wrote(table.text.split(/\s/)[0]!)
       }
-      if (ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node)) {
-        for (const m of node.text.matchAll(/\b(?:insert\s+into|update|delete\s+from)\s+([a-z_][a-z_0-9]*)/gi)) wrote(m[1]!.toLowerCase())
+      if (
+        ts.isNoSubstitutionTemplateLiteral(node) ||
+        ts.isTemplateHead(node) ||
+        ts.isTemplateMiddle(node) ||
+        ts.isTemplateTail(node)
+      ) {
+        for (const m of node.text.matchAll(/\b(?:insert\s+into|update|delete\s+from)\s+([a-z_][a-z_0-9]*)/gi))
+          wrote(m[1]!.toLowerCase())
       }
       ts.forEachChild(node, visit)
     }

@@ -7,8 +7,14 @@ describe('OpenAPI operationIds from method and path', () => {
     assert.equal(operationIdFor('post', '/api/issuer/{did}/issue'), 'postIssuerIssue')
     assert.equal(operationIdFor('get', '/api/issuer/{did}/schemas/{schema_id}'), 'getIssuerSchemasBySchemaId')
     assert.equal(operationIdFor('delete', '/api/issuer/{did}/schemas/{schema_id}'), 'deleteIssuerSchemasBySchemaId')
-    assert.equal(operationIdFor('get', '/api/blockchain/credential/check/{did}/{credential_hash}'), 'getBlockchainCredentialCheckByDidAndCredentialHash')
-    assert.equal(operationIdFor('get', '/.well-known/openid-credential-issuer/issuers/{web_id}'), 'getWellKnownOpenidCredentialIssuerIssuersByWebId')
+    assert.equal(
+      operationIdFor('get', '/api/blockchain/credential/check/{did}/{credential_hash}'),
+      'getBlockchainCredentialCheckByDidAndCredentialHash',
+    )
+    assert.equal(
+      operationIdFor('get', '/.well-known/openid-credential-issuer/issuers/{web_id}'),
+      'getWellKnownOpenidCredentialIssuerIssuersByWebId',
+    )
     assert.equal(operationIdFor('get', '/issuers/{id}/did.json'), 'getIssuersDidJson')
     assert.equal(operationIdFor('get', '/api'), 'get')
     // Only a whole first segment "api" is the prefix.
@@ -24,7 +30,10 @@ describe('OpenAPI operationIds from method and path', () => {
 
   it('refuses two operations with one id, naming both', () => {
     const derived = { paths: { '/api/one-two': { get: {} }, '/api/oneTwo': { get: {} } } }
-    assert.throws(() => finishOpenApiDocument(derived), /GET \/api\/oneTwo and GET \/api\/one-two would share the operationId getOneTwo/)
+    assert.throws(
+      () => finishOpenApiDocument(derived),
+      /GET \/api\/oneTwo and GET \/api\/one-two would share the operationId getOneTwo/,
+    )
     const explicit = { paths: { '/api/x': { get: { operationId: 'postY' } }, '/api/y': { post: {} } } }
     assert.throws(() => finishOpenApiDocument(explicit), /share the operationId postY/)
   })

@@ -11,9 +11,14 @@ describe('PGlite named prepared statements', () => {
 
   before(async () => {
     const templatePath = process.env.TEST_PGLITE_TEMPLATE
-    pglite = new PGlite({ loadDataDir: templatePath ? new Blob([await readFile(templatePath)]) : undefined, parsers: { 20: Number } })
+    pglite = new PGlite({
+      loadDataDir: templatePath ? new Blob([await readFile(templatePath)]) : undefined,
+      parsers: { 20: Number },
+    })
     statements = new PGliteStatements(pglite, 3)
-    await pglite.exec(`create table items (id int primary key, doc jsonb, at timestamptz, raw bytea, tags text[], flag boolean, n bigint)`)
+    await pglite.exec(
+      `create table items (id int primary key, doc jsonb, at timestamptz, raw bytea, tags text[], flag boolean, n bigint)`,
+    )
   })
   after(() => pglite.close())
 
@@ -24,9 +29,25 @@ describe('PGlite named prepared statements', () => {
     const ours = await statements.query(insert, params)
     const theirs = await pglite.query('select * from items where id = $1', [1])
     assert.deepEqual(ours.rows, theirs.rows)
-    assert.deepEqual(ours.rows[0], { id: 1, doc: { a: [1, 'x'], b: null }, at, raw: new Uint8Array([0, 255, 7]), tags: ['p', 'q'], flag: true, n: 42 })
+    assert.deepEqual(ours.rows[0], {
+      id: 1,
+      doc: { a: [1, 'x'], b: null },
+      at,
+      raw: new Uint8Array([0, 255, 7]),
+      tags: ['p', 'q'],
+      flag: true,
+      n: 42,
+    })
     assert.equal(ours.affectedRows, 1)
-    const nulls = await statements.query(insert.replace('returning *', 'returning doc, at'), [2, null, undefined, null, null, null, null])
+    const nulls = await statements.query(insert.replace('returning *', 'returning doc, at'), [
+      2,
+      null,
+      undefined,
+      null,
+      null,
+      null,
+      null,
+    ])
     assert.deepEqual(nulls.rows, [{ doc: null, at: null }])
   })
 
@@ -47,13 +68,28 @@ describe('PGlite named prepared statements', () => {
   })
 
   it('binds parameters of any size and script intact, statement after statement', async () => {
-    const texts = ['', 'plain', 'é ü ß', '日本語のテキスト', '🔑 emoji 👍🏽', 'x'.repeat(70_000) + '€', JSON.stringify({ note: 'ñ'.repeat(30_000) })]
+    const texts = [
+      '',
+      'plain',
+      'é ü ß',
+      '日本語のテキスト',
+      '🔑 emoji 👍🏽',
+      'x'.repeat(70_000) + '€',
+      JSON.stringify({ note: 'ñ'.repeat(30_000) }),
+    ]
     for (const [i, text] of texts.entries()) {
-      const { rows } = await statements.query('select $1::text as text, octet_length($1::text) as bytes, $2::int as i', [text, i])
+      const { rows } = await statements.query(
+        'select $1::text as text, octet_length($1::text) as bytes, $2::int as i',
+        [text, i],
+      )
       assert.deepEqual(rows, [{ text, bytes: Buffer.byteLength(text), i }])
     }
     const doc = { name: 'Zoë', list: ['α', 'β'], deep: { n: 1.5, ok: true } }
-    const { rows } = await statements.query('select $1::jsonb as doc, $2::text[] as tags, $3::timestamptz as at', [doc, ['a', 'b c', 'ü'], new Date('2026-11-23T10:00:00Z')])
+    const { rows } = await statements.query('select $1::jsonb as doc, $2::text[] as tags, $3::timestamptz as at', [
+      doc,
+      ['a', 'b c', 'ü'],
+      new Date('2026-11-23T10:00:00Z'),
+    ])
     assert.deepEqual(rows, [{ doc, tags: ['a', 'b c', 'ü'], at: new Date('2026-11-23T10:00:00Z') }])
   })
 
@@ -61,7 +97,10 @@ describe('PGlite named prepared statements', () => {
     await pglite.exec('create table shapes (id int); insert into shapes values (1)')
     assert.deepEqual((await statements.query('select * from shapes', [])).rows, [{ id: 1 }])
     await pglite.exec('alter table shapes add column note text')
-    await assert.rejects(statements.query('select * from shapes', []), (e: Error & { code?: string }) => e.code === '0A000')
+    await assert.rejects(
+      statements.query('select * from shapes', []),
+      (e: Error & { code?: string }) => e.code === '0A000',
+    )
     assert.deepEqual((await statements.query('select * from shapes', [])).rows, [{ id: 1, note: null }])
   })
 
@@ -78,16 +117,24 @@ describe('PGlite named prepared statements', () => {
 
   it('reports errors with their SQLSTATE and stays usable, both for bad text and for bad values', async () => {
     await assert.rejects(statements.query('selec 1', []), (e: Error & { code?: string }) => e.code === '42601')
-    await assert.rejects(statements.query('select 1 / $1::int as v', [0]), (e: Error & { code?: string }) => e.code === '22012')
+    await assert.rejects(
+      statements.query('select 1 / $1::int as v', [0]),
+      (e: Error & { code?: string }) => e.code === '22012',
+    )
     assert.deepEqual((await statements.query('select 1 / $1::int as v', [1])).rows, [{ v: 1 }])
   })
 
   it('sees a transaction through: an error inside aborts it until rollback', async () => {
     await statements.query('begin', [])
     await statements.query('insert into items (id) values ($1)', [10])
-    await assert.rejects(statements.query('insert into items (id) values ($1)', [10]), (e: Error & { code?: string }) => e.code === '23505')
+    await assert.rejects(
+      statements.query('insert into items (id) values ($1)', [10]),
+      (e: Error & { code?: string }) => e.code === '23505',
+    )
     await assert.rejects(statements.query('select 1', []), (e: Error & { code?: string }) => e.code === '25P02')
     await statements.query('rollback', [])
-    assert.deepEqual((await statements.query('select count(*)::int as n from items where id = $1', [10])).rows, [{ n: 0 }])
+    assert.deepEqual((await statements.query('select count(*)::int as n from items where id = $1', [10])).rows, [
+      { n: 0 },
+    ])
   })
 })

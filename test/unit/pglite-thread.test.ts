@@ -13,10 +13,15 @@ import { PGliteThread } from '../../src/db/pglite-thread.js'
 const templatePath = process.env.TEST_PGLITE_TEMPLATE
 const template = async () => (templatePath ? new Uint8Array(await readFile(templatePath)).buffer : undefined)
 const open = async (options: ConstructorParameters<typeof PGliteThread>[0] = {}) =>
-  new Kysely<Record<string, never>>({ dialect: new PGliteDialect(new PGliteThread({ template: await template(), ...options })) })
+  new Kysely<Record<string, never>>({
+    dialect: new PGliteDialect(new PGliteThread({ template: await template(), ...options })),
+  })
 const settled = async (promise: Promise<unknown>) => {
   let done = false
-  void promise.then(() => (done = true), () => (done = true))
+  void promise.then(
+    () => (done = true),
+    () => (done = true),
+  )
   await new Promise((resolve) => setTimeout(resolve, 50))
   return done
 }
@@ -48,7 +53,10 @@ describe('PGlite on its own thread', () => {
   it('answers each of many concurrent statements with its own result', async () => {
     const values = Array.from({ length: 300 }, (_, i) => i * 7)
     const results = await Promise.all(values.map((v) => sql<{ v: number }>`select ${v}::int as v`.execute(db)))
-    assert.deepEqual(results.map((r) => r.rows[0]!.v), values)
+    assert.deepEqual(
+      results.map((r) => r.rows[0]!.v),
+      values,
+    )
   })
 
   it('keeps the SQLSTATE and constraint of a driver error, but not the statement parameters', async () => {
@@ -64,7 +72,7 @@ describe('PGlite on its own thread', () => {
     assert.equal(JSON.stringify(error).includes('secret value'), false)
   })
 
-  it('fails a statement that waits behind its own flow\'s transaction instead of hanging', async () => {
+  it("fails a statement that waits behind its own flow's transaction instead of hanging", async () => {
     await assert.rejects(
       db.transaction().execute(async () => {
         await sql`select 1`.execute(db) // outside the transaction: waits on it
@@ -111,7 +119,10 @@ describe('PGlite thread lifecycle', () => {
 
   it('reports a database that cannot start as an error on the first statement', async () => {
     const db = await open({ dataDir: '/proc/self/not-a-place-for-a-database' })
-    const first = await sql`select 1`.execute(db).then(() => assert.fail('a database in /proc started'), (e: Error) => e)
+    const first = await sql`select 1`.execute(db).then(
+      () => assert.fail('a database in /proc started'),
+      (e: Error) => e,
+    )
     // Every later statement gets the same reason, not a bare "closed".
     await assert.rejects(sql`select 2`.execute(db), (e: Error) => e.message === first.message)
     await db.destroy().catch(() => undefined)

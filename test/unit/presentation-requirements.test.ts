@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { unmetRequirements, type PresentedCredential } from '../../src/modules/presentation/presentation-requirements.js'
+import {
+  unmetRequirements,
+  type PresentedCredential,
+} from '../../src/modules/presentation/presentation-requirements.js'
 import { encodeIntegerValue } from '../../src/crypto/bbs/bbs-messages.js'
 import type { RequiredCredential, RequiredPredicate } from '../../src/db/database.js'
 
@@ -8,7 +11,12 @@ const A = 'did:key:issuerA'
 const B = 'did:key:issuerB'
 const SELF = 'did:key:holder'
 
-const jwt = (issuer: string, type: string, attributes: Record<string, unknown>, extra: Partial<PresentedCredential> = {}): PresentedCredential => ({
+const jwt = (
+  issuer: string,
+  type: string,
+  attributes: Record<string, unknown>,
+  extra: Partial<PresentedCredential> = {},
+): PresentedCredential => ({
   id: undefined,
   issuer,
   types: ['VerifiableCredential', type],
@@ -30,12 +38,17 @@ describe('unmetRequirements: each requirement met by one credential with all its
       `predicate age >= 18 was proven only on a credential the request does not accept (issued by ${SELF}, not Id from ${A})`,
     ])
     // Another type from the right issuer does not meet it either.
-    assert.equal(unmetRequirements([jwt(A, 'Id', { age: 16 }), jwt(A, 'Club', { age: 40 })], [idFromA], [age18]).length, 1)
+    assert.equal(
+      unmetRequirements([jwt(A, 'Id', { age: 16 }), jwt(A, 'Club', { age: 40 })], [idFromA], [age18]).length,
+      1,
+    )
   })
 
   it('makes a typed predicate a constraint of the required credential of its type', () => {
     const typed = { ...age18, credential_type: 'Id' }
-    assert.deepEqual(unmetRequirements([jwt(A, 'Id', { age: 16 }), jwt(SELF, 'Id', { age: 99 })], [idFromA], [typed]), [`predicate age >= 18 is not satisfied by Id from ${A}`])
+    assert.deepEqual(unmetRequirements([jwt(A, 'Id', { age: 16 }), jwt(SELF, 'Id', { age: 99 })], [idFromA], [typed]), [
+      `predicate age >= 18 is not satisfied by Id from ${A}`,
+    ])
     // Two credentials of A: the one that meets everything is enough.
     assert.deepEqual(unmetRequirements([jwt(A, 'Id', { age: 16 }), jwt(A, 'Id', { age: 30 })], [idFromA], [typed]), [])
   })
@@ -50,30 +63,60 @@ describe('unmetRequirements: each requirement met by one credential with all its
 
   it('takes required attributes and predicates from the same credential', () => {
     const required = { ...idFromA, required_attributes: ['name'] }
-    assert.equal(unmetRequirements([jwt(A, 'Id', { name: 'Ada', age: 16 }), jwt(A, 'Id', { age: 30 })], [required], [age18]).length, 1)
-    assert.deepEqual(unmetRequirements([jwt(A, 'Id', { name: 'Ada', age: 16 }), jwt(A, 'Id', { name: 'Ada', age: 30 })], [required], [age18]), [])
+    assert.equal(
+      unmetRequirements([jwt(A, 'Id', { name: 'Ada', age: 16 }), jwt(A, 'Id', { age: 30 })], [required], [age18])
+        .length,
+      1,
+    )
+    assert.deepEqual(
+      unmetRequirements(
+        [jwt(A, 'Id', { name: 'Ada', age: 16 }), jwt(A, 'Id', { name: 'Ada', age: 30 })],
+        [required],
+        [age18],
+      ),
+      [],
+    )
   })
 
   it('with several required credentials, a predicate is met by a credential meeting any one of them', () => {
     const both = [idFromA, { credential_type: 'Degree', issuer_did: B }]
     assert.deepEqual(unmetRequirements([jwt(A, 'Id', { age: 20 }), jwt(B, 'Degree', {})], both, [age18]), [])
-    assert.equal(unmetRequirements([jwt(A, 'Id', { age: 16 }), jwt(B, 'Degree', {}), jwt(SELF, 'Degree', { age: 30 })], both, [age18]).length, 1)
+    assert.equal(
+      unmetRequirements([jwt(A, 'Id', { age: 16 }), jwt(B, 'Degree', {}), jwt(SELF, 'Degree', { age: 30 })], both, [
+        age18,
+      ]).length,
+      1,
+    )
   })
 
   it('counts no credential that failed its own checks, and matches the schema when one is named', () => {
-    assert.deepEqual(unmetRequirements([jwt(A, 'Id', { age: 20 }, { valid: false })], [idFromA], [age18]), [`missing required credential Id from ${A}`, 'predicate age >= 18 was not proven'])
+    assert.deepEqual(unmetRequirements([jwt(A, 'Id', { age: 20 }, { valid: false })], [idFromA], [age18]), [
+      `missing required credential Id from ${A}`,
+      'predicate age >= 18 was not proven',
+    ])
     const bySchema = { ...idFromA, schema_id: 's-1' }
-    assert.deepEqual(unmetRequirements([jwt(A, 'Id', {}, { schemaIds: ['s-2'] })], [bySchema], []), [`missing required credential Id from ${A} of schema s-1`])
-    assert.deepEqual(unmetRequirements([jwt(A, 'Id', {}, { schemaIds: ['https://x/schema', 's-1'] })], [bySchema], []), [])
+    assert.deepEqual(unmetRequirements([jwt(A, 'Id', {}, { schemaIds: ['s-2'] })], [bySchema], []), [
+      `missing required credential Id from ${A} of schema s-1`,
+    ])
+    assert.deepEqual(
+      unmetRequirements([jwt(A, 'Id', {}, { schemaIds: ['https://x/schema', 's-1'] })], [bySchema], []),
+      [],
+    )
   })
 
   it('meets a predicate by a proven bound of a BBS proof, never by a stated predicate alone', () => {
-    const proof = (bounds: PresentedCredential['provenBounds']) => jwt(A, 'Id', {}, { provenPredicates: [age18], provenBounds: bounds })
-    const from = (n: number) => [{ attribute: 'age', dataType: 'number' as const, min: encodeIntegerValue('number', n), maxExclusive: 2 ** 50 }]
+    const proof = (bounds: PresentedCredential['provenBounds']) =>
+      jwt(A, 'Id', {}, { provenPredicates: [age18], provenBounds: bounds })
+    const from = (n: number) => [
+      { attribute: 'age', dataType: 'number' as const, min: encodeIntegerValue('number', n), maxExclusive: 2 ** 50 },
+    ]
     assert.deepEqual(unmetRequirements([proof(from(21))], [idFromA], [age18]), [])
     assert.deepEqual(unmetRequirements([proof(from(16))], [idFromA], [age18]), ['predicate age >= 18 was not proven'])
     // A proof of another issuer's credential proves nothing for this request.
-    assert.equal(unmetRequirements([jwt(A, 'Id', { age: 16 }), { ...proof(from(21)), issuer: B }], [idFromA], [age18]).length, 1)
+    assert.equal(
+      unmetRequirements([jwt(A, 'Id', { age: 16 }), { ...proof(from(21)), issuer: B }], [idFromA], [age18]).length,
+      1,
+    )
     assert.deepEqual(unmetRequirements([proof([])], [idFromA], [age18]), ['predicate age >= 18 was not proven'])
   })
 })

@@ -27,7 +27,11 @@ const schema = {
 
 const expand = (type: string) => {
   const url = `${BASE}/ctx`
-  const documentLoader = async (u: string) => ({ contextUrl: undefined, documentUrl: u, document: structuredClone(u === url ? schemaContext(schema, BASE, type) : contexts.get(u)!) })
+  const documentLoader = async (u: string) => ({
+    contextUrl: undefined,
+    documentUrl: u,
+    document: structuredClone(u === url ? schemaContext(schema, BASE, type) : contexts.get(u)!),
+  })
   const credential = {
     '@context': [V2, url],
     id: 'urn:uuid:1',
@@ -60,7 +64,9 @@ describe('schema documents', () => {
       assert.deepEqual(subject['https://schema.org/description'], [{ '@value': 'd' }])
       assert.deepEqual(subject[`${vocab}size`], [{ '@type': 'http://www.w3.org/2001/XMLSchema#double', '@value': 3 }])
       assert.deepEqual(subject[`${vocab}jti`], [{ '@value': 'x' }])
-      assert.deepEqual(subject[`${vocab}valid`], [{ '@type': 'http://www.w3.org/2001/XMLSchema#boolean', '@value': true }])
+      assert.deepEqual(subject[`${vocab}valid`], [
+        { '@type': 'http://www.w3.org/2001/XMLSchema#boolean', '@value': true },
+      ])
     }
   })
 })

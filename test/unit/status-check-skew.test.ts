@@ -24,9 +24,20 @@ async function issuerServing(exp: number): Promise<{ did: string; httpGet: HttpG
   const { publicKey, privateKey } = generateKeyPairSync('ed25519')
   const x = Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url')
   const did = `did:key:${base58btc.encode(Uint8Array.from([0xed, 0x01, ...x]))}`
-  const { header, payload } = createHeaderAndPayload(new StatusList([0, 1, 0, 0, 0, 0, 0, 0], 1), { iss: did, sub: URI, iat: exp - 600, exp }, { alg: 'EdDSA', typ: 'statuslist+jwt', kid: `${did}#${did.slice(8)}` })
-  const jwt = await new jose.SignJWT(payload as jose.JWTPayload).setProtectedHeader(header as jose.JWTHeaderParameters).sign(privateKey)
-  const httpGet: HttpGet = async (url) => ({ status: url === URI ? 200 : 404, headers: {}, body: new TextEncoder().encode(jwt), url })
+  const { header, payload } = createHeaderAndPayload(
+    new StatusList([0, 1, 0, 0, 0, 0, 0, 0], 1),
+    { iss: did, sub: URI, iat: exp - 600, exp },
+    { alg: 'EdDSA', typ: 'statuslist+jwt', kid: `${did}#${did.slice(8)}` },
+  )
+  const jwt = await new jose.SignJWT(payload as jose.JWTPayload)
+    .setProtectedHeader(header as jose.JWTHeaderParameters)
+    .sign(privateKey)
+  const httpGet: HttpGet = async (url) => ({
+    status: url === URI ? 200 : 404,
+    headers: {},
+    body: new TextEncoder().encode(jwt),
+    url,
+  })
   return { did, httpGet }
 }
 

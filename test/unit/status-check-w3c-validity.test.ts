@@ -25,7 +25,11 @@ const URL_ = 'https://status.example/lists/1'
 const iso = (s: number) => new Date(s * 1000).toISOString().replace('.000', '')
 
 /** An issuer serving one VCDM 2.0 `vc+jwt` status list with bit 1 set, valid over [from, until] (and `exp` when given). */
-async function issuerServing(window: { validFrom?: number; validUntil?: number; exp?: number }): Promise<{ did: string; httpGet: HttpGet }> {
+async function issuerServing(window: {
+  validFrom?: number
+  validUntil?: number
+  exp?: number
+}): Promise<{ did: string; httpGet: HttpGet }> {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519')
   const x = Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url')
   const did = `did:key:${base58btc.encode(Uint8Array.from([0xed, 0x01, ...x]))}`
@@ -38,12 +42,22 @@ async function issuerServing(window: { validFrom?: number; validUntil?: number; 
     issuer: did,
     ...(window.validFrom !== undefined ? { validFrom: iso(window.validFrom) } : {}),
     ...(window.validUntil !== undefined ? { validUntil: iso(window.validUntil) } : {}),
-    credentialSubject: { id: `${URL_}#list`, type: 'BitstringStatusList', statusPurpose: 'revocation', encodedList: await list.encode() },
+    credentialSubject: {
+      id: `${URL_}#list`,
+      type: 'BitstringStatusList',
+      statusPurpose: 'revocation',
+      encodedList: await list.encode(),
+    },
   }
   const jwt = await new jose.SignJWT({ ...credential, ...(window.exp !== undefined ? { exp: window.exp } : {}) })
     .setProtectedHeader({ alg: 'EdDSA', typ: 'vc+jwt', kid: `${did}#${did.slice(8)}` })
     .sign(privateKey)
-  const httpGet: HttpGet = async (url) => ({ status: url === URL_ ? 200 : 404, headers: {}, body: new TextEncoder().encode(jwt), url })
+  const httpGet: HttpGet = async (url) => ({
+    status: url === URL_ ? 200 : 404,
+    headers: {},
+    body: new TextEncoder().encode(jwt),
+    url,
+  })
   return { did, httpGet }
 }
 
@@ -59,11 +73,20 @@ const checker = (httpGet: HttpGet, skewSeconds = 60) =>
     skewSeconds,
   })
 
-const entry = (index: number) => ({ type: 'BitstringStatusListEntry', statusPurpose: 'revocation', statusListIndex: String(index), statusListCredential: URL_ })
+const entry = (index: number) => ({
+  type: 'BitstringStatusListEntry',
+  statusPurpose: 'revocation',
+  statusListIndex: String(index),
+  statusListCredential: URL_,
+})
 
 describe('a remote W3C Bitstring Status List and its validity', () => {
   it('is read while valid by the service clock', async () => {
-    const { did, httpGet } = await issuerServing({ validFrom: NOW_S - 3600, validUntil: NOW_S + 3600, exp: NOW_S + 3600 })
+    const { did, httpGet } = await issuerServing({
+      validFrom: NOW_S - 3600,
+      validUntil: NOW_S + 3600,
+      exp: NOW_S + 3600,
+    })
     assert.deepEqual(await checker(httpGet).check(entry(1), did), { state: 'revoked' })
     assert.deepEqual(await checker(httpGet).check(entry(0), did), { state: 'active' })
   })

@@ -47,7 +47,11 @@ describe('compact EdDSA JWS', () => {
     const [h, p, s] = jws.split('.') as [string, string, string]
     // RFC 7515 §5.2: the signature is over ASCII(BASE64URL(header) || '.' || BASE64URL(payload)).
     assert.ok(verify(null, Buffer.from(`${h}.${p}`, 'ascii'), publicKey, Buffer.from(s, 'base64url')))
-    assert.deepEqual(JSON.parse(Buffer.from(h, 'base64url').toString()), { typ: 'JWT', kid: 'did:example:1#k', alg: 'EdDSA' })
+    assert.deepEqual(JSON.parse(Buffer.from(h, 'base64url').toString()), {
+      typ: 'JWT',
+      kid: 'did:example:1#k',
+      alg: 'EdDSA',
+    })
     assert.deepEqual(decodeCompactJws(jws)?.payload, { iss: 'did:example:1', n: 1 })
     assert.equal(decodeCompactJws('a.b'), undefined)
     assert.equal(decodeCompactJws('!!.!!.!!'), undefined)
@@ -55,6 +59,9 @@ describe('compact EdDSA JWS', () => {
     const other = await signCompactJws({ alg: 'none' }, {}, privateKey)
     assert.equal(decodeCompactJws(other)?.header.alg, 'EdDSA')
     // A key with no JWS algorithm here is refused rather than signed with a guess.
-    await assert.rejects(signCompactJws({}, {}, generateKeyPairSync('x25519').privateKey), /no JWS algorithm for a x25519 key/)
+    await assert.rejects(
+      signCompactJws({}, {}, generateKeyPairSync('x25519').privateKey),
+      /no JWS algorithm for a x25519 key/,
+    )
   })
 })

@@ -61,7 +61,10 @@ describe('test file runner', { skip: process.platform !== 'linux' ? 'reads /proc
   it('cancels and kills a file that does not finish in time, with the process it started', async () => {
     const seconds = marker()
     const file = path.join(dir, 'hangs.test.mjs')
-    await writeFile(file, `import { it } from 'node:test'\nimport { spawn } from 'node:child_process'\nit('hangs', async () => { spawn('sleep', ['${seconds}'], { stdio: 'ignore' }); await new Promise(() => setInterval(() => {}, 1000)) })\n`)
+    await writeFile(
+      file,
+      `import { it } from 'node:test'\nimport { spawn } from 'node:child_process'\nit('hangs', async () => { spawn('sleep', ['${seconds}'], { stdio: 'ignore' }); await new Promise(() => setInterval(() => {}, 1000)) })\n`,
+    )
     // Long enough for the file's tests to have started on a loaded machine; the test never ends.
     const result = await runTestFile(file, { ...options(), timeoutMs: 20_000 })
     assert.equal(result.code, 1)
@@ -74,7 +77,10 @@ describe('test file runner', { skip: process.platform !== 'linux' ? 'reads /proc
   it('reports and kills what a file leaves running once its tests are done', async () => {
     const seconds = marker()
     const file = path.join(dir, 'leaks.test.mjs')
-    await writeFile(file, `import { it } from 'node:test'\nimport { spawn } from 'node:child_process'\nit('leaks', () => { spawn('sleep', ['${seconds}'], { stdio: 'ignore' }) })\n`)
+    await writeFile(
+      file,
+      `import { it } from 'node:test'\nimport { spawn } from 'node:child_process'\nit('leaks', () => { spawn('sleep', ['${seconds}'], { stdio: 'ignore' }) })\n`,
+    )
     const result = await runTestFile(file, options())
     assert.equal(result.code, 0, result.output)
     assert.equal(result.pass, 1)

@@ -10,7 +10,16 @@ const TTL_SECONDS = 3600
 /** The two key-store calls TokenService makes, over one in-memory Ed25519 key whose status a test can change. */
 function fakeKeys() {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519')
-  const info: PublicKeyInfo = { kid: KID, owner: 'service', purpose: 'jwt', algorithm: 'Ed25519', publicKey: new Uint8Array(32), status: 'active', createdAt: new Date(0), retiredAt: null }
+  const info: PublicKeyInfo = {
+    kid: KID,
+    owner: 'service',
+    purpose: 'jwt',
+    algorithm: 'Ed25519',
+    publicKey: new Uint8Array(32),
+    status: 'active',
+    createdAt: new Date(0),
+    retiredAt: null,
+  }
   const store = {
     activeSigningKey: async () => ({ kid: KID, privateKey, publicKeyObject: publicKey }),
     publicKey: async () => ({ ...info }),

@@ -10,10 +10,14 @@ const built = path.join(dir, 'dist/main.js')
 
 function newest(file) {
   const info = statSync(file)
-  return info.isDirectory() ? readdirSync(file).reduce((latest, name) => Math.max(latest, newest(path.join(file, name))), info.mtimeMs) : info.mtimeMs
+  return info.isDirectory()
+    ? readdirSync(file).reduce((latest, name) => Math.max(latest, newest(path.join(file, name))), info.mtimeMs)
+    : info.mtimeMs
 }
 
-const sourceSdk = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((arg) => arg.includes('@credential-service/source'))
+const sourceSdk = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((arg) =>
+  arg.includes('@credential-service/source'),
+)
 const current = existsSync(built) && statSync(built).mtimeMs >= newest(path.join(dir, 'src'))
 if (current && !sourceSdk) {
   await import(built)

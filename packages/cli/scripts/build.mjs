@@ -28,9 +28,17 @@ try {
 } catch {
   process.exit(0)
 }
-if (process.argv.includes('--if-stale') && existsSync(entry) && statSync(entry).mtimeMs >= Math.max(...sources.map(newest))) process.exit(0)
+if (
+  process.argv.includes('--if-stale') &&
+  existsSync(entry) &&
+  statSync(entry).mtimeMs >= Math.max(...sources.map(newest))
+)
+  process.exit(0)
 console.log(`Building the CLI (${path.relative(process.cwd(), outDir) || outDir}) ...`)
 // A clean build: a source removed since must not leave its old module behind.
 rmSync(outDir, { recursive: true, force: true })
-const result = spawnSync(process.execPath, [tsc, '-p', path.join(dir, 'tsconfig.build.json'), '--outDir', outDir], { cwd: dir, stdio: 'inherit' })
+const result = spawnSync(process.execPath, [tsc, '-p', path.join(dir, 'tsconfig.build.json'), '--outDir', outDir], {
+  cwd: dir,
+  stdio: 'inherit',
+})
 process.exit(result.status ?? 1)

@@ -46,7 +46,9 @@ function settings(values: Record<string, unknown>, env: Record<string, string | 
   return {
     baseUrl,
     json: values.json === true,
-    keyFile: path.resolve(str(values as never, 'key-file') ?? env.CPS_KEY_FILE ?? path.join(configHome, 'cps', 'keys.json')),
+    keyFile: path.resolve(
+      str(values as never, 'key-file') ?? env.CPS_KEY_FILE ?? path.join(configHome, 'cps', 'keys.json'),
+    ),
     key: str(values as never, 'key') ?? (env.CPS_KEY || undefined),
     privateJwk: str(values as never, 'private-jwk') ?? (env.CPS_PRIVATE_JWK || undefined),
   }
@@ -55,7 +57,9 @@ function settings(values: Record<string, unknown>, env: Record<string, string | 
 function report(error: unknown, out: Output): number {
   const { io } = out
   if (error instanceof UsageError) {
-    const usage = error.command ? `Usage: ${usageLine(error.command)}\n(cps ${error.command.path.join(' ')} --help for the options)` : ''
+    const usage = error.command
+      ? `Usage: ${usageLine(error.command)}\n(cps ${error.command.path.join(' ')} --help for the options)`
+      : ''
     io.stderr(`error: ${error.message}\n${usage ? `${usage}\n` : ''}`)
     if (out.json) io.stdout(`${JSON.stringify({ success: false, code: 'usage', message: error.message })}\n`)
     return EXIT_USAGE
@@ -67,7 +71,8 @@ function report(error: unknown, out: Output): number {
   }
   if (error instanceof ServiceError) {
     io.stderr(`error: ${error.code}: ${error.message} (HTTP ${error.status})\n`)
-    if (out.json) io.stdout(`${JSON.stringify(error.body ?? { success: false, code: error.code, message: error.message })}\n`)
+    if (out.json)
+      io.stdout(`${JSON.stringify(error.body ?? { success: false, code: error.code, message: error.message })}\n`)
     return EXIT_SERVICE
   }
   const message = describe(error)

@@ -1,4 +1,10 @@
-import { createServiceClient, importHolderKey, type HolderKey, type ServiceClient, type Session } from '@credential-service/sdk'
+import {
+  createServiceClient,
+  importHolderKey,
+  type HolderKey,
+  type ServiceClient,
+  type Session,
+} from '@credential-service/sdk'
 import { LocalError } from './args/command.js'
 import { jsonObjectArg } from './args/values.js'
 import type { GlobalSettings } from './args/global-options.js'
@@ -36,7 +42,9 @@ export class Context {
 
   /** The acting key: --private-jwk / CPS_PRIVATE_JWK, else --key (or the default) of the key file. */
   async holderKey(): Promise<HolderKey> {
-    const jwk = this.settings.privateJwk ? jsonObjectArg(this.settings.privateJwk, '--private-jwk') : this.keyFile().find(this.settings.key).private_jwk
+    const jwk = this.settings.privateJwk
+      ? jsonObjectArg(this.settings.privateJwk, '--private-jwk')
+      : this.keyFile().find(this.settings.key).private_jwk
     try {
       return await importHolderKey(jwk as JsonWebKey)
     } catch (error) {
@@ -53,7 +61,13 @@ export class Context {
     const key = await this.holderKey()
     const cache = this.sessions()
     const cached = options.fresh ? undefined : cache.get(this.settings.baseUrl, key.did)
-    if (cached) return { client: this.client({ token: cached.token, did: cached.did }), key, did: key.did, expiresAt: cached.expires_at }
+    if (cached)
+      return {
+        client: this.client({ token: cached.token, did: cached.did }),
+        key,
+        did: key.did,
+        expiresAt: cached.expires_at,
+      }
     const client = this.client()
     const session = await this.out.progress(`signing in as ${key.did}`, () => client.login(key))
     const expiresAt = tokenExpiry(session.token)

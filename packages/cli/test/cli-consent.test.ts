@@ -24,25 +24,87 @@ describe('cps: the holder sees and decides before anything leaves the wallet', (
   let degreeSchemaId: string
   const did: Partial<Record<Actor, string>> = {}
 
-  const env = (actor: Actor): Record<string, string> => ({ HOME: dir, CPS_BASE_URL: server.baseUrl, CPS_KEY_FILE: path.join(dir, actor, 'keys.json'), NODE_EXTRA_CA_CERTS: server.caFile })
+  const env = (actor: Actor): Record<string, string> => ({
+    HOME: dir,
+    CPS_BASE_URL: server.baseUrl,
+    CPS_KEY_FILE: path.join(dir, actor, 'keys.json'),
+    NODE_EXTRA_CA_CERTS: server.caFile,
+  })
   const json = async (actor: Actor, ...args: string[]): Promise<Json> => {
     const run = await cps([...args, '--json'], env(actor))
     assert.equal(run.code, 0, `cps ${args.join(' ')}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`)
     return JSON.parse(run.stdout) as Json
   }
-  const exit = (run: CpsRun, code: number) => assert.equal(run.code, code, `stdout: ${run.stdout}\nstderr: ${run.stderr}`)
+  const exit = (run: CpsRun, code: number) =>
+    assert.equal(run.code, code, `stdout: ${run.stdout}\nstderr: ${run.stderr}`)
   const offer = async (type: string) =>
-    json('issuer', 'issuer', 'offer', 'create', '--schema', schemaId, '--type', type, '--format', 'dc+sd-jwt', '--attr', 'given_name=Erika', '--attr', 'family_name=Mustermann')
-  const request = () => json('verifier', 'verifier', 'request', 'create', '--type', 'ResidentCheck', '--purpose', 'Check residence', '--credential', 'Resident:given_name')
-  const activityTypes = async () => (await json('holder', 'wallet', 'activity')).data.map((a: Json) => a.type) as string[]
+    json(
+      'issuer',
+      'issuer',
+      'offer',
+      'create',
+      '--schema',
+      schemaId,
+      '--type',
+      type,
+      '--format',
+      'dc+sd-jwt',
+      '--attr',
+      'given_name=Erika',
+      '--attr',
+      'family_name=Mustermann',
+    )
+  const request = () =>
+    json(
+      'verifier',
+      'verifier',
+      'request',
+      'create',
+      '--type',
+      'ResidentCheck',
+      '--purpose',
+      'Check residence',
+      '--credential',
+      'Resident:given_name',
+    )
+  const activityTypes = async () =>
+    (await json('holder', 'wallet', 'activity')).data.map((a: Json) => a.type) as string[]
 
   before(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'cps-consent-'))
     server = await startHttpsServer(dir)
-    for (const actor of ['issuer', 'holder', 'verifier'] as const) did[actor] = (await json(actor, 'keys', 'new', '--name', actor)).did
+    for (const actor of ['issuer', 'holder', 'verifier'] as const)
+      did[actor] = (await json(actor, 'keys', 'new', '--name', actor)).did
     await json('issuer', 'issuer', 'profile', 'set', '--name', 'Town hall')
-    schemaId = (await json('issuer', 'issuer', 'schema', 'create', '--name', 'Resident', '--no-bbs', '--attribute', 'given_name:string:required', '--attribute', 'family_name:string:required')).schema.id
-    degreeSchemaId = (await json('issuer', 'issuer', 'schema', 'create', '--name', 'Degree', '--attribute', 'given_name:string:required', '--attribute', 'gpa:number')).schema.id
+    schemaId = (
+      await json(
+        'issuer',
+        'issuer',
+        'schema',
+        'create',
+        '--name',
+        'Resident',
+        '--no-bbs',
+        '--attribute',
+        'given_name:string:required',
+        '--attribute',
+        'family_name:string:required',
+      )
+    ).schema.id
+    degreeSchemaId = (
+      await json(
+        'issuer',
+        'issuer',
+        'schema',
+        'create',
+        '--name',
+        'Degree',
+        '--attribute',
+        'given_name:string:required',
+        '--attribute',
+        'gpa:number',
+      )
+    ).schema.id
   })
 
   after(async () => {
@@ -56,7 +118,10 @@ describe('cps: the holder sees and decides before anything leaves the wallet', (
     const refused = await cps(['wallet', 'accept', uri], env('holder'))
     exit(refused, 2)
     assert.match(refused.stderr, /Credential offer from Town hall \(127\.0\.0\.1:\d+\)/)
-    assert.match(refused.stderr, /error: nothing was sent: taking an offer needs the holder's answer, and there is no terminal to ask on\. .*--yes/)
+    assert.match(
+      refused.stderr,
+      /error: nothing was sent: taking an offer needs the holder's answer, and there is no terminal to ask on\. .*--yes/,
+    )
     assert.equal(refused.stdout, '')
 
     const declined = await cpsAnswering('n\n', ['wallet', 'accept', uri], env('holder'))
@@ -91,12 +156,18 @@ describe('cps: the holder sees and decides before anything leaves the wallet', (
     assert.match(shown.stderr, new RegExp(`verifier: {4}decentralized_identifier:did:web:`))
     assert.match(shown.stderr, /identity: {4}verified: /)
     assert.match(shown.stderr, /^ {2}purpose: {5}Check residence$/m)
-    assert.match(shown.stderr, /would disclose:\n {4}Resident \(dc\+sd-jwt, aly:[\w-]+\) from .+:\n(?: {6}.+\n)*? {6}given_name: Erika\n/)
+    assert.match(
+      shown.stderr,
+      /would disclose:\n {4}Resident \(dc\+sd-jwt, aly:[\w-]+\) from .+:\n(?: {6}.+\n)*? {6}given_name: Erika\n/,
+    )
     assert.match(shown.stderr, /and the credential's own issuer, dates, key binding and status \(.*cnf.*\)/)
     assert.doesNotMatch(shown.stderr, /Mustermann/)
     assert.match(shown.stdout, /^declined: the verifier was told \(access_denied, HTTP 200\)/)
     // The verifier's wait ends on the refusal (a request to anyone stays open to others); the holder's log has it.
-    const waited = await cps(['verifier', 'request', 'wait', asked.request.id, '--timeout', '30', '--json'], env('verifier'))
+    const waited = await cps(
+      ['verifier', 'request', 'wait', asked.request.id, '--timeout', '30', '--json'],
+      env('verifier'),
+    )
     exit(waited, 1)
     const seen = JSON.parse(waited.stdout)
     assert.equal(seen.holder_response.error, 'access_denied', waited.stdout)
@@ -123,12 +194,45 @@ describe('cps: the holder sees and decides before anything leaves the wallet', (
   })
 
   it("the spec's request: the preview shows the verifier, purpose and the disclosed attributes; n rejects it, y presents", async () => {
-    await json('issuer', 'issuer', 'issue', '--schema', degreeSchemaId, '--type', 'UniversityDegree', '--subject', did.holder!, '--attr', 'given_name=Ada', '--attr', 'gpa=3.8')
-    const create = () => json('verifier', 'verifier', 'request', 'create', '--type', 'DegreeCheck', '--purpose', 'Hiring', '--credential', 'UniversityDegree:given_name')
+    await json(
+      'issuer',
+      'issuer',
+      'issue',
+      '--schema',
+      degreeSchemaId,
+      '--type',
+      'UniversityDegree',
+      '--subject',
+      did.holder!,
+      '--attr',
+      'given_name=Ada',
+      '--attr',
+      'gpa=3.8',
+    )
+    const create = () =>
+      json(
+        'verifier',
+        'verifier',
+        'request',
+        'create',
+        '--type',
+        'DegreeCheck',
+        '--purpose',
+        'Hiring',
+        '--credential',
+        'UniversityDegree:given_name',
+      )
     const first = await create()
-    const declined = await cpsAnswering('no\n', ['wallet', 'present', first.request.id, '--reveal', 'given_name', '--predicate', 'gpa>=3'], env('holder'))
+    const declined = await cpsAnswering(
+      'no\n',
+      ['wallet', 'present', first.request.id, '--reveal', 'given_name', '--predicate', 'gpa>=3'],
+      env('holder'),
+    )
     exit(declined, 3)
-    assert.match(declined.stderr, new RegExp(`verifier: {4}${did.verifier} \\(signed in to this service with that DID\\)`))
+    assert.match(
+      declined.stderr,
+      new RegExp(`verifier: {4}${did.verifier} \\(signed in to this service with that DID\\)`),
+    )
     assert.match(declined.stderr, /purpose: {5}Hiring/)
     assert.match(declined.stderr, /given_name: Ada\n {6}proves gpa >= 3 \(the value itself stays hidden\)/)
     assert.doesNotMatch(declined.stderr, /3\.8/)
@@ -136,7 +240,10 @@ describe('cps: the holder sees and decides before anything leaves the wallet', (
     // A request to anyone stays open; the verifier's wait ends on this holder's refusal.
     const waited = await cps(['verifier', 'request', 'wait', first.request.id, '--timeout', '30'], env('verifier'))
     exit(waited, 1)
-    assert.match(waited.stdout, new RegExp(`^request ${first.request.id}: declined by ${did.holder} \\(declined by the holder\\)`))
+    assert.match(
+      waited.stdout,
+      new RegExp(`^request ${first.request.id}: declined by ${did.holder} \\(declined by the holder\\)`),
+    )
 
     const second = await create()
     const presented = await cpsAnswering('Y\n', ['wallet', 'present', second.request.id, '--json'], env('holder'))

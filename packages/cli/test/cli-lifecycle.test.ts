@@ -37,7 +37,8 @@ describe('cps: the whole lifecycle against a server process', () => {
     assert.equal(run.code, 0, `cps ${args.join(' ')}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`)
     return JSON.parse(run.stdout) as Json
   }
-  const expectExit = (run: CpsRun, code: number) => assert.equal(run.code, code, `stdout: ${run.stdout}\nstderr: ${run.stderr}`)
+  const expectExit = (run: CpsRun, code: number) =>
+    assert.equal(run.code, code, `stdout: ${run.stdout}\nstderr: ${run.stderr}`)
 
   before(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'cps-test-'))
@@ -58,7 +59,10 @@ describe('cps: the whole lifecycle against a server process', () => {
       assert.equal((await stat(keyFile(actor))).mode & 0o777, 0o600)
     }
     const [listed, shown] = await Promise.all([json('holder', 'keys', 'list'), json('holder', 'keys', 'show')])
-    assert.deepEqual(listed.keys.map((k: Json) => [k.name, k.did]), [['holder', did.holder]])
+    assert.deepEqual(
+      listed.keys.map((k: Json) => [k.name, k.did]),
+      [['holder', did.holder]],
+    )
     assert.equal(shown.did, did.holder)
     assert.equal(shown.public_jwk.crv, 'Ed25519')
     assert.equal(shown.public_jwk.d, undefined)
@@ -83,27 +87,85 @@ describe('cps: the whole lifecycle against a server process', () => {
     assert.equal(profile.issuer.did, did.issuer)
     const [shown, schema] = await Promise.all([
       json('issuer', 'issuer', 'profile', 'show'),
-      json('issuer', 'issuer', 'schema', 'create', '--name', 'Degree', '--attribute', 'given_name:string:required', '--attribute', 'birth_date:date:required', '--attribute', 'gpa:number'),
+      json(
+        'issuer',
+        'issuer',
+        'schema',
+        'create',
+        '--name',
+        'Degree',
+        '--attribute',
+        'given_name:string:required',
+        '--attribute',
+        'birth_date:date:required',
+        '--attribute',
+        'gpa:number',
+      ),
     ])
     assert.equal(shown.issuer.name, 'Example University')
     schemaId = schema.schema.id
-    const issued = await json('issuer', 'issuer', 'issue', '--schema', schemaId, '--type', 'UniversityDegree', '--subject', did.holder!, '--attr', 'given_name=Ada', '--attr', 'birth_date=2001-02-03', '--attr', 'gpa=3.8')
+    const issued = await json(
+      'issuer',
+      'issuer',
+      'issue',
+      '--schema',
+      schemaId,
+      '--type',
+      'UniversityDegree',
+      '--subject',
+      did.holder!,
+      '--attr',
+      'given_name=Ada',
+      '--attr',
+      'birth_date=2001-02-03',
+      '--attr',
+      'gpa=3.8',
+    )
     credentialId = issued.credential.credential.id
     assert.equal(issued.credential.credential.owner_did, did.holder)
-    const [wallet, listed] = await Promise.all([json('holder', 'wallet', 'list'), json('issuer', 'issuer', 'schema', 'list')])
+    const [wallet, listed] = await Promise.all([
+      json('holder', 'wallet', 'list'),
+      json('issuer', 'issuer', 'schema', 'list'),
+    ])
     const held = wallet.data.find((c: Json) => c.id === credentialId)
     assert.equal(held?.credential_data.gpa, 3.8)
-    assert.deepEqual(listed.data.map((s: Json) => s.id), [schemaId])
+    assert.deepEqual(
+      listed.data.map((s: Json) => s.id),
+      [schemaId],
+    )
   })
 
   it('verifier asks for gpa >= 3; the holder proves it without the gpa; the verifier waits and verifies', async () => {
-    const request = await json('verifier', 'verifier', 'request', 'create', '--type', 'DegreeCheck', '--purpose', 'Hiring', '--credential', 'UniversityDegree:given_name', '--predicate', 'gpa>=3')
+    const request = await json(
+      'verifier',
+      'verifier',
+      'request',
+      'create',
+      '--type',
+      'DegreeCheck',
+      '--purpose',
+      'Hiring',
+      '--credential',
+      'UniversityDegree:given_name',
+      '--predicate',
+      'gpa>=3',
+    )
     requestId = request.request.id
     assert.equal(request.request.status, 'pending')
     assert.deepEqual(request.request.required_predicates, [{ attribute: 'gpa', operator: '>=', value: 3 }])
     // The verifier starts waiting before the holder answers.
     const waiting = cps(['verifier', 'request', 'wait', requestId, '--timeout', '60', '--json'], env('verifier'))
-    presented = await json('holder', 'wallet', 'present', requestId, '--reveal', 'given_name', '--predicate', 'gpa>=3', '--yes')
+    presented = await json(
+      'holder',
+      'wallet',
+      'present',
+      requestId,
+      '--reveal',
+      'given_name',
+      '--predicate',
+      'gpa>=3',
+      '--yes',
+    )
     assert.deepEqual(presented.credential_ids, [credentialId])
     assert.match(presented.presentation_jwt, /^[\w-]+\.[\w-]+\.[\w-]+$/)
     const waited = await waiting
@@ -111,7 +173,14 @@ describe('cps: the whole lifecycle against a server process', () => {
     const outcome = JSON.parse(waited.stdout) as Json
     assert.equal(outcome.request.status, 'submitted')
     assert.equal(outcome.presentation.id, presented.presentation_id)
-    const verified = await json('verifier', 'verifier', 'verify', presented.presentation_id, '--presentation-jwt', presented.presentation_jwt)
+    const verified = await json(
+      'verifier',
+      'verifier',
+      'verify',
+      presented.presentation_id,
+      '--presentation-jwt',
+      presented.presentation_jwt,
+    )
     assert.equal(verified.verification_result.is_valid, true, JSON.stringify(verified.verification_result.errors))
     assert.equal(verified.consent_valid, true)
     const disclosed = JSON.stringify(verified.verification_result.credential_subjects)
@@ -122,15 +191,45 @@ describe('cps: the whole lifecycle against a server process', () => {
   })
 
   it('wallet: consents and activity show what happened', async () => {
-    const [consents, activity] = await Promise.all([json('holder', 'wallet', 'consents', 'list'), json('holder', 'wallet', 'activity', '--order', 'asc')])
+    const [consents, activity] = await Promise.all([
+      json('holder', 'wallet', 'consents', 'list'),
+      json('holder', 'wallet', 'activity', '--order', 'asc'),
+    ])
     assert.ok(consents.data.some((c: Json) => c.verifier_did === did.verifier && c.purpose === 'Hiring'))
     const types = activity.data.map((a: Json) => a.type)
     assert.ok(types.includes('credential_received') && types.includes('presentation_submitted'), types.join(','))
   })
 
   it('an OpenID4VCI offer with a transaction code, shown as a QR, accepted by the wallet command', async () => {
-    const schema = await json('issuer', 'issuer', 'schema', 'create', '--name', 'Resident', '--no-bbs', '--attribute', 'given_name', '--attribute', 'family_name')
-    const args = ['issuer', 'offer', 'create', '--schema', schema.schema.id, '--type', 'Resident', '--format', 'dc+sd-jwt', '--tx-code', '--attr', 'given_name=Erika', '--attr', 'family_name=Mustermann']
+    const schema = await json(
+      'issuer',
+      'issuer',
+      'schema',
+      'create',
+      '--name',
+      'Resident',
+      '--no-bbs',
+      '--attribute',
+      'given_name',
+      '--attribute',
+      'family_name',
+    )
+    const args = [
+      'issuer',
+      'offer',
+      'create',
+      '--schema',
+      schema.schema.id,
+      '--type',
+      'Resident',
+      '--format',
+      'dc+sd-jwt',
+      '--tx-code',
+      '--attr',
+      'given_name=Erika',
+      '--attr',
+      'family_name=Mustermann',
+    ]
     // Two offers: one read as JSON, one as people see it (the QR in block characters, the URI, the code).
     const [offer, human] = await Promise.all([json('issuer', ...args), cps(args, env('issuer'))])
     assert.match(offer.credential_offer_uri, /^openid-credential-offer:\/\//)
@@ -139,7 +238,15 @@ describe('cps: the whole lifecycle against a server process', () => {
     assert.match(human.stdout, /[▀▄█]{10}/)
     assert.match(human.stdout, /offer URI \(OpenID4VCI\): openid-credential-offer:\/\//)
     assert.match(human.stdout, /transaction code .*: \d+/)
-    const accepted = await json('holder', 'wallet', 'accept', offer.credential_offer_uri, '--tx-code', offer.tx_code, '--yes')
+    const accepted = await json(
+      'holder',
+      'wallet',
+      'accept',
+      offer.credential_offer_uri,
+      '--tx-code',
+      offer.tx_code,
+      '--yes',
+    )
     assert.equal(accepted.status, 'issued')
     const wallet = await json('holder', 'wallet', 'list', '--type', 'Resident')
     assert.equal(wallet.data.length, 1)
@@ -148,20 +255,57 @@ describe('cps: the whole lifecycle against a server process', () => {
 
   it("the spec's offer payload becomes a request the issuer approves; an OpenID4VP request is answered and verified on arrival", async () => {
     const specOffer = async () => {
-      const offer = await json('issuer', 'issuer', 'offer', 'create', '--schema', schemaId, '--type', 'UniversityDegree', '--attr', 'given_name=Grace', '--attr', 'birth_date=1906-12-09', '--attr', 'gpa=4')
+      const offer = await json(
+        'issuer',
+        'issuer',
+        'offer',
+        'create',
+        '--schema',
+        schemaId,
+        '--type',
+        'UniversityDegree',
+        '--attr',
+        'given_name=Grace',
+        '--attr',
+        'birth_date=1906-12-09',
+        '--attr',
+        'gpa=4',
+      )
       const taken = await json('holder', 'wallet', 'accept', offer.qr_code_data, '--yes')
       assert.equal(taken.request.status, 'pending')
       const pending = await json('issuer', 'issuer', 'requests', 'list', '--status', 'pending')
-      assert.deepEqual(pending.data.map((r: Json) => r.id), [taken.request.id])
+      assert.deepEqual(
+        pending.data.map((r: Json) => r.id),
+        [taken.request.id],
+      )
       // Approval signs the service's step-up challenge with the issuer's key, here.
       const approved = await json('issuer', 'issuer', 'requests', 'approve', taken.request.id)
       assert.equal(approved.request_id, taken.request.id)
-      const [wallet, decided] = await Promise.all([json('holder', 'wallet', 'list', '--type', 'UniversityDegree'), json('issuer', 'issuer', 'requests', 'list', '--status', 'approved')])
-      assert.ok(wallet.data.some((c: Json) => c.id === approved.credential.id && c.credential_data.given_name === 'Grace'))
-      assert.deepEqual(decided.data.map((r: Json) => [r.id, r.credential_id]), [[taken.request.id, approved.credential.id]])
+      const [wallet, decided] = await Promise.all([
+        json('holder', 'wallet', 'list', '--type', 'UniversityDegree'),
+        json('issuer', 'issuer', 'requests', 'list', '--status', 'approved'),
+      ])
+      assert.ok(
+        wallet.data.some((c: Json) => c.id === approved.credential.id && c.credential_data.given_name === 'Grace'),
+      )
+      assert.deepEqual(
+        decided.data.map((r: Json) => [r.id, r.credential_id]),
+        [[taken.request.id, approved.credential.id]],
+      )
     }
     const openid4vp = async () => {
-      const request = await json('verifier', 'verifier', 'request', 'create', '--type', 'DegreeCheck', '--purpose', 'Admission', '--credential', 'UniversityDegree:given_name')
+      const request = await json(
+        'verifier',
+        'verifier',
+        'request',
+        'create',
+        '--type',
+        'DegreeCheck',
+        '--purpose',
+        'Admission',
+        '--credential',
+        'UniversityDegree:given_name',
+      )
       assert.match(request.authorization_request_uri, /^openid4vp:\/\//)
       const answered = await json('holder', 'wallet', 'present', request.authorization_request_uri, '--yes')
       assert.equal(answered.accepted, true)
@@ -178,7 +322,22 @@ describe('cps: the whole lifecycle against a server process', () => {
       cps(['verifier', 'verify', 'no-such-presentation', '--json'], env('verifier')),
       cps(['issuer', 'issue', '--schema', schemaId, '--colour', 'red'], env('issuer')),
       cps(['issuer', 'revoke'], env('issuer')),
-      cps(['verifier', 'request', 'create', '--type', 'X', '--purpose', 'Y', '--credential', 'Z', '--predicate', 'gpa=>3'], env('verifier')),
+      cps(
+        [
+          'verifier',
+          'request',
+          'create',
+          '--type',
+          'X',
+          '--purpose',
+          'Y',
+          '--credential',
+          'Z',
+          '--predicate',
+          'gpa=>3',
+        ],
+        env('verifier'),
+      ),
       cps(['wallet', 'frobnicate'], env('holder')),
     ])
     expectExit(unknown, 1)

@@ -35,10 +35,25 @@ describe('cps wallet accept: an OpenID4VCI offer in each format', () => {
   before(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'cps-formats-'))
     server = await startHttpsServer(dir)
-    const [, holder] = await Promise.all([json('issuer', 'keys', 'new', '--name', 'issuer'), json('holder', 'keys', 'new', '--name', 'holder')])
+    const [, holder] = await Promise.all([
+      json('issuer', 'keys', 'new', '--name', 'issuer'),
+      json('holder', 'keys', 'new', '--name', 'holder'),
+    ])
     holderDid = holder.did
     await json('issuer', 'issuer', 'profile', 'set', '--name', 'Town hall')
-    const schema = await json('issuer', 'issuer', 'schema', 'create', '--name', 'Resident', '--no-bbs', '--attribute', 'given_name:string:required', '--attribute', 'family_name:string:required')
+    const schema = await json(
+      'issuer',
+      'issuer',
+      'schema',
+      'create',
+      '--name',
+      'Resident',
+      '--no-bbs',
+      '--attribute',
+      'given_name:string:required',
+      '--attribute',
+      'family_name:string:required',
+    )
     schemaId = schema.schema.id
   })
 
@@ -60,25 +75,54 @@ describe('cps wallet accept: an OpenID4VCI offer in each format', () => {
         const credentialType = `${type}${txCode ? 'Tx' : ''}`
         const offer = await json(
           'issuer',
-          ...['issuer', 'offer', 'create', '--schema', schemaId, '--type', credentialType, '--attr', 'given_name=Erika', '--attr', 'family_name=Mustermann'],
+          ...[
+            'issuer',
+            'offer',
+            'create',
+            '--schema',
+            schemaId,
+            '--type',
+            credentialType,
+            '--attr',
+            'given_name=Erika',
+            '--attr',
+            'family_name=Mustermann',
+          ],
           ...(format ? ['--format', format] : []),
           ...(txCode ? ['--tx-code'] : []),
         )
         assert.match(offer.credential_offer_uri, /^openid-credential-offer:\/\//)
         assert.equal(offer.credential_configuration_id, `${schemaId}.${configured}`)
-        const accept = await cps(['wallet', 'accept', offer.credential_offer_uri, '--yes', ...(txCode ? ['--tx-code', offer.tx_code] : [])], env('holder'))
+        const accept = await cps(
+          ['wallet', 'accept', offer.credential_offer_uri, '--yes', ...(txCode ? ['--tx-code', offer.tx_code] : [])],
+          env('holder'),
+        )
         assert.equal(accept.code, 0, `stdout: ${accept.stdout}\nstderr: ${accept.stderr}`)
         assert.match(accept.stdout, new RegExp(`received 1 credential\\(s\\) into the wallet of ${holderDid}`))
         assert.match(accept.stderr, /^Credential offer from Town hall/)
         const wallet = await json('holder', 'wallet', 'list', '--type', credentialType)
         assert.equal(wallet.data.length, 1, JSON.stringify(wallet.data))
-        assert.equal(wallet.data[0].credential_data.family_name ?? wallet.data[0].credential_data.credentialSubject?.family_name, 'Mustermann')
+        assert.equal(
+          wallet.data[0].credential_data.family_name ?? wallet.data[0].credential_data.credentialSubject?.family_name,
+          'Mustermann',
+        )
       })
     }
   }
 
   it('an offer with --tx-code lacking a required attribute is refused before it is made (exit 2); with --requires-approval it is made', async () => {
-    const base = ['issuer', 'offer', 'create', '--schema', schemaId, '--type', 'Partial', '--tx-code', '--attr', 'given_name=Erika']
+    const base = [
+      'issuer',
+      'offer',
+      'create',
+      '--schema',
+      schemaId,
+      '--type',
+      'Partial',
+      '--tx-code',
+      '--attr',
+      'given_name=Erika',
+    ]
     const refused = await cps(base, env('issuer'))
     assert.equal(refused.code, 2, `stdout: ${refused.stdout}\nstderr: ${refused.stderr}`)
     assert.match(refused.stderr, /lacks the schema's required attribute\(s\) family_name/)
@@ -86,13 +130,29 @@ describe('cps wallet accept: an OpenID4VCI offer in each format', () => {
     const approved = await json('issuer', ...base, '--requires-approval')
     assert.match(approved.credential_offer_uri, /^openid-credential-offer:\/\//)
     // Without --tx-code the offer is made (the spec's credential request takes it), with a note.
-    const noted = await cps(['issuer', 'offer', 'create', '--schema', schemaId, '--type', 'Partial', '--attr', 'given_name=Erika'], env('issuer'))
+    const noted = await cps(
+      ['issuer', 'offer', 'create', '--schema', schemaId, '--type', 'Partial', '--attr', 'given_name=Erika'],
+      env('issuer'),
+    )
     assert.equal(noted.code, 0, noted.stderr)
     assert.match(noted.stderr, /note: the offer lacks the required attribute\(s\) family_name/)
   })
 
   it('the same offer accepted twice: the second is refused (the code is spent), the wallet still holds one', async () => {
-    const offer = await json('issuer', 'issuer', 'offer', 'create', '--schema', schemaId, '--type', 'Twice', '--attr', 'given_name=Erika', '--attr', 'family_name=Mustermann')
+    const offer = await json(
+      'issuer',
+      'issuer',
+      'offer',
+      'create',
+      '--schema',
+      schemaId,
+      '--type',
+      'Twice',
+      '--attr',
+      'given_name=Erika',
+      '--attr',
+      'family_name=Mustermann',
+    )
     const first = await cps(['wallet', 'accept', offer.credential_offer_uri, '--yes'], env('holder'))
     assert.equal(first.code, 0, first.stderr)
     const second = await cps(['wallet', 'accept', offer.credential_offer_uri, '--yes'], env('holder'))

@@ -12,9 +12,16 @@ import { after, before, describe, it } from 'node:test'
 
 const root = path.resolve(import.meta.dirname, '../../..')
 
-function node(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function node(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()))
@@ -51,6 +58,7 @@ describe('cps built to JavaScript runs under plain node', () => {
     const unreachable = await node([main, 'wallet', 'list', '--base-url', 'http://127.0.0.1:9'], { HOME: dir })
     assert.equal(unreachable.code, 1, unreachable.stdout + unreachable.stderr)
     assert.match(unreachable.stderr, /^error: fetch failed: /m)
-    for (const run of [help, made, unreachable]) assert.doesNotMatch(run.stderr, /tsx|ERR_MODULE_NOT_FOUND|ERR_UNKNOWN_FILE_EXTENSION/)
+    for (const run of [help, made, unreachable])
+      assert.doesNotMatch(run.stderr, /tsx|ERR_MODULE_NOT_FOUND|ERR_UNKNOWN_FILE_EXTENSION/)
   })
 })

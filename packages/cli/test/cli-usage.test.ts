@@ -19,7 +19,11 @@ import { Output } from '../src/output/output.js'
 async function run(argv: string[], env: Record<string, string> = {}) {
   let stdout = ''
   let stderr = ''
-  const code = await runCli(argv, { CPS_BASE_URL: 'http://127.0.0.1:9', ...env }, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), stderrIsTty: false })
+  const code = await runCli(
+    argv,
+    { CPS_BASE_URL: 'http://127.0.0.1:9', ...env },
+    { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), stderrIsTty: false },
+  )
   return { code, stdout, stderr }
 }
 
@@ -38,7 +42,8 @@ describe('cps arguments and help', () => {
       const help = await run([...command.path, '--help'])
       assert.equal(help.code, 0, help.stderr)
       assert.match(help.stdout, new RegExp(`^Usage: cps ${command.path.join(' ')}\\b`))
-      for (const option of Object.keys(command.options ?? {})) assert.match(help.stdout, new RegExp(`--${option}\\b`), `${command.path.join(' ')} --${option}`)
+      for (const option of Object.keys(command.options ?? {}))
+        assert.match(help.stdout, new RegExp(`--${option}\\b`), `${command.path.join(' ')} --${option}`)
       assert.match(help.stdout, /--base-url <url>/)
     }
   })
@@ -62,7 +67,10 @@ describe('cps arguments and help', () => {
       [['keys', 'new', '--alg', 'RS256'], /--alg must be EdDSA or ES256/],
       [['keys', 'list', '--base-url', 'ftp://x'], /--base-url must be an http\(s\) URL/],
       [['verifier', 'request', 'create', '--type', 'T', '--purpose', 'P'], /at least one --credential is required/],
-      [['wallet', 'consents', 'grant', '--verifier', 'did:key:z', '--purpose', 'p', '--policy', 'forever'], /--policy must be one of/],
+      [
+        ['wallet', 'consents', 'grant', '--verifier', 'did:key:z', '--purpose', 'p', '--policy', 'forever'],
+        /--policy must be one of/,
+      ],
     ]
     for (const [argv, expected] of cases) {
       const result = await run(argv, { CPS_KEY_FILE: path.join(dir, 'none', 'keys.json') })
@@ -93,7 +101,13 @@ describe('cps arguments and help', () => {
     assert.equal((await stat(keyFile)).mode & 0o777, 0o600)
     assert.equal((await stat(path.dirname(keyFile))).mode & 0o777, 0o700)
     const listed = JSON.parse((await run(['keys', 'list', '--json'], env)).stdout)
-    assert.deepEqual(listed.keys.map((k: { name: string; alg: string; default: boolean }) => [k.name, k.alg, k.default]), [['a', 'EdDSA', true], ['b', 'ES256', false]])
+    assert.deepEqual(
+      listed.keys.map((k: { name: string; alg: string; default: boolean }) => [k.name, k.alg, k.default]),
+      [
+        ['a', 'EdDSA', true],
+        ['b', 'ES256', false],
+      ],
+    )
     assert.match(listed.keys[1].did, /^did:key:zDn/)
     const again = await run(['keys', 'new', '--name', 'a'], env)
     assert.equal(again.code, 2)
@@ -112,12 +126,18 @@ describe('cps arguments and help', () => {
     await run(['keys', 'new'], { CPS_KEY_FILE: keyFile })
     const stored = JSON.parse(await import('node:fs/promises').then((fs) => fs.readFile(keyFile, 'utf8')))
     const jwk = JSON.stringify(stored.keys[0].private_jwk)
-    const shown = await run(['keys', 'show', '--json'], { CPS_PRIVATE_JWK: jwk, CPS_KEY_FILE: path.join(dir, 'absent', 'keys.json') })
+    const shown = await run(['keys', 'show', '--json'], {
+      CPS_PRIVATE_JWK: jwk,
+      CPS_KEY_FILE: path.join(dir, 'absent', 'keys.json'),
+    })
     assert.equal(shown.code, 0, shown.stderr)
     assert.equal(JSON.parse(shown.stdout).did, stored.keys[0].did)
     const jwkFile = path.join(dir, 'key.jwk')
     await writeFile(jwkFile, jwk)
-    assert.equal(JSON.parse((await run(['keys', 'show', '--json', '--private-jwk', `@${jwkFile}`])).stdout).did, stored.keys[0].did)
+    assert.equal(
+      JSON.parse((await run(['keys', 'show', '--json', '--private-jwk', `@${jwkFile}`])).stdout).did,
+      stored.keys[0].did,
+    )
     const bad = await run(['keys', 'show', '--private-jwk', '{"kty":"oct"}'])
     assert.equal(bad.code, 2)
   })
@@ -126,7 +146,13 @@ describe('cps arguments and help', () => {
     const file = path.join(dir, 'attrs.json')
     await writeFile(file, JSON.stringify({ given_name: 'Ada', gpa: 1 }))
     const values = { 'attributes-file': file, attr: ['gpa=3.8', 'zip=01234', 'tags:=["a","b"]', 'note=a=b'] }
-    assert.deepEqual(attributes(values, { gpa: 'number', zip: 'string' }), { given_name: 'Ada', gpa: 3.8, zip: '01234', tags: ['a', 'b'], note: 'a=b' })
+    assert.deepEqual(attributes(values, { gpa: 'number', zip: 'string' }), {
+      given_name: 'Ada',
+      gpa: 3.8,
+      zip: '01234',
+      tags: ['a', 'b'],
+      note: 'a=b',
+    })
     assert.throws(() => attributes({ attr: ['novalue'] }), /name=value or name:=json/)
   })
 
@@ -154,9 +180,22 @@ describe('cps arguments and help', () => {
     const ask = async (input: string | undefined, options: { yes?: boolean; interactive?: boolean } = {}) => {
       let stderr = ''
       const stdin = input === undefined ? undefined : Readable.from([input])
-      const io = { stdout: () => {}, stderr: (t: string) => (stderr += t), stderrIsTty: false, ...(stdin ? { stdin } : {}), interactive: options.interactive ?? true }
+      const io = {
+        stdout: () => {},
+        stderr: (t: string) => (stderr += t),
+        stderrIsTty: false,
+        ...(stdin ? { stdin } : {}),
+        interactive: options.interactive ?? true,
+      }
       try {
-        return { accepted: await decide(io, ['Credential offer from Town hall'], { yes: options.yes ?? false, what: 'taking an offer' }), stderr, stdin }
+        return {
+          accepted: await decide(io, ['Credential offer from Town hall'], {
+            yes: options.yes ?? false,
+            what: 'taking an offer',
+          }),
+          stderr,
+          stdin,
+        }
       } catch (error) {
         return { error: error as Error, stderr, stdin }
       }
@@ -166,7 +205,8 @@ describe('cps arguments and help', () => {
       assert.equal(answer.accepted, true, JSON.stringify(yes))
       assert.equal(answer.stderr, 'Credential offer from Town hall\nAccept? [y/N] ')
     }
-    for (const no of ['n\n', 'no\n', '\n', '', 'yep\n', 'n\ny\n']) assert.equal((await ask(no)).accepted, false, JSON.stringify(no))
+    for (const no of ['n\n', 'no\n', '\n', '', 'yep\n', 'n\ny\n'])
+      assert.equal((await ask(no)).accepted, false, JSON.stringify(no))
     // --yes: the preview is shown, nothing is read.
     const given = await ask('n\n', { yes: true })
     assert.equal(given.accepted, true)
@@ -175,7 +215,10 @@ describe('cps arguments and help', () => {
     // No terminal (or no input at all): a LocalError (exit 2) that names --yes, before any question.
     for (const refused of [await ask('y\n', { interactive: false }), await ask(undefined)]) {
       assert.ok(refused.error instanceof LocalError)
-      assert.match(refused.error.message, /^nothing was sent: taking an offer needs the holder's answer, and there is no terminal to ask on\. .*--yes/)
+      assert.match(
+        refused.error.message,
+        /^nothing was sent: taking an offer needs the holder's answer, and there is no terminal to ask on\. .*--yes/,
+      )
       assert.doesNotMatch(refused.stderr, /Accept\?/)
     }
   })
@@ -184,9 +227,15 @@ describe('cps arguments and help', () => {
     let stderr = ''
     const io = { stdout: () => {}, stderr: (t: string) => (stderr += t), stderrIsTty: false, interactive: true }
     // An OSC title, a cursor-up-and-erase and a forged line in a verifier's name; a tab is kept.
-    const shown = ['  verifier:    Shop\u001b]0;x\u0007\u001b[1A\u001b[2K', '  purpose:     Buy\n  identity:    verified\tok\u009b']
+    const shown = [
+      '  verifier:    Shop\u001b]0;x\u0007\u001b[1A\u001b[2K',
+      '  purpose:     Buy\n  identity:    verified\tok\u009b',
+    ]
     await decide(io, shown, { yes: true, what: 'answering a presentation request' })
-    assert.equal(stderr, '  verifier:    Shop\ufffd]0;x\ufffd\ufffd[1A\ufffd[2K\n  purpose:     Buy\ufffd  identity:    verified\tok\ufffd\n')
+    assert.equal(
+      stderr,
+      '  verifier:    Shop\ufffd]0;x\ufffd\ufffd[1A\ufffd[2K\n  purpose:     Buy\ufffd  identity:    verified\tok\ufffd\n',
+    )
   })
 
   it('claim paths and values as a preview shows them', () => {
@@ -201,7 +250,11 @@ describe('cps arguments and help', () => {
   it('predicates: attribute, operator, value', () => {
     assert.deepEqual(predicate('gpa>=3'), { attribute: 'gpa', operator: '>=', value: 3 })
     assert.deepEqual(predicate(' age < 18.5 '), { attribute: 'age', operator: '<', value: 18.5 })
-    assert.deepEqual(predicate('birth_date<=2008-01-01'), { attribute: 'birth_date', operator: '<=', value: '2008-01-01' })
+    assert.deepEqual(predicate('birth_date<=2008-01-01'), {
+      attribute: 'birth_date',
+      operator: '<=',
+      value: '2008-01-01',
+    })
     assert.throws(() => predicate('gpa=3'), /--predicate takes/)
     assert.throws(() => predicate('gpa=>3'), /--predicate takes/)
   })

@@ -29,7 +29,11 @@ interface ReadmeLine {
 }
 
 /** The bash blocks of `file` between the headings `from` and `to` (the whole file without them) as one script, with a marker before each `npx cps` command. */
-function readmeScript(markdown: string, file: string, range: { from?: string; to?: string } = {}): { script: string; lines: ReadmeLine[] } {
+function readmeScript(
+  markdown: string,
+  file: string,
+  range: { from?: string; to?: string } = {},
+): { script: string; lines: ReadmeLine[] } {
   const all = markdown.split('\n')
   const start = range.from ? all.findIndex((l) => l.startsWith('#') && l.includes(range.from!)) : 0
   const end = range.to ? all.findIndex((l, i) => i > start && l.startsWith('#') && l.includes(range.to!)) : all.length
@@ -67,7 +71,10 @@ function readmeScript(markdown: string, file: string, range: { from?: string; to
 /** Replaces each `[from, to]`, every occurrence; each must occur. */
 function substitute(script: string, file: string, pairs: [string, string][]): string {
   for (const [from, to] of pairs) {
-    assert.ok(script.includes(from), `${file} no longer has "${from}": update the substitutions of readme-lines.test.ts`)
+    assert.ok(
+      script.includes(from),
+      `${file} no longer has "${from}": update the substitutions of readme-lines.test.ts`,
+    )
     script = script.split(from).join(to)
   }
   return script
@@ -108,7 +115,12 @@ async function runScript(script: string, cwd: string, env: Record<string, string
   await mkdir(log, { recursive: true })
   const file = path.join(cwd, '.readme.sh')
   await writeFile(file, `${PRELUDE}\n${script}\n`)
-  const child = spawn('bash', [file], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', CPS_LOG: log, ...env } })
+  const child = spawn('bash', [file], {
+    cwd,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH ?? '', CPS_LOG: log, ...env },
+  })
   let output = ''
   child.stdout.on('data', (c: Buffer) => (output += c.toString()))
   child.stderr.on('data', (c: Buffer) => (output += c.toString()))
@@ -146,7 +158,12 @@ async function stopGroup(pid: number): Promise<void> {
 
 /** `received … into …` as a pattern: `…` is any text. */
 function pattern(expect: string): RegExp {
-  return new RegExp(expect.split('…').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*'))
+  return new RegExp(
+    expect
+      .split('…')
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*'),
+  )
 }
 
 /** Every problem of the run, one line each (empty: all good). */
@@ -158,9 +175,12 @@ function problems(lines: ReadmeLine[], run: ScriptRun): string[] {
       found.push(`${line.at}: never ran: ${line.text}`)
       continue
     }
-    for (const call of calls.filter((c) => c.code !== 0)) found.push(`${line.at}: exit ${call.code}: ${line.text}\n  ${call.stderr.trim()}`)
+    for (const call of calls.filter((c) => c.code !== 0))
+      found.push(`${line.at}: exit ${call.code}: ${line.text}\n  ${call.stderr.trim()}`)
     if (line.expect && !calls.some((c) => pattern(line.expect!).test(c.stdout))) {
-      found.push(`${line.at}: does not print "${line.expect}": ${line.text}\n  printed: ${calls.map((c) => c.stdout.trim()).join(' | ')}`)
+      found.push(
+        `${line.at}: does not print "${line.expect}": ${line.text}\n  printed: ${calls.map((c) => c.stdout.trim()).join(' | ')}`,
+      )
     }
   }
   return found
@@ -192,11 +212,16 @@ describe('the READMEs: every cps line runs as written', () => {
     if (dir) await rm(dir, { recursive: true, force: true })
   })
 
-  it('packages/cli/README.md and the root README walk-throughs: each cps line exits 0 and prints what the README says', { timeout: 12 * 60_000 }, async () => {
+  it('packages/cli/README.md and the root README walk-throughs: each cps line exits 0 and prints what the README says', {
+    timeout: 12 * 60_000,
+  }, async () => {
     const cliFile = 'packages/cli/README.md'
     const cli = readmeScript(await readFile(path.join(root, cliFile), 'utf8'), cliFile)
     const mainFile = 'docs/walkthroughs.md'
-    const main = readmeScript(await readFile(path.join(root, mainFile), 'utf8'), mainFile, { from: 'Walk-through: sign in with a DID', to: 'Errors' })
+    const main = readmeScript(await readFile(path.join(root, mainFile), 'utf8'), mainFile, {
+      from: 'Walk-through: sign in with a DID',
+      to: 'Errors',
+    })
     assert.ok(cli.lines.length >= 10, `${cli.lines.length} cps lines in ${cliFile}`)
     assert.ok(main.lines.length >= 20, `${main.lines.length} cps lines in ${mainFile}`)
 
@@ -213,13 +238,20 @@ describe('the READMEs: every cps line runs as written', () => {
       ['BASE=http://127.0.0.1:3000', `BASE=${http.baseUrl}`],
       ['3443', String(tlsPort)],
     ])
-    const [cliRun, mainRun] = await Promise.all([runScript(cliScript, cliDir, { HOME: cliDir }), runScript(mainScript, mainDir, { HOME: mainDir })])
+    const [cliRun, mainRun] = await Promise.all([
+      runScript(cliScript, cliDir, { HOME: cliDir }),
+      runScript(mainScript, mainDir, { HOME: mainDir }),
+    ])
     runs.push(cliRun, mainRun)
     await Promise.all(runs.map((r) => r.stop()))
 
     const found = [...problems(cli.lines, cliRun), ...problems(main.lines, mainRun)]
     const tail = (run: ScriptRun) => run.output.split('\n').slice(-40).join('\n')
-    assert.deepEqual(found, [], `${found.join('\n')}\n--- ${cliFile} (exit ${cliRun.code}):\n${tail(cliRun)}\n--- ${mainFile} (exit ${mainRun.code}):\n${tail(mainRun)}`)
+    assert.deepEqual(
+      found,
+      [],
+      `${found.join('\n')}\n--- ${cliFile} (exit ${cliRun.code}):\n${tail(cliRun)}\n--- ${mainFile} (exit ${mainRun.code}):\n${tail(mainRun)}`,
+    )
     assert.equal(cliRun.code, 0, tail(cliRun))
     assert.equal(mainRun.code, 0, tail(mainRun))
   })

@@ -27,14 +27,18 @@ export function App() {
   const current = ROLES.find((r) => r.role === role)!
   return (
     <>
-      <a class="skip" href="#main">Skip to content</a>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
       <header>
         <h1>Credential service console</h1>
         <nav aria-label="Role">
           <ul>
             {ROLES.map((r) => (
               <li key={r.role}>
-                <a href={`#/${r.role}`} aria-current={r.role === role ? 'page' : undefined}>{r.label}</a>
+                <a href={`#/${r.role}`} aria-current={r.role === role ? 'page' : undefined}>
+                  {r.label}
+                </a>
               </li>
             ))}
           </ul>
@@ -43,7 +47,15 @@ export function App() {
       <main id="main" tabIndex={-1}>
         <h2>{current.title}</h2>
         <SignIn role={role} key={role}>
-          {(session) => (role === 'issuer' ? <IssuerPage session={session} /> : role === 'holder' ? <HolderPage session={session} /> : <VerifierPage session={session} />)}
+          {(session) =>
+            role === 'issuer' ? (
+              <IssuerPage session={session} />
+            ) : role === 'holder' ? (
+              <HolderPage session={session} />
+            ) : (
+              <VerifierPage session={session} />
+            )
+          }
         </SignIn>
       </main>
       <footer>

@@ -31,9 +31,16 @@ const shots = path.join(root, '.tmp/console-e2e')
 const STEP_MS = 30_000
 const SELF_ISSUED_V2 = 'https://self-issued.me/v2'
 // pngjs (a dependency of qrcode) has no types of its own: only its synchronous reader is used.
-const { PNG } = createRequire(import.meta.url)('pngjs') as { PNG: { sync: { read(png: Buffer): { width: number; height: number; data: Buffer } } } }
+const { PNG } = createRequire(import.meta.url)('pngjs') as {
+  PNG: { sync: { read(png: Buffer): { width: number; height: number; data: Buffer } } }
+}
 
-interface Violation { id: string; impact: string | null; help: string; nodes: Array<{ target: unknown }> }
+interface Violation {
+  id: string
+  impact: string | null
+  help: string
+  nodes: Array<{ target: unknown }>
+}
 
 /** The text of the QR code in a PNG (a screenshot), read by jsQR as a phone wallet's scanner would. */
 function decodeQrPng(png: Buffer): string {
@@ -71,7 +78,11 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
 
   async function newPage(role: string): Promise<Page> {
     // The front's certificate is the test fixture's (trusted by this process, not by Chromium).
-    const context = await browser.newContext({ baseURL: origin, viewport: { width: 1280, height: 900 }, ignoreHTTPSErrors: true })
+    const context = await browser.newContext({
+      baseURL: origin,
+      viewport: { width: 1280, height: 900 },
+      ignoreHTTPSErrors: true,
+    })
     contexts.push(context)
     const page = await context.newPage()
     page.setDefaultTimeout(STEP_MS)
@@ -85,13 +96,19 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
   async function seriousViolations(page: Page): Promise<Violation[]> {
     await page.evaluate(axeSource)
     // Strings, not functions: this file is type-checked without the DOM library.
-    const violations = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)")) as Violation[]
+    const violations = (await page.evaluate(
+      "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)",
+    )) as Violation[]
     return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
   }
 
   async function assertAccessible(page: Page, role: string) {
     const bad = await seriousViolations(page)
-    assert.deepEqual(bad.map((v) => `${v.id}: ${v.help} ${JSON.stringify(v.nodes.map((n) => n.target))}`), [], `${role} page: axe violations of serious or critical impact`)
+    assert.deepEqual(
+      bad.map((v) => `${v.id}: ${v.help} ${JSON.stringify(v.nodes.map((n) => n.target))}`),
+      [],
+      `${role} page: axe violations of serious or critical impact`,
+    )
   }
 
   /** axe at a phone's width (390 px) and a laptop's (1280 px); at 390 px nothing is wider than the screen. */
@@ -99,8 +116,13 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
     for (const width of [390, 1280]) {
       await page.setViewportSize({ width, height: 900 })
       await assertAccessible(page, `${role} at ${width} px`)
-      const overflow = Number(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'))
-      if (overflow > 0) assert.fail(`${role} at ${width} px: the page is ${overflow} px wider than the window, past its edge: ${String(await page.evaluate(WIDE_ELEMENTS))}`)
+      const overflow = Number(
+        await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'),
+      )
+      if (overflow > 0)
+        assert.fail(
+          `${role} at ${width} px: the page is ${overflow} px wider than the window, past its edge: ${String(await page.evaluate(WIDE_ELEMENTS))}`,
+        )
       if (width === 390) await shot(page, `${role}-390px`)
     }
   }
@@ -130,7 +152,10 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
   async function requestQrPng(tab: 'Wallet QR (OpenID4VP)' | "This service's JSON"): Promise<Buffer> {
     await verifier.getByTestId('request-created').getByRole('tab', { name: tab }).click()
     const testId = tab === "This service's JSON" ? 'request-qr-json' : 'request-qr'
-    await until(verifier, `(() => { const img = document.querySelector('[data-testid=${testId}]'); return Boolean(img && img.complete && img.naturalWidth > 0) })()`)
+    await until(
+      verifier,
+      `(() => { const img = document.querySelector('[data-testid=${testId}]'); return Boolean(img && img.complete && img.naturalWidth > 0) })()`,
+    )
     return qrPng(verifier.getByTestId(testId))
   }
 
@@ -178,7 +203,8 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
     }
     // Only this file's screenshots are replaced: the holder's test writes holder-*.png beside them.
     await mkdir(shots, { recursive: true })
-    for (const name of await readdir(shots)) if (/^(\d\d-|failure-portal-)/.test(name)) await rm(path.join(shots, name), { force: true })
+    for (const name of await readdir(shots))
+      if (/^(\d\d-|failure-portal-)/.test(name)) await rm(path.join(shots, name), { force: true })
     axeSource = await readFile(path.join(root, 'node_modules/axe-core/axe.min.js'), 'utf8')
     front = await HttpsFront.open()
     origin = front.origin
@@ -194,7 +220,11 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
   afterEach(async (t) => {
     // What each role saw when a step failed.
     if (!(t as unknown as { passed?: boolean }).passed) {
-      for (const [role, page] of [['issuer', issuer], ['holder', holder], ['verifier', verifier]] as const) {
+      for (const [role, page] of [
+        ['issuer', issuer],
+        ['holder', holder],
+        ['verifier', verifier],
+      ] as const) {
         await page?.screenshot({ path: path.join(shots, `failure-portal-${role}.png`), fullPage: true }).catch(() => {})
       }
     }
@@ -236,12 +266,21 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
     await issuer.getByRole('button', { name: 'Create profile' }).click()
     await issuer.getByText('Issuing as').waitFor()
     // The DID is on hover, the name is what shows.
-    assert.equal(await issuer.getByTestId('issuer-profile').locator('[title]').first().getAttribute('title'), await issuer.getByTestId('issuer-did').textContent())
+    assert.equal(
+      await issuer.getByTestId('issuer-profile').locator('[title]').first().getAttribute('title'),
+      await issuer.getByTestId('issuer-did').textContent(),
+    )
 
     // A schema as rows: one attribute of each type.
     const schemas = issuer.locator('#issuer-schemas')
     await schemas.getByLabel('Schema name').fill('Degree')
-    const rows: Array<[string, string, boolean]> = [['gpa', 'number', true], ['graduated', 'boolean', false], ['graduation_date', 'date', false], ['email', 'email', false], ['homepage', 'url', false]]
+    const rows: Array<[string, string, boolean]> = [
+      ['gpa', 'number', true],
+      ['graduated', 'boolean', false],
+      ['graduation_date', 'date', false],
+      ['email', 'email', false],
+      ['homepage', 'url', false],
+    ]
     for (const [i, [name, type, required]] of rows.entries()) {
       await schemas.getByRole('button', { name: 'Add an attribute' }).click()
       await schemas.getByLabel(`Attribute ${i + 2} name`, { exact: true }).fill(name)
@@ -277,16 +316,32 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
     // The offer form is built from the template's schema: a typed input per attribute, required ones marked.
     const offers = issuer.locator('#issuer-offers')
     await offers.getByRole('combobox', { name: /^Template/ }).selectOption({ label: 'Degree 2026' })
-    assert.equal(await offers.getByLabel('Credential type').inputValue(), 'UniversityDegree', 'the template fills the type')
+    assert.equal(
+      await offers.getByLabel('Credential type').inputValue(),
+      'UniversityDegree',
+      'the template fills the type',
+    )
     const field = (name: string) => offers.locator(`[name="${name}"]`)
-    const expected: Record<string, string> = { given_name: 'text', gpa: 'number', graduated: 'checkbox', graduation_date: 'date', email: 'email', homepage: 'url' }
-    for (const [name, type] of Object.entries(expected)) assert.equal(await field(name).getAttribute('type'), type, `${name} is an input of type ${type}`)
+    const expected: Record<string, string> = {
+      given_name: 'text',
+      gpa: 'number',
+      graduated: 'checkbox',
+      graduation_date: 'date',
+      email: 'email',
+      homepage: 'url',
+    }
+    for (const [name, type] of Object.entries(expected))
+      assert.equal(await field(name).getAttribute('type'), type, `${name} is an input of type ${type}`)
     for (const name of ['given_name', 'gpa']) {
       assert.notEqual(await field(name).getAttribute('required'), null, `${name} is required`)
-      assert.match((await offers.locator(`label[for="${await field(name).getAttribute('id')}"]`).textContent()) ?? '', /\*/, `${name} is marked required`)
+      assert.match(
+        (await offers.locator(`label[for="${await field(name).getAttribute('id')}"]`).textContent()) ?? '',
+        /\*/,
+        `${name} is marked required`,
+      )
     }
     assert.equal(await field('email').getAttribute('required'), null, 'email is optional')
-    assert.equal(await field('homepage').inputValue(), 'https://example.edu/', 'the template\'s fixed value is shown')
+    assert.equal(await field('homepage').inputValue(), 'https://example.edu/', "the template's fixed value is shown")
     assert.notEqual(await field('homepage').getAttribute('readonly'), null, 'and cannot be changed')
     assert.equal(await offers.locator('textarea').count(), 0, 'no raw JSON to type')
     await field('given_name').fill('Ada')
@@ -312,10 +367,18 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
     const wallet = await OpenID4VCIClient.fromURI({ uri: offerUri, retrieveServerMetadata: true })
     const offered = wallet.credentialOffer!
     assert.ok(offered.txCode, 'the offer asks the wallet for the transaction code')
-    const metadata = wallet.endpointMetadata.credentialIssuerMetadata as unknown as { display?: Array<{ name?: string }>; credential_configurations_supported: Record<string, { format: string }> }
+    const metadata = wallet.endpointMetadata.credentialIssuerMetadata as unknown as {
+      display?: Array<{ name?: string }>
+      credential_configurations_supported: Record<string, { format: string }>
+    }
     assert.equal(metadata.display?.[0]?.name, 'Example University', 'the wallet shows the issuer by name')
-    const configurationIds = (offered.credential_offer as unknown as { credential_configuration_ids: string[] }).credential_configuration_ids
-    assert.equal(metadata.credential_configurations_supported[configurationIds[0]!]?.format, 'dc+sd-jwt', 'the chosen format')
+    const configurationIds = (offered.credential_offer as unknown as { credential_configuration_ids: string[] })
+      .credential_configuration_ids
+    assert.equal(
+      metadata.credential_configurations_supported[configurationIds[0]!]?.format,
+      'dc+sd-jwt',
+      'the chosen format',
+    )
 
     // The spec's JSON is one tab away.
     await issuer.getByRole('tab', { name: "This service's JSON" }).click()
@@ -343,7 +406,7 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
     const table = issuer.getByTestId('issuer-issued-table')
     await table.getByRole('button', { name: 'Revoke Transcript' }).waitFor()
     // The holder by its DID shortened, the whole DID on hover.
-    assert.ok(await table.locator(`[title="${holderDid}"]`).count() >= 1)
+    assert.ok((await table.locator(`[title="${holderDid}"]`).count()) >= 1)
 
     // The SD-JWT VC the holder took from the offer is revoked; the transcript stays.
     const revoke = table.getByRole('button', { name: 'Revoke UniversityDegree' })
@@ -375,7 +438,11 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
     await verifier.keyboard.press('Enter')
     await verifier.getByRole('heading', { name: 'Verifier portal' }).waitFor()
     await tabTo(verifier, "Sign in with this browser's DID")
-    assert.notEqual(await verifier.evaluate('getComputedStyle(document.activeElement).outlineStyle'), 'none', 'the focused control shows a focus ring')
+    assert.notEqual(
+      await verifier.evaluate('getComputedStyle(document.activeElement).outlineStyle'),
+      'none',
+      'the focused control shows a focus ring',
+    )
     await verifier.keyboard.press('Space')
     await verifier.getByTestId('verifier-did').waitFor()
     await assertAccessible(verifier, 'verifier')
@@ -403,7 +470,7 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
     assert.match(String(jose.decodeJwt(verified.jwt!).client_id), /^decentralized_identifier:did:web:/)
     const dcql = JSON.stringify(verified.dcqlQuery)
     assert.match(dcql, /given_name/)
-    assert.match(dcql, /gpa/, 'the predicate\'s attribute is asked')
+    assert.match(dcql, /gpa/, "the predicate's attribute is asked")
 
     // The holder scans the same QR image: its wallet shows who asks (by name), why and what would leave; it declines.
     const consent = await holderOpenConsent(requestPng, 'Hiring')
@@ -452,7 +519,7 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
     assert.match(text, /Given name/)
     assert.match(text, /Ada/)
     assert.doesNotMatch(text, /3\.8/, 'the gpa itself stays with the holder')
-    assert.match(await result.getByTestId('predicates').textContent() ?? '', /Proven: Gpa ≥ 3/)
+    assert.match((await result.getByTestId('predicates').textContent()) ?? '', /Proven: Gpa ≥ 3/)
     assert.deepEqual(navigations, [], 'no reload or navigation on the verifier page')
     await shot(verifier, 'verifier-verified-inbox')
 
@@ -460,16 +527,23 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
     await createRequest('Reference check')
     const consent = await holderOpenConsent(await requestQrPng('Wallet QR (OpenID4VP)'), 'Reference check')
     await consent.getByRole('button', { name: 'Share' }).click()
-    await holder.getByTestId('holder-notice').getByText('Shared with Acme Hiring: the verifier accepted the presentation').waitFor()
+    await holder
+      .getByTestId('holder-notice')
+      .getByText('Shared with Acme Hiring: the verifier accepted the presentation')
+      .waitFor()
     const shared = verifier.getByTestId('verifier-result')
     await shared.getByText('Verified: is_valid true').waitFor()
     assert.match((await shared.textContent()) ?? '', /Given name\s*Ada/)
-    assert.match(await shared.getByTestId('predicates').textContent() ?? '', /Proven: Gpa ≥ 3/)
+    assert.match((await shared.getByTestId('predicates').textContent()) ?? '', /Proven: Gpa ≥ 3/)
     await shot(verifier, 'verifier-verified-openid4vp')
 
     const history = verifier.getByTestId('verifier-history')
     await history.getByText('Verified', { exact: true }).nth(1).waitFor()
-    assert.equal(await history.getByText('Declined by the holder', { exact: true }).count(), 2, 'both refusals, OpenID4VP and inbox')
+    assert.equal(
+      await history.getByText('Declined by the holder', { exact: true }).count(),
+      2,
+      'both refusals, OpenID4VP and inbox',
+    )
     assert.equal(await history.getByText('Verified', { exact: true }).count(), 2, 'both answers, inbox and OpenID4VP')
     await shot(verifier, 'verifier-history')
     await assertFits(verifier, 'verifier')
@@ -480,12 +554,20 @@ describe('web console in Chromium: issuer, holder and verifier', { timeout: 300_
 /** Sphereon's OP (did-auth-siop), a wallet's side: it fetches the request object and verifies it with the verifier's did:web key (OID4VP 1.0 §5.8 audience). */
 function sphereonOp() {
   const hasher = (data: string | ArrayBuffer, alg: string) =>
-    new Uint8Array(createHash(alg.replace('-', '').toLowerCase()).update(typeof data === 'string' ? data : Buffer.from(data)).digest())
+    new Uint8Array(
+      createHash(alg.replace('-', '').toLowerCase())
+        .update(typeof data === 'string' ? data : Buffer.from(data))
+        .digest(),
+    )
   return OP.builder()
     .withVerifyJwtCallback(async (verifierInfo, jwt) => {
-      if (verifierInfo.method !== 'did') throw new Error(`a did-signed request object was expected, not ${verifierInfo.method}`)
+      if (verifierInfo.method !== 'did')
+        throw new Error(`a did-signed request object was expected, not ${verifierInfo.method}`)
       const jwk = await resolveDidUrlJwk(verifierInfo.didUrl)
-      await jose.jwtVerify(jwt.raw, await jose.importJWK(jwk as jose.JWK, verifierInfo.alg), { audience: SELF_ISSUED_V2, typ: 'oauth-authz-req+jwt' })
+      await jose.jwtVerify(jwt.raw, await jose.importJWK(jwk as jose.JWK, verifierInfo.alg), {
+        audience: SELF_ISSUED_V2,
+        typ: 'oauth-authz-req+jwt',
+      })
       return true
     })
     .withCreateJwtCallback(async () => {

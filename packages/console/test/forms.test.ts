@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { attributeValues, fieldValue, humanize, inputKind, parseJsonObject, parseList, parsePredicateLines, predicateValue, shortDid } from '../src/lib/forms.js'
+import {
+  attributeValues,
+  fieldValue,
+  humanize,
+  inputKind,
+  parseJsonObject,
+  parseList,
+  parsePredicateLines,
+  predicateValue,
+  shortDid,
+} from '../src/lib/forms.js'
 
 const SCHEMA = [
   { name: 'given_name', data_type: 'string', required: true },
@@ -14,25 +24,45 @@ const SCHEMA = [
 
 describe('console form values', () => {
   it('gives each data type its own HTML input', () => {
-    assert.deepEqual(['string', 'number', 'boolean', 'date', 'email', 'url', 'file', 'object'].map((t) => inputKind(t).type), ['text', 'number', 'checkbox', 'date', 'email', 'url', 'text', 'json'])
+    assert.deepEqual(
+      ['string', 'number', 'boolean', 'date', 'email', 'url', 'file', 'object'].map((t) => inputKind(t).type),
+      ['text', 'number', 'checkbox', 'date', 'email', 'url', 'text', 'json'],
+    )
   })
 
   it('types the form values per the schema and leaves out empty optional fields', () => {
-    assert.deepEqual(attributeValues(SCHEMA, { given_name: ' Ada ', gpa: '3.8', graduated: true, birth_date: '2001-02-03', email: '', courses: '["maths"]' }), {
-      given_name: 'Ada', gpa: 3.8, graduated: true, birth_date: '2001-02-03', courses: ['maths'],
-    })
+    assert.deepEqual(
+      attributeValues(SCHEMA, {
+        given_name: ' Ada ',
+        gpa: '3.8',
+        graduated: true,
+        birth_date: '2001-02-03',
+        email: '',
+        courses: '["maths"]',
+      }),
+      {
+        given_name: 'Ada',
+        gpa: 3.8,
+        graduated: true,
+        birth_date: '2001-02-03',
+        courses: ['maths'],
+      },
+    )
     // An unticked checkbox is a false, not a missing value.
     assert.equal(attributeValues(SCHEMA, { given_name: 'Ada', gpa: '3' }).graduated, false)
   })
 
   it('names every missing required attribute and every value of the wrong kind', () => {
-    assert.throws(() => attributeValues(SCHEMA, { gpa: 'high', birth_date: '03/02/2001', courses: '[' }), (e: Error) => {
-      assert.match(e.message, /given_name is required/)
-      assert.match(e.message, /gpa must be a number/)
-      assert.match(e.message, /birth_date must be a date/)
-      assert.match(e.message, /courses is not valid JSON/)
-      return true
-    })
+    assert.throws(
+      () => attributeValues(SCHEMA, { gpa: 'high', birth_date: '03/02/2001', courses: '[' }),
+      (e: Error) => {
+        assert.match(e.message, /given_name is required/)
+        assert.match(e.message, /gpa must be a number/)
+        assert.match(e.message, /birth_date must be a date/)
+        assert.match(e.message, /courses is not valid JSON/)
+        return true
+      },
+    )
   })
 
   it('skips fixed attributes and, for templates, required ones left empty', () => {

@@ -26,7 +26,10 @@ const shots = path.join(root, '.tmp/console-e2e')
 const STEP_MS = 30_000
 const FAKE_CAMERA = ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream']
 
-describe('the holder wallet in Chromium: consent before disclosure, offers, camera, credentials', { timeout: 300_000, skip: chromiumMissing() }, () => {
+describe('the holder wallet in Chromium: consent before disclosure, offers, camera, credentials', {
+  timeout: 300_000,
+  skip: chromiumMissing(),
+}, () => {
   let world: HolderWorld
   const browsers: Browser[] = []
   const contexts: BrowserContext[] = []
@@ -39,10 +42,14 @@ describe('the holder wallet in Chromium: consent before disclosure, offers, came
   /** The fake camera's video files (a few MB each): removed in after(). */
   let videos: string | undefined
 
-  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(shots, `holder-${name}.png`), fullPage: true })
+  const shot = (page: Page, name: string) =>
+    page.screenshot({ path: path.join(shots, `holder-${name}.png`), fullPage: true })
 
   async function newPage(browser: Browser, name: string, options: { width?: number } = {}): Promise<Page> {
-    const context = await browser.newContext({ baseURL: world.url, viewport: { width: options.width ?? 1280, height: 900 } })
+    const context = await browser.newContext({
+      baseURL: world.url,
+      viewport: { width: options.width ?? 1280, height: 900 },
+    })
     contexts.push(context)
     const page = await context.newPage()
     page.setDefaultTimeout(STEP_MS)
@@ -66,7 +73,8 @@ describe('the holder wallet in Chromium: consent before disclosure, offers, came
       assert.equal(built.status, 0, 'the console builds')
     }
     await mkdir(shots, { recursive: true })
-    for (const old of (await readdir(shots)).filter((f) => f.startsWith('holder-'))) await rm(path.join(shots, old), { force: true })
+    for (const old of (await readdir(shots)).filter((f) => f.startsWith('holder-')))
+      await rm(path.join(shots, old), { force: true })
     axeSource = await readFile(path.join(root, 'node_modules/axe-core/axe.min.js'), 'utf8')
     world = await HolderWorld.open({ issuer: 'Example University', verifier: 'City Library' })
     cameraRequest = await world.request('Check your library pass at the desk')
@@ -81,7 +89,8 @@ describe('the holder wallet in Chromium: consent before disclosure, offers, came
   })
 
   afterEach(async (t) => {
-    if (!(t as unknown as { passed?: boolean }).passed) await holder?.screenshot({ path: path.join(shots, 'holder-failure.png'), fullPage: true }).catch(() => {})
+    if (!(t as unknown as { passed?: boolean }).passed)
+      await holder?.screenshot({ path: path.join(shots, 'holder-failure.png'), fullPage: true }).catch(() => {})
   })
 
   after(async () => {
@@ -104,7 +113,14 @@ describe('the holder wallet in Chromium: consent before disclosure, offers, came
     assert.match(identity, /Verified: /, 'how the wallet checked who asks')
     await consent.getByText('Purpose: Check your library membership').waitFor()
     const claims = consent.getByTestId('disclosed-claims')
-    assert.equal(await claims.locator('dt').allTextContents().then((t) => t.join(',')), 'given_name', 'only the asked claim is disclosed')
+    assert.equal(
+      await claims
+        .locator('dt')
+        .allTextContents()
+        .then((t) => t.join(',')),
+      'given_name',
+      'only the asked claim is disclosed',
+    )
     assert.equal(await claims.locator('dd').first().textContent(), 'Ada')
     assert.doesNotMatch((await consent.textContent()) ?? '', /L-1815/, 'the member number stays in the wallet')
     await shot(holder, 'request-consent')
@@ -142,7 +158,9 @@ describe('the holder wallet in Chromium: consent before disclosure, offers, came
   })
 
   it('an OpenID4VCI offer is previewed (issuer, type, claims, the transaction code it asks) and accepted; another is declined', async () => {
-    const withCode = await world.offer({ tx_code: { length: 6, input_mode: 'numeric', description: 'Sent to you by e-mail' } })
+    const withCode = await world.offer({
+      tx_code: { length: 6, input_mode: 'numeric', description: 'Sent to you by e-mail' },
+    })
     await use(holder, withCode.credential_offer_uri as string)
     const consent = holder.getByTestId('offer-consent')
     await consent.getByRole('heading', { name: 'Example University offers you a credential' }).waitFor()
@@ -151,25 +169,38 @@ describe('the holder wallet in Chromium: consent before disclosure, offers, came
     await consent.getByRole('heading', { name: 'Library pass' }).waitFor()
     assert.match(text, new RegExp(`Type${world.front.origin}/vct/`))
     assert.match(text, /SD-JWT VC \(dc\+sd-jwt\)/)
-    assert.match(await consent.getByTestId('offered-claims').textContent() ?? '', /given_name[\s\S]*member_no/)
+    assert.match((await consent.getByTestId('offered-claims').textContent()) ?? '', /given_name[\s\S]*member_no/)
     const code = consent.getByLabel(/Transaction code/)
-    assert.match(await consent.locator('label').filter({ hasText: 'Transaction code' }).textContent() ?? '', /6 digits.*Sent to you by e-mail/s)
+    assert.match(
+      (await consent.locator('label').filter({ hasText: 'Transaction code' }).textContent()) ?? '',
+      /6 digits.*Sent to you by e-mail/s,
+    )
     await shot(holder, 'offer-preview')
     const before = await holder.getByTestId('credential-item').count()
     await code.fill(withCode.tx_code as string)
     await consent.getByRole('button', { name: 'Accept' }).click()
     await notice().getByText('Received 1 credential(s)').waitFor()
     await holder.getByTestId('credential-item').nth(before).waitFor()
-    await holder.getByTestId('holder-activity').getByText('Accepted a LibraryPass offered by Example University').waitFor()
+    await holder
+      .getByTestId('holder-activity')
+      .getByText('Accepted a LibraryPass offered by Example University')
+      .waitFor()
 
     const plain = await world.offer()
     await use(holder, plain.credential_offer_uri as string)
     await consent.getByRole('heading', { name: 'Example University offers you a credential' }).waitFor()
-    assert.equal(await consent.getByLabel(/Transaction code/).count(), 0, 'no transaction code field when the offer asks none')
+    assert.equal(
+      await consent.getByLabel(/Transaction code/).count(),
+      0,
+      'no transaction code field when the offer asks none',
+    )
     await shot(holder, 'offer-preview-no-code')
     await consent.getByRole('button', { name: 'Decline' }).click()
     await notice().getByText('Declined: nothing was taken from Example University').waitFor()
-    await holder.getByTestId('holder-activity').getByText('Declined a credential offer from Example University').waitFor()
+    await holder
+      .getByTestId('holder-activity')
+      .getByText('Declined a credential offer from Example University')
+      .waitFor()
     assert.equal(await holder.getByTestId('credential-item').count(), before + 1, 'the declined offer added nothing')
     await shot(holder, 'offer-declined')
   })
@@ -177,7 +208,11 @@ describe('the holder wallet in Chromium: consent before disclosure, offers, came
   it('the camera reads a QR code (a fake capture device playing a video of it) and the request opens its consent screen', async () => {
     await holder.getByRole('button', { name: 'Scan with the camera' }).click()
     await holder.getByText('QR code read from the camera').waitFor()
-    assert.equal(await holder.getByTestId('qr-text').inputValue(), cameraRequest.authorization_request_uri, 'the decoded text is the request URI')
+    assert.equal(
+      await holder.getByTestId('qr-text').inputValue(),
+      cameraRequest.authorization_request_uri,
+      'the decoded text is the request URI',
+    )
     assert.equal(await holder.getByTestId('camera-video').count(), 0, 'the camera stops once a code is read')
     await shot(holder, 'camera-read')
     await holder.getByRole('button', { name: 'Use this code' }).click()
@@ -209,14 +244,16 @@ describe('the holder wallet in Chromium: consent before disclosure, offers, came
     await none.getByRole('button', { name: 'Scan with the camera' }).click()
     const alert = none.locator('.camera [role="alert"]')
     await alert.waitFor()
-    assert.match(await alert.textContent() ?? '', /No camera was found|Camera permission was denied/)
-    assert.match(await alert.textContent() ?? '', /upload an image/)
+    assert.match((await alert.textContent()) ?? '', /No camera was found|Camera permission was denied/)
+    assert.match((await alert.textContent()) ?? '', /upload an image/)
     await shot(none, 'no-camera')
   })
 
   it('a credential’s detail, a share link that opens it, and delete after a confirmation', async () => {
     const issued = await world.issue(holderDid, { given_name: 'Ada', member_no: 'L-9999' })
-    const item = holder.locator(`[data-testid="credential-item"][data-credential-id="${issued.credential.id as string}"]`)
+    const item = holder.locator(
+      `[data-testid="credential-item"][data-credential-id="${issued.credential.id as string}"]`,
+    )
     await item.waitFor()
     await item.getByRole('button', { name: 'Details of LibraryPass' }).click()
     const detail = item.getByTestId('credential-detail')
@@ -225,7 +262,11 @@ describe('the holder wallet in Chromium: consent before disclosure, offers, came
     assert.match(text, /member_no\s*L-9999/)
     assert.match(text, /SD-JWT VC/)
     assert.match(text, /Statusactive/)
-    assert.equal(await item.getByTestId('credential-issuer').getAttribute('title'), world.issuer.did, 'the issuer’s DID on hover')
+    assert.equal(
+      await item.getByTestId('credential-issuer').getAttribute('title'),
+      world.issuer.did,
+      'the issuer’s DID on hover',
+    )
     assert.equal(await item.getByTestId('credential-issuer').textContent(), 'Example University')
     await shot(holder, 'credential-detail')
 
@@ -244,7 +285,8 @@ describe('the holder wallet in Chromium: consent before disclosure, offers, came
     await shot(holder, 'credential-share')
 
     const count = await holder.getByTestId('credential-item').count()
-    const listed = async () => ((await world.call('GET', `/api/wallet/${holderDid}/credentials`, await holderToken())).data as Json[]).length
+    const listed = async () =>
+      ((await world.call('GET', `/api/wallet/${holderDid}/credentials`, await holderToken())).data as Json[]).length
     assert.equal(await listed(), count)
     await item.getByRole('button', { name: 'Delete LibraryPass' }).click()
     const dialog = holder.getByRole('dialog', { name: 'Delete LibraryPass?' })
@@ -252,7 +294,11 @@ describe('the holder wallet in Chromium: consent before disclosure, offers, came
     await shot(holder, 'credential-delete-confirm')
     await dialog.getByRole('button', { name: 'Cancel' }).click()
     await dialog.waitFor({ state: 'hidden' })
-    assert.equal(await holder.evaluate("document.activeElement?.getAttribute('aria-label')"), 'Delete LibraryPass', 'the focus returns to the Delete button')
+    assert.equal(
+      await holder.evaluate("document.activeElement?.getAttribute('aria-label')"),
+      'Delete LibraryPass',
+      'the focus returns to the Delete button',
+    )
     await item.getByRole('button', { name: 'Delete LibraryPass' }).click()
     await dialog.waitFor()
     await holder.keyboard.press('Escape')
@@ -261,10 +307,16 @@ describe('the holder wallet in Chromium: consent before disclosure, offers, came
     await item.getByRole('button', { name: 'Delete LibraryPass' }).click()
     await dialog.getByRole('button', { name: 'Delete' }).click()
     await holder.getByText('LibraryPass from Example University deleted from your wallet').waitFor()
-    await holder.getByTestId('credential-item').nth(count - 1).waitFor({ state: 'detached' })
+    await holder
+      .getByTestId('credential-item')
+      .nth(count - 1)
+      .waitFor({ state: 'detached' })
     assert.equal(await holder.getByTestId('credential-item').count(), count - 1)
     assert.equal(await listed(), count - 1)
-    await holder.getByTestId('holder-activity').getByText(/Deleted a LibraryPass from Example University/).waitFor()
+    await holder
+      .getByTestId('holder-activity')
+      .getByText(/Deleted a LibraryPass from Example University/)
+      .waitFor()
   })
 
   it('axe finds nothing serious at 390 px and 1280 px with a credential, an open request and an inbox entry; nothing overflows at 390 px', async () => {
@@ -272,7 +324,7 @@ describe('the holder wallet in Chromium: consent before disclosure, offers, came
     await use(holder, spec.qr_code_data as string)
     await holder.getByText('Presentation request added to your inbox').waitFor()
     const entry = holder.locator('#holder-inbox article')
-    assert.match(await entry.getByTestId('inbox-verifier').textContent() ?? '', /City Library/)
+    assert.match((await entry.getByTestId('inbox-verifier').textContent()) ?? '', /City Library/)
     await entry.getByTestId('inbox-summary').getByText('City Library will see: given_name = Ada').waitFor()
     const open = await world.request('Renew your membership')
     await use(holder, open.authorization_request_uri as string)
@@ -289,10 +341,15 @@ describe('the holder wallet in Chromium: consent before disclosure, offers, came
 
   /** The holder's session token, as the page holds it (the test reads the wallet through the API too). */
   async function holderToken(): Promise<string> {
-    const res = await world.service.app.inject({ method: 'POST', url: '/api/auth/challenge', payload: { did: holderDid } })
+    const res = await world.service.app.inject({
+      method: 'POST',
+      url: '/api/auth/challenge',
+      payload: { did: holderDid },
+    })
     assert.equal(res.statusCode, 200)
     // The page's key is not extractable: sign the challenge in the page, as its login does.
-    return String(await holder.evaluate(`(async () => {
+    return String(
+      await holder.evaluate(`(async () => {
       const db = await new Promise((ok, ko) => { const r = indexedDB.open('credential-service-console', 1); r.onsuccess = () => ok(r.result); r.onerror = () => ko(r.error) })
       const key = await new Promise((ok, ko) => { const r = db.transaction('keys').objectStore('keys').get('holder'); r.onsuccess = () => ok(r.result); r.onerror = () => ko(r.error) })
       db.close()
@@ -301,6 +358,7 @@ describe('the holder wallet in Chromium: consent before disclosure, offers, came
       const b64 = btoa(String.fromCharCode(...signature)).replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '')
       const answer = await fetch('/api/auth/verify-challenge', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ did: key.did, challenge, signature: b64 }) })
       return (await answer.json()).token
-    })()`))
+    })()`),
+    )
   }
 })

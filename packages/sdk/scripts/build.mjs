@@ -29,9 +29,17 @@ try {
   if (!existsSync(entry)) console.warn('@credential-service/sdk: TypeScript is not installed, so dist/ is not built')
   process.exit(0)
 }
-if (process.argv.includes('--if-stale') && existsSync(entry) && statSync(entry).mtimeMs >= Math.max(...sources.map(newest))) process.exit(0)
+if (
+  process.argv.includes('--if-stale') &&
+  existsSync(entry) &&
+  statSync(entry).mtimeMs >= Math.max(...sources.map(newest))
+)
+  process.exit(0)
 console.log('Building the SDK (packages/sdk/dist) ...')
 // A clean build: a source removed since must not leave its old module behind.
 rmSync(path.join(dir, 'dist'), { recursive: true, force: true })
-const result = spawnSync(process.execPath, [tsc, '-p', path.join(dir, 'tsconfig.build.json')], { cwd: dir, stdio: 'inherit' })
+const result = spawnSync(process.execPath, [tsc, '-p', path.join(dir, 'tsconfig.build.json')], {
+  cwd: dir,
+  stdio: 'inherit',
+})
 process.exit(result.status ?? 1)

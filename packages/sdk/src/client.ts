@@ -52,7 +52,9 @@ export function createServiceClient(o: ServiceClientOptions): ServiceClient {
       const { data: challenge } = await api.POST('/api/auth/challenge', { body: { did: key.did } })
       // The service checks an Ed25519 signature over the challenge's UTF-8 bytes (README "sign in with a DID").
       const signature = base64url.encode(await signBytes(key, new TextEncoder().encode(challenge!.challenge)))
-      const { data } = await api.POST('/api/auth/verify-challenge', { body: { did: key.did, challenge: challenge!.challenge, signature } })
+      const { data } = await api.POST('/api/auth/verify-challenge', {
+        body: { did: key.did, challenge: challenge!.challenge, signature },
+      })
       client.session = { token: data!.token, did: key.did }
       return client.session
     },

@@ -19,7 +19,10 @@ export class ServiceError extends Error {
 
   /** The error a response stands for (its body is read from a clone). */
   static async fromResponse(response: Response): Promise<ServiceError> {
-    const text = await response.clone().text().catch(() => '')
+    const text = await response
+      .clone()
+      .text()
+      .catch(() => '')
     let body: unknown = text
     try {
       body = text ? JSON.parse(text) : undefined
@@ -29,7 +32,9 @@ export class ServiceError extends Error {
     const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {}
     const code = stringField(fields, 'code') ?? stringField(fields, 'error') ?? `HTTP_${response.status}`
     const message =
-      stringField(fields, 'message') ?? stringField(fields, 'error_description') ?? `The service answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`
+      stringField(fields, 'message') ??
+      stringField(fields, 'error_description') ??
+      `The service answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`
     return new ServiceError(response.status, code, message, body)
   }
 }

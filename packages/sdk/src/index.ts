@@ -3,11 +3,24 @@ export type { paths, components } from './generated/schema.js'
 export { ServiceError } from './errors.js'
 export { createServiceClient, type ServiceClient, type ServiceClientOptions, type Session } from './client.js'
 export { takesIdempotencyKey, type RetryOptions } from './retry.js'
-export { generateHolderKey, exportHolderKey, importHolderKey, holderDidJwk, type HolderKey, type HolderAlg } from './keys.js'
+export {
+  generateHolderKey,
+  exportHolderKey,
+  importHolderKey,
+  holderDidJwk,
+  type HolderKey,
+  type HolderAlg,
+} from './keys.js'
 export { completeJws, signVpJwt, createKeyProof, signKbJwt } from './jws.js'
 export { acceptOffer, type AcceptOfferResult } from './flows/accept-offer.js'
 export { answerPresentationRequest, type AnswerResult } from './flows/answer-presentation-request.js'
-export { resolveOffer, declineOffer, previewedOf, type OfferPreview, type DeclineOfferResult } from './flows/preview-offer.js'
+export {
+  resolveOffer,
+  declineOffer,
+  previewedOf,
+  type OfferPreview,
+  type DeclineOfferResult,
+} from './flows/preview-offer.js'
 export { resolveRequest, type RequestPreview, type DeclineResult } from './flows/preview-request.js'
 export { presentToRequest, type Predicate } from './flows/present-to-request.js'
 export { parseQrPayload, resolveQrPayload, type QrPayload, type QrPayloadKind } from './qr.js'

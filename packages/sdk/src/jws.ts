@@ -37,7 +37,10 @@ export function signingInputHeader(signingInput: string): Record<string, unknown
  * `aud` the verifier, the request's `nonce`, `iat`/`exp`, and `vp` with the credentials (JWTs or
  * derived proofs) as they are. `kid` names the holder's did:key verification method.
  */
-export function signVpJwt(k: HolderKey, o: { audience: string; nonce: string; credentials: unknown[]; expiresInSeconds?: number }): Promise<string> {
+export function signVpJwt(
+  k: HolderKey,
+  o: { audience: string; nonce: string; credentials: unknown[]; expiresInSeconds?: number },
+): Promise<string> {
   const iat = Math.floor(Date.now() / 1000)
   return new SignJWT({
     nonce: o.nonce,
@@ -74,9 +77,17 @@ export function createKeyProof(k: HolderKey, o: { credentialIssuer: string; nonc
  * disclosures chosen, ending in `~`; the KB-JWT (`typ: kb+jwt`) signs the verifier's `aud`, its
  * `nonce`, `iat` and `sd_hash`, the SHA-256 of that presentation (§4.3.1). Answers the SD-JWT+KB.
  */
-export async function signKbJwt(k: HolderKey, o: { presentation: string; audience: string; nonce: string }): Promise<string> {
-  if (!o.presentation.endsWith('~')) throw new Error('An SD-JWT presentation ends with "~" (the issuer-signed JWT, then each disclosure, each followed by ~)')
-  const digest = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(o.presentation)))
+export async function signKbJwt(
+  k: HolderKey,
+  o: { presentation: string; audience: string; nonce: string },
+): Promise<string> {
+  if (!o.presentation.endsWith('~'))
+    throw new Error(
+      'An SD-JWT presentation ends with "~" (the issuer-signed JWT, then each disclosure, each followed by ~)',
+    )
+  const digest = new Uint8Array(
+    await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(o.presentation)),
+  )
   const kbJwt = await new SignJWT({ nonce: o.nonce, sd_hash: base64url.encode(digest) })
     .setProtectedHeader({ alg: k.alg, typ: 'kb+jwt' })
     .setAudience(o.audience)

@@ -25,7 +25,10 @@ const ALGORITHMS: Record<HolderAlg, EcKeyImportParams | Algorithm> = {
 
 function subtle(): SubtleCrypto {
   const s = globalThis.crypto?.subtle
-  if (!s) throw new Error('WebCrypto (crypto.subtle) is not available: a secure context (https or localhost) is needed in browsers')
+  if (!s)
+    throw new Error(
+      'WebCrypto (crypto.subtle) is not available: a secure context (https or localhost) is needed in browsers',
+    )
   return s
 }
 
@@ -53,13 +56,17 @@ export function holderDidJwk(k: HolderKey): string {
 /** A new key pair. The private key is not extractable unless asked (it can then be saved with exportHolderKey). */
 export async function generateHolderKey(o: { alg?: HolderAlg; extractable?: boolean } = {}): Promise<HolderKey> {
   const alg = o.alg ?? 'EdDSA'
-  const pair = (await subtle().generateKey(ALGORITHMS[alg], o.extractable ?? false, ['sign', 'verify'])) as CryptoKeyPair
+  const pair = (await subtle().generateKey(ALGORITHMS[alg], o.extractable ?? false, [
+    'sign',
+    'verify',
+  ])) as CryptoKeyPair
   return holderKey(alg, pair.publicKey, pair.privateKey)
 }
 
 /** The private key as a JWK (RFC 7517), to keep somewhere safe; needs a key made or imported extractable. */
 export async function exportHolderKey(k: HolderKey): Promise<{ did: string; alg: HolderAlg; privateJwk: JsonWebKey }> {
-  if (!k.privateKey.extractable) throw new Error('This holder key is not extractable: generate or import it with { extractable: true } to export it')
+  if (!k.privateKey.extractable)
+    throw new Error('This holder key is not extractable: generate or import it with { extractable: true } to export it')
   const jwk = await subtle().exportKey('jwk', k.privateKey)
   const { kty, crv, x, y, d } = jwk
   return { did: k.did, alg: k.alg, privateJwk: kty === 'EC' ? { kty, crv, x, y, d } : { kty, crv, x, d } }
@@ -70,7 +77,13 @@ export async function importHolderKey(privateJwk: JsonWebKey, o: { extractable?:
   const alg = algOf(privateJwk)
   if (typeof privateJwk.d !== 'string' || privateJwk.d === '') throw new Error('The JWK has no private key (d)')
   const publicJwk = publicPart(privateJwk)
-  const privateKey = await subtle().importKey('jwk', { ...publicJwk, d: privateJwk.d }, ALGORITHMS[alg], o.extractable ?? false, ['sign'])
+  const privateKey = await subtle().importKey(
+    'jwk',
+    { ...publicJwk, d: privateJwk.d },
+    ALGORITHMS[alg],
+    o.extractable ?? false,
+    ['sign'],
+  )
   const publicKey = await subtle().importKey('jwk', publicJwk, ALGORITHMS[alg], true, ['verify'])
   return holderKey(alg, publicKey, privateKey)
 }

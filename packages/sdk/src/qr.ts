@@ -33,15 +33,20 @@ export function parseQrPayload(text: string): QrPayload {
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(trimmed)?.[0].toLowerCase()
   const kind = scheme ? SCHEMES[scheme] : undefined
   if (kind) return { kind, value: trimmed, raw: trimmed }
-  if (SHORT_URL.test(trimmed)) throw new Error('A short URL of this service: resolve it with resolveQrPayload(client, text)')
-  throw new Error('Not a QR payload of this service: expected openid-credential-offer://, openid4vp:// or the JSON of an offer or request')
+  if (SHORT_URL.test(trimmed))
+    throw new Error('A short URL of this service: resolve it with resolveQrPayload(client, text)')
+  throw new Error(
+    'Not a QR payload of this service: expected openid-credential-offer://, openid4vp:// or the JSON of an offer or request',
+  )
 }
 
 /** parseQrPayload, after resolving a short URL (`GET /api/qr/resolve/:short_id`, public) on this client's service. */
 export async function resolveQrPayload(c: ServiceClient, text: string): Promise<QrPayload> {
   const shortId = SHORT_URL.exec(text.trim())?.[1]
   if (!shortId) return parseQrPayload(text)
-  const { data } = await c.api.GET('/api/qr/resolve/{short_id}', { params: { path: { short_id: decodeURIComponent(shortId) } } })
+  const { data } = await c.api.GET('/api/qr/resolve/{short_id}', {
+    params: { path: { short_id: decodeURIComponent(shortId) } },
+  })
   return specPayload(JSON.stringify(data!.payload))
 }
 
@@ -53,7 +58,11 @@ function specPayload(text: string): QrPayload {
     throw new Error('The QR payload looks like JSON but does not parse')
   }
   const o = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>
-  if (o.type === 'credential-offer' && typeof o.offer_id === 'string') return { kind: 'spec-offer', value: o.offer_id, raw }
-  if (o.type === 'presentation-request' && typeof o.request_id === 'string') return { kind: 'spec-request', value: o.request_id, raw }
-  throw new Error('A JSON QR payload must be a credential-offer with offer_id or a presentation-request with request_id')
+  if (o.type === 'credential-offer' && typeof o.offer_id === 'string')
+    return { kind: 'spec-offer', value: o.offer_id, raw }
+  if (o.type === 'presentation-request' && typeof o.request_id === 'string')
+    return { kind: 'spec-request', value: o.request_id, raw }
+  throw new Error(
+    'A JSON QR payload must be a credential-offer with offer_id or a presentation-request with request_id',
+  )
 }

@@ -21,7 +21,9 @@ const RETRY_STATUSES = new Set([409, 502, 503, 504])
 const MAX_RETRY_AFTER_MS = 5000
 
 // Path templates as patterns: `{did}` is one path segment; a base URL's own path may precede them.
-const KEYED = KEYED_POST_ROUTES.map((route) => new RegExp(`${route.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}/]+\}/g, '[^/]+')}$`))
+const KEYED = KEYED_POST_ROUTES.map(
+  (route) => new RegExp(`${route.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}/]+\}/g, '[^/]+')}$`),
+)
 
 /** True when POST to this path takes an Idempotency-Key. */
 export function takesIdempotencyKey(pathname: string): boolean {
@@ -42,7 +44,8 @@ export function retryingFetch(fetch: Fetch, options: RetryOptions = {}): Fetch {
       let wait = delayMs * 2 ** n
       try {
         const response = await attempt()
-        if (n >= retries || !RETRY_STATUSES.has(response.status) || (response.status === 409 && !inProgress(response))) return response
+        if (n >= retries || !RETRY_STATUSES.has(response.status) || (response.status === 409 && !inProgress(response)))
+          return response
         wait = retryAfterMs(response) ?? wait
         await response.body?.cancel()
       } catch (error) {

@@ -17,7 +17,12 @@ type Sdk = typeof import('@credential-service/sdk')
 /** The SDK the page loaded (support/browser-page.ts). */
 declare const sdk: Sdk
 
-const SCHEMA = { name: 'Degree', version: '1.0', anonymous_credentials: false, attributes: [{ name: 'given_name', data_type: 'string' as const, required: true }] }
+const SCHEMA = {
+  name: 'Degree',
+  version: '1.0',
+  anonymous_credentials: false,
+  attributes: [{ name: 'given_name', data_type: 'string' as const, required: true }],
+}
 
 describe('the SDK in Chromium', { skip: chromiumMissing() }, () => {
   let page: { origin: string; close(): Promise<void> }
@@ -55,17 +60,30 @@ describe('the SDK in Chromium', { skip: chromiumMissing() }, () => {
       const client = sdk.createServiceClient({ baseUrl })
       const anonymous = await client.api.GET('/api/auth/me').then(
         () => undefined,
-        (error: unknown) => (error instanceof sdk.ServiceError ? { status: error.status, code: error.code, message: error.message } : { other: String(error) }),
+        (error: unknown) =>
+          error instanceof sdk.ServiceError
+            ? { status: error.status, code: error.code, message: error.message }
+            : { other: String(error) },
       )
       await client.login(holder)
       const me = await client.api.GET('/api/auth/me')
       const vp = await sdk.signVpJwt(p256, { audience: holder.did, nonce: 'browser-nonce', credentials: [] })
-      return { did: holder.did, p256: p256.did, extractable: holder.privateKey.extractable, anonymous, me: me.data?.user.did, vp }
+      return {
+        did: holder.did,
+        p256: p256.did,
+        extractable: holder.privateKey.extractable,
+        anonymous,
+        me: me.data?.user.did,
+        vp,
+      }
     }, svc.baseUrl)
     assert.match(out.did, /^did:key:z6Mk/)
     assert.match(out.p256, /^did:key:zDn/)
     assert.equal(out.extractable, false)
-    assert.deepEqual(out.anonymous && 'status' in out.anonymous ? [out.anonymous.status, out.anonymous.code] : out.anonymous, [401, 'UNAUTHENTICATED'])
+    assert.deepEqual(
+      out.anonymous && 'status' in out.anonymous ? [out.anonymous.status, out.anonymous.code] : out.anonymous,
+      [401, 'UNAUTHENTICATED'],
+    )
     assert.equal(out.me, out.did)
     const verified = await verifyVpJwt(out.vp, out.did)
     assert.equal(verified.issuer, out.p256)
@@ -81,18 +99,36 @@ describe('the SDK in Chromium', { skip: chromiumMissing() }, () => {
       Object.assign(globalThis, { holder: { key, client } })
       return key.did
     }, svc.baseUrl)
-    const schemaId = (await issuer.client.api.POST('/api/issuer/{did}/schemas', { params: { path: { did: issuer.key.did } }, body: SCHEMA })).data!.schema.id
+    const schemaId = (
+      await issuer.client.api.POST('/api/issuer/{did}/schemas', {
+        params: { path: { did: issuer.key.did } },
+        body: SCHEMA,
+      })
+    ).data!.schema.id
     const { data: issued } = await issuer.client.api.POST('/api/issuer/{did}/issue', {
       params: { path: { did: issuer.key.did } },
-      body: { credential_type: 'UniversityDegree', schema_id: schemaId, subject_did: holderDid, attributes: { given_name: 'Ada' } },
+      body: {
+        credential_type: 'UniversityDegree',
+        schema_id: schemaId,
+        subject_did: holderDid,
+        attributes: { given_name: 'Ada' },
+      },
     })
     const { data: created } = await verifier.client.api.POST('/api/verifier/requests', {
-      body: { verifier_did: verifier.key.did, presentation_type: 'DegreeCheck', purpose: 'Browser check', required_credentials: [{ credential_type: 'UniversityDegree', required_attributes: ['given_name'] }] },
+      body: {
+        verifier_did: verifier.key.did,
+        presentation_type: 'DegreeCheck',
+        purpose: 'Browser check',
+        required_credentials: [{ credential_type: 'UniversityDegree', required_attributes: ['given_name'] }],
+      },
     })
     const presented = await tab.evaluate(
       async ({ qr, credentialId }) => {
         const { key, client } = (globalThis as unknown as { holder: { key: HolderKey; client: ServiceClient } }).holder
-        return sdk.presentToRequest(client, key, { requestId: sdk.parseQrPayload(qr).value, credentialIds: [credentialId] })
+        return sdk.presentToRequest(client, key, {
+          requestId: sdk.parseQrPayload(qr).value,
+          credentialIds: [credentialId],
+        })
       },
       { qr: created!.qr_code_data, credentialId: issued!.credential.id },
     )

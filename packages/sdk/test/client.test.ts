@@ -34,7 +34,8 @@ describe('the SDK client over HTTP', () => {
   let schemaId: string
 
   /** The raw answer of the same call, read without the SDK, to compare a ServiceError with. */
-  const rawError = async (path: string, init: RequestInit = {}) => (await (await fetch(`${svc.baseUrl}${path}`, init)).json()) as { code: string; message: string }
+  const rawError = async (path: string, init: RequestInit = {}) =>
+    (await (await fetch(`${svc.baseUrl}${path}`, init)).json()) as { code: string; message: string }
   const caught = async (call: Promise<unknown>): Promise<ServiceError> => {
     try {
       await call
@@ -55,7 +56,10 @@ describe('the SDK client over HTTP', () => {
     }
     const { issuer } = parties
     await issuer.client.api.POST('/api/issuer', { body: { name: 'Example University' } })
-    const { data } = await issuer.client.api.POST('/api/issuer/{did}/schemas', { params: { path: { did: issuer.key.did } }, body: SCHEMA })
+    const { data } = await issuer.client.api.POST('/api/issuer/{did}/schemas', {
+      params: { path: { did: issuer.key.did } },
+      body: SCHEMA,
+    })
     schemaId = data!.schema.id
   })
   after(() => svc?.close())
@@ -72,7 +76,12 @@ describe('the SDK client over HTTP', () => {
 
   it("turns the service's errors into ServiceError with its status, code and message (400, 401, 403, 404)", async () => {
     const { issuer, holder } = parties
-    const bad = await caught(issuer.client.api.POST('/api/issuer/{did}/schemas', { params: { path: { did: issuer.key.did } }, body: { name: 'x' } as never }))
+    const bad = await caught(
+      issuer.client.api.POST('/api/issuer/{did}/schemas', {
+        params: { path: { did: issuer.key.did } },
+        body: { name: 'x' } as never,
+      }),
+    )
     const badRaw = await rawError(`/api/issuer/${issuer.key.did}/schemas`, {
       method: 'POST',
       headers: { authorization: `Bearer ${issuer.client.session!.token}`, 'content-type': 'application/json' },
@@ -82,14 +91,21 @@ describe('the SDK client over HTTP', () => {
 
     const anonymous = createServiceClient({ baseUrl: svc.baseUrl })
     const unauthenticated = await caught(anonymous.api.GET('/api/auth/me'))
-    assert.deepEqual([unauthenticated.status, unauthenticated.code, unauthenticated.message], [401, 'UNAUTHENTICATED', (await rawError('/api/auth/me')).message])
+    assert.deepEqual(
+      [unauthenticated.status, unauthenticated.code, unauthenticated.message],
+      [401, 'UNAUTHENTICATED', (await rawError('/api/auth/me')).message],
+    )
 
-    const forbidden = await caught(holder.client.api.GET('/api/wallet/{did}/credentials', { params: { path: { did: issuer.key.did } } }))
+    const forbidden = await caught(
+      holder.client.api.GET('/api/wallet/{did}/credentials', { params: { path: { did: issuer.key.did } } }),
+    )
     assert.equal(forbidden.status, 403)
     assert.equal(forbidden.code, 'FORBIDDEN')
     assert.equal((forbidden.body as { code: string }).code, 'FORBIDDEN')
 
-    const missing = await caught(parties.verifier.client.api.GET('/api/verifier/requests/{id}', { params: { path: { id: 'no-such-request' } } }))
+    const missing = await caught(
+      parties.verifier.client.api.GET('/api/verifier/requests/{id}', { params: { path: { id: 'no-such-request' } } }),
+    )
     assert.deepEqual([missing.status, missing.code], [404, 'NOT_FOUND'])
     assert.match(missing.message, /not found/i)
   })
@@ -97,10 +113,18 @@ describe('the SDK client over HTTP', () => {
   it('a non-JSON 5xx (a proxy in front of the service) is still a ServiceError, with a generic message', async () => {
     const client = createServiceClient({
       baseUrl: svc.baseUrl,
-      fetch: async () => new Response('<html><body>502 Bad Gateway</body></html>', { status: 502, statusText: 'Bad Gateway', headers: { 'content-type': 'text/html' } }),
+      fetch: async () =>
+        new Response('<html><body>502 Bad Gateway</body></html>', {
+          status: 502,
+          statusText: 'Bad Gateway',
+          headers: { 'content-type': 'text/html' },
+        }),
     })
     const error = await caught(client.api.GET('/api/health'))
-    assert.deepEqual([error.status, error.code, error.message], [502, 'HTTP_502', 'The service answered 502 Bad Gateway'])
+    assert.deepEqual(
+      [error.status, error.code, error.message],
+      [502, 'HTTP_502', 'The service answered 502 Bad Gateway'],
+    )
     assert.match(String(error.body), /Bad Gateway/)
   })
 
@@ -108,7 +132,12 @@ describe('the SDK client over HTTP', () => {
     const { issuer, holder, verifier } = parties
     const { data: issued } = await issuer.client.api.POST('/api/issuer/{did}/issue', {
       params: { path: { did: issuer.key.did } },
-      body: { credential_type: 'UniversityDegree', schema_id: schemaId, subject_did: holder.key.did, attributes: { given_name: 'Ada', gpa: 3.8 } },
+      body: {
+        credential_type: 'UniversityDegree',
+        schema_id: schemaId,
+        subject_did: holder.key.did,
+        attributes: { given_name: 'Ada', gpa: 3.8 },
+      },
     })
     const credentialId = issued!.credential.id
     const { data: created } = await verifier.client.api.POST('/api/verifier/requests', {
@@ -137,7 +166,10 @@ describe('the SDK client over HTTP', () => {
     assert.equal(independent.issuer, holder.key.did)
     assert.equal(independent.payload.nonce, created!.request.nonce)
 
-    const { data: verdict } = await verifier.client.api.POST('/api/verifier/presentations/{id}/verify', { params: { path: { id: presentationId } }, body: { presentation_jwt: presentationJwt } })
+    const { data: verdict } = await verifier.client.api.POST('/api/verifier/presentations/{id}/verify', {
+      params: { path: { id: presentationId } },
+      body: { presentation_jwt: presentationJwt },
+    })
     assert.equal(verdict!.verification_result.is_valid, true, JSON.stringify(verdict!.verification_result.errors))
     assert.equal(verdict!.consent_valid, true)
     const subject = JSON.stringify(verdict!.verification_result.credential_subjects)
@@ -149,18 +181,39 @@ describe('the SDK client over HTTP', () => {
     const { issuer, holder, verifier } = parties
     const { data: issued } = await issuer.client.api.POST('/api/issuer/{did}/issue', {
       params: { path: { did: issuer.key.did } },
-      body: { credential_type: 'UniversityDegree', schema_id: schemaId, subject_did: holder.key.did, attributes: { given_name: 'Grace', gpa: 3.1 } },
+      body: {
+        credential_type: 'UniversityDegree',
+        schema_id: schemaId,
+        subject_did: holder.key.did,
+        attributes: { given_name: 'Grace', gpa: 3.1 },
+      },
     })
     const { data: created } = await verifier.client.api.POST('/api/verifier/requests', {
-      body: { verifier_did: verifier.key.did, presentation_type: 'DegreeCheck', purpose: 'Plain check', required_credentials: [{ credential_type: 'UniversityDegree' }] },
+      body: {
+        verifier_did: verifier.key.did,
+        presentation_type: 'DegreeCheck',
+        purpose: 'Plain check',
+        required_credentials: [{ credential_type: 'UniversityDegree' }],
+      },
     })
-    const { data: qr } = await verifier.client.api.POST('/api/qr/presentation-request', { body: { request_id: created!.request.id } })
+    const { data: qr } = await verifier.client.api.POST('/api/qr/presentation-request', {
+      body: { request_id: created!.request.id },
+    })
     const scanned = await resolveQrPayload(holder.client, qr!.short_url)
     assert.deepEqual([scanned.kind, scanned.value], ['spec-request', created!.request.id])
-    const { presentationId, presentationJwt } = await presentToRequest(holder.client, holder.key, { requestId: scanned.value, credentialIds: [issued!.credential.id] })
+    const { presentationId, presentationJwt } = await presentToRequest(holder.client, holder.key, {
+      requestId: scanned.value,
+      credentialIds: [issued!.credential.id],
+    })
     const independent = await verifyVpJwt(presentationJwt, verifier.key.did)
-    assert.deepEqual(independent.verifiablePresentation.verifiableCredential?.map((c) => c.proof?.jwt), [issued!.credential.jwt])
-    const { data: verdict } = await verifier.client.api.POST('/api/verifier/presentations/{id}/verify', { params: { path: { id: presentationId } }, body: { presentation_jwt: presentationJwt } })
+    assert.deepEqual(
+      independent.verifiablePresentation.verifiableCredential?.map((c) => c.proof?.jwt),
+      [issued!.credential.jwt],
+    )
+    const { data: verdict } = await verifier.client.api.POST('/api/verifier/presentations/{id}/verify', {
+      params: { path: { id: presentationId } },
+      body: { presentation_jwt: presentationJwt },
+    })
     assert.equal(verdict!.verification_result.is_valid, true, JSON.stringify(verdict!.verification_result.errors))
   })
 
@@ -168,19 +221,48 @@ describe('the SDK client over HTTP', () => {
     const { issuer, holder, verifier } = parties
     const { data: schema } = await issuer.client.api.POST('/api/issuer/{did}/schemas', {
       params: { path: { did: issuer.key.did } },
-      body: { name: 'Identity', version: '1.0', anonymous_credentials: false, attributes: [{ name: 'given_name', data_type: 'string', required: true }, { name: 'email', data_type: 'string', required: true }, { name: 'nationality', data_type: 'string', required: true }] },
+      body: {
+        name: 'Identity',
+        version: '1.0',
+        anonymous_credentials: false,
+        attributes: [
+          { name: 'given_name', data_type: 'string', required: true },
+          { name: 'email', data_type: 'string', required: true },
+          { name: 'nationality', data_type: 'string', required: true },
+        ],
+      },
     })
     const { data: issued } = await issuer.client.api.POST('/api/issuer/{did}/issue', {
       params: { path: { did: issuer.key.did } },
-      body: { credential_type: 'Identity', schema_id: schema!.schema.id, subject_did: holder.key.did, format: 'dc+sd-jwt', attributes: { given_name: 'Erika', email: 'erika@example.com', nationality: 'DE' } },
+      body: {
+        credential_type: 'Identity',
+        schema_id: schema!.schema.id,
+        subject_did: holder.key.did,
+        format: 'dc+sd-jwt',
+        attributes: { given_name: 'Erika', email: 'erika@example.com', nationality: 'DE' },
+      },
     })
     const ask = async (purpose: string) =>
-      (await verifier.client.api.POST('/api/verifier/requests', {
-        body: { verifier_did: verifier.key.did, presentation_type: 'IdentityCheck', purpose, required_credentials: [{ credential_type: 'Identity', required_attributes: ['given_name'] }] },
-      })).data!.request.id
+      (
+        await verifier.client.api.POST('/api/verifier/requests', {
+          body: {
+            verifier_did: verifier.key.did,
+            presentation_type: 'IdentityCheck',
+            purpose,
+            required_credentials: [{ credential_type: 'Identity', required_attributes: ['given_name'] }],
+          },
+        })
+      ).data!.request.id
     const verdictOf = async (reveal?: string[]) => {
-      const { presentationId, presentationJwt } = await presentToRequest(holder.client, holder.key, { requestId: await ask(`SD-JWT ${reveal?.join(',') ?? 'asked'}`), credentialIds: [issued!.credential.id], ...(reveal ? { reveal } : {}) })
-      const { data } = await verifier.client.api.POST('/api/verifier/presentations/{id}/verify', { params: { path: { id: presentationId } }, body: { presentation_jwt: presentationJwt } })
+      const { presentationId, presentationJwt } = await presentToRequest(holder.client, holder.key, {
+        requestId: await ask(`SD-JWT ${reveal?.join(',') ?? 'asked'}`),
+        credentialIds: [issued!.credential.id],
+        ...(reveal ? { reveal } : {}),
+      })
+      const { data } = await verifier.client.api.POST('/api/verifier/presentations/{id}/verify', {
+        params: { path: { id: presentationId } },
+        body: { presentation_jwt: presentationJwt },
+      })
       return data!.verification_result
     }
     const asked = await verdictOf()
@@ -193,7 +275,11 @@ describe('the SDK client over HTTP', () => {
     assert.doesNotMatch(JSON.stringify(chosen.credential_subjects), /"DE"/)
     // Predicates need a BBS credential: refused by the SDK rather than presented without them.
     await assert.rejects(
-      presentToRequest(holder.client, holder.key, { requestId: await ask('SD-JWT predicate'), credentialIds: [issued!.credential.id], predicates: [{ attribute: 'given_name', operator: '>=', value: 1 }] }),
+      presentToRequest(holder.client, holder.key, {
+        requestId: await ask('SD-JWT predicate'),
+        credentialIds: [issued!.credential.id],
+        predicates: [{ attribute: 'given_name', operator: '>=', value: 1 }],
+      }),
       /SD-JWT VC: it discloses claims but cannot prove predicates/,
     )
   })

@@ -6,7 +6,17 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { acceptOffer, createServiceClient, declineOffer, generateHolderKey, resolveOffer, resolveRequest, ServiceError, type HolderKey, type ServiceClient } from '@credential-service/sdk'
+import {
+  acceptOffer,
+  createServiceClient,
+  declineOffer,
+  generateHolderKey,
+  resolveOffer,
+  resolveRequest,
+  ServiceError,
+  type HolderKey,
+  type ServiceClient,
+} from '@credential-service/sdk'
 import { startHttpsService, type LiveService } from './support/live-service.js'
 
 const SCHEMA = {
@@ -28,20 +38,33 @@ describe('the SDK lets the holder look before deciding', () => {
     const { issuer } = parties
     const { data } = await issuer.client.api.POST('/api/issuer/{did}/offers', {
       params: { path: { did: issuer.key.did } },
-      body: { credential_type: 'Resident', schema_id: schemaId, format: 'dc+sd-jwt', tx_code: true, attributes: { given_name: 'Erika', family_name: 'Mustermann' } },
+      body: {
+        credential_type: 'Resident',
+        schema_id: schemaId,
+        format: 'dc+sd-jwt',
+        tx_code: true,
+        attributes: { given_name: 'Erika', family_name: 'Mustermann' },
+      },
     })
     return { uri: data!.credential_offer_uri!, txCode: data!.tx_code!, id: data!.offer.id }
   }
   const request = async () => {
     const { verifier } = parties
     const { data } = await verifier.client.api.POST('/api/verifier/requests', {
-      body: { verifier_did: verifier.key.did, presentation_type: 'ResidentCheck', purpose: 'Check residence', required_credentials: [{ credential_type: 'Resident', required_attributes: ['given_name'] }] },
+      body: {
+        verifier_did: verifier.key.did,
+        presentation_type: 'ResidentCheck',
+        purpose: 'Check residence',
+        required_credentials: [{ credential_type: 'Resident', required_attributes: ['given_name'] }],
+      },
     })
     return { uri: data!.authorization_request_uri!, id: data!.request.id }
   }
   const activities = async (type: string) => {
     const { holder } = parties
-    const { data } = await holder.client.api.GET('/api/wallet/{did}/activities', { params: { path: { did: holder.key.did }, query: { type } } })
+    const { data } = await holder.client.api.GET('/api/wallet/{did}/activities', {
+      params: { path: { did: holder.key.did }, query: { type } },
+    })
     return data!.data
   }
 
@@ -56,7 +79,12 @@ describe('the SDK lets the holder look before deciding', () => {
     const { issuer, verifier } = parties
     await issuer.client.api.POST('/api/issuer', { body: { name: 'Town hall' } })
     await verifier.client.api.POST('/api/verifier', { body: { name: 'Bike rental' } })
-    schemaId = (await issuer.client.api.POST('/api/issuer/{did}/schemas', { params: { path: { did: issuer.key.did } }, body: SCHEMA })).data!.schema.id
+    schemaId = (
+      await issuer.client.api.POST('/api/issuer/{did}/schemas', {
+        params: { path: { did: issuer.key.did } },
+        body: SCHEMA,
+      })
+    ).data!.schema.id
   })
   after(() => svc?.close())
 
@@ -71,9 +99,14 @@ describe('the SDK lets the holder look before deciding', () => {
     const [configuration] = preview.credential_configurations
     assert.equal(configuration!.format, 'dc+sd-jwt')
     assert.equal(configuration!.display_name, 'Resident')
-    assert.deepEqual(configuration!.claims.map((c) => [c.path.join('.'), c.mandatory]).sort(), [['family_name', false], ['given_name', true]])
+    assert.deepEqual(configuration!.claims.map((c) => [c.path.join('.'), c.mandatory]).sort(), [
+      ['family_name', false],
+      ['given_name', true],
+    ])
 
-    const { data: offers } = await issuer.client.api.GET('/api/issuer/{did}/offers', { params: { path: { did: issuer.key.did } } })
+    const { data: offers } = await issuer.client.api.GET('/api/issuer/{did}/offers', {
+      params: { path: { did: issuer.key.did } },
+    })
     assert.equal(offers!.data.find((o) => o.id === first.id)?.uses, 0, 'the preview redeemed nothing')
     const accepted = await acceptOffer(holder.client, holder.key, { offerUri: first.uri, txCode: first.txCode })
     assert.equal(accepted.status, 'issued')
@@ -85,7 +118,10 @@ describe('the SDK lets the holder look before deciding', () => {
     assert.equal(refusals.length, 1)
     assert.equal(refusals[0]!.details.reason, 'one is enough')
 
-    await assert.rejects(resolveOffer(holder.client, holder.key, { offerUri: 'https://not-an-offer.example/' }), (e: unknown) => e instanceof ServiceError && e.status === 400)
+    await assert.rejects(
+      resolveOffer(holder.client, holder.key, { offerUri: 'https://not-an-offer.example/' }),
+      (e: unknown) => e instanceof ServiceError && e.status === 400,
+    )
   })
 
   it('resolveRequest shows the verifier and what would be disclosed before anything is sent; decline() reaches the verifier; accept() answers another request', async () => {
@@ -117,7 +153,12 @@ describe('the SDK lets the holder look before deciding', () => {
     const answer = await next.accept()
     assert.equal(answer.accepted, true, JSON.stringify(answer))
     // The service refuses a decline after the answer was sent (409), whatever the client does.
-    const late = await holder.client.api.POST('/api/wallet/{did}/presentation-requests/answer/{session_id}/decline', { params: { path: { did: holder.key.did, session_id: next.sessionId } }, body: {} }).catch((e: unknown) => e)
+    const late = await holder.client.api
+      .POST('/api/wallet/{did}/presentation-requests/answer/{session_id}/decline', {
+        params: { path: { did: holder.key.did, session_id: next.sessionId } },
+        body: {},
+      })
+      .catch((e: unknown) => e)
     assert.ok(late instanceof ServiceError && late.status === 409, String(late))
   })
 })

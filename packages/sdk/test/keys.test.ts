@@ -5,16 +5,32 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import * as jose from 'jose'
-import { completeJws, createKeyProof, exportHolderKey, generateHolderKey, importHolderKey, parseQrPayload, signVpJwt } from '@credential-service/sdk'
+import {
+  completeJws,
+  createKeyProof,
+  exportHolderKey,
+  generateHolderKey,
+  importHolderKey,
+  parseQrPayload,
+  signVpJwt,
+} from '@credential-service/sdk'
 import { didKeyJwk, verifyKeyProof, verifyVpJwt } from './support/independent.js'
 
 // RFC 8037 Appendix A.1 (the Ed25519 key) and A.4 (its JWS over "Example of Ed25519 signing").
-const RFC8037_KEY = { kty: 'OKP', crv: 'Ed25519', d: 'nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' }
+const RFC8037_KEY = {
+  kty: 'OKP',
+  crv: 'Ed25519',
+  d: 'nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A',
+  x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo',
+}
 const RFC8037_SIGNING_INPUT = 'eyJhbGciOiJFZERTQSJ9.RXhhbXBsZSBvZiBFZDI1NTE5IHNpZ25pbmc'
 const RFC8037_SIGNATURE = 'hgyY0il_MGCjP0JzlnLWG1PPOt7-09PGcvMg3AIbQR6dWbhijcNR4ki4iylGjg5BhVsPt9g7sVvpAr_MuM0KAg'
 
 describe('holder keys', () => {
-  for (const [alg, prefix] of [['EdDSA', 'did:key:z6Mk'], ['ES256', 'did:key:zDn']] as const) {
+  for (const [alg, prefix] of [
+    ['EdDSA', 'did:key:z6Mk'],
+    ['ES256', 'did:key:zDn'],
+  ] as const) {
     it(`${alg}: the did:key (${prefix}…) resolves, with key-did-resolver, to the key's public JWK`, async () => {
       const k = await generateHolderKey({ alg })
       assert.ok(k.did.startsWith(prefix), k.did)
@@ -69,21 +85,29 @@ describe('holder keys', () => {
     const k = await importHolderKey(RFC8037_KEY)
     const es256Input = `${jose.base64url.encode(JSON.stringify({ alg: 'ES256' }))}.e30`
     await assert.rejects(completeJws(k, es256Input), /asks for ES256; this key signs EdDSA/)
-    await assert.rejects(importHolderKey({ kty: 'EC', crv: 'secp256k1', x: 'a', y: 'b', d: 'c' }), /Unsupported key: kty EC, crv secp256k1/)
+    await assert.rejects(
+      importHolderKey({ kty: 'EC', crv: 'secp256k1', x: 'a', y: 'b', d: 'c' }),
+      /Unsupported key: kty EC, crv secp256k1/,
+    )
     await assert.rejects(importHolderKey({ kty: 'OKP', crv: 'Ed25519', x: RFC8037_KEY.x }), /no private key/)
   })
 })
 
 describe('parseQrPayload', () => {
   it('tells the four payloads apart and answers what to pass on', () => {
-    const offer = 'openid-credential-offer://?credential_offer_uri=https%3A%2F%2Fsvc.example%2Fissuers%2Fa%2Foid4vci%2Foffers%2Fb'
+    const offer =
+      'openid-credential-offer://?credential_offer_uri=https%3A%2F%2Fsvc.example%2Fissuers%2Fa%2Foid4vci%2Foffers%2Fb'
     assert.deepEqual(parseQrPayload(offer), { kind: 'oid4vci-offer', value: offer, raw: offer })
     const vp = 'openid4vp://?client_id=x&request_uri=https%3A%2F%2Fsvc.example%2Fr'
     assert.equal(parseQrPayload(` ${vp}\n`).kind, 'oid4vp-request')
     const specOffer = { type: 'credential-offer', version: 1, offer_id: 'off_1', issuer_did: 'did:key:z6Mk' }
     assert.deepEqual(parseQrPayload(JSON.stringify(specOffer)), { kind: 'spec-offer', value: 'off_1', raw: specOffer })
     const specRequest = { type: 'presentation-request', version: 1, request_id: 'req_1', nonce: 'n' }
-    assert.deepEqual(parseQrPayload(JSON.stringify(specRequest)), { kind: 'spec-request', value: 'req_1', raw: specRequest })
+    assert.deepEqual(parseQrPayload(JSON.stringify(specRequest)), {
+      kind: 'spec-request',
+      value: 'req_1',
+      raw: specRequest,
+    })
   })
 
   it('refuses what is not a payload of this service, and points short URLs to resolveQrPayload', () => {

@@ -7,7 +7,15 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import * as jose from 'jose'
-import { acceptOffer, answerPresentationRequest, createServiceClient, generateHolderKey, parseQrPayload, type HolderKey, type ServiceClient } from '@credential-service/sdk'
+import {
+  acceptOffer,
+  answerPresentationRequest,
+  createServiceClient,
+  generateHolderKey,
+  parseQrPayload,
+  type HolderKey,
+  type ServiceClient,
+} from '@credential-service/sdk'
 import { verifyKeyProof } from './support/independent.js'
 import { startHttpsService, type LiveService } from './support/live-service.js'
 
@@ -42,7 +50,12 @@ describe('the SDK with OpenID4VCI and OpenID4VP', () => {
     }
     const { issuer } = parties
     await issuer.client.api.POST('/api/issuer', { body: { name: 'Town hall' } })
-    schemaId = (await issuer.client.api.POST('/api/issuer/{did}/schemas', { params: { path: { did: issuer.key.did } }, body: SCHEMA })).data!.schema.id
+    schemaId = (
+      await issuer.client.api.POST('/api/issuer/{did}/schemas', {
+        params: { path: { did: issuer.key.did } },
+        body: SCHEMA,
+      })
+    ).data!.schema.id
   })
   after(() => svc?.close())
 
@@ -50,7 +63,13 @@ describe('the SDK with OpenID4VCI and OpenID4VP', () => {
     const { issuer, holder } = parties
     const { data: offer } = await issuer.client.api.POST('/api/issuer/{did}/offers', {
       params: { path: { did: issuer.key.did } },
-      body: { credential_type: 'Resident', schema_id: schemaId, format: 'dc+sd-jwt', tx_code: true, attributes: { given_name: 'Erika', family_name: 'Mustermann' } },
+      body: {
+        credential_type: 'Resident',
+        schema_id: schemaId,
+        format: 'dc+sd-jwt',
+        tx_code: true,
+        attributes: { given_name: 'Erika', family_name: 'Mustermann' },
+      },
     })
     const offerUri = offer!.credential_offer_uri!
     assert.equal(parseQrPayload(offerUri).kind, 'oid4vci-offer')
@@ -60,7 +79,9 @@ describe('the SDK with OpenID4VCI and OpenID4VP', () => {
     assert.equal(result.credentials.length, 1)
     const stored = result.credentials[0] as { id: string; credential_type: string; owner_did: string }
     assert.deepEqual([stored.credential_type, stored.owner_did], ['Resident', holder.key.did])
-    const { data: wallet } = await holder.client.api.GET('/api/wallet/{did}/credentials', { params: { path: { did: holder.key.did } } })
+    const { data: wallet } = await holder.client.api.GET('/api/wallet/{did}/credentials', {
+      params: { path: { did: holder.key.did } },
+    })
     assert.ok(wallet!.data.some((c) => c.id === stored.id))
 
     const completion = sent.find((s) => s.path === `/api/wallet/${holder.key.did}/offers/accept/${result.sessionId}`)
@@ -73,7 +94,7 @@ describe('the SDK with OpenID4VCI and OpenID4VP', () => {
     else assert.equal(protectedHeader.jwk?.x, holder.key.publicJwk.x)
   })
 
-  it('answerPresentationRequest answers an openid4vp:// request: the verifier accepts, the request is verified, the KB-JWT is the holder key\'s', async () => {
+  it("answerPresentationRequest answers an openid4vp:// request: the verifier accepts, the request is verified, the KB-JWT is the holder key's", async () => {
     const { holder, verifier } = parties
     const { data: created } = await verifier.client.api.POST('/api/verifier/requests', {
       body: {
@@ -89,15 +110,25 @@ describe('the SDK with OpenID4VCI and OpenID4VP', () => {
     const answer = await answerPresentationRequest(holder.client, holder.key, { authorizationRequestUri: uri })
     assert.equal(answer.accepted, true, JSON.stringify(answer))
     assert.equal(answer.verifier_status, 200)
-    const { data: after } = await verifier.client.api.GET('/api/verifier/requests/{id}', { params: { path: { id: created!.request.id } } })
+    const { data: after } = await verifier.client.api.GET('/api/verifier/requests/{id}', {
+      params: { path: { id: created!.request.id } },
+    })
     assert.equal(after!.request.status, 'verified')
 
-    const sentSignatures = sent.filter((s) => s.path.startsWith(`/api/wallet/${holder.key.did}/presentation-requests/answer/`)).at(-1)
-    const signatures = Object.values((JSON.parse(sentSignatures!.body) as { signatures: Record<string, string> }).signatures)
+    const sentSignatures = sent
+      .filter((s) => s.path.startsWith(`/api/wallet/${holder.key.did}/presentation-requests/answer/`))
+      .at(-1)
+    const signatures = Object.values(
+      (JSON.parse(sentSignatures!.body) as { signatures: Record<string, string> }).signatures,
+    )
     assert.equal(signatures.length, 1)
     // SD-JWT VC §4.3: the Key Binding JWT, signed by the key the credential is bound to (the holder's).
     const kbJwt = signatures[0]!
-    const { payload, protectedHeader } = await jose.jwtVerify(kbJwt, await jose.importJWK(holder.key.publicJwk as jose.JWK, 'EdDSA'), { typ: 'kb+jwt' })
+    const { payload, protectedHeader } = await jose.jwtVerify(
+      kbJwt,
+      await jose.importJWK(holder.key.publicJwk as jose.JWK, 'EdDSA'),
+      { typ: 'kb+jwt' },
+    )
     assert.equal(protectedHeader.alg, 'EdDSA')
     assert.equal(typeof payload.sd_hash, 'string')
     assert.equal(typeof payload.nonce, 'string')

@@ -44,13 +44,18 @@ describe('the SDK README examples under plain node, from the packed package', ()
   /** The stored status of the request an openid4vp:// URI names (its request_uri ends with the id). */
   const requestStatus = async (uri: string) => {
     const id = new URL(new URL(uri).searchParams.get('request_uri')!).pathname.split('/').at(-1)!
-    const row = await svc.t.deps.database.db.selectFrom('presentation_requests').select('status').where('id', '=', id).executeTakeFirstOrThrow()
+    const row = await svc.t.deps.database.db
+      .selectFrom('presentation_requests')
+      .select('status')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow()
     return row.status
   }
 
   before(async () => {
     packed = await packSdk()
-    for (const name of await readdir(path.join(sdkDir, 'examples'))) await copyFile(path.join(sdkDir, 'examples', name), example(name))
+    for (const name of await readdir(path.join(sdkDir, 'examples')))
+      await copyFile(path.join(sdkDir, 'examples', name), example(name))
     svc = await startHttpsService()
     env = { SERVICE_URL: svc.baseUrl, NODE_EXTRA_CA_CERTS: CA }
   })
@@ -66,40 +71,96 @@ describe('the SDK README examples under plain node, from the packed package', ()
     // Any other fence is a shell command: code in another language would be an example left untested.
     const readme = await readFile(path.join(sdkDir, 'README.md'), 'utf8')
     const fences = [...readme.matchAll(/^```(\w*)$/gm)].map((m) => m[1]).filter((_, i) => i % 2 === 0) // the opening ones
-    assert.deepEqual(fences.filter((lang) => lang !== 'js' && lang !== 'bash'), [])
+    assert.deepEqual(
+      fences.filter((lang) => lang !== 'js' && lang !== 'bash'),
+      [],
+    )
     const files = (await readdir(path.join(sdkDir, 'examples'))).filter((f) => f.endsWith('.mjs')).sort()
     assert.deepEqual(blocks.map((b) => b.name).sort(), files)
-    for (const { name, code } of blocks) assert.equal(code, await readFile(path.join(sdkDir, 'examples', name), 'utf8'), `README block ${name} differs from examples/${name}`)
+    for (const { name, code } of blocks)
+      assert.equal(
+        code,
+        await readFile(path.join(sdkDir, 'examples', name), 'utf8'),
+        `README block ${name} differs from examples/${name}`,
+      )
   })
 
   it('the tarball holds the built package: plain node imports it, TypeScript finds its types', async () => {
-    for (const f of ['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/index.js.map', 'dist/issuer/issuer-client.js', 'dist/verifier/verifier-client.d.ts', 'src/index.ts']) {
+    for (const f of [
+      'package.json',
+      'README.md',
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/index.js.map',
+      'dist/issuer/issuer-client.js',
+      'dist/verifier/verifier-client.d.ts',
+      'src/index.ts',
+    ]) {
       assert.ok(packed.files.includes(f), `the tarball lacks ${f}`)
     }
-    assert.ok(!packed.files.some((f) => f.startsWith('test/') || f.startsWith('scripts/') || f.startsWith('tsconfig')), packed.files.join(' '))
-    const manifest = JSON.parse(await readFile(path.join(packed.packageDir, 'package.json'), 'utf8')) as Record<string, unknown>
+    assert.ok(
+      !packed.files.some((f) => f.startsWith('test/') || f.startsWith('scripts/') || f.startsWith('tsconfig')),
+      packed.files.join(' '),
+    )
+    const manifest = JSON.parse(await readFile(path.join(packed.packageDir, 'package.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >
     assert.equal(manifest.private, undefined)
 
-    const imported = await run(process.execPath, ['--input-type=module', '-e', "const sdk = await import('@credential-service/sdk'); console.log(Object.keys(sdk).sort().join(' '))"], { cwd: packed.project })
+    const imported = await run(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "const sdk = await import('@credential-service/sdk'); console.log(Object.keys(sdk).sort().join(' '))",
+      ],
+      { cwd: packed.project },
+    )
     assert.equal(imported.code, 0, imported.stderr)
     const names = imported.stdout.trim().split(' ')
-    for (const name of ['createServiceClient', 'signIn', 'createIssuerClient', 'createVerifierClient', 'acceptOffer', 'answerPresentationRequest', 'generateHolderKey', 'ServiceError']) assert.ok(names.includes(name), `${name} not exported: ${names.join(' ')}`)
+    for (const name of [
+      'createServiceClient',
+      'signIn',
+      'createIssuerClient',
+      'createVerifierClient',
+      'acceptOffer',
+      'answerPresentationRequest',
+      'generateHolderKey',
+      'ServiceError',
+    ])
+      assert.ok(names.includes(name), `${name} not exported: ${names.join(' ')}`)
     // The resolved file is the packed dist, not a source of the repository.
-    const resolved = await run(process.execPath, ['--input-type=module', '-e', "console.log(import.meta.resolve('@credential-service/sdk'))"], { cwd: packed.project })
+    const resolved = await run(
+      process.execPath,
+      ['--input-type=module', '-e', "console.log(import.meta.resolve('@credential-service/sdk'))"],
+      { cwd: packed.project },
+    )
     assert.equal(resolved.stdout.trim(), `file://${path.join(packed.packageDir, 'dist/index.js')}`)
 
     // A TypeScript user (NodeNext resolution) gets the declarations: a wrong argument is a type error.
-    await writeFile(path.join(packed.project, 'use.ts'), [
-      "import { createVerifierClient, signIn, generateHolderKey, type RequestResult } from '@credential-service/sdk'",
-      "const client = await signIn({ baseUrl: 'https://x.example', key: await generateHolderKey() })",
-      "const result: RequestResult = await createVerifierClient(client).waitForResult('id', { intervalMs: 10 })",
-      'const outcome: "answered" | "declined" | "expired" = result.outcome',
-      '// @ts-expect-error the interval is a number',
-      "await createVerifierClient(client).waitForResult('id', { intervalMs: 'soon' })",
-      'export { outcome }',
-    ].join('\n'))
+    await writeFile(
+      path.join(packed.project, 'use.ts'),
+      [
+        "import { createVerifierClient, signIn, generateHolderKey, type RequestResult } from '@credential-service/sdk'",
+        "const client = await signIn({ baseUrl: 'https://x.example', key: await generateHolderKey() })",
+        "const result: RequestResult = await createVerifierClient(client).waitForResult('id', { intervalMs: 10 })",
+        'const outcome: "answered" | "declined" | "expired" = result.outcome',
+        '// @ts-expect-error the interval is a number',
+        "await createVerifierClient(client).waitForResult('id', { intervalMs: 'soon' })",
+        'export { outcome }',
+      ].join('\n'),
+    )
     const tsc = path.join(repo, 'node_modules/typescript/bin/tsc')
-    const compilerOptions = { noEmit: true, strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2023', lib: ['es2023', 'dom'], types: [] }
+    const compilerOptions = {
+      noEmit: true,
+      strict: true,
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      target: 'es2023',
+      lib: ['es2023', 'dom'],
+      types: [],
+    }
     await writeFile(path.join(packed.project, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['use.ts'] }))
     const checked = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: packed.project })
     assert.equal(checked.code, 0, checked.stdout + checked.stderr)
@@ -155,7 +216,11 @@ describe('the SDK README examples under plain node, from the packed package', ()
     assert.match((await sharing.waitFor(/^Example University offers .+$/m))[0], /given_name/)
     sharing.answer('y')
     await sharing.waitFor(/Share this\? \[y\/N\] $/)
-    const shown = (await sharing.waitFor(/^Example Employer \(verified: .+\) asks, for "Check the degree of an applicant":\n((?: {2}.+\n)+)/m))[1]!
+    const shown = (
+      await sharing.waitFor(
+        /^Example Employer \(verified: .+\) asks, for "Check the degree of an applicant":\n((?: {2}.+\n)+)/m,
+      )
+    )[1]!
     assert.match(shown, /^ {2}given_name: "Erika"$/m)
     assert.match(shown, /^ {2}degree: "BSc Physics"$/m)
     // Nothing reached the verifier before the holder said yes: its request is still open.

@@ -5,13 +5,27 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { createServiceClient, generateHolderKey, takesIdempotencyKey, type HolderKey, type ServiceClient } from '@credential-service/sdk'
+import {
+  createServiceClient,
+  generateHolderKey,
+  takesIdempotencyKey,
+  type HolderKey,
+  type ServiceClient,
+} from '@credential-service/sdk'
 import { startService, type LiveService } from './support/live-service.js'
 
-const SCHEMA = { name: 'Badge', version: '1.0', attributes: [{ name: 'given_name', data_type: 'string' as const, required: true }] }
+const SCHEMA = {
+  name: 'Badge',
+  version: '1.0',
+  attributes: [{ name: 'given_name', data_type: 'string' as const, required: true }],
+}
 
 /** What a fetch double saw: each request's method, path and Idempotency-Key. */
-interface Seen { method: string; path: string; key: string | null }
+interface Seen {
+  method: string
+  path: string
+  key: string | null
+}
 
 describe('SDK retries with an Idempotency-Key', () => {
   let svc: LiveService
@@ -26,20 +40,29 @@ describe('SDK retries with an Idempotency-Key', () => {
     const setup = createServiceClient({ baseUrl: svc.baseUrl })
     session = await setup.login(issuerKey)
     await setup.api.POST('/api/issuer', { body: { name: 'Retry University' } })
-    schemaId = (await setup.api.POST('/api/issuer/{did}/schemas', { params: { path: { did: issuerKey.did } }, body: SCHEMA })).data!.schema.id
+    schemaId = (
+      await setup.api.POST('/api/issuer/{did}/schemas', { params: { path: { did: issuerKey.did } }, body: SCHEMA })
+    ).data!.schema.id
     holderDid = (await generateHolderKey()).did
   })
   after(() => svc?.close())
 
   /** A client whose fetch goes to the real service through `fault`, recording what it sends. */
-  const clientWith = (fault: (request: Request, real: () => Promise<Response>, attempt: number) => Promise<Response>, retry?: { retries?: number }) => {
+  const clientWith = (
+    fault: (request: Request, real: () => Promise<Response>, attempt: number) => Promise<Response>,
+    retry?: { retries?: number },
+  ) => {
     const seen: Seen[] = []
     const client = createServiceClient({
       baseUrl: svc.baseUrl,
       session,
       retry: { delayMs: 10, ...retry },
       fetch: (request) => {
-        seen.push({ method: request.method, path: new URL(request.url).pathname, key: request.headers.get('idempotency-key') })
+        seen.push({
+          method: request.method,
+          path: new URL(request.url).pathname,
+          key: request.headers.get('idempotency-key'),
+        })
         return fault(request, () => fetch(request), seen.length)
       },
     })
@@ -52,7 +75,10 @@ describe('SDK retries with an Idempotency-Key', () => {
     })
   /** The issuer's credentials, by its listing. */
   const issuedIds = async (): Promise<string[]> => {
-    const { data } = await createServiceClient({ baseUrl: svc.baseUrl, session }).api.GET('/api/issuer/{did}/credentials', { params: { path: { did: issuerKey.did }, query: { limit: 100 } } })
+    const { data } = await createServiceClient({ baseUrl: svc.baseUrl, session }).api.GET(
+      '/api/issuer/{did}/credentials',
+      { params: { path: { did: issuerKey.did }, query: { limit: 100 } } },
+    )
     return data!.data.map((c) => c.id)
   }
 
@@ -76,7 +102,13 @@ describe('SDK retries with an Idempotency-Key', () => {
   it('a 503 from in front of the service is retried with the same key', async () => {
     const before = await issuedIds()
     const { client, seen } = clientWith(async (_request, real, attempt) =>
-      attempt === 1 ? new Response('{"message":"upstream unavailable"}', { status: 503, headers: { 'content-type': 'application/json' } }) : real())
+      attempt === 1
+        ? new Response('{"message":"upstream unavailable"}', {
+            status: 503,
+            headers: { 'content-type': 'application/json' },
+          })
+        : real(),
+    )
     const { data } = await issue(client, 'Unavailable')
     assert.equal((await issuedIds()).length, before.length + 1)
     assert.ok(data!.credential.id)
@@ -86,17 +118,23 @@ describe('SDK retries with an Idempotency-Key', () => {
   it('with retries off, a lost answer is an error; resending with the same explicit key answers the one credential', async () => {
     const before = await issuedIds()
     const key = `"${crypto.randomUUID()}"`
-    const { client, seen } = clientWith(async (_request, real, attempt) => {
-      const response = await real()
-      if (attempt === 1) throw new TypeError('fetch failed')
-      return response
-    }, { retries: 0 })
+    const { client, seen } = clientWith(
+      async (_request, real, attempt) => {
+        const response = await real()
+        if (attempt === 1) throw new TypeError('fetch failed')
+        return response
+      },
+      { retries: 0 },
+    )
     await assert.rejects(issue(client, 'Explicit', key), TypeError)
     const { data } = await issue(client, 'Explicit', key)
     const after = await issuedIds()
     assert.equal(after.length, before.length + 1)
     assert.ok(after.includes(data!.credential.id))
-    assert.deepEqual(seen.map((s) => s.key), [key, key])
+    assert.deepEqual(
+      seen.map((s) => s.key),
+      [key, key],
+    )
   })
 
   it('a route without Idempotency-Key is sent once, with no key', async () => {

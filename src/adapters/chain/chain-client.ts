@@ -55,14 +55,31 @@ export interface ChainClient {
   write(call: ChainWrite): Promise<Hex>
   /** The receipt, or null while the transaction is not mined (or unknown to the node). */
   receipt(hash: Hex): Promise<ChainReceipt | null>
-  credentialStatus(registrant: Address, issuer: Hex, credentialHash: Hex): Promise<{ registeredAt: bigint; revokedAt: bigint }>
+  credentialStatus(
+    registrant: Address,
+    issuer: Hex,
+    credentialHash: Hex,
+  ): Promise<{ registeredAt: bigint; revokedAt: bigint }>
   /** Asked of `registry`: the current credential registry or, for a version-1 batch, the version-1 one. */
-  batchedStatus(registry: Address, registrant: Address, issuer: Hex, credentialHash: Hex, root: Hex, proof: Hex[]): Promise<{ anchoredAt: bigint; revokedAt: bigint }>
+  batchedStatus(
+    registry: Address,
+    registrant: Address,
+    issuer: Hex,
+    credentialHash: Hex,
+    root: Hex,
+    proof: Hex[],
+  ): Promise<{ anchoredAt: bigint; revokedAt: bigint }>
   /** The current credential registry's batch leaf of a credential (CredentialRegistry.leaf). */
   credentialLeaf(issuer: Hex, credentialHash: Hex): Promise<Hex>
-  schema(registrant: Address, schemaId: Hex): Promise<{ issuer: Hex; latestHash: Hex; registeredAt: bigint; versions: number }>
+  schema(
+    registrant: Address,
+    schemaId: Hex,
+  ): Promise<{ issuer: Hex; latestHash: Hex; registeredAt: bigint; versions: number }>
   schemaVersionAt(registrant: Address, schemaId: Hex, schemaHash: Hex): Promise<bigint>
-  consent(registrant: Address, consentKey: Hex): Promise<{ valid: boolean; grantedAt: bigint; expiresAt: bigint; revokedAt: bigint }>
+  consent(
+    registrant: Address,
+    consentKey: Hex,
+  ): Promise<{ valid: boolean; grantedAt: bigint; expiresAt: bigint; revokedAt: bigint }>
 }
 
 /** The contract refused the call (a revert): sending it again unchanged will not help. */
@@ -93,7 +110,13 @@ export function createViemChainClient(options: ViemChainClientOptions): ChainCli
   let chain: Promise<Chain> | undefined
   const getChain = (): Promise<Chain> => {
     chain ??= publicClient.getChainId().then(
-      (id) => defineChain({ id, name: `chain-${id}`, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [options.rpcUrl] } } }),
+      (id) =>
+        defineChain({
+          id,
+          name: `chain-${id}`,
+          nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+          rpcUrls: { default: { http: [options.rpcUrl] } },
+        }),
       (err: unknown) => {
         chain = undefined
         throw err
@@ -105,19 +128,54 @@ export function createViemChainClient(options: ViemChainClientOptions): ChainCli
   const toRequest = (call: ChainWrite) => {
     switch (call.fn) {
       case 'anchorBatch':
-        return { address: call.registry, abi: credentialRegistryAbi, functionName: 'anchorBatch', args: [call.root, call.size] } as const
+        return {
+          address: call.registry,
+          abi: credentialRegistryAbi,
+          functionName: 'anchorBatch',
+          args: [call.root, call.size],
+        } as const
       case 'registerCredential':
-        return { address: contracts.credentialRegistry, abi: credentialRegistryAbi, functionName: 'register', args: [call.issuer, call.credentialHash] } as const
+        return {
+          address: contracts.credentialRegistry,
+          abi: credentialRegistryAbi,
+          functionName: 'register',
+          args: [call.issuer, call.credentialHash],
+        } as const
       case 'revokeCredential':
-        return { address: contracts.credentialRegistry, abi: credentialRegistryAbi, functionName: 'revoke', args: [call.issuer, call.credentialHash] } as const
+        return {
+          address: contracts.credentialRegistry,
+          abi: credentialRegistryAbi,
+          functionName: 'revoke',
+          args: [call.issuer, call.credentialHash],
+        } as const
       case 'revokeBatchedCredential':
-        return { address: call.registry, abi: credentialRegistryAbi, functionName: 'revokeBatched', args: [call.issuer, call.credentialHash, call.root, call.proof] } as const
+        return {
+          address: call.registry,
+          abi: credentialRegistryAbi,
+          functionName: 'revokeBatched',
+          args: [call.issuer, call.credentialHash, call.root, call.proof],
+        } as const
       case 'registerSchema':
-        return { address: contracts.schemaRegistry, abi: schemaRegistryAbi, functionName: 'register', args: [call.schemaId, call.issuer, call.schemaHash] } as const
+        return {
+          address: contracts.schemaRegistry,
+          abi: schemaRegistryAbi,
+          functionName: 'register',
+          args: [call.schemaId, call.issuer, call.schemaHash],
+        } as const
       case 'grantConsent':
-        return { address: contracts.consentRegistry, abi: consentRegistryAbi, functionName: 'grant', args: [call.consentKey, call.expiresAt] } as const
+        return {
+          address: contracts.consentRegistry,
+          abi: consentRegistryAbi,
+          functionName: 'grant',
+          args: [call.consentKey, call.expiresAt],
+        } as const
       case 'revokeConsent':
-        return { address: contracts.consentRegistry, abi: consentRegistryAbi, functionName: 'revoke', args: [call.consentKey] } as const
+        return {
+          address: contracts.consentRegistry,
+          abi: consentRegistryAbi,
+          functionName: 'revoke',
+          args: [call.consentKey],
+        } as const
     }
   }
 
@@ -131,7 +189,9 @@ export function createViemChainClient(options: ViemChainClientOptions): ChainCli
       const wallet = createWalletClient({ account, chain: resolved, transport })
       try {
         // Simulated first so a revert is reported as such (permanent) rather than as a failed send.
-        const { request } = await publicClient.simulateContract({ ...toRequest(call), account } as Parameters<PublicClient['simulateContract']>[0])
+        const { request } = await publicClient.simulateContract({ ...toRequest(call), account } as Parameters<
+          PublicClient['simulateContract']
+        >[0])
         return await wallet.writeContract(request as Parameters<typeof wallet.writeContract>[0])
       } catch (err) {
         if (isRevert(err)) throw new ChainRevertError(revertReason(err), { cause: err })
@@ -148,34 +208,68 @@ export function createViemChainClient(options: ViemChainClientOptions): ChainCli
       }
     },
     async credentialStatus(registrant, issuer, credentialHash) {
-      const [registeredAt, revokedAt] = await publicClient.readContract({ address: contracts.credentialRegistry, abi: credentialRegistryAbi, functionName: 'status', args: [registrant, issuer, credentialHash] })
+      const [registeredAt, revokedAt] = await publicClient.readContract({
+        address: contracts.credentialRegistry,
+        abi: credentialRegistryAbi,
+        functionName: 'status',
+        args: [registrant, issuer, credentialHash],
+      })
       return { registeredAt, revokedAt }
     },
     async batchedStatus(registry, registrant, issuer, credentialHash, root, proof) {
-      const [anchoredAt, revokedAt] = await publicClient.readContract({ address: registry, abi: credentialRegistryAbi, functionName: 'batchedStatus', args: [registrant, issuer, credentialHash, root, proof] })
+      const [anchoredAt, revokedAt] = await publicClient.readContract({
+        address: registry,
+        abi: credentialRegistryAbi,
+        functionName: 'batchedStatus',
+        args: [registrant, issuer, credentialHash, root, proof],
+      })
       return { anchoredAt, revokedAt }
     },
     credentialLeaf: (issuer, credentialHash) =>
-      publicClient.readContract({ address: contracts.credentialRegistry, abi: credentialRegistryAbi, functionName: 'leaf', args: [issuer, credentialHash] }),
+      publicClient.readContract({
+        address: contracts.credentialRegistry,
+        abi: credentialRegistryAbi,
+        functionName: 'leaf',
+        args: [issuer, credentialHash],
+      }),
     async schema(registrant, schemaId) {
-      const [issuer, latestHash, registeredAt, versions] = await publicClient.readContract({ address: contracts.schemaRegistry, abi: schemaRegistryAbi, functionName: 'schema', args: [registrant, schemaId] })
+      const [issuer, latestHash, registeredAt, versions] = await publicClient.readContract({
+        address: contracts.schemaRegistry,
+        abi: schemaRegistryAbi,
+        functionName: 'schema',
+        args: [registrant, schemaId],
+      })
       return { issuer, latestHash, registeredAt, versions }
     },
     schemaVersionAt: (registrant, schemaId, schemaHash) =>
-      publicClient.readContract({ address: contracts.schemaRegistry, abi: schemaRegistryAbi, functionName: 'versionRegisteredAt', args: [registrant, schemaId, schemaHash] }),
+      publicClient.readContract({
+        address: contracts.schemaRegistry,
+        abi: schemaRegistryAbi,
+        functionName: 'versionRegisteredAt',
+        args: [registrant, schemaId, schemaHash],
+      }),
     async consent(registrant, consentKey) {
-      const [valid, grantedAt, expiresAt, revokedAt] = await publicClient.readContract({ address: contracts.consentRegistry, abi: consentRegistryAbi, functionName: 'check', args: [registrant, consentKey] })
+      const [valid, grantedAt, expiresAt, revokedAt] = await publicClient.readContract({
+        address: contracts.consentRegistry,
+        abi: consentRegistryAbi,
+        functionName: 'check',
+        args: [registrant, consentKey],
+      })
       return { valid, grantedAt, expiresAt, revokedAt }
     },
   }
 }
 
 function isRevert(err: unknown): boolean {
-  return err instanceof BaseError && err.walk((e) => e instanceof ContractFunctionRevertedError) instanceof ContractFunctionRevertedError
+  return (
+    err instanceof BaseError &&
+    err.walk((e) => e instanceof ContractFunctionRevertedError) instanceof ContractFunctionRevertedError
+  )
 }
 
 function revertReason(err: unknown): string {
   const revert = err instanceof BaseError ? err.walk((e) => e instanceof ContractFunctionRevertedError) : undefined
-  if (revert instanceof ContractFunctionRevertedError) return `reverted: ${revert.data?.errorName ?? revert.reason ?? 'no reason'}`
+  if (revert instanceof ContractFunctionRevertedError)
+    return `reverted: ${revert.data?.errorName ?? revert.reason ?? 'no reason'}`
   return 'reverted'
 }

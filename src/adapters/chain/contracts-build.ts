@@ -50,30 +50,44 @@ export async function loadArtifacts(options: { contractsDir?: string; cacheDir?:
 }
 
 /** Every contract of the .sol files directly in `contractsDir` (contracts/legacy/ is compiled on its own). */
-export async function compileContracts(contractsDir: string, cacheDir = CACHE_DIR): Promise<Record<string, ContractArtifact>> {
+export async function compileContracts(
+  contractsDir: string,
+  cacheDir = CACHE_DIR,
+): Promise<Record<string, ContractArtifact>> {
   const names = (await readdir(contractsDir)).filter((f) => f.endsWith('.sol')).sort()
   const sources: Record<string, { content: string }> = {}
   for (const name of names) sources[name] = { content: await readFile(path.join(contractsDir, name), 'utf8') }
   const require = createRequire(import.meta.url)
   const solcVersion: string = require('solc/package.json').version
   const openZeppelinVersion: string = require('@openzeppelin/contracts/package.json').version
-  const key = createHash('sha256').update(JSON.stringify({ solcVersion, openZeppelinVersion, SOLC_SETTINGS, sources })).digest('hex').slice(0, 32)
+  const key = createHash('sha256')
+    .update(JSON.stringify({ solcVersion, openZeppelinVersion, SOLC_SETTINGS, sources }))
+    .digest('hex')
+    .slice(0, 32)
   const cached = path.join(cacheDir, `${key}.json`)
   if (existsSync(cached)) return JSON.parse(await readFile(cached, 'utf8')) as Record<string, ContractArtifact>
 
-  const solc = require('solc') as { compile(input: string, callbacks: { import(importPath: string): { contents: string } | { error: string } }): string }
+  const solc = require('solc') as {
+    compile(input: string, callbacks: { import(importPath: string): { contents: string } | { error: string } }): string
+  }
   // Only the OpenZeppelin package is importable: a contract cannot reach anything else on disk.
   const importFromPackage = (importPath: string): { contents: string } | { error: string } => {
-    if (!importPath.startsWith('@openzeppelin/contracts/') || importPath.includes('..')) return { error: `import not allowed: ${importPath}` }
+    if (!importPath.startsWith('@openzeppelin/contracts/') || importPath.includes('..'))
+      return { error: `import not allowed: ${importPath}` }
     try {
       return { contents: readFileSync(require.resolve(importPath), 'utf8') }
     } catch {
       return { error: `not found: ${importPath}` }
     }
   }
-  const output = JSON.parse(solc.compile(JSON.stringify({ language: 'Solidity', sources, settings: SOLC_SETTINGS }), { import: importFromPackage })) as SolcOutput
+  const output = JSON.parse(
+    solc.compile(JSON.stringify({ language: 'Solidity', sources, settings: SOLC_SETTINGS }), {
+      import: importFromPackage,
+    }),
+  ) as SolcOutput
   const errors = (output.errors ?? []).filter((e) => e.severity === 'error')
-  if (errors.length > 0) throw new Error(`Solidity compilation failed:\n${errors.map((e) => e.formattedMessage).join('\n')}`)
+  if (errors.length > 0)
+    throw new Error(`Solidity compilation failed:\n${errors.map((e) => e.formattedMessage).join('\n')}`)
   const artifacts: Record<string, ContractArtifact> = {}
   // Only the contracts of our own files: imported libraries are linked into them.
   for (const [file, contracts] of Object.entries(output.contracts ?? {})) {

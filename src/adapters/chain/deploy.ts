@@ -20,16 +20,26 @@ export interface Deployment {
 type DeployOptions = { rpcUrl: string; privateKey: Hex }
 
 export async function deployRegistries(options: DeployOptions): Promise<Deployment> {
-  const { chainId, deployer, addresses, gasUsed } = await deploy(options, ['CredentialRegistry', 'SchemaRegistry', 'ConsentRegistry'])
+  const { chainId, deployer, addresses, gasUsed } = await deploy(options, [
+    'CredentialRegistry',
+    'SchemaRegistry',
+    'ConsentRegistry',
+  ])
   return {
     chainId,
     deployer,
-    contracts: { credentialRegistry: addresses.CredentialRegistry!, schemaRegistry: addresses.SchemaRegistry!, consentRegistry: addresses.ConsentRegistry! },
+    contracts: {
+      credentialRegistry: addresses.CredentialRegistry!,
+      schemaRegistry: addresses.SchemaRegistry!,
+      consentRegistry: addresses.ConsentRegistry!,
+    },
     gasUsed: gasUsed as Record<ContractName, bigint>,
   }
 }
 
-export async function deployCredentialRegistry(options: DeployOptions): Promise<{ chainId: number; deployer: Address; address: Address; gasUsed: bigint }> {
+export async function deployCredentialRegistry(
+  options: DeployOptions,
+): Promise<{ chainId: number; deployer: Address; address: Address; gasUsed: bigint }> {
   const { chainId, deployer, addresses, gasUsed } = await deploy(options, ['CredentialRegistry'])
   return { chainId, deployer, address: addresses.CredentialRegistry!, gasUsed: gasUsed.CredentialRegistry! }
 }
@@ -39,7 +49,12 @@ async function deploy(options: DeployOptions, names: ContractName[]) {
   const transport = http(options.rpcUrl, { retryCount: 2 })
   const publicClient = createPublicClient({ transport })
   const chainId = await publicClient.getChainId()
-  const chain = defineChain({ id: chainId, name: `chain-${chainId}`, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [options.rpcUrl] } } })
+  const chain = defineChain({
+    id: chainId,
+    name: `chain-${chainId}`,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [options.rpcUrl] } },
+  })
   const account = privateKeyToAccount(options.privateKey)
   const wallet = createWalletClient({ account, chain, transport })
   const addresses: Partial<Record<ContractName, Address>> = {}
@@ -48,7 +63,8 @@ async function deploy(options: DeployOptions, names: ContractName[]) {
     const { abi, bytecode } = artifacts[name]
     const hash = await wallet.deployContract({ abi, bytecode })
     const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 250 })
-    if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error(`deploying ${name} failed (transaction ${hash})`)
+    if (receipt.status !== 'success' || !receipt.contractAddress)
+      throw new Error(`deploying ${name} failed (transaction ${hash})`)
     addresses[name] = receipt.contractAddress
     gasUsed[name] = receipt.gasUsed
   }

@@ -13,7 +13,11 @@ export interface ImportProfile {
 export const DEFAULT_PROFILE: ImportProfile = Object.freeze({ cidVersion: 1, rawLeaves: true, chunkSize: 262_144 })
 
 /** Kubo's plain `ipfs add`: CIDv0 (Qm...), dag-pb leaves, `size-262144` chunker. */
-export const KUBO_DEFAULT_PROFILE: ImportProfile = Object.freeze({ cidVersion: 0, rawLeaves: false, chunkSize: 262_144 })
+export const KUBO_DEFAULT_PROFILE: ImportProfile = Object.freeze({
+  cidVersion: 0,
+  rawLeaves: false,
+  chunkSize: 262_144,
+})
 
 // Kubo refuses chunks above 1 MiB (boxo chunker.ChunkSizeLimit) so blocks stay under bitswap's 2 MiB cap.
 const MAX_CHUNK_SIZE = 1_048_576

@@ -28,7 +28,8 @@ export class DbBlockRepository implements BlockRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
   async putMany(blocks: Block[]): Promise<void> {
-    if (blocks.length > 0 && blocks.length <= 4 && blocks.reduce((n, b) => n + b.bytes.byteLength, 0) <= SMALL_BYTES) return this.small.submit(blocks)
+    if (blocks.length > 0 && blocks.length <= 4 && blocks.reduce((n, b) => n + b.bytes.byteLength, 0) <= SMALL_BYTES)
+      return this.small.submit(blocks)
     return this.putLarge(blocks)
   }
 
@@ -71,7 +72,9 @@ export class DbBlockRepository implements BlockRepository {
 
 /** Sorted, so concurrent puts sharing blocks take row locks in one order and cannot deadlock. */
 function sortUnique(blocks: Block[]): Block[] {
-  return [...new Map(blocks.map((b) => [b.cid, b])).values()].sort((a, b) => (a.cid < b.cid ? -1 : a.cid > b.cid ? 1 : 0))
+  return [...new Map(blocks.map((b) => [b.cid, b])).values()].sort((a, b) =>
+    a.cid < b.cid ? -1 : a.cid > b.cid ? 1 : 0,
+  )
 }
 
 function toBatches(blocks: Block[]): Block[][] {

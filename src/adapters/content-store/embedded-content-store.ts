@@ -49,7 +49,12 @@ export class EmbeddedContentStore implements ContentStore {
   async put(bytes: Uint8Array, options: { profile?: ImportProfile } = {}): Promise<StoredContent> {
     if (bytes.byteLength > this.options.maxBytes) throw tooLarge(this.options.maxBytes)
     const profile = checkProfile(options.profile ?? DEFAULT_PROFILE)
-    if (profile.cidVersion === 1 && profile.rawLeaves && bytes.byteLength > 0 && bytes.byteLength <= profile.chunkSize) {
+    if (
+      profile.cidVersion === 1 &&
+      profile.rawLeaves &&
+      bytes.byteLength > 0 &&
+      bytes.byteLength <= profile.chunkSize
+    ) {
       // One chunk with raw leaves: the importer reduces the DAG to the raw leaf itself
       // (reduceSingleLeafToSelf), so the CID is the raw block's; skipping the import machinery
       // matters on the issuance path, which stores one small envelope per credential.
@@ -82,7 +87,8 @@ export class EmbeddedContentStore implements ContentStore {
       let offset = 0
       for await (const chunk of entry.content()) {
         // The declared size comes from the root node; never trust it to bound the copy.
-        if (offset + chunk.byteLength > out.byteLength) throw new UnprocessableError('UnixFS file is longer than it declares')
+        if (offset + chunk.byteLength > out.byteLength)
+          throw new UnprocessableError('UnixFS file is longer than it declares')
         out.set(chunk, offset)
         offset += chunk.byteLength
       }

@@ -1,5 +1,11 @@
 import { create, type KuboRPCClient } from 'kubo-rpc-client'
-import { AppError, DependencyUnavailableError, NotFoundError, PayloadTooLargeError, UnprocessableError } from '../../errors.js'
+import {
+  AppError,
+  DependencyUnavailableError,
+  NotFoundError,
+  PayloadTooLargeError,
+  UnprocessableError,
+} from '../../errors.js'
 import {
   DEFAULT_PROFILE,
   checkProfile,
@@ -61,13 +67,15 @@ export class KuboContentStore implements ContentStore {
     const limit = readLimit(this.options.maxBytes, options.maxBytes)
     try {
       const stat = await this.client.files.stat(`/ipfs/${root.toString()}`, { ...OFFLINE, signal: this.signal() })
-      if (stat.type !== 'file') throw new UnprocessableError('CID is not a UnixFS file', { details: { type: stat.type } })
+      if (stat.type !== 'file')
+        throw new UnprocessableError('CID is not a UnixFS file', { details: { type: stat.type } })
       if (stat.size > limit) throw tooLarge(limit)
       const out = new Uint8Array(stat.size)
       let offset = 0
       // `length` one past the limit: a node serving more than it declared is caught without reading it all.
       for await (const chunk of this.client.cat(root, { ...OFFLINE, length: limit + 1, signal: this.signal() })) {
-        if (offset + chunk.byteLength > out.byteLength) throw new DependencyUnavailableError('Kubo served more bytes than the file declares')
+        if (offset + chunk.byteLength > out.byteLength)
+          throw new DependencyUnavailableError('Kubo served more bytes than the file declares')
         out.set(chunk, offset)
         offset += chunk.byteLength
       }

@@ -17,7 +17,10 @@ export function fetchApiOver(request: HttpRequest): typeof fetch {
     })
     const body = await bodyBytes(init?.body, headers)
     const res = await request(url, { method, headers, ...(body ? { body } : {}) })
-    return new Response(NULL_BODY_STATUSES.has(res.status) ? null : Buffer.from(res.body), { status: res.status, headers: res.headers })
+    return new Response(NULL_BODY_STATUSES.has(res.status) ? null : Buffer.from(res.body), {
+      status: res.status,
+      headers: res.headers,
+    })
   }
 }
 

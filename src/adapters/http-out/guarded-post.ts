@@ -117,7 +117,8 @@ function postOnce(
 
 function translate(err: unknown, url: URL, signal: AbortSignal, options: GuardedPostOptions): AppError {
   if (err instanceof AppError) return err
-  if (signal.aborted) return new DependencyUnavailableError(`${url.origin} did not answer within ${options.timeoutMs} ms`)
+  if (signal.aborted)
+    return new DependencyUnavailableError(`${url.origin} did not answer within ${options.timeoutMs} ms`)
   if (err instanceof RefusedAddress) return new ValidationError(`${err.message}, refused`)
   const code = (err as { code?: unknown }).code
   const detail = typeof code === 'string' ? code : err instanceof Error ? err.message : 'unknown error'

@@ -7,7 +7,10 @@
 import { BlockList, isIPv4, isIPv6 } from 'node:net'
 
 type Family = 'ipv4' | 'ipv6'
-interface Range { list: BlockList; reason: string }
+interface Range {
+  list: BlockList
+  reason: string
+}
 
 const V4_CIDRS: [string, string][] = [
   ['0.0.0.0/8', '"this network" (RFC 1122)'],

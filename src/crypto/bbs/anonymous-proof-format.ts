@@ -1,5 +1,16 @@
 import { canonicalize } from '../jcs.js'
-import { ABSENT, attributeMessage, BBS_MESSAGE_LAYOUT, DATE_OFFSET_DAYS, ENCODED_RANGE, encodeIntegerValue, encodeTimestamp, META_MESSAGES, type AttributeDataType, type BbsMessage } from './bbs-messages.js'
+import {
+  ABSENT,
+  attributeMessage,
+  BBS_MESSAGE_LAYOUT,
+  DATE_OFFSET_DAYS,
+  ENCODED_RANGE,
+  encodeIntegerValue,
+  encodeTimestamp,
+  META_MESSAGES,
+  type AttributeDataType,
+  type BbsMessage,
+} from './bbs-messages.js'
 
 /**
  * The derived-proof object of POST /api/wallet/:did/credentials/:id/anonymous-proof, as it goes
@@ -23,7 +34,11 @@ export const RETIRED_RANGE_PROOF_PROTOCOL = 'Pedersen-BitDecomposition-CDS'
 /** Whether a `vp.verifiableCredential` item is a derived proof made with the retired range proof. */
 export function usesRetiredRangeProof(item: unknown): boolean {
   const range = typeof item === 'object' && item !== null ? (item as { range_proof?: unknown }).range_proof : undefined
-  return typeof range === 'object' && range !== null && (range as { protocol?: unknown }).protocol === RETIRED_RANGE_PROOF_PROTOCOL
+  return (
+    typeof range === 'object' &&
+    range !== null &&
+    (range as { protocol?: unknown }).protocol === RETIRED_RANGE_PROOF_PROTOCOL
+  )
 }
 
 export const OPERATORS = ['>=', '>', '<=', '<'] as const
@@ -50,7 +65,16 @@ export interface EncodedBound {
  * `@status`). `@id` too: with `@status` disclosed the credential is identifiable anyway, and the
  * id lets the verifier tie the proof to the presentation's credential_ids. `@issued_at` stays hidden.
  */
-export const DISCLOSED_META = ['@id', '@type', '@issuer', '@subject', '@schema', '@expires_at', '@status', '@layout'] as const
+export const DISCLOSED_META = [
+  '@id',
+  '@type',
+  '@issuer',
+  '@subject',
+  '@schema',
+  '@expires_at',
+  '@status',
+  '@layout',
+] as const
 
 export interface AnonymousProof {
   type: typeof ANONYMOUS_PROOF_TYPE
@@ -68,7 +92,13 @@ export interface AnonymousProof {
   schema_id: string
   subject: string
   expires_at: string | null
-  credential_status: { id: string; type: 'BitstringStatusListEntry'; statusPurpose: 'revocation'; statusListIndex: string; statusListCredential: string }
+  credential_status: {
+    id: string
+    type: 'BitstringStatusListEntry'
+    statusPurpose: 'revocation'
+    statusListIndex: string
+    statusListCredential: string
+  }
   /** The schema attributes in message order with their data types (bound by `@layout`). */
   attributes: Array<[string, AttributeDataType]>
   message_count: number
@@ -104,13 +134,22 @@ export class PredicateError extends RangeError {
  * The other side is the end of the encodable domain: a one-sided predicate is a bound check over
  * [x, domain end), which proves nothing about the value beyond the predicate.
  */
-export function predicateBound(dataType: 'number' | 'date', predicate: PredicateInput): { min: number; maxExclusive: number } {
+export function predicateBound(
+  dataType: 'number' | 'date',
+  predicate: PredicateInput,
+): { min: number; maxExclusive: number } {
   const domain = ENCODED_RANGE[dataType]
   let encoded: number
   try {
-    encoded = dataType === 'date' && typeof predicate.value === 'number' ? encodeDays(predicate.value) : encodeIntegerValue(dataType, predicate.value)
+    encoded =
+      dataType === 'date' && typeof predicate.value === 'number'
+        ? encodeDays(predicate.value)
+        : encodeIntegerValue(dataType, predicate.value)
   } catch (error) {
-    throw new PredicateError(`predicate ${predicate.attribute} ${predicate.operator} ${String(predicate.value)}: ${(error as Error).message}`, predicate.attribute)
+    throw new PredicateError(
+      `predicate ${predicate.attribute} ${predicate.operator} ${String(predicate.value)}: ${(error as Error).message}`,
+      predicate.attribute,
+    )
   }
   switch (predicate.operator) {
     case '>=':
@@ -131,12 +170,24 @@ export function predicateBound(dataType: 'number' | 'date', predicate: Predicate
  * statement, so `age >= 18` and `age < 65` share one). An empty
  * intersection is returned as min >= maxExclusive: no value satisfies it.
  */
-export function boundsFor(predicates: PredicateInput[], typeOf: (attribute: string) => 'number' | 'date'): EncodedBound[] {
+export function boundsFor(
+  predicates: PredicateInput[],
+  typeOf: (attribute: string) => 'number' | 'date',
+): EncodedBound[] {
   const byAttribute = new Map<string, EncodedBound>()
   for (const predicate of predicates) {
     const { min, maxExclusive } = predicateBound(typeOf(predicate.attribute), predicate)
     const current = byAttribute.get(predicate.attribute)
-    byAttribute.set(predicate.attribute, current ? { attribute: predicate.attribute, min: Math.max(current.min, min), max_exclusive: Math.min(current.max_exclusive, maxExclusive) } : { attribute: predicate.attribute, min, max_exclusive: maxExclusive })
+    byAttribute.set(
+      predicate.attribute,
+      current
+        ? {
+            attribute: predicate.attribute,
+            min: Math.max(current.min, min),
+            max_exclusive: Math.min(current.max_exclusive, maxExclusive),
+          }
+        : { attribute: predicate.attribute, min, max_exclusive: maxExclusive },
+    )
   }
   return [...byAttribute.values()].sort((a, b) => (a.attribute < b.attribute ? -1 : a.attribute > b.attribute ? 1 : 0))
 }
@@ -145,7 +196,8 @@ export function boundsFor(predicates: PredicateInput[], typeOf: (attribute: stri
 function encodeDays(days: number): number {
   if (!Number.isSafeInteger(days)) throw new RangeError(`days since 1970-01-01 must be an integer: ${days}`)
   const encoded = days + DATE_OFFSET_DAYS
-  if (encoded < ENCODED_RANGE.date.min || encoded >= ENCODED_RANGE.date.maxExclusive) throw new RangeError(`date out of range (years 1 to 9999): ${days} days`)
+  if (encoded < ENCODED_RANGE.date.min || encoded >= ENCODED_RANGE.date.maxExclusive)
+    throw new RangeError(`date out of range (years 1 to 9999): ${days} days`)
   return encoded
 }
 
@@ -160,13 +212,28 @@ export function statusEntryFromId(id: string): AnonymousProof['credential_status
   if (hash <= 0) return undefined
   const index = id.slice(hash + 1)
   if (!/^(0|[1-9]\d{0,9})$/.test(index)) return undefined
-  return { id, type: 'BitstringStatusListEntry', statusPurpose: 'revocation', statusListIndex: index, statusListCredential: id.slice(0, hash) }
+  return {
+    id,
+    type: 'BitstringStatusListEntry',
+    statusPurpose: 'revocation',
+    statusListIndex: index,
+    statusListCredential: id.slice(0, hash),
+  }
 }
 
 /** The message a disclosed meta value signs as, from the proof's fields (the verifier's view). */
-export function disclosedMetaMessages(proof: Pick<AnonymousProof, 'credential_id' | 'credential_type' | 'issuer' | 'subject' | 'schema_id' | 'expires_at' | 'credential_status'>, layout: string): Record<(typeof DISCLOSED_META)[number], BbsMessage> {
+export function disclosedMetaMessages(
+  proof: Pick<
+    AnonymousProof,
+    'credential_id' | 'credential_type' | 'issuer' | 'subject' | 'schema_id' | 'expires_at' | 'credential_status'
+  >,
+  layout: string,
+): Record<(typeof DISCLOSED_META)[number], BbsMessage> {
   const text = (name: string, value: string): BbsMessage => ({ name, encoding: 'text', value })
-  const expires: BbsMessage = proof.expires_at === null ? text('@expires_at', ABSENT) : { name: '@expires_at', encoding: 'integer', value: encodeTimestamp(proof.expires_at) }
+  const expires: BbsMessage =
+    proof.expires_at === null
+      ? text('@expires_at', ABSENT)
+      : { name: '@expires_at', encoding: 'integer', value: encodeTimestamp(proof.expires_at) }
   return {
     '@id': text('@id', proof.credential_id),
     '@type': text('@type', proof.credential_type),
@@ -180,11 +247,13 @@ export function disclosedMetaMessages(proof: Pick<AnonymousProof, 'credential_id
 }
 
 /** Message index of a disclosed meta slot (fixed by the layout). */
-export const metaIndex = (name: (typeof DISCLOSED_META)[number]): number => (META_MESSAGES as readonly string[]).indexOf(name)
+export const metaIndex = (name: (typeof DISCLOSED_META)[number]): number =>
+  (META_MESSAGES as readonly string[]).indexOf(name)
 
 /** How a revealed attribute value signs: null stands for an attribute the credential does not hold. */
 export function revealedMessage(name: string, type: AttributeDataType, value: unknown): BbsMessage {
   return attributeMessage(name, type, value === null ? undefined : value)
 }
 
-export const isIntegerType = (type: AttributeDataType): type is 'number' | 'date' => type === 'number' || type === 'date'
+export const isIntegerType = (type: AttributeDataType): type is 'number' | 'date' =>
+  type === 'number' || type === 'date'

@@ -102,7 +102,8 @@ export function isWasmPanic(error: unknown): boolean {
 // per worker and reused for every issuer key under that label.
 const paramsCache = new Map<string, Params>()
 function params(label: string, count: number): Params {
-  if (!Number.isSafeInteger(count) || count < 1 || count > MAX_MESSAGES) throw new RangeError(`message count must be 1..${MAX_MESSAGES}: ${count}`)
+  if (!Number.isSafeInteger(count) || count < 1 || count > MAX_MESSAGES)
+    throw new RangeError(`message count must be 1..${MAX_MESSAGES}: ${count}`)
   const key = `${count}\u0000${label}`
   let found = paramsCache.get(key)
   if (!found) {
@@ -123,7 +124,9 @@ const BPP_VALUE_BITS = 64
 function bpp(label: string): BppSetup {
   let found = bppCache.get(label)
   if (!found) {
-    found = SetupParam.bppSetupParamsUncompressed(new BoundCheckBppParams(utf8(label), BPP_BASE, BPP_VALUE_BITS).decompress())
+    found = SetupParam.bppSetupParamsUncompressed(
+      new BoundCheckBppParams(utf8(label), BPP_BASE, BPP_VALUE_BITS).decompress(),
+    )
     if (bppCache.size >= 4) bppCache.delete(bppCache.keys().next().value!)
     bppCache.set(label, found)
   }
@@ -145,11 +148,19 @@ export function sign(secretKey: Uint8Array, paramsLabel: string, messages: BbsMe
   if (secretKey.length !== SECRET_KEY_BYTES) throw new RangeError(`BBS secret key must be ${SECRET_KEY_BYTES} bytes`)
   if (messages.length === 0) throw new RangeError('no messages to sign')
   const encoded = wasm(() => messages.map(encode))
-  return wasm(() => BBSSignature.generate(encoded, new BBSSecretKey(secretKey), params(paramsLabel, messages.length), false).bytes)
+  return wasm(
+    () =>
+      BBSSignature.generate(encoded, new BBSSecretKey(secretKey), params(paramsLabel, messages.length), false).bytes,
+  )
 }
 
 /** False for any key, signature or message mismatch; RangeError for messages that cannot be encoded. */
-export function verify(publicKey: Uint8Array, paramsLabel: string, messages: BbsMessage[], signature: Uint8Array): boolean {
+export function verify(
+  publicKey: Uint8Array,
+  paramsLabel: string,
+  messages: BbsMessage[],
+  signature: Uint8Array,
+): boolean {
   return checkSignature(publicKey, params(paramsLabel, messages.length), messages.map(encode), signature)
 }
 
@@ -175,13 +186,16 @@ export function deriveProof(req: ProofRequest): DerivedProof {
   for (const bound of bounds) {
     checkBound(bound, count, reveal)
     const message = req.messages[bound.index]!
-    if (message.encoding !== 'integer' || typeof message.value !== 'number') throw new RangeError(`message ${message.name} is not integer-encoded`)
-    if (!(message.value >= bound.min && message.value < bound.maxExclusive)) throw new RangeError(`message ${message.name} does not satisfy ${bound.min} <= m < ${bound.maxExclusive}`)
+    if (message.encoding !== 'integer' || typeof message.value !== 'number')
+      throw new RangeError(`message ${message.name} is not integer-encoded`)
+    if (!(message.value >= bound.min && message.value < bound.maxExclusive))
+      throw new RangeError(`message ${message.name} does not satisfy ${bound.min} <= m < ${bound.maxExclusive}`)
   }
   const encoded = wasm(() => req.messages.map(encode))
   const p = params(req.paramsLabel, count)
   // The library proves over a bad signature without complaint, yielding a proof no one accepts: say so here.
-  if (!checkSignature(req.publicKey, p, encoded, req.signature)) throw new RangeError('the signature does not match these messages and key')
+  if (!checkSignature(req.publicKey, p, encoded, req.signature))
+    throw new RangeError('the signature does not match these messages and key')
   const proof = wasm(() => {
     const revealed = new Map<number, Uint8Array>()
     const hidden = new Map<number, Uint8Array>()
@@ -189,9 +203,18 @@ export function deriveProof(req: ProofRequest): DerivedProof {
     const statements = new Statements(Statement.bbsSignatureProverConstantTime(p, revealed, false))
     const witnesses = new Witnesses(Witness.bbsSignatureConstantTime(new BBSSignature(req.signature), hidden, false))
     for (const bound of bounds) witnesses.add(Witness.boundCheckBpp(encoded[bound.index]!))
-    return CompositeProof.generateUsingQuasiProofSpec(proofSpec(statements, bounds, req.rangeParamsLabel), witnesses, req.nonce).bytes
+    return CompositeProof.generateUsingQuasiProofSpec(
+      proofSpec(statements, bounds, req.rangeParamsLabel),
+      witnesses,
+      req.nonce,
+    ).bytes
   })
-  return { proof, messageCount: count, revealed: reveal.map((index) => ({ index, message: req.messages[index]! })), bounds }
+  return {
+    proof,
+    messageCount: count,
+    revealed: reveal.map((index) => ({ index, message: req.messages[index]! })),
+    bounds,
+  }
 }
 
 /** False for any proof that does not hold for this key, params labels, disclosure, bounds and nonce. */
@@ -205,13 +228,22 @@ export function verifyProof(check: ProofCheck): boolean {
     const pk = new BBSPublicKey(check.publicKey)
     if (!pk.isValid()) return false
     const revealed = new Map(check.revealed.map(({ index, message }) => [index, encode(message)]))
-    const statements = new Statements(Statement.bbsSignatureVerifierConstantTime(params(check.paramsLabel, check.messageCount), pk, revealed, false))
-    return new CompositeProof(check.proof).verifyUsingQuasiProofSpec(proofSpec(statements, check.bounds, check.rangeParamsLabel), check.nonce).verified
+    const statements = new Statements(
+      Statement.bbsSignatureVerifierConstantTime(params(check.paramsLabel, check.messageCount), pk, revealed, false),
+    )
+    return new CompositeProof(check.proof).verifyUsingQuasiProofSpec(
+      proofSpec(statements, check.bounds, check.rangeParamsLabel),
+      check.nonce,
+    ).verified
   })
 }
 
 /** Statement 0 is the signature; statement k ≥ 1 bounds its witness 0, equal to message bounds[k-1].index of statement 0. */
-function proofSpec(statements: InstanceType<typeof Statements>, bounds: BoundPredicate[], rangeLabel = RANGE_PARAMS_LABEL) {
+function proofSpec(
+  statements: InstanceType<typeof Statements>,
+  bounds: BoundPredicate[],
+  rangeLabel = RANGE_PARAMS_LABEL,
+) {
   const metas = new MetaStatements()
   for (const bound of bounds) {
     const statement = statements.add(Statement.boundCheckBppFromSetupParamRefs(bound.min, bound.maxExclusive, 0))
@@ -224,14 +256,18 @@ function proofSpec(statements: InstanceType<typeof Statements>, bounds: BoundPre
 }
 
 function checkIndex(index: number, count: number): void {
-  if (!Number.isSafeInteger(index) || index < 0 || index >= count) throw new RangeError(`message index ${index} is not in 0..${count - 1}`)
+  if (!Number.isSafeInteger(index) || index < 0 || index >= count)
+    throw new RangeError(`message index ${index} is not in 0..${count - 1}`)
 }
 
 function checkBound(bound: BoundPredicate, count: number, reveal: number[]): void {
   checkIndex(bound.index, count)
-  if (reveal.includes(bound.index)) throw new RangeError(`message ${bound.index} is revealed: a bound on it proves nothing`)
+  if (reveal.includes(bound.index))
+    throw new RangeError(`message ${bound.index} is revealed: a bound on it proves nothing`)
   if (!isUint(bound.min) || !isUint(bound.maxExclusive) || bound.min >= bound.maxExclusive) {
-    throw new RangeError(`bound must be safe integers with 0 <= min < maxExclusive: ${bound.min}, ${bound.maxExclusive}`)
+    throw new RangeError(
+      `bound must be safe integers with 0 <= min < maxExclusive: ${bound.min}, ${bound.maxExclusive}`,
+    )
   }
 }
 
@@ -241,7 +277,8 @@ function encode(message: BbsMessage): Uint8Array {
     if (!isUint(message.value)) throw new RangeError(`message ${message.name} is not a non-negative safe integer`)
     return BBSSignature.encodePositiveNumberForSigning(message.value)
   }
-  if (message.encoding !== 'text' || typeof message.value !== 'string') throw new RangeError(`message ${message.name} is not text`)
+  if (message.encoding !== 'text' || typeof message.value !== 'string')
+    throw new RangeError(`message ${message.name} is not text`)
   return BBSSignature.encodeMessageForSigningConstantTime(utf8(message.value))
 }
 

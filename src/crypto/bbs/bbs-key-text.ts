@@ -28,7 +28,8 @@ export const BBS_SCHEME = 'BBS-2023-dock-crypto-wasm'
  * this document and the library.
  */
 export function bbsVerificationMethodFields(publicKey: Uint8Array, paramsLabel: string): BbsVerificationMethodFields {
-  if (publicKey.length !== G2_BYTES) throw new RangeError(`a BBS public key is ${G2_BYTES} bytes, not ${publicKey.length}`)
+  if (publicKey.length !== G2_BYTES)
+    throw new RangeError(`a BBS public key is ${G2_BYTES} bytes, not ${publicKey.length}`)
   const prefixed = new Uint8Array(G2_PREFIX.length + publicKey.length)
   prefixed.set(G2_PREFIX)
   prefixed.set(publicKey, G2_PREFIX.length)
@@ -45,14 +46,30 @@ export function bbsVerificationMethodFields(publicKey: Uint8Array, paramsLabel: 
  * The raw public key and params label of such a method; undefined when it is not one.
  * `rangeParamsLabel` is undefined when the method publishes no label for RANGE_PROOF_PROTOCOL.
  */
-export function decodeBbsVerificationMethod(method: Record<string, unknown>): { publicKey: Uint8Array; paramsLabel: string; rangeParamsLabel?: string } | undefined {
-  if (method.type !== 'Multikey' || method.bbsScheme !== BBS_SCHEME || typeof method.publicKeyMultibase !== 'string' || typeof method.bbsSignatureParamsLabel !== 'string') return undefined
+export function decodeBbsVerificationMethod(
+  method: Record<string, unknown>,
+): { publicKey: Uint8Array; paramsLabel: string; rangeParamsLabel?: string } | undefined {
+  if (
+    method.type !== 'Multikey' ||
+    method.bbsScheme !== BBS_SCHEME ||
+    typeof method.publicKeyMultibase !== 'string' ||
+    typeof method.bbsSignatureParamsLabel !== 'string'
+  )
+    return undefined
   try {
     const bytes = base58btc.decode(method.publicKeyMultibase)
-    if (bytes.length !== G2_PREFIX.length + G2_BYTES || bytes[0] !== G2_PREFIX[0] || bytes[1] !== G2_PREFIX[1]) return undefined
+    if (bytes.length !== G2_PREFIX.length + G2_BYTES || bytes[0] !== G2_PREFIX[0] || bytes[1] !== G2_PREFIX[1])
+      return undefined
     const range = method.bbsRangeProof as { protocol?: unknown; paramsLabel?: unknown } | undefined
-    const rangeParamsLabel = range && range.protocol === RANGE_PROOF_PROTOCOL && typeof range.paramsLabel === 'string' ? range.paramsLabel : undefined
-    return { publicKey: bytes.slice(G2_PREFIX.length), paramsLabel: method.bbsSignatureParamsLabel, ...(rangeParamsLabel === undefined ? {} : { rangeParamsLabel }) }
+    const rangeParamsLabel =
+      range && range.protocol === RANGE_PROOF_PROTOCOL && typeof range.paramsLabel === 'string'
+        ? range.paramsLabel
+        : undefined
+    return {
+      publicKey: bytes.slice(G2_PREFIX.length),
+      paramsLabel: method.bbsSignatureParamsLabel,
+      ...(rangeParamsLabel === undefined ? {} : { rangeParamsLabel }),
+    }
   } catch {
     return undefined
   }

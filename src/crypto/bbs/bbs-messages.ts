@@ -25,7 +25,16 @@ export interface AnonCredentialContent {
    * Bitstring Status List entry (`<statusListCredential>#<statusListIndex>`), so a derived proof
    * can disclose it and a verifier check revocation from public data.
    */
-  meta: { id: string; type: string; issuer: string; subject: string; schema_id: string; issued_at: string; expires_at?: string; status?: string }
+  meta: {
+    id: string
+    type: string
+    issuer: string
+    subject: string
+    schema_id: string
+    issued_at: string
+    expires_at?: string
+    status?: string
+  }
   attributes: Record<string, unknown>
   /** data_type per attribute name, from the schema: every schema attribute gets a slot. */
   types: Record<string, AttributeDataType>
@@ -39,7 +48,17 @@ export interface AnonCredentialContent {
 export const BBS_MESSAGE_LAYOUT = 'credential-service/bbs-messages/v2'
 
 /** Meta slots come first, in this order, so their indexes never depend on the schema. */
-export const META_MESSAGES = ['@id', '@type', '@issuer', '@subject', '@schema', '@issued_at', '@expires_at', '@status', '@layout'] as const
+export const META_MESSAGES = [
+  '@id',
+  '@type',
+  '@issuer',
+  '@subject',
+  '@schema',
+  '@issued_at',
+  '@expires_at',
+  '@status',
+  '@layout',
+] as const
 
 /**
  * Text value of an absent optional attribute (or of a missing expiry). It holds a NUL, which no
@@ -91,7 +110,8 @@ export function credentialMessages(content: AnonCredentialContent): BbsMessage[]
     if (!Object.hasOwn(content.types, name)) throw new RangeError(`attribute "${name}" is not in the schema`)
   }
   // `@` names are the meta slots': an attribute named so would make messageIndex ambiguous.
-  for (const name of Object.keys(content.types)) if (name.startsWith('@')) throw new RangeError(`attribute name "${name}" is reserved`)
+  for (const name of Object.keys(content.types))
+    if (name.startsWith('@')) throw new RangeError(`attribute name "${name}" is reserved`)
   const messages: BbsMessage[] = [
     text('@id', meta.id),
     text('@type', meta.type),
@@ -99,11 +119,14 @@ export function credentialMessages(content: AnonCredentialContent): BbsMessage[]
     text('@subject', meta.subject),
     text('@schema', meta.schema_id),
     integer('@issued_at', encodeTimestamp(meta.issued_at)),
-    meta.expires_at === undefined ? { name: '@expires_at', encoding: 'text', value: ABSENT } : integer('@expires_at', encodeTimestamp(meta.expires_at)),
+    meta.expires_at === undefined
+      ? { name: '@expires_at', encoding: 'text', value: ABSENT }
+      : integer('@expires_at', encodeTimestamp(meta.expires_at)),
     meta.status === undefined ? { name: '@status', encoding: 'text', value: ABSENT } : text('@status', meta.status),
     text('@layout', layoutDigest(attributeLayout(content.types))),
   ]
-  for (const name of attributeNames(content)) messages.push(attributeMessage(name, content.types[name]!, content.attributes[name]))
+  for (const name of attributeNames(content))
+    messages.push(attributeMessage(name, content.types[name]!, content.attributes[name]))
   return messages
 }
 
@@ -150,12 +173,15 @@ export function encodeTimestamp(iso: string): number {
 }
 
 function encodeNumber(value: number | string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw new RangeError(`not a finite number: ${String(value)}`)
-  if (decimalsOf(value) > NUMBER_DECIMALS) throw new RangeError(`numbers are signed with at most ${NUMBER_DECIMALS} decimals: ${value}`)
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    throw new RangeError(`not a finite number: ${String(value)}`)
+  if (decimalsOf(value) > NUMBER_DECIMALS)
+    throw new RangeError(`numbers are signed with at most ${NUMBER_DECIMALS} decimals: ${value}`)
   // Exact: v has at most 4 decimals and |v·10^4| < 2^49, so the float product is within 1/8 of
   // the true integer (two roundings of at most 2^-53 relative each) and rounding recovers it.
   const scaled = Math.round(value * NUMBER_SCALE)
-  if (Math.abs(scaled) >= NUMBER_OFFSET) throw new RangeError(`number out of range (|n| < ${NUMBER_OFFSET / NUMBER_SCALE}): ${value}`)
+  if (Math.abs(scaled) >= NUMBER_OFFSET)
+    throw new RangeError(`number out of range (|n| < ${NUMBER_OFFSET / NUMBER_SCALE}): ${value}`)
   return scaled + NUMBER_OFFSET
 }
 
@@ -170,10 +196,12 @@ function decimalsOf(value: number): number {
 }
 
 function encodeDate(value: number | string): number {
-  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) throw new RangeError(`date must be YYYY-MM-DD: ${String(value)}`)
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value))
+    throw new RangeError(`date must be YYYY-MM-DD: ${String(value)}`)
   const ms = Date.parse(`${value}T00:00:00Z`)
   // Date.parse rolls 2001-02-30 over to March: the round trip catches dates not on the calendar.
-  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== value) throw new RangeError(`not a calendar date: ${value}`)
+  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== value)
+    throw new RangeError(`not a calendar date: ${value}`)
   const encoded = Math.floor(ms / DAY_MS) + DATE_OFFSET_DAYS
   if (encoded < 0) throw new RangeError(`date before year 1: ${value}`)
   return encoded
@@ -186,7 +214,8 @@ export function attributeMessage(name: string, type: AttributeDataType, value: u
   switch (type) {
     case 'number':
     case 'date':
-      if (typeof value !== 'number' && typeof value !== 'string') throw wrong(type === 'date' ? 'a YYYY-MM-DD string' : 'a number')
+      if (typeof value !== 'number' && typeof value !== 'string')
+        throw wrong(type === 'date' ? 'a YYYY-MM-DD string' : 'a number')
       try {
         return integer(name, encodeIntegerValue(type, value))
       } catch (error) {
@@ -227,5 +256,6 @@ function text(name: string, value: string): BbsMessage {
 
 const integer = (name: string, value: number): BbsMessage => ({ name, encoding: 'integer', value })
 
-const attributeNames = (content: Pick<AnonCredentialContent, 'types'>): string[] => Object.keys(content.types).sort(byCodeUnits)
+const attributeNames = (content: Pick<AnonCredentialContent, 'types'>): string[] =>
+  Object.keys(content.types).sort(byCodeUnits)
 const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)

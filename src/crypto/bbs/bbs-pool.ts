@@ -10,7 +10,12 @@ export type { BbsKeyPair, BoundPredicate, DerivedProof, ProofCheck, ProofRequest
 export interface BbsEngine {
   generateKeyPair(paramsLabel: string): Promise<BbsKeyPair>
   sign(req: { secretKey: Uint8Array; paramsLabel: string; messages: BbsMessage[] }): Promise<Uint8Array>
-  verify(req: { publicKey: Uint8Array; paramsLabel: string; messages: BbsMessage[]; signature: Uint8Array }): Promise<boolean>
+  verify(req: {
+    publicKey: Uint8Array
+    paramsLabel: string
+    messages: BbsMessage[]
+    signature: Uint8Array
+  }): Promise<boolean>
   deriveProof(req: ProofRequest): Promise<DerivedProof>
   verifyProof(req: ProofCheck): Promise<boolean>
   close(): Promise<void>
@@ -39,7 +44,12 @@ export class BbsPool implements BbsEngine {
     return this.run('sign', req)
   }
 
-  verify(req: { publicKey: Uint8Array; paramsLabel: string; messages: BbsMessage[]; signature: Uint8Array }): Promise<boolean> {
+  verify(req: {
+    publicKey: Uint8Array
+    paramsLabel: string
+    messages: BbsMessage[]
+    signature: Uint8Array
+  }): Promise<boolean> {
     return this.run('verify', req)
   }
 

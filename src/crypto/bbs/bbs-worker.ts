@@ -21,7 +21,8 @@ interface SignArgs {
 }
 
 // lib ES2023 has no WebAssembly typings; the class is a global in Node.
-const WebAssemblyRuntimeError = (globalThis as unknown as { WebAssembly: { RuntimeError: ErrorConstructor } }).WebAssembly.RuntimeError
+const WebAssemblyRuntimeError = (globalThis as unknown as { WebAssembly: { RuntimeError: ErrorConstructor } })
+  .WebAssembly.RuntimeError
 
 const ops: Record<BbsOp, (args: never) => unknown> = {
   generateKeyPair: (args: { paramsLabel: string }) => core.generateKeyPair(args.paramsLabel),

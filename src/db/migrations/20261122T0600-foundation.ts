@@ -24,7 +24,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
     .execute()
-  await db.schema.createIndex('auth_used_challenges_expires_idx').on('auth_used_challenges').column('expires_at').execute()
+  await db.schema
+    .createIndex('auth_used_challenges_expires_idx')
+    .on('auth_used_challenges')
+    .column('expires_at')
+    .execute()
 
   await db.schema
     .createTable('rate_limit_counters')
@@ -48,7 +52,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute()
   // At most one active key per owner and purpose; rotation retires the old one in the same
   // transaction.
-  await sql`create unique index service_keys_one_active on service_keys (owner, purpose) where status = 'active'`.execute(db)
+  await sql`create unique index service_keys_one_active on service_keys (owner, purpose) where status = 'active'`.execute(
+    db,
+  )
 
   await db.schema
     .createTable('content_blocks')
@@ -81,7 +87,15 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const table of ['wallet_seeds', 'wallets', 'content_blocks', 'service_keys', 'rate_limit_counters', 'auth_used_challenges', 'users']) {
+  for (const table of [
+    'wallet_seeds',
+    'wallets',
+    'content_blocks',
+    'service_keys',
+    'rate_limit_counters',
+    'auth_used_challenges',
+    'users',
+  ]) {
     await db.schema.dropTable(table).ifExists().execute()
   }
 }

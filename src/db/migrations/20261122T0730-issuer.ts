@@ -33,7 +33,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute()
   // One (name, version) per issuer: a version label names one fixed attribute list.
-  await db.schema.createIndex('credential_schemas_name_version').unique().on('credential_schemas').columns(['issuer_did', 'name', 'version']).execute()
+  await db.schema
+    .createIndex('credential_schemas_name_version')
+    .unique()
+    .on('credential_schemas')
+    .columns(['issuer_did', 'name', 'version'])
+    .execute()
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

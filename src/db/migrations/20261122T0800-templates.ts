@@ -15,7 +15,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute()
-  await db.schema.createIndex('credential_templates_issuer_idx').on('credential_templates').columns(['issuer_did', 'id']).execute()
+  await db.schema
+    .createIndex('credential_templates_issuer_idx')
+    .on('credential_templates')
+    .columns(['issuer_did', 'id'])
+    .execute()
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

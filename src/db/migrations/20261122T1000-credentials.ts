@@ -4,7 +4,10 @@ export async function up(db: Kysely<any>): Promise<void> {
   // When the issuer requires step-up, sensitive acts need an `authenticate` within a short window.
   await db.schema.alterTable('issuers').addColumn('step_up_at', 'timestamptz').execute()
   // A schema may opt out of BBS signing (JWT-VC only).
-  await db.schema.alterTable('credential_schemas').addColumn('anonymous_credentials', 'boolean', (c) => c.notNull().defaultTo(true)).execute()
+  await db.schema
+    .alterTable('credential_schemas')
+    .addColumn('anonymous_credentials', 'boolean', (c) => c.notNull().defaultTo(true))
+    .execute()
 
   // W3C Bitstring Status List: one row per list of LIST_BITS entries, bits stored MSB-first as
   // the spec numbers them. Indexes are handed out in blocks (`next_counter`) and spread over the
@@ -24,7 +27,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute()
-  await db.schema.createIndex('status_lists_issuer_idx').on('status_lists').columns(['issuer_did', 'purpose', 'created_at']).execute()
+  await db.schema
+    .createIndex('status_lists_issuer_idx')
+    .on('status_lists')
+    .columns(['issuer_did', 'purpose', 'created_at'])
+    .execute()
 
   await db.schema
     .createTable('credentials')
@@ -64,7 +71,12 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('credentials_owner_idx').on('credentials').columns(['owner_did', 'id']).execute()
   await db.schema.createIndex('credentials_schema_idx').on('credentials').column('schema_id').execute()
   // One entry per status-list slot: a permutation bug could never make two credentials share a bit.
-  await db.schema.createIndex('credentials_status_slot').unique().on('credentials').columns(['status_list_id', 'status_list_index']).execute()
+  await db.schema
+    .createIndex('credentials_status_slot')
+    .unique()
+    .on('credentials')
+    .columns(['status_list_id', 'status_list_index'])
+    .execute()
 
   // The public half of each holder's ML-KEM-768 key; the private half stays in the key store
   // (custody 'service') or only with the holder (custody 'holder').
@@ -95,7 +107,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute()
-  await db.schema.createIndex('credential_offers_issuer_idx').on('credential_offers').columns(['issuer_did', 'id']).execute()
+  await db.schema
+    .createIndex('credential_offers_issuer_idx')
+    .on('credential_offers')
+    .columns(['issuer_did', 'id'])
+    .execute()
 
   await db.schema
     .createTable('credential_requests')
@@ -115,8 +131,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute()
-  await db.schema.createIndex('credential_requests_issuer_idx').on('credential_requests').columns(['issuer_did', 'id']).execute()
-  await db.schema.createIndex('credential_requests_holder_idx').on('credential_requests').columns(['holder_did', 'id']).execute()
+  await db.schema
+    .createIndex('credential_requests_issuer_idx')
+    .on('credential_requests')
+    .columns(['issuer_did', 'id'])
+    .execute()
+  await db.schema
+    .createIndex('credential_requests_holder_idx')
+    .on('credential_requests')
+    .columns(['holder_did', 'id'])
+    .execute()
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -28,7 +28,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute()
-  await db.schema.createIndex('presentation_requests_verifier_idx').on('presentation_requests').columns(['verifier_did', 'id']).execute()
+  await db.schema
+    .createIndex('presentation_requests_verifier_idx')
+    .on('presentation_requests')
+    .columns(['verifier_did', 'id'])
+    .execute()
 
   await db.schema
     .createTable('verifier_presets')
@@ -44,7 +48,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute()
-  await db.schema.createIndex('verifier_presets_verifier_idx').on('verifier_presets').columns(['verifier_did', 'id']).execute()
+  await db.schema
+    .createIndex('verifier_presets_verifier_idx')
+    .on('verifier_presets')
+    .columns(['verifier_did', 'id'])
+    .execute()
 
   // Short ids for QR codes: the code carries a short URL; resolving it answers the full payload.
   await db.schema
@@ -60,5 +68,6 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const table of ['qr_codes', 'verifier_presets', 'presentation_requests', 'verifiers']) await db.schema.dropTable(table).ifExists().execute()
+  for (const table of ['qr_codes', 'verifier_presets', 'presentation_requests', 'verifiers'])
+    await db.schema.dropTable(table).ifExists().execute()
 }

@@ -34,7 +34,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute()
-  await db.schema.createIndex('presentations_verifier_idx').on('presentations').columns(['verifier_did', 'id']).execute()
+  await db.schema
+    .createIndex('presentations_verifier_idx')
+    .on('presentations')
+    .columns(['verifier_did', 'id'])
+    .execute()
   await db.schema.createIndex('presentations_prover_idx').on('presentations').columns(['prover_did', 'id']).execute()
   // A request is answered by at most one presentation: concurrent approvals cannot both win.
   // GET /api/verifier/verify/ipfs/:ipfs_hash finds a credential by the CID of its stored material.

@@ -22,9 +22,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addCheckConstraint('callback_outbox_status_check', sql`status in ('pending', 'delivered', 'dead')`)
     .execute()
   // The claim query: due pending rows in next_attempt_at order. Finished rows leave the index.
-  await sql`create index callback_outbox_due_idx on callback_outbox (next_attempt_at) where status = 'pending'`.execute(db)
+  await sql`create index callback_outbox_due_idx on callback_outbox (next_attempt_at) where status = 'pending'`.execute(
+    db,
+  )
   // The retention purge of finished rows.
-  await sql`create index callback_outbox_finished_idx on callback_outbox (created_at) where status <> 'pending'`.execute(db)
+  await sql`create index callback_outbox_finished_idx on callback_outbox (created_at) where status <> 'pending'`.execute(
+    db,
+  )
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

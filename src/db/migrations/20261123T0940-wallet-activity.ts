@@ -61,7 +61,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'timestamptz', (c) => c.notNull())
     .execute()
   await db.schema.createIndex('wallet_shares_holder_idx').on('wallet_shares').columns(['holder_did', 'id']).execute()
-  await db.schema.createIndex('wallet_shares_credential_idx').on('wallet_shares').columns(['holder_did', 'credential_id']).execute()
+  await db.schema
+    .createIndex('wallet_shares_credential_idx')
+    .on('wallet_shares')
+    .columns(['holder_did', 'credential_id'])
+    .execute()
 
   // Evidence files the holder uploaded (sealed to its ML-KEM key in the content store).
   await db.schema
@@ -76,7 +80,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('kyber_encrypted', 'boolean', (c) => c.notNull())
     .addColumn('created_at', 'timestamptz', (c) => c.notNull())
     .execute()
-  await db.schema.createIndex('wallet_evidence_holder_idx').on('wallet_evidence').columns(['holder_did', 'id']).execute()
+  await db.schema
+    .createIndex('wallet_evidence_holder_idx')
+    .on('wallet_evidence')
+    .columns(['holder_did', 'id'])
+    .execute()
 
   // Append-only log of wallet events, written in the transaction of the event. The sequence
   // orders entries; nothing updates or deletes a row (the trigger refuses both).
@@ -89,7 +97,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('details', 'jsonb', (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute()
-  await db.schema.createIndex('wallet_activities_holder_idx').on('wallet_activities').columns(['holder_did', 'id']).execute()
+  await db.schema
+    .createIndex('wallet_activities_holder_idx')
+    .on('wallet_activities')
+    .columns(['holder_did', 'id'])
+    .execute()
   await sql`
     create function wallet_activities_append_only() returns trigger language plpgsql as $$
     begin

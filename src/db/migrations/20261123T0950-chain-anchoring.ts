@@ -26,10 +26,15 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('sent_at', 'timestamptz')
     .addColumn('mined_at', 'timestamptz')
     .addCheckConstraint('chain_jobs_status_check', sql`status in ('pending', 'sent', 'mined', 'failed')`)
-    .addCheckConstraint('chain_jobs_kind_check', sql`kind in ('batch', 'credential-revoke', 'schema', 'consent-grant', 'consent-revoke')`)
+    .addCheckConstraint(
+      'chain_jobs_kind_check',
+      sql`kind in ('batch', 'credential-revoke', 'schema', 'consent-grant', 'consent-revoke')`,
+    )
     .execute()
   // The claim query: work that is due (to send, or whose receipt is due for a look).
-  await sql`create index chain_jobs_due_idx on chain_jobs (next_attempt_at) where status in ('pending', 'sent')`.execute(db)
+  await sql`create index chain_jobs_due_idx on chain_jobs (next_attempt_at) where status in ('pending', 'sent')`.execute(
+    db,
+  )
   await sql`create index chain_jobs_anchor_key_idx on chain_jobs (anchor_key, id)`.execute(db)
   await sql`create index chain_jobs_subject_idx on chain_jobs (subject_id) where subject_id is not null`.execute(db)
 
@@ -49,9 +54,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addUniqueConstraint('chain_credentials_issuer_hash_key', ['issuer_did', 'credential_hash'])
     .execute()
   // The batcher's query: hashes not yet in a batch, oldest first.
-  await sql`create index chain_credentials_unbatched_idx on chain_credentials (id) where batch_job_id is null`.execute(db)
+  await sql`create index chain_credentials_unbatched_idx on chain_credentials (id) where batch_job_id is null`.execute(
+    db,
+  )
   await sql`create index chain_credentials_batch_idx on chain_credentials (batch_job_id)`.execute(db)
-  await sql`create index chain_credentials_credential_idx on chain_credentials (credential_id) where credential_id is not null`.execute(db)
+  await sql`create index chain_credentials_credential_idx on chain_credentials (credential_id) where credential_id is not null`.execute(
+    db,
+  )
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -6,7 +6,9 @@ import { sql, type Kysely } from 'kysely'
  * leaves the index (revocation is final).
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await sql`create index wallet_imports_status_due_idx on wallet_imports (status_checked_at, id) where status = 'active'`.execute(db)
+  await sql`create index wallet_imports_status_due_idx on wallet_imports (status_checked_at, id) where status = 'active'`.execute(
+    db,
+  )
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -9,7 +9,9 @@ import { sql, type Kysely } from 'kysely'
  * signed them, docs/decisions.md "Issuer identity"); existing issuers get a web id.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await sql`alter table issuers add column signing_method text not null default 'web' check (signing_method in ('web', 'key', 'self'))`.execute(db)
+  await sql`alter table issuers add column signing_method text not null default 'web' check (signing_method in ('web', 'key', 'self'))`.execute(
+    db,
+  )
   await sql`alter table issuers add column web_id text`.execute(db)
   await sql`update issuers set web_id = replace(gen_random_uuid()::text, '-', '')`.execute(db)
   await sql`alter table issuers alter column web_id set not null`.execute(db)

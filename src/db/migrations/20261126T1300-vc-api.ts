@@ -38,7 +38,9 @@ export async function up(db: Kysely<any>): Promise<void> {
       created_at timestamptz not null default now()
     )`.execute(db)
   await sql`create unique index vc_api_credentials_id_uq on vc_api_credentials (issuer_did, credential_id)`.execute(db)
-  await sql`create unique index vc_api_credentials_slot_uq on vc_api_credentials (status_list_id, status_list_index)`.execute(db)
+  await sql`create unique index vc_api_credentials_slot_uq on vc_api_credentials (status_list_id, status_list_index)`.execute(
+    db,
+  )
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -18,6 +18,8 @@ export async function up(db: Kysely<any>): Promise<void> {
       expires_at timestamptz not null,
       created_at timestamptz not null default now()
     )`.execute(db)
-  await sql`create index wallet_protocol_sessions_holder_idx on wallet_protocol_sessions (holder_did, created_at)`.execute(db)
+  await sql`create index wallet_protocol_sessions_holder_idx on wallet_protocol_sessions (holder_did, created_at)`.execute(
+    db,
+  )
   await sql`create index wallet_protocol_sessions_expiry_idx on wallet_protocol_sessions (expires_at)`.execute(db)
 }

@@ -40,7 +40,10 @@ const importedEntries = (rows: string) => `
 
 /** A removal takes the issued credential it names out of the wallet (a restore puts it back). */
 const removedEntries = (rows: string) =>
-  issuedEntries(`(select c.* from ${rows} x join credentials c on c.id = x.credential_id and c.owner_did = x.holder_did)`, false)
+  issuedEntries(
+    `(select c.* from ${rows} x join credentials c on c.id = x.credential_id and c.owner_did = x.holder_did)`,
+    false,
+  )
 
 /** A withdrawal counts while the credential it names is in the holder's wallet. */
 const withdrawal = (rows: string) => `
@@ -72,7 +75,12 @@ interface Source {
 const SOURCES: Source[] = [
   { table: 'credentials', contribution: (r) => `${issuerCredential(r)} union all ${walletEntry(issuedEntries(r))}` },
   { table: 'wallet_imports', contribution: (r) => walletEntry(importedEntries(r)) },
-  { table: 'wallet_removals', contribution: (r) => `select did, metric, key, -n as n from (${walletEntry(removedEntries(r))}) q`, before: lockWalletCredential, relation: true },
+  {
+    table: 'wallet_removals',
+    contribution: (r) => `select did, metric, key, -n as n from (${walletEntry(removedEntries(r))}) q`,
+    before: lockWalletCredential,
+    relation: true,
+  },
   { table: 'wallet_withdrawals', contribution: withdrawal, before: lockWalletCredential, relation: true },
   {
     table: 'credential_requests',
@@ -80,7 +88,11 @@ const SOURCES: Source[] = [
       select r.issuer_did as did, 'requests.status' as metric, r.status as key, 1::bigint as n from ${r} r
       union all select r.holder_did, 'holder_requests.status', r.status, 1 from ${r} r`,
   },
-  { table: 'presentations', contribution: (r) => `select r.prover_did as did, 'presentations.status' as metric, r.status as key, 1::bigint as n from ${r} r` },
+  {
+    table: 'presentations',
+    contribution: (r) =>
+      `select r.prover_did as did, 'presentations.status' as metric, r.status as key, 1::bigint as n from ${r} r`,
+  },
   {
     table: 'wallet_evidence',
     contribution: (r) => `
@@ -138,42 +150,75 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('key', 'text', (c) => c.notNull())
     .addColumn('n', 'bigint', (c) => c.notNull())
     .execute()
-  await db.schema.createIndex('statistics_deltas_did_idx').on('statistics_deltas').columns(['did', 'metric', 'key']).execute()
+  await db.schema
+    .createIndex('statistics_deltas_did_idx')
+    .on('statistics_deltas')
+    .columns(['did', 'metric', 'key'])
+    .execute()
 
   for (const source of SOURCES) {
     await sql.raw(triggerFunction(source)).execute(db)
-    for (const [event, referencing] of [['insert', 'new table as new_rows'], ['update', 'old table as old_rows new table as new_rows'], ['delete', 'old table as old_rows']] as const) {
-      await sql.raw(`create trigger statistics_${source.table}_${event} after ${event} on ${source.table} referencing ${referencing} for each statement execute function statistics_${source.table}()`).execute(db)
+    for (const [event, referencing] of [
+      ['insert', 'new table as new_rows'],
+      ['update', 'old table as old_rows new table as new_rows'],
+      ['delete', 'old table as old_rows'],
+    ] as const) {
+      await sql
+        .raw(
+          `create trigger statistics_${source.table}_${event} after ${event} on ${source.table} referencing ${referencing} for each statement execute function statistics_${source.table}()`,
+        )
+        .execute(db)
     }
   }
-  await sql.raw(`
+  await sql
+    .raw(`
     create function statistics_wallet_activities() returns trigger language plpgsql as $$
     begin
       insert into statistics_deltas (did, metric, key, n) ${ACTIVITY_CONTRIBUTION('new_rows')};
       return null;
     end
-    $$`).execute(db)
-  await sql`create trigger statistics_wallet_activities_insert after insert on wallet_activities referencing new table as new_rows for each statement execute function statistics_wallet_activities()`.execute(db)
+    $$`)
+    .execute(db)
+  await sql`create trigger statistics_wallet_activities_insert after insert on wallet_activities referencing new table as new_rows for each statement execute function statistics_wallet_activities()`.execute(
+    db,
+  )
 
   // Back-fill from the rows already there, in the migration's transaction (the triggers above
   // already hold the tables against concurrent writers until it commits).
-  for (const source of SOURCES.filter((s) => !s.relation)) await sql.raw(netDeltas(source.contribution(source.table))).execute(db)
-  await sql.raw(`insert into statistics_deltas (did, metric, key, n) ${ACTIVITY_CONTRIBUTION('wallet_activities')}`).execute(db)
+  for (const source of SOURCES.filter((s) => !s.relation))
+    await sql.raw(netDeltas(source.contribution(source.table))).execute(db)
+  await sql
+    .raw(`insert into statistics_deltas (did, metric, key, n) ${ACTIVITY_CONTRIBUTION('wallet_activities')}`)
+    .execute(db)
 
   // Numbers that depend on the time of the request cannot be counters: each is counted along an
   // index range holding only the rows that can still change with time.
-  await sql`create index credentials_owner_expiry_idx on credentials (owner_did, expiration_date) include (id) where expiration_date is not null`.execute(db)
-  await sql`create index wallet_imports_holder_expiry_idx on wallet_imports (holder_did, expiration_date) where expiration_date is not null`.execute(db)
-  await sql`create index wallet_shares_holder_unrevoked_idx on wallet_shares (holder_did, expires_at) where revoked_at is null`.execute(db)
-  await sql`create index credential_offers_issuer_active_idx on credential_offers (issuer_did, expires_at) where status = 'active'`.execute(db)
+  await sql`create index credentials_owner_expiry_idx on credentials (owner_did, expiration_date) include (id) where expiration_date is not null`.execute(
+    db,
+  )
+  await sql`create index wallet_imports_holder_expiry_idx on wallet_imports (holder_did, expiration_date) where expiration_date is not null`.execute(
+    db,
+  )
+  await sql`create index wallet_shares_holder_unrevoked_idx on wallet_shares (holder_did, expires_at) where revoked_at is null`.execute(
+    db,
+  )
+  await sql`create index credential_offers_issuer_active_idx on credential_offers (issuer_did, expires_at) where status = 'active'`.execute(
+    db,
+  )
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const index of ['credentials_owner_expiry_idx', 'wallet_imports_holder_expiry_idx', 'wallet_shares_holder_unrevoked_idx', 'credential_offers_issuer_active_idx']) {
+  for (const index of [
+    'credentials_owner_expiry_idx',
+    'wallet_imports_holder_expiry_idx',
+    'wallet_shares_holder_unrevoked_idx',
+    'credential_offers_issuer_active_idx',
+  ]) {
     await sql.raw(`drop index if exists ${index}`).execute(db)
   }
   for (const table of [...SOURCES.map((s) => s.table), 'wallet_activities']) {
-    for (const event of ['insert', 'update', 'delete']) await sql.raw(`drop trigger if exists statistics_${table}_${event} on ${table}`).execute(db)
+    for (const event of ['insert', 'update', 'delete'])
+      await sql.raw(`drop trigger if exists statistics_${table}_${event} on ${table}`).execute(db)
     await sql.raw(`drop function if exists statistics_${table}()`).execute(db)
   }
   await db.schema.dropTable('statistics_deltas').ifExists().execute()

@@ -10,7 +10,9 @@ import { sql, type Kysely } from 'kysely'
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`alter table oid4vp_requests add column refused_count integer not null default 0`.execute(db)
-  await sql`alter table oid4vp_requests add column response_code_hash text, add column response_code_redeemed_at timestamptz`.execute(db)
+  await sql`alter table oid4vp_requests add column response_code_hash text, add column response_code_redeemed_at timestamptz`.execute(
+    db,
+  )
   await sql`
     create table oid4vp_refused_attempts (
       id bigserial primary key,
@@ -29,5 +31,7 @@ export async function down(db: Kysely<any>): Promise<void> {
   await sql`drop index if exists credentials_schema_type_idx`.execute(db)
   await sql`drop table if exists oid4vp_refused_attempts`.execute(db)
   await sql`alter table oid4vp_requests drop column if exists refused_count`.execute(db)
-  await sql`alter table oid4vp_requests drop column if exists response_code_hash, drop column if exists response_code_redeemed_at`.execute(db)
+  await sql`alter table oid4vp_requests drop column if exists response_code_hash, drop column if exists response_code_redeemed_at`.execute(
+    db,
+  )
 }

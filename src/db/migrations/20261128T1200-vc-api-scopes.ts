@@ -13,5 +13,6 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const table of ['vc_api_tokens', 'vc_api_clients']) await db.schema.alterTable(table).dropColumn('scope').execute()
+  for (const table of ['vc_api_tokens', 'vc_api_clients'])
+    await db.schema.alterTable(table).dropColumn('scope').execute()
 }

@@ -13,7 +13,11 @@ export class AdminService {
 
   /** With an Idempotency-Key claim, the key is recorded in the rotation's transaction under both kids. */
   rotateKey(owner: string, purpose: string, claim?: ClaimKey) {
-    return this.deps.keys.rotate(owner, purpose, claim && ((trx, kids) => claim(trx, JSON.stringify([kids.active, kids.retired]))))
+    return this.deps.keys.rotate(
+      owner,
+      purpose,
+      claim && ((trx, kids) => claim(trx, JSON.stringify([kids.active, kids.retired]))),
+    )
   }
 
   /** The answer of a rotation, rebuilt from its two keys (an Idempotency-Key replay). */

@@ -22,7 +22,10 @@ declare module 'fastify' {
 const SPENT_CHALLENGE_MARGIN_MS = 10 * 60_000
 
 async function sessionTokens(app: FastifyInstance, { config, clock }: ModuleContext): Promise<void> {
-  app.decorate('sessionTokens', new TokenService(app.keys, config.publicBaseUrl, config.jwtTtlSeconds, () => clock.now()))
+  app.decorate(
+    'sessionTokens',
+    new TokenService(app.keys, config.publicBaseUrl, config.jwtTtlSeconds, () => clock.now()),
+  )
 }
 
 /** The session tokens alone, made before the access hook that checks them. */
@@ -42,7 +45,9 @@ async function auth(app: FastifyInstance, { db, clock, config, content, masterKe
   app.decorate('auth', service)
   await app.register(authRoutes, { prefix: '/api/auth', auth: service, publicBaseUrl: config.publicBaseUrl })
   const purge = setInterval(() => {
-    void deleteSpentChallengesBefore(db, new Date(clock.now().getTime() - SPENT_CHALLENGE_MARGIN_MS)).catch((err) => app.log.warn({ err }, 'purging spent challenges failed'))
+    void deleteSpentChallengesBefore(db, new Date(clock.now().getTime() - SPENT_CHALLENGE_MARGIN_MS)).catch((err) =>
+      app.log.warn({ err }, 'purging spent challenges failed'),
+    )
   }, 60_000)
   purge.unref()
   app.addHook('onClose', async () => clearInterval(purge))

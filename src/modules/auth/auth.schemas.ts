@@ -5,21 +5,32 @@ import { FreeFormObject } from '../shared/free-form-json.js'
 /** Request and response schemas of the auth group; responses double as fast serializers. */
 export const Did = Type.String({ minLength: 7, maxLength: 2048, description: 'A DID, e.g. did:key:z6Mk…' })
 const Challenge = Type.String({ minLength: 1, maxLength: 512 })
-const Signature = Type.String({ minLength: 1, maxLength: 512, description: 'Ed25519 signature over the UTF-8 challenge, base64 or base64url' })
+const Signature = Type.String({
+  minLength: 1,
+  maxLength: 512,
+  description: 'Ed25519 signature over the UTF-8 challenge, base64 or base64url',
+})
 const Email = Type.Union([Type.String({ format: 'email', maxLength: 254 }), Type.Literal('')])
 
 export const ChallengeBody = Type.Object(
   {
     did: Did,
     purpose: Type.Optional(
-      Type.Union(CHALLENGE_PURPOSES.map((p) => Type.Literal(p)), {
-        description: 'What the signature will be used for: login (default; also register and the wallet routes), encrypted-seed (fetching the seed), step-up (approvals)',
-      }),
+      Type.Union(
+        CHALLENGE_PURPOSES.map((p) => Type.Literal(p)),
+        {
+          description:
+            'What the signature will be used for: login (default; also register and the wallet routes), encrypted-seed (fetching the seed), step-up (approvals)',
+        },
+      ),
     ),
   },
   { additionalProperties: false },
 )
-export const ProofBody = Type.Object({ did: Did, challenge: Challenge, signature: Signature }, { additionalProperties: false })
+export const ProofBody = Type.Object(
+  { did: Did, challenge: Challenge, signature: Signature },
+  { additionalProperties: false },
+)
 export type ProofBody = Static<typeof ProofBody>
 
 export const User = Type.Object({
@@ -65,7 +76,11 @@ export const LoginResponse = Type.Object({
 export const RegisterBody = Type.Object(
   {
     did: Did,
-    public_key: Type.String({ minLength: 10, maxLength: 256, description: 'Ed25519 public key: multibase (z6Mk…), base58btc, or base64' }),
+    public_key: Type.String({
+      minLength: 10,
+      maxLength: 256,
+      description: 'Ed25519 public key: multibase (z6Mk…), base58btc, or base64',
+    }),
     challenge: Challenge,
     signature: Signature,
     name: Type.Optional(Type.String({ maxLength: 200 })),
@@ -77,8 +92,20 @@ export type RegisterBody = Static<typeof RegisterBody>
 
 export const GenerateDidBody = Type.Object(
   {
-    private_key: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Ed25519 private key (32-byte seed) as hex, base64 or base64url' })),
-    public_key: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Ed25519 public key; derives the DID without any private key' })),
+    private_key: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description: 'Ed25519 private key (32-byte seed) as hex, base64 or base64url',
+      }),
+    ),
+    public_key: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description: 'Ed25519 public key; derives the DID without any private key',
+      }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -105,10 +132,17 @@ export type ProfileUpdateBody = Static<typeof ProfileUpdateBody>
 
 const WalletType = Type.Union(['web', 'mobile', 'extension', 'desktop', 'hardware'].map((t) => Type.Literal(t)))
 const Metadata = FreeFormObject({ maxProperties: 32 })
-const SeedBlob = Type.String({ minLength: 16, maxLength: 65536, description: 'Client-encrypted seed, base64/base64url; the server cannot read it' })
+const SeedBlob = Type.String({
+  minLength: 16,
+  maxLength: 65536,
+  description: 'Client-encrypted seed, base64/base64url; the server cannot read it',
+})
 const SeedEncryption = Type.Object(
   { algorithm: Type.String({ minLength: 1, maxLength: 64 }) },
-  { additionalProperties: Type.Union([Type.String({ maxLength: 1024 }), Type.Number(), Type.Boolean()]), maxProperties: 16 },
+  {
+    additionalProperties: Type.Union([Type.String({ maxLength: 1024 }), Type.Number(), Type.Boolean()]),
+    maxProperties: 16,
+  },
 )
 
 export const Wallet = Type.Object({
@@ -138,7 +172,12 @@ export const CreateWalletBody = Type.Object(
 export type CreateWalletBody = Static<typeof CreateWalletBody>
 
 export const LoginWalletBody = Type.Object(
-  { did: Did, challenge: Challenge, signature: Signature, wallet_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) },
+  {
+    did: Did,
+    challenge: Challenge,
+    signature: Signature,
+    wallet_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  },
   { additionalProperties: false },
 )
 export type LoginWalletBody = Static<typeof LoginWalletBody>
@@ -148,7 +187,13 @@ export const PutSeedBody = Type.Object(
     encrypted_seed: SeedBlob,
     encryption: SeedEncryption,
     // The column is a PostgreSQL integer: a larger number could only fail in the database (500).
-    expected_version: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'Optimistic concurrency: 0 = must not exist yet' })),
+    expected_version: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 2_147_483_647,
+        description: 'Optimistic concurrency: 0 = must not exist yet',
+      }),
+    ),
   },
   { additionalProperties: false },
 )

@@ -51,7 +51,10 @@ export class AuthService {
     this.signers = new SignerKeyResolver(deps.db, deps.resolver)
   }
 
-  createChallenge(rawDid: string, purpose: ChallengePurpose = 'login'): { did: string; challenge: string; expiresAt: Date } {
+  createChallenge(
+    rawDid: string,
+    purpose: ChallengePurpose = 'login',
+  ): { did: string; challenge: string; expiresAt: Date } {
     const did = normalizeDid(rawDid)
     const expiresAt = new Date(this.deps.clock.now().getTime() + this.deps.challengeTtlSeconds * 1000)
     return { did, challenge: this.deps.codec.create(did, purpose, expiresAt), expiresAt }
@@ -105,7 +108,11 @@ export class AuthService {
     if (!updated) throw new NotFoundError('User not found')
   }
 
-  async setAvatar(did: string, bytes: Uint8Array, declaredType: string): Promise<{ cid: string; contentType: string; size: number }> {
+  async setAvatar(
+    did: string,
+    bytes: Uint8Array,
+    declaredType: string,
+  ): Promise<{ cid: string; contentType: string; size: number }> {
     if (bytes.length === 0) throw new ValidationError('The avatar file is empty')
     const contentType = sniffImage(bytes)
     if (!contentType) throw new ValidationError('The avatar must be a PNG, JPEG, GIF or WebP image')
@@ -124,14 +131,16 @@ export class AuthService {
   }
 
   /** A wallet is bound to a DID by a fresh proof; the first wallet also creates the user. */
-  async createWallet(input: Proof & {
-    public_key?: string
-    wallet_name?: string
-    wallet_type?: string
-    metadata?: Record<string, unknown>
-    encrypted_seed?: string
-    encryption?: Record<string, unknown>
-  }): Promise<Session & { wallet: wallets.WalletRow }> {
+  async createWallet(
+    input: Proof & {
+      public_key?: string
+      wallet_name?: string
+      wallet_type?: string
+      metadata?: Record<string, unknown>
+      encrypted_seed?: string
+      encryption?: Record<string, unknown>
+    },
+  ): Promise<Session & { wallet: wallets.WalletRow }> {
     if ((input.encrypted_seed === undefined) !== (input.encryption === undefined)) {
       throw new ValidationError('encrypted_seed and encryption go together')
     }
@@ -143,13 +152,21 @@ export class AuthService {
       isRegistrable(did, this.deps.registrableDidMethods) &&
       (await users.findUser(this.deps.db, did)) === undefined
     const verified = registering
-      ? { ...(await this.verifyWithKey(did, input, decodePublicKeyText(input.public_key!))), origin: 'registered' as const }
+      ? {
+          ...(await this.verifyWithKey(did, input, decodePublicKeyText(input.public_key!))),
+          origin: 'registered' as const,
+        }
       : await this.verifyProof(input)
     const now = this.deps.clock.now()
     const result = await this.deps.db.transaction().execute(async (trx) => {
       let user = await users.findUser(trx, did)
       if (!user) {
-        user = await users.insertUser(trx, { did, public_key: verified.publicKey, key_type: 'Ed25519', origin: verified.origin })
+        user = await users.insertUser(trx, {
+          did,
+          public_key: verified.publicKey,
+          key_type: 'Ed25519',
+          origin: verified.origin,
+        })
         if (!user) throw new ConflictError('This DID was registered concurrently; try again')
       }
       await this.spend(trx, verified.challenge)
@@ -162,8 +179,16 @@ export class AuthService {
       })
       if (input.encrypted_seed !== undefined) {
         checkSeedEncoding(input.encrypted_seed)
-        const stored = await wallets.upsertSeed(trx, { did, encrypted_seed: input.encrypted_seed, encryption: input.encryption! }, undefined, now)
-        if (!stored) throw new ConflictError('A seed is already stored for this DID: replace it with POST /api/auth/wallet/encrypted-seed and expected_version')
+        const stored = await wallets.upsertSeed(
+          trx,
+          { did, encrypted_seed: input.encrypted_seed, encryption: input.encryption! },
+          undefined,
+          now,
+        )
+        if (!stored)
+          throw new ConflictError(
+            'A seed is already stored for this DID: replace it with POST /api/auth/wallet/encrypted-seed and expected_version',
+          )
       }
       await wallets.touchWallet(trx, wallet.id, did, now)
       return { user, wallet: { ...wallet, last_login_at: now } }
@@ -197,7 +222,10 @@ export class AuthService {
     return { ...(await this.session(result.user)), wallets: result.wallets }
   }
 
-  async putEncryptedSeed(did: string, input: { encrypted_seed: string; encryption: Record<string, unknown>; expected_version?: number }): Promise<{ row: wallets.SeedRow; created: boolean }> {
+  async putEncryptedSeed(
+    did: string,
+    input: { encrypted_seed: string; encryption: Record<string, unknown>; expected_version?: number },
+  ): Promise<{ row: wallets.SeedRow; created: boolean }> {
     checkSeedEncoding(input.encrypted_seed)
     const row = await wallets.upsertSeed(
       this.deps.db,
@@ -250,8 +278,12 @@ export class AuthService {
   private checkChallenge(did: string, challenge: string, purpose: ChallengePurpose) {
     const decoded = this.deps.codec.decode(challenge, did, purpose, this.deps.clock.now())
     if (decoded === 'expired') throw new UnauthenticatedError('Challenge expired: request a new one')
-    if (decoded === 'wrong-purpose') throw new UnauthenticatedError(`This challenge was issued for another purpose: request one with purpose "${purpose}"`)
-    if (typeof decoded === 'string') throw new UnauthenticatedError('Unknown challenge, or a challenge issued for another DID')
+    if (decoded === 'wrong-purpose')
+      throw new UnauthenticatedError(
+        `This challenge was issued for another purpose: request one with purpose "${purpose}"`,
+      )
+    if (typeof decoded === 'string')
+      throw new UnauthenticatedError('Unknown challenge, or a challenge issued for another DID')
     return decoded
   }
 

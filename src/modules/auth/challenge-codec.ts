@@ -33,7 +33,8 @@ export class ChallengeCodec {
     const parts = challenge.split('.')
     if (parts.length !== 5 || parts[0] !== 'v1') return 'malformed'
     const [, given, nonce, expiry, mac] = parts as [string, string, string, string, string]
-    if (!/^[A-Za-z0-9_-]{22}$/.test(nonce) || !/^\d{1,12}$/.test(expiry) || !/^[A-Za-z0-9_-]{43}$/.test(mac)) return 'malformed'
+    if (!/^[A-Za-z0-9_-]{22}$/.test(nonce) || !/^\d{1,12}$/.test(expiry) || !/^[A-Za-z0-9_-]{43}$/.test(mac))
+      return 'malformed'
     if (!(CHALLENGE_PURPOSES as readonly string[]).includes(given)) return 'malformed'
     const expected = Buffer.from(this.mac(given, nonce, expiry, did), 'base64url')
     // A valid MAC for another DID looks the same as a forged one from outside; both fail here.
@@ -45,6 +46,8 @@ export class ChallengeCodec {
   }
 
   private mac(purpose: string, nonce: string, expiry: string, did: string): string {
-    return createHmac('sha256', this.macKey).update(`v1\u0000${purpose}\u0000${nonce}\u0000${expiry}\u0000${did}`).digest('base64url')
+    return createHmac('sha256', this.macKey)
+      .update(`v1\u0000${purpose}\u0000${nonce}\u0000${expiry}\u0000${did}`)
+      .digest('base64url')
   }
 }

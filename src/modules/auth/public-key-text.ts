@@ -35,5 +35,7 @@ export function decodePublicKeyText(text: string): Uint8Array {
   }
   const bytes = decodeBase64Any(text)
   if (bytes?.length === 32) return bytes
-  throw new ValidationError('public_key must be an Ed25519 public key (multibase z6Mk…, base58btc or base64 of 32 bytes)')
+  throw new ValidationError(
+    'public_key must be an Ed25519 public key (multibase z6Mk…, base58btc or base64 of 32 bytes)',
+  )
 }

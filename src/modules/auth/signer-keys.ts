@@ -43,9 +43,11 @@ export class SignerKeyResolver {
 
   async keysFor(did: string): Promise<SignerKeys> {
     const method = didMethods.get(didMethod(did))
-    if (method?.selfCertifying && method.signIn) return { keys: await this.selfCertifiedKeys(did, method.signIn), origin: method.signIn.origin }
+    if (method?.selfCertifying && method.signIn)
+      return { keys: await this.selfCertifiedKeys(did, method.signIn), origin: method.signIn.origin }
     const user = await findUser(this.db, did)
-    if (user?.origin === 'registered') return { keys: [toSignerKey(decodePublicKeyText(user.public_key))], origin: 'registered' }
+    if (user?.origin === 'registered')
+      return { keys: [toSignerKey(decodePublicKeyText(user.public_key))], origin: 'registered' }
     if (method?.signIn) return { keys: await this.methodKeys(did, method.signIn), origin: method.signIn.origin }
     throw new UnauthenticatedError('Unknown DID: register it first (POST /api/auth/register)')
   }
@@ -62,7 +64,9 @@ export class SignerKeyResolver {
       return (await this.resolver.resolve(did)).didDocument
     } catch (error) {
       if (error instanceof AppError && error.code !== 'DEPENDENCY_UNAVAILABLE') {
-        throw new UnauthenticatedError(`The DID document of ${did} could not be used: ${error.message}`, { cause: error })
+        throw new UnauthenticatedError(`The DID document of ${did} could not be used: ${error.message}`, {
+          cause: error,
+        })
       }
       throw error
     }
@@ -72,10 +76,15 @@ export class SignerKeyResolver {
     const cached = this.selfCertified.get(did)
     if (cached) return cached
     const keys = await this.methodKeys(did, signIn)
-    if (this.selfCertified.size >= SELF_CERTIFYING_CACHE_SIZE) this.selfCertified.delete(this.selfCertified.keys().next().value!)
+    if (this.selfCertified.size >= SELF_CERTIFYING_CACHE_SIZE)
+      this.selfCertified.delete(this.selfCertified.keys().next().value!)
     this.selfCertified.set(did, keys)
     return keys
   }
 }
 
-export const toSignerKey = (raw: Uint8Array): SignerKey => ({ raw, key: ed25519PublicKeyObject(raw), multibase: ed25519Multibase(raw) })
+export const toSignerKey = (raw: Uint8Array): SignerKey => ({
+  raw,
+  key: ed25519PublicKeyObject(raw),
+  multibase: ed25519Multibase(raw),
+})

@@ -28,7 +28,10 @@ export interface AccessClaims {
  * deliberately (RFC 8725 §3.1).
  */
 export class TokenService {
-  private readonly keyCache = new Map<string, { info: PublicKeyInfo | undefined; key: KeyObject | undefined; loadedAt: number }>()
+  private readonly keyCache = new Map<
+    string,
+    { info: PublicKeyInfo | undefined; key: KeyObject | undefined; loadedAt: number }
+  >()
   private readonly verified = new Map<string, { claims: AccessClaims; kid: string }>()
 
   constructor(
@@ -74,7 +77,8 @@ export class TokenService {
   private async verifySigned(token: string): Promise<{ claims: AccessClaims; kid: string }> {
     // The depth guard (JSON_LIMITS) reads the token before jose parses anything.
     const header = decodeCompactJws(token)?.header
-    if (header?.alg !== 'EdDSA' || typeof header.kid !== 'string' || !KID.test(header.kid)) throw new UnauthenticatedError('Invalid token')
+    if (header?.alg !== 'EdDSA' || typeof header.kid !== 'string' || !KID.test(header.kid))
+      throw new UnauthenticatedError('Invalid token')
     const kid = header.kid
     const key = await this.verificationKey(kid)
     if (!key) throw new UnauthenticatedError('Invalid token')
@@ -104,13 +108,18 @@ export class TokenService {
     if (!entry || now - entry.loadedAt > KEY_CACHE_MS) {
       const info = await this.keys.publicKey(kid)
       const usable = info?.owner === JWT_KEY_OWNER && info.purpose === JWT_KEY_PURPOSE && info.algorithm === 'Ed25519'
-      entry = { info: usable ? info : undefined, key: usable ? await this.keys.publicKeyObject(kid) : undefined, loadedAt: now }
+      entry = {
+        info: usable ? info : undefined,
+        key: usable ? await this.keys.publicKeyObject(kid) : undefined,
+        loadedAt: now,
+      }
       if (this.keyCache.size >= KEY_CACHE_SIZE) this.keyCache.delete(this.keyCache.keys().next().value!)
       this.keyCache.set(kid, entry)
     }
     const { info, key } = entry
     if (!info || !key) return undefined
-    if (info.status === 'retired' && info.retiredAt && now > info.retiredAt.getTime() + this.ttlSeconds * 1000) return undefined
+    if (info.status === 'retired' && info.retiredAt && now > info.retiredAt.getTime() + this.ttlSeconds * 1000)
+      return undefined
     return key
   }
 }

@@ -51,7 +51,11 @@ export interface LoginWrite {
  * already spent (a replay, or the loser of a concurrent double use). Callers pass distinct
  * nonces (the login batcher does).
  */
-export async function spendChallengesAndTouchUsers(db: Executor, logins: readonly LoginWrite[], now: Date): Promise<Array<UserSummary | undefined>> {
+export async function spendChallengesAndTouchUsers(
+  db: Executor,
+  logins: readonly LoginWrite[],
+  now: Date,
+): Promise<Array<UserSummary | undefined>> {
   if (logins.length === 0) return []
   const values = sql.join(
     logins.map(
@@ -75,7 +79,9 @@ export async function spendChallengesAndTouchUsers(db: Executor, logins: readonl
     )
     select i.nonce, u.did, u.public_key, u.name, u.email
     from spent s join input i on i.nonce = s.id join upserted u on u.did = i.did`.execute(db)
-  const byNonce = new Map(result.rows.map((r) => [r.nonce, { did: r.did, public_key: r.public_key, name: r.name, email: r.email }]))
+  const byNonce = new Map(
+    result.rows.map((r) => [r.nonce, { did: r.did, public_key: r.public_key, name: r.name, email: r.email }]),
+  )
   return logins.map((l) => byNonce.get(l.nonce))
 }
 
@@ -110,5 +116,10 @@ export async function updateUser(
   patch: Partial<Pick<UsersTable, 'name' | 'email' | 'bio' | 'avatar_cid' | 'avatar_content_type'>>,
   now: Date,
 ): Promise<UserRow | undefined> {
-  return db.updateTable('users').set({ ...patch, updated_at: now }).where('did', '=', did).returningAll().executeTakeFirst()
+  return db
+    .updateTable('users')
+    .set({ ...patch, updated_at: now })
+    .where('did', '=', did)
+    .returningAll()
+    .executeTakeFirst()
 }

@@ -12,7 +12,14 @@ export async function insertNewUser(
   db: Executor,
   user: { did: string; publicKey: Uint8Array; origin: string; name?: string; email?: string },
 ): Promise<UserRow> {
-  const created = await insertUser(db, { did: user.did, public_key: ed25519Multibase(user.publicKey), key_type: 'Ed25519', origin: user.origin, name: user.name, email: user.email })
+  const created = await insertUser(db, {
+    did: user.did,
+    public_key: ed25519Multibase(user.publicKey),
+    key_type: 'Ed25519',
+    origin: user.origin,
+    name: user.name,
+    email: user.email,
+  })
   if (!created) throw new ConflictError('This DID is already registered')
   return created
 }
@@ -25,5 +32,11 @@ export async function registerHolder(
 ): Promise<UserRow> {
   const did = normalizeDid(input.did)
   const publicKey = decodePublicKeyText(input.public_key)
-  return insertNewUser(db, { did, publicKey, origin: registrationOrigin(did, publicKey, registrableDidMethods), name: input.name, email: input.email })
+  return insertNewUser(db, {
+    did,
+    publicKey,
+    origin: registrationOrigin(did, publicKey, registrableDidMethods),
+    name: input.name,
+    email: input.email,
+  })
 }

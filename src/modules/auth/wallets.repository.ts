@@ -18,7 +18,10 @@ export interface SeedRow {
   updated_at: Date
 }
 
-export function insertWallet(db: Executor, wallet: Omit<WalletRow, 'created_at' | 'last_login_at'>): Promise<WalletRow> {
+export function insertWallet(
+  db: Executor,
+  wallet: Omit<WalletRow, 'created_at' | 'last_login_at'>,
+): Promise<WalletRow> {
   return db
     .insertInto('wallets')
     .values({ ...wallet, metadata: JSON.stringify(wallet.metadata) })
@@ -66,7 +69,12 @@ export async function upsertSeed(
 ): Promise<SeedRow | undefined> {
   const values = { ...seed, encryption: JSON.stringify(seed.encryption), updated_at: now }
   if (expectedVersion === undefined || expectedVersion === 0) {
-    return db.insertInto('wallet_seeds').values({ ...values, version: 1 }).onConflict((oc) => oc.column('did').doNothing()).returningAll().executeTakeFirst()
+    return db
+      .insertInto('wallet_seeds')
+      .values({ ...values, version: 1 })
+      .onConflict((oc) => oc.column('did').doNothing())
+      .returningAll()
+      .executeTakeFirst()
   }
   return db
     .updateTable('wallet_seeds')

@@ -40,19 +40,51 @@ async function blockchain(app: FastifyInstance, options: BlockchainPluginOptions
   const client =
     options.client ??
     (config.blockchainRpcUrl && config.blockchainPrivateKey && config.blockchainContracts
-      ? createViemChainClient({ rpcUrl: config.blockchainRpcUrl, privateKey: config.blockchainPrivateKey as Hex, contracts: config.blockchainContracts, timeoutMs: config.outboundTimeoutMs })
+      ? createViemChainClient({
+          rpcUrl: config.blockchainRpcUrl,
+          privateKey: config.blockchainPrivateKey as Hex,
+          contracts: config.blockchainContracts,
+          timeoutMs: config.outboundTimeoutMs,
+        })
       : undefined)
   const dispatcher = client
-    ? new ChainDispatcher({ db, client, clock, pollMs: config.blockchainPollMs, leaseMs: config.blockchainLeaseMs, batchSize: config.blockchainBatchSize, batchWaitMs: config.blockchainBatchWaitMs, logger: app.log.child({ module: 'chain' }) })
+    ? new ChainDispatcher({
+        db,
+        client,
+        clock,
+        pollMs: config.blockchainPollMs,
+        leaseMs: config.blockchainLeaseMs,
+        batchSize: config.blockchainBatchSize,
+        batchWaitMs: config.blockchainBatchWaitMs,
+        logger: app.log.child({ module: 'chain' }),
+      })
     : undefined
   const consentPepper = deriveKey(options.masterKey, 'chain-consent-key-v1')
-  const anchor = createChainAnchor({ configured: client !== undefined, clock, consentPepper, nudge: () => dispatcher?.nudge() })
-  const service = new BlockchainService({ db, anchor, client, consentPepper, batchSize: config.blockchainBatchSize, batchWaitMs: config.blockchainBatchWaitMs, stepUp: options.stepUp })
+  const anchor = createChainAnchor({
+    configured: client !== undefined,
+    clock,
+    consentPepper,
+    nudge: () => dispatcher?.nudge(),
+  })
+  const service = new BlockchainService({
+    db,
+    anchor,
+    client,
+    consentPepper,
+    batchSize: config.blockchainBatchSize,
+    batchWaitMs: config.blockchainBatchWaitMs,
+    stepUp: options.stepUp,
+  })
   app.decorate('chainAnchor', anchor)
   app.decorate('chainDispatcher', dispatcher)
   app.decorate('chainCredentials', client ? createChainCredentialCheck(db, service) : undefined)
   await app.register(blockchainRoutes, { prefix: '/api/blockchain', blockchain: service, idempotency })
-  await app.register(blockchainLegacyRoutes, { prefix: '/api/blockchain-legacy', blockchain: service, currentPrefix: '/api/blockchain', idempotency })
+  await app.register(blockchainLegacyRoutes, {
+    prefix: '/api/blockchain-legacy',
+    blockchain: service,
+    currentPrefix: '/api/blockchain',
+    idempotency,
+  })
   if (dispatcher) {
     app.addHook('onReady', async () => dispatcher.start())
     app.addHook('onClose', async () => dispatcher.stop())

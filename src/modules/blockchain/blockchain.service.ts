@@ -6,7 +6,16 @@ import { DependencyUnavailableError, ForbiddenError, NotFoundError } from '../..
 import { normalizeDid } from '../did/did-normalize.js'
 import { claimIn, type ClaimKey } from '../idempotency/idempotency.service.js'
 import type { ChainAnchor } from './chain-anchor.js'
-import { asBytes32, batchValue, consentKey, credentialChainId, didKey, normalizeHash, schemaKey, schemaVersionKey } from './chain-keys.js'
+import {
+  asBytes32,
+  batchValue,
+  consentKey,
+  credentialChainId,
+  didKey,
+  normalizeHash,
+  schemaKey,
+  schemaVersionKey,
+} from './chain-keys.js'
 import * as repo from './chain-outbox.repository.js'
 import { batchRegistry } from './merkle-v1.js'
 import { merkleView, storedProofHolds, type MerkleView } from './merkle-view.js'
@@ -82,13 +91,17 @@ export interface BlockchainServiceDeps {
   stepUp?: (issuerDid: string, sessionId: string) => Promise<void>
 }
 
-const anchoringOf = (job: repo.ChainJob | null | undefined): Anchoring => (job ? (job.status === 'pending' ? 'queued' : job.status) : 'queued')
+const anchoringOf = (job: repo.ChainJob | null | undefined): Anchoring =>
+  job ? (job.status === 'pending' ? 'queued' : job.status) : 'queued'
 
 export class BlockchainService {
   constructor(private readonly deps: BlockchainServiceDeps) {}
 
   private chain(): ChainClient {
-    if (!this.deps.client) throw new DependencyUnavailableError('No blockchain is configured on this service (BLOCKCHAIN_RPC_URL is not set)')
+    if (!this.deps.client)
+      throw new DependencyUnavailableError(
+        'No blockchain is configured on this service (BLOCKCHAIN_RPC_URL is not set)',
+      )
     return this.deps.client
   }
 
@@ -100,14 +113,19 @@ export class BlockchainService {
    */
   private async ownSubject(callerDid: string, kind: 'credential' | 'consent', id: string | undefined): Promise<void> {
     if (id === undefined) return
-    if ((await repo.subjectOwner(this.deps.db, kind, id)) !== callerDid) throw new NotFoundError(kind === 'credential' ? 'Credential not found' : 'Consent not found')
+    if ((await repo.subjectOwner(this.deps.db, kind, id)) !== callerDid)
+      throw new NotFoundError(kind === 'credential' ? 'Credential not found' : 'Consent not found')
   }
 
   /**
    * Queues the chain work; an Idempotency-Key `claim` is recorded in the same transaction as the
    * outbox row, under `resourceId` (what the replay reads the anchoring back by).
    */
-  private async enqueue(request: Parameters<ChainAnchor['enqueue']>[1], claim?: ClaimKey, resourceId?: unknown[]): Promise<void> {
+  private async enqueue(
+    request: Parameters<ChainAnchor['enqueue']>[1],
+    claim?: ClaimKey,
+    resourceId?: unknown[],
+  ): Promise<void> {
     this.chain()
     await this.deps.db.transaction().execute(async (trx) => {
       await claimIn(trx, claim, JSON.stringify(resourceId))
@@ -116,12 +134,21 @@ export class BlockchainService {
     this.deps.anchor.nudge()
   }
 
-  async registerCredential(callerDid: string, body: { issuer_did: string; credential_hash: string; credential_id?: string }, sessionId: string, claim?: ClaimKey): Promise<CredentialAnchorView> {
+  async registerCredential(
+    callerDid: string,
+    body: { issuer_did: string; credential_hash: string; credential_id?: string },
+    sessionId: string,
+    claim?: ClaimKey,
+  ): Promise<CredentialAnchorView> {
     const issuer = owned(callerDid, body.issuer_did)
     await this.deps.stepUp?.(issuer, sessionId)
     await this.ownSubject(issuer, 'credential', body.credential_id)
     const hash = normalizeHash(body.credential_hash)
-    await this.enqueue({ kind: 'credential', issuerDid: issuer, credentialHash: hash, credentialId: body.credential_id }, claim, [issuer, hash])
+    await this.enqueue(
+      { kind: 'credential', issuerDid: issuer, credentialHash: hash, credentialId: body.credential_id },
+      claim,
+      [issuer, hash],
+    )
     return this.checkCredential(issuer, hash, { live: false })
   }
 
@@ -131,18 +158,32 @@ export class BlockchainService {
     return this.checkCredential(issuer, hash, { live: false })
   }
 
-  async revokeCredential(callerDid: string, body: { issuer_did: string; credential_hash: string; credential_id?: string }, sessionId: string): Promise<CredentialAnchorView> {
+  async revokeCredential(
+    callerDid: string,
+    body: { issuer_did: string; credential_hash: string; credential_id?: string },
+    sessionId: string,
+  ): Promise<CredentialAnchorView> {
     const issuer = owned(callerDid, body.issuer_did)
     await this.deps.stepUp?.(issuer, sessionId)
     await this.ownSubject(issuer, 'credential', body.credential_id)
     this.chain()
     const hash = normalizeHash(body.credential_hash)
-    if (!(await repo.findLeaf(this.deps.db, issuer, hash))) throw new NotFoundError('This credential hash was not anchored by this service')
-    await this.enqueue({ kind: 'revocation', issuerDid: issuer, credentialHash: hash, credentialId: body.credential_id })
+    if (!(await repo.findLeaf(this.deps.db, issuer, hash)))
+      throw new NotFoundError('This credential hash was not anchored by this service')
+    await this.enqueue({
+      kind: 'revocation',
+      issuerDid: issuer,
+      credentialHash: hash,
+      credentialId: body.credential_id,
+    })
     return this.checkCredential(issuer, hash, { live: false })
   }
 
-  async checkCredential(issuerDid: string, credentialHash: string, options: { live?: boolean } = {}): Promise<CredentialAnchorView> {
+  async checkCredential(
+    issuerDid: string,
+    credentialHash: string,
+    options: { live?: boolean } = {},
+  ): Promise<CredentialAnchorView> {
     const client = this.chain()
     const issuer = normalizeDid(issuerDid)
     const hash = normalizeHash(credentialHash)
@@ -160,33 +201,59 @@ export class BlockchainService {
       revoked: revocation?.status === 'mined',
       blockchain_tx_hash: batch?.tx_hash ?? null,
       block_number: batch?.block_number ?? null,
-      revocation: revocation ? { anchoring: anchoringOf(revocation), blockchain_tx_hash: revocation.tx_hash, block_number: revocation.block_number } : null,
+      revocation: revocation
+        ? {
+            anchoring: anchoringOf(revocation),
+            blockchain_tx_hash: revocation.tx_hash,
+            block_number: revocation.block_number,
+          }
+        : null,
       merkle,
       chain: { verified_on_chain: false, registrant: client.account, contract: registry },
     }
     if (options.live === false) return view
     if (!leaf) {
       // Not anchored through this service: a single registration by its account may still exist.
-      const live = await this.liveRead(view.chain, () => client.credentialStatus(client.account, didKey(issuer), asBytes32(hash)))
-      if (!live || live.registeredAt === 0n) throw new NotFoundError('This credential hash is not anchored by this service')
+      const live = await this.liveRead(view.chain, () =>
+        client.credentialStatus(client.account, didKey(issuer), asBytes32(hash)),
+      )
+      if (!live || live.registeredAt === 0n)
+        throw new NotFoundError('This credential hash is not anchored by this service')
       return { ...view, anchoring: 'mined', on_chain: true, revoked: live.revokedAt > 0n }
     }
     if (merkle) {
       if (!storedProofHolds(merkle)) throw new Error(`stored inclusion proof of leaf ${leaf.id} does not verify`)
-      const live = await this.liveRead(view.chain, () => client.batchedStatus(registry, client.account, didKey(issuer), asBytes32(hash), merkle.root as Hex, merkle.proof as Hex[]))
+      const live = await this.liveRead(view.chain, () =>
+        client.batchedStatus(
+          registry,
+          client.account,
+          didKey(issuer),
+          asBytes32(hash),
+          merkle.root as Hex,
+          merkle.proof as Hex[],
+        ),
+      )
       if (live) return { ...view, on_chain: live.anchoredAt > 0n, revoked: live.revokedAt > 0n }
     }
     return view
   }
 
-  async registerSchema(callerDid: string, body: { issuer_did: string; schema_id: string; schema_hash: string }, claim?: ClaimKey): Promise<SchemaAnchorView> {
+  async registerSchema(
+    callerDid: string,
+    body: { issuer_did: string; schema_id: string; schema_hash: string },
+    claim?: ClaimKey,
+  ): Promise<SchemaAnchorView> {
     const issuer = owned(callerDid, body.issuer_did)
     // Any schema id may be registered (also one defined outside this service), but not one of
     // this service's schemas that another issuer owns: the dispatcher writes onto that record.
     const schemaOwner = await repo.subjectOwner(this.deps.db, 'schema', body.schema_id)
     if (schemaOwner !== undefined && schemaOwner !== issuer) throw new NotFoundError('Schema not found')
     const hash = normalizeHash(body.schema_hash, 'schema_hash')
-    await this.enqueue({ kind: 'schema', issuerDid: issuer, schemaId: body.schema_id, schemaHash: hash }, claim, [issuer, body.schema_id, hash])
+    await this.enqueue({ kind: 'schema', issuerDid: issuer, schemaId: body.schema_id, schemaHash: hash }, claim, [
+      issuer,
+      body.schema_id,
+      hash,
+    ])
     return this.schemaView(issuer, body.schema_id, hash)
   }
 
@@ -198,24 +265,63 @@ export class BlockchainService {
 
   private async schemaView(issuer: string, schemaId: string, hash: string): Promise<SchemaAnchorView> {
     const job = await repo.latestJob(this.deps.db, schemaVersionKey(schemaId, hash), ['schema'])
-    return { issuer_did: issuer, schema_id: schemaId, schema_hash: hash, anchoring: anchoringOf(job), on_chain: job?.status === 'mined', blockchain_tx: job?.tx_hash ?? null, block_number: job?.block_number ?? null }
+    return {
+      issuer_did: issuer,
+      schema_id: schemaId,
+      schema_hash: hash,
+      anchoring: anchoringOf(job),
+      on_chain: job?.status === 'mined',
+      blockchain_tx: job?.tx_hash ?? null,
+      block_number: job?.block_number ?? null,
+    }
   }
 
   /** The latest registered version of a schema, read from the chain. */
-  async checkSchema(schemaId: string): Promise<{ schema_id: string; issuer: string; schema_hash: string; versions: number; registered_at: string | null; chain: ChainRead }> {
+  async checkSchema(schemaId: string): Promise<{
+    schema_id: string
+    issuer: string
+    schema_hash: string
+    versions: number
+    registered_at: string | null
+    chain: ChainRead
+  }> {
     const client = this.chain()
-    const chain: ChainRead = { verified_on_chain: false, registrant: client.account, contract: client.contracts.schemaRegistry }
+    const chain: ChainRead = {
+      verified_on_chain: false,
+      registrant: client.account,
+      contract: client.contracts.schemaRegistry,
+    }
     const live = await this.liveRead(chain, () => client.schema(client.account, schemaKey(schemaId)))
     if (!live) throw new DependencyUnavailableError('The blockchain is not reachable')
     if (live.versions === 0) throw new NotFoundError('This schema is not registered on chain')
-    return { schema_id: schemaId, issuer: live.issuer, schema_hash: live.latestHash.slice(2), versions: live.versions, registered_at: new Date(Number(live.registeredAt) * 1000).toISOString(), chain }
+    return {
+      schema_id: schemaId,
+      issuer: live.issuer,
+      schema_hash: live.latestHash.slice(2),
+      versions: live.versions,
+      registered_at: new Date(Number(live.registeredAt) * 1000).toISOString(),
+      chain,
+    }
   }
 
-  async grantConsent(callerDid: string, body: { user_did: string; verifier_did: string; purpose: string; expires_at?: string; consent_id?: string }, claim?: ClaimKey): Promise<ConsentAnchorView> {
+  async grantConsent(
+    callerDid: string,
+    body: { user_did: string; verifier_did: string; purpose: string; expires_at?: string; consent_id?: string },
+    claim?: ClaimKey,
+  ): Promise<ConsentAnchorView> {
     const holder = owned(callerDid, body.user_did)
     await this.ownSubject(holder, 'consent', body.consent_id)
     const grant = { holderDid: holder, verifierDid: body.verifier_did, purpose: body.purpose }
-    await this.enqueue({ kind: 'consent-grant', ...grant, expiresAt: body.expires_at ? new Date(body.expires_at) : null, consentId: body.consent_id }, claim, [holder, body.verifier_did, body.purpose])
+    await this.enqueue(
+      {
+        kind: 'consent-grant',
+        ...grant,
+        expiresAt: body.expires_at ? new Date(body.expires_at) : null,
+        consentId: body.consent_id,
+      },
+      claim,
+      [holder, body.verifier_did, body.purpose],
+    )
     return this.checkConsent(holder, body.verifier_did, body.purpose, { live: false })
   }
 
@@ -225,17 +331,36 @@ export class BlockchainService {
     return this.checkConsent(holder, verifier, purpose, { live: false })
   }
 
-  async revokeConsent(callerDid: string, body: { user_did: string; verifier_did: string; purpose: string; consent_id?: string }): Promise<ConsentAnchorView> {
+  async revokeConsent(
+    callerDid: string,
+    body: { user_did: string; verifier_did: string; purpose: string; consent_id?: string },
+  ): Promise<ConsentAnchorView> {
     const holder = owned(callerDid, body.user_did)
     await this.ownSubject(holder, 'consent', body.consent_id)
     this.chain()
-    const { key } = consentKey(this.deps.consentPepper, { holderDid: holder, verifierDid: body.verifier_did, purpose: body.purpose })
-    if (!(await repo.latestJob(this.deps.db, key, ['consent-grant']))) throw new NotFoundError('No consent was granted on chain for this verifier and purpose')
-    await this.enqueue({ kind: 'consent-revoke', holderDid: holder, verifierDid: body.verifier_did, purpose: body.purpose, consentId: body.consent_id })
+    const { key } = consentKey(this.deps.consentPepper, {
+      holderDid: holder,
+      verifierDid: body.verifier_did,
+      purpose: body.purpose,
+    })
+    if (!(await repo.latestJob(this.deps.db, key, ['consent-grant'])))
+      throw new NotFoundError('No consent was granted on chain for this verifier and purpose')
+    await this.enqueue({
+      kind: 'consent-revoke',
+      holderDid: holder,
+      verifierDid: body.verifier_did,
+      purpose: body.purpose,
+      consentId: body.consent_id,
+    })
     return this.checkConsent(holder, body.verifier_did, body.purpose, { live: false })
   }
 
-  async checkConsent(userDid: string, verifierDid: string, purpose: string, options: { live?: boolean } = {}): Promise<ConsentAnchorView> {
+  async checkConsent(
+    userDid: string,
+    verifierDid: string,
+    purpose: string,
+    options: { live?: boolean } = {},
+  ): Promise<ConsentAnchorView> {
     const client = this.chain()
     const holder = normalizeDid(userDid)
     const verifier = normalizeDid(verifierDid)
@@ -298,7 +423,9 @@ export class BlockchainService {
         credential_registry: client.contracts.credentialRegistry,
         schema_registry: client.contracts.schemaRegistry,
         consent_registry: client.contracts.consentRegistry,
-        ...(client.contracts.credentialRegistryV1 ? { credential_registry_v1: client.contracts.credentialRegistryV1 } : {}),
+        ...(client.contracts.credentialRegistryV1
+          ? { credential_registry_v1: client.contracts.credentialRegistryV1 }
+          : {}),
       },
       batch: { max_size: this.deps.batchSize, max_wait_ms: this.deps.batchWaitMs },
       outbox: { ...outbox.jobs, unbatched_credentials: outbox.unbatched },

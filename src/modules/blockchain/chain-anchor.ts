@@ -16,7 +16,14 @@ export type AnchorRequest =
   | { kind: 'credential'; issuerDid: string; credentialHash: string; credentialId?: string }
   | { kind: 'revocation'; issuerDid: string; credentialHash: string; credentialId?: string }
   | { kind: 'schema'; issuerDid: string; schemaId: string; schemaHash: string }
-  | { kind: 'consent-grant'; holderDid: string; verifierDid: string; purpose: string; expiresAt?: Date | null; consentId?: string }
+  | {
+      kind: 'consent-grant'
+      holderDid: string
+      verifierDid: string
+      purpose: string
+      expiresAt?: Date | null
+      consentId?: string
+    }
   | { kind: 'consent-revoke'; holderDid: string; verifierDid: string; purpose: string; consentId?: string }
 
 export interface ChainAnchor {
@@ -26,7 +33,12 @@ export interface ChainAnchor {
   nudge(): void
 }
 
-export function createChainAnchor(options: { configured: boolean; clock: Clock; consentPepper: Uint8Array; nudge: () => void }): ChainAnchor {
+export function createChainAnchor(options: {
+  configured: boolean
+  clock: Clock
+  consentPepper: Uint8Array
+  nudge: () => void
+}): ChainAnchor {
   const { clock } = options
   return {
     configured: options.configured,
@@ -38,7 +50,13 @@ export function createChainAnchor(options: { configured: boolean; clock: Clock; 
         case 'credential': {
           const issuer = normalizeDid(request.issuerDid)
           const hash = normalizeHash(request.credentialHash)
-          await repo.insertLeaf(trx, { issuer_did: issuer, credential_hash: hash, credential_id: request.credentialId ?? null, leaf: batchLeaf(batchValue(issuer, hash)), created_at: now })
+          await repo.insertLeaf(trx, {
+            issuer_did: issuer,
+            credential_hash: hash,
+            credential_id: request.credentialId ?? null,
+            leaf: batchLeaf(batchValue(issuer, hash)),
+            created_at: now,
+          })
           break
         }
         case 'revocation': {
@@ -68,7 +86,8 @@ export function createChainAnchor(options: { configured: boolean; clock: Clock; 
         case 'consent-grant':
         case 'consent-revoke': {
           const { key } = consentKey(options.consentPepper, request)
-          const expiresAt = request.kind === 'consent-grant' && request.expiresAt ? Math.floor(request.expiresAt.getTime() / 1000) : 0
+          const expiresAt =
+            request.kind === 'consent-grant' && request.expiresAt ? Math.floor(request.expiresAt.getTime() / 1000) : 0
           // Nothing to send when the chain holds (or will hold) this state already: a revocation
           // of a key never granted (the registry would revert) or already revoked, a grant with
           // the same end. A grant that records a consent is sent regardless: that consent's
@@ -77,13 +96,16 @@ export function createChainAnchor(options: { configured: boolean; clock: Clock; 
           const sameState =
             request.kind === 'consent-revoke'
               ? standing === undefined || standing.kind === 'consent-revoke'
-              : request.consentId === undefined && standing?.kind === 'consent-grant' && Number(standing.payload.expires_at ?? 0) === expiresAt
+              : request.consentId === undefined &&
+                standing?.kind === 'consent-grant' &&
+                Number(standing.payload.expires_at ?? 0) === expiresAt
           if (sameState) return { queued: false }
           await repo.insertJob(trx, {
             kind: request.kind,
             subject_id: request.consentId ?? null,
             anchor_key: key,
-            payload: request.kind === 'consent-grant' ? { consent_key: key, expires_at: expiresAt } : { consent_key: key },
+            payload:
+              request.kind === 'consent-grant' ? { consent_key: key, expires_at: expiresAt } : { consent_key: key },
             created_at: now,
           })
           break

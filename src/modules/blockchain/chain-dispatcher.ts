@@ -65,9 +65,16 @@ export class ChainDispatcher {
     this.leaseMs = options.leaseMs ?? 5 * 60_000
     this.claimLimit = options.claimLimit ?? 16
     this.registryTakesStandardTrees = createRegistryCheck(options.client, (registry) =>
-      this.options.logger?.error({ registry }, 'BLOCKCHAIN_CREDENTIAL_REGISTRY is a version-1 registry: new batches wait until it is replaced (docs/blockchain.md "Upgrading a deployment")'),
+      this.options.logger?.error(
+        { registry },
+        'BLOCKCHAIN_CREDENTIAL_REGISTRY is a version-1 registry: new batches wait until it is replaced (docs/blockchain.md "Upgrading a deployment")',
+      ),
     )
-    this.loop = new PollLoop(() => this.tick(), options.pollMs, (err) => this.options.logger?.warn({ err }, 'chain outbox round failed; retrying at the next poll'))
+    this.loop = new PollLoop(
+      () => this.tick(),
+      options.pollMs,
+      (err) => this.options.logger?.warn({ err }, 'chain outbox round failed; retrying at the next poll'),
+    )
   }
 
   get state(): { running: boolean } {
@@ -98,20 +105,30 @@ export class ChainDispatcher {
   private async tick(): Promise<void> {
     await this.formBatches()
     const now = this.options.clock.now()
-    const claimed = await repo.claimDue(this.options.db, { now, leaseUntil: new Date(now.getTime() + this.leaseMs), limit: this.claimLimit })
+    const claimed = await repo.claimDue(this.options.db, {
+      now,
+      leaseUntil: new Date(now.getTime() + this.leaseMs),
+      limit: this.claimLimit,
+    })
     let unavailable = false
     for (const job of claimed) {
       try {
         if (unavailable || this.stopping) {
           // The chain just failed (or we are stopping): hand the rest back instead of hammering it.
-          await repo.reschedule(this.options.db, job, { next: new Date(now.getTime() + this.options.pollMs), uncount: job.status === 'pending' })
+          await repo.reschedule(this.options.db, job, {
+            next: new Date(now.getTime() + this.options.pollMs),
+            uncount: job.status === 'pending',
+          })
           continue
         }
         const outcome = job.status === 'sent' ? await this.followReceipt(job) : await this.send(job)
         unavailable = outcome === 'unavailable'
       } catch (err) {
         // Bookkeeping failed (database trouble): the lease runs out and the job is claimed again.
-        this.options.logger?.warn({ err, job_id: job.id }, 'recording a chain job outcome failed; it is retried after its lease')
+        this.options.logger?.warn(
+          { err, job_id: job.id },
+          'recording a chain job outcome failed; it is retried after its lease',
+        )
       }
     }
     if (claimed.length === this.claimLimit && !unavailable) this.loop.runAgain()
@@ -125,9 +142,14 @@ export class ChainDispatcher {
       if (count === 0) return
       const now = clock.now()
       if (count < batchSize && oldest !== null && now.getTime() - oldest.getTime() < batchWaitMs) return
-      const formed = await repo.formBatch(db, now, batchSize, (rows) => buildBatchTree(rows.map((r) => batchValue(r.issuer_did, r.credential_hash))))
+      const formed = await repo.formBatch(db, now, batchSize, (rows) =>
+        buildBatchTree(rows.map((r) => batchValue(r.issuer_did, r.credential_hash))),
+      )
       if (!formed) return
-      this.options.logger?.info({ job_id: formed.jobId, size: formed.size, root: formed.root }, 'credential batch formed')
+      this.options.logger?.info(
+        { job_id: formed.jobId, size: formed.size, root: formed.root },
+        'credential batch formed',
+      )
     }
   }
 
@@ -150,14 +172,20 @@ export class ChainDispatcher {
     } catch (err) {
       if (err instanceof ChainRevertError) {
         if (job.attempts >= this.maxRevertAttempts) {
-          this.options.logger?.warn({ job_id: job.id, kind: job.kind, error: err.message }, 'chain job failed: the contract refused it')
+          this.options.logger?.warn(
+            { job_id: job.id, kind: job.kind, error: err.message },
+            'chain job failed: the contract refused it',
+          )
           await repo.markFailed(db, job, truncate(err.message))
         } else {
           await repo.reschedule(db, job, { next: this.retryAt(job.attempts), error: truncate(err.message) })
         }
         return 'ok'
       }
-      await repo.reschedule(db, job, { next: this.retryAt(job.attempts), error: truncate(`chain unavailable: ${shortMessage(err)}`) })
+      await repo.reschedule(db, job, {
+        next: this.retryAt(job.attempts),
+        error: truncate(`chain unavailable: ${shortMessage(err)}`),
+      })
       return 'unavailable'
     }
     const now = clock.now()
@@ -173,18 +201,29 @@ export class ChainDispatcher {
     try {
       receipt = await client.receipt(job.tx_hash as Hex)
     } catch (err) {
-      await repo.reschedule(db, job, { next: new Date(clock.now().getTime() + this.options.pollMs), error: truncate(`chain unavailable: ${shortMessage(err)}`) })
+      await repo.reschedule(db, job, {
+        next: new Date(clock.now().getTime() + this.options.pollMs),
+        error: truncate(`chain unavailable: ${shortMessage(err)}`),
+      })
       return 'unavailable'
     }
     const now = clock.now()
     if (receipt === null) {
       const dropped = job.sent_at !== null && now.getTime() - job.sent_at.getTime() > this.resendAfterMs
-      await repo.reschedule(db, job, { next: new Date(now.getTime() + this.options.pollMs), resend: dropped, ...(dropped ? { error: 'no receipt in time: sending again' } : {}) })
+      await repo.reschedule(db, job, {
+        next: new Date(now.getTime() + this.options.pollMs),
+        resend: dropped,
+        ...(dropped ? { error: 'no receipt in time: sending again' } : {}),
+      })
       return 'ok'
     }
     if (receipt.status === 'reverted') {
       // Simulated before sending, so a revert here means the state changed in between: send again.
-      await repo.reschedule(db, job, { next: this.retryAt(job.attempts), resend: true, error: 'transaction reverted on chain' })
+      await repo.reschedule(db, job, {
+        next: this.retryAt(job.attempts),
+        resend: true,
+        error: 'transaction reverted on chain',
+      })
       return 'ok'
     }
     await repo.markMined(db, job, { now, blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed })
@@ -197,14 +236,28 @@ export class ChainDispatcher {
     switch (job.kind) {
       case 'batch':
         if (!isV1Batch(job.payload) && !(await this.registryTakesStandardTrees())) return 'wait'
-        return { fn: 'anchorBatch', registry: batchRegistry(this.options.client.contracts, job.payload), root: p.root as Hex, size: Number(job.payload.size) }
+        return {
+          fn: 'anchorBatch',
+          registry: batchRegistry(this.options.client.contracts, job.payload),
+          root: p.root as Hex,
+          size: Number(job.payload.size),
+        }
       case 'schema':
-        return { fn: 'registerSchema', schemaId: schemaKey(p.schema_id!), issuer: didKey(p.issuer_did!), schemaHash: asBytes32(p.schema_hash!) }
+        return {
+          fn: 'registerSchema',
+          schemaId: schemaKey(p.schema_id!),
+          issuer: didKey(p.issuer_did!),
+          schemaHash: asBytes32(p.schema_hash!),
+        }
       // One key's grants and revocations land in the order they were queued, whatever retries
       // delayed: a revocation mined after a later grant would leave the chain saying revoked.
       case 'consent-grant':
         if (await repo.earlierUnfinished(this.options.db, job, ['consent-grant', 'consent-revoke'])) return 'wait'
-        return { fn: 'grantConsent', consentKey: p.consent_key as Hex, expiresAt: BigInt(job.payload.expires_at as number) }
+        return {
+          fn: 'grantConsent',
+          consentKey: p.consent_key as Hex,
+          expiresAt: BigInt(job.payload.expires_at as number),
+        }
       case 'consent-revoke':
         if (await repo.earlierUnfinished(this.options.db, job, ['consent-grant', 'consent-revoke'])) return 'wait'
         return { fn: 'revokeConsent', consentKey: p.consent_key as Hex }
@@ -219,18 +272,29 @@ export class ChainDispatcher {
           return 'wait'
         }
         const registry = batchRegistry(this.options.client.contracts, leaf.batch.payload)
-        return { fn: 'revokeBatchedCredential', registry, issuer, credentialHash, root: leaf.batch.payload.root as Hex, proof: (leaf.proof ?? []) as Hex[] }
+        return {
+          fn: 'revokeBatchedCredential',
+          registry,
+          issuer,
+          credentialHash,
+          root: leaf.batch.payload.root as Hex,
+          proof: (leaf.proof ?? []) as Hex[],
+        }
       }
     }
   }
 
   private retryAt(attempts: number): Date {
-    return new Date(this.options.clock.now().getTime() + backoffDelayMs(attempts, { baseMs: this.options.pollMs, maxMs: this.backoffMaxMs }))
+    return new Date(
+      this.options.clock.now().getTime() +
+        backoffDelayMs(attempts, { baseMs: this.options.pollMs, maxMs: this.backoffMaxMs }),
+    )
   }
 }
 
 function shortMessage(err: unknown): string {
-  if (err && typeof err === 'object' && 'shortMessage' in err && typeof err.shortMessage === 'string') return err.shortMessage
+  if (err && typeof err === 'object' && 'shortMessage' in err && typeof err.shortMessage === 'string')
+    return err.shortMessage
   return err instanceof Error ? err.message.split('\n')[0]! : 'unknown error'
 }
 

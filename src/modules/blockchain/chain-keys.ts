@@ -30,16 +30,23 @@ export function normalizeHash(hash: string, field = 'credential_hash'): string {
 export const asBytes32 = (hash: string): Hex => `0x${normalizeHash(hash)}`
 
 /** A credential's value in a batch tree (merkle.ts): [keccak256(issuer DID), credential hash]. */
-export const batchValue = (issuerDid: string, credentialHash: string): BatchValue => [didKey(issuerDid), asBytes32(credentialHash)]
+export const batchValue = (issuerDid: string, credentialHash: string): BatchValue => [
+  didKey(issuerDid),
+  asBytes32(credentialHash),
+]
 
 /** The on-chain id of a credential, as CredentialRegistry.credentialId computes it. */
 export function credentialChainId(issuerDid: string, credentialHash: string): Hex {
-  return keccak256(encodeAbiParameters([{ type: 'bytes32' }, { type: 'bytes32' }], [didKey(issuerDid), asBytes32(credentialHash)]))
+  return keccak256(
+    encodeAbiParameters([{ type: 'bytes32' }, { type: 'bytes32' }], [didKey(issuerDid), asBytes32(credentialHash)]),
+  )
 }
 
 /** The on-chain id of one schema version, as SchemaRegistry computes it. */
 export function schemaVersionKey(schemaId: string, schemaHash: string): Hex {
-  return keccak256(encodeAbiParameters([{ type: 'bytes32' }, { type: 'bytes32' }], [schemaKey(schemaId), asBytes32(schemaHash)]))
+  return keccak256(
+    encodeAbiParameters([{ type: 'bytes32' }, { type: 'bytes32' }], [schemaKey(schemaId), asBytes32(schemaHash)]),
+  )
 }
 
 export interface ConsentTriple {
@@ -59,7 +66,14 @@ export interface ConsentTriple {
 export function consentKey(pepper: Uint8Array, triple: ConsentTriple): { key: Hex; salt: Hex } {
   const holder = normalizeDid(triple.holderDid)
   const verifier = normalizeDid(triple.verifierDid)
-  const salt: Hex = `0x${createHmac('sha256', pepper).update(canonicalize([holder, verifier, triple.purpose])).digest('hex')}`
-  const key = keccak256(encodeAbiParameters([{ type: 'bytes32' }, { type: 'string' }, { type: 'string' }, { type: 'string' }], [salt, holder, verifier, triple.purpose]))
+  const salt: Hex = `0x${createHmac('sha256', pepper)
+    .update(canonicalize([holder, verifier, triple.purpose]))
+    .digest('hex')}`
+  const key = keccak256(
+    encodeAbiParameters(
+      [{ type: 'bytes32' }, { type: 'string' }, { type: 'string' }, { type: 'string' }],
+      [salt, holder, verifier, triple.purpose],
+    ),
+  )
   return { key, salt }
 }

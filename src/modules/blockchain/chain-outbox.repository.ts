@@ -62,15 +62,42 @@ function toJob(row: Record<string, unknown>): ChainJob {
   }
 }
 
-const JOB_COLUMNS = ['id', 'kind', 'subject_id', 'anchor_key', 'payload', 'status', 'attempts', 'tx_hash', 'block_number', 'gas_used', 'last_error', 'created_at', 'sent_at', 'mined_at'] as const
+const JOB_COLUMNS = [
+  'id',
+  'kind',
+  'subject_id',
+  'anchor_key',
+  'payload',
+  'status',
+  'attempts',
+  'tx_hash',
+  'block_number',
+  'gas_used',
+  'last_error',
+  'created_at',
+  'sent_at',
+  'mined_at',
+] as const
 
 export async function insertJob(
   db: Executor,
-  job: { kind: ChainJobKind; subject_id: string | null; anchor_key: string; payload: Record<string, unknown>; created_at: Date },
+  job: {
+    kind: ChainJobKind
+    subject_id: string | null
+    anchor_key: string
+    payload: Record<string, unknown>
+    created_at: Date
+  },
 ): Promise<number> {
   const row = await db
     .insertInto('chain_jobs')
-    .values({ ...job, payload: JSON.stringify(job.payload), status: 'pending', attempts: 0, next_attempt_at: job.created_at })
+    .values({
+      ...job,
+      payload: JSON.stringify(job.payload),
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: job.created_at,
+    })
     .returning('id')
     .executeTakeFirstOrThrow()
   return Number(row.id)
@@ -85,7 +112,9 @@ export async function insertLeaf(
     .insertInto('chain_credentials')
     .values(leaf)
     .onConflict((oc) =>
-      oc.columns(['issuer_did', 'credential_hash']).doUpdateSet({ credential_id: sql<string | null>`coalesce(chain_credentials.credential_id, excluded.credential_id)` }),
+      oc.columns(['issuer_did', 'credential_hash']).doUpdateSet({
+        credential_id: sql<string | null>`coalesce(chain_credentials.credential_id, excluded.credential_id)`,
+      }),
     )
     .returning('id')
     .executeTakeFirstOrThrow()
@@ -108,7 +137,12 @@ export async function formBatch(
   db: Database,
   at: Date,
   limit: number,
-  build: (rows: Array<{ issuer_did: string; credential_hash: string }>) => { format: string; root: string; leaves: string[]; proofs: string[][] },
+  build: (rows: Array<{ issuer_did: string; credential_hash: string }>) => {
+    format: string
+    root: string
+    leaves: string[]
+    proofs: string[][]
+  },
 ): Promise<{ jobId: number; size: number; root: string } | undefined> {
   return db.transaction().execute(async (trx) => {
     const rows = await trx
@@ -122,7 +156,13 @@ export async function formBatch(
       .execute()
     if (rows.length === 0) return undefined
     const tree = build(rows)
-    const jobId = await insertJob(trx, { kind: 'batch', subject_id: null, anchor_key: tree.root, payload: { root: tree.root, size: rows.length, tree: tree.format }, created_at: at })
+    const jobId = await insertJob(trx, {
+      kind: 'batch',
+      subject_id: null,
+      anchor_key: tree.root,
+      payload: { root: tree.root, size: rows.length, tree: tree.format },
+      created_at: at,
+    })
     const values = rows.map((r, i) => ({ id: Number(r.id), i, l: tree.leaves[i], p: tree.proofs[i] }))
     // The id array is for the planner: it takes jsonb_to_recordset for 100 rows of unknown ids
     // and would hash-join them against a sequential scan of a table that only grows.
@@ -162,11 +202,22 @@ export async function claimDue(db: Database, at: { now: Date; leaseUntil: Date; 
 // Every outcome below is fenced by the claim (status and attempt count, or tx hash), so an
 // instance whose lease ran out cannot overwrite the state a newer claim wrote.
 
-export async function markSent(db: Database, claim: ChainJob, at: { txHash: string; now: Date; checkAt: Date }): Promise<boolean> {
+export async function markSent(
+  db: Database,
+  claim: ChainJob,
+  at: { txHash: string; now: Date; checkAt: Date },
+): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const updated = await trx
       .updateTable('chain_jobs')
-      .set({ status: 'sent', tx_hash: at.txHash, sent_at: at.now, next_attempt_at: at.checkAt, locked_until: null, last_error: null })
+      .set({
+        status: 'sent',
+        tx_hash: at.txHash,
+        sent_at: at.now,
+        next_attempt_at: at.checkAt,
+        locked_until: null,
+        last_error: null,
+      })
       .where('id', '=', claim.id)
       .where('status', '=', 'pending')
       .where('attempts', '=', claim.attempts)
@@ -177,11 +228,22 @@ export async function markSent(db: Database, claim: ChainJob, at: { txHash: stri
   })
 }
 
-export async function markMined(db: Database, claim: ChainJob, at: { now: Date; blockNumber: bigint; gasUsed: bigint }): Promise<void> {
+export async function markMined(
+  db: Database,
+  claim: ChainJob,
+  at: { now: Date; blockNumber: bigint; gasUsed: bigint },
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const updated = await trx
       .updateTable('chain_jobs')
-      .set({ status: 'mined', mined_at: at.now, block_number: at.blockNumber.toString(), gas_used: at.gasUsed.toString(), locked_until: null, last_error: null })
+      .set({
+        status: 'mined',
+        mined_at: at.now,
+        block_number: at.blockNumber.toString(),
+        gas_used: at.gasUsed.toString(),
+        locked_until: null,
+        last_error: null,
+      })
       .where('id', '=', claim.id)
       .where('status', '=', 'sent')
       .where('tx_hash', '=', claim.tx_hash)
@@ -191,7 +253,11 @@ export async function markMined(db: Database, claim: ChainJob, at: { now: Date; 
 }
 
 /** Releases the claim and looks again at `at`; `resend` puts a sent job whose transaction vanished back to pending. */
-export async function reschedule(db: Database, claim: ChainJob, at: { next: Date; error?: string; resend?: boolean; uncount?: boolean }): Promise<void> {
+export async function reschedule(
+  db: Database,
+  claim: ChainJob,
+  at: { next: Date; error?: string; resend?: boolean; uncount?: boolean },
+): Promise<void> {
   await db
     .updateTable('chain_jobs')
     .set({
@@ -225,23 +291,58 @@ export async function markFailed(db: Database, claim: ChainJob, error: string): 
  */
 async function applyToSubject(trx: Executor, job: ChainJob, stage: 'sent' | 'mined', txHash: string): Promise<void> {
   if (job.kind === 'batch') {
-    const ids = trx.selectFrom('chain_credentials').select('credential_id').where('batch_job_id', '=', job.id).where('credential_id', 'is not', null)
-    if (stage === 'sent') await trx.updateTable('credentials').set({ blockchain_tx_hash: txHash }).where('id', 'in', ids as never).execute()
-    else await trx.updateTable('credentials').set({ on_chain: true, blockchain_tx_hash: txHash }).where('id', 'in', ids as never).execute()
+    const ids = trx
+      .selectFrom('chain_credentials')
+      .select('credential_id')
+      .where('batch_job_id', '=', job.id)
+      .where('credential_id', 'is not', null)
+    if (stage === 'sent')
+      await trx
+        .updateTable('credentials')
+        .set({ blockchain_tx_hash: txHash })
+        .where('id', 'in', ids as never)
+        .execute()
+    else
+      await trx
+        .updateTable('credentials')
+        .set({ on_chain: true, blockchain_tx_hash: txHash })
+        .where('id', 'in', ids as never)
+        .execute()
     return
   }
   if (job.subject_id === null) return
   if (job.kind === 'credential-revoke' && stage === 'sent') {
-    await trx.updateTable('credentials').set({ revocation_blockchain_tx: txHash }).where('id', '=', job.subject_id).execute()
+    await trx
+      .updateTable('credentials')
+      .set({ revocation_blockchain_tx: txHash })
+      .where('id', '=', job.subject_id)
+      .execute()
   } else if (job.kind === 'schema') {
-    await trx.updateTable('credential_schemas').set(stage === 'sent' ? { blockchain_tx: txHash } : { blockchain_tx: txHash, on_chain: true }).where('id', '=', job.subject_id).execute()
+    await trx
+      .updateTable('credential_schemas')
+      .set(stage === 'sent' ? { blockchain_tx: txHash } : { blockchain_tx: txHash, on_chain: true })
+      .where('id', '=', job.subject_id)
+      .execute()
   } else if (job.kind === 'consent-grant') {
-    await trx.updateTable('consents').set(stage === 'sent' ? { blockchain_tx: txHash } : { blockchain_tx: txHash, on_chain: true }).where('id', '=', job.subject_id).execute()
+    await trx
+      .updateTable('consents')
+      .set(stage === 'sent' ? { blockchain_tx: txHash } : { blockchain_tx: txHash, on_chain: true })
+      .where('id', '=', job.subject_id)
+      .execute()
   }
 }
 
-export async function findLeaf(db: Executor, issuerDid: string, credentialHash: string): Promise<CredentialLeaf | undefined> {
-  const row = await db.selectFrom('chain_credentials').selectAll().where('issuer_did', '=', issuerDid).where('credential_hash', '=', credentialHash).executeTakeFirst()
+export async function findLeaf(
+  db: Executor,
+  issuerDid: string,
+  credentialHash: string,
+): Promise<CredentialLeaf | undefined> {
+  const row = await db
+    .selectFrom('chain_credentials')
+    .selectAll()
+    .where('issuer_did', '=', issuerDid)
+    .where('credential_hash', '=', credentialHash)
+    .executeTakeFirst()
   if (!row) return undefined
   const batch = row.batch_job_id === null ? null : await findJob(db, Number(row.batch_job_id))
   return {
@@ -266,8 +367,17 @@ export async function findJob(db: Executor, id: number): Promise<ChainJob | unde
  * The newest job of these kinds writing `anchorKey`; with `standing`, the newest that has not
  * failed: what the chain holds, or will once it is mined.
  */
-export async function latestJob(db: Executor, anchorKey: string, kinds: ChainJobKind[], options: { standing?: boolean } = {}): Promise<ChainJob | undefined> {
-  let query = db.selectFrom('chain_jobs').select(JOB_COLUMNS).where('anchor_key', '=', anchorKey).where('kind', 'in', kinds)
+export async function latestJob(
+  db: Executor,
+  anchorKey: string,
+  kinds: ChainJobKind[],
+  options: { standing?: boolean } = {},
+): Promise<ChainJob | undefined> {
+  let query = db
+    .selectFrom('chain_jobs')
+    .select(JOB_COLUMNS)
+    .where('anchor_key', '=', anchorKey)
+    .where('kind', 'in', kinds)
   if (options.standing) query = query.where('status', '!=', 'failed')
   const row = await query.orderBy('id', 'desc').limit(1).executeTakeFirst()
   return row ? toJob(row as unknown as Record<string, unknown>) : undefined
@@ -288,7 +398,11 @@ export async function earlierUnfinished(db: Executor, job: ChainJob, kinds: Chai
 }
 
 export async function statusCounts(db: Database): Promise<{ jobs: Record<ChainJobStatus, number>; unbatched: number }> {
-  const rows = await db.selectFrom('chain_jobs').select(['status', sql<number>`count(*)`.as('n')]).groupBy('status').execute()
+  const rows = await db
+    .selectFrom('chain_jobs')
+    .select(['status', sql<number>`count(*)`.as('n')])
+    .groupBy('status')
+    .execute()
   const jobs: Record<ChainJobStatus, number> = { pending: 0, sent: 0, mined: 0, failed: 0 }
   for (const r of rows) jobs[r.status] = Number(r.n)
   return { jobs, unbatched: (await unbatchedSummary(db)).count }
@@ -298,12 +412,20 @@ export async function statusCounts(db: Database): Promise<{ jobs: Record<ChainJo
  * Who owns the service record a chain write would update (applyToSubject): the issuer of a
  * credential or schema, the holder of a consent. Undefined when there is no such record.
  */
-export async function subjectOwner(db: Executor, kind: 'credential' | 'schema' | 'consent', id: string): Promise<string | undefined> {
+export async function subjectOwner(
+  db: Executor,
+  kind: 'credential' | 'schema' | 'consent',
+  id: string,
+): Promise<string | undefined> {
   const row =
     kind === 'credential'
       ? await db.selectFrom('credentials').select('issuer_did as owner').where('id', '=', id).executeTakeFirst()
       : kind === 'schema'
-        ? await db.selectFrom('credential_schemas').select('issuer_did as owner').where('id', '=', id).executeTakeFirst()
+        ? await db
+            .selectFrom('credential_schemas')
+            .select('issuer_did as owner')
+            .where('id', '=', id)
+            .executeTakeFirst()
         : await db.selectFrom('consents').select('holder_did as owner').where('id', '=', id).executeTakeFirst()
   return row?.owner
 }

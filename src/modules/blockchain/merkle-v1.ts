@@ -19,13 +19,20 @@ export const isV1Batch = (payload: Record<string, unknown>): boolean => payload.
 
 /** Where a batch's root lives: a version-1 root in BLOCKCHAIN_CREDENTIAL_REGISTRY_V1 once the registry was upgraded. */
 export function batchRegistry(contracts: ChainContracts, payload: Record<string, unknown>): Address {
-  return isV1Batch(payload) ? (contracts.credentialRegistryV1 ?? contracts.credentialRegistry) : contracts.credentialRegistry
+  return isV1Batch(payload)
+    ? (contracts.credentialRegistryV1 ?? contracts.credentialRegistry)
+    : contracts.credentialRegistry
 }
 
 /** The stored proof folded by OpenZeppelin's SimpleMerkleTree with the version-1 leaf and node hashes. */
 export function verifyV1Inclusion(root: Hex32, value: BatchValue, proof: readonly Hex32[]): boolean {
   const leaf = keccak256(concat(['0x00', value[0], value[1]]))
-  return SimpleMerkleTree.verify(root.toLowerCase(), leaf, proof.map((p) => p.toLowerCase()), v1NodeHash)
+  return SimpleMerkleTree.verify(
+    root.toLowerCase(),
+    leaf,
+    proof.map((p) => p.toLowerCase()),
+    v1NodeHash,
+  )
 }
 
 function v1NodeHash(a: BytesLike, b: BytesLike): Hex32 {
@@ -33,4 +40,5 @@ function v1NodeHash(a: BytesLike, b: BytesLike): Hex32 {
   return keccak256(concat(x <= y ? ['0x01', x, y] : ['0x01', y, x]))
 }
 
-const toHex = (v: BytesLike): Hex32 => (typeof v === 'string' ? (v.toLowerCase() as Hex32) : bytesToHex(Uint8Array.from(v)))
+const toHex = (v: BytesLike): Hex32 =>
+  typeof v === 'string' ? (v.toLowerCase() as Hex32) : bytesToHex(Uint8Array.from(v))

@@ -21,7 +21,12 @@ export interface MerkleView {
 
 export function merkleView(leaf: CredentialLeaf, batch: ChainJob, value: BatchValue): MerkleView | null {
   if (!leaf.proof || leaf.leaf_index === null) return null
-  const common = { root: String(batch.payload.root), leaf: leaf.leaf, leaf_index: leaf.leaf_index, batch_size: Number(batch.payload.size) }
+  const common = {
+    root: String(batch.payload.root),
+    leaf: leaf.leaf,
+    leaf_index: leaf.leaf_index,
+    batch_size: Number(batch.payload.size),
+  }
   if (isV1Batch(batch.payload)) return { format: V1_FORMAT, ...common, value, proof: leaf.proof }
   return { format: STANDARD_FORMAT, ...common, leaf_encoding: [...LEAF_ENCODING], value, proof: leaf.proof }
 }

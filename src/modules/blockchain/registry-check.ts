@@ -7,7 +7,10 @@ import { batchLeaf, type BatchValue } from './merkle.js'
  * after an upgrade would accept new roots and never accept their proofs, so the dispatcher holds
  * new batches back until it is replaced (docs/blockchain.md "Upgrading a deployment"). Asked until it holds.
  */
-export function createRegistryCheck(client: ChainClient, onMismatch: (registry: string) => void): () => Promise<boolean> {
+export function createRegistryCheck(
+  client: ChainClient,
+  onMismatch: (registry: string) => void,
+): () => Promise<boolean> {
   const probe: BatchValue = [`0x${'01'.repeat(32)}`, `0x${'02'.repeat(32)}`]
   let matches = false
   let reported = false

@@ -85,7 +85,11 @@ export class CallbackDispatcher {
     this.retentionMs = options.retentionMs ?? 30 * 24 * 3600_000
     this.random = options.random ?? Math.random
     if (this.leaseMs <= options.timeoutMs) throw new Error('the callback lease must be longer than the send timeout')
-    this.loop = new PollLoop(() => this.tick(), options.pollMs ?? 1000, (err) => this.options.logger?.warn({ err }, 'claiming callbacks failed; retrying at the next poll'))
+    this.loop = new PollLoop(
+      () => this.tick(),
+      options.pollMs ?? 1000,
+      (err) => this.options.logger?.warn({ err }, 'claiming callbacks failed; retrying at the next poll'),
+    )
   }
 
   /** What is running now (for health checks and tests). */
@@ -116,7 +120,11 @@ export class CallbackDispatcher {
     const free = this.maxInFlight - this.inFlight.size
     if (free > 0) {
       const now = this.options.clock.now()
-      const claimed = await repo.claimDue(this.options.db, { now, leaseUntil: new Date(now.getTime() + this.leaseMs), limit: free })
+      const claimed = await repo.claimDue(this.options.db, {
+        now,
+        leaseUntil: new Date(now.getTime() + this.leaseMs),
+        limit: free,
+      })
       this.saturated = claimed.length === free
       for (const row of claimed) this.track(this.deliver(row))
     }
@@ -125,7 +133,9 @@ export class CallbackDispatcher {
 
   private track(delivery: Promise<void>): void {
     // deliver() records every outcome itself; this only guards against a bug escaping it.
-    const settled = delivery.catch((err: unknown) => this.options.logger?.error({ err }, 'callback delivery failed unexpectedly'))
+    const settled = delivery.catch((err: unknown) =>
+      this.options.logger?.error({ err }, 'callback delivery failed unexpectedly'),
+    )
     this.inFlight.add(settled)
     void settled.finally(() => {
       this.inFlight.delete(settled)
@@ -137,7 +147,12 @@ export class CallbackDispatcher {
     const { db, clock, signer, post, logger } = this.options
     let failure: { error: string; httpStatus: number | null; permanent: boolean }
     try {
-      const body = eventBodyBytes({ id: row.event_id, type: row.event_type, created_at: row.created_at.toISOString(), data: row.payload })
+      const body = eventBodyBytes({
+        id: row.event_id,
+        type: row.event_type,
+        created_at: row.created_at.toISOString(),
+        data: row.payload,
+      })
       const { signature } = await signer.sign(body)
       const { status } = await post(row.url, body, {
         'content-type': 'application/json',
@@ -150,16 +165,44 @@ export class CallbackDispatcher {
         await this.record(row, () => repo.markDelivered(db, row.id, clock.now(), status))
         return
       }
-      failure = { error: `HTTP ${status}${status >= 300 && status < 400 ? ' (redirects are not followed)' : ''}`, httpStatus: status, permanent: false }
+      failure = {
+        error: `HTTP ${status}${status >= 300 && status < 400 ? ' (redirects are not followed)' : ''}`,
+        httpStatus: status,
+        permanent: false,
+      }
     } catch (err) {
       const permanent = isPermanentFailure(err)
-      failure = { error: `${permanent ? 'permanent failure, not retried: ' : ''}${err instanceof AppError ? err.message : 'internal error while sending'}`, httpStatus: null, permanent }
-      if (!(err instanceof AppError)) logger?.error({ err, event_id: row.event_id }, 'callback send failed unexpectedly')
+      failure = {
+        error: `${permanent ? 'permanent failure, not retried: ' : ''}${err instanceof AppError ? err.message : 'internal error while sending'}`,
+        httpStatus: null,
+        permanent,
+      }
+      if (!(err instanceof AppError))
+        logger?.error({ err, event_id: row.event_id }, 'callback send failed unexpectedly')
     }
     const dead = failure.permanent || row.attempts >= this.policy.maxAttempts
-    const retryAt = dead ? undefined : new Date(clock.now().getTime() + backoffDelayMs(row.attempts, { baseMs: this.policy.backoffBaseMs, maxMs: this.policy.backoffMaxMs }, this.random))
-    if (dead) logger?.warn({ event_id: row.event_id, event_type: row.event_type, attempts: row.attempts, last_error: failure.error }, 'callback is dead')
-    await this.record(row, () => repo.markFailed(db, row, { error: failure.error.slice(0, MAX_ERROR_LENGTH), httpStatus: failure.httpStatus, retryAt }))
+    const retryAt = dead
+      ? undefined
+      : new Date(
+          clock.now().getTime() +
+            backoffDelayMs(
+              row.attempts,
+              { baseMs: this.policy.backoffBaseMs, maxMs: this.policy.backoffMaxMs },
+              this.random,
+            ),
+        )
+    if (dead)
+      logger?.warn(
+        { event_id: row.event_id, event_type: row.event_type, attempts: row.attempts, last_error: failure.error },
+        'callback is dead',
+      )
+    await this.record(row, () =>
+      repo.markFailed(db, row, {
+        error: failure.error.slice(0, MAX_ERROR_LENGTH),
+        httpStatus: failure.httpStatus,
+        retryAt,
+      }),
+    )
   }
 
   private async record(row: repo.ClaimedCallback, write: () => Promise<void>): Promise<void> {
@@ -167,7 +210,10 @@ export class CallbackDispatcher {
       await write()
     } catch (err) {
       // The lease runs out and the event is sent again: at-least-once, never lost.
-      this.options.logger?.warn({ err, event_id: row.event_id }, 'recording a callback outcome failed; it will be retried after its lease')
+      this.options.logger?.warn(
+        { err, event_id: row.event_id },
+        'recording a callback outcome failed; it will be retried after its lease',
+      )
     }
   }
 

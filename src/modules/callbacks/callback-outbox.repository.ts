@@ -52,7 +52,10 @@ export async function insertEvent(db: Executor, row: NewCallbackRow): Promise<vo
  * the WHERE clause (READ COMMITTED re-evaluation), and its fresh lease excludes it.
  * MATERIALIZED keeps the locking subquery evaluated once.
  */
-export async function claimDue(db: Database, at: { now: Date; leaseUntil: Date; limit: number }): Promise<ClaimedCallback[]> {
+export async function claimDue(
+  db: Database,
+  at: { now: Date; leaseUntil: Date; limit: number },
+): Promise<ClaimedCallback[]> {
   const result = await sql<ClaimedCallback>`
     with due as materialized (
       select id from callback_outbox
@@ -113,7 +116,18 @@ export async function markFailed(
 export async function findByEventId(db: Executor, eventId: string): Promise<CallbackDelivery | undefined> {
   const row = await db
     .selectFrom('callback_outbox')
-    .select(['event_id', 'event_type', 'status', 'attempts', 'last_error', 'last_status', 'last_attempt_at', 'next_attempt_at', 'created_at', 'delivered_at'])
+    .select([
+      'event_id',
+      'event_type',
+      'status',
+      'attempts',
+      'last_error',
+      'last_status',
+      'last_attempt_at',
+      'next_attempt_at',
+      'created_at',
+      'delivered_at',
+    ])
     .where('event_id', '=', eventId)
     .executeTakeFirst()
   if (!row) return undefined

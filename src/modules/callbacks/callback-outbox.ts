@@ -38,7 +38,10 @@ export interface CallbackOutbox {
 }
 
 export interface CallbackOutboxOptions
-  extends Pick<CallbackDispatcherOptions, 'pollMs' | 'maxInFlight' | 'leaseMs' | 'retentionMs' | 'maxAttempts' | 'backoffBaseMs' | 'backoffMaxMs' | 'random'> {
+  extends Pick<
+    CallbackDispatcherOptions,
+    'pollMs' | 'maxInFlight' | 'leaseMs' | 'retentionMs' | 'maxAttempts' | 'backoffBaseMs' | 'backoffMaxMs' | 'random'
+  > {
   db: Database
   keys: KeyStore
   clock: Clock
@@ -60,7 +63,13 @@ export function createCallbackOutbox(options: CallbackOutboxOptions): CallbackOu
     async enqueue(trx, event) {
       const payload = checkEvent(event)
       const eventId = randomUUID()
-      await repo.insertEvent(trx, { event_id: eventId, event_type: event.type, url: event.url, payload, created_at: options.clock.now() })
+      await repo.insertEvent(trx, {
+        event_id: eventId,
+        event_type: event.type,
+        url: event.url,
+        payload,
+        created_at: options.clock.now(),
+      })
       return eventId
     },
     nudge: () => dispatcher.nudge(),

@@ -41,7 +41,11 @@ export class CallbackSigner {
 
   async sign(body: Uint8Array): Promise<{ signature: string; kid: string }> {
     const key = await this.keys.activeSigningKey(CALLBACK_KEY_OWNER, CALLBACK_KEY_PURPOSE)
-    const jws = await signCompactJws({ kid: key.kid, iat: Math.floor(this.clock.now().getTime() / 1000), typ: CALLBACK_JWS_TYP }, body, key.privateKey)
+    const jws = await signCompactJws(
+      { kid: key.kid, iat: Math.floor(this.clock.now().getTime() / 1000), typ: CALLBACK_JWS_TYP },
+      body,
+      key.privateKey,
+    )
     // Detached (RFC 7515 Appendix F): the receiver puts the body back between the dots.
     const [protectedHeader, , signature] = jws.split('.')
     return { signature: `${protectedHeader}..${signature}`, kid: key.kid }
@@ -52,10 +56,22 @@ export class CallbackSigner {
     await this.keys.activeSigningKey(CALLBACK_KEY_OWNER, CALLBACK_KEY_PURPOSE)
     const now = this.clock.now().getTime()
     const listed = (k: PublicKeyInfo): boolean =>
-      k.algorithm === 'Ed25519' && (k.status === 'active' || (k.retiredAt !== null && now - k.retiredAt.getTime() < this.retiredKeyListedMs))
+      k.algorithm === 'Ed25519' &&
+      (k.status === 'active' || (k.retiredAt !== null && now - k.retiredAt.getTime() < this.retiredKeyListedMs))
     const keys = (await this.keys.list(CALLBACK_KEY_OWNER, CALLBACK_KEY_PURPOSE)).filter(listed)
     // Active first: clients that try keys in order find the current one at once.
-    keys.sort((a, b) => (a.status === b.status ? b.createdAt.getTime() - a.createdAt.getTime() : a.status === 'active' ? -1 : 1))
-    return { keys: keys.map((k) => ({ kty: 'OKP', crv: 'Ed25519', x: toBase64Url(k.publicKey), kid: k.kid, alg: 'EdDSA', use: 'sig' })) }
+    keys.sort((a, b) =>
+      a.status === b.status ? b.createdAt.getTime() - a.createdAt.getTime() : a.status === 'active' ? -1 : 1,
+    )
+    return {
+      keys: keys.map((k) => ({
+        kty: 'OKP',
+        crv: 'Ed25519',
+        x: toBase64Url(k.publicKey),
+        kid: k.kid,
+        alg: 'EdDSA',
+        use: 'sig',
+      })),
+    }
   }
 }

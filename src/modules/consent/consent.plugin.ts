@@ -23,7 +23,17 @@ async function consent(app: FastifyInstance, { db, clock }: ModuleContext): Prom
         const triple = { holderDid: c.holderDid, verifierDid: c.verifierDid, purpose: c.purpose }
         // A grant names its consent only when that consent was granted; a grant after a
         // revocation restates the end of the consents that remain.
-        await anchor.enqueue(trx, c.live ? { kind: 'consent-grant', ...triple, expiresAt: c.live.expiresAt, consentId: c.change === 'granted' ? c.consentId : undefined } : { kind: 'consent-revoke', ...triple, consentId: c.consentId })
+        await anchor.enqueue(
+          trx,
+          c.live
+            ? {
+                kind: 'consent-grant',
+                ...triple,
+                expiresAt: c.live.expiresAt,
+                consentId: c.change === 'granted' ? c.consentId : undefined,
+              }
+            : { kind: 'consent-revoke', ...triple, consentId: c.consentId },
+        )
       },
     },
   })
@@ -31,4 +41,8 @@ async function consent(app: FastifyInstance, { db, clock }: ModuleContext): Prom
   await app.register(consentRoutes, { prefix: '/api/wallet', consents, idempotency: app.idempotency })
 }
 
-export const consentPlugin = fp(consent, { name: 'consent', fastify: '5.x', dependencies: ['blockchain', 'idempotency'] })
+export const consentPlugin = fp(consent, {
+  name: 'consent',
+  fastify: '5.x',
+  dependencies: ['blockchain', 'idempotency'],
+})

@@ -16,9 +16,14 @@ type Eb = ExpressionBuilder<DB, 'consents'>
  * in consent.service.ts; one_time_use and indefinite rows have no expires_at (a check constraint).
  */
 const usableAt = (at: Date) => (eb: Eb) =>
-  eb.and([eb('revoked', '=', false), eb('used_by', 'is', null), eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', at)])])
+  eb.and([
+    eb('revoked', '=', false),
+    eb('used_by', 'is', null),
+    eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', at)]),
+  ])
 
-const expiredAt = (at: Date) => (eb: Eb) => eb.and([eb('revoked', '=', false), eb.or([eb('used_by', 'is not', null), eb('expires_at', '<=', at)])])
+const expiredAt = (at: Date) => (eb: Eb) =>
+  eb.and([eb('revoked', '=', false), eb.or([eb('used_by', 'is not', null), eb('expires_at', '<=', at)])])
 
 export function insertConsent(db: Executor, row: NewConsent): Promise<ConsentRow> {
   return db
@@ -30,7 +35,12 @@ export function insertConsent(db: Executor, row: NewConsent): Promise<ConsentRow
 
 /** The holder's consent; another holder's is not found. */
 export function findConsent(db: Executor, holderDid: string, id: string): Promise<ConsentRow | undefined> {
-  return db.selectFrom('consents').selectAll().where('id', '=', id).where('holder_did', '=', holderDid).executeTakeFirst()
+  return db
+    .selectFrom('consents')
+    .selectAll()
+    .where('id', '=', id)
+    .where('holder_did', '=', holderDid)
+    .executeTakeFirst()
 }
 
 /** Keyset page over (holder_did, id): the consents_holder_idx index. */
@@ -63,17 +73,27 @@ export interface ConsentTriple {
  * collision between two triples only makes them wait for each other.
  */
 export async function lockTriple(trx: Executor, triple: ConsentTriple): Promise<void> {
-  await sql`select pg_advisory_xact_lock(hashtextextended(${JSON.stringify([triple.holder_did, triple.verifier_did, triple.purpose])}, 0))`.execute(trx)
+  await sql`select pg_advisory_xact_lock(hashtextextended(${JSON.stringify([triple.holder_did, triple.verifier_did, triple.purpose])}, 0))`.execute(
+    trx,
+  )
 }
 
 /**
  * Whether any consent of the triple is usable at `at`, and until when: null when one of them has
  * no end date (indefinite, or a one-time consent not used yet), else the latest fixed date.
  */
-export async function liveUntil(db: Executor, triple: ConsentTriple, at: Date): Promise<{ live: false } | { live: true; expiresAt: Date | null }> {
+export async function liveUntil(
+  db: Executor,
+  triple: ConsentTriple,
+  at: Date,
+): Promise<{ live: false } | { live: true; expiresAt: Date | null }> {
   const row = await db
     .selectFrom('consents')
-    .select([sql<number>`count(*)`.as('n'), sql<boolean>`bool_or(expires_at is null)`.as('open'), sql<Date | null>`max(expires_at)`.as('until')])
+    .select([
+      sql<number>`count(*)`.as('n'),
+      sql<boolean>`bool_or(expires_at is null)`.as('open'),
+      sql<Date | null>`max(expires_at)`.as('until'),
+    ])
     .where('holder_did', '=', triple.holder_did)
     .where('verifier_did', '=', triple.verifier_did)
     .where('purpose', '=', triple.purpose)
@@ -104,31 +124,47 @@ export function markRevoked(db: Executor, holderDid: string, id: string, at: Dat
  * the triple, whatever its state (`usable` false); that branch's NOT EXISTS is a one-time filter,
  * so it scans nothing when a usable consent exists. Purpose compares exactly, as the chain key does.
  */
-const decidingForTriple = compiledOnce((db, p: { holderDid: string; verifierDid: string; purpose: string; at: Date }) => {
-  const triple = (eb: Eb) => eb.and([eb('holder_did', '=', p.holderDid), eb('verifier_did', '=', p.verifierDid), eb('purpose', '=', p.purpose)])
-  const usable = db
-    .selectFrom('consents')
-    .selectAll()
-    .select(sql<boolean>`true`.as('usable'))
-    .where(triple)
-    .where(usableAt(p.at))
-    .orderBy((eb) => eb.case().when('expiration_policy', '=', 'one_time_use').then(1).else(0).end())
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(1)
-  const latest = db
-    .selectFrom('consents')
-    .selectAll()
-    .select(sql<boolean>`false`.as('usable'))
-    .where(triple)
-    .where(({ not, exists }) => not(exists(db.selectFrom('consents').select('id').where(triple).where(usableAt(p.at)))))
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(1)
-  return db.selectFrom(usable.as('u')).selectAll().unionAll(db.selectFrom(latest.as('l')).selectAll())
-})
+const decidingForTriple = compiledOnce(
+  (db, p: { holderDid: string; verifierDid: string; purpose: string; at: Date }) => {
+    const triple = (eb: Eb) =>
+      eb.and([
+        eb('holder_did', '=', p.holderDid),
+        eb('verifier_did', '=', p.verifierDid),
+        eb('purpose', '=', p.purpose),
+      ])
+    const usable = db
+      .selectFrom('consents')
+      .selectAll()
+      .select(sql<boolean>`true`.as('usable'))
+      .where(triple)
+      .where(usableAt(p.at))
+      .orderBy((eb) => eb.case().when('expiration_policy', '=', 'one_time_use').then(1).else(0).end())
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+    const latest = db
+      .selectFrom('consents')
+      .selectAll()
+      .select(sql<boolean>`false`.as('usable'))
+      .where(triple)
+      .where(({ not, exists }) =>
+        not(exists(db.selectFrom('consents').select('id').where(triple).where(usableAt(p.at)))),
+      )
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+    return db
+      .selectFrom(usable.as('u'))
+      .selectAll()
+      .unionAll(db.selectFrom(latest.as('l')).selectAll())
+  },
+)
 
-export async function findDecidingForTriple(db: Executor, triple: { holderDid: string; verifierDid: string; purpose: string }, at: Date): Promise<(ConsentRow & { usable: boolean }) | undefined> {
+export async function findDecidingForTriple(
+  db: Executor,
+  triple: { holderDid: string; verifierDid: string; purpose: string },
+  at: Date,
+): Promise<(ConsentRow & { usable: boolean }) | undefined> {
   return (await decidingForTriple(db, { ...triple, at }))[0]
 }
 
@@ -137,7 +173,12 @@ export async function findDecidingForTriple(db: Executor, triple: { holderDid: s
  * calls PostgreSQL re-checks the WHERE clause on the row version the first writer committed
  * (READ COMMITTED, "EvalPlanQual"), so exactly one caller gets the row back.
  */
-export function markUsed(db: Executor, id: string, presentationId: string, at: Date): Promise<ConsentTriple | undefined> {
+export function markUsed(
+  db: Executor,
+  id: string,
+  presentationId: string,
+  at: Date,
+): Promise<ConsentTriple | undefined> {
   return db
     .updateTable('consents')
     .set({ used_by: presentationId, used_at: at, updated_at: at })

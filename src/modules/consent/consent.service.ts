@@ -19,7 +19,17 @@ import type { ConsentStatus, ConsentView, GrantConsentInput } from './consent.sc
  * consent's `blockchain_tx` (its `on_chain` once mined).
  */
 export interface ConsentAnchorPort {
-  changed(trx: Transaction<DB>, change: { holderDid: string; verifierDid: string; purpose: string; consentId: string; change: 'granted' | 'revoked' | 'used'; live: { expiresAt: Date | null } | null }): Promise<void>
+  changed(
+    trx: Transaction<DB>,
+    change: {
+      holderDid: string
+      verifierDid: string
+      purpose: string
+      consentId: string
+      change: 'granted' | 'revoked' | 'used'
+      live: { expiresAt: Date | null } | null
+    },
+  ): Promise<void>
 }
 
 export interface ConsentCheck {
@@ -31,12 +41,20 @@ export interface ConsentCheck {
 const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString())
 
 /** The state of a consent at `at`; `reason` says why it is not usable (the verify errors show it). */
-export function consentState(row: repo.ConsentRow, at: Date): { status: ConsentStatus; expired: boolean; reason?: string } {
+export function consentState(
+  row: repo.ConsentRow,
+  at: Date,
+): { status: ConsentStatus; expired: boolean; reason?: string } {
   const used = row.used_by !== null
   const pastDate = row.expires_at !== null && new Date(row.expires_at).getTime() <= at.getTime()
   const expired = used || pastDate
   if (row.revoked) return { status: 'revoked', expired, reason: `revoked by the holder at ${iso(row.revoked_at)}` }
-  if (used) return { status: 'expired', expired, reason: `the one-time consent was already used (by presentation ${row.used_by})` }
+  if (used)
+    return {
+      status: 'expired',
+      expired,
+      reason: `the one-time consent was already used (by presentation ${row.used_by})`,
+    }
   if (pastDate) return { status: 'expired', expired, reason: `expired at ${iso(row.expires_at)}` }
   return { status: 'active', expired: false }
 }
@@ -88,12 +106,19 @@ export class ConsentService implements ConsentPort {
     const policy = input.expiration_policy ?? 'indefinite'
     let expiresAt: Date | null = null
     if (policy === 'fixed_date') {
-      if (input.expires_at === undefined) throw new ValidationError('expires_at is required when expiration_policy is fixed_date', { details: { field: 'expires_at' } })
+      if (input.expires_at === undefined)
+        throw new ValidationError('expires_at is required when expiration_policy is fixed_date', {
+          details: { field: 'expires_at' },
+        })
       expiresAt = new Date(input.expires_at)
-      if (Number.isNaN(expiresAt.getTime())) throw new ValidationError('expires_at is not a valid ISO 8601 date-time', { details: { field: 'expires_at' } })
-      if (expiresAt.getTime() <= now.getTime()) throw new ValidationError('expires_at must be in the future', { details: { field: 'expires_at' } })
+      if (Number.isNaN(expiresAt.getTime()))
+        throw new ValidationError('expires_at is not a valid ISO 8601 date-time', { details: { field: 'expires_at' } })
+      if (expiresAt.getTime() <= now.getTime())
+        throw new ValidationError('expires_at must be in the future', { details: { field: 'expires_at' } })
     } else if (input.expires_at !== undefined) {
-      throw new ValidationError(`expires_at applies only to expiration_policy fixed_date, not ${policy}`, { details: { field: 'expires_at' } })
+      throw new ValidationError(`expires_at applies only to expiration_policy fixed_date, not ${policy}`, {
+        details: { field: 'expires_at' },
+      })
     }
     const row: repo.NewConsent = {
       id: `consent-${randomUUID()}`,
@@ -113,7 +138,12 @@ export class ConsentService implements ConsentPort {
     const created = await this.deps.db.transaction().execute(async (trx) => {
       await claimIn(trx, claim, row.id)
       const inserted = await repo.insertConsent(trx, row)
-      await recordActivity(trx, { holder_did: holderDid, type: 'consent_granted', details: { consent_id: inserted.id, verifier_did: inserted.verifier_did, purpose: inserted.purpose }, at: now })
+      await recordActivity(trx, {
+        holder_did: holderDid,
+        type: 'consent_granted',
+        details: { consent_id: inserted.id, verifier_did: inserted.verifier_did, purpose: inserted.purpose },
+        at: now,
+      })
       await this.anchorTriple(trx, inserted, 'granted', now)
       return inserted
     })
@@ -126,9 +156,18 @@ export class ConsentService implements ConsentPort {
     return this.view(found)
   }
 
-  list(holderDid: string, filter: { verifier_did?: string; status?: ConsentStatus }, page: { limit: number; after?: string }): Promise<repo.ConsentRow[]> {
+  list(
+    holderDid: string,
+    filter: { verifier_did?: string; status?: ConsentStatus },
+    page: { limit: number; after?: string },
+  ): Promise<repo.ConsentRow[]> {
     const verifierDid = filter.verifier_did === undefined ? undefined : normalizeDid(filter.verifier_did)
-    return repo.listConsents(this.deps.db, holderDid, { verifierDid, status: filter.status, at: this.deps.clock.now() }, page)
+    return repo.listConsents(
+      this.deps.db,
+      holderDid,
+      { verifierDid, status: filter.status, at: this.deps.clock.now() },
+      page,
+    )
   }
 
   /**
@@ -140,7 +179,13 @@ export class ConsentService implements ConsentPort {
     const now = this.deps.clock.now()
     const revoked = await this.deps.db.transaction().execute(async (trx) => {
       const row = await repo.markRevoked(trx, holderDid, id, now)
-      if (row) await recordActivity(trx, { holder_did: holderDid, type: 'consent_revoked', details: { consent_id: row.id, verifier_did: row.verifier_did, purpose: row.purpose }, at: now })
+      if (row)
+        await recordActivity(trx, {
+          holder_did: holderDid,
+          type: 'consent_revoked',
+          details: { consent_id: row.id, verifier_did: row.verifier_did, purpose: row.purpose },
+          at: now,
+        })
       if (row) await this.anchorTriple(trx, row, 'revoked', now)
       return row
     })
@@ -161,7 +206,11 @@ export class ConsentService implements ConsentPort {
    * for this purpose. A consent for one purpose neither serves nor blocks another.
    */
   async check(holderDid: string, verifierDid: string, purpose: string, at: Date): Promise<ConsentCheck> {
-    const found = await repo.findDecidingForTriple(this.deps.db, { holderDid: storedDid(holderDid), verifierDid: storedDid(verifierDid), purpose }, at)
+    const found = await repo.findDecidingForTriple(
+      this.deps.db,
+      { holderDid: storedDid(holderDid), verifierDid: storedDid(verifierDid), purpose },
+      at,
+    )
     if (!found) return { valid: false }
     const { usable, ...consent } = found
     if (usable) return { consent: consentView(consent, at), valid: true }
@@ -180,10 +229,22 @@ export class ConsentService implements ConsentPort {
   }
 
   /** Tells the chain what the triple's consents allow now, after a change in `trx`. */
-  private async anchorTriple(trx: Transaction<DB>, consent: repo.ConsentTriple & { id: string }, change: 'granted' | 'revoked' | 'used', at: Date): Promise<void> {
+  private async anchorTriple(
+    trx: Transaction<DB>,
+    consent: repo.ConsentTriple & { id: string },
+    change: 'granted' | 'revoked' | 'used',
+    at: Date,
+  ): Promise<void> {
     if (!this.deps.anchor) return
     await repo.lockTriple(trx, consent)
     const now = await repo.liveUntil(trx, consent, at)
-    await this.deps.anchor.changed(trx, { holderDid: consent.holder_did, verifierDid: consent.verifier_did, purpose: consent.purpose, consentId: consent.id, change, live: now.live ? { expiresAt: now.expiresAt } : null })
+    await this.deps.anchor.changed(trx, {
+      holderDid: consent.holder_did,
+      verifierDid: consent.verifier_did,
+      purpose: consent.purpose,
+      consentId: consent.id,
+      change,
+      live: now.live ? { expiresAt: now.expiresAt } : null,
+    })
   }
 }

@@ -37,7 +37,13 @@ export async function resolveConsoleFile(dir: string, relative: string): Promise
   const candidate = path.resolve(root, `.${path.posix.sep}${relative}`)
   if (relative !== '' && candidate.startsWith(root + path.sep)) {
     const found = await fileAt(candidate)
-    if (found) return { file: candidate, mediaType: mediaTypeOf(candidate), size: found, immutable: relative.startsWith(`${ASSETS}/`) }
+    if (found)
+      return {
+        file: candidate,
+        mediaType: mediaTypeOf(candidate),
+        size: found,
+        immutable: relative.startsWith(`${ASSETS}/`),
+      }
     // A missing hashed asset is an old page asking for a file a new build replaced: not the app.
     if (relative.startsWith(`${ASSETS}/`)) return undefined
   }

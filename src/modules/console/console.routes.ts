@@ -20,7 +20,9 @@ export const consoleRoutes: FastifyPluginAsyncTypebox<{ dir: string }> = async (
     const found = await resolveConsoleFile(dir, relative)
     if (!found) {
       if (!(await consoleBuilt(dir))) {
-        throw new DependencyUnavailableError('The web console is not built: run `npm run build:console` (npm ci and npm start build it), then reload /app')
+        throw new DependencyUnavailableError(
+          'The web console is not built: run `npm run build:console` (npm ci and npm start build it), then reload /app',
+        )
       }
       throw new NotFoundError('No such file in the web console')
     }
@@ -29,6 +31,10 @@ export const consoleRoutes: FastifyPluginAsyncTypebox<{ dir: string }> = async (
     reply.header('cache-control', found.immutable ? 'public, max-age=31536000, immutable' : 'no-cache')
     return reply.send(createReadStream(found.file))
   }
-  app.get(CONSOLE_PREFIX, { schema: { hide: true } }, async (_request, reply) => reply.redirect(`${CONSOLE_PREFIX}/`, 301))
-  app.get(`${CONSOLE_PREFIX}/*`, { schema: { hide: true, params: ConsolePath } }, async (request, reply) => send(request.params['*'], reply))
+  app.get(CONSOLE_PREFIX, { schema: { hide: true } }, async (_request, reply) =>
+    reply.redirect(`${CONSOLE_PREFIX}/`, 301),
+  )
+  app.get(`${CONSOLE_PREFIX}/*`, { schema: { hide: true, params: ConsolePath } }, async (request, reply) =>
+    send(request.params['*'], reply),
+  )
 }

@@ -28,7 +28,10 @@ export function credentialView(row: CredentialRow, issuerName: string, publicBas
     on_chain: row.on_chain,
     blockchain_tx_hash: row.blockchain_tx_hash,
     revocation_blockchain_tx: row.revocation_blockchain_tx,
-    credential_status: { status_list_credential: `${publicBaseUrl}/api/status-lists/${row.status_list_id}`, status_list_index: String(row.status_list_index) },
+    credential_status: {
+      status_list_credential: `${publicBaseUrl}/api/status-lists/${row.status_list_id}`,
+      status_list_index: String(row.status_list_index),
+    },
     expiration_date: iso(row.expiration_date),
     revoked_at: iso(row.revoked_at),
     created_at: new Date(row.created_at).toISOString(),

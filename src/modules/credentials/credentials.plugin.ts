@@ -19,9 +19,27 @@ export interface CredentialsPluginOptions extends ModuleContext {
   derivedProofs: FormatDeps['derivedProofs']
 }
 
-async function credentials(app: FastifyInstance, { httpGet, config, clock, local, derivedProofs }: CredentialsPluginOptions): Promise<void> {
+async function credentials(
+  app: FastifyInstance,
+  { httpGet, config, clock, local, derivedProofs }: CredentialsPluginOptions,
+): Promise<void> {
   app.decorate('localDocuments', local)
-  app.decorate('formats', registeredFormats({ resolver: app.didResolver, httpGet, publicBaseUrl: config.publicBaseUrl, clock, local, bbs2023: app.bbs2023, derivedProofs }))
+  app.decorate(
+    'formats',
+    registeredFormats({
+      resolver: app.didResolver,
+      httpGet,
+      publicBaseUrl: config.publicBaseUrl,
+      clock,
+      local,
+      bbs2023: app.bbs2023,
+      derivedProofs,
+    }),
+  )
 }
 
-export const credentialsPlugin = fp(credentials, { name: 'credentials', fastify: '5.x', dependencies: ['identity', 'worker-pools'] })
+export const credentialsPlugin = fp(credentials, {
+  name: 'credentials',
+  fastify: '5.x',
+  dependencies: ['identity', 'worker-pools'],
+})

@@ -40,7 +40,11 @@ const NEW_CREDENTIAL_COLUMNS: Record<Exclude<keyof NewCredential, 'on_chain' | '
   updated_at: 'timestamptz',
 }
 const COLUMN_LIST = sql.raw(Object.keys(NEW_CREDENTIAL_COLUMNS).join(', '))
-const RECORD_TYPE = sql.raw(Object.entries(NEW_CREDENTIAL_COLUMNS).map(([name, type]) => `${name} ${type}`).join(', '))
+const RECORD_TYPE = sql.raw(
+  Object.entries(NEW_CREDENTIAL_COLUMNS)
+    .map(([name, type]) => `${name} ${type}`)
+    .join(', '),
+)
 
 type GeneratedColumns = Pick<CredentialRow, 'id' | 'on_chain' | 'blockchain_tx_hash' | 'created_at' | 'updated_at'>
 
@@ -72,14 +76,24 @@ export async function insertCredentialsWithActivity(db: Executor, rows: NewCrede
 }
 
 export function findIssuedCredential(db: Executor, issuerDid: string, id: string): Promise<CredentialRow | undefined> {
-  return db.selectFrom('credentials').selectAll().where('id', '=', id).where('issuer_did', '=', issuerDid).executeTakeFirst()
+  return db
+    .selectFrom('credentials')
+    .selectAll()
+    .where('id', '=', id)
+    .where('issuer_did', '=', issuerDid)
+    .executeTakeFirst()
 }
 
 export function findCredentialByCid(db: Executor, cid: string): Promise<CredentialRow | undefined> {
   return db.selectFrom('credentials').selectAll().where('ipfs_hash', '=', cid).executeTakeFirst()
 }
 
-export function listIssuedCredentials(db: Executor, issuerDid: string, filter: CredentialFilter, page: { limit: number; after?: string }): Promise<CredentialRow[]> {
+export function listIssuedCredentials(
+  db: Executor,
+  issuerDid: string,
+  filter: CredentialFilter,
+  page: { limit: number; after?: string },
+): Promise<CredentialRow[]> {
   let query = db.selectFrom('credentials').selectAll().where('issuer_did', '=', issuerDid)
   if (filter.status) query = query.where('status', '=', filter.status)
   if (filter.credential_type) query = query.where('credential_type', '=', filter.credential_type)
@@ -95,7 +109,13 @@ export function listIssuedCredentials(db: Executor, issuerDid: string, filter: C
  * without a transaction of their own). Undefined when there is no such active credential
  * (unknown, another issuer's, or already revoked).
  */
-export async function markRevoked(db: Executor, issuerDid: string, id: string, reason: string | null, now: Date): Promise<CredentialRow | undefined> {
+export async function markRevoked(
+  db: Executor,
+  issuerDid: string,
+  id: string,
+  reason: string | null,
+  now: Date,
+): Promise<CredentialRow | undefined> {
   const result = await sql<CredentialRow>`
     with revoked as (
       update credentials set status = 'revoked', revoked_at = ${now}, revocation_reason = ${reason}, updated_at = ${now}
@@ -113,5 +133,8 @@ export async function markRevoked(db: Executor, issuerDid: string, id: string, r
 
 /** The holder (owner) of a credential issued here, by id; undefined for one issued elsewhere or to no DID. */
 export async function findCredentialOwner(db: Executor, id: string): Promise<string | undefined> {
-  return (await db.selectFrom('credentials').select('owner_did').where('id', '=', id).executeTakeFirst())?.owner_did ?? undefined
+  return (
+    (await db.selectFrom('credentials').select('owner_did').where('id', '=', id).executeTakeFirst())?.owner_did ??
+    undefined
+  )
 }

@@ -4,4 +4,11 @@
  * when the write must commit with the caller's own (issuance with its chain anchor, revocation
  * with its chain job).
  */
-export { findCredentialByCid, findCredentialOwner, findIssuedCredential, insertCredentialsWithActivity, listIssuedCredentials, markRevoked } from './credentials.repository.js'
+export {
+  findCredentialByCid,
+  findCredentialOwner,
+  findIssuedCredential,
+  insertCredentialsWithActivity,
+  listIssuedCredentials,
+  markRevoked,
+} from './credentials.repository.js'

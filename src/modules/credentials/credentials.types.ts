@@ -3,8 +3,24 @@ import type { CredentialsTable } from './credentials.table.js'
 
 /** Rows of issued credentials, for the modules that work with them through credentials.service.ts. */
 export type CredentialRow = Selectable<CredentialsTable>
-export type NewCredential = Omit<Insertable<CredentialsTable>, 'credential_preview' | 'credential_data' | 'evidence_attachments' | 'evidence_required' | 'extensions' | 'anonymous_credential'> &
-  Pick<CredentialRow, 'credential_preview' | 'credential_data' | 'evidence_attachments' | 'evidence_required' | 'extensions' | 'anonymous_credential'>
+export type NewCredential = Omit<
+  Insertable<CredentialsTable>,
+  | 'credential_preview'
+  | 'credential_data'
+  | 'evidence_attachments'
+  | 'evidence_required'
+  | 'extensions'
+  | 'anonymous_credential'
+> &
+  Pick<
+    CredentialRow,
+    | 'credential_preview'
+    | 'credential_data'
+    | 'evidence_attachments'
+    | 'evidence_required'
+    | 'extensions'
+    | 'anonymous_credential'
+  >
 
 export interface CredentialFilter {
   status?: string

@@ -33,7 +33,9 @@ export class JwtClaimRejected extends Error {
     readonly reason: string,
     readonly jws: VerifiedJws,
   ) {
-    super(`${claim} is ${reason === 'missing' ? 'missing' : reason === 'invalid' ? 'not a NumericDate (RFC 7519 §2)' : 'out of range'}`)
+    super(
+      `${claim} is ${reason === 'missing' ? 'missing' : reason === 'invalid' ? 'not a NumericDate (RFC 7519 §2)' : 'out of range'}`,
+    )
   }
 }
 
@@ -50,14 +52,21 @@ const EXPECTED_ALGS = `one of ${JWS_ALGORITHMS.join(', ')}`
  * then the DID in `iss` is resolved and its one key for `relationship` and `alg` verifies; a
  * document with none or several is refused, naming the DID and the count.
  */
-export async function verifyDidJws(resolver: DidResolver, jws: string, relationship: 'authentication' | 'assertionMethod', claims?: JwtClaimChecks): Promise<VerifiedJws> {
+export async function verifyDidJws(
+  resolver: DidResolver,
+  jws: string,
+  relationship: 'authentication' | 'assertionMethod',
+  claims?: JwtClaimChecks,
+): Promise<VerifiedJws> {
   // The depth guard runs before jose parses anything (JSON_LIMITS).
   const decoded = decodeCompactJws(jws)
   if (!decoded) throw new JwsRejected(jwsNestingProblem(jws) ?? 'not a compact JWS')
   const { header, payload } = decoded
-  if (!(JWS_ALGORITHMS as readonly unknown[]).includes(header.alg)) throw new JwsRejected(`unsupported alg ${JSON.stringify(header.alg)} (${EXPECTED_ALGS} expected)`)
+  if (!(JWS_ALGORITHMS as readonly unknown[]).includes(header.alg))
+    throw new JwsRejected(`unsupported alg ${JSON.stringify(header.alg)} (${EXPECTED_ALGS} expected)`)
   const named = header.kid
-  if (named !== undefined && (typeof named !== 'string' || !named.startsWith('did:') || !named.includes('#'))) throw new JwsRejected('header kid must be a DID URL (did:…#key)')
+  if (named !== undefined && (typeof named !== 'string' || !named.startsWith('did:') || !named.includes('#')))
+    throw new JwsRejected('header kid must be a DID URL (did:…#key)')
   // Without kid (did-jwt-vc's default header {alg, typ}), `iss` names the signer's DID.
   const did = named === undefined ? signerFromIss(payload.iss) : named.slice(0, named.indexOf('#'))
   const documentOf = async (fresh: boolean) => {
@@ -75,20 +84,24 @@ export async function verifyDidJws(resolver: DidResolver, jws: string, relations
     if (candidates.length === 0) candidates = jwsKeysFor(await documentOf(true), relationship, header.alg as string)
     // Only a key the document makes unambiguous is taken; with several the signer must name one.
     if (candidates.length !== 1) {
-      throw new JwsRejected(`the header has no kid and ${did} has ${candidates.length} ${relationship} keys for ${String(header.alg)}: without kid exactly one is accepted`)
+      throw new JwsRejected(
+        `the header has no kid and ${did} has ${candidates.length} ${relationship} keys for ${String(header.alg)}: without kid exactly one is accepted`,
+      )
     }
     kid = candidates[0]!.id
     key = candidates[0]!
   } else {
     kid = named
-    const keyIn = async (fresh: boolean): Promise<JwsKey | undefined> => jwsKeyFor(await documentOf(fresh), kid, relationship)
+    const keyIn = async (fresh: boolean): Promise<JwsKey | undefined> =>
+      jwsKeyFor(await documentOf(fresh), kid, relationship)
     // A key issuers signed with before signing identities verifies what it signed then, and only
     // as an assertion; a document served from a short cache may predate a key made since (a new
     // issuer, a rotation on another instance): a miss is retried once on a fresh resolution.
     const legacy = relationship === 'assertionMethod' ? await resolver.legacyAssertionMethod(kid) : undefined
     key = legacy ? jwsKeyOfMethod(legacy) : ((await keyIn(false)) ?? (await keyIn(true)))
     if (!key) throw new JwsRejected(`${kid} is not an ${JWS_KEY_TYPES} ${relationship} key of ${did}`)
-    if (header.alg !== key.alg) throw new JwsRejected(`alg ${JSON.stringify(header.alg)} does not match ${kid}, a key for ${key.alg}`)
+    if (header.alg !== key.alg)
+      throw new JwsRejected(`alg ${JSON.stringify(header.alg)} does not match ${kid}, a key for ${key.alg}`)
   }
   const verified = { header, payload, did, kid }
   try {
@@ -96,8 +109,10 @@ export async function verifyDidJws(resolver: DidResolver, jws: string, relations
     if (claims) await jwtVerify(jws, key.key, { ...options, ...claims })
     else await compactVerify(jws, key.key, options)
   } catch (error) {
-    if (error instanceof joseErrors.JWTClaimValidationFailed || error instanceof joseErrors.JWTExpired) throw new JwtClaimRejected(error.claim, error.reason, verified)
-    if (error instanceof joseErrors.JWSSignatureVerificationFailed) throw new JwsRejected(`the signature does not verify with ${kid}`)
+    if (error instanceof joseErrors.JWTClaimValidationFailed || error instanceof joseErrors.JWTExpired)
+      throw new JwtClaimRejected(error.claim, error.reason, verified)
+    if (error instanceof joseErrors.JWSSignatureVerificationFailed)
+      throw new JwsRejected(`the signature does not verify with ${kid}`)
     if (error instanceof joseErrors.JOSEError) throw new JwsRejected(`not a valid JWS: ${error.message}`)
     throw error
   }

@@ -55,7 +55,9 @@ export function normalizeDid(input: string): string {
   const method = didMethods.get(syntax[1]!)
   if (method?.checkSyntax) method.checkSyntax(did)
   else if (did.includes('%')) {
-    throw new ValidationError(`DID "${preview(input)}" has percent-encoding, which did:${syntax[1]} identifiers do not use`)
+    throw new ValidationError(
+      `DID "${preview(input)}" has percent-encoding, which did:${syntax[1]} identifiers do not use`,
+    )
   }
   return did
 }

@@ -73,8 +73,13 @@ export function createDidResolver(options: DidResolverOptions): DidResolver {
         const doc = await resolver.resolve(did, resolution)
         if (doc) return result(doc)
       }
-      const supported = didMethods.all().map((m) => `did:${m.name}`).join(', ')
-      throw new ValidationError(`DID method "${name}" is not supported: ${supported} and DIDs registered with this service resolve`)
+      const supported = didMethods
+        .all()
+        .map((m) => `did:${m.name}`)
+        .join(', ')
+      throw new ValidationError(
+        `DID method "${name}" is not supported: ${supported} and DIDs registered with this service resolve`,
+      )
     },
     legacyAssertionMethod: (kid) => options.legacyAssertionMethod?.(kid) ?? Promise.resolve(undefined),
   }

@@ -18,7 +18,11 @@ export interface JwsKey {
  * The jose key of the method `kid` when the document authorizes it for `relationship`, or
  * undefined when it does not, or when its key is of a type no JWS algorithm here verifies.
  */
-export function jwsKeyFor(doc: DidDocument, kid: string, relationship: 'authentication' | 'assertionMethod'): JwsKey | undefined {
+export function jwsKeyFor(
+  doc: DidDocument,
+  kid: string,
+  relationship: 'authentication' | 'assertionMethod',
+): JwsKey | undefined {
   const method = verificationMethodFor(doc, kid, relationship)
   return method && jwsKeyOfMethod(method)
 }
@@ -27,7 +31,11 @@ export function jwsKeyFor(doc: DidDocument, kid: string, relationship: 'authenti
  * The keys the document authorizes for `relationship` that verify `alg`, each with its method's
  * absolute id: the candidates for a JWS whose header names no `kid`.
  */
-export function jwsKeysFor(doc: DidDocument, relationship: 'authentication' | 'assertionMethod', alg: string): Array<JwsKey & { id: string }> {
+export function jwsKeysFor(
+  doc: DidDocument,
+  relationship: 'authentication' | 'assertionMethod',
+  alg: string,
+): Array<JwsKey & { id: string }> {
   return methodsFor(doc, relationship).flatMap((method) => {
     const key = jwsKeyOfMethod(method)
     return key && key.alg === alg ? [{ ...key, id: method.id as string }] : []

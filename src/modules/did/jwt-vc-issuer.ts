@@ -28,7 +28,8 @@ const MAX_METADATA_BYTES = 64 * 1024
 /** SD-JWT VC §4.1: the well-known segment goes between the host and the issuer's path. */
 export function jwtVcIssuerMetadataUrl(iss: string): string {
   const url = new URL(iss)
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new IssuerKeyUnavailable(`issuer ${iss} is not an https URL`)
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new IssuerKeyUnavailable(`issuer ${iss} is not an https URL`)
   if (url.search || url.hash) throw new IssuerKeyUnavailable(`issuer ${iss} has a query or fragment`)
   return `${url.origin}/.well-known/jwt-vc-issuer${url.pathname.replace(/\/$/, '')}`
 }
@@ -47,7 +48,10 @@ export function hostedDidForIssuerUrl(publicBaseUrl: string, iss: string): strin
  * The document's keys (Ed25519, P-256) for a relationship as JWKs, `kid` = the verification
  * method's DID URL: assertion keys for issuer metadata, authentication keys for a holder's `cnf`.
  */
-export function relationshipJwks(doc: DidDocument, relationship: 'authentication' | 'assertionMethod'): Record<string, unknown>[] {
+export function relationshipJwks(
+  doc: DidDocument,
+  relationship: 'authentication' | 'assertionMethod',
+): Record<string, unknown>[] {
   return methodsFor(doc, relationship).flatMap((method) => {
     const key = jwsKeyOfMethod(method)
     return key ? [{ ...key.key.export({ format: 'jwk' }), kid: method.id, alg: key.alg, use: 'sig' }] : []
@@ -63,11 +67,19 @@ export async function resolveIssuerKey(iss: string, kid: string | undefined, dep
   if (!iss.startsWith('https://')) throw new IssuerKeyUnavailable(`issuer ${iss} is neither a DID nor an https URL`)
   const metadata = await fetchJson(jwtVcIssuerMetadataUrl(iss), deps.httpGet)
   // §4.3: the metadata's issuer MUST be identical to iss.
-  if (metadata.issuer !== iss) throw new IssuerKeyUnavailable(`the JWT VC Issuer Metadata names issuer ${JSON.stringify(metadata.issuer)}, not ${iss}`)
-  const jwks = isObject(metadata.jwks) ? metadata.jwks : typeof metadata.jwks_uri === 'string' && metadata.jwks_uri.startsWith('https://') ? await fetchJson(metadata.jwks_uri, deps.httpGet) : undefined
+  if (metadata.issuer !== iss)
+    throw new IssuerKeyUnavailable(
+      `the JWT VC Issuer Metadata names issuer ${JSON.stringify(metadata.issuer)}, not ${iss}`,
+    )
+  const jwks = isObject(metadata.jwks)
+    ? metadata.jwks
+    : typeof metadata.jwks_uri === 'string' && metadata.jwks_uri.startsWith('https://')
+      ? await fetchJson(metadata.jwks_uri, deps.httpGet)
+      : undefined
   const keys = Array.isArray(jwks?.keys) ? (jwks.keys as unknown[]).filter(isObject) : []
   const candidates = keys.filter((k) => (kid === undefined ? true : k.kid === kid))
-  if (candidates.length !== 1) throw new IssuerKeyUnavailable(`the issuer's JWKS has ${candidates.length} keys for kid ${JSON.stringify(kid)}`)
+  if (candidates.length !== 1)
+    throw new IssuerKeyUnavailable(`the issuer's JWKS has ${candidates.length} keys for kid ${JSON.stringify(kid)}`)
   return jwkKey(candidates[0]!)
 }
 
@@ -87,7 +99,8 @@ export function jwkKey(jwk: Record<string, unknown>): JwsKey {
 
 async function didKey(did: string, kid: string | undefined, iss: string, deps: IssuerKeyDeps): Promise<JwsKey> {
   const absolute = kid?.startsWith('#') ? `${did}${kid}` : kid
-  if (!absolute?.startsWith(`${did}#`)) throw new IssuerKeyUnavailable(`kid ${JSON.stringify(kid)} is not a key of ${iss}`)
+  if (!absolute?.startsWith(`${did}#`))
+    throw new IssuerKeyUnavailable(`kid ${JSON.stringify(kid)} is not a key of ${iss}`)
   let doc: DidDocument
   try {
     doc = (await deps.resolver.resolve(did)).didDocument
@@ -107,7 +120,8 @@ async function fetchJson(url: string, httpGet: HttpGet): Promise<Record<string, 
     throw new IssuerKeyUnavailable(`${url} could not be fetched: ${(error as Error).message}`)
   }
   if (res.status !== 200) throw new IssuerKeyUnavailable(`${url} answered HTTP ${res.status}`)
-  if (res.body.byteLength > MAX_METADATA_BYTES) throw new IssuerKeyUnavailable(`${url} is larger than ${MAX_METADATA_BYTES} bytes`)
+  if (res.body.byteLength > MAX_METADATA_BYTES)
+    throw new IssuerKeyUnavailable(`${url} is larger than ${MAX_METADATA_BYTES} bytes`)
   try {
     const parsed: unknown = JSON.parse(Buffer.from(res.body).toString('utf8'))
     if (isObject(parsed)) return parsed
@@ -117,4 +131,5 @@ async function fetchJson(url: string, httpGet: HttpGet): Promise<Record<string, 
   throw new IssuerKeyUnavailable(`${url} is not a JSON object`)
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -29,14 +29,22 @@ export function ed25519AuthenticationKeys(doc: DidDocument): Uint8Array[] {
  * The verification method `kid` (an absolute DID URL) when the document authorizes it for
  * `relationship` (DID Core §5.3: by reference or embedded); undefined otherwise.
  */
-export function verificationMethodFor(doc: DidDocument, kid: string, relationship: 'authentication' | 'assertionMethod'): Record<string, unknown> | undefined {
+export function verificationMethodFor(
+  doc: DidDocument,
+  kid: string,
+  relationship: 'authentication' | 'assertionMethod',
+): Record<string, unknown> | undefined {
   const methods = Array.isArray(doc.verificationMethod) ? (doc.verificationMethod as unknown[]) : []
   const references = Array.isArray(doc[relationship]) ? (doc[relationship] as unknown[]) : []
   for (const reference of references) {
     const method =
       typeof reference === 'string'
-        ? sameId(reference, kid, doc.id) ? methods.find((m) => isRecord(m) && typeof m.id === 'string' && sameId(m.id, kid, doc.id)) : undefined
-        : isRecord(reference) && typeof reference.id === 'string' && sameId(reference.id, kid, doc.id) ? reference : undefined
+        ? sameId(reference, kid, doc.id)
+          ? methods.find((m) => isRecord(m) && typeof m.id === 'string' && sameId(m.id, kid, doc.id))
+          : undefined
+        : isRecord(reference) && typeof reference.id === 'string' && sameId(reference.id, kid, doc.id)
+          ? reference
+          : undefined
     if (isRecord(method)) return method
   }
   return undefined
@@ -46,13 +54,18 @@ export function verificationMethodFor(doc: DidDocument, kid: string, relationshi
  * Every verification method the document authorizes for `relationship` (DID Core §5.3: by
  * reference or embedded), each once, with its id made absolute (§3.2.2).
  */
-export function methodsFor(doc: DidDocument, relationship: 'authentication' | 'assertionMethod'): Record<string, unknown>[] {
+export function methodsFor(
+  doc: DidDocument,
+  relationship: 'authentication' | 'assertionMethod',
+): Record<string, unknown>[] {
   const methods = Array.isArray(doc.verificationMethod) ? (doc.verificationMethod as unknown[]) : []
   const references = Array.isArray(doc[relationship]) ? (doc[relationship] as unknown[]) : []
   const found = new Map<string, Record<string, unknown>>()
   for (const reference of references) {
     const method =
-      typeof reference === 'string' ? methods.find((m) => isRecord(m) && typeof m.id === 'string' && sameId(m.id, reference, doc.id)) : reference
+      typeof reference === 'string'
+        ? methods.find((m) => isRecord(m) && typeof m.id === 'string' && sameId(m.id, reference, doc.id))
+        : reference
     if (!isRecord(method) || typeof method.id !== 'string') continue
     const id = method.id.startsWith('#') ? `${doc.id}${method.id}` : method.id
     if (!found.has(id)) found.set(id, { ...method, id })
@@ -73,10 +86,17 @@ export function ed25519Key(method: Record<string, unknown>): Uint8Array | undefi
   if (typeof publicKeyMultibase === 'string') return multibaseKey(publicKeyMultibase, 'ed25519')
   // Ed25519VerificationKey2018 carries bare bytes, so only its type says what they are.
   if (type === 'Ed25519VerificationKey2018' && typeof publicKeyBase58 === 'string') {
-    return memoized(`b58:${publicKeyBase58}`, () => canonicalPublicKey('ed25519', base58btc.baseDecode(publicKeyBase58)))
+    return memoized(`b58:${publicKeyBase58}`, () =>
+      canonicalPublicKey('ed25519', base58btc.baseDecode(publicKeyBase58)),
+    )
   }
   // JsonWebKey2020 / JsonWebKey: RFC 8037 §2 OKP key.
-  if (isRecord(publicKeyJwk) && publicKeyJwk.kty === 'OKP' && publicKeyJwk.crv === 'Ed25519' && typeof publicKeyJwk.x === 'string') {
+  if (
+    isRecord(publicKeyJwk) &&
+    publicKeyJwk.kty === 'OKP' &&
+    publicKeyJwk.crv === 'Ed25519' &&
+    typeof publicKeyJwk.x === 'string'
+  ) {
     const x = publicKeyJwk.x
     return memoized(`jwk:${x}`, () => canonicalPublicKey('ed25519', Buffer.from(x, 'base64url')))
   }
@@ -90,12 +110,26 @@ export function ed25519Key(method: Record<string, unknown>): Uint8Array | undefi
 export function p256Key(method: Record<string, unknown>): Uint8Array | undefined {
   const { type, publicKeyMultibase, publicKeyBase58, publicKeyJwk } = method
   if (typeof publicKeyMultibase === 'string') return multibaseKey(publicKeyMultibase, 'p256')
-  if (isRecord(publicKeyJwk) && publicKeyJwk.kty === 'EC' && publicKeyJwk.crv === 'P-256' && typeof publicKeyJwk.x === 'string' && typeof publicKeyJwk.y === 'string') {
+  if (
+    isRecord(publicKeyJwk) &&
+    publicKeyJwk.kty === 'EC' &&
+    publicKeyJwk.crv === 'P-256' &&
+    typeof publicKeyJwk.x === 'string' &&
+    typeof publicKeyJwk.y === 'string'
+  ) {
     const { x, y } = publicKeyJwk
-    return memoized(`jwk:${x}.${y}`, () => canonicalPublicKey('p256', Buffer.concat([Uint8Array.of(4), Buffer.from(x, 'base64url'), Buffer.from(y, 'base64url')])))
+    return memoized(`jwk:${x}.${y}`, () =>
+      canonicalPublicKey(
+        'p256',
+        Buffer.concat([Uint8Array.of(4), Buffer.from(x, 'base64url'), Buffer.from(y, 'base64url')]),
+      ),
+    )
   }
   // The did:key method's own P-256 form (P256Key2021: the compressed point in base58).
-  if (type === 'P256Key2021' && typeof publicKeyBase58 === 'string') return memoized(`p256b58:${publicKeyBase58}`, () => canonicalPublicKey('p256', base58btc.baseDecode(publicKeyBase58)))
+  if (type === 'P256Key2021' && typeof publicKeyBase58 === 'string')
+    return memoized(`p256b58:${publicKeyBase58}`, () =>
+      canonicalPublicKey('p256', base58btc.baseDecode(publicKeyBase58)),
+    )
   return undefined
 }
 

@@ -48,7 +48,10 @@ export async function verifyDidConfiguration(options: {
 }): Promise<VerifiedLinkage> {
   const { document, did, url } = options
   if (!isRecord(document) || !Array.isArray(document.linked_dids)) {
-    throw invalid('invalid_configuration', `${url} is not a DID Configuration Resource (an object with a linked_dids array)`)
+    throw invalid(
+      'invalid_configuration',
+      `${url} is not a DID Configuration Resource (an object with a linked_dids array)`,
+    )
   }
   if (!includesValue(document['@context'], DID_CONFIGURATION_CONTEXT)) {
     throw invalid('invalid_configuration', `${url} lacks the @context ${DID_CONFIGURATION_CONTEXT}`)
@@ -68,7 +71,10 @@ export async function verifyDidConfiguration(options: {
       firstProblem ||= error.message
     }
   }
-  throw invalid('invalid_linkage_credential', `The Domain Linkage Credential of ${did} at ${url} is not valid: ${firstProblem}`)
+  throw invalid(
+    'invalid_linkage_credential',
+    `The Domain Linkage Credential of ${did} at ${url} is not valid: ${firstProblem}`,
+  )
 }
 
 class LinkageRejected extends Error {}
@@ -83,7 +89,11 @@ async function verifyLinkageCredential(
   let verified
   let lifetime: JwtClaimRejected | undefined
   try {
-    verified = await verifyDidJws(options.resolver, jwt, 'assertionMethod', { currentDate: options.now, clockTolerance: LEEWAY_SECONDS, requiredClaims: ['nbf', 'exp'] })
+    verified = await verifyDidJws(options.resolver, jwt, 'assertionMethod', {
+      currentDate: options.now,
+      clockTolerance: LEEWAY_SECONDS,
+      requiredClaims: ['nbf', 'exp'],
+    })
   } catch (error) {
     if (error instanceof JwtClaimRejected) [lifetime, verified] = [error, error.jws]
     else if (error instanceof JwsRejected) throw new LinkageRejected(error.message)
@@ -100,23 +110,37 @@ async function verifyLinkageCredential(
   const vc = payload.vc
   if (!isRecord(vc)) reject('the vc claim is missing')
   const credential = vc as Record<string, unknown>
-  if (!includesValue(credential.type, 'DomainLinkageCredential')) reject('vc.type does not include DomainLinkageCredential')
-  if (!includesValue(credential['@context'], DID_CONFIGURATION_CONTEXT)) reject(`vc.@context does not include ${DID_CONFIGURATION_CONTEXT}`)
+  if (!includesValue(credential.type, 'DomainLinkageCredential'))
+    reject('vc.type does not include DomainLinkageCredential')
+  if (!includesValue(credential['@context'], DID_CONFIGURATION_CONTEXT))
+    reject(`vc.@context does not include ${DID_CONFIGURATION_CONTEXT}`)
   if (credential.issuer !== undefined) {
     const issuer = isRecord(credential.issuer) ? credential.issuer.id : credential.issuer
     if (sameDid(issuer) !== did) reject('vc.issuer is not the DID')
   }
-  if (payload.jti !== undefined || credential.id !== undefined) reject('a Domain Linkage Credential must not carry an id (jti or vc.id)')
+  if (payload.jti !== undefined || credential.id !== undefined)
+    reject('a Domain Linkage Credential must not carry an id (jti or vc.id)')
   const subject = credential.credentialSubject
   if (!isRecord(subject)) reject('vc.credentialSubject must be one object')
   const { id, origin } = subject as Record<string, unknown>
   if (sameDid(id) !== did) reject('vc.credentialSubject.id is not the DID')
   if (typeof origin !== 'string') reject('vc.credentialSubject.origin is missing')
   const claimed = originOf(origin as string)
-  if (claimed !== options.origin) reject(`vc.credentialSubject.origin is ${claimed ?? 'not an origin'}, not ${options.origin}`)
+  if (claimed !== options.origin)
+    reject(`vc.credentialSubject.origin is ${claimed ?? 'not an origin'}, not ${options.origin}`)
   const { nbf, exp } = payload as { nbf: number; exp: number }
-  if (lifetime?.claim === 'nbf') reject(lifetime.reason === 'check_failed' ? `it is not valid before ${new Date(nbf * 1000).toISOString()}` : 'nbf (the issuance date) is missing')
-  if (lifetime?.claim === 'exp') reject(lifetime.reason === 'check_failed' ? `it expired at ${new Date(exp * 1000).toISOString()}` : 'exp (the expiration date) is missing')
+  if (lifetime?.claim === 'nbf')
+    reject(
+      lifetime.reason === 'check_failed'
+        ? `it is not valid before ${new Date(nbf * 1000).toISOString()}`
+        : 'nbf (the issuance date) is missing',
+    )
+  if (lifetime?.claim === 'exp')
+    reject(
+      lifetime.reason === 'check_failed'
+        ? `it expired at ${new Date(exp * 1000).toISOString()}`
+        : 'exp (the expiration date) is missing',
+    )
   if (lifetime) reject(lifetime.message)
   return { expiresAt: new Date(exp * 1000), kid: verified.kid }
 }
@@ -130,7 +154,8 @@ export function originOf(value: string): string | undefined {
   const text = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `https://${value}`
   try {
     const url = new URL(text)
-    if (url.username || url.password || url.search || url.hash || (url.pathname !== '/' && url.pathname !== '')) return undefined
+    if (url.username || url.password || url.search || url.hash || (url.pathname !== '/' && url.pathname !== ''))
+      return undefined
     if (/\/./.test(text.replace(/^[a-z][a-z0-9+.-]*:\/\//i, ''))) return undefined
     return url.origin
   } catch {

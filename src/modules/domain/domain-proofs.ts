@@ -29,7 +29,11 @@ export type ProofFailureReason =
   | 'invalid_linkage_credential'
 
 /** What the domain published does not prove control (422, `details: {method, reason}`). */
-export function proofFailure(method: DomainProofMethod, reason: ProofFailureReason, message: string): UnprocessableError {
+export function proofFailure(
+  method: DomainProofMethod,
+  reason: ProofFailureReason,
+  message: string,
+): UnprocessableError {
   return new UnprocessableError(message, { details: { method, reason } })
 }
 
@@ -78,7 +82,11 @@ function translateFetchError(error: unknown, options: FetchOptions): AppError {
   const text = error instanceof Error ? error.message : ''
   if (error instanceof ValidationError) {
     if (/refused/.test(text) && /(resolves to a|is a) .*address/.test(text)) {
-      return proofFailure(method, 'private_address', `Fetching ${url} led to a private or reserved network address (directly or by a redirect); refused`)
+      return proofFailure(
+        method,
+        'private_address',
+        `Fetching ${url} led to a private or reserved network address (directly or by a redirect); refused`,
+      )
     }
     if (/redirects from https to plain http/.test(text)) {
       return proofFailure(method, 'insecure_redirect', `${url} redirects from https to plain http; refused`)
@@ -90,9 +98,12 @@ function translateFetchError(error: unknown, options: FetchOptions): AppError {
     if (timedOut) return new DependencyUnavailableError(`${domain} did not answer within ${timedOut[1]} ms (${url})`)
     const tooLarge = /larger than (\d+) bytes/.exec(text)
     if (tooLarge) return proofFailure(method, 'too_large', `The document at ${url} is larger than ${tooLarge[1]} bytes`)
-    if (/more than \d+ redirects/.test(text)) return proofFailure(method, 'too_many_redirects', `${url} redirects too many times`)
+    if (/more than \d+ redirects/.test(text))
+      return proofFailure(method, 'too_many_redirects', `${url} redirects too many times`)
     const code = /unreachable \(([A-Z0-9_]+)\)/.exec(text)?.[1]
-    return new DependencyUnavailableError(`${domain} is unreachable${code ? ` (${code})` : ''}; check that it serves HTTPS`)
+    return new DependencyUnavailableError(
+      `${domain} is unreachable${code ? ` (${code})` : ''}; check that it serves HTTPS`,
+    )
   }
   if (error instanceof AppError) return error
   return new DependencyUnavailableError(`${url} could not be fetched`, { cause: error })
@@ -101,16 +112,28 @@ function translateFetchError(error: unknown, options: FetchOptions): AppError {
 const WELL_KNOWN_MAX_BYTES = 64 * 1024
 
 /** (a) The token on a line of its own in the well-known text file. */
-export async function checkWellKnownToken(options: { httpGet: HttpGet; domain: string; url: string; token: string }): Promise<void> {
+export async function checkWellKnownToken(options: {
+  httpGet: HttpGet
+  domain: string
+  url: string
+  token: string
+}): Promise<void> {
   const response = await fetchProofDocument({
     ...options,
     method: 'well_known',
     accept: 'text/plain',
     maxBytes: WELL_KNOWN_MAX_BYTES,
   })
-  const lines = new TextDecoder().decode(response.body).split(/\r?\n/).map((line) => line.trim())
+  const lines = new TextDecoder()
+    .decode(response.body)
+    .split(/\r?\n/)
+    .map((line) => line.trim())
   if (!lines.includes(options.token)) {
-    throw proofFailure('well_known', 'token_mismatch', `${options.url} does not hold the challenge token on a line of its own`)
+    throw proofFailure(
+      'well_known',
+      'token_mismatch',
+      `${options.url} does not hold the challenge token on a line of its own`,
+    )
   }
 }
 
@@ -119,7 +142,12 @@ const MAX_TXT_RECORDS = 100
 const NO_RECORD_CODES = new Set(['ENODATA', 'ENOTFOUND', 'NXDOMAIN'])
 
 /** (b) A TXT record at `_credential-service-challenge.<domain>` whose value is the token. */
-export async function checkDnsTxtToken(options: { dns: DnsResolver; name: string; token: string; timeoutMs: number }): Promise<void> {
+export async function checkDnsTxtToken(options: {
+  dns: DnsResolver
+  name: string
+  token: string
+  timeoutMs: number
+}): Promise<void> {
   const { name, token } = options
   let records: string[][]
   try {
@@ -132,7 +160,9 @@ export async function checkDnsTxtToken(options: { dns: DnsResolver; name: string
     if (typeof code === 'string' && NO_RECORD_CODES.has(code)) {
       throw proofFailure('dns_txt', 'no_record', `There is no TXT record at ${name}`)
     }
-    throw new DependencyUnavailableError(`The DNS lookup of ${name} failed${typeof code === 'string' && /^[A-Z_]+$/.test(code) ? ` (${code})` : ''}`)
+    throw new DependencyUnavailableError(
+      `The DNS lookup of ${name} failed${typeof code === 'string' && /^[A-Z_]+$/.test(code) ? ` (${code})` : ''}`,
+    )
   }
   // RFC 7208 §3.3 style: a record's character-strings are one value, concatenated.
   const values = records.slice(0, MAX_TXT_RECORDS).map((chunks) => chunks.join('').trim())

@@ -13,7 +13,14 @@ export interface DomainPluginOptions extends ModuleContext {
 /** Domain linkage proofs of DIDs (/api/domain). */
 async function domain(app: FastifyInstance, { db, clock, config, httpGet, dns }: DomainPluginOptions): Promise<void> {
   const timeoutMs = config.outboundTimeoutMs
-  const domains = new DomainService({ db, clock, httpGet, dns: dns ?? createDnsResolver({ timeoutMs }), resolver: app.didResolver, timeoutMs })
+  const domains = new DomainService({
+    db,
+    clock,
+    httpGet,
+    dns: dns ?? createDnsResolver({ timeoutMs }),
+    resolver: app.didResolver,
+    timeoutMs,
+  })
   await app.register(domainRoutes, { prefix: '/api/domain', domains, idempotency: app.idempotency })
 }
 

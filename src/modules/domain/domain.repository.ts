@@ -16,7 +16,14 @@ export function findChallenge(db: Executor, id: string): Promise<DomainChallenge
 }
 
 export function latestChallenge(db: Executor, did: string, domain: string): Promise<DomainChallengeRow | undefined> {
-  return db.selectFrom('domain_challenges').selectAll().where('did', '=', did).where('domain', '=', domain).orderBy('created_at', 'desc').limit(1).executeTakeFirst()
+  return db
+    .selectFrom('domain_challenges')
+    .selectAll()
+    .where('did', '=', did)
+    .where('domain', '=', domain)
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst()
 }
 
 export function challengesOf(db: Executor, did: string): Promise<DomainChallengeRow[]> {
@@ -36,12 +43,25 @@ export function consumeChallenge(db: Executor, id: string, now: Date): Promise<{
 }
 
 export async function countVerifications(db: Executor, did: string): Promise<number> {
-  const row = await db.selectFrom('domain_verifications').select((eb) => eb.fn.countAll<string | number>().as('n')).where('did', '=', did).executeTakeFirstOrThrow()
+  const row = await db
+    .selectFrom('domain_verifications')
+    .select((eb) => eb.fn.countAll<string | number>().as('n'))
+    .where('did', '=', did)
+    .executeTakeFirstOrThrow()
   return Number(row.n)
 }
 
-export function findVerification(db: Executor, did: string, domain: string): Promise<DomainVerificationRow | undefined> {
-  return db.selectFrom('domain_verifications').selectAll().where('did', '=', did).where('domain', '=', domain).executeTakeFirst()
+export function findVerification(
+  db: Executor,
+  did: string,
+  domain: string,
+): Promise<DomainVerificationRow | undefined> {
+  return db
+    .selectFrom('domain_verifications')
+    .selectAll()
+    .where('did', '=', did)
+    .where('domain', '=', domain)
+    .executeTakeFirst()
 }
 
 export function listVerifications(db: Executor, did: string, domain?: string): Promise<DomainVerificationRow[]> {
@@ -64,7 +84,15 @@ export function recordVerified(
   input: { did: string; domain: string; method: DomainProofMethod; now: Date; validUntil: Date | null },
 ): Promise<DomainVerificationRow> {
   const { did, domain, method, now, validUntil } = input
-  const values = { status: 'verified' as const, method, verified_at: now, valid_until: validUntil, last_checked_at: now, last_error: null, updated_at: now }
+  const values = {
+    status: 'verified' as const,
+    method,
+    verified_at: now,
+    valid_until: validUntil,
+    last_checked_at: now,
+    last_error: null,
+    updated_at: now,
+  }
   return db
     .insertInto('domain_verifications')
     .values({ did, domain, ...values, created_at: now })
@@ -77,12 +105,17 @@ export function recordVerified(
  * A failed check on an existing record: a verification still standing (not past valid_until)
  * stays verified, anything else becomes failed. No record is created for a failure.
  */
-export async function recordFailure(db: Executor, input: { did: string; domain: string; now: Date; error: string }): Promise<void> {
+export async function recordFailure(
+  db: Executor,
+  input: { did: string; domain: string; now: Date; error: string },
+): Promise<void> {
   const { did, domain, now, error } = input
   await db
     .updateTable('domain_verifications')
     .set({
-      status: sql<'verified' | 'failed'>`case when status = 'verified' and (valid_until is null or valid_until > ${now}) then 'verified' else 'failed' end`,
+      status: sql<
+        'verified' | 'failed'
+      >`case when status = 'verified' and (valid_until is null or valid_until > ${now}) then 'verified' else 'failed' end`,
       last_checked_at: now,
       last_error: error.slice(0, 500),
       updated_at: now,

@@ -15,7 +15,10 @@ const iso = (d: Date) => new Date(d).toISOString()
 const isoOrNull = (d: Date | null) => (d === null ? null : iso(d))
 
 /** Domain ownership checks for issuers and verifiers (spec: Domain group; DESIGN.md "Domains"). */
-export const domainRoutes: FastifyPluginAsyncTypebox<{ domains: DomainService; idempotency: IdempotencyService }> = async (app, { domains, idempotency }) => {
+export const domainRoutes: FastifyPluginAsyncTypebox<{
+  domains: DomainService
+  idempotency: IdempotencyService
+}> = async (app, { domains, idempotency }) => {
   const challengeView = ({ challenge: c, locations }: ChallengeView) => ({
     id: c.id,
     did: c.did,
@@ -45,56 +48,109 @@ export const domainRoutes: FastifyPluginAsyncTypebox<{ domains: DomainService; i
       valid_until: isoOrNull(record.valid_until),
       last_checked_at: isoOrNull(record.last_checked_at),
       last_error: record.last_error,
-      challenge: challenge ? { id: challenge.id, token: challenge.token, status: domains.challengeState(challenge), expires_at: iso(challenge.expires_at) } : null,
+      challenge: challenge
+        ? {
+            id: challenge.id,
+            token: challenge.token,
+            status: domains.challengeState(challenge),
+            expires_at: iso(challenge.expires_at),
+          }
+        : null,
       created_at: iso(record.created_at),
       updated_at: iso(record.updated_at),
     }
   }
 
-  app.post('/challenge', {
-    schema: {
-      tags,
-      summary: 'A challenge token for a domain, and where to publish it (HTTPS well-known file or DNS TXT record)',
-      description: "Each call replaces the domain's earlier challenge. Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201 (the same token); another body 422; while the first is in progress 409.",
-      headers: IdempotencyHeaders,
-      body: S.ChallengeBody,
-      response: { 201: Type.Object({ success: Type.Boolean(), message: Type.String(), challenge: S.Challenge }), ...errorRefs(400, 401, 403, 404, 409, 422) },
-    },
-  }, async (request, reply) => {
-    const did = request.auth!.did
-    const { body: created } = await idempotency.run(keyedRequest(request), (claim) => domains.createChallenge(did, request.body, claim), (id) => domains.challenge(did, id))
-    return reply.status(201).send({ success: true, message: 'Domain challenge created: publish the token, then call POST /api/domain/verify', challenge: challengeView(created) })
-  })
-
-  app.post('/verify', {
-    schema: {
-      tags,
-      summary: 'Check a proof of control of the domain and record the outcome for the DID',
-      body: S.VerifyBody,
-      response: {
-        200: Type.Object({ success: Type.Boolean(), message: Type.String(), verified: Type.Boolean(), domain: S.DomainRecord }),
-        ...errorRefs(400, 401, 403, 404, 409, 422, 503),
+  app.post(
+    '/challenge',
+    {
+      schema: {
+        tags,
+        summary: 'A challenge token for a domain, and where to publish it (HTTPS well-known file or DNS TXT record)',
+        description:
+          "Each call replaces the domain's earlier challenge. Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201 (the same token); another body 422; while the first is in progress 409.",
+        headers: IdempotencyHeaders,
+        body: S.ChallengeBody,
+        response: {
+          201: Type.Object({ success: Type.Boolean(), message: Type.String(), challenge: S.Challenge }),
+          ...errorRefs(400, 401, 403, 404, 409, 422),
+        },
       },
     },
-  }, async (request) => {
-    const record = await domains.verify(request.auth!.did, request.body)
-    return { success: true, message: `${record.domain} verified for ${record.did}`, verified: true, domain: recordView(record) }
-  })
+    async (request, reply) => {
+      const did = request.auth!.did
+      const { body: created } = await idempotency.run(
+        keyedRequest(request),
+        (claim) => domains.createChallenge(did, request.body, claim),
+        (id) => domains.challenge(did, id),
+      )
+      return reply.status(201).send({
+        success: true,
+        message: 'Domain challenge created: publish the token, then call POST /api/domain/verify',
+        challenge: challengeView(created),
+      })
+    },
+  )
 
-  app.get('/status/:did', {
-    schema: {
-      tags,
-      summary: 'Verification status of every domain of the DID',
-      params: Type.Object({ did: Did }),
-      querystring: S.StatusQuery,
-      response: {
-        200: Type.Object({ success: Type.Boolean(), did: Type.String(), domains: Type.Array(S.DomainRecord), verified_domains: Type.Array(Type.String()) }),
-        ...errorRefs(400, 401, 403),
+  app.post(
+    '/verify',
+    {
+      schema: {
+        tags,
+        summary: 'Check a proof of control of the domain and record the outcome for the DID',
+        body: S.VerifyBody,
+        response: {
+          200: Type.Object({
+            success: Type.Boolean(),
+            message: Type.String(),
+            verified: Type.Boolean(),
+            domain: S.DomainRecord,
+          }),
+          ...errorRefs(400, 401, 403, 404, 409, 422, 503),
+        },
       },
     },
-  }, async (request) => {
-    const did = request.auth!.did
-    const rows = (await domains.status(did, request.query.domain)).map(({ record, challenge }) => recordView(record, challenge))
-    return { success: true, did, domains: rows, verified_domains: rows.filter((r) => r.verified).map((r) => r.domain) }
-  })
+    async (request) => {
+      const record = await domains.verify(request.auth!.did, request.body)
+      return {
+        success: true,
+        message: `${record.domain} verified for ${record.did}`,
+        verified: true,
+        domain: recordView(record),
+      }
+    },
+  )
+
+  app.get(
+    '/status/:did',
+    {
+      schema: {
+        tags,
+        summary: 'Verification status of every domain of the DID',
+        params: Type.Object({ did: Did }),
+        querystring: S.StatusQuery,
+        response: {
+          200: Type.Object({
+            success: Type.Boolean(),
+            did: Type.String(),
+            domains: Type.Array(S.DomainRecord),
+            verified_domains: Type.Array(Type.String()),
+          }),
+          ...errorRefs(400, 401, 403),
+        },
+      },
+    },
+    async (request) => {
+      const did = request.auth!.did
+      const rows = (await domains.status(did, request.query.domain)).map(({ record, challenge }) =>
+        recordView(record, challenge),
+      )
+      return {
+        success: true,
+        did,
+        domains: rows,
+        verified_domains: rows.filter((r) => r.verified).map((r) => r.domain),
+      }
+    },
+  )
 }

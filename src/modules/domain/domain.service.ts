@@ -54,7 +54,11 @@ export class DomainService {
    * would void the answer the client may have acted on: `claim`, an Idempotency-Key, is recorded
    * with the challenge so that a retry answers it instead.
    */
-  async createChallenge(callerDid: string, input: { did: string; domain: string }, claim?: ClaimKey): Promise<ChallengeView> {
+  async createChallenge(
+    callerDid: string,
+    input: { did: string; domain: string },
+    claim?: ClaimKey,
+  ): Promise<ChallengeView> {
     const did = actingDid(callerDid, input.did)
     const domain = normalizeDomain(input.domain)
     const now = this.deps.clock.now()
@@ -80,7 +84,10 @@ export class DomainService {
   /** The caller's challenge as its creation answered it (an Idempotency-Key replay); 404 once a newer one replaced it. */
   async challenge(callerDid: string, id: string): Promise<ChallengeView> {
     const found = await repo.findChallenge(this.deps.db, id)
-    if (!found || found.did !== callerDid) throw new NotFoundError('The domain challenge this Idempotency-Key created no longer exists (a newer challenge for the domain replaced it)')
+    if (!found || found.did !== callerDid)
+      throw new NotFoundError(
+        'The domain challenge this Idempotency-Key created no longer exists (a newer challenge for the domain replaced it)',
+      )
     return { challenge: found, locations: proofLocations(found.domain) }
   }
 
@@ -94,20 +101,39 @@ export class DomainService {
     const { method } = input
     if (method === 'did_configuration') {
       if (input.challenge_id !== undefined) {
-        throw new ValidationError('challenge_id applies to the well_known and dns_txt methods only: a DID configuration needs no challenge', { details: { field: 'challenge_id' } })
+        throw new ValidationError(
+          'challenge_id applies to the well_known and dns_txt methods only: a DID configuration needs no challenge',
+          { details: { field: 'challenge_id' } },
+        )
       }
       const linkage = await this.recordingFailure(did, domain, () => this.checkDidConfiguration(did, locations))
       return this.deps.db.transaction().execute(async (trx) => {
         await this.checkCapacity(trx, did, domain)
-        return repo.recordVerified(trx, { did, domain, method, now: this.deps.clock.now(), validUntil: linkage.expiresAt })
+        return repo.recordVerified(trx, {
+          did,
+          domain,
+          method,
+          now: this.deps.clock.now(),
+          validUntil: linkage.expiresAt,
+        })
       })
     }
 
     const challenge = await this.openChallenge(did, domain, input.challenge_id)
     await this.recordingFailure(did, domain, () =>
       method === 'well_known'
-        ? checkWellKnownToken({ httpGet: this.deps.httpGet, domain, url: locations.wellKnownUrl, token: challenge.token })
-        : checkDnsTxtToken({ dns: this.deps.dns, name: locations.txtName, token: challenge.token, timeoutMs: this.deps.timeoutMs }),
+        ? checkWellKnownToken({
+            httpGet: this.deps.httpGet,
+            domain,
+            url: locations.wellKnownUrl,
+            token: challenge.token,
+          })
+        : checkDnsTxtToken({
+            dns: this.deps.dns,
+            name: locations.txtName,
+            token: challenge.token,
+            timeoutMs: this.deps.timeoutMs,
+          }),
     )
     return this.deps.db.transaction().execute(async (trx) => {
       const now = this.deps.clock.now()
@@ -121,16 +147,27 @@ export class DomainService {
   }
 
   /** Every domain record of the DID (optionally one domain), with its current challenge. */
-  async status(did: string, domainFilter?: string): Promise<Array<{ record: repo.DomainVerificationRow; challenge: repo.DomainChallengeRow | undefined }>> {
+  async status(
+    did: string,
+    domainFilter?: string,
+  ): Promise<Array<{ record: repo.DomainVerificationRow; challenge: repo.DomainChallengeRow | undefined }>> {
     const domain = domainFilter === undefined ? undefined : normalizeDomain(domainFilter)
-    const [records, challenges] = await Promise.all([repo.listVerifications(this.deps.db, did, domain), repo.challengesOf(this.deps.db, did)])
+    const [records, challenges] = await Promise.all([
+      repo.listVerifications(this.deps.db, did, domain),
+      repo.challengesOf(this.deps.db, did),
+    ])
     const byDomain = new Map(challenges.map((c) => [c.domain, c]))
     return records.map((record) => ({ record, challenge: byDomain.get(record.domain) }))
   }
 
   /** A verification whose proof has a lifetime reads as expired past it. */
   effectiveStatus(record: repo.DomainVerificationRow): 'pending' | 'verified' | 'failed' | 'expired' {
-    if (record.status === 'verified' && record.valid_until !== null && new Date(record.valid_until).getTime() <= this.deps.clock.now().getTime()) return 'expired'
+    if (
+      record.status === 'verified' &&
+      record.valid_until !== null &&
+      new Date(record.valid_until).getTime() <= this.deps.clock.now().getTime()
+    )
+      return 'expired'
     return record.status
   }
 
@@ -139,15 +176,30 @@ export class DomainService {
     return new Date(challenge.expires_at).getTime() <= this.deps.clock.now().getTime() ? 'expired' : 'open'
   }
 
-  private async openChallenge(did: string, domain: string, challengeId: string | undefined): Promise<repo.DomainChallengeRow> {
-    const found = challengeId === undefined ? await repo.latestChallenge(this.deps.db, did, domain) : await repo.findChallenge(this.deps.db, challengeId)
+  private async openChallenge(
+    did: string,
+    domain: string,
+    challengeId: string | undefined,
+  ): Promise<repo.DomainChallengeRow> {
+    const found =
+      challengeId === undefined
+        ? await repo.latestChallenge(this.deps.db, did, domain)
+        : await repo.findChallenge(this.deps.db, challengeId)
     // Another DID's challenge is as unknown as a missing one (DESIGN.md "Ownership").
     if (!found || found.did !== did) {
-      throw new NotFoundError(challengeId === undefined ? `No challenge for ${domain}: request one with POST /api/domain/challenge` : 'Domain challenge not found')
+      throw new NotFoundError(
+        challengeId === undefined
+          ? `No challenge for ${domain}: request one with POST /api/domain/challenge`
+          : 'Domain challenge not found',
+      )
     }
-    if (found.domain !== domain) throw new ValidationError(`challenge_id is a challenge for ${found.domain}, not ${domain}`, { details: { field: 'challenge_id' } })
+    if (found.domain !== domain)
+      throw new ValidationError(`challenge_id is a challenge for ${found.domain}, not ${domain}`, {
+        details: { field: 'challenge_id' },
+      })
     const now = this.deps.clock.now()
-    if (found.used_at !== null || new Date(found.expires_at).getTime() <= now.getTime()) throw challengeClosed(found, now)
+    if (found.used_at !== null || new Date(found.expires_at).getTime() <= now.getTime())
+      throw challengeClosed(found, now)
     return found
   }
 
@@ -169,8 +221,20 @@ export class DomainService {
     } catch {
       throw proofFailure('did_configuration', 'invalid_configuration', `${url} is not JSON`)
     }
-    if (nestingPastLimit(text, JSON_LIMITS.documentDepth)) throw proofFailure('did_configuration', 'invalid_configuration', `${url} nests deeper than ${JSON_LIMITS.documentDepth} levels`)
-    return verifyDidConfiguration({ resolver: this.deps.resolver, document, did, origin: locations.origin, url, now: this.deps.clock.now() })
+    if (nestingPastLimit(text, JSON_LIMITS.documentDepth))
+      throw proofFailure(
+        'did_configuration',
+        'invalid_configuration',
+        `${url} nests deeper than ${JSON_LIMITS.documentDepth} levels`,
+      )
+    return verifyDidConfiguration({
+      resolver: this.deps.resolver,
+      document,
+      did,
+      origin: locations.origin,
+      url,
+      now: this.deps.clock.now(),
+    })
   }
 
   /** Runs a check; a failure is written to the domain record (last_error) before it propagates. */
@@ -185,7 +249,11 @@ export class DomainService {
     }
   }
 
-  private async checkCapacity(db: Parameters<typeof repo.findVerification>[0], did: string, domain: string): Promise<void> {
+  private async checkCapacity(
+    db: Parameters<typeof repo.findVerification>[0],
+    did: string,
+    domain: string,
+  ): Promise<void> {
     if (await repo.findVerification(db, did, domain)) return
     if ((await repo.countVerifications(db, did)) >= MAX_DOMAINS_PER_DID) {
       throw new ConflictError(`A DID can track at most ${MAX_DOMAINS_PER_DID} domains`)
@@ -205,10 +273,16 @@ function actingDid(callerDid: string, bodyDid: string): string {
  */
 function challengeClosed(challenge: repo.DomainChallengeRow, now: Date): ConflictError {
   if (challenge.used_at !== null) {
-    return new ConflictError('This domain challenge was already used: request a new one with POST /api/domain/challenge', { details: { reason: 'challenge_used' } })
+    return new ConflictError(
+      'This domain challenge was already used: request a new one with POST /api/domain/challenge',
+      { details: { reason: 'challenge_used' } },
+    )
   }
   const expired = new Date(challenge.expires_at)
-  return new ConflictError(`This domain challenge expired at ${expired.toISOString()} (now ${now.toISOString()}): request a new one`, {
-    details: { reason: 'challenge_expired' },
-  })
+  return new ConflictError(
+    `This domain challenge expired at ${expired.toISOString()} (now ${now.toISOString()}): request a new one`,
+    {
+      details: { reason: 'challenge_expired' },
+    },
+  )
 }

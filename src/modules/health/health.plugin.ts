@@ -9,8 +9,16 @@ export interface HealthPluginOptions extends ModuleContext {
   pingDatabase: () => Promise<void>
 }
 
-async function health(app: FastifyInstance, { config, content, version, pingDatabase }: HealthPluginOptions): Promise<void> {
-  const service = new HealthService({ version, pingDatabase, content, blockchainConfigured: config.blockchainRpcUrl !== undefined })
+async function health(
+  app: FastifyInstance,
+  { config, content, version, pingDatabase }: HealthPluginOptions,
+): Promise<void> {
+  const service = new HealthService({
+    version,
+    pingDatabase,
+    content,
+    blockchainConfigured: config.blockchainRpcUrl !== undefined,
+  })
   await app.register(healthRoutes, { prefix: '/api/health', health: service })
 }
 

@@ -24,15 +24,39 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ health: HealthService }> 
     const report = await health.report()
     return reply.status(report.status === 'down' ? 503 : 200).send({ success: report.status !== 'down', ...report })
   }
-  app.get('', {
-    schema: { tags, summary: 'Service, database and dependency state; 503 when the database is down', response: { 200: HealthResponse, 503: HealthResponse } },
-  }, reportHandler)
+  app.get(
+    '',
+    {
+      schema: {
+        tags,
+        summary: 'Service, database and dependency state; 503 when the database is down',
+        response: { 200: HealthResponse, 503: HealthResponse },
+      },
+    },
+    reportHandler,
+  )
 
-  app.get('/live', {
-    schema: { tags, summary: 'Liveness: the process answers', response: { 200: Type.Object({ success: Type.Boolean(), status: Type.String() }) } },
-  }, async () => ({ success: true, status: 'ok' }))
+  app.get(
+    '/live',
+    {
+      schema: {
+        tags,
+        summary: 'Liveness: the process answers',
+        response: { 200: Type.Object({ success: Type.Boolean(), status: Type.String() }) },
+      },
+    },
+    async () => ({ success: true, status: 'ok' }),
+  )
 
-  app.get('/ready', {
-    schema: { tags, summary: 'Readiness: 503 while the database is unreachable', response: { 200: HealthResponse, 503: HealthResponse } },
-  }, reportHandler)
+  app.get(
+    '/ready',
+    {
+      schema: {
+        tags,
+        summary: 'Readiness: 503 while the database is unreachable',
+        response: { 200: HealthResponse, 503: HealthResponse },
+      },
+    },
+    reportHandler,
+  )
 }

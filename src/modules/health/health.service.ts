@@ -30,14 +30,22 @@ export class HealthService {
   ) {}
 
   async report(): Promise<HealthReport> {
-    const [database, content] = await Promise.all([probe(this.deps.pingDatabase), probe(() => this.deps.content.check())])
+    const [database, content] = await Promise.all([
+      probe(this.deps.pingDatabase),
+      probe(() => this.deps.content.check()),
+    ])
     const checks: Record<string, Check> = {
       database,
       content_store: { ...content, detail: this.deps.content.kind },
       blockchain: { status: this.deps.blockchainConfigured ? 'up' : 'not_configured' },
     }
     const status = database.status === 'down' ? 'down' : content.status === 'down' ? 'degraded' : 'ok'
-    return { status, version: this.deps.version, uptime_seconds: Math.round((Date.now() - this.startedAt) / 1000), checks }
+    return {
+      status,
+      version: this.deps.version,
+      uptime_seconds: Math.round((Date.now() - this.startedAt) / 1000),
+      checks,
+    }
   }
 }
 
@@ -54,7 +62,10 @@ async function probe(fn: () => Promise<void>): Promise<Check> {
     return { status: 'up', latency_ms: Math.round((performance.now() - started) * 100) / 100 }
   } catch (error) {
     // The reason is for operators (logs); the public body only says "down".
-    return { status: 'down', detail: error instanceof Error && error.message === 'timed out' ? 'timed out' : 'unreachable' }
+    return {
+      status: 'down',
+      detail: error instanceof Error && error.message === 'timed out' ? 'timed out' : 'unreachable',
+    }
   } finally {
     clearTimeout(timer)
   }

@@ -17,20 +17,28 @@ const BARE_KEY = /^[!#$%&'*+\-.^_`|~0-9A-Za-z:/]+$/
  */
 export function parseIdempotencyKey(header: string | string[] | undefined): string | undefined {
   if (header === undefined) return undefined
-  if (Array.isArray(header)) throw new ValidationError('Idempotency-Key must be sent once', { details: { header: 'Idempotency-Key' } })
+  if (Array.isArray(header))
+    throw new ValidationError('Idempotency-Key must be sent once', { details: { header: 'Idempotency-Key' } })
   const text = header.trim()
   const quoted = SF_STRING.exec(text)
   const key = quoted ? quoted[1]!.replace(/\\(["\\])/g, '$1') : BARE_KEY.test(text) ? text : undefined
   if (key === undefined) {
-    throw new ValidationError('Idempotency-Key must be a Structured Field string of printable ASCII, e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324"', { details: { header: 'Idempotency-Key' } })
+    throw new ValidationError(
+      'Idempotency-Key must be a Structured Field string of printable ASCII, e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324"',
+      { details: { header: 'Idempotency-Key' } },
+    )
   }
   if (key.length < 1 || key.length > KEY_MAX_LENGTH) {
-    throw new ValidationError(`Idempotency-Key must be 1 to ${KEY_MAX_LENGTH} characters`, { details: { header: 'Idempotency-Key', max_length: KEY_MAX_LENGTH } })
+    throw new ValidationError(`Idempotency-Key must be 1 to ${KEY_MAX_LENGTH} characters`, {
+      details: { header: 'Idempotency-Key', max_length: KEY_MAX_LENGTH },
+    })
   }
   return key
 }
 
 /** What makes two requests "the same" (draft §2.2): SHA-256 over method, route and the RFC 8785 form of the body. */
 export function requestFingerprint(method: string, route: string, body: unknown): string {
-  return createHash('sha256').update(`${method} ${route}\n${canonicalize(body ?? null)}`, 'utf8').digest('hex')
+  return createHash('sha256')
+    .update(`${method} ${route}\n${canonicalize(body ?? null)}`, 'utf8')
+    .digest('hex')
 }

@@ -15,10 +15,17 @@ declare module 'fastify' {
 const IDEMPOTENCY_SWEEP_PER_MINUTE = 50_000
 
 async function idempotency(app: FastifyInstance, { db, clock, config, masterKey }: ModuleContext): Promise<void> {
-  const service = new IdempotencyService({ db, clock, ttlSeconds: config.idempotencyKeyTtlSeconds, box: new SecretBox(masterKey, 'idempotency') })
+  const service = new IdempotencyService({
+    db,
+    clock,
+    ttlSeconds: config.idempotencyKeyTtlSeconds,
+    box: new SecretBox(masterKey, 'idempotency'),
+  })
   app.decorate('idempotency', service)
   const sweep = setInterval(() => {
-    void service.sweep(IDEMPOTENCY_SWEEP_PER_MINUTE).catch((err) => app.log.warn({ err }, 'sweeping expired idempotency keys failed'))
+    void service
+      .sweep(IDEMPOTENCY_SWEEP_PER_MINUTE)
+      .catch((err) => app.log.warn({ err }, 'sweeping expired idempotency keys failed'))
   }, 60_000)
   sweep.unref()
   app.addHook('onClose', async () => clearInterval(sweep))

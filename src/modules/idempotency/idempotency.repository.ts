@@ -43,7 +43,11 @@ export async function claimKey(db: Executor, record: IdempotencyRecord): Promise
 }
 
 /** The live record of a key, if any. */
-export function findKey(db: Executor, scope: KeyScope, now: Date): Promise<{ fingerprint: string; resource_id: string; sealed_secret: Uint8Array | null } | undefined> {
+export function findKey(
+  db: Executor,
+  scope: KeyScope,
+  now: Date,
+): Promise<{ fingerprint: string; resource_id: string; sealed_secret: Uint8Array | null } | undefined> {
   return db
     .selectFrom('idempotency_keys')
     .select(['fingerprint', 'resource_id', 'sealed_secret'])
@@ -58,7 +62,9 @@ export function findKey(db: Executor, scope: KeyScope, now: Date): Promise<{ fin
 export async function deleteExpiredKeys(db: Executor, now: Date, limit: number): Promise<number> {
   const result = await db
     .deleteFrom('idempotency_keys')
-    .where(sql<boolean>`(caller_did, route, key) in (select caller_did, route, key from idempotency_keys where expires_at <= ${now} limit ${limit})`)
+    .where(
+      sql<boolean>`(caller_did, route, key) in (select caller_did, route, key from idempotency_keys where expires_at <= ${now} limit ${limit})`,
+    )
     .executeTakeFirst()
   return Number(result.numDeletedRows)
 }

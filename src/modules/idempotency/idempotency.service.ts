@@ -46,7 +46,11 @@ export class IdempotencyService {
    * Runs `create` once per key: `create` gets the claim to run in its transaction and answers
    * the body; a repeat answers `replay(resourceId)` of the first. Without a key, `create` runs as is.
    */
-  async run<T>(request: KeyedRequest, create: (claim: ClaimKey | undefined) => Promise<T>, replay: Replay<T>): Promise<{ body: T; replayed: boolean }> {
+  async run<T>(
+    request: KeyedRequest,
+    create: (claim: ClaimKey | undefined) => Promise<T>,
+    replay: Replay<T>,
+  ): Promise<{ body: T; replayed: boolean }> {
     const key = parseIdempotencyKey(request.header)
     if (key === undefined) return { body: await create(undefined), replayed: false }
     const route = `${request.method} ${request.path}`
@@ -56,14 +60,28 @@ export class IdempotencyService {
     const recorded = await this.answerRecorded(scope, fingerprint, replay)
     if (recorded) return recorded
     const slot = JSON.stringify([scope.caller_did, route, key])
-    if (this.inFlight.has(slot)) throw new ConflictError('A request with this Idempotency-Key is still being processed; retry once it has answered', { details: { header: 'Idempotency-Key', retry_after_seconds: 1 } })
+    if (this.inFlight.has(slot))
+      throw new ConflictError(
+        'A request with this Idempotency-Key is still being processed; retry once it has answered',
+        { details: { header: 'Idempotency-Key', retry_after_seconds: 1 } },
+      )
     this.inFlight.add(slot)
     try {
       const claim: ClaimKey = async (trx, resourceId, secret) => {
         const now = this.deps.clock.now()
         const expires = new Date(now.getTime() + this.deps.ttlSeconds * 1000)
-        const sealed = secret === undefined ? null : this.deps.box.seal(Buffer.from(JSON.stringify(secret), 'utf8'), sealedFor(scope, resourceId))
-        const claimed = await claimKey(trx, { ...scope, fingerprint, resource_id: resourceId, sealed_secret: sealed, created_at: now, expires_at: expires })
+        const sealed =
+          secret === undefined
+            ? null
+            : this.deps.box.seal(Buffer.from(JSON.stringify(secret), 'utf8'), sealedFor(scope, resourceId))
+        const claimed = await claimKey(trx, {
+          ...scope,
+          fingerprint,
+          resource_id: resourceId,
+          sealed_secret: sealed,
+          created_at: now,
+          expires_at: expires,
+        })
         return claimed ? undefined : new KeyTaken()
       }
       try {
@@ -73,7 +91,9 @@ export class IdempotencyService {
         const first = await this.answerRecorded(scope, fingerprint, replay)
         if (first) return first
         // Claimed and then expired between the two reads: a key older than its lifetime.
-        throw new ConflictError('This Idempotency-Key was used meanwhile; retry', { details: { header: 'Idempotency-Key' } })
+        throw new ConflictError('This Idempotency-Key was used meanwhile; retry', {
+          details: { header: 'Idempotency-Key' },
+        })
       }
     } finally {
       this.inFlight.delete(slot)
@@ -89,9 +109,16 @@ export class IdempotencyService {
     const record = await findKey(this.deps.db, scope, this.deps.clock.now())
     if (!record) return undefined
     if (record.fingerprint !== fingerprint) {
-      throw new UnprocessableError('This Idempotency-Key was already used with another request; use a new key for a new request', { details: { header: 'Idempotency-Key' } })
+      throw new UnprocessableError(
+        'This Idempotency-Key was already used with another request; use a new key for a new request',
+        { details: { header: 'Idempotency-Key' } },
+      )
     }
-    const secret = record.sealed_secret ? JSON.parse(Buffer.from(this.deps.box.open(record.sealed_secret, sealedFor(scope, record.resource_id))).toString('utf8')) as unknown : undefined
+    const secret = record.sealed_secret
+      ? (JSON.parse(
+          Buffer.from(this.deps.box.open(record.sealed_secret, sealedFor(scope, record.resource_id))).toString('utf8'),
+        ) as unknown)
+      : undefined
     return { body: await replay(record.resource_id, secret), replayed: true }
   }
 }
@@ -102,7 +129,12 @@ function sealedFor(scope: KeyScope, resourceId: string): string {
 }
 
 /** Records the key (when there is one) in `trx`, throwing its refusal so that the transaction rolls back. */
-export async function claimIn(trx: Transaction<DB>, claim: ClaimKey | undefined, resourceId: string, secret?: unknown): Promise<void> {
+export async function claimIn(
+  trx: Transaction<DB>,
+  claim: ClaimKey | undefined,
+  resourceId: string,
+  secret?: unknown,
+): Promise<void> {
   const refused = await claim?.(trx, resourceId, secret)
   if (refused) throw refused
 }
@@ -111,7 +143,13 @@ export async function claimIn(trx: Transaction<DB>, claim: ClaimKey | undefined,
  * Runs a create that needs no transaction of its own (often one statement) with the claim: in
  * one transaction when there is a claim, so the resource and its key commit together, as is otherwise.
  */
-export async function withClaim<R>(db: Database, claim: ClaimKey | undefined, resourceId: string, create: (executor: Executor) => Promise<R>, secret?: unknown): Promise<R> {
+export async function withClaim<R>(
+  db: Database,
+  claim: ClaimKey | undefined,
+  resourceId: string,
+  create: (executor: Executor) => Promise<R>,
+  secret?: unknown,
+): Promise<R> {
   if (!claim) return create(db)
   return db.transaction().execute(async (trx) => {
     await claimIn(trx, claim, resourceId, secret)

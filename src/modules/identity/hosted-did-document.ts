@@ -31,8 +31,10 @@ export function hostedDidDocument(did: string, keys: PublishedKey[], aliases: st
 
 function verificationMethod(did: string, key: PublishedKey): VerificationMethod {
   const base = { id: key.id, controller: did }
-  if (key.keyType === 'Ed25519') return { ...base, type: 'Multikey', publicKeyMultibase: publicKeyToMultibase('ed25519', key.publicKey) }
-  if (key.keyType === IETF_BBS) return { ...base, type: 'Multikey', publicKeyMultibase: publicKeyToMultibase('bls12381g2', key.publicKey) }
+  if (key.keyType === 'Ed25519')
+    return { ...base, type: 'Multikey', publicKeyMultibase: publicKeyToMultibase('ed25519', key.publicKey) }
+  if (key.keyType === IETF_BBS)
+    return { ...base, type: 'Multikey', publicKeyMultibase: publicKeyToMultibase('bls12381g2', key.publicKey) }
   if (key.keyType === 'P-256') return { ...base, type: 'JsonWebKey2020', publicKeyJwk: p256PublicJwk(key.publicKey) }
   return { ...base, ...bbsVerificationMethodFields(key.publicKey, key.paramsLabel!) }
 }

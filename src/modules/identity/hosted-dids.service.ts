@@ -33,7 +33,15 @@ export class HostedDids {
   private readonly documents = new Map<string, { at: number; doc: DidDocument | undefined }>()
   private configuration: { at: number; body: Record<string, unknown> } | undefined
 
-  constructor(private readonly deps: { db: Database; identities: SigningIdentities; keys: KeyStore; clock: Clock; publicBaseUrl: string }) {
+  constructor(
+    private readonly deps: {
+      db: Database
+      identities: SigningIdentities
+      keys: KeyStore
+      clock: Clock
+      publicBaseUrl: string
+    },
+  ) {
     this.serviceDid = didWebForUrl(deps.publicBaseUrl)
     this.issuerPrefix = `${this.serviceDid}:issuers:`
     this.verifierPrefix = `${this.serviceDid}:verifiers:`
@@ -41,15 +49,17 @@ export class HostedDids {
 
   /** The document of a did:web hosted here; undefined for any other DID. */
   async document(did: string, fresh = false): Promise<DidDocument | undefined> {
-    if (did !== this.serviceDid && !did.startsWith(this.issuerPrefix) && !did.startsWith(this.verifierPrefix)) return undefined
+    if (did !== this.serviceDid && !did.startsWith(this.issuerPrefix) && !did.startsWith(this.verifierPrefix))
+      return undefined
     const now = this.deps.clock.now().getTime()
     const hit = this.documents.get(did)
     if (!fresh && hit && now - hit.at < DOCUMENT_CACHE_MS) return hit.doc
-    const doc = did === this.serviceDid
-      ? await this.serviceDocument()
-      : did.startsWith(this.verifierPrefix)
-        ? await this.verifierDocument(did.slice(this.verifierPrefix.length))
-        : await this.issuerDocument(did.slice(this.issuerPrefix.length))
+    const doc =
+      did === this.serviceDid
+        ? await this.serviceDocument()
+        : did.startsWith(this.verifierPrefix)
+          ? await this.verifierDocument(did.slice(this.verifierPrefix.length))
+          : await this.issuerDocument(did.slice(this.issuerPrefix.length))
     if (this.documents.size > 1000) this.documents.clear()
     this.documents.set(did, { at: now, doc })
     return doc
@@ -68,7 +78,9 @@ export class HostedDids {
    * created on first use (OID4VP 1.0 §5.9.3 `decentralized_identifier`: the key is one the DID's
    * own method publishes, at `/verifiers/<web_id>/did.json`).
    */
-  async verifierSigner(verifierDid: string): Promise<{ did: string; kid: string; alg: 'ES256'; privateKey: KeyObject }> {
+  async verifierSigner(
+    verifierDid: string,
+  ): Promise<{ did: string; kid: string; alg: 'ES256'; privateKey: KeyObject }> {
     const webId = await verifierRepo.ensureVerifierWebId(this.deps.db, verifierDid, randomBytes(16).toString('hex'))
     const did = `${this.verifierPrefix}${webId}`
     const key = await this.deps.keys.activeSigningKey(did, VERIFIER_DID_PURPOSE, 'P-256')
@@ -81,14 +93,17 @@ export class HostedDids {
   async verifierSigningKey(didUrl: string): Promise<KeyObject | undefined> {
     const [did, kid] = didUrl.split('#')
     if (!did?.startsWith(this.verifierPrefix) || !kid) return undefined
-    const key = (await this.deps.keys.list(did, VERIFIER_DID_PURPOSE)).find((k) => k.kid === kid && k.status === 'active')
+    const key = (await this.deps.keys.list(did, VERIFIER_DID_PURPOSE)).find(
+      (k) => k.kid === kid && k.status === 'active',
+    )
     return key ? (await this.deps.keys.signingKey(key.kid)).privateKey : undefined
   }
 
   /** DIF Well Known DID Configuration §"DID Configuration Resource", re-signed hourly. */
   async didConfiguration(): Promise<Record<string, unknown>> {
     const now = this.deps.clock.now()
-    if (this.configuration && now.getTime() - this.configuration.at < CONFIGURATION_CACHE_MS) return this.configuration.body
+    if (this.configuration && now.getTime() - this.configuration.at < CONFIGURATION_CACHE_MS)
+      return this.configuration.body
     const origin = new URL(this.deps.publicBaseUrl).origin
     const linked = [await this.linkage(this.serviceDid, await this.serviceKey(), origin, now)]
     for (const did of await repo.hostedWebDids(this.deps.db)) {
@@ -100,7 +115,12 @@ export class HostedDids {
     return body
   }
 
-  private async linkage(did: string, key: Pick<SigningKey, 'kid' | 'privateKey'>, origin: string, now: Date): Promise<string> {
+  private async linkage(
+    did: string,
+    key: Pick<SigningKey, 'kid' | 'privateKey'>,
+    origin: string,
+    now: Date,
+  ): Promise<string> {
     const nbf = Math.floor(now.getTime() / 1000)
     const exp = nbf + LINKAGE_VALIDITY_S
     // Domain Linkage Credential, JWT form: no jti, no vc.id, no typ (spec §"JSON Web Token Proof Format").
@@ -122,7 +142,11 @@ export class HostedDids {
   private async serviceDocument(): Promise<DidDocument> {
     await this.serviceKey()
     const keys = await this.deps.keys.list(this.serviceDid, SERVICE_DID_PURPOSE)
-    const published: PublishedKey[] = keys.map((k) => ({ id: `${this.serviceDid}#${k.kid}`, keyType: 'Ed25519', publicKey: k.publicKey }))
+    const published: PublishedKey[] = keys.map((k) => ({
+      id: `${this.serviceDid}#${k.kid}`,
+      keyType: 'Ed25519',
+      publicKey: k.publicKey,
+    }))
     return hostedDidDocument(this.serviceDid, published)
   }
 
@@ -133,7 +157,11 @@ export class HostedDids {
     const did = `${this.verifierPrefix}${webId}`
     const keys = await this.deps.keys.list(did, VERIFIER_DID_PURPOSE)
     if (keys.length === 0) return undefined
-    const published: PublishedKey[] = keys.map((k) => ({ id: `${did}#${k.kid}`, keyType: 'P-256', publicKey: k.publicKey }))
+    const published: PublishedKey[] = keys.map((k) => ({
+      id: `${did}#${k.kid}`,
+      keyType: 'P-256',
+      publicKey: k.publicKey,
+    }))
     return hostedDidDocument(did, published, [verifier.verifier_did])
   }
 

@@ -24,19 +24,31 @@ export interface IdentityPluginOptions extends ModuleContext {
   lookupLocal: (did: string) => Promise<DidDocument | undefined>
 }
 
-async function identity(app: FastifyInstance, { db, clock, config, httpGet, lookupLocal }: IdentityPluginOptions): Promise<void> {
+async function identity(
+  app: FastifyInstance,
+  { db, clock, config, httpGet, lookupLocal }: IdentityPluginOptions,
+): Promise<void> {
   const { publicBaseUrl } = config
-  const identities = new SigningIdentities({ db, keys: app.keys, bbs: app.bbs, publicBaseUrl, now: () => clock.now().getTime() })
+  const identities = new SigningIdentities({
+    db,
+    keys: app.keys,
+    bbs: app.bbs,
+    publicBaseUrl,
+    now: () => clock.now().getTime(),
+  })
   const hosted = new HostedDids({ db, identities, keys: app.keys, clock, publicBaseUrl })
   app.decorate('identities', identities)
   app.decorate('hostedDids', hosted)
-  app.decorate('didResolver', createDidResolver({
-    httpGet,
-    allowHttp: config.didWebAllowHttp,
-    lookupLocal,
-    hosted: (did, fresh) => hosted.document(did, fresh),
-    legacyAssertionMethod: legacyIssuerKeyLookup(app.keys),
-  }))
+  app.decorate(
+    'didResolver',
+    createDidResolver({
+      httpGet,
+      allowHttp: config.didWebAllowHttp,
+      lookupLocal,
+      hosted: (did, fresh) => hosted.document(did, fresh),
+      legacyAssertionMethod: legacyIssuerKeyLookup(app.keys),
+    }),
+  )
   await app.register(hostedDidRoutes, { hosted, publicBaseUrl })
 }
 

@@ -27,8 +27,19 @@ export function legacyIssuerKeyLookup(keys: KeyStore): (kid: string) => Promise<
       const did = kid.slice(0, hash)
       const info = await keys.publicKey(fragment)
       method = null
-      if (info?.owner === did && info.purpose === LEGACY_ED25519) method = { id: kid, controller: did, type: 'Multikey', publicKeyMultibase: publicKeyToMultibase('ed25519', info.publicKey) }
-      if (info?.owner === did && info.purpose === LEGACY_BBS) method = { id: kid, controller: did, ...bbsVerificationMethodFields(info.publicKey, `credential-service/bbs-params/v1/${did}`) }
+      if (info?.owner === did && info.purpose === LEGACY_ED25519)
+        method = {
+          id: kid,
+          controller: did,
+          type: 'Multikey',
+          publicKeyMultibase: publicKeyToMultibase('ed25519', info.publicKey),
+        }
+      if (info?.owner === did && info.purpose === LEGACY_BBS)
+        method = {
+          id: kid,
+          controller: did,
+          ...bbsVerificationMethodFields(info.publicKey, `credential-service/bbs-params/v1/${did}`),
+        }
       if (memo.size >= MEMO_MAX) memo.delete(memo.keys().next().value!)
       memo.set(kid, method)
     }

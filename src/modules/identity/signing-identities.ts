@@ -23,8 +23,18 @@ export type IssuerKeyType = SigningAlgorithm | 'BLS12381G2' | typeof IETF_BBS
 export const IETF_BBS = IETF_BBS_ALGORITHM
 
 /** Key-store purposes of signing-identity keys, one per key type. */
-export const SIGNING_PURPOSE: Record<IssuerKeyType, string> = { Ed25519: 'signing-ed25519', 'P-256': 'signing-p256', BLS12381G2: 'signing-bbs', [IETF_BBS]: 'signing-bbs-2023' }
-const CODEC: Record<IssuerKeyType, KeyCodec> = { Ed25519: 'ed25519', 'P-256': 'p256', BLS12381G2: 'bls12381g2', [IETF_BBS]: 'bls12381g2' }
+export const SIGNING_PURPOSE: Record<IssuerKeyType, string> = {
+  Ed25519: 'signing-ed25519',
+  'P-256': 'signing-p256',
+  BLS12381G2: 'signing-bbs',
+  [IETF_BBS]: 'signing-bbs-2023',
+}
+const CODEC: Record<IssuerKeyType, KeyCodec> = {
+  Ed25519: 'ed25519',
+  'P-256': 'p256',
+  BLS12381G2: 'bls12381g2',
+  [IETF_BBS]: 'bls12381g2',
+}
 const BBS_ALGORITHM = 'BBS-BLS12-381'
 
 /**
@@ -33,7 +43,8 @@ const BBS_ALGORITHM = 'BBS-BLS12-381'
  * property, so every BLS did:key here uses one fixed label, the convention docs/decisions.md states.
  */
 export const DID_KEY_BBS_PARAMS_LABEL = 'credential-service/bbs-params/v1/did:key'
-export const bbsParamsLabel = (signingDid: string): string => (signingDid.startsWith('did:key:') ? DID_KEY_BBS_PARAMS_LABEL : `credential-service/bbs-params/v1/${signingDid}`)
+export const bbsParamsLabel = (signingDid: string): string =>
+  signingDid.startsWith('did:key:') ? DID_KEY_BBS_PARAMS_LABEL : `credential-service/bbs-params/v1/${signingDid}`
 
 /** What the issuer profile says about how it signs. */
 export interface IssuerIdentityRow {
@@ -104,7 +115,9 @@ const CACHE_MAX = 10_000
 export class SigningIdentities {
   private readonly cache = new Map<string, { at: number; value: unknown }>()
 
-  constructor(private readonly deps: { db: Database; keys: KeyStore; bbs: BbsEngine; publicBaseUrl: string; now?: () => number }) {}
+  constructor(
+    private readonly deps: { db: Database; keys: KeyStore; bbs: BbsEngine; publicBaseUrl: string; now?: () => number },
+  ) {}
 
   /** The did:web of `/issuers/<webId>/did.json` on this service. */
   hostedDid(webId: string): string {
@@ -131,7 +144,10 @@ export class SigningIdentities {
 
   /** The signer a format's key type asks for (issuance picks it by `format.keyType`). */
   async signerFor<K extends FormatKeyType>(issuer: IssuerIdentityRow, keyType: K): Promise<SignerByKeyType[K]> {
-    const signer = keyType === IETF_BBS ? await this.bbs2023Signer(issuer) : await this.jwsSigner(issuer, keyType as SigningAlgorithm)
+    const signer =
+      keyType === IETF_BBS
+        ? await this.bbs2023Signer(issuer)
+        : await this.jwsSigner(issuer, keyType as SigningAlgorithm)
     return signer as SignerByKeyType[K]
   }
 
@@ -142,13 +158,23 @@ export class SigningIdentities {
       if (issuer.signing_method === 'key') {
         const did = await this.didKey(issuer.did, IETF_BBS)
         const info = (await this.deps.keys.list(did, purpose))[0]!
-        return { did, verificationMethod: `${did}#${did.slice('did:key:'.length)}`, publicKey: info.publicKey, secretKey: await this.deps.keys.openPrivateKey(info.kid) }
+        return {
+          did,
+          verificationMethod: `${did}#${did.slice('did:key:'.length)}`,
+          publicKey: info.publicKey,
+          secretKey: await this.deps.keys.openPrivateKey(info.kid),
+        }
       }
       const did = await this.namedDid(issuer)
       let info = (await this.deps.keys.list(did, purpose)).find((k) => k.status === 'active')
       // A concurrent creation wins the unique index; storeKey then answers the winner's key.
       info ??= await this.deps.keys.storeKey(did, purpose, IETF_BBS, await generateIetfBbsKeyPair())
-      return { did, verificationMethod: `${did}#${info.kid}`, publicKey: info.publicKey, secretKey: await this.deps.keys.openPrivateKey(info.kid) }
+      return {
+        did,
+        verificationMethod: `${did}#${info.kid}`,
+        publicKey: info.publicKey,
+        secretKey: await this.deps.keys.openPrivateKey(info.kid),
+      }
     })
   }
 
@@ -158,12 +184,24 @@ export class SigningIdentities {
         const did = await this.didKey(issuer.did, keyType)
         const info = (await this.deps.keys.list(did, SIGNING_PURPOSE[keyType]))[0]!
         const key = await this.deps.keys.signingKey(info.kid)
-        return { did, kid: `${did}#${did.slice('did:key:'.length)}`, alg: jwsAlgorithmFor(key.privateKey)!, privateKey: key.privateKey }
+        return {
+          did,
+          kid: `${did}#${did.slice('did:key:'.length)}`,
+          alg: jwsAlgorithmFor(key.privateKey)!,
+          privateKey: key.privateKey,
+        }
       }
       const did = await this.namedDid(issuer)
       const key = await this.deps.keys.activeSigningKey(did, SIGNING_PURPOSE[keyType], keyType)
-      const httpsIssuer = issuer.signing_method === 'web' ? hostedIssuerUrl(this.deps.publicBaseUrl, issuer.web_id) : undefined
-      return { did, kid: `${did}#${key.kid}`, alg: jwsAlgorithmFor(key.privateKey)!, privateKey: key.privateKey, ...(httpsIssuer ? { httpsIssuer } : {}) }
+      const httpsIssuer =
+        issuer.signing_method === 'web' ? hostedIssuerUrl(this.deps.publicBaseUrl, issuer.web_id) : undefined
+      return {
+        did,
+        kid: `${did}#${key.kid}`,
+        alg: jwsAlgorithmFor(key.privateKey)!,
+        privateKey: key.privateKey,
+        ...(httpsIssuer ? { httpsIssuer } : {}),
+      }
     })
   }
 
@@ -173,7 +211,13 @@ export class SigningIdentities {
       if (issuer.signing_method === 'key') {
         const did = await this.didKey(issuer.did, 'BLS12381G2')
         const info = (await this.deps.keys.list(did, purpose))[0]!
-        return { did, verificationMethod: `${did}#${did.slice('did:key:'.length)}`, publicKey: info.publicKey, secretKey: await this.deps.keys.openPrivateKey(info.kid), paramsLabel: DID_KEY_BBS_PARAMS_LABEL }
+        return {
+          did,
+          verificationMethod: `${did}#${did.slice('did:key:'.length)}`,
+          publicKey: info.publicKey,
+          secretKey: await this.deps.keys.openPrivateKey(info.kid),
+          paramsLabel: DID_KEY_BBS_PARAMS_LABEL,
+        }
       }
       const did = await this.namedDid(issuer)
       const paramsLabel = bbsParamsLabel(did)
@@ -181,9 +225,18 @@ export class SigningIdentities {
       if (!info) {
         const pair = await this.deps.bbs.generateKeyPair(paramsLabel)
         // A concurrent creation wins the unique index; storeKey then answers the winner's key.
-        info = await this.deps.keys.storeKey(did, purpose, BBS_ALGORITHM, { publicKey: pair.publicKey, privateKey: pair.secretKey })
+        info = await this.deps.keys.storeKey(did, purpose, BBS_ALGORITHM, {
+          publicKey: pair.publicKey,
+          privateKey: pair.secretKey,
+        })
       }
-      return { did, verificationMethod: `${did}#${info.kid}`, publicKey: info.publicKey, secretKey: await this.deps.keys.openPrivateKey(info.kid), paramsLabel }
+      return {
+        did,
+        verificationMethod: `${did}#${info.kid}`,
+        publicKey: info.publicKey,
+        secretKey: await this.deps.keys.openPrivateKey(info.kid),
+        paramsLabel,
+      }
     })
   }
 
@@ -194,7 +247,12 @@ export class SigningIdentities {
     for (const k of keys) {
       const keyType = (Object.keys(SIGNING_PURPOSE) as IssuerKeyType[]).find((t) => SIGNING_PURPOSE[t] === k.purpose)
       if (!keyType) continue
-      published.push({ id: `${did}#${k.kid}`, keyType, publicKey: k.publicKey, ...(keyType === 'BLS12381G2' ? { paramsLabel: bbsParamsLabel(did) } : {}) })
+      published.push({
+        id: `${did}#${k.kid}`,
+        keyType,
+        publicKey: k.publicKey,
+        ...(keyType === 'BLS12381G2' ? { paramsLabel: bbsParamsLabel(did) } : {}),
+      })
     }
     return published
   }
@@ -220,7 +278,12 @@ export class SigningIdentities {
   /** The did:web that carries all key types: hosted here, or the issuer's own. */
   private async namedDid(issuer: IssuerIdentityRow): Promise<string> {
     const did = issuer.signing_method === 'self' ? issuer.did : this.hostedDid(issuer.web_id)
-    await repo.recordSigningDid(this.deps.db, { did, issuer_did: issuer.did, method: issuer.signing_method, key_type: null })
+    await repo.recordSigningDid(this.deps.db, {
+      did,
+      issuer_did: issuer.did,
+      method: issuer.signing_method,
+      key_type: null,
+    })
     return did
   }
 
@@ -230,14 +293,21 @@ export class SigningIdentities {
     if (found) return found
     const material =
       keyType === 'BLS12381G2'
-        ? await this.deps.bbs.generateKeyPair(DID_KEY_BBS_PARAMS_LABEL).then((p) => ({ publicKey: p.publicKey, privateKey: p.secretKey }))
+        ? await this.deps.bbs
+            .generateKeyPair(DID_KEY_BBS_PARAMS_LABEL)
+            .then((p) => ({ publicKey: p.publicKey, privateKey: p.secretKey }))
         : keyType === IETF_BBS
           ? await generateIetfBbsKeyPair()
           : keyType === 'P-256'
-          ? generateP256()
-          : generateEd25519()
+            ? generateP256()
+            : generateEd25519()
     const did = encodeDidKey(CODEC[keyType], material.publicKey)
-    await this.deps.keys.storeKey(did, SIGNING_PURPOSE[keyType], keyType === 'BLS12381G2' ? BBS_ALGORITHM : keyType, material)
+    await this.deps.keys.storeKey(
+      did,
+      SIGNING_PURPOSE[keyType],
+      keyType === 'BLS12381G2' ? BBS_ALGORITHM : keyType,
+      material,
+    )
     await repo.recordSigningDid(this.deps.db, { did, issuer_did: issuerDid, method: 'key', key_type: keyType })
     return did
   }

@@ -22,12 +22,18 @@ export async function checkInstanceSettings(db: Executor, input: InstanceSetting
   const recorded = await recordSettings(db, mine)
   const problems: string[] = []
   if (recorded.get('MASTER_KEY') !== mine.MASTER_KEY) {
-    problems.push('MASTER_KEY is not the key this database was set up with: every instance on one database must share it (its data is sealed under it)')
+    problems.push(
+      'MASTER_KEY is not the key this database was set up with: every instance on one database must share it (its data is sealed under it)',
+    )
   }
   const recordedUrl = recorded.get('PUBLIC_BASE_URL')
   if (recordedUrl !== mine.PUBLIC_BASE_URL) {
-    if (input.acceptNewPublicBaseUrl && problems.length === 0) await replaceSetting(db, 'PUBLIC_BASE_URL', mine.PUBLIC_BASE_URL)
-    else problems.push(`PUBLIC_BASE_URL is ${mine.PUBLIC_BASE_URL} but this database was set up with ${recordedUrl}: every instance on one database must share it (tokens and hosted did:web identities name it). To move the service, set ACCEPT_NEW_PUBLIC_BASE_URL=true once; identities under the old address stop resolving`)
+    if (input.acceptNewPublicBaseUrl && problems.length === 0)
+      await replaceSetting(db, 'PUBLIC_BASE_URL', mine.PUBLIC_BASE_URL)
+    else
+      problems.push(
+        `PUBLIC_BASE_URL is ${mine.PUBLIC_BASE_URL} but this database was set up with ${recordedUrl}: every instance on one database must share it (tokens and hosted did:web identities name it). To move the service, set ACCEPT_NEW_PUBLIC_BASE_URL=true once; identities under the old address stop resolving`,
+      )
   }
   if (problems.length) throw new InstanceSettingsMismatchError(problems.join('\n'))
 }

@@ -29,13 +29,19 @@ export class AttributeValidators {
   private readonly cache = new Map<string, { full: ValidateFunction; partial: ValidateFunction }>()
 
   /** Throws ValidationError listing every problem. `partial`: required attributes may be absent (template defaults). */
-  check(schema: { id: string; updated_at: Date; attributes: SchemaAttributeRow[] }, values: Record<string, unknown>, partial = false): void {
+  check(
+    schema: { id: string; updated_at: Date; attributes: SchemaAttributeRow[] },
+    values: Record<string, unknown>,
+    partial = false,
+  ): void {
     const validators = this.validators(schema)
     const validate = partial ? validators.partial : validators.full
     if (validate(values)) return
     const problems = (validate.errors ?? []).map((e) => {
-      if (e.keyword === 'required') return `attribute "${(e.params as { missingProperty: string }).missingProperty}" is required`
-      if (e.keyword === 'additionalProperties') return `attribute "${(e.params as { additionalProperty: string }).additionalProperty}" is not in the schema`
+      if (e.keyword === 'required')
+        return `attribute "${(e.params as { missingProperty: string }).missingProperty}" is required`
+      if (e.keyword === 'additionalProperties')
+        return `attribute "${(e.params as { additionalProperty: string }).additionalProperty}" is not in the schema`
       return `attribute "${e.instancePath.slice(1).split('/')[0]}" ${e.message ?? 'is invalid'}`
     })
     throw new ValidationError(`Attributes do not match the schema: ${problems.join('; ')}`, { details: { problems } })

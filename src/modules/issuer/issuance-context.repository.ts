@@ -5,7 +5,14 @@ import type { TemplateRow } from './templates.repository.js'
 
 export interface IssuanceContext {
   /** `step_up_until`: the issuing session's step-up (null without one). */
-  issuer: { did: string; name: string; require_step_up: boolean; step_up_until: Date | null; signing_method: SigningMethod; web_id: string }
+  issuer: {
+    did: string
+    name: string
+    require_step_up: boolean
+    step_up_until: Date | null
+    signing_method: SigningMethod
+    web_id: string
+  }
   schema: SchemaRow | undefined
   template: TemplateRow | undefined
   recipientKey: { public_key: Uint8Array; custody: 'service' | 'holder' } | undefined
@@ -25,10 +32,29 @@ export interface ContextKey {
  * and template (only its own), and the recipient's ML-KEM key. PGlite runs one statement
  * at a time, each with a fixed cost however small, so per-credential lookups would cap issuance.
  */
-export async function loadIssuanceContexts(db: Executor, keys: ContextKey[]): Promise<Array<IssuanceContext | undefined>> {
+export async function loadIssuanceContexts(
+  db: Executor,
+  keys: ContextKey[],
+): Promise<Array<IssuanceContext | undefined>> {
   if (keys.length === 0) return []
-  const values = sql.join(keys.map((k, i) => sql`(${i}::int, ${k.issuerDid}::text, ${k.schemaId}::text, ${k.templateId ?? null}::text, ${k.recipientDid}::text, ${k.sessionId ?? null}::text)`))
-  const { rows } = await sql<{ idx: number; did: string; name: string; require_step_up: boolean; signing_method: SigningMethod; web_id: string; step_up_until: Date | null; schema: Record<string, unknown> | null; template: Record<string, unknown> | null; recipient: { public_key: string; custody: 'service' | 'holder' } | null }>`
+  const values = sql.join(
+    keys.map(
+      (k, i) =>
+        sql`(${i}::int, ${k.issuerDid}::text, ${k.schemaId}::text, ${k.templateId ?? null}::text, ${k.recipientDid}::text, ${k.sessionId ?? null}::text)`,
+    ),
+  )
+  const { rows } = await sql<{
+    idx: number
+    did: string
+    name: string
+    require_step_up: boolean
+    signing_method: SigningMethod
+    web_id: string
+    step_up_until: Date | null
+    schema: Record<string, unknown> | null
+    template: Record<string, unknown> | null
+    recipient: { public_key: string; custody: 'service' | 'holder' } | null
+  }>`
     select v.idx, i.did, i.name, i.require_step_up, i.signing_method, i.web_id,
       (select u.expires_at from issuer_step_ups u where u.issuer_did = i.did and u.session_id = v.session_id) as step_up_until,
       (select to_jsonb(s) from credential_schemas s where s.id = v.schema_id and s.issuer_did = i.did) as schema,
@@ -39,14 +65,30 @@ export async function loadIssuanceContexts(db: Executor, keys: ContextKey[]): Pr
   const out: Array<IssuanceContext | undefined> = keys.map(() => undefined)
   for (const row of rows) {
     out[row.idx] = {
-      issuer: { did: row.did, name: row.name, require_step_up: row.require_step_up, step_up_until: row.step_up_until && new Date(row.step_up_until), signing_method: row.signing_method, web_id: row.web_id },
+      issuer: {
+        did: row.did,
+        name: row.name,
+        require_step_up: row.require_step_up,
+        step_up_until: row.step_up_until && new Date(row.step_up_until),
+        signing_method: row.signing_method,
+        web_id: row.web_id,
+      },
       schema: row.schema ? (withDates(row.schema) as unknown as SchemaRow) : undefined,
       template: row.template ? (withDates(row.template) as unknown as TemplateRow) : undefined,
-      recipientKey: row.recipient ? { public_key: new Uint8Array(Buffer.from(row.recipient.public_key, 'base64')), custody: row.recipient.custody } : undefined,
+      recipientKey: row.recipient
+        ? {
+            public_key: new Uint8Array(Buffer.from(row.recipient.public_key, 'base64')),
+            custody: row.recipient.custody,
+          }
+        : undefined,
     }
   }
   return out
 }
 
 // to_jsonb renders timestamps as ISO strings; the row types carry Dates.
-const withDates = (row: Record<string, unknown>) => ({ ...row, created_at: new Date(row.created_at as string), updated_at: new Date(row.updated_at as string) })
+const withDates = (row: Record<string, unknown>) => ({
+  ...row,
+  created_at: new Date(row.created_at as string),
+  updated_at: new Date(row.updated_at as string),
+})

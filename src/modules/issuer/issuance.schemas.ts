@@ -9,7 +9,8 @@ const RecordId = Type.String({ minLength: 1, maxLength: 100 })
 export const CredentialFormatId = Type.String({
   minLength: 1,
   maxLength: 50,
-  description: 'The credential format: jwt_vc_json (VCDM 1.1 JWT-VC, default), vc+jwt (VCDM 2.0 secured with VC-JOSE-COSE), dc+sd-jwt (SD-JWT VC)',
+  description:
+    'The credential format: jwt_vc_json (VCDM 1.1 JWT-VC, default), vc+jwt (VCDM 2.0 secured with VC-JOSE-COSE), dc+sd-jwt (SD-JWT VC)',
 })
 
 export const IssueBody = Type.Object(
@@ -61,8 +62,14 @@ export const CredentialRecord = Type.Object({
   revoked_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
-  format: Type.String({ description: 'The format of `jwt`, the issued credential: jwt_vc_json (VCDM 1.1 JWT-VC), vc+jwt (VCDM 2.0, VC-JOSE-COSE) or dc+sd-jwt (SD-JWT VC)' }),
-  signing_did: Type.String({ description: 'The DID the credential names as its issuer and is signed by (the issuer profile\'s did:web or did:key); issuer_did is the login DID' }),
+  format: Type.String({
+    description:
+      'The format of `jwt`, the issued credential: jwt_vc_json (VCDM 1.1 JWT-VC), vc+jwt (VCDM 2.0, VC-JOSE-COSE) or dc+sd-jwt (SD-JWT VC)',
+  }),
+  signing_did: Type.String({
+    description:
+      "The DID the credential names as its issuer and is signed by (the issuer profile's did:web or did:key); issuer_did is the login DID",
+  }),
 })
 
 export const IssueResponse = Type.Object({

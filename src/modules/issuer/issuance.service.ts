@@ -101,7 +101,14 @@ export class IssuanceService {
         if (items.length === 1) return [error as Error]
         // One bad row (say, its schema deleted meanwhile) must not fail its neighbours: the batch
         // was rolled back as a whole (its guards too), so each goes again in a transaction of its own.
-        return Promise.all(items.map((item) => storeIssued(deps.db, [item], deps.anchor).then((r) => r[0]!, (e: Error) => e)))
+        return Promise.all(
+          items.map((item) =>
+            storeIssued(deps.db, [item], deps.anchor).then(
+              (r) => r[0]!,
+              (e: Error) => e,
+            ),
+          ),
+        )
       }
     }, 128)
     this.contexts = new MicroBatcher((keys) => loadIssuanceContexts(deps.db, keys), 128)
@@ -112,12 +119,21 @@ export class IssuanceService {
     // Without a subject the credential is held for the issuer (a bearer credential), so the
     // material is sealed to the issuer's own key.
     const recipientDid = subjectDid ?? issuerDid
-    const context = await this.contexts.submit({ issuerDid, schemaId: input.schema_id, templateId: input.template_id, recipientDid, sessionId: options.sessionId })
+    const context = await this.contexts.submit({
+      issuerDid,
+      schemaId: input.schema_id,
+      templateId: input.template_id,
+      recipientDid,
+      sessionId: options.sessionId,
+    })
     if (!context) throw new NotFoundError('No issuer profile for this DID: create it with POST /api/issuer')
     const { issuer, schema } = context
     if (!options.steppedUp) this.deps.issuers.assertSteppedUp(issuer)
     // A body reference, not the addressed resource: 400, and another issuer's schema looks unknown.
-    if (!schema) throw new ValidationError(`Unknown schema_id "${input.schema_id}" for this issuer`, { details: { field: 'schema_id' } })
+    if (!schema)
+      throw new ValidationError(`Unknown schema_id "${input.schema_id}" for this issuer`, {
+        details: { field: 'schema_id' },
+      })
     const now = this.deps.clock.now()
     const { attributes, expiresAt, templateId, formatId } = this.applyTemplate(input, schema, context.template, now)
     this.deps.validators.check(schema, attributes)
@@ -129,7 +145,9 @@ export class IssuanceService {
     const format = this.deps.formats.issuable(formatId ?? this.deps.formats.defaultId)
     const signer = await this.deps.identities.signerFor(issuer, format.keyType)
     const bbsSigner = schema.anonymous_credentials ? await this.deps.identities.bbsSigner(issuer) : undefined
-    const checked = bbsSigner ? this.anonymousContent(id, input.credential_type, bbsSigner.did, subjectDid, schema, attributes, now, expiresAt) : null
+    const checked = bbsSigner
+      ? this.anonymousContent(id, input.credential_type, bbsSigner.did, subjectDid, schema, attributes, now, expiresAt)
+      : null
     const slot = await this.deps.statusLists.allocate(issuerDid)
     const statusEntry = this.deps.statusLists.entry(slot, format.statusListForm)
     // The status entry is signed into the BBS messages too: a derived proof discloses it so a
@@ -149,12 +167,29 @@ export class IssuanceService {
       publicBaseUrl: this.deps.publicBaseUrl,
       ...(options.holderJwk ? { holderJwk: options.holderJwk } : {}),
     }
-    const [issued, anonymousCredential] = await Promise.all([format.issue(content, signer), anonymous ? this.signAnonymous(bbsSigner!, anonymous) : Promise.resolve(null)])
+    const [issued, anonymousCredential] = await Promise.all([
+      format.issue(content, signer),
+      anonymous ? this.signAnonymous(bbsSigner!, anonymous) : Promise.resolve(null),
+    ])
     const jwt = issued.credential
 
-    const recipient = context.recipientKey ? { publicKey: context.recipientKey.public_key } : await this.deps.holderKeys.recipient(recipientDid)
-    const material = { format: 'credential-material/v1', id, jwt, credential_format: format.id, anonymous_credential: anonymousCredential, credential_data: attributes, evidence }
-    const envelope = await this.deps.sealer.seal({ publicKey: recipient.publicKey, plaintext: Buffer.from(JSON.stringify(material)), binding: { recipient: recipientDid, recordId: id } })
+    const recipient = context.recipientKey
+      ? { publicKey: context.recipientKey.public_key }
+      : await this.deps.holderKeys.recipient(recipientDid)
+    const material = {
+      format: 'credential-material/v1',
+      id,
+      jwt,
+      credential_format: format.id,
+      anonymous_credential: anonymousCredential,
+      credential_data: attributes,
+      evidence,
+    }
+    const envelope = await this.deps.sealer.seal({
+      publicKey: recipient.publicKey,
+      plaintext: Buffer.from(JSON.stringify(material)),
+      binding: { recipient: recipientDid, recordId: id },
+    })
     const stored = await this.deps.content.put(Buffer.from(JSON.stringify(envelope)))
 
     const row: NewCredential = {
@@ -208,7 +243,10 @@ export class IssuanceService {
 
   /** The 201 body of an issuance, rebuilt from its stored credential (an Idempotency-Key replay). */
   async replay(issuerDid: string, credentialId: string) {
-    const [issuer, row] = await Promise.all([this.deps.issuers.profile(issuerDid), findIssuedCredential(this.deps.db, issuerDid, credentialId)])
+    const [issuer, row] = await Promise.all([
+      this.deps.issuers.profile(issuerDid),
+      findIssuedCredential(this.deps.db, issuerDid, credentialId),
+    ])
     if (!row) throw new NotFoundError('The credential this Idempotency-Key created no longer exists')
     return this.response(row, issuer.name)
   }
@@ -230,11 +268,20 @@ export class IssuanceService {
   private applyTemplate(input: IssueBody, schema: SchemaRow, template: TemplateRow | undefined, now: Date) {
     let attributes = { ...input.attributes }
     let expiresAt = input.expiration_date === undefined ? null : new Date(input.expiration_date)
-    if (expiresAt && expiresAt.getTime() <= now.getTime()) throw new ValidationError('expiration_date must be in the future', { details: { field: 'expiration_date' } })
-    if (input.template_id === undefined) return { attributes, expiresAt, templateId: null, formatId: input.format ?? null }
-    if (!template) throw new ValidationError(`Unknown template_id "${input.template_id}" for this issuer`, { details: { field: 'template_id' } })
-    if (template.schema_id !== schema.id) throw new ValidationError(`Template "${template.id}" is for schema "${template.schema_id}", not "${schema.id}"`)
-    if (template.credential_type !== input.credential_type) throw new ValidationError(`Template "${template.id}" issues "${template.credential_type}", not "${input.credential_type}"`)
+    if (expiresAt && expiresAt.getTime() <= now.getTime())
+      throw new ValidationError('expiration_date must be in the future', { details: { field: 'expiration_date' } })
+    if (input.template_id === undefined)
+      return { attributes, expiresAt, templateId: null, formatId: input.format ?? null }
+    if (!template)
+      throw new ValidationError(`Unknown template_id "${input.template_id}" for this issuer`, {
+        details: { field: 'template_id' },
+      })
+    if (template.schema_id !== schema.id)
+      throw new ValidationError(`Template "${template.id}" is for schema "${template.schema_id}", not "${schema.id}"`)
+    if (template.credential_type !== input.credential_type)
+      throw new ValidationError(
+        `Template "${template.id}" issues "${template.credential_type}", not "${input.credential_type}"`,
+      )
     for (const [name, value] of Object.entries(template.fixed_attributes)) {
       if (name in attributes && JSON.stringify(attributes[name]) !== JSON.stringify(value)) {
         throw new ValidationError(`attribute "${name}" is fixed by the template`, { details: { attribute: name } })
@@ -242,22 +289,37 @@ export class IssuanceService {
     }
     attributes = { ...attributes, ...template.fixed_attributes }
     if (!expiresAt && template.validity_days) expiresAt = new Date(now.getTime() + template.validity_days * 86_400_000)
-    return { attributes, expiresAt, templateId: template.id, formatId: formatOfTemplate(template.format, input.format ?? null, template.id) }
+    return {
+      attributes,
+      expiresAt,
+      templateId: template.id,
+      formatId: formatOfTemplate(template.format, input.format ?? null, template.id),
+    }
   }
 
   /** Evidence must be of a kind the schema lists and already be in the content store. */
-  private async checkEvidence(schema: SchemaRow, evidence: EvidenceAttachment[], required: string[]): Promise<EvidenceAttachment[]> {
+  private async checkEvidence(
+    schema: SchemaRow,
+    evidence: EvidenceAttachment[],
+    required: string[],
+  ): Promise<EvidenceAttachment[]> {
     const labels = [...evidence.map((e) => e.label), ...required]
-    if (labels.length && !schema.evidence_allowed) throw new ValidationError('The schema does not allow evidence', { details: { field: 'evidence' } })
+    if (labels.length && !schema.evidence_allowed)
+      throw new ValidationError('The schema does not allow evidence', { details: { field: 'evidence' } })
     for (const label of labels) {
       if (!schema.allowed_evidence.includes(label)) {
-        throw new ValidationError(`Evidence "${label}" is not allowed by the schema (allowed: ${schema.allowed_evidence.join(', ') || 'none'})`, { details: { field: 'evidence', label } })
+        throw new ValidationError(
+          `Evidence "${label}" is not allowed by the schema (allowed: ${schema.allowed_evidence.join(', ') || 'none'})`,
+          { details: { field: 'evidence', label } },
+        )
       }
     }
     for (const item of evidence) {
       parseCid(item.ipfs_hash)
       if (!(await this.deps.content.has(item.ipfs_hash))) {
-        throw new ValidationError(`Evidence "${item.label}" (${item.ipfs_hash}) has not been uploaded`, { details: { field: 'evidence', label: item.label } })
+        throw new ValidationError(`Evidence "${item.label}" (${item.ipfs_hash}) has not been uploaded`, {
+          details: { field: 'evidence', label: item.label },
+        })
       }
     }
     return evidence
@@ -268,7 +330,16 @@ export class IssuanceService {
    * value the encoding cannot carry (a number with more than 4 decimals, say 2.2800000000000002
    * from float arithmetic) is the caller's error, 400 naming the attribute, not a failed signature.
    */
-  private anonymousContent(id: string, type: string, issuerDid: string, subjectDid: string | null, schema: SchemaRow, attributes: Record<string, unknown>, issuedAt: Date, expiresAt: Date | null) {
+  private anonymousContent(
+    id: string,
+    type: string,
+    issuerDid: string,
+    subjectDid: string | null,
+    schema: SchemaRow,
+    attributes: Record<string, unknown>,
+    issuedAt: Date,
+    expiresAt: Date | null,
+  ) {
     const types = Object.fromEntries(schema.attributes.map((a) => [a.name, a.data_type as AttributeDataType]))
     const content: AnonCredentialContent = {
       meta: {
@@ -288,12 +359,22 @@ export class IssuanceService {
     } catch (error) {
       if (!(error instanceof RangeError)) throw error
       const attribute = schema.attributes.find((a) => error.message.startsWith(`attribute "${a.name}"`))?.name
-      throw new ValidationError(`${error.message} (this schema signs credentials with BBS too)`, { details: attribute ? { attribute } : { field: 'attributes' }, cause: error })
+      throw new ValidationError(`${error.message} (this schema signs credentials with BBS too)`, {
+        details: attribute ? { attribute } : { field: 'attributes' },
+        cause: error,
+      })
     }
   }
 
-  private async signAnonymous(signer: BbsSigner, { content, messages }: { content: AnonCredentialContent; messages: BbsMessage[] }): Promise<Record<string, unknown>> {
-    const signature = await this.deps.bbs.sign({ secretKey: signer.secretKey, paramsLabel: signer.paramsLabel, messages })
+  private async signAnonymous(
+    signer: BbsSigner,
+    { content, messages }: { content: AnonCredentialContent; messages: BbsMessage[] },
+  ): Promise<Record<string, unknown>> {
+    const signature = await this.deps.bbs.sign({
+      secretKey: signer.secretKey,
+      paramsLabel: signer.paramsLabel,
+      messages,
+    })
     return {
       type: 'BBSCredential',
       layout: BBS_MESSAGE_LAYOUT,
@@ -310,13 +391,24 @@ export class IssuanceService {
  * Guarded rows are stored only when their guard passes, in the batch's one transaction; a row
  * whose guard refuses gets the guard's Error and the others are stored.
  */
-function storeIssued(db: Database, items: PendingRow[], anchor: ChainAnchor | undefined): Promise<Array<CredentialRow | Error>> {
+function storeIssued(
+  db: Database,
+  items: PendingRow[],
+  anchor: ChainAnchor | undefined,
+): Promise<Array<CredentialRow | Error>> {
   // Without a chain or a guard the batch is one statement; otherwise one transaction.
-  if (!anchor && items.every((i) => !i.guard)) return insertCredentialsWithActivity(db, items.map((i) => i.row))
+  if (!anchor && items.every((i) => !i.guard))
+    return insertCredentialsWithActivity(
+      db,
+      items.map((i) => i.row),
+    )
   return db.transaction().execute(async (trx) => {
     const refused: Array<Error | undefined> = []
     for (const item of items) refused.push(item.guard ? await item.guard(trx, item.row) : undefined)
-    const saved = await insertCredentialsWithActivity(trx, items.filter((_, i) => !refused[i]).map((i) => i.row))
+    const saved = await insertCredentialsWithActivity(
+      trx,
+      items.filter((_, i) => !refused[i]).map((i) => i.row),
+    )
     await anchorIssued(trx, saved, anchor)
     let next = 0
     return refused.map((error) => error ?? saved[next++]!)
@@ -324,21 +416,38 @@ function storeIssued(db: Database, items: PendingRow[], anchor: ChainAnchor | un
 }
 
 /** Queues each hash for the next Merkle batch, in the transaction that stores the credentials (docs/blockchain.md). */
-async function anchorIssued(trx: Transaction<DB>, rows: CredentialRow[], anchor: ChainAnchor | undefined): Promise<void> {
+async function anchorIssued(
+  trx: Transaction<DB>,
+  rows: CredentialRow[],
+  anchor: ChainAnchor | undefined,
+): Promise<void> {
   if (!anchor) return
-  for (const r of rows) await anchor.enqueue(trx, { kind: 'credential', issuerDid: r.issuer_did, credentialHash: r.credential_hash, credentialId: r.id })
+  for (const r of rows)
+    await anchor.enqueue(trx, {
+      kind: 'credential',
+      issuerDid: r.issuer_did,
+      credentialHash: r.credential_hash,
+      credentialId: r.id,
+    })
 }
 
-function withStatus(content: AnonCredentialContent, status: string): { content: AnonCredentialContent; messages: BbsMessage[] } {
+function withStatus(
+  content: AnonCredentialContent,
+  status: string,
+): { content: AnonCredentialContent; messages: BbsMessage[] } {
   const full = { ...content, meta: { ...content.meta, status } }
   return { content: full, messages: credentialMessages(full) }
 }
 
 function checkExtensions(schema: SchemaRow, extensions: string[]): string[] {
-  if (extensions.length && !schema.extensions_allowed) throw new ValidationError('The schema does not allow extensions', { details: { field: 'extensions' } })
+  if (extensions.length && !schema.extensions_allowed)
+    throw new ValidationError('The schema does not allow extensions', { details: { field: 'extensions' } })
   for (const extension of extensions) {
     if (!schema.allowed_extensions.includes(extension)) {
-      throw new ValidationError(`Extension "${extension}" is not allowed by the schema (allowed: ${schema.allowed_extensions.join(', ') || 'none'})`, { details: { field: 'extensions', extension } })
+      throw new ValidationError(
+        `Extension "${extension}" is not allowed by the schema (allowed: ${schema.allowed_extensions.join(', ') || 'none'})`,
+        { details: { field: 'extensions', extension } },
+      )
     }
   }
   return [...new Set(extensions)]
@@ -349,7 +458,8 @@ function preview(schema: SchemaRow, attributes: Record<string, unknown>): Record
   const out: Record<string, unknown> = {}
   for (const attribute of schema.attributes) {
     if (Object.keys(out).length >= PREVIEW_MAX) break
-    if (PREVIEW_TYPES.has(attribute.data_type) && attributes[attribute.name] !== undefined) out[attribute.name] = attributes[attribute.name]
+    if (PREVIEW_TYPES.has(attribute.data_type) && attributes[attribute.name] !== undefined)
+      out[attribute.name] = attributes[attribute.name]
   }
   return out
 }

@@ -12,7 +12,15 @@ import { countActiveOffers } from './offers.repository.js'
 
 /** The issuer's view of what it issued: listing, one record, revocation, statistics. */
 export class IssuedCredentialsService {
-  constructor(private readonly deps: { db: Database; issuers: IssuerService; clock: Clock; publicBaseUrl: string; anchor?: ChainAnchor }) {}
+  constructor(
+    private readonly deps: {
+      db: Database
+      issuers: IssuerService
+      clock: Clock
+      publicBaseUrl: string
+      anchor?: ChainAnchor
+    },
+  ) {}
 
   async list(issuerDid: string, filter: CredentialFilter, page: { limit: number; after?: string }) {
     const issuer = await this.deps.issuers.profile(issuerDid)
@@ -33,7 +41,12 @@ export class IssuedCredentialsService {
    * revocation joins here through the outbox once a chain is configured (blockchain issue).
    * `sessionId`: the caller's token jti, for the step-up check.
    */
-  async revoke(issuerDid: string, id: string, reason: string | null, sessionId?: string): Promise<{ row: CredentialRow; changed: boolean }> {
+  async revoke(
+    issuerDid: string,
+    id: string,
+    reason: string | null,
+    sessionId?: string,
+  ): Promise<{ row: CredentialRow; changed: boolean }> {
     await this.deps.issuers.steppedUpProfile(issuerDid, sessionId)
     const now = this.deps.clock.now()
     // Record and status bit change in one statement (markRevoked); with a chain, the revocation
@@ -42,7 +55,13 @@ export class IssuedCredentialsService {
     const result = anchor
       ? await this.deps.db.transaction().execute(async (trx) => {
           const revoked = await credentials.markRevoked(trx, issuerDid, id, reason, now)
-          if (revoked) await anchor.enqueue(trx, { kind: 'revocation', issuerDid, credentialHash: revoked.credential_hash, credentialId: revoked.id })
+          if (revoked)
+            await anchor.enqueue(trx, {
+              kind: 'revocation',
+              issuerDid,
+              credentialHash: revoked.credential_hash,
+              credentialId: revoked.id,
+            })
           return revoked
         })
       : await credentials.markRevoked(this.deps.db, issuerDid, id, reason, now)

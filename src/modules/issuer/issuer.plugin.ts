@@ -40,14 +40,44 @@ async function issuer(app: FastifyInstance, { db, content, clock, config }: Modu
   const resolver = app.didResolver
   const anchor = app.chainAnchor.configured ? app.chainAnchor : undefined
   const validators = new AttributeValidators()
-  const issuers = new IssuerService({ db, content, auth: app.auth, identities, clock, stepUpTtlSeconds: config.stepUpTtlSeconds, anchor })
+  const issuers = new IssuerService({
+    db,
+    content,
+    auth: app.auth,
+    identities,
+    clock,
+    stepUpTtlSeconds: config.stepUpTtlSeconds,
+    anchor,
+  })
   const templates = new TemplateService({ db, issuers, validators, clock, formats })
-  const issuance = new IssuanceService({ db, content, issuers, validators, identities, formats, bbs: app.bbs, sealer: hpkeSealer, holderKeys: app.holderKeys, statusLists: app.statusLists, clock, publicBaseUrl, anchor })
+  const issuance = new IssuanceService({
+    db,
+    content,
+    issuers,
+    validators,
+    identities,
+    formats,
+    bbs: app.bbs,
+    sealer: hpkeSealer,
+    holderKeys: app.holderKeys,
+    statusLists: app.statusLists,
+    clock,
+    publicBaseUrl,
+    anchor,
+  })
   const issued = new IssuedCredentialsService({ db, issuers, clock, publicBaseUrl, anchor })
   const publication = new PortSlot<OfferPublication>('the offer publication')
   const offers = new OfferService({
-    db, issuers, validators, clock, publicBaseUrl, formats,
-    publication: { prepare: async (offer) => publication.port?.prepare(offer), answerAgain: async (offer, secret) => publication.port?.answerAgain(offer, secret) ?? {} },
+    db,
+    issuers,
+    validators,
+    clock,
+    publicBaseUrl,
+    formats,
+    publication: {
+      prepare: async (offer) => publication.port?.prepare(offer),
+      answerAgain: async (offer, secret) => publication.port?.answerAgain(offer, secret) ?? {},
+    },
   })
   const requests = new CredentialRequestService({ db, auth: app.auth, issuance, validators, clock, formats })
   app.decorate('issuers', issuers)
@@ -56,7 +86,12 @@ async function issuer(app: FastifyInstance, { db, content, clock, config }: Modu
   app.decorate('offers', offers)
   app.decorate('credentialRequests', requests)
   app.decorate('offerPublication', publication)
-  await app.register(issuerRoutes, { prefix: '/api/issuer', issuers, signing: new SigningMethodService({ issuers, identities, resolver, clock }), idempotency })
+  await app.register(issuerRoutes, {
+    prefix: '/api/issuer',
+    issuers,
+    signing: new SigningMethodService({ issuers, identities, resolver, clock }),
+    idempotency,
+  })
   await app.register(schemaDocumentRoutes, { prefix: '/api/schemas', issuers, publicBaseUrl })
   await app.register(templateRoutes, { prefix: '/api/issuer', templates, idempotency })
   await app.register(typeMetadataRoutes, { issuers, publicBaseUrl })
@@ -66,4 +101,8 @@ async function issuer(app: FastifyInstance, { db, content, clock, config }: Modu
   await app.register(credentialRequestRoutes, { prefix: '/api/wallet', requests, idempotency })
 }
 
-export const issuerPlugin = fp(issuer, { name: 'issuer', fastify: '5.x', dependencies: ['identity', 'auth', 'credentials', 'blockchain', 'status-list', 'wallet', 'idempotency'] })
+export const issuerPlugin = fp(issuer, {
+  name: 'issuer',
+  fastify: '5.x',
+  dependencies: ['identity', 'auth', 'credentials', 'blockchain', 'status-list', 'wallet', 'idempotency'],
+})

@@ -14,7 +14,8 @@ export const IssuerBody = Type.Object(
     email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
     signing_did_method: Type.Optional(
       Type.Union([Type.Literal('web'), Type.Literal('key')], {
-        description: 'How credentials are signed: "web" (default) as a did:web hosted here at /issuers/<id>/did.json; "key" as service-generated did:keys, whose own keys sign',
+        description:
+          'How credentials are signed: "web" (default) as a did:web hosted here at /issuers/<id>/did.json; "key" as service-generated did:keys, whose own keys sign',
       }),
     ),
   },
@@ -53,7 +54,14 @@ export const SigningBody = Type.Object({ signing_did_method: SigningMethod }, { 
 export const SigningView = Type.Object({
   signing_did_method: SigningMethod,
   signing_did: Type.String({ description: 'The DID new JWT credentials name as issuer (Ed25519 key)' }),
-  signing_dids: Type.Array(Type.Object({ did: Type.String(), method: SigningMethod, key_type: Type.Union([Type.String(), Type.Null()]), current: Type.Boolean() })),
+  signing_dids: Type.Array(
+    Type.Object({
+      did: Type.String(),
+      method: SigningMethod,
+      key_type: Type.Union([Type.String(), Type.Null()]),
+      current: Type.Boolean(),
+    }),
+  ),
 })
 
 export const DATA_TYPES = ['string', 'number', 'boolean', 'date', 'email', 'url', 'file', 'object', 'array'] as const
@@ -64,7 +72,12 @@ export const SchemaAttribute = Type.Object(
     data_type: Type.Union(DATA_TYPES.map((t) => Type.Literal(t))),
     description: Type.Optional(Type.String({ maxLength: 500 })),
     required: Type.Optional(Type.Boolean()),
-    always_disclosed: Type.Optional(Type.Boolean({ description: 'SD-JWT VC (dc+sd-jwt): a plain claim every presentation shows; otherwise the holder chooses whether to disclose it' })),
+    always_disclosed: Type.Optional(
+      Type.Boolean({
+        description:
+          'SD-JWT VC (dc+sd-jwt): a plain claim every presentation shows; otherwise the holder chooses whether to disclose it',
+      }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -79,7 +92,12 @@ export const SchemaBody = Type.Object(
     allowed_extensions: Type.Optional(Type.Array(Label, { maxItems: 50 })),
     evidence_allowed: Type.Optional(Type.Boolean()),
     allowed_evidence: Type.Optional(Type.Array(Label, { maxItems: 50 })),
-    anonymous_credentials: Type.Optional(Type.Boolean({ description: 'Also sign credentials of this schema with BBS (selective disclosure, predicates). Default true; false issues JWT-VC only' })),
+    anonymous_credentials: Type.Optional(
+      Type.Boolean({
+        description:
+          'Also sign credentials of this schema with BBS (selective disclosure, predicates). Default true; false issues JWT-VC only',
+      }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -95,7 +113,13 @@ export const Schema = Type.Object({
   description: Type.String(),
   version: Type.String(),
   attributes: Type.Array(
-    Type.Object({ name: Type.String(), data_type: Type.String(), description: Type.String(), required: Type.Boolean(), always_disclosed: Type.Optional(Type.Boolean()) }),
+    Type.Object({
+      name: Type.String(),
+      data_type: Type.String(),
+      description: Type.String(),
+      required: Type.Boolean(),
+      always_disclosed: Type.Optional(Type.Boolean()),
+    }),
   ),
   extensions_allowed: Type.Boolean(),
   allowed_extensions: Type.Array(Type.String()),

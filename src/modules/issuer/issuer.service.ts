@@ -30,7 +30,9 @@ export interface IssuerServiceDeps {
 function assertSteppedUpAt(issuer: { require_step_up: boolean; step_up_until: Date | null }, now: Date): void {
   if (!issuer.require_step_up) return
   if (!issuer.step_up_until || issuer.step_up_until.getTime() <= now.getTime()) {
-    throw new UnauthenticatedError('This issuer requires step-up: sign a "step-up" challenge with POST /api/issuer/:did/authenticate first')
+    throw new UnauthenticatedError(
+      'This issuer requires step-up: sign a "step-up" challenge with POST /api/issuer/:did/authenticate first',
+    )
   }
 }
 
@@ -104,7 +106,10 @@ export class IssuerService {
    * records the step-up for this session only (the token's jti), until the earlier of the step-up
    * TTL and the token's own expiry.
    */
-  async authenticate(session: Pick<AccessClaims, 'did' | 'jti' | 'expiresAt'>, proof: Proof): Promise<{ at: Date; expiresAt: Date }> {
+  async authenticate(
+    session: Pick<AccessClaims, 'did' | 'jti' | 'expiresAt'>,
+    proof: Proof,
+  ): Promise<{ at: Date; expiresAt: Date }> {
     const did = session.did
     await this.profile(did)
     await this.deps.auth.proveControl(proof, did)
@@ -145,8 +150,16 @@ export class IssuerService {
     const anchor = this.deps.anchor?.configured ? this.deps.anchor : undefined
     const insert = async (db: Executor) => {
       const inserted = await schemas.insertSchema(db, values)
-      if (!inserted) throw new ConflictError(`A schema "${input.name}" version "${input.version}" already exists: use a new version label`)
-      await anchor?.enqueue(db, { kind: 'schema', issuerDid, schemaId: inserted.id, schemaHash: jcsSha256Hex(document) })
+      if (!inserted)
+        throw new ConflictError(
+          `A schema "${input.name}" version "${input.version}" already exists: use a new version label`,
+        )
+      await anchor?.enqueue(db, {
+        kind: 'schema',
+        issuerDid,
+        schemaId: inserted.id,
+        schemaHash: jcsSha256Hex(document),
+      })
       return inserted
     }
     // With a chain, the schema row and its anchoring job commit together or not at all (and with its key).
@@ -206,12 +219,14 @@ export class IssuerService {
 
   async deleteSchema(issuerDid: string, id: string): Promise<void> {
     await this.schema(issuerDid, id)
-    if (await schemaInUse(this.deps.db, id)) throw new ConflictError('The schema is in use by a template or by issued credentials, offers or requests')
+    if (await schemaInUse(this.deps.db, id))
+      throw new ConflictError('The schema is in use by a template or by issued credentials, offers or requests')
     try {
       if (!(await schemas.deleteSchema(this.deps.db, issuerDid, id))) throw new NotFoundError('Schema not found')
     } catch (error) {
       // A template created meanwhile: the foreign key refuses (23503).
-      if ((error as { code?: string } | null)?.code === '23503') throw new ConflictError('The schema is in use by a template or by issued credentials, offers or requests')
+      if ((error as { code?: string } | null)?.code === '23503')
+        throw new ConflictError('The schema is in use by a template or by issued credentials, offers or requests')
       throw error
     }
   }
@@ -222,8 +237,10 @@ export class IssuerService {
       if (names.has(attribute.name)) throw new ValidationError(`Attribute "${attribute.name}" is listed twice`)
       names.add(attribute.name)
     }
-    if (!input.extensions_allowed && input.allowed_extensions?.length) throw new ValidationError('allowed_extensions needs extensions_allowed: true')
-    if (!input.evidence_allowed && input.allowed_evidence?.length) throw new ValidationError('allowed_evidence needs evidence_allowed: true')
+    if (!input.extensions_allowed && input.allowed_extensions?.length)
+      throw new ValidationError('allowed_extensions needs extensions_allowed: true')
+    if (!input.evidence_allowed && input.allowed_evidence?.length)
+      throw new ValidationError('allowed_evidence needs evidence_allowed: true')
     return {
       id,
       issuer_did: issuerDid,
@@ -231,7 +248,13 @@ export class IssuerService {
       description: input.description ?? '',
       version: input.version,
       // always_disclosed is stored only when set, so schemas without it keep their published form (and CID).
-      attributes: input.attributes.map((a) => ({ name: a.name, data_type: a.data_type, description: a.description ?? '', required: a.required ?? false, ...(a.always_disclosed ? { always_disclosed: true } : {}) })),
+      attributes: input.attributes.map((a) => ({
+        name: a.name,
+        data_type: a.data_type,
+        description: a.description ?? '',
+        required: a.required ?? false,
+        ...(a.always_disclosed ? { always_disclosed: true } : {}),
+      })),
       extensions_allowed: input.extensions_allowed ?? false,
       allowed_extensions: input.allowed_extensions ?? [],
       evidence_allowed: input.evidence_allowed ?? false,
@@ -248,4 +271,3 @@ export class IssuerService {
     return stored.cid
   }
 }
-

@@ -26,7 +26,9 @@ export interface CredentialSchemasTable {
   name: string
   description: string
   version: string
-  attributes: Json<Array<{ name: string; data_type: string; description: string; required: boolean; always_disclosed?: boolean }>>
+  attributes: Json<
+    Array<{ name: string; data_type: string; description: string; required: boolean; always_disclosed?: boolean }>
+  >
   extensions_allowed: boolean
   allowed_extensions: Json<string[]>
   evidence_allowed: boolean

@@ -6,14 +6,27 @@ export type { OfferRow }
 export type NewOffer = Omit<OfferRow, 'uses' | 'created_at' | 'updated_at'>
 
 export function insertOffer(db: Executor, offer: NewOffer): Promise<OfferRow> {
-  return db.insertInto('credential_offers').values({ ...offer, attributes: JSON.stringify(offer.attributes) }).returningAll().executeTakeFirstOrThrow()
+  return db
+    .insertInto('credential_offers')
+    .values({ ...offer, attributes: JSON.stringify(offer.attributes) })
+    .returningAll()
+    .executeTakeFirstOrThrow()
 }
 
 export function findOffer(db: Executor, issuerDid: string, id: string): Promise<OfferRow | undefined> {
-  return db.selectFrom('credential_offers').selectAll().where('id', '=', id).where('issuer_did', '=', issuerDid).executeTakeFirst()
+  return db
+    .selectFrom('credential_offers')
+    .selectAll()
+    .where('id', '=', id)
+    .where('issuer_did', '=', issuerDid)
+    .executeTakeFirst()
 }
 
-export function listOffers(db: Executor, issuerDid: string, page: { limit: number; after?: string }): Promise<OfferRow[]> {
+export function listOffers(
+  db: Executor,
+  issuerDid: string,
+  page: { limit: number; after?: string },
+): Promise<OfferRow[]> {
   let query = db.selectFrom('credential_offers').selectAll().where('issuer_did', '=', issuerDid)
   if (page.after) query = query.where('id', '>', page.after)
   return query.orderBy('id').limit(page.limit).execute()
@@ -23,7 +36,13 @@ export function listOffers(db: Executor, issuerDid: string, page: { limit: numbe
  * Takes one use of an open offer, atomically: undefined when it is exhausted, expired, not
  * open, or addressed to another holder.
  */
-export function takeOfferUse(db: Executor, issuerDid: string, id: string, holderDid: string, now: Date): Promise<OfferRow | undefined> {
+export function takeOfferUse(
+  db: Executor,
+  issuerDid: string,
+  id: string,
+  holderDid: string,
+  now: Date,
+): Promise<OfferRow | undefined> {
   return db
     .updateTable('credential_offers')
     .set({ uses: sql`uses + 1`, updated_at: now })

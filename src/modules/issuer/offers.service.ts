@@ -14,7 +14,8 @@ import { findTemplate } from './templates.repository.js'
 import { formatOfTemplate } from './templates.service.js'
 
 /** The offer of an issuer, read in the caller's transaction or not (for the modules this one publishes through). */
-export const findOffer = (db: Executor, issuerDid: string, id: string): Promise<offers.OfferRow | undefined> => offers.findOffer(db, issuerDid, id)
+export const findOffer = (db: Executor, issuerDid: string, id: string): Promise<offers.OfferRow | undefined> =>
+  offers.findOffer(db, issuerDid, id)
 
 export interface OfferInput {
   credential_type: string
@@ -42,7 +43,12 @@ export interface OfferInput {
  * to the creation's answer. Implemented outside this module, so the issuer module needs no import of it.
  */
 export interface OfferPublication {
-  prepare(offer: { issuerDid: string; schemaId: string; format: string | null; input: OfferInput }): Promise<PreparedPublication | undefined>
+  prepare(offer: {
+    issuerDid: string
+    schemaId: string
+    format: string | null
+    input: OfferInput
+  }): Promise<PreparedPublication | undefined>
   /** The fields `answer` added, again, from the stored offer and the prepared `secret` (an Idempotency-Key replay). */
   answerAgain(offer: offers.OfferRow, secret: unknown): Promise<Record<string, unknown>>
 }
@@ -61,34 +67,52 @@ export interface PreparedPublication {
  */
 export class OfferService {
   constructor(
-    private readonly deps: { db: Database; issuers: IssuerService; validators: AttributeValidators; clock: Clock; publicBaseUrl: string; formats: FormatRegistry; publication?: OfferPublication },
+    private readonly deps: {
+      db: Database
+      issuers: IssuerService
+      validators: AttributeValidators
+      clock: Clock
+      publicBaseUrl: string
+      formats: FormatRegistry
+      publication?: OfferPublication
+    },
   ) {}
 
   /**
    * Creates the offer and, in the same transaction, its standard publication (OpenID4VCI) and
    * `claim` (an Idempotency-Key, for the offer's id, sealing what the publication shows once).
    */
-  async create(issuerDid: string, input: OfferInput, claim?: ClaimKey): Promise<{ offer: offers.OfferRow; published: Record<string, unknown> }> {
+  async create(
+    issuerDid: string,
+    input: OfferInput,
+    claim?: ClaimKey,
+  ): Promise<{ offer: offers.OfferRow; published: Record<string, unknown> }> {
     await this.deps.issuers.profile(issuerDid)
     let schema
     try {
       schema = await this.deps.issuers.schema(issuerDid, input.schema_id)
     } catch {
-      throw new ValidationError(`Unknown schema_id "${input.schema_id}" for this issuer`, { details: { field: 'schema_id' } })
+      throw new ValidationError(`Unknown schema_id "${input.schema_id}" for this issuer`, {
+        details: { field: 'schema_id' },
+      })
     }
     // Checked now, not when the offer is redeemed: an offer names only a format this service issues.
     if (input.format !== undefined) this.deps.formats.issuable(input.format)
     let format = input.format ?? null
     if (input.template_id !== undefined) {
       const template = await findTemplate(this.deps.db, issuerDid, input.template_id)
-      if (!template) throw new ValidationError(`Unknown template_id "${input.template_id}" for this issuer`, { details: { field: 'template_id' } })
+      if (!template)
+        throw new ValidationError(`Unknown template_id "${input.template_id}" for this issuer`, {
+          details: { field: 'template_id' },
+        })
       if (template.schema_id !== schema.id) throw new ValidationError(`Template "${template.id}" is for another schema`)
       format = formatOfTemplate(template.format, format, template.id)
     }
     this.deps.validators.check(schema, input.attributes ?? {}, true)
     const now = this.deps.clock.now()
     const expiresAt = input.expires_at === undefined ? null : new Date(input.expires_at)
-    if (expiresAt && expiresAt <= now) throw new ValidationError('expires_at must be in the future', { details: { field: 'expires_at' } })
+    if (expiresAt && expiresAt <= now)
+      throw new ValidationError('expires_at must be in the future', { details: { field: 'expires_at' } })
     const prepared = await this.deps.publication?.prepare({ issuerDid, schemaId: schema.id, format, input })
     const row: offers.NewOffer = {
       id: `offer-${randomUUID()}`,
@@ -104,22 +128,28 @@ export class OfferService {
       expires_at: expiresAt,
       format,
     }
-    const offer = prepared || claim
-      ? await this.deps.db.transaction().execute(async (trx) => {
-          await claimIn(trx, claim, row.id, prepared?.secret)
-          const inserted = await offers.insertOffer(trx, row)
-          await prepared?.store(trx, inserted)
-          return inserted
-        })
-      : await offers.insertOffer(this.deps.db, row)
+    const offer =
+      prepared || claim
+        ? await this.deps.db.transaction().execute(async (trx) => {
+            await claimIn(trx, claim, row.id, prepared?.secret)
+            const inserted = await offers.insertOffer(trx, row)
+            await prepared?.store(trx, inserted)
+            return inserted
+          })
+        : await offers.insertOffer(this.deps.db, row)
     return { offer, published: prepared ? await prepared.answer(offer) : {} }
   }
 
   /** What `create` answered, from the stored offer and the secret its key sealed (undefined: no publication). */
-  async replay(issuerDid: string, id: string, secret: unknown): Promise<{ offer: offers.OfferRow; published: Record<string, unknown> }> {
+  async replay(
+    issuerDid: string,
+    id: string,
+    secret: unknown,
+  ): Promise<{ offer: offers.OfferRow; published: Record<string, unknown> }> {
     const offer = await offers.findOffer(this.deps.db, issuerDid, id)
     if (!offer) throw new NotFoundError('The offer this Idempotency-Key created no longer exists')
-    const published = secret === undefined || !this.deps.publication ? {} : await this.deps.publication.answerAgain(offer, secret)
+    const published =
+      secret === undefined || !this.deps.publication ? {} : await this.deps.publication.answerAgain(offer, secret)
     return { offer, published }
   }
 

@@ -11,7 +11,9 @@ export const CredentialRequest = Type.Object({
   attributes: Type.Record(Type.String(), Type.Unknown()),
   message: Type.String(),
   status: Type.String({ description: 'pending, approved or rejected' }),
-  format: Type.Union([Type.String(), Type.Null()], { description: 'The format the credential is issued in on approval (asked for, or the offer\'s); null: jwt_vc_json' }),
+  format: Type.Union([Type.String(), Type.Null()], {
+    description: "The format the credential is issued in on approval (asked for, or the offer's); null: jwt_vc_json",
+  }),
   credential_id: Type.Union([Type.String(), Type.Null()]),
   reason: Type.Union([Type.String(), Type.Null()]),
   decided_at: Type.Union([Type.String(), Type.Null()]),
@@ -19,7 +21,9 @@ export const CredentialRequest = Type.Object({
   updated_at: Type.String(),
 })
 
-export const RequestStatusQuery = Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('approved'), Type.Literal('rejected')]))
+export const RequestStatusQuery = Type.Optional(
+  Type.Union([Type.Literal('pending'), Type.Literal('approved'), Type.Literal('rejected')]),
+)
 
 export function requestView(r: RequestRow) {
   const { approval_challenge: _hidden, ...rest } = r

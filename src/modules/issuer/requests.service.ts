@@ -41,7 +41,14 @@ interface AskedCredential {
  */
 export class CredentialRequestService {
   constructor(
-    private readonly deps: { db: Database; auth: AuthService; issuance: IssuanceService; validators: AttributeValidators; clock: Clock; formats: FormatRegistry },
+    private readonly deps: {
+      db: Database
+      auth: AuthService
+      issuance: IssuanceService
+      validators: AttributeValidators
+      clock: Clock
+      formats: FormatRegistry
+    },
   ) {}
 
   /**
@@ -51,7 +58,10 @@ export class CredentialRequestService {
    */
   async create(holderDid: string, input: CredentialRequestInput, claim?: ClaimKey): Promise<requests.RequestRow> {
     const issuerDid = normalizeDid(input.issuer_did)
-    if (!(await findIssuer(this.deps.db, issuerDid))) throw new ValidationError(`Unknown issuer_did "${issuerDid}": no issuer profile`, { details: { field: 'issuer_did' } })
+    if (!(await findIssuer(this.deps.db, issuerDid)))
+      throw new ValidationError(`Unknown issuer_did "${issuerDid}": no issuer profile`, {
+        details: { field: 'issuer_did' },
+      })
     // Checked now, not at approval: a request asks only for a format this service issues.
     if (input.format !== undefined) this.deps.formats.issuable(input.format)
     const now = this.deps.clock.now()
@@ -60,7 +70,10 @@ export class CredentialRequestService {
     return this.deps.db.transaction().execute(async (trx) => {
       const asked = direct ?? (await this.fromOffer(trx, issuerDid, holderDid, input.offer_id!, input, now))
       const schema = await findSchema(trx, issuerDid, asked.schemaId)
-      if (!schema) throw new ValidationError(`Unknown schema_id "${asked.schemaId}" for this issuer`, { details: { field: 'schema_id' } })
+      if (!schema)
+        throw new ValidationError(`Unknown schema_id "${asked.schemaId}" for this issuer`, {
+          details: { field: 'schema_id' },
+        })
       // The holder may leave required attributes to the issuer.
       this.deps.validators.check(schema, asked.attributes, true)
       await claimIn(trx, claim, id)
@@ -76,7 +89,17 @@ export class CredentialRequestService {
         status: 'pending',
         format: asked.format,
       })
-      await recordActivity(trx, { holder_did: holderDid, type: 'credential_request_created', details: { request_id: row.id, issuer_did: issuerDid, credential_type: asked.credentialType, offer_id: row.offer_id }, at: now })
+      await recordActivity(trx, {
+        holder_did: holderDid,
+        type: 'credential_request_created',
+        details: {
+          request_id: row.id,
+          issuer_did: issuerDid,
+          credential_type: asked.credentialType,
+          offer_id: row.offer_id,
+        },
+        at: now,
+      })
       return row
     })
   }
@@ -88,11 +111,19 @@ export class CredentialRequestService {
     return found
   }
 
-  listForHolder(holderDid: string, status: string | undefined, page: { limit: number; after?: string }): Promise<requests.RequestRow[]> {
+  listForHolder(
+    holderDid: string,
+    status: string | undefined,
+    page: { limit: number; after?: string },
+  ): Promise<requests.RequestRow[]> {
     return requests.listRequests(this.deps.db, { holder_did: holderDid, status }, page)
   }
 
-  listForIssuer(issuerDid: string, status: string | undefined, page: { limit: number; after?: string }): Promise<requests.RequestRow[]> {
+  listForIssuer(
+    issuerDid: string,
+    status: string | undefined,
+    page: { limit: number; after?: string },
+  ): Promise<requests.RequestRow[]> {
     return requests.listRequests(this.deps.db, { issuer_did: issuerDid, status }, page)
   }
 
@@ -103,7 +134,11 @@ export class CredentialRequestService {
   }
 
   /** A step-up challenge for the issuer DID, remembered on the request for the approval. */
-  async approvalChallenge(callerDid: string, rawIssuerDid: string, id: string): Promise<{ challenge: string; expiresAt: Date }> {
+  async approvalChallenge(
+    callerDid: string,
+    rawIssuerDid: string,
+    id: string,
+  ): Promise<{ challenge: string; expiresAt: Date }> {
     const issuerDid = this.assertIssuer(callerDid, rawIssuerDid)
     const request = await this.pending(issuerDid, id)
     const { challenge, expiresAt } = this.deps.auth.createChallenge(issuerDid, 'step-up')
@@ -112,11 +147,20 @@ export class CredentialRequestService {
   }
 
   /** `claim` (an Idempotency-Key) is recorded, for the credential, in the transaction that issues it and decides the request. */
-  async approve(callerDid: string, rawIssuerDid: string, id: string, input: { signature: string; challenge?: string; attributes?: Record<string, unknown>; expiration_date?: string }, claim?: ClaimKey) {
+  async approve(
+    callerDid: string,
+    rawIssuerDid: string,
+    id: string,
+    input: { signature: string; challenge?: string; attributes?: Record<string, unknown>; expiration_date?: string },
+    claim?: ClaimKey,
+  ) {
     const issuerDid = this.assertIssuer(callerDid, rawIssuerDid)
     const request = await this.pending(issuerDid, id)
     const challenge = input.challenge ?? request.approval_challenge
-    if (!challenge) throw new ValidationError('No approval challenge: GET .../challenge first, then sign it', { details: { field: 'signature' } })
+    if (!challenge)
+      throw new ValidationError('No approval challenge: GET .../challenge first, then sign it', {
+        details: { field: 'signature' },
+      })
     await this.deps.auth.proveControl({ did: issuerDid, challenge, signature: input.signature }, issuerDid)
     return this.deps.issuance.issue(
       issuerDid,
@@ -133,7 +177,12 @@ export class CredentialRequestService {
         steppedUp: true,
         within: async (trx, credential) => {
           await claimIn(trx, claim, credential.id)
-          const decided = await requests.decideRequest(trx, request.id, { status: 'approved', credential_id: credential.id }, this.deps.clock.now())
+          const decided = await requests.decideRequest(
+            trx,
+            request.id,
+            { status: 'approved', credential_id: credential.id },
+            this.deps.clock.now(),
+          )
           if (!decided) throw new ConflictError('The request was decided meanwhile')
         },
       },
@@ -145,29 +194,65 @@ export class CredentialRequestService {
     return this.deps.issuance.replay(issuerDid, credentialId)
   }
 
-  async reject(callerDid: string, rawIssuerDid: string, id: string, reason: string | undefined): Promise<requests.RequestRow> {
+  async reject(
+    callerDid: string,
+    rawIssuerDid: string,
+    id: string,
+    reason: string | undefined,
+  ): Promise<requests.RequestRow> {
     const issuerDid = this.assertIssuer(callerDid, rawIssuerDid)
     await this.pending(issuerDid, id)
-    const decided = await requests.decideRequest(this.deps.db, id, { status: 'rejected', reason: reason ?? null }, this.deps.clock.now())
+    const decided = await requests.decideRequest(
+      this.deps.db,
+      id,
+      { status: 'rejected', reason: reason ?? null },
+      this.deps.clock.now(),
+    )
     if (!decided) throw new ConflictError('The request was decided meanwhile')
     return decided
   }
 
   private withoutOffer(input: CredentialRequestInput): AskedCredential {
-    if (input.schema_id === undefined) throw new ValidationError('Either schema_id or offer_id is required', { details: { field: 'schema_id' } })
-    if (input.credential_type === undefined) throw new ValidationError('credential_type is required without an offer', { details: { field: 'credential_type' } })
-    return { schemaId: input.schema_id, credentialType: input.credential_type, attributes: input.attributes ?? {}, format: input.format ?? null }
+    if (input.schema_id === undefined)
+      throw new ValidationError('Either schema_id or offer_id is required', { details: { field: 'schema_id' } })
+    if (input.credential_type === undefined)
+      throw new ValidationError('credential_type is required without an offer', {
+        details: { field: 'credential_type' },
+      })
+    return {
+      schemaId: input.schema_id,
+      credentialType: input.credential_type,
+      attributes: input.attributes ?? {},
+      format: input.format ?? null,
+    }
   }
 
   /** Takes one use of the offer in `trx` and merges what it fixes; the caller's rollback gives the use back. */
-  private async fromOffer(trx: Transaction<DB>, issuerDid: string, holderDid: string, offerId: string, input: CredentialRequestInput, now: Date): Promise<AskedCredential> {
+  private async fromOffer(
+    trx: Transaction<DB>,
+    issuerDid: string,
+    holderDid: string,
+    offerId: string,
+    input: CredentialRequestInput,
+    now: Date,
+  ): Promise<AskedCredential> {
     const offer = await takeOfferUse(trx, issuerDid, offerId, holderDid, now)
     if (!offer) throw new NotFoundError('Offer not found, expired, used up, or addressed to another holder')
-    if (input.schema_id !== undefined && input.schema_id !== offer.schema_id) throw new ValidationError('schema_id differs from the offer')
-    if (input.credential_type !== undefined && input.credential_type !== offer.credential_type) throw new ValidationError('credential_type differs from the offer')
+    if (input.schema_id !== undefined && input.schema_id !== offer.schema_id)
+      throw new ValidationError('schema_id differs from the offer')
+    if (input.credential_type !== undefined && input.credential_type !== offer.credential_type)
+      throw new ValidationError('credential_type differs from the offer')
     const format = input.format ?? null
-    if (format !== null && offer.format !== null && format !== offer.format) throw new ValidationError(`format "${format}" differs from the offer's "${offer.format}"`, { details: { field: 'format' } })
-    return { schemaId: offer.schema_id, credentialType: offer.credential_type, attributes: { ...input.attributes, ...offer.attributes }, format: format ?? offer.format }
+    if (format !== null && offer.format !== null && format !== offer.format)
+      throw new ValidationError(`format "${format}" differs from the offer's "${offer.format}"`, {
+        details: { field: 'format' },
+      })
+    return {
+      schemaId: offer.schema_id,
+      credentialType: offer.credential_type,
+      attributes: { ...input.attributes, ...offer.attributes },
+      format: format ?? offer.format,
+    }
   }
 
   private assertIssuer(callerDid: string, rawIssuerDid: string): string {

@@ -11,7 +11,10 @@ const CONTEXT_PATH = /^\/api\/schemas\/([^/?#]+)\/(context|context-v1)\.jsonld$/
  * for its own JSON-LD processing without an HTTP round trip to itself: the same document the
  * route sends, made from the schema record. Undefined for any other URL, or a schema it lacks.
  */
-export function schemaContextDocuments(issuers: Pick<IssuerService, 'publicSchema'>, publicBaseUrl: string): LocalDocuments {
+export function schemaContextDocuments(
+  issuers: Pick<IssuerService, 'publicSchema'>,
+  publicBaseUrl: string,
+): LocalDocuments {
   return async (url) => {
     if (!url.startsWith(`${publicBaseUrl}/`) || url.includes('#')) return undefined
     const [path = '', query = ''] = url.slice(publicBaseUrl.length).split('?', 2)

@@ -10,10 +10,36 @@ const XSD = 'http://www.w3.org/2001/XMLSchema#'
  * term redefinition"); an attribute of such a name expands as the VCDM defines it.
  */
 export const VCDM2_TERMS: ReadonlySet<string> = new Set([
-  'id', 'type', 'description', 'digestMultibase', 'digestSRI', 'mediaType', 'name',
-  'VerifiableCredential', 'EnvelopedVerifiableCredential', 'VerifiablePresentation', 'EnvelopedVerifiablePresentation',
-  'JsonSchemaCredential', 'JsonSchema', 'BitstringStatusListCredential', 'BitstringStatusList', 'BitstringStatusListEntry',
-  'DataIntegrityProof', '...', '_sd', '_sd_alg', 'aud', 'cnf', 'exp', 'iat', 'iss', 'jku', 'kid', 'nbf', 'sub', 'x5u',
+  'id',
+  'type',
+  'description',
+  'digestMultibase',
+  'digestSRI',
+  'mediaType',
+  'name',
+  'VerifiableCredential',
+  'EnvelopedVerifiableCredential',
+  'VerifiablePresentation',
+  'EnvelopedVerifiablePresentation',
+  'JsonSchemaCredential',
+  'JsonSchema',
+  'BitstringStatusListCredential',
+  'BitstringStatusList',
+  'BitstringStatusListEntry',
+  'DataIntegrityProof',
+  '...',
+  '_sd',
+  '_sd_alg',
+  'aud',
+  'cnf',
+  'exp',
+  'iat',
+  'iss',
+  'jku',
+  'kid',
+  'nbf',
+  'sub',
+  'x5u',
 ])
 
 /** How each attribute data type is typed in JSON-LD (XML Schema datatypes; `@json` keeps structure as a literal). */
@@ -34,9 +60,18 @@ type SchemaShape = Pick<SchemaRow, 'id' | 'name' | 'description' | 'version' | '
  * context named after them must not define them again (JSON-LD 1.1 §4.1.11).
  */
 export const VCDM1_TERMS: ReadonlySet<string> = new Set([
-  'id', 'type', 'VerifiableCredential', 'VerifiablePresentation', 'proof',
-  'EcdsaSecp256k1Signature2019', 'EcdsaSecp256r1Signature2019', 'Ed25519Signature2018', 'RsaSignature2018',
-  'BitstringStatusListCredential', 'BitstringStatusList', 'BitstringStatusListEntry',
+  'id',
+  'type',
+  'VerifiableCredential',
+  'VerifiablePresentation',
+  'proof',
+  'EcdsaSecp256k1Signature2019',
+  'EcdsaSecp256r1Signature2019',
+  'Ed25519Signature2018',
+  'RsaSignature2018',
+  'BitstringStatusListCredential',
+  'BitstringStatusList',
+  'BitstringStatusListEntry',
 ])
 
 /**
@@ -46,8 +81,22 @@ export const VCDM1_TERMS: ReadonlySet<string> = new Set([
  * the type-scoped context may then redefine it on the credential, and the subject keeps ours.
  */
 export const VCDM1_CREDENTIAL_TERMS: ReadonlySet<string> = new Set([
-  'cred', 'sec', 'xsd', 'credentialSchema', 'credentialStatus', 'credentialSubject', 'evidence', 'expirationDate', 'holder',
-  'issued', 'issuer', 'issuanceDate', 'refreshService', 'termsOfUse', 'validFrom', 'validUntil',
+  'cred',
+  'sec',
+  'xsd',
+  'credentialSchema',
+  'credentialStatus',
+  'credentialSubject',
+  'evidence',
+  'expirationDate',
+  'holder',
+  'issued',
+  'issuer',
+  'issuanceDate',
+  'refreshService',
+  'termsOfUse',
+  'validFrom',
+  'validUntil',
 ])
 
 /**
@@ -87,11 +136,16 @@ function evidenceTerms(vocab: string): Record<string, unknown> {
  * and the terms of the evidence this service attaches. Expanded in safe mode, nothing a credential
  * issued here carries is dropped.
  */
-export function schemaContext(schema: SchemaShape, publicBaseUrl: string, type: string | undefined): Record<string, unknown> {
+export function schemaContext(
+  schema: SchemaShape,
+  publicBaseUrl: string,
+  type: string | undefined,
+): Record<string, unknown> {
   const vocab = schemaVocabulary(publicBaseUrl, schema.id)
   const terms: Record<string, unknown> = { '@version': 1.1, '@protected': true }
   // A type that is an IRI already (has a colon) names itself; a VCDM term is the VCDM's.
-  if (type !== undefined && !type.includes(':') && !VCDM2_TERMS.has(type)) terms[type] = `${vocab}${encodeURIComponent(type)}`
+  if (type !== undefined && !type.includes(':') && !VCDM2_TERMS.has(type))
+    terms[type] = `${vocab}${encodeURIComponent(type)}`
   terms.jti = { '@id': 'https://www.iana.org/assignments/jwt#jti', '@type': '@id' }
   Object.assign(terms, evidenceTerms(vocab))
   for (const attribute of schema.attributes) {
@@ -107,7 +161,11 @@ export function schemaContext(schema: SchemaShape, publicBaseUrl: string, type: 
  * attribute, type and evidence terms as the VCDM 2.0 one, plus the VCDM 2.0 terms the 1.1 context
  * lacks. An attribute named as a term those contexts protect is left to them.
  */
-export function schemaContextV1(schema: SchemaShape, publicBaseUrl: string, type: string | undefined): Record<string, unknown> {
+export function schemaContextV1(
+  schema: SchemaShape,
+  publicBaseUrl: string,
+  type: string | undefined,
+): Record<string, unknown> {
   const vocab = schemaVocabulary(publicBaseUrl, schema.id)
   const terms: Record<string, unknown> = { '@version': 1.1, '@protected': true }
   const reserved = (name: string) => VCDM1_TERMS.has(name) || VCDM1_CREDENTIAL_TERMS.has(name)
@@ -127,7 +185,11 @@ export function schemaContextV1(schema: SchemaShape, publicBaseUrl: string, type
  */
 export function schemaJsonSchema(schema: SchemaShape, publicBaseUrl: string): Record<string, unknown> {
   const properties: Record<string, unknown> = { id: { type: 'string', minLength: 1 } }
-  for (const attribute of schema.attributes) properties[attribute.name] = { ...(JSON_TYPES[attribute.data_type] ?? {}), ...(attribute.description ? { description: attribute.description } : {}) }
+  for (const attribute of schema.attributes)
+    properties[attribute.name] = {
+      ...(JSON_TYPES[attribute.data_type] ?? {}),
+      ...(attribute.description ? { description: attribute.description } : {}),
+    }
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: schemaJsonSchemaUrl(publicBaseUrl, schema.id),

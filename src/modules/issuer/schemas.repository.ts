@@ -34,7 +34,12 @@ export function insertSchema(db: Executor, values: SchemaValues): Promise<Schema
 
 /** The issuer's schema; another issuer's is as absent as an unknown one. */
 export function findSchema(db: Executor, issuerDid: string, id: string): Promise<SchemaRow | undefined> {
-  return db.selectFrom('credential_schemas').selectAll().where('id', '=', id).where('issuer_did', '=', issuerDid).executeTakeFirst()
+  return db
+    .selectFrom('credential_schemas')
+    .selectAll()
+    .where('id', '=', id)
+    .where('issuer_did', '=', issuerDid)
+    .executeTakeFirst()
 }
 
 /** Any issuer's schema by id: schemas are public definitions (context, JSON Schema and Type Metadata are served to anyone). */
@@ -42,13 +47,23 @@ export function findSchemaById(db: Executor, id: string): Promise<SchemaRow | un
   return db.selectFrom('credential_schemas').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
-export function listSchemas(db: Executor, issuerDid: string, page: { limit: number; after?: string }): Promise<SchemaRow[]> {
+export function listSchemas(
+  db: Executor,
+  issuerDid: string,
+  page: { limit: number; after?: string },
+): Promise<SchemaRow[]> {
   let query = db.selectFrom('credential_schemas').selectAll().where('issuer_did', '=', issuerDid)
   if (page.after) query = query.where('id', '>', page.after)
   return query.orderBy('id').limit(page.limit).execute()
 }
 
-export function updateSchema(db: Executor, issuerDid: string, id: string, patch: Partial<SchemaValues>, now: Date): Promise<SchemaRow | undefined> {
+export function updateSchema(
+  db: Executor,
+  issuerDid: string,
+  id: string,
+  patch: Partial<SchemaValues>,
+  now: Date,
+): Promise<SchemaRow | undefined> {
   return db
     .updateTable('credential_schemas')
     .set({ ...toColumns(patch), updated_at: now } as never)
@@ -59,6 +74,10 @@ export function updateSchema(db: Executor, issuerDid: string, id: string, patch:
 }
 
 export async function deleteSchema(db: Executor, issuerDid: string, id: string): Promise<boolean> {
-  const result = await db.deleteFrom('credential_schemas').where('id', '=', id).where('issuer_did', '=', issuerDid).executeTakeFirst()
+  const result = await db
+    .deleteFrom('credential_schemas')
+    .where('id', '=', id)
+    .where('issuer_did', '=', issuerDid)
+    .executeTakeFirst()
   return Number(result.numDeletedRows) > 0
 }

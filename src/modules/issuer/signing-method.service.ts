@@ -15,7 +15,14 @@ import type { IssuerService } from './issuer.service.js'
  * document does not publish the key.
  */
 export class SigningMethodService {
-  constructor(private readonly deps: { issuers: IssuerService; identities: SigningIdentities; resolver: DidResolver; clock: Clock }) {}
+  constructor(
+    private readonly deps: {
+      issuers: IssuerService
+      identities: SigningIdentities
+      resolver: DidResolver
+      clock: Clock
+    },
+  ) {}
 
   async describe(issuerDid: string) {
     const issuer = await this.identity(issuerDid)
@@ -24,7 +31,12 @@ export class SigningMethodService {
     return {
       signing_did_method: issuer.signing_method,
       signing_did: signer.did,
-      signing_dids: dids.map((d) => ({ did: d.did, method: d.method, key_type: d.key_type, current: d.method === issuer.signing_method })),
+      signing_dids: dids.map((d) => ({
+        did: d.did,
+        method: d.method,
+        key_type: d.key_type,
+        current: d.method === issuer.signing_method,
+      })),
     }
   }
 
@@ -46,19 +58,30 @@ export class SigningMethodService {
   }
 
   private async checkPublished(issuer: IssuerIdentityRow): Promise<void> {
-    if (!issuer.did.startsWith('did:web:')) throw new ValidationError('Only an issuer whose login DID is a did:web can sign as itself: choose "web" or "key"', { details: { field: 'signing_did_method' } })
+    if (!issuer.did.startsWith('did:web:'))
+      throw new ValidationError(
+        'Only an issuer whose login DID is a did:web can sign as itself: choose "web" or "key"',
+        { details: { field: 'signing_did_method' } },
+      )
     // The keys it would sign with, made now so the issuer can publish them.
     await this.deps.identities.prepare(issuer)
     const wanted = hostedDidDocument(issuer.did, await this.deps.identities.publishedKeys(issuer.did))
     const doc = (await this.deps.resolver.resolve(issuer.did, { fresh: true, refetch: true })).didDocument
     const missing = (wanted.verificationMethod ?? []).filter((m) => {
       const found = verificationMethodFor(doc, m.id, 'assertionMethod')
-      return !found || JSON.stringify(found.publicKeyMultibase ?? found.publicKeyJwk) !== JSON.stringify(m.publicKeyMultibase ?? m.publicKeyJwk)
+      return (
+        !found ||
+        JSON.stringify(found.publicKeyMultibase ?? found.publicKeyJwk) !==
+          JSON.stringify(m.publicKeyMultibase ?? m.publicKeyJwk)
+      )
     })
     if (missing.length) {
-      throw new UnprocessableError(`${issuer.did}'s DID document does not list the service's signing keys under assertionMethod yet: publish the verification methods in details.publish, then try again`, {
-        details: { publish: missing },
-      })
+      throw new UnprocessableError(
+        `${issuer.did}'s DID document does not list the service's signing keys under assertionMethod yet: publish the verification methods in details.publish, then try again`,
+        {
+          details: { publish: missing },
+        },
+      )
     }
   }
 }

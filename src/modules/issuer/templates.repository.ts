@@ -6,23 +6,45 @@ export type TemplateRow = Selectable<CredentialTemplatesTable>
 
 export type TemplateValues = Omit<TemplateRow, 'created_at' | 'updated_at'>
 
-const toColumns = (v: Partial<TemplateValues>) => ({ ...v, fixed_attributes: v.fixed_attributes && JSON.stringify(v.fixed_attributes) })
+const toColumns = (v: Partial<TemplateValues>) => ({
+  ...v,
+  fixed_attributes: v.fixed_attributes && JSON.stringify(v.fixed_attributes),
+})
 
 export function insertTemplate(db: Executor, values: TemplateValues): Promise<TemplateRow> {
-  return db.insertInto('credential_templates').values(toColumns(values) as never).returningAll().executeTakeFirstOrThrow()
+  return db
+    .insertInto('credential_templates')
+    .values(toColumns(values) as never)
+    .returningAll()
+    .executeTakeFirstOrThrow()
 }
 
 export function findTemplate(db: Executor, issuerDid: string, id: string): Promise<TemplateRow | undefined> {
-  return db.selectFrom('credential_templates').selectAll().where('id', '=', id).where('issuer_did', '=', issuerDid).executeTakeFirst()
+  return db
+    .selectFrom('credential_templates')
+    .selectAll()
+    .where('id', '=', id)
+    .where('issuer_did', '=', issuerDid)
+    .executeTakeFirst()
 }
 
-export function listTemplates(db: Executor, issuerDid: string, page: { limit: number; after?: string }): Promise<TemplateRow[]> {
+export function listTemplates(
+  db: Executor,
+  issuerDid: string,
+  page: { limit: number; after?: string },
+): Promise<TemplateRow[]> {
   let query = db.selectFrom('credential_templates').selectAll().where('issuer_did', '=', issuerDid)
   if (page.after) query = query.where('id', '>', page.after)
   return query.orderBy('id').limit(page.limit).execute()
 }
 
-export function updateTemplate(db: Executor, issuerDid: string, id: string, patch: Partial<TemplateValues>, now: Date): Promise<TemplateRow | undefined> {
+export function updateTemplate(
+  db: Executor,
+  issuerDid: string,
+  id: string,
+  patch: Partial<TemplateValues>,
+  now: Date,
+): Promise<TemplateRow | undefined> {
   return db
     .updateTable('credential_templates')
     .set({ ...toColumns(patch), updated_at: now } as never)
@@ -33,7 +55,11 @@ export function updateTemplate(db: Executor, issuerDid: string, id: string, patc
 }
 
 export async function deleteTemplate(db: Executor, issuerDid: string, id: string): Promise<boolean> {
-  const result = await db.deleteFrom('credential_templates').where('id', '=', id).where('issuer_did', '=', issuerDid).executeTakeFirst()
+  const result = await db
+    .deleteFrom('credential_templates')
+    .where('id', '=', id)
+    .where('issuer_did', '=', issuerDid)
+    .executeTakeFirst()
   return Number(result.numDeletedRows) > 0
 }
 

@@ -22,7 +22,12 @@ const TemplateBody = Type.Object(
     schema_id: Type.String({ minLength: 1, maxLength: 100 }),
     fixed_attributes: Type.Optional(FreeFormObject({ maxProperties: 100 })),
     validity_days: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 36500 }), Type.Null()])),
-    format: Type.Optional(Type.Union([CredentialFormatId, Type.Null()], { description: 'A format every issuance from the template is in (null: any, the default unless the issuance names one)' })),
+    format: Type.Optional(
+      Type.Union([CredentialFormatId, Type.Null()], {
+        description:
+          'A format every issuance from the template is in (null: any, the default unless the issuance names one)',
+      }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -43,42 +48,91 @@ const Template = Type.Object({
 })
 const One = Type.Object({ success: Type.Boolean(), message: Type.Optional(Type.String()), template: Template })
 
-export const templateRoutes: FastifyPluginAsyncTypebox<{ templates: TemplateService; idempotency: IdempotencyService }> = async (app, { templates, idempotency }) => {
-  app.post('/:did/templates', {
-    schema: {
-      tags,
-      summary: 'Create a template that pre-fills issuance',
-      description: 'Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201.',
-      params: DidParams,
-      headers: IdempotencyHeaders,
-      body: TemplateBody,
-      response: { 201: One, ...errors, ...errorRefs(422) },
+export const templateRoutes: FastifyPluginAsyncTypebox<{
+  templates: TemplateService
+  idempotency: IdempotencyService
+}> = async (app, { templates, idempotency }) => {
+  app.post(
+    '/:did/templates',
+    {
+      schema: {
+        tags,
+        summary: 'Create a template that pre-fills issuance',
+        description:
+          'Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 201.',
+        params: DidParams,
+        headers: IdempotencyHeaders,
+        body: TemplateBody,
+        response: { 201: One, ...errors, ...errorRefs(422) },
+      },
     },
-  }, async (request, reply) => {
-    const did = request.auth!.did
-    const { body: template } = await idempotency.run(keyedRequest(request), (claim) => templates.create(did, request.body, claim), (templateId) => templates.get(did, templateId))
-    return reply.status(201).send({ success: true, message: 'Template created', template: withIsoDates(template) })
-  })
-
-  app.get('/:did/templates', {
-    schema: {
-      tags, summary: "The issuer's templates, paginated", params: DidParams, querystring: PageQuery,
-      response: { 200: pageResponse(Template), ...errors },
+    async (request, reply) => {
+      const did = request.auth!.did
+      const { body: template } = await idempotency.run(
+        keyedRequest(request),
+        (claim) => templates.create(did, request.body, claim),
+        (templateId) => templates.get(did, templateId),
+      )
+      return reply.status(201).send({ success: true, message: 'Template created', template: withIsoDates(template) })
     },
-  }, async (request) => paginate(request.query, (page) => templates.list(request.auth!.did, page), withIsoDates))
+  )
 
-  app.get('/:did/templates/:template_id', {
-    schema: { tags, summary: 'One template', params: TemplateParams, response: { 200: One, ...errors } },
-  }, async (request) => ({ success: true, template: withIsoDates(await templates.get(request.auth!.did, request.params.template_id)) }))
+  app.get(
+    '/:did/templates',
+    {
+      schema: {
+        tags,
+        summary: "The issuer's templates, paginated",
+        params: DidParams,
+        querystring: PageQuery,
+        response: { 200: pageResponse(Template), ...errors },
+      },
+    },
+    async (request) => paginate(request.query, (page) => templates.list(request.auth!.did, page), withIsoDates),
+  )
 
-  app.put('/:did/templates/:template_id', {
-    schema: { tags, summary: 'Update a template', params: TemplateParams, body: TemplateUpdateBody, response: { 200: One, ...errors } },
-  }, async (request) => ({ success: true, message: 'Template updated', template: withIsoDates(await templates.update(request.auth!.did, request.params.template_id, request.body)) }))
+  app.get(
+    '/:did/templates/:template_id',
+    {
+      schema: { tags, summary: 'One template', params: TemplateParams, response: { 200: One, ...errors } },
+    },
+    async (request) => ({
+      success: true,
+      template: withIsoDates(await templates.get(request.auth!.did, request.params.template_id)),
+    }),
+  )
 
-  app.delete('/:did/templates/:template_id', {
-    schema: { tags, summary: 'Delete a template', params: TemplateParams, response: { 200: Type.Object({ success: Type.Boolean(), message: Type.String() }), ...errors } },
-  }, async (request) => {
-    await templates.delete(request.auth!.did, request.params.template_id)
-    return { success: true, message: 'Template deleted' }
-  })
+  app.put(
+    '/:did/templates/:template_id',
+    {
+      schema: {
+        tags,
+        summary: 'Update a template',
+        params: TemplateParams,
+        body: TemplateUpdateBody,
+        response: { 200: One, ...errors },
+      },
+    },
+    async (request) => ({
+      success: true,
+      message: 'Template updated',
+      template: withIsoDates(await templates.update(request.auth!.did, request.params.template_id, request.body)),
+    }),
+  )
+
+  app.delete(
+    '/:did/templates/:template_id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a template',
+        params: TemplateParams,
+        response: { 200: Type.Object({ success: Type.Boolean(), message: Type.String() }), ...errors },
+      },
+    },
+    async (request) => {
+      await templates.delete(request.auth!.did, request.params.template_id)
+      return { success: true, message: 'Template deleted' }
+    },
+  )
 }

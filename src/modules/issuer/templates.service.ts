@@ -21,7 +21,13 @@ export interface TemplateInput {
 /** Templates pre-fill issuance: type, schema, fixed attribute values, validity. */
 export class TemplateService {
   constructor(
-    private readonly deps: { db: Database; issuers: IssuerService; validators: AttributeValidators; clock: Clock; formats: FormatRegistry },
+    private readonly deps: {
+      db: Database
+      issuers: IssuerService
+      validators: AttributeValidators
+      clock: Clock
+      formats: FormatRegistry
+    },
   ) {}
 
   /** `claim` (an Idempotency-Key) is recorded in the template's transaction, for its id. */
@@ -30,17 +36,19 @@ export class TemplateService {
     await this.checkAgainstSchema(issuerDid, input.schema_id, input.fixed_attributes ?? {})
     if (input.format != null) this.deps.formats.issuable(input.format)
     const id = `template-${randomUUID()}`
-    return withClaim(this.deps.db, claim, id, (db) => templates.insertTemplate(db, {
-      id,
-      issuer_did: issuerDid,
-      name: input.name,
-      description: input.description ?? '',
-      credential_type: input.credential_type,
-      schema_id: input.schema_id,
-      fixed_attributes: input.fixed_attributes ?? {},
-      validity_days: input.validity_days ?? null,
-      format: input.format ?? null,
-    }))
+    return withClaim(this.deps.db, claim, id, (db) =>
+      templates.insertTemplate(db, {
+        id,
+        issuer_did: issuerDid,
+        name: input.name,
+        description: input.description ?? '',
+        credential_type: input.credential_type,
+        schema_id: input.schema_id,
+        fixed_attributes: input.fixed_attributes ?? {},
+        validity_days: input.validity_days ?? null,
+        format: input.format ?? null,
+      }),
+    )
   }
 
   async get(issuerDid: string, id: string): Promise<templates.TemplateRow> {
@@ -79,6 +87,9 @@ export class TemplateService {
  */
 export function formatOfTemplate(fixed: string | null, named: string | null, templateId: string): string | null {
   if (fixed === null) return named
-  if (named !== null && named !== fixed) throw new ValidationError(`format "${named}" differs from "${fixed}", fixed by template "${templateId}"`, { details: { field: 'format' } })
+  if (named !== null && named !== fixed)
+    throw new ValidationError(`format "${named}" differs from "${fixed}", fixed by template "${templateId}"`, {
+      details: { field: 'format' },
+    })
   return fixed
 }

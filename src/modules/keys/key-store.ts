@@ -39,7 +39,10 @@ export interface KeyMaterial {
 /** The JWS signing key types the store generates and opens as node:crypto keys. */
 export type SigningAlgorithm = 'Ed25519' | 'P-256'
 
-export type RotationGuard = (trx: Transaction<DB>, kids: { active: string; retired: string | null }) => Promise<Error | undefined>
+export type RotationGuard = (
+  trx: Transaction<DB>,
+  kids: { active: string; retired: string | null },
+) => Promise<Error | undefined>
 
 export interface KeyStore {
   /** The active key for (owner, purpose), created on first use (Ed25519 unless `algorithm` says otherwise). */
@@ -49,7 +52,11 @@ export interface KeyStore {
   publicKeyObject(kid: string): Promise<KeyObject | undefined>
   list(owner?: string, purpose?: string): Promise<PublicKeyInfo[]>
   /** `guard` runs in the rotation's transaction with the new and the retired kid; its Error rolls the rotation back. */
-  rotate(owner: string, purpose: string, guard?: RotationGuard): Promise<{ active: PublicKeyInfo; retired: PublicKeyInfo | undefined }>
+  rotate(
+    owner: string,
+    purpose: string,
+    guard?: RotationGuard,
+  ): Promise<{ active: PublicKeyInfo; retired: PublicKeyInfo | undefined }>
   /** Stores material generated elsewhere (BBS, ML-KEM) sealed like the rest. */
   storeKey(owner: string, purpose: string, algorithm: string, material: KeyMaterial): Promise<PublicKeyInfo>
   openPrivateKey(kid: string): Promise<Uint8Array>
@@ -58,7 +65,14 @@ export interface KeyStore {
 }
 
 const ED25519 = 'Ed25519'
-const SIGNING: Record<SigningAlgorithm, { generate: () => KeyMaterial; privateKey: (d: Uint8Array, pub: Uint8Array) => KeyObject; publicKey: (pub: Uint8Array) => KeyObject }> = {
+const SIGNING: Record<
+  SigningAlgorithm,
+  {
+    generate: () => KeyMaterial
+    privateKey: (d: Uint8Array, pub: Uint8Array) => KeyObject
+    publicKey: (pub: Uint8Array) => KeyObject
+  }
+> = {
   Ed25519: { generate: generateEd25519, privateKey: ed25519PrivateKeyObject, publicKey: ed25519PublicKeyObject },
   'P-256': { generate: generateP256, privateKey: p256PrivateKeyObject, publicKey: p256PublicKeyObject },
 }
@@ -85,7 +99,10 @@ export class DbKeyStore implements KeyStore {
     if (cached && this.now().getTime() - cached.loadedAt < SIGNING_CACHE_MS) return cached.key
     let row = await repo.findActive(this.db, owner, purpose)
     if (!row) {
-      await repo.insertActive(this.db, this.sealedRow(newKid(), owner, purpose, algorithm, SIGNING[algorithm].generate()))
+      await repo.insertActive(
+        this.db,
+        this.sealedRow(newKid(), owner, purpose, algorithm, SIGNING[algorithm].generate()),
+      )
       // Another instance may have won the race: the unique index keeps one active key.
       row = await repo.findActive(this.db, owner, purpose)
       if (!row) throw new Error(`active key for ${purpose} could not be created`)
@@ -115,7 +132,11 @@ export class DbKeyStore implements KeyStore {
     return rows.map(toPublicInfo)
   }
 
-  async rotate(owner: string, purpose: string, guard?: RotationGuard): Promise<{ active: PublicKeyInfo; retired: PublicKeyInfo | undefined }> {
+  async rotate(
+    owner: string,
+    purpose: string,
+    guard?: RotationGuard,
+  ): Promise<{ active: PublicKeyInfo; retired: PublicKeyInfo | undefined }> {
     const material = generateEd25519()
     const result = await this.db.transaction().execute(async (trx) => {
       const previous = await repo.findActive(trx, owner, purpose)
@@ -171,7 +192,11 @@ export class DbKeyStore implements KeyStore {
     if (!kind) throw new Error(`${row.algorithm} keys do not sign JWS`)
     const secret = this.box.open(row.private_key_enc, aad(row.kid, row.owner, row.purpose))
     const publicKey = new Uint8Array(row.public_key)
-    return { ...toPublicInfo(row), privateKey: kind.privateKey(secret, publicKey), publicKeyObject: kind.publicKey(publicKey) }
+    return {
+      ...toPublicInfo(row),
+      privateKey: kind.privateKey(secret, publicKey),
+      publicKeyObject: kind.publicKey(publicKey),
+    }
   }
 }
 

@@ -38,7 +38,10 @@ export function listAll(db: Executor): Promise<KeyRow[]> {
 }
 
 /** Inserts; returns false when another active key for (owner, purpose) already exists. */
-export async function insertActive(db: Executor, row: Omit<KeyRow, 'created_at' | 'retired_at' | 'status'>): Promise<boolean> {
+export async function insertActive(
+  db: Executor,
+  row: Omit<KeyRow, 'created_at' | 'retired_at' | 'status'>,
+): Promise<boolean> {
   const result = await db
     .insertInto('service_keys')
     .values({ ...row, status: 'active' })

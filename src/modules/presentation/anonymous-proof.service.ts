@@ -13,10 +13,24 @@ import {
   type AnonymousProof,
   type PredicateInput,
 } from '../../crypto/bbs/anonymous-proof-format.js'
-import { ABSENT, attributeLayout, BBS_MESSAGE_LAYOUT, credentialMessages, messageIndex, type AnonCredentialContent, type AttributeDataType } from '../../crypto/bbs/bbs-messages.js'
+import {
+  ABSENT,
+  attributeLayout,
+  BBS_MESSAGE_LAYOUT,
+  credentialMessages,
+  messageIndex,
+  type AnonCredentialContent,
+  type AttributeDataType,
+} from '../../crypto/bbs/bbs-messages.js'
 import type { BbsEngine } from '../../crypto/bbs/bbs-pool.js'
 import type { Database } from '../../db/database.js'
-import { ConflictError, DependencyUnavailableError, NotFoundError, UnprocessableError, ValidationError } from '../../errors.js'
+import {
+  ConflictError,
+  DependencyUnavailableError,
+  NotFoundError,
+  UnprocessableError,
+  ValidationError,
+} from '../../errors.js'
 import type { DidResolver } from '../did/did-resolver.js'
 import { findHeldCredential } from './anonymous-proof.repository.js'
 import type { AnonymousProofBody } from './anonymous-proof.schemas.js'
@@ -46,13 +60,22 @@ export class AnonymousProofService {
     if (!row) throw new NotFoundError('Credential not found in this wallet')
     if (row.withdrawn) throw new ConflictError('You withdrew this credential from use: it cannot be presented')
     const stored = row.anonymous_credential as StoredAnonymousCredential | null
-    if (!stored) throw new ConflictError('This credential has no anonymous (BBS) signature: its schema opts out of BBS, so no proof can be derived')
-    if (stored.layout !== BBS_MESSAGE_LAYOUT) throw new ConflictError('This credential was signed under an older BBS layout that cannot show its status: ask the issuer to issue it again')
-    if (row.status === 'revoked') throw new ConflictError('This credential has been revoked: no verifier would accept a proof of it')
-    if (row.expiration_date !== null && new Date(row.expiration_date).getTime() <= this.deps.clock.now().getTime()) throw new ConflictError('This credential has expired')
+    if (!stored)
+      throw new ConflictError(
+        'This credential has no anonymous (BBS) signature: its schema opts out of BBS, so no proof can be derived',
+      )
+    if (stored.layout !== BBS_MESSAGE_LAYOUT)
+      throw new ConflictError(
+        'This credential was signed under an older BBS layout that cannot show its status: ask the issuer to issue it again',
+      )
+    if (row.status === 'revoked')
+      throw new ConflictError('This credential has been revoked: no verifier would accept a proof of it')
+    if (row.expiration_date !== null && new Date(row.expiration_date).getTime() <= this.deps.clock.now().getTime())
+      throw new ConflictError('This credential has expired')
 
     const key = await this.issuerKey(stored.verification_method)
-    if (!key || key.paramsLabel !== stored.params_label) throw new ConflictError("The issuer's DID document no longer publishes the BBS key of this credential")
+    if (!key || key.paramsLabel !== stored.params_label)
+      throw new ConflictError("The issuer's DID document no longer publishes the BBS key of this credential")
     return deriveAnonymousProof(this.deps.bbs, stored, key, input)
   }
 
@@ -70,7 +93,12 @@ export class AnonymousProofService {
  * request against the credential (400 / 422 as ValidationError / UnprocessableError), derives in
  * the pool, and builds the object. Separate from the service so it can be exercised without a database.
  */
-export async function deriveAnonymousProof(bbs: BbsEngine, stored: StoredAnonymousCredential, key: PublishedBbsKey, input: AnonymousProofBody): Promise<AnonymousProof> {
+export async function deriveAnonymousProof(
+  bbs: BbsEngine,
+  stored: StoredAnonymousCredential,
+  key: PublishedBbsKey,
+  input: AnonymousProofBody,
+): Promise<AnonymousProof> {
   const { content } = stored
   const reveal = [...new Set(input.reveal)]
   const predicates = input.predicates as PredicateInput[]
@@ -80,7 +108,8 @@ export async function deriveAnonymousProof(bbs: BbsEngine, stored: StoredAnonymo
   try {
     bounds = boundsFor(predicates, typeOf)
   } catch (error) {
-    if (error instanceof PredicateError) throw new ValidationError(error.message, { details: { attribute: error.attribute } })
+    if (error instanceof PredicateError)
+      throw new ValidationError(error.message, { details: { attribute: error.attribute } })
     throw error
   }
   // Say which predicate fails, in the holder's terms, before any proving.
@@ -89,25 +118,39 @@ export async function deriveAnonymousProof(bbs: BbsEngine, stored: StoredAnonymo
     const message = messages[messageIndex(content, predicate.attribute)]!
     const { min, maxExclusive } = predicateBound(typeOf(predicate.attribute), predicate)
     if (message.value === ABSENT) failing.push(`${predicate.attribute} has no value in this credential`)
-    else if (!(typeof message.value === 'number' && message.value >= min && message.value < maxExclusive)) failing.push(`${predicate.attribute} ${predicate.operator} ${String(predicate.value)} does not hold`)
+    else if (!(typeof message.value === 'number' && message.value >= min && message.value < maxExclusive))
+      failing.push(`${predicate.attribute} ${predicate.operator} ${String(predicate.value)} does not hold`)
   }
-  if (failing.length) throw new UnprocessableError(`The credential does not satisfy the predicates: ${failing.join('; ')}`, { details: { predicates: failing } })
+  if (failing.length)
+    throw new UnprocessableError(`The credential does not satisfy the predicates: ${failing.join('; ')}`, {
+      details: { predicates: failing },
+    })
 
   const status = content.meta.status === undefined ? undefined : statusEntryFromId(content.meta.status)
   if (!status) throw new ConflictError('This credential has no status entry a verifier could check')
-  if (bounds.length && !key.rangeParamsLabel) throw new ConflictError("The issuer's DID document publishes no range-proof params: predicates cannot be proven")
+  if (bounds.length && !key.rangeParamsLabel)
+    throw new ConflictError("The issuer's DID document publishes no range-proof params: predicates cannot be proven")
 
   const derived = await bbs.deriveProof({
     publicKey: key.publicKey,
     paramsLabel: stored.params_label,
     messages,
     signature: Buffer.from(stored.signature, 'base64url'),
-    reveal: [...DISCLOSED_META.map((name) => messageIndex(content, name)), ...reveal.map((name) => messageIndex(content, name))],
-    bounds: bounds.map((b) => ({ index: messageIndex(content, b.attribute), min: b.min, maxExclusive: b.max_exclusive })),
+    reveal: [
+      ...DISCLOSED_META.map((name) => messageIndex(content, name)),
+      ...reveal.map((name) => messageIndex(content, name)),
+    ],
+    bounds: bounds.map((b) => ({
+      index: messageIndex(content, b.attribute),
+      min: b.min,
+      maxExclusive: b.max_exclusive,
+    })),
     nonce: proofNonce(input.nonce, input.verifier_did),
     ...(key.rangeParamsLabel ? { rangeParamsLabel: key.rangeParamsLabel } : {}),
   })
-  const rangeProof: AnonymousProof['range_proof'] = bounds.length ? { protocol: RANGE_PROOF_PROTOCOL, params_label: key.rangeParamsLabel! } : null
+  const rangeProof: AnonymousProof['range_proof'] = bounds.length
+    ? { protocol: RANGE_PROOF_PROTOCOL, params_label: key.rangeParamsLabel! }
+    : null
   return {
     type: ANONYMOUS_PROOF_TYPE,
     format: ANONYMOUS_PROOF_FORMAT,
@@ -138,23 +181,45 @@ export async function deriveAnonymousProof(bbs: BbsEngine, stored: StoredAnonymo
  * predicates on attributes that are not numbers or dates, an attribute both revealed and
  * predicated (the predicate would prove nothing the disclosure does not), values of the wrong kind.
  */
-function checkRequest(types: Record<string, AttributeDataType>, reveal: string[], predicates: PredicateInput[]): (attribute: string) => 'number' | 'date' {
+function checkRequest(
+  types: Record<string, AttributeDataType>,
+  reveal: string[],
+  predicates: PredicateInput[],
+): (attribute: string) => 'number' | 'date' {
   const known = (name: string, field: string) => {
-    if (!Object.hasOwn(types, name)) throw new ValidationError(`Unknown attribute "${name}": not in this credential's schema`, { details: { field, attribute: name } })
+    if (!Object.hasOwn(types, name))
+      throw new ValidationError(`Unknown attribute "${name}": not in this credential's schema`, {
+        details: { field, attribute: name },
+      })
   }
   for (const name of reveal) known(name, 'reveal')
   for (const predicate of predicates) {
     known(predicate.attribute, 'predicates')
     const type = types[predicate.attribute]!
-    if (!isIntegerType(type)) throw new ValidationError(`Predicates apply to number and date attributes; "${predicate.attribute}" is a ${type}`, { details: { field: 'predicates', attribute: predicate.attribute } })
-    if (reveal.includes(predicate.attribute)) throw new ValidationError(`"${predicate.attribute}" is both revealed and predicated: reveal it or prove a predicate on it, not both`, { details: { field: 'predicates', attribute: predicate.attribute } })
+    if (!isIntegerType(type))
+      throw new ValidationError(
+        `Predicates apply to number and date attributes; "${predicate.attribute}" is a ${type}`,
+        { details: { field: 'predicates', attribute: predicate.attribute } },
+      )
+    if (reveal.includes(predicate.attribute))
+      throw new ValidationError(
+        `"${predicate.attribute}" is both revealed and predicated: reveal it or prove a predicate on it, not both`,
+        { details: { field: 'predicates', attribute: predicate.attribute } },
+      )
     const value = predicate.value
-    const fits = type === 'number' ? typeof value === 'number' : typeof value === 'string' || Number.isSafeInteger(value)
-    if (!fits) throw new ValidationError(`The value of a predicate on "${predicate.attribute}" (${type}) must be ${type === 'number' ? 'a number' : 'YYYY-MM-DD or an integer of days since 1970-01-01'}`, { details: { field: 'predicates', attribute: predicate.attribute } })
+    const fits =
+      type === 'number' ? typeof value === 'number' : typeof value === 'string' || Number.isSafeInteger(value)
+    if (!fits)
+      throw new ValidationError(
+        `The value of a predicate on "${predicate.attribute}" (${type}) must be ${type === 'number' ? 'a number' : 'YYYY-MM-DD or an integer of days since 1970-01-01'}`,
+        { details: { field: 'predicates', attribute: predicate.attribute } },
+      )
     try {
       predicateBound(type, predicate)
     } catch (error) {
-      throw new ValidationError((error as Error).message, { details: { field: 'predicates', attribute: predicate.attribute } })
+      throw new ValidationError((error as Error).message, {
+        details: { field: 'predicates', attribute: predicate.attribute },
+      })
     }
   }
   return (attribute) => types[attribute] as 'number' | 'date'

@@ -18,9 +18,14 @@ export class Bbs2023DeriveService {
     if (!row) throw new NotFoundError('Credential not found in this wallet')
     if (row.withdrawn) throw new ConflictError('You withdrew this credential from use: it cannot be presented')
     const format = this.deps.formats.deriving(row.format ?? this.deps.formats.defaultId)
-    if (!format) throw new ConflictError(`This credential is ${row.format ?? this.deps.formats.defaultId}, not ${this.deps.formats.derivingIds.join(' or ')}: only such a credential has a base proof to derive from`)
-    if (row.status === 'revoked') throw new ConflictError('This credential has been revoked: no verifier would accept a proof of it')
-    if (row.expiration_date !== null && new Date(row.expiration_date).getTime() <= this.deps.clock.now().getTime()) throw new ConflictError('This credential has expired')
+    if (!format)
+      throw new ConflictError(
+        `This credential is ${row.format ?? this.deps.formats.defaultId}, not ${this.deps.formats.derivingIds.join(' or ')}: only such a credential has a base proof to derive from`,
+      )
+    if (row.status === 'revoked')
+      throw new ConflictError('This credential has been revoked: no verifier would accept a proof of it')
+    if (row.expiration_date !== null && new Date(row.expiration_date).getTime() <= this.deps.clock.now().getTime())
+      throw new ConflictError('This credential has expired')
     return format.derive(row.jwt, [...new Set(pointers)])
   }
 }

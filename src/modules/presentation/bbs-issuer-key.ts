@@ -18,7 +18,10 @@ export interface PublishedBbsKey {
  * resolver's short cache is retried once fresh (a key made since), as verifyDidJws does.
  * Throws when the DID cannot be resolved; undefined when the document has no such BBS method.
  */
-export async function resolveBbsKey(resolver: DidResolver, verificationMethod: string): Promise<PublishedBbsKey | undefined> {
+export async function resolveBbsKey(
+  resolver: DidResolver,
+  verificationMethod: string,
+): Promise<PublishedBbsKey | undefined> {
   const hash = verificationMethod.indexOf('#')
   if (!verificationMethod.startsWith('did:') || hash < 0) return undefined
   const issuer = verificationMethod.slice(0, hash)
@@ -27,7 +30,8 @@ export async function resolveBbsKey(resolver: DidResolver, verificationMethod: s
   if (legacy) return withIssuer(issuer, decodeBbsVerificationMethod(legacy))
   // A did:key's own BLS key: the params label is the fixed one of did:key BBS keys.
   if (issuer.startsWith('did:key:')) return withIssuer(issuer, didKeyBbsKey(issuer, verificationMethod))
-  const lookup = async (fresh: boolean) => bbsMethodIn((await resolver.resolve(issuer, { fresh })).didDocument, verificationMethod)
+  const lookup = async (fresh: boolean) =>
+    bbsMethodIn((await resolver.resolve(issuer, { fresh })).didDocument, verificationMethod)
   return withIssuer(issuer, (await lookup(false)) ?? (await lookup(true)))
 }
 
@@ -40,7 +44,9 @@ function didKeyBbsKey(did: string, verificationMethod: string): Omit<PublishedBb
   if (verificationMethod !== `${did}#${fragment}`) return undefined
   try {
     const { codec, publicKey } = decodeDidKey(did)
-    return codec === 'bls12381g2' ? { publicKey, paramsLabel: DID_KEY_BBS_PARAMS_LABEL, rangeParamsLabel: RANGE_PARAMS_LABEL } : undefined
+    return codec === 'bls12381g2'
+      ? { publicKey, paramsLabel: DID_KEY_BBS_PARAMS_LABEL, rangeParamsLabel: RANGE_PARAMS_LABEL }
+      : undefined
   } catch {
     return undefined
   }
@@ -52,10 +58,17 @@ function bbsMethodIn(doc: DidDocument, id: string) {
   const assertion = Array.isArray(doc.assertionMethod) ? (doc.assertionMethod as unknown[]) : []
   // DID Core §5.3: by reference (an id string) or embedded.
   for (const reference of assertion) {
-    const method = typeof reference === 'string' ? (absolute(reference) === id ? methods.find((m) => isRecord(m) && typeof m.id === 'string' && absolute(m.id) === id) : undefined) : reference
-    if (isRecord(method) && typeof method.id === 'string' && absolute(method.id) === id) return decodeBbsVerificationMethod(method)
+    const method =
+      typeof reference === 'string'
+        ? absolute(reference) === id
+          ? methods.find((m) => isRecord(m) && typeof m.id === 'string' && absolute(m.id) === id)
+          : undefined
+        : reference
+    if (isRecord(method) && typeof method.id === 'string' && absolute(method.id) === id)
+      return decodeBbsVerificationMethod(method)
   }
   return undefined
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)

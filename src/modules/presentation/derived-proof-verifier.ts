@@ -36,24 +36,50 @@ const shape = TypeCompiler.Compile(AnonymousProofSchema)
  * from the predicates, never taken from the proof. The proof itself verifies in the worker pool.
  * Status (revocation) is the caller's: it gets the disclosed status entry.
  */
-export function createDerivedProofVerifier(deps: { resolver: DidResolver; bbs: BbsEngine; clock: Clock }): DerivedProofVerifier {
+export function createDerivedProofVerifier(deps: {
+  resolver: DidResolver
+  bbs: BbsEngine
+  clock: Clock
+}): DerivedProofVerifier {
   return async (item, ctx) => {
-    const fail = (errors: string[], partial: Partial<DerivedProofCheck> = {}): DerivedProofCheck => ({ valid: false, errors, issuer: '', credentialType: '', revealed: {}, predicates: [], bounds: [], ...partial })
+    const fail = (errors: string[], partial: Partial<DerivedProofCheck> = {}): DerivedProofCheck => ({
+      valid: false,
+      errors,
+      issuer: '',
+      credentialType: '',
+      revealed: {},
+      predicates: [],
+      bounds: [],
+      ...partial,
+    })
     if (usesRetiredRangeProof(item)) return fail([RETIRED_PROOF_ERROR])
     if (!shape.Check(item)) {
       const first = shape.Errors(item).First()
       return fail([`not an anonymous proof object${first ? ` (${first.path || '/'}: ${first.message})` : ''}`])
     }
     const proof = item as AnonymousProof
-    const known = { issuer: proof.issuer, credentialType: proof.credential_type, schemaId: proof.schema_id, credentialId: proof.credential_id }
+    const known = {
+      issuer: proof.issuer,
+      credentialType: proof.credential_type,
+      schemaId: proof.schema_id,
+      credentialId: proof.credential_id,
+    }
     const errors: string[] = []
     if (proof.nonce !== ctx.nonce) errors.push('the anonymous proof was made for another nonce than the presentation')
-    if (proof.audience !== ctx.verifierDid) errors.push(`the anonymous proof was made for another verifier (${proof.audience})`)
+    if (proof.audience !== ctx.verifierDid)
+      errors.push(`the anonymous proof was made for another verifier (${proof.audience})`)
     if (proof.subject !== ctx.holderDid) errors.push('it was issued to another subject than the holder')
-    if (!proof.verification_method.startsWith(`${proof.issuer}#`)) errors.push('its verification method is not a key of its issuer')
+    if (!proof.verification_method.startsWith(`${proof.issuer}#`))
+      errors.push('its verification method is not a key of its issuer')
     const status = statusEntryFromId(proof.credential_status.id)
-    if (!status || status.statusListCredential !== proof.credential_status.statusListCredential || status.statusListIndex !== proof.credential_status.statusListIndex) errors.push('its credential_status is inconsistent')
-    if (proof.expires_at !== null && !(Date.parse(proof.expires_at) > deps.clock.now().getTime())) errors.push('the credential has expired')
+    if (
+      !status ||
+      status.statusListCredential !== proof.credential_status.statusListCredential ||
+      status.statusListIndex !== proof.credential_status.statusListIndex
+    )
+      errors.push('its credential_status is inconsistent')
+    if (proof.expires_at !== null && !(Date.parse(proof.expires_at) > deps.clock.now().getTime()))
+      errors.push('the credential has expired')
     const layout = checkLayout(proof)
     if (typeof layout === 'string') errors.push(layout)
     if (errors.length || typeof layout === 'string') return fail(errors, known)
@@ -71,14 +97,20 @@ export function createDerivedProofVerifier(deps: { resolver: DidResolver; bbs: B
       }
       for (const predicate of proof.predicates) {
         const position = layout.get(predicate.attribute)
-        if (!position || !isIntegerType(position.type)) return fail([`predicate on "${predicate.attribute}", which is not a number or date attribute of its layout`], known)
-        if (Object.hasOwn(proof.revealed, predicate.attribute)) return fail([`"${predicate.attribute}" is both revealed and predicated`], known)
+        if (!position || !isIntegerType(position.type))
+          return fail(
+            [`predicate on "${predicate.attribute}", which is not a number or date attribute of its layout`],
+            known,
+          )
+        if (Object.hasOwn(proof.revealed, predicate.attribute))
+          return fail([`"${predicate.attribute}" is both revealed and predicated`], known)
       }
       bounds = boundsFor(proof.predicates as PredicateInput[], (name) => layout.get(name)!.type as 'number' | 'date')
     } catch (error) {
       return fail([`its disclosed values or predicates cannot be encoded: ${(error as Error).message}`], known)
     }
-    if (JSON.stringify(bounds) !== JSON.stringify(proof.bounds)) return fail(['its bounds do not match its predicates'], known)
+    if (JSON.stringify(bounds) !== JSON.stringify(proof.bounds))
+      return fail(['its bounds do not match its predicates'], known)
     if (bounds.some((b) => b.min >= b.max_exclusive)) return fail(['its predicates contradict each other'], known)
 
     let key
@@ -88,7 +120,8 @@ export function createDerivedProofVerifier(deps: { resolver: DidResolver; bbs: B
       return fail([`the issuer ${proof.issuer} could not be resolved: ${(error as Error).message}`], known)
     }
     if (!key) return fail([`${proof.verification_method} is not a BBS assertion key of ${proof.issuer}`], known)
-    if (key.paramsLabel !== proof.params_label) return fail(['its BBS params label is not the one the issuer publishes'], known)
+    if (key.paramsLabel !== proof.params_label)
+      return fail(['its BBS params label is not the one the issuer publishes'], known)
     const range = rangeParamsOf(proof, bounds.length, key.rangeParamsLabel)
     if (typeof range === 'string') return fail([range], known)
 
@@ -102,15 +135,31 @@ export function createDerivedProofVerifier(deps: { resolver: DidResolver; bbs: B
       nonce: proofNonce(ctx.nonce, ctx.verifierDid),
       ...range,
     })
-    if (!valid) return fail(['the anonymous proof does not verify against the issuer\'s key, its disclosed values, predicates and the presentation nonce'], known)
+    if (!valid)
+      return fail(
+        [
+          "the anonymous proof does not verify against the issuer's key, its disclosed values, predicates and the presentation nonce",
+        ],
+        known,
+      )
     return {
       valid: true,
       errors: [],
       ...known,
       revealed: proof.revealed,
       predicates: proof.predicates.map((p) => ({ attribute: p.attribute, operator: p.operator, value: p.value })),
-      bounds: bounds.map((b) => ({ attribute: b.attribute, dataType: layout.get(b.attribute)!.type as 'number' | 'date', min: b.min, maxExclusive: b.max_exclusive })),
-      statusEntry: { type: status!.type, statusPurpose: status!.statusPurpose, statusListIndex: status!.statusListIndex, statusListCredential: status!.statusListCredential },
+      bounds: bounds.map((b) => ({
+        attribute: b.attribute,
+        dataType: layout.get(b.attribute)!.type as 'number' | 'date',
+        min: b.min,
+        maxExclusive: b.max_exclusive,
+      })),
+      statusEntry: {
+        type: status!.type,
+        statusPurpose: status!.statusPurpose,
+        statusListIndex: status!.statusListIndex,
+        statusListCredential: status!.statusListCredential,
+      },
     }
   }
 }
@@ -119,10 +168,15 @@ export function createDerivedProofVerifier(deps: { resolver: DidResolver; bbs: B
  * The label of the Bulletproofs++ setup: the one the issuer's DID document publishes, which the
  * proof must name. A string says why the proof's range part is unusable.
  */
-function rangeParamsOf(proof: AnonymousProof, boundCount: number, publishedLabel: string | undefined): Pick<ProofCheck, 'rangeParamsLabel'> | string {
+function rangeParamsOf(
+  proof: AnonymousProof,
+  boundCount: number,
+  publishedLabel: string | undefined,
+): Pick<ProofCheck, 'rangeParamsLabel'> | string {
   if (!boundCount) return {}
   if (proof.range_proof === null) return 'its predicates carry no range proof'
-  if (!publishedLabel || proof.range_proof.params_label !== publishedLabel) return 'its range-proof params are not the ones the issuer publishes'
+  if (!publishedLabel || proof.range_proof.params_label !== publishedLabel)
+    return 'its range-proof params are not the ones the issuer publishes'
   return { rangeParamsLabel: publishedLabel }
 }
 
@@ -130,7 +184,8 @@ function rangeParamsOf(proof: AnonymousProof, boundCount: number, publishedLabel
 function checkLayout(proof: AnonymousProof): Map<string, { index: number; type: AttributeDataType }> | string {
   const layout = new Map<string, { index: number; type: AttributeDataType }>()
   for (const [i, [name, type]] of proof.attributes.entries()) {
-    if (name.startsWith('@') || !DATA_TYPES.has(type) || layout.has(name)) return `its attribute layout is malformed at "${name}"`
+    if (name.startsWith('@') || !DATA_TYPES.has(type) || layout.has(name))
+      return `its attribute layout is malformed at "${name}"`
     if (i > 0 && !(proof.attributes[i - 1]![0] < name)) return 'its attribute layout is not in message order'
     layout.set(name, { index: META_MESSAGES.length + i, type: type as AttributeDataType })
   }

@@ -24,14 +24,29 @@ export interface ApproveInput {
  * own device, or reject it. A request is answered once.
  */
 export class HolderPresentationService {
-  constructor(private readonly deps: { db: Database; clock: Clock; verifiers: VerifierService; formats: Pick<FormatRegistry, 'envelopeKind' | 'recognize'>; callbacks?: CallbackPort }) {}
+  constructor(
+    private readonly deps: {
+      db: Database
+      clock: Clock
+      verifiers: VerifierService
+      formats: Pick<FormatRegistry, 'envelopeKind' | 'recognize'>
+      callbacks?: CallbackPort
+    },
+  ) {}
 
-  async take(holderDid: string, input: { request_id?: string; qr_code_data?: string }): Promise<{ request: PresentationRequestRow; created: boolean }> {
+  async take(
+    holderDid: string,
+    input: { request_id?: string; qr_code_data?: string },
+  ): Promise<{ request: PresentationRequestRow; created: boolean }> {
     if ((input.request_id === undefined) === (input.qr_code_data === undefined)) {
       throw new ValidationError('Send exactly one of request_id and qr_code_data', { details: { field: 'request_id' } })
     }
     const requestId = input.request_id ?? requestIdFromQr(input.qr_code_data)
-    const taken = await repo.takeIntoInbox(this.deps.db, { request_id: requestId, holder_did: holderDid, at: this.deps.clock.now() })
+    const taken = await repo.takeIntoInbox(this.deps.db, {
+      request_id: requestId,
+      holder_did: holderDid,
+      at: this.deps.clock.now(),
+    })
     if (!taken) throw new NotFoundError('Presentation request not found')
     // Nothing was added unless the request was open, and then this passes.
     this.assertOpen(taken.request)
@@ -40,7 +55,9 @@ export class HolderPresentationService {
 
   async status(holderDid: string, requestId: string) {
     const { entry, request } = await this.inboxEntry(holderDid, requestId)
-    const presentation = entry.presentation_id ? await repo.findPresentation(this.deps.db, entry.presentation_id) : undefined
+    const presentation = entry.presentation_id
+      ? await repo.findPresentation(this.deps.db, entry.presentation_id)
+      : undefined
     return { entry, request, presentation }
   }
 
@@ -54,14 +71,25 @@ export class HolderPresentationService {
    * `claim`: an Idempotency-Key, recorded in the transaction that stores the answer and its
    * callback event, so a replay (which only reads) can never queue a second event.
    */
-  async approve(holderDid: string, requestId: string, input: ApproveInput, claim?: ClaimKey): Promise<repo.PresentationRow> {
+  async approve(
+    holderDid: string,
+    requestId: string,
+    input: ApproveInput,
+    claim?: ClaimKey,
+  ): Promise<repo.PresentationRow> {
     const ids = [...new Set(input.credential_ids)]
     // Two independent reads at once; the wallet check's answer matters only for an open request.
-    const [{ entry, request }, held] = await Promise.all([this.inboxEntry(holderDid, requestId), inWallet(this.deps.db, holderDid, ids)])
+    const [{ entry, request }, held] = await Promise.all([
+      this.inboxEntry(holderDid, requestId),
+      inWallet(this.deps.db, holderDid, ids),
+    ])
     if (entry.status !== 'pending') throw new ConflictError(`This request was already ${entry.status}`)
     this.assertOpen(request)
     const missing = ids.filter((id) => !held.has(id))
-    if (missing.length) throw new ValidationError(`Not in your wallet: ${missing.join(', ')}`, { details: { field: 'credential_ids', missing } })
+    if (missing.length)
+      throw new ValidationError(`Not in your wallet: ${missing.join(', ')}`, {
+        details: { field: 'credential_ids', missing },
+      })
     checkEnvelope(this.deps.formats, input.presentation_jwt, holderDid, request)
 
     const now = this.deps.clock.now()
@@ -75,7 +103,12 @@ export class HolderPresentationService {
       presentation_jwt: input.presentation_jwt,
       at: now,
     }
-    const activity = { presentation_id: submitted.id, request_id: request.id, verifier_did: request.verifier_did, credential_ids: ids }
+    const activity = {
+      presentation_id: submitted.id,
+      request_id: request.id,
+      verifier_did: request.verifier_did,
+      credential_ids: ids,
+    }
     const callbackUrl = request.callback_url && this.deps.callbacks ? request.callback_url : undefined
     const store = async (db: Executor) => {
       const row = await repo.insertApproval(db, submitted, activity)
@@ -87,14 +120,20 @@ export class HolderPresentationService {
       // and the callback's event join it in a transaction when there are any, so they exist
       // exactly when the answer does. The key goes first: a duplicate on another instance that
       // got this far waits on it and then replays this answer, rather than finding the request answered.
-      const presentation = callbackUrl || claim
-        ? await this.deps.db.transaction().execute(async (trx) => {
-            await claimIn(trx, claim, submitted.id)
-            const row = await store(trx)
-            if (callbackUrl) await this.deps.callbacks!.enqueue(trx, { url: callbackUrl, type: 'presentation.submitted', data: eventData(row) })
-            return row
-          })
-        : await store(this.deps.db)
+      const presentation =
+        callbackUrl || claim
+          ? await this.deps.db.transaction().execute(async (trx) => {
+              await claimIn(trx, claim, submitted.id)
+              const row = await store(trx)
+              if (callbackUrl)
+                await this.deps.callbacks!.enqueue(trx, {
+                  url: callbackUrl,
+                  type: 'presentation.submitted',
+                  data: eventData(row),
+                })
+              return row
+            })
+          : await store(this.deps.db)
       // Only when an event was queued: a nudge costs the dispatcher a claim query.
       if (callbackUrl) this.deps.callbacks?.nudge()
       return presentation
@@ -107,7 +146,8 @@ export class HolderPresentationService {
   /** The holder's own presentation (an Idempotency-Key replay of its approval). */
   async presentation(holderDid: string, id: string): Promise<repo.PresentationRow> {
     const found = await repo.findPresentation(this.deps.db, id)
-    if (!found || found.prover_did !== holderDid) throw new NotFoundError('The presentation this Idempotency-Key created no longer exists')
+    if (!found || found.prover_did !== holderDid)
+      throw new NotFoundError('The presentation this Idempotency-Key created no longer exists')
     return found
   }
 
@@ -123,12 +163,26 @@ export class HolderPresentationService {
     const answered = await this.deps.db.transaction().execute(async (trx) => {
       // The inbox entry first, as insertApproval does: a racing approve and reject queue on it
       // instead of deadlocking (PostgreSQL 40P01), and the loser finds it answered.
-      const row = await repo.answerInboxEntry(trx, holderDid, request.id, { status: 'rejected', reason: reason ?? null, at: now })
+      const row = await repo.answerInboxEntry(trx, holderDid, request.id, {
+        status: 'rejected',
+        reason: reason ?? null,
+        at: now,
+      })
       if (!row) throw new ConflictError('This request was already answered')
-      if (request.holder_did === holderDid && !(await repo.closeRequest(trx, request.id, 'rejected', now))) throw new ConflictError('This request was already answered')
-      await recordActivity(trx, { holder_did: holderDid, type: 'presentation_rejected', details: { request_id: request.id, verifier_did: request.verifier_did }, at: now })
+      if (request.holder_did === holderDid && !(await repo.closeRequest(trx, request.id, 'rejected', now)))
+        throw new ConflictError('This request was already answered')
+      await recordActivity(trx, {
+        holder_did: holderDid,
+        type: 'presentation_rejected',
+        details: { request_id: request.id, verifier_did: request.verifier_did },
+        at: now,
+      })
       if (request.callback_url && this.deps.callbacks) {
-        await this.deps.callbacks.enqueue(trx, { url: request.callback_url, type: 'presentation.rejected', data: { request_id: request.id, holder_did: holderDid, reason: reason ?? null } })
+        await this.deps.callbacks.enqueue(trx, {
+          url: request.callback_url,
+          type: 'presentation.rejected',
+          data: { request_id: request.id, holder_did: holderDid, reason: reason ?? null },
+        })
       }
       return row
     })
@@ -156,7 +210,9 @@ function requestIdFromQr(data: string | undefined): string {
   } catch {
     // fall through
   }
-  throw new ValidationError('qr_code_data is not a presentation-request QR payload', { details: { field: 'qr_code_data' } })
+  throw new ValidationError('qr_code_data is not a presentation-request QR payload', {
+    details: { field: 'qr_code_data' },
+  })
 }
 
 /**
@@ -164,16 +220,33 @@ function requestIdFromQr(data: string | undefined): string {
  * VP with a Data Integrity proof) is one, presented by this holder, for this verifier and nonce.
  * Its holder proof and credentials are checked when the verifier verifies.
  */
-function checkEnvelope(formats: Pick<FormatRegistry, 'envelopeKind' | 'recognize'>, text: string, holderDid: string, request: PresentationRequestRow): void {
-  const invalid = (why: string) => new ValidationError(`presentation_jwt ${why}`, { details: { field: 'presentation_jwt' } })
+function checkEnvelope(
+  formats: Pick<FormatRegistry, 'envelopeKind' | 'recognize'>,
+  text: string,
+  holderDid: string,
+  request: PresentationRequestRow,
+): void {
+  const invalid = (why: string) =>
+    new ValidationError(`presentation_jwt ${why}`, { details: { field: 'presentation_jwt' } })
   const opened = formats.envelopeKind(text).open(text, formats)
   if (isUnreadable(opened)) {
-    throw invalid(opened.nesting ? `is refused: ${opened.nesting}` : 'is neither a compact JWS nor a presentation with a Data Integrity proof (eddsa-rdfc-2022, eddsa-jcs-2022)')
+    throw invalid(
+      opened.nesting
+        ? `is refused: ${opened.nesting}`
+        : 'is neither a compact JWS nor a presentation with a Data Integrity proof (eddsa-rdfc-2022, eddsa-jcs-2022)',
+    )
   }
   const mismatch = opened.mismatch({ holder: holderDid, audience: request.verifier_did, nonce: request.nonce })
   if (mismatch) throw invalid(mismatch)
 }
 
 export function eventData(row: repo.PresentationRow): Record<string, unknown> {
-  return { presentation_id: row.id, request_id: row.request_id, prover_did: row.prover_did, verifier_did: row.verifier_did, status: row.status, credential_ids: row.credential_ids }
+  return {
+    presentation_id: row.id,
+    request_id: row.request_id,
+    prover_did: row.prover_did,
+    verifier_did: row.verifier_did,
+    status: row.status,
+    credential_ids: row.credential_ids,
+  }
 }

@@ -40,10 +40,16 @@ export interface PresentedCredential {
  * or as days since 1970), or by a disclosed value that satisfies it (a JWT-VC discloses
  * everything). A predicate a proof merely states, without a verified bound behind it, meets nothing.
  */
-export function unmetRequirements(presented: PresentedCredential[], credentials: RequiredCredential[], predicates: RequiredPredicate[]): string[] {
+export function unmetRequirements(
+  presented: PresentedCredential[],
+  credentials: RequiredCredential[],
+  predicates: RequiredPredicate[],
+): string[] {
   const usable = presented.filter((c) => c.valid)
-  const ownPredicates = (required: RequiredCredential) => predicates.filter((p) => p.credential_type === required.credential_type)
-  const meets = (c: PresentedCredential, required: RequiredCredential) => isCandidate(c, required) && shortfalls(c, required, ownPredicates(required)).length === 0
+  const ownPredicates = (required: RequiredCredential) =>
+    predicates.filter((p) => p.credential_type === required.credential_type)
+  const meets = (c: PresentedCredential, required: RequiredCredential) =>
+    isCandidate(c, required) && shortfalls(c, required, ownPredicates(required)).length === 0
   const errors: string[] = []
 
   for (const required of credentials) {
@@ -53,7 +59,9 @@ export function unmetRequirements(presented: PresentedCredential[], credentials:
       continue
     }
     // None meets everything: the errors of the candidate that comes closest.
-    const closest = candidates.map((c) => shortfalls(c, required, ownPredicates(required))).sort((a, b) => a.length - b.length)[0]!
+    const closest = candidates
+      .map((c) => shortfalls(c, required, ownPredicates(required)))
+      .sort((a, b) => a.length - b.length)[0]!
     errors.push(...closest)
   }
 
@@ -65,26 +73,41 @@ export function unmetRequirements(presented: PresentedCredential[], credentials:
     const byIssuer = Boolean(predicate.credential_type) || credentials.length === 0
     // Why the request does not accept a credential for this predicate; undefined when it does.
     const refusal = (c: PresentedCredential): string | undefined => {
-      if (byIssuer) return !namedIssuers.size || namedIssuers.has(c.issuer) || (c.issuerAlias !== undefined && namedIssuers.has(c.issuerAlias)) ? undefined : `issued by ${issuerText(c)}, which the request does not name`
+      if (byIssuer)
+        return !namedIssuers.size ||
+          namedIssuers.has(c.issuer) ||
+          (c.issuerAlias !== undefined && namedIssuers.has(c.issuerAlias))
+          ? undefined
+          : `issued by ${issuerText(c)}, which the request does not name`
       if (credentials.some((r) => meets(c, r))) return undefined
-      const gaps = credentials.map((r) => (isCandidate(c, r) ? shortfalls(c, r, ownPredicates(r)) : [`issued by ${issuerText(c)}, not ${describe(r)}`]))
+      const gaps = credentials.map((r) =>
+        isCandidate(c, r) ? shortfalls(c, r, ownPredicates(r)) : [`issued by ${issuerText(c)}, not ${describe(r)}`],
+      )
       return gaps.sort((a, b) => a.length - b.length)[0]!.join('; ')
     }
     const scope = usable.filter((c) => ofType(c) && refusal(c) === undefined)
     const failure = predicateFailure(scope, predicate)
     if (!failure) continue
     const elsewhere = usable.find((c) => ofType(c) && refusal(c) !== undefined && !predicateFailure([c], predicate))
-    errors.push(elsewhere ? `predicate ${text(predicate)} was proven only on a credential the request does not accept (${refusal(elsewhere)})` : failure)
+    errors.push(
+      elsewhere
+        ? `predicate ${text(predicate)} was proven only on a credential the request does not accept (${refusal(elsewhere)})`
+        : failure,
+    )
   }
   return errors
 }
 
 const isCandidate = (c: PresentedCredential, required: RequiredCredential) =>
-  c.types.includes(required.credential_type) && (!required.issuer_did || c.issuer === required.issuer_did || c.issuerAlias === required.issuer_did) && (!required.schema_id || c.schemaIds.includes(required.schema_id))
+  c.types.includes(required.credential_type) &&
+  (!required.issuer_did || c.issuer === required.issuer_did || c.issuerAlias === required.issuer_did) &&
+  (!required.schema_id || c.schemaIds.includes(required.schema_id))
 
 /** What keeps one candidate from meeting a required credential: attributes, then its predicates. */
 function shortfalls(c: PresentedCredential, required: RequiredCredential, predicates: RequiredPredicate[]): string[] {
-  const missing = (required.required_attributes ?? []).filter((name) => !Object.hasOwn(c.attributes, name) && !c.provenPredicates.some((p) => p.attribute === name))
+  const missing = (required.required_attributes ?? []).filter(
+    (name) => !Object.hasOwn(c.attributes, name) && !c.provenPredicates.some((p) => p.attribute === name),
+  )
   const errors = missing.map((name) => `required attribute "${name}" of ${required.credential_type} was not disclosed`)
   for (const predicate of predicates) {
     const failure = predicateFailure([c], predicate)
@@ -98,19 +121,25 @@ function predicateFailure(scope: PresentedCredential[], predicate: RequiredPredi
   if (scope.some((c) => c.provenBounds.some((b) => implies(b, predicate)))) return undefined
   const disclosed = scope.filter((c) => Object.hasOwn(c.attributes, predicate.attribute))
   if (disclosed.length === 0) return `predicate ${text(predicate)} was not proven`
-  if (!disclosed.some((c) => holds(c.attributes[predicate.attribute], predicate))) return `predicate ${text(predicate)} is not satisfied`
+  if (!disclosed.some((c) => holds(c.attributes[predicate.attribute], predicate)))
+    return `predicate ${text(predicate)} is not satisfied`
   return undefined
 }
 
 /** The signing DID, with the login DID of this service's issuer behind it when there is one. */
 const issuerText = (c: PresentedCredential) => (c.issuerAlias ? `${c.issuer} (issuer ${c.issuerAlias})` : c.issuer)
 const text = (p: RequiredPredicate) => `${p.attribute} ${p.operator} ${p.value}`
-const describe = (r: RequiredCredential) => `${r.credential_type}${r.issuer_did ? ` from ${r.issuer_did}` : ''}${r.schema_id ? ` of schema ${r.schema_id}` : ''}`
+const describe = (r: RequiredCredential) =>
+  `${r.credential_type}${r.issuer_did ? ` from ${r.issuer_did}` : ''}${r.schema_id ? ` of schema ${r.schema_id}` : ''}`
 
 function implies(bound: ProvenBound, predicate: RequiredPredicate): boolean {
   if (bound.attribute !== predicate.attribute) return false
   try {
-    const required = predicateBound(bound.dataType, { attribute: predicate.attribute, operator: predicate.operator as Operator, value: predicate.value })
+    const required = predicateBound(bound.dataType, {
+      attribute: predicate.attribute,
+      operator: predicate.operator as Operator,
+      value: predicate.value,
+    })
     return bound.min < bound.maxExclusive && bound.min >= required.min && bound.maxExclusive <= required.maxExclusive
   } catch {
     // A requirement no encoded value could be compared with (wrong kind, out of range).
@@ -121,14 +150,21 @@ function implies(bound: ProvenBound, predicate: RequiredPredicate): boolean {
 /** Numbers compare as numbers; YYYY-MM-DD dates compare in calendar order (as strings). */
 export function holds(value: unknown, predicate: Pick<RequiredPredicate, 'operator' | 'value'>): boolean {
   const bound = predicate.value
-  const comparable = (typeof value === 'number' && typeof bound === 'number') || (typeof value === 'string' && typeof bound === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value))
+  const comparable =
+    (typeof value === 'number' && typeof bound === 'number') ||
+    (typeof value === 'string' && typeof bound === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value))
   if (!comparable) return false
   const a = value as number | string
   switch (predicate.operator) {
-    case '>=': return a >= bound
-    case '>': return a > bound
-    case '<=': return a <= bound
-    case '<': return a < bound
-    default: return false
+    case '>=':
+      return a >= bound
+    case '>':
+      return a > bound
+    case '<=':
+      return a <= bound
+    case '<':
+      return a < bound
+    default:
+      return false
   }
 }

@@ -115,32 +115,61 @@ export class PresentationVerifier {
       if (!opened) {
         holderProof = false
         const format = this.deps.formats.recognize(item)
-        errors.push(`presentation ${i + 1}: ${format ? `a ${format.id} credential is presented inside a VP-JWT (jwt_vc_json), which carries the holder's proof` : 'it is in no presentation format this service reads'}`)
+        errors.push(
+          `presentation ${i + 1}: ${format ? `a ${format.id} credential is presented inside a VP-JWT (jwt_vc_json), which carries the holder's proof` : 'it is in no presentation format this service reads'}`,
+        )
         read.push([])
         continue
       }
-      const result = await opened.verify({ status: this.deps.status, now, skewSeconds: this.deps.skewSeconds, holderDid, audience: input.audience, nonce: input.request.nonce, itemAudience: input.credentialAudience })
+      const result = await opened.verify({
+        status: this.deps.status,
+        now,
+        skewSeconds: this.deps.skewSeconds,
+        holderDid,
+        audience: input.audience,
+        nonce: input.request.nonce,
+        itemAudience: input.credentialAudience,
+      })
       if (result.unreadable || !result.holderProof) holderProof = false
       errors.push(...result.errors.map((e) => `presentation ${i + 1}: ${e}`))
       checked.push(...result.checked)
       read.push(result.checked.flatMap((c) => (c.credential ? [c.credential] : [])))
     }
     for (const c of checked) if (c.credential?.id) declared.push(c.credential.id)
-    const concluded = await this.conclude(errors, checked, { jwt: '', proverDid: input.proverDid, verifierDid: input.verifierDid, presentationType: input.presentationType, credentialIds: declared, request: input.request })
+    const concluded = await this.conclude(errors, checked, {
+      jwt: '',
+      proverDid: input.proverDid,
+      verifierDid: input.verifierDid,
+      presentationType: input.presentationType,
+      credentialIds: declared,
+      request: input.request,
+    })
     return { ...concluded, read, holderProof }
   }
 
   /** Each credential's problems, then what the presentation declared and what the request requires: the outcome. */
-  private async conclude(errors: string[], checked: CheckResult[], input: VerificationInput): Promise<VerificationOutcome> {
+  private async conclude(
+    errors: string[],
+    checked: CheckResult[],
+    input: VerificationInput,
+  ): Promise<VerificationOutcome> {
     const presented: PresentedCredential[] = []
     for (const [i, result] of checked.entries()) {
-      errors.push(...result.problems.map((p) => `credential ${i + 1}${result.credential?.id ? ` (${result.credential.id})` : ''}: ${p.message}`))
+      errors.push(
+        ...result.problems.map(
+          (p) => `credential ${i + 1}${result.credential?.id ? ` (${result.credential.id})` : ''}: ${p.message}`,
+        ),
+      )
       if (result.credential) presented.push(await this.presented(result.problems, result.credential))
     }
     const ids = presented.map((c) => c.id).filter((id): id is string => id !== undefined)
     const undeclared = ids.filter((id) => !input.credentialIds.includes(id))
-    if (undeclared.length) errors.push(`credentials presented but not declared in credential_ids: ${undeclared.join(', ')}`)
-    if (input.request) errors.push(...unmetRequirements(presented, input.request.required_credentials, input.request.required_predicates))
+    if (undeclared.length)
+      errors.push(`credentials presented but not declared in credential_ids: ${undeclared.join(', ')}`)
+    if (input.request)
+      errors.push(
+        ...unmetRequirements(presented, input.request.required_credentials, input.request.required_predicates),
+      )
     return outcome(errors, presented)
   }
 
@@ -167,8 +196,15 @@ function outcome(errors: string[], presented: PresentedCredential[]): Verificati
   return {
     isValid: errors.length === 0,
     errors,
-    credentialSubjects: presented.map((c) => ({ credential_id: c.id ?? null, issuer: c.issuer, type: c.types.filter((t) => t !== 'VerifiableCredential'), ...c.attributes })),
-    provenPredicates: presented.filter((c) => c.valid).flatMap((c) => c.provenPredicates.map((p) => ({ ...p, credential_id: c.id ?? null }))),
+    credentialSubjects: presented.map((c) => ({
+      credential_id: c.id ?? null,
+      issuer: c.issuer,
+      type: c.types.filter((t) => t !== 'VerifiableCredential'),
+      ...c.attributes,
+    })),
+    provenPredicates: presented
+      .filter((c) => c.valid)
+      .flatMap((c) => c.provenPredicates.map((p) => ({ ...p, credential_id: c.id ?? null }))),
     providedAttributes: [...provided].sort(),
     revokedAttributes: [...revoked].sort(),
     anyRevoked: presented.some((c) => c.revoked),

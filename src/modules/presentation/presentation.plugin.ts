@@ -30,7 +30,15 @@ async function presentation(app: FastifyInstance, { db, clock, config, content }
   const { formats, verifiers, callbacks, idempotency } = app
   const resolver = app.didResolver
   const identities = app.identities
-  const verifier = new PresentationVerifier({ resolver, status: app.statusChecker, clock, formats, skewSeconds: config.clockSkewSeconds, issuerOf: (did) => identities.issuerOf(did), local: app.localDocuments })
+  const verifier = new PresentationVerifier({
+    resolver,
+    status: app.statusChecker,
+    clock,
+    formats,
+    skewSeconds: config.clockSkewSeconds,
+    issuerOf: (did) => identities.issuerOf(did),
+    local: app.localDocuments,
+  })
   const recheck = new PortSlot<Openid4vpRecheckPort>('the OpenID4VP recheck')
   const presentations = new VerifierPresentationService({
     db,
@@ -46,16 +54,40 @@ async function presentation(app: FastifyInstance, { db, clock, config, content }
   app.decorate('presentationVerifier', verifier)
   app.decorate('verifierPresentations', presentations)
   app.decorate('presentationRecheck', recheck)
-  await app.register(async (wallets) => {
-    await wallets.register(anonymousProofRoutes, { proofs: new AnonymousProofService({ db, bbs: app.bbs, resolver, clock }) })
-    await wallets.register(bbs2023DeriveRoutes, { derivation: new Bbs2023DeriveService({ db, formats, clock }) })
-    await wallets.register(walletPresentationRoutes, { holder: new HolderPresentationService({ db, clock, verifiers, formats: app.formats, callbacks }), verifiers, idempotency })
-  }, { prefix: '/api/wallet' })
-  await app.register(verifierPresentationRoutes, { prefix: '/api/verifier', presentations, checkCid: (cid) => checkStoredCredential({ db, content, clock }, cid), idempotency })
+  await app.register(
+    async (wallets) => {
+      await wallets.register(anonymousProofRoutes, {
+        proofs: new AnonymousProofService({ db, bbs: app.bbs, resolver, clock }),
+      })
+      await wallets.register(bbs2023DeriveRoutes, { derivation: new Bbs2023DeriveService({ db, formats, clock }) })
+      await wallets.register(walletPresentationRoutes, {
+        holder: new HolderPresentationService({ db, clock, verifiers, formats: app.formats, callbacks }),
+        verifiers,
+        idempotency,
+      })
+    },
+    { prefix: '/api/wallet' },
+  )
+  await app.register(verifierPresentationRoutes, {
+    prefix: '/api/verifier',
+    presentations,
+    checkCid: (cid) => checkStoredCredential({ db, content, clock }, cid),
+    idempotency,
+  })
 }
 
 export const presentationPlugin = fp(presentation, {
   name: 'presentation',
   fastify: '5.x',
-  dependencies: ['verifier', 'consent', 'callbacks', 'blockchain', 'identity', 'credentials', 'status-list', 'worker-pools', 'idempotency'],
+  dependencies: [
+    'verifier',
+    'consent',
+    'callbacks',
+    'blockchain',
+    'identity',
+    'credentials',
+    'status-list',
+    'worker-pools',
+    'idempotency',
+  ],
 })

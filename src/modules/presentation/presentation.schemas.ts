@@ -11,7 +11,8 @@ const Jwt = Type.String({
   minLength: 1,
   maxLength: 512 * 1024,
   pattern: '^(?:[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\s*|\\s*\\{[\\s\\S]*\\}\\s*)$',
-  description: 'A VP-JWT, or the JSON text of a VP secured with a Data Integrity proof (eddsa-rdfc-2022, eddsa-jcs-2022)',
+  description:
+    'A VP-JWT, or the JSON text of a VP secured with a Data Integrity proof (eddsa-rdfc-2022, eddsa-jcs-2022)',
 })
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
 
@@ -22,7 +23,9 @@ export const IdParams = Type.Object({ id: Id })
 export const TakeRequestBody = Type.Object(
   {
     request_id: Type.Optional(Id),
-    qr_code_data: Type.Optional(Type.String({ minLength: 2, maxLength: 4096, description: 'The QR payload of the request' })),
+    qr_code_data: Type.Optional(
+      Type.String({ minLength: 2, maxLength: 4096, description: 'The QR payload of the request' }),
+    ),
   },
   { additionalProperties: false, description: 'The request id, or the QR payload that names it' },
 )
@@ -35,7 +38,9 @@ export const ApproveBody = Type.Object(
   { additionalProperties: false },
 )
 
-export const RejectBody = Type.Optional(Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000 })) }, { additionalProperties: false }))
+export const RejectBody = Type.Optional(
+  Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000 })) }, { additionalProperties: false }),
+)
 
 export const SubmitBody = Type.Object(
   {
@@ -49,7 +54,9 @@ export const SubmitBody = Type.Object(
 export const VerifyBody = Type.Object(
   {
     presentation_jwt: Jwt,
-    presentation: Type.Optional(Type.String({ maxLength: 512 * 1024, description: 'The serialized presentation, informative only' })),
+    presentation: Type.Optional(
+      Type.String({ maxLength: 512 * 1024, description: 'The serialized presentation, informative only' }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -77,13 +84,19 @@ export const Presentation = Type.Object({
  */
 export const PresentationWithJwt = Type.Composite([
   Presentation,
-  Type.Object({ presentation_jwt: Type.String({ description: 'The VP as submitted (VP-JWT, or the OpenID4VP vp_token as received)' }) }),
+  Type.Object({
+    presentation_jwt: Type.String({
+      description: 'The VP as submitted (VP-JWT, or the OpenID4VP vp_token as received)',
+    }),
+  }),
 ])
 
 export const InboxEntry = Type.Object({
   request_id: Type.String(),
-  status: Type.String({ description: 'pending, approved or rejected (the holder\'s answer)' }),
-  request_status: Type.String({ description: 'the request\'s own status: pending, submitted, rejected, verified, failed, expired' }),
+  status: Type.String({ description: "pending, approved or rejected (the holder's answer)" }),
+  request_status: Type.String({
+    description: "the request's own status: pending, submitted, rejected, verified, failed, expired",
+  }),
   reason: Nullable(Type.String()),
   presentation_id: Nullable(Type.String()),
   presentation_status: Nullable(Type.String()),
@@ -98,8 +111,16 @@ export const VerificationResult = Type.Object({
   credential_subjects: Type.Array(Type.Object({}, { additionalProperties: true })),
   proven_predicates: Type.Optional(
     Type.Array(
-      Type.Object({ attribute: Type.String(), operator: Type.String(), value: Type.Union([Type.Number(), Type.String()]), credential_id: Type.Union([Type.String(), Type.Null()]) }),
-      { description: 'each predicate a valid credential proved without disclosing the value (absent from results stored before it existed)' },
+      Type.Object({
+        attribute: Type.String(),
+        operator: Type.String(),
+        value: Type.Union([Type.Number(), Type.String()]),
+        credential_id: Type.Union([Type.String(), Type.Null()]),
+      }),
+      {
+        description:
+          'each predicate a valid credential proved without disclosing the value (absent from results stored before it existed)',
+      },
     ),
   ),
   errors: Type.Array(Type.String()),

@@ -18,7 +18,10 @@ export type { PresentationRow, SubmittedPresentation }
  * Undefined when there is no such request; `created` false when the request is not open or the
  * entry already existed (a second take).
  */
-export async function takeIntoInbox(db: Executor, row: { request_id: string; holder_did: string; at: Date }): Promise<{ request: PresentationRequestRow; created: boolean } | undefined> {
+export async function takeIntoInbox(
+  db: Executor,
+  row: { request_id: string; holder_did: string; at: Date },
+): Promise<{ request: PresentationRequestRow; created: boolean } | undefined> {
   const result = await sql<PresentationRequestRow & { created: boolean }>`
     with request as (
       select * from presentation_requests where id = ${row.request_id} and (holder_did is null or holder_did = ${row.holder_did})
@@ -42,17 +45,35 @@ const inboxEntryWithRequest = compiledOnce((db, p: { holderDid: string; requestI
     .selectFrom('holder_inbox as i')
     .innerJoin('presentation_requests as r', 'r.id', 'i.request_id')
     .selectAll('r')
-    .select(['i.status as i_status', 'i.reason as i_reason', 'i.presentation_id as i_presentation_id', 'i.created_at as i_created_at', 'i.updated_at as i_updated_at'])
+    .select([
+      'i.status as i_status',
+      'i.reason as i_reason',
+      'i.presentation_id as i_presentation_id',
+      'i.created_at as i_created_at',
+      'i.updated_at as i_updated_at',
+    ])
     .where('i.holder_did', '=', p.holderDid)
     .where('i.request_id', '=', p.requestId),
 )
 
-export async function findInboxEntryWithRequest(db: Executor, holderDid: string, requestId: string): Promise<{ entry: InboxRow; request: PresentationRequestRow } | undefined> {
+export async function findInboxEntryWithRequest(
+  db: Executor,
+  holderDid: string,
+  requestId: string,
+): Promise<{ entry: InboxRow; request: PresentationRequestRow } | undefined> {
   const [row] = await inboxEntryWithRequest(db, { holderDid, requestId })
   if (!row) return undefined
   const { i_status, i_reason, i_presentation_id, i_created_at, i_updated_at, ...request } = row
   return {
-    entry: { request_id: request.id, holder_did: holderDid, status: i_status, reason: i_reason, presentation_id: i_presentation_id, created_at: i_created_at, updated_at: i_updated_at },
+    entry: {
+      request_id: request.id,
+      holder_did: holderDid,
+      status: i_status,
+      reason: i_reason,
+      presentation_id: i_presentation_id,
+      created_at: i_created_at,
+      updated_at: i_updated_at,
+    },
     request,
   }
 }
@@ -67,7 +88,11 @@ export async function findInboxEntryWithRequest(db: Executor, holderDid: string,
  * Undefined when the entry or the request was no longer pending (another answer won). The
  * activity row is the one wallet-activity.ts `recordActivity` would write.
  */
-export async function insertApproval(db: Executor, p: SubmittedPresentation & { request_id: string }, activityDetails: Record<string, unknown>): Promise<PresentationRow | undefined> {
+export async function insertApproval(
+  db: Executor,
+  p: SubmittedPresentation & { request_id: string },
+  activityDetails: Record<string, unknown>,
+): Promise<PresentationRow | undefined> {
   const result = await sql<PresentationRow>`
     with entry as (
       select request_id from holder_inbox
@@ -87,10 +112,20 @@ export async function insertApproval(db: Executor, p: SubmittedPresentation & { 
 }
 
 /** Moves a pending entry to its answer; undefined when it was no longer pending (lost a race). */
-export function answerInboxEntry(db: Executor, holderDid: string, requestId: string, answer: { status: 'approved' | 'rejected'; reason?: string | null; presentation_id?: string | null; at: Date }): Promise<InboxRow | undefined> {
+export function answerInboxEntry(
+  db: Executor,
+  holderDid: string,
+  requestId: string,
+  answer: { status: 'approved' | 'rejected'; reason?: string | null; presentation_id?: string | null; at: Date },
+): Promise<InboxRow | undefined> {
   return db
     .updateTable('holder_inbox')
-    .set({ status: answer.status, reason: answer.reason ?? null, presentation_id: answer.presentation_id ?? null, updated_at: answer.at })
+    .set({
+      status: answer.status,
+      reason: answer.reason ?? null,
+      presentation_id: answer.presentation_id ?? null,
+      updated_at: answer.at,
+    })
     .where('holder_did', '=', holderDid)
     .where('request_id', '=', requestId)
     .where('status', '=', 'pending')
@@ -143,9 +178,29 @@ const presentationWithRequest = compiledOnce((db, p: { id: string; jwt: string }
   db
     .selectFrom('presentations as p')
     .leftJoin('presentation_requests as r', 'r.id', 'p.request_id')
-    .select(['p.id', 'p.request_id', 'p.prover_did', 'p.verifier_did', 'p.presentation_type', 'p.credential_ids', 'p.status', 'p.is_verified', 'p.consent_id', 'p.verified_at', 'p.created_at', 'p.updated_at'])
+    .select([
+      'p.id',
+      'p.request_id',
+      'p.prover_did',
+      'p.verifier_did',
+      'p.presentation_type',
+      'p.credential_ids',
+      'p.status',
+      'p.is_verified',
+      'p.consent_id',
+      'p.verified_at',
+      'p.created_at',
+      'p.updated_at',
+    ])
     .select((eb) => eb('p.presentation_jwt', '=', p.jwt).as('jwt_matches'))
-    .select(['r.id as r_id', 'r.nonce as r_nonce', 'r.required_credentials as r_required_credentials', 'r.required_predicates as r_required_predicates', 'r.callback_url as r_callback_url', 'r.purpose as r_purpose'])
+    .select([
+      'r.id as r_id',
+      'r.nonce as r_nonce',
+      'r.required_credentials as r_required_credentials',
+      'r.required_predicates as r_required_predicates',
+      'r.callback_url as r_callback_url',
+      'r.purpose as r_purpose',
+    ])
     .where('p.id', '=', p.id),
 )
 
@@ -155,14 +210,37 @@ const presentationWithRequest = compiledOnce((db, p: { id: string; jwt: string }
  * verification stay in the database: what they cost to decode and copy was most of this
  * statement's time on PGlite's thread.
  */
-export async function findPresentationToVerify(db: Executor, id: string, jwt: string): Promise<{ presentation: PresentationToVerify; jwtMatches: boolean; request?: AnsweredRequest } | undefined> {
+export async function findPresentationToVerify(
+  db: Executor,
+  id: string,
+  jwt: string,
+): Promise<{ presentation: PresentationToVerify; jwtMatches: boolean; request?: AnsweredRequest } | undefined> {
   const [row] = await presentationWithRequest(db, { id, jwt })
   if (!row) return undefined
-  const { r_id, r_nonce, r_required_credentials, r_required_predicates, r_callback_url, r_purpose, jwt_matches, ...presentation } = row
+  const {
+    r_id,
+    r_nonce,
+    r_required_credentials,
+    r_required_predicates,
+    r_callback_url,
+    r_purpose,
+    jwt_matches,
+    ...presentation
+  } = row
   return {
     presentation,
     jwtMatches: jwt_matches === true,
-    request: r_id === null ? undefined : { id: r_id, nonce: r_nonce!, required_credentials: r_required_credentials!, required_predicates: r_required_predicates!, callback_url: r_callback_url, purpose: r_purpose! },
+    request:
+      r_id === null
+        ? undefined
+        : {
+            id: r_id,
+            nonce: r_nonce!,
+            required_credentials: r_required_credentials!,
+            required_predicates: r_required_predicates!,
+            callback_url: r_callback_url,
+            purpose: r_purpose!,
+          },
   }
 }
 
@@ -187,11 +265,26 @@ export interface OutcomeWrite {
 const verificationUpdate = compiledOnce(
   (
     db,
-    p: { id: string; request_id: string | null; status: string; is_verified: boolean; provided_attributes: string; revoked_attributes: string; verification_result: string; consent_id: string | null; at: Date },
+    p: {
+      id: string
+      request_id: string | null
+      status: string
+      is_verified: boolean
+      provided_attributes: string
+      revoked_attributes: string
+      verification_result: string
+      consent_id: string | null
+      at: Date
+    },
   ) =>
     db
       .with('request_update', (qb) =>
-        qb.updateTable('presentation_requests').set({ status: p.status, updated_at: p.at }).where('id', '=', p.request_id).where('status', 'is distinct from', p.status).returning('id'),
+        qb
+          .updateTable('presentation_requests')
+          .set({ status: p.status, updated_at: p.at })
+          .where('id', '=', p.request_id)
+          .where('status', 'is distinct from', p.status)
+          .returning('id'),
       )
       .updateTable('presentations')
       .set({
@@ -209,7 +302,9 @@ const verificationUpdate = compiledOnce(
 )
 
 /** The columns of one outcome with their SQL types, as json_to_recordset reads them. */
-const OUTCOME_RECORD = sql.raw('id text, request_id text, status text, is_verified boolean, provided_attributes jsonb, revoked_attributes jsonb, verification_result jsonb, consent_id text, at timestamptz')
+const OUTCOME_RECORD = sql.raw(
+  'id text, request_id text, status text, is_verified boolean, provided_attributes jsonb, revoked_attributes jsonb, verification_result jsonb, consent_id text, at timestamptz',
+)
 
 /**
  * Stores verification outcomes and, for a presentation that answers a request, moves the request
@@ -228,12 +323,14 @@ const OUTCOME_RECORD = sql.raw('id text, request_id text, status text, is_verifi
  */
 export async function recordVerifications(db: Executor, writes: OutcomeWrite[]): Promise<PresentationRow[]> {
   if (writes.length === 0) return []
-  const lastFor = (key: (w: OutcomeWrite) => string | undefined) => new Map(writes.flatMap((w) => (key(w) ? [[key(w)!, w] as const] : [])))
+  const lastFor = (key: (w: OutcomeWrite) => string | undefined) =>
+    new Map(writes.flatMap((w) => (key(w) ? [[key(w)!, w] as const] : [])))
   const lastByPresentation = lastFor((w) => w.read.id)
   const lastByRequest = lastFor((w) => w.outcome.request_id)
   const records = [...lastByPresentation.values()].map(({ read, outcome }) => ({
     id: read.id,
-    request_id: outcome.request_id && lastByRequest.get(outcome.request_id)?.read.id === read.id ? outcome.request_id : null,
+    request_id:
+      outcome.request_id && lastByRequest.get(outcome.request_id)?.read.id === read.id ? outcome.request_id : null,
     status: outcome.status,
     is_verified: outcome.is_verified,
     provided_attributes: outcome.provided_attributes,
@@ -245,7 +342,10 @@ export async function recordVerifications(db: Executor, writes: OutcomeWrite[]):
   // `id = any(array(select … from input))` is there for the plan: the planner takes
   // json_to_recordset for 100 rows of unknown ids and, once a table has some thousands of rows,
   // hash-joins them against a sequential scan of it; an array of the ids is an index lookup.
-  const updated = records.length < BATCH_FORM_FROM ? (await Promise.all(records.map((r) => single(db, r)))).flat() : await sql<{ id: string }>`
+  const updated =
+    records.length < BATCH_FORM_FROM
+      ? (await Promise.all(records.map((r) => single(db, r)))).flat()
+      : await sql<{ id: string }>`
     with input as (
       select * from json_to_recordset(${JSON.stringify(records)}::json) as x(${OUTCOME_RECORD})
     ), request_update as (
@@ -260,7 +360,9 @@ export async function recordVerifications(db: Executor, writes: OutcomeWrite[]):
         consent_id = i.consent_id, verified_at = i.at, updated_at = i.at
     from input i
     where p.id = any(array(select id from input)) and p.id = i.id
-    returning p.id`.execute(db).then((r) => r.rows)
+    returning p.id`
+          .execute(db)
+          .then((r) => r.rows)
   if (updated.length !== records.length) {
     const found = new Set(updated.map((r) => r.id))
     throw new Error(`presentation ${records.find((r) => !found.has(r.id))!.id} disappeared while it was verified`)
@@ -296,7 +398,11 @@ function single(db: Executor, r: OutcomeRecord) {
   })
 }
 
-export function listPresentations(db: Executor, by: { verifierDid?: string; proverDid?: string }, page: { limit: number; after?: string }): Promise<PresentationRow[]> {
+export function listPresentations(
+  db: Executor,
+  by: { verifierDid?: string; proverDid?: string },
+  page: { limit: number; after?: string },
+): Promise<PresentationRow[]> {
   let query = db.selectFrom('presentations').selectAll()
   if (by.verifierDid) query = query.where('verifier_did', '=', by.verifierDid)
   if (by.proverDid) query = query.where('prover_did', '=', by.proverDid)

@@ -26,7 +26,18 @@ export function submissionCtes(p: SubmittedPresentation, source: 'entry' | 'open
 }
 
 /** Moves a pending request to its answer; false when it was no longer pending (the spec's reject and a wallet's OpenID4VP error response share it). */
-export async function closeRequest(db: Executor, requestId: string, status: 'submitted' | 'rejected', at: Date): Promise<boolean> {
-  const updated = await db.updateTable('presentation_requests').set({ status, updated_at: at }).where('id', '=', requestId).where('status', '=', 'pending').returning('id').executeTakeFirst()
+export async function closeRequest(
+  db: Executor,
+  requestId: string,
+  status: 'submitted' | 'rejected',
+  at: Date,
+): Promise<boolean> {
+  const updated = await db
+    .updateTable('presentation_requests')
+    .set({ status, updated_at: at })
+    .where('id', '=', requestId)
+    .where('status', '=', 'pending')
+    .returning('id')
+    .executeTakeFirst()
   return updated !== undefined
 }

@@ -15,7 +15,8 @@ export async function checkStoredCredential(deps: { db: Database; content: Conte
   const found = await findCredentialByCid(deps.db, cid)
   if (!found) throw new NotFoundError('No credential is stored under this CID')
   const stored = await deps.content.has(cid)
-  const expired = found.expiration_date !== null && new Date(found.expiration_date).getTime() <= deps.clock.now().getTime()
+  const expired =
+    found.expiration_date !== null && new Date(found.expiration_date).getTime() <= deps.clock.now().getTime()
   return {
     ipfs_hash: cid,
     stored,

@@ -6,7 +6,13 @@ import { QrService } from './qr.service.js'
 
 /** Short QR links to offers and presentation requests (/api/qr). */
 async function qr(app: FastifyInstance, { db, clock, config }: ModuleContext): Promise<void> {
-  const service = new QrService({ db, clock, publicBaseUrl: config.publicBaseUrl, verifiers: app.verifiers, offers: app.offers })
+  const service = new QrService({
+    db,
+    clock,
+    publicBaseUrl: config.publicBaseUrl,
+    verifiers: app.verifiers,
+    offers: app.offers,
+  })
   await app.register(qrRoutes, { prefix: '/api/qr', qr: service, idempotency: app.idempotency })
 }
 

@@ -6,7 +6,12 @@ export type QrRow = Selectable<QrCodesTable>
 
 /** Undefined when the short id is taken (the caller draws another). */
 export function insertQr(db: Executor, row: Omit<QrRow, 'created_at'>): Promise<QrRow | undefined> {
-  return db.insertInto('qr_codes').values(row).onConflict((oc) => oc.column('short_id').doNothing()).returningAll().executeTakeFirst()
+  return db
+    .insertInto('qr_codes')
+    .values(row)
+    .onConflict((oc) => oc.column('short_id').doNothing())
+    .returningAll()
+    .executeTakeFirst()
 }
 
 export function findQr(db: Executor, shortId: string): Promise<QrRow | undefined> {

@@ -11,7 +11,9 @@ export async function addHits(
   const rows = await db
     .insertInto('rate_limit_counters')
     .values(hits.map((h) => ({ bucket: h.bucket, window_start: windowStart, hits: h.hits })))
-    .onConflict((oc) => oc.columns(['bucket', 'window_start']).doUpdateSet({ hits: sql`rate_limit_counters.hits + excluded.hits` }))
+    .onConflict((oc) =>
+      oc.columns(['bucket', 'window_start']).doUpdateSet({ hits: sql`rate_limit_counters.hits + excluded.hits` }),
+    )
     .returning(['bucket', 'hits'])
     .execute()
   return new Map(rows.map((r) => [r.bucket, Number(r.hits)]))

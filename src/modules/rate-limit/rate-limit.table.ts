@@ -1,4 +1,4 @@
-import type {  } from 'kysely'
+import type {} from 'kysely'
 
 export interface RateLimitCountersTable {
   bucket: string

@@ -63,7 +63,11 @@ export class RateLimiter {
     // rests on what this instance knows.
     for (;;) {
       const state = this.state(bucket)
-      if (state.pending + state.inflight < this.share || state.shared + state.pending + state.inflight >= this.limitPerMinute) break
+      if (
+        state.pending + state.inflight < this.share ||
+        state.shared + state.pending + state.inflight >= this.limitPerMinute
+      )
+        break
       try {
         await this.flush()
       } catch {
@@ -124,7 +128,9 @@ export class RateLimiter {
     const current = Math.floor(this.now() / WINDOW_MS) * WINDOW_MS
     if (current === this.windowStart) return
     const previous = this.windowStart
-    const unsent = [...this.buckets].filter(([, s]) => s.pending > 0).map(([bucket, s]) => ({ bucket, hits: s.pending }))
+    const unsent = [...this.buckets]
+      .filter(([, s]) => s.pending > 0)
+      .map(([bucket, s]) => ({ bucket, hits: s.pending }))
     this.windowStart = current
     this.buckets = new Map()
     if (previous === 0) return

@@ -14,7 +14,6 @@ const LATEST_METRICS = ['activities.last']
 /** Deltas a DID may carry beyond one row per (metric, key) before a read folds them. */
 const FOLD_SLACK = 64
 
-
 const aggregate = sql`case when metric in (${sql.join(LATEST_METRICS)}) then max(n) else sum(n) end`
 
 /**
@@ -47,7 +46,9 @@ export async function foldCounters(db: Executor, did: string): Promise<void> {
   await sql`
     with gone as (delete from statistics_deltas where did = ${did} returning metric, key, n),
     folded as (select metric, key, ${aggregate} as n from gone group by metric, key)
-    insert into statistics_deltas (did, metric, key, n) select ${did}, metric, key, n from folded where n <> 0`.execute(db)
+    insert into statistics_deltas (did, metric, key, n) select ${did}, metric, key, n from folded where n <> 0`.execute(
+    db,
+  )
 }
 
 /**

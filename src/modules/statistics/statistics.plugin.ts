@@ -9,7 +9,9 @@ const STATISTICS_FOLDS_PER_MINUTE = 100
 /** Statistics deltas of DIDs nobody reads are folded every minute too, so none grows without bound. */
 async function statistics(app: FastifyInstance, { db }: ModuleContext): Promise<void> {
   const fold = setInterval(() => {
-    void foldBusiest(db, STATISTICS_FOLDS_PER_MINUTE).catch((err) => app.log.warn({ err }, 'folding statistics counters failed'))
+    void foldBusiest(db, STATISTICS_FOLDS_PER_MINUTE).catch((err) =>
+      app.log.warn({ err }, 'folding statistics counters failed'),
+    )
   }, 60_000)
   fold.unref()
   app.addHook('onClose', async () => clearInterval(fold))

@@ -59,12 +59,16 @@ export class StatusChecker {
 
   async check(entry: unknown, issuerDid: string, memo?: StatusListMemo): Promise<StatusState> {
     if (entry === undefined) return { state: 'active' }
-    if (typeof entry !== 'object' || entry === null) return { state: 'unknown', reason: 'credentialStatus is not an object' }
+    if (typeof entry !== 'object' || entry === null)
+      return { state: 'unknown', reason: 'credentialStatus is not an object' }
     const { type, statusPurpose, statusListIndex, statusListCredential } = entry as Record<string, unknown>
-    if (type !== 'BitstringStatusListEntry' && type !== 'StatusList2021Entry') return { state: 'unknown', reason: `unsupported credentialStatus type ${JSON.stringify(type)}` }
-    if (statusPurpose !== 'revocation') return { state: 'unknown', reason: `unsupported statusPurpose ${JSON.stringify(statusPurpose)}` }
+    if (type !== 'BitstringStatusListEntry' && type !== 'StatusList2021Entry')
+      return { state: 'unknown', reason: `unsupported credentialStatus type ${JSON.stringify(type)}` }
+    if (statusPurpose !== 'revocation')
+      return { state: 'unknown', reason: `unsupported statusPurpose ${JSON.stringify(statusPurpose)}` }
     const index = Number(statusListIndex)
-    if (typeof statusListIndex !== 'string' || !Number.isSafeInteger(index) || index < 0 || index >= MAX_INDEX) return { state: 'unknown', reason: 'statusListIndex is not a valid index' }
+    if (typeof statusListIndex !== 'string' || !Number.isSafeInteger(index) || index < 0 || index >= MAX_INDEX)
+      return { state: 'unknown', reason: 'statusListIndex is not a valid index' }
     if (typeof statusListCredential !== 'string') return { state: 'unknown', reason: 'statusListCredential is missing' }
     try {
       const revoked = statusListCredential.startsWith(this.localPrefix)
@@ -84,13 +88,21 @@ export class StatusChecker {
    * Any status other than 0 (VALID) counts as revoked.
    */
   async checkToken(reference: unknown, issuer: string, memo?: StatusListMemo): Promise<StatusState> {
-    if (typeof reference !== 'object' || reference === null) return { state: 'unknown', reason: 'status.status_list is not an object' }
+    if (typeof reference !== 'object' || reference === null)
+      return { state: 'unknown', reason: 'status.status_list is not an object' }
     const { idx, uri } = reference as Record<string, unknown>
-    if (typeof idx !== 'number' || !Number.isSafeInteger(idx) || idx < 0 || idx >= MAX_INDEX) return { state: 'unknown', reason: 'status_list.idx is not a valid index' }
+    if (typeof idx !== 'number' || !Number.isSafeInteger(idx) || idx < 0 || idx >= MAX_INDEX)
+      return { state: 'unknown', reason: 'status_list.idx is not a valid index' }
     if (typeof uri !== 'string') return { state: 'unknown', reason: 'status_list.uri is missing' }
-    const local = uri.startsWith(this.localPrefix) && uri.endsWith(TOKEN_SUFFIX) ? uri.slice(this.localPrefix.length, -TOKEN_SUFFIX.length) : undefined
+    const local =
+      uri.startsWith(this.localPrefix) && uri.endsWith(TOKEN_SUFFIX)
+        ? uri.slice(this.localPrefix.length, -TOKEN_SUFFIX.length)
+        : undefined
     try {
-      const status = local !== undefined && /^[A-Za-z0-9-]+$/.test(local) ? Number(await this.localBit(local, issuer, idx)) : tokenStatusAt(await this.remoteTokenOnce(uri, issuer, memo), idx)
+      const status =
+        local !== undefined && /^[A-Za-z0-9-]+$/.test(local)
+          ? Number(await this.localBit(local, issuer, idx))
+          : tokenStatusAt(await this.remoteTokenOnce(uri, issuer, memo), idx)
       return status === 0 ? { state: 'active' } : { state: 'revoked' }
     } catch (error) {
       return { state: 'unknown', reason: `status list ${uri}: ${(error as Error).message}` }
@@ -112,17 +124,28 @@ export class StatusChecker {
     const decoded = decodeCompactJws(jwt)
     if (!decoded) throw new Error('is not a JWT')
     // The token is the credential issuer's: its `iss` must be the credential's, and its key found the same way.
-    if (decoded.payload.iss !== undefined && decoded.payload.iss !== issuer) throw new Error('is not signed by the credential issuer')
+    if (decoded.payload.iss !== undefined && decoded.payload.iss !== issuer)
+      throw new Error('is not signed by the credential issuer')
     const kid = typeof decoded.header.kid === 'string' ? decoded.header.kid : undefined
     let key
     try {
-      key = await resolveIssuerKey(issuer, kid, { resolver: this.deps.resolver, httpGet: this.deps.httpGet, publicBaseUrl: this.deps.publicBaseUrl })
+      key = await resolveIssuerKey(issuer, kid, {
+        resolver: this.deps.resolver,
+        httpGet: this.deps.httpGet,
+        publicBaseUrl: this.deps.publicBaseUrl,
+      })
     } catch (error) {
       throw new Error(`its key: ${(error as Error).message}`, { cause: error })
     }
     try {
       // RFC 7519 §4.1.4-5: exp and nbf with the configured leeway, on the service's clock.
-      await jwtVerify(jwt, key.key, { algorithms: [key.alg], typ: 'statuslist+jwt', subject: uri, currentDate: this.deps.now?.() ?? new Date(), clockTolerance: this.deps.skewSeconds ?? 60 })
+      await jwtVerify(jwt, key.key, {
+        algorithms: [key.alg],
+        typ: 'statuslist+jwt',
+        subject: uri,
+        currentDate: this.deps.now?.() ?? new Date(),
+        clockTolerance: this.deps.skewSeconds ?? 60,
+      })
     } catch (error) {
       throw new Error(`its signature or claims: ${(error as Error).message}`, { cause: error })
     }
@@ -133,7 +156,8 @@ export class StatusChecker {
     const list = await repo.findStatusByte(this.deps.db, listId, index)
     if (!list) throw new Error('not found')
     // A credential may only point at its own issuer's list (the issuer signs as one of its signing DIDs).
-    if (list.issuer_did !== issuerDid && list.issuer_did !== (await this.deps.issuerOf(issuerDid))) throw new Error('belongs to another issuer')
+    if (list.issuer_did !== issuerDid && list.issuer_did !== (await this.deps.issuerOf(issuerDid)))
+      throw new Error('belongs to another issuer')
     if (list.byte === null) throw new RangeError(`status index ${index} is outside the list`)
     return statusBit(Uint8Array.of(list.byte), index & 7)
   }
@@ -154,19 +178,27 @@ export class StatusChecker {
     const jws = Buffer.from(res.body).toString('utf8').trim()
     let verified
     try {
-      verified = await verifyDidJws(this.deps.resolver, jws, 'assertionMethod', { currentDate: now, clockTolerance: skew })
+      verified = await verifyDidJws(this.deps.resolver, jws, 'assertionMethod', {
+        currentDate: now,
+        clockTolerance: skew,
+      })
     } catch (error) {
       if (error instanceof JwtClaimRejected) throw new Error(`its ${error.message}`, { cause: error })
-      throw new Error(error instanceof JwsRejected ? `its signature: ${error.message}` : 'could not be read', { cause: error })
+      throw new Error(error instanceof JwsRejected ? `its signature: ${error.message}` : 'could not be read', {
+        cause: error,
+      })
     }
     if (verified.did !== issuerDid) throw new Error('is not signed by the credential issuer')
     const list = datesAndSubjectOf(this.deps.formats.statusListCredential(jws, verified.payload))
-    if (list.issuer !== undefined && list.issuer !== issuerDid) throw new Error('names another issuer than the one that signed it')
+    if (list.issuer !== undefined && list.issuer !== issuerDid)
+      throw new Error('names another issuer than the one that signed it')
     // Bitstring Status List §3.2: a list outside its validity period is a STATUS_VERIFICATION_ERROR,
     // so a stale list a server keeps serving never vouches for a credential.
     const seconds = now.getTime() / 1000
-    if (list.validUntil !== undefined && !(list.validUntil > seconds - skew)) throw new Error('has expired (validUntil)')
-    if (list.validFrom !== undefined && !(list.validFrom <= seconds + skew)) throw new Error('is not valid yet (validFrom)')
+    if (list.validUntil !== undefined && !(list.validUntil > seconds - skew))
+      throw new Error('has expired (validUntil)')
+    if (list.validFrom !== undefined && !(list.validFrom <= seconds + skew))
+      throw new Error('is not valid yet (validFrom)')
     const encoded = list.subject?.encodedList
     if (typeof encoded !== 'string') throw new Error('has no encodedList')
     return decodeStatusList(encoded)
@@ -177,9 +209,15 @@ export class StatusChecker {
  * What is checked of a status-list credential: its issuer, subject and validity period (VCDM 2.0
  * validFrom/validUntil, VCDM 1.1 issuanceDate/expirationDate; an unreadable date counts as past).
  */
-function datesAndSubjectOf(vc: Record<string, unknown> | undefined): { issuer?: unknown; subject?: { encodedList?: unknown }; validFrom?: number; validUntil?: number } {
+function datesAndSubjectOf(vc: Record<string, unknown> | undefined): {
+  issuer?: unknown
+  subject?: { encodedList?: unknown }
+  validFrom?: number
+  validUntil?: number
+} {
   const issuer = typeof vc?.issuer === 'object' && vc.issuer !== null ? (vc.issuer as { id?: unknown }).id : vc?.issuer
-  const seconds = (value: unknown) => (value === undefined ? undefined : typeof value === 'string' ? Date.parse(value) / 1000 : Number.NaN)
+  const seconds = (value: unknown) =>
+    value === undefined ? undefined : typeof value === 'string' ? Date.parse(value) / 1000 : Number.NaN
   return {
     issuer,
     subject: vc?.credentialSubject as { encodedList?: unknown } | undefined,

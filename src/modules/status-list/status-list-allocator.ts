@@ -45,7 +45,8 @@ export class StatusListAllocator {
 
   private async refill(key: string, issuerDid: string, purpose: string): Promise<void> {
     for (let attempt = 0; attempt < 5; attempt++) {
-      const layout = (await repo.findNewestList(this.db, issuerDid, purpose)) ?? (await this.createList(issuerDid, purpose))
+      const layout =
+        (await repo.findNewestList(this.db, issuerDid, purpose)) ?? (await this.createList(issuerDid, purpose))
       const first = await repo.reserveCounters(this.db, layout.id, BLOCK)
       if (first !== undefined) {
         this.blocks.set(key, { layout, next: first, end: first + BLOCK })
@@ -57,7 +58,12 @@ export class StatusListAllocator {
   }
 
   private async createList(issuerDid: string, purpose: string): Promise<repo.StatusListLayout> {
-    const layout = { id: `sl-${randomUUID()}`, size: LIST_BITS, multiplier: randomInt(0, LIST_BITS / 2) * 2 + 1, offset: randomInt(0, LIST_BITS) }
+    const layout = {
+      id: `sl-${randomUUID()}`,
+      size: LIST_BITS,
+      multiplier: randomInt(0, LIST_BITS / 2) * 2 + 1,
+      offset: randomInt(0, LIST_BITS),
+    }
     await repo.insertList(this.db, { ...layout, issuer_did: issuerDid, purpose })
     return layout
   }

@@ -18,10 +18,32 @@ async function statusList(app: FastifyInstance, { db, clock, config, httpGet }: 
   const { publicBaseUrl } = config
   const identities = app.identities
   const formats = app.formats
-  const statusLists = new StatusListService({ db, identities, clock, publicBaseUrl, listFormats: { jwt: formats.statusListFormat('jwt'), ld: formats.statusListFormat('ld') } })
+  const statusLists = new StatusListService({
+    db,
+    identities,
+    clock,
+    publicBaseUrl,
+    listFormats: { jwt: formats.statusListFormat('jwt'), ld: formats.statusListFormat('ld') },
+  })
   app.decorate('statusLists', statusLists)
-  app.decorate('statusChecker', new StatusChecker({ db, publicBaseUrl, httpGet, resolver: app.didResolver, formats, issuerOf: (did) => identities.issuerOf(did), now: () => clock.now(), skewSeconds: config.clockSkewSeconds }))
+  app.decorate(
+    'statusChecker',
+    new StatusChecker({
+      db,
+      publicBaseUrl,
+      httpGet,
+      resolver: app.didResolver,
+      formats,
+      issuerOf: (did) => identities.issuerOf(did),
+      now: () => clock.now(),
+      skewSeconds: config.clockSkewSeconds,
+    }),
+  )
   await app.register(statusListRoutes, { prefix: '/api/status-lists', statusLists })
 }
 
-export const statusListPlugin = fp(statusList, { name: 'status-list', fastify: '5.x', dependencies: ['identity', 'credentials'] })
+export const statusListPlugin = fp(statusList, {
+  name: 'status-list',
+  fastify: '5.x',
+  dependencies: ['identity', 'credentials'],
+})

@@ -7,7 +7,11 @@ export type StatusListRow = Selectable<StatusListsTable>
 export type StatusListLayout = Pick<StatusListRow, 'id' | 'size' | 'multiplier' | 'offset'>
 
 /** The issuer's newest list of a purpose, without its bits. */
-export function findNewestList(db: Executor, issuerDid: string, purpose: string): Promise<StatusListLayout | undefined> {
+export function findNewestList(
+  db: Executor,
+  issuerDid: string,
+  purpose: string,
+): Promise<StatusListLayout | undefined> {
   return db
     .selectFrom('status_lists')
     .select(['id', 'size', 'multiplier', 'offset'])
@@ -19,8 +23,14 @@ export function findNewestList(db: Executor, issuerDid: string, purpose: string)
     .executeTakeFirst()
 }
 
-export async function insertList(db: Executor, row: { id: string; issuer_did: string; purpose: string; size: number; multiplier: number; offset: number }): Promise<void> {
-  await db.insertInto('status_lists').values({ ...row, bits: new Uint8Array(row.size / 8) }).execute()
+export async function insertList(
+  db: Executor,
+  row: { id: string; issuer_did: string; purpose: string; size: number; multiplier: number; offset: number },
+): Promise<void> {
+  await db
+    .insertInto('status_lists')
+    .values({ ...row, bits: new Uint8Array(row.size / 8) })
+    .execute()
 }
 
 /**
@@ -38,8 +48,15 @@ export async function reserveCounters(db: Executor, listId: string, count: numbe
   return row?.first
 }
 
-export function findVersion(db: Executor, listId: string): Promise<{ version: number; issuer_did: string; purpose: string } | undefined> {
-  return db.selectFrom('status_lists').select(['version', 'issuer_did', 'purpose']).where('id', '=', listId).executeTakeFirst()
+export function findVersion(
+  db: Executor,
+  listId: string,
+): Promise<{ version: number; issuer_did: string; purpose: string } | undefined> {
+  return db
+    .selectFrom('status_lists')
+    .select(['version', 'issuer_did', 'purpose'])
+    .where('id', '=', listId)
+    .executeTakeFirst()
 }
 
 /** Bits travel as base64 text: PGlite converts bytea byte by byte in JS (see DbBlockRepository). */
@@ -50,15 +67,25 @@ export function findVersion(db: Executor, listId: string): Promise<{ version: nu
 const statusByte = compiledOnce((db, p: { listId: string; byteIndex: number }) =>
   db
     .selectFrom('status_lists')
-    .select(['issuer_did', sql<number | null>`case when ${p.byteIndex} < length(bits) then get_byte(bits, ${p.byteIndex}) end`.as('byte')])
+    .select([
+      'issuer_did',
+      sql<number | null>`case when ${p.byteIndex} < length(bits) then get_byte(bits, ${p.byteIndex}) end`.as('byte'),
+    ])
     .where('id', '=', p.listId),
 )
 
-export async function findStatusByte(db: Executor, listId: string, index: number): Promise<{ issuer_did: string; byte: number | null } | undefined> {
+export async function findStatusByte(
+  db: Executor,
+  listId: string,
+  index: number,
+): Promise<{ issuer_did: string; byte: number | null } | undefined> {
   return (await statusByte(db, { listId, byteIndex: index >> 3 }))[0]
 }
 
-export async function findListBits(db: Executor, listId: string): Promise<{ bits: Uint8Array; version: number; issuer_did: string; purpose: string; updated_at: Date } | undefined> {
+export async function findListBits(
+  db: Executor,
+  listId: string,
+): Promise<{ bits: Uint8Array; version: number; issuer_did: string; purpose: string; updated_at: Date } | undefined> {
   const row = await db
     .selectFrom('status_lists')
     .select(['version', 'issuer_did', 'purpose', 'updated_at', sql<string>`encode(bits, 'base64')`.as('bits')])

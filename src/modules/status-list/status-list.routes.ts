@@ -10,50 +10,68 @@ import { STATUS_LIST_JWT_MEDIA_TYPE } from './token-status-list.js'
  * `vc+jwt` (`application/vc+jwt`, what a `statusListCredential` URL dereferences to); `?format=json`
  * wraps it with its decoded payload for people and simple clients.
  */
-export const statusListRoutes: FastifyPluginAsyncTypebox<{ statusLists: StatusListService }> = async (app, { statusLists }) => {
-  app.get('/:id', {
-    schema: {
-      tags: ['Status lists'],
-      summary: 'A W3C Bitstring Status List credential (VCDM 2.0 vc+jwt signed by the issuer)',
-      security: [],
-      params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9-]+$' }) }),
-      querystring: Type.Object({ format: Type.Optional(Type.Union([Type.Literal('jwt'), Type.Literal('json')])) }),
-      response: errorRefs(400, 404),
+export const statusListRoutes: FastifyPluginAsyncTypebox<{ statusLists: StatusListService }> = async (
+  app,
+  { statusLists },
+) => {
+  app.get(
+    '/:id',
+    {
+      schema: {
+        tags: ['Status lists'],
+        summary: 'A W3C Bitstring Status List credential (VCDM 2.0 vc+jwt signed by the issuer)',
+        security: [],
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9-]+$' }) }),
+        querystring: Type.Object({ format: Type.Optional(Type.Union([Type.Literal('jwt'), Type.Literal('json')])) }),
+        response: errorRefs(400, 404),
+      },
     },
-  }, async (request, reply) => {
-    const { jwt, version } = await statusLists.credential(request.params.id)
-    // Short caching: a revocation must become visible to verifiers quickly.
-    reply.header('cache-control', 'public, max-age=30').header('etag', `"${request.params.id}-${version}"`)
-    // The payload is the credential (VC-JOSE-COSE §3.1.1), with `iss` and `iat` beside its properties.
-    if (request.query.format === 'json') return { success: true, jwt, credential: decodeCompactJws(jwt)!.payload }
-    return reply.type('application/vc+jwt').send(jwt)
-  })
+    async (request, reply) => {
+      const { jwt, version } = await statusLists.credential(request.params.id)
+      // Short caching: a revocation must become visible to verifiers quickly.
+      reply.header('cache-control', 'public, max-age=30').header('etag', `"${request.params.id}-${version}"`)
+      // The payload is the credential (VC-JOSE-COSE §3.1.1), with `iss` and `iat` beside its properties.
+      if (request.query.format === 'json') return { success: true, jwt, credential: decodeCompactJws(jwt)!.payload }
+      return reply.type('application/vc+jwt').send(jwt)
+    },
+  )
 
-  app.get('/:id/ld', {
-    schema: {
-      tags: ['Status lists'],
-      summary: 'The same list as a JSON-LD Bitstring Status List credential secured with Data Integrity (eddsa-rdfc-2022), what Data Integrity credentials reference',
-      security: [],
-      params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9-]+$' }) }),
-      response: errorRefs(400, 404),
+  app.get(
+    '/:id/ld',
+    {
+      schema: {
+        tags: ['Status lists'],
+        summary:
+          'The same list as a JSON-LD Bitstring Status List credential secured with Data Integrity (eddsa-rdfc-2022), what Data Integrity credentials reference',
+        security: [],
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9-]+$' }) }),
+        response: errorRefs(400, 404),
+      },
     },
-  }, async (request, reply) => {
-    const { document, version } = await statusLists.ldCredential(request.params.id)
-    reply.header('cache-control', 'public, max-age=30').header('etag', `"${request.params.id}-${version}-ld"`)
-    return reply.type('application/vc+ld+json').send(JSON.stringify(document))
-  })
+    async (request, reply) => {
+      const { document, version } = await statusLists.ldCredential(request.params.id)
+      reply.header('cache-control', 'public, max-age=30').header('etag', `"${request.params.id}-${version}-ld"`)
+      return reply.type('application/vc+ld+json').send(JSON.stringify(document))
+    },
+  )
 
-  app.get('/:id/token', {
-    schema: {
-      tags: ['Status lists'],
-      summary: 'The same list as an IETF Token Status List (statuslist+jwt, ES256), what SD-JWT VCs reference',
-      security: [],
-      params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9-]+$' }) }),
-      response: errorRefs(400, 404),
+  app.get(
+    '/:id/token',
+    {
+      schema: {
+        tags: ['Status lists'],
+        summary: 'The same list as an IETF Token Status List (statuslist+jwt, ES256), what SD-JWT VCs reference',
+        security: [],
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9-]+$' }) }),
+        response: errorRefs(400, 404),
+      },
     },
-  }, async (request, reply) => {
-    const { jwt, version, signedAt } = await statusLists.token(request.params.id)
-    reply.header('cache-control', 'public, max-age=30').header('etag', `"${request.params.id}-${version}-${signedAt}"`)
-    return reply.type(STATUS_LIST_JWT_MEDIA_TYPE).send(jwt)
-  })
+    async (request, reply) => {
+      const { jwt, version, signedAt } = await statusLists.token(request.params.id)
+      reply
+        .header('cache-control', 'public, max-age=30')
+        .header('etag', `"${request.params.id}-${version}-${signedAt}"`)
+      return reply.type(STATUS_LIST_JWT_MEDIA_TYPE).send(jwt)
+    },
+  )
 }

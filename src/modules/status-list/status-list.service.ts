@@ -14,7 +14,11 @@ import { VC_V2 } from '../../shared/vc-contexts.js'
  * the one the composition root registered for a form of status list (formats/format-registry.ts).
  */
 export interface ListSecuringFormat {
-  secure(document: Record<string, unknown>, signer: JwsSigner, options: Record<string, never>): Promise<{ credential: string; document: Record<string, unknown> }>
+  secure(
+    document: Record<string, unknown>,
+    signer: JwsSigner,
+    options: Record<string, never>,
+  ): Promise<{ credential: string; document: Record<string, unknown> }>
 }
 
 /** The forms a list is published in: the JOSE-secured credential, or the JSON-LD one with a Data Integrity proof. */
@@ -65,7 +69,13 @@ export class StatusListService {
   /** The entry of a slot; `ld`: naming the list's JSON-LD form, for Data Integrity credentials. */
   entry(slot: StatusSlot, form: StatusListForm = 'jwt'): StatusListEntry {
     const url = form === 'ld' ? `${this.url(slot.listId)}${LD_SUFFIX}` : this.url(slot.listId)
-    return { id: `${url}#${slot.index}`, type: 'BitstringStatusListEntry', statusPurpose: 'revocation', statusListIndex: String(slot.index), statusListCredential: url }
+    return {
+      id: `${url}#${slot.index}`,
+      type: 'BitstringStatusListEntry',
+      statusPurpose: 'revocation',
+      statusListIndex: String(slot.index),
+      statusListCredential: url,
+    }
   }
 
   /**
@@ -91,7 +101,12 @@ export class StatusListService {
       type: ['VerifiableCredential', 'BitstringStatusListCredential'],
       issuer: signer.did,
       validFrom: `${this.deps.clock.now().toISOString().slice(0, 19)}Z`,
-      credentialSubject: { id: `${url}#list`, type: 'BitstringStatusList', statusPurpose: list.purpose, encodedList: encodeStatusList(list.bits) },
+      credentialSubject: {
+        id: `${url}#list`,
+        type: 'BitstringStatusList',
+        statusPurpose: list.purpose,
+        encodedList: encodeStatusList(list.bits),
+      },
     }
     const entry = { document: (await ld.secure(vc, signer, {})).document, version: list.version }
     if (this.ldSigned.size > 1000) this.ldSigned.clear()
@@ -118,10 +133,19 @@ export class StatusListService {
       type: ['VerifiableCredential', 'BitstringStatusListCredential'],
       issuer: signer.did,
       validFrom: now.toISOString(),
-      credentialSubject: { id: `${url}#list`, type: 'BitstringStatusList', statusPurpose: list.purpose, encodedList: encodeStatusList(list.bits) },
+      credentialSubject: {
+        id: `${url}#list`,
+        type: 'BitstringStatusList',
+        statusPurpose: list.purpose,
+        encodedList: encodeStatusList(list.bits),
+      },
     }
     // VC-JOSE-COSE §3.1.1: the payload is the credential; `iss` repeats its issuer for JWT libraries.
-    const { credential: jwt } = await this.deps.listFormats.jwt.secure({ ...vc, iss: signer.did, iat: Math.floor(now.getTime() / 1000) }, signer, {})
+    const { credential: jwt } = await this.deps.listFormats.jwt.secure(
+      { ...vc, iss: signer.did, iat: Math.floor(now.getTime() / 1000) },
+      signer,
+      {},
+    )
     const entry = { jwt, version: list.version, updatedAt: new Date(list.updated_at) }
     if (this.signed.size > 1000) this.signed.clear()
     this.signed.set(listId, entry)
@@ -139,13 +163,24 @@ export class StatusListService {
     if (!current) throw new NotFoundError('Status list not found')
     const now = this.deps.clock.now().getTime()
     const cached = this.tokens.get(listId)
-    if (cached && cached.version === current.version && now - cached.signedAt < (TOKEN_LIFETIME_S * 1000) / 2) return cached
+    if (cached && cached.version === current.version && now - cached.signedAt < (TOKEN_LIFETIME_S * 1000) / 2)
+      return cached
     const list = (await repo.findListBits(this.deps.db, listId))!
     const identity = await this.deps.identities.identity(list.issuer_did)
     if (!identity) throw new NotFoundError('Status list not found')
     const signer = await this.deps.identities.jwsSigner(identity, 'P-256')
     const iat = Math.floor(now / 1000)
-    const jwt = await signTokenStatusList(list.bits, { iss: signer.httpsIssuer ?? signer.did, uri: `${this.url(listId)}/token`, iat, exp: iat + TOKEN_LIFETIME_S, ttl: TOKEN_TTL_S }, signer)
+    const jwt = await signTokenStatusList(
+      list.bits,
+      {
+        iss: signer.httpsIssuer ?? signer.did,
+        uri: `${this.url(listId)}/token`,
+        iat,
+        exp: iat + TOKEN_LIFETIME_S,
+        ttl: TOKEN_TTL_S,
+      },
+      signer,
+    )
     const entry = { jwt, version: list.version, signedAt: now }
     if (this.tokens.size > 1000) this.tokens.clear()
     this.tokens.set(listId, entry)

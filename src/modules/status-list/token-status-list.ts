@@ -11,7 +11,11 @@ export const STATUS_LIST_JWT_MEDIA_TYPE = 'application/statuslist+jwt'
  * (draft-ietf-oauth-status-list §5.1, built by @owf/token-status-list, which packs LSB-first and
  * deflates): one bit per credential, `sub` = its URI, `ttl` how long a verifier may cache it.
  */
-export async function signTokenStatusList(bits: Uint8Array, claims: { iss: string; uri: string; iat: number; exp: number; ttl: number }, signer: { kid: string; alg: string; privateKey: KeyObject }): Promise<string> {
+export async function signTokenStatusList(
+  bits: Uint8Array,
+  claims: { iss: string; uri: string; iat: number; exp: number; ttl: number },
+  signer: { kid: string; alg: string; privateKey: KeyObject },
+): Promise<string> {
   const statuses = new Array<number>(bits.length * 8)
   for (let i = 0; i < statuses.length; i++) statuses[i] = statusBit(bits, i) ? 1 : 0
   const { header, payload } = createHeaderAndPayload(

@@ -15,11 +15,15 @@ const EXPIRED_SWEEP = 100
 export type { VcApiCaller } from './vc-api-tokens.js'
 
 /** An OAuth 2.0 token-endpoint error (RFC 6749 §5.2): its `error` code rides in details. */
-export function oauthError(error: 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope', description: string): ValidationError | UnauthenticatedError {
+export function oauthError(
+  error: 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope',
+  description: string,
+): ValidationError | UnauthenticatedError {
   const details = { oauth_error: error }
-  return error === 'invalid_client' ? new UnauthenticatedError(description, { details }) : new ValidationError(description, { details })
+  return error === 'invalid_client'
+    ? new UnauthenticatedError(description, { details })
+    : new ValidationError(description, { details })
 }
-
 
 /**
  * The VC API's authentication (W3C VC API §"Authorization"): an issuer profile creates OAuth 2.0
@@ -28,20 +32,44 @@ export function oauthError(error: 'invalid_request' | 'invalid_client' | 'unsupp
  * are opaque random strings kept as digests, so every instance on the database accepts them.
  */
 export class VcApiClientService {
-  constructor(private readonly deps: { db: Database; issuers: IssuerService; clock: Clock; publicBaseUrl: string; securingFormats: readonly string[]; tokens: VcApiTokens }) {}
+  constructor(
+    private readonly deps: {
+      db: Database
+      issuers: IssuerService
+      clock: Clock
+      publicBaseUrl: string
+      securingFormats: readonly string[]
+      tokens: VcApiTokens
+    },
+  ) {}
 
   /**
    * `scopes`: what its tokens may do; every scope when not given, as for clients made before scopes.
    * `claim` (an Idempotency-Key) is recorded with the client, sealing its secret (stored here only as a digest).
    */
-  async create(issuerDid: string, name: string, scopes: readonly VcApiScope[] | undefined, sessionId?: string, claim?: ClaimKey) {
+  async create(
+    issuerDid: string,
+    name: string,
+    scopes: readonly VcApiScope[] | undefined,
+    sessionId?: string,
+    claim?: ClaimKey,
+  ) {
     const issuer = await this.deps.issuers.steppedUpProfile(issuerDid, sessionId)
     const clientId = `vcc_${randomBytes(16).toString('base64url')}`
     const secret = randomBytes(32).toString('base64url')
     const scope = scopeText(scopes ?? VC_API_SCOPES)
     const now = this.deps.clock.now()
-    const values = { client_id: clientId, issuer_did: issuerDid, name, scope, secret_digest: digest(secret), created_at: now }
-    const row = await withClaim(this.deps.db, claim, clientId, (db) => repo.insertClient(db, values), { client_secret: secret })
+    const values = {
+      client_id: clientId,
+      issuer_did: issuerDid,
+      name,
+      scope,
+      secret_digest: digest(secret),
+      created_at: now,
+    }
+    const row = await withClaim(this.deps.db, claim, clientId, (db) => repo.insertClient(db, values), {
+      client_secret: secret,
+    })
     return { ...view(row), client_secret: secret, endpoints: this.endpoints(issuer.web_id) }
   }
 
@@ -53,7 +81,11 @@ export class VcApiClientService {
     const issuer = await this.deps.issuers.steppedUpProfile(issuerDid, sessionId)
     const row = await repo.findClient(this.deps.db, issuerDid, clientId)
     if (!row) throw new NotFoundError('The VC API client this Idempotency-Key created no longer exists')
-    return { ...view(row), client_secret: (sealed as { client_secret: string }).client_secret, endpoints: this.endpoints(issuer.web_id) }
+    return {
+      ...view(row),
+      client_secret: (sealed as { client_secret: string }).client_secret,
+      endpoints: this.endpoints(issuer.web_id),
+    }
   }
 
   /** Where the client calls the VC API as this issuer: one issue URL per document-securing format. */
@@ -61,7 +93,9 @@ export class VcApiClientService {
     const base = `${this.deps.publicBaseUrl}/vc-api`
     return {
       token: `${this.deps.publicBaseUrl}/oauth2/token`,
-      issue: Object.fromEntries(this.deps.securingFormats.map((f) => [f, `${base}/issuers/${webId}/${f}/credentials/issue`])),
+      issue: Object.fromEntries(
+        this.deps.securingFormats.map((f) => [f, `${base}/issuers/${webId}/${f}/credentials/issue`]),
+      ),
       status: `${base}/issuers/${webId}/credentials/status`,
       verify: `${base}/credentials/verify`,
       presentations_verify: `${base}/presentations/verify`,
@@ -75,7 +109,9 @@ export class VcApiClientService {
 
   async revoke(issuerDid: string, clientId: string, sessionId: string | undefined): Promise<void> {
     await this.deps.issuers.steppedUpProfile(issuerDid, sessionId)
-    const revoked = await this.deps.db.transaction().execute((trx) => repo.revokeClient(trx, issuerDid, clientId, this.deps.clock.now()))
+    const revoked = await this.deps.db
+      .transaction()
+      .execute((trx) => repo.revokeClient(trx, issuerDid, clientId, this.deps.clock.now()))
     if (!revoked) throw new NotFoundError('No active VC API client with this id')
     this.deps.tokens.forget(clientId)
   }
@@ -86,14 +122,20 @@ export class VcApiClientService {
     const given = Buffer.from(digest(secret), 'hex')
     // Compared in constant time; an unknown client is compared against a digest of nothing.
     const expected = Buffer.from(client?.secret_digest ?? digest(''), 'hex')
-    if (!client || !timingSafeEqual(given, expected)) throw oauthError('invalid_client', 'Unknown client or wrong client secret')
+    if (!client || !timingSafeEqual(given, expected))
+      throw oauthError('invalid_client', 'Unknown client or wrong client secret')
     // Judged only for an authenticated client: a stranger learns nothing of its scopes.
     const scope = scopeText(grantedScopes(scopesOf(client.scope), askedScope))
     const token = randomBytes(32).toString('base64url')
     const now = this.deps.clock.now()
     await repo.deleteExpiredTokens(this.deps.db, now, EXPIRED_SWEEP)
     const expiresAt = new Date(now.getTime() + ACCESS_TOKEN_TTL_S * 1000)
-    await repo.insertToken(this.deps.db, { token_digest: digest(token), client_id: clientId, scope, expires_at: expiresAt })
+    await repo.insertToken(this.deps.db, {
+      token_digest: digest(token),
+      client_id: clientId,
+      scope,
+      expires_at: expiresAt,
+    })
     // §5.1: `scope` is required when it differs from the one asked; always sent, so a client need not guess.
     return { access_token: token, token_type: 'Bearer' as const, expires_in: ACCESS_TOKEN_TTL_S, scope }
   }

@@ -10,7 +10,10 @@ export type NewVcApiCredential = Omit<Insertable<VcApiCredentialsTable>, 'revoke
 /** Inserts it; false when this issuer already has a credential with its id (the unique index decides, race-free). */
 export async function insertCredential(db: Executor, row: NewVcApiCredential): Promise<boolean> {
   try {
-    await db.insertInto('vc_api_credentials').values({ ...row, revoked_at: null }).execute()
+    await db
+      .insertInto('vc_api_credentials')
+      .values({ ...row, revoked_at: null })
+      .execute()
     return true
   } catch (error) {
     if (isUniqueViolation(error)) return false
@@ -20,7 +23,12 @@ export async function insertCredential(db: Executor, row: NewVcApiCredential): P
 
 /** A credential this issuer issued through the VC API, by its row id: the stored form and its format. */
 export function findById(db: Executor, issuerDid: string, id: string) {
-  return db.selectFrom('vc_api_credentials').select(['format', 'credential']).where('issuer_did', '=', issuerDid).where('id', '=', id).executeTakeFirst()
+  return db
+    .selectFrom('vc_api_credentials')
+    .select(['format', 'credential'])
+    .where('issuer_did', '=', issuerDid)
+    .where('id', '=', id)
+    .executeTakeFirst()
 }
 
 export function findByCredentialId(db: Executor, issuerDid: string, credentialId: string) {

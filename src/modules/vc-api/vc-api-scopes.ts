@@ -15,7 +15,7 @@ export const VC_API_SECURITY_SCHEME = 'vcApiOAuth2'
 export function vcApiSecurityScheme(publicBaseUrl: string) {
   return {
     type: 'oauth2' as const,
-    description: 'OAuth 2.0 client credentials of an issuer profile\'s VC API client (docs/vc-api.md)',
+    description: "OAuth 2.0 client credentials of an issuer profile's VC API client (docs/vc-api.md)",
     flows: {
       clientCredentials: {
         tokenUrl: `${publicBaseUrl}/oauth2/token`,
@@ -41,9 +41,15 @@ function declaredScope(schema: FastifySchema | undefined): VcApiScope | undefine
 const isScope = (value: string): value is VcApiScope => (VC_API_SCOPES as readonly string[]).includes(value)
 
 /** Refuses, at start, a VC API route that names no scope: none can be forgotten. */
-export function assertRouteDeclaresScope(route: { method: string | string[]; url: string; schema?: FastifySchema }): void {
+export function assertRouteDeclaresScope(route: {
+  method: string | string[]
+  url: string
+  schema?: FastifySchema
+}): void {
   if (declaredScope(route.schema)) return
-  throw new Error(`VC API route ${String(route.method)} ${route.url} must declare its scope: schema.security = requiresScope(...)`)
+  throw new Error(
+    `VC API route ${String(route.method)} ${route.url} must declare its scope: schema.security = requiresScope(...)`,
+  )
 }
 
 /**
@@ -57,21 +63,28 @@ export async function checkScope(request: FastifyRequest, reply: FastifyReply): 
   const scope = needed ?? VC_API_SCOPES.join(' ')
   reply.header('www-authenticate', `Bearer error="insufficient_scope", scope="${scope}"`)
   const details = { oauth_error: 'insufficient_scope', scope }
-  throw new ForbiddenError(`This access token lacks the scope "${scope}": ask for a token with scope=${scope}`, { details })
+  throw new ForbiddenError(`This access token lacks the scope "${scope}": ask for a token with scope=${scope}`, {
+    details,
+  })
 }
 
 /** RFC 6750 §3: a 401 names the Bearer scheme, and `invalid_token` when a token was sent (§3.1). */
 export async function bearerChallenge(request: FastifyRequest, reply: FastifyReply, error: Error): Promise<void> {
   if (!(error instanceof UnauthenticatedError)) return
-  reply.header('www-authenticate', request.headers.authorization === undefined ? 'Bearer' : 'Bearer error="invalid_token"')
+  reply.header(
+    'www-authenticate',
+    request.headers.authorization === undefined ? 'Bearer' : 'Bearer error="invalid_token"',
+  )
 }
 
 /** A list of scopes in the canonical order, space-delimited (RFC 6749 §3.3). */
-export const scopeText = (scopes: readonly string[]): string => VC_API_SCOPES.filter((s) => scopes.includes(s)).join(' ')
+export const scopeText = (scopes: readonly string[]): string =>
+  VC_API_SCOPES.filter((s) => scopes.includes(s)).join(' ')
 
 export const scopesOf = (text: string): VcApiScope[] => VC_API_SCOPES.filter((s) => text.split(' ').includes(s))
 
-const invalidScope = (description: string) => new ValidationError(description, { details: { oauth_error: 'invalid_scope' } })
+const invalidScope = (description: string) =>
+  new ValidationError(description, { details: { oauth_error: 'invalid_scope' } })
 
 /**
  * RFC 6749 §3.3: the scopes a token request is granted. `asked` is space-delimited; omitted (or,
@@ -82,9 +95,12 @@ export function grantedScopes(clientScopes: readonly VcApiScope[], asked: string
   const tokens = asked.split(' ')
   const unknown = tokens.find((token) => !isScope(token))
   if (unknown !== undefined) {
-    throw invalidScope(`Unknown scope ${JSON.stringify(unknown)}: a space-delimited list of ${VC_API_SCOPES.join(', ')}`)
+    throw invalidScope(
+      `Unknown scope ${JSON.stringify(unknown)}: a space-delimited list of ${VC_API_SCOPES.join(', ')}`,
+    )
   }
   const beyond = tokens.find((token) => !clientScopes.includes(token as VcApiScope))
-  if (beyond !== undefined) throw invalidScope(`This client may not hold the scope "${beyond}"; it holds: ${scopeText(clientScopes)}`)
+  if (beyond !== undefined)
+    throw invalidScope(`This client may not hold the scope "${beyond}"; it holds: ${scopeText(clientScopes)}`)
   return VC_API_SCOPES.filter((s) => tokens.includes(s))
 }

@@ -13,11 +13,16 @@ type Json = Record<string, unknown>
 // RFC 3986 absolute URI: a scheme, then no whitespace (DIDs and URNs included).
 const isUrl = (v: unknown): v is string => typeof v === 'string' && /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]+$/.test(v)
 // xsd:dateTimeStamp: a dateTime with its timezone (VCDM 2.0 §4.9).
-const DATE_TIME_STAMP = /^-?\d{4,}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?(Z|[+-](0\d|1[0-4]):[0-5]\d)$/
+const DATE_TIME_STAMP =
+  /^-?\d{4,}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?(Z|[+-](0\d|1[0-4]):[0-5]\d)$/
 /** An xsd:dateTimeStamp naming a day that exists (a regular expression alone lets 2026-02-30 through). */
 function isDateTimeStamp(value: unknown): boolean {
   if (typeof value !== 'string' || !DATE_TIME_STAMP.test(value)) return false
-  const [year, month, day] = value.slice(value.startsWith('-') ? 1 : 0).split('T', 1)[0]!.split('-').map(Number) as [number, number, number]
+  const [year, month, day] = value
+    .slice(value.startsWith('-') ? 1 : 0)
+    .split('T', 1)[0]!
+    .split('-')
+    .map(Number) as [number, number, number]
   const probe = new Date(Date.UTC(2000, month - 1, day))
   probe.setUTCFullYear(year)
   return probe.getUTCMonth() === month - 1 && probe.getUTCDate() === day
@@ -42,7 +47,8 @@ export function credentialInputProblems(credential: Json): string[] {
   else {
     if (context[0] !== VC_V2 && context[0] !== VC_V1) problems.push(`@context must begin with ${VC_V2} (or ${VC_V1})`)
     context.forEach((c, i) => {
-      if (typeof c === 'string' ? !isUrl(c) : !isObject(c)) problems.push(`@context[${i}] must be a URL or a context object`)
+      if (typeof c === 'string' ? !isUrl(c) : !isObject(c))
+        problems.push(`@context[${i}] must be a URL or a context object`)
     })
   }
   const version = modelVersion(credential)
@@ -52,11 +58,14 @@ export function credentialInputProblems(credential: Json): string[] {
   subjectProblems(credential.credentialSubject, problems)
   const dates = version === '1.1' ? ['issuanceDate', 'expirationDate'] : ['validFrom', 'validUntil']
   for (const name of dates) {
-    if (name in credential && !isDateTimeStamp(credential[name])) problems.push(`${name} must be an xsd:dateTimeStamp (a date and time with its timezone)`)
+    if (name in credential && !isDateTimeStamp(credential[name]))
+      problems.push(`${name} must be an xsd:dateTimeStamp (a date and time with its timezone)`)
   }
-  if (version === '1.1' && credential.issuanceDate === undefined) problems.push('issuanceDate is required in a VC 1.1 credential')
+  if (version === '1.1' && credential.issuanceDate === undefined)
+    problems.push('issuanceDate is required in a VC 1.1 credential')
   const [from, until] = dates.map((n) => (typeof credential[n] === 'string' ? Date.parse(credential[n]) : NaN))
-  if (from !== undefined && until !== undefined && from > until) problems.push(`${dates[0]} must not be later than ${dates[1]}`)
+  if (from !== undefined && until !== undefined && from > until)
+    problems.push(`${dates[0]} must not be later than ${dates[1]}`)
   for (const name of ['credentialStatus', 'termsOfUse', 'evidence', 'refreshService', 'credentialSchema']) {
     if (name in credential) typedEntries(credential[name], name, problems, name === 'credentialSchema')
   }
@@ -79,7 +88,8 @@ function issuerProblems(issuer: unknown, problems: string[]): void {
     if (!isUrl(issuer)) problems.push('issuer must be a URL')
   } else if (isObject(issuer)) {
     if (!isUrl(issuer.id)) problems.push('issuer.id must be a URL')
-    for (const name of ['name', 'description']) if (name in issuer) languageProblems(issuer[name], `issuer.${name}`, problems)
+    for (const name of ['name', 'description'])
+      if (name in issuer) languageProblems(issuer[name], `issuer.${name}`, problems)
   } else problems.push('issuer is required: a URL or an object with an id')
 }
 
@@ -103,7 +113,11 @@ function typedEntries(value: unknown, field: string, problems: string[], idRequi
     const at = Array.isArray(value) ? `${field}[${i}]` : field
     if (!isObject(entry)) return void problems.push(`${at} must be an object`)
     const type = entry.type
-    if (!(typeof type === 'string' && type !== '') && !(Array.isArray(type) && type.length > 0 && type.every((t) => typeof t === 'string'))) problems.push(`${at}.type is required (a string or strings)`)
+    if (
+      !(typeof type === 'string' && type !== '') &&
+      !(Array.isArray(type) && type.length > 0 && type.every((t) => typeof t === 'string'))
+    )
+      problems.push(`${at}.type is required (a string or strings)`)
     if ('id' in entry ? !isUrl(entry.id) : idRequired) problems.push(`${at}.id must be a single URL`)
   })
 }
@@ -128,7 +142,8 @@ function relatedResourceProblems(value: unknown, problems: string[]): void {
     if (!isUrl(r.id)) problems.push(`${at}.id must be a URL`)
     else if (seen.has(r.id)) problems.push(`${at}.id repeats ${r.id}: each related resource once`)
     else seen.add(r.id)
-    if (typeof r.digestSRI !== 'string' && typeof r.digestMultibase !== 'string') problems.push(`${at} needs digestSRI or digestMultibase`)
+    if (typeof r.digestSRI !== 'string' && typeof r.digestMultibase !== 'string')
+      problems.push(`${at} needs digestSRI or digestMultibase`)
   })
 }
 
@@ -142,8 +157,10 @@ function statusEntryProblems(root: Json, problems: string[]): void {
       const types = Array.isArray(node.type) ? node.type : [node.type]
       if (types.includes('BitstringStatusListEntry')) {
         if (typeof node.statusPurpose !== 'string') problems.push('a BitstringStatusListEntry needs a statusPurpose')
-        if (typeof node.statusListIndex !== 'string' || !/^(0|[1-9]\d*)$/.test(node.statusListIndex)) problems.push('a BitstringStatusListEntry statusListIndex must be a base-10 integer string')
-        if (!isUrl(node.statusListCredential)) problems.push('a BitstringStatusListEntry statusListCredential must be a URL')
+        if (typeof node.statusListIndex !== 'string' || !/^(0|[1-9]\d*)$/.test(node.statusListIndex))
+          problems.push('a BitstringStatusListEntry statusListIndex must be a base-10 integer string')
+        if (!isUrl(node.statusListCredential))
+          problems.push('a BitstringStatusListEntry statusListCredential must be a URL')
       }
       pending.push(...Object.values(node))
     }

@@ -3,8 +3,16 @@ import type { Executor } from '../../db/database.js'
 import type { VerifiersTable } from './verifier.table.js'
 import type { PresentationRequestRow, PresetRow, VerifierRow } from './verifier.types.js'
 
-export function insertVerifier(db: Executor, row: Omit<Insertable<VerifiersTable>, 'created_at' | 'updated_at'>): Promise<VerifierRow | undefined> {
-  return db.insertInto('verifiers').values(row).onConflict((oc) => oc.column('did').doNothing()).returningAll().executeTakeFirst()
+export function insertVerifier(
+  db: Executor,
+  row: Omit<Insertable<VerifiersTable>, 'created_at' | 'updated_at'>,
+): Promise<VerifierRow | undefined> {
+  return db
+    .insertInto('verifiers')
+    .values(row)
+    .onConflict((oc) => oc.column('did').doNothing())
+    .returningAll()
+    .executeTakeFirst()
 }
 
 /** A holder's answer to a request, from its inbox entry (read-only over the presentation module's holder_inbox). */
@@ -29,7 +37,12 @@ export async function requestAnswers(db: Executor, requestId: string, limit: num
     .orderBy('holder_did', 'asc')
     .limit(limit)
     .execute()
-  return rows.map((r) => ({ holder_did: r.holder_did, status: r.status as RequestAnswerRow['status'], reason: r.reason, at: r.updated_at }))
+  return rows.map((r) => ({
+    holder_did: r.holder_did,
+    status: r.status as RequestAnswerRow['status'],
+    reason: r.reason,
+    at: r.updated_at,
+  }))
 }
 
 export function findVerifier(db: Executor, did: string): Promise<VerifierRow | undefined> {
@@ -37,7 +50,11 @@ export function findVerifier(db: Executor, did: string): Promise<VerifierRow | u
 }
 
 type JsonColumns = 'required_credentials' | 'required_predicates'
-const json = <T extends Record<JsonColumns, unknown>>(row: T) => ({ ...row, required_credentials: JSON.stringify(row.required_credentials), required_predicates: JSON.stringify(row.required_predicates) })
+const json = <T extends Record<JsonColumns, unknown>>(row: T) => ({
+  ...row,
+  required_credentials: JSON.stringify(row.required_credentials),
+  required_predicates: JSON.stringify(row.required_predicates),
+})
 
 export function insertRequest(db: Executor, row: PresentationRequestRow): Promise<PresentationRequestRow> {
   return db.insertInto('presentation_requests').values(json(row)).returningAll().executeTakeFirstOrThrow()
@@ -48,7 +65,11 @@ export function findRequest(db: Executor, id: string): Promise<PresentationReque
   return db.selectFrom('presentation_requests').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
-export function listRequests(db: Executor, verifierDid: string, page: { limit: number; after?: string }): Promise<PresentationRequestRow[]> {
+export function listRequests(
+  db: Executor,
+  verifierDid: string,
+  page: { limit: number; after?: string },
+): Promise<PresentationRequestRow[]> {
   let query = db.selectFrom('presentation_requests').selectAll().where('verifier_did', '=', verifierDid)
   if (page.after) query = query.where('id', '>', page.after)
   return query.orderBy('id').limit(page.limit).execute()
@@ -59,10 +80,19 @@ export function insertPreset(db: Executor, row: Omit<PresetRow, 'created_at' | '
 }
 
 export function findPreset(db: Executor, verifierDid: string, id: string): Promise<PresetRow | undefined> {
-  return db.selectFrom('verifier_presets').selectAll().where('id', '=', id).where('verifier_did', '=', verifierDid).executeTakeFirst()
+  return db
+    .selectFrom('verifier_presets')
+    .selectAll()
+    .where('id', '=', id)
+    .where('verifier_did', '=', verifierDid)
+    .executeTakeFirst()
 }
 
-export function listPresets(db: Executor, verifierDid: string, page: { limit: number; after?: string }): Promise<PresetRow[]> {
+export function listPresets(
+  db: Executor,
+  verifierDid: string,
+  page: { limit: number; after?: string },
+): Promise<PresetRow[]> {
   let query = db.selectFrom('verifier_presets').selectAll().where('verifier_did', '=', verifierDid)
   if (page.after) query = query.where('id', '>', page.after)
   return query.orderBy('id').limit(page.limit).execute()

@@ -29,7 +29,9 @@ export const RequiredCredential = Type.Object(
   {
     credential_type: Label,
     issuer_did: Type.Optional(Did),
-    schema_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'The schema the credential must be issued under' })),
+    schema_id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: 'The schema the credential must be issued under' }),
+    ),
     required_attributes: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 100 })),
   },
   { additionalProperties: false },
@@ -68,16 +70,37 @@ export const CreateRequestBody = Type.Object(
     // Addressed to one holder: nobody else can take, answer or close it.
     holder_did: Type.Optional(Did),
     // OpenID4VP 1.0 (docs/openid4vp.md), beside the spec's fields.
-    response_mode: Type.Optional(Type.Union([Type.Literal('direct_post'), Type.Literal('direct_post.jwt')], { description: 'OpenID4VP response mode: direct_post (default) or direct_post.jwt (encrypted to a key of this request)' })),
-    client_id_prefix: Type.Optional(Type.Union([Type.Literal('decentralized_identifier'), Type.Literal('redirect_uri')], { description: "OpenID4VP client id prefix: decentralized_identifier (default: signed by the verifier's did:web) or redirect_uri (unsigned, development only)" })),
-    redirect_uri: Type.Optional(Type.String({ format: 'uri', maxLength: 2048, pattern: '^https?://', description: 'OpenID4VP: where the wallet sends the user once the response is accepted' })),
+    response_mode: Type.Optional(
+      Type.Union([Type.Literal('direct_post'), Type.Literal('direct_post.jwt')], {
+        description:
+          'OpenID4VP response mode: direct_post (default) or direct_post.jwt (encrypted to a key of this request)',
+      }),
+    ),
+    client_id_prefix: Type.Optional(
+      Type.Union([Type.Literal('decentralized_identifier'), Type.Literal('redirect_uri')], {
+        description:
+          "OpenID4VP client id prefix: decentralized_identifier (default: signed by the verifier's did:web) or redirect_uri (unsigned, development only)",
+      }),
+    ),
+    redirect_uri: Type.Optional(
+      Type.String({
+        format: 'uri',
+        maxLength: 2048,
+        pattern: '^https?://',
+        description: 'OpenID4VP: where the wallet sends the user once the response is accepted',
+      }),
+    ),
   },
   { additionalProperties: false },
 )
 export type CreateRequestInput = Static<typeof CreateRequestBody>
 
 export const PresetBody = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 200 }), ...RequestDefinition, validity_seconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 30 * 86_400 })) },
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    ...RequestDefinition,
+    validity_seconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 30 * 86_400 })),
+  },
   { additionalProperties: false },
 )
 export type PresetInput = Static<typeof PresetBody>
@@ -86,8 +109,22 @@ export const PresentationRequest = Type.Object({
   id: Type.String(),
   verifier_did: Type.String(),
   presentation_type: Type.String(),
-  required_credentials: Type.Array(Type.Object({ credential_type: Type.String(), issuer_did: Type.Optional(Type.String()), schema_id: Type.Optional(Type.String()), required_attributes: Type.Optional(Type.Array(Type.String())) })),
-  required_predicates: Type.Array(Type.Object({ attribute: Type.String(), operator: Type.String(), value: Type.Union([Type.Number(), Type.String()]), credential_type: Type.Optional(Type.String()) })),
+  required_credentials: Type.Array(
+    Type.Object({
+      credential_type: Type.String(),
+      issuer_did: Type.Optional(Type.String()),
+      schema_id: Type.Optional(Type.String()),
+      required_attributes: Type.Optional(Type.Array(Type.String())),
+    }),
+  ),
+  required_predicates: Type.Array(
+    Type.Object({
+      attribute: Type.String(),
+      operator: Type.String(),
+      value: Type.Union([Type.Number(), Type.String()]),
+      credential_type: Type.Optional(Type.String()),
+    }),
+  ),
   purpose: Type.String(),
   callback_url: Type.Union([Type.String(), Type.Null()]),
   nonce: Type.String(),
@@ -111,29 +148,53 @@ export const RequestAnswers = Type.Array(
 
 /** The OpenID4VP Authorization Request of a request (docs/openid4vp.md); absent when DCQL cannot express it. */
 export const Oid4vpFields = {
-  authorization_request_uri: Type.Optional(Type.String({ description: 'openid4vp:// URI for a wallet (client_id and request_uri, or the request by value)' })),
-  authorization_request_qr: Type.Optional(Type.String({ description: 'authorization_request_uri as a QR code (SVG data URL)' })),
+  authorization_request_uri: Type.Optional(
+    Type.String({ description: 'openid4vp:// URI for a wallet (client_id and request_uri, or the request by value)' }),
+  ),
+  authorization_request_qr: Type.Optional(
+    Type.String({ description: 'authorization_request_uri as a QR code (SVG data URL)' }),
+  ),
   request_uri: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-  openid4vp: Type.Optional(Type.Object({
-    client_id: Type.String(),
-    response_uri: Type.String(),
-    response_mode: Type.String(),
-    state: Type.String(),
-    answer: Type.Union([Type.String(), Type.Null()], { description: 'accepted, refused, or declined (a wallet error response closed this request addressed to a holder); null while open' }),
-    holder_response: Type.Union([
-      Type.Object({ error: Type.String({ description: 'the OAuth error code, e.g. access_denied when the holder declined' }), error_description: Type.Union([Type.String(), Type.Null()]), at: Type.String({ format: 'date-time' }) }),
-      Type.Null(),
-    ], { description: "The latest wallet error response (OpenID4VP 1.0 §8.5); it closed the request only if the request is addressed to a holder (docs/openid4vp.md)" }),
-    refused_attempts: Type.Object({
-      count: Type.Integer({ description: 'Responses refused without answering the request, all of them' }),
-      recent: Type.Array(Type.Object({
-        received_at: Type.String({ format: 'date-time' }),
-        holder: Type.Union([Type.String(), Type.Null()], { description: 'Holder the response names (proven if holder_proof_verified)' }),
-        holder_proof_verified: Type.Boolean(),
-        errors: Type.Array(Type.String()),
-      }), { description: 'The last ten, newest first' }),
+  openid4vp: Type.Optional(
+    Type.Object({
+      client_id: Type.String(),
+      response_uri: Type.String(),
+      response_mode: Type.String(),
+      state: Type.String(),
+      answer: Type.Union([Type.String(), Type.Null()], {
+        description:
+          'accepted, refused, or declined (a wallet error response closed this request addressed to a holder); null while open',
+      }),
+      holder_response: Type.Union(
+        [
+          Type.Object({
+            error: Type.String({ description: 'the OAuth error code, e.g. access_denied when the holder declined' }),
+            error_description: Type.Union([Type.String(), Type.Null()]),
+            at: Type.String({ format: 'date-time' }),
+          }),
+          Type.Null(),
+        ],
+        {
+          description:
+            'The latest wallet error response (OpenID4VP 1.0 §8.5); it closed the request only if the request is addressed to a holder (docs/openid4vp.md)',
+        },
+      ),
+      refused_attempts: Type.Object({
+        count: Type.Integer({ description: 'Responses refused without answering the request, all of them' }),
+        recent: Type.Array(
+          Type.Object({
+            received_at: Type.String({ format: 'date-time' }),
+            holder: Type.Union([Type.String(), Type.Null()], {
+              description: 'Holder the response names (proven if holder_proof_verified)',
+            }),
+            holder_proof_verified: Type.Boolean(),
+            errors: Type.Array(Type.String()),
+          }),
+          { description: 'The last ten, newest first' },
+        ),
+      }),
     }),
-  })),
+  ),
 }
 
 export const Preset = Type.Object({

@@ -22,9 +22,19 @@ export class VerifierService {
   constructor(private readonly deps: { db: Database; clock: Clock; publicBaseUrl: string }) {}
 
   /** `claim`: an Idempotency-Key recorded with the profile (its resource id is the DID: one profile per DID). */
-  createProfile(did: string, input: { name: string; description?: string; website?: string; logo_url?: string }, claim?: ClaimKey): Promise<VerifierRow> {
+  createProfile(
+    did: string,
+    input: { name: string; description?: string; website?: string; logo_url?: string },
+    claim?: ClaimKey,
+  ): Promise<VerifierRow> {
     return withClaim(this.deps.db, claim, did, async (db) => {
-      const created = await repo.insertVerifier(db, { did, name: input.name, description: input.description ?? '', website: input.website ?? null, logo_url: input.logo_url ?? null })
+      const created = await repo.insertVerifier(db, {
+        did,
+        name: input.name,
+        description: input.description ?? '',
+        website: input.website ?? null,
+        logo_url: input.logo_url ?? null,
+      })
       // Thrown inside the claim's transaction: a refused profile leaves its key unrecorded.
       if (!created) throw new ConflictError('This DID already has a verifier profile')
       return created
@@ -47,7 +57,8 @@ export class VerifierService {
     publish?: (row: PresentationRequestRow) => Promise<{ store(trx: Executor): Promise<P> } | undefined>,
     claim?: ClaimKey,
   ): Promise<{ request: PresentationRequestRow; published: P | undefined }> {
-    if (normalizeDid(input.verifier_did) !== callerDid) throw new ForbiddenError('verifier_did is not the authenticated DID')
+    if (normalizeDid(input.verifier_did) !== callerDid)
+      throw new ForbiddenError('verifier_did is not the authenticated DID')
     const now = this.deps.clock.now()
     let definition = {
       presentation_type: input.presentation_type,
@@ -59,28 +70,39 @@ export class VerifierService {
     let validitySeconds = DEFAULT_VALIDITY_SECONDS
     if (input.preset_id !== undefined) {
       const preset = await repo.findPreset(this.deps.db, callerDid, input.preset_id)
-      if (!preset) throw new ValidationError(`Unknown preset_id "${input.preset_id}" for this verifier`, { details: { field: 'preset_id' } })
+      if (!preset)
+        throw new ValidationError(`Unknown preset_id "${input.preset_id}" for this verifier`, {
+          details: { field: 'preset_id' },
+        })
       definition = {
         presentation_type: definition.presentation_type ?? preset.presentation_type,
         required_credentials: definition.required_credentials ?? preset.required_credentials,
-        required_predicates: definition.required_predicates ?? (preset.required_predicates as CreateRequestInput['required_predicates']),
+        required_predicates:
+          definition.required_predicates ?? (preset.required_predicates as CreateRequestInput['required_predicates']),
         purpose: definition.purpose ?? preset.purpose,
         callback_url: definition.callback_url ?? preset.callback_url ?? undefined,
       }
       validitySeconds = preset.validity_seconds
     }
     for (const field of ['presentation_type', 'required_credentials', 'purpose'] as const) {
-      if (definition[field] === undefined) throw new ValidationError(`${field} is required (or a preset_id that defines it)`, { details: { field } })
+      if (definition[field] === undefined)
+        throw new ValidationError(`${field} is required (or a preset_id that defines it)`, { details: { field } })
     }
     checkPredicates(definition.required_predicates ?? [])
-    const expiresAt = input.expires_at === undefined ? new Date(now.getTime() + validitySeconds * 1000) : new Date(input.expires_at)
-    if (expiresAt.getTime() <= now.getTime()) throw new ValidationError('expires_at must be in the future', { details: { field: 'expires_at' } })
-    if (expiresAt.getTime() - now.getTime() > MAX_VALIDITY_MS) throw new ValidationError('expires_at may be at most 30 days ahead', { details: { field: 'expires_at' } })
+    const expiresAt =
+      input.expires_at === undefined ? new Date(now.getTime() + validitySeconds * 1000) : new Date(input.expires_at)
+    if (expiresAt.getTime() <= now.getTime())
+      throw new ValidationError('expires_at must be in the future', { details: { field: 'expires_at' } })
+    if (expiresAt.getTime() - now.getTime() > MAX_VALIDITY_MS)
+      throw new ValidationError('expires_at may be at most 30 days ahead', { details: { field: 'expires_at' } })
     const row: PresentationRequestRow = {
       id: `presreq-${randomUUID()}`,
       verifier_did: callerDid,
       presentation_type: definition.presentation_type!,
-      required_credentials: (definition.required_credentials ?? []).map((c) => ({ ...c, ...(c.issuer_did ? { issuer_did: normalizeDid(c.issuer_did) } : {}) })),
+      required_credentials: (definition.required_credentials ?? []).map((c) => ({
+        ...c,
+        ...(c.issuer_did ? { issuer_did: normalizeDid(c.issuer_did) } : {}),
+      })),
       required_predicates: definition.required_predicates ?? [],
       purpose: definition.purpose!,
       callback_url: definition.callback_url ?? null,
@@ -134,7 +156,9 @@ export class VerifierService {
 
   /** A pending request past its expiry reads as expired. */
   effectiveStatus(request: PresentationRequestRow): string {
-    return request.status === 'pending' && new Date(request.expires_at).getTime() <= this.deps.clock.now().getTime() ? 'expired' : request.status
+    return request.status === 'pending' && new Date(request.expires_at).getTime() <= this.deps.clock.now().getTime()
+      ? 'expired'
+      : request.status
   }
 
   /** The QR payload of a request: what a wallet needs to answer it. */
@@ -155,17 +179,19 @@ export class VerifierService {
   createPreset(verifierDid: string, input: PresetInput, claim?: ClaimKey): Promise<PresetRow> {
     checkPredicates(input.required_predicates ?? [])
     const id = `preset-${randomUUID()}`
-    return withClaim(this.deps.db, claim, id, (db) => repo.insertPreset(db, {
-      id,
-      verifier_did: verifierDid,
-      name: input.name,
-      presentation_type: input.presentation_type,
-      required_credentials: input.required_credentials,
-      required_predicates: input.required_predicates ?? [],
-      purpose: input.purpose,
-      callback_url: input.callback_url ?? null,
-      validity_seconds: input.validity_seconds ?? DEFAULT_VALIDITY_SECONDS,
-    }))
+    return withClaim(this.deps.db, claim, id, (db) =>
+      repo.insertPreset(db, {
+        id,
+        verifier_did: verifierDid,
+        name: input.name,
+        presentation_type: input.presentation_type,
+        required_credentials: input.required_credentials,
+        required_predicates: input.required_predicates ?? [],
+        purpose: input.purpose,
+        callback_url: input.callback_url ?? null,
+        validity_seconds: input.validity_seconds ?? DEFAULT_VALIDITY_SECONDS,
+      }),
+    )
   }
 
   /** One of the verifier's presets (an Idempotency-Key replay). */
@@ -184,7 +210,9 @@ export class VerifierService {
 function checkPredicates(predicates: Array<{ attribute: string; value: number | string }>): void {
   for (const p of predicates) {
     if (typeof p.value === 'string' && !/^\d{4}-\d{2}-\d{2}$/.test(p.value)) {
-      throw new ValidationError(`Predicate on "${p.attribute}": value must be a number or a YYYY-MM-DD date`, { details: { field: 'required_predicates' } })
+      throw new ValidationError(`Predicate on "${p.attribute}": value must be a number or a YYYY-MM-DD date`, {
+        details: { field: 'required_predicates' },
+      })
     }
   }
 }

@@ -47,7 +47,10 @@ export interface Oid4vpPort {
    * The OpenID4VP publication of a request about to be stored (its request object signed now);
    * `store` writes it in the transaction that inserts the request, so both exist or neither.
    */
-  prepare(request: PresentationRequestRow, options: Oid4vpOptions): Promise<{ store(trx: Executor): Promise<Oid4vpFields> } | undefined>
+  prepare(
+    request: PresentationRequestRow,
+    options: Oid4vpOptions,
+  ): Promise<{ store(trx: Executor): Promise<Oid4vpFields> } | undefined>
   describe(request: PresentationRequestRow): Promise<Oid4vpFields | undefined>
   /** The presentation an accepted answer's response_code (in its redirect_uri, OID4VP 1.0 §8.2) stands for, once. */
   redeemResponseCode(request: PresentationRequestRow, code: string): Promise<{ presentation_id: string }>

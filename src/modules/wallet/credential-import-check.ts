@@ -39,13 +39,27 @@ export async function checkImportedCredential(
   holderDid: string,
 ): Promise<CheckedCredential> {
   const format = deps.formats.recognize(item)
-  const unreadable = (why: string) => new ValidationError(`credential_jwt is refused: ${why}`, { details: { field: 'credential_jwt' } })
-  if (!format) throw unreadable('it is not a JWT (three base64url parts: header.payload.signature) in a format this service reads')
-  const { problems, credential } = await format.verify(item, { resolver: deps.resolver, status: deps.status, now: deps.now, skewSeconds: deps.skewSeconds, holderDid })
+  const unreadable = (why: string) =>
+    new ValidationError(`credential_jwt is refused: ${why}`, { details: { field: 'credential_jwt' } })
+  if (!format)
+    throw unreadable('it is not a JWT (three base64url parts: header.payload.signature) in a format this service reads')
+  const { problems, credential } = await format.verify(item, {
+    resolver: deps.resolver,
+    status: deps.status,
+    now: deps.now,
+    skewSeconds: deps.skewSeconds,
+    holderDid,
+  })
   const first = problems[0]
   if (first?.reason === 'unreadable') throw unreadable(first.message)
-  if (first) throw new UnprocessableError(`The credential cannot be imported: ${first.message}`, { details: { reason: first.reason === 'binding' ? 'subject' : first.reason } })
-  if (!credential) throw new UnprocessableError('The credential cannot be imported: it could not be read', { details: { reason: 'malformed' } })
+  if (first)
+    throw new UnprocessableError(`The credential cannot be imported: ${first.message}`, {
+      details: { reason: first.reason === 'binding' ? 'subject' : first.reason },
+    })
+  if (!credential)
+    throw new UnprocessableError('The credential cannot be imported: it could not be read', {
+      details: { reason: 'malformed' },
+    })
   // The claims are kept as the wallet's free-form credential_data: the limits of any free-form value.
   const claimsProblem = freeFormProblem(credential.attributes)
   if (claimsProblem) throw unreadable(`its credentialSubject ${claimsProblem}`)

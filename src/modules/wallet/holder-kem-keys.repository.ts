@@ -20,15 +20,28 @@ export async function findHolderKemKey(db: Executor, did: string): Promise<Holde
 }
 
 /** Keeps an existing row: the first key written for a DID wins a race. */
-export async function insertHolderKemKey(db: Executor, row: { did: string; public_key: Uint8Array; custody: 'service' | 'holder'; kid: string | null }): Promise<void> {
-  await db.insertInto('holder_kem_keys').values(row).onConflict((oc) => oc.column('did').doNothing()).execute()
+export async function insertHolderKemKey(
+  db: Executor,
+  row: { did: string; public_key: Uint8Array; custody: 'service' | 'holder'; kid: string | null },
+): Promise<void> {
+  await db
+    .insertInto('holder_kem_keys')
+    .values(row)
+    .onConflict((oc) => oc.column('did').doNothing())
+    .execute()
 }
 
 /** The holder's own key replaces any earlier one for everything sealed from now on. */
-export async function upsertHolderKemKey(db: Executor, row: { did: string; public_key: Uint8Array; custody: 'service' | 'holder'; kid: string | null }, now: Date): Promise<void> {
+export async function upsertHolderKemKey(
+  db: Executor,
+  row: { did: string; public_key: Uint8Array; custody: 'service' | 'holder'; kid: string | null },
+  now: Date,
+): Promise<void> {
   await db
     .insertInto('holder_kem_keys')
     .values({ ...row, updated_at: now })
-    .onConflict((oc) => oc.column('did').doUpdateSet({ public_key: row.public_key, custody: row.custody, kid: row.kid, updated_at: now }))
+    .onConflict((oc) =>
+      oc.column('did').doUpdateSet({ public_key: row.public_key, custody: row.custody, kid: row.kid, updated_at: now }),
+    )
     .execute()
 }

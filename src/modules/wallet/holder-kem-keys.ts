@@ -1,5 +1,9 @@
 import type { Clock } from '../../adapters/clock.js'
-import { assertMlKem768PublicKey, generateMlKem768KeyPair, ML_KEM_768_PUBLIC_KEY_BYTES } from '../../crypto/ml-kem-keys.js'
+import {
+  assertMlKem768PublicKey,
+  generateMlKem768KeyPair,
+  ML_KEM_768_PUBLIC_KEY_BYTES,
+} from '../../crypto/ml-kem-keys.js'
 import { openEnvelope, type StoredEnvelope } from '../../crypto/sealed-envelope.js'
 import type { Database } from '../../db/database.js'
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.js'
@@ -28,26 +32,47 @@ export class HolderKemKeys {
     // The private half is stored as the 64-byte seed (draft-ietf-hpke-pq); keys made before HPKE are expanded.
     const pair = generateMlKem768KeyPair()
     const stored = await this.deps.keys.storeKey(did, HOLDER_KEM, 'ML-KEM-768', pair)
-    await repo.insertHolderKemKey(this.deps.db, { did, public_key: stored.publicKey, custody: 'service', kid: stored.kid })
+    await repo.insertHolderKemKey(this.deps.db, {
+      did,
+      public_key: stored.publicKey,
+      custody: 'service',
+      kid: stored.kid,
+    })
     const row = (await repo.findHolderKemKey(this.deps.db, did))!
     return { publicKey: row.public_key, custody: row.custody }
   }
 
-  async describe(did: string): Promise<{ public_key: string; custody: string; algorithm: string; updated_at: string } | undefined> {
+  async describe(
+    did: string,
+  ): Promise<{ public_key: string; custody: string; algorithm: string; updated_at: string } | undefined> {
     const found = await repo.findHolderKemKey(this.deps.db, did)
-    return found && { public_key: Buffer.from(found.public_key).toString('base64url'), custody: found.custody, algorithm: 'ML-KEM-768', updated_at: new Date(found.updated_at).toISOString() }
+    return (
+      found && {
+        public_key: Buffer.from(found.public_key).toString('base64url'),
+        custody: found.custody,
+        algorithm: 'ML-KEM-768',
+        updated_at: new Date(found.updated_at).toISOString(),
+      }
+    )
   }
 
   /** The holder takes custody: later credentials are sealed to this key only. */
   async register(did: string, publicKey: Uint8Array): Promise<void> {
-    const invalid = () => new ValidationError(`public_key must be an ML-KEM-768 encapsulation key (${ML_KEM_768_PUBLIC_KEY_BYTES} bytes, base64url)`)
+    const invalid = () =>
+      new ValidationError(
+        `public_key must be an ML-KEM-768 encapsulation key (${ML_KEM_768_PUBLIC_KEY_BYTES} bytes, base64url)`,
+      )
     if (publicKey.length !== ML_KEM_768_PUBLIC_KEY_BYTES) throw invalid()
     try {
       assertMlKem768PublicKey(publicKey)
     } catch {
       throw invalid()
     }
-    await repo.upsertHolderKemKey(this.deps.db, { did, public_key: publicKey, custody: 'holder', kid: null }, this.deps.clock.now())
+    await repo.upsertHolderKemKey(
+      this.deps.db,
+      { did, public_key: publicKey, custody: 'holder', kid: null },
+      this.deps.clock.now(),
+    )
   }
 
   /**
@@ -55,7 +80,7 @@ export class HolderKemKeys {
    * once the holder holds its own key: the service can then only open what it sealed before.
    */
   async open(did: string, envelope: StoredEnvelope, recordId: string): Promise<Uint8Array> {
-    const keys = (await this.deps.keys.list(did, HOLDER_KEM))
+    const keys = await this.deps.keys.list(did, HOLDER_KEM)
     if (keys.length === 0) throw new NotFoundError('No service-held decryption key for this DID')
     for (const key of keys.reverse()) {
       try {

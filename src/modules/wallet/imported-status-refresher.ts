@@ -45,7 +45,12 @@ export class ImportedStatusRefresher {
     this.batchSize = options.batchSize ?? 100
     // Looks for due imports at most every minute, and never more often than every second.
     const pollMs = Math.max(1000, Math.min(options.intervalMs, 60_000))
-    this.loop = new PollLoop(async () => void (await this.refreshDue()), pollMs, (err) => options.logger?.warn({ err }, "refreshing imported credentials' status failed; retrying at the next poll"))
+    this.loop = new PollLoop(
+      async () => void (await this.refreshDue()),
+      pollMs,
+      (err) =>
+        options.logger?.warn({ err }, "refreshing imported credentials' status failed; retrying at the next poll"),
+    )
   }
 
   start(): void {
@@ -68,7 +73,9 @@ export class ImportedStatusRefresher {
     const work = async () => {
       for (let item = due[next++]; item; item = due[next++]) {
         const format = formats.recognize(item.jwt)
-        const state: StatusState = format ? await format.status(item.jwt, item.issuer_did, { status, statusMemo: memo }) : { state: 'unknown', reason: 'in no format this service reads' }
+        const state: StatusState = format
+          ? await format.status(item.jwt, item.issuer_did, { status, statusMemo: memo })
+          : { state: 'unknown', reason: 'in no format this service reads' }
         if (state.state === 'revoked' && (await this.markRevoked(item, now))) round.revoked++
         if (state.state === 'unknown') {
           round.unknown++
@@ -78,7 +85,11 @@ export class ImportedStatusRefresher {
     }
     await Promise.all(Array.from({ length: Math.min(CONCURRENCY, due.length) }, work))
     // One line per round, not per credential: a list that is down fails all of its credentials alike.
-    if (round.unknown > 0) logger?.info({ credentials: round.unknown, reasons: [...reasons].slice(0, 5) }, "imported credentials' status could not be read; kept, read again later")
+    if (round.unknown > 0)
+      logger?.info(
+        { credentials: round.unknown, reasons: [...reasons].slice(0, 5) },
+        "imported credentials' status could not be read; kept, read again later",
+      )
     if (due.length === this.batchSize) this.loop.runAgain()
     return round
   }
@@ -87,9 +98,14 @@ export class ImportedStatusRefresher {
     return this.options.db.transaction().execute(async (trx) => {
       // Deleted from the wallet meanwhile, or marked by another instance: nothing to record.
       if (!(await repo.markImportRevoked(trx, item.id, at))) return false
-      await recordActivity(trx, { holder_did: item.holder_did, type: 'credential_revoked', credential_id: item.id, details: { credential_type: item.credential_type, issuer_did: item.issuer_did, source: 'imported' }, at })
+      await recordActivity(trx, {
+        holder_did: item.holder_did,
+        type: 'credential_revoked',
+        credential_id: item.id,
+        details: { credential_type: item.credential_type, issuer_did: item.issuer_did, source: 'imported' },
+        at,
+      })
       return true
     })
   }
 }
-

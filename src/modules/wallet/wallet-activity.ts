@@ -84,7 +84,12 @@ export interface ActivityFilter {
 }
 
 /** One page of the holder's log in sequence order; the cursor is the last entry's id. */
-export function listActivities(db: Executor, holderDid: string, filter: ActivityFilter, page: { limit: number; after?: string }): Promise<ActivityRow[]> {
+export function listActivities(
+  db: Executor,
+  holderDid: string,
+  filter: ActivityFilter,
+  page: { limit: number; after?: string },
+): Promise<ActivityRow[]> {
   let query = db
     .selectFrom('wallet_activities')
     .select([sql<string>`id::text`.as('id'), 'holder_did', 'type', 'credential_id', 'details', 'created_at'])
@@ -92,10 +97,10 @@ export function listActivities(db: Executor, holderDid: string, filter: Activity
   if (filter.type) query = query.where('type', '=', filter.type)
   if (filter.credential_id) query = query.where('credential_id', '=', filter.credential_id)
   if (page.after !== undefined) {
-    if (!/^\d{1,18}$/.test(page.after)) throw new ValidationError('cursor must be the next_cursor of the previous page', { details: { field: 'cursor' } })
+    if (!/^\d{1,18}$/.test(page.after))
+      throw new ValidationError('cursor must be the next_cursor of the previous page', { details: { field: 'cursor' } })
     query = query.where('wallet_activities.id', filter.order === 'asc' ? '>' : '<', sql<string>`${page.after}::bigint`)
   }
   // By the bigint column, not the text alias `id` (ORDER BY prefers output names: "10" < "9").
   return query.orderBy('wallet_activities.id', filter.order).limit(page.limit).execute()
 }
-

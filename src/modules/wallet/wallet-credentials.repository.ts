@@ -47,7 +47,9 @@ function walletCredentialSources(db: Executor, holderDid: string) {
   const issued = db
     .selectFrom('credentials as c')
     .innerJoin('issuers as i', 'i.did', 'c.issuer_did')
-    .leftJoin('wallet_withdrawals as w', (join) => join.onRef('w.credential_id', '=', 'c.id').on('w.holder_did', '=', holderDid))
+    .leftJoin('wallet_withdrawals as w', (join) =>
+      join.onRef('w.credential_id', '=', 'c.id').on('w.holder_did', '=', holderDid),
+    )
     .select([
       'c.id',
       'c.issuer_did',
@@ -75,12 +77,21 @@ function walletCredentialSources(db: Executor, holderDid: string) {
     ])
     .where('c.owner_did', '=', holderDid)
     .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('wallet_removals as r').select('r.credential_id').whereRef('r.credential_id', '=', 'c.id').where('r.holder_did', '=', holderDid))),
+      not(
+        exists(
+          selectFrom('wallet_removals as r')
+            .select('r.credential_id')
+            .whereRef('r.credential_id', '=', 'c.id')
+            .where('r.holder_did', '=', holderDid),
+        ),
+      ),
     )
   const imported = db
     .selectFrom('wallet_imports as m')
     .leftJoin('issuers as i', 'i.did', 'm.issuer_did')
-    .leftJoin('wallet_withdrawals as w', (join) => join.onRef('w.credential_id', '=', 'm.id').on('w.holder_did', '=', holderDid))
+    .leftJoin('wallet_withdrawals as w', (join) =>
+      join.onRef('w.credential_id', '=', 'm.id').on('w.holder_did', '=', holderDid),
+    )
     .select([
       'm.id',
       'm.issuer_did',
@@ -115,7 +126,12 @@ function walletCredentialSources(db: Executor, holderDid: string) {
  * (holder, id) index, and only those 2 x limit rows are merged, so a first page costs the same
  * whatever the holder holds (sorting the whole union first grew with the holder's count).
  */
-export async function listWalletCredentials(db: Executor, holderDid: string, filter: WalletFilter, page: { limit: number; after?: string }): Promise<WalletCredentialRow[]> {
+export async function listWalletCredentials(
+  db: Executor,
+  holderDid: string,
+  filter: WalletFilter,
+  page: { limit: number; after?: string },
+): Promise<WalletCredentialRow[]> {
   let { issued, imported } = walletCredentialSources(db, holderDid)
   if (filter.status) {
     issued = issued.where('c.status', '=', filter.status)
@@ -139,15 +155,33 @@ export async function listWalletCredentials(db: Executor, holderDid: string, fil
   return rows as WalletCredentialRow[]
 }
 
-export async function findWalletCredential(db: Executor, holderDid: string, id: string): Promise<WalletCredentialRow | undefined> {
-  return (await walletCredentials(db, holderDid).selectAll().where('u.id', '=', id).executeTakeFirst()) as WalletCredentialRow | undefined
+export async function findWalletCredential(
+  db: Executor,
+  holderDid: string,
+  id: string,
+): Promise<WalletCredentialRow | undefined> {
+  return (await walletCredentials(db, holderDid).selectAll().where('u.id', '=', id).executeTakeFirst()) as
+    | WalletCredentialRow
+    | undefined
 }
 
 /** Wallet-side removal only: an issued credential is hidden, an imported copy is deleted. */
-export async function removeFromWallet(db: Executor, holderDid: string, credential: Pick<WalletCredentialRow, 'id' | 'source'>): Promise<boolean> {
-  await db.deleteFrom('wallet_withdrawals').where('holder_did', '=', holderDid).where('credential_id', '=', credential.id).execute()
+export async function removeFromWallet(
+  db: Executor,
+  holderDid: string,
+  credential: Pick<WalletCredentialRow, 'id' | 'source'>,
+): Promise<boolean> {
+  await db
+    .deleteFrom('wallet_withdrawals')
+    .where('holder_did', '=', holderDid)
+    .where('credential_id', '=', credential.id)
+    .execute()
   if (credential.source === 'imported') {
-    const result = await db.deleteFrom('wallet_imports').where('id', '=', credential.id).where('holder_did', '=', holderDid).executeTakeFirst()
+    const result = await db
+      .deleteFrom('wallet_imports')
+      .where('id', '=', credential.id)
+      .where('holder_did', '=', holderDid)
+      .executeTakeFirst()
     return Number(result.numDeletedRows) > 0
   }
   const result = await db
@@ -160,13 +194,22 @@ export async function removeFromWallet(db: Executor, holderDid: string, credenti
 
 /** Puts back a credential issued here that the holder had removed (re-import). */
 export async function restoreToWallet(db: Executor, holderDid: string, credentialId: string): Promise<boolean> {
-  const result = await db.deleteFrom('wallet_removals').where('holder_did', '=', holderDid).where('credential_id', '=', credentialId).executeTakeFirst()
+  const result = await db
+    .deleteFrom('wallet_removals')
+    .where('holder_did', '=', holderDid)
+    .where('credential_id', '=', credentialId)
+    .executeTakeFirst()
   return Number(result.numDeletedRows) > 0
 }
 
 /** Whether a credential issued here to the holder has been removed from its wallet. */
 export async function isRemoved(db: Executor, holderDid: string, credentialId: string): Promise<boolean> {
-  const row = await db.selectFrom('wallet_removals').select('credential_id').where('holder_did', '=', holderDid).where('credential_id', '=', credentialId).executeTakeFirst()
+  const row = await db
+    .selectFrom('wallet_removals')
+    .select('credential_id')
+    .where('holder_did', '=', holderDid)
+    .where('credential_id', '=', credentialId)
+    .executeTakeFirst()
   return row !== undefined
 }
 
@@ -176,11 +219,18 @@ export async function isRemoved(db: Executor, holderDid: string, credentialId: s
  */
 export async function inWallet(db: Executor, holderDid: string, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set()
-  const rows = await walletCredentials(db, holderDid).select('u.id').where('u.id', 'in', ids).where('u.withdrawn_at', 'is', null).execute()
+  const rows = await walletCredentials(db, holderDid)
+    .select('u.id')
+    .where('u.id', 'in', ids)
+    .where('u.withdrawn_at', 'is', null)
+    .execute()
   return new Set(rows.map((r) => r.id))
 }
 
-export type NewImport = Omit<Insertable<WalletImportsTable>, 'credential_preview' | 'credential_data' | 'evidence_attachments' | 'extensions'> & {
+export type NewImport = Omit<
+  Insertable<WalletImportsTable>,
+  'credential_preview' | 'credential_data' | 'evidence_attachments' | 'extensions'
+> & {
   credential_preview: Record<string, unknown>
   credential_data: Record<string, unknown>
   evidence_attachments: EvidenceAttachment[]
@@ -200,8 +250,19 @@ export async function insertImport(db: Executor, row: NewImport): Promise<void> 
     .execute()
 }
 
-export function findImportBySource(db: Executor, holderDid: string, issuerDid: string, sourceId: string): Promise<{ id: string } | undefined> {
-  return db.selectFrom('wallet_imports').select('id').where('holder_did', '=', holderDid).where('issuer_did', '=', issuerDid).where('source_id', '=', sourceId).executeTakeFirst()
+export function findImportBySource(
+  db: Executor,
+  holderDid: string,
+  issuerDid: string,
+  sourceId: string,
+): Promise<{ id: string } | undefined> {
+  return db
+    .selectFrom('wallet_imports')
+    .select('id')
+    .where('holder_did', '=', holderDid)
+    .where('issuer_did', '=', issuerDid)
+    .where('source_id', '=', sourceId)
+    .executeTakeFirst()
 }
 
 /** An imported credential whose issuer's status list is read again. */
@@ -235,19 +296,40 @@ export async function claimImportsDue(db: Executor, before: Date, at: Date, limi
 
 /** active -> revoked (final); false when it was not active any more (marked already, or deleted). */
 export async function markImportRevoked(db: Executor, id: string, at: Date): Promise<boolean> {
-  const result = await db.updateTable('wallet_imports').set({ status: 'revoked', status_checked_at: at }).where('id', '=', id).where('status', '=', 'active').executeTakeFirst()
+  const result = await db
+    .updateTable('wallet_imports')
+    .set({ status: 'revoked', status_checked_at: at })
+    .where('id', '=', id)
+    .where('status', '=', 'active')
+    .executeTakeFirst()
   return Number(result.numUpdatedRows) > 0
 }
 
 /** A credential issued here with this id by this issuer, whoever holds it. */
-export function findIssuedHere(db: Executor, issuerDid: string, id: string): Promise<{ id: string; owner_did: string | null; jwt: string } | undefined> {
+export function findIssuedHere(
+  db: Executor,
+  issuerDid: string,
+  id: string,
+): Promise<{ id: string; owner_did: string | null; jwt: string } | undefined> {
   // Issued as the signing DID the credential names (the login DID for credentials before signing identities).
-  return db.selectFrom('credentials').select(['id', 'owner_did', 'jwt']).where('id', '=', id).where(sql<string>`coalesce(signing_did, issuer_did)`, '=', issuerDid).executeTakeFirst()
+  return db
+    .selectFrom('credentials')
+    .select(['id', 'owner_did', 'jwt'])
+    .where('id', '=', id)
+    .where(sql<string>`coalesce(signing_did, issuer_did)`, '=', issuerDid)
+    .executeTakeFirst()
 }
 
 /** False when already withdrawn. */
-export async function insertWithdrawal(db: Executor, row: { holder_did: string; credential_id: string; reason: string | null; withdrawn_at: Date }): Promise<boolean> {
-  const result = await db.insertInto('wallet_withdrawals').values(row).onConflict((oc) => oc.columns(['holder_did', 'credential_id']).doNothing()).executeTakeFirst()
+export async function insertWithdrawal(
+  db: Executor,
+  row: { holder_did: string; credential_id: string; reason: string | null; withdrawn_at: Date },
+): Promise<boolean> {
+  const result = await db
+    .insertInto('wallet_withdrawals')
+    .values(row)
+    .onConflict((oc) => oc.columns(['holder_did', 'credential_id']).doNothing())
+    .executeTakeFirst()
   return Number(result.numInsertedOrUpdatedRows ?? 0) > 0
 }
 
@@ -259,6 +341,8 @@ export async function countExpired(db: Executor, holderDid: string, now: Date): 
   const row = await sql<{ n: string }>`
     select (select count(*) from credentials c where c.owner_did = ${holderDid} and c.expiration_date <= ${now}
               and not exists (select 1 from wallet_removals r where r.holder_did = ${holderDid} and r.credential_id = c.id))
-         + (select count(*) from wallet_imports m where m.holder_did = ${holderDid} and m.expiration_date <= ${now}) as n`.execute(db)
+         + (select count(*) from wallet_imports m where m.holder_did = ${holderDid} and m.expiration_date <= ${now}) as n`.execute(
+    db,
+  )
   return Number(row.rows[0]!.n)
 }

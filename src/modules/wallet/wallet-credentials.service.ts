@@ -41,7 +41,11 @@ const PREVIEW_MAX = 5
 export class WalletCredentialService {
   constructor(private readonly deps: WalletCredentialDeps) {}
 
-  list(holderDid: string, filter: repo.WalletFilter, page: { limit: number; after?: string }): Promise<repo.WalletCredentialRow[]> {
+  list(
+    holderDid: string,
+    filter: repo.WalletFilter,
+    page: { limit: number; after?: string },
+  ): Promise<repo.WalletCredentialRow[]> {
     return repo.listWalletCredentials(this.deps.db, holderDid, filter, page)
   }
 
@@ -56,13 +60,19 @@ export class WalletCredentialService {
     const credential = await this.get(holderDid, credentialId)
     const now = this.deps.clock.now()
     await this.deps.db.transaction().execute(async (trx) => {
-      if (!(await repo.removeFromWallet(trx, holderDid, credential))) throw new NotFoundError('Credential not found in this wallet')
+      if (!(await repo.removeFromWallet(trx, holderDid, credential)))
+        throw new NotFoundError('Credential not found in this wallet')
       const sharesRevoked = await revokeSharesOf(trx, holderDid, credentialId, now)
       await recordActivity(trx, {
         holder_did: holderDid,
         type: 'credential_deleted',
         credential_id: credentialId,
-        details: { credential_type: credential.credential_type, issuer_did: credential.issuer_did, source: credential.source, shares_revoked: sharesRevoked },
+        details: {
+          credential_type: credential.credential_type,
+          issuer_did: credential.issuer_did,
+          source: credential.source,
+          shares_revoked: sharesRevoked,
+        },
         at: now,
       })
     })
@@ -77,7 +87,14 @@ export class WalletCredentialService {
     if (credential.withdrawn_at) throw new ConflictError('This credential is already withdrawn from the wallet')
     const now = this.deps.clock.now()
     await this.deps.db.transaction().execute(async (trx) => {
-      if (!(await repo.insertWithdrawal(trx, { holder_did: holderDid, credential_id: credentialId, reason, withdrawn_at: now }))) {
+      if (
+        !(await repo.insertWithdrawal(trx, {
+          holder_did: holderDid,
+          credential_id: credentialId,
+          reason,
+          withdrawn_at: now,
+        }))
+      ) {
         throw new ConflictError('This credential is already withdrawn from the wallet')
       }
       const sharesRevoked = await revokeSharesOf(trx, holderDid, credentialId, now)
@@ -85,7 +102,11 @@ export class WalletCredentialService {
         holder_did: holderDid,
         type: 'credential_withdrawn',
         credential_id: credentialId,
-        details: { credential_type: credential.credential_type, issuer_did: credential.issuer_did, shares_revoked: sharesRevoked },
+        details: {
+          credential_type: credential.credential_type,
+          issuer_did: credential.issuer_did,
+          shares_revoked: sharesRevoked,
+        },
         at: now,
       })
     })
@@ -99,8 +120,23 @@ export class WalletCredentialService {
    * `received`: the credential was just fetched from its issuer (an OpenID4VCI acceptance); one
    * issued here to this holder is in its wallet already by that issuance, so it is answered, not a 409.
    */
-  async import(holderDid: string, jwt: string, claim?: ClaimKey, options: { received?: boolean } = {}): Promise<{ credential: repo.WalletCredentialRow; restored: boolean }> {
-    const checked = await checkImportedCredential({ formats: this.deps.formats, resolver: this.deps.resolver, status: this.deps.status, now: this.deps.clock.now(), skewSeconds: this.deps.skewSeconds }, jwt, holderDid)
+  async import(
+    holderDid: string,
+    jwt: string,
+    claim?: ClaimKey,
+    options: { received?: boolean } = {},
+  ): Promise<{ credential: repo.WalletCredentialRow; restored: boolean }> {
+    const checked = await checkImportedCredential(
+      {
+        formats: this.deps.formats,
+        resolver: this.deps.resolver,
+        status: this.deps.status,
+        now: this.deps.clock.now(),
+        skewSeconds: this.deps.skewSeconds,
+      },
+      jwt,
+      holderDid,
+    )
     const now = this.deps.clock.now()
     const signingDid = hostedDidForIssuerUrl(this.deps.publicBaseUrl, checked.issuerDid) ?? checked.issuerDid
     const local = checked.jti ? await repo.findIssuedHere(this.deps.db, signingDid, checked.jti) : undefined
@@ -108,24 +144,44 @@ export class WalletCredentialService {
       const restored = await this.deps.db.transaction().execute(async (trx) => {
         if (!(await repo.restoreToWallet(trx, holderDid, local.id))) return false
         await claimIn(trx, claim, local.id)
-        await recordActivity(trx, { holder_did: holderDid, type: 'credential_imported', credential_id: local.id, details: activityDetails(checked, true), at: now })
+        await recordActivity(trx, {
+          holder_did: holderDid,
+          type: 'credential_imported',
+          credential_id: local.id,
+          details: activityDetails(checked, true),
+          at: now,
+        })
         return true
       })
       if (restored) return { credential: await this.get(holderDid, local.id), restored: true }
-      if (!options.received) throw new ConflictError('This credential is already in your wallet', { details: { credential_id: local.id } })
+      if (!options.received)
+        throw new ConflictError('This credential is already in your wallet', { details: { credential_id: local.id } })
       // Issuing it (OID4VCI 1.0 §8, to this holder's DID) stored it here under the holder: the key commits with that record.
       if (claim) await this.deps.db.transaction().execute((trx) => claimIn(trx, claim, local.id))
       return { credential: await this.get(holderDid, local.id), restored: false }
     }
     const existing = await repo.findImportBySource(this.deps.db, holderDid, checked.issuerDid, checked.sourceId)
-    if (existing) throw new ConflictError('This credential is already in your wallet', { details: { credential_id: existing.id } })
+    if (existing)
+      throw new ConflictError('This credential is already in your wallet', { details: { credential_id: existing.id } })
 
     const id = `aly:${randomUUID()}`
     // The same sealed material as an issued credential (issuance.service.ts), so a holder's
     // client opens both the same way.
     const recipient = await this.deps.holderKeys.recipient(holderDid)
-    const material = { format: 'credential-material/v1', id, jwt, credential_format: checked.format, anonymous_credential: null, credential_data: checked.attributes, evidence: [] }
-    const envelope = await this.deps.sealer.seal({ publicKey: recipient.publicKey, plaintext: Buffer.from(JSON.stringify(material)), binding: { recipient: holderDid, recordId: id } })
+    const material = {
+      format: 'credential-material/v1',
+      id,
+      jwt,
+      credential_format: checked.format,
+      anonymous_credential: null,
+      credential_data: checked.attributes,
+      evidence: [],
+    }
+    const envelope = await this.deps.sealer.seal({
+      publicKey: recipient.publicKey,
+      plaintext: Buffer.from(JSON.stringify(material)),
+      binding: { recipient: holderDid, recordId: id },
+    })
     const stored = await this.deps.content.put(Buffer.from(JSON.stringify(envelope)))
     try {
       await this.deps.db.transaction().execute(async (trx) => {
@@ -152,7 +208,13 @@ export class WalletCredentialService {
           expiration_date: checked.expiresAt,
           created_at: now,
         })
-        await recordActivity(trx, { holder_did: holderDid, type: 'credential_imported', credential_id: id, details: activityDetails(checked, false), at: now })
+        await recordActivity(trx, {
+          holder_did: holderDid,
+          type: 'credential_imported',
+          credential_id: id,
+          details: activityDetails(checked, false),
+          at: now,
+        })
       })
     } catch (error) {
       if (isUniqueViolation(error)) throw new ConflictError('This credential is already in your wallet')
@@ -162,14 +224,21 @@ export class WalletCredentialService {
   }
 
   /** The answer of an import, rebuilt from the wallet (an Idempotency-Key replay): one issued here came back restored. */
-  async replayImport(holderDid: string, credentialId: string): Promise<{ credential: repo.WalletCredentialRow; restored: boolean }> {
+  async replayImport(
+    holderDid: string,
+    credentialId: string,
+  ): Promise<{ credential: repo.WalletCredentialRow; restored: boolean }> {
     const credential = await repo.findWalletCredential(this.deps.db, holderDid, credentialId)
     if (!credential) throw new NotFoundError('The credential this Idempotency-Key imported is no longer in the wallet')
     return { credential, restored: credential.source === 'issued' }
   }
 }
 
-const activityDetails = (checked: CheckedCredential, restored: boolean) => ({ credential_type: checked.credentialType, issuer_did: checked.issuerDid, restored })
+const activityDetails = (checked: CheckedCredential, restored: boolean) => ({
+  credential_type: checked.credentialType,
+  issuer_did: checked.issuerDid,
+  restored,
+})
 
 /** The spec's `credential_preview`: the first few scalar attributes, in document order. */
 function preview(attributes: Record<string, unknown>): Record<string, unknown> {

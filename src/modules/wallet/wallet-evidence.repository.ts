@@ -11,14 +11,23 @@ export async function insertEvidence(db: Executor, row: EvidenceRow): Promise<Ev
 }
 
 export async function findEvidence(db: Executor, holderDid: string, id: string): Promise<EvidenceRow | undefined> {
-  const row = await db.selectFrom('wallet_evidence').selectAll().where('id', '=', id).where('holder_did', '=', holderDid).executeTakeFirst()
+  const row = await db
+    .selectFrom('wallet_evidence')
+    .selectAll()
+    .where('id', '=', id)
+    .where('holder_did', '=', holderDid)
+    .executeTakeFirst()
   return row && toRow(row)
 }
 
-export async function listEvidence(db: Executor, holderDid: string, filter: { label?: string }, page: { limit: number; after?: string }): Promise<EvidenceRow[]> {
+export async function listEvidence(
+  db: Executor,
+  holderDid: string,
+  filter: { label?: string },
+  page: { limit: number; after?: string },
+): Promise<EvidenceRow[]> {
   let query = db.selectFrom('wallet_evidence').selectAll().where('holder_did', '=', holderDid)
   if (filter.label) query = query.where('label', '=', filter.label)
   if (page.after) query = query.where('id', '>', page.after)
   return (await query.orderBy('id').limit(page.limit).execute()).map(toRow)
 }
-

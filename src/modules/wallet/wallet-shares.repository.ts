@@ -4,15 +4,28 @@ import type { WalletSharesTable } from './wallet.table.js'
 
 export type ShareRow = Selectable<WalletSharesTable>
 
-export async function insertShare(db: Executor, row: Omit<ShareRow, 'uses' | 'revoked_at' | 'last_used_at'>): Promise<ShareRow> {
+export async function insertShare(
+  db: Executor,
+  row: Omit<ShareRow, 'uses' | 'revoked_at' | 'last_used_at'>,
+): Promise<ShareRow> {
   return db.insertInto('wallet_shares').values(row).returningAll().executeTakeFirstOrThrow()
 }
 
 export function findShare(db: Executor, holderDid: string, id: string): Promise<ShareRow | undefined> {
-  return db.selectFrom('wallet_shares').selectAll().where('id', '=', id).where('holder_did', '=', holderDid).executeTakeFirst()
+  return db
+    .selectFrom('wallet_shares')
+    .selectAll()
+    .where('id', '=', id)
+    .where('holder_did', '=', holderDid)
+    .executeTakeFirst()
 }
 
-export function listShares(db: Executor, holderDid: string, filter: { credential_id?: string; active_at?: Date }, page: { limit: number; after?: string }): Promise<ShareRow[]> {
+export function listShares(
+  db: Executor,
+  holderDid: string,
+  filter: { credential_id?: string; active_at?: Date },
+  page: { limit: number; after?: string },
+): Promise<ShareRow[]> {
   let query = db.selectFrom('wallet_shares').selectAll().where('holder_did', '=', holderDid)
   if (filter.credential_id) query = query.where('credential_id', '=', filter.credential_id)
   if (filter.active_at) {
@@ -39,7 +52,12 @@ export function revokeShare(db: Executor, holderDid: string, id: string, now: Da
 }
 
 /** Every live share of a credential the holder removed or withdrew stops working. */
-export async function revokeSharesOf(db: Executor, holderDid: string, credentialId: string, now: Date): Promise<number> {
+export async function revokeSharesOf(
+  db: Executor,
+  holderDid: string,
+  credentialId: string,
+  now: Date,
+): Promise<number> {
   const result = await db
     .updateTable('wallet_shares')
     .set({ revoked_at: now })
@@ -70,11 +88,20 @@ export function useShare(db: Executor, tokenHash: string, now: Date): Promise<Sh
  * Shares that are active or expired now: numbers that change with time, counted along the
  * (holder, expires_at) index of unrevoked shares (the rest come from the statistics counters).
  */
-export async function timedShareCounts(db: Executor, holderDid: string, now: Date): Promise<{ active: number; expired: number }> {
+export async function timedShareCounts(
+  db: Executor,
+  holderDid: string,
+  now: Date,
+): Promise<{ active: number; expired: number }> {
   const row = await db
     .selectFrom('wallet_shares')
     .select((eb) => [
-      eb.fn.countAll<string>().filterWhere((f) => f.and([f('expires_at', '>', now), f.or([f('max_uses', 'is', null), f('uses', '<', f.ref('max_uses'))])])).as('active'),
+      eb.fn
+        .countAll<string>()
+        .filterWhere((f) =>
+          f.and([f('expires_at', '>', now), f.or([f('max_uses', 'is', null), f('uses', '<', f.ref('max_uses'))])]),
+        )
+        .as('active'),
       eb.fn.countAll<string>().filterWhere('expires_at', '<=', now).as('expired'),
     ])
     .where('holder_did', '=', holderDid)

@@ -34,14 +34,22 @@ export class WalletShareService {
    * Makes the link. The token is shown once and stored only hashed, so an Idempotency-Key's
    * `claim` seals it with the key: a retry shows the same working link.
    */
-  async create(holderDid: string, input: ShareInput, claim?: ClaimKey): Promise<{ share: repo.ShareRow; token: string; url: string }> {
+  async create(
+    holderDid: string,
+    input: ShareInput,
+    claim?: ClaimKey,
+  ): Promise<{ share: repo.ShareRow; token: string; url: string }> {
     const credential = await findWalletCredential(this.deps.db, holderDid, input.credential_id)
     if (!credential) throw new NotFoundError('Credential not found in this wallet')
-    if (credential.withdrawn_at) throw new ConflictError('This credential is withdrawn from the wallet and cannot be shared')
-    if (credential.status === 'revoked') throw new ConflictError('This credential has been revoked by its issuer and cannot be shared')
+    if (credential.withdrawn_at)
+      throw new ConflictError('This credential is withdrawn from the wallet and cannot be shared')
+    if (credential.status === 'revoked')
+      throw new ConflictError('This credential has been revoked by its issuer and cannot be shared')
     const ttl = input.expires_in_seconds ?? Math.min(DEFAULT_TTL_SECONDS, this.deps.maxTtlSeconds)
     if (ttl > this.deps.maxTtlSeconds) {
-      throw new ValidationError(`expires_in_seconds must be at most ${this.deps.maxTtlSeconds}`, { details: { field: 'expires_in_seconds', max: this.deps.maxTtlSeconds } })
+      throw new ValidationError(`expires_in_seconds must be at most ${this.deps.maxTtlSeconds}`, {
+        details: { field: 'expires_in_seconds', max: this.deps.maxTtlSeconds },
+      })
     }
     const now = this.deps.clock.now()
     const token = newToken()
@@ -71,22 +79,42 @@ export class WalletShareService {
   }
 
   /** The answer of a creation, from the stored share and the token its Idempotency-Key sealed. */
-  async replay(holderDid: string, shareId: string, token: unknown): Promise<{ share: repo.ShareRow; token: string; url: string }> {
+  async replay(
+    holderDid: string,
+    shareId: string,
+    token: unknown,
+  ): Promise<{ share: repo.ShareRow; token: string; url: string }> {
     const share = await repo.findShare(this.deps.db, holderDid, shareId)
     if (!share) throw new NotFoundError('The share this Idempotency-Key created no longer exists')
     if (typeof token !== 'string') throw new Error('share replay: the sealed token is missing')
     return { share, token, url: this.url(token) }
   }
 
-  list(holderDid: string, filter: { credential_id?: string; active?: boolean }, page: { limit: number; after?: string }): Promise<repo.ShareRow[]> {
-    return repo.listShares(this.deps.db, holderDid, { credential_id: filter.credential_id, active_at: filter.active ? this.deps.clock.now() : undefined }, page)
+  list(
+    holderDid: string,
+    filter: { credential_id?: string; active?: boolean },
+    page: { limit: number; after?: string },
+  ): Promise<repo.ShareRow[]> {
+    return repo.listShares(
+      this.deps.db,
+      holderDid,
+      { credential_id: filter.credential_id, active_at: filter.active ? this.deps.clock.now() : undefined },
+      page,
+    )
   }
 
   async revoke(holderDid: string, shareId: string): Promise<repo.ShareRow> {
     const now = this.deps.clock.now()
     const revoked = await this.deps.db.transaction().execute(async (trx) => {
       const row = await repo.revokeShare(trx, holderDid, shareId, now)
-      if (row) await recordActivity(trx, { holder_did: holderDid, type: 'share_revoked', credential_id: row.credential_id, details: { share_id: row.id }, at: now })
+      if (row)
+        await recordActivity(trx, {
+          holder_did: holderDid,
+          type: 'share_revoked',
+          credential_id: row.credential_id,
+          details: { share_id: row.id },
+          at: now,
+        })
       return row
     })
     if (revoked) return revoked
@@ -107,7 +135,13 @@ export class WalletShareService {
       if (!share) throw gone()
       const credential = await findWalletCredential(trx, share.holder_did, share.credential_id)
       if (!credential || credential.withdrawn_at) throw gone()
-      await recordActivity(trx, { holder_did: share.holder_did, type: 'share_accessed', credential_id: share.credential_id, details: { share_id: share.id, uses: share.uses }, at: now })
+      await recordActivity(trx, {
+        holder_did: share.holder_did,
+        type: 'share_accessed',
+        credential_id: share.credential_id,
+        details: { share_id: share.id, uses: share.uses },
+        at: now,
+      })
       return { share, credential }
     })
   }

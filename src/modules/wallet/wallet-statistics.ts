@@ -5,9 +5,20 @@ import { countExpired } from './wallet-credentials.repository.js'
 import { timedShareCounts } from './wallet-shares.repository.js'
 
 const METRICS = [
-  'wallet.status', 'wallet.source', 'wallet.type', 'wallet.issuer', 'wallet.withdrawn',
-  'shares.total', 'shares.revoked', 'shares.accesses', 'evidence.count', 'evidence.bytes',
-  'holder_requests.status', 'presentations.status', 'activities.type', 'activities.last',
+  'wallet.status',
+  'wallet.source',
+  'wallet.type',
+  'wallet.issuer',
+  'wallet.withdrawn',
+  'shares.total',
+  'shares.revoked',
+  'shares.accesses',
+  'evidence.count',
+  'evidence.bytes',
+  'holder_requests.status',
+  'presentations.status',
+  'activities.type',
+  'activities.last',
 ] as const
 
 /**
@@ -30,7 +41,10 @@ export async function walletStatistics(db: Executor, holderDid: string, now: Dat
       revoked: count(counters, 'wallet.status', 'revoked'),
       withdrawn: count(counters, 'wallet.withdrawn'),
       expired,
-      by_source: { issued: count(counters, 'wallet.source', 'issued'), imported: count(counters, 'wallet.source', 'imported') },
+      by_source: {
+        issued: count(counters, 'wallet.source', 'issued'),
+        imported: count(counters, 'wallet.source', 'imported'),
+      },
       by_type: counters.get('wallet.type')!,
       by_issuer: counters.get('wallet.issuer')!,
     },
@@ -45,9 +59,16 @@ export async function walletStatistics(db: Executor, holderDid: string, now: Dat
     credential_requests: byStatus(counters, 'holder_requests.status'),
     presentations: byStatus(counters, 'presentations.status'),
     // Kept in microseconds since the epoch; a Date holds milliseconds, as the column read back did.
-    activities: { total: total(counters, 'activities.type'), by_type: counters.get('activities.type')!, last_activity_at: last ? new Date(Math.floor(last / 1000)).toISOString() : null },
+    activities: {
+      total: total(counters, 'activities.type'),
+      by_type: counters.get('activities.type')!,
+      last_activity_at: last ? new Date(Math.floor(last / 1000)).toISOString() : null,
+    },
     generated_at: now.toISOString(),
   }
 }
 
-const byStatus = (counters: Counters, metric: string) => ({ total: total(counters, metric), by_status: counters.get(metric)! })
+const byStatus = (counters: Counters, metric: string) => ({
+  total: total(counters, metric),
+  by_status: counters.get(metric)!,
+})

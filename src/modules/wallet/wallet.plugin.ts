@@ -36,7 +36,18 @@ async function walletModule(app: FastifyInstance, { db, content, clock, config }
   const holderKeys = new HolderKemKeys({ db, keys: app.keys, clock })
   const status = app.statusChecker
   const formats = app.formats
-  const wallet = new WalletCredentialService({ db, content, sealer: hpkeSealer, holderKeys, resolver: app.didResolver, status, formats, clock, publicBaseUrl, skewSeconds: config.clockSkewSeconds })
+  const wallet = new WalletCredentialService({
+    db,
+    content,
+    sealer: hpkeSealer,
+    holderKeys,
+    resolver: app.didResolver,
+    status,
+    formats,
+    clock,
+    publicBaseUrl,
+    skewSeconds: config.clockSkewSeconds,
+  })
   app.decorate('holderKeys', holderKeys)
   app.decorate('walletCredentials', wallet)
   const shares = new WalletShareService({ db, clock, publicBaseUrl, maxTtlSeconds: config.walletShareMaxTtlSeconds })
@@ -49,18 +60,32 @@ async function walletModule(app: FastifyInstance, { db, content, clock, config }
     publicBaseUrl,
     policy: { maxBytes: config.evidenceMaxBytes, allowedTypes: config.evidenceAllowedTypes },
   })
-  await app.register(async (wallets) => {
-    await wallets.register(encryptionKeyRoutes, { holderKeys })
-    await wallets.register(walletCredentialRoutes, { wallet, now, idempotency })
-    await wallets.register(walletShareRoutes, { shares, now, idempotency })
-    await wallets.register(walletEvidenceRoutes, { evidence, idempotency })
-    await wallets.register(walletActivityRoutes, { db, now })
-  }, { prefix: '/api/wallet' })
+  await app.register(
+    async (wallets) => {
+      await wallets.register(encryptionKeyRoutes, { holderKeys })
+      await wallets.register(walletCredentialRoutes, { wallet, now, idempotency })
+      await wallets.register(walletShareRoutes, { shares, now, idempotency })
+      await wallets.register(walletEvidenceRoutes, { evidence, idempotency })
+      await wallets.register(walletActivityRoutes, { db, now })
+    },
+    { prefix: '/api/wallet' },
+  )
   if (config.walletStatusRefreshMs > 0) {
-    const refresher = new ImportedStatusRefresher({ db, status, formats, clock, intervalMs: config.walletStatusRefreshMs, logger: app.log.child({ module: 'wallet-status' }) })
+    const refresher = new ImportedStatusRefresher({
+      db,
+      status,
+      formats,
+      clock,
+      intervalMs: config.walletStatusRefreshMs,
+      logger: app.log.child({ module: 'wallet-status' }),
+    })
     app.addHook('onReady', async () => refresher.start())
     app.addHook('onClose', async () => refresher.stop())
   }
 }
 
-export const walletPlugin = fp(walletModule, { name: 'wallet', fastify: '5.x', dependencies: ['keys', 'idempotency', 'identity', 'credentials', 'status-list'] })
+export const walletPlugin = fp(walletModule, {
+  name: 'wallet',
+  fastify: '5.x',
+  dependencies: ['keys', 'idempotency', 'identity', 'credentials', 'status-list'],
+})

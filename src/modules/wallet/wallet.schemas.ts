@@ -32,8 +32,12 @@ export const WalletCredential = Type.Object({
   evidence_required: Type.Array(Type.String()),
   expiration_date: Nullable(Type.String()),
   expired: Type.Boolean(),
-  source: Type.Union([Type.Literal('issued'), Type.Literal('imported')], { description: 'issued by this service to the holder, or imported by the holder' }),
-  withdrawn: Type.Boolean({ description: 'withdrawn by the holder (holder-side revocation): not shared or presented any more' }),
+  source: Type.Union([Type.Literal('issued'), Type.Literal('imported')], {
+    description: 'issued by this service to the holder, or imported by the holder',
+  }),
+  withdrawn: Type.Boolean({
+    description: 'withdrawn by the holder (holder-side revocation): not shared or presented any more',
+  }),
   withdrawn_at: Nullable(Type.String()),
   withdrawal_reason: Nullable(Type.String()),
   created_at: Type.String(),
@@ -54,7 +58,12 @@ export const Share = Type.Object({
   id: Type.String(),
   credential_id: Type.String(),
   purpose: Type.String(),
-  status: Type.Union([Type.Literal('active'), Type.Literal('expired'), Type.Literal('used_up'), Type.Literal('revoked')]),
+  status: Type.Union([
+    Type.Literal('active'),
+    Type.Literal('expired'),
+    Type.Literal('used_up'),
+    Type.Literal('revoked'),
+  ]),
   expires_at: Type.String(),
   max_uses: Nullable(Type.Integer()),
   uses: Type.Integer(),
@@ -64,7 +73,13 @@ export const Share = Type.Object({
 })
 
 export function shareView(row: ShareRow, now: Date) {
-  const status = row.revoked_at ? 'revoked' : new Date(row.expires_at) <= now ? 'expired' : row.max_uses !== null && row.uses >= row.max_uses ? 'used_up' : 'active'
+  const status = row.revoked_at
+    ? 'revoked'
+    : new Date(row.expires_at) <= now
+      ? 'expired'
+      : row.max_uses !== null && row.uses >= row.max_uses
+        ? 'used_up'
+        : 'active'
   return {
     id: row.id,
     credential_id: row.credential_id,
@@ -92,7 +107,12 @@ export const EvidenceRecord = Type.Object({
 })
 
 export function evidenceView(row: EvidenceRow, attachment: Static<typeof EvidenceAttachment>) {
-  return { ...attachment, id: row.id, kyber_encrypted: row.kyber_encrypted, created_at: new Date(row.created_at).toISOString() }
+  return {
+    ...attachment,
+    id: row.id,
+    kyber_encrypted: row.kyber_encrypted,
+    created_at: new Date(row.created_at).toISOString(),
+  }
 }
 
 export const Activity = Type.Object({
@@ -119,7 +139,13 @@ export const Statistics = Type.Object({
     by_type: Counts,
     by_issuer: Counts,
   }),
-  shares: Type.Object({ total: Type.Integer(), active: Type.Integer(), revoked: Type.Integer(), expired: Type.Integer(), accesses: Type.Integer() }),
+  shares: Type.Object({
+    total: Type.Integer(),
+    active: Type.Integer(),
+    revoked: Type.Integer(),
+    expired: Type.Integer(),
+    accesses: Type.Integer(),
+  }),
   evidence: Type.Object({ count: Type.Integer(), total_bytes: Type.Integer() }),
   credential_requests: Type.Object({ total: Type.Integer(), by_status: Counts }),
   presentations: Type.Object({ total: Type.Integer(), by_status: Counts }),

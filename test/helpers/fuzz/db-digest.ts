@@ -14,7 +14,8 @@ export async function tableDigests(db: Kysely<DB>, exclude: ReadonlySet<string>)
   const names = tables.map((t) => t.table_name).filter((name) => !exclude.has(name))
   if (!names.length) return new Map()
   const parts = names.map(
-    (name) => sql`select ${name}::text as name, count(*)::int as n, coalesce(md5(string_agg(x::text, '|' order by x::text)), '') as h from ${sql.table(name)} x`,
+    (name) =>
+      sql`select ${name}::text as name, count(*)::int as n, coalesce(md5(string_agg(x::text, '|' order by x::text)), '') as h from ${sql.table(name)} x`,
   )
   const { rows } = await sql<{ name: string; n: number; h: string }>`${sql.join(parts, sql` union all `)}`.execute(db)
   return new Map(rows.map((r) => [r.name, `${r.n} rows, md5 ${r.h}`]))
@@ -23,5 +24,7 @@ export async function tableDigests(db: Kysely<DB>, exclude: ReadonlySet<string>)
 /** The tables whose fingerprint differs, with before -> after. */
 export function changedTables(before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>): string[] {
   const names = new Set([...before.keys(), ...after.keys()])
-  return [...names].filter((n) => before.get(n) !== after.get(n)).map((n) => `${n}: ${before.get(n) ?? '(absent)'} -> ${after.get(n) ?? '(absent)'}`)
+  return [...names]
+    .filter((n) => before.get(n) !== after.get(n))
+    .map((n) => `${n}: ${before.get(n) ?? '(absent)'} -> ${after.get(n) ?? '(absent)'}`)
 }

@@ -19,7 +19,11 @@ export const newStats = (): PhaseStats => ({ sent: 0, invalid: 0, byStatus: new 
 const bump = <K>(map: Map<K, number>, key: K) => map.set(key, (map.get(key) ?? 0) + 1)
 
 /** app.inject with a deadline: a request the app never answers is a failure, not a stuck suite. */
-export async function injectWithin(app: FastifyInstance, request: InjectOptions, ms = REQUEST_TIMEOUT_MS): Promise<LightMyRequestResponse> {
+export async function injectWithin(
+  app: FastifyInstance,
+  request: InjectOptions,
+  ms = REQUEST_TIMEOUT_MS,
+): Promise<LightMyRequestResponse> {
   let timer: NodeJS.Timeout | undefined
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms (hang)`)), ms)
@@ -37,8 +41,10 @@ const preview = (text: string, n = 600) => (text.length > n ? `${text.slice(0, n
 export function problemWith(draft: Draft, verdict: Verdict, res: LightMyRequestResponse): string | undefined {
   const status = res.statusCode
   if (status >= 500) return `answered ${status}`
-  if (verdict.invalid && (status < 400 || status >= 500)) return `accepted invalid input (${verdict.why}) with ${status}`
-  if (verdict.invalid && verdict.status !== undefined && status !== verdict.status) return `expected ${verdict.status} (${verdict.why}), got ${status}`
+  if (verdict.invalid && (status < 400 || status >= 500))
+    return `accepted invalid input (${verdict.why}) with ${status}`
+  if (verdict.invalid && verdict.status !== undefined && status !== verdict.status)
+    return `expected ${verdict.status} (${verdict.why}), got ${status}`
   if (status >= 400 && draft.target.method !== 'HEAD') {
     let body: { success?: unknown; message?: unknown; code?: unknown }
     try {
@@ -46,9 +52,16 @@ export function problemWith(draft: Draft, verdict: Verdict, res: LightMyRequestR
     } catch {
       return `${status} without a JSON body`
     }
-    if (body.success !== false || typeof body.message !== 'string' || body.message === '' || typeof body.code !== 'string') return `${status} without the error body {success:false, message, code}`
+    if (
+      body.success !== false ||
+      typeof body.message !== 'string' ||
+      body.message === '' ||
+      typeof body.code !== 'string'
+    )
+      return `${status} without the error body {success:false, message, code}`
   }
-  if ((Object.prototype as Record<string, unknown>)[POLLUTION_MARKER] !== undefined) return 'Object.prototype was polluted'
+  if ((Object.prototype as Record<string, unknown>)[POLLUTION_MARKER] !== undefined)
+    return 'Object.prototype was polluted'
   return undefined
 }
 
@@ -99,8 +112,13 @@ export async function runPhase(options: {
     endOnFailure: true,
     reporter: (details) => {
       if (!details.failed) return
-      const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance ?? 'too many skipped drafts')
-      throw new Error(`${cause}\n  replay: ${options.replay} (this phase: fast-check seed ${details.seed}, path ${details.counterexamplePath ?? '-'}, run ${details.numRuns})`)
+      const cause =
+        details.errorInstance instanceof Error
+          ? details.errorInstance.message
+          : String(details.errorInstance ?? 'too many skipped drafts')
+      throw new Error(
+        `${cause}\n  replay: ${options.replay} (this phase: fast-check seed ${details.seed}, path ${details.counterexamplePath ?? '-'}, run ${details.numRuns})`,
+      )
     },
   })
 }

@@ -17,7 +17,9 @@ export function toJsonText(value: unknown): string {
   if (value instanceof RawJson) return value.text
   if (Array.isArray(value)) return `[${value.map(toJsonText).join(',')}]`
   if (value !== null && typeof value === 'object') {
-    return `{${Object.keys(value).map((k) => `${JSON.stringify(k)}:${toJsonText((value as Record<string, unknown>)[k])}`).join(',')}}`
+    return `{${Object.keys(value)
+      .map((k) => `${JSON.stringify(k)}:${toJsonText((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`
   }
   return JSON.stringify(value) ?? 'null'
 }
@@ -31,7 +33,16 @@ export function withKey(target: Record<string, unknown>, key: string, value: unk
 /** The property a prototype-pollution payload tries to plant on Object.prototype. */
 export const POLLUTION_MARKER = 'fuzzPolluted'
 
-export const PROTO_KEYS = ['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf', '__defineGetter__', 'isPrototypeOf'] as const
+export const PROTO_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'hasOwnProperty',
+  'toString',
+  'valueOf',
+  '__defineGetter__',
+  'isPrototypeOf',
+] as const
 
 const LONE_HIGH = '\ud800'
 const LONE_LOW = '\udfff'
@@ -121,13 +132,37 @@ export const hostileString: fc.Arbitrary<string> = fc.oneof(
   { weight: 5, arbitrary: fc.constantFrom(...HOSTILE_TEXT) },
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
   { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 20 }) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...UNICODE_EDGES), fc.integer({ min: 2, max: 300 })).map(([s, n]) => s.repeat(n)) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.constantFrom(...UNICODE_EDGES), fc.integer({ min: 2, max: 300 }))
+      .map(([s, n]) => s.repeat(n)),
+  },
 )
 
 /** Numbers at and past every boundary, including tokens JSON.stringify cannot write. */
 export const hostileNumber: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom<unknown>(0, -1, 1.5, -0.5, 2 ** 31, 2 ** 53 + 2, -(2 ** 53) - 2, 1e308, -1e308, Number.MIN_VALUE, Number.EPSILON),
-  fc.constantFrom(new RawJson('1e309'), new RawJson('-1e309'), new RawJson('-0'), new RawJson('123456789012345678901234567890'), new RawJson('1e-400'), new RawJson('0.0000000000000000000001')),
+  fc.constantFrom<unknown>(
+    0,
+    -1,
+    1.5,
+    -0.5,
+    2 ** 31,
+    2 ** 53 + 2,
+    -(2 ** 53) - 2,
+    1e308,
+    -1e308,
+    Number.MIN_VALUE,
+    Number.EPSILON,
+  ),
+  fc.constantFrom(
+    new RawJson('1e309'),
+    new RawJson('-1e309'),
+    new RawJson('-0'),
+    new RawJson('123456789012345678901234567890'),
+    new RawJson('1e-400'),
+    new RawJson('0.0000000000000000000001'),
+  ),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
   fc.integer(),
 )
@@ -146,8 +181,23 @@ export function wrongTypeValue(avoid: readonly string[]): fc.Arbitrary<unknown> 
     { type: 'number', arbitrary: hostileNumber },
     { type: 'boolean', arbitrary: fc.boolean() },
     { type: 'null', arbitrary: fc.constant(null) },
-    { type: 'array', arbitrary: fc.oneof(fc.constant([]), fc.array(hostileString, { maxLength: 3 }), fc.constant(deepNest(200, 'array'))) },
-    { type: 'object', arbitrary: fc.oneof(fc.constant({}), fc.constant(deepNest(200, 'object')), fc.constant({ length: 1e9 }), fc.dictionary(fc.string({ maxLength: 5 }), hostileString, { maxKeys: 3 })) },
+    {
+      type: 'array',
+      arbitrary: fc.oneof(
+        fc.constant([]),
+        fc.array(hostileString, { maxLength: 3 }),
+        fc.constant(deepNest(200, 'array')),
+      ),
+    },
+    {
+      type: 'object',
+      arbitrary: fc.oneof(
+        fc.constant({}),
+        fc.constant(deepNest(200, 'object')),
+        fc.constant({ length: 1e9 }),
+        fc.dictionary(fc.string({ maxLength: 5 }), hostileString, { maxKeys: 3 }),
+      ),
+    },
   ]
   const usable = options.filter((o) => !avoid.includes(o.type) && !(o.type === 'number' && avoid.includes('integer')))
   return fc.oneof(...usable.map((o) => o.arbitrary))
@@ -162,7 +212,8 @@ export function stringOfCodePoints(codePoints: number, unit: string): string {
 }
 
 /** Replaces lone surrogates, which cannot be percent-encoded (encodeURIComponent throws). */
-export const wellFormed = (s: string): string => s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')
+export const wellFormed = (s: string): string =>
+  s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')
 
 /** Nesting far past every limit, and past what the embedded database's thread can hand back to the event loop. */
 export const VERY_DEEP = 2_000
@@ -176,12 +227,21 @@ export function pastFreeFormLimits(): ReadonlyArray<{ value: Record<string, unkn
   return (pastLimits ??= [
     { label: `${freeFormDepth + 1} levels of objects`, value: { a: deepNest(freeFormDepth, 'object') } },
     { label: `${freeFormDepth + 1} levels of arrays`, value: { a: deepNest(freeFormDepth, 'array') } },
-    { label: `${documentDepth + 1} levels (past the whole body's limit)`, value: { a: deepNest(documentDepth, 'array') } },
+    {
+      label: `${documentDepth + 1} levels (past the whole body's limit)`,
+      value: { a: deepNest(documentDepth, 'array') },
+    },
     { label: `${VERY_DEEP} levels`, value: { a: deepNest(VERY_DEEP, 'object') } },
     { label: `${freeFormMembers + 1} items`, value: { a: Array.from({ length: freeFormMembers }, () => 0) } },
-    { label: `${freeFormMembers + 1} keys`, value: { a: Object.fromEntries(Array.from({ length: freeFormMembers }, (_, i) => [`k${i}`, 0])) } },
+    {
+      label: `${freeFormMembers + 1} keys`,
+      value: { a: Object.fromEntries(Array.from({ length: freeFormMembers }, (_, i) => [`k${i}`, 0])) },
+    },
     { label: `a string of ${freeFormStringLength + 1} characters`, value: { a: 'x'.repeat(freeFormStringLength + 1) } },
-    { label: `a key of ${freeFormStringLength + 1} characters`, value: { a: { ['k'.repeat(freeFormStringLength + 1)]: 1 } } },
+    {
+      label: `a key of ${freeFormStringLength + 1} characters`,
+      value: { a: { ['k'.repeat(freeFormStringLength + 1)]: 1 } },
+    },
   ])
 }
 let pastLimits: Array<{ value: Record<string, unknown>; label: string }> | undefined
@@ -189,5 +249,9 @@ let pastLimits: Array<{ value: Record<string, unknown>; label: string }> | undef
 /** Free-form values right at the limits: hostile, but to be accepted. */
 export function atFreeFormLimits(): Array<Record<string, unknown>> {
   const { freeFormDepth, freeFormMembers } = JSON_LIMITS
-  return [{ a: deepNest(freeFormDepth - 1, 'object') }, { a: deepNest(freeFormDepth - 1, 'array') }, { a: Array.from({ length: freeFormMembers - 1 }, () => 0) }]
+  return [
+    { a: deepNest(freeFormDepth - 1, 'object') },
+    { a: deepNest(freeFormDepth - 1, 'array') },
+    { a: Array.from({ length: freeFormMembers - 1 }, () => 0) },
+  ]
 }

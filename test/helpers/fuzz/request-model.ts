@@ -5,7 +5,11 @@ import { toJsonText, wellFormed } from './hostile-values.js'
 import type { Target } from './route-targets.js'
 
 /** Routes that read `application/x-www-form-urlencoded` bodies besides JSON: the OAuth 2.0 token endpoints (RFC 6749 §3.2, the VC API's and each OpenID4VCI issuer's) and the OpenID4VP response endpoint. */
-const FORM_ROUTES: ReadonlySet<string> = new Set(['/oauth2/token', '/issuers/:web_id/oid4vci/token', '/openid4vp/responses/:id'])
+const FORM_ROUTES: ReadonlySet<string> = new Set([
+  '/oauth2/token',
+  '/issuers/:web_id/oid4vci/token',
+  '/openid4vp/responses/:id',
+])
 /** Routes whose request is the bare POST (OID4VCI 1.0 §7.1, the nonce endpoint): any content type, the body ignored. */
 const BARE_POST_ROUTES: ReadonlySet<string> = new Set(['/issuers/:web_id/oid4vci/nonce'])
 
@@ -134,7 +138,13 @@ function poisoned(value: unknown): boolean {
     if (v === null || typeof v !== 'object') continue
     if (Object.prototype.hasOwnProperty.call(v, '__proto__')) return true
     const ctor = (v as Record<string, unknown>).constructor
-    if (Object.prototype.hasOwnProperty.call(v, 'constructor') && ctor !== null && typeof ctor === 'object' && Object.prototype.hasOwnProperty.call(ctor, 'prototype')) return true
+    if (
+      Object.prototype.hasOwnProperty.call(v, 'constructor') &&
+      ctor !== null &&
+      typeof ctor === 'object' &&
+      Object.prototype.hasOwnProperty.call(ctor, 'prototype')
+    )
+      return true
     for (const key of Object.keys(v)) stack.push((v as Record<string, unknown>)[key])
   }
   return false
@@ -154,7 +164,6 @@ function depthOf(value: unknown): number {
 
 const refuse = (status: number | undefined, why: string): Verdict => ({ invalid: true, status, why })
 
-
 /**
  * Whether the app must refuse the request, and with which status when that is determined, in
  * the order Fastify works: routing (URL decoding, parameter length), the auth hook, the
@@ -165,11 +174,15 @@ export function classify(draft: Draft, built: BuiltRequest, ctx: FuzzContext): V
   const { target } = draft
   const params = decodedParams(draft)
   if (params === 'bad-url') return refuse(400, 'bad percent-encoding in the path')
-  if (Object.entries(params).some(([name, v]) => name !== '*' && v.length > 4096)) return refuse(414, 'path parameter over maxParamLength')
-  if (Object.entries(params).some(([name, v]) => name !== '*' && v === '')) return refuse(undefined, 'empty path segment')
+  if (Object.entries(params).some(([name, v]) => name !== '*' && v.length > 4096))
+    return refuse(414, 'path parameter over maxParamLength')
+  if (Object.entries(params).some(([name, v]) => name !== '*' && v === ''))
+    return refuse(undefined, 'empty path segment')
   const auth = draft.auth
-  if (target.access === 'admin' && auth.kind === 'admin-key' && auth.value !== ctx.adminKey) return refuse(401, 'bad admin key')
-  if (target.access === 'client' && (auth.kind === 'none' || auth.kind === 'authorization')) return refuse(401, 'no valid VC API token')
+  if (target.access === 'admin' && auth.kind === 'admin-key' && auth.value !== ctx.adminKey)
+    return refuse(401, 'bad admin key')
+  if (target.access === 'client' && (auth.kind === 'none' || auth.kind === 'authorization'))
+    return refuse(401, 'no valid VC API token')
   if (target.access === 'user') {
     if (auth.kind === 'none' || auth.kind === 'authorization') return refuse(401, 'no valid token')
     const bound = (value: string): Verdict | undefined => {
@@ -204,8 +217,16 @@ export function classify(draft: Draft, built: BuiltRequest, ctx: FuzzContext): V
     if (contentType === undefined && bytes > 0) return refuse(415, 'body without a content type')
     // The OAuth token endpoints (RFC 6749 §4.4.2, OID4VCI's) and the OpenID4VP response endpoint (OID4VP 1.0
     // §8.2) also parse form bodies: refused there by their own checks.
-    if (contentType !== undefined && FORM_ROUTES.has(target.url) && /^\s*application\/x-www-form-urlencoded\s*(;.*)?$/i.test(contentType)) return bytes > target.bodyLimit ? refuse(413, 'body over the limit') : refuse(undefined, 'a form body without valid client credentials or code, or answering no OpenID4VP request')
-    if (contentType !== undefined && !/^\s*application\/json\s*(;.*)?$/i.test(contentType)) return refuse(415, 'unsupported content type')
+    if (
+      contentType !== undefined &&
+      FORM_ROUTES.has(target.url) &&
+      /^\s*application\/x-www-form-urlencoded\s*(;.*)?$/i.test(contentType)
+    )
+      return bytes > target.bodyLimit
+        ? refuse(413, 'body over the limit')
+        : refuse(undefined, 'a form body without valid client credentials or code, or answering no OpenID4VP request')
+    if (contentType !== undefined && !/^\s*application\/json\s*(;.*)?$/i.test(contentType))
+      return refuse(415, 'unsupported content type')
     if (contentType !== undefined) {
       if (bytes > target.bodyLimit) return refuse(413, 'body over the limit')
       if (bytes === 0) return refuse(400, 'empty JSON body')

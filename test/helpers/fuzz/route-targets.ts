@@ -26,7 +26,11 @@ export interface Target {
   /** It reads something hostile values can go into: path parameters, a query, a body. */
   readonly hasInputs: boolean
   /** A request the schemas accept, with seeded ids where the names match (`hints`). */
-  readonly base: { readonly params: Readonly<Record<string, string>>; readonly body: unknown; readonly query: Readonly<Record<string, unknown>> }
+  readonly base: {
+    readonly params: Readonly<Record<string, string>>
+    readonly body: unknown
+    readonly query: Readonly<Record<string, unknown>>
+  }
 }
 
 const accept: Check = () => true
@@ -38,7 +42,9 @@ export function groupOf(url: string): string {
 }
 
 export function paramNamesOf(url: string): string[] {
-  return url.split('/').flatMap((segment) => (segment.startsWith(':') ? [segment.slice(1)] : segment === '*' ? ['*'] : []))
+  return url
+    .split('/')
+    .flatMap((segment) => (segment.startsWith(':') ? [segment.slice(1)] : segment === '*' ? ['*'] : []))
 }
 
 /**
@@ -46,13 +52,22 @@ export function paramNamesOf(url: string): string[] {
  * name to a meaningful value (the owner's DID, a seeded record id) used when the schema accepts it.
  * Routes whose body schema defeats the sampler are returned in `unsampled` (the caller fails on them).
  */
-export function targetsOf(app: FastifyInstance, hintsFor: (url: string) => Record<string, unknown>, defaultBodyLimit: number): { targets: Target[]; unsampled: string[] } {
+export function targetsOf(
+  app: FastifyInstance,
+  hintsFor: (url: string) => Record<string, unknown>,
+  defaultBodyLimit: number,
+): { targets: Target[]; unsampled: string[] } {
   // The app's own validators: "invalid" means invalid for the validator the app really runs.
   const ajv = createValidators()
   const targets: Target[] = []
   const unsampled: string[] = []
   for (const route of app.routeTable) {
-    const schema = (route.schema ?? {}) as { params?: SchemaNode; body?: SchemaNode; querystring?: SchemaNode; consumes?: string[] }
+    const schema = (route.schema ?? {}) as {
+      params?: SchemaNode
+      body?: SchemaNode
+      querystring?: SchemaNode
+      consumes?: string[]
+    }
     const paramNames = paramNamesOf(route.url)
     const hints = hintsFor(route.url)
     const params: Record<string, string> = {}
@@ -63,7 +78,9 @@ export function targetsOf(app: FastifyInstance, hintsFor: (url: string) => Recor
     }
     const body = schema.body ? validSample(ajv.body, schema.body, hints) : undefined
     if (schema.body && body === undefined) unsampled.push(`${route.method} ${route.url}`)
-    const query = schema.querystring ? (validSample(ajv.text, schema.querystring, hints) as Record<string, unknown> | undefined) : {}
+    const query = schema.querystring
+      ? (validSample(ajv.text, schema.querystring, hints) as Record<string, unknown> | undefined)
+      : {}
     if (query === undefined) unsampled.push(`${route.method} ${route.url} (querystring)`)
     targets.push({
       method: route.method,
@@ -80,7 +97,10 @@ export function targetsOf(app: FastifyInstance, hintsFor: (url: string) => Recor
       takesBody: route.method !== 'GET' && route.method !== 'HEAD',
       multipart: schema.consumes?.includes('multipart/form-data') ?? false,
       bodyLimit: route.bodyLimit ?? defaultBodyLimit,
-      refusable: Boolean(schema.params || schema.querystring || schema.body) || (route.method !== 'GET' && route.method !== 'HEAD') || accessOf(route.method, route.url) !== 'public',
+      refusable:
+        Boolean(schema.params || schema.querystring || schema.body) ||
+        (route.method !== 'GET' && route.method !== 'HEAD') ||
+        accessOf(route.method, route.url) !== 'public',
       hasInputs: Boolean(schema.params || schema.querystring || schema.body || schema.consumes),
       base: { params, body, query: query ?? {} },
     })

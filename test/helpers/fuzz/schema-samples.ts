@@ -82,7 +82,12 @@ const STRING_CANDIDATES = [
  * A value the schema accepts, built from the schema alone (and `hints`: property name -> a
  * meaningful value such as a seeded record id, used when it fits). Undefined when none is found.
  */
-export function validSample(ajv: AjvInstance, schema: SchemaNode, hints: Record<string, unknown> = {}, name?: string): unknown {
+export function validSample(
+  ajv: AjvInstance,
+  schema: SchemaNode,
+  hints: Record<string, unknown> = {},
+  name?: string,
+): unknown {
   const hinted = name === undefined ? undefined : hints[name]
   if (hinted !== undefined && fits(ajv, schema, hinted)) return cloneJson(hinted)
   const candidates = sampleCandidates(ajv, schema, hints)
@@ -92,7 +97,11 @@ export function validSample(ajv: AjvInstance, schema: SchemaNode, hints: Record<
 function sampleCandidates(ajv: AjvInstance, schema: SchemaNode, hints: Record<string, unknown>): unknown[] {
   if ('const' in schema) return [schema.const]
   if (Array.isArray(schema.enum)) return schema.enum
-  if ('default' in schema) return [schema.default, ...sampleCandidates(ajv, { ...schema, default: undefined, [OptionalKind]: undefined }, hints).slice(0, 3)]
+  if ('default' in schema)
+    return [
+      schema.default,
+      ...sampleCandidates(ajv, { ...schema, default: undefined, [OptionalKind]: undefined }, hints).slice(0, 3),
+    ]
   if (Array.isArray(schema.anyOf)) return (schema.anyOf as SchemaNode[]).map((s) => validSample(ajv, s, hints))
   const type = typesOf(schema)[0]
   switch (type) {
@@ -113,7 +122,11 @@ function sampleCandidates(ajv: AjvInstance, schema: SchemaNode, hints: Record<st
     case 'array': {
       const item = schema.items ? validSample(ajv, schema.items as SchemaNode, hints) : 'fuzz'
       const n = Number(schema.minItems ?? 0)
-      return [Array.from({ length: n }, (_, i) => (typeof item === 'string' && schema.uniqueItems ? `${item}${i}` : cloneJson(item)))]
+      return [
+        Array.from({ length: n }, (_, i) =>
+          typeof item === 'string' && schema.uniqueItems ? `${item}${i}` : cloneJson(item),
+        ),
+      ]
     }
     case 'object':
     case undefined: {
@@ -147,9 +160,16 @@ export interface Slot {
   required: boolean
 }
 
-export function slotsOf(schema: SchemaNode, value: unknown, path: Array<string | number> = [], required = true): Slot[] {
+export function slotsOf(
+  schema: SchemaNode,
+  value: unknown,
+  path: Array<string | number> = [],
+  required = true,
+): Slot[] {
   const slots: Slot[] = [{ path, schema, required }]
-  const branch = Array.isArray(schema.anyOf) ? (schema.anyOf as SchemaNode[]).find((s) => typesOf(s).includes(jsonType(value))) : schema
+  const branch = Array.isArray(schema.anyOf)
+    ? (schema.anyOf as SchemaNode[]).find((s) => typesOf(s).includes(jsonType(value)))
+    : schema
   if (!branch) return slots
   if (branch.properties && value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const req = new Set((branch.required ?? []) as string[])
@@ -159,7 +179,8 @@ export function slotsOf(schema: SchemaNode, value: unknown, path: Array<string |
       else slots.push({ path: [...path, key], schema: sub, required: false })
     }
   }
-  if (branch.items && Array.isArray(value) && value.length > 0) slots.push(...slotsOf(branch.items as SchemaNode, value[0], [...path, 0], true))
+  if (branch.items && Array.isArray(value) && value.length > 0)
+    slots.push(...slotsOf(branch.items as SchemaNode, value[0], [...path, 0], true))
   return slots
 }
 
@@ -168,9 +189,11 @@ export function slotsOf(schema: SchemaNode, value: unknown, path: Array<string |
  * Known by its shape, not by the app's free-form keyword, so a field the app forgot to mark is
  * still given values past the limits (and unlimitedJsonNodes names it).
  */
-export const isFreeForm = (s: SchemaNode): boolean => typesOf(s).includes('object') && !s.properties && (s[FREE_FORM_KEYWORD] === true || unlimitedJsonNodes(s).length > 0)
+export const isFreeForm = (s: SchemaNode): boolean =>
+  typesOf(s).includes('object') && !s.properties && (s[FREE_FORM_KEYWORD] === true || unlimitedJsonNodes(s).length > 0)
 
-export const freeFormSlots = (schema: SchemaNode, value: unknown): Slot[] => slotsOf(schema, value).filter((slot) => isFreeForm(slot.schema))
+export const freeFormSlots = (schema: SchemaNode, value: unknown): Slot[] =>
+  slotsOf(schema, value).filter((slot) => isFreeForm(slot.schema))
 
 /**
  * Where a schema takes JSON of any shape without the free-form limits: nodes with no type, and
@@ -179,14 +202,18 @@ export const freeFormSlots = (schema: SchemaNode, value: unknown): Slot[] => slo
  */
 export function unlimitedJsonNodes(schema: SchemaNode, path = 'body'): string[] {
   if (schema[FREE_FORM_KEYWORD] === true) return []
-  const branches = (['anyOf', 'allOf', 'oneOf'] as const).flatMap((k) => (Array.isArray(schema[k]) ? (schema[k] as SchemaNode[]) : []))
+  const branches = (['anyOf', 'allOf', 'oneOf'] as const).flatMap((k) =>
+    Array.isArray(schema[k]) ? (schema[k] as SchemaNode[]) : [],
+  )
   if (branches.length) return branches.flatMap((b) => unlimitedJsonNodes(b, path))
   const types = typesOf(schema)
   if (!types.length) return 'enum' in schema || '$ref' in schema || 'not' in schema ? [] : [path]
   const gaps: string[] = []
   if (types.includes('object')) {
-    for (const [key, sub] of Object.entries((schema.properties ?? {}) as Record<string, SchemaNode>)) gaps.push(...unlimitedJsonNodes(sub, `${path}.${key}`))
-    for (const [pattern, sub] of Object.entries((schema.patternProperties ?? {}) as Record<string, SchemaNode>)) gaps.push(...unlimitedJsonNodes(sub, `${path}{${pattern}}`))
+    for (const [key, sub] of Object.entries((schema.properties ?? {}) as Record<string, SchemaNode>))
+      gaps.push(...unlimitedJsonNodes(sub, `${path}.${key}`))
+    for (const [pattern, sub] of Object.entries((schema.patternProperties ?? {}) as Record<string, SchemaNode>))
+      gaps.push(...unlimitedJsonNodes(sub, `${path}{${pattern}}`))
     const extra = schema.additionalProperties
     if (typeof extra === 'object' && extra !== null) gaps.push(...unlimitedJsonNodes(extra as SchemaNode, `${path}{*}`))
     else if (extra !== false && !schema.patternProperties) gaps.push(`${path} (undeclared properties)`)
@@ -196,7 +223,15 @@ export function unlimitedJsonNodes(schema: SchemaNode, path = 'body'): string[] 
 }
 
 const jsonType = (value: unknown): string =>
-  value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'number') : typeof value
+  value === null
+    ? 'null'
+    : Array.isArray(value)
+      ? 'array'
+      : typeof value === 'number'
+        ? Number.isInteger(value)
+          ? 'integer'
+          : 'number'
+        : typeof value
 
 /** Values at and just past the schema's own bounds: lengths, ranges, item counts, patterns. */
 export function boundaryValues(schema: SchemaNode): fc.Arbitrary<unknown> | undefined {
@@ -225,7 +260,8 @@ export function boundaryValues(schema: SchemaNode): fc.Arbitrary<unknown> | unde
     }
     if (type === 'integer' || type === 'number') {
       const edges: unknown[] = [new RawJson('1e309'), new RawJson('-1e309'), '1', 'NaN']
-      if (typeof b.minimum === 'number') edges.push(b.minimum - 1, b.minimum - 0.5, new RawJson(`${b.minimum}e0`), -1e308)
+      if (typeof b.minimum === 'number')
+        edges.push(b.minimum - 1, b.minimum - 0.5, new RawJson(`${b.minimum}e0`), -1e308)
       if (typeof b.maximum === 'number') edges.push(b.maximum + 1, b.maximum + 0.5, 1e308)
       if (type === 'integer') edges.push(1.5, 2 ** 53 + 0.5, new RawJson('1.0000000000000001'))
       add(fc.constantFrom(...edges))
@@ -265,11 +301,18 @@ export const pollutionPayloads: fc.Arbitrary<{ key: string; value: unknown }> = 
 )
 
 /** One mutation at one slot of a sample; the result may still be valid (the caller checks). */
-export function mutateAt(value: unknown, path: ReadonlyArray<string | number>, op: { kind: 'set'; to: unknown } | { kind: 'delete' } | { kind: 'add-key'; key: string; to: unknown }): unknown {
+export function mutateAt(
+  value: unknown,
+  path: ReadonlyArray<string | number>,
+  op: { kind: 'set'; to: unknown } | { kind: 'delete' } | { kind: 'add-key'; key: string; to: unknown },
+): unknown {
   const root = cloneJson(value)
   if (path.length === 0) {
     if (op.kind === 'set') return op.to
-    if (op.kind === 'add-key') return root !== null && typeof root === 'object' && !Array.isArray(root) ? withKey(root as Record<string, unknown>, op.key, op.to) : withKey({}, op.key, op.to)
+    if (op.kind === 'add-key')
+      return root !== null && typeof root === 'object' && !Array.isArray(root)
+        ? withKey(root as Record<string, unknown>, op.key, op.to)
+        : withKey({}, op.key, op.to)
     return undefined
   }
   let parent: unknown = root
@@ -286,7 +329,8 @@ export function mutateAt(value: unknown, path: ReadonlyArray<string | number>, o
     else container[last] = op.to
   } else {
     const target = container[last]
-    if (target !== null && typeof target === 'object' && !Array.isArray(target)) withKey(target as Record<string, unknown>, op.key, op.to)
+    if (target !== null && typeof target === 'object' && !Array.isArray(target))
+      withKey(target as Record<string, unknown>, op.key, op.to)
     else container[last] = withKey({}, op.key, op.to)
   }
   return root
@@ -298,18 +342,46 @@ export function valueMutations(schema: SchemaNode, base: unknown): fc.Arbitrary<
   const perSlot = slots.map((slot) => {
     const where = slot.path.length ? slot.path.join('.') : '(root)'
     const ops: Array<fc.Arbitrary<{ value: unknown; label: string }>> = [
-      wrongTypeValue(typesOf(slot.schema)).map((to) => ({ value: mutateAt(base, slot.path, { kind: 'set', to }), label: `wrong type at ${where}` })),
-      hostileString.map((to) => ({ value: mutateAt(base, slot.path, { kind: 'set', to }), label: `hostile string at ${where}` })),
-      fc.constantFrom(deepNest(200, 'array'), deepNest(200, 'object')).map((to) => ({ value: mutateAt(base, slot.path, { kind: 'set', to }), label: `200-deep nesting at ${where}` })),
+      wrongTypeValue(typesOf(slot.schema)).map((to) => ({
+        value: mutateAt(base, slot.path, { kind: 'set', to }),
+        label: `wrong type at ${where}`,
+      })),
+      hostileString.map((to) => ({
+        value: mutateAt(base, slot.path, { kind: 'set', to }),
+        label: `hostile string at ${where}`,
+      })),
+      fc.constantFrom(deepNest(200, 'array'), deepNest(200, 'object')).map((to) => ({
+        value: mutateAt(base, slot.path, { kind: 'set', to }),
+        label: `200-deep nesting at ${where}`,
+      })),
     ]
     const bounds = boundaryValues(slot.schema)
-    if (bounds) ops.push(bounds.map((to) => ({ value: mutateAt(base, slot.path, { kind: 'set', to }), label: `boundary value at ${where}` })))
-    if (slot.required && slot.path.length) ops.push(fc.constant({ value: mutateAt(base, slot.path, { kind: 'delete' }), label: `missing required ${where}` }))
+    if (bounds)
+      ops.push(
+        bounds.map((to) => ({
+          value: mutateAt(base, slot.path, { kind: 'set', to }),
+          label: `boundary value at ${where}`,
+        })),
+      )
+    if (slot.required && slot.path.length)
+      ops.push(
+        fc.constant({ value: mutateAt(base, slot.path, { kind: 'delete' }), label: `missing required ${where}` }),
+      )
     if (isFreeForm(slot.schema)) {
-      ops.push(fc.constantFrom(...pastFreeFormLimits()).map(({ value, label }) => ({ value: mutateAt(base, slot.path, { kind: 'set', to: value }), label: `${label} at ${where}` })))
+      ops.push(
+        fc.constantFrom(...pastFreeFormLimits()).map(({ value, label }) => ({
+          value: mutateAt(base, slot.path, { kind: 'set', to: value }),
+          label: `${label} at ${where}`,
+        })),
+      )
     }
     if (typesOf(slot.schema).includes('object') || slot.schema.properties) {
-      ops.push(pollutionPayloads.map(({ key, value }) => ({ value: mutateAt(base, slot.path, { kind: 'add-key', key, to: value }), label: `key ${key} at ${where}` })))
+      ops.push(
+        pollutionPayloads.map(({ key, value }) => ({
+          value: mutateAt(base, slot.path, { kind: 'add-key', key, to: value }),
+          label: `key ${key} at ${where}`,
+        })),
+      )
     }
     return fc.oneof(...ops)
   })

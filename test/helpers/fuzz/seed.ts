@@ -45,36 +45,105 @@ export async function seedWorld(app: FastifyInstance): Promise<Seeded> {
   await owner.setUp(app, 'Fuzz University')
   const stranger = new DidClient()
   const strangerToken = await stranger.login(app)
-  const as = (token: string) => async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown, expected = [200, 201]): Promise<Json> => {
-    const res = await app.inject({ method, url, headers: bearer(token), ...(payload === undefined ? {} : { payload: payload as object }) })
-    if (!expected.includes(res.statusCode)) throw new Error(`seeding ${method} ${url}: ${res.statusCode} ${res.body}`)
-    return res.json()
-  }
+  const as =
+    (token: string) =>
+    async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown, expected = [200, 201]): Promise<Json> => {
+      const res = await app.inject({
+        method,
+        url,
+        headers: bearer(token),
+        ...(payload === undefined ? {} : { payload: payload as object }),
+      })
+      if (!expected.includes(res.statusCode)) throw new Error(`seeding ${method} ${url}: ${res.statusCode} ${res.body}`)
+      return res.json()
+    }
   const me = as(owner.token)
   const them = as(strangerToken)
   const did = owner.did
 
   const schemaId = await owner.schema(app, SCHEMA)
   const schema = (await me('GET', `/api/issuer/${did}/schemas/${schemaId}`)).schema
-  const template = (await me('POST', `/api/issuer/${did}/templates`, { name: 'Fuzz template', credential_type: 'FuzzDegree', schema_id: schemaId, fixed_attributes: { gpa: 4 } })).template
-  const issued = (await me('POST', `/api/issuer/${did}/issue`, { credential_type: 'FuzzDegree', schema_id: schemaId, subject_did: did, attributes: { given_name: 'Ada', gpa: 3.5, birth_date: '2001-02-03' } })).credential
-  const offer = (await me('POST', `/api/issuer/${did}/offers`, { credential_type: 'FuzzDegree', schema_id: schemaId, attributes: { given_name: 'Offered' }, max_uses: 5 })).offer
-  const credentialRequest = (await them('POST', '/api/wallet/credential-request', { issuer_did: did, schema_id: schemaId, credential_type: 'FuzzDegree', attributes: { given_name: 'Asked' } })).request
-  const consent = (await me('POST', `/api/wallet/${did}/consents`, { verifier_did: stranger.did, purpose: 'fuzzing' })).consent
+  const template = (
+    await me('POST', `/api/issuer/${did}/templates`, {
+      name: 'Fuzz template',
+      credential_type: 'FuzzDegree',
+      schema_id: schemaId,
+      fixed_attributes: { gpa: 4 },
+    })
+  ).template
+  const issued = (
+    await me('POST', `/api/issuer/${did}/issue`, {
+      credential_type: 'FuzzDegree',
+      schema_id: schemaId,
+      subject_did: did,
+      attributes: { given_name: 'Ada', gpa: 3.5, birth_date: '2001-02-03' },
+    })
+  ).credential
+  const offer = (
+    await me('POST', `/api/issuer/${did}/offers`, {
+      credential_type: 'FuzzDegree',
+      schema_id: schemaId,
+      attributes: { given_name: 'Offered' },
+      max_uses: 5,
+    })
+  ).offer
+  const credentialRequest = (
+    await them('POST', '/api/wallet/credential-request', {
+      issuer_did: did,
+      schema_id: schemaId,
+      credential_type: 'FuzzDegree',
+      attributes: { given_name: 'Asked' },
+    })
+  ).request
+  const consent = (await me('POST', `/api/wallet/${did}/consents`, { verifier_did: stranger.did, purpose: 'fuzzing' }))
+    .consent
   await me('POST', '/api/verifier', { name: 'Fuzz Verifier' })
-  const preset = (await me('POST', `/api/verifier/${did}/presets`, { name: 'Fuzz preset', presentation_type: 'FuzzCheck', required_credentials: [{ credential_type: 'FuzzDegree' }], purpose: 'fuzzing' })).preset
-  const created = await them('POST', '/api/verifier/requests', { verifier_did: stranger.did, presentation_type: 'FuzzCheck', required_credentials: [{ credential_type: 'FuzzDegree', issuer_did: did }], purpose: 'fuzzing' })
-  const ownRequest = (await me('POST', '/api/verifier/requests', { verifier_did: did, presentation_type: 'FuzzCheck', required_credentials: [{ credential_type: 'FuzzDegree' }], purpose: 'fuzzing' })).request
+  const preset = (
+    await me('POST', `/api/verifier/${did}/presets`, {
+      name: 'Fuzz preset',
+      presentation_type: 'FuzzCheck',
+      required_credentials: [{ credential_type: 'FuzzDegree' }],
+      purpose: 'fuzzing',
+    })
+  ).preset
+  const created = await them('POST', '/api/verifier/requests', {
+    verifier_did: stranger.did,
+    presentation_type: 'FuzzCheck',
+    required_credentials: [{ credential_type: 'FuzzDegree', issuer_did: did }],
+    purpose: 'fuzzing',
+  })
+  const ownRequest = (
+    await me('POST', '/api/verifier/requests', {
+      verifier_did: did,
+      presentation_type: 'FuzzCheck',
+      required_credentials: [{ credential_type: 'FuzzDegree' }],
+      purpose: 'fuzzing',
+    })
+  ).request
   await me('POST', '/api/wallet/presentation-requests', { request_id: created.request.id })
   const vp = signPresentation(owner, { aud: stranger.did, nonce: created.request.nonce, credentials: [issued.jwt] })
-  const presentation = (await me('POST', `/api/wallet/presentation-requests/${created.request.id}/approve`, { credential_ids: [issued.id], presentation_jwt: vp })).presentation
-  const share = (await me('POST', `/api/wallet/${did}/credentials/share`, { credential_id: issued.id, purpose: 'fuzzing' })).share
+  const presentation = (
+    await me('POST', `/api/wallet/presentation-requests/${created.request.id}/approve`, {
+      credential_ids: [issued.id],
+      presentation_jwt: vp,
+    })
+  ).presentation
+  const share = (
+    await me('POST', `/api/wallet/${did}/credentials/share`, { credential_id: issued.id, purpose: 'fuzzing' })
+  ).share
   const qr = await me('POST', '/api/qr/presentation-request', { request_id: ownRequest.id })
   await me('POST', '/api/qr/credential-offer', { offer_id: offer.id })
   const domain = (await me('POST', '/api/domain/challenge', { did, domain: 'fuzz.example.com' })).challenge
-  await me('POST', '/api/auth/wallet/encrypted-seed', { encrypted_seed: randomBytes(32).toString('base64'), encryption: { algorithm: 'AES-GCM' } })
+  await me('POST', '/api/auth/wallet/encrypted-seed', {
+    encrypted_seed: randomBytes(32).toString('base64'),
+    encryption: { algorithm: 'AES-GCM' },
+  })
   const evidence = await uploadEvidence(app, owner.token, did)
-  const wallet = await app.inject({ method: 'POST', url: '/api/auth/create-wallet', payload: { ...(await owner.proof(app)), wallet_name: 'Fuzz phone', wallet_type: 'mobile' } })
+  const wallet = await app.inject({
+    method: 'POST',
+    url: '/api/auth/create-wallet',
+    payload: { ...(await owner.proof(app)), wallet_name: 'Fuzz phone', wallet_type: 'mobile' },
+  })
   if (wallet.statusCode !== 201) throw new Error(`seeding create-wallet: ${wallet.statusCode} ${wallet.body}`)
   const statusListId = jwtStatusListId(issued.jwt) ?? 'fuzz-list'
   const hash = issued.credential_hash
@@ -82,8 +151,17 @@ export async function seedWorld(app: FastifyInstance): Promise<Seeded> {
   // The owner's W3C VC API client and a token of it (OAuth 2.0 client credentials); its issuer instance is in the endpoints.
   const vcApiClient = (await me('POST', `/api/issuer/${did}/vc-api/clients`, { name: 'Fuzz client' })).client
   // The one the client routes address: the issuer group's writes may revoke it, the token's client stays.
-  const revocableClient = (await me('POST', `/api/issuer/${did}/vc-api/clients`, { name: 'Fuzz client to revoke' })).client
-  const granted = await app.inject({ method: 'POST', url: '/oauth2/token', payload: { grant_type: 'client_credentials', client_id: vcApiClient.client_id, client_secret: vcApiClient.client_secret } })
+  const revocableClient = (await me('POST', `/api/issuer/${did}/vc-api/clients`, { name: 'Fuzz client to revoke' }))
+    .client
+  const granted = await app.inject({
+    method: 'POST',
+    url: '/oauth2/token',
+    payload: {
+      grant_type: 'client_credentials',
+      client_id: vcApiClient.client_id,
+      client_secret: vcApiClient.client_secret,
+    },
+  })
   if (granted.statusCode !== 200) throw new Error(`seeding a VC API token: ${granted.statusCode} ${granted.body}`)
   const issuerInstance = /\/issuers\/([^/]+)\//.exec(vcApiClient.endpoints.status as string)![1]!
 
@@ -123,7 +201,10 @@ export async function seedWorld(app: FastifyInstance): Promise<Seeded> {
     attributes: { given_name: 'Ada' },
   }
   const routeHints = [
-    { pattern: /^\/api\/(wallet\/issuer\/:issuer_did\/request|issuer\/:did\/requests)\//, hints: { request_id: credentialRequest.id } },
+    {
+      pattern: /^\/api\/(wallet\/issuer\/:issuer_did\/request|issuer\/:did\/requests)\//,
+      hints: { request_id: credentialRequest.id },
+    },
     { pattern: /^\/api\/wallet\/presentation-requests/, hints: { request_id: created.request.id } },
     { pattern: /^\/api\/qr\/presentation-request$/, hints: { request_id: ownRequest.id } },
     { pattern: /^\/api\/verifier\/requests\/:id/, hints: { id: ownRequest.id } },
@@ -138,8 +219,16 @@ export async function seedWorld(app: FastifyInstance): Promise<Seeded> {
 }
 
 async function uploadEvidence(app: FastifyInstance, token: string, did: string): Promise<string> {
-  const upload = multipart([{ name: 'label', value: 'transcript' }, { name: 'file', filename: 't.txt', contentType: 'text/plain', data: Buffer.from('seeded evidence') }])
-  const res = await app.inject({ method: 'POST', url: `/api/wallet/${did}/evidence/upload`, headers: { ...bearer(token), ...upload.headers }, payload: upload.payload })
+  const upload = multipart([
+    { name: 'label', value: 'transcript' },
+    { name: 'file', filename: 't.txt', contentType: 'text/plain', data: Buffer.from('seeded evidence') },
+  ])
+  const res = await app.inject({
+    method: 'POST',
+    url: `/api/wallet/${did}/evidence/upload`,
+    headers: { ...bearer(token), ...upload.headers },
+    payload: upload.payload,
+  })
   if (res.statusCode !== 201) throw new Error(`seeding evidence: ${res.statusCode} ${res.body}`)
   return res.json().record.id
 }

@@ -37,7 +37,10 @@ export class IssuanceWallet {
 
   /** A wallet with one holder key per alg given, and an ES256 DPoP key. */
   static async create(algs: WalletAlg[] = ['ES256']): Promise<IssuanceWallet> {
-    return new IssuanceWallet(await Promise.all(algs.map((alg) => generateWalletKey(alg))), await generateWalletKey('ES256'))
+    return new IssuanceWallet(
+      await Promise.all(algs.map((alg) => generateWalletKey(alg))),
+      await generateWalletKey('ES256'),
+    )
   }
 
   /** A wallet holding the given keys (say, one of a did:key the holder also signs in with). */
@@ -55,14 +58,19 @@ export class IssuanceWallet {
   /** The pre-authorized code grant, DPoP-bound when the authorization server supports it (unless `dpop: false`). */
   async token(resolved: Resolved, options: { txCode?: string; dpop?: boolean } = {}): Promise<TokenResult> {
     const server = resolved.metadata.authorizationServers[0]!
-    const dpop = options.dpop !== false && this.oauth2.isDpopSupported({ authorizationServerMetadata: server }).supported
+    const dpop =
+      options.dpop !== false && this.oauth2.isDpopSupported({ authorizationServerMetadata: server }).supported
     const result = await this.client.retrievePreAuthorizedCodeAccessTokenFromOffer({
       credentialOffer: resolved.offer,
       issuerMetadata: resolved.metadata,
       ...(options.txCode !== undefined ? { txCode: options.txCode } : {}),
       ...(dpop ? { dpop: { signer: { method: 'jwk', alg: 'ES256', publicJwk: this.dpopKey.publicJwk } } } : {}),
     })
-    return { accessToken: result.accessTokenResponse.access_token, dpop: result.dpop, response: result.accessTokenResponse as Record<string, unknown> }
+    return {
+      accessToken: result.accessTokenResponse.access_token,
+      dpop: result.dpop,
+      response: result.accessTokenResponse as Record<string, unknown>,
+    }
   }
 
   /** Authorization code flow, step 1: the authorization request URL (issuer_state, PKCE S256) the user agent opens. */
@@ -78,16 +86,28 @@ export class IssuanceWallet {
   }
 
   /** Authorization code flow, step 2: the code from the redirect for an access token (DPoP-bound unless `dpop: false`). */
-  async tokenFromCode(resolved: Resolved, code: string, codeVerifier: string, redirectUri: string, options: { dpop?: boolean } = {}): Promise<TokenResult> {
+  async tokenFromCode(
+    resolved: Resolved,
+    code: string,
+    codeVerifier: string,
+    redirectUri: string,
+    options: { dpop?: boolean } = {},
+  ): Promise<TokenResult> {
     const result = await this.client.retrieveAuthorizationCodeAccessTokenFromOffer({
       issuerMetadata: resolved.metadata,
       credentialOffer: resolved.offer,
       authorizationCode: code,
       pkceCodeVerifier: codeVerifier,
       redirectUri,
-      ...(options.dpop !== false ? { dpop: { signer: { method: 'jwk', alg: 'ES256', publicJwk: this.dpopKey.publicJwk } } } : {}),
+      ...(options.dpop !== false
+        ? { dpop: { signer: { method: 'jwk', alg: 'ES256', publicJwk: this.dpopKey.publicJwk } } }
+        : {}),
     })
-    return { accessToken: result.accessTokenResponse.access_token, dpop: result.dpop, response: result.accessTokenResponse as Record<string, unknown> }
+    return {
+      accessToken: result.accessTokenResponse.access_token,
+      dpop: result.dpop,
+      response: result.accessTokenResponse as Record<string, unknown>,
+    }
   }
 
   async nonce(resolved: Resolved): Promise<string> {
@@ -98,21 +118,41 @@ export class IssuanceWallet {
    * One jwt key proof per holder key: with `jwk` in the header, or `kid` = the key's did:jwk URL
    * (`useDid`). `audience` stands in another credential issuer (a proof for someone else).
    */
-  async proofs(resolved: Resolved, nonce: string, options: { keys?: WalletKey[]; useDid?: boolean; audience?: string; issuedAt?: Date } = {}): Promise<string[]> {
+  async proofs(
+    resolved: Resolved,
+    nonce: string,
+    options: { keys?: WalletKey[]; useDid?: boolean; audience?: string; issuedAt?: Date } = {},
+  ): Promise<string[]> {
     const metadata = options.audience
-      ? { ...resolved.metadata, credentialIssuer: { ...resolved.metadata.credentialIssuer, credential_issuer: options.audience } }
+      ? {
+          ...resolved.metadata,
+          credentialIssuer: { ...resolved.metadata.credentialIssuer, credential_issuer: options.audience },
+        }
       : resolved.metadata
     const jwts: string[] = []
     for (const key of options.keys ?? this.keys) {
-      const signer = options.useDid ? { method: 'did' as const, didUrl: key.didUrl, alg: key.alg } : { method: 'jwk' as const, publicJwk: key.publicJwk, alg: key.alg }
-      const { jwt } = await this.client.createCredentialRequestJwtProof({ issuerMetadata: metadata, credentialConfigurationId: resolved.configurationId, signer, nonce, ...(options.issuedAt ? { issuedAt: options.issuedAt } : {}) })
+      const signer = options.useDid
+        ? { method: 'did' as const, didUrl: key.didUrl, alg: key.alg }
+        : { method: 'jwk' as const, publicJwk: key.publicJwk, alg: key.alg }
+      const { jwt } = await this.client.createCredentialRequestJwtProof({
+        issuerMetadata: metadata,
+        credentialConfigurationId: resolved.configurationId,
+        signer,
+        nonce,
+        ...(options.issuedAt ? { issuedAt: options.issuedAt } : {}),
+      })
       jwts.push(jwt)
     }
     return jwts
   }
 
   /** The credential request; answers the library's result (ok or not) with the HTTP response. */
-  async credentials(resolved: Resolved, token: TokenResult, proofs: string[], configurationId = resolved.configurationId) {
+  async credentials(
+    resolved: Resolved,
+    token: TokenResult,
+    proofs: string[],
+    configurationId = resolved.configurationId,
+  ) {
     return this.client.retrieveCredentials({
       issuerMetadata: resolved.metadata,
       accessToken: token.accessToken,
@@ -123,11 +163,26 @@ export class IssuanceWallet {
   }
 
   async deferred(resolved: Resolved, token: TokenResult, transactionId: string) {
-    return this.client.retrieveDeferredCredentials({ issuerMetadata: resolved.metadata, accessToken: token.accessToken, transactionId, ...(token.dpop ? { dpop: token.dpop } : {}) })
+    return this.client.retrieveDeferredCredentials({
+      issuerMetadata: resolved.metadata,
+      accessToken: token.accessToken,
+      transactionId,
+      ...(token.dpop ? { dpop: token.dpop } : {}),
+    })
   }
 
-  async notify(resolved: Resolved, token: TokenResult, notificationId: string, event: 'credential_accepted' | 'credential_failure' | 'credential_deleted') {
-    return this.client.sendNotification({ issuerMetadata: resolved.metadata, accessToken: token.accessToken, notification: { notificationId, event }, ...(token.dpop ? { dpop: token.dpop } : {}) })
+  async notify(
+    resolved: Resolved,
+    token: TokenResult,
+    notificationId: string,
+    event: 'credential_accepted' | 'credential_failure' | 'credential_deleted',
+  ) {
+    return this.client.sendNotification({
+      issuerMetadata: resolved.metadata,
+      accessToken: token.accessToken,
+      notification: { notificationId, event },
+      ...(token.dpop ? { dpop: token.dpop } : {}),
+    })
   }
 
   /** The whole pre-authorized flow: offer, metadata, token, nonce, one proof per key, credentials. */

@@ -15,7 +15,12 @@ import { walletCallbacks, type WalletKey } from './wallet-keys.js'
 
 type Json = Record<string, unknown>
 
-const hasher = (data: string | ArrayBuffer, alg: string) => new Uint8Array(createHash(alg.replace('-', '').toLowerCase()).update(typeof data === 'string' ? data : Buffer.from(data)).digest())
+const hasher = (data: string | ArrayBuffer, alg: string) =>
+  new Uint8Array(
+    createHash(alg.replace('-', '').toLowerCase())
+      .update(typeof data === 'string' ? data : Buffer.from(data))
+      .digest(),
+  )
 
 /** What a test may change to make the wallet misbehave. */
 export interface PresentOptions {
@@ -71,11 +76,24 @@ export class PresentationWallet {
       authorizationRequestPayload: request as never,
       authorizationResponsePayload: { vp_token: vpToken },
       ...(jwt
-        ? { jarm: { encryption: { nonce: randomBytes(16).toString('base64url') }, serverMetadata: { authorization_signing_alg_values_supported: ['ES256'], authorization_encryption_alg_values_supported: ['ECDH-ES'], authorization_encryption_enc_values_supported: ['A128GCM', 'A256GCM'] } } }
+        ? {
+            jarm: {
+              encryption: { nonce: randomBytes(16).toString('base64url') },
+              serverMetadata: {
+                authorization_signing_alg_values_supported: ['ES256'],
+                authorization_encryption_alg_values_supported: ['ECDH-ES'],
+                authorization_encryption_enc_values_supported: ['A128GCM', 'A256GCM'],
+              },
+            },
+          }
         : {}),
     })
     const submit = async () => {
-      const submitted = await this.client.submitOpenid4vpAuthorizationResponse({ authorizationRequestPayload: request as never, authorizationResponsePayload: created.authorizationResponsePayload, ...(created.jarm ? { jarm: created.jarm } : {}) })
+      const submitted = await this.client.submitOpenid4vpAuthorizationResponse({
+        authorizationRequestPayload: request as never,
+        authorizationResponsePayload: created.authorizationResponsePayload,
+        ...(created.jarm ? { jarm: created.jarm } : {}),
+      })
       const response = submitted.response as Response
       const text = await response.text()
       return { status: response.status, body: (text ? JSON.parse(text) : {}) as Json }
@@ -127,36 +145,77 @@ export class PresentationWallet {
   private async dcqlCredential(credential: string | Json): Promise<DcqlCredential> {
     if (typeof credential !== 'string') {
       // A derived proof: its type, what it reveals, and the attributes its predicates are proven on.
-      const proven = Object.fromEntries(((credential.predicates ?? []) as Json[]).map((p) => [String(p.attribute), `${String(p.operator)} ${String(p.value)}`]))
-      return { credential_format: 'jwt_vc_json', type: ['VerifiableCredential', String(credential.credential_type)], claims: { credentialSubject: { ...proven, ...(credential.revealed as Json) } } as never, cryptographic_holder_binding: true }
+      const proven = Object.fromEntries(
+        ((credential.predicates ?? []) as Json[]).map((p) => [
+          String(p.attribute),
+          `${String(p.operator)} ${String(p.value)}`,
+        ]),
+      )
+      return {
+        credential_format: 'jwt_vc_json',
+        type: ['VerifiableCredential', String(credential.credential_type)],
+        claims: { credentialSubject: { ...proven, ...(credential.revealed as Json) } } as never,
+        cryptographic_holder_binding: true,
+      }
     }
     if (credential.includes('~')) {
       const claims = (await new SDJwtVcInstance({ hasher }).getClaims(credential)) as Json
-      return { credential_format: 'dc+sd-jwt', vct: String(claims.vct), claims: claims as never, cryptographic_holder_binding: true }
+      return {
+        credential_format: 'dc+sd-jwt',
+        vct: String(claims.vct),
+        claims: claims as never,
+        cryptographic_holder_binding: true,
+      }
     }
     const vc = jose.decodeJwt(credential).vc as Json
-    return { credential_format: 'jwt_vc_json', type: vc.type as string[], claims: vc as never, cryptographic_holder_binding: true }
+    return {
+      credential_format: 'jwt_vc_json',
+      type: vc.type as string[],
+      claims: vc as never,
+      cryptographic_holder_binding: true,
+    }
   }
 
   /** SD-JWT VC with the asked claims disclosed and a KB-JWT (§B.3.5); a JWT-VC inside a VP-JWT signed by the wallet's DID key (§B.1.3.1). */
-  private async present(credential: string | Json, query: DcqlQuery['credentials'][number], request: { nonce: string; client_id: string }, options: PresentOptions): Promise<string> {
+  private async present(
+    credential: string | Json,
+    query: DcqlQuery['credentials'][number],
+    request: { nonce: string; client_id: string },
+    options: PresentOptions,
+  ): Promise<string> {
     const nonce = options.nonce ?? request.nonce
     const aud = options.audience ?? request.client_id
-    const asked = (query.claims ?? []).map((c) => (c as { path: Array<string | number | null> }).path.filter((p): p is string => typeof p === 'string'))
+    const asked = (query.claims ?? []).map((c) =>
+      (c as { path: Array<string | number | null> }).path.filter((p): p is string => typeof p === 'string'),
+    )
     if (typeof credential === 'string' && credential.includes('~')) {
-      const everything = options.overDisclose ? Object.keys((await new SDJwtVcInstance({ hasher }).getClaims(credential)) as Json) : []
+      const everything = options.overDisclose
+        ? Object.keys((await new SDJwtVcInstance({ hasher }).getClaims(credential)) as Json)
+        : []
       const disclosed = [...asked.map((p) => p[0]!), ...everything].filter((name) => !options.withhold?.includes(name))
       const frame = Object.fromEntries(disclosed.map((name) => [name, true]))
       const privateKey = createPrivateKey({ key: this.key.privateJwk as never, format: 'jwk' })
       const holder = new SDJwtVcInstance({
         hasher,
         kbSignAlg: this.key.alg,
-        kbSigner: async (data: string) => (this.key.alg === 'ES256' ? sign('sha256', Buffer.from(data), { key: privateKey, dsaEncoding: 'ieee-p1363' }) : sign(null, Buffer.from(data), privateKey)).toString('base64url'),
+        kbSigner: async (data: string) =>
+          (this.key.alg === 'ES256'
+            ? sign('sha256', Buffer.from(data), { key: privateKey, dsaEncoding: 'ieee-p1363' })
+            : sign(null, Buffer.from(data), privateKey)
+          ).toString('base64url'),
       })
       return holder.present(credential, frame, { kb: { payload: { iat: Math.floor(Date.now() / 1000), aud, nonce } } })
     }
     // A JWT-VC discloses everything: withholding a claim means not presenting the credential.
-    return new jose.SignJWT({ nonce, vp: { '@context': ['https://www.w3.org/2018/credentials/v1'], type: ['VerifiablePresentation'], holder: this.key.did, verifiableCredential: [credential] } })
+    return new jose.SignJWT({
+      nonce,
+      vp: {
+        '@context': ['https://www.w3.org/2018/credentials/v1'],
+        type: ['VerifiablePresentation'],
+        holder: this.key.did,
+        verifiableCredential: [credential],
+      },
+    })
       .setProtectedHeader({ alg: this.key.alg, typ: 'JWT', kid: this.key.didUrl })
       .setIssuer(this.key.did)
       .setAudience(aud)

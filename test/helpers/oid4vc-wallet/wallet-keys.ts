@@ -25,7 +25,10 @@ export interface WalletKey {
 }
 
 export async function generateWalletKey(alg: WalletAlg = 'ES256'): Promise<WalletKey> {
-  const { publicKey, privateKey } = await jose.generateKeyPair(alg, { extractable: true, ...(alg === 'EdDSA' ? { crv: 'Ed25519' } : {}) })
+  const { publicKey, privateKey } = await jose.generateKeyPair(alg, {
+    extractable: true,
+    ...(alg === 'EdDSA' ? { crv: 'Ed25519' } : {}),
+  })
   const publicJwk = (await jose.exportJWK(publicKey)) as Jwk
   const privateJwk = await jose.exportJWK(privateKey)
   const did = `did:jwk:${jose.base64url.encode(JSON.stringify(publicJwk))}`
@@ -37,7 +40,8 @@ const resolver = new Resolver({ ...keyDidResolver(), ...webDidResolver() })
 /** The JWK of a DID URL's verification method, resolved the standard way (did:jwk decoded, did:key computed, did:web fetched over HTTPS). */
 export async function resolveDidUrlJwk(didUrl: string): Promise<Jwk> {
   const did = didUrl.split('#')[0]!
-  if (did.startsWith('did:jwk:')) return JSON.parse(new TextDecoder().decode(jose.base64url.decode(did.slice('did:jwk:'.length)))) as Jwk
+  if (did.startsWith('did:jwk:'))
+    return JSON.parse(new TextDecoder().decode(jose.base64url.decode(did.slice('did:jwk:'.length)))) as Jwk
   const { didDocument, didResolutionMetadata } = await resolver.resolve(did)
   if (!didDocument) throw new Error(`cannot resolve ${did}: ${didResolutionMetadata.error ?? 'no document'}`)
   const fragment = didUrl.slice(did.length)
@@ -48,10 +52,12 @@ export async function resolveDidUrlJwk(didUrl: string): Promise<Jwk> {
   if (multibase) {
     const bytes = base58btc.decode(multibase)
     // Multikey: 0xed 0x01 is the ed25519-pub multicodec (W3C Controlled Identifiers, Multikey).
-    if (bytes[0] === 0xed && bytes[1] === 0x01) return { kty: 'OKP', crv: 'Ed25519', x: jose.base64url.encode(bytes.slice(2)) }
+    if (bytes[0] === 0xed && bytes[1] === 0x01)
+      return { kty: 'OKP', crv: 'Ed25519', x: jose.base64url.encode(bytes.slice(2)) }
     throw new Error(`${didUrl}: unsupported multikey`)
   }
-  if (method.publicKeyBase58) return { kty: 'OKP', crv: 'Ed25519', x: jose.base64url.encode(base58btc.baseDecode(method.publicKeyBase58)) }
+  if (method.publicKeyBase58)
+    return { kty: 'OKP', crv: 'Ed25519', x: jose.base64url.encode(base58btc.baseDecode(method.publicKeyBase58)) }
   throw new Error(`${didUrl}: no public key the wallet reads`)
 }
 
@@ -68,7 +74,10 @@ const thumbprint = (jwk: Jwk) => jose.calculateJwkThumbprint(jwk as jose.JWK)
  * verifies JWS with the signer's resolved key, encrypts to a verifier's JWK (ECDH-ES, RFC 7518)
  * and decrypts with its own keys.
  */
-export function walletCallbacks(keys: WalletKey[], options: { clientId?: string; fetch?: typeof fetch } = {}): CallbackContext {
+export function walletCallbacks(
+  keys: WalletKey[],
+  options: { clientId?: string; fetch?: typeof fetch } = {},
+): CallbackContext {
   const privateFor = async (jwk: Jwk): Promise<WalletKey> => {
     const wanted = await thumbprint(jwk)
     for (const key of keys) if ((await thumbprint(key.publicJwk)) === wanted) return key

@@ -33,7 +33,9 @@ export function resolve(commands: CommandSpec[], argv: string[]): Resolved {
   if (!command) {
     const groupPath = longestGroup(commands, words)
     if (groupPath.length < words.length) {
-      throw new UsageError(`unknown command: cps ${words.slice(0, groupPath.length + 1).join(' ')}\n\n${groupHelp(commands, groupPath)}`)
+      throw new UsageError(
+        `unknown command: cps ${words.slice(0, groupPath.length + 1).join(' ')}\n\n${groupHelp(commands, groupPath)}`,
+      )
     }
     return { kind: 'group', path: groupPath, help }
   }
@@ -65,12 +67,16 @@ function checkPositionals(command: CommandSpec, positionals: string[]): void {
   const specs = command.positionals ?? []
   const required = specs.filter((p) => !p.optional).length
   if (positionals.length < required) throw new UsageError(`missing <${specs[positionals.length]!.name}>`, command)
-  if (positionals.length > specs.length) throw new UsageError(`unexpected argument: ${positionals[specs.length]}`, command)
+  if (positionals.length > specs.length)
+    throw new UsageError(`unexpected argument: ${positionals[specs.length]}`, command)
 }
 
 function toParseArgs(options: Record<string, OptionSpec>) {
   return Object.fromEntries(
-    Object.entries(options).map(([name, o]) => [name, { type: o.type, ...(o.multiple ? { multiple: true } : {}), ...(o.short ? { short: o.short } : {}) }]),
+    Object.entries(options).map(([name, o]) => [
+      name,
+      { type: o.type, ...(o.multiple ? { multiple: true } : {}), ...(o.short ? { short: o.short } : {}) },
+    ]),
   )
 }
 
@@ -107,7 +113,9 @@ export function groupHelp(commands: CommandSpec[], path: string[]): string {
   const lines = [
     `Usage: cps ${[...path, '<command>'].join(' ')} [options]`,
     '',
-    path.length ? `Commands under "cps ${path.join(' ')}":` : 'cps: the credential service from the command line. Commands:',
+    path.length
+      ? `Commands under "cps ${path.join(' ')}":`
+      : 'cps: the credential service from the command line. Commands:',
     ...inGroup.map((c) => `  ${usageLine(c).padEnd(width)}  ${c.summary}`),
     '',
     'Global options:',

@@ -61,7 +61,8 @@ export function jsonObjectArg(text: string, what: string): Record<string, unknow
       throw new UsageError(`${what} is not JSON: ${(error as Error).message}`)
     }
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`${what} must be a JSON object`)
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new UsageError(`${what} must be a JSON object`)
   return parsed as Record<string, unknown>
 }
 
@@ -74,7 +75,9 @@ export type AttributeTypes = Record<string, string>
  */
 export function attributes(values: ParsedValues, types: AttributeTypes = {}): Record<string, unknown> {
   const file = str(values, 'attributes-file')
-  const out: Record<string, unknown> = file ? { ...(readJsonFile(file, 'attributes file') as Record<string, unknown>) } : {}
+  const out: Record<string, unknown> = file
+    ? { ...(readJsonFile(file, 'attributes file') as Record<string, unknown>) }
+    : {}
   for (const pair of list(values, 'attr')) {
     const match = /^([^=:]+)(:?=)(.*)$/s.exec(pair)
     if (!match) throw new UsageError(`--attr takes name=value or name:=json, not "${pair}"`)
@@ -108,7 +111,8 @@ export interface Predicate {
 /** `gpa>=3` -> {attribute: 'gpa', operator: '>=', value: 3}; the service accepts >=, >, <=, <. */
 export function predicate(text: string): Predicate {
   const match = /^\s*([A-Za-z_][\w.]*)\s*(>=|<=|>|<)\s*(\S.*?)\s*$/.exec(text)
-  if (!match) throw new UsageError(`--predicate takes attribute, operator (>=, >, <=, <) and value, as 'gpa>=3', not "${text}"`)
+  if (!match)
+    throw new UsageError(`--predicate takes attribute, operator (>=, >, <=, <) and value, as 'gpa>=3', not "${text}"`)
   const [, attribute, operator, raw] = match as unknown as [string, string, string, string]
   return { attribute, operator, value: Number.isFinite(Number(raw)) ? Number(raw) : raw }
 }

@@ -10,14 +10,34 @@ export async function schemaTypes(client: ServiceClient, issuerDid: string, sche
 }
 
 /** The schema's attributes: data type per name, and the names it requires. */
-async function schemaAttributes(client: ServiceClient, issuerDid: string, schemaId: string): Promise<{ types: AttributeTypes; required: string[] }> {
-  const answer = await body(client.api.GET('/api/issuer/{did}/schemas/{schema_id}', { params: { path: { did: issuerDid, schema_id: schemaId } } }))
-  return { types: Object.fromEntries(answer.schema.attributes.map((a) => [a.name, a.data_type])), required: answer.schema.attributes.filter((a) => a.required).map((a) => a.name) }
+async function schemaAttributes(
+  client: ServiceClient,
+  issuerDid: string,
+  schemaId: string,
+): Promise<{ types: AttributeTypes; required: string[] }> {
+  const answer = await body(
+    client.api.GET('/api/issuer/{did}/schemas/{schema_id}', {
+      params: { path: { did: issuerDid, schema_id: schemaId } },
+    }),
+  )
+  return {
+    types: Object.fromEntries(answer.schema.attributes.map((a) => [a.name, a.data_type])),
+    required: answer.schema.attributes.filter((a) => a.required).map((a) => a.name),
+  }
 }
 
 export const ATTRIBUTE_OPTIONS: Record<string, OptionSpec> = {
-  attr: { type: 'string', multiple: true, value: '<k=v|k:=json>', description: 'An attribute: text (a number or boolean where the schema says so), or JSON after :=' },
-  'attributes-file': { type: 'string', value: '<file.json>', description: 'Attributes as a JSON object (--attr flags override)' },
+  attr: {
+    type: 'string',
+    multiple: true,
+    value: '<k=v|k:=json>',
+    description: 'An attribute: text (a number or boolean where the schema says so), or JSON after :=',
+  },
+  'attributes-file': {
+    type: 'string',
+    value: '<file.json>',
+    description: 'Attributes as a JSON object (--attr flags override)',
+  },
 }
 
 export const issuerCredentialCommands: CommandSpec[] = [
@@ -30,16 +50,24 @@ export const issuerCredentialCommands: CommandSpec[] = [
       subject: { type: 'string', value: '<did>', description: 'Holder DID' },
       ...ATTRIBUTE_OPTIONS,
       template: { type: 'string', value: '<template-id>', description: 'Template (its fixed attributes apply)' },
-      format: { type: 'string', value: '<format>', description: 'Credential format (default jwt_vc_json; e.g. dc+sd-jwt)' },
+      format: {
+        type: 'string',
+        value: '<format>',
+        description: 'Credential format (default jwt_vc_json; e.g. dc+sd-jwt)',
+      },
       expires: { type: 'string', value: '<iso-date>', description: 'Expiration date' },
     },
-    examples: ['cps issuer issue --schema <id> --type UniversityDegree --subject did:key:z6Mk… --attr given_name=Ada --attr birth_date=2001-02-03 --attr gpa=3.8'],
+    examples: [
+      'cps issuer issue --schema <id> --type UniversityDegree --subject did:key:z6Mk… --attr given_name=Ada --attr birth_date=2001-02-03 --attr gpa=3.8',
+    ],
     async run(ctx, { values }) {
       const schemaId = required(values, 'schema')
       const credentialType = required(values, 'type')
       const { client, did } = await ctx.signedIn()
       const attrs = attributes(values, await schemaTypes(client, did, schemaId))
-      const [subject, template, format, expires] = ['subject', 'template', 'format', 'expires'].map((n) => str(values, n))
+      const [subject, template, format, expires] = ['subject', 'template', 'format', 'expires'].map((n) =>
+        str(values, n),
+      )
       const answer = await ctx.out.progress('issuing', () =>
         body(
           client.api.POST('/api/issuer/{did}/issue', {
@@ -57,7 +85,10 @@ export const issuerCredentialCommands: CommandSpec[] = [
         ),
       )
       const record = answer.credential.credential
-      ctx.out.result(answer, [`credential ${record.id}`, `${record.credential_type} for ${record.owner_did ?? '(no subject)'}, ${record.status}`])
+      ctx.out.result(answer, [
+        `credential ${record.id}`,
+        `${record.credential_type} for ${record.owner_did ?? '(no subject)'}, ${record.status}`,
+      ])
     },
   },
   {
@@ -68,7 +99,12 @@ export const issuerCredentialCommands: CommandSpec[] = [
     async run(ctx, { values, positionals }) {
       const { client, did } = await ctx.signedIn()
       const reason = str(values, 'reason')
-      const answer = await body(client.api.POST('/api/issuer/{did}/credentials/{credential_id}/revoke', { params: { path: { did, credential_id: positionals[0]! } }, body: reason ? { reason } : {} }))
+      const answer = await body(
+        client.api.POST('/api/issuer/{did}/credentials/{credential_id}/revoke', {
+          params: { path: { did, credential_id: positionals[0]! } },
+          body: reason ? { reason } : {},
+        }),
+      )
       ctx.out.result(answer, [`credential ${answer.credential.id}: ${answer.credential.status}`])
     },
   },
@@ -76,20 +112,32 @@ export const issuerCredentialCommands: CommandSpec[] = [
     path: ['issuer', 'offer', 'create'],
     summary: 'Offer a credential: prints the QR code, the offer URI and the transaction code',
     details:
-      'POST /api/issuer/:did/offers. On a service with an https PUBLIC_BASE_URL the offer is also an OpenID4VCI credential offer (openid-credential-offer://…), which any standard wallet or `cps wallet accept` takes; the QR holds it. Otherwise the QR holds the spec\'s offer payload (JSON), which `cps wallet accept` turns into a credential request the issuer approves.',
+      "POST /api/issuer/:did/offers. On a service with an https PUBLIC_BASE_URL the offer is also an OpenID4VCI credential offer (openid-credential-offer://…), which any standard wallet or `cps wallet accept` takes; the QR holds it. Otherwise the QR holds the spec's offer payload (JSON), which `cps wallet accept` turns into a credential request the issuer approves.",
     options: {
       schema: { type: 'string', value: '<schema-id>', description: 'Schema' },
       type: { type: 'string', value: '<credential-type>', description: 'Credential type' },
       ...ATTRIBUTE_OPTIONS,
-      format: { type: 'string', value: '<format>', description: 'Credential format (e.g. dc+sd-jwt for OpenID4VCI wallets)' },
-      'tx-code': { type: 'boolean', description: 'Protect the offer with a transaction code, given to the holder separately' },
+      format: {
+        type: 'string',
+        value: '<format>',
+        description: 'Credential format (e.g. dc+sd-jwt for OpenID4VCI wallets)',
+      },
+      'tx-code': {
+        type: 'boolean',
+        description: 'Protect the offer with a transaction code, given to the holder separately',
+      },
       subject: { type: 'string', value: '<did>', description: 'Only this holder may take it' },
       'max-uses': { type: 'string', value: '<n>', description: 'How many holders may take it' },
       'expires-at': { type: 'string', value: '<iso-date>', description: 'Until when' },
-      'requires-approval': { type: 'boolean', description: 'Each take waits for the issuer (cps issuer requests approve)' },
+      'requires-approval': {
+        type: 'boolean',
+        description: 'Each take waits for the issuer (cps issuer requests approve)',
+      },
       description: { type: 'string', value: '<text>', description: 'Shown to the holder' },
     },
-    examples: ['cps issuer offer create --schema <id> --type Resident --format dc+sd-jwt --tx-code --attr given_name=Erika'],
+    examples: [
+      'cps issuer offer create --schema <id> --type Resident --format dc+sd-jwt --tx-code --attr given_name=Erika',
+    ],
     async run(ctx, { values }) {
       const schemaId = required(values, 'schema')
       const credentialType = required(values, 'type')
@@ -99,13 +147,23 @@ export const issuerCredentialCommands: CommandSpec[] = [
       // A wallet takes an OpenID4VCI offer without the issuer (pre-authorized code, OID4VCI 1.0 §3.5):
       // the credential is issued from the offer's attributes, so a required one missing fails the
       // holder's accept (422). Refused here, before anything is made, unless the issuer approves each take.
-      const missing = str(values, 'template') || flag(values, 'requires-approval') ? [] : schema.required.filter((name) => !(name in attrs))
+      const missing =
+        str(values, 'template') || flag(values, 'requires-approval')
+          ? []
+          : schema.required.filter((name) => !(name in attrs))
       if (missing.length && flag(values, 'tx-code')) {
-        throw new UsageError(`the offer lacks the schema's required attribute(s) ${missing.join(', ')}: a wallet could not be issued the credential. Give them with --attr, or --requires-approval (you add them on approval)`)
+        throw new UsageError(
+          `the offer lacks the schema's required attribute(s) ${missing.join(', ')}: a wallet could not be issued the credential. Give them with --attr, or --requires-approval (you add them on approval)`,
+        )
       }
-      if (missing.length) ctx.out.note(`note: the offer lacks the required attribute(s) ${missing.join(', ')}: an OpenID4VCI wallet cannot take it; the spec's credential request can (the issuer adds them with cps issuer requests approve --attr)`)
+      if (missing.length)
+        ctx.out.note(
+          `note: the offer lacks the required attribute(s) ${missing.join(', ')}: an OpenID4VCI wallet cannot take it; the spec's credential request can (the issuer adds them with cps issuer requests approve --attr)`,
+        )
       const maxUses = int(values, 'max-uses')
-      const [format, subject, expires, description] = ['format', 'subject', 'expires-at', 'description'].map((n) => str(values, n))
+      const [format, subject, expires, description] = ['format', 'subject', 'expires-at', 'description'].map((n) =>
+        str(values, n),
+      )
       const answer = await body(
         client.api.POST('/api/issuer/{did}/offers', {
           params: { path: { did } },

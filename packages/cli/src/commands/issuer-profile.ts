@@ -5,39 +5,70 @@ import { body } from './answer.js'
 
 const PROFILE_FIELDS = ['name', 'description', 'website', 'logo-url', 'email'] as const
 
-function profileLines(issuer: { did: string; name: string; description: string; website: string | null; email: string | null }): string[] {
-  return [`issuer:  ${issuer.did}`, `name:    ${issuer.name}`, ...(issuer.description ? [`about:   ${issuer.description}`] : []), ...(issuer.website ? [`website: ${issuer.website}`] : []), ...(issuer.email ? [`email:   ${issuer.email}`] : [])]
+function profileLines(issuer: {
+  did: string
+  name: string
+  description: string
+  website: string | null
+  email: string | null
+}): string[] {
+  return [
+    `issuer:  ${issuer.did}`,
+    `name:    ${issuer.name}`,
+    ...(issuer.description ? [`about:   ${issuer.description}`] : []),
+    ...(issuer.website ? [`website: ${issuer.website}`] : []),
+    ...(issuer.email ? [`email:   ${issuer.email}`] : []),
+  ]
 }
 
 export const issuerProfileCommands: CommandSpec[] = [
   {
     path: ['issuer', 'profile', 'set'],
     summary: "Create or update the acting DID's issuer profile",
-    details: 'POST /api/issuer the first time (--name required), PUT /api/issuer/:did/update afterwards (only the fields given change).',
+    details:
+      'POST /api/issuer the first time (--name required), PUT /api/issuer/:did/update afterwards (only the fields given change).',
     options: {
       name: { type: 'string', value: '<text>', description: 'Display name' },
       description: { type: 'string', value: '<text>', description: 'About the issuer' },
       website: { type: 'string', value: '<url>', description: 'Website' },
       'logo-url': { type: 'string', value: '<url>', description: 'Logo' },
       email: { type: 'string', value: '<address>', description: 'Contact e-mail' },
-      'signing-method': { type: 'string', value: '<web|key>', description: 'At creation: sign as a did:web hosted here (default) or as did:keys' },
+      'signing-method': {
+        type: 'string',
+        value: '<web|key>',
+        description: 'At creation: sign as a did:web hosted here (default) or as did:keys',
+      },
     },
     examples: ['cps issuer profile set --name "Example University"'],
     async run(ctx, { values }) {
-      const fields = Object.fromEntries(PROFILE_FIELDS.flatMap((f) => (str(values, f) === undefined ? [] : [[f.replace('-', '_'), str(values, f)]])))
+      const fields = Object.fromEntries(
+        PROFILE_FIELDS.flatMap((f) => (str(values, f) === undefined ? [] : [[f.replace('-', '_'), str(values, f)]])),
+      )
       const { client, did } = await ctx.signedIn()
-      const existing = await client.api.GET('/api/issuer/{did}', { params: { path: { did } } }).catch((error: unknown) => {
-        if (error instanceof ServiceError && error.status === 404) return undefined
-        throw error
-      })
+      const existing = await client.api
+        .GET('/api/issuer/{did}', { params: { path: { did } } })
+        .catch((error: unknown) => {
+          if (error instanceof ServiceError && error.status === 404) return undefined
+          throw error
+        })
       if (!existing) {
         if (!fields.name) throw new UsageError('--name is required to create the issuer profile')
         const method = str(values, 'signing-method')
-        const answer = await body(client.api.POST('/api/issuer', { body: { ...(fields as { name: string }), ...(method ? { signing_did_method: method as 'web' | 'key' } : {}) } }))
+        const answer = await body(
+          client.api.POST('/api/issuer', {
+            body: {
+              ...(fields as { name: string }),
+              ...(method ? { signing_did_method: method as 'web' | 'key' } : {}),
+            },
+          }),
+        )
         ctx.out.result(answer, ['issuer profile created', ...profileLines(answer.issuer)])
         return
       }
-      if (!Object.keys(fields).length) throw new UsageError('nothing to change: give at least one of --name, --description, --website, --logo-url, --email')
+      if (!Object.keys(fields).length)
+        throw new UsageError(
+          'nothing to change: give at least one of --name, --description, --website, --logo-url, --email',
+        )
       const answer = await body(client.api.PUT('/api/issuer/{did}/update', { params: { path: { did } }, body: fields }))
       ctx.out.result(answer, ['issuer profile updated', ...profileLines(answer.issuer)])
     },
@@ -48,7 +79,9 @@ export const issuerProfileCommands: CommandSpec[] = [
     positionals: [{ name: 'did', description: 'Issuer DID (default: the acting key)', optional: true }],
     async run(ctx, { positionals }) {
       const { client, did } = await ctx.signedIn()
-      const answer = await body(client.api.GET('/api/issuer/{did}', { params: { path: { did: positionals[0] ?? did } } }))
+      const answer = await body(
+        client.api.GET('/api/issuer/{did}', { params: { path: { did: positionals[0] ?? did } } }),
+      )
       ctx.out.result(answer, profileLines(answer.issuer))
     },
   },

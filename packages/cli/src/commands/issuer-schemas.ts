@@ -8,11 +8,19 @@ const DATA_TYPES = ['string', 'number', 'boolean', 'date', 'email', 'url', 'file
 /** `gpa:number`, `given_name:string:required`, `email:email:required,always_disclosed`. */
 function attributeDefinition(text: string) {
   const [name, dataType = 'string', flags = ''] = text.split(':')
-  if (!name || !DATA_TYPES.includes(dataType)) throw new UsageError(`--attribute takes name[:type[:required,always_disclosed]] with type one of ${DATA_TYPES.join(', ')}, not "${text}"`)
+  if (!name || !DATA_TYPES.includes(dataType))
+    throw new UsageError(
+      `--attribute takes name[:type[:required,always_disclosed]] with type one of ${DATA_TYPES.join(', ')}, not "${text}"`,
+    )
   const marks = flags.split(',').filter(Boolean)
   const unknown = marks.find((m) => m !== 'required' && m !== 'always_disclosed')
   if (unknown) throw new UsageError(`--attribute ${name}: unknown mark "${unknown}" (required, always_disclosed)`)
-  return { name, data_type: dataType as 'string', ...(marks.includes('required') ? { required: true } : {}), ...(marks.includes('always_disclosed') ? { always_disclosed: true } : {}) }
+  return {
+    name,
+    data_type: dataType as 'string',
+    ...(marks.includes('required') ? { required: true } : {}),
+    ...(marks.includes('always_disclosed') ? { always_disclosed: true } : {}),
+  }
 }
 
 export const issuerSchemaCommands: CommandSpec[] = [
@@ -23,11 +31,25 @@ export const issuerSchemaCommands: CommandSpec[] = [
       name: { type: 'string', value: '<text>', description: 'Schema name' },
       version: { type: 'string', value: '<text>', description: 'Free-text version label (default 1.0)' },
       description: { type: 'string', value: '<text>', description: 'Description' },
-      attribute: { type: 'string', multiple: true, value: '<name[:type[:required]]>', description: `An attribute; type one of ${DATA_TYPES.join(', ')} (default string)` },
-      'no-bbs': { type: 'boolean', description: 'No BBS signature (anonymous_credentials false): no predicate proofs, SD-JWT VC and JWT only' },
-      'body-file': { type: 'string', value: '<file.json>', description: 'The whole request body as JSON (flags given override its fields)' },
+      attribute: {
+        type: 'string',
+        multiple: true,
+        value: '<name[:type[:required]]>',
+        description: `An attribute; type one of ${DATA_TYPES.join(', ')} (default string)`,
+      },
+      'no-bbs': {
+        type: 'boolean',
+        description: 'No BBS signature (anonymous_credentials false): no predicate proofs, SD-JWT VC and JWT only',
+      },
+      'body-file': {
+        type: 'string',
+        value: '<file.json>',
+        description: 'The whole request body as JSON (flags given override its fields)',
+      },
     },
-    examples: ['cps issuer schema create --name Degree --attribute given_name:string:required --attribute birth_date:date:required --attribute gpa:number'],
+    examples: [
+      'cps issuer schema create --name Degree --attribute given_name:string:required --attribute birth_date:date:required --attribute gpa:number',
+    ],
     async run(ctx, { values }) {
       const file = str(values, 'body-file')
       const base = file ? (readJsonFile(file, 'body file') as Record<string, unknown>) : {}
@@ -41,10 +63,16 @@ export const issuerSchemaCommands: CommandSpec[] = [
         ...(flag(values, 'no-bbs') ? { anonymous_credentials: false } : {}),
       } as { name: string; version: string; attributes: ReturnType<typeof attributeDefinition>[] }
       if (!schema.name) throw new UsageError('--name is required (or "name" in --body-file)')
-      if (!schema.attributes?.length) throw new UsageError('at least one --attribute is required (or "attributes" in --body-file)')
+      if (!schema.attributes?.length)
+        throw new UsageError('at least one --attribute is required (or "attributes" in --body-file)')
       const { client, did } = await ctx.signedIn()
-      const answer = await body(client.api.POST('/api/issuer/{did}/schemas', { params: { path: { did } }, body: schema }))
-      ctx.out.result(answer, [`schema ${answer.schema.id}`, `${answer.schema.name} ${answer.schema.version}: ${answer.schema.attributes.map((a) => `${a.name} (${a.data_type})`).join(', ')}`])
+      const answer = await body(
+        client.api.POST('/api/issuer/{did}/schemas', { params: { path: { did } }, body: schema }),
+      )
+      ctx.out.result(answer, [
+        `schema ${answer.schema.id}`,
+        `${answer.schema.name} ${answer.schema.version}: ${answer.schema.attributes.map((a) => `${a.name} (${a.data_type})`).join(', ')}`,
+      ])
     },
   },
   {
@@ -54,8 +82,19 @@ export const issuerSchemaCommands: CommandSpec[] = [
     async run(ctx, { values }) {
       const { client, did } = await ctx.signedIn()
       const limit = int(values, 'limit')
-      const answer = await body(client.api.GET('/api/issuer/{did}/schemas', { params: { path: { did }, query: { ...(limit ? { limit } : {}) } } }))
-      ctx.out.result(answer, () => (answer.data.length ? table(['ID', 'NAME', 'VERSION', 'ATTRIBUTES'], answer.data.map((s) => [s.id, s.name, s.version, s.attributes.map((a) => a.name).join(',')])) : ['no schemas']))
+      const answer = await body(
+        client.api.GET('/api/issuer/{did}/schemas', {
+          params: { path: { did }, query: { ...(limit ? { limit } : {}) } },
+        }),
+      )
+      ctx.out.result(answer, () =>
+        answer.data.length
+          ? table(
+              ['ID', 'NAME', 'VERSION', 'ATTRIBUTES'],
+              answer.data.map((s) => [s.id, s.name, s.version, s.attributes.map((a) => a.name).join(',')]),
+            )
+          : ['no schemas'],
+      )
     },
   },
   {
@@ -68,7 +107,11 @@ export const issuerSchemaCommands: CommandSpec[] = [
       description: { type: 'string', value: '<text>', description: 'Description' },
       attr: { type: 'string', multiple: true, value: '<k=v|k:=json>', description: 'A fixed attribute value' },
       'attributes-file': { type: 'string', value: '<file.json>', description: 'Fixed attributes as a JSON object' },
-      'validity-days': { type: 'string', value: '<n>', description: 'Credentials expire this many days after issuance' },
+      'validity-days': {
+        type: 'string',
+        value: '<n>',
+        description: 'Credentials expire this many days after issuance',
+      },
       format: { type: 'string', value: '<format>', description: 'Credential format (e.g. dc+sd-jwt)' },
     },
     async run(ctx, { values }) {
@@ -85,7 +128,9 @@ export const issuerSchemaCommands: CommandSpec[] = [
         ...(format ? { format } : {}),
       }
       const { client, did } = await ctx.signedIn()
-      const answer = await body(client.api.POST('/api/issuer/{did}/templates', { params: { path: { did } }, body: template }))
+      const answer = await body(
+        client.api.POST('/api/issuer/{did}/templates', { params: { path: { did } }, body: template }),
+      )
       ctx.out.result(answer, [`template ${answer.template.id}`])
     },
   },
@@ -96,7 +141,12 @@ export const issuerSchemaCommands: CommandSpec[] = [
       const { client, did } = await ctx.signedIn()
       const answer = await body(client.api.GET('/api/issuer/{did}/templates', { params: { path: { did } } }))
       ctx.out.result(answer, () =>
-        answer.data.length ? table(['ID', 'NAME', 'TYPE', 'SCHEMA', 'CREATED'], answer.data.map((t) => [t.id, t.name, t.credential_type, t.schema_id, shortTime(t.created_at)])) : ['no templates'],
+        answer.data.length
+          ? table(
+              ['ID', 'NAME', 'TYPE', 'SCHEMA', 'CREATED'],
+              answer.data.map((t) => [t.id, t.name, t.credential_type, t.schema_id, shortTime(t.created_at)]),
+            )
+          : ['no templates'],
       )
     },
   },

@@ -9,7 +9,8 @@ export const keysCommands: CommandSpec[] = [
   {
     path: ['keys', 'new'],
     summary: 'Generate a key pair and its did:key, kept in the key file (mode 0600)',
-    details: 'EdDSA (Ed25519, did:key z6Mk…) signs in to the service; ES256 (P-256, did:key zDn…) serves as a holder key for OpenID4VCI. The first key of a file becomes its default. The private key never leaves this machine.',
+    details:
+      'EdDSA (Ed25519, did:key z6Mk…) signs in to the service; ES256 (P-256, did:key zDn…) serves as a holder key for OpenID4VCI. The first key of a file becomes its default. The private key never leaves this machine.',
     options: {
       alg: { type: 'string', value: '<EdDSA|ES256>', description: 'Key algorithm (default EdDSA)' },
       name: { type: 'string', value: '<name>', description: 'Name to select it with --key (default key-N)' },
@@ -23,12 +24,18 @@ export const keysCommands: CommandSpec[] = [
       const name = str(values, 'name') ?? file.freeName()
       const key = await generateHolderKey({ alg: alg as (typeof ALGS)[number], extractable: true })
       const exported = await exportHolderKey(key)
-      file.add({ name, did: exported.did, alg: exported.alg, private_jwk: exported.privateJwk, created_at: new Date().toISOString() })
+      file.add({
+        name,
+        did: exported.did,
+        alg: exported.alg,
+        private_jwk: exported.privateJwk,
+        created_at: new Date().toISOString(),
+      })
       if (values.default) file.setDefault(name)
-      ctx.out.result({ name, did: key.did, alg: key.alg, kid: key.kid, key_file: file.file, default: file.defaultName === name }, [
-        `${name}  ${key.did}`,
-        `saved in ${file.file}${file.defaultName === name ? ' (default key)' : ''}`,
-      ])
+      ctx.out.result(
+        { name, did: key.did, alg: key.alg, kid: key.kid, key_file: file.file, default: file.defaultName === name },
+        [`${name}  ${key.did}`, `saved in ${file.file}${file.defaultName === name ? ' (default key)' : ''}`],
+      )
     },
   },
   {
@@ -36,18 +43,37 @@ export const keysCommands: CommandSpec[] = [
     summary: 'List the keys of the key file',
     async run(ctx) {
       const file = ctx.keyFile()
-      const keys = file.keys.map((k) => ({ name: k.name, did: k.did, alg: k.alg, default: k.name === file.defaultName, created_at: k.created_at }))
+      const keys = file.keys.map((k) => ({
+        name: k.name,
+        did: k.did,
+        alg: k.alg,
+        default: k.name === file.defaultName,
+        created_at: k.created_at,
+      }))
       ctx.out.result({ key_file: file.file, keys }, () =>
-        keys.length ? table(['', 'NAME', 'ALG', 'DID'], keys.map((k) => [k.default ? '*' : '', k.name, k.alg, k.did])) : [`no keys in ${file.file} (cps keys new)`],
+        keys.length
+          ? table(
+              ['', 'NAME', 'ALG', 'DID'],
+              keys.map((k) => [k.default ? '*' : '', k.name, k.alg, k.did]),
+            )
+          : [`no keys in ${file.file} (cps keys new)`],
       )
     },
   },
   {
     path: ['keys', 'show'],
     summary: 'Show the acting key: DID, key id and public JWK (never the private part)',
-    positionals: [{ name: 'name', description: 'Name or DID of a key in the key file (default: --key or the default key)', optional: true }],
+    positionals: [
+      {
+        name: 'name',
+        description: 'Name or DID of a key in the key file (default: --key or the default key)',
+        optional: true,
+      },
+    ],
     async run(ctx, { positionals }) {
-      const key = positionals[0] ? await importHolderKey(ctx.keyFile().find(positionals[0]).private_jwk) : await ctx.holderKey()
+      const key = positionals[0]
+        ? await importHolderKey(ctx.keyFile().find(positionals[0]).private_jwk)
+        : await ctx.holderKey()
       ctx.out.result({ did: key.did, kid: key.kid, alg: key.alg, public_jwk: key.publicJwk }, [
         `did:        ${key.did}`,
         `kid:        ${key.kid}`,
@@ -75,6 +101,15 @@ export const loginCommand: CommandSpec = {
   async run(ctx) {
     const { did, expiresAt, client } = await ctx.signedIn({ fresh: true })
     // The token goes to stdout under --json only, for scripts that call routes themselves (curl).
-    ctx.out.result({ did, base_url: ctx.settings.baseUrl, token: client.session?.token, expires_at: expiresAt, sessions_file: ctx.sessions().file }, [`signed in as ${did}`, `session valid until ${expiresAt}`])
+    ctx.out.result(
+      {
+        did,
+        base_url: ctx.settings.baseUrl,
+        token: client.session?.token,
+        expires_at: expiresAt,
+        sessions_file: ctx.sessions().file,
+      },
+      [`signed in as ${did}`, `session valid until ${expiresAt}`],
+    )
   },
 }

@@ -8,7 +8,8 @@ const POLICIES = ['indefinite', 'one_time_use', 'fixed_date'] as const
 const ACCESS = ['read_only', 'read_write', 'full_access', 'one_time', 'write', 'delete'] as const
 
 function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], name: string): T | undefined {
-  if (value !== undefined && !(allowed as readonly string[]).includes(value)) throw new UsageError(`--${name} must be one of ${allowed.join(', ')}`)
+  if (value !== undefined && !(allowed as readonly string[]).includes(value))
+    throw new UsageError(`--${name} must be one of ${allowed.join(', ')}`)
   return value as T | undefined
 }
 
@@ -23,11 +24,17 @@ export const walletConsentCommands: CommandSpec[] = [
     async run(ctx, { values }) {
       const { client, did } = await ctx.signedIn()
       const [verifier, status] = [str(values, 'verifier'), str(values, 'status')]
-      const query = { ...(verifier ? { verifier_did: verifier } : {}), ...(status ? { status: status as 'active' } : {}) }
+      const query = {
+        ...(verifier ? { verifier_did: verifier } : {}),
+        ...(status ? { status: status as 'active' } : {}),
+      }
       const answer = await body(client.api.GET('/api/wallet/{did}/consents', { params: { path: { did }, query } }))
       ctx.out.result(answer, () =>
         answer.data.length
-          ? table(['ID', 'STATUS', 'POLICY', 'VERIFIER', 'PURPOSE'], answer.data.map((c) => [c.id, c.status, c.expiration_policy, c.verifier_did, c.purpose]))
+          ? table(
+              ['ID', 'STATUS', 'POLICY', 'VERIFIER', 'PURPOSE'],
+              answer.data.map((c) => [c.id, c.status, c.expiration_policy, c.verifier_did, c.purpose]),
+            )
           : ['no consents'],
       )
     },
@@ -38,7 +45,11 @@ export const walletConsentCommands: CommandSpec[] = [
     options: {
       verifier: { type: 'string', value: '<did>', description: 'The verifier' },
       purpose: { type: 'string', value: '<text>', description: "The purpose, as the verifier's request states it" },
-      policy: { type: 'string', value: `<${POLICIES.join('|')}>`, description: 'How long it lasts (default indefinite)' },
+      policy: {
+        type: 'string',
+        value: `<${POLICIES.join('|')}>`,
+        description: 'How long it lasts (default indefinite)',
+      },
       'expires-at': { type: 'string', value: '<iso-date>', description: 'With --policy fixed_date' },
       categories: { type: 'string', multiple: true, value: '<a,b>', description: 'Data categories' },
       access: { type: 'string', value: `<${ACCESS.join('|')}>`, description: 'Access level (default read_only)' },
@@ -57,8 +68,12 @@ export const walletConsentCommands: CommandSpec[] = [
         ...(categories.length ? { data_categories: categories } : {}),
       }
       const { client, did } = await ctx.signedIn()
-      const answer = await body(client.api.POST('/api/wallet/{did}/consents', { params: { path: { did } }, body: consent }))
-      ctx.out.result(answer, [`consent ${answer.consent.id} for ${answer.consent.verifier_did} (${answer.consent.expiration_policy})`])
+      const answer = await body(
+        client.api.POST('/api/wallet/{did}/consents', { params: { path: { did } }, body: consent }),
+      )
+      ctx.out.result(answer, [
+        `consent ${answer.consent.id} for ${answer.consent.verifier_did} (${answer.consent.expiration_policy})`,
+      ])
     },
   },
   {
@@ -67,7 +82,11 @@ export const walletConsentCommands: CommandSpec[] = [
     positionals: [{ name: 'consent-id', description: 'The consent' }],
     async run(ctx, { positionals }) {
       const { client, did } = await ctx.signedIn()
-      const answer = await body(client.api.POST('/api/wallet/{did}/consents/{consent_id}/revoke', { params: { path: { did, consent_id: positionals[0]! } } }))
+      const answer = await body(
+        client.api.POST('/api/wallet/{did}/consents/{consent_id}/revoke', {
+          params: { path: { did, consent_id: positionals[0]! } },
+        }),
+      )
       ctx.out.result(answer, [`consent ${answer.consent.id}: ${answer.consent.status}`])
     },
   },
@@ -87,7 +106,12 @@ export const walletConsentCommands: CommandSpec[] = [
       const query = { ...(order ? { order } : {}), ...(limit ? { limit } : {}), ...(type ? { type } : {}) }
       const answer = await body(client.api.GET('/api/wallet/{did}/activities', { params: { path: { did }, query } }))
       ctx.out.result(answer, () =>
-        answer.data.length ? table(['TIME', 'TYPE', 'CREDENTIAL'], answer.data.map((a) => [shortTime(a.created_at), a.type, a.credential_id ?? ''])) : ['no activity'],
+        answer.data.length
+          ? table(
+              ['TIME', 'TYPE', 'CREDENTIAL'],
+              answer.data.map((a) => [shortTime(a.created_at), a.type, a.credential_id ?? '']),
+            )
+          : ['no activity'],
       )
     },
   },

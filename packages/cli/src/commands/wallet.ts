@@ -1,4 +1,16 @@
-import { acceptOffer, declineOffer, presentToRequest, previewedOf, resolveOffer, resolveQrPayload, resolveRequest, type OfferPreview, type QrPayload, type RequestPreview, type ServiceClient } from '@credential-service/sdk'
+import {
+  acceptOffer,
+  declineOffer,
+  presentToRequest,
+  previewedOf,
+  resolveOffer,
+  resolveQrPayload,
+  resolveRequest,
+  type OfferPreview,
+  type QrPayload,
+  type RequestPreview,
+  type ServiceClient,
+} from '@credential-service/sdk'
 import { UsageError, type CommandSpec } from '../args/command.js'
 import { commaList, flag, list, predicate, str, type Predicate } from '../args/values.js'
 import { claimPath, decide, EXIT_DECLINED, shortValue } from '../output/ask.js'
@@ -22,10 +34,23 @@ interface RequiredCredential {
 
 /** For each credential the request asks for, the holder's first active one of that type (and issuer, when named). */
 async function pickCredentials(client: ServiceClient, did: string, required: RequiredCredential[]): Promise<string[]> {
-  const wallet = await body(client.api.GET('/api/wallet/{did}/credentials', { params: { path: { did }, query: { status: 'active', limit: 200 } } }))
+  const wallet = await body(
+    client.api.GET('/api/wallet/{did}/credentials', {
+      params: { path: { did }, query: { status: 'active', limit: 200 } },
+    }),
+  )
   return required.map((wanted) => {
-    const found = wallet.data.find((c) => c.credential_type === wanted.credential_type && (!wanted.issuer_did || c.issuer_did === wanted.issuer_did) && !c.expired && !c.withdrawn)
-    if (!found) throw new UsageError(`no active ${wanted.credential_type} credential in the wallet${wanted.issuer_did ? ` from ${wanted.issuer_did}` : ''}: name one with --credential`)
+    const found = wallet.data.find(
+      (c) =>
+        c.credential_type === wanted.credential_type &&
+        (!wanted.issuer_did || c.issuer_did === wanted.issuer_did) &&
+        !c.expired &&
+        !c.withdrawn,
+    )
+    if (!found)
+      throw new UsageError(
+        `no active ${wanted.credential_type} credential in the wallet${wanted.issuer_did ? ` from ${wanted.issuer_did}` : ''}: name one with --credential`,
+      )
     return found.id
   })
 }
@@ -41,10 +66,26 @@ export const walletCommands: CommandSpec[] = [
     async run(ctx, { values }) {
       const { client, did } = await ctx.signedIn()
       const [status, type] = [str(values, 'status'), str(values, 'type')]
-      const answer = await body(client.api.GET('/api/wallet/{did}/credentials', { params: { path: { did }, query: { ...(status ? { status: status as 'active' } : {}), ...(type ? { type } : {}) } } }))
+      const answer = await body(
+        client.api.GET('/api/wallet/{did}/credentials', {
+          params: {
+            path: { did },
+            query: { ...(status ? { status: status as 'active' } : {}), ...(type ? { type } : {}) },
+          },
+        }),
+      )
       ctx.out.result(answer, () =>
         answer.data.length
-          ? table(['ID', 'TYPE', 'STATUS', 'ISSUER', 'SIGNATURE'], answer.data.map((c) => [c.id, c.credential_type, c.status, c.issuer_name || c.issuer_did, c.signature_type]))
+          ? table(
+              ['ID', 'TYPE', 'STATUS', 'ISSUER', 'SIGNATURE'],
+              answer.data.map((c) => [
+                c.id,
+                c.credential_type,
+                c.status,
+                c.issuer_name || c.issuer_did,
+                c.signature_type,
+              ]),
+            )
           : ['no credentials'],
       )
     },
@@ -66,35 +107,58 @@ export const walletCommands: CommandSpec[] = [
       const { client, did, key } = await ctx.signedIn()
       const parsed = await payload(client, text)
       if (parsed?.kind === 'spec-offer') {
-        const raw = parsed.raw as { offer_id: string; issuer_did: string; credential_type?: string; schema_id?: string; expires_at?: string }
+        const raw = parsed.raw as {
+          offer_id: string
+          issuer_did: string
+          credential_type?: string
+          schema_id?: string
+          expires_at?: string
+        }
         const shown = [
           `Credential offer ${raw.offer_id}`,
           `  issuer:      ${raw.issuer_did} (signed in to this service)`,
-          ...(raw.credential_type ? [`  credential:  ${raw.credential_type}${raw.schema_id ? ` (schema ${raw.schema_id})` : ''}`] : []),
+          ...(raw.credential_type
+            ? [`  credential:  ${raw.credential_type}${raw.schema_id ? ` (schema ${raw.schema_id})` : ''}`]
+            : []),
           ...(raw.expires_at ? [`  until:       ${raw.expires_at}`] : []),
           `  taking it sends a credential request with your DID (${did}) to the issuer, who approves it`,
         ]
         if (!(await decide(ctx.out.io, shown, { yes, what: 'taking an offer' }))) {
-          ctx.out.result({ success: true, declined: true, offer_id: raw.offer_id }, ['declined: nothing was sent to the issuer'])
+          ctx.out.result({ success: true, declined: true, offer_id: raw.offer_id }, [
+            'declined: nothing was sent to the issuer',
+          ])
           return EXIT_DECLINED
         }
-        const answer = await body(client.api.POST('/api/wallet/credential-request', { body: { issuer_did: raw.issuer_did, offer_id: raw.offer_id } }))
-        ctx.out.result(answer, [`credential request ${answer.request.id}: ${answer.request.status} (the issuer approves it with cps issuer requests approve)`])
+        const answer = await body(
+          client.api.POST('/api/wallet/credential-request', {
+            body: { issuer_did: raw.issuer_did, offer_id: raw.offer_id },
+          }),
+        )
+        ctx.out.result(answer, [
+          `credential request ${answer.request.id}: ${answer.request.status} (the issuer approves it with cps issuer requests approve)`,
+        ])
         return
       }
-      if (parsed && parsed.kind !== 'oid4vci-offer') throw new UsageError(`that is a ${parsed.kind}, not an offer (cps wallet present takes requests)`)
+      if (parsed && parsed.kind !== 'oid4vci-offer')
+        throw new UsageError(`that is a ${parsed.kind}, not an offer (cps wallet present takes requests)`)
       const offerUri = parsed?.value ?? text
       const txCode = str(values, 'tx-code')
       // OID4VCI 1.0 §4.1, §12.2: the offer and the issuer's metadata are read first; nothing is redeemed until the holder says yes.
       const preview = await ctx.out.progress('reading the offer', () => resolveOffer(client, key, { offerUri }))
       if (!(await decide(ctx.out.io, offerLines(preview, txCode !== undefined), { yes, what: 'taking an offer' }))) {
         await declineOffer(client, key, { offerUri })
-        ctx.out.result({ success: true, declined: true, credential_issuer: preview.credential_issuer }, ['declined: nothing was taken (the refusal is in your wallet activity)'])
+        ctx.out.result({ success: true, declined: true, credential_issuer: preview.credential_issuer }, [
+          'declined: nothing was taken (the refusal is in your wallet activity)',
+        ])
         return EXIT_DECLINED
       }
-      const result = await ctx.out.progress('taking the offer', () => acceptOffer(client, key, { offerUri, ...(txCode ? { txCode } : {}), previewed: previewedOf(preview) }))
+      const result = await ctx.out.progress('taking the offer', () =>
+        acceptOffer(client, key, { offerUri, ...(txCode ? { txCode } : {}), previewed: previewedOf(preview) }),
+      )
       ctx.out.result(result, [
-        result.status === 'issued' ? `received ${result.credentials.length} credential(s) into the wallet of ${did}` : 'the issuer has not issued it yet (pending): run cps wallet list later',
+        result.status === 'issued'
+          ? `received ${result.credentials.length} credential(s) into the wallet of ${did}`
+          : 'the issuer has not issued it yet (pending): run cps wallet list later',
       ])
     },
   },
@@ -109,12 +173,31 @@ export const walletCommands: CommandSpec[] = [
     ].join('\n'),
     positionals: [{ name: 'request', description: 'Request id, request QR payload, or openid4vp:// URI' }],
     options: {
-      credential: { type: 'string', multiple: true, value: '<credential-id>', description: 'Present this credential (default: the first active one of each requested type)' },
-      reveal: { type: 'string', multiple: true, value: '<a,b>', description: "Attributes to disclose: in a predicate proof, or an SD-JWT VC's disclosures (default: the request's)" },
-      predicate: { type: 'string', multiple: true, value: "<'gpa>=3'>", description: 'Prove attribute >=, >, <=, < value without disclosing it' },
+      credential: {
+        type: 'string',
+        multiple: true,
+        value: '<credential-id>',
+        description: 'Present this credential (default: the first active one of each requested type)',
+      },
+      reveal: {
+        type: 'string',
+        multiple: true,
+        value: '<a,b>',
+        description:
+          "Attributes to disclose: in a predicate proof, or an SD-JWT VC's disclosures (default: the request's)",
+      },
+      predicate: {
+        type: 'string',
+        multiple: true,
+        value: "<'gpa>=3'>",
+        description: 'Prove attribute >=, >, <=, < value without disclosing it',
+      },
       yes: { type: 'boolean', short: 'y', description: 'Disclose without asking (the preview is still printed)' },
     },
-    examples: ["cps wallet present <request-id> --reveal given_name --predicate 'gpa>=3'", "cps wallet present 'openid4vp://?client_id=…&request_uri=…'"],
+    examples: [
+      "cps wallet present <request-id> --reveal given_name --predicate 'gpa>=3'",
+      "cps wallet present 'openid4vp://?client_id=…&request_uri=…'",
+    ],
     async run(ctx, { values, positionals }) {
       const text = positionals[0]!
       const { client, did, key } = await ctx.signedIn()
@@ -122,40 +205,84 @@ export const walletCommands: CommandSpec[] = [
       const yes = flag(values, 'yes')
       if (parsed?.kind === 'oid4vp-request') {
         // The prepare step is the preview (OpenID4VP 1.0 §5): the request is verified, nothing is sent to the verifier yet.
-        const preview = await ctx.out.progress('reading the request', () => resolveRequest(client, key, { authorizationRequestUri: parsed.value }))
+        const preview = await ctx.out.progress('reading the request', () =>
+          resolveRequest(client, key, { authorizationRequestUri: parsed.value }),
+        )
         if (!(await decide(ctx.out.io, requestLines(preview), { yes, what: 'answering a presentation request' }))) {
           const declined = await preview.decline()
-          ctx.out.result({ success: true, declined: true, ...declined }, [`declined: the verifier was told (access_denied${declined.verifier_status === null ? ', not reachable' : `, HTTP ${declined.verifier_status}`})`])
+          ctx.out.result({ success: true, declined: true, ...declined }, [
+            `declined: the verifier was told (access_denied${declined.verifier_status === null ? ', not reachable' : `, HTTP ${declined.verifier_status}`})`,
+          ])
           return EXIT_DECLINED
         }
         const result = await ctx.out.progress('answering', () => preview.accept())
-        ctx.out.result(result, [`${result.accepted ? 'accepted' : 'refused'} by the verifier (HTTP ${result.verifier_status})`, ...(result.redirect_uri ? [`redirect: ${result.redirect_uri}`] : [])])
+        ctx.out.result(result, [
+          `${result.accepted ? 'accepted' : 'refused'} by the verifier (HTTP ${result.verifier_status})`,
+          ...(result.redirect_uri ? [`redirect: ${result.redirect_uri}`] : []),
+        ])
         return result.accepted ? 0 : 1
       }
-      if (parsed && parsed.kind !== 'spec-request') throw new UsageError(`that is a ${parsed.kind}, not a presentation request (cps wallet accept takes offers)`)
+      if (parsed && parsed.kind !== 'spec-request')
+        throw new UsageError(`that is a ${parsed.kind}, not a presentation request (cps wallet accept takes offers)`)
       const requestId = parsed?.value ?? text
-      const inbox = await body(client.api.POST('/api/wallet/presentation-requests', { body: { request_id: requestId } }))
+      const inbox = await body(
+        client.api.POST('/api/wallet/presentation-requests', { body: { request_id: requestId } }),
+      )
       const request = inbox.request
       const given = list(values, 'predicate').map(predicate)
-      const predicates = given.length ? given : request.required_predicates.map(({ attribute, operator, value }) => ({ attribute, operator, value }))
+      const predicates = given.length
+        ? given
+        : request.required_predicates.map(({ attribute, operator, value }) => ({ attribute, operator, value }))
       const revealGiven = commaList(values, 'reveal')
-      const reveal = revealGiven.length || !predicates.length ? revealGiven : [...new Set(request.required_credentials.flatMap((c) => c.required_attributes ?? []))]
+      const reveal =
+        revealGiven.length || !predicates.length
+          ? revealGiven
+          : [...new Set(request.required_credentials.flatMap((c) => c.required_attributes ?? []))]
       const chosen = list(values, 'credential')
       const credentialIds = chosen.length ? chosen : await pickCredentials(client, did, request.required_credentials)
-      const shown = await specRequestLines(client, did, { ...request, verifier_name: (request as { verifier_name?: string | null }).verifier_name ?? null }, credentialIds, reveal, predicates)
+      const shown = await specRequestLines(
+        client,
+        did,
+        { ...request, verifier_name: (request as { verifier_name?: string | null }).verifier_name ?? null },
+        credentialIds,
+        reveal,
+        predicates,
+      )
       if (!(await decide(ctx.out.io, shown, { yes, what: 'answering a presentation request' }))) {
-        const rejected = await body(client.api.POST('/api/wallet/presentation-requests/{request_id}/reject', { params: { path: { request_id: requestId } }, body: { reason: 'declined by the holder' } }))
-        ctx.out.result({ ...rejected, declined: true }, [`declined: request ${requestId} ${rejected.status} (the verifier sees the refusal)`])
+        const rejected = await body(
+          client.api.POST('/api/wallet/presentation-requests/{request_id}/reject', {
+            params: { path: { request_id: requestId } },
+            body: { reason: 'declined by the holder' },
+          }),
+        )
+        ctx.out.result({ ...rejected, declined: true }, [
+          `declined: request ${requestId} ${rejected.status} (the verifier sees the refusal)`,
+        ])
         return EXIT_DECLINED
       }
       const result = await ctx.out.progress(predicates.length ? 'deriving the proof and signing' : 'signing', () =>
-        presentToRequest(client, key, { requestId, credentialIds, ...(reveal.length ? { reveal } : {}), ...(predicates.length ? { predicates } : {}) }),
+        presentToRequest(client, key, {
+          requestId,
+          credentialIds,
+          ...(reveal.length ? { reveal } : {}),
+          ...(predicates.length ? { predicates } : {}),
+        }),
       )
       // The verifier verifies with this very JWT: printed for the holder to pass on (the verifier also reads it from GET /api/verifier/presentations/:id).
-      ctx.out.result({ presentation_id: result.presentationId, presentation_jwt: result.presentationJwt, request_id: requestId, credential_ids: credentialIds, reveal, predicates }, [
-        `presentation ${result.presentationId} sent to ${request.verifier_did}`,
-        `presentation JWT (for cps verifier verify): ${result.presentationJwt}`,
-      ])
+      ctx.out.result(
+        {
+          presentation_id: result.presentationId,
+          presentation_jwt: result.presentationJwt,
+          request_id: requestId,
+          credential_ids: credentialIds,
+          reveal,
+          predicates,
+        },
+        [
+          `presentation ${result.presentationId} sent to ${request.verifier_did}`,
+          `presentation JWT (for cps verifier verify): ${result.presentationJwt}`,
+        ],
+      )
     },
   },
 ]
@@ -169,18 +296,41 @@ function offerLines(preview: OfferPreview, txCodeGiven: boolean): string[] {
     '  the name is what the issuer says of itself; the domain is where its metadata was read over https',
   ]
   for (const c of preview.credential_configurations) {
-    lines.push(`  credential:  ${c.display_name ?? c.credential_type}${c.display_name && c.display_name !== c.credential_type ? ` (${c.credential_type})` : ''}, format ${c.format}`)
-    lines.push(`  claims:      ${c.claims.length ? c.claims.map((claim) => `${claim.display_name ?? claimPath(claim.path)}${claim.mandatory ? ' (required)' : ''}`).join(', ') : '(the issuer lists none)'}`)
+    lines.push(
+      `  credential:  ${c.display_name ?? c.credential_type}${c.display_name && c.display_name !== c.credential_type ? ` (${c.credential_type})` : ''}, format ${c.format}`,
+    )
+    lines.push(
+      `  claims:      ${c.claims.length ? c.claims.map((claim) => `${claim.display_name ?? claimPath(claim.path)}${claim.mandatory ? ' (required)' : ''}`).join(', ') : '(the issuer lists none)'}`,
+    )
   }
   if (preview.tx_code) {
-    const asked = [preview.tx_code.length ? `${preview.tx_code.length} characters` : '', preview.tx_code.input_mode ?? '', preview.tx_code.description ?? ''].filter(Boolean).join(', ')
+    const asked = [
+      preview.tx_code.length ? `${preview.tx_code.length} characters` : '',
+      preview.tx_code.input_mode ?? '',
+      preview.tx_code.description ?? '',
+    ]
+      .filter(Boolean)
+      .join(', ')
     lines.push(`  transaction code: asked${asked ? ` (${asked})` : ''}${txCodeGiven ? '' : ': give it with --tx-code'}`)
   }
   return lines
 }
 
 /** Claims about the credential itself (RFC 7519 §4.1, SD-JWT VC §3.2.2): disclosed with it, shown together in one line. */
-const ENVELOPE_CLAIMS = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'vct', 'vct#integrity', 'cnf', 'status', '_sd_alg'])
+const ENVELOPE_CLAIMS = new Set([
+  'iss',
+  'sub',
+  'aud',
+  'exp',
+  'nbf',
+  'iat',
+  'jti',
+  'vct',
+  'vct#integrity',
+  'cnf',
+  'status',
+  '_sd_alg',
+])
 
 /** The preview of an OpenID4VP request: who asks, how that was verified, why, and every claim each presentation would disclose. */
 function requestLines(preview: RequestPreview): string[] {
@@ -200,7 +350,8 @@ function requestLines(preview: RequestPreview): string[] {
     const personal = disclosed.filter(([name]) => !ENVELOPE_CLAIMS.has(name))
     if (disclosed.length) for (const [name, value] of personal) lines.push(`      ${name}: ${shortValue(value)}`)
     else for (const path of p.claims) lines.push(`      ${claimPath(path)}`)
-    if (about.length) lines.push(`      and the credential's own issuer, dates, key binding and status (${about.join(', ')})`)
+    if (about.length)
+      lines.push(`      and the credential's own issuer, dates, key binding and status (${about.join(', ')})`)
   }
   return lines
 }
@@ -209,12 +360,20 @@ function requestLines(preview: RequestPreview): string[] {
 async function specRequestLines(
   client: ServiceClient,
   did: string,
-  request: { id: string; verifier_did: string; verifier_name: string | null; purpose: string | null; expires_at: string },
+  request: {
+    id: string
+    verifier_did: string
+    verifier_name: string | null
+    purpose: string | null
+    expires_at: string
+  },
   credentialIds: string[],
   reveal: string[],
   predicates: Predicate[],
 ): Promise<string[]> {
-  const wallet = await body(client.api.GET('/api/wallet/{did}/credentials', { params: { path: { did }, query: { limit: 200 } } }))
+  const wallet = await body(
+    client.api.GET('/api/wallet/{did}/credentials', { params: { path: { did }, query: { limit: 200 } } }),
+  )
   const lines = [
     `Presentation request ${request.id} from ${request.verifier_name ?? request.verifier_did}`,
     `  verifier:    ${request.verifier_did} (signed in to this service with that DID)`,
@@ -225,11 +384,15 @@ async function specRequestLines(
   for (const id of credentialIds) {
     const held = wallet.data.find((c) => c.id === id)
     const data = (held?.credential_data ?? {}) as Record<string, unknown>
-    lines.push(`    ${held?.credential_type ?? 'credential'} (${id}) from ${held?.issuer_name || held?.issuer_did || 'unknown issuer'}:`)
+    lines.push(
+      `    ${held?.credential_type ?? 'credential'} (${id}) from ${held?.issuer_name || held?.issuer_did || 'unknown issuer'}:`,
+    )
     // Without --reveal or predicates the credential is sent whole (a JWT-VC); with them, only the revealed attributes.
     const names = reveal.length || predicates.length ? reveal : Object.keys(data)
-    for (const name of names) lines.push(`      ${name}: ${name in data ? shortValue(data[name]) : '(not in the credential)'}`)
-    for (const p of predicates) lines.push(`      proves ${p.attribute} ${p.operator} ${p.value} (the value itself stays hidden)`)
+    for (const name of names)
+      lines.push(`      ${name}: ${name in data ? shortValue(data[name]) : '(not in the credential)'}`)
+    for (const p of predicates)
+      lines.push(`      proves ${p.attribute} ${p.operator} ${p.value} (the value itself stays hidden)`)
   }
   return lines
 }

@@ -40,7 +40,8 @@ export class KeyFile {
 
   /** Adds a key; the first key of a file becomes its default. */
   add(key: StoredKey): void {
-    if (this.content.keys.some((k) => k.name === key.name)) throw new UsageError(`a key named "${key.name}" is already in ${this.file}`)
+    if (this.content.keys.some((k) => k.name === key.name))
+      throw new UsageError(`a key named "${key.name}" is already in ${this.file}`)
     this.content.keys.push(key)
     this.content.default ??= key.name
     writePrivateJson(this.file, this.content)
@@ -60,13 +61,21 @@ export class KeyFile {
       if (!key) throw new LocalError(`no key "${selector}" in ${this.file} (cps keys list)`)
       return key
     }
-    const key = this.content.keys.find((k) => k.name === this.content.default) ?? (this.content.keys.length === 1 ? this.content.keys[0] : undefined)
-    if (!key) throw new LocalError(this.content.keys.length ? `several keys in ${this.file} and no default: pass --key <name>` : `no key yet in ${this.file}: run cps keys new`)
+    const key =
+      this.content.keys.find((k) => k.name === this.content.default) ??
+      (this.content.keys.length === 1 ? this.content.keys[0] : undefined)
+    if (!key)
+      throw new LocalError(
+        this.content.keys.length
+          ? `several keys in ${this.file} and no default: pass --key <name>`
+          : `no key yet in ${this.file}: run cps keys new`,
+      )
     return key
   }
 
   /** The next free name `key-N`, for a key made without --name. */
   freeName(): string {
-    for (let n = this.content.keys.length + 1; ; n++) if (!this.content.keys.some((k) => k.name === `key-${n}`)) return `key-${n}`
+    for (let n = this.content.keys.length + 1; ; n++)
+      if (!this.content.keys.some((k) => k.name === `key-${n}`)) return `key-${n}`
   }
 }

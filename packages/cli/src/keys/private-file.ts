@@ -11,7 +11,9 @@ export function readPrivateJson<T>(file: string): T | undefined {
   if (!existsSync(file)) return undefined
   const mode = statSync(file).mode & 0o777
   if (mode & 0o077) {
-    throw new LocalError(`${file} is readable or writable by others (mode ${mode.toString(8).padStart(4, '0')}); refusing to use it. Run: chmod 600 ${file}`)
+    throw new LocalError(
+      `${file} is readable or writable by others (mode ${mode.toString(8).padStart(4, '0')}); refusing to use it. Run: chmod 600 ${file}`,
+    )
   }
   try {
     return JSON.parse(readFileSync(file, 'utf8')) as T

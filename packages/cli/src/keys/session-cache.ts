@@ -25,7 +25,9 @@ export class SessionCache {
   }
 
   put(session: CachedSession, now = Date.now()): void {
-    const kept = this.all().filter((s) => !(s.base_url === session.base_url && s.did === session.did) && Date.parse(s.expires_at) > now)
+    const kept = this.all().filter(
+      (s) => !(s.base_url === session.base_url && s.did === session.did) && Date.parse(s.expires_at) > now,
+    )
     writePrivateJson(this.file, { version: 1, sessions: [...kept, session] })
   }
 

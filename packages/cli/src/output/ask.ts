@@ -15,7 +15,9 @@ export async function decide(io: Io, shown: string[], options: { yes: boolean; w
   io.stderr(`${shown.map(printable).join('\n')}\n`)
   if (options.yes) return true
   if (!io.interactive || !io.stdin) {
-    throw new LocalError(`nothing was sent: ${options.what} needs the holder's answer, and there is no terminal to ask on. Run it on a terminal, or add --yes to accept what is shown above`)
+    throw new LocalError(
+      `nothing was sent: ${options.what} needs the holder's answer, and there is no terminal to ask on. Run it on a terminal, or add --yes to accept what is shown above`,
+    )
   }
   io.stderr('Accept? [y/N] ')
   const answer = await firstLine(io.stdin)

@@ -27,7 +27,11 @@ export function cpsAnswering(answer: string, args: string[], env: Record<string,
 
 function run(nodeArgs: string[], env: Record<string, string>, stdin?: string): Promise<CpsRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, nodeArgs, { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, nodeArgs, {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()))
@@ -85,7 +89,11 @@ export async function startHttpServer(dir: string): Promise<Omit<HttpsServer, 'c
   return startServer(baseUrl, port, { PUBLIC_BASE_URL: baseUrl, DATA_DIR: path.join(dir, 'data-http') })
 }
 
-async function startServer(baseUrl: string, port: number, env: Record<string, string>): Promise<Omit<HttpsServer, 'caFile'>> {
+async function startServer(
+  baseUrl: string,
+  port: number,
+  env: Record<string, string>,
+): Promise<Omit<HttpsServer, 'caFile'>> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', PORT: String(port), BBS_WORKERS: '1', LOG_LEVEL: 'info', ...env },

@@ -1,4 +1,12 @@
-import { acceptOffer, declineOffer as sdkDeclineOffer, previewedOf, resolveOffer, resolveRequest, type OfferPreview, type RequestPreview } from '@credential-service/sdk'
+import {
+  acceptOffer,
+  declineOffer as sdkDeclineOffer,
+  previewedOf,
+  resolveOffer,
+  resolveRequest,
+  type OfferPreview,
+  type RequestPreview,
+} from '@credential-service/sdk'
 import type { RoleSession } from '../lib/session.ts'
 
 /**
@@ -25,7 +33,18 @@ export async function declineOffer(session: RoleSession, offerUri: string, reaso
   await sdkDeclineOffer(session.client, session.key, { offerUri, ...(reason ? { reason } : {}) })
 }
 
-export async function acceptOfferNow(session: RoleSession, offerUri: string, txCode: string | undefined, preview: OfferPreview): Promise<string> {
-  const result = await acceptOffer(session.client, session.key, { offerUri, ...(txCode ? { txCode } : {}), previewed: previewedOf(preview) })
-  return result.status === 'issued' ? `Received ${result.credentials.length} credential(s): they are in your wallet` : 'The issuer will send the credential later (deferred)'
+export async function acceptOfferNow(
+  session: RoleSession,
+  offerUri: string,
+  txCode: string | undefined,
+  preview: OfferPreview,
+): Promise<string> {
+  const result = await acceptOffer(session.client, session.key, {
+    offerUri,
+    ...(txCode ? { txCode } : {}),
+    previewed: previewedOf(preview),
+  })
+  return result.status === 'issued'
+    ? `Received ${result.credentials.length} credential(s): they are in your wallet`
+    : 'The issuer will send the credential later (deferred)'
 }

@@ -30,7 +30,9 @@ export function CameraScanner({ onCode }: { onCode: (text: string) => void }) {
   const start = async () => {
     setError(undefined)
     if (!cameraSupported()) {
-      setError('This browser offers no camera here (it needs https or localhost): upload an image of the QR code instead.')
+      setError(
+        'This browser offers no camera here (it needs https or localhost): upload an image of the QR code instead.',
+      )
       return
     }
     setState('starting')
@@ -49,7 +51,9 @@ export function CameraScanner({ onCode }: { onCode: (text: string) => void }) {
     if (state !== 'scanning' || !video.current || !stream.current) return
     const el = video.current
     el.srcObject = stream.current
-    void el.play().catch(() => { /* muted inline video plays without a gesture; frames are read either way */ })
+    void el.play().catch(() => {
+      /* muted inline video plays without a gesture; frames are read either way */
+    })
     const tick = () => {
       const text = decodeVideoFrame(el, canvas.current)
       if (text) {
@@ -66,15 +70,29 @@ export function CameraScanner({ onCode }: { onCode: (text: string) => void }) {
   return (
     <div class="camera">
       {state === 'idle' ? (
-        <button type="button" onClick={() => void start()}>Scan with the camera</button>
+        <button type="button" onClick={() => void start()}>
+          Scan with the camera
+        </button>
       ) : (
         <>
-          <video ref={video} muted playsInline aria-label="Camera picture: hold the QR code in view" data-testid="camera-video" />
+          <video
+            ref={video}
+            muted
+            playsInline
+            aria-label="Camera picture: hold the QR code in view"
+            data-testid="camera-video"
+          />
           <p role="status">{state === 'starting' ? 'Starting the camera…' : 'Looking for a QR code…'}</p>
-          <button type="button" onClick={stop}>Stop the camera</button>
+          <button type="button" onClick={stop}>
+            Stop the camera
+          </button>
         </>
       )}
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
     </div>
   )
 }

@@ -12,7 +12,17 @@ export function statusOf(c: CredentialView): string {
 }
 
 /** The wallet's credentials: each with its detail, share links and delete (after a confirmation). */
-export function Credentials({ session, credentials, nameOf, onChanged }: { session: RoleSession; credentials: CredentialView[]; nameOf: NameOf; onChanged: () => Promise<void> }) {
+export function Credentials({
+  session,
+  credentials,
+  nameOf,
+  onChanged,
+}: {
+  session: RoleSession
+  credentials: CredentialView[]
+  nameOf: NameOf
+  onChanged: () => Promise<void>
+}) {
   // A deleted credential's item is gone with its outcome: the list says what happened.
   const [deleted, setDeleted] = useState<string>()
   const changed = async (message?: string) => {
@@ -21,17 +31,35 @@ export function Credentials({ session, credentials, nameOf, onChanged }: { sessi
   }
   return (
     <Section id="holder-credentials" title="Credentials">
-      {deleted && <p role="status" class="ok">{deleted}</p>}
-      {credentials.length === 0 ? <p>No credentials yet.</p> : (
+      {deleted && (
+        <p role="status" class="ok">
+          {deleted}
+        </p>
+      )}
+      {credentials.length === 0 ? (
+        <p>No credentials yet.</p>
+      ) : (
         <ul class="list" data-testid="holder-credentials">
-          {credentials.map((c) => <CredentialItem key={c.id} session={session} credential={c} nameOf={nameOf} onChanged={changed} />)}
+          {credentials.map((c) => (
+            <CredentialItem key={c.id} session={session} credential={c} nameOf={nameOf} onChanged={changed} />
+          ))}
         </ul>
       )}
     </Section>
   )
 }
 
-function CredentialItem({ session, credential: c, nameOf, onChanged }: { session: RoleSession; credential: CredentialView; nameOf: NameOf; onChanged: (message?: string) => Promise<void> }) {
+function CredentialItem({
+  session,
+  credential: c,
+  nameOf,
+  onChanged,
+}: {
+  session: RoleSession
+  credential: CredentialView
+  nameOf: NameOf
+  onChanged: (message?: string) => Promise<void>
+}) {
   const [open, setOpen] = useState<'none' | 'detail' | 'share'>('none')
   const [confirming, setConfirming] = useState(false)
   const action = useAction()
@@ -42,7 +70,9 @@ function CredentialItem({ session, credential: c, nameOf, onChanged }: { session
   const remove = () => {
     setConfirming(false)
     void action.run(async () => {
-      await session.client.api.DELETE('/api/wallet/{did}/credentials/{credential_id}', { params: { path: { did: session.did, credential_id: c.id } } })
+      await session.client.api.DELETE('/api/wallet/{did}/credentials/{credential_id}', {
+        params: { path: { did: session.did, credential_id: c.id } },
+      })
       await onChanged(`${c.credential_type} from ${issuer} deleted from your wallet`)
     })
   }
@@ -53,23 +83,84 @@ function CredentialItem({ session, credential: c, nameOf, onChanged }: { session
         <h4>{c.credential_type}</h4>
         <span class={`badge ${status}`}>{status}</span>
       </div>
-      <p class="muted">From <span title={c.issuer_did} data-testid="credential-issuer">{issuer}</span>, received {formatDate(c.created_at)}</p>
+      <p class="muted">
+        From{' '}
+        <span title={c.issuer_did} data-testid="credential-issuer">
+          {issuer}
+        </span>
+        , received {formatDate(c.created_at)}
+      </p>
       <div class="actions">
-        <button type="button" class="secondary" aria-expanded={open === 'detail'} aria-controls={panel} aria-label={`Details of ${c.credential_type}`} onClick={() => show('detail')}>Details</button>
-        <button type="button" class="secondary" aria-expanded={open === 'share'} aria-controls={panel} aria-label={`Share ${c.credential_type}`} onClick={() => show('share')} disabled={status !== 'active'}>Share</button>
-        <button type="button" class="danger" aria-label={`Delete ${c.credential_type}`} onClick={() => setConfirming(true)} disabled={action.busy}>Delete</button>
+        <button
+          type="button"
+          class="secondary"
+          aria-expanded={open === 'detail'}
+          aria-controls={panel}
+          aria-label={`Details of ${c.credential_type}`}
+          onClick={() => show('detail')}
+        >
+          Details
+        </button>
+        <button
+          type="button"
+          class="secondary"
+          aria-expanded={open === 'share'}
+          aria-controls={panel}
+          aria-label={`Share ${c.credential_type}`}
+          onClick={() => show('share')}
+          disabled={status !== 'active'}
+        >
+          Share
+        </button>
+        <button
+          type="button"
+          class="danger"
+          aria-label={`Delete ${c.credential_type}`}
+          onClick={() => setConfirming(true)}
+          disabled={action.busy}
+        >
+          Delete
+        </button>
       </div>
       <div id={panel}>
         {open === 'detail' && (
           <div class="credential-detail" data-testid="credential-detail">
             <dl class="facts">
-              <div><dt>Issuer</dt><dd><span title={c.issuer_did}>{issuer}</span></dd></div>
-              <div><dt>Issuer DID</dt><dd><code>{c.issuer_did}</code></dd></div>
-              <div><dt>Format</dt><dd>{storedFormat(c)}</dd></div>
-              <div><dt>Status</dt><dd>{status}{c.status !== 'active' ? ' (by its issuer)' : ''}</dd></div>
-              <div><dt>Received</dt><dd>{formatDate(c.created_at)}</dd></div>
-              <div><dt>Expires</dt><dd>{c.expiration_date ? formatDate(c.expiration_date) : 'never'}</dd></div>
-              <div><dt>How it came</dt><dd>{c.source === 'imported' ? 'imported (verified on import)' : 'issued by this service'}</dd></div>
+              <div>
+                <dt>Issuer</dt>
+                <dd>
+                  <span title={c.issuer_did}>{issuer}</span>
+                </dd>
+              </div>
+              <div>
+                <dt>Issuer DID</dt>
+                <dd>
+                  <code>{c.issuer_did}</code>
+                </dd>
+              </div>
+              <div>
+                <dt>Format</dt>
+                <dd>{storedFormat(c)}</dd>
+              </div>
+              <div>
+                <dt>Status</dt>
+                <dd>
+                  {status}
+                  {c.status !== 'active' ? ' (by its issuer)' : ''}
+                </dd>
+              </div>
+              <div>
+                <dt>Received</dt>
+                <dd>{formatDate(c.created_at)}</dd>
+              </div>
+              <div>
+                <dt>Expires</dt>
+                <dd>{c.expiration_date ? formatDate(c.expiration_date) : 'never'}</dd>
+              </div>
+              <div>
+                <dt>How it came</dt>
+                <dd>{c.source === 'imported' ? 'imported (verified on import)' : 'issued by this service'}</dd>
+              </div>
             </dl>
             <h5>Claims</h5>
             <Claims claims={c.credential_data} />
@@ -79,9 +170,20 @@ function CredentialItem({ session, credential: c, nameOf, onChanged }: { session
       </div>
       <Outcome action={action} />
       {/* Mounted only while asked: a closed dialog's text would still be in the item. */}
-      {confirming && <ConfirmDialog open title={`Delete ${c.credential_type}?`} confirmLabel="Delete" onConfirm={remove} onCancel={() => setConfirming(false)}>
-        <p>It is removed from this wallet only: {issuer} does not revoke it. Its share links stop working. This cannot be undone here.</p>
-      </ConfirmDialog>}
+      {confirming && (
+        <ConfirmDialog
+          open
+          title={`Delete ${c.credential_type}?`}
+          confirmLabel="Delete"
+          onConfirm={remove}
+          onCancel={() => setConfirming(false)}
+        >
+          <p>
+            It is removed from this wallet only: {issuer} does not revoke it. Its share links stop working. This cannot
+            be undone here.
+          </p>
+        </ConfirmDialog>
+      )}
     </li>
   )
 }

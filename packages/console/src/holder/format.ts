@@ -3,7 +3,34 @@
 type ClaimPath = Array<string | number | null>
 
 /** The claims an issuer or the protocol adds (JWT, SD-JWT VC, VCDM): shown apart from the holder's own. */
-const TECHNICAL = new Set(['iss', 'sub', 'aud', 'iat', 'nbf', 'exp', 'jti', 'vct', 'vct#integrity', 'cnf', 'status', '_sd', '_sd_alg', '@context', 'type', 'id', 'issuer', 'credentialSchema', 'credentialStatus', 'validFrom', 'validUntil', 'issuanceDate', 'expirationDate', 'proof', 'credential_type', 'vc'])
+const TECHNICAL = new Set([
+  'iss',
+  'sub',
+  'aud',
+  'iat',
+  'nbf',
+  'exp',
+  'jti',
+  'vct',
+  'vct#integrity',
+  'cnf',
+  'status',
+  '_sd',
+  '_sd_alg',
+  '@context',
+  'type',
+  'id',
+  'issuer',
+  'credentialSchema',
+  'credentialStatus',
+  'validFrom',
+  'validUntil',
+  'issuanceDate',
+  'expirationDate',
+  'proof',
+  'credential_type',
+  'vc',
+])
 
 /** A JWT-VC's claims sit under `credentialSubject` (or `vc.credentialSubject`); the holder reads the attribute's name. */
 export function claimLabel(path: ClaimPath): string {
@@ -14,7 +41,8 @@ export function claimLabel(path: ClaimPath): string {
 }
 
 export function isPersonalClaim(path: ClaimPath): boolean {
-  if (path.includes('credentialSubject')) return path.length > path.indexOf('credentialSubject') + 1 && path.at(-1) !== 'id'
+  if (path.includes('credentialSubject'))
+    return path.length > path.indexOf('credentialSubject') + 1 && path.at(-1) !== 'id'
   return !TECHNICAL.has(String(path[0]))
 }
 
@@ -94,38 +122,76 @@ export function shortDid(did: string): string {
 export type NameOf = (did: string | undefined | null) => string
 
 /** An activity entry as a sentence (docs/wallet.md "Activities", the consent entries included). */
-export function activitySentence(type: string, details: Record<string, unknown>, nameOf: NameOf, credentialType?: string): string {
+export function activitySentence(
+  type: string,
+  details: Record<string, unknown>,
+  nameOf: NameOf,
+  credentialType?: string,
+): string {
   const str = (key: string) => (typeof details[key] === 'string' ? (details[key] as string) : undefined)
   // An SD-JWT VC's type is its vct, a URL: the wallet's own record names it better, else "credential".
   const readable = (t: unknown) => (typeof t === 'string' && t && !/^https?:\/\//.test(t) ? t : undefined)
-  const types = Array.isArray(details.credential_types) ? (details.credential_types as unknown[]).map(readable).filter(Boolean).join(', ') || undefined : undefined
+  const types = Array.isArray(details.credential_types)
+    ? (details.credential_types as unknown[]).map(readable).filter(Boolean).join(', ') || undefined
+    : undefined
   const kind = credentialType ?? readable(details.credential_type) ?? types ?? 'credential'
-  const issuer = str('issuer_name') ?? nameOf(str('issuer_did') ?? str('issuer') ?? str('credential_issuer') ?? str('offer_host'))
+  const issuer =
+    str('issuer_name') ?? nameOf(str('issuer_did') ?? str('issuer') ?? str('credential_issuer') ?? str('offer_host'))
   const verifier = nameOf(str('verifier_name') ?? str('verifier_did') ?? str('verifier') ?? str('client_id'))
   // The holder's own claims name what was shared; the credential's technical claims (iss, cnf…) always travel.
-  const claims = Array.isArray(details.claims) ? (details.claims as unknown[]).filter((c): c is ClaimPath => Array.isArray(c) && isPersonalClaim(c)).map(claimLabel).join(', ') : undefined
+  const claims = Array.isArray(details.claims)
+    ? (details.claims as unknown[])
+        .filter((c): c is ClaimPath => Array.isArray(c) && isPersonalClaim(c))
+        .map(claimLabel)
+        .join(', ')
+    : undefined
   switch (type) {
-    case 'credential_received': return `Received a ${kind} from ${issuer}`
-    case 'credential_imported': return details.restored ? `Restored a ${kind} from ${issuer} to your wallet` : `Added a ${kind} from ${issuer} to your wallet (verified)`
-    case 'credential_deleted': return `Deleted a ${kind} from ${issuer} from your wallet`
-    case 'credential_withdrawn': return `Withdrew your ${kind} from use`
-    case 'credential_revoked': return `${issuer} revoked your ${kind}`
-    case 'credential_shared': return `Made a share link${str('expires_at') ? `, valid until ${formatDate(str('expires_at'))}` : ''}`
-    case 'share_accessed': return `Someone opened your share link${typeof details.uses === 'number' ? ` (use ${details.uses})` : ''}`
-    case 'share_revoked': return 'Revoked a share link'
-    case 'evidence_uploaded': return `Uploaded evidence${str('label') ? ` “${str('label')}”` : ''}`
-    case 'credential_request_created': return `Asked ${issuer} for a ${kind}`
-    case 'credential_accepted': return `Told the issuer the ${kind} is stored`
-    case 'credential_failure': return `Told the issuer the ${kind} could not be stored`
-    case 'credential_offer_accepted': return `Accepted a ${kind} offered by ${issuer}`
-    case 'credential_offer_declined': return `Declined a ${types ?? 'credential'} offer from ${issuer}${str('reason') ? ` (${str('reason')})` : ''}`
-    case 'presentation_shared': return `Shared ${claims || 'a presentation'} with ${verifier}`
-    case 'presentation_declined': return `Declined ${verifier}'s request${str('reason') ? ` (${str('reason')})` : ''}`
-    case 'presentation_submitted': return details.protocol === 'openid4vp' ? `${verifier} accepted your presentation` : `Sent a presentation to ${verifier}`
+    case 'credential_received':
+      return `Received a ${kind} from ${issuer}`
+    case 'credential_imported':
+      return details.restored
+        ? `Restored a ${kind} from ${issuer} to your wallet`
+        : `Added a ${kind} from ${issuer} to your wallet (verified)`
+    case 'credential_deleted':
+      return `Deleted a ${kind} from ${issuer} from your wallet`
+    case 'credential_withdrawn':
+      return `Withdrew your ${kind} from use`
+    case 'credential_revoked':
+      return `${issuer} revoked your ${kind}`
+    case 'credential_shared':
+      return `Made a share link${str('expires_at') ? `, valid until ${formatDate(str('expires_at'))}` : ''}`
+    case 'share_accessed':
+      return `Someone opened your share link${typeof details.uses === 'number' ? ` (use ${details.uses})` : ''}`
+    case 'share_revoked':
+      return 'Revoked a share link'
+    case 'evidence_uploaded':
+      return `Uploaded evidence${str('label') ? ` “${str('label')}”` : ''}`
+    case 'credential_request_created':
+      return `Asked ${issuer} for a ${kind}`
+    case 'credential_accepted':
+      return `Told the issuer the ${kind} is stored`
+    case 'credential_failure':
+      return `Told the issuer the ${kind} could not be stored`
+    case 'credential_offer_accepted':
+      return `Accepted a ${kind} offered by ${issuer}`
+    case 'credential_offer_declined':
+      return `Declined a ${types ?? 'credential'} offer from ${issuer}${str('reason') ? ` (${str('reason')})` : ''}`
+    case 'presentation_shared':
+      return `Shared ${claims || 'a presentation'} with ${verifier}`
+    case 'presentation_declined':
+      return `Declined ${verifier}'s request${str('reason') ? ` (${str('reason')})` : ''}`
+    case 'presentation_submitted':
+      return details.protocol === 'openid4vp'
+        ? `${verifier} accepted your presentation`
+        : `Sent a presentation to ${verifier}`
     case 'presentation_rejected':
-      return details.protocol === 'openid4vp' ? `${verifier} refused your presentation` : `Declined ${verifier}'s request`
-    case 'consent_granted': return `Gave ${verifier} consent${str('purpose') ? ` for “${str('purpose')}”` : ''}`
-    case 'consent_revoked': return `Withdrew ${verifier}'s consent${str('purpose') ? ` for “${str('purpose')}”` : ''}`
+      return details.protocol === 'openid4vp'
+        ? `${verifier} refused your presentation`
+        : `Declined ${verifier}'s request`
+    case 'consent_granted':
+      return `Gave ${verifier} consent${str('purpose') ? ` for “${str('purpose')}”` : ''}`
+    case 'consent_revoked':
+      return `Withdrew ${verifier}'s consent${str('purpose') ? ` for “${str('purpose')}”` : ''}`
     default: {
       const words = type.replace(/_/g, ' ')
       return words.charAt(0).toUpperCase() + words.slice(1)

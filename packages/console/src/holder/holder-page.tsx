@@ -24,12 +24,16 @@ export function HolderPage({ session }: { session: RoleSession }) {
   const [notice, setNotice] = useState<{ text: string; link?: string }>()
   const [names, setNames] = useState<Record<string, string>>({})
   const loadCredentials = useCallback(async () => {
-    const { data } = await session.client.api.GET('/api/wallet/{did}/credentials', { params: { path: { did: session.did }, query: { limit: 100 } } })
+    const { data } = await session.client.api.GET('/api/wallet/{did}/credentials', {
+      params: { path: { did: session.did }, query: { limit: 100 } },
+    })
     const list = (data?.data ?? []) as unknown as CredentialView[]
     setCredentials(list)
     // Issuer names stay known after their credential is deleted (the activity still names them).
     // An imported credential's issuer_name may be the issuer's URL: not a name (the offer preview's name stays).
-    const seen = Object.fromEntries(list.filter((c) => c.issuer_name && !isUrl(c.issuer_name)).map((c) => [c.issuer_did, c.issuer_name]))
+    const seen = Object.fromEntries(
+      list.filter((c) => c.issuer_name && !isUrl(c.issuer_name)).map((c) => [c.issuer_did, c.issuer_name]),
+    )
     setNames((n) => (Object.entries(seen).every(([did, name]) => n[did] === name) ? n : { ...n, ...seen }))
   }, [session.did])
   usePoll(loadCredentials, 2000, [session.did])
@@ -63,7 +67,11 @@ export function HolderPage({ session }: { session: RoleSession }) {
     }
     if (p.kind === 'offer' && p.preview.issuer.name) {
       const issuer = p.preview.issuer
-      setNames((n) => ({ ...n, [p.preview.credential_issuer]: issuer.name!, ...(issuer.did ? { [issuer.did]: issuer.name! } : {}) }))
+      setNames((n) => ({
+        ...n,
+        [p.preview.credential_issuer]: issuer.name!,
+        ...(issuer.did ? { [issuer.did]: issuer.name! } : {}),
+      }))
     }
   }
   const done = (message: string, link?: string) => {
@@ -75,18 +83,25 @@ export function HolderPage({ session }: { session: RoleSession }) {
     <div class="grid holder">
       {/* The decision comes first: a consent screen opens above everything else. */}
       {pending?.kind === 'request' && (
-        <RequestConsent
-          key={pending.preview.sessionId}
+        <RequestConsent key={pending.preview.sessionId} preview={pending.preview} nameOf={nameOf} onDone={done} />
+      )}
+      {pending?.kind === 'offer' && (
+        <OfferConsent
+          key={pending.offerUri}
+          session={session}
+          offerUri={pending.offerUri}
           preview={pending.preview}
-          nameOf={nameOf}
           onDone={done}
         />
       )}
-      {pending?.kind === 'offer' && <OfferConsent key={pending.offerUri} session={session} offerUri={pending.offerUri} preview={pending.preview} onDone={done} />}
       <Scan session={session} notice={notice} onRequest={addToInbox} onPending={open} />
       <Credentials session={session} credentials={credentials} nameOf={nameOf} onChanged={loadCredentials} />
       <Inbox session={session} inbox={inbox} credentials={credentials} />
-      <Activity session={session} nameOf={nameOf} typeOf={(id) => credentials.find((c) => c.id === id)?.credential_type} />
+      <Activity
+        session={session}
+        nameOf={nameOf}
+        typeOf={(id) => credentials.find((c) => c.id === id)?.credential_type}
+      />
       <CredentialRequests session={session} nameOf={nameOf} />
       <Consents session={session} nameOf={nameOf} />
     </div>

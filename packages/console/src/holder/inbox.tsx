@@ -9,10 +9,22 @@ import type { CredentialView, RequestView } from './types.ts'
 const OPERATORS: Record<string, string> = { '>=': 'at least', '>': 'more than', '<=': 'at most', '<': 'less than' }
 
 /** The service's own presentation requests this browser took (the spec flow). */
-export function Inbox({ session, inbox, credentials }: { session: RoleSession; inbox: RequestView[]; credentials: CredentialView[] }) {
+export function Inbox({
+  session,
+  inbox,
+  credentials,
+}: {
+  session: RoleSession
+  inbox: RequestView[]
+  credentials: CredentialView[]
+}) {
   return (
     <Section id="holder-inbox" title="Presentation inbox">
-      {inbox.length === 0 ? <p>No requests. Scan a verifier's QR code to add one.</p> : inbox.map((r) => <InboxEntry key={r.id} session={session} request={r} credentials={credentials} />)}
+      {inbox.length === 0 ? (
+        <p>No requests. Scan a verifier's QR code to add one.</p>
+      ) : (
+        inbox.map((r) => <InboxEntry key={r.id} session={session} request={r} credentials={credentials} />)
+      )}
     </Section>
   )
 }
@@ -29,7 +41,15 @@ const toggle = <T,>(set: Set<T>, item: T) => {
  * for the credential chosen, each claim that would be disclosed with its value and each predicate
  * proven without its value; Present sends only that, Decline tells the verifier.
  */
-function InboxEntry({ session, request, credentials }: { session: RoleSession; request: RequestView; credentials: CredentialView[] }) {
+function InboxEntry({
+  session,
+  request,
+  credentials,
+}: {
+  session: RoleSession
+  request: RequestView
+  credentials: CredentialView[]
+}) {
   const [status, setStatus] = useState<string>('pending')
   const wanted = new Set(request.required_credentials.map((c) => c.credential_type))
   const usable = credentials.filter((c) => c.status === 'active' && !c.expired && !c.withdrawn)
@@ -40,41 +60,77 @@ function InboxEntry({ session, request, credentials }: { session: RoleSession; r
   const [reveal, setReveal] = useState<Set<string>>(required)
   const [predicates, setPredicates] = useState<Set<number>>(new Set(request.required_predicates.map((_, i) => i)))
   const action = useAction()
-  usePoll(async () => {
-    const { data } = await session.client.api.GET('/api/wallet/presentation-requests/{request_id}/status', { params: { path: { request_id: request.id } } })
-    setStatus(data!.status)
-  }, 3000, [request.id])
+  usePoll(
+    async () => {
+      const { data } = await session.client.api.GET('/api/wallet/presentation-requests/{request_id}/status', {
+        params: { path: { request_id: request.id } },
+      })
+      setStatus(data!.status)
+    },
+    3000,
+    [request.id],
+  )
   const verifier = request.verifier_name || shortDid(request.verifier_did)
   const attributes = credential ? Object.keys(credential.credential_data) : []
   const disclosed = attributes.filter((a) => reveal.has(a))
   const proven = request.required_predicates.filter((_, i) => predicates.has(i))
-  const present = () => action.run(async () => {
-    if (!credential) throw new Error('Choose a credential to present')
-    await presentToRequest(session.client, session.key, { requestId: request.id, credentialIds: [credential.id], reveal: disclosed, predicates: proven })
-    setStatus('approved')
-    return `Presented: ${verifier} received only what you chose, signed in this browser`
-  })
-  const reject = () => action.run(async () => {
-    await session.client.api.POST('/api/wallet/presentation-requests/{request_id}/reject', { params: { path: { request_id: request.id } }, body: { reason: 'Declined by the holder' } })
-    setStatus('rejected')
-    return `Declined: ${verifier} was told you refused`
-  })
+  const present = () =>
+    action.run(async () => {
+      if (!credential) throw new Error('Choose a credential to present')
+      await presentToRequest(session.client, session.key, {
+        requestId: request.id,
+        credentialIds: [credential.id],
+        reveal: disclosed,
+        predicates: proven,
+      })
+      setStatus('approved')
+      return `Presented: ${verifier} received only what you chose, signed in this browser`
+    })
+  const reject = () =>
+    action.run(async () => {
+      await session.client.api.POST('/api/wallet/presentation-requests/{request_id}/reject', {
+        params: { path: { request_id: request.id } },
+        body: { reason: 'Declined by the holder' },
+      })
+      setStatus('rejected')
+      return `Declined: ${verifier} was told you refused`
+    })
   const headingId = `request-${request.id}`
   const valueId = (a: string) => `value-${request.id}-${a}`
   return (
     <article class="entry" aria-labelledby={headingId}>
-      <h4 id={headingId}>{request.presentation_type}: {request.purpose}</h4>
+      <h4 id={headingId}>
+        {request.presentation_type}: {request.purpose}
+      </h4>
       <p>
-        From <strong title={request.verifier_did} data-testid="inbox-verifier">{verifier}</strong>
-        {request.verifier_name && <> (<code>{shortDid(request.verifier_did)}</code>)</>}; your answer: <strong>{status}</strong>
+        From{' '}
+        <strong title={request.verifier_did} data-testid="inbox-verifier">
+          {verifier}
+        </strong>
+        {request.verifier_name && (
+          <>
+            {' '}
+            (<code>{shortDid(request.verifier_did)}</code>)
+          </>
+        )}
+        ; your answer: <strong>{status}</strong>
       </p>
       {status === 'pending' && (
-        <form onSubmit={(e) => { e.preventDefault(); void present() }}>
+        <form
+          onSubmit={(e) => {
+            e.preventDefault()
+            void present()
+          }}
+        >
           <label>
             Credential to present
             <select value={credential?.id ?? ''} onChange={(e) => setChosen(e.currentTarget.value)}>
               <option value="">Choose a credential</option>
-              {usable.map((c) => <option key={c.id} value={c.id}>{c.credential_type} from {c.issuer_name || c.issuer_did}</option>)}
+              {usable.map((c) => (
+                <option key={c.id} value={c.id}>
+                  {c.credential_type} from {c.issuer_name || c.issuer_did}
+                </option>
+              ))}
             </select>
           </label>
           {credential && (
@@ -82,8 +138,19 @@ function InboxEntry({ session, request, credentials }: { session: RoleSession; r
               <legend>Disclose (the verifier reads these values)</legend>
               {attributes.map((a) => (
                 <div class="choice" key={a}>
-                  <label class="check"><input type="checkbox" checked={reveal.has(a)} aria-describedby={valueId(a)} onChange={() => setReveal(toggle(reveal, a))} /> {a}{required.has(a) ? ' (asked)' : ''}</label>
-                  <span class="value" id={valueId(a)}>{formatValue(credential.credential_data[a])}</span>
+                  <label class="check">
+                    <input
+                      type="checkbox"
+                      checked={reveal.has(a)}
+                      aria-describedby={valueId(a)}
+                      onChange={() => setReveal(toggle(reveal, a))}
+                    />{' '}
+                    {a}
+                    {required.has(a) ? ' (asked)' : ''}
+                  </label>
+                  <span class="value" id={valueId(a)}>
+                    {formatValue(credential.credential_data[a])}
+                  </span>
                 </div>
               ))}
             </fieldset>
@@ -92,19 +159,44 @@ function InboxEntry({ session, request, credentials }: { session: RoleSession; r
             <fieldset>
               <legend>Prove without disclosing (the verifier learns only that it holds)</legend>
               {request.required_predicates.map((p, i) => (
-                <label key={i} class="check"><input type="checkbox" checked={predicates.has(i)} onChange={() => setPredicates(toggle(predicates, i))} /> {p.attribute} {p.operator} {String(p.value)}</label>
+                <label key={i} class="check">
+                  <input
+                    type="checkbox"
+                    checked={predicates.has(i)}
+                    onChange={() => setPredicates(toggle(predicates, i))}
+                  />{' '}
+                  {p.attribute} {p.operator} {String(p.value)}
+                </label>
               ))}
             </fieldset>
           )}
           {credential && (
             <div class="summary" data-testid="inbox-summary">
-              <p><strong>{verifier} will see:</strong> {disclosed.length ? disclosed.map((a) => `${a} = ${formatValue(credential.credential_data[a])}`).join('; ') : 'no claim value'}.</p>
-              <p><strong>Proven, value kept:</strong> {proven.length ? proven.map((p) => `${p.attribute} is ${OPERATORS[p.operator] ?? p.operator} ${String(p.value)}`).join('; ') : 'nothing'}.</p>
+              <p>
+                <strong>{verifier} will see:</strong>{' '}
+                {disclosed.length
+                  ? disclosed.map((a) => `${a} = ${formatValue(credential.credential_data[a])}`).join('; ')
+                  : 'no claim value'}
+                .
+              </p>
+              <p>
+                <strong>Proven, value kept:</strong>{' '}
+                {proven.length
+                  ? proven
+                      .map((p) => `${p.attribute} is ${OPERATORS[p.operator] ?? p.operator} ${String(p.value)}`)
+                      .join('; ')
+                  : 'nothing'}
+                .
+              </p>
             </div>
           )}
           <div class="actions">
-            <button type="submit" disabled={action.busy || !credential}>Present</button>
-            <button type="button" class="secondary" disabled={action.busy} onClick={() => void reject()}>Decline</button>
+            <button type="submit" disabled={action.busy || !credential}>
+              Present
+            </button>
+            <button type="button" class="secondary" disabled={action.busy} onClick={() => void reject()}>
+              Decline
+            </button>
           </div>
         </form>
       )}

@@ -20,7 +20,17 @@ function showableLogo(uri: string | null): string | null {
  * format and the claims it will hold, before anything is redeemed. The transaction code field
  * appears only when the offer asks for one (OID4VCI 1.0 §4.1.1 `tx_code`).
  */
-export function OfferConsent({ session, offerUri, preview, onDone }: { session: RoleSession; offerUri: string; preview: OfferPreview; onDone: (message: string) => void }) {
+export function OfferConsent({
+  session,
+  offerUri,
+  preview,
+  onDone,
+}: {
+  session: RoleSession
+  offerUri: string
+  preview: OfferPreview
+  onDone: (message: string) => void
+}) {
   const action = useAction()
   const [txCode, setTxCode] = useState('')
   const heading = useRef<HTMLHeadingElement>(null)
@@ -28,43 +38,89 @@ export function OfferConsent({ session, offerUri, preview, onDone }: { session: 
   const issuer = preview.issuer.name ?? preview.issuer.domain
   const logo = showableLogo(preview.issuer.logo_uri)
   const tx = preview.tx_code
-  const accept = () => action.run(async () => onDone(await acceptOfferNow(session, offerUri, tx ? txCode : undefined, preview)))
-  const decline = () => action.run(async () => {
-    await declineOffer(session, offerUri, 'Declined by the holder')
-    onDone(`Declined: nothing was taken from ${issuer}`)
-  })
+  const accept = () =>
+    action.run(async () => onDone(await acceptOfferNow(session, offerUri, tx ? txCode : undefined, preview)))
+  const decline = () =>
+    action.run(async () => {
+      await declineOffer(session, offerUri, 'Declined by the holder')
+      onDone(`Declined: nothing was taken from ${issuer}`)
+    })
   return (
     <section class="card consent" aria-labelledby="offer-title" data-testid="offer-consent">
       <div class="consent-head">
         {logo && <img src={logo} alt="" width={48} height={48} />}
-        <h3 id="offer-title" tabIndex={-1} ref={heading}>{issuer} offers you a credential</h3>
+        <h3 id="offer-title" tabIndex={-1} ref={heading}>
+          {issuer} offers you a credential
+        </h3>
       </div>
       <p class="lead">Nothing has been accepted yet. Check the offer, then accept or decline it.</p>
       <dl class="facts" data-testid="offer-issuer">
-        <div><dt>Issuer</dt><dd>{preview.issuer.name ?? 'No name given'}</dd></div>
-        <div><dt>Domain</dt><dd>{preview.issuer.domain}</dd></div>
-        {preview.issuer.did && <div><dt>DID</dt><dd><code>{preview.issuer.did}</code></dd></div>}
-        <div><dt>Issuer URL</dt><dd><code>{preview.credential_issuer}</code></dd></div>
+        <div>
+          <dt>Issuer</dt>
+          <dd>{preview.issuer.name ?? 'No name given'}</dd>
+        </div>
+        <div>
+          <dt>Domain</dt>
+          <dd>{preview.issuer.domain}</dd>
+        </div>
+        {preview.issuer.did && (
+          <div>
+            <dt>DID</dt>
+            <dd>
+              <code>{preview.issuer.did}</code>
+            </dd>
+          </div>
+        )}
+        <div>
+          <dt>Issuer URL</dt>
+          <dd>
+            <code>{preview.credential_issuer}</code>
+          </dd>
+        </div>
       </dl>
       {preview.credential_configurations.map((c) => (
         <article class="disclosure" key={c.id}>
           <h4>{c.display_name ?? c.credential_type}</h4>
           <dl class="facts">
-            <div><dt>Type</dt><dd><code>{c.credential_type}</code></dd></div>
-            <div><dt>Format</dt><dd>{formatName(c.format)}</dd></div>
+            <div>
+              <dt>Type</dt>
+              <dd>
+                <code>{c.credential_type}</code>
+              </dd>
+            </div>
+            <div>
+              <dt>Format</dt>
+              <dd>{formatName(c.format)}</dd>
+            </div>
           </dl>
-          {c.claims.length === 0 ? <p>The issuer lists no claims for this credential.</p> : (
+          {c.claims.length === 0 ? (
+            <p>The issuer lists no claims for this credential.</p>
+          ) : (
             <>
               <p>It will hold:</p>
               <ul class="claim-names" data-testid="offered-claims">
-                {c.claims.map((claim) => <li key={JSON.stringify(claim.path)}>{claim.display_name ?? claimLabel(claim.path)}{claim.mandatory ? ' (always included)' : ''}</li>)}
+                {c.claims.map((claim) => (
+                  <li key={JSON.stringify(claim.path)}>
+                    {claim.display_name ?? claimLabel(claim.path)}
+                    {claim.mandatory ? ' (always included)' : ''}
+                  </li>
+                ))}
               </ul>
             </>
           )}
         </article>
       ))}
-      {preview.grant === 'authorization_code' && <p class="warn">This offer uses the authorization code flow, which this wallet cannot complete: it can only be declined here.</p>}
-      <form onSubmit={(e) => { e.preventDefault(); void accept() }}>
+      {preview.grant === 'authorization_code' && (
+        <p class="warn">
+          This offer uses the authorization code flow, which this wallet cannot complete: it can only be declined here.
+        </p>
+      )}
+      <form
+        onSubmit={(e) => {
+          e.preventDefault()
+          void accept()
+        }}
+      >
         {tx && (
           <label>
             Transaction code{tx.length ? ` (${tx.length} ${tx.input_mode === 'text' ? 'characters' : 'digits'})` : ''}
@@ -80,8 +136,12 @@ export function OfferConsent({ session, offerUri, preview, onDone }: { session: 
           </label>
         )}
         <div class="actions">
-          <button type="submit" disabled={action.busy || preview.grant === 'authorization_code'}>Accept</button>
-          <button type="button" class="secondary" disabled={action.busy} onClick={() => void decline()}>Decline</button>
+          <button type="submit" disabled={action.busy || preview.grant === 'authorization_code'}>
+            Accept
+          </button>
+          <button type="button" class="secondary" disabled={action.busy} onClick={() => void decline()}>
+            Decline
+          </button>
         </div>
       </form>
       <Outcome action={action} />

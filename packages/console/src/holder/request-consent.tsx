@@ -1,7 +1,17 @@
 import { useEffect, useRef } from 'preact/hooks'
 import { Outcome, useAction } from '../ui/action.tsx'
 import type { PreparedPresentation, RequestPreview, VerifierIdentity } from './api.ts'
-import { claimLabel, clientIdName, formatDate, formatName, formatValue, isPersonalClaim, shortDid, valueAt, type NameOf } from './format.ts'
+import {
+  claimLabel,
+  clientIdName,
+  formatDate,
+  formatName,
+  formatValue,
+  isPersonalClaim,
+  shortDid,
+  valueAt,
+  type NameOf,
+} from './format.ts'
 
 /** The verifier as a person reads it: its name, else its domain, else its identifier. */
 export function verifierTitle(preview: RequestPreview): string {
@@ -14,7 +24,11 @@ export function verifierTitle(preview: RequestPreview): string {
  * knows), why, and every claim that will leave with its value. Nothing has been sent to the
  * verifier while it shows; Share signs and sends, Decline sends OID4VP 1.0's access_denied.
  */
-export function RequestConsent({ preview, nameOf, onDone }: {
+export function RequestConsent({
+  preview,
+  nameOf,
+  onDone,
+}: {
   preview: RequestPreview
   nameOf: NameOf
   onDone: (message: string, redirect?: string) => void
@@ -23,28 +37,53 @@ export function RequestConsent({ preview, nameOf, onDone }: {
   const heading = useRef<HTMLHeadingElement>(null)
   useEffect(() => heading.current?.focus(), [preview.sessionId])
   const who = verifierTitle(preview)
-  const share = () => action.run(async () => {
-    // The SDK signs each prepared proof here with the holder's key, then the service sends the answer.
-    const outcome = await preview.accept()
-    onDone(outcome.accepted ? `Shared with ${who}: the verifier accepted the presentation` : `Shared with ${who}, but the verifier refused it (HTTP ${outcome.verifier_status}${outcome.verifier_error ? `: ${outcome.verifier_error}` : ''})`, outcome.redirect_uri)
-  })
-  const decline = () => action.run(async () => {
-    const outcome = await preview.decline('Declined by the holder')
-    onDone(outcome.verifier_status === null ? `Declined: nothing was shared (${who} could not be reached to be told)` : `Declined: ${who} was told you refused, and nothing was shared`, outcome.redirect_uri)
-  })
+  const share = () =>
+    action.run(async () => {
+      // The SDK signs each prepared proof here with the holder's key, then the service sends the answer.
+      const outcome = await preview.accept()
+      onDone(
+        outcome.accepted
+          ? `Shared with ${who}: the verifier accepted the presentation`
+          : `Shared with ${who}, but the verifier refused it (HTTP ${outcome.verifier_status}${outcome.verifier_error ? `: ${outcome.verifier_error}` : ''})`,
+        outcome.redirect_uri,
+      )
+    })
+  const decline = () =>
+    action.run(async () => {
+      const outcome = await preview.decline('Declined by the holder')
+      onDone(
+        outcome.verifier_status === null
+          ? `Declined: nothing was shared (${who} could not be reached to be told)`
+          : `Declined: ${who} was told you refused, and nothing was shared`,
+        outcome.redirect_uri,
+      )
+    })
   return (
     <section class="card consent" aria-labelledby="consent-title" data-testid="request-consent">
-      <h3 id="consent-title" tabIndex={-1} ref={heading}>{who} asks you to share information</h3>
+      <h3 id="consent-title" tabIndex={-1} ref={heading}>
+        {who} asks you to share information
+      </h3>
       <p class="lead">Nothing has been sent yet. Check who asks and what they will see, then share or decline.</p>
       <VerifierCard identity={preview.verifierIdentity} clientId={preview.verifier} />
-      <p class="purpose"><strong>Purpose:</strong> {preview.purpose ?? 'The verifier gave no purpose.'}</p>
+      <p class="purpose">
+        <strong>Purpose:</strong> {preview.purpose ?? 'The verifier gave no purpose.'}
+      </p>
       <h4>What {who} will see</h4>
-      {preview.presentations.map((p) => <PresentationItems key={p.query_id} presentation={p} nameOf={nameOf} />)}
-      <p class="note">Proven without disclosing: nothing. An OpenID4VP request asks for claims; every claim listed above leaves with its value.</p>
+      {preview.presentations.map((p) => (
+        <PresentationItems key={p.query_id} presentation={p} nameOf={nameOf} />
+      ))}
+      <p class="note">
+        Proven without disclosing: nothing. An OpenID4VP request asks for claims; every claim listed above leaves with
+        its value.
+      </p>
       <p class="note">Answer before {formatDate(preview.expiresAt)}.</p>
       <div class="actions">
-        <button type="button" disabled={action.busy} onClick={() => void share()}>Share</button>
-        <button type="button" class="secondary" disabled={action.busy} onClick={() => void decline()}>Decline</button>
+        <button type="button" disabled={action.busy} onClick={() => void share()}>
+          Share
+        </button>
+        <button type="button" class="secondary" disabled={action.busy} onClick={() => void decline()}>
+          Decline
+        </button>
       </div>
       <Outcome action={action} />
     </section>
@@ -54,13 +93,38 @@ export function RequestConsent({ preview, nameOf, onDone }: {
 function VerifierCard({ identity, clientId }: { identity: VerifierIdentity | null | undefined; clientId: string }) {
   return (
     <dl class="facts" data-testid="verifier-identity">
-      <div><dt>Verifier</dt><dd>{identity?.name ? <>{identity.name} <span class="muted">(as it names itself)</span></> : 'No name given'}</dd></div>
-      {identity?.domain && <div><dt>Domain</dt><dd>{identity.domain}</dd></div>}
-      <div><dt>Identifier</dt><dd><code>{clientId}</code></dd></div>
+      <div>
+        <dt>Verifier</dt>
+        <dd>
+          {identity?.name ? (
+            <>
+              {identity.name} <span class="muted">(as it names itself)</span>
+            </>
+          ) : (
+            'No name given'
+          )}
+        </dd>
+      </div>
+      {identity?.domain && (
+        <div>
+          <dt>Domain</dt>
+          <dd>{identity.domain}</dd>
+        </div>
+      )}
+      <div>
+        <dt>Identifier</dt>
+        <dd>
+          <code>{clientId}</code>
+        </dd>
+      </div>
       <div>
         <dt>Identity</dt>
         <dd class={identity?.verified ? 'ok' : 'warn'}>
-          {identity ? (identity.verified ? `Verified: ${identity.verified_by}` : `Not verified: ${identity.verified_by}`) : 'Not checked by this wallet version'}
+          {identity
+            ? identity.verified
+              ? `Verified: ${identity.verified_by}`
+              : `Not verified: ${identity.verified_by}`
+            : 'Not checked by this wallet version'}
         </dd>
       </div>
     </dl>
@@ -72,8 +136,15 @@ function PresentationItems({ presentation: p, nameOf }: { presentation: Prepared
   const technical = p.claims.filter((c) => !isPersonalClaim(c))
   return (
     <article class="disclosure">
-      <h5>{p.credential_type} <span class="muted">from <span title={p.issuer_did}>{nameOf(p.issuer_did)}</span>, {formatName(p.format)}</span></h5>
-      {personal.length === 0 ? <p>No personal claim: only the credential itself.</p> : (
+      <h5>
+        {p.credential_type}{' '}
+        <span class="muted">
+          from <span title={p.issuer_did}>{nameOf(p.issuer_did)}</span>, {formatName(p.format)}
+        </span>
+      </h5>
+      {personal.length === 0 ? (
+        <p>No personal claim: only the credential itself.</p>
+      ) : (
         <dl class="claims" data-testid="disclosed-claims">
           {personal.map((path) => (
             <div key={JSON.stringify(path)}>

@@ -16,19 +16,34 @@ export const DATA_TYPE_LABELS: Record<string, string> = {
   array: 'List (JSON)',
 }
 
-export interface SchemaAttribute { name: string; data_type: string; required?: boolean; description?: string }
+export interface SchemaAttribute {
+  name: string
+  data_type: string
+  required?: boolean
+  description?: string
+}
 
 /** The HTML input of a data type: a typed control the browser checks (number, date, email, url), a checkbox for booleans. */
-export function inputKind(dataType: string): { type: 'text' | 'number' | 'checkbox' | 'date' | 'email' | 'url' | 'json'; step?: string } {
+export function inputKind(dataType: string): {
+  type: 'text' | 'number' | 'checkbox' | 'date' | 'email' | 'url' | 'json'
+  step?: string
+} {
   switch (dataType) {
-    case 'number': return { type: 'number', step: 'any' }
-    case 'boolean': return { type: 'checkbox' }
-    case 'date': return { type: 'date' }
-    case 'email': return { type: 'email' }
-    case 'url': return { type: 'url' }
+    case 'number':
+      return { type: 'number', step: 'any' }
+    case 'boolean':
+      return { type: 'checkbox' }
+    case 'date':
+      return { type: 'date' }
+    case 'email':
+      return { type: 'email' }
+    case 'url':
+      return { type: 'url' }
     case 'object':
-    case 'array': return { type: 'json' }
-    default: return { type: 'text' }
+    case 'array':
+      return { type: 'json' }
+    default:
+      return { type: 'text' }
   }
 }
 
@@ -41,7 +56,11 @@ export type FieldValue = string | boolean
  * field left empty, or a value of the wrong kind, throws a message naming the attribute.
  * `skip`: attributes fixed elsewhere (a template's), not read from the form.
  */
-export function attributeValues(attributes: SchemaAttribute[], values: Record<string, FieldValue | undefined>, options: { skip?: Set<string>; partial?: boolean } = {}): Record<string, unknown> {
+export function attributeValues(
+  attributes: SchemaAttribute[],
+  values: Record<string, FieldValue | undefined>,
+  options: { skip?: Set<string>; partial?: boolean } = {},
+): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   const problems: string[] = []
   for (const a of attributes) {
@@ -93,7 +112,8 @@ export function parseJsonObject(text: string, field: string): Record<string, unk
   } catch {
     throw new Error(`${field}: not valid JSON`)
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${field}: a JSON object is expected, e.g. {"gpa": 3.8}`)
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new Error(`${field}: a JSON object is expected, e.g. {"gpa": 3.8}`)
   return value as Record<string, unknown>
 }
 
@@ -107,21 +127,34 @@ export function predicateValue(raw: string): number | string {
 }
 
 /** `gpa >= 3` lines to predicates; numbers stay numbers, dates and other text stay text. */
-export function parsePredicateLines(text: string): Array<{ attribute: string; operator: Operator; value: number | string }> {
-  return text.split('\n').map((l) => l.trim()).filter(Boolean).map((line) => {
-    const match = /^([A-Za-z_]\w*)\s*(>=|<=|>|<)\s*(\S+)$/.exec(line)
-    if (!match) throw new Error(`Predicates: "${line}" is not "attribute operator value" (operators >=, >, <=, <)`)
-    return { attribute: match[1]!, operator: match[2] as Operator, value: predicateValue(match[3]!) }
-  })
+export function parsePredicateLines(
+  text: string,
+): Array<{ attribute: string; operator: Operator; value: number | string }> {
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .map((line) => {
+      const match = /^([A-Za-z_]\w*)\s*(>=|<=|>|<)\s*(\S+)$/.exec(line)
+      if (!match) throw new Error(`Predicates: "${line}" is not "attribute operator value" (operators >=, >, <=, <)`)
+      return { attribute: match[1]!, operator: match[2] as Operator, value: predicateValue(match[3]!) }
+    })
 }
 
 export function parseList(text: string): string[] {
-  return text.split(',').map((s) => s.trim()).filter(Boolean)
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
 }
 
 /** An attribute name as a label: `given_name` → `Given name`. */
 export function humanize(name: string): string {
-  const words = name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ').trim().toLowerCase()
+  const words = name
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .replace(/[_-]+/g, ' ')
+    .trim()
+    .toLowerCase()
   return words.charAt(0).toUpperCase() + words.slice(1)
 }
 

@@ -1,6 +1,11 @@
 /** Where a verifier's request stands, read from GET /api/verifier/requests/{id} (no DOM here: unit-tested in Node). */
 
-export interface Predicate { attribute: string; operator: string; value: number | string; credential_type?: string }
+export interface Predicate {
+  attribute: string
+  operator: string
+  value: number | string
+  credential_type?: string
+}
 export interface RequestView {
   id: string
   verifier_did: string
@@ -13,10 +18,25 @@ export interface RequestView {
   expires_at: string
 }
 /** A holder's answer in the spec's inbox (contract §3: GET /api/verifier/requests/{id} `answers`). */
-export interface Answer { holder_did: string; status: 'approved' | 'rejected'; reason: string | null; at: string }
+export interface Answer {
+  holder_did: string
+  status: 'approved' | 'rejected'
+  reason: string | null
+  at: string
+}
 /** The OpenID4VP side of a request: `answer` is declined and `holder_response` set when the wallet sent an error response (OID4VP 1.0 §8.5). */
-export interface Oid4vpState { client_id: string; answer: string | null; holder_response?: { error: string; error_description: string | null; at: string } | null }
-export interface RequestDetail { request: RequestView; answers?: Answer[]; openid4vp?: Oid4vpState; authorization_request_uri?: string; authorization_request_qr?: string }
+export interface Oid4vpState {
+  client_id: string
+  answer: string | null
+  holder_response?: { error: string; error_description: string | null; at: string } | null
+}
+export interface RequestDetail {
+  request: RequestView
+  answers?: Answer[]
+  openid4vp?: Oid4vpState
+  authorization_request_uri?: string
+  authorization_request_qr?: string
+}
 export interface Result {
   is_valid: boolean
   errors: string[]
@@ -26,7 +46,14 @@ export interface Result {
   prover_did: string
   verified_at?: string
 }
-export interface PresentationView { id: string; request_id: string | null; prover_did: string; status: string; created_at: string; verification_result: Record<string, unknown> | null }
+export interface PresentationView {
+  id: string
+  request_id: string | null
+  prover_did: string
+  status: string
+  created_at: string
+  verification_result: Record<string, unknown> | null
+}
 
 export type Outcome =
   | { kind: 'pending'; status: string }
@@ -39,11 +66,17 @@ export type Outcome =
 export function declineOf(detail: RequestDetail): Extract<Outcome, { kind: 'declined' }> | undefined {
   const response = detail.openid4vp?.holder_response
   if (response || detail.openid4vp?.answer === 'declined') {
-    return { kind: 'declined', by: null, reason: response?.error_description ?? (response?.error === 'access_denied' ? null : response?.error ?? null), at: response?.at ?? null, via: 'openid4vp' }
+    return {
+      kind: 'declined',
+      by: null,
+      reason: response?.error_description ?? (response?.error === 'access_denied' ? null : (response?.error ?? null)),
+      at: response?.at ?? null,
+      via: 'openid4vp',
+    }
   }
   const rejected = (detail.answers ?? []).filter((a) => a.status === 'rejected').at(-1)
-  if (rejected) return { kind: 'declined', by: rejected.holder_did, reason: rejected.reason, at: rejected.at, via: 'inbox' }
+  if (rejected)
+    return { kind: 'declined', by: rejected.holder_did, reason: rejected.reason, at: rejected.at, via: 'inbox' }
   if (detail.request.status === 'rejected') return { kind: 'declined', by: null, reason: null, at: null, via: 'inbox' }
   return undefined
 }
-

@@ -6,6 +6,8 @@ import type { HolderKey } from '@credential-service/sdk'
  */
 export async function signChallenge(key: HolderKey, challenge: string): Promise<string> {
   if (key.alg !== 'EdDSA') throw new Error('Step-up signatures need an Ed25519 key')
-  const signature = new Uint8Array(await crypto.subtle.sign({ name: 'Ed25519' }, key.privateKey, new TextEncoder().encode(challenge)))
+  const signature = new Uint8Array(
+    await crypto.subtle.sign({ name: 'Ed25519' }, key.privateKey, new TextEncoder().encode(challenge)),
+  )
   return btoa(String.fromCharCode(...signature))
 }

@@ -19,16 +19,24 @@ export function IssuerPage({ session }: { session: RoleSession }) {
   const [version, setVersion] = useState(0)
   const bump = () => setVersion((v) => v + 1)
   const loadTemplates = async () => {
-    const { data } = await session.client.api.GET('/api/issuer/{did}/templates', { params: { path: { did: session.did }, query: { limit: 100 } } })
+    const { data } = await session.client.api.GET('/api/issuer/{did}/templates', {
+      params: { path: { did: session.did }, query: { limit: 100 } },
+    })
     setTemplates((data as unknown as { data: TemplateView[] }).data ?? [])
   }
   usePoll(async () => setProfile(await loadProfile(session)), 600_000, [session.did])
-  usePoll(async () => {
-    if (!profile) return
-    const { data } = await session.client.api.GET('/api/issuer/{did}/schemas', { params: { path: { did: session.did }, query: { limit: 100 } } })
-    setSchemas((data?.data ?? []) as SchemaView[])
-    await loadTemplates()
-  }, 60_000, [session.did, version, Boolean(profile)])
+  usePoll(
+    async () => {
+      if (!profile) return
+      const { data } = await session.client.api.GET('/api/issuer/{did}/schemas', {
+        params: { path: { did: session.did }, query: { limit: 100 } },
+      })
+      setSchemas((data?.data ?? []) as SchemaView[])
+      await loadTemplates()
+    },
+    60_000,
+    [session.did, version, Boolean(profile)],
+  )
   return (
     <div class="grid">
       <Profile session={session} profile={profile} onChange={async () => setProfile(await loadProfile(session))} />

@@ -11,8 +11,22 @@ export function VerifierPage({ session }: { session: RoleSession }) {
   const [version, setVersion] = useState(0)
   return (
     <div class="grid">
-      <CreateRequest session={session} created={created} onCreated={(c) => { setCreated(c); setVersion((v) => v + 1) }} />
-      {created && <LiveResult session={session} requestId={created.id} key={created.id} onSettled={() => setVersion((v) => v + 1)} />}
+      <CreateRequest
+        session={session}
+        created={created}
+        onCreated={(c) => {
+          setCreated(c)
+          setVersion((v) => v + 1)
+        }}
+      />
+      {created && (
+        <LiveResult
+          session={session}
+          requestId={created.id}
+          key={created.id}
+          onSettled={() => setVersion((v) => v + 1)}
+        />
+      )}
       <Profile session={session} />
       <History session={session} version={version} liveId={created?.id} />
     </div>

@@ -34,8 +34,16 @@ export function Outcome({ action }: { action: Action }) {
   return (
     <div class="outcome">
       {action.busy && <p role="status">Working…</p>}
-      {action.message && <p role="status" class="ok">{action.message}</p>}
-      {action.error && <p role="alert" class="error">{action.error}</p>}
+      {action.message && (
+        <p role="status" class="ok">
+          {action.message}
+        </p>
+      )}
+      {action.error && (
+        <p role="alert" class="error">
+          {action.error}
+        </p>
+      )}
     </div>
   )
 }

@@ -6,7 +6,14 @@ import { DATA_TYPE_LABELS, humanize, inputKind, type FieldValue, type SchemaAttr
  * email, url; JSON only for object and array attributes), required ones marked and `required`.
  * `fixed`: values a template sets, shown read-only.
  */
-export function AttributeFields({ attributes, values, onChange, fixed = {}, legend = 'Attributes', allOptional = false }: {
+export function AttributeFields({
+  attributes,
+  values,
+  onChange,
+  fixed = {},
+  legend = 'Attributes',
+  allOptional = false,
+}: {
   attributes: SchemaAttribute[]
   values: Record<string, FieldValue | undefined>
   onChange: (name: string, value: FieldValue) => void
@@ -20,7 +27,14 @@ export function AttributeFields({ attributes, values, onChange, fixed = {}, lege
   return (
     <fieldset class="attributes">
       <legend>{legend}</legend>
-      {!allOptional && attributes.some((a) => a.required) && <p class="hint"><span class="required-mark" aria-hidden="true">*</span> required</p>}
+      {!allOptional && attributes.some((a) => a.required) && (
+        <p class="hint">
+          <span class="required-mark" aria-hidden="true">
+            *
+          </span>{' '}
+          required
+        </p>
+      )}
       {attributes.map((a) => {
         const id = `${base}-${a.name}`
         const kind = inputKind(a.data_type)
@@ -30,14 +44,31 @@ export function AttributeFields({ attributes, values, onChange, fixed = {}, lege
         const label = (
           <>
             {humanize(a.name)}
-            {required && <span class="required-mark" aria-hidden="true"> *</span>}
-            <span class="type-hint"> ({DATA_TYPE_LABELS[a.data_type] ?? a.data_type}{isFixed ? ', set by the template' : ''})</span>
+            {required && (
+              <span class="required-mark" aria-hidden="true">
+                {' '}
+                *
+              </span>
+            )}
+            <span class="type-hint">
+              {' '}
+              ({DATA_TYPE_LABELS[a.data_type] ?? a.data_type}
+              {isFixed ? ', set by the template' : ''})
+            </span>
           </>
         )
         if (kind.type === 'checkbox') {
           return (
             <div class="field check" key={a.name}>
-              <input id={id} type="checkbox" name={a.name} data-type={a.data_type} checked={value === true} disabled={isFixed} onChange={(e) => onChange(a.name, e.currentTarget.checked)} />
+              <input
+                id={id}
+                type="checkbox"
+                name={a.name}
+                data-type={a.data_type}
+                checked={value === true}
+                disabled={isFixed}
+                onChange={(e) => onChange(a.name, e.currentTarget.checked)}
+              />
               <label for={id}>{label}</label>
             </div>
           )
@@ -50,14 +81,17 @@ export function AttributeFields({ attributes, values, onChange, fixed = {}, lege
           'aria-required': required ? ('true' as const) : undefined,
           readOnly: isFixed,
           value: typeof value === 'string' ? value : '',
-          onInput: (e: { currentTarget: HTMLInputElement | HTMLTextAreaElement }) => onChange(a.name, e.currentTarget.value),
+          onInput: (e: { currentTarget: HTMLInputElement | HTMLTextAreaElement }) =>
+            onChange(a.name, e.currentTarget.value),
         }
         return (
           <div class="field" key={a.name}>
             <label for={id}>{label}</label>
-            {kind.type === 'json'
-              ? <textarea rows={2} {...common} />
-              : <input type={kind.type as 'text'} step={kind.step} autoComplete="off" {...common} />}
+            {kind.type === 'json' ? (
+              <textarea rows={2} {...common} />
+            ) : (
+              <input type={kind.type as 'text'} step={kind.step} autoComplete="off" {...common} />
+            )}
             {a.description && <small>{a.description}</small>}
           </div>
         )

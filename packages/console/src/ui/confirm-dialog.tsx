@@ -7,7 +7,14 @@ import './confirm-dialog.css'
  * Escape cancels, the rest of the page is inert while it is open. The cancel button comes first
  * and has the focus, so Enter alone never confirms a destructive action.
  */
-export function ConfirmDialog({ open, title, confirmLabel, onConfirm, onCancel, children }: {
+export function ConfirmDialog({
+  open,
+  title,
+  confirmLabel,
+  onConfirm,
+  onCancel,
+  children,
+}: {
   open: boolean
   title: string
   confirmLabel: string
@@ -35,8 +42,12 @@ export function ConfirmDialog({ open, title, confirmLabel, onConfirm, onCancel, 
       <h3 id={titleId}>{title}</h3>
       <div class="confirm-body">{children}</div>
       <div class="actions">
-        <button type="button" ref={cancel} class="secondary" onClick={() => dialog.current?.close('cancel')}>Cancel</button>
-        <button type="button" class="danger" onClick={() => dialog.current?.close('confirm')}>{confirmLabel}</button>
+        <button type="button" ref={cancel} class="secondary" onClick={() => dialog.current?.close('cancel')}>
+          Cancel
+        </button>
+        <button type="button" class="danger" onClick={() => dialog.current?.close('confirm')}>
+          {confirmLabel}
+        </button>
       </div>
     </dialog>
   )

@@ -3,7 +3,17 @@ import { useEffect, useId, useRef, useState } from 'preact/hooks'
 import { humanize, shortDid } from '../lib/forms.ts'
 
 /** A titled region: a landmark named by its heading. */
-export function Section({ id, title, children, wide }: { id: string; title: string; children: ComponentChildren; wide?: boolean }) {
+export function Section({
+  id,
+  title,
+  children,
+  wide,
+}: {
+  id: string
+  title: string
+  children: ComponentChildren
+  wide?: boolean
+}) {
   return (
     <section aria-labelledby={`${id}-title`} class={wide ? 'card wide' : 'card'} id={id}>
       <h3 id={`${id}-title`}>{title}</h3>
@@ -61,7 +71,9 @@ export function QrCode({ image, text, label, testId }: { image: string; text: st
           {label} (text)
           <textarea readOnly rows={3} value={text} />
         </label>
-        <button type="button" onClick={copy}>Copy</button>
+        <button type="button" onClick={copy}>
+          Copy
+        </button>
       </figcaption>
     </figure>
   )
@@ -71,7 +83,13 @@ export function QrCode({ image, text, label, testId }: { image: string; text: st
  * Tabs (WAI-ARIA Authoring Practices "Tabs"): the arrow keys move between tabs, only the chosen
  * tab is in the Tab order, and its panel follows.
  */
-export function Tabs({ label, tabs }: { label: string; tabs: Array<{ id: string; title: string; content: ComponentChildren }> }) {
+export function Tabs({
+  label,
+  tabs,
+}: {
+  label: string
+  tabs: Array<{ id: string; title: string; content: ComponentChildren }>
+}) {
   const [chosen, setChosen] = useState(tabs[0]?.id)
   const base = useId()
   const refs = useRef<Array<HTMLButtonElement | null>>([])
@@ -94,11 +112,19 @@ export function Tabs({ label, tabs }: { label: string; tabs: Array<{ id: string;
             aria-selected={t.id === current.id}
             aria-controls={`${base}-${t.id}-panel`}
             tabIndex={t.id === current.id ? 0 : -1}
-            ref={(el) => { refs.current[i] = el }}
+            ref={(el) => {
+              refs.current[i] = el
+            }}
             onClick={() => setChosen(t.id)}
             onKeyDown={(e) => {
-              if (e.key === 'ArrowRight') { e.preventDefault(); move(i + 1) }
-              if (e.key === 'ArrowLeft') { e.preventDefault(); move(i - 1) }
+              if (e.key === 'ArrowRight') {
+                e.preventDefault()
+                move(i + 1)
+              }
+              if (e.key === 'ArrowLeft') {
+                e.preventDefault()
+                move(i - 1)
+              }
             }}
           >
             {t.title}
@@ -113,10 +139,25 @@ export function Tabs({ label, tabs }: { label: string; tabs: Array<{ id: string;
 }
 
 /** A QR image (an SVG or PNG data URL from the API) with the text it holds, for copying or opening in a wallet on this device. */
-export function QrPanel({ image, text, label, testId, link }: { image: string; text: string; label: string; testId: string; link?: boolean }) {
+export function QrPanel({
+  image,
+  text,
+  label,
+  testId,
+  link,
+}: {
+  image: string
+  text: string
+  label: string
+  testId: string
+  link?: boolean
+}) {
   const [copied, setCopied] = useState(false)
   const copy = () => {
-    void navigator.clipboard?.writeText(text).then(() => setCopied(true), () => setCopied(false))
+    void navigator.clipboard?.writeText(text).then(
+      () => setCopied(true),
+      () => setCopied(false),
+    )
   }
   return (
     <figure class="qr">
@@ -127,8 +168,14 @@ export function QrPanel({ image, text, label, testId, link }: { image: string; t
           <textarea readOnly rows={3} value={text} data-testid={`${testId}-text`} />
         </label>
         <div class="actions">
-          <button type="button" onClick={copy}>Copy</button>
-          {link && <a class="button-link" href={text}>Open in a wallet on this device</a>}
+          <button type="button" onClick={copy}>
+            Copy
+          </button>
+          {link && (
+            <a class="button-link" href={text}>
+              Open in a wallet on this device
+            </a>
+          )}
           {copied && <span role="status">Copied</span>}
         </div>
       </figcaption>
@@ -141,15 +188,27 @@ export function JsonBlock({ value, label }: { value: unknown; label: string }) {
   return (
     <div class="json">
       <p class="json-label">{label}</p>
-      <pre tabIndex={0} role="region" aria-label={label}>{typeof value === 'string' ? value : JSON.stringify(value, null, 2)}</pre>
+      <pre tabIndex={0} role="region" aria-label={label}>
+        {typeof value === 'string' ? value : JSON.stringify(value, null, 2)}
+      </pre>
     </div>
   )
 }
 
 /** Initials in a circle: the mark of an issuer or verifier without a logo this page may load (its CSP allows no outside images). */
 export function Monogram({ name }: { name: string }) {
-  const initials = name.split(/\s+/).filter(Boolean).slice(0, 2).map((w) => w[0]!.toUpperCase()).join('') || '?'
-  return <span class="monogram" aria-hidden="true">{initials}</span>
+  const initials =
+    name
+      .split(/\s+/)
+      .filter(Boolean)
+      .slice(0, 2)
+      .map((w) => w[0]!.toUpperCase())
+      .join('') || '?'
+  return (
+    <span class="monogram" aria-hidden="true">
+      {initials}
+    </span>
+  )
 }
 
 /** A party by name when it has one, its DID on hover (title) and for screen readers; otherwise the DID, shortened. */
@@ -194,7 +253,15 @@ export function ReadableClaims({ claims, empty = 'No claims.' }: { claims: Recor
       {entries.map(([name, value]) => (
         <div key={name}>
           <dt title={name}>{humanize(name)}</dt>
-          <dd>{typeof value === 'boolean' ? (value ? 'Yes' : 'No') : typeof value === 'object' ? JSON.stringify(value) : String(value)}</dd>
+          <dd>
+            {typeof value === 'boolean'
+              ? value
+                ? 'Yes'
+                : 'No'
+              : typeof value === 'object'
+                ? JSON.stringify(value)
+                : String(value)}
+          </dd>
         </div>
       ))}
     </dl>
@@ -205,7 +272,16 @@ export function ReadableClaims({ claims, empty = 'No claims.' }: { claims: Recor
  * Asks before something that cannot be undone (revoke, delete): a modal <dialog> (HTML
  * "the dialog element": focus moves into it and Escape cancels) naming what will happen.
  */
-export function ConfirmButton({ label, title, body, confirm, disabled, danger = true, onConfirm, reason }: {
+export function ConfirmButton({
+  label,
+  title,
+  body,
+  confirm,
+  disabled,
+  danger = true,
+  onConfirm,
+  reason,
+}: {
   label: string
   title: string
   body: ComponentChildren
@@ -221,19 +297,40 @@ export function ConfirmButton({ label, title, body, confirm, disabled, danger = 
   const id = useId()
   return (
     <>
-      <button type="button" class={danger ? 'danger' : undefined} disabled={disabled} onClick={() => { setText(''); dialog.current?.showModal() }}>{label}</button>
+      <button
+        type="button"
+        class={danger ? 'danger' : undefined}
+        disabled={disabled}
+        onClick={() => {
+          setText('')
+          dialog.current?.showModal()
+        }}
+      >
+        {label}
+      </button>
       <dialog ref={dialog} aria-labelledby={`${id}-title`} aria-describedby={`${id}-body`}>
-        <form method="dialog" onSubmit={(e) => {
-          e.preventDefault()
-          dialog.current?.close()
-          onConfirm(text)
-        }}>
+        <form
+          method="dialog"
+          onSubmit={(e) => {
+            e.preventDefault()
+            dialog.current?.close()
+            onConfirm(text)
+          }}
+        >
           <h4 id={`${id}-title`}>{title}</h4>
           <div id={`${id}-body`}>{body}</div>
-          {reason && <label>{reason} <input value={text} onInput={(e) => setText(e.currentTarget.value)} /></label>}
+          {reason && (
+            <label>
+              {reason} <input value={text} onInput={(e) => setText(e.currentTarget.value)} />
+            </label>
+          )}
           <div class="actions">
-            <button type="submit" class={danger ? 'danger' : undefined}>{confirm}</button>
-            <button type="button" class="secondary" onClick={() => dialog.current?.close()}>Cancel</button>
+            <button type="submit" class={danger ? 'danger' : undefined}>
+              {confirm}
+            </button>
+            <button type="button" class="secondary" onClick={() => dialog.current?.close()}>
+              Cancel
+            </button>
           </div>
         </form>
       </dialog>

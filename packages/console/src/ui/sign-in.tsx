@@ -27,7 +27,9 @@ export function SignIn({ role, children }: { role: Role; children: (session: Rol
           <p>
             Signed in as <code data-testid={`${role}-did`}>{session.did}</code>
           </p>
-          <button type="button" onClick={() => setSession(undefined)}>Sign out</button>
+          <button type="button" onClick={() => setSession(undefined)}>
+            Sign out
+          </button>
         </div>
         {children(session)}
       </>
@@ -38,10 +40,23 @@ export function SignIn({ role, children }: { role: Role; children: (session: Rol
       <h3 id="sign-in-title">Sign in as {NAMES[role]}</h3>
       <p>The key of this DID is made and kept in this browser (not extractable); only signatures leave it.</p>
       <div class="actions">
-        <button type="button" disabled={action.busy} onClick={() => action.run(async () => setSession(await signIn(role, { create: true })))}>
+        <button
+          type="button"
+          disabled={action.busy}
+          onClick={() => action.run(async () => setSession(await signIn(role, { create: true })))}
+        >
           Sign in with this browser's DID
         </button>
-        <button type="button" disabled={action.busy} onClick={() => action.run(async () => { await forget(role); return `The ${NAMES[role]} key of this browser is deleted.` })}>
+        <button
+          type="button"
+          disabled={action.busy}
+          onClick={() =>
+            action.run(async () => {
+              await forget(role)
+              return `The ${NAMES[role]} key of this browser is deleted.`
+            })
+          }
+        >
           Delete this browser's {NAMES[role]} key
         </button>
       </div>

@@ -74,25 +74,56 @@ export class HolderWorld {
     }
   }
 
-  async call(method: 'GET' | 'POST' | 'DELETE', url: string, token: string, payload?: unknown, expected = 200): Promise<Json> {
-    const res = await this.service.app.inject({ method, url, headers: bearer(token), ...(payload === undefined ? {} : { payload: payload as object }) })
+  async call(
+    method: 'GET' | 'POST' | 'DELETE',
+    url: string,
+    token: string,
+    payload?: unknown,
+    expected = 200,
+  ): Promise<Json> {
+    const res = await this.service.app.inject({
+      method,
+      url,
+      headers: bearer(token),
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    })
     assert.equal(res.statusCode, expected, `${method} ${url}: ${res.body}`)
     return res.json() as Json
   }
 
   /** An SD-JWT VC of the issuer for `holderDid`. */
   issue(holderDid: string, attributes: Json): Promise<Json> {
-    return this.call('POST', `/api/issuer/${this.issuer.did}/issue`, this.issuer.token, { credential_type: 'LibraryPass', schema_id: this.schemaId, subject_did: holderDid, attributes, format: 'dc+sd-jwt' }, 201)
+    return this.call(
+      'POST',
+      `/api/issuer/${this.issuer.did}/issue`,
+      this.issuer.token,
+      {
+        credential_type: 'LibraryPass',
+        schema_id: this.schemaId,
+        subject_did: holderDid,
+        attributes,
+        format: 'dc+sd-jwt',
+      },
+      201,
+    )
   }
 
   /** A verifier's request for the pass's given_name: the 201 (its openid4vp:// URI and the spec's JSON payload). */
   request(purpose: string): Promise<Json> {
-    return this.call('POST', '/api/verifier/requests', this.verifierToken, {
-      verifier_did: this.verifier.did,
-      presentation_type: 'MembershipCheck',
-      required_credentials: [{ credential_type: 'LibraryPass', schema_id: this.schemaId, required_attributes: ['given_name'] }],
-      purpose,
-    }, 201)
+    return this.call(
+      'POST',
+      '/api/verifier/requests',
+      this.verifierToken,
+      {
+        verifier_did: this.verifier.did,
+        presentation_type: 'MembershipCheck',
+        required_credentials: [
+          { credential_type: 'LibraryPass', schema_id: this.schemaId, required_attributes: ['given_name'] },
+        ],
+        purpose,
+      },
+      201,
+    )
   }
 
   /** The verifier's view of its request: `request.status`, `openid4vp.answer` and `holder_response`. */
@@ -101,7 +132,19 @@ export class HolderWorld {
   }
 
   offer(body: Json = {}): Promise<Json> {
-    return this.call('POST', `/api/issuer/${this.issuer.did}/offers`, this.issuer.token, { credential_type: 'LibraryPass', schema_id: this.schemaId, attributes: { given_name: 'Ada', member_no: 'L-2000' }, format: 'dc+sd-jwt', ...body }, 201)
+    return this.call(
+      'POST',
+      `/api/issuer/${this.issuer.did}/offers`,
+      this.issuer.token,
+      {
+        credential_type: 'LibraryPass',
+        schema_id: this.schemaId,
+        attributes: { given_name: 'Ada', member_no: 'L-2000' },
+        format: 'dc+sd-jwt',
+        ...body,
+      },
+      201,
+    )
   }
 
   async close(): Promise<void> {
@@ -110,15 +153,26 @@ export class HolderWorld {
   }
 }
 
-interface Violation { id: string; impact: string | null; help: string; nodes: Array<{ target: unknown }> }
+interface Violation {
+  id: string
+  impact: string | null
+  help: string
+  nodes: Array<{ target: unknown }>
+}
 
 /** axe-core in the page (evaluated over the DevTools protocol: the page's CSP allows no injected script). */
 export async function assertAccessible(page: Page, axeSource: string, what: string): Promise<void> {
   await page.evaluate(axeSource)
   // A string, not a function: this file is type-checked without the DOM library.
-  const violations = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)")) as Violation[]
+  const violations = (await page.evaluate(
+    "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)",
+  )) as Violation[]
   const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-  assert.deepEqual(bad.map((v) => `${v.id}: ${v.help} ${JSON.stringify(v.nodes.map((n) => n.target))}`), [], `${what}: axe violations of serious or critical impact`)
+  assert.deepEqual(
+    bad.map((v) => `${v.id}: ${v.help} ${JSON.stringify(v.nodes.map((n) => n.target))}`),
+    [],
+    `${what}: axe violations of serious or critical impact`,
+  )
 }
 
 /**

@@ -6,7 +6,10 @@ import QRCode from 'qrcode'
  * a luma plane, then quarter-size Cb and Cr planes; the code is black on white, so chroma stays
  * neutral (128) and luma is the video range's black (16) and white (235) of BT.601.
  */
-export function qrVideo(text: string | null, options: { width?: number; height?: number; frames?: number } = {}): Buffer {
+export function qrVideo(
+  text: string | null,
+  options: { width?: number; height?: number; frames?: number } = {},
+): Buffer {
   const width = options.width ?? 640
   const height = options.height ?? 480
   const frames = options.frames ?? 3
@@ -15,13 +18,19 @@ export function qrVideo(text: string | null, options: { width?: number; height?:
     const { modules } = QRCode.create(text, { errorCorrectionLevel: 'M' })
     // Four modules of quiet zone on each side (ISO/IEC 18004 §6.3.8).
     const scale = Math.floor(Math.min(width, height) / (modules.size + 8))
-    if (scale < 2) throw new Error(`The QR code (${modules.size} modules) does not fit ${width}x${height} at 2 px per module`)
+    if (scale < 2)
+      throw new Error(`The QR code (${modules.size} modules) does not fit ${width}x${height} at 2 px per module`)
     const left = Math.floor((width - modules.size * scale) / 2)
     const top = Math.floor((height - modules.size * scale) / 2)
     for (let row = 0; row < modules.size; row += 1) {
       for (let col = 0; col < modules.size; col += 1) {
         if (!modules.get(row, col)) continue
-        for (let y = 0; y < scale; y += 1) luma.fill(16, (top + row * scale + y) * width + left + col * scale, (top + row * scale + y) * width + left + (col + 1) * scale)
+        for (let y = 0; y < scale; y += 1)
+          luma.fill(
+            16,
+            (top + row * scale + y) * width + left + col * scale,
+            (top + row * scale + y) * width + left + (col + 1) * scale,
+          )
       }
     }
   }

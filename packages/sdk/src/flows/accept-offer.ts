@@ -35,12 +35,15 @@ export async function acceptOffer(
       offer_uri: o.offerUri,
       ...(o.txCode === undefined ? {} : { tx_code: o.txCode }),
       ...(o.previewed ? { credential_issuer: o.previewed.credentialIssuer } : {}),
-      ...(o.previewed?.credentialConfigurationId ? { credential_configuration_id: o.previewed.credentialConfigurationId } : {}),
+      ...(o.previewed?.credentialConfigurationId
+        ? { credential_configuration_id: o.previewed.credentialConfigurationId }
+        : {}),
     },
   })
   const { session_id, proof } = prepared!
   // Sign only what is a key proof: the service must not get any other JWS signed through this call.
-  if (signingInputHeader(proof.signing_input).typ !== 'openid4vci-proof+jwt') throw new Error('The prepared proof is not an openid4vci-proof+jwt')
+  if (signingInputHeader(proof.signing_input).typ !== 'openid4vci-proof+jwt')
+    throw new Error('The prepared proof is not an openid4vci-proof+jwt')
   const { data } = await c.api.POST('/api/wallet/{did}/offers/accept/{session_id}', {
     params: { path: { did, session_id } },
     body: { proof_jwt: await completeJws(k, proof.signing_input) },

@@ -17,7 +17,11 @@ export interface AnswerResult {
  * prepares one proof per DCQL query (a KB-JWT for an SD-JWT VC, a VP-JWT for a JWT-VC), the
  * holder signs each here, the service posts the vp_token to the verifier.
  */
-export async function answerPresentationRequest(c: ServiceClient, k: HolderKey, o: { authorizationRequestUri: string }): Promise<AnswerResult> {
+export async function answerPresentationRequest(
+  c: ServiceClient,
+  k: HolderKey,
+  o: { authorizationRequestUri: string },
+): Promise<AnswerResult> {
   const did = holderDid(c, k)
   const { data: prepared } = await c.api.POST('/api/wallet/{did}/presentation-requests/answer', {
     params: { path: { did } },

@@ -39,11 +39,22 @@ export async function presentToRequest(
   const credentials = await Promise.all(
     stored.map((credential) => {
       if (isSdJwt(credential.jwt)) {
-        if (o.predicates?.length) throw new Error(`${credential.id} is an SD-JWT VC: it discloses claims but cannot prove predicates (a BBS credential can)`)
-        const asked = required_credentials.filter((r) => r.credential_type === credential.credential_type).flatMap((r) => r.required_attributes ?? [])
+        if (o.predicates?.length)
+          throw new Error(
+            `${credential.id} is an SD-JWT VC: it discloses claims but cannot prove predicates (a BBS credential can)`,
+          )
+        const asked = required_credentials
+          .filter((r) => r.credential_type === credential.credential_type)
+          .flatMap((r) => r.required_attributes ?? [])
         return discloseSdJwt(k, credential.jwt, o.reveal ?? asked, { audience: verifier_did, nonce })
       }
-      if (derive) return deriveProof(c, did, credential.id, { nonce, verifier_did, reveal: o.reveal ?? [], predicates: o.predicates ?? [] })
+      if (derive)
+        return deriveProof(c, did, credential.id, {
+          nonce,
+          verifier_did,
+          reveal: o.reveal ?? [],
+          predicates: o.predicates ?? [],
+        })
       return credential.jwt
     }),
   )
@@ -56,7 +67,9 @@ export async function presentToRequest(
 }
 
 async function ensureConsent(c: ServiceClient, did: string, verifierDid: string, purpose: string): Promise<void> {
-  const { data } = await c.api.GET('/api/wallet/{did}/consents', { params: { path: { did }, query: { verifier_did: verifierDid, status: 'active', limit: 200 } } })
+  const { data } = await c.api.GET('/api/wallet/{did}/consents', {
+    params: { path: { did }, query: { verifier_did: verifierDid, status: 'active', limit: 200 } },
+  })
   if (data!.data.some((consent) => consent.purpose === purpose)) return
   await c.api.POST('/api/wallet/{did}/consents', {
     params: { path: { did } },
@@ -89,7 +102,9 @@ async function walletCredentials(c: ServiceClient, did: string, ids: string[]): 
   const found = new Map<string, StoredCredential>()
   let cursor: string | undefined
   do {
-    const { data } = await c.api.GET('/api/wallet/{did}/credentials', { params: { path: { did }, query: { limit: 200, ...(cursor ? { cursor } : {}) } } })
+    const { data } = await c.api.GET('/api/wallet/{did}/credentials', {
+      params: { path: { did }, query: { limit: 200, ...(cursor ? { cursor } : {}) } },
+    })
     for (const credential of data!.data) if (ids.includes(credential.id)) found.set(credential.id, credential)
     cursor = data!.next_cursor ?? undefined
   } while (cursor && found.size < ids.length)
@@ -105,7 +120,12 @@ const isSdJwt = (credential: string) => credential.includes('~')
  * RFC 9901 §4.3: the disclosures of `claims` only, chosen by @sd-jwt/core, then the Key Binding
  * JWT over that presentation for this verifier and nonce.
  */
-async function discloseSdJwt(k: HolderKey, sdJwt: string, claims: string[], o: { audience: string; nonce: string }): Promise<string> {
+async function discloseSdJwt(
+  k: HolderKey,
+  sdJwt: string,
+  claims: string[],
+  o: { audience: string; nonce: string },
+): Promise<string> {
   const frame = Object.fromEntries(claims.map((claim) => [claim, true]))
   const presentation = await present(sdJwt.endsWith('~') ? sdJwt : `${sdJwt}~`, frame, webCryptoHasher)
   return signKbJwt(k, { presentation, audience: o.audience, nonce: o.nonce })

@@ -20,7 +20,10 @@ export type OfferPreview = Omit<PreviewBody, 'success' | 'message'>
  */
 export async function resolveOffer(c: ServiceClient, k: HolderKey, o: { offerUri: string }): Promise<OfferPreview> {
   const did = holderDid(c, k)
-  const { data } = await c.api.POST('/api/wallet/{did}/offers/preview', { params: { path: { did } }, body: { offer_uri: o.offerUri } })
+  const { data } = await c.api.POST('/api/wallet/{did}/offers/preview', {
+    params: { path: { did } },
+    body: { offer_uri: o.offerUri },
+  })
   const { success: _success, message: _message, ...preview } = data!
   return preview
 }
@@ -31,7 +34,11 @@ export interface DeclineOfferResult {
 }
 
 /** Declines an OpenID4VCI offer: the refusal is recorded in the holder's activity (OpenID4VCI has no message that tells the issuer). */
-export async function declineOffer(c: ServiceClient, k: HolderKey, o: { offerUri: string; reason?: string }): Promise<DeclineOfferResult> {
+export async function declineOffer(
+  c: ServiceClient,
+  k: HolderKey,
+  o: { offerUri: string; reason?: string },
+): Promise<DeclineOfferResult> {
   const did = holderDid(c, k)
   const { data } = await c.api.POST('/api/wallet/{did}/offers/decline', {
     params: { path: { did } },

@@ -5,7 +5,8 @@ import type { HolderKey } from '../keys.js'
 import type { AnswerResult } from './answer-presentation-request.js'
 import { holderDid } from './session.js'
 
-type Prepared = paths['/api/wallet/{did}/presentation-requests/answer']['post']['responses'][201]['content']['application/json']
+type Prepared =
+  paths['/api/wallet/{did}/presentation-requests/answer']['post']['responses'][201]['content']['application/json']
 
 export interface DeclineResult {
   /** The verifier's HTTP status for the error response; null when it could not be reached (the decline stands). */
@@ -37,7 +38,11 @@ export interface RequestPreview {
  * answering it (docs/openid4vc.md "Answering a presentation request"): the service verifies the
  * request and prepares one holder proof per DCQL query; `choices` picks an option per credential set.
  */
-export async function resolveRequest(c: ServiceClient, k: HolderKey, o: { authorizationRequestUri: string; choices?: Record<string, number | null> }): Promise<RequestPreview> {
+export async function resolveRequest(
+  c: ServiceClient,
+  k: HolderKey,
+  o: { authorizationRequestUri: string; choices?: Record<string, number | null> },
+): Promise<RequestPreview> {
   const did = holderDid(c, k)
   const { data } = await c.api.POST('/api/wallet/{did}/presentation-requests/answer', {
     params: { path: { did } },
@@ -65,23 +70,34 @@ export async function resolveRequest(c: ServiceClient, k: HolderKey, o: { author
     presentations: prepared.presentations.map(({ to_sign: _toSign, ...shown }) => shown),
     ...(prepared.credential_sets ? { credentialSets: prepared.credential_sets } : {}),
     expiresAt: prepared.expires_at,
-    accept: () => once(async () => {
-      const signatures: Record<string, string> = {}
-      for (const p of prepared.presentations) signatures[p.query_id] = await completeJws(k, p.to_sign.signing_input)
-      const { data: answer } = await c.api.POST('/api/wallet/{did}/presentation-requests/answer/{session_id}', { params: { path: session }, body: { signatures } })
-      return {
-        accepted: answer!.accepted,
-        verifier_status: answer!.verifier_status,
-        ...(answer!.redirect_uri ? { redirect_uri: answer!.redirect_uri } : {}),
-        ...(answer!.verifier_error ? { verifier_error: answer!.verifier_error } : {}),
-      }
-    }),
-    decline: (reason?: string) => once(async () => {
-      const { data: declined } = await c.api.POST('/api/wallet/{did}/presentation-requests/answer/{session_id}/decline', {
-        params: { path: session },
-        body: reason === undefined ? {} : { reason },
-      })
-      return { verifier_status: declined!.verifier_status, ...(declined!.redirect_uri ? { redirect_uri: declined!.redirect_uri } : {}) }
-    }),
+    accept: () =>
+      once(async () => {
+        const signatures: Record<string, string> = {}
+        for (const p of prepared.presentations) signatures[p.query_id] = await completeJws(k, p.to_sign.signing_input)
+        const { data: answer } = await c.api.POST('/api/wallet/{did}/presentation-requests/answer/{session_id}', {
+          params: { path: session },
+          body: { signatures },
+        })
+        return {
+          accepted: answer!.accepted,
+          verifier_status: answer!.verifier_status,
+          ...(answer!.redirect_uri ? { redirect_uri: answer!.redirect_uri } : {}),
+          ...(answer!.verifier_error ? { verifier_error: answer!.verifier_error } : {}),
+        }
+      }),
+    decline: (reason?: string) =>
+      once(async () => {
+        const { data: declined } = await c.api.POST(
+          '/api/wallet/{did}/presentation-requests/answer/{session_id}/decline',
+          {
+            params: { path: session },
+            body: reason === undefined ? {} : { reason },
+          },
+        )
+        return {
+          verifier_status: declined!.verifier_status,
+          ...(declined!.redirect_uri ? { redirect_uri: declined!.redirect_uri } : {}),
+        }
+      }),
   }
 }

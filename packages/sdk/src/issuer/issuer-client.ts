@@ -14,7 +14,11 @@ export type CredentialSchema = RouteAnswer<'/api/issuer/{did}/schemas', 'post', 
 export type IssueInput = RouteBody<'/api/issuer/{did}/issue', 'post'>
 export type IssuedCredential = RouteAnswer<'/api/issuer/{did}/issue', 'post', 201>['credential']
 export type OfferInput = RouteBody<'/api/issuer/{did}/offers', 'post'>
-export type RevokedCredential = RouteAnswer<'/api/issuer/{did}/credentials/{credential_id}/revoke', 'post', 200>['credential']
+export type RevokedCredential = RouteAnswer<
+  '/api/issuer/{did}/credentials/{credential_id}/revoke',
+  'post',
+  200
+>['credential']
 
 export interface CreatedOffer {
   offer: RouteAnswer<'/api/issuer/{did}/offers', 'post', 201>['offer']

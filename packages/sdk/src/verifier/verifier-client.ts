@@ -10,7 +10,9 @@ import { signedInDid } from '../sign-in.js'
 export type VerifierProfileInput = RouteBody<'/api/verifier', 'post'>
 export type VerifierProfile = RouteAnswer<'/api/verifier', 'post', 201>['verifier']
 /** The spec's request body; `verifier_did` defaults to the signed-in DID. */
-export type PresentationRequestInput = Omit<RouteBody<'/api/verifier/requests', 'post'>, 'verifier_did'> & { verifier_did?: string }
+export type PresentationRequestInput = Omit<RouteBody<'/api/verifier/requests', 'post'>, 'verifier_did'> & {
+  verifier_did?: string
+}
 export type PresentationRequest = RouteAnswer<'/api/verifier/requests/{id}', 'get', 200>['request']
 /** A presentation as the verifier's listing shows it (`GET /api/verifier/presentations/:id` adds the VP itself). */
 export type Presentation = RouteAnswer<'/api/verifier/{did}/presentations', 'get', 200>['presentations'][number]
@@ -53,7 +55,9 @@ export interface VerifierClient {
   /** A presentation request (`POST /api/verifier/requests`): the spec's, and its OpenID4VP URI on https. */
   createPresentationRequest(request: PresentationRequestInput): Promise<CreatedPresentationRequest>
   /** The same, for a standard wallet: fails unless the service made an `openid4vp://` URI of it. */
-  createOpenid4vpRequest(request: PresentationRequestInput): Promise<CreatedPresentationRequest & { authorizationRequestUri: string }>
+  createOpenid4vpRequest(
+    request: PresentationRequestInput,
+  ): Promise<CreatedPresentationRequest & { authorizationRequestUri: string }>
   getRequest(requestId: string): Promise<PresentationRequest>
   /** Reads the request until it is answered, declined or expired. */
   waitForResult(requestId: string, options?: WaitOptions): Promise<RequestResult>
@@ -73,7 +77,10 @@ export function createVerifierClient(client: ServiceClient): VerifierClient {
 
   async function read(requestId: string, signal?: AbortSignal) {
     did() // a request is read with the verifier's session
-    const { data } = await client.api.GET('/api/verifier/requests/{id}', { params: { path: { id: requestId } }, ...(signal ? { signal } : {}) })
+    const { data } = await client.api.GET('/api/verifier/requests/{id}', {
+      params: { path: { id: requestId } },
+      ...(signal ? { signal } : {}),
+    })
     return data!
   }
 
@@ -101,9 +108,15 @@ export function createVerifierClient(client: ServiceClient): VerifierClient {
       return (await client.api.POST('/api/verifier', { body: profile })).data!.verifier
     },
     async createPresentationRequest(request) {
-      const { data } = await client.api.POST('/api/verifier/requests', { body: { ...request, verifier_did: request.verifier_did ?? did() } })
+      const { data } = await client.api.POST('/api/verifier/requests', {
+        body: { ...request, verifier_did: request.verifier_did ?? did() },
+      })
       const created = data!
-      return { request: created.request, qrCodeData: created.qr_code_data, authorizationRequestUri: created.authorization_request_uri ?? null }
+      return {
+        request: created.request,
+        qrCodeData: created.qr_code_data,
+        authorizationRequestUri: created.authorization_request_uri ?? null,
+      }
     },
     async createOpenid4vpRequest(request) {
       const created = await self.createPresentationRequest(request)
@@ -123,13 +136,24 @@ export function createVerifierClient(client: ServiceClient): VerifierClient {
       for (;;) {
         signal?.throwIfAborted()
         const { request, answers, openid4vp } = await read(requestId, signal)
-        if (ANSWERED.has(request.status)) return { outcome: 'answered', request, presentation: await answeringPresentation(requestId, signal), reason: null }
+        if (ANSWERED.has(request.status))
+          return {
+            outcome: 'answered',
+            request,
+            presentation: await answeringPresentation(requestId, signal),
+            reason: null,
+          }
         // A holder's rejection in the spec's inbox, or a wallet's OpenID4VP error response (§8.5). Either
         // closes an addressed request; an unaddressed one stays open to others, but this answer is a no.
         const rejection = answers.find((a) => a.status === 'rejected')
         const walletError = openid4vp?.holder_response ?? null
         if (request.status === 'rejected' || rejection || walletError) {
-          return { outcome: 'declined', request, presentation: null, reason: rejection?.reason ?? walletError?.error_description ?? null }
+          return {
+            outcome: 'declined',
+            request,
+            presentation: null,
+            reason: rejection?.reason ?? walletError?.error_description ?? null,
+          }
         }
         if (request.status === 'expired') return { outcome: 'expired', request, presentation: null, reason: null }
         await sleep(intervalMs, signal)
@@ -137,8 +161,13 @@ export function createVerifierClient(client: ServiceClient): VerifierClient {
     },
     async verify(presentationId, options = {}) {
       const presentationJwt =
-        options.presentationJwt ?? (await client.api.GET('/api/verifier/presentations/{id}', { params: { path: { id: presentationId } } })).data!.presentation.presentation_jwt
-      const { data } = await client.api.POST('/api/verifier/presentations/{id}/verify', { params: { path: { id: presentationId } }, body: { presentation_jwt: presentationJwt } })
+        options.presentationJwt ??
+        (await client.api.GET('/api/verifier/presentations/{id}', { params: { path: { id: presentationId } } })).data!
+          .presentation.presentation_jwt
+      const { data } = await client.api.POST('/api/verifier/presentations/{id}/verify', {
+        params: { path: { id: presentationId } },
+        body: { presentation_jwt: presentationJwt },
+      })
       return data!
     },
   }

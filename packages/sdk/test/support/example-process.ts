@@ -16,8 +16,16 @@ export interface ExampleProcess {
   stop(): void
 }
 
-export function startExample(file: string, args: string[], o: { cwd: string; env: Record<string, string> }): ExampleProcess {
-  const child = spawn(process.execPath, [file, ...args], { cwd: o.cwd, env: plainEnv(o.env), stdio: ['pipe', 'pipe', 'pipe'] })
+export function startExample(
+  file: string,
+  args: string[],
+  o: { cwd: string; env: Record<string, string> },
+): ExampleProcess {
+  const child = spawn(process.execPath, [file, ...args], {
+    cwd: o.cwd,
+    env: plainEnv(o.env),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
   let stdout = ''
   let stderr = ''
   let closed = false
@@ -43,7 +51,10 @@ export function startExample(file: string, args: string[], o: { cwd: string; env
     child.on('close', (code) => {
       closed = true
       check()
-      for (const w of waiters.splice(0)) w.reject(new Error(`${file} ended (${code}) without printing ${w.pattern}\nstdout: ${stdout}\nstderr: ${stderr}`))
+      for (const w of waiters.splice(0))
+        w.reject(
+          new Error(`${file} ended (${code}) without printing ${w.pattern}\nstdout: ${stdout}\nstderr: ${stderr}`),
+        )
       resolve({ code, stdout, stderr })
     })
   })
@@ -52,7 +63,8 @@ export function startExample(file: string, args: string[], o: { cwd: string; env
       new Promise((resolve, reject) => {
         const m = stdout.match(pattern)
         if (m) return resolve(m)
-        if (closed) return reject(new Error(`${file} ended without printing ${pattern}\nstdout: ${stdout}\nstderr: ${stderr}`))
+        if (closed)
+          return reject(new Error(`${file} ended without printing ${pattern}\nstdout: ${stdout}\nstderr: ${stderr}`))
         waiters.push({ pattern, resolve, reject })
       }),
     answer: (line) => child.stdin.write(`${line}\n`),
@@ -64,7 +76,11 @@ export function startExample(file: string, args: string[], o: { cwd: string; env
 }
 
 /** Runs an example to its end. */
-export async function runExample(file: string, args: string[], o: { cwd: string; env: Record<string, string> }): Promise<Run> {
+export async function runExample(
+  file: string,
+  args: string[],
+  o: { cwd: string; env: Record<string, string> },
+): Promise<Run> {
   const p = startExample(file, args, o)
   try {
     return await p.exited

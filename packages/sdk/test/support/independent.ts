@@ -19,7 +19,8 @@ export async function didKeyJwk(didUrl: string): Promise<jose.JWK> {
   const method = (didDocument.verificationMethod ?? []).find((m) => m.id === didUrl || `${did}${m.id}` === didUrl)
   if (method?.publicKeyJwk) return method.publicKeyJwk as jose.JWK
   // Ed25519VerificationKey2018: the raw key in base58 (RFC 8037 §2 names it `x` in a JWK).
-  if (method?.type === 'Ed25519VerificationKey2018' && method.publicKeyBase58) return { kty: 'OKP', crv: 'Ed25519', x: jose.base64url.encode(base58btc.baseDecode(method.publicKeyBase58)) }
+  if (method?.type === 'Ed25519VerificationKey2018' && method.publicKeyBase58)
+    return { kty: 'OKP', crv: 'Ed25519', x: jose.base64url.encode(base58btc.baseDecode(method.publicKeyBase58)) }
   throw new Error(`${didUrl}: no public key read from the resolved document`)
 }
 
@@ -36,5 +37,9 @@ export function verifyVpJwt(vpJwt: string, audience: string, o: { format?: boole
 export async function verifyKeyProof(proofJwt: string, o: { audience: string }) {
   const header = jose.decodeProtectedHeader(proofJwt)
   const jwk = header.jwk ?? (await didKeyJwk(String(header.kid)))
-  return jose.jwtVerify(proofJwt, await jose.importJWK(jwk, String(header.alg)), { audience: o.audience, typ: 'openid4vci-proof+jwt', algorithms: ['EdDSA', 'ES256'] })
+  return jose.jwtVerify(proofJwt, await jose.importJWK(jwk, String(header.alg)), {
+    audience: o.audience,
+    typ: 'openid4vci-proof+jwt',
+    algorithms: ['EdDSA', 'ES256'],
+  })
 }

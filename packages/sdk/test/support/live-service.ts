@@ -10,7 +10,10 @@ export interface LiveService {
   close(): Promise<void>
 }
 
-export async function startService(env: Record<string, string> = {}, options: { clock?: Clock } = {}): Promise<LiveService> {
+export async function startService(
+  env: Record<string, string> = {},
+  options: { clock?: Clock } = {},
+): Promise<LiveService> {
   const t = await createTestApp({ env, ...options })
   await t.app.listen({ host: '127.0.0.1', port: 0 }).catch(async (error: unknown) => {
     await t.close()
@@ -27,7 +30,9 @@ export async function startService(env: Record<string, string> = {}, options: { 
  */
 export async function startHttpsService(env: Record<string, string> = {}): Promise<LiveService> {
   const front = await HttpsFront.open()
-  const t = await createTestApp({ env: { PUBLIC_BASE_URL: front.origin, OUTBOUND_ALLOW_PRIVATE: 'true', ...env } }).catch(async (error: unknown) => {
+  const t = await createTestApp({
+    env: { PUBLIC_BASE_URL: front.origin, OUTBOUND_ALLOW_PRIVATE: 'true', ...env },
+  }).catch(async (error: unknown) => {
     await front.close()
     throw error
   })

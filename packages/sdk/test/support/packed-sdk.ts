@@ -32,7 +32,11 @@ export interface Run {
 }
 
 /** A command with a minimal environment: no NODE_OPTIONS, no npm_* of the running `npm test`. */
-export function run(command: string, args: string[], o: { cwd: string; env?: Record<string, string>; stdin?: string }): Promise<Run> {
+export function run(
+  command: string,
+  args: string[],
+  o: { cwd: string; env?: Record<string, string>; stdin?: string },
+): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: o.cwd, env: plainEnv(o.env), stdio: ['pipe', 'pipe', 'pipe'] })
     let stdout = ''
@@ -55,7 +59,10 @@ export async function packSdk(): Promise<PackedSdk> {
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'sdk-pack-'))
   try {
     const copy = path.join(tmp, 'sdk')
-    await cp(sdkDir, copy, { recursive: true, filter: (from) => !['dist', 'test', 'node_modules'].includes(path.relative(sdkDir, from).split(path.sep)[0]!) })
+    await cp(sdkDir, copy, {
+      recursive: true,
+      filter: (from) => !['dist', 'test', 'node_modules'].includes(path.relative(sdkDir, from).split(path.sep)[0]!),
+    })
     // The build's TypeScript and the dependencies' types, as the repository installed them.
     await symlink(repoModules, path.join(copy, 'node_modules'), 'dir')
     const packed = await run('npm', ['pack', '--pack-destination', tmp, '--loglevel', 'error'], { cwd: copy })
@@ -63,15 +70,25 @@ export async function packSdk(): Promise<PackedSdk> {
     const tarball = (await readdir(tmp)).find((f) => f.endsWith('.tgz'))
     if (!tarball) throw new Error(`npm pack made no tarball: ${packed.stdout}`)
     const listed = await run('tar', ['-tzf', path.join(tmp, tarball)], { cwd: tmp })
-    const files = listed.stdout.split('\n').filter(Boolean).map((f) => f.replace(/^package\//, ''))
+    const files = listed.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((f) => f.replace(/^package\//, ''))
 
     const project = path.join(tmp, 'project')
     const packageDir = path.join(project, 'node_modules/@credential-service/sdk')
     await mkdir(packageDir, { recursive: true })
-    const unpacked = await run('tar', ['-xzf', path.join(tmp, tarball), '-C', packageDir, '--strip-components=1'], { cwd: tmp })
+    const unpacked = await run('tar', ['-xzf', path.join(tmp, tarball), '-C', packageDir, '--strip-components=1'], {
+      cwd: tmp,
+    })
     if (unpacked.code !== 0) throw new Error(`tar failed: ${unpacked.stderr}`)
-    await writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'sdk-user', private: true, type: 'module' }))
-    const manifest = JSON.parse(await readFile(path.join(packageDir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> }
+    await writeFile(
+      path.join(project, 'package.json'),
+      JSON.stringify({ name: 'sdk-user', private: true, type: 'module' }),
+    )
+    const manifest = JSON.parse(await readFile(path.join(packageDir, 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>
+    }
     for (const name of Object.keys(manifest.dependencies ?? {})) {
       const link = path.join(project, 'node_modules', name)
       await mkdir(path.dirname(link), { recursive: true })

@@ -158,7 +158,17 @@ export interface IssuedForm {
  * Why a credential is refused; `details.reason` of an import's 422 (docs/wallet.md "Import").
  * `unreadable`: not even decodable (an import's 400); `binding`: the holder's proof is missing or wrong.
  */
-export type ProblemReason = 'unreadable' | 'malformed' | 'signature' | 'issuer' | 'subject' | 'expired' | 'not_yet_valid' | 'revoked' | 'status_unknown' | 'binding'
+export type ProblemReason =
+  | 'unreadable'
+  | 'malformed'
+  | 'signature'
+  | 'issuer'
+  | 'subject'
+  | 'expired'
+  | 'not_yet_valid'
+  | 'revoked'
+  | 'status_unknown'
+  | 'binding'
 
 export interface CredentialProblem {
   reason: ProblemReason

@@ -1,6 +1,14 @@
 import { ValidationError } from '../../../errors.js'
 import type { FormatKeyType } from '../../identity/signing-identities.js'
-import type { AnyIssuableFormat, CredentialFormat, DcqlFace, DerivingFormat, DocumentSecuringFormat, Oid4vciFormat, StatusListForm } from './credential-format.js'
+import type {
+  AnyIssuableFormat,
+  CredentialFormat,
+  DcqlFace,
+  DerivingFormat,
+  DocumentSecuringFormat,
+  Oid4vciFormat,
+  StatusListForm,
+} from './credential-format.js'
 import type { PresentationKind } from './presentation-kind.js'
 
 /** A format with a DCQL face: one an OpenID4VP request may ask for. */
@@ -65,11 +73,15 @@ export function createFormatRegistry(formats: CredentialFormat[], options: Regis
   const kinds = options.kinds ?? []
   const envelopes = kinds.filter((k) => k.envelope)
   const issuable = new Map(formats.filter((f): f is AnyIssuableFormat => 'issue' in f).map((f) => [f.id, f]))
-  const securing = new Map([...issuable].filter((e): e is [string, DocumentSecuringFormat<FormatKeyType>] => 'secure' in e[1]))
+  const securing = new Map(
+    [...issuable].filter((e): e is [string, DocumentSecuringFormat<FormatKeyType>] => 'secure' in e[1]),
+  )
   const deriving = new Map(formats.filter((f): f is DerivingFormat => 'derive' in f).map((f) => [f.id, f]))
   const byId = new Map(formats.map((f) => [f.id, f]))
   // Sorted by identifier, so the metadata's order does not follow the order formats are recognized in.
-  const served = [...issuable.values()].filter((f): f is Oid4vciFormat => f.oid4vci !== undefined).sort((a, b) => (a.oid4vci.format < b.oid4vci.format ? -1 : 1))
+  const served = [...issuable.values()]
+    .filter((f): f is Oid4vciFormat => f.oid4vci !== undefined)
+    .sort((a, b) => (a.oid4vci.format < b.oid4vci.format ? -1 : 1))
   const defaultId = (options.default ?? [...issuable.values()][0])?.id ?? ''
   return {
     defaultId,
@@ -82,7 +94,11 @@ export function createFormatRegistry(formats: CredentialFormat[], options: Regis
     securing: (id) => securing.get(id),
     issuable(id) {
       const format = issuable.get(id)
-      if (!format) throw new ValidationError(`format "${id}" is not one this service issues (${[...issuable.keys()].join(', ')})`, { details: { field: 'format' } })
+      if (!format)
+        throw new ValidationError(
+          `format "${id}" is not one this service issues (${[...issuable.keys()].join(', ')})`,
+          { details: { field: 'format' } },
+        )
       return format
     },
     // The most specific first: formats are listed that way (typed JOSE formats before plain JWT-VC).

@@ -10,13 +10,24 @@ import type { CredentialProblem, ReadCredential, VerifyContext } from './credent
  * DID in `kid` (verifyDidJws, jose), the lifetime jose reads from exp/nbf (reported as problems,
  * not thrown, so every problem is told), the subject bound to the holder, and the status entry.
  */
-export async function verifiedJwt(jwt: string, ctx: VerifyContext, problems: CredentialProblem[], decoded = decodeCompactJws(jwt)): Promise<VerifiedJws | undefined> {
+export async function verifiedJwt(
+  jwt: string,
+  ctx: VerifyContext,
+  problems: CredentialProblem[],
+  decoded = decodeCompactJws(jwt),
+): Promise<VerifiedJws | undefined> {
   if (!decoded) {
-    problems.push({ reason: 'unreadable', message: jwsNestingProblem(jwt) ?? 'it is not a JWT (three base64url parts: header.payload.signature)' })
+    problems.push({
+      reason: 'unreadable',
+      message: jwsNestingProblem(jwt) ?? 'it is not a JWT (three base64url parts: header.payload.signature)',
+    })
     return undefined
   }
   try {
-    return await verifyDidJws(ctx.resolver, jwt, 'assertionMethod', { currentDate: ctx.now, clockTolerance: ctx.skewSeconds })
+    return await verifyDidJws(ctx.resolver, jwt, 'assertionMethod', {
+      currentDate: ctx.now,
+      clockTolerance: ctx.skewSeconds,
+    })
   } catch (error) {
     if (error instanceof JwtClaimRejected) {
       const { claim } = error
@@ -51,30 +62,51 @@ export function jwsHeaderOf(jws: string): Record<string, unknown> | undefined {
 }
 
 /** A format's `parse` of a compact JWS: its header and payload, decoded once. */
-export const parsedJws = (jws: unknown): { jws?: DecodedJws } => ({ jws: typeof jws === 'string' ? decodeCompactJws(jws) : undefined })
+export const parsedJws = (jws: unknown): { jws?: DecodedJws } => ({
+  jws: typeof jws === 'string' ? decodeCompactJws(jws) : undefined,
+})
 
 /** Holder binding: `sub` and the subject's `id`, whichever are present, must both be the holder. */
 export function subjectProblems(subjects: unknown[], holderDid: string | undefined): CredentialProblem[] {
   if (holderDid === undefined) return []
   const named = subjects.filter((s) => s !== undefined && s !== null)
-  if (named.length === 0) return [{ reason: 'subject', message: 'it names no subject (sub or credentialSubject.id): only credentials issued to the holder count' }]
+  if (named.length === 0)
+    return [
+      {
+        reason: 'subject',
+        message: 'it names no subject (sub or credentialSubject.id): only credentials issued to the holder count',
+      },
+    ]
   const other = named.find((s) => typeof s !== 'string' || !sameDid(s, holderDid))
-  return other === undefined ? [] : [{ reason: 'subject', message: `it was issued to ${String(other)}, not to the holder ${holderDid}` }]
+  return other === undefined
+    ? []
+    : [{ reason: 'subject', message: `it was issued to ${String(other)}, not to the holder ${holderDid}` }]
 }
 
 /** A date the JWT's own claims do not carry (VCDM `validUntil`/`expirationDate`, `validFrom`/`issuanceDate`), checked alike. */
-export function datedProblems(expiresAt: number | undefined, validFrom: number | undefined, ctx: Pick<VerifyContext, 'now' | 'skewSeconds'>): CredentialProblem[] {
+export function datedProblems(
+  expiresAt: number | undefined,
+  validFrom: number | undefined,
+  ctx: Pick<VerifyContext, 'now' | 'skewSeconds'>,
+): CredentialProblem[] {
   const now = Math.floor(ctx.now.getTime() / 1000)
   const problems: CredentialProblem[] = []
-  if (expiresAt !== undefined && expiresAt <= now - ctx.skewSeconds) problems.push({ reason: 'expired', message: 'it has expired' })
-  if (validFrom !== undefined && validFrom > now + ctx.skewSeconds) problems.push({ reason: 'not_yet_valid', message: 'it is not valid yet' })
+  if (expiresAt !== undefined && expiresAt <= now - ctx.skewSeconds)
+    problems.push({ reason: 'expired', message: 'it has expired' })
+  if (validFrom !== undefined && validFrom > now + ctx.skewSeconds)
+    problems.push({ reason: 'not_yet_valid', message: 'it is not valid yet' })
   return problems
 }
 
 /** What the issuer's status list says (Bitstring Status List §3.2, or a Token Status List), as problems. */
 export function statusProblems(status: StatusState): { problems: CredentialProblem[]; revoked: boolean } {
-  if (status.state === 'revoked') return { problems: [{ reason: 'revoked', message: 'it has been revoked by its issuer' }], revoked: true }
-  if (status.state === 'unknown') return { problems: [{ reason: 'status_unknown', message: `its status could not be checked: ${status.reason}` }], revoked: false }
+  if (status.state === 'revoked')
+    return { problems: [{ reason: 'revoked', message: 'it has been revoked by its issuer' }], revoked: true }
+  if (status.state === 'unknown')
+    return {
+      problems: [{ reason: 'status_unknown', message: `its status could not be checked: ${status.reason}` }],
+      revoked: false,
+    }
   return { problems: [], revoked: false }
 }
 
@@ -85,7 +117,15 @@ export function statusProblems(status: StatusState): { problems: CredentialProbl
  */
 export function readW3cCredential(
   doc: Record<string, unknown>,
-  read: { signer: string; id: string | undefined; sub: unknown; issuedAt: number | undefined; expiresAt: number | undefined; schemaIds: string[]; revoked: boolean },
+  read: {
+    signer: string
+    id: string | undefined
+    sub: unknown
+    issuedAt: number | undefined
+    expiresAt: number | undefined
+    schemaIds: string[]
+    revoked: boolean
+  },
 ): ReadCredential {
   const { id: subjectId, ...attributes } = doc.credentialSubject as Record<string, unknown>
   return {
@@ -110,9 +150,15 @@ export function dateSeconds(value: unknown): number | undefined {
   return Number.isNaN(ms) ? undefined : Math.floor(ms / 1000)
 }
 
-export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+export const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
-export const stringsOf = (value: unknown): string[] => (Array.isArray(value) ? value.filter((t): t is string => typeof t === 'string') : typeof value === 'string' ? [value] : [])
+export const stringsOf = (value: unknown): string[] =>
+  Array.isArray(value)
+    ? value.filter((t): t is string => typeof t === 'string')
+    : typeof value === 'string'
+      ? [value]
+      : []
 
 function sameDid(value: string, holderDid: string): boolean {
   try {

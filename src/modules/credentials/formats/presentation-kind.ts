@@ -106,7 +106,10 @@ export function presentedItem(item: unknown, formats: ItemFormats): PresentedIte
 
 /** An item checked by its format, with what its format read of it. */
 export function verifyItem(presented: PresentedItem, ctx: VerifyContext): Promise<CheckResult> {
-  if (!presented.format) return Promise.resolve({ problems: [{ reason: 'malformed', message: 'it is in no credential format this service reads' }] })
+  if (!presented.format)
+    return Promise.resolve({
+      problems: [{ reason: 'malformed', message: 'it is in no credential format this service reads' }],
+    })
   return presented.format.verify(presented.item, ctx, presented.parsed)
 }
 

@@ -51,7 +51,15 @@ export function registeredFormats(deps: FormatDeps): FormatRegistry {
   const sdJwtVc = sdJwtVcFormat({ resolver: deps.resolver, httpGet: deps.httpGet, publicBaseUrl: deps.publicBaseUrl })
   const dockBbsProof = dockBbsProofFormat(deps.derivedProofs)
   return createFormatRegistry(
-    [rdfc, eddsaJcs2022Format(dataIntegrity), bbs2023Format({ engine: deps.bbs2023, local: deps.local }), sdJwtVc, vcJose, jwtVcJson, dockBbsProof],
+    [
+      rdfc,
+      eddsaJcs2022Format(dataIntegrity),
+      bbs2023Format({ engine: deps.bbs2023, local: deps.local }),
+      sdJwtVc,
+      vcJose,
+      jwtVcJson,
+      dockBbsProof,
+    ],
     {
       // What an issuance or offer naming no format is issued in: the JWT-VC issued before formats could be chosen.
       default: jwtVcJson,

@@ -20,7 +20,12 @@ export const didJwkMethod: DidMethod = {
       } catch {
         throw new ValidationError(`${did} is not a did:jwk: its id is not base64url JSON`)
       }
-      if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk) || !JWK_KEY_TYPES.has(String((jwk as { kty?: unknown }).kty))) {
+      if (
+        typeof jwk !== 'object' ||
+        jwk === null ||
+        Array.isArray(jwk) ||
+        !JWK_KEY_TYPES.has(String((jwk as { kty?: unknown }).kty))
+      ) {
         throw new ValidationError(`${did} is not a did:jwk: its id is not a public JWK`)
       }
       if ('d' in jwk) throw new ValidationError(`${did} carries a private key`)
@@ -28,11 +33,19 @@ export const didJwkMethod: DidMethod = {
       const doc: DidDocument = {
         '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/suites/jws-2020/v1'],
         id: did,
-        verificationMethod: [{ id, type: 'JsonWebKey2020', controller: did, publicKeyJwk: jwk as Record<string, unknown> }],
+        verificationMethod: [
+          { id, type: 'JsonWebKey2020', controller: did, publicKeyJwk: jwk as Record<string, unknown> },
+        ],
       }
       const use = (jwk as { use?: unknown }).use
       if (use !== 'sig') doc.keyAgreement = [id]
-      if (use !== 'enc') Object.assign(doc, { assertionMethod: [id], authentication: [id], capabilityInvocation: [id], capabilityDelegation: [id] })
+      if (use !== 'enc')
+        Object.assign(doc, {
+          assertionMethod: [id],
+          authentication: [id],
+          capabilityInvocation: [id],
+          capabilityDelegation: [id],
+        })
       return doc
     },
   }),

@@ -26,7 +26,8 @@ export const didKeyMethod: DidMethod = {
     const docs = new Map<string, DidDocument>()
     return {
       async resolve(did, options) {
-        if (options.publicKeyFormat !== undefined) return buildDidKeyDocument(did, { publicKeyFormat: options.publicKeyFormat })
+        if (options.publicKeyFormat !== undefined)
+          return buildDidKeyDocument(did, { publicKeyFormat: options.publicKeyFormat })
         let doc = docs.get(did)
         if (!doc) {
           doc = deepFreeze(buildDidKeyDocument(did, {}))
@@ -41,17 +42,23 @@ export const didKeyMethod: DidMethod = {
     origin: 'did-key',
     keys(did) {
       const decoded = decodeDidKey(did)
-      if (decoded.codec !== 'ed25519') throw new ValidationError(`did:key with a ${decoded.codec} key cannot sign in: Ed25519 keys only`)
+      if (decoded.codec !== 'ed25519')
+        throw new ValidationError(`did:key with a ${decoded.codec} key cannot sign in: Ed25519 keys only`)
       return [decoded.publicKey]
     },
     registersOwnKey(did, publicKey) {
-      if (encodeDidKey('ed25519', publicKey) !== did) throw new ValidationError('public_key is not the key of this did:key')
+      if (encodeDidKey('ed25519', publicKey) !== did)
+        throw new ValidationError('public_key is not the key of this did:key')
     },
   },
 }
 
 /** The did:key of an Ed25519 public key: the DID, its `z6Mk…` multibase value and its document. */
-export function ed25519DidKey(publicKey: Uint8Array): { did: string; publicKeyMultibase: string; document: DidDocument } {
+export function ed25519DidKey(publicKey: Uint8Array): {
+  did: string
+  publicKeyMultibase: string
+  document: DidDocument
+} {
   const did = encodeDidKey('ed25519', publicKey)
   return { did, publicKeyMultibase: did.slice(PREFIX.length), document: buildDidKeyDocument(did) }
 }
@@ -71,7 +78,12 @@ const LEGACY: Partial<Record<KeyCodec, { type: string; context: string }>> = {
   bls12381g2: { type: 'Bls12381G2Key2020', context: 'https://w3id.org/security/suites/bls12381-2020/v1' },
 }
 
-const SIGNING_RELATIONSHIPS = ['assertionMethod', 'authentication', 'capabilityInvocation', 'capabilityDelegation'] as const
+const SIGNING_RELATIONSHIPS = [
+  'assertionMethod',
+  'authentication',
+  'capabilityInvocation',
+  'capabilityDelegation',
+] as const
 
 export interface DidKeyDocumentOptions {
   /**

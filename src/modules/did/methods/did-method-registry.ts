@@ -11,7 +11,10 @@ export class DidMethodRegistry {
    * @param resolvedElsewhere methods this service does not resolve whose DIDs still carry or
    * resolve their own keys: none may be registered here with a key of the caller's choosing.
    */
-  constructor(methods: readonly DidMethod[], private readonly resolvedElsewhere: readonly string[] = []) {
+  constructor(
+    methods: readonly DidMethod[],
+    private readonly resolvedElsewhere: readonly string[] = [],
+  ) {
     for (const method of methods) this.register(method)
   }
 

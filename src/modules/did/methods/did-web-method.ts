@@ -114,15 +114,18 @@ export function parseDidWeb(did: string): DidWebLocation {
   const [host = '', port, extra] = hostPart.split(/%3A/i)
   if (extra !== undefined) throw badHost('more than one port separator')
   if (hostPart.includes('%25')) throw badHost('it is percent-encoded more than once (%25)')
-  if (`${host}${port ?? ''}`.includes('%')) throw badHost('its only percent-encoding can be %3A before the port (internationalized names must be in punycode)')
+  if (`${host}${port ?? ''}`.includes('%'))
+    throw badHost('its only percent-encoding can be %3A before the port (internationalized names must be in punycode)')
   if (port !== undefined && !/^[0-9]{1,5}$/.test(port)) throw badHost('the port is not a number')
-  if (port !== undefined && (/^0/.test(port) || Number(port) > 65535)) throw badHost('the port is out of range (1-65535, no leading zero)')
+  if (port !== undefined && (/^0/.test(port) || Number(port) > 65535))
+    throw badHost('the port is out of range (1-65535, no leading zero)')
   if (isIP(host) !== 4) {
     const labels = host.split('.')
     if (host.length > 253 || !labels.every((label) => LABEL.test(label))) {
       throw badHost('not a domain name (internationalized names must be in punycode)')
     }
-    if (NUMERIC_LABEL.test(labels.at(-1)!)) throw badHost('a numeric last label makes it an IP address in another notation')
+    if (NUMERIC_LABEL.test(labels.at(-1)!))
+      throw badHost('a numeric last label makes it an IP address in another notation')
   }
   for (const segment of path) {
     // Dot segments would be removed by URL parsing (RFC 3986 §5.2.4), naming another path.
@@ -141,7 +144,8 @@ export function parseDidWeb(did: string): DidWebLocation {
 export function didWebUrl(did: string, allowHttp = false): string {
   const { host, port, path } = parseDidWeb(did)
   // §3.1: the method-specific id MUST NOT include IP addresses (certificates name domains).
-  if (isIP(host) !== 0 && !allowHttp) throw new ValidationError(`Invalid did:web host "${host}": IP addresses are not allowed in did:web`)
+  if (isIP(host) !== 0 && !allowHttp)
+    throw new ValidationError(`Invalid did:web host "${host}": IP addresses are not allowed in did:web`)
   const origin = `${allowHttp ? 'http' : 'https'}://${host}${port === undefined ? '' : `:${port}`}`
   const location = path.length === 0 ? '/.well-known' : `/${path.join('/')}`
   return new URL(`${location}/did.json`, origin).href
@@ -192,7 +196,8 @@ function parseDocument(did: string, url: string, body: Uint8Array): DidDocument 
     throw invalid(did, url, 'not UTF-8 JSON')
   }
   // Served back by GET /api/did/:did and walked by the checks: held to the document depth.
-  if (nestingPastLimit(text, JSON_LIMITS.documentDepth)) throw invalid(did, url, `nested deeper than ${JSON_LIMITS.documentDepth} levels`)
+  if (nestingPastLimit(text, JSON_LIMITS.documentDepth))
+    throw invalid(did, url, `nested deeper than ${JSON_LIMITS.documentDepth} levels`)
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw invalid(did, url, 'not a JSON object')
   }

@@ -15,11 +15,4 @@ export { didWebForUrl } from './did-web-method.js'
 /** Methods resolved elsewhere whose DIDs carry or resolve their own keys (never registrable here). */
 const RESOLVED_ELSEWHERE = ['peer', 'pkh', 'ethr', 'ion', 'plc', 'webvh', 'cheqd', 'sov', 'indy']
 
-export const didMethods = new DidMethodRegistry(
-  [
-    didKeyMethod,
-    didJwkMethod,
-    didWebMethod,
-  ],
-  RESOLVED_ELSEWHERE,
-)
+export const didMethods = new DidMethodRegistry([didKeyMethod, didJwkMethod, didWebMethod], RESOLVED_ELSEWHERE)

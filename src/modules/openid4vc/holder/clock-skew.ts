@@ -13,7 +13,10 @@ import { UnprocessableError } from '../../../errors.js'
  * further ahead than the skew (§4.1.6); the two claims are then removed from the decoded payload
  * the library goes on to check with no leeway: it reads them from this very object.
  */
-export function withClockSkew(verify: VerifyJwtCallback, options: { clock: Clock; skewSeconds: number; what: string }): VerifyJwtCallback {
+export function withClockSkew(
+  verify: VerifyJwtCallback,
+  options: { clock: Clock; skewSeconds: number; what: string },
+): VerifyJwtCallback {
   return async (signer, jwt) => {
     const result = await verify(signer, jwt)
     if (!result.verified) return result
@@ -25,14 +28,17 @@ export function withClockSkew(verify: VerifyJwtCallback, options: { clock: Clock
       const state = seconds > 0 ? 'not valid yet' : 'expired'
       const offset = `${Math.abs(seconds)} s ${seconds > 0 ? 'ahead of' : 'behind'} this service's clock`
       const tolerated = `more than the ${skew} s it tolerates (CLOCK_SKEW_SECONDS, RFC 7519 §4.1)`
-      return new UnprocessableError(`${options.what} is ${state}: its ${claim} is ${offset}, ${tolerated}`, { details: { claim } })
+      return new UnprocessableError(`${options.what} is ${state}: its ${claim} is ${offset}, ${tolerated}`, {
+        details: { claim },
+      })
     }
     try {
       const key = await jose.importJWK(result.signerJwk as jose.JWK, signer.alg)
       await jose.jwtVerify(jwt.compact, key, { currentDate, clockTolerance: skew, algorithms: [signer.alg] })
     } catch (error) {
       const failed = error instanceof jose.errors.JWTClaimValidationFailed || error instanceof jose.errors.JWTExpired
-      if (failed && error.reason === 'check_failed' && (error.claim === 'nbf' || error.claim === 'exp')) throw past(error.claim)
+      if (failed && error.reason === 'check_failed' && (error.claim === 'nbf' || error.claim === 'exp'))
+        throw past(error.claim)
       throw new UnprocessableError(`${options.what} is not a valid JWT: ${(error as Error).message}`)
     }
     if (typeof payload.iat === 'number' && payload.iat > currentDate.getTime() / 1000 + skew) throw past('iat')

@@ -33,13 +33,18 @@ export function chooseQueries(
   for (const key of Object.keys(choices)) {
     if (!/^(0|[1-9]\d*)$/.test(key) || Number(key) >= sets.length) {
       const has = sets.length ? `credential sets 0 to ${sets.length - 1}` : 'no credential_sets'
-      throw new ValidationError(`choices.${key} names no credential set: the request has ${has}`, { details: { field: `choices.${key}` } })
+      throw new ValidationError(`choices.${key} names no credential set: the request has ${has}`, {
+        details: { field: `choices.${key}` },
+      })
     }
   }
   const referenced = new Set(sets.flatMap((s) => s.options.flat()))
   const chosen = new Set(ids.filter((id) => !referenced.has(id)))
   const unmet = [...chosen].filter((id) => !answerable.has(id))
-  if (unmet.length) throw new UnprocessableError(`The wallet holds no credential that meets ${unmet.join(', ')}`, { details: { unmet_queries: unmet } })
+  if (unmet.length)
+    throw new UnprocessableError(`The wallet holds no credential that meets ${unmet.join(', ')}`, {
+      details: { unmet_queries: unmet },
+    })
 
   const answers = sets.map((set, index): CredentialSetAnswer => {
     const options = set.options.map((o) => [...o])
@@ -65,25 +70,40 @@ function pickOption(
   const range = `0 to ${options.length - 1}`
   const missing = (option: string[]) => option.filter((id) => !answerable.has(id))
   if (picked === null) {
-    if (required) throw new ValidationError(`${field} cannot be null: credential set ${index} is required, choose one of its options (${range})`, { details: { field } })
+    if (required)
+      throw new ValidationError(
+        `${field} cannot be null: credential set ${index} is required, choose one of its options (${range})`,
+        { details: { field } },
+      )
     return null
   }
   if (picked !== undefined) {
-    if (picked >= options.length) throw new ValidationError(`${field} must be an option of credential set ${index}: ${range}`, { details: { field } })
+    if (picked >= options.length)
+      throw new ValidationError(`${field} must be an option of credential set ${index}: ${range}`, {
+        details: { field },
+      })
     if (!satisfiable.includes(picked)) {
       const why = `no credential in the wallet meets ${missing(options[picked]!).join(', ')}`
-      throw new UnprocessableError(`Option ${picked} of credential set ${index} cannot be answered: ${why}`, { details: { field } })
+      throw new UnprocessableError(`Option ${picked} of credential set ${index} cannot be answered: ${why}`, {
+        details: { field },
+      })
     }
     return picked
   }
   if (!required) return null
   const costOf = (i: number) => options[i]!.reduce((sum, id) => sum + cost(id), 0)
-  const cheapest = satisfiable.reduce<number | undefined>((best, i) => (best === undefined || costOf(i) < costOf(best) ? i : best), undefined)
+  const cheapest = satisfiable.reduce<number | undefined>(
+    (best, i) => (best === undefined || costOf(i) < costOf(best) ? i : best),
+    undefined,
+  )
   if (cheapest === undefined) {
     const listed = options.map((o) => o.join(' + ')).join(' | ')
-    throw new UnprocessableError(`The wallet holds no credentials that meet any option of credential set ${index} (${listed})`, {
-      details: { unmet_queries: [...new Set(options.flatMap(missing))] },
-    })
+    throw new UnprocessableError(
+      `The wallet holds no credentials that meet any option of credential set ${index} (${listed})`,
+      {
+        details: { unmet_queries: [...new Set(options.flatMap(missing))] },
+      },
+    )
   }
   return cheapest
 }

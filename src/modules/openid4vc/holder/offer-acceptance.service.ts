@@ -40,7 +40,9 @@ export interface PreparedAcceptance {
   expires_at: Date
 }
 
-export type AcceptanceOutcome = { status: 'issued'; credentials: WalletCredentialRow[] } | { status: 'pending'; interval: number | undefined }
+export type AcceptanceOutcome =
+  | { status: 'issued'; credentials: WalletCredentialRow[] }
+  | { status: 'pending'; interval: number | undefined }
 
 /** What an Idempotency-Key of a completion records: the credentials it stored, or the issuer's deferral. */
 type CompletionRecord = { credentials: string[] } | { pending: string; interval: number | null }
@@ -87,43 +89,75 @@ export class OfferAcceptanceService {
     const dpopPublic = (await jose.exportJWK(dpopKey.publicKey)) as Jwk
     const client = this.client(dpopPrivate)
     const uri = offerText(input.offer_uri)
-    const offer = await protocolStep('reading the credential offer', 'offer_uri', () => client.resolveCredentialOffer(uri))
+    const offer = await protocolStep('reading the credential offer', 'offer_uri', () =>
+      client.resolveCredentialOffer(uri),
+    )
     if (input.credential_issuer !== undefined && input.credential_issuer !== offer.credential_issuer) {
-      throw new ConflictError(`The offer now names the issuer ${offer.credential_issuer}, not ${input.credential_issuer} that was previewed: look at it again before accepting`)
+      throw new ConflictError(
+        `The offer now names the issuer ${offer.credential_issuer}, not ${input.credential_issuer} that was previewed: look at it again before accepting`,
+      )
     }
-    const metadata = await protocolStep('reading the issuer metadata', 'offer_uri', () => client.resolveIssuerMetadata(offer.credential_issuer))
+    const metadata = await protocolStep('reading the issuer metadata', 'offer_uri', () =>
+      client.resolveIssuerMetadata(offer.credential_issuer),
+    )
     const configurationId = input.credential_configuration_id ?? offer.credential_configuration_ids[0]!
     if (!offer.credential_configuration_ids.includes(configurationId)) {
-      throw new ValidationError(`credential_configuration_id "${configurationId}" is not in the offer (${offer.credential_configuration_ids.join(', ')})`, { details: { field: 'credential_configuration_id' } })
+      throw new ValidationError(
+        `credential_configuration_id "${configurationId}" is not in the offer (${offer.credential_configuration_ids.join(', ')})`,
+        { details: { field: 'credential_configuration_id' } },
+      )
     }
     const configuration = metadata.credentialIssuer.credential_configurations_supported[configurationId]
-    if (!configuration) throw new UnprocessableError(`The issuer's metadata has no credential configuration "${configurationId}"`)
+    if (!configuration)
+      throw new UnprocessableError(`The issuer's metadata has no credential configuration "${configurationId}"`)
     const grant = offer.grants?.[PRE_AUTHORIZED]
-    if (!grant) throw new UnprocessableError('The offer has no pre-authorized code: the authorization code flow needs a browser, which the hosted wallet has not')
-    if (grant.tx_code && input.tx_code === undefined) throw new ValidationError('The offer asks for a transaction code: send it as tx_code', { details: { field: 'tx_code', tx_code: grant.tx_code } })
+    if (!grant)
+      throw new UnprocessableError(
+        'The offer has no pre-authorized code: the authorization code flow needs a browser, which the hosted wallet has not',
+      )
+    if (grant.tx_code && input.tx_code === undefined)
+      throw new ValidationError('The offer asks for a transaction code: send it as tx_code', {
+        details: { field: 'tx_code', tx_code: grant.tx_code },
+      })
 
     const algs = proofAlgs(configuration)
     const key = await holderSigningKey(this.deps.resolver, holderDid, algs)
-    if (!key) throw new UnprocessableError(`The holder's DID has no authentication key for ${algs.join(' or ')}, which the issuer accepts for key proofs`)
+    if (!key)
+      throw new UnprocessableError(
+        `The holder's DID has no authentication key for ${algs.join(' or ')}, which the issuer accepts for key proofs`,
+      )
 
     const dpopAlgs = metadata.authorizationServers[0]?.dpop_signing_alg_values_supported
-    const dpop: RequestDpopOptions | undefined = dpopAlgs?.includes('ES256') ? { signer: { method: 'jwk', alg: 'ES256', publicJwk: dpopPublic } } : undefined
+    const dpop: RequestDpopOptions | undefined = dpopAlgs?.includes('ES256')
+      ? { signer: { method: 'jwk', alg: 'ES256', publicJwk: dpopPublic } }
+      : undefined
     const token = await protocolStep('obtaining an access token', 'offer_uri', () =>
-      client.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer: offer, issuerMetadata: metadata, txCode: input.tx_code, ...(dpop ? { dpop } : {}) }),
+      client.retrievePreAuthorizedCodeAccessTokenFromOffer({
+        credentialOffer: offer,
+        issuerMetadata: metadata,
+        txCode: input.tx_code,
+        ...(dpop ? { dpop } : {}),
+      }),
     )
     const nonce = metadata.credentialIssuer.nonce_endpoint
-      ? (await protocolStep('obtaining a nonce', 'offer_uri', () => client.requestNonce({ issuerMetadata: metadata }))).c_nonce
+      ? (await protocolStep('obtaining a nonce', 'offer_uri', () => client.requestNonce({ issuerMetadata: metadata })))
+          .c_nonce
       : (token.accessTokenResponse.c_nonce as string | undefined)
 
     // The issuer binds the credential to the DID when it accepts DIDs, else to the bare key.
     const binding = configuration.cryptographic_binding_methods_supported ?? []
-    const byDid = binding.length === 0 || binding.some((m) => m === 'did' || m.startsWith(`did:${holderDid.split(':')[1]}`))
+    const byDid =
+      binding.length === 0 || binding.some((m) => m === 'did' || m.startsWith(`did:${holderDid.split(':')[1]}`))
     const capture = capturingSigner()
-    const capturingClient = new Openid4vciClient({ callbacks: { ...this.callbacks(dpopPrivate), signJwt: capture.signJwt } })
+    const capturingClient = new Openid4vciClient({
+      callbacks: { ...this.callbacks(dpopPrivate), signJwt: capture.signJwt },
+    })
     await capturingClient.createCredentialRequestJwtProof({
       issuerMetadata: metadata,
       credentialConfigurationId: configurationId,
-      signer: byDid ? { method: 'did', didUrl: key.kid, alg: key.alg } : { method: 'jwk', publicJwk: key.jwk, alg: key.alg },
+      signer: byDid
+        ? { method: 'did', didUrl: key.kid, alg: key.alg }
+        : { method: 'jwk', publicJwk: key.jwk, alg: key.alg },
       nonce,
       issuedAt: this.deps.clock.now(),
     })
@@ -132,7 +166,10 @@ export class OfferAcceptanceService {
     const id = `wps-${randomUUID()}`
     const expiresAt = new Date(this.deps.clock.now().getTime() + SESSION_TTL_MS)
     const state: SessionState = { offer, metadata, configurationId, format: configuration.format, proof }
-    const secrets: SessionSecrets = { accessToken: token.accessTokenResponse.access_token, ...(dpop ? { dpop: { privateJwk: dpopPrivate, publicJwk: dpopPublic, nonce: token.dpop?.nonce } } : {}) }
+    const secrets: SessionSecrets = {
+      accessToken: token.accessTokenResponse.access_token,
+      ...(dpop ? { dpop: { privateJwk: dpopPrivate, publicJwk: dpopPublic, nonce: token.dpop?.nonce } } : {}),
+    }
     await withClaim(this.deps.db, claim, id, (executor) =>
       sessions.insertSession(executor, {
         id,
@@ -150,7 +187,8 @@ export class OfferAcceptanceService {
   /** The answer of `prepare`, rebuilt from its session (an Idempotency-Key replay). */
   async replayPrepare(holderDid: string, sessionId: string): Promise<PreparedAcceptance> {
     const row = await sessions.findSession(this.deps.db, holderDid, sessionId)
-    if (!row || row.kind !== 'oid4vci') throw new NotFoundError('The offer acceptance this Idempotency-Key started has expired')
+    if (!row || row.kind !== 'oid4vci')
+      throw new NotFoundError('The offer acceptance this Idempotency-Key started has expired')
     return prepared(row.id, JSON.parse(row.state) as SessionState, new Date(row.expires_at))
   }
 
@@ -158,7 +196,10 @@ export class OfferAcceptanceService {
   async replayComplete(holderDid: string, resourceId: string): Promise<AcceptanceOutcome> {
     const record = JSON.parse(resourceId) as CompletionRecord
     if ('pending' in record) return { status: 'pending', interval: record.interval ?? undefined }
-    return { status: 'issued', credentials: await Promise.all(record.credentials.map((id) => this.deps.wallet.get(holderDid, id))) }
+    return {
+      status: 'issued',
+      credentials: await Promise.all(record.credentials.map((id) => this.deps.wallet.get(holderDid, id))),
+    }
   }
 
   /**
@@ -167,13 +208,21 @@ export class OfferAcceptanceService {
    * Idempotency-Key) commits with the deferral's session update or with the wallet's import of
    * the (last) credential, under what a replay answers from.
    */
-  async complete(holderDid: string, sessionId: string, input: { proof_jwt?: string }, claim?: ClaimKey): Promise<AcceptanceOutcome> {
+  async complete(
+    holderDid: string,
+    sessionId: string,
+    input: { proof_jwt?: string },
+    claim?: ClaimKey,
+  ): Promise<AcceptanceOutcome> {
     const now = this.deps.clock.now()
     const existing = await sessions.findSession(this.deps.db, holderDid, sessionId)
     if (!existing || existing.kind !== 'oid4vci') throw new NotFoundError('Offer acceptance not found')
     const state = JSON.parse(existing.state) as SessionState
     if (existing.status === 'prepared') {
-      if (input.proof_jwt === undefined) throw new ValidationError('proof_jwt is required: the holder signs the prepared proof', { details: { field: 'proof_jwt' } })
+      if (input.proof_jwt === undefined)
+        throw new ValidationError('proof_jwt is required: the holder signs the prepared proof', {
+          details: { field: 'proof_jwt' },
+        })
       await checkHolderJws(this.deps.resolver, holderDid, state.proof, input.proof_jwt, 'proof_jwt')
     }
     const from = existing.status === 'pending' ? 'pending' : 'prepared'
@@ -181,15 +230,32 @@ export class OfferAcceptanceService {
     if (!taken) throw new NotFoundError('Offer acceptance not found, expired or already completed')
     const secrets = JSON.parse(Buffer.from(this.deps.box.open(taken.sealed!, taken.id)).toString()) as SessionSecrets
     const client = this.client(secrets.dpop?.privateJwk)
-    const dpop: RequestDpopOptions | undefined = secrets.dpop ? { signer: { method: 'jwk', alg: 'ES256', publicJwk: secrets.dpop.publicJwk }, nonce: secrets.dpop.nonce } : undefined
+    const dpop: RequestDpopOptions | undefined = secrets.dpop
+      ? { signer: { method: 'jwk', alg: 'ES256', publicJwk: secrets.dpop.publicJwk }, nonce: secrets.dpop.nonce }
+      : undefined
     const response =
       from === 'prepared'
         ? (
             await protocolStep('requesting the credential', 'offer_uri', () =>
-              client.retrieveCredentials({ issuerMetadata: state.metadata, credentialConfigurationId: state.configurationId, proofs: { jwt: [input.proof_jwt!] }, accessToken: secrets.accessToken, ...(dpop ? { dpop } : {}) }),
+              client.retrieveCredentials({
+                issuerMetadata: state.metadata,
+                credentialConfigurationId: state.configurationId,
+                proofs: { jwt: [input.proof_jwt!] },
+                accessToken: secrets.accessToken,
+                ...(dpop ? { dpop } : {}),
+              }),
             )
           ).credentialResponse
-        : (await protocolStep('requesting the deferred credential', 'offer_uri', () => client.retrieveDeferredCredentials({ issuerMetadata: state.metadata, transactionId: state.transactionId!, accessToken: secrets.accessToken, ...(dpop ? { dpop } : {}) }))).deferredCredentialResponse
+        : (
+            await protocolStep('requesting the deferred credential', 'offer_uri', () =>
+              client.retrieveDeferredCredentials({
+                issuerMetadata: state.metadata,
+                transactionId: state.transactionId!,
+                accessToken: secrets.accessToken,
+                ...(dpop ? { dpop } : {}),
+              }),
+            )
+          ).deferredCredentialResponse
 
     const issued = response.credentials ?? []
     if (issued.length === 0) {
@@ -198,7 +264,11 @@ export class OfferAcceptanceService {
       const interval = (response as { interval?: number }).interval
       const record: CompletionRecord = { pending: taken.id, interval: interval ?? null }
       await withClaim(this.deps.db, claim, JSON.stringify(record), (executor) =>
-        sessions.updateSessionState(executor, taken.id, { status: 'pending', state: JSON.stringify({ ...state, transactionId }), expires_at: new Date(now.getTime() + 24 * 3600_000) }),
+        sessions.updateSessionState(executor, taken.id, {
+          status: 'pending',
+          state: JSON.stringify({ ...state, transactionId }),
+          expires_at: new Date(now.getTime() + 24 * 3600_000),
+        }),
       )
       return { status: 'pending', interval }
     }
@@ -210,10 +280,20 @@ export class OfferAcceptanceService {
       // The key is claimed with the last import, naming every credential stored: one credential
       // (the usual answer to one proof) and its key commit together; a failed import claims nothing.
       const last = index === issued.length - 1
-      const claimWith: ClaimKey | undefined = claim && last && failure === undefined ? (trx, id) => claim(trx, JSON.stringify({ credentials: [...stored.map((c) => c.id), id] } satisfies CompletionRecord)) : undefined
+      const claimWith: ClaimKey | undefined =
+        claim && last && failure === undefined
+          ? (trx, id) =>
+              claim(trx, JSON.stringify({ credentials: [...stored.map((c) => c.id), id] } satisfies CompletionRecord))
+          : undefined
       // The holder's consent to the offer (docs/wallet.md "Consent records"), in the import's own transaction.
       const consented: ClaimKey = async (trx, id, secret) => {
-        await recordActivity(trx, { holder_did: holderDid, type: 'credential_offer_accepted', credential_id: id, details: acceptedDetails(state), at: this.deps.clock.now() })
+        await recordActivity(trx, {
+          holder_did: holderDid,
+          type: 'credential_offer_accepted',
+          credential_id: id,
+          details: acceptedDetails(state),
+          at: this.deps.clock.now(),
+        })
         return claimWith?.(trx, id, secret)
       }
       try {
@@ -227,7 +307,14 @@ export class OfferAcceptanceService {
     if (notificationId) {
       // OID4VCI §11: the issuer learns whether the wallet kept what it sent (best effort).
       const event = failure ? 'credential_failure' : 'credential_accepted'
-      await client.sendNotification({ issuerMetadata: state.metadata, notification: { notificationId, event }, accessToken: secrets.accessToken, ...(dpop ? { dpop } : {}) }).catch(() => undefined)
+      await client
+        .sendNotification({
+          issuerMetadata: state.metadata,
+          notification: { notificationId, event },
+          accessToken: secrets.accessToken,
+          ...(dpop ? { dpop } : {}),
+        })
+        .catch(() => undefined)
     }
     if (failure) throw failure
     return { status: 'issued', credentials: stored }
@@ -247,7 +334,12 @@ export class OfferAcceptanceService {
       ...callbacks,
       // The library dates DPoP proofs (RFC 9449 §4.2 `iat`) by the machine's time; the service's clock is the one its checks use.
       signJwt: (signer: Parameters<typeof callbacks.signJwt>[0], jwt: Parameters<typeof callbacks.signJwt>[1]) =>
-        callbacks.signJwt(signer, jwt.header.typ === 'dpop+jwt' ? { ...jwt, payload: { ...jwt.payload, iat: Math.floor(this.deps.clock.now().getTime() / 1000) } } : jwt),
+        callbacks.signJwt(
+          signer,
+          jwt.header.typ === 'dpop+jwt'
+            ? { ...jwt, payload: { ...jwt.payload, iat: Math.floor(this.deps.clock.now().getTime() / 1000) } }
+            : jwt,
+        ),
       fetch: this.deps.fetch,
     }
   }
@@ -259,7 +351,10 @@ export class OfferAcceptanceService {
 
 /** What the holder agreed to take: issuer, configuration and the claims its metadata describes (no values). */
 function acceptedDetails(state: SessionState): Record<string, unknown> {
-  const preview = describeOffer({ ...state.offer, credential_configuration_ids: [state.configurationId] }, state.metadata)
+  const preview = describeOffer(
+    { ...state.offer, credential_configuration_ids: [state.configurationId] },
+    state.metadata,
+  )
   const configuration = preview.credential_configurations[0]
   return {
     protocol: 'openid4vci',
@@ -272,10 +367,19 @@ function acceptedDetails(state: SessionState): Record<string, unknown> {
 }
 
 function prepared(id: string, state: SessionState, expiresAt: Date): PreparedAcceptance {
-  return { session_id: id, credential_issuer: state.offer.credential_issuer, credential_configuration_id: state.configurationId, format: state.format, proof: state.proof, expires_at: expiresAt }
+  return {
+    session_id: id,
+    credential_issuer: state.offer.credential_issuer,
+    credential_configuration_id: state.configurationId,
+    format: state.format,
+    proof: state.proof,
+    expires_at: expiresAt,
+  }
 }
 
-function proofAlgs(configuration: { proof_types_supported?: Record<string, { proof_signing_alg_values_supported?: unknown }> }): string[] {
+function proofAlgs(configuration: {
+  proof_types_supported?: Record<string, { proof_signing_alg_values_supported?: unknown }>
+}): string[] {
   const listed = configuration.proof_types_supported?.jwt?.proof_signing_alg_values_supported
   if (!Array.isArray(listed)) return [...JWS_ALGORITHMS]
   return JWS_ALGORITHMS.filter((alg) => listed.includes(alg))

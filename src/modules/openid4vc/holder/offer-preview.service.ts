@@ -56,7 +56,10 @@ export class OfferPreviewService {
    * Records the holder's refusal. The offer is read to name the issuer and what it offered; an offer
    * that cannot be read any more (expired, the issuer down) is declined all the same, named by its URI's host.
    */
-  async decline(holderDid: string, input: { offer_uri: string; reason?: string }): Promise<{ credential_issuer: string | null }> {
+  async decline(
+    holderDid: string,
+    input: { offer_uri: string; reason?: string },
+  ): Promise<{ credential_issuer: string | null }> {
     const text = offerText(input.offer_uri)
     let details: Record<string, unknown>
     try {
@@ -73,7 +76,12 @@ export class OfferPreviewService {
       details = { credential_issuer: null, offer_host: offerHost(text), unread: error.message }
     }
     const reason = input.reason === undefined ? {} : { reason: input.reason.slice(0, MAX_REASON) }
-    await recordActivity(this.deps.db, { holder_did: holderDid, type: 'credential_offer_declined', details: { protocol: 'openid4vci', ...details, ...reason }, at: this.deps.clock.now() })
+    await recordActivity(this.deps.db, {
+      holder_did: holderDid,
+      type: 'credential_offer_declined',
+      details: { protocol: 'openid4vci', ...details, ...reason },
+      at: this.deps.clock.now(),
+    })
     return { credential_issuer: (details.credential_issuer as string | null) ?? null }
   }
 
@@ -81,12 +89,19 @@ export class OfferPreviewService {
     const uri = offerText(offerUri)
     const client = new Openid4vciClient({
       callbacks: {
-        ...serviceCallbacks({ resolver: this.deps.resolver, keys: { signingKey: () => Promise.reject(new Error('a preview signs nothing')) } }),
+        ...serviceCallbacks({
+          resolver: this.deps.resolver,
+          keys: { signingKey: () => Promise.reject(new Error('a preview signs nothing')) },
+        }),
         fetch: this.deps.fetch,
       },
     })
-    const offer = await protocolStep('reading the credential offer', 'offer_uri', () => client.resolveCredentialOffer(uri))
-    const metadata = await protocolStep('reading the issuer metadata', 'offer_uri', () => client.resolveIssuerMetadata(offer.credential_issuer))
+    const offer = await protocolStep('reading the credential offer', 'offer_uri', () =>
+      client.resolveCredentialOffer(uri),
+    )
+    const metadata = await protocolStep('reading the issuer metadata', 'offer_uri', () =>
+      client.resolveIssuerMetadata(offer.credential_issuer),
+    )
     return { offer, metadata }
   }
 }
@@ -99,7 +114,10 @@ export function describeOffer(offer: CredentialOfferObject, metadata: IssuerMeta
   const issuerMetadata = metadata.credentialIssuer as typeof metadata.credentialIssuer & { display?: Display[] }
   const issuerDisplay = preferred(issuerMetadata.display)
   const configurations = offer.credential_configuration_ids.map((id) => {
-    const configuration = (metadata.credentialIssuer.credential_configurations_supported[id] ?? {}) as Record<string, unknown> & {
+    const configuration = (metadata.credentialIssuer.credential_configurations_supported[id] ?? {}) as Record<
+      string,
+      unknown
+    > & {
       format?: string
       vct?: string
       doctype?: string
@@ -112,7 +130,9 @@ export function describeOffer(offer: CredentialOfferObject, metadata: IssuerMeta
     const display = preferred(configuration.credential_metadata?.display ?? configuration.display)
     const listed = configuration.credential_metadata?.claims ?? configuration.claims
     // Metadata of formats the library does not know is validated loosely: entries may be anything.
-    const claims = (Array.isArray(listed) ? listed : []).filter((c): c is ClaimDescription => typeof c === 'object' && c !== null)
+    const claims = (Array.isArray(listed) ? listed : []).filter(
+      (c): c is ClaimDescription => typeof c === 'object' && c !== null,
+    )
     return {
       id,
       format: configuration.format ?? 'unknown',
@@ -120,7 +140,11 @@ export function describeOffer(offer: CredentialOfferObject, metadata: IssuerMeta
       display_name: text(display?.name),
       claims: claims
         .filter((c) => Array.isArray(c.path))
-        .map((c) => ({ path: (c.path as unknown[]).map((p) => (typeof p === 'string' || typeof p === 'number' ? p : null)), display_name: text(preferred(c.display)?.name), mandatory: c.mandatory === true })),
+        .map((c) => ({
+          path: (c.path as unknown[]).map((p) => (typeof p === 'string' || typeof p === 'number' ? p : null)),
+          display_name: text(preferred(c.display)?.name),
+          mandatory: c.mandatory === true,
+        })),
     }
   })
   const preAuthorized = offer.grants?.[PRE_AUTHORIZED]
@@ -134,7 +158,13 @@ export function describeOffer(offer: CredentialOfferObject, metadata: IssuerMeta
       did: null,
     },
     credential_configurations: configurations,
-    tx_code: txCode ? { input_mode: txCode.input_mode ?? null, length: txCode.length ?? null, description: txCode.description ?? null } : null,
+    tx_code: txCode
+      ? {
+          input_mode: txCode.input_mode ?? null,
+          length: txCode.length ?? null,
+          description: txCode.description ?? null,
+        }
+      : null,
     grant: preAuthorized ? 'pre-authorized_code' : 'authorization_code',
   }
 }
@@ -147,10 +177,15 @@ function preferred(displays: Display[] | undefined): Display | undefined {
 }
 
 /** What kind of credential a configuration is: its vct (SD-JWT VC), doctype (mdoc) or most specific W3C type. */
-function credentialType(id: string, c: { vct?: string; doctype?: string; credential_definition?: { type?: string[] } }): string {
+function credentialType(
+  id: string,
+  c: { vct?: string; doctype?: string; credential_definition?: { type?: string[] } },
+): string {
   if (typeof c.vct === 'string') return c.vct
   if (typeof c.doctype === 'string') return c.doctype
-  const types = (c.credential_definition?.type ?? []).filter((t) => typeof t === 'string' && t !== 'VerifiableCredential')
+  const types = (c.credential_definition?.type ?? []).filter(
+    (t) => typeof t === 'string' && t !== 'VerifiableCredential',
+  )
   return types.at(-1) ?? id
 }
 
@@ -168,7 +203,8 @@ function offerHost(uri: string): string | null {
   const byReference = params.get('credential_offer_uri')
   if (byReference && URL.canParse(byReference)) return new URL(byReference).host
   try {
-    const issuer = (JSON.parse(params.get('credential_offer') ?? '{}') as { credential_issuer?: unknown }).credential_issuer
+    const issuer = (JSON.parse(params.get('credential_offer') ?? '{}') as { credential_issuer?: unknown })
+      .credential_issuer
     return typeof issuer === 'string' && URL.canParse(issuer) ? new URL(issuer).host : null
   } catch {
     return null

@@ -33,11 +33,16 @@ export function capturingSigner(): { signJwt: SignJwtCallback; prepared(): Prepa
 }
 
 /** The holder's authentication key for one of `algs` (JWS alg names), as a DID URL and a public JWK. */
-export async function holderSigningKey(resolver: DidResolver, holderDid: string, algs: readonly string[]): Promise<{ kid: string; alg: string; jwk: Jwk } | undefined> {
+export async function holderSigningKey(
+  resolver: DidResolver,
+  holderDid: string,
+  algs: readonly string[],
+): Promise<{ kid: string; alg: string; jwk: Jwk } | undefined> {
   const doc = (await resolver.resolve(holderDid)).didDocument
   for (const method of methodsFor(doc, 'authentication')) {
     const key = jwsKeyOfMethod(method)
-    if (key && algs.includes(key.alg)) return { kid: method.id as string, alg: key.alg, jwk: key.key.export({ format: 'jwk' }) as Jwk }
+    if (key && algs.includes(key.alg))
+      return { kid: method.id as string, alg: key.alg, jwk: key.key.export({ format: 'jwk' }) as Jwk }
   }
   return undefined
 }
@@ -48,9 +53,17 @@ export async function holderSigningKey(resolver: DidResolver, holderDid: string,
  * authentication key of the holder's own DID), else by the `jwk` the prepared header carries
  * (taken from the holder's DID document when it was prepared).
  */
-export async function checkHolderJws(resolver: DidResolver, holderDid: string, prepared: PreparedJws, jws: string, field: string, key?: Jwk): Promise<void> {
+export async function checkHolderJws(
+  resolver: DidResolver,
+  holderDid: string,
+  prepared: PreparedJws,
+  jws: string,
+  field: string,
+  key?: Jwk,
+): Promise<void> {
   const refused = (why: string) => new ValidationError(`${field} is refused: ${why}`, { details: { field } })
-  if (!jws.startsWith(`${prepared.signing_input}.`) || jws.split('.').length !== 3) throw refused('it must be a compact JWS over exactly the prepared signing_input')
+  if (!jws.startsWith(`${prepared.signing_input}.`) || jws.split('.').length !== 3)
+    throw refused('it must be a compact JWS over exactly the prepared signing_input')
   if (key === undefined && typeof prepared.header.kid === 'string') {
     try {
       const verified = await verifyDidJws(resolver, jws, 'authentication')

@@ -98,7 +98,12 @@ interface SessionState {
   sets?: CredentialSetAnswer[]
 }
 
-type Candidate = { row: Awaited<ReturnType<WalletCredentialService['list']>>[number]; format: string; holder: HolderFace; dcql: DcqlCredential }
+type Candidate = {
+  row: Awaited<ReturnType<WalletCredentialService['list']>>[number]
+  format: string
+  holder: HolderFace
+  dcql: DcqlCredential
+}
 /** A query's chosen credential, the claim paths asked of it and what its presentation discloses. */
 type Match = { candidate: Candidate; asked: ClaimPath[]; disclosure: Disclosure }
 
@@ -137,28 +142,48 @@ export class PresentationAnswerService {
     const client = this.client(guarded.fetch)
     let parsed: ReturnType<Openid4vpClient['parseOpenid4vpAuthorizationRequest']>
     try {
-      parsed = client.parseOpenid4vpAuthorizationRequest({ authorizationRequest: input.authorization_request_uri.trim() })
+      parsed = client.parseOpenid4vpAuthorizationRequest({
+        authorizationRequest: input.authorization_request_uri.trim(),
+      })
     } catch (error) {
       // The URI itself is what does not parse: the caller's mistake.
-      throw new ValidationError(`authorization_request_uri is not an OpenID4VP authorization request: ${firstLine(error)}`, { details: { field: 'authorization_request_uri' } })
+      throw new ValidationError(
+        `authorization_request_uri is not an OpenID4VP authorization request: ${firstLine(error)}`,
+        { details: { field: 'authorization_request_uri' } },
+      )
     }
-    if (parsed.type === 'openid4vp_dc_api') throw new ValidationError('A Digital Credentials API request is answered by the browser, not by a URI', { details: { field: 'authorization_request_uri' } })
+    if (parsed.type === 'openid4vp_dc_api')
+      throw new ValidationError('A Digital Credentials API request is answered by the browser, not by a URI', {
+        details: { field: 'authorization_request_uri' },
+      })
     guards.refuseUnguardedFetches(parsed.params)
     const resolve = () => client.resolveOpenId4vpAuthorizationRequest({ authorizationRequestPayload: parsed.params })
     // The library reports a refused fetch of the request_uri as its own generic error.
     const refused = (error: unknown) => Promise.reject(guarded.refusal() ?? error)
-    const resolved = await protocolStep('resolving the authorization request', 'authorization_request_uri', resolve).catch(refused)
+    const resolved = await protocolStep(
+      'resolving the authorization request',
+      'authorization_request_uri',
+      resolve,
+    ).catch(refused)
     guards.authenticatedClient(resolved.client.prefix, resolved.client.effective)
     const request = resolved.authorizationRequestPayload as Openid4vpAuthorizationRequest
-    if (!resolved.dcql) throw new UnprocessableError('The request has no DCQL query: Presentation Exchange requests are not answered (OpenID4VP 1.0 uses DCQL)')
-    if (!request.response_uri) throw new UnprocessableError('The request has no response_uri: only direct_post and direct_post.jwt are answered')
+    if (!resolved.dcql)
+      throw new UnprocessableError(
+        'The request has no DCQL query: Presentation Exchange requests are not answered (OpenID4VP 1.0 uses DCQL)',
+      )
+    if (!request.response_uri)
+      throw new UnprocessableError('The request has no response_uri: only direct_post and direct_post.jwt are answered')
     const query = parseQuery(resolved.dcql.query)
 
     // Each query's least-disclosing credential, then one option per credential set (credential-set-choice.ts).
     const best = await this.leastDisclosing(query, await this.candidates(holderDid))
     const cost = (id: string) => best.get(id)?.disclosure.subject_claims ?? Infinity
     const { queries, sets } = chooseQueries(query, new Set(best.keys()), cost, input.choices)
-    const kb = { aud: resolved.client.effective, nonce: request.nonce, iat: Math.floor(this.deps.clock.now().getTime() / 1000) }
+    const kb = {
+      aud: resolved.client.effective,
+      nonce: request.nonce,
+      iat: Math.floor(this.deps.clock.now().getTime() / 1000),
+    }
     const drafts: SessionState['drafts'] = []
     const shown: SessionState['shown'] = []
     for (const queryId of queries) {
@@ -179,9 +204,25 @@ export class PresentationAnswerService {
     const id = `wps-${randomUUID()}`
     const expiresAt = new Date(this.deps.clock.now().getTime() + SESSION_TTL_MS)
     const identity = verifierIdentity(resolved.client, request)
-    const state: SessionState = { request, verifier: resolved.client.effective, identity, purpose: purposeOf(request, query), drafts, shown, ...(query.credential_sets ? { sets } : {}) }
+    const state: SessionState = {
+      request,
+      verifier: resolved.client.effective,
+      identity,
+      purpose: purposeOf(request, query),
+      drafts,
+      shown,
+      ...(query.credential_sets ? { sets } : {}),
+    }
     await withClaim(this.deps.db, claim, id, (executor) =>
-      sessions.insertSession(executor, { id, holder_did: holderDid, kind: 'oid4vp', status: 'prepared', state: JSON.stringify(state), sealed: null, expires_at: expiresAt }),
+      sessions.insertSession(executor, {
+        id,
+        holder_did: holderDid,
+        kind: 'oid4vp',
+        status: 'prepared',
+        state: JSON.stringify(state),
+        sealed: null,
+        expires_at: expiresAt,
+      }),
     )
     return preparedAnswer(id, state, expiresAt)
   }
@@ -189,7 +230,8 @@ export class PresentationAnswerService {
   /** The answer of `prepare`, rebuilt from its session (an Idempotency-Key replay). */
   async replayPrepare(holderDid: string, sessionId: string): Promise<PreparedAnswer> {
     const row = await sessions.findSession(this.deps.db, holderDid, sessionId)
-    if (!row || row.kind !== 'oid4vp') throw new NotFoundError('The presentation answer this Idempotency-Key prepared has expired')
+    if (!row || row.kind !== 'oid4vp')
+      throw new NotFoundError('The presentation answer this Idempotency-Key prepared has expired')
     return preparedAnswer(row.id, JSON.parse(row.state) as SessionState, new Date(row.expires_at))
   }
 
@@ -198,22 +240,47 @@ export class PresentationAnswerService {
    * Idempotency-Key) commits with the activity records of the verifier's verdict; it seals the
    * outcome, which is stored nowhere else (a redirect_uri may carry a response_code, OpenID4VP §8.2).
    */
-  async complete(holderDid: string, sessionId: string, input: { signatures: Record<string, string> }, claim?: ClaimKey): Promise<AnswerOutcome> {
+  async complete(
+    holderDid: string,
+    sessionId: string,
+    input: { signatures: Record<string, string> },
+    claim?: ClaimKey,
+  ): Promise<AnswerOutcome> {
     const existing = await sessions.findSession(this.deps.db, holderDid, sessionId)
     if (!existing || existing.kind !== 'oid4vp') throw new NotFoundError('Presentation answer not found')
-    if (existing.status === 'declined') throw new ConflictError('The holder declined this request: nothing more is sent')
+    if (existing.status === 'declined')
+      throw new ConflictError('The holder declined this request: nothing more is sent')
     const state = JSON.parse(existing.state) as SessionState
     const vpToken: Record<string, string[]> = {}
     for (const { queryId, draft } of state.drafts) {
       const signed = input.signatures[queryId]
       const field = `signatures.${queryId}`
-      if (signed === undefined) throw new ValidationError(`${field} is required: each prepared presentation is signed`, { details: { field } })
-      await checkHolderJws(this.deps.resolver, holderDid, draft.jws, signed, field, draft.assembly.kind === 'sd-jwt' ? draft.assembly.key : undefined)
+      if (signed === undefined)
+        throw new ValidationError(`${field} is required: each prepared presentation is signed`, { details: { field } })
+      await checkHolderJws(
+        this.deps.resolver,
+        holderDid,
+        draft.jws,
+        signed,
+        field,
+        draft.assembly.kind === 'sd-jwt' ? draft.assembly.key : undefined,
+      )
       vpToken[queryId] = [assemble(draft, signed)]
     }
     const extra = Object.keys(input.signatures).filter((id) => !state.drafts.some((d) => d.queryId === id))
-    if (extra.length) throw new ValidationError(`signatures names queries that were not prepared: ${extra.join(', ')}`, { details: { field: 'signatures' } })
-    const taken = await sessions.takeSession(this.deps.db, holderDid, sessionId, 'oid4vp', 'prepared', 'sent', this.deps.clock.now())
+    if (extra.length)
+      throw new ValidationError(`signatures names queries that were not prepared: ${extra.join(', ')}`, {
+        details: { field: 'signatures' },
+      })
+    const taken = await sessions.takeSession(
+      this.deps.db,
+      holderDid,
+      sessionId,
+      'oid4vp',
+      'prepared',
+      'sent',
+      this.deps.clock.now(),
+    )
     if (!taken) throw new NotFoundError('Presentation answer not found, expired or already sent')
 
     const client = this.client()
@@ -221,7 +288,14 @@ export class PresentationAnswerService {
       client.createOpenid4vpAuthorizationResponse({
         authorizationRequestPayload: state.request,
         authorizationResponsePayload: { vp_token: vpToken },
-        ...(state.request.response_mode === 'direct_post.jwt' ? { jarm: { encryption: { nonce: randomBytes(16).toString('base64url') }, serverMetadata: JARM_SERVER_METADATA } } : {}),
+        ...(state.request.response_mode === 'direct_post.jwt'
+          ? {
+              jarm: {
+                encryption: { nonce: randomBytes(16).toString('base64url') },
+                serverMetadata: JARM_SERVER_METADATA,
+              },
+            }
+          : {}),
       }),
     )
     const submitted = await protocolStep('sending the authorization response', 'authorization_request_uri', () =>
@@ -231,13 +305,19 @@ export class PresentationAnswerService {
         ...(response.jarm ? { jarm: { responseJwt: response.jarm.responseJwt } } : {}),
       }),
     )
-    const answer = (await submitted.response.json().catch(() => ({}))) as { redirect_uri?: unknown; error?: unknown; error_description?: unknown }
+    const answer = (await submitted.response.json().catch(() => ({}))) as {
+      redirect_uri?: unknown
+      error?: unknown
+      error_description?: unknown
+    }
     const accepted = submitted.response.ok
     const outcome: AnswerOutcome = {
       accepted,
       verifier_status: submitted.response.status,
       redirect_uri: guards.safeRedirect(answer.redirect_uri),
-      verifier_error: accepted ? null : [answer.error, answer.error_description].filter((p) => typeof p === 'string').join(': ') || null,
+      verifier_error: accepted
+        ? null
+        : [answer.error, answer.error_description].filter((p) => typeof p === 'string').join(': ') || null,
     }
     await this.deps.db.transaction().execute(async (trx) => {
       await claimIn(trx, claim, taken.id, outcome)
@@ -247,7 +327,13 @@ export class PresentationAnswerService {
           holder_did: holderDid,
           type: 'presentation_shared',
           credential_id: credentialId,
-          details: { verifier: state.verifier, verifier_name: state.identity?.name ?? null, protocol: 'openid4vp', query_id: state.shown[i]?.query_id ?? null, claims: state.shown[i]?.claims ?? [] },
+          details: {
+            verifier: state.verifier,
+            verifier_name: state.identity?.name ?? null,
+            protocol: 'openid4vp',
+            query_id: state.shown[i]?.query_id ?? null,
+            claims: state.shown[i]?.claims ?? [],
+          },
           at: this.deps.clock.now(),
         })
       }
@@ -274,7 +360,12 @@ export class PresentationAnswerService {
   async decline(holderDid: string, sessionId: string, input: { reason?: string }): Promise<DeclineOutcome> {
     const existing = await sessions.findSession(this.deps.db, holderDid, sessionId)
     if (!existing || existing.kind !== 'oid4vp') throw new NotFoundError('Presentation answer not found')
-    if (existing.status !== 'prepared') throw new ConflictError(existing.status === 'declined' ? 'This request was declined already' : 'The answer was sent already: it cannot be declined')
+    if (existing.status !== 'prepared')
+      throw new ConflictError(
+        existing.status === 'declined'
+          ? 'This request was declined already'
+          : 'The answer was sent already: it cannot be declined',
+      )
     const state = JSON.parse(existing.state) as SessionState
     const now = this.deps.clock.now()
     const taken = await this.deps.db.transaction().execute(async (trx) => {
@@ -283,7 +374,12 @@ export class PresentationAnswerService {
       await recordActivity(trx, {
         holder_did: holderDid,
         type: 'presentation_declined',
-        details: { verifier: state.verifier, verifier_name: state.identity?.name ?? null, protocol: 'openid4vp', ...(input.reason ? { reason: input.reason } : {}) },
+        details: {
+          verifier: state.verifier,
+          verifier_name: state.identity?.name ?? null,
+          protocol: 'openid4vp',
+          ...(input.reason ? { reason: input.reason } : {}),
+        },
         at: now,
       })
       return row
@@ -295,13 +391,19 @@ export class PresentationAnswerService {
     }
     const error = {
       error: 'access_denied',
-      error_description: input.reason && printable(input.reason) ? `The holder declined: ${printable(input.reason)}` : 'The holder declined the request',
+      error_description:
+        input.reason && printable(input.reason)
+          ? `The holder declined: ${printable(input.reason)}`
+          : 'The holder declined the request',
       ...(state.request.state ? { state: state.request.state } : {}),
     }
     try {
       const submitted = await protocolStep('sending the error response', 'authorization_request_uri', () =>
         // OID4VP 1.0 §8.5: an error response carries no vp_token; the library posts it form-encoded to response_uri.
-        this.client().submitOpenid4vpAuthorizationResponse({ authorizationRequestPayload: state.request, authorizationResponsePayload: error as never }),
+        this.client().submitOpenid4vpAuthorizationResponse({
+          authorizationRequestPayload: state.request,
+          authorizationResponsePayload: error as never,
+        }),
       )
       const answer = (await submitted.response.json().catch(() => ({}))) as { redirect_uri?: unknown }
       return { verifier_status: submitted.response.status, redirect_uri: guards.safeRedirect(answer.redirect_uri) }
@@ -314,7 +416,10 @@ export class PresentationAnswerService {
 
   /** Per query the wallet can answer, of its first MAX_COMPARED matches the one whose presentation discloses the fewest attributes. */
   private async leastDisclosing(query: DcqlQuery, candidates: Candidate[]): Promise<Map<string, Match>> {
-    const result = DcqlQuery.query(query, candidates.map((c) => c.dcql))
+    const result = DcqlQuery.query(
+      query,
+      candidates.map((c) => c.dcql),
+    )
     const best = new Map<string, Match>()
     for (const [queryId, match] of Object.entries(result.credential_matches)) {
       if (!match.success) continue
@@ -324,7 +429,8 @@ export class PresentationAnswerService {
         const asked = askedPaths(credentialQuery, valid.claims.valid_claim_sets)
         const disclosure = await candidate.holder.disclosure(candidate.row.jwt, asked)
         const held = best.get(queryId)
-        if (!held || disclosure.subject_claims < held.disclosure.subject_claims) best.set(queryId, { candidate, asked, disclosure })
+        if (!held || disclosure.subject_claims < held.disclosure.subject_claims)
+          best.set(queryId, { candidate, asked, disclosure })
       }
     }
     return best
@@ -335,7 +441,11 @@ export class PresentationAnswerService {
     const out: Candidate[] = []
     let after: string | undefined
     for (let seen = 0; seen < MAX_CANDIDATES; ) {
-      const page = await this.deps.wallet.list(holderDid, { status: 'active' }, { limit: 200, ...(after ? { after } : {}) })
+      const page = await this.deps.wallet.list(
+        holderDid,
+        { status: 'active' },
+        { limit: 200, ...(after ? { after } : {}) },
+      )
       for (const row of page) {
         if (row.withdrawn_at) continue
         // Formats OpenID4VP does not name (vc+jwt, Dock BBS) have no holder face: no query can ask for them.
@@ -351,19 +461,30 @@ export class PresentationAnswerService {
     return out
   }
 
-  private draft(holderDid: string, chosen: Candidate, claims: ClaimPath[], proof: HolderProofClaims): Promise<PresentationDraft> {
+  private draft(
+    holderDid: string,
+    chosen: Candidate,
+    claims: ClaimPath[],
+    proof: HolderProofClaims,
+  ): Promise<PresentationDraft> {
     return chosen.holder.draft(chosen.row.jwt, claims, {
       proof,
       holderKey: async () => {
         const key = await holderSigningKey(this.deps.resolver, holderDid, JWS_ALGORITHMS)
-        if (!key) throw new UnprocessableError("The holder's DID has no Ed25519 or P-256 authentication key to sign a presentation with")
+        if (!key)
+          throw new UnprocessableError(
+            "The holder's DID has no Ed25519 or P-256 authentication key to sign a presentation with",
+          )
         return { did: holderDid, kid: key.kid, alg: key.alg }
       },
     })
   }
 
   private client(fetch: typeof globalThis.fetch = this.deps.fetch): Openid4vpClient {
-    const callbacks = serviceCallbacks({ resolver: this.deps.resolver, keys: { signingKey: () => Promise.reject(new Error('the hosted wallet signs nothing itself')) } })
+    const callbacks = serviceCallbacks({
+      resolver: this.deps.resolver,
+      keys: { signingKey: () => Promise.reject(new Error('the hosted wallet signs nothing itself')) },
+    })
     const skew = { clock: this.deps.clock, skewSeconds: this.deps.skewSeconds, what: "The verifier's request object" }
     const verifyJwt = withClockSkew(guards.refusingUnguardedFetches(callbacks.verifyJwt), skew)
     return new Openid4vpClient({ callbacks: { ...callbacks, verifyJwt, fetch } })
@@ -388,31 +509,54 @@ function preparedAnswer(id: string, state: SessionState, expiresAt: Date): Prepa
  * The claim paths a credential is presented with: the query's claims, or with `claim_sets` those
  * of the first set the credential meets, in the verifier's order of preference (OpenID4VP 1.0 §6.4.1).
  */
-function askedPaths(credentialQuery: DcqlQuery['credentials'][number], validSets: ReadonlyArray<{ claim_set_index?: number }>): ClaimPath[] {
+function askedPaths(
+  credentialQuery: DcqlQuery['credentials'][number],
+  validSets: ReadonlyArray<{ claim_set_index?: number }>,
+): ClaimPath[] {
   const claims = credentialQuery.claims ?? []
-  const setIndex = validSets.map((s) => s.claim_set_index).filter((i): i is number => i !== undefined).sort((a, b) => a - b)[0]
+  const setIndex = validSets
+    .map((s) => s.claim_set_index)
+    .filter((i): i is number => i !== undefined)
+    .sort((a, b) => a - b)[0]
   const ids = setIndex === undefined ? undefined : new Set(credentialQuery.claim_sets?.[setIndex] ?? [])
   const inSet = (c: { id?: string }) => !ids || (c.id !== undefined && ids.has(c.id))
   return claims.flatMap((c) => ('path' in c && inSet(c) ? [[...c.path] as ClaimPath] : []))
 }
 
 /** A holder's free text as an error_description may carry it: no control characters (RFC 6749 §4.1.2.1), which verifiers refuse. */
-// eslint-disable-next-line no-control-regex -- the point is to remove them
-const printable = (text: string) => text.replace(/[\u0000-\u001F\u007F-\u009F]+/g, ' ').replace(/ {2,}/g, ' ').trim()
+const printable = (text: string) =>
+  text
+    // eslint-disable-next-line no-control-regex -- the point is to remove them
+    .replace(/[\u0000-\u001F\u007F-\u009F]+/g, ' ')
+    .replace(/ {2,}/g, ' ')
+    .trim()
 
 /** How the request identified its verifier (OpenID4VP 1.0 §5.9.3), and what it says of itself in client_metadata. */
-export function verifierIdentity(client: { prefix: string; effective: string; identifier: string; clientMetadata?: { client_name?: string; logo_uri?: string } }, request: Openid4vpAuthorizationRequest): VerifierIdentity {
-  const metadata = client.clientMetadata ?? (request.client_metadata as { client_name?: unknown; logo_uri?: unknown } | undefined)
+export function verifierIdentity(
+  client: {
+    prefix: string
+    effective: string
+    identifier: string
+    clientMetadata?: { client_name?: string; logo_uri?: string }
+  },
+  request: Openid4vpAuthorizationRequest,
+): VerifierIdentity {
+  const metadata =
+    client.clientMetadata ?? (request.client_metadata as { client_name?: unknown; logo_uri?: unknown } | undefined)
   const text = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v : null)
   const did = client.prefix === 'decentralized_identifier'
   return {
     client_id: client.effective,
     prefix: client.prefix,
     verified: did,
-    verified_by: did ? `signed request object, key of ${client.identifier} resolved from the DID` : 'none (unsigned redirect_uri request)',
+    verified_by: did
+      ? `signed request object, key of ${client.identifier} resolved from the DID`
+      : 'none (unsigned redirect_uri request)',
     name: text(metadata?.client_name),
     // Only an https URL reaches the holder's screen (not javascript:, data: or plain http).
-    logo_uri: ((uri) => (uri !== null && URL.canParse(uri) && new URL(uri).protocol === 'https:' ? uri : null))(text(metadata?.logo_uri)),
+    logo_uri: ((uri) => (uri !== null && URL.canParse(uri) && new URL(uri).protocol === 'https:' ? uri : null))(
+      text(metadata?.logo_uri),
+    ),
     domain: request.response_uri && URL.canParse(request.response_uri) ? new URL(request.response_uri).host : null,
   }
 }
@@ -421,7 +565,9 @@ export function verifierIdentity(client: { prefix: string; effective: string; id
 function purposeOf(request: Openid4vpAuthorizationRequest, query: DcqlQuery): string | null {
   const stated = (request as { purpose?: unknown }).purpose
   if (typeof stated === 'string' && stated.length > 0) return stated
-  const ofSets = (query.credential_sets ?? []).map((set) => (set as { purpose?: unknown }).purpose).filter((p): p is string => typeof p === 'string' && p.length > 0)
+  const ofSets = (query.credential_sets ?? [])
+    .map((set) => (set as { purpose?: unknown }).purpose)
+    .filter((p): p is string => typeof p === 'string' && p.length > 0)
   return ofSets.length > 0 ? [...new Set(ofSets)].join('; ') : null
 }
 

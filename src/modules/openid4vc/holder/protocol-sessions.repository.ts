@@ -32,7 +32,15 @@ export async function insertSession(db: Executor, row: Omit<ProtocolSessionRow, 
  * Takes the session for one completion: only the holder's own, unexpired, in `from` state; the
  * update makes a second completion of the same prepared exchange find nothing (single use).
  */
-export function takeSession(db: Executor, holderDid: string, id: string, kind: ProtocolSessionRow['kind'], from: ProtocolSessionRow['status'], to: ProtocolSessionRow['status'], now: Date): Promise<ProtocolSessionRow | undefined> {
+export function takeSession(
+  db: Executor,
+  holderDid: string,
+  id: string,
+  kind: ProtocolSessionRow['kind'],
+  from: ProtocolSessionRow['status'],
+  to: ProtocolSessionRow['status'],
+  now: Date,
+): Promise<ProtocolSessionRow | undefined> {
   return db
     .updateTable('wallet_protocol_sessions')
     .set({ status: to })
@@ -46,16 +54,27 @@ export function takeSession(db: Executor, holderDid: string, id: string, kind: P
 }
 
 export function findSession(db: Executor, holderDid: string, id: string): Promise<ProtocolSessionRow | undefined> {
-  return db.selectFrom('wallet_protocol_sessions').selectAll().where('id', '=', id).where('holder_did', '=', holderDid).executeTakeFirst()
+  return db
+    .selectFrom('wallet_protocol_sessions')
+    .selectAll()
+    .where('id', '=', id)
+    .where('holder_did', '=', holderDid)
+    .executeTakeFirst()
 }
 
-export async function updateSessionState(db: Executor, id: string, patch: { state?: string; status?: ProtocolSessionRow['status']; expires_at?: Date }): Promise<void> {
+export async function updateSessionState(
+  db: Executor,
+  id: string,
+  patch: { state?: string; status?: ProtocolSessionRow['status']; expires_at?: Date },
+): Promise<void> {
   await db.updateTable('wallet_protocol_sessions').set(patch).where('id', '=', id).execute()
 }
 
 export async function deleteExpiredSessions(db: Executor, before: Date, limit: number): Promise<void> {
   await db
     .deleteFrom('wallet_protocol_sessions')
-    .where('id', 'in', (q) => q.selectFrom('wallet_protocol_sessions').select('id').where('expires_at', '<', before).limit(limit))
+    .where('id', 'in', (q) =>
+      q.selectFrom('wallet_protocol_sessions').select('id').where('expires_at', '<', before).limit(limit),
+    )
     .execute()
 }

@@ -15,7 +15,9 @@ export function authenticatedClient(prefix: string, effective: string): void {
   if (!AUTHENTICATED_PREFIXES.includes(prefix)) {
     const answered = `it answers ${AUTHENTICATED_PREFIXES.join(' and ')} verifiers, OpenID4VP 1.0 §5.9.3`
     const which = `The verifier ${JSON.stringify(effective)} uses the client identifier prefix "${prefix}"`
-    throw new UnprocessableError(`${which}, which the hosted wallet cannot authenticate (${answered})`, { details: { client_id_prefix: prefix } })
+    throw new UnprocessableError(`${which}, which the hosted wallet cannot authenticate (${answered})`, {
+      details: { client_id_prefix: prefix },
+    })
   }
 }
 
@@ -28,7 +30,9 @@ export function authenticatedClient(prefix: string, effective: string): void {
 export function refuseUnguardedFetches(params: Record<string, unknown>): void {
   if (params.client_metadata_uri !== undefined) {
     const message = 'The request names client_metadata_uri, which OpenID4VP 1.0 does not define: '
-    throw new UnprocessableError(`${message}the verifier must send client_metadata by value`, { details: { parameter: 'client_metadata_uri' } })
+    throw new UnprocessableError(`${message}the verifier must send client_metadata by value`, {
+      details: { parameter: 'client_metadata_uri' },
+    })
   }
 }
 
@@ -44,7 +48,10 @@ export function refusingUnguardedFetches(verify: VerifyJwtCallback): VerifyJwtCa
  * library replaces a failed fetch of the request_uri by its own generic error, and the refusal is
  * what the holder needs to read.
  */
-export function rememberingRefusals(fetch: typeof globalThis.fetch): { fetch: typeof globalThis.fetch; refusal(): AppError | undefined } {
+export function rememberingRefusals(fetch: typeof globalThis.fetch): {
+  fetch: typeof globalThis.fetch
+  refusal(): AppError | undefined
+} {
   let refused: AppError | undefined
   return {
     fetch: (async (input: Parameters<typeof globalThis.fetch>[0], init?: Parameters<typeof globalThis.fetch>[1]) => {
@@ -52,7 +59,8 @@ export function rememberingRefusals(fetch: typeof globalThis.fetch): { fetch: ty
         return await fetch(input, init)
       } catch (error) {
         if (error instanceof AppError) refused ??= error
-        else if ((error as { cause?: unknown }).cause instanceof AppError) refused ??= (error as { cause: AppError }).cause
+        else if ((error as { cause?: unknown }).cause instanceof AppError)
+          refused ??= (error as { cause: AppError }).cause
         throw error
       }
     }) as typeof globalThis.fetch,

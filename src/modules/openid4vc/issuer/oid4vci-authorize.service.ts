@@ -45,29 +45,43 @@ export class Oid4vciAuthorizeService {
     const { offer } = await this.checked(ctx, request)
     if (!request.did) throw oid4vciError('invalid_request', 'did is required: the holder signs in with its DID')
     const { did, challenge, expiresAt } = this.deps.auth.createChallenge(request.did, 'step-up')
-    return { did, challenge, expires_at: expiresAt.toISOString(), credential_issuer: ctx.endpoints.issuer, credential_configuration_id: offer.configuration_id }
+    return {
+      did,
+      challenge,
+      expires_at: expiresAt.toISOString(),
+      credential_issuer: ctx.endpoints.issuer,
+      credential_configuration_id: offer.configuration_id,
+    }
   }
 
   /** Step 2: the signed challenge for a single-use code, and where to send the user agent. */
-  async authorize(webId: string, request: AuthorizationRequest & { did: string; challenge: string; signature: string }) {
+  async authorize(
+    webId: string,
+    request: AuthorizationRequest & { did: string; challenge: string; signature: string },
+  ) {
     const ctx = await issuerContext(this.deps, webId)
     const { offer, open } = await this.checked(ctx, request)
     const did = normalizeDid(request.did)
     await this.deps.auth.proveControl({ did, challenge: request.challenge, signature: request.signature }, did)
-    if (open.subject_did && open.subject_did !== did) throw oid4vciError('invalid_request', 'The offer is addressed to another holder')
+    if (open.subject_did && open.subject_did !== did)
+      throw oid4vciError('invalid_request', 'The offer is addressed to another holder')
     const code = randomBytes(32).toString('base64url')
     const now = this.deps.clock.now()
-    await repo.insertAuthorizationCode(this.deps.db, {
-      code_digest: sha256Hex(code),
-      offer_id: offer.offer_id,
-      issuer_did: ctx.identity.did,
-      holder_did: did,
-      client_id: request.client_id!,
-      redirect_uri: request.redirect_uri!,
-      code_challenge: request.code_challenge!,
-      expires_at: new Date(now.getTime() + CODE_TTL_S * 1000),
-      used_at: null,
-    }, now)
+    await repo.insertAuthorizationCode(
+      this.deps.db,
+      {
+        code_digest: sha256Hex(code),
+        offer_id: offer.offer_id,
+        issuer_did: ctx.identity.did,
+        holder_did: did,
+        client_id: request.client_id!,
+        redirect_uri: request.redirect_uri!,
+        code_challenge: request.code_challenge!,
+        expires_at: new Date(now.getTime() + CODE_TTL_S * 1000),
+        used_at: null,
+      },
+      now,
+    )
     const redirect = new URL(request.redirect_uri!)
     redirect.searchParams.set('code', code)
     if (request.state !== undefined) redirect.searchParams.set('state', request.state)
@@ -79,18 +93,33 @@ export class Oid4vciAuthorizeService {
   private async checked(ctx: IssuerContext, request: AuthorizationRequest) {
     if (request.response_type !== 'code') throw oid4vciError('invalid_request', 'response_type must be code')
     if (!request.client_id) throw oid4vciError('invalid_request', 'client_id is required')
-    if (!request.redirect_uri || !URL.canParse(request.redirect_uri)) throw oid4vciError('invalid_request', 'redirect_uri must be an absolute URI')
-    if (request.code_challenge_method !== 'S256' || !request.code_challenge || !/^[A-Za-z0-9_-]{43}$/.test(request.code_challenge)) {
-      throw oid4vciError('invalid_request', 'PKCE is required: code_challenge with code_challenge_method S256 (RFC 7636)')
+    if (!request.redirect_uri || !URL.canParse(request.redirect_uri))
+      throw oid4vciError('invalid_request', 'redirect_uri must be an absolute URI')
+    if (
+      request.code_challenge_method !== 'S256' ||
+      !request.code_challenge ||
+      !/^[A-Za-z0-9_-]{43}$/.test(request.code_challenge)
+    ) {
+      throw oid4vciError(
+        'invalid_request',
+        'PKCE is required: code_challenge with code_challenge_method S256 (RFC 7636)',
+      )
     }
     if (!request.issuer_state) throw oid4vciError('invalid_request', 'issuer_state of a credential offer is required')
     const offer = await repo.findOfferByIssuerState(this.deps.db, ctx.identity.did, sha256Hex(request.issuer_state))
     const open = offer && (await this.deps.offers.find(this.deps.db, ctx.identity.did, offer.offer_id))
     const now = this.deps.clock.now()
-    if (!offer || !open || open.status !== 'active' || (open.expires_at && new Date(open.expires_at) <= now) || (open.max_uses !== null && open.uses >= open.max_uses)) {
+    if (
+      !offer ||
+      !open ||
+      open.status !== 'active' ||
+      (open.expires_at && new Date(open.expires_at) <= now) ||
+      (open.max_uses !== null && open.uses >= open.max_uses)
+    ) {
       throw oid4vciError('invalid_request', 'Unknown issuer_state, or the offer has expired or is used up')
     }
-    if (request.scope !== undefined && !request.scope.split(' ').includes(offer.configuration_id)) throw oid4vciError('invalid_request', `scope must include ${offer.configuration_id}`)
+    if (request.scope !== undefined && !request.scope.split(' ').includes(offer.configuration_id))
+      throw oid4vciError('invalid_request', `scope must include ${offer.configuration_id}`)
     return { offer, open }
   }
 }

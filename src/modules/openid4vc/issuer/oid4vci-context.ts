@@ -7,7 +7,12 @@ import type { DidResolver } from '../../did/did-resolver.js'
 import type { IssuerIdentityRow, SigningIdentities } from '../../identity/signing-identities.js'
 import type { IssuerService } from '../../issuer/issuer.service.js'
 import { publicJwk, serviceCallbacks } from '../shared/oid4vc-callbacks.js'
-import { authorizationServerMetadata, credentialIssuerMetadata, endpointsOf, issuerMetadataResult } from './oid4vci-metadata.js'
+import {
+  authorizationServerMetadata,
+  credentialIssuerMetadata,
+  endpointsOf,
+  issuerMetadataResult,
+} from './oid4vci-metadata.js'
 
 /** Everything one request to a credential issuer (`/issuers/<web_id>`) needs. */
 export interface IssuerContext {
@@ -52,7 +57,12 @@ export class IssuerContextCache {
   get(webId: string, build: () => Promise<IssuerContext>, needs?: string): Promise<IssuerContext> {
     const hit = this.entries.get(webId)
     const fresh = hit && this.now() - hit.at < CONTEXT_TTL_MS ? hit.context : undefined
-    if (fresh) return fresh.then((ctx) => (needs === undefined || needs in ctx.metadata.credential_configurations_supported ? ctx : this.load(webId, build)))
+    if (fresh)
+      return fresh.then((ctx) =>
+        needs === undefined || needs in ctx.metadata.credential_configurations_supported
+          ? ctx
+          : this.load(webId, build),
+      )
     return this.load(webId, build)
   }
 
@@ -71,8 +81,11 @@ export class IssuerContextCache {
  * one. `needs`: a credential configuration the caller requires, so a kept context without it is rebuilt.
  */
 export function issuerContext(deps: ContextDeps, webId: string, needs?: string): Promise<IssuerContext> {
-  if (!servesOid4vci(deps.publicBaseUrl)) return Promise.reject(new NotFoundError('OpenID4VCI is served only on an https PUBLIC_BASE_URL'))
-  return deps.contexts ? deps.contexts.get(webId, () => buildIssuerContext(deps, webId), needs) : buildIssuerContext(deps, webId)
+  if (!servesOid4vci(deps.publicBaseUrl))
+    return Promise.reject(new NotFoundError('OpenID4VCI is served only on an https PUBLIC_BASE_URL'))
+  return deps.contexts
+    ? deps.contexts.get(webId, () => buildIssuerContext(deps, webId), needs)
+    : buildIssuerContext(deps, webId)
 }
 
 async function buildIssuerContext(deps: ContextDeps, webId: string): Promise<IssuerContext> {
@@ -119,7 +132,10 @@ async function buildIssuerContext(deps: ContextDeps, webId: string): Promise<Iss
 export const servesOid4vci = (publicBaseUrl: string): boolean => publicBaseUrl.startsWith('https://')
 
 /** The library's view of an HTTP request: its absolute URL (DPoP `htu`) on the public base URL. */
-export function requestLike(publicBaseUrl: string, request: { method: string; url: string; headers: Record<string, string | string[] | undefined> }): RequestLike {
+export function requestLike(
+  publicBaseUrl: string,
+  request: { method: string; url: string; headers: Record<string, string | string[] | undefined> },
+): RequestLike {
   const headers = new Headers()
   for (const [name, value] of Object.entries(request.headers)) {
     if (value === undefined) continue

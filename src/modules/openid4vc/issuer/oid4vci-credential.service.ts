@@ -39,7 +39,11 @@ interface Holder {
   jwk: Jwk
 }
 
-const NOTIFICATION_EVENTS = { credential_accepted: 'credential_accepted', credential_failure: 'credential_failure', credential_deleted: 'credential_deleted' } as const
+const NOTIFICATION_EVENTS = {
+  credential_accepted: 'credential_accepted',
+  credential_failure: 'credential_failure',
+  credential_deleted: 'credential_deleted',
+} as const
 
 /**
  * The nonce, credential, deferred credential and notification endpoints (OID4VCI 1.0 §7, §8, §9,
@@ -63,17 +67,28 @@ export class Oid4vciCredentialService {
     const ctx = await issuerContext(this.deps, webId)
     const nonce = randomBytes(32).toString('base64url')
     const now = this.deps.clock.now()
-    await this.nonces.submit({ nonce_digest: sha256Hex(nonce), issuer_did: ctx.identity.did, expires_at: new Date(now.getTime() + NONCE_TTL_S * 1000) })
+    await this.nonces.submit({
+      nonce_digest: sha256Hex(nonce),
+      issuer_did: ctx.identity.did,
+      expires_at: new Date(now.getTime() + NONCE_TTL_S * 1000),
+    })
     // Expired nonces go as new ones come (an indexed range delete, every few seconds): the table
     // stays as small as the traffic of the last minutes.
     if (now.getTime() - this.lastSweep >= NONCE_SWEEP_MS || now.getTime() < this.lastSweep) {
       this.lastSweep = now.getTime()
       await repo.deleteExpiredNonces(this.deps.db, now)
     }
-    return new Openid4vciIssuer({ callbacks: ctx.callbacks }).createNonceResponse({ cNonce: nonce, cNonceExpiresIn: NONCE_TTL_S })
+    return new Openid4vciIssuer({ callbacks: ctx.callbacks }).createNonceResponse({
+      cNonce: nonce,
+      cNonceExpiresIn: NONCE_TTL_S,
+    })
   }
 
-  async credential(webId: string, body: Record<string, unknown>, request: RequestLike): Promise<{ status: 200 | 202; body: Record<string, unknown> }> {
+  async credential(
+    webId: string,
+    body: Record<string, unknown>,
+    request: RequestLike,
+  ): Promise<{ status: 200 | 202; body: Record<string, unknown> }> {
     const kept = await issuerContext(this.deps, webId)
     // The grant, its OpenID4VCI offer and the spec offer in one read.
     const found = await repo.findGrantWithOffers(this.deps.db, await this.grantIdOf(kept, request))
@@ -89,7 +104,8 @@ export class Oid4vciCredentialService {
     const library = new Openid4vciIssuer({ callbacks: ctx.callbacks })
     // §8.3.1.2: a configuration the metadata does not list is its own error (the library's parse would call it malformed).
     const asked = body.credential_configuration_id
-    if (typeof asked === 'string' && !(asked in ctx.metadata.credential_configurations_supported)) throw oid4vciError('unknown_credential_configuration', `Unknown credential configuration "${asked}"`)
+    if (typeof asked === 'string' && !(asked in ctx.metadata.credential_configurations_supported))
+      throw oid4vciError('unknown_credential_configuration', `Unknown credential configuration "${asked}"`)
     let parsed
     try {
       parsed = library.parseCredentialRequest({ issuerMetadata: ctx.metadataResult, credentialRequest: body })
@@ -97,26 +113,43 @@ export class Oid4vciCredentialService {
       throw fromLibrary(error, 'invalid_credential_request')
     }
     const configurationId = parsed.credentialConfigurationId
-    if (configurationId === undefined) throw oid4vciError('invalid_credential_request', 'credential_configuration_id is required')
+    if (configurationId === undefined)
+      throw oid4vciError('invalid_credential_request', 'credential_configuration_id is required')
     const configuration = parseConfigurationId(this.deps.formats, configurationId)
-    if (!configuration || !(configurationId in ctx.metadata.credential_configurations_supported)) throw oid4vciError('unknown_credential_configuration', `Unknown credential configuration "${configurationId}"`)
-    if (!published || published.configuration_id !== configurationId) throw oid4vciError('invalid_credential_request', 'The access token does not cover this credential configuration')
+    if (!configuration || !(configurationId in ctx.metadata.credential_configurations_supported))
+      throw oid4vciError('unknown_credential_configuration', `Unknown credential configuration "${configurationId}"`)
+    if (!published || published.configuration_id !== configurationId)
+      throw oid4vciError('invalid_credential_request', 'The access token does not cover this credential configuration')
     if (!offer) throw oid4vciError('invalid_token', 'The offer of this access token is gone')
 
     const proofs = parsed.proofs?.jwt ?? []
     if (proofs.length === 0) throw oid4vciError('invalid_proof', 'A jwt key proof is required (proofs.jwt)')
-    if (proofs.length > BATCH_SIZE) throw oid4vciError('invalid_credential_request', `At most ${BATCH_SIZE} proofs (batch_size)`)
+    if (proofs.length > BATCH_SIZE)
+      throw oid4vciError('invalid_credential_request', `At most ${BATCH_SIZE} proofs (batch_size)`)
     const nonce = sharedNonce(proofs)
     const holders = await this.verifyProofs(library, ctx, proofs, nonce)
-    if (offer.subject_did && holders.some((h) => h.did !== offer.subject_did)) throw oid4vciError('invalid_proof', 'The offer is addressed to another holder: the proof key must be its subject DID')
+    if (offer.subject_did && holders.some((h) => h.did !== offer.subject_did))
+      throw oid4vciError(
+        'invalid_proof',
+        'The offer is addressed to another holder: the proof key must be its subject DID',
+      )
     // Authorization code flow: the holder signed in with its DID, so the credentials are bound to that DID's keys.
-    if (grant.holder_did && holders.some((h) => h.did !== grant.holder_did)) throw oid4vciError('invalid_proof', 'The key proofs must be signed by a key of the DID that signed in')
+    if (grant.holder_did && holders.some((h) => h.did !== grant.holder_did))
+      throw oid4vciError('invalid_proof', 'The key proofs must be signed by a key of the DID that signed in')
 
-    const spend = { grantId: grant.id, issuerDid: ctx.identity.did, nonceDigest: sha256Hex(nonce), now: this.deps.clock.now() }
+    const spend = {
+      grantId: grant.id,
+      issuerDid: ctx.identity.did,
+      nonceDigest: sha256Hex(nonce),
+      now: this.deps.clock.now(),
+    }
     if (published.requires_approval) {
       throwUnlessSpent(await repo.spendGrantAndNonce(this.deps.db, spend))
       try {
-        return { status: 202, body: await this.defer(library, parsed, ctx, grant.id, offer, configuration.format, holders) }
+        return {
+          status: 202,
+          body: await this.defer(library, parsed, ctx, grant.id, offer, configuration.format, holders),
+        }
       } catch (error) {
         await repo.releaseGrant(this.deps.db, grant.id)
         throw asDenied(error)
@@ -129,7 +162,11 @@ export class Oid4vciCredentialService {
     // nothing). That transaction is the issue route's group commit, shared with other requests.
     const notificationId = randomUUID()
     const guard: IssueGuard = async (trx, row) => {
-      const outcome = await repo.spendGrantAndNonce(trx, spend, { holder_did: holders[0]!.did, credential_ids: [row.id], notification_id: notificationId })
+      const outcome = await repo.spendGrantAndNonce(trx, spend, {
+        holder_did: holders[0]!.did,
+        credential_ids: [row.id],
+        notification_id: notificationId,
+      })
       return outcome === 'spent' ? undefined : refusal(outcome)
     }
     let first
@@ -138,9 +175,16 @@ export class Oid4vciCredentialService {
     } catch (error) {
       throw asDenied(error)
     }
-    const settled = await Promise.allSettled(holders.slice(1).map((holder) => this.issueTo(ctx, offer, configuration.format, holder)))
+    const settled = await Promise.allSettled(
+      holders.slice(1).map((holder) => this.issueTo(ctx, offer, configuration.format, holder)),
+    )
     const results = [first, ...settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))]
-    if (results.length > 1) await repo.recordIssued(this.deps.db, grant.id, { holder_did: holders[0]!.did, credential_ids: results.map((r) => r.id), notification_id: notificationId })
+    if (results.length > 1)
+      await repo.recordIssued(this.deps.db, grant.id, {
+        holder_did: holders[0]!.did,
+        credential_ids: results.map((r) => r.id),
+        notification_id: notificationId,
+      })
     const failed = settled.find((r) => r.status === 'rejected')
     // Some copies of a batch stored, one not: they stay recorded against the spent grant (a retry would issue them twice).
     if (failed) throw asDenied(failed.reason)
@@ -152,43 +196,63 @@ export class Oid4vciCredentialService {
     return { status: 200, body: credentialResponse as Record<string, unknown> }
   }
 
-  async deferred(webId: string, body: Record<string, unknown>, request: RequestLike): Promise<{ status: 200 | 202; body: Record<string, unknown> }> {
+  async deferred(
+    webId: string,
+    body: Record<string, unknown>,
+    request: RequestLike,
+  ): Promise<{ status: 200 | 202; body: Record<string, unknown> }> {
     const ctx = await issuerContext(this.deps, webId)
     const grant = await this.authorize(ctx, request)
     const library = new Openid4vciIssuer({ callbacks: ctx.callbacks })
     let transactionId
     try {
-      transactionId = library.parseDeferredCredentialRequest({ deferredCredentialRequest: body }).deferredCredentialRequest.transaction_id
+      transactionId = library.parseDeferredCredentialRequest({ deferredCredentialRequest: body })
+        .deferredCredentialRequest.transaction_id
     } catch (error) {
       throw fromLibrary(error, 'invalid_credential_request')
     }
     const found = await repo.findGrantByTransaction(this.deps.db, ctx.identity.did, transactionId)
-    if (!found || found.id !== grant.id || !found.request_id) throw oid4vciError('invalid_transaction_id', 'Unknown transaction_id, or already answered')
+    if (!found || found.id !== grant.id || !found.request_id)
+      throw oid4vciError('invalid_transaction_id', 'Unknown transaction_id, or already answered')
     const pending = await this.deps.requests.get(ctx.identity.did, found.request_id)
-    if (pending.status === 'pending') return { status: 202, body: library.createDeferredCredentialResponse({ transactionId, interval: DEFERRED_INTERVAL_S }) }
-    if (pending.status !== 'approved' || !pending.credential_id) throw oid4vciError('credential_request_denied', `The issuer rejected the request${pending.reason ? `: ${pending.reason}` : ''}`)
+    if (pending.status === 'pending')
+      return {
+        status: 202,
+        body: library.createDeferredCredentialResponse({ transactionId, interval: DEFERRED_INTERVAL_S }),
+      }
+    if (pending.status !== 'approved' || !pending.credential_id)
+      throw oid4vciError(
+        'credential_request_denied',
+        `The issuer rejected the request${pending.reason ? `: ${pending.reason}` : ''}`,
+      )
     const credential = await this.deps.issued.get(ctx.identity.did, pending.credential_id)
-    if (!(await repo.deliverDeferred(this.deps.db, found.id, transactionId))) throw oid4vciError('invalid_transaction_id', 'The transaction was answered meanwhile')
+    if (!(await repo.deliverDeferred(this.deps.db, found.id, transactionId)))
+      throw oid4vciError('invalid_transaction_id', 'The transaction was answered meanwhile')
     // The approval issued the first proof's copy; a batch's other keys get theirs now, with what was approved.
-    const copies = await Promise.all((found.holder_keys ?? []).slice(1).map((holder) =>
-      this.deps.issuance.issue(
-        ctx.identity.did,
-        {
-          credential_type: credential.credential_type,
-          schema_id: credential.schema_id,
-          subject_did: holder.did,
-          attributes: credential.credential_data as Record<string, unknown>,
-          ...(credential.format ? { format: credential.format } : {}),
-          ...(credential.expiration_date ? { expiration_date: credential.expiration_date } : {}),
-        },
-        { steppedUp: true, holderJwk: holder.jwk },
-      )))
+    const copies = await Promise.all(
+      (found.holder_keys ?? []).slice(1).map((holder) =>
+        this.deps.issuance.issue(
+          ctx.identity.did,
+          {
+            credential_type: credential.credential_type,
+            schema_id: credential.schema_id,
+            subject_did: holder.did,
+            attributes: credential.credential_data as Record<string, unknown>,
+            ...(credential.format ? { format: credential.format } : {}),
+            ...(credential.expiration_date ? { expiration_date: credential.expiration_date } : {}),
+          },
+          { steppedUp: true, holderJwk: holder.jwk },
+        ),
+      ),
+    )
     await repo.recordDelivered(this.deps.db, found.id, [credential.id, ...copies.map((c) => c.id)])
     // No notification_id here: @openid4vc/openid4vci 0.4.6 refuses a deferred response that has
     // one beside its credentials (its check is inverted), so wallets built on it could not read it
     // (docs/decisions.md "OpenID4VCI (issue 24)").
     const format = credential.format ?? this.deps.formats.defaultId
-    const credentials = [credential.jwt, ...copies.map((c) => c.jwt)].map((jwt) => ({ credential: this.wireForm(format, jwt) }))
+    const credentials = [credential.jwt, ...copies.map((c) => c.jwt)].map((jwt) => ({
+      credential: this.wireForm(format, jwt),
+    }))
     return { status: 200, body: library.createDeferredCredentialResponse({ credentials }) }
   }
 
@@ -196,11 +260,20 @@ export class Oid4vciCredentialService {
     const ctx = await issuerContext(this.deps, webId)
     const grant = await this.authorize(ctx, request)
     const { notification_id: id, event, event_description: description } = body
-    if (typeof id !== 'string' || typeof event !== 'string' || !(event in NOTIFICATION_EVENTS) || (description !== undefined && typeof description !== 'string')) {
-      throw oid4vciError('invalid_notification_request', `notification_id and event (${Object.keys(NOTIFICATION_EVENTS).join(', ')}) are required`)
+    if (
+      typeof id !== 'string' ||
+      typeof event !== 'string' ||
+      !(event in NOTIFICATION_EVENTS) ||
+      (description !== undefined && typeof description !== 'string')
+    ) {
+      throw oid4vciError(
+        'invalid_notification_request',
+        `notification_id and event (${Object.keys(NOTIFICATION_EVENTS).join(', ')}) are required`,
+      )
     }
     const found = await repo.findGrantByNotification(this.deps.db, ctx.identity.did, id)
-    if (!found || found.id !== grant.id || !found.holder_did) throw oid4vciError('invalid_notification_id', 'Unknown notification_id')
+    if (!found || found.id !== grant.id || !found.holder_did)
+      throw oid4vciError('invalid_notification_id', 'Unknown notification_id')
     const holderDid = found.holder_did
     // Each event is recorded once per grant: a repeated one is answered alike and writes nothing.
     await this.deps.db.transaction().execute(async (trx) => {
@@ -229,7 +302,8 @@ export class Oid4vciCredentialService {
   /** The grant a resource request's access token (and DPoP proof) stands for (RFC 6750, RFC 9449). */
   private async authorize(ctx: IssuerContext, request: RequestLike): Promise<repo.GrantRow> {
     const grant = await repo.findGrant(this.deps.db, await this.grantIdOf(ctx, request))
-    if (!grant || grant.issuer_did !== ctx.identity.did) throw oid4vciError('invalid_token', 'The access token names no grant of this issuer')
+    if (!grant || grant.issuer_did !== ctx.identity.did)
+      throw oid4vciError('invalid_token', 'The access token names no grant of this issuer')
     return grant
   }
 
@@ -252,33 +326,52 @@ export class Oid4vciCredentialService {
     const jkt = verified.tokenPayload.cnf?.jkt
     if (verified.dpop && jwt && jkt) await this.deps.dpop.check(ctx.identity.web_id, { jwt, jkt }, 'resource')
     const subject = verified.tokenPayload.sub
-    if (typeof subject !== 'string') throw oid4vciError('invalid_token', 'The access token names no grant of this issuer')
+    if (typeof subject !== 'string')
+      throw oid4vciError('invalid_token', 'The access token names no grant of this issuer')
     return subject
   }
 
   /** Each proof verified (signature, typ, aud, nonce, alg, fresh iat): the holder key and DID it proves. */
-  private async verifyProofs(library: Openid4vciIssuer, ctx: IssuerContext, proofs: string[], nonce: string): Promise<Holder[]> {
+  private async verifyProofs(
+    library: Openid4vciIssuer,
+    ctx: IssuerContext,
+    proofs: string[],
+    nonce: string,
+  ): Promise<Holder[]> {
     const now = this.deps.clock.now()
     const holders: Holder[] = []
     for (const jwt of proofs) {
       let verified
       try {
-        verified = await library.verifyCredentialRequestJwtProof({ issuerMetadata: ctx.metadataResult, jwt, expectedNonce: nonce, now })
+        verified = await library.verifyCredentialRequestJwtProof({
+          issuerMetadata: ctx.metadataResult,
+          jwt,
+          expectedNonce: nonce,
+          now,
+        })
       } catch (error) {
         throw oid4vciError('invalid_proof', `Key proof refused: ${firstLine(error)}`, error)
       }
       // OID4VCI 1.0 Appendix F.1: the header key is the public key to bind; its private part is nobody's to send.
       if (carriesPrivateKey(decodeJwt({ jwt }).header.jwk)) {
-        throw oid4vciError('invalid_proof', 'The key proof\'s jwk must be a public key: it carries private key members')
+        throw oid4vciError('invalid_proof', "The key proof's jwk must be a public key: it carries private key members")
       }
-      if (!PROOF_ALGS.includes(verified.signer.alg)) throw oid4vciError('invalid_proof', `Key proofs are signed ${PROOF_ALGS.join(' or ')}`)
-      if (Math.abs(now.getTime() / 1000 - verified.payload.iat) > PROOF_MAX_AGE_S) throw oid4vciError('invalid_proof', 'The key proof is not fresh (iat)')
+      if (!PROOF_ALGS.includes(verified.signer.alg))
+        throw oid4vciError('invalid_proof', `Key proofs are signed ${PROOF_ALGS.join(' or ')}`)
+      if (Math.abs(now.getTime() / 1000 - verified.payload.iat) > PROOF_MAX_AGE_S)
+        throw oid4vciError('invalid_proof', 'The key proof is not fresh (iat)')
       holders.push(holderOf(verified.signer))
     }
     return holders
   }
 
-  private async issueTo(ctx: IssuerContext, offer: NonNullable<Awaited<ReturnType<OfferService['find']>>>, format: string, holder: Holder, guard?: IssueOptions['guard']) {
+  private async issueTo(
+    ctx: IssuerContext,
+    offer: NonNullable<Awaited<ReturnType<OfferService['find']>>>,
+    format: string,
+    holder: Holder,
+    guard?: IssueOptions['guard'],
+  ) {
     return this.deps.issuance.issue(
       ctx.identity.did,
       {
@@ -295,7 +388,15 @@ export class Oid4vciCredentialService {
   }
 
   /** A spec credential request the issuer approves with its existing route; the wallet polls the deferred endpoint. */
-  private async defer(library: Openid4vciIssuer, parsed: Parameters<Openid4vciIssuer['createCredentialResponse']>[0]['credentialRequest'], ctx: IssuerContext, grantId: string, offer: NonNullable<Awaited<ReturnType<OfferService['find']>>>, format: string, holders: Holder[]) {
+  private async defer(
+    library: Openid4vciIssuer,
+    parsed: Parameters<Openid4vciIssuer['createCredentialResponse']>[0]['credentialRequest'],
+    ctx: IssuerContext,
+    grantId: string,
+    offer: NonNullable<Awaited<ReturnType<OfferService['find']>>>,
+    format: string,
+    holders: Holder[],
+  ) {
     const created = await this.deps.requests.create(holders[0]!.did, {
       issuer_did: ctx.identity.did,
       schema_id: offer.schema_id,
@@ -305,14 +406,28 @@ export class Oid4vciCredentialService {
       message: `OpenID4VCI deferred issuance of offer ${offer.id}`,
     })
     const transactionId = randomUUID()
-    await repo.recordDeferred(this.deps.db, grantId, { holder_did: holders[0]!.did, transaction_id: transactionId, request_id: created.id, holder_keys: holders.map((h) => ({ did: h.did, jwk: h.jwk as Record<string, unknown> })) })
-    return library.createCredentialResponse({ credentialRequest: parsed, transactionId, interval: DEFERRED_INTERVAL_S }) as Record<string, unknown>
+    await repo.recordDeferred(this.deps.db, grantId, {
+      holder_did: holders[0]!.did,
+      transaction_id: transactionId,
+      request_id: created.id,
+      holder_keys: holders.map((h) => ({ did: h.did, jwk: h.jwk as Record<string, unknown> })),
+    })
+    return library.createCredentialResponse({
+      credentialRequest: parsed,
+      transactionId,
+      interval: DEFERRED_INTERVAL_S,
+    }) as Record<string, unknown>
   }
 }
 
 /** What the issuance refused (a 4xx of the service without an OAuth code) as the protocol's credential_request_denied. */
 function asDenied(error: unknown): unknown {
-  if (!(error instanceof AppError) || error.details?.oauth_error !== undefined || ['INTERNAL', 'DEPENDENCY_UNAVAILABLE'].includes(error.code)) return error
+  if (
+    !(error instanceof AppError) ||
+    error.details?.oauth_error !== undefined ||
+    ['INTERNAL', 'DEPENDENCY_UNAVAILABLE'].includes(error.code)
+  )
+    return error
   return oid4vciError('credential_request_denied', error.message, error)
 }
 
@@ -329,15 +444,21 @@ function throwUnlessSpent(outcome: Awaited<ReturnType<typeof repo.spendGrantAndN
 
 /** All proofs of one request carry the one c_nonce the nonce endpoint gave. */
 function sharedNonce(proofs: string[]): string {
-  const nonces = new Set(proofs.map((jwt) => {
-    try {
-      return decodeJwt({ jwt }).payload.nonce
-    } catch (error) {
-      throw oid4vciError('invalid_proof', `Key proof unreadable: ${firstLine(error)}`, error)
-    }
-  }))
+  const nonces = new Set(
+    proofs.map((jwt) => {
+      try {
+        return decodeJwt({ jwt }).payload.nonce
+      } catch (error) {
+        throw oid4vciError('invalid_proof', `Key proof unreadable: ${firstLine(error)}`, error)
+      }
+    }),
+  )
   const [nonce] = nonces
-  if (nonces.size !== 1 || typeof nonce !== 'string') throw oid4vciError('invalid_nonce', 'Each key proof must carry the c_nonce of the nonce endpoint (one nonce per request)')
+  if (nonces.size !== 1 || typeof nonce !== 'string')
+    throw oid4vciError(
+      'invalid_nonce',
+      'Each key proof must carry the c_nonce of the nonce endpoint (one nonce per request)',
+    )
   return nonce
 }
 
@@ -347,4 +468,3 @@ function holderOf(signer: JwtSignerWithJwk): Holder {
   const { kid: _kid, alg: _alg, use: _use, key_ops: _ops, ...jwk } = signer.publicJwk
   return { did: didJwkFor(jwk), jwk }
 }
-

@@ -10,12 +10,21 @@ export async function spendDpopJti(db: Executor, digest: string, expiresAt: Date
   const row = await db
     .insertInto('oid4vci_dpop_proofs')
     .values({ proof_digest: digest, expires_at: expiresAt })
-    .onConflict((oc) => oc.column('proof_digest').doUpdateSet({ expires_at: expiresAt }).where('oid4vci_dpop_proofs.expires_at', '<=', now))
+    .onConflict((oc) =>
+      oc
+        .column('proof_digest')
+        .doUpdateSet({ expires_at: expiresAt })
+        .where('oid4vci_dpop_proofs.expires_at', '<=', now),
+    )
     .returning('proof_digest')
     .executeTakeFirst()
   return row !== undefined
 }
 
 export function deleteExpiredDpopJtis(db: Executor, now: Date): Promise<void> {
-  return db.deleteFrom('oid4vci_dpop_proofs').where('expires_at', '<=', now).execute().then(() => undefined)
+  return db
+    .deleteFrom('oid4vci_dpop_proofs')
+    .where('expires_at', '<=', now)
+    .execute()
+    .then(() => undefined)
 }

@@ -78,25 +78,40 @@ export class DpopFreshness {
     }
     // RFC 9449 §4.3 check 7: a key sent with its private part is no proof of possession.
     if (carriesPrivateKey(decoded.header.jwk)) {
-      throw refusal(site, 'invalid_dpop_proof', 'The DPoP proof\'s jwk must be a public key: it carries private key members')
+      throw refusal(
+        site,
+        'invalid_dpop_proof',
+        "The DPoP proof's jwk must be a public key: it carries private key members",
+      )
     }
     const payload: Record<string, unknown> = decoded.payload
     const seconds = this.deps.clock.now().getTime() / 1000
     if (!this.nonceValid(webId, payload.nonce, seconds)) {
-      const description = payload.nonce === undefined
-        ? 'The DPoP proof must carry the server nonce of the DPoP-Nonce header'
-        : 'The DPoP proof carries an unknown or expired nonce: use the one of the DPoP-Nonce header'
+      const description =
+        payload.nonce === undefined
+          ? 'The DPoP proof must carry the server nonce of the DPoP-Nonce header'
+          : 'The DPoP proof carries an unknown or expired nonce: use the one of the DPoP-Nonce header'
       throw refusal(site, 'use_dpop_nonce', description)
     }
     const { iat, jti } = payload
-    if (typeof iat !== 'number' || !Number.isFinite(iat)) throw refusal(site, 'invalid_dpop_proof', 'The DPoP proof has no iat')
+    if (typeof iat !== 'number' || !Number.isFinite(iat))
+      throw refusal(site, 'invalid_dpop_proof', 'The DPoP proof has no iat')
     if (iat < seconds - DPOP_PROOF_MAX_AGE_S) {
-      throw refusal(site, 'invalid_dpop_proof', `The DPoP proof is too old: its iat is more than ${DPOP_PROOF_MAX_AGE_S} s ago`)
+      throw refusal(
+        site,
+        'invalid_dpop_proof',
+        `The DPoP proof is too old: its iat is more than ${DPOP_PROOF_MAX_AGE_S} s ago`,
+      )
     }
     if (iat > seconds + this.deps.skewSeconds) {
-      throw refusal(site, 'invalid_dpop_proof', `The DPoP proof is dated ahead: its iat is over ${this.deps.skewSeconds} s ahead`)
+      throw refusal(
+        site,
+        'invalid_dpop_proof',
+        `The DPoP proof is dated ahead: its iat is over ${this.deps.skewSeconds} s ahead`,
+      )
     }
-    if (typeof jti !== 'string' || jti.length === 0) throw refusal(site, 'invalid_dpop_proof', 'The DPoP proof has no jti')
+    if (typeof jti !== 'string' || jti.length === 0)
+      throw refusal(site, 'invalid_dpop_proof', 'The DPoP proof has no jti')
     return { iat, jti }
   }
 
@@ -105,8 +120,18 @@ export class DpopFreshness {
     const now = this.deps.clock.now()
     // Kept until the iat leaves the window: after that the proof is refused as too old anyway.
     const digest = createHash('sha256').update(`${jkt} ${proof.jti}`).digest('hex')
-    const fresh = await repo.spendDpopJti(this.deps.db, digest, new Date((proof.iat + DPOP_PROOF_MAX_AGE_S) * 1000), now)
-    if (!fresh) throw refusal(site, 'invalid_dpop_proof', 'This DPoP proof (its jti) was used already: send a new proof with each request')
+    const fresh = await repo.spendDpopJti(
+      this.deps.db,
+      digest,
+      new Date((proof.iat + DPOP_PROOF_MAX_AGE_S) * 1000),
+      now,
+    )
+    if (!fresh)
+      throw refusal(
+        site,
+        'invalid_dpop_proof',
+        'This DPoP proof (its jti) was used already: send a new proof with each request',
+      )
     if (now.getTime() - this.lastSweep >= SWEEP_MS || now.getTime() < this.lastSweep) {
       this.lastSweep = now.getTime()
       await repo.deleteExpiredDpopJtis(this.deps.db, now)
@@ -131,6 +156,7 @@ const aad = (webId: string) => `dpop-nonce ${webId}`
  * 401 with the DPoP challenge (§7.1, §9). The route sends a fresh DPoP-Nonce with every answer.
  */
 function refusal(site: DpopSite, code: 'use_dpop_nonce' | 'invalid_dpop_proof', description: string): AppError {
-  if (site === 'resource') return new ResourceUnauthorized(description, `DPoP error="${code}", algs="ES256 EdDSA"`, code)
+  if (site === 'resource')
+    return new ResourceUnauthorized(description, `DPoP error="${code}", algs="ES256 EdDSA"`, code)
   return new ValidationError(description, { details: { oauth_error: code } })
 }

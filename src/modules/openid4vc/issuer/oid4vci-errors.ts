@@ -27,7 +27,10 @@ export type Oid4vciErrorCode =
 /** The authorization endpoint answers JSON only: no sign-in page is built (docs/openid4vci.md). */
 export class NotAcceptableError extends ValidationError {
   constructor() {
-    super('The authorization endpoint answers application/json only (the wallet or its user agent drives the DID sign-in)', { details: { oauth_error: 'invalid_request' } })
+    super(
+      'The authorization endpoint answers application/json only (the wallet or its user agent drives the DID sign-in)',
+      { details: { oauth_error: 'invalid_request' } },
+    )
   }
 }
 
@@ -49,8 +52,11 @@ export class ResourceUnauthorized extends UnauthenticatedError {
  */
 export function oid4vciError(code: Oid4vciErrorCode, description: string, cause?: unknown): AppError {
   const details = { oauth_error: code }
-  if (code === 'invalid_token') return new ResourceUnauthorized(description, `DPoP error="${code}", Bearer error="${code}"`, code)
-  return code === 'invalid_client' ? new UnauthenticatedError(description, { details, cause }) : new ValidationError(description, { details, cause })
+  if (code === 'invalid_token')
+    return new ResourceUnauthorized(description, `DPoP error="${code}", Bearer error="${code}"`, code)
+  return code === 'invalid_client'
+    ? new UnauthenticatedError(description, { details, cause })
+    : new ValidationError(description, { details, cause })
 }
 
 /** What the library threw while reading or verifying a request, as the protocol's error (or `fallback`). */
@@ -62,7 +68,11 @@ export function fromLibrary(error: unknown, fallback: Oid4vciErrorCode): AppErro
     // The challenge names the scheme and the code only: the library's descriptions may hold
     // characters a header cannot carry (quotes, line breaks); the body has the description.
     const scheme = first?.scheme === 'Bearer' ? 'Bearer' : 'DPoP'
-    return new ResourceUnauthorized(firstLine(first?.error_description ?? 'The access token is missing or invalid'), `${scheme} error="${code}"${scheme === 'DPoP' ? ' algs="ES256 EdDSA"' : ''}`, code)
+    return new ResourceUnauthorized(
+      firstLine(first?.error_description ?? 'The access token is missing or invalid'),
+      `${scheme} error="${code}"${scheme === 'DPoP' ? ' algs="ES256 EdDSA"' : ''}`,
+      code,
+    )
   }
   if (error instanceof Oauth2ServerErrorResponseError) {
     const code = (error.errorResponse.error as Oid4vciErrorCode | undefined) ?? fallback

@@ -1,5 +1,16 @@
-import { authorizationCodeGrantIdentifier, Oauth2AuthorizationServer, PkceCodeChallengeMethod, preAuthorizedCodeGrantIdentifier, type AuthorizationServerMetadata } from '@openid4vc/oauth2'
-import { Openid4vciIssuer, Openid4vciVersion, type CredentialIssuerMetadata, type IssuerMetadataResult } from '@openid4vc/openid4vci'
+import {
+  authorizationCodeGrantIdentifier,
+  Oauth2AuthorizationServer,
+  PkceCodeChallengeMethod,
+  preAuthorizedCodeGrantIdentifier,
+  type AuthorizationServerMetadata,
+} from '@openid4vc/oauth2'
+import {
+  Openid4vciIssuer,
+  Openid4vciVersion,
+  type CredentialIssuerMetadata,
+  type IssuerMetadataResult,
+} from '@openid4vc/openid4vci'
 import { hostedIssuerUrl } from '../../did/jwt-vc-issuer.js'
 import type { Oid4vciFormat } from '../../credentials/formats/credential-format.js'
 import type { FormatRegistry } from '../../credentials/formats/format-registry.js'
@@ -12,10 +23,14 @@ export const BATCH_SIZE = 10
 export const DEFERRED_INTERVAL_S = 5
 
 /** `<schema_id>.<OID4VCI format>`: one credential configuration per schema and format. */
-export const configurationId = (schemaId: string, format: Oid4vciFormat): string => `${schemaId}.${format.oid4vci.format}`
+export const configurationId = (schemaId: string, format: Oid4vciFormat): string =>
+  `${schemaId}.${format.oid4vci.format}`
 
 /** The schema and the service's format of a configuration id; undefined when its suffix names no format served. */
-export function parseConfigurationId(formats: FormatRegistry, id: string): { schemaId: string; format: string } | undefined {
+export function parseConfigurationId(
+  formats: FormatRegistry,
+  id: string,
+): { schemaId: string; format: string } | undefined {
   const dot = id.lastIndexOf('.')
   const format = dot > 0 ? formats.byOid4vci(id.slice(dot + 1)) : undefined
   return format ? { schemaId: id.slice(0, dot), format: format.id } : undefined
@@ -50,7 +65,10 @@ const library = new Openid4vciIssuer({ callbacks: {} as never })
 const authorizationLibrary = new Oauth2AuthorizationServer({ callbacks: {} as never })
 
 /** RFC 8414 metadata of the issuer as its own authorization server (authorization code with PKCE S256, pre-authorized code, DPoP ES256/EdDSA). */
-export function authorizationServerMetadata(publicBaseUrl: string, identity: IssuerIdentityRow): AuthorizationServerMetadata {
+export function authorizationServerMetadata(
+  publicBaseUrl: string,
+  identity: IssuerIdentityRow,
+): AuthorizationServerMetadata {
   const e = endpointsOf(publicBaseUrl, identity.web_id)
   return authorizationLibrary.createAuthorizationServerMetadata({
     issuer: e.issuer,
@@ -70,11 +88,18 @@ export function authorizationServerMetadata(publicBaseUrl: string, identity: Iss
  * Credential Issuer Metadata (OID4VCI 1.0 §12.2): display from the issuer profile, one
  * configuration per schema and format, jwt key proofs, nonce, deferred and notification endpoints, batch.
  */
-export function credentialIssuerMetadata(publicBaseUrl: string, identity: IssuerIdentityRow, profile: IssuerProfileView, schemas: SchemaView[], formats: readonly Oid4vciFormat[]): CredentialIssuerMetadata {
+export function credentialIssuerMetadata(
+  publicBaseUrl: string,
+  identity: IssuerIdentityRow,
+  profile: IssuerProfileView,
+  schemas: SchemaView[],
+  formats: readonly Oid4vciFormat[],
+): CredentialIssuerMetadata {
   const e = endpointsOf(publicBaseUrl, identity.web_id)
   const configurations: Record<string, Record<string, unknown>> = {}
   for (const schema of schemas) {
-    for (const format of formats) configurations[configurationId(schema.id, format)] = configuration(publicBaseUrl, schema, format)
+    for (const format of formats)
+      configurations[configurationId(schema.id, format)] = configuration(publicBaseUrl, schema, format)
   }
   return library.createCredentialIssuerMetadata({
     credential_issuer: e.issuer,
@@ -83,13 +108,23 @@ export function credentialIssuerMetadata(publicBaseUrl: string, identity: Issuer
     deferred_credential_endpoint: e.deferred,
     notification_endpoint: e.notification,
     batch_credential_issuance: { batch_size: BATCH_SIZE },
-    display: [{ name: profile.name, locale: 'en', ...(profile.logo_url ? { logo: { uri: profile.logo_url, alt_text: profile.name } } : {}) }],
-    credential_configurations_supported: configurations as CredentialIssuerMetadata['credential_configurations_supported'],
+    display: [
+      {
+        name: profile.name,
+        locale: 'en',
+        ...(profile.logo_url ? { logo: { uri: profile.logo_url, alt_text: profile.name } } : {}),
+      },
+    ],
+    credential_configurations_supported:
+      configurations as CredentialIssuerMetadata['credential_configurations_supported'],
   })
 }
 
 /** What the library needs to read requests against the metadata. */
-export function issuerMetadataResult(credentialIssuer: CredentialIssuerMetadata, authorizationServer: AuthorizationServerMetadata): IssuerMetadataResult {
+export function issuerMetadataResult(
+  credentialIssuer: CredentialIssuerMetadata,
+  authorizationServer: AuthorizationServerMetadata,
+): IssuerMetadataResult {
   return {
     originalDraftVersion: Openid4vciVersion.V1,
     credentialIssuer,
@@ -100,12 +135,19 @@ export function issuerMetadataResult(credentialIssuer: CredentialIssuerMetadata,
 
 /** A schema's configuration in one format: the format's own members, then what every configuration has. */
 function configuration(publicBaseUrl: string, schema: SchemaView, format: Oid4vciFormat): Record<string, unknown> {
-  const display = [{ name: schema.name, locale: 'en', ...(schema.description ? { description: schema.description } : {}) }]
+  const display = [
+    { name: schema.name, locale: 'en', ...(schema.description ? { description: schema.description } : {}) },
+  ]
   const claims = schema.attributes.map((a) => ({
     path: format.oid4vci.claimPath(a.name),
     mandatory: a.required,
     display: [{ name: a.description || a.name, locale: 'en' }],
   }))
   const proofs = { jwt: { proof_signing_alg_values_supported: PROOF_ALGS } }
-  return { ...format.oid4vci.configuration(schema, publicBaseUrl), scope: configurationId(schema.id, format), proof_types_supported: proofs, credential_metadata: { display, claims } }
+  return {
+    ...format.oid4vci.configuration(schema, publicBaseUrl),
+    scope: configurationId(schema.id, format),
+    proof_types_supported: proofs,
+    credential_metadata: { display, claims },
+  }
 }

@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto'
-import { authorizationCodeGrantIdentifier, Oauth2AuthorizationServer, PkceCodeChallengeMethod, preAuthorizedCodeGrantIdentifier, type Jwk, type RequestLike } from '@openid4vc/oauth2'
+import {
+  authorizationCodeGrantIdentifier,
+  Oauth2AuthorizationServer,
+  PkceCodeChallengeMethod,
+  preAuthorizedCodeGrantIdentifier,
+  type Jwk,
+  type RequestLike,
+} from '@openid4vc/oauth2'
 import type { Clock } from '../../../adapters/clock.js'
 import type { Transaction } from 'kysely'
 import type { Database, DB } from '../../../db/database.js'
@@ -57,11 +64,14 @@ export class Oid4vciTokenService {
     if (grant.grantType === authorizationCodeGrantIdentifier) {
       const digest = sha256Hex(grant.code)
       const code = await repo.findAuthorizationCode(this.deps.db, issuerDid, digest, now)
-      if (!code) throw oid4vciError('invalid_grant', 'The authorization code is unknown, used, expired, or of another issuer')
+      if (!code)
+        throw oid4vciError('invalid_grant', 'The authorization code is unknown, used, expired, or of another issuer')
       // RFC 6749 §4.1.3: the same redirect_uri and client as the authorization request.
       const asked = parsed.accessTokenRequest as Record<string, unknown>
-      if (asked.redirect_uri !== code.redirect_uri) throw oid4vciError('invalid_grant', 'redirect_uri differs from the authorization request')
-      if (asked.client_id !== undefined && asked.client_id !== code.client_id) throw oid4vciError('invalid_grant', 'client_id differs from the authorization request')
+      if (asked.redirect_uri !== code.redirect_uri)
+        throw oid4vciError('invalid_grant', 'redirect_uri differs from the authorization request')
+      if (asked.client_id !== undefined && asked.client_id !== code.client_id)
+        throw oid4vciError('invalid_grant', 'client_id differs from the authorization request')
       const published = await repo.findOffer(this.deps.db, code.offer_id)
       if (!published) throw oid4vciError('invalid_grant', 'The offer is gone')
       let verified
@@ -72,7 +82,11 @@ export class Oid4vciTokenService {
           accessTokenRequest: parsed.accessTokenRequest,
           request,
           expectedCode: grant.code,
-          pkce: { codeVerifier: parsed.pkceCodeVerifier, codeChallenge: code.code_challenge, codeChallengeMethod: PkceCodeChallengeMethod.S256 },
+          pkce: {
+            codeVerifier: parsed.pkceCodeVerifier,
+            codeChallenge: code.code_challenge,
+            codeChallengeMethod: PkceCodeChallengeMethod.S256,
+          },
           dpop: dpopOf(published.dpop_required),
           now,
         })
@@ -80,18 +94,40 @@ export class Oid4vciTokenService {
         throw fromLibrary(error, 'invalid_grant')
       }
       await spendProof(verified.dpop)
-      return this.grantToken(ctx, server, { offerId: code.offer_id, holderDid: code.holder_did, requiresApproval: published.requires_approval, dpopJwk: verified.dpop?.jwk, dpopJkt: verified.dpop?.jwkThumbprint }, (trx) => repo.spendAuthorizationCode(trx, digest, now))
+      return this.grantToken(
+        ctx,
+        server,
+        {
+          offerId: code.offer_id,
+          holderDid: code.holder_did,
+          requiresApproval: published.requires_approval,
+          dpopJwk: verified.dpop?.jwk,
+          dpopJkt: verified.dpop?.jwkThumbprint,
+        },
+        (trx) => repo.spendAuthorizationCode(trx, digest, now),
+      )
     }
 
-    if (grant.grantType !== preAuthorizedCodeGrantIdentifier) throw oid4vciError('unsupported_grant_type', `Supported grants: ${preAuthorizedCodeGrantIdentifier}, ${authorizationCodeGrantIdentifier}`)
+    if (grant.grantType !== preAuthorizedCodeGrantIdentifier)
+      throw oid4vciError(
+        'unsupported_grant_type',
+        `Supported grants: ${preAuthorizedCodeGrantIdentifier}, ${authorizationCodeGrantIdentifier}`,
+      )
     const digest = sha256Hex(grant.preAuthorizedCode)
     const found = await repo.findUnspentCode(this.deps.db, issuerDid, digest)
-    if (!found) throw oid4vciError('invalid_grant', 'The pre-authorized code is unknown, already used, or of another issuer')
-    if (found.tx_code_digest && grant.txCode === undefined) throw oid4vciError('invalid_grant', 'This offer needs its tx_code')
+    if (!found)
+      throw oid4vciError('invalid_grant', 'The pre-authorized code is unknown, already used, or of another issuer')
+    if (found.tx_code_digest && grant.txCode === undefined)
+      throw oid4vciError('invalid_grant', 'This offer needs its tx_code')
     if (found.tx_code_digest && !sameDigest(sha256Hex(grant.txCode!), found.tx_code_digest)) {
       // A short code is guessable by retrying: a few wrong ones spend it (the issuer makes a new offer).
       const stands = await repo.recordTxCodeFailure(this.deps.db, found.offer_id, TX_CODE_MAX_FAILURES, now)
-      throw oid4vciError('invalid_grant', stands ? 'Wrong tx_code' : `Wrong tx_code ${TX_CODE_MAX_FAILURES} times: this pre-authorized code is spent, ask the issuer for a new offer`)
+      throw oid4vciError(
+        'invalid_grant',
+        stands
+          ? 'Wrong tx_code'
+          : `Wrong tx_code ${TX_CODE_MAX_FAILURES} times: this pre-authorized code is spent, ask the issuer for a new offer`,
+      )
     }
     let verified
     try {
@@ -113,7 +149,13 @@ export class Oid4vciTokenService {
     // pre-authorized offer has no signed-in holder, so its subject is checked against the key proofs.
     const grantId = `grant-${randomUUID()}`
     const ttl = found.requires_approval ? DEFERRED_ACCESS_TOKEN_TTL_S : ACCESS_TOKEN_TTL_S
-    const redeemed = await repo.redeemPreAuthorizedCode(this.deps.db, issuerDid, digest, { id: grantId, dpopJkt: verified.dpop?.jwkThumbprint ?? null, expiresAt: new Date(now.getTime() + ttl * 1000) }, now)
+    const redeemed = await repo.redeemPreAuthorizedCode(
+      this.deps.db,
+      issuerDid,
+      digest,
+      { id: grantId, dpopJkt: verified.dpop?.jwkThumbprint ?? null, expiresAt: new Date(now.getTime() + ttl * 1000) },
+      now,
+    )
     if (!redeemed.codeFound) throw oid4vciError('invalid_grant', 'The code was used meanwhile')
     if (!redeemed.granted) throw oid4vciError('invalid_grant', 'The offer has expired, is used up, or was withdrawn')
     return this.accessToken(ctx, server, grantId, ttl, verified.dpop?.jwk, now)
@@ -137,7 +179,8 @@ export class Oid4vciTokenService {
       if (!(await spend(trx))) throw oid4vciError('invalid_grant', 'The code was used meanwhile')
       const offer = await this.deps.offers.find(trx, issuerDid, grant.offerId)
       // A signed-in holder must be the offer's subject; otherwise the subject is checked against the key proofs.
-      const taken = offer && (await this.deps.offers.takeUse(trx, issuerDid, offer.id, grant.holderDid ?? offer.subject_did ?? ''))
+      const taken =
+        offer && (await this.deps.offers.takeUse(trx, issuerDid, offer.id, grant.holderDid ?? offer.subject_did ?? ''))
       if (!taken) throw oid4vciError('invalid_grant', 'The offer has expired, is used up, or was withdrawn')
       await repo.insertGrant(trx, {
         id: grantId,
@@ -158,7 +201,14 @@ export class Oid4vciTokenService {
   }
 
   /** The access token (RFC 9068) of a grant, signed by the issuer; its `sub` the grant. */
-  private accessToken(ctx: IssuerContext, server: Oauth2AuthorizationServer, grantId: string, ttl: number, dpopJwk: Jwk | undefined, now: Date): Promise<Record<string, unknown>> {
+  private accessToken(
+    ctx: IssuerContext,
+    server: Oauth2AuthorizationServer,
+    grantId: string,
+    ttl: number,
+    dpopJwk: Jwk | undefined,
+    now: Date,
+  ): Promise<Record<string, unknown>> {
     return server.createAccessTokenResponse({
       audience: ctx.endpoints.issuer,
       authorizationServer: ctx.endpoints.issuer,

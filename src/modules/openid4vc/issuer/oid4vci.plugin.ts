@@ -16,10 +16,27 @@ import { oid4vciRoutes } from './oid4vci.routes.js'
  */
 async function oid4vci(app: FastifyInstance, { db, clock, config, masterKey }: ModuleContext): Promise<void> {
   const { issuance, issuedCredentials: issued, credentialRequests: requests, offers } = app
-  const context = { identities: app.identities, issuers: app.issuers, formats: app.formats, resolver: app.didResolver, publicBaseUrl: config.publicBaseUrl, contexts: new IssuerContextCache(() => performance.now()) }
-  const publication = new Oid4vciOffers({ ...context, db, clock, codeKey: deriveKey(masterKey, 'oid4vci-pre-authorized-code-v1') })
+  const context = {
+    identities: app.identities,
+    issuers: app.issuers,
+    formats: app.formats,
+    resolver: app.didResolver,
+    publicBaseUrl: config.publicBaseUrl,
+    contexts: new IssuerContextCache(() => performance.now()),
+  }
+  const publication = new Oid4vciOffers({
+    ...context,
+    db,
+    clock,
+    codeKey: deriveKey(masterKey, 'oid4vci-pre-authorized-code-v1'),
+  })
   app.offerPublication.fill(publication)
-  const dpop = new DpopFreshness({ db, clock, box: new SecretBox(masterKey, 'oid4vci-dpop-nonce'), skewSeconds: config.clockSkewSeconds })
+  const dpop = new DpopFreshness({
+    db,
+    clock,
+    box: new SecretBox(masterKey, 'oid4vci-dpop-nonce'),
+    skewSeconds: config.clockSkewSeconds,
+  })
   await app.register(oid4vciRoutes, {
     context,
     offers: publication,
@@ -30,4 +47,8 @@ async function oid4vci(app: FastifyInstance, { db, clock, config, masterKey }: M
   })
 }
 
-export const oid4vciPlugin = fp(oid4vci, { name: 'openid4vc-issuer', fastify: '5.x', dependencies: ['issuer', 'identity', 'auth', 'credentials'] })
+export const oid4vciPlugin = fp(oid4vci, {
+  name: 'openid4vc-issuer',
+  fastify: '5.x',
+  dependencies: ['issuer', 'identity', 'auth', 'credentials'],
+})

@@ -8,8 +8,15 @@ import { takeOfferUsesCte } from '../../issuer/offers.statements.js'
 export type Oid4vciOfferRow = Selectable<Oid4vciOffersTable>
 export type GrantRow = Selectable<Oid4vciGrantsTable>
 
-export function insertOffer(db: Executor, row: Omit<Insertable<Oid4vciOffersTable>, 'tx_code_spec'> & { tx_code_spec: unknown }): Promise<void> {
-  return db.insertInto('oid4vci_offers').values({ ...row, tx_code_spec: JSON.stringify(row.tx_code_spec) }).execute().then(() => undefined)
+export function insertOffer(
+  db: Executor,
+  row: Omit<Insertable<Oid4vciOffersTable>, 'tx_code_spec'> & { tx_code_spec: unknown },
+): Promise<void> {
+  return db
+    .insertInto('oid4vci_offers')
+    .values({ ...row, tx_code_spec: JSON.stringify(row.tx_code_spec) })
+    .execute()
+    .then(() => undefined)
 }
 
 export function findOfferByReference(db: Executor, reference: string): Promise<Oid4vciOfferRow | undefined> {
@@ -30,12 +37,23 @@ export async function recordTxCodeFailure(db: Executor, offerId: string, max: nu
     .returning('tx_code_failures')
     .executeTakeFirst()
   if (!row || row.tx_code_failures < max) return row !== undefined
-  await db.updateTable('oid4vci_offers').set({ code_used_at: now }).where('offer_id', '=', offerId).where('code_used_at', 'is', null).execute()
+  await db
+    .updateTable('oid4vci_offers')
+    .set({ code_used_at: now })
+    .where('offer_id', '=', offerId)
+    .where('code_used_at', 'is', null)
+    .execute()
   return false
 }
 
 export function findUnspentCode(db: Executor, issuerDid: string, digest: string): Promise<Oid4vciOfferRow | undefined> {
-  return db.selectFrom('oid4vci_offers').selectAll().where('pre_authorized_code_digest', '=', digest).where('issuer_did', '=', issuerDid).where('code_used_at', 'is', null).executeTakeFirst()
+  return db
+    .selectFrom('oid4vci_offers')
+    .selectAll()
+    .where('pre_authorized_code_digest', '=', digest)
+    .where('issuer_did', '=', issuerDid)
+    .where('code_used_at', 'is', null)
+    .executeTakeFirst()
 }
 
 /** What redeeming a pre-authorized code found: the code unspent, and whether the grant was made. */
@@ -50,7 +68,13 @@ export interface Redemption {
  * conditions checked again under the lock (READ COMMITTED re-reads a row changed meanwhile) before
  * either is changed, so the two updates and the insert succeed together or not at all.
  */
-export async function redeemPreAuthorizedCode(db: Executor, issuerDid: string, digest: string, grant: { id: string; dpopJkt: string | null; expiresAt: Date }, now: Date): Promise<Redemption> {
+export async function redeemPreAuthorizedCode(
+  db: Executor,
+  issuerDid: string,
+  digest: string,
+  grant: { id: string; dpopJkt: string | null; expiresAt: Date },
+  now: Date,
+): Promise<Redemption> {
   const result = await sql<{ code_found: boolean; granted: boolean }>`
     with code as (
       select offer_id from oid4vci_offers
@@ -76,38 +100,87 @@ export async function redeemPreAuthorizedCode(db: Executor, issuerDid: string, d
 }
 
 export function insertGrant(db: Executor, row: Insertable<Oid4vciGrantsTable>): Promise<void> {
-  return db.insertInto('oid4vci_grants').values(row).execute().then(() => undefined)
+  return db
+    .insertInto('oid4vci_grants')
+    .values(row)
+    .execute()
+    .then(() => undefined)
 }
 
 /** Gives the credential request back after an issuance that failed before anything was stored. */
 export function releaseGrant(db: Executor, id: string): Promise<void> {
-  return db.updateTable('oid4vci_grants').set({ used_at: null }).where('id', '=', id).execute().then(() => undefined)
-}
-
-export function recordIssued(db: Executor, id: string, issued: { holder_did: string; credential_ids: string[]; notification_id: string }): Promise<void> {
   return db
     .updateTable('oid4vci_grants')
-    .set({ holder_did: issued.holder_did, credential_ids: JSON.stringify(issued.credential_ids), notification_id: issued.notification_id })
+    .set({ used_at: null })
     .where('id', '=', id)
     .execute()
     .then(() => undefined)
 }
 
-export function recordDeferred(db: Executor, id: string, deferred: { holder_did: string; transaction_id: string; request_id: string; holder_keys: Array<{ did: string; jwk: Record<string, unknown> }> }): Promise<void> {
+export function recordIssued(
+  db: Executor,
+  id: string,
+  issued: { holder_did: string; credential_ids: string[]; notification_id: string },
+): Promise<void> {
   return db
     .updateTable('oid4vci_grants')
-    .set({ holder_did: deferred.holder_did, transaction_id: deferred.transaction_id, request_id: deferred.request_id, holder_keys: JSON.stringify(deferred.holder_keys) })
+    .set({
+      holder_did: issued.holder_did,
+      credential_ids: JSON.stringify(issued.credential_ids),
+      notification_id: issued.notification_id,
+    })
     .where('id', '=', id)
     .execute()
     .then(() => undefined)
 }
 
-export function findGrantByTransaction(db: Executor, issuerDid: string, transactionId: string): Promise<GrantRow | undefined> {
-  return db.selectFrom('oid4vci_grants').selectAll().where('issuer_did', '=', issuerDid).where('transaction_id', '=', transactionId).executeTakeFirst()
+export function recordDeferred(
+  db: Executor,
+  id: string,
+  deferred: {
+    holder_did: string
+    transaction_id: string
+    request_id: string
+    holder_keys: Array<{ did: string; jwk: Record<string, unknown> }>
+  },
+): Promise<void> {
+  return db
+    .updateTable('oid4vci_grants')
+    .set({
+      holder_did: deferred.holder_did,
+      transaction_id: deferred.transaction_id,
+      request_id: deferred.request_id,
+      holder_keys: JSON.stringify(deferred.holder_keys),
+    })
+    .where('id', '=', id)
+    .execute()
+    .then(() => undefined)
 }
 
-export function findGrantByNotification(db: Executor, issuerDid: string, notificationId: string): Promise<GrantRow | undefined> {
-  return db.selectFrom('oid4vci_grants').selectAll().where('issuer_did', '=', issuerDid).where('notification_id', '=', notificationId).executeTakeFirst()
+export function findGrantByTransaction(
+  db: Executor,
+  issuerDid: string,
+  transactionId: string,
+): Promise<GrantRow | undefined> {
+  return db
+    .selectFrom('oid4vci_grants')
+    .selectAll()
+    .where('issuer_did', '=', issuerDid)
+    .where('transaction_id', '=', transactionId)
+    .executeTakeFirst()
+}
+
+export function findGrantByNotification(
+  db: Executor,
+  issuerDid: string,
+  notificationId: string,
+): Promise<GrantRow | undefined> {
+  return db
+    .selectFrom('oid4vci_grants')
+    .selectAll()
+    .where('issuer_did', '=', issuerDid)
+    .where('notification_id', '=', notificationId)
+    .executeTakeFirst()
 }
 
 /** Marks `event` notified for the grant, once: false when it was already (a repeated notification). */
@@ -127,13 +200,31 @@ export interface GrantWithOffers {
   offer: OfferRow | undefined
 }
 
-const OFFER_COLUMNS = ['id', 'issuer_did', 'credential_type', 'schema_id', 'template_id', 'attributes', 'subject_did', 'description', 'max_uses', 'uses', 'status', 'expires_at', 'format', 'created_at', 'updated_at'] as const
+const OFFER_COLUMNS = [
+  'id',
+  'issuer_did',
+  'credential_type',
+  'schema_id',
+  'template_id',
+  'attributes',
+  'subject_did',
+  'description',
+  'max_uses',
+  'uses',
+  'status',
+  'expires_at',
+  'format',
+  'created_at',
+  'updated_at',
+] as const
 
 export async function findGrantWithOffers(db: Executor, id: string): Promise<GrantWithOffers | undefined> {
   const row = await db
     .selectFrom('oid4vci_grants as g')
     .leftJoin('oid4vci_offers as p', 'p.offer_id', 'g.offer_id')
-    .leftJoin('credential_offers as o', (join) => join.onRef('o.id', '=', 'g.offer_id').onRef('o.issuer_did', '=', 'g.issuer_did'))
+    .leftJoin('credential_offers as o', (join) =>
+      join.onRef('o.id', '=', 'g.offer_id').onRef('o.issuer_did', '=', 'g.issuer_did'),
+    )
     .selectAll('g')
     .select(['p.configuration_id as p_configuration_id', 'p.requires_approval as p_requires_approval'])
     .select(OFFER_COLUMNS.map((c) => `o.${c} as o_${c}` as const))
@@ -149,7 +240,10 @@ export async function findGrantWithOffers(db: Executor, id: string): Promise<Gra
   }
   return {
     grant: grant as GrantRow,
-    published: configurationId === null ? undefined : { configuration_id: configurationId, requires_approval: requiresApproval! },
+    published:
+      configurationId === null
+        ? undefined
+        : { configuration_id: configurationId, requires_approval: requiresApproval! },
     offer: offer.id === null ? undefined : (offer as OfferRow),
   }
 }
@@ -165,7 +259,9 @@ export async function spendGrantAndNonce(
   issued?: { holder_did: string; credential_ids: string[]; notification_id: string },
 ): Promise<'spent' | 'grant used' | 'nonce refused'> {
   const { grantId, issuerDid, nonceDigest, now } = spend
-  const record = issued ? sql`, holder_did = ${issued.holder_did}, credential_ids = ${JSON.stringify(issued.credential_ids)}::jsonb, notification_id = ${issued.notification_id}` : sql``
+  const record = issued
+    ? sql`, holder_did = ${issued.holder_did}, credential_ids = ${JSON.stringify(issued.credential_ids)}::jsonb, notification_id = ${issued.notification_id}`
+    : sql``
   const result = await sql<{ grant_found: boolean; spent: boolean }>`
     with g as (
       select id from oid4vci_grants where id = ${grantId} and used_at is null and expires_at > ${now} for update
@@ -192,11 +288,19 @@ export interface NonceRow {
 }
 
 export function insertNonces(db: Executor, rows: NonceRow[]): Promise<void> {
-  return db.insertInto('oid4vci_nonces').values(rows).execute().then(() => undefined)
+  return db
+    .insertInto('oid4vci_nonces')
+    .values(rows)
+    .execute()
+    .then(() => undefined)
 }
 
 export function deleteExpiredNonces(db: Executor, before: Date): Promise<void> {
-  return db.deleteFrom('oid4vci_nonces').where('expires_at', '<', before).execute().then(() => undefined)
+  return db
+    .deleteFrom('oid4vci_nonces')
+    .where('expires_at', '<', before)
+    .execute()
+    .then(() => undefined)
 }
 
 /** Closes a deferred transaction once its credential is answered (OID4VCI 1.0 §9.3: a transaction_id is used once). */
@@ -213,25 +317,61 @@ export async function deliverDeferred(db: Executor, id: string, transactionId: s
 
 export type AuthorizationCodeRow = Selectable<Oid4vciAuthorizationCodesTable>
 
-export function findOfferByIssuerState(db: Executor, issuerDid: string, digest: string): Promise<Oid4vciOfferRow | undefined> {
-  return db.selectFrom('oid4vci_offers').selectAll().where('issuer_state_digest', '=', digest).where('issuer_did', '=', issuerDid).executeTakeFirst()
+export function findOfferByIssuerState(
+  db: Executor,
+  issuerDid: string,
+  digest: string,
+): Promise<Oid4vciOfferRow | undefined> {
+  return db
+    .selectFrom('oid4vci_offers')
+    .selectAll()
+    .where('issuer_state_digest', '=', digest)
+    .where('issuer_did', '=', issuerDid)
+    .executeTakeFirst()
 }
 
-export async function insertAuthorizationCode(db: Executor, row: Insertable<Oid4vciAuthorizationCodesTable>, now: Date): Promise<void> {
+export async function insertAuthorizationCode(
+  db: Executor,
+  row: Insertable<Oid4vciAuthorizationCodesTable>,
+  now: Date,
+): Promise<void> {
   await db.deleteFrom('oid4vci_authorization_codes').where('expires_at', '<', now).execute()
   await db.insertInto('oid4vci_authorization_codes').values(row).execute()
 }
 
-export function findAuthorizationCode(db: Executor, issuerDid: string, digest: string, now: Date): Promise<AuthorizationCodeRow | undefined> {
-  return db.selectFrom('oid4vci_authorization_codes').selectAll().where('code_digest', '=', digest).where('issuer_did', '=', issuerDid).where('used_at', 'is', null).where('expires_at', '>', now).executeTakeFirst()
+export function findAuthorizationCode(
+  db: Executor,
+  issuerDid: string,
+  digest: string,
+  now: Date,
+): Promise<AuthorizationCodeRow | undefined> {
+  return db
+    .selectFrom('oid4vci_authorization_codes')
+    .selectAll()
+    .where('code_digest', '=', digest)
+    .where('issuer_did', '=', issuerDid)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst()
 }
 
 /** Spends an authorization code, atomically: false when spent meanwhile. */
 export async function spendAuthorizationCode(db: Executor, digest: string, now: Date): Promise<boolean> {
-  const row = await db.updateTable('oid4vci_authorization_codes').set({ used_at: now }).where('code_digest', '=', digest).where('used_at', 'is', null).returning('code_digest').executeTakeFirst()
+  const row = await db
+    .updateTable('oid4vci_authorization_codes')
+    .set({ used_at: now })
+    .where('code_digest', '=', digest)
+    .where('used_at', 'is', null)
+    .returning('code_digest')
+    .executeTakeFirst()
   return row !== undefined
 }
 
 export function recordDelivered(db: Executor, id: string, credentialIds: string[]): Promise<void> {
-  return db.updateTable('oid4vci_grants').set({ credential_ids: JSON.stringify(credentialIds) }).where('id', '=', id).execute().then(() => undefined)
+  return db
+    .updateTable('oid4vci_grants')
+    .set({ credential_ids: JSON.stringify(credentialIds) })
+    .where('id', '=', id)
+    .execute()
+    .then(() => undefined)
 }

@@ -19,14 +19,30 @@ const security: never[] = []
 const Jwt = Type.String({ maxLength: 16_384 })
 
 /** OID4VCI 1.0 §8.2 (members the service reads; others, such as credential_response_encryption, are not supported). */
-const CredentialRequestBody = Type.Object({
-  credential_configuration_id: Type.Optional(Type.String({ maxLength: 200 })),
-  credential_identifier: Type.Optional(Type.String({ maxLength: 200 })),
-  proofs: Type.Optional(Type.Object({ jwt: Type.Optional(Type.Array(Jwt, { minItems: 1, maxItems: BATCH_SIZE })) }, { additionalProperties: false })),
-  proof: Type.Optional(Type.Object({ proof_type: Type.String({ maxLength: 50 }), jwt: Type.Optional(Jwt) }, { additionalProperties: false })),
-  // Unrecognized members (credential_response_encryption...) are dropped (removeAdditional).
-}, { additionalProperties: false })
-const DeferredRequestBody = Type.Object({ transaction_id: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false })
+const CredentialRequestBody = Type.Object(
+  {
+    credential_configuration_id: Type.Optional(Type.String({ maxLength: 200 })),
+    credential_identifier: Type.Optional(Type.String({ maxLength: 200 })),
+    proofs: Type.Optional(
+      Type.Object(
+        { jwt: Type.Optional(Type.Array(Jwt, { minItems: 1, maxItems: BATCH_SIZE })) },
+        { additionalProperties: false },
+      ),
+    ),
+    proof: Type.Optional(
+      Type.Object(
+        { proof_type: Type.String({ maxLength: 50 }), jwt: Type.Optional(Jwt) },
+        { additionalProperties: false },
+      ),
+    ),
+    // Unrecognized members (credential_response_encryption...) are dropped (removeAdditional).
+  },
+  { additionalProperties: false },
+)
+const DeferredRequestBody = Type.Object(
+  { transaction_id: Type.Optional(Type.String({ maxLength: 200 })) },
+  { additionalProperties: false },
+)
 /** RFC 6749 §4.1.1 with PKCE (RFC 7636) and OID4VCI's issuer_state; checked in the service (OAuth errors). */
 const AuthorizationParams = {
   response_type: Type.Optional(Type.String({ maxLength: 20 })),
@@ -43,11 +59,14 @@ const DidText = Type.String({ minLength: 1, maxLength: 4096 })
 const { issuer_state: _issuerState, ...withoutIssuerState } = AuthorizationParams
 
 /** §11.1; checked in the service so a missing member is invalid_notification_request. */
-const NotificationBody = Type.Object({
-  notification_id: Type.Optional(Type.String({ maxLength: 200 })),
-  event: Type.Optional(Type.String({ maxLength: 50 })),
-  event_description: Type.Optional(Type.String({ maxLength: 1000 })),
-}, { additionalProperties: false })
+const NotificationBody = Type.Object(
+  {
+    notification_id: Type.Optional(Type.String({ maxLength: 200 })),
+    event: Type.Optional(Type.String({ maxLength: 50 })),
+    event_description: Type.Optional(Type.String({ maxLength: 1000 })),
+  },
+  { additionalProperties: false },
+)
 
 export interface Oid4vciRouteDeps {
   context: ContextDeps
@@ -80,132 +99,242 @@ export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async 
 
   // OID4VCI 1.0 §12.2.2 and RFC 8414 §3.1 insert the well-known segment before the issuer's path;
   // clients written to earlier drafts (Sphereon's 0.20) append it: both are served.
-  for (const url of ['/.well-known/openid-credential-issuer/issuers/:web_id', '/issuers/:web_id/.well-known/openid-credential-issuer']) {
-    app.get(url, {
-      schema: {
-        tags, summary: 'Credential Issuer Metadata (OID4VCI 1.0 §12.2)', security, params: IssuerParams,
-        response: { 200: Json, ...errorRefs(400, 404) },
+  for (const url of [
+    '/.well-known/openid-credential-issuer/issuers/:web_id',
+    '/issuers/:web_id/.well-known/openid-credential-issuer',
+  ]) {
+    app.get(
+      url,
+      {
+        schema: {
+          tags,
+          summary: 'Credential Issuer Metadata (OID4VCI 1.0 §12.2)',
+          security,
+          params: IssuerParams,
+          response: { 200: Json, ...errorRefs(400, 404) },
+        },
       },
-    }, async (request, reply) => {
-      const ctx = await issuerContext(deps.context, request.params.web_id)
-      return reply.header('cache-control', 'public, max-age=60').send(ctx.metadata)
-    })
+      async (request, reply) => {
+        const ctx = await issuerContext(deps.context, request.params.web_id)
+        return reply.header('cache-control', 'public, max-age=60').send(ctx.metadata)
+      },
+    )
   }
 
-  for (const url of ['/.well-known/oauth-authorization-server/issuers/:web_id', '/issuers/:web_id/.well-known/oauth-authorization-server']) {
-    app.get(url, {
-      schema: {
-        tags, summary: 'Authorization Server Metadata of the credential issuer (RFC 8414)', security, params: IssuerParams,
-        response: { 200: Json, ...errorRefs(400, 404) },
+  for (const url of [
+    '/.well-known/oauth-authorization-server/issuers/:web_id',
+    '/issuers/:web_id/.well-known/oauth-authorization-server',
+  ]) {
+    app.get(
+      url,
+      {
+        schema: {
+          tags,
+          summary: 'Authorization Server Metadata of the credential issuer (RFC 8414)',
+          security,
+          params: IssuerParams,
+          response: { 200: Json, ...errorRefs(400, 404) },
+        },
       },
-    }, async (request, reply) => {
-      const ctx = await issuerContext(deps.context, request.params.web_id)
-      return reply.header('cache-control', 'public, max-age=60').send(ctx.authorizationServer)
-    })
+      async (request, reply) => {
+        const ctx = await issuerContext(deps.context, request.params.web_id)
+        return reply.header('cache-control', 'public, max-age=60').send(ctx.authorizationServer)
+      },
+    )
   }
 
-  app.get('/issuers/:web_id/oid4vci/jwks', {
-    schema: { tags, summary: 'The keys that sign its access tokens (RFC 7517 JWK Set)', security, params: IssuerParams, response: { 200: Json, ...errorRefs(400, 404) } },
-  }, async (request, reply) => {
-    const ctx = await issuerContext(deps.context, request.params.web_id)
-    return reply.type('application/jwk-set+json').header('cache-control', 'public, max-age=60').send(ctx.jwks)
-  })
-
-  app.get('/issuers/:web_id/oid4vci/offers/:handle', {
-    schema: {
-      tags, summary: 'A credential offer object, by reference (OID4VCI 1.0 §4.1.3)', security,
-      params: Type.Object({ web_id: WebId, handle: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' }) }),
-      response: { 200: Json, ...errorRefs(400, 404) },
+  app.get(
+    '/issuers/:web_id/oid4vci/jwks',
+    {
+      schema: {
+        tags,
+        summary: 'The keys that sign its access tokens (RFC 7517 JWK Set)',
+        security,
+        params: IssuerParams,
+        response: { 200: Json, ...errorRefs(400, 404) },
+      },
     },
-  }, async (request, reply) => reply.header('cache-control', 'no-store').send(await deps.offers.offerObject(request.params.web_id, request.params.handle)))
-
-  app.get('/issuers/:web_id/oid4vci/authorize', {
-    schema: {
-      tags, summary: 'Authorization endpoint, step 1 (Accept: application/json): the request checked and a challenge for the holder DID to sign', security, params: IssuerParams,
-      // issuer_state is the offer's bearer secret: undeclared, so the request log redacts it
-      // (log-options.ts logs declared query parameters only); RFC 6749 §3.1 ignores unknown ones.
-      querystring: Type.Object({ ...withoutIssuerState, did: Type.Optional(DidText) }, { additionalProperties: Type.String({ maxLength: 2000 }) }),
-      response: { 200: Json, ...errorRefs(400, 404) },
+    async (request, reply) => {
+      const ctx = await issuerContext(deps.context, request.params.web_id)
+      return reply.type('application/jwk-set+json').header('cache-control', 'public, max-age=60').send(ctx.jwks)
     },
-  }, async (request, reply) => {
-    if (!request.headers.accept?.includes('application/json')) throw new NotAcceptableError()
-    const query = request.query as typeof request.query & { issuer_state?: string }
-    return reply.header('cache-control', 'no-store').send(await deps.authorization.challenge(request.params.web_id, query))
-  })
+  )
 
-  app.post('/issuers/:web_id/oid4vci/authorize', {
-    config: { rateLimit: 'auth' },
-    schema: {
-      tags, summary: 'Authorization endpoint, step 2: the signed challenge for a single-use code and the redirect URI carrying it', security, params: IssuerParams,
-      body: Type.Object({ ...AuthorizationParams, did: DidText, challenge: Type.String({ minLength: 1, maxLength: 1024 }), signature: Type.String({ minLength: 1, maxLength: 1024 }) }, { additionalProperties: false }),
-      response: { 200: Json, ...errorRefs(400, 401, 404) },
+  app.get(
+    '/issuers/:web_id/oid4vci/offers/:handle',
+    {
+      schema: {
+        tags,
+        summary: 'A credential offer object, by reference (OID4VCI 1.0 §4.1.3)',
+        security,
+        params: Type.Object({ web_id: WebId, handle: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' }) }),
+        response: { 200: Json, ...errorRefs(400, 404) },
+      },
     },
-  }, async (request, reply) => reply.header('cache-control', 'no-store').send(await deps.authorization.authorize(request.params.web_id, request.body)))
+    async (request, reply) =>
+      reply
+        .header('cache-control', 'no-store')
+        .send(await deps.offers.offerObject(request.params.web_id, request.params.handle)),
+  )
+
+  app.get(
+    '/issuers/:web_id/oid4vci/authorize',
+    {
+      schema: {
+        tags,
+        summary:
+          'Authorization endpoint, step 1 (Accept: application/json): the request checked and a challenge for the holder DID to sign',
+        security,
+        params: IssuerParams,
+        // issuer_state is the offer's bearer secret: undeclared, so the request log redacts it
+        // (log-options.ts logs declared query parameters only); RFC 6749 §3.1 ignores unknown ones.
+        querystring: Type.Object(
+          { ...withoutIssuerState, did: Type.Optional(DidText) },
+          { additionalProperties: Type.String({ maxLength: 2000 }) },
+        ),
+        response: { 200: Json, ...errorRefs(400, 404) },
+      },
+    },
+    async (request, reply) => {
+      if (!request.headers.accept?.includes('application/json')) throw new NotAcceptableError()
+      const query = request.query as typeof request.query & { issuer_state?: string }
+      return reply
+        .header('cache-control', 'no-store')
+        .send(await deps.authorization.challenge(request.params.web_id, query))
+    },
+  )
+
+  app.post(
+    '/issuers/:web_id/oid4vci/authorize',
+    {
+      config: { rateLimit: 'auth' },
+      schema: {
+        tags,
+        summary:
+          'Authorization endpoint, step 2: the signed challenge for a single-use code and the redirect URI carrying it',
+        security,
+        params: IssuerParams,
+        body: Type.Object(
+          {
+            ...AuthorizationParams,
+            did: DidText,
+            challenge: Type.String({ minLength: 1, maxLength: 1024 }),
+            signature: Type.String({ minLength: 1, maxLength: 1024 }),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Json, ...errorRefs(400, 401, 404) },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .header('cache-control', 'no-store')
+        .send(await deps.authorization.authorize(request.params.web_id, request.body)),
+  )
 
   // RFC 6749 §4.1.3: the token request is form-encoded; only the token route reads form bodies.
   await app.register(async (plain) => {
     const scope = plain.withTypeProvider<TypeBoxTypeProvider>()
     acceptFormBodies(plain)
-    scope.post('/issuers/:web_id/oid4vci/token', {
-      // A tx_code is short: guesses are limited like sign-ins (per client IP).
-      config: { rateLimit: 'auth' },
-      onSend: dpopNonce,
-      schema: {
-        tags, summary: 'Token endpoint: a pre-authorized code (and tx_code) or an authorization code (and PKCE verifier) for an access token, DPoP-bound when a proof is sent (RFC 6749, RFC 9449)', security, params: IssuerParams,
-        body: Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 4096 }), { maxProperties: 30 }),
-        response: { 200: Json, ...errorRefs(400, 401, 404) },
+    scope.post(
+      '/issuers/:web_id/oid4vci/token',
+      {
+        // A tx_code is short: guesses are limited like sign-ins (per client IP).
+        config: { rateLimit: 'auth' },
+        onSend: dpopNonce,
+        schema: {
+          tags,
+          summary:
+            'Token endpoint: a pre-authorized code (and tx_code) or an authorization code (and PKCE verifier) for an access token, DPoP-bound when a proof is sent (RFC 6749, RFC 9449)',
+          security,
+          params: IssuerParams,
+          body: Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 4096 }), { maxProperties: 30 }),
+          response: { 200: Json, ...errorRefs(400, 401, 404) },
+        },
       },
-    }, async (request, reply) => {
-      const answer = await deps.tokens.token(request.params.web_id, request.body, like(request))
-      return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(answer)
-    })
+      async (request, reply) => {
+        const answer = await deps.tokens.token(request.params.web_id, request.body, like(request))
+        return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(answer)
+      },
+    )
   })
 
   // OID4VCI 1.0 §7.1: the nonce request is a bare POST; whatever content type and body it has are ignored.
   await app.register(async (plain) => {
     ignoreBodies(plain)
-    plain.withTypeProvider<TypeBoxTypeProvider>().post('/issuers/:web_id/oid4vci/nonce', {
+    plain.withTypeProvider<TypeBoxTypeProvider>().post(
+      '/issuers/:web_id/oid4vci/nonce',
+      {
+        onSend: dpopNonce,
+        schema: {
+          tags,
+          summary: 'A fresh single-use c_nonce for key proofs (OID4VCI 1.0 §7)',
+          security,
+          params: IssuerParams,
+          response: { 200: Json, ...errorRefs(400, 404) },
+        },
+      },
+      async (request, reply) =>
+        reply.header('cache-control', 'no-store').send(await deps.credentials.nonce(request.params.web_id)),
+    )
+  })
+
+  app.post(
+    '/issuers/:web_id/oid4vci/credential',
+    {
       onSend: dpopNonce,
       schema: {
-        tags, summary: 'A fresh single-use c_nonce for key proofs (OID4VCI 1.0 §7)', security, params: IssuerParams,
-        response: { 200: Json, ...errorRefs(400, 404) },
+        tags,
+        summary:
+          'Credential endpoint: one key-bound credential per jwt proof, or a deferred transaction (OID4VCI 1.0 §8)',
+        security,
+        params: IssuerParams,
+        body: CredentialRequestBody,
+        response: { 200: Json, 202: Json, ...errorRefs(400, 401, 404) },
       },
-    }, async (request, reply) => reply.header('cache-control', 'no-store').send(await deps.credentials.nonce(request.params.web_id)))
-  })
-
-  app.post('/issuers/:web_id/oid4vci/credential', {
-    onSend: dpopNonce,
-    schema: {
-      tags, summary: 'Credential endpoint: one key-bound credential per jwt proof, or a deferred transaction (OID4VCI 1.0 §8)', security, params: IssuerParams,
-      body: CredentialRequestBody,
-      response: { 200: Json, 202: Json, ...errorRefs(400, 401, 404) },
     },
-  }, async (request, reply) => {
-    const answer = await deps.credentials.credential(request.params.web_id, request.body, like(request))
-    return reply.status(answer.status).header('cache-control', 'no-store').send(answer.body)
-  })
-
-  app.post('/issuers/:web_id/oid4vci/deferred-credential', {
-    onSend: dpopNonce,
-    schema: {
-      tags, summary: 'Deferred credential endpoint: the credential once the issuer approved (OID4VCI 1.0 §9)', security, params: IssuerParams,
-      body: DeferredRequestBody,
-      response: { 200: Json, 202: Json, ...errorRefs(400, 401, 404) },
+    async (request, reply) => {
+      const answer = await deps.credentials.credential(request.params.web_id, request.body, like(request))
+      return reply.status(answer.status).header('cache-control', 'no-store').send(answer.body)
     },
-  }, async (request, reply) => {
-    const answer = await deps.credentials.deferred(request.params.web_id, request.body, like(request))
-    return reply.status(answer.status).header('cache-control', 'no-store').send(answer.body)
-  })
+  )
 
-  app.post('/issuers/:web_id/oid4vci/notification', {
-    onSend: dpopNonce,
-    schema: {
-      tags, summary: 'Notification endpoint: the wallet reports it accepted, failed or deleted what it received (OID4VCI 1.0 §11)', security, params: IssuerParams,
-      body: NotificationBody,
-      response: { ...errorRefs(400, 401, 404) },
+  app.post(
+    '/issuers/:web_id/oid4vci/deferred-credential',
+    {
+      onSend: dpopNonce,
+      schema: {
+        tags,
+        summary: 'Deferred credential endpoint: the credential once the issuer approved (OID4VCI 1.0 §9)',
+        security,
+        params: IssuerParams,
+        body: DeferredRequestBody,
+        response: { 200: Json, 202: Json, ...errorRefs(400, 401, 404) },
+      },
     },
-  }, async (request, reply) => {
-    await deps.credentials.notification(request.params.web_id, request.body, like(request))
-    return reply.status(204).send()
-  })
+    async (request, reply) => {
+      const answer = await deps.credentials.deferred(request.params.web_id, request.body, like(request))
+      return reply.status(answer.status).header('cache-control', 'no-store').send(answer.body)
+    },
+  )
+
+  app.post(
+    '/issuers/:web_id/oid4vci/notification',
+    {
+      onSend: dpopNonce,
+      schema: {
+        tags,
+        summary:
+          'Notification endpoint: the wallet reports it accepted, failed or deleted what it received (OID4VCI 1.0 §11)',
+        security,
+        params: IssuerParams,
+        body: NotificationBody,
+        response: { ...errorRefs(400, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      await deps.credentials.notification(request.params.web_id, request.body, like(request))
+      return reply.status(204).send()
+    },
+  )
 }

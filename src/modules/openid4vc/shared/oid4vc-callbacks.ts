@@ -9,7 +9,10 @@ export interface ServiceKeys {
   /** The private key that signs for `signer` (a did URL of a hosted did:web, or an announced JWK). */
   signingKey(signer: JwtSigner): Promise<KeyObject>
   /** The private key of an encryption JWK the service published (by its `kid`); undefined when unknown. */
-  decryptionKey?(publicJwk: Jwk | undefined, protectedHeader: Record<string, unknown>): Promise<{ key: KeyObject; jwk: Jwk } | undefined>
+  decryptionKey?(
+    publicJwk: Jwk | undefined,
+    protectedHeader: Record<string, unknown>,
+  ): Promise<{ key: KeyObject; jwk: Jwk } | undefined>
 }
 
 /**
@@ -25,7 +28,9 @@ export function serviceCallbacks(deps: { resolver: DidResolver; keys: ServiceKey
     clientAuthentication: clientAuthenticationAnonymous(),
     signJwt: async (signer, { header, payload }) => {
       const key = await deps.keys.signingKey(signer)
-      const jwt = await new jose.SignJWT(payload as jose.JWTPayload).setProtectedHeader(header as jose.JWTHeaderParameters).sign(key)
+      const jwt = await new jose.SignJWT(payload as jose.JWTPayload)
+        .setProtectedHeader(header as jose.JWTHeaderParameters)
+        .sign(key)
       return { jwt, signerJwk: publicJwk(key) }
     },
     verifyJwt: async (signer, { compact }) => {
@@ -46,7 +51,11 @@ export function serviceCallbacks(deps: { resolver: DidResolver; keys: ServiceKey
         enc: encryptor.enc,
         ...(encryptor.publicJwk.kid ? { kid: encryptor.publicJwk.kid } : {}),
       })
-      if (encryptor.apu) jwe = jwe.setKeyManagementParameters({ apu: jose.base64url.decode(encryptor.apu), ...(encryptor.apv ? { apv: jose.base64url.decode(encryptor.apv) } : {}) })
+      if (encryptor.apu)
+        jwe = jwe.setKeyManagementParameters({
+          apu: jose.base64url.decode(encryptor.apu),
+          ...(encryptor.apv ? { apv: jose.base64url.decode(encryptor.apv) } : {}),
+        })
       else if (encryptor.apv) jwe = jwe.setKeyManagementParameters({ apv: jose.base64url.decode(encryptor.apv) })
       return { jwe: await jwe.encrypt(key), encryptionJwk: encryptor.publicJwk }
     },

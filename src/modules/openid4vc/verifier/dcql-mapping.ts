@@ -7,7 +7,8 @@ export type { KnownSchemas } from '../../credentials/formats/credential-format.j
 type CredentialQuery = DcqlQuery.Input['credentials'][number]
 
 /** The formats of `formats` an OpenID4VP request may ask for (those with a DCQL face), in registration order. */
-const withDcql = (formats: readonly CredentialFormat[]) => formats.flatMap((f) => (f.dcql ? [{ id: f.id, dcql: f.dcql }] : []))
+const withDcql = (formats: readonly CredentialFormat[]) =>
+  formats.flatMap((f) => (f.dcql ? [{ id: f.id, dcql: f.dcql }] : []))
 
 /**
  * The DCQL query (OID4VP 1.0 §6) of a presentation request: each required credential is one
@@ -40,14 +41,35 @@ export function dcqlQueryFor(
   }
   const untyped = request.required_predicates.filter((p) => !p.credential_type)
   required.forEach((r, i) => {
-    const own = request.required_predicates.filter((p) => p.credential_type === r.credential_type).map((p) => p.attribute)
+    const own = request.required_predicates
+      .filter((p) => p.credential_type === r.credential_type)
+      .map((p) => p.attribute)
     // A predicate of no type is met by a credential the request accepts: with one required credential, that one.
     const shared = required.length === 1 ? untyped.map((p) => p.attribute) : []
     add(`c${i}`, r.credential_type, r.schema_id, [...(r.required_attributes ?? []), ...own, ...shared])
   })
-  const otherTypes = [...new Set(request.required_predicates.flatMap((p) => (p.credential_type && !required.some((r) => r.credential_type === p.credential_type) ? [p.credential_type] : [])))]
-  otherTypes.forEach((type, j) => add(`p${j}`, type, undefined, request.required_predicates.filter((p) => p.credential_type === type).map((p) => p.attribute)))
-  if (required.length === 0 && untyped.length) add('p_any', undefined, undefined, untyped.map((p) => p.attribute))
+  const otherTypes = [
+    ...new Set(
+      request.required_predicates.flatMap((p) =>
+        p.credential_type && !required.some((r) => r.credential_type === p.credential_type) ? [p.credential_type] : [],
+      ),
+    ),
+  ]
+  otherTypes.forEach((type, j) =>
+    add(
+      `p${j}`,
+      type,
+      undefined,
+      request.required_predicates.filter((p) => p.credential_type === type).map((p) => p.attribute),
+    ),
+  )
+  if (required.length === 0 && untyped.length)
+    add(
+      'p_any',
+      undefined,
+      undefined,
+      untyped.map((p) => p.attribute),
+    )
   if (credentials.length === 0) return undefined
   const query = DcqlQuery.parse({ credentials, credential_sets: sets } as DcqlQuery.Input)
   DcqlQuery.validate(query)
@@ -55,7 +77,10 @@ export function dcqlQueryFor(
 }
 
 /** `client_metadata.vp_formats_supported` (OID4VP 1.0 §11.1): each format with a DCQL face, for these JWS algorithms. */
-export function vpFormatsSupported(formats: readonly CredentialFormat[], algs: readonly string[]): Record<string, Record<string, unknown>> {
+export function vpFormatsSupported(
+  formats: readonly CredentialFormat[],
+  algs: readonly string[],
+): Record<string, Record<string, unknown>> {
   return Object.fromEntries(withDcql(formats).map((f) => [f.id, f.dcql.vpFormatSupported(algs)]))
 }
 
@@ -65,13 +90,19 @@ export function vpFormatsSupported(formats: readonly CredentialFormat[], algs: r
  * credential sets answered): one readable problem per failure; none when the answer satisfies the
  * query. Each credential is read for DCQL by the format its query asked for (`formatOf`).
  */
-export function dcqlProblems(query: DcqlQuery, answered: Record<string, ReadCredential[][]>, formatOf: Record<string, string>, formats: readonly CredentialFormat[]): string[] {
+export function dcqlProblems(
+  query: DcqlQuery,
+  answered: Record<string, ReadCredential[][]>,
+  formatOf: Record<string, string>,
+  formats: readonly CredentialFormat[],
+): string[] {
   const faces = withDcql(formats)
   const presentations: Record<string, DcqlCredentialPresentation[]> = {}
   for (const [id, items] of Object.entries(answered)) {
     const face = faces.find((f) => f.id === formatOf[id])?.dcql
     presentations[id] = face ? items.flatMap((read) => read.map((c) => face.presented(c))) : []
-    if (presentations[id].length === 0) return [`vp_token: no credential could be read for the credential query "${id}"`]
+    if (presentations[id].length === 0)
+      return [`vp_token: no credential could be read for the credential query "${id}"`]
   }
   let result
   try {
@@ -80,8 +111,12 @@ export function dcqlProblems(query: DcqlQuery, answered: Record<string, ReadCred
     return [`vp_token does not answer the DCQL query: ${error instanceof Error ? error.message : 'unreadable'}`]
   }
   if (result.can_be_satisfied) return []
-  const failed = Object.entries(result.credential_matches).filter(([, m]) => !m.success).map(([id]) => id)
-  return [`vp_token does not satisfy the DCQL query${failed.length ? ` (credential queries not met: ${failed.join(', ')})` : ' (a required credential set is not answered)'}`]
+  const failed = Object.entries(result.credential_matches)
+    .filter(([, m]) => !m.success)
+    .map(([id]) => id)
+  return [
+    `vp_token does not satisfy the DCQL query${failed.length ? ` (credential queries not met: ${failed.join(', ')})` : ' (a required credential set is not answered)'}`,
+  ]
 }
 
 /**

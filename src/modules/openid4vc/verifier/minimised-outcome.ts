@@ -19,7 +19,8 @@ export function minimisedOutcome<T extends VerificationOutcome>(
   const provided = new Set<string>()
   const revoked = new Set<string>()
   credentials.forEach(({ credential }, k) => {
-    for (const name of Object.keys(credential.attributes)) if (keep(k).has(name)) (credential.revoked ? revoked : provided).add(name)
+    for (const name of Object.keys(credential.attributes))
+      if (keep(k).has(name)) (credential.revoked ? revoked : provided).add(name)
   })
   return {
     ...outcome,

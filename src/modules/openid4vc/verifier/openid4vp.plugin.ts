@@ -28,4 +28,8 @@ async function openid4vp(app: FastifyInstance, { db, clock, config }: ModuleCont
   await app.register(openid4vpRoutes, { prefix: '/openid4vp', oid4vp })
 }
 
-export const openid4vpPlugin = fp(openid4vp, { name: 'openid4vc-verifier', fastify: '5.x', dependencies: ['verifier', 'presentation', 'callbacks', 'identity', 'keys', 'credentials'] })
+export const openid4vpPlugin = fp(openid4vp, {
+  name: 'openid4vc-verifier',
+  fastify: '5.x',
+  dependencies: ['verifier', 'presentation', 'callbacks', 'identity', 'keys', 'credentials'],
+})

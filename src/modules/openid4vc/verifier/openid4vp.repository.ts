@@ -6,8 +6,15 @@ import type { Oid4vpRefusedAttemptsTable, Oid4vpRequestsTable } from './openid4v
 
 export type Oid4vpRequestRow = Selectable<Oid4vpRequestsTable>
 
-export async function insertOid4vpRequest(db: Executor, row: Omit<Insertable<Oid4vpRequestsTable>, 'request_payload'> & { request_payload: Record<string, unknown> }): Promise<Oid4vpRequestRow> {
-  return db.insertInto('oid4vp_requests').values({ ...row, request_payload: JSON.stringify(row.request_payload) }).returningAll().executeTakeFirstOrThrow()
+export async function insertOid4vpRequest(
+  db: Executor,
+  row: Omit<Insertable<Oid4vpRequestsTable>, 'request_payload'> & { request_payload: Record<string, unknown> },
+): Promise<Oid4vpRequestRow> {
+  return db
+    .insertInto('oid4vp_requests')
+    .values({ ...row, request_payload: JSON.stringify(row.request_payload) })
+    .returningAll()
+    .executeTakeFirstOrThrow()
 }
 
 export function findOid4vpRequest(db: Executor, requestId: string): Promise<Oid4vpRequestRow | undefined> {
@@ -44,13 +51,29 @@ export async function insertAnswer(
  * locked and checked unanswered, the error kept and the spec's request closed from pending as
  * rejected. False when the request was answered or closed already.
  */
-export async function recordHolderError(trx: Executor, requestId: string, error: { error: string; description: string | null; at: Date }): Promise<boolean> {
-  const open = await trx.selectFrom('oid4vp_requests').select('request_id').where('request_id', '=', requestId).where('answer', 'is', null).forUpdate().executeTakeFirst()
+export async function recordHolderError(
+  trx: Executor,
+  requestId: string,
+  error: { error: string; description: string | null; at: Date },
+): Promise<boolean> {
+  const open = await trx
+    .selectFrom('oid4vp_requests')
+    .select('request_id')
+    .where('request_id', '=', requestId)
+    .where('answer', 'is', null)
+    .forUpdate()
+    .executeTakeFirst()
   if (!open) return false
   if (!(await closeRequest(trx, requestId, 'rejected', error.at))) return false
   await trx
     .updateTable('oid4vp_requests')
-    .set({ answer: 'declined', holder_error: error.error, holder_error_description: error.description, holder_error_at: error.at, answered_at: error.at })
+    .set({
+      answer: 'declined',
+      holder_error: error.error,
+      holder_error_description: error.description,
+      holder_error_at: error.at,
+      answered_at: error.at,
+    })
     .where('request_id', '=', requestId)
     .execute()
   return true
@@ -61,14 +84,22 @@ export async function recordHolderError(trx: Executor, requestId: string, error:
  * request left open. 'first' when no error response was kept before, undefined when the request
  * was answered meanwhile (its OpenID4VP row locked, as recordHolderError does).
  */
-export async function noteHolderError(trx: Executor, requestId: string, error: { error: string; description: string | null; at: Date }): Promise<'first' | 'recorded' | undefined> {
+export async function noteHolderError(
+  trx: Executor,
+  requestId: string,
+  error: { error: string; description: string | null; at: Date },
+): Promise<'first' | 'recorded' | undefined> {
   const open = await trx
     .selectFrom('oid4vp_requests')
     .select('holder_error')
     .where('request_id', '=', requestId)
     .where('answer', 'is', null)
     // Closed through the spec's routes meanwhile (an addressed holder's answer in its inbox): nothing to note.
-    .where(({ exists, selectFrom }) => exists(selectFrom('presentation_requests').select('id').where('id', '=', requestId).where('status', '=', 'pending')))
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('presentation_requests').select('id').where('id', '=', requestId).where('status', '=', 'pending'),
+      ),
+    )
     .forUpdate()
     .executeTakeFirst()
   if (!open) return undefined
@@ -89,7 +120,12 @@ export type RefusedAttempt = Omit<Selectable<Oid4vpRefusedAttemptsTable>, 'id' |
  * A refused response, in one statement: inserted unless the same response was recorded already
  * (then nothing counts), the request's count raised, and the oldest past KEPT_ATTEMPTS dropped.
  */
-export async function recordRefusedAttempt(db: Executor, requestId: string, hash: string, attempt: RefusedAttempt): Promise<void> {
+export async function recordRefusedAttempt(
+  db: Executor,
+  requestId: string,
+  hash: string,
+  attempt: RefusedAttempt,
+): Promise<void> {
   await sql`
     with inserted as (
       insert into oid4vp_refused_attempts (request_id, response_hash, holder, holder_proof_verified, errors, received_at)
@@ -138,7 +174,9 @@ export async function schemaIdsOfTypes(db: Executor, types: string[]): Promise<R
 export async function schemaIdsWithAttributes(db: Executor, attributes: string[]): Promise<string[]> {
   if (attributes.length === 0) return []
   const wanted = JSON.stringify(attributes.map((name) => ({ name })))
-  const rows = await sql<{ id: string }>`select id from credential_schemas where attributes @> ${wanted}::jsonb order by id`.execute(db)
+  const rows = await sql<{
+    id: string
+  }>`select id from credential_schemas where attributes @> ${wanted}::jsonb order by id`.execute(db)
   return rows.rows.map((r) => r.id)
 }
 
@@ -146,7 +184,12 @@ export async function schemaIdsWithAttributes(db: Executor, attributes: string[]
  * The presentation an accepted answer's response_code stands for, once: undefined when the code is
  * not this request's, or was redeemed already, or the answer was refused after all.
  */
-export async function redeemResponseCode(db: Executor, requestId: string, hash: string, at: Date): Promise<string | undefined> {
+export async function redeemResponseCode(
+  db: Executor,
+  requestId: string,
+  hash: string,
+  at: Date,
+): Promise<string | undefined> {
   const row = await db
     .updateTable('oid4vp_requests')
     .set({ response_code_redeemed_at: at })

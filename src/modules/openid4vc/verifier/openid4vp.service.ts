@@ -16,7 +16,10 @@ import type { KeyStore } from '../../keys/key-store.js'
 import { publicJwk, serviceCallbacks, type ServiceKeys } from '../shared/oid4vc-callbacks.js'
 import type { CallbackPort } from '../../presentation/presentation-ports.js'
 import type { PresentationVerifier, VerificationOutcome } from '../../presentation/presentation-verifier.js'
-import { AnswerNotAccepted, type VerifierPresentationService } from '../../presentation/verifier-presentations.service.js'
+import {
+  AnswerNotAccepted,
+  type VerifierPresentationService,
+} from '../../presentation/verifier-presentations.service.js'
 import { qrSvgDataUrl } from '../../qr/qr-image.js'
 import type { VerifierService } from '../../verifier/verifier.service.js'
 import type { Oid4vpFields, Oid4vpOptions, PresentationRequestRow } from '../../verifier/verifier.types.js'
@@ -36,7 +39,11 @@ const STATIC_AUDIENCE = 'https://self-issued.me/v2'
 const MAX_ATTEMPT_ERRORS = 20
 
 /** An OAuth-style error (OID4VP 1.0 §8.5, RFC 6749 §5.2): 400 with `error` and `error_description`. */
-export function oauthError(error: 'invalid_request' | 'access_denied' | 'invalid_request_object', description: string, details: Record<string, unknown> = {}): ValidationError {
+export function oauthError(
+  error: 'invalid_request' | 'access_denied' | 'invalid_request_object',
+  description: string,
+  details: Record<string, unknown> = {},
+): ValidationError {
   return new ValidationError(description, { details: { ...details, oauth_error: error } })
 }
 
@@ -72,7 +79,10 @@ export class Openid4vpService {
    * Undefined when the request asks for nothing DCQL can express, or when the service is not
    * served over https (OID4VP 1.0 §5.9.3 and §8.2: the response_uri is an https URL).
    */
-  async prepare(request: PresentationRequestRow, options: Oid4vpOptions): Promise<{ store(trx: Executor): Promise<Oid4vpFields> } | undefined> {
+  async prepare(
+    request: PresentationRequestRow,
+    options: Oid4vpOptions,
+  ): Promise<{ store(trx: Executor): Promise<Oid4vpFields> } | undefined> {
     if (!this.deps.publicBaseUrl.startsWith('https://')) return undefined
     const dcql = dcqlQueryFor(request, this.deps.formats.dcql, await this.knownSchemas(request))
     if (!dcql) return undefined
@@ -81,7 +91,8 @@ export class Openid4vpService {
     const requestUri = `${base}/openid4vp/requests/${encodeURIComponent(request.id)}`
     const responseMode = options.response_mode ?? 'direct_post'
     const prefix = options.client_id_prefix ?? 'decentralized_identifier'
-    const signer = prefix === 'decentralized_identifier' ? await this.deps.hosted.verifierSigner(request.verifier_did) : undefined
+    const signer =
+      prefix === 'decentralized_identifier' ? await this.deps.hosted.verifierSigner(request.verifier_did) : undefined
     const clientId = signer ? `decentralized_identifier:${signer.did}` : `redirect_uri:${responseUri}`
     let encryptionKid: string | null = null
     let jwks: { keys: Jwk[] } | undefined
@@ -113,7 +124,10 @@ export class Openid4vpService {
         ...(jwks ? { jwks, encrypted_response_enc_values_supported: ENC_VALUES } : {}),
       },
     }
-    const expiresIn = Math.max(60, Math.floor((new Date(request.expires_at).getTime() - this.deps.clock.now().getTime()) / 1000))
+    const expiresIn = Math.max(
+      60,
+      Math.floor((new Date(request.expires_at).getTime() - this.deps.clock.now().getTime()) / 1000),
+    )
     const created = await this.verifierFor(undefined).createOpenId4vpAuthorizationRequest({
       authorizationRequestPayload: payload,
       ...(signer
@@ -147,10 +161,13 @@ export class Openid4vpService {
   }
 
   /** The schemas whose vct a query of this request names (dcql-mapping.ts `KnownSchemas`). */
-  private async knownSchemas(request: Pick<PresentationRequestRow, 'required_credentials' | 'required_predicates'>): Promise<KnownSchemas> {
+  private async knownSchemas(
+    request: Pick<PresentationRequestRow, 'required_credentials' | 'required_predicates'>,
+  ): Promise<KnownSchemas> {
     const required = request.required_credentials.filter((r) => !r.schema_id).map((r) => r.credential_type)
     const predicated = request.required_predicates.flatMap((p) => (p.credential_type ? [p.credential_type] : []))
-    const anyType = request.required_credentials.length === 0 ? request.required_predicates.filter((p) => !p.credential_type) : []
+    const anyType =
+      request.required_credentials.length === 0 ? request.required_predicates.filter((p) => !p.credential_type) : []
     const untyped = anyType.map((p) => p.attribute)
     const [ofType, withAttributes] = await Promise.all([
       repo.schemaIdsOfTypes(this.deps.db, [...new Set([...required, ...predicated])]),
@@ -169,18 +186,30 @@ export class Openid4vpService {
     return {
       authorization_request_uri: row.authorization_request,
       authorization_request_qr: await qrSvgDataUrl(row.authorization_request),
-      request_uri: row.request_object ? `${this.deps.publicBaseUrl}/openid4vp/requests/${encodeURIComponent(row.request_id)}` : null,
+      request_uri: row.request_object
+        ? `${this.deps.publicBaseUrl}/openid4vp/requests/${encodeURIComponent(row.request_id)}`
+        : null,
       client_id: row.client_id,
       response_uri: String(row.request_payload.response_uri),
       response_mode: row.response_mode,
       state: row.state,
       answer: row.answer,
-      holder_response: row.holder_error ? { error: row.holder_error, error_description: row.holder_error_description, at: iso(row.holder_error_at ?? row.answered_at ?? row.created_at) } : null,
+      holder_response: row.holder_error
+        ? {
+            error: row.holder_error,
+            error_description: row.holder_error_description,
+            at: iso(row.holder_error_at ?? row.answered_at ?? row.created_at),
+          }
+        : null,
       refused_attempts: {
         count: row.refused_count,
-        recent: row.refused_count === 0
-          ? []
-          : (await repo.recentRefusedAttempts(this.deps.db, row.request_id)).map((a) => ({ ...a, received_at: iso(a.received_at) })),
+        recent:
+          row.refused_count === 0
+            ? []
+            : (await repo.recentRefusedAttempts(this.deps.db, row.request_id)).map((a) => ({
+                ...a,
+                received_at: iso(a.received_at),
+              })),
       },
     }
   }
@@ -190,7 +219,8 @@ export class Openid4vpService {
     const row = await repo.findOid4vpRequest(this.deps.db, requestId)
     if (!row?.request_object) throw new NotFoundError('No signed request object here')
     const request = await this.deps.verifiers.findRequest(requestId)
-    if (!request || this.deps.verifiers.effectiveStatus(request) !== 'pending') throw new NotFoundError('This request is no longer open')
+    if (!request || this.deps.verifiers.effectiveStatus(request) !== 'pending')
+      throw new NotFoundError('This request is no longer open')
     return row.request_object
   }
 
@@ -202,42 +232,61 @@ export class Openid4vpService {
    * addressed to no one is not (refused responses never consume it): the decline is recorded as a
    * refused attempt and shown, and the request stays open for the others.
    */
-  async respondWithError(requestId: string, form: { error: string; error_description?: string; state?: string; vp_token?: unknown; response?: unknown }): Promise<void> {
-    const [row, request] = await Promise.all([repo.findOid4vpRequest(this.deps.db, requestId), this.deps.verifiers.findRequest(requestId)])
+  async respondWithError(
+    requestId: string,
+    form: { error: string; error_description?: string; state?: string; vp_token?: unknown; response?: unknown },
+  ): Promise<void> {
+    const [row, request] = await Promise.all([
+      repo.findOid4vpRequest(this.deps.db, requestId),
+      this.deps.verifiers.findRequest(requestId),
+    ])
     if (!row || !request) throw oauthError('invalid_request', 'No OpenID4VP request is answered at this response_uri')
-    if (form.vp_token !== undefined || form.response !== undefined) throw oauthError('invalid_request', 'An error response carries no vp_token or response (OID4VP 1.0 §8.5)')
+    if (form.vp_token !== undefined || form.response !== undefined)
+      throw oauthError('invalid_request', 'An error response carries no vp_token or response (OID4VP 1.0 §8.5)')
     // RFC 6749 §4.1.2.1: error is one or more of %x20-21 / %x23-5B / %x5D-7E; a description in any
     // language is taken, but no control character reaches the verifier's view, callback or logs.
-    if (!OAUTH_ERROR_CODE.test(form.error)) throw oauthError('invalid_request', 'error must be an OAuth error code (RFC 6749 §4.1.2.1 characters)')
-    if (form.error_description !== undefined && CONTROL_CHARACTER.test(form.error_description)) throw oauthError('invalid_request', 'error_description must not contain control characters')
+    if (!OAUTH_ERROR_CODE.test(form.error))
+      throw oauthError('invalid_request', 'error must be an OAuth error code (RFC 6749 §4.1.2.1 characters)')
+    if (form.error_description !== undefined && CONTROL_CHARACTER.test(form.error_description))
+      throw oauthError('invalid_request', 'error_description must not contain control characters')
     if (form.state !== row.state) throw oauthError('invalid_request', 'state does not match the request')
-    if (row.answer !== null) throw oauthError('invalid_request', 'This request was already answered: a response is accepted once')
+    if (row.answer !== null)
+      throw oauthError('invalid_request', 'This request was already answered: a response is accepted once')
     const status = this.deps.verifiers.effectiveStatus(request)
     if (status !== 'pending') throw oauthError('invalid_request', `The presentation request is ${status}`)
     const description = form.error_description === undefined ? null : form.error_description
     const error = { error: form.error, description, at: this.deps.clock.now() }
     const callbacks = request.callback_url ? this.deps.callbacks : undefined
-    const event = { url: request.callback_url!, type: 'presentation.rejected' as const, data: { request_id: requestId, holder_did: null, reason: description, error: form.error } }
-    const outcome = await this.deps.db.transaction().execute(async (trx): Promise<'answered' | 'recorded' | 'first'> => {
-      if (request.holder_did !== null) {
-        if (!(await repo.recordHolderError(trx, requestId, error))) return 'answered'
-        // The same event as the spec's reject route; the holder is unknown (an error response names no one).
-        if (callbacks) await callbacks.enqueue(trx, event)
-        return 'first'
-      }
-      const noted = await repo.noteHolderError(trx, requestId, error)
-      if (noted === undefined) return 'answered'
-      await repo.recordRefusedAttempt(trx, requestId, sha256(JSON.stringify(['error', form.error, description])), {
-        holder: null,
-        holder_proof_verified: false,
-        errors: [`${form.error}${description === null ? '' : `: ${description.length > 500 ? `${description.slice(0, 500)}…` : description}`}`],
-        received_at: error.at,
+    const event = {
+      url: request.callback_url!,
+      type: 'presentation.rejected' as const,
+      data: { request_id: requestId, holder_did: null, reason: description, error: form.error },
+    }
+    const outcome = await this.deps.db
+      .transaction()
+      .execute(async (trx): Promise<'answered' | 'recorded' | 'first'> => {
+        if (request.holder_did !== null) {
+          if (!(await repo.recordHolderError(trx, requestId, error))) return 'answered'
+          // The same event as the spec's reject route; the holder is unknown (an error response names no one).
+          if (callbacks) await callbacks.enqueue(trx, event)
+          return 'first'
+        }
+        const noted = await repo.noteHolderError(trx, requestId, error)
+        if (noted === undefined) return 'answered'
+        await repo.recordRefusedAttempt(trx, requestId, sha256(JSON.stringify(['error', form.error, description])), {
+          holder: null,
+          holder_proof_verified: false,
+          errors: [
+            `${form.error}${description === null ? '' : `: ${description.length > 500 ? `${description.slice(0, 500)}…` : description}`}`,
+          ],
+          received_at: error.at,
+        })
+        // One webhook per request: whoever knows the state must not make the verifier's callback fire at will.
+        if (noted === 'first' && callbacks) await callbacks.enqueue(trx, event)
+        return noted
       })
-      // One webhook per request: whoever knows the state must not make the verifier's callback fire at will.
-      if (noted === 'first' && callbacks) await callbacks.enqueue(trx, event)
-      return noted
-    })
-    if (outcome === 'answered') throw oauthError('invalid_request', 'This request was already answered: a response is accepted once')
+    if (outcome === 'answered')
+      throw oauthError('invalid_request', 'This request was already answered: a response is accepted once')
     if (outcome === 'first') callbacks?.nudge()
   }
 
@@ -250,19 +299,32 @@ export class Openid4vpService {
    * response with the request's state is a refused attempt, recorded for the verifier (bounded)
    * and answered with an OAuth error; malformed, undecryptable or replayed responses: 400.
    */
-  async respond(requestId: string, form: Record<string, unknown>): Promise<{ redirect_uri?: string; presentation_id: string }> {
-    const [row, request] = await Promise.all([repo.findOid4vpRequest(this.deps.db, requestId), this.deps.verifiers.findRequest(requestId)])
+  async respond(
+    requestId: string,
+    form: Record<string, unknown>,
+  ): Promise<{ redirect_uri?: string; presentation_id: string }> {
+    const [row, request] = await Promise.all([
+      repo.findOid4vpRequest(this.deps.db, requestId),
+      this.deps.verifiers.findRequest(requestId),
+    ])
     if (!row || !request) throw oauthError('invalid_request', 'No OpenID4VP request is answered at this response_uri')
-    if (row.answer !== null) throw oauthError('invalid_request', 'This request was already answered: a response is accepted once')
+    if (row.answer !== null)
+      throw oauthError('invalid_request', 'This request was already answered: a response is accepted once')
     const status = this.deps.verifiers.effectiveStatus(request)
     if (status !== 'pending') throw oauthError('invalid_request', `The presentation request is ${status}`)
     const posted = postedResponse(row, form)
 
-    const payload = row.request_payload as Parameters<Openid4vpVerifier['parseOpenid4vpAuthorizationResponse']>[0]['authorizationRequestPayload']
+    const payload = row.request_payload as Parameters<
+      Openid4vpVerifier['parseOpenid4vpAuthorizationResponse']
+    >[0]['authorizationRequestPayload']
     let parsed
     try {
       const callbacks = this.callbacks(row.encryption_kid ?? undefined)
-      parsed = await new Openid4vpVerifier({ callbacks }).parseOpenid4vpAuthorizationResponse({ authorizationResponse: form, authorizationRequestPayload: payload, callbacks })
+      parsed = await new Openid4vpVerifier({ callbacks }).parseOpenid4vpAuthorizationResponse({
+        authorizationResponse: form,
+        authorizationRequestPayload: payload,
+        callbacks,
+      })
     } catch (error) {
       throw oauthError('invalid_request', `The authorization response is refused: ${libraryMessage(error)}`)
     }
@@ -270,18 +332,27 @@ export class Openid4vpService {
     if (row.response_mode === 'direct_post.jwt' && parsed.jarm?.type !== JarmMode.Encrypted) {
       throw oauthError('invalid_request', 'response must be an encrypted, unsigned JWT (OID4VP 1.0 §8.3)')
     }
-    if (parsed.authorizationResponsePayload.state !== row.state) throw oauthError('invalid_request', 'state does not match the request')
+    if (parsed.authorizationResponsePayload.state !== row.state)
+      throw oauthError('invalid_request', 'state does not match the request')
     if (parsed.type !== 'dcql') throw oauthError('invalid_request', 'vp_token must answer the DCQL query')
 
     const vpToken = parsed.dcql.presentations as Record<string, unknown[]>
     // As received (direct_post), so the spec's verify route can be given the same text; else as decrypted.
-    const text = row.response_mode === 'direct_post' ? posted : JSON.stringify(parsed.authorizationResponsePayload.vp_token)
+    const text =
+      row.response_mode === 'direct_post' ? posted : JSON.stringify(parsed.authorizationResponsePayload.vp_token)
     // A decrypted vp_token is bounded as a posted one is, before any format reads it.
-    if (nestingPastLimit(text, JSON_LIMITS.documentDepth)) throw oauthError('invalid_request', `vp_token must not nest deeper than ${JSON_LIMITS.documentDepth} levels`)
+    if (nestingPastLimit(text, JSON_LIMITS.documentDepth))
+      throw oauthError('invalid_request', `vp_token must not nest deeper than ${JSON_LIMITS.documentDepth} levels`)
 
     // From here the response names this request (its state): a refusal is recorded for the verifier.
     type Refusal = 'invalid_request' | 'access_denied'
-    const refuse = async (holder: string | null, verified: boolean, errors: string[], error: Refusal, message: string): Promise<never> => {
+    const refuse = async (
+      holder: string | null,
+      verified: boolean,
+      errors: string[],
+      error: Refusal,
+      message: string,
+    ): Promise<never> => {
       await repo.recordRefusedAttempt(this.deps.db, row.request_id, sha256(posted), {
         holder: holder && holder.length > 500 ? `${holder.slice(0, 500)}…` : holder,
         holder_proof_verified: verified,
@@ -293,17 +364,25 @@ export class Openid4vpService {
     // Each presentation read once, by its kind: what names the holder, then what is checked.
     const presented = this.openVpToken(vpToken)
     const claimed = await this.proverOf(presented).catch((error: unknown) => {
-      if (error instanceof ValidationError) return refuse(null, false, [error.message], 'invalid_request', error.message)
+      if (error instanceof ValidationError)
+        return refuse(null, false, [error.message], 'invalid_request', error.message)
       throw error
     })
     // A request addressed to one holder is as unknown to anyone else as a missing one (the spec's submit route).
     if (request.holder_did !== null && claimed.did !== request.holder_did) {
       const why = `the response names the holder ${claimed.did}, not the one the request is addressed to`
-      await refuse(claimed.did, false, [why], 'invalid_request', 'No OpenID4VP request for this holder is answered at this response_uri')
+      await refuse(
+        claimed.did,
+        false,
+        [why],
+        'invalid_request',
+        'No OpenID4VP request for this holder is answered at this response_uri',
+      )
     }
     const { prover, outcome, errors, credentialIds, holderProof } = await this.check(row, request, presented)
     // Without a verified holder proof (signature, KB-JWT, nonce, audience) a response proves nothing of its sender: it consumes nothing.
-    if (!holderProof) await refuse(prover.did, false, errors, 'access_denied', `The presentation is refused: ${errors.join('; ')}`)
+    if (!holderProof)
+      await refuse(prover.did, false, errors, 'access_denied', `The presentation is refused: ${errors.join('; ')}`)
 
     // §8.2: the redirect_uri carries a fresh response_code, which only the verifier can redeem for the presentation, so a
     // session started by someone else cannot be handed the holder's answer (session fixation). Only its hash is kept.
@@ -314,22 +393,32 @@ export class Openid4vpService {
       result = await this.deps.presentations.recordAnswer(
         request,
         { prover: prover.did, text, credentialIds, outcome: { ...outcome, errors, isValid: errors.length === 0 } },
-        (db, presentation) => repo.insertAnswer(db, presentation, errors.length === 0 ? 'accepted' : 'refused', codeHash),
+        (db, presentation) =>
+          repo.insertAnswer(db, presentation, errors.length === 0 ? 'accepted' : 'refused', codeHash),
         // Anyone who saw the QR code can make a holder proof of their own: only an accepted answer closes a request addressed to no one.
         { onlyIfAccepted: request.holder_did === null },
       )
     } catch (error) {
-      if (error instanceof AnswerNotAccepted) return refuse(prover.did, true, error.problems, 'access_denied', error.message)
-      if (error instanceof ConflictError) throw oauthError('invalid_request', 'This request was already answered: a response is accepted once')
+      if (error instanceof AnswerNotAccepted)
+        return refuse(prover.did, true, error.problems, 'access_denied', error.message)
+      if (error instanceof ConflictError)
+        throw oauthError('invalid_request', 'This request was already answered: a response is accepted once')
       throw error
     }
     const presentationId = result.presentation.id
     if (!result.verification_result.is_valid) {
       // The consent check may refuse what the presentation checks accepted.
       if (errors.length === 0) await repo.refuseAnswer(this.deps.db, request.id)
-      throw oauthError('access_denied', `The presentation is refused: ${result.verification_result.errors.join('; ')}`, { presentation_id: presentationId })
+      throw oauthError(
+        'access_denied',
+        `The presentation is refused: ${result.verification_result.errors.join('; ')}`,
+        { presentation_id: presentationId },
+      )
     }
-    return { ...(row.redirect_uri && responseCode ? { redirect_uri: withResponseCode(row.redirect_uri, responseCode) } : {}), presentation_id: presentationId }
+    return {
+      ...(row.redirect_uri && responseCode ? { redirect_uri: withResponseCode(row.redirect_uri, responseCode) } : {}),
+      presentation_id: presentationId,
+    }
   }
 
   /**
@@ -340,19 +429,31 @@ export class Openid4vpService {
     const presentationId = await repo.redeemResponseCode(this.deps.db, request.id, sha256(code), this.deps.clock.now())
     if (presentationId) return { presentation_id: presentationId }
     const row = await repo.findOid4vpRequest(this.deps.db, request.id)
-    if (row?.response_code_redeemed_at && row.response_code_hash === sha256(code)) throw new ConflictError('This response_code was redeemed already')
-    throw new ValidationError("response_code is not the one this request's accepted answer was given", { details: { field: 'response_code' } })
+    if (row?.response_code_redeemed_at && row.response_code_hash === sha256(code))
+      throw new ConflictError('This response_code was redeemed already')
+    throw new ValidationError("response_code is not the one this request's accepted answer was given", {
+      details: { field: 'response_code' },
+    })
   }
 
   /**
    * A presentation received over OpenID4VP, checked again as on receipt (the spec's verify
    * route: a credential revoked since fails it); undefined for a presentation that was not.
    */
-  async recheck(presentation: { id: string; request_id: string | null; presentation_jwt: string }, answered: { nonce: string; required_credentials: RequiredCredential[]; required_predicates: RequiredPredicate[] }): Promise<VerificationOutcome | undefined> {
+  async recheck(
+    presentation: { id: string; request_id: string | null; presentation_jwt: string },
+    answered: { nonce: string; required_credentials: RequiredCredential[]; required_predicates: RequiredPredicate[] },
+  ): Promise<VerificationOutcome | undefined> {
     if (!presentation.request_id) return undefined
-    const [row, request] = await Promise.all([repo.findOid4vpRequest(this.deps.db, presentation.request_id), this.deps.verifiers.findRequest(presentation.request_id)])
+    const [row, request] = await Promise.all([
+      repo.findOid4vpRequest(this.deps.db, presentation.request_id),
+      this.deps.verifiers.findRequest(presentation.request_id),
+    ])
     if (!row || !request || row.presentation_id !== presentation.id) return undefined
-    const vpToken = this.verifierFor(undefined).parseDcqlVpToken(JSON.parse(presentation.presentation_jwt)) as Record<string, unknown[]>
+    const vpToken = this.verifierFor(undefined).parseDcqlVpToken(JSON.parse(presentation.presentation_jwt)) as Record<
+      string,
+      unknown[]
+    >
     const { outcome, errors } = await this.check(row, { ...request, ...answered }, this.openVpToken(vpToken))
     return { ...outcome, errors, isValid: errors.length === 0 }
   }
@@ -367,7 +468,10 @@ export class Openid4vpService {
     return Object.entries(vpToken).flatMap(([id, items]) =>
       items.map((item) => {
         const kind = this.deps.formats.presentationKind(item)
-        const opened = kind?.oid4vpFormat !== undefined && asked.has(kind.oid4vpFormat) ? kind.open(item, this.deps.formats) : undefined
+        const opened =
+          kind?.oid4vpFormat !== undefined && asked.has(kind.oid4vpFormat)
+            ? kind.open(item, this.deps.formats)
+            : undefined
         return { id, item, opened: opened && !isUnreadable(opened) ? opened : undefined }
       }),
     )
@@ -377,18 +481,33 @@ export class Openid4vpService {
    * Every presentation of a vp_token verified for this request's client id and nonce, the
    * request's requirements over all of them, then the DCQL query.
    */
-  private async check(row: repo.Oid4vpRequestRow, request: Pick<PresentationRequestRow, 'verifier_did' | 'presentation_type' | 'nonce' | 'required_credentials' | 'required_predicates'>, flat: Presented[]) {
+  private async check(
+    row: repo.Oid4vpRequestRow,
+    request: Pick<
+      PresentationRequestRow,
+      'verifier_did' | 'presentation_type' | 'nonce' | 'required_credentials' | 'required_predicates'
+    >,
+    flat: Presented[],
+  ) {
     const prover = await this.proverOf(flat)
     const outcome = await this.deps.verifier.verifyOpenid4vp({
       // An envelope (a VP-JWT) is checked as signed by the prover; a credential with its own holder proof, bound to the prover when it is a DID.
-      presentations: flat.map(({ item, opened }) => ({ item, opened, holderDid: opened?.kind.envelope || prover.bound ? prover.did : undefined })),
+      presentations: flat.map(({ item, opened }) => ({
+        item,
+        opened,
+        holderDid: opened?.kind.envelope || prover.bound ? prover.did : undefined,
+      })),
       proverDid: prover.did,
       audience: row.client_id,
       // A Dock BBS derived proof is made for a verifier DID (the anonymous-proof route): the one behind the client id.
       credentialAudience: row.client_id.startsWith(DID_PREFIX) ? row.client_id.slice(DID_PREFIX.length) : row.client_id,
       verifierDid: request.verifier_did,
       presentationType: request.presentation_type,
-      request: { nonce: request.nonce, required_credentials: request.required_credentials, required_predicates: request.required_predicates },
+      request: {
+        nonce: request.nonce,
+        required_credentials: request.required_credentials,
+        required_predicates: request.required_predicates,
+      },
     })
     // The DCQL check needs what each query's presentations disclosed: only those that could be read.
     const answered: Record<string, ReadCredential[][]> = {}
@@ -400,7 +519,13 @@ export class Openid4vpService {
     const credentialIds = [...new Set(outcome.read.flat().flatMap((c) => (c.id ? [c.id] : [])))]
     // What is kept and reported is what the query asked for; the checks above saw everything.
     const read = flat.flatMap(({ id }, i) => (outcome.read[i] ?? []).map((credential) => ({ queryId: id, credential })))
-    return { prover, outcome: minimisedOutcome(outcome, read, askedClaims(query, this.deps.formats.dcql)), errors, credentialIds, holderProof: outcome.holderProof }
+    return {
+      prover,
+      outcome: minimisedOutcome(outcome, read, askedClaims(query, this.deps.formats.dcql)),
+      errors,
+      credentialIds,
+      holderProof: outcome.holderProof,
+    }
   }
 
   /**
@@ -410,7 +535,8 @@ export class Openid4vpService {
    * the key an SD-JWT VC is bound to, which its KB-JWT proves possession of).
    */
   private async proverOf(presented: Presented[]): Promise<{ did: string; bound: boolean }> {
-    for (const { opened } of presented) if (opened?.kind.envelope && opened.holder !== undefined) return { did: opened.holder, bound: true }
+    for (const { opened } of presented)
+      if (opened?.kind.envelope && opened.holder !== undefined) return { did: opened.holder, bound: true }
     for (const { item, opened } of presented) {
       // An envelope names its holder itself (above); a credential alone is looked up by its id.
       if (opened?.kind.envelope) continue
@@ -419,7 +545,8 @@ export class Openid4vpService {
         if (owner) return { did: owner, bound: true }
       }
     }
-    for (const { opened } of presented) if (opened && !opened.kind.envelope && opened.holder !== undefined) return { did: opened.holder, bound: false }
+    for (const { opened } of presented)
+      if (opened && !opened.kind.envelope && opened.holder !== undefined) return { did: opened.holder, bound: false }
     throw oauthError('invalid_request', 'vp_token names no holder: no VP-JWT and no credential bound to a key')
   }
 
@@ -453,7 +580,8 @@ export class Openid4vpService {
  */
 function postedResponse(row: repo.Oid4vpRequestRow, form: Record<string, unknown>): string {
   if (row.response_mode === 'direct_post') {
-    if (form.response !== undefined) throw oauthError('invalid_request', 'response is for direct_post.jwt; this request takes vp_token')
+    if (form.response !== undefined)
+      throw oauthError('invalid_request', 'response is for direct_post.jwt; this request takes vp_token')
     if (typeof form.vp_token !== 'string') throw oauthError('invalid_request', 'vp_token is required')
     // JSON from outside, parsed by the library: refused at the edge when it nests past the service's limit.
     if (nestingPastLimit(form.vp_token, JSON_LIMITS.documentDepth)) {
@@ -461,8 +589,10 @@ function postedResponse(row: repo.Oid4vpRequestRow, form: Record<string, unknown
     }
     return form.vp_token
   }
-  if (typeof form.response !== 'string') throw oauthError('invalid_request', 'response (an encrypted JWT) is required for direct_post.jwt')
-  if (form.vp_token !== undefined) throw oauthError('invalid_request', 'direct_post.jwt: vp_token goes inside the encrypted response')
+  if (typeof form.response !== 'string')
+    throw oauthError('invalid_request', 'response (an encrypted JWT) is required for direct_post.jwt')
+  if (form.vp_token !== undefined)
+    throw oauthError('invalid_request', 'direct_post.jwt: vp_token goes inside the encrypted response')
   let header: jose.CompactJWEHeaderParameters | undefined
   try {
     const compactJwe = form.response.split('.').length === 5
@@ -470,17 +600,27 @@ function postedResponse(row: repo.Oid4vpRequestRow, form: Record<string, unknown
   } catch {
     header = undefined
   }
-  if (!header) throw oauthError('invalid_request', 'response must be an encrypted JWT (compact JWE), not signed or plain (OID4VP 1.0 §8.3)')
+  if (!header)
+    throw oauthError(
+      'invalid_request',
+      'response must be an encrypted JWT (compact JWE), not signed or plain (OID4VP 1.0 §8.3)',
+    )
   type Announced = { jwks?: { keys?: Array<{ alg?: string }> }; encrypted_response_enc_values_supported?: string[] }
   const metadata = (row.request_payload as { client_metadata?: Announced }).client_metadata
   const alg = metadata?.jwks?.keys?.[0]?.alg ?? 'ECDH-ES'
   const encs = metadata?.encrypted_response_enc_values_supported ?? []
-  if (header.alg !== alg) throw oauthError('invalid_request', `response: alg ${JSON.stringify(header.alg)} is not the announced ${alg}`)
+  if (header.alg !== alg)
+    throw oauthError('invalid_request', `response: alg ${JSON.stringify(header.alg)} is not the announced ${alg}`)
   if (typeof header.enc !== 'string' || !encs.includes(header.enc)) {
-    throw oauthError('invalid_request', `response: enc ${JSON.stringify(header.enc)} is not one the request announced (${encs.join(', ')})`)
+    throw oauthError(
+      'invalid_request',
+      `response: enc ${JSON.stringify(header.enc)} is not one the request announced (${encs.join(', ')})`,
+    )
   }
-  if (header.kid !== row.encryption_kid) throw oauthError('invalid_request', "response: not encrypted to the request's own key (kid)")
-  if (header.zip !== undefined || header.crit !== undefined) throw oauthError('invalid_request', 'response: zip and crit are not accepted')
+  if (header.kid !== row.encryption_kid)
+    throw oauthError('invalid_request', "response: not encrypted to the request's own key (kid)")
+  if (header.zip !== undefined || header.crit !== undefined)
+    throw oauthError('invalid_request', 'response: zip and crit are not accepted')
   return form.response
 }
 
@@ -503,6 +643,9 @@ function withResponseCode(redirectUri: string, code: string): string {
 function libraryMessage(error: unknown): string {
   if (error instanceof AppError) return error.message
   const e = error as { errorResponse?: { error_description?: string; error?: string }; message?: string }
-  const text = e?.errorResponse?.error_description ?? e?.errorResponse?.error ?? (error instanceof Error ? error.message : 'unreadable')
+  const text =
+    e?.errorResponse?.error_description ??
+    e?.errorResponse?.error ??
+    (error instanceof Error ? error.message : 'unreadable')
   return text.length > 500 ? `${text.slice(0, 500)}…` : text
 }

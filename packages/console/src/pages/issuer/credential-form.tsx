@@ -24,7 +24,9 @@ export function useDraft(schemas: SchemaView[], templates: TemplateView[]) {
   const schema = schemas.find((s) => s.id === (template?.schema_id ?? draft.schemaId))
   const fixed: Record<string, FieldValue> = {}
   if (template && schema) {
-    for (const a of schema.attributes) if (Object.hasOwn(template.fixed_attributes, a.name)) fixed[a.name] = fieldValue(a.data_type, template.fixed_attributes[a.name])
+    for (const a of schema.attributes)
+      if (Object.hasOwn(template.fixed_attributes, a.name))
+        fixed[a.name] = fieldValue(a.data_type, template.fixed_attributes[a.name])
   }
   return {
     draft,
@@ -35,7 +37,11 @@ export function useDraft(schemas: SchemaView[], templates: TemplateView[]) {
     set: (change: Partial<Draft>) => setDraft({ ...draft, ...change }),
     chooseTemplate: (id: string) => {
       const t = templates.find((x) => x.id === id)
-      setDraft(t ? { templateId: id, schemaId: t.schema_id, type: t.credential_type, format: t.format ?? '', values: {} } : { ...draft, templateId: '' })
+      setDraft(
+        t
+          ? { templateId: id, schemaId: t.schema_id, type: t.credential_type, format: t.format ?? '', values: {} }
+          : { ...draft, templateId: '' },
+      )
     },
     /** The attributes to send: the form's, typed, with the template's fixed values (equal values are accepted by the API). */
     attributes: (options: { partial?: boolean } = {}) => {
@@ -48,7 +54,14 @@ export function useDraft(schemas: SchemaView[], templates: TemplateView[]) {
 export type DraftState = ReturnType<typeof useDraft>
 
 /** Template, schema, type and format controls, then the schema's typed attribute fields. */
-export function CredentialFields({ state, schemas, templates, formats = FORMATS, withTemplate = true, allOptional = false }: {
+export function CredentialFields({
+  state,
+  schemas,
+  templates,
+  formats = FORMATS,
+  withTemplate = true,
+  allOptional = false,
+}: {
   state: DraftState
   schemas: SchemaView[]
   templates: TemplateView[]
@@ -64,23 +77,53 @@ export function CredentialFields({ state, schemas, templates, formats = FORMATS,
           Template
           <select value={draft.templateId} onChange={(e) => state.chooseTemplate(e.currentTarget.value)}>
             <option value="">No template</option>
-            {templates.map((t) => <option key={t.id} value={t.id}>{t.name}</option>)}
+            {templates.map((t) => (
+              <option key={t.id} value={t.id}>
+                {t.name}
+              </option>
+            ))}
           </select>
         </label>
       )}
       <label>
         Schema
-        <select required value={schema?.id ?? ''} disabled={Boolean(template)} onChange={(e) => set({ schemaId: e.currentTarget.value, values: {} })}>
+        <select
+          required
+          value={schema?.id ?? ''}
+          disabled={Boolean(template)}
+          onChange={(e) => set({ schemaId: e.currentTarget.value, values: {} })}
+        >
           <option value="">Choose a schema</option>
-          {schemas.map((s) => <option key={s.id} value={s.id}>{s.name} {s.version}</option>)}
+          {schemas.map((s) => (
+            <option key={s.id} value={s.id}>
+              {s.name} {s.version}
+            </option>
+          ))}
         </select>
       </label>
-      <label>Credential type <input required value={draft.type} readOnly={Boolean(template)} onInput={(e) => set({ type: e.currentTarget.value })} placeholder="e.g. UniversityDegree" /></label>
+      <label>
+        Credential type{' '}
+        <input
+          required
+          value={draft.type}
+          readOnly={Boolean(template)}
+          onInput={(e) => set({ type: e.currentTarget.value })}
+          placeholder="e.g. UniversityDegree"
+        />
+      </label>
       <label>
         Format
-        <select value={draft.format} disabled={Boolean(template?.format)} onChange={(e) => set({ format: e.currentTarget.value })}>
+        <select
+          value={draft.format}
+          disabled={Boolean(template?.format)}
+          onChange={(e) => set({ format: e.currentTarget.value })}
+        >
           <option value="">Default (JWT-VC)</option>
-          {formats.map((f) => <option key={f.id} value={f.id}>{f.label}</option>)}
+          {formats.map((f) => (
+            <option key={f.id} value={f.id}>
+              {f.label}
+            </option>
+          ))}
         </select>
       </label>
       <AttributeFields

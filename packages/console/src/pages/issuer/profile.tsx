@@ -4,7 +4,15 @@ import { OrganisationProfile } from '../../ui/organisation-profile.tsx'
 import type { IssuerProfile } from './types.ts'
 
 /** The issuer's name (and website): what holders see instead of its DID. */
-export function Profile({ session, profile, onChange }: { session: RoleSession; profile: IssuerProfile | null | undefined; onChange: () => Promise<void> }) {
+export function Profile({
+  session,
+  profile,
+  onChange,
+}: {
+  session: RoleSession
+  profile: IssuerProfile | null | undefined
+  onChange: () => Promise<void>
+}) {
   return (
     <OrganisationProfile
       id="issuer-profile"

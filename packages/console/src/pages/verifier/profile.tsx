@@ -4,14 +4,20 @@ import type { RoleSession } from '../../lib/session.ts'
 import { usePoll } from '../../ui/layout.tsx'
 import { OrganisationProfile } from '../../ui/organisation-profile.tsx'
 
-interface VerifierProfile { did: string; name: string; website: string | null }
+interface VerifierProfile {
+  did: string
+  name: string
+  website: string | null
+}
 
 /** The verifier's name: what a holder's wallet shows instead of a DID. */
 export function Profile({ session }: { session: RoleSession }) {
   const [profile, setProfile] = useState<VerifierProfile | null>()
   const load = async () => {
     try {
-      const { data } = await session.client.api.GET('/api/verifier/{did}/profile', { params: { path: { did: session.did } } })
+      const { data } = await session.client.api.GET('/api/verifier/{did}/profile', {
+        params: { path: { did: session.did } },
+      })
       setProfile((data as unknown as { verifier: VerifierProfile }).verifier)
     } catch (error) {
       if (error instanceof ServiceError && error.status === 404) setProfile(null)

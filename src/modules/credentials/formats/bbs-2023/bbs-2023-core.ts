@@ -5,7 +5,11 @@
  * every JSON-LD document an operation needs is either bundled (STATIC_CONTEXTS) or passed in
  * `documents`, so the same calls run on the event loop or in a worker thread (bbs-2023-worker.ts).
  */
-import { createDiscloseCryptosuite, createSignCryptosuite, createVerifyCryptosuite } from '@digitalbazaar/bbs-2023-cryptosuite'
+import {
+  createDiscloseCryptosuite,
+  createSignCryptosuite,
+  createVerifyCryptosuite,
+} from '@digitalbazaar/bbs-2023-cryptosuite'
 import { ALGORITHMS, fromRaw } from '@digitalbazaar/bls12-381-multikey'
 import { DataIntegrityProof } from '@digitalbazaar/data-integrity'
 import * as vc from '@digitalbazaar/vc'
@@ -53,17 +57,31 @@ export function staticLoader(documents: Documents): (url: string) => Promise<Rem
 
 /** The base proof (bbs-2023 §3.4.1–3.4.5): what the issuer signs and the holder keeps. */
 export async function signBase(req: SignBaseRequest): Promise<Record<string, unknown>> {
-  const key = await fromRaw({ algorithm: ALGORITHMS.BBS_BLS12381_SHA256, publicKey: req.publicKey, secretKey: req.secretKey })
+  const key = await fromRaw({
+    algorithm: ALGORITHMS.BBS_BLS12381_SHA256,
+    publicKey: req.publicKey,
+    secretKey: req.secretKey,
+  })
   const signer = Object.assign(key.signer(), { id: req.verificationMethod })
-  const suite = new DataIntegrityProof({ signer, cryptosuite: createSignCryptosuite({ mandatoryPointers: req.mandatoryPointers }) })
+  const suite = new DataIntegrityProof({
+    signer,
+    cryptosuite: createSignCryptosuite({ mandatoryPointers: req.mandatoryPointers }),
+  })
   // vc.issue adds the proof to the object it is given.
   return vc.issue({ credential: structuredClone(req.document), suite, documentLoader: staticLoader(req.documents) })
 }
 
 /** A derived (disclosure) proof (bbs-2023 §3.4.6–3.4.7) revealing the mandatory and the selected statements. */
 export async function deriveDisclosure(req: DeriveRequest): Promise<Record<string, unknown>> {
-  const cryptosuite = createDiscloseCryptosuite({ selectivePointers: req.selectivePointers, ...(req.presentationHeader ? { presentationHeader: req.presentationHeader } : {}) })
-  return vc.derive({ verifiableCredential: structuredClone(req.credential), suite: new DataIntegrityProof({ cryptosuite }), documentLoader: staticLoader(req.documents) })
+  const cryptosuite = createDiscloseCryptosuite({
+    selectivePointers: req.selectivePointers,
+    ...(req.presentationHeader ? { presentationHeader: req.presentationHeader } : {}),
+  })
+  return vc.derive({
+    verifiableCredential: structuredClone(req.credential),
+    suite: new DataIntegrityProof({ cryptosuite }),
+    documentLoader: staticLoader(req.documents),
+  })
 }
 
 /**
@@ -82,7 +100,8 @@ export async function verifyDerived(req: VerifyRequest): Promise<VerifyOutcome> 
     ...(validFrom && !Number.isNaN(validFrom.getTime()) ? { now: validFrom } : {}),
   })
   if (result.verified) return { verified: true }
-  const errors = result.error?.errors ?? result.results?.map((r) => r.error).filter((e): e is Error => e !== undefined) ?? []
+  const errors =
+    result.error?.errors ?? result.results?.map((r) => r.error).filter((e): e is Error => e !== undefined) ?? []
   const message = (errors.length ? errors : [result.error]).map((e) => e?.message ?? 'invalid proof').join('; ')
   return { verified: false, error: message }
 }

@@ -21,12 +21,16 @@ export class MissingDocumentError extends Error {
 export async function contextDocuments(document: unknown, local: LocalDocuments | undefined): Promise<Documents> {
   const urls = new Set<string>()
   collectContexts(document, urls)
-  if (urls.size > MAX_CONTEXTS) throw new MissingDocumentError(`it names ${urls.size} JSON-LD contexts; at most ${MAX_CONTEXTS} are read`)
+  if (urls.size > MAX_CONTEXTS)
+    throw new MissingDocumentError(`it names ${urls.size} JSON-LD contexts; at most ${MAX_CONTEXTS} are read`)
   const documents: Documents = {}
   for (const url of urls) {
     if (STATIC_CONTEXTS.has(url)) continue
     const found = local ? await local(url) : undefined
-    if (found === undefined) throw new MissingDocumentError(`it names the JSON-LD context ${url}, which this service neither bundles nor serves (contexts are never fetched)`)
+    if (found === undefined)
+      throw new MissingDocumentError(
+        `it names the JSON-LD context ${url}, which this service neither bundles nor serves (contexts are never fetched)`,
+      )
     documents[url] = found
   }
   return documents
@@ -56,7 +60,10 @@ function collectContexts(value: unknown, urls: Set<string>): void {
  * "retrieve verification method", Controlled Identifiers §3.3). Undefined when the DID does not
  * authorize the key for assertions or it is no Multikey.
  */
-export async function verificationMethodDocuments(resolver: DidResolver, id: string): Promise<{ did: string; documents: Documents } | undefined> {
+export async function verificationMethodDocuments(
+  resolver: DidResolver,
+  id: string,
+): Promise<{ did: string; documents: Documents } | undefined> {
   const did = id.split('#')[0]!
   // did:key documents default to the key type's legacy suite (Bls12381G2Key2020); bbs-2023 reads
   // Multikeys. Methods that do not compute their document ignore the option.

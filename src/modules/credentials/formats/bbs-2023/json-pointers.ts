@@ -16,12 +16,17 @@ export class PointerError extends Error {
 /** The reference tokens of a pointer (RFC 6901 §3–4), or a PointerError. */
 export function pointerTokens(pointer: string): string[] {
   if (pointer === '') return []
-  if (!pointer.startsWith('/')) throw new PointerError(pointer, `"${pointer}" is not a JSON Pointer: it must start with "/" (RFC 6901 §3)`)
+  if (!pointer.startsWith('/'))
+    throw new PointerError(pointer, `"${pointer}" is not a JSON Pointer: it must start with "/" (RFC 6901 §3)`)
   return pointer
     .slice(1)
     .split('/')
     .map((token) => {
-      if (/~(?![01])/.test(token)) throw new PointerError(pointer, `"${pointer}" is not a JSON Pointer: "~" must be followed by 0 or 1 (RFC 6901 §3)`)
+      if (/~(?![01])/.test(token))
+        throw new PointerError(
+          pointer,
+          `"${pointer}" is not a JSON Pointer: "~" must be followed by 0 or 1 (RFC 6901 §3)`,
+        )
       return token.replace(/~1/g, '/').replace(/~0/g, '~')
     })
 }
@@ -31,8 +36,10 @@ export function checkPointers(document: unknown, pointers: readonly string[]): v
   for (const pointer of pointers) {
     let value: unknown = document
     for (const token of pointerTokens(pointer)) {
-      if (Array.isArray(value) && /^(0|[1-9]\d*)$/.test(token) && Number(token) < value.length) value = value[Number(token)]
-      else if (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.hasOwn(value, token)) value = (value as Record<string, unknown>)[token]
+      if (Array.isArray(value) && /^(0|[1-9]\d*)$/.test(token) && Number(token) < value.length)
+        value = value[Number(token)]
+      else if (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.hasOwn(value, token))
+        value = (value as Record<string, unknown>)[token]
       else throw new PointerError(pointer, `"${pointer}" selects nothing in this credential`)
     }
   }
@@ -48,7 +55,8 @@ export function jsonLiteralTerms(contexts: Iterable<unknown>): Set<string> {
   const walk = (value: unknown): void => {
     if (typeof value !== 'object' || value === null) return
     for (const [key, child] of Object.entries(value)) {
-      if (typeof child === 'object' && child !== null && (child as Record<string, unknown>)['@type'] === '@json') terms.add(key)
+      if (typeof child === 'object' && child !== null && (child as Record<string, unknown>)['@type'] === '@json')
+        terms.add(key)
       walk(child)
     }
   }
@@ -61,6 +69,10 @@ export function checkNotInsideLiterals(pointers: readonly string[], literalTerms
   for (const pointer of pointers) {
     const tokens = pointerTokens(pointer)
     const inside = tokens.slice(0, -1).find((t) => literalTerms.has(t))
-    if (inside !== undefined) throw new PointerError(pointer, `"${pointer}" reaches inside "${inside}", a JSON value signed as one literal: select "${inside}" whole`)
+    if (inside !== undefined)
+      throw new PointerError(
+        pointer,
+        `"${pointer}" reaches inside "${inside}", a JSON value signed as one literal: select "${inside}" whole`,
+      )
   }
 }

@@ -5,7 +5,9 @@ export const BBS_2023 = 'bbs-2023'
 /** The bbs-2023 proof of a document: a DataIntegrityProof naming the cryptosuite (VC Data Integrity §2.1). */
 export function bbs2023Proof(document: Record<string, unknown>): Record<string, unknown> | undefined {
   const proofs = Array.isArray(document.proof) ? document.proof : [document.proof]
-  return proofs.find((p): p is Record<string, unknown> => isObject(p) && p.type === 'DataIntegrityProof' && p.cryptosuite === BBS_2023)
+  return proofs.find(
+    (p): p is Record<string, unknown> => isObject(p) && p.type === 'DataIntegrityProof' && p.cryptosuite === BBS_2023,
+  )
 }
 
 /**

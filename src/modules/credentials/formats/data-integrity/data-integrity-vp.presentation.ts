@@ -1,8 +1,19 @@
 import { JwsRejected } from '../../../did/did-jws.js'
 import type { DidResolver } from '../../../did/did-resolver.js'
-import { FRESH_PRESENTATION_S, presentedItem, type OpenedPresentation, type PresentationKind, type PresentedItem } from '../presentation-kind.js'
+import {
+  FRESH_PRESENTATION_S,
+  presentedItem,
+  type OpenedPresentation,
+  type PresentationKind,
+  type PresentedItem,
+} from '../presentation-kind.js'
 import { documentOf } from '../shared/data-integrity-checks.js'
-import { checkPresentationProof, dataIntegrityEnvelope, isDataIntegrityPresentation, verifyDataIntegrityPresentation } from './data-integrity-presentation.js'
+import {
+  checkPresentationProof,
+  dataIntegrityEnvelope,
+  isDataIntegrityPresentation,
+  verifyDataIntegrityPresentation,
+} from './data-integrity-presentation.js'
 import type { LocalDocuments } from '../shared/document-loader.js'
 
 /**
@@ -32,19 +43,31 @@ export function dataIntegrityVpKind(deps: { resolver: DidResolver; local?: Local
         get items() {
           return presented()
         },
-        unnamed: holder === undefined || audience === undefined || typeof envelope.challenge !== 'string' ? 'needs a holder, and a proof with a challenge and a domain (the verifier)' : undefined,
+        unnamed:
+          holder === undefined || audience === undefined || typeof envelope.challenge !== 'string'
+            ? 'needs a holder, and a proof with a challenge and a domain (the verifier)'
+            : undefined,
         mismatch(expected) {
           if (holder !== expected.holder) return 'must be presented (holder) by the holder'
-          if (!envelope.domains.includes(expected.audience)) return "must name the request's verifier as its proof's domain"
+          if (!envelope.domains.includes(expected.audience))
+            return "must name the request's verifier as its proof's domain"
           if (envelope.challenge !== expected.nonce) return "must carry the request's nonce as its proof's challenge"
           return undefined
         },
         // Its own challenge and domain: whether they are the request's is the verification's to say.
         async signer(ctx) {
-          const options = { challenge: String(envelope.challenge), domain: String(envelope.domains[0]), resolver: deps.resolver, local: deps.local, now: ctx.now, skewSeconds: ctx.skewSeconds }
+          const options = {
+            challenge: String(envelope.challenge),
+            domain: String(envelope.domains[0]),
+            resolver: deps.resolver,
+            local: deps.local,
+            now: ctx.now,
+            skewSeconds: ctx.skewSeconds,
+          }
           const { holder: signer, problems } = await checkPresentationProof(vp, options)
           const proofProblem = problems.find((p) => p.reason !== 'binding' || signer === undefined)
-          if (!signer || proofProblem) throw new JwsRejected(proofProblem?.message ?? 'the presentation proof does not verify')
+          if (!signer || proofProblem)
+            throw new JwsRejected(proofProblem?.message ?? 'the presentation proof does not verify')
           return signer
         },
         /**
@@ -71,7 +94,10 @@ export function dataIntegrityVpKind(deps: { resolver: DidResolver; local?: Local
             const proof = vp.proof as Array<{ created?: unknown }> | { created?: unknown } | undefined
             const created = Date.parse(String((Array.isArray(proof) ? proof[0] : proof)?.created))
             const received = (ctx.receivedAt ?? ctx.now).getTime()
-            if (Number.isNaN(created) || created < received - (FRESH_PRESENTATION_S + ctx.skewSeconds) * 1000) errors.push(`the presentation answers no request, and its proof was not created within ${FRESH_PRESENTATION_S / 60} minutes before it was received`)
+            if (Number.isNaN(created) || created < received - (FRESH_PRESENTATION_S + ctx.skewSeconds) * 1000)
+              errors.push(
+                `the presentation answers no request, and its proof was not created within ${FRESH_PRESENTATION_S / 60} minutes before it was received`,
+              )
           }
           return { errors, checked: result.credentials, unreadable: false, holderProof: result.problems.length === 0 }
         },

@@ -23,7 +23,11 @@ export function eddsaSigner(signer: Pick<JwsSigner, 'kid' | 'privateKey'>): Data
   return { id: signer.kid, algorithm: 'Ed25519', sign: async ({ data }) => sign(null, data, signer.privateKey) }
 }
 
-export function signingSuite(cryptosuite: EddsaCryptosuite, signer: Pick<JwsSigner, 'kid' | 'privateKey'>, created: Date): DataIntegrityProof {
+export function signingSuite(
+  cryptosuite: EddsaCryptosuite,
+  signer: Pick<JwsSigner, 'kid' | 'privateKey'>,
+  created: Date,
+): DataIntegrityProof {
   return new DataIntegrityProof({ cryptosuite: SUITES[cryptosuite].sign(), signer: eddsaSigner(signer), date: created })
 }
 

@@ -21,7 +21,10 @@ export interface DerivedProofCheck {
 }
 
 /** Verifies a derived (BBS) proof object of `vp.verifiableCredential`. */
-export type DerivedProofVerifier = (proof: unknown, ctx: { nonce: string; verifierDid: string; holderDid: string }) => Promise<DerivedProofCheck>
+export type DerivedProofVerifier = (
+  proof: unknown,
+  ctx: { nonce: string; verifierDid: string; holderDid: string },
+) => Promise<DerivedProofCheck>
 
 /**
  * Dock BBS derived proofs (docs/anonymous-proofs.md): selective disclosure and zero-knowledge
@@ -32,7 +35,11 @@ export type DerivedProofVerifier = (proof: unknown, ctx: { nonce: string; verifi
 export function dockBbsProofFormat(derived: DerivedProofVerifier | undefined): CredentialFormat {
   return {
     id: 'dock-bbs-proof',
-    recognizes: (item) => typeof item === 'object' && item !== null && !Array.isArray(item) && (item as { type?: unknown }).type === 'AnonymousCredentialProof',
+    recognizes: (item) =>
+      typeof item === 'object' &&
+      item !== null &&
+      !Array.isArray(item) &&
+      (item as { type?: unknown }).type === 'AnonymousCredentialProof',
     idOf: (item) => {
       const id = (item as { credential_id?: unknown }).credential_id
       return typeof id === 'string' ? id : undefined
@@ -40,14 +47,42 @@ export function dockBbsProofFormat(derived: DerivedProofVerifier | undefined): C
     // A derived proof lives inside one presentation: no wallet keeps one to read its status again.
     status: async () => ({ state: 'unknown', reason: 'a derived proof is checked only inside its presentation' }),
     async verify(item, ctx): Promise<CheckResult> {
-      if (!derived) return { problems: [{ reason: 'malformed', message: 'derived (anonymous) proofs are not supported by this service' }] }
-      if (!ctx.presentation || !ctx.holderDid) return { problems: [{ reason: 'binding', message: 'a derived proof is only accepted inside a presentation, bound to its nonce' }] }
-      const checked = await derived(item, { nonce: ctx.presentation.nonce, verifierDid: ctx.presentation.audience, holderDid: ctx.holderDid })
+      if (!derived)
+        return {
+          problems: [{ reason: 'malformed', message: 'derived (anonymous) proofs are not supported by this service' }],
+        }
+      if (!ctx.presentation || !ctx.holderDid)
+        return {
+          problems: [
+            {
+              reason: 'binding',
+              message: 'a derived proof is only accepted inside a presentation, bound to its nonce',
+            },
+          ],
+        }
+      const checked = await derived(item, {
+        nonce: ctx.presentation.nonce,
+        verifierDid: ctx.presentation.audience,
+        holderDid: ctx.holderDid,
+      })
       const problems: CredentialProblem[] = checked.errors.map((message) => ({ reason: 'signature', message }))
-      if (!checked.valid) return { problems: problems.length ? problems : [{ reason: 'signature', message: 'the derived proof does not verify' }] }
+      if (!checked.valid)
+        return {
+          problems: problems.length
+            ? problems
+            : [{ reason: 'signature', message: 'the derived proof does not verify' }],
+        }
       const status =
         checked.statusEntry === undefined
-          ? { problems: [{ reason: 'status_unknown' as const, message: 'its status could not be checked: the proof discloses no status entry' }], revoked: false }
+          ? {
+              problems: [
+                {
+                  reason: 'status_unknown' as const,
+                  message: 'its status could not be checked: the proof discloses no status entry',
+                },
+              ],
+              revoked: false,
+            }
           : statusProblems(await ctx.status.check(checked.statusEntry, checked.issuer, ctx.statusMemo))
       return {
         problems: [...problems, ...status.problems],

@@ -27,10 +27,28 @@ export function dockBbsProofKind(deps: { resolver: DidResolver; format: Credenti
         items: [item],
         unnamed: 'is a derived proof, which is presented inside a VP-JWT',
         mismatch: () => 'must be a VP, not a derived proof',
-        signer: () => Promise.reject(new JwsRejected("a derived proof is signed by its issuer's BBS key, not by its holder: it is presented inside a VP-JWT")),
+        signer: () =>
+          Promise.reject(
+            new JwsRejected(
+              "a derived proof is signed by its issuer's BBS key, not by its holder: it is presented inside a VP-JWT",
+            ),
+          ),
         async verify(ctx) {
-          if (ctx.nonce === undefined) return { errors: ['a derived proof is only accepted inside a presentation, bound to its nonce'], checked: [], unreadable: true, holderProof: false }
-          const result = await verifyItem(item, { resolver: deps.resolver, status: ctx.status, now: ctx.now, skewSeconds: ctx.skewSeconds, holderDid: ctx.holderDid, presentation: { nonce: ctx.nonce, audience: ctx.itemAudience ?? ctx.audience } })
+          if (ctx.nonce === undefined)
+            return {
+              errors: ['a derived proof is only accepted inside a presentation, bound to its nonce'],
+              checked: [],
+              unreadable: true,
+              holderProof: false,
+            }
+          const result = await verifyItem(item, {
+            resolver: deps.resolver,
+            status: ctx.status,
+            now: ctx.now,
+            skewSeconds: ctx.skewSeconds,
+            holderDid: ctx.holderDid,
+            presentation: { nonce: ctx.nonce, audience: ctx.itemAudience ?? ctx.audience },
+          })
           return { errors: [], checked: [result], unreadable: false, holderProof: false }
         },
       }

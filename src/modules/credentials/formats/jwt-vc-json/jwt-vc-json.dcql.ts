@@ -16,7 +16,11 @@ export const jwtVcJsonDcql: DcqlFace = {
 
   query({ type, claims }) {
     if (!type) return undefined
-    return { format: FORMAT, meta: { type_values: [[type]] }, ...(claims.length ? { claims: claims.map((n) => ({ path: ['credentialSubject', n] })) } : {}) } as DcqlCredentialQuery
+    return {
+      format: FORMAT,
+      meta: { type_values: [[type]] },
+      ...(claims.length ? { claims: claims.map((n) => ({ path: ['credentialSubject', n] })) } : {}),
+    } as DcqlCredentialQuery
   },
 
   claimOf(path) {
@@ -26,7 +30,16 @@ export const jwtVcJsonDcql: DcqlFace = {
 
   presented(c) {
     // A derived proof answers a claim it proves a predicate on without disclosing it (the value is checked by presentation-requirements.ts).
-    const proven = Object.fromEntries((c.proven?.predicates ?? []).filter((p) => !Object.hasOwn(c.attributes, p.attribute)).map((p) => [p.attribute, `${p.operator} ${p.value}`]))
-    return { credential_format: FORMAT, type: c.types, claims: { credentialSubject: { ...proven, ...c.attributes } }, cryptographic_holder_binding: true } as DcqlCredentialPresentation
+    const proven = Object.fromEntries(
+      (c.proven?.predicates ?? [])
+        .filter((p) => !Object.hasOwn(c.attributes, p.attribute))
+        .map((p) => [p.attribute, `${p.operator} ${p.value}`]),
+    )
+    return {
+      credential_format: FORMAT,
+      type: c.types,
+      claims: { credentialSubject: { ...proven, ...c.attributes } },
+      cryptographic_holder_binding: true,
+    } as DcqlCredentialPresentation
   },
 }

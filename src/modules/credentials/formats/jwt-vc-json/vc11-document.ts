@@ -24,7 +24,11 @@ export function vc11Document(content: CredentialContent, issuerDid: string): Rec
   const subject: Record<string, unknown> = { ...content.attributes }
   if (content.subjectDid) subject.id = content.subjectDid
   const vc: Record<string, unknown> = {
-    '@context': [VC_V1, BITSTRING_STATUS_V1, schemaContextV1Url(content.publicBaseUrl, content.schema.id, content.type)],
+    '@context': [
+      VC_V1,
+      BITSTRING_STATUS_V1,
+      schemaContextV1Url(content.publicBaseUrl, content.schema.id, content.type),
+    ],
     id: content.id,
     type: ['VerifiableCredential', content.type],
     issuer: issuerDid,
@@ -35,7 +39,14 @@ export function vc11Document(content: CredentialContent, issuerDid: string): Rec
   }
   if (content.expiresAt) vc.expirationDate = jwtInstant(content.expiresAt).dateTime
   if (content.evidence.length) {
-    vc.evidence = content.evidence.map((e) => ({ id: `ipfs://${e.ipfs_hash}`, type: ['Evidence'], name: e.label, filename: e.filename, mediaType: e.content_type, size: e.size }))
+    vc.evidence = content.evidence.map((e) => ({
+      id: `ipfs://${e.ipfs_hash}`,
+      type: ['Evidence'],
+      name: e.label,
+      filename: e.filename,
+      mediaType: e.content_type,
+      size: e.size,
+    }))
   }
   if (content.extensions.length) vc.extensions = content.extensions
   return vc
@@ -45,7 +56,11 @@ export function vc11Document(content: CredentialContent, issuerDid: string): Rec
  * JWT claims around the document (VCDM 1.1 §6.3.1): `iss` = `issuer`, `sub` = the subject's `id`,
  * `jti` = `id`, `nbf` = `issuanceDate` (and `iat`), `exp` = `expirationDate`, each the same value.
  */
-export function vc11JwtPayload(vc: Record<string, unknown>, content: CredentialContent, issuerDid: string): Record<string, unknown> {
+export function vc11JwtPayload(
+  vc: Record<string, unknown>,
+  content: CredentialContent,
+  issuerDid: string,
+): Record<string, unknown> {
   const iat = jwtInstant(content.issuedAt).seconds
   const payload: Record<string, unknown> = { iss: issuerDid, jti: content.id, iat, nbf: iat, vc }
   if (content.subjectDid) payload.sub = content.subjectDid

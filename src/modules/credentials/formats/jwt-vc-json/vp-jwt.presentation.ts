@@ -2,7 +2,15 @@ import { decodeCompactJws, jwsNestingProblem } from '../../../../crypto/jws.js'
 import { JwsRejected, JwtClaimRejected, verifyDidJws, type VerifiedJws } from '../../../did/did-jws.js'
 import type { DidResolver } from '../../../did/did-resolver.js'
 import type { CheckResult } from '../credential-format.js'
-import { FRESH_PRESENTATION_S, presentedItem, verifyItem, type OpenedPresentation, type PresentationContext, type PresentationKind, type PresentedItem } from '../presentation-kind.js'
+import {
+  FRESH_PRESENTATION_S,
+  presentedItem,
+  verifyItem,
+  type OpenedPresentation,
+  type PresentationContext,
+  type PresentationKind,
+  type PresentedItem,
+} from '../presentation-kind.js'
 
 /**
  * A VP-JWT (W3C VCDM 1.1 §6.3.1, OID4VP 1.0 §B.1.3.1; DESIGN.md "Presentation"): signed by an
@@ -39,7 +47,8 @@ export function vpJwtKind(deps: { resolver: DidResolver }): PresentationKind {
         get items() {
           return presented()
         },
-        unnamed: holder === undefined || audience === undefined ? 'needs iss (the holder) and aud (the verifier)' : undefined,
+        unnamed:
+          holder === undefined || audience === undefined ? 'needs iss (the holder) and aud (the verifier)' : undefined,
         mismatch(expected) {
           if (payload.iss !== expected.holder) return 'must be issued (iss) by the holder'
           const audiences = Array.isArray(payload.aud) ? payload.aud : [payload.aud]
@@ -60,28 +69,46 @@ export function vpJwtKind(deps: { resolver: DidResolver }): PresentationKind {
  * Its own checks (signature by the holder, iss, aud, nonce, lifetime, vp), then each credential by
  * its format; `unreadable` when there is nothing to check credentials of.
  */
-async function checks(jwt: string, decoded: Record<string, unknown>, items: OpenedPresentation['items'], ctx: PresentationContext, resolver: DidResolver) {
+async function checks(
+  jwt: string,
+  decoded: Record<string, unknown>,
+  items: OpenedPresentation['items'],
+  ctx: PresentationContext,
+  resolver: DidResolver,
+) {
   const errors: string[] = []
   const holder = ctx.holderDid
   const now = Math.floor(ctx.now.getTime() / 1000)
   let payload = decoded
-  const verified = await lifetimeChecked('presentation', errors, () => verifyDidJws(resolver, jwt, 'authentication', { currentDate: ctx.now, clockTolerance: ctx.skewSeconds })).catch((error: unknown) => {
+  const verified = await lifetimeChecked('presentation', errors, () =>
+    verifyDidJws(resolver, jwt, 'authentication', { currentDate: ctx.now, clockTolerance: ctx.skewSeconds }),
+  ).catch((error: unknown) => {
     errors.push(`presentation signature: ${error instanceof JwsRejected ? error.message : 'could not be checked'}`)
     return undefined
   })
   if (verified) {
     payload = verified.payload
-    if (verified.did !== holder) errors.push(`the presentation is signed by ${verified.did}, not by the holder ${holder}`)
+    if (verified.did !== holder)
+      errors.push(`the presentation is signed by ${verified.did}, not by the holder ${holder}`)
   }
 
   if (payload.iss !== holder) errors.push(`presentation iss ${JSON.stringify(payload.iss)} is not the holder ${holder}`)
   const audience = Array.isArray(payload.aud) ? payload.aud : [payload.aud]
-  if (!audience.includes(ctx.audience)) errors.push(`presentation audience ${JSON.stringify(payload.aud)} is not the verifier ${ctx.audience}`)
-  if (ctx.nonce !== undefined && payload.nonce !== ctx.nonce) errors.push('presentation nonce does not match the request')
-  if (verified) errors.push(...issuedInFuture('presentation', payload, now, ctx.skewSeconds), ...unboundedLifetime(payload, ctx))
+  if (!audience.includes(ctx.audience))
+    errors.push(`presentation audience ${JSON.stringify(payload.aud)} is not the verifier ${ctx.audience}`)
+  if (ctx.nonce !== undefined && payload.nonce !== ctx.nonce)
+    errors.push('presentation nonce does not match the request')
+  if (verified)
+    errors.push(...issuedInFuture('presentation', payload, now, ctx.skewSeconds), ...unboundedLifetime(payload, ctx))
 
   const vp = payload.vp as { holder?: unknown; verifiableCredential?: unknown } | undefined
-  if (!vp || typeof vp !== 'object') return { errors: [...errors, 'the presentation has no vp claim'], checked: [], unreadable: true, holderProof: false }
+  if (!vp || typeof vp !== 'object')
+    return {
+      errors: [...errors, 'the presentation has no vp claim'],
+      checked: [],
+      unreadable: true,
+      holderProof: false,
+    }
   if (vp.holder !== undefined && vp.holder !== holder) errors.push('vp.holder is not the holder')
   if (items.length === 0) errors.push('the presentation holds no credential')
   // Its own checks are its holder proof: the signature by the holder, iss, aud, nonce, lifetime, a credential in it.
@@ -90,14 +117,16 @@ async function checks(jwt: string, decoded: Record<string, unknown>, items: Open
   const nonce = typeof payload.nonce === 'string' ? payload.nonce : undefined
   const checked: CheckResult[] = []
   for (const item of items) {
-    checked.push(await verifyItem(item, {
-      resolver,
-      status: ctx.status,
-      now: ctx.now,
-      skewSeconds: ctx.skewSeconds,
-      holderDid: holder,
-      ...(nonce === undefined ? {} : { presentation: { nonce, audience: ctx.itemAudience ?? ctx.audience } }),
-    }))
+    checked.push(
+      await verifyItem(item, {
+        resolver,
+        status: ctx.status,
+        now: ctx.now,
+        skewSeconds: ctx.skewSeconds,
+        holderDid: holder,
+        ...(nonce === undefined ? {} : { presentation: { nonce, audience: ctx.itemAudience ?? ctx.audience } }),
+      }),
+    )
   }
   return { errors, checked, unreadable: false, holderProof }
 }
@@ -106,7 +135,11 @@ async function checks(jwt: string, decoded: Record<string, unknown>, items: Open
  * The verified JWS, with the lifetime problem jose found (exp, nbf) pushed to `errors` as one
  * readable line instead of thrown: a presentation reports every problem it has.
  */
-async function lifetimeChecked(what: string, errors: string[], verify: () => Promise<VerifiedJws>): Promise<VerifiedJws> {
+async function lifetimeChecked(
+  what: string,
+  errors: string[],
+  verify: () => Promise<VerifiedJws>,
+): Promise<VerifiedJws> {
   try {
     return await verify()
   } catch (error) {
@@ -130,9 +163,17 @@ function unboundedLifetime(payload: Record<string, unknown>, ctx: PresentationCo
   if (payload.exp !== undefined) return []
   const received = Math.floor((ctx.receivedAt ?? ctx.now).getTime() / 1000)
   if (typeof payload.iat === 'number') {
-    return payload.iat < received - FRESH_PRESENTATION_S - ctx.skewSeconds ? [`the presentation has no exp and its iat is more than ${FRESH_PRESENTATION_S / 60} minutes before it was received`] : []
+    return payload.iat < received - FRESH_PRESENTATION_S - ctx.skewSeconds
+      ? [
+          `the presentation has no exp and its iat is more than ${FRESH_PRESENTATION_S / 60} minutes before it was received`,
+        ]
+      : []
   }
-  return ctx.nonce !== undefined ? [] : ['the presentation has no exp and no iat, and answers no request whose nonce would bind it: one of exp or a recent iat is required']
+  return ctx.nonce !== undefined
+    ? []
+    : [
+        'the presentation has no exp and no iat, and answers no request whose nonce would bind it: one of exp or a recent iat is required',
+      ]
 }
 
 /** jose checks `iat` against the clock only with maxTokenAge, which would make `iat` required. */

@@ -8,7 +8,12 @@ import type { JwsKey } from '../../../did/jws-keys.js'
 export function jwsSignerCallback(privateKey: KeyObject, alg: string): (data: string) => Promise<string> {
   const key = alg === 'ES256' ? { key: privateKey, dsaEncoding: 'ieee-p1363' as const } : privateKey
   // The callback forms of sign and verify run on libuv's thread pool, off the event loop.
-  return (data) => new Promise((resolve, reject) => sign(alg === 'ES256' ? 'sha256' : null, Buffer.from(data), key, (err, sig) => (err ? reject(err) : resolve(sig.toString('base64url')))))
+  return (data) =>
+    new Promise((resolve, reject) =>
+      sign(alg === 'ES256' ? 'sha256' : null, Buffer.from(data), key, (err, sig) =>
+        err ? reject(err) : resolve(sig.toString('base64url')),
+      ),
+    )
 }
 
 /** Verifies a JWS signing input with a key pinned to its one algorithm; any other `alg` fails. */
@@ -16,13 +21,19 @@ export function jwsVerifies(key: JwsKey, headerAlg: unknown, data: string, signa
   if (headerAlg !== key.alg) return Promise.resolve(false)
   const sig = Buffer.from(signature, 'base64url')
   const publicKey = key.alg === 'ES256' ? { key: key.key, dsaEncoding: 'ieee-p1363' as const } : key.key
-  return new Promise((resolve) => verify(key.alg === 'ES256' ? 'sha256' : null, Buffer.from(data), publicKey, sig, (err, ok) => resolve(!err && ok)))
+  return new Promise((resolve) =>
+    verify(key.alg === 'ES256' ? 'sha256' : null, Buffer.from(data), publicKey, sig, (err, ok) => resolve(!err && ok)),
+  )
 }
 
 /** SD-JWT (RFC 9901 §4.2.3) digests: `_sd_alg` sha-256 only. */
 export function sha256Hasher(data: string | ArrayBuffer, alg: string): Uint8Array {
   if (alg.toLowerCase() !== 'sha-256') throw new Error(`unsupported _sd_alg ${alg}`)
-  return new Uint8Array(createHash('sha256').update(typeof data === 'string' ? data : Buffer.from(data)).digest())
+  return new Uint8Array(
+    createHash('sha256')
+      .update(typeof data === 'string' ? data : Buffer.from(data))
+      .digest(),
+  )
 }
 
 /** RFC 9901 §9.3: salts of at least 128 bits from a cryptographically secure source. */

@@ -26,7 +26,8 @@ export function sdJwtKbKind(deps: { resolver: DidResolver; format: CredentialFor
       const jwk = isObject(cnf) && isObject(cnf.jwk) ? cnf.jwk : undefined
       const holder = jwk ? didJwkFor(jwk) : undefined
       // Its KB-JWT (after the last `~`), read only when asked for: its verification reads it with the credential.
-      const kb = () => (typeof input === 'string' ? decodeCompactJws(input.slice(input.lastIndexOf('~') + 1))?.payload : undefined)
+      const kb = () =>
+        typeof input === 'string' ? decodeCompactJws(input.slice(input.lastIndexOf('~') + 1))?.payload : undefined
       const audienceOf = (payload: Record<string, unknown> | undefined) => {
         const aud = Array.isArray(payload?.aud) ? payload.aud[0] : payload?.aud
         return typeof aud === 'string' ? aud : undefined
@@ -43,17 +44,49 @@ export function sdJwtKbKind(deps: { resolver: DidResolver; format: CredentialFor
         async signer(ctx) {
           const binding = kb()
           const audience = audienceOf(binding)
-          if (!holder || !audience || typeof binding?.nonce !== 'string') throw new JwsRejected('key binding: it has no KB-JWT naming a nonce and an audience, by a key the credential is bound to')
-          const result = await format.verify(input, { resolver: deps.resolver, ...ctx, presentation: { nonce: binding.nonce, audience } }, parsed)
-          const refused = result.problems.find((p) => p.reason === 'binding' || p.reason === 'signature' || p.reason === 'unreadable' || p.reason === 'malformed')
+          if (!holder || !audience || typeof binding?.nonce !== 'string')
+            throw new JwsRejected(
+              'key binding: it has no KB-JWT naming a nonce and an audience, by a key the credential is bound to',
+            )
+          const result = await format.verify(
+            input,
+            { resolver: deps.resolver, ...ctx, presentation: { nonce: binding.nonce, audience } },
+            parsed,
+          )
+          const refused = result.problems.find(
+            (p) =>
+              p.reason === 'binding' ||
+              p.reason === 'signature' ||
+              p.reason === 'unreadable' ||
+              p.reason === 'malformed',
+          )
           if (refused) throw new JwsRejected(refused.message)
           return holder
         },
         async verify(ctx) {
-          if (ctx.nonce === undefined) return { errors: ['key binding: it answers no request, whose nonce its KB-JWT would carry'], checked: [], unreadable: true, holderProof: false }
-          const result = await format.verify(input, { resolver: deps.resolver, status: ctx.status, now: ctx.now, skewSeconds: ctx.skewSeconds, holderDid: ctx.holderDid, presentation: { nonce: ctx.nonce, audience: ctx.audience } }, parsed)
+          if (ctx.nonce === undefined)
+            return {
+              errors: ['key binding: it answers no request, whose nonce its KB-JWT would carry'],
+              checked: [],
+              unreadable: true,
+              holderProof: false,
+            }
+          const result = await format.verify(
+            input,
+            {
+              resolver: deps.resolver,
+              status: ctx.status,
+              now: ctx.now,
+              skewSeconds: ctx.skewSeconds,
+              holderDid: ctx.holderDid,
+              presentation: { nonce: ctx.nonce, audience: ctx.audience },
+            },
+            parsed,
+          )
           // Its KB-JWT, by the key the credential is bound to, that key the holder's (when the holder is known).
-          const holderProof = result.credential !== undefined && !result.problems.some((p) => p.reason === 'binding' || p.reason === 'subject')
+          const holderProof =
+            result.credential !== undefined &&
+            !result.problems.some((p) => p.reason === 'binding' || p.reason === 'subject')
           return { errors: [], checked: [result], unreadable: false, holderProof }
         },
       }

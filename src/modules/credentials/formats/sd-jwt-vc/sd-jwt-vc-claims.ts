@@ -9,10 +9,27 @@ export const SD_JWT_VC = 'dc+sd-jwt'
  * (the record id, so a presentation's declared credential_ids match) and `credential_type`.
  * Attributes may not take these names, nor those of JWT and SD-JWT (RFC 9901 §4.1).
  */
-export const RESERVED_CLAIMS = ['iss', 'sub', 'aud', 'iat', 'nbf', 'exp', 'jti', 'vct', 'vct#integrity', 'cnf', 'status', 'credential_type', '_sd', '_sd_alg', '...'] as const
+export const RESERVED_CLAIMS = [
+  'iss',
+  'sub',
+  'aud',
+  'iat',
+  'nbf',
+  'exp',
+  'jti',
+  'vct',
+  'vct#integrity',
+  'cnf',
+  'status',
+  'credential_type',
+  '_sd',
+  '_sd_alg',
+  '...',
+] as const
 
 /** The type identifier of credentials of one schema: an https URL serving its Type Metadata (§6). */
-export const vctFor = (publicBaseUrl: string, schemaId: string): string => `${publicBaseUrl}/vct/${encodeURIComponent(schemaId)}`
+export const vctFor = (publicBaseUrl: string, schemaId: string): string =>
+  `${publicBaseUrl}/vct/${encodeURIComponent(schemaId)}`
 
 /** This service's schema id named by a vct, or undefined for a vct from elsewhere. */
 export function schemaIdOfVct(publicBaseUrl: string, vct: string): string | undefined {
@@ -21,9 +38,17 @@ export function schemaIdOfVct(publicBaseUrl: string, vct: string): string | unde
 }
 
 /** The issuer-signed payload before the library replaces the disclosable claims by digests. */
-export function sdJwtVcPayload(content: CredentialContent, iss: string, holderJwk: Record<string, unknown> | undefined): Record<string, unknown> {
+export function sdJwtVcPayload(
+  content: CredentialContent,
+  iss: string,
+  holderJwk: Record<string, unknown> | undefined,
+): Record<string, unknown> {
   const clash = Object.keys(content.attributes).find((name) => (RESERVED_CLAIMS as readonly string[]).includes(name))
-  if (clash) throw new ValidationError(`attribute "${clash}" is a reserved claim of an SD-JWT VC: choose another name or another format`, { details: { attribute: clash } })
+  if (clash)
+    throw new ValidationError(
+      `attribute "${clash}" is a reserved claim of an SD-JWT VC: choose another name or another format`,
+      { details: { attribute: clash } },
+    )
   const iat = Math.floor(content.issuedAt.getTime() / 1000)
   return {
     iss,
@@ -35,7 +60,9 @@ export function sdJwtVcPayload(content: CredentialContent, iss: string, holderJw
     // §3.2.2.2: the holder's key; key binding (a KB-JWT) proves possession when presented.
     ...(holderJwk ? { cnf: { jwk: holderJwk } } : {}),
     // draft-ietf-oauth-status-list §6.1: the same bit as the W3C entry, served as a Token Status List.
-    status: { status_list: { idx: Number(content.status.statusListIndex), uri: `${content.status.statusListCredential}/token` } },
+    status: {
+      status_list: { idx: Number(content.status.statusListIndex), uri: `${content.status.statusListCredential}/token` },
+    },
     ...content.attributes,
   }
 }

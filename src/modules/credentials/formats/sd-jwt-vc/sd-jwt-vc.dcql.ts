@@ -22,14 +22,23 @@ export function sdJwtVcDcql(deps: { publicBaseUrl: string }): DcqlFace {
       const named = type ? [type, ...(known.ofType[type] ?? []).map(vctOf)] : known.withAttributes.map(vctOf)
       const vcts = schemaId ? [vctOf(schemaId)] : named
       if (vcts.length === 0) return undefined
-      return { format: FORMAT, meta: { vct_values: [...new Set(vcts)] }, ...(claims.length ? { claims: claims.map((n) => ({ path: [n] })) } : {}) } as DcqlCredentialQuery
+      return {
+        format: FORMAT,
+        meta: { vct_values: [...new Set(vcts)] },
+        ...(claims.length ? { claims: claims.map((n) => ({ path: [n] })) } : {}),
+      } as DcqlCredentialQuery
     },
 
     claimOf: (path) => (typeof path[0] === 'string' ? path[0] : undefined),
 
     presented(c) {
       const vct = typeof c.document.vct === 'string' ? c.document.vct : (c.schemaIds[0] ?? '')
-      return { credential_format: FORMAT, vct, claims: c.attributes, cryptographic_holder_binding: true } as DcqlCredentialPresentation
+      return {
+        credential_format: FORMAT,
+        vct,
+        claims: c.attributes,
+        cryptographic_holder_binding: true,
+      } as DcqlCredentialPresentation
     },
   }
 }

@@ -5,7 +5,14 @@ import { decodeCompactJws } from '../../../../crypto/jws.js'
 import type { DidResolver } from '../../../did/did-resolver.js'
 import { IssuerKeyUnavailable, jwkKey, relationshipJwks, resolveIssuerKey } from '../../../did/jwt-vc-issuer.js'
 import type { StatusState } from '../../../status-list/status-check.js'
-import type { CheckResult, CredentialProblem, IssuableFormat, ParsedItem, StatusContext, VerifyContext } from '../credential-format.js'
+import type {
+  CheckResult,
+  CredentialProblem,
+  IssuableFormat,
+  ParsedItem,
+  StatusContext,
+  VerifyContext,
+} from '../credential-format.js'
 import { isObject, jwsHeaderOf, statusProblems } from '../jwt-checks.js'
 import { headerAlgOf, jwsSignerCallback, jwsVerifies, saltGenerator, sha256Hasher } from './sd-jwt-crypto.js'
 import { RESERVED_CLAIMS, SD_JWT_VC, disclosureFrame, schemaIdOfVct, sdJwtVcPayload } from './sd-jwt-vc-claims.js'
@@ -50,10 +57,21 @@ export function sdJwtVcFormat(deps: SdJwtVcDeps): IssuableFormat {
     },
 
     async issue(content, signer) {
-      const holderJwk = content.holderJwk ?? (content.subjectDid ? await holderKey(deps.resolver, content.subjectDid) : undefined)
+      const holderJwk =
+        content.holderJwk ?? (content.subjectDid ? await holderKey(deps.resolver, content.subjectDid) : undefined)
       const payload = sdJwtVcPayload(content, signer.httpsIssuer ?? signer.did, holderJwk)
-      const issuer = new SDJwtVcInstance({ signer: jwsSignerCallback(signer.privateKey, signer.alg), signAlg: signer.alg, hasher: sha256Hasher, hashAlg: 'sha-256', saltGenerator })
-      const credential = await issuer.issue(payload as Parameters<SDJwtVcInstance['issue']>[0], disclosureFrame(content) as never, { header: { kid: signer.kid } })
+      const issuer = new SDJwtVcInstance({
+        signer: jwsSignerCallback(signer.privateKey, signer.alg),
+        signAlg: signer.alg,
+        hasher: sha256Hasher,
+        hashAlg: 'sha-256',
+        saltGenerator,
+      })
+      const credential = await issuer.issue(
+        payload as Parameters<SDJwtVcInstance['issue']>[0],
+        disclosureFrame(content) as never,
+        { header: { kid: signer.kid } },
+      )
       // credential_hash covers the issuer-signed payload as decoded (digests, not the disclosures).
       return { credential, document: decodeCompactJws(credential.split('~')[0]!)!.payload }
     },
@@ -71,15 +89,24 @@ export function sdJwtVcFormat(deps: SdJwtVcDeps): IssuableFormat {
 }
 
 /** The issuer-signed JWT of an SD-JWT (before its first `~`), decoded once. */
-export const issuerSigned = (item: unknown): ParsedItem => ({ jws: typeof item === 'string' ? decodeCompactJws(item.split('~')[0]!) : undefined })
+export const issuerSigned = (item: unknown): ParsedItem => ({
+  jws: typeof item === 'string' ? decodeCompactJws(item.split('~')[0]!) : undefined,
+})
 
-async function verifySdJwtVc(item: string, ctx: VerifyContext, deps: SdJwtVcDeps, parsed: ParsedItem): Promise<CheckResult> {
+async function verifySdJwtVc(
+  item: string,
+  ctx: VerifyContext,
+  deps: SdJwtVcDeps,
+  parsed: ParsedItem,
+): Promise<CheckResult> {
   const decoded = parsed.jws
   if (!decoded) return { problems: [{ reason: 'unreadable', message: 'its issuer-signed JWT cannot be read' }] }
   const { header, payload: signed } = decoded
   // The library does not check typ or vct (SD-JWT VC §3.2.1, §3.2.2.2): both are required.
-  if (!TYPES.has(String(header.typ))) return { problems: [{ reason: 'malformed', message: `its typ ${JSON.stringify(header.typ)} is not dc+sd-jwt` }] }
-  if (typeof signed.vct !== 'string' || signed.vct.length === 0) return { problems: [{ reason: 'malformed', message: 'it has no vct' }] }
+  if (!TYPES.has(String(header.typ)))
+    return { problems: [{ reason: 'malformed', message: `its typ ${JSON.stringify(header.typ)} is not dc+sd-jwt` }] }
+  if (typeof signed.vct !== 'string' || signed.vct.length === 0)
+    return { problems: [{ reason: 'malformed', message: 'it has no vct' }] }
   if (typeof signed.iss !== 'string') return { problems: [{ reason: 'malformed', message: 'it has no iss' }] }
   const iss = signed.iss
   let issuerKey
@@ -113,7 +140,15 @@ async function verifySdJwtVc(item: string, ctx: VerifyContext, deps: SdJwtVcDeps
       disableStatusVerification: true,
     })
   } catch (error) {
-    if (kbRefused) return { problems: [{ reason: 'binding', message: 'key binding: the KB-JWT is not signed by the key the credential is bound to (cnf)' }] }
+    if (kbRefused)
+      return {
+        problems: [
+          {
+            reason: 'binding',
+            message: 'key binding: the KB-JWT is not signed by the key the credential is bound to (cnf)',
+          },
+        ],
+      }
     return { problems: [libraryProblem(error)] }
   }
   const claims = result.payload as Record<string, unknown>
@@ -121,7 +156,9 @@ async function verifySdJwtVc(item: string, ctx: VerifyContext, deps: SdJwtVcDeps
   if (ctx.holderDid !== undefined) problems.push(...(await holderProblems(claims.cnf, ctx.holderDid, ctx.resolver)))
   const status = statusProblems(await tokenStatus(claims.status, iss, ctx))
   problems.push(...status.problems)
-  const attributes = Object.fromEntries(Object.entries(claims).filter(([name]) => !(RESERVED_CLAIMS as readonly string[]).includes(name)))
+  const attributes = Object.fromEntries(
+    Object.entries(claims).filter(([name]) => !(RESERVED_CLAIMS as readonly string[]).includes(name)),
+  )
   const vct = signed.vct
   const schemaId = schemaIdOfVct(deps.publicBaseUrl, vct)
   const type = typeof claims.credential_type === 'string' ? claims.credential_type : vct
@@ -166,16 +203,24 @@ function kbProblems(result: VerificationResult, ctx: VerifyContext): CredentialP
   if (!kb) return [{ reason: 'binding', message: 'key binding: it has no KB-JWT' }]
   const problems: CredentialProblem[] = []
   const audience = Array.isArray(kb.aud) ? kb.aud : [kb.aud]
-  if (!audience.includes(ctx.presentation!.audience)) problems.push({ reason: 'binding', message: `key binding: the KB-JWT's aud ${JSON.stringify(kb.aud)} is not the verifier ${ctx.presentation!.audience}` })
+  if (!audience.includes(ctx.presentation!.audience))
+    problems.push({
+      reason: 'binding',
+      message: `key binding: the KB-JWT's aud ${JSON.stringify(kb.aud)} is not the verifier ${ctx.presentation!.audience}`,
+    })
   const now = Math.floor(ctx.now.getTime() / 1000)
-  if (typeof kb.iat !== 'number' || kb.iat < now - KB_MAX_AGE_S - ctx.skewSeconds) problems.push({ reason: 'binding', message: 'key binding: the KB-JWT is too old' })
+  if (typeof kb.iat !== 'number' || kb.iat < now - KB_MAX_AGE_S - ctx.skewSeconds)
+    problems.push({ reason: 'binding', message: 'key binding: the KB-JWT is too old' })
   return problems
 }
 
 /** The bound key (cnf.jwk) must be an authentication key of the holder presenting it. */
 async function holderProblems(cnf: unknown, holderDid: string, resolver: DidResolver): Promise<CredentialProblem[]> {
   const jwk = isObject(cnf) && isObject(cnf.jwk) ? cnf.jwk : undefined
-  if (!jwk) return [{ reason: 'subject', message: 'it is bound to no holder key (cnf): only credentials issued to the holder count' }]
+  if (!jwk)
+    return [
+      { reason: 'subject', message: 'it is bound to no holder key (cnf): only credentials issued to the holder count' },
+    ]
   let held: Record<string, unknown>[]
   try {
     held = relationshipJwks((await resolver.resolve(holderDid)).didDocument, 'authentication')
@@ -184,7 +229,9 @@ async function holderProblems(cnf: unknown, holderDid: string, resolver: DidReso
   }
   const bound = await thumbprint(jwk)
   const match = bound !== undefined && (await Promise.all(held.map(thumbprint))).includes(bound)
-  return match ? [] : [{ reason: 'subject', message: `it is bound to a key that is not one of the holder ${holderDid}` }]
+  return match
+    ? []
+    : [{ reason: 'subject', message: `it is bound to a key that is not one of the holder ${holderDid}` }]
 }
 
 /** RFC 7638 thumbprints compare keys whatever members beside the key they carry. */
@@ -195,7 +242,6 @@ async function thumbprint(jwk: Record<string, unknown>): Promise<string | undefi
     return undefined
   }
 }
-
 
 /** The holder's public key for `cnf`: its DID's first Ed25519 or P-256 authentication key. */
 async function holderKey(resolver: DidResolver, did: string): Promise<Record<string, unknown> | undefined> {

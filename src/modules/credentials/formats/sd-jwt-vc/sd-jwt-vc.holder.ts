@@ -1,6 +1,13 @@
 import type { Jwk } from '@openid4vc/oauth2'
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc'
-import { leafPaths, type ClaimPath, type Disclosure, type HolderFace, type HolderProofClaims, type PresentationDraft } from '../holder-face.js'
+import {
+  leafPaths,
+  type ClaimPath,
+  type Disclosure,
+  type HolderFace,
+  type HolderProofClaims,
+  type PresentationDraft,
+} from '../holder-face.js'
 import { sha256Hasher } from './sd-jwt-crypto.js'
 import { RESERVED_CLAIMS, SD_JWT_VC } from './sd-jwt-vc-claims.js'
 
@@ -9,7 +16,12 @@ export const sdJwtVcHolder: HolderFace = {
   async dcqlCredential(item) {
     const claims = (await new SDJwtVcInstance({ hasher: sha256Hasher }).getClaims(item)) as Record<string, unknown>
     if (typeof claims.vct !== 'string') return undefined
-    return { credential_format: SD_JWT_VC, vct: claims.vct, claims: claims as never, cryptographic_holder_binding: claims.cnf !== undefined }
+    return {
+      credential_format: SD_JWT_VC,
+      vct: claims.vct,
+      claims: claims as never,
+      cryptographic_holder_binding: claims.cnf !== undefined,
+    }
   },
   disclosure: (item, paths) => sdJwtDisclosure(item, paths),
   draft: (item, paths, ctx) => sdJwtDraft(item, paths, ctx.proof),
@@ -40,7 +52,11 @@ export async function sdJwtDisclosure(credential: string, paths: ClaimPath[]): P
  * Key Binding JWT (RFC 9901 §4.3) for the verifier's nonce and audience: @sd-jwt/sd-jwt-vc builds
  * it and computes `sd_hash`; its signing input is captured for the holder's key to sign.
  */
-export async function sdJwtDraft(credential: string, paths: ClaimPath[], kb: HolderProofClaims): Promise<PresentationDraft> {
+export async function sdJwtDraft(
+  credential: string,
+  paths: ClaimPath[],
+  kb: HolderProofClaims,
+): Promise<PresentationDraft> {
   const claims = (await new SDJwtVcInstance({ hasher: sha256Hasher }).getClaims(credential)) as { cnf?: { jwk?: Jwk } }
   const key = claims.cnf?.jwk
   if (!key) throw new Error('the credential is bound to no key (cnf.jwk)')
@@ -56,8 +72,17 @@ export async function sdJwtDraft(credential: string, paths: ClaimPath[], kb: Hol
   })
   const presented = await holder.present(credential, presentationFrame(paths) as never, { kb: { payload: kb } })
   if (!signingInput) throw new Error('the SD-JWT library asked for no key binding signature')
-  const [header, payload] = signingInput.split('.').map((part) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as Record<string, unknown>)
-  return { jws: { header: header!, payload: payload!, signing_input: signingInput }, assembly: { kind: 'sd-jwt', prefix: presented.slice(0, presented.length - signingInput.length - '.AA'.length), key } }
+  const [header, payload] = signingInput
+    .split('.')
+    .map((part) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as Record<string, unknown>)
+  return {
+    jws: { header: header!, payload: payload!, signing_input: signingInput },
+    assembly: {
+      kind: 'sd-jwt',
+      prefix: presented.slice(0, presented.length - signingInput.length - '.AA'.length),
+      key,
+    },
+  }
 }
 
 /**

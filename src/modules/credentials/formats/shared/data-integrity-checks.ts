@@ -13,7 +13,12 @@ export const DATA_INTEGRITY_PROOF = 'DataIntegrityProof'
  */
 export function documentOf(item: unknown): Record<string, unknown> | undefined {
   if (isObject(item)) return item
-  if (typeof item !== 'string' || !item.trimStart().startsWith('{') || nestingPastLimit(item, JSON_LIMITS.documentDepth)) return undefined
+  if (
+    typeof item !== 'string' ||
+    !item.trimStart().startsWith('{') ||
+    nestingPastLimit(item, JSON_LIMITS.documentDepth)
+  )
+    return undefined
   try {
     const parsed: unknown = JSON.parse(item)
     return isObject(parsed) ? parsed : undefined
@@ -45,12 +50,20 @@ export function jsonValueCount(value: unknown, limit: number): number {
 
 /** A problem phrase when the document is past `limit` values, else undefined. */
 export function sizeProblem(doc: unknown, limit: number): string | undefined {
-  return jsonValueCount(doc, limit) > limit ? `it holds more than ${limit} JSON values, more than this service canonicalizes for one proof` : undefined
+  return jsonValueCount(doc, limit) > limit
+    ? `it holds more than ${limit} JSON values, more than this service canonicalizes for one proof`
+    : undefined
 }
 
 /** The DIDs of the proofs' verification methods: all the document loader may resolve for them. */
 export function proofDids(doc: Record<string, unknown>): Set<string> {
-  return new Set(proofsOf(doc).flatMap((p) => (typeof p.verificationMethod === 'string' && p.verificationMethod.startsWith('did:') ? [p.verificationMethod.split('#', 1)[0]!] : [])))
+  return new Set(
+    proofsOf(doc).flatMap((p) =>
+      typeof p.verificationMethod === 'string' && p.verificationMethod.startsWith('did:')
+        ? [p.verificationMethod.split('#', 1)[0]!]
+        : [],
+    ),
+  )
 }
 
 /** The document's proofs (VC Data Integrity §2.1: one proof or a proof set). */
@@ -60,7 +73,9 @@ export function proofsOf(doc: Record<string, unknown> | undefined): Record<strin
 }
 
 export function hasProof(doc: Record<string, unknown> | undefined, cryptosuites: readonly string[]): boolean {
-  return proofsOf(doc).some((p) => p.type === DATA_INTEGRITY_PROOF && typeof p.cryptosuite === 'string' && cryptosuites.includes(p.cryptosuite))
+  return proofsOf(doc).some(
+    (p) => p.type === DATA_INTEGRITY_PROOF && typeof p.cryptosuite === 'string' && cryptosuites.includes(p.cryptosuite),
+  )
 }
 
 /**
@@ -72,7 +87,11 @@ export function hasProof(doc: Record<string, unknown> | undefined, cryptosuites:
 export function jsonLdProblem(error: unknown): string | undefined {
   if (error instanceof DocumentRefused) return error.message
   if (!(error instanceof Error)) return undefined
-  const details = (error as { details?: { cause?: unknown; url?: unknown; event?: { code?: unknown; details?: Record<string, unknown> } } }).details
+  const details = (
+    error as {
+      details?: { cause?: unknown; url?: unknown; event?: { code?: unknown; details?: Record<string, unknown> } }
+    }
+  ).details
   if (details?.cause instanceof DocumentRefused) return details.cause.message
   if (error.name === 'jsonld.ValidationError' && details?.event) {
     const what = details.event.details ?? {}
@@ -81,7 +100,8 @@ export function jsonLdProblem(error: unknown): string | undefined {
   }
   if (error.name.startsWith('jsonld.')) return `its JSON-LD cannot be processed: ${error.message}`
   // rdf-canonize bounds its blank-node hashing (RDFC-1.0 §4.8, against poison graphs): a graph past it is the document's to change.
-  if (/^Maximum deep iterations exceeded/.test(error.message)) return `its RDF graph is too complex to canonicalize: ${error.message} (nested blank nodes of the same shape; give them ids or flatten them)`
+  if (/^Maximum deep iterations exceeded/.test(error.message))
+    return `its RDF graph is too complex to canonicalize: ${error.message} (nested blank nodes of the same shape; give them ids or flatten them)`
   return undefined
 }
 
@@ -99,13 +119,19 @@ function errorsOf(result: VerifyResult): unknown[] {
  * authorize (`assertionMethod`, `authentication`) or an issuer other than the method's controller
  * is `issuer`; unreadable JSON-LD is `malformed`; the rest is the proof's `signature`.
  */
-export function proofProblems(result: VerifyResult, what: string, authorizationReason: ProblemReason = 'issuer'): CredentialProblem[] {
+export function proofProblems(
+  result: VerifyResult,
+  what: string,
+  authorizationReason: ProblemReason = 'issuer',
+): CredentialProblem[] {
   const problems = errorsOf(result).map((error): CredentialProblem => {
     const jsonLd = jsonLdProblem(error)
     if (jsonLd) return { reason: 'malformed', message: jsonLd }
     const message = error instanceof Error ? error.message : String(error)
-    if (/not authorized by controller|must match the verification method controller/.test(message)) return { reason: authorizationReason, message: `${what}: ${message}` }
-    if (/No matching proofs found/.test(message)) return { reason: 'signature', message: `${what}: it has no DataIntegrityProof of a cryptosuite checked here` }
+    if (/not authorized by controller|must match the verification method controller/.test(message))
+      return { reason: authorizationReason, message: `${what}: ${message}` }
+    if (/No matching proofs found/.test(message))
+      return { reason: 'signature', message: `${what}: it has no DataIntegrityProof of a cryptosuite checked here` }
     return { reason: 'signature', message: `${what}: ${message}` }
   })
   return problems.length ? problems : [{ reason: 'signature', message: `${what}: it does not verify` }]

@@ -24,7 +24,9 @@ export type DocumentLoader = (url: string) => Promise<RemoteDocument>
 export type { LocalDocuments }
 
 // The W3C examples context (VCDM 2.0 §B.1: https://www.w3.org/ns/credentials/examples/v2) is in no npm package.
-const examplesV2 = JSON.parse(readFileSync(new URL('./contexts/credentials-examples-v2.json', import.meta.url), 'utf8')) as unknown
+const examplesV2 = JSON.parse(
+  readFileSync(new URL('./contexts/credentials-examples-v2.json', import.meta.url), 'utf8'),
+) as unknown
 
 /**
  * The JSON-LD contexts bundled with the service (DESIGN.md: never fetched at run time): VCDM 1.1
@@ -93,12 +95,27 @@ export function didDocuments(resolver: Pick<DidResolver, 'resolve'>): LocalDocum
       // A method that computes its document (did:key) gives it in Multikey form; others ignore the option.
       doc = (await resolver.resolve(did, { publicKeyFormat: 'Multikey' })).didDocument
     } catch (error) {
-      throw new DocumentRefused(`the DID ${did} does not resolve: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+      throw new DocumentRefused(
+        `the DID ${did} does not resolve: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      )
     }
     if (hash === -1) return structuredClone(doc)
     const absolute = (id: string) => (id.startsWith('#') ? `${doc.id}${id}` : id)
-    const embedded = ['authentication', 'assertionMethod', 'capabilityInvocation', 'capabilityDelegation', 'keyAgreement'].flatMap((r) => (Array.isArray(doc[r]) ? (doc[r] as unknown[]) : []))
-    const method = [...(doc.verificationMethod ?? []), ...embedded].find((m): m is Record<string, unknown> => typeof m === 'object' && m !== null && typeof (m as { id?: unknown }).id === 'string' && absolute((m as { id: string }).id) === url)
+    const embedded = [
+      'authentication',
+      'assertionMethod',
+      'capabilityInvocation',
+      'capabilityDelegation',
+      'keyAgreement',
+    ].flatMap((r) => (Array.isArray(doc[r]) ? (doc[r] as unknown[]) : []))
+    const method = [...(doc.verificationMethod ?? []), ...embedded].find(
+      (m): m is Record<string, unknown> =>
+        typeof m === 'object' &&
+        m !== null &&
+        typeof (m as { id?: unknown }).id === 'string' &&
+        absolute((m as { id: string }).id) === url,
+    )
     if (!method) throw new DocumentRefused(`the DID document of ${did} lists no verification method ${url}`)
     return { '@context': doc['@context'], ...structuredClone(method), id: url }
   }

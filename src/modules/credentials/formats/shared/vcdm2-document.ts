@@ -31,10 +31,20 @@ export function vcdm2Credential(content: CredentialContent, issuerDid: string): 
   }
   if (content.expiresAt) credential.validUntil = content.expiresAt.toISOString()
   credential.credentialSubject = subject
-  credential.credentialSchema = { id: schemaJsonSchemaUrl(content.publicBaseUrl, content.schema.id), type: 'JsonSchema' }
+  credential.credentialSchema = {
+    id: schemaJsonSchemaUrl(content.publicBaseUrl, content.schema.id),
+    type: 'JsonSchema',
+  }
   credential.credentialStatus = content.status
   if (content.evidence.length) {
-    credential.evidence = content.evidence.map((e) => ({ id: `ipfs://${e.ipfs_hash}`, type: ['Evidence'], name: e.label, filename: e.filename, mediaType: e.content_type, size: e.size }))
+    credential.evidence = content.evidence.map((e) => ({
+      id: `ipfs://${e.ipfs_hash}`,
+      type: ['Evidence'],
+      name: e.label,
+      filename: e.filename,
+      mediaType: e.content_type,
+      size: e.size,
+    }))
   }
   if (content.extensions.length) credential.extensions = content.extensions
   return credential

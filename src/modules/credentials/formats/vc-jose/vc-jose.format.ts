@@ -1,7 +1,23 @@
 import { decodeCompactJws, signCompactJws } from '../../../../crypto/jws.js'
 import { ValidationError } from '../../../../errors.js'
-import type { CheckResult, CredentialProblem, DocumentSecuringFormat, ParsedItem, VerifyContext } from '../credential-format.js'
-import { dateSeconds, datedProblems, isObject, jwsHeaderOf, parsedJws, readW3cCredential, statusProblems, subjectProblems, verifiedJwt } from '../jwt-checks.js'
+import type {
+  CheckResult,
+  CredentialProblem,
+  DocumentSecuringFormat,
+  ParsedItem,
+  VerifyContext,
+} from '../credential-format.js'
+import {
+  dateSeconds,
+  datedProblems,
+  isObject,
+  jwsHeaderOf,
+  parsedJws,
+  readW3cCredential,
+  statusProblems,
+  subjectProblems,
+  verifiedJwt,
+} from '../jwt-checks.js'
 import { schemaIdsOf } from '../schema-urls.js'
 import { VC_V2 } from '../../../../shared/vc-contexts.js'
 import { vcdm2Payload } from '../shared/vcdm2-document.js'
@@ -40,7 +56,10 @@ export const vcJose: DocumentSecuringFormat = {
   // VC-JOSE-COSE §3.1.1: a caller-built VCDM 2.0 credential is the payload as it is.
   async secure(document, signer) {
     const context = document['@context']
-    if (!Array.isArray(context) || context[0] !== VC_V2) throw new ValidationError(`a vc+jwt secures VCDM 2.0 credentials: @context must begin with ${VC_V2}`, { details: { field: 'credential.@context' } })
+    if (!Array.isArray(context) || context[0] !== VC_V2)
+      throw new ValidationError(`a vc+jwt secures VCDM 2.0 credentials: @context must begin with ${VC_V2}`, {
+        details: { field: 'credential.@context' },
+      })
     const credential = await signCompactJws({ typ: VC_JWT_TYP, kid: signer.kid }, document, signer.privateKey)
     return { credential, document }
   },
@@ -58,9 +77,17 @@ async function verifyVcJwt(jwt: string, ctx: VerifyContext, parsed: ParsedItem):
   const problems: CredentialProblem[] = []
   const decoded = parsed.jws
   if (decoded) {
-    if (decoded.header.typ !== VC_JWT_TYP) return { problems: [{ reason: 'malformed', message: `its typ is ${JSON.stringify(decoded.header.typ)}, not "${VC_JWT_TYP}"` }] }
+    if (decoded.header.typ !== VC_JWT_TYP)
+      return {
+        problems: [
+          { reason: 'malformed', message: `its typ is ${JSON.stringify(decoded.header.typ)}, not "${VC_JWT_TYP}"` },
+        ],
+      }
     const context = decoded.payload['@context']
-    if (!Array.isArray(context) || context[0] !== VC_V2) return { problems: [{ reason: 'malformed', message: `its @context does not begin with ${VC_V2} (VCDM 2.0 §4.3)` }] }
+    if (!Array.isArray(context) || context[0] !== VC_V2)
+      return {
+        problems: [{ reason: 'malformed', message: `its @context does not begin with ${VC_V2} (VCDM 2.0 §4.3)` }],
+      }
   }
   const verified = await verifiedJwt(jwt, ctx, problems, decoded)
   if (!verified) return { problems }
@@ -68,15 +95,22 @@ async function verifyVcJwt(jwt: string, ctx: VerifyContext, parsed: ParsedItem):
   const signer = verified.did
   const issuer = typeof doc.issuer === 'string' ? doc.issuer : isObject(doc.issuer) ? doc.issuer.id : undefined
   // VC-JOSE-COSE §3.1.1: `iss`, when present, is the issuer; both must be the DID whose key signed.
-  if (issuer !== signer || (doc.iss !== undefined && doc.iss !== signer)) problems.unshift({ reason: 'issuer', message: `issuer ${String(issuer ?? doc.iss)} did not sign it (${verified.kid})` })
-  if (!isObject(doc.credentialSubject)) return { problems: [...problems, { reason: 'malformed', message: 'it has no credentialSubject object' }] }
+  if (issuer !== signer || (doc.iss !== undefined && doc.iss !== signer))
+    problems.unshift({
+      reason: 'issuer',
+      message: `issuer ${String(issuer ?? doc.iss)} did not sign it (${verified.kid})`,
+    })
+  if (!isObject(doc.credentialSubject))
+    return { problems: [...problems, { reason: 'malformed', message: 'it has no credentialSubject object' }] }
   const subject = doc.credentialSubject
   problems.push(...subjectProblems([doc.sub, subject.id], ctx.holderDid))
   // validFrom/validUntil are the credential's own period (VCDM 2.0 §4.9); jose already told exp/nbf.
   const validUntil = dateSeconds(doc.validUntil)
   const validFrom = dateSeconds(doc.validFrom)
-  for (const problem of datedProblems(validUntil, validFrom, ctx)) if (!problems.some((p) => p.reason === problem.reason)) problems.push(problem)
-  if (typeof doc.iat === 'number' && doc.iat > Math.floor(ctx.now.getTime() / 1000) + ctx.skewSeconds) problems.push({ reason: 'not_yet_valid', message: 'it is issued in the future' })
+  for (const problem of datedProblems(validUntil, validFrom, ctx))
+    if (!problems.some((p) => p.reason === problem.reason)) problems.push(problem)
+  if (typeof doc.iat === 'number' && doc.iat > Math.floor(ctx.now.getTime() / 1000) + ctx.skewSeconds)
+    problems.push({ reason: 'not_yet_valid', message: 'it is issued in the future' })
   const status = statusProblems(await ctx.status.check(doc.credentialStatus, signer, ctx.statusMemo))
   problems.push(...status.problems)
   const id = typeof doc.id === 'string' ? doc.id : typeof doc.jti === 'string' ? doc.jti : undefined
@@ -84,6 +118,14 @@ async function verifyVcJwt(jwt: string, ctx: VerifyContext, parsed: ParsedItem):
   const iat = validFrom ?? (typeof doc.iat === 'number' ? doc.iat : undefined)
   return {
     problems,
-    credential: readW3cCredential(doc, { signer, id, sub: doc.sub, issuedAt: iat, expiresAt: exp, schemaIds: schemaIdsOf(doc.credentialSchema), revoked: status.revoked }),
+    credential: readW3cCredential(doc, {
+      signer,
+      id,
+      sub: doc.sub,
+      issuedAt: iat,
+      expiresAt: exp,
+      schemaIds: schemaIdsOf(doc.credentialSchema),
+      revoked: status.revoked,
+    }),
   }
 }
