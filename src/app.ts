@@ -95,6 +95,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     httpGet: deps.httpGet,
   }
 
+  // First, so the database closes after every module's own close hooks (Fastify runs them last to first).
+  await app.register(databaseLifecyclePlugin, { database: deps.database, maintenanceMs: config.pgliteMaintenanceMs })
   // What every route shares; the tokens first, since the access hook checks them.
   await app.register(idempotencyPlugin, context)
   await app.register(keysPlugin, context)
@@ -132,7 +134,5 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(adminPlugin, context)
   await app.register(statisticsPlugin, context)
 
-  // Last, so the database closes after every module's own close hooks.
-  await app.register(databaseLifecyclePlugin, { database: deps.database, maintenanceMs: config.pgliteMaintenanceMs })
   return app
 }

@@ -10,13 +10,16 @@ export interface DatabaseLifecycleOptions {
 }
 
 /**
- * The database's housekeeping and its close. Registered after every module: the hook that
- * closes the handle runs after theirs (the rate limiter's final flush, the outboxes' last sends).
+ * The database's housekeeping and its close. Registered before every module: Fastify runs close
+ * hooks in the reverse order of their registration, so the handle closes after every module's own
+ * close hook (the rate limiter's final flush, the outboxes' last writes).
  */
 async function databaseLifecycle(
   app: FastifyInstance,
   { database, maintenanceMs }: DatabaseLifecycleOptions,
 ): Promise<void> {
+  // Added first, so it runs last of this plugin's close hooks too (after the maintenance stops).
+  app.addHook('onClose', async () => database.close())
   // The embedded database has no autovacuum: this stands in for it (PostgreSQL runs its own).
   if (database.engine === 'pglite' && maintenanceMs > 0) {
     const log = app.log.child({ module: 'pglite-maintenance' })
@@ -28,7 +31,6 @@ async function databaseLifecycle(
     app.addHook('onReady', async () => maintenance.start())
     app.addHook('onClose', async () => maintenance.stop())
   }
-  app.addHook('onClose', async () => database.close())
 }
 
 export const databaseLifecyclePlugin = fp(databaseLifecycle, { name: 'database-lifecycle', fastify: '5.x' })

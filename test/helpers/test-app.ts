@@ -35,6 +35,8 @@ export async function createTestApp(
     logSink?: LogSink
     /** Extra routes for tests of cross-cutting plugins (registered before ready). */
     extraRoutes?: (app: FastifyInstance) => void
+    /** Wraps the database handle the app is given (to watch what reaches it). */
+    wrapDatabase?: (database: AppDeps['database']) => AppDeps['database']
   } = {},
 ): Promise<TestApp> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'svc-test-'))
@@ -47,7 +49,8 @@ export async function createTestApp(
     LOG_LEVEL: 'silent',
     ...options.env,
   })
-  const database = await createTestDatabase()
+  const fresh = await createTestDatabase()
+  const database = options.wrapDatabase ? options.wrapDatabase(fresh) : fresh
   const deps: AppDeps = {
     database,
     content: createContentStore({ db: database.db, maxBytes: config.contentMaxBytes }),

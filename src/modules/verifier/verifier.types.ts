@@ -41,7 +41,7 @@ export interface Oid4vpFields {
   refused_attempts: { count: number; recent: RefusedAttemptView[] }
 }
 
-/** The OpenID4VP module, as the verifier's routes reach it (wired in app.ts; no import cycle). */
+/** The OpenID4VP module, as the verifier's routes reach it (filled in by openid4vc/verifier/openid4vp.plugin.ts; no import cycle). */
 export interface Oid4vpPort {
   /**
    * The OpenID4VP publication of a request about to be stored (its request object signed now);

@@ -39,7 +39,7 @@ export interface PreparedPresentation {
   format: string
   credential_type: string
   issuer_did: string
-  /** The path of every claim the presentation lets the verifier read (disclosure.ts): all of a JWT-VC's. */
+  /** The path of every claim the presentation lets the verifier read (its format's holder face): all of a JWT-VC's. */
   claims: ClaimPath[]
   /** Those claims with their values, as the verifier reads them. */
   disclosed: Record<string, unknown>
