@@ -154,8 +154,8 @@ export const verifierRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) => {
-      const found = await verifiers.request(request.auth!.did, request.params.id)
-      const answers = (await verifiers.answers(found)).map((a) => ({ ...a, at: iso(a.at) }))
+      const { request: found, answers: rows } = await verifiers.requestWithAnswers(request.auth!.did, request.params.id)
+      const answers = rows.map((a) => ({ ...a, at: iso(a.at) }))
       return {
         success: true,
         request: requestView(found),

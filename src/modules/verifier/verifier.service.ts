@@ -135,9 +135,23 @@ export class VerifierService {
     return found
   }
 
-  /** The holders' answers to the verifier's own request (`request` checks the ownership first). */
-  answers(request: PresentationRequestRow): Promise<repo.RequestAnswerRow[]> {
-    return repo.requestAnswers(this.deps.db, request.id, MAX_ANSWERS)
+  /**
+   * The verifier's own request with the holders' answers to it, read from one snapshot: a holder's
+   * decline commits both (its answer and, when addressed, the request's status), so a reader sees
+   * both or neither.
+   */
+  requestWithAnswers(
+    verifierDid: string,
+    id: string,
+  ): Promise<{ request: PresentationRequestRow; answers: repo.RequestAnswerRow[] }> {
+    return this.deps.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (trx) => {
+        const request = await repo.findRequest(trx, id)
+        if (!request || request.verifier_did !== verifierDid) throw new NotFoundError('Presentation request not found')
+        return { request, answers: await repo.requestAnswers(trx, request.id, MAX_ANSWERS) }
+      })
   }
 
   /** The name a verifier's profile gives, if it made one: what a holder reads instead of the DID. */
