@@ -20,7 +20,9 @@ import os from 'node:os'
 import path from 'node:path'
 import { describe, it } from 'node:test'
 import { createBenchDatabase, postgresReachable } from '../../bench/lib/postgres.js'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { Api, type Json } from '../helpers/crash-load.js'
+import { heldNow } from '../helpers/hold-created.js'
 import { DidClient } from '../helpers/did-client.js'
 import { JWT_DEGREE_SCHEMA } from '../helpers/issuer-setup.js'
 import { startServer, type RunningServer } from '../helpers/server-process.js'
@@ -83,7 +85,7 @@ describe('Idempotency-Key: issuances retried with their keys after a SIGKILL yie
       const servers: RunningServer[] = []
       try {
         // The first life holds each 201 a moment after its commit, so the kill finds some there.
-        const first = await startServer({ ...env, TEST_HOLD_CREATED_MS: '300' }, { preload: [HOLD_CREATED] })
+        const first = await startServer({ ...env, TEST_HOLD_CREATED_MS: '1000' }, { preload: [HOLD_CREATED] })
         servers.push(first)
         const issuer = new DidClient()
         let api = new Api(first.url)
@@ -110,13 +112,21 @@ describe('Idempotency-Key: issuances retried with their keys after a SIGKILL yie
             inFlight--
             if (res?.status === 201) firstAnswers.set(request.key, res.body)
             else if (!killed) assert.fail(`before the kill: ${res?.status} ${JSON.stringify(res?.body)}`)
-            if (!killed && firstAnswers.size >= OK_BEFORE_KILL && inFlight >= WORKERS / 2) {
-              killed = true
-              first.child.kill('SIGKILL')
-            }
           }
         }
-        await Promise.all(Array.from({ length: WORKERS }, worker))
+        // The kill comes once the load is well under way, while the server holds a committed 201
+        // (it says so on stderr): whatever the machine's load, some issuance is committed unanswered.
+        const killer = async () => {
+          while (!killed && sent < KEYS) {
+            if (firstAnswers.size >= OK_BEFORE_KILL && inFlight >= WORKERS / 2 && heldNow(first.output()) > 0) {
+              killed = true
+              first.child.kill('SIGKILL')
+              return
+            }
+            await sleep(2)
+          }
+        }
+        await Promise.all([killer(), ...Array.from({ length: WORKERS }, worker)])
         assert.ok(killed, 'the kill came while issuances were in flight')
         assert.equal(await first.exited, null, 'killed by the signal')
 
