@@ -75,6 +75,8 @@ export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
   'HEAD /.well-known/jwt-vc-issuer/issuers/:id',
   'GET /vct/:schema_id',
   'HEAD /vct/:schema_id',
+  'GET /api/schema-presets',
+  'HEAD /api/schema-presets',
   'GET /api/status-lists/:id/token',
   'GET /api/status-lists/:id/ld',
   'HEAD /api/status-lists/:id/ld',

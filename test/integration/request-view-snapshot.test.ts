@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { after, before, describe, it } from 'node:test'
-import type { SelectQueryNode } from 'kysely'
+import { type SelectQueryNode, TableNode } from 'kysely'
 import { DidClient } from '../helpers/did-client.js'
 import { callAs } from '../helpers/issuer-setup.js'
 import { createTestApp, type TestApp } from '../helpers/test-app.js'
@@ -19,10 +19,7 @@ import { TEST_ENGINE } from '../helpers/test-database.js'
 function readsRequests(node: { kind: string }): boolean {
   if (node.kind !== 'SelectQueryNode') return false
   const from = (node as SelectQueryNode).from?.froms[0]
-  return (
-    from?.kind === 'TableNode' &&
-    (from as { table: { identifier: { name: string } } }).table.identifier.name === 'presentation_requests'
-  )
+  return from !== undefined && TableNode.is(from) && from.table.identifier.name === 'presentation_requests'
 }
 
 describe(`the verifier's view of a request is one snapshot (${TEST_ENGINE})`, () => {

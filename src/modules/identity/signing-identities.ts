@@ -6,6 +6,7 @@ import { generateIetfBbsKeyPair, IETF_BBS_ALGORITHM } from '../../crypto/ietf-bb
 import { jwsAlgorithmFor, type JwsAlgorithm } from '../../crypto/jws.js'
 import { generateP256 } from '../../crypto/p256.js'
 import type { Database, SigningMethod } from '../../db/database.js'
+import type { DocumentSigner, DocumentSigners } from '../certificates/document-signer.js'
 import type { KeyStore, SigningAlgorithm } from '../keys/key-store.js'
 import { didWebForUrl } from '../did/methods/registered-methods.js'
 import { hostedDidForIssuerUrl, hostedIssuerUrl } from '../did/jwt-vc-issuer.js'
@@ -76,11 +77,21 @@ export interface Bbs2023Signer {
   secretKey: Uint8Array
 }
 
+/** The key type of an X.509 Document Signer (ISO/IEC 18013-5 §9.1.2.4): a P-256 key with its certificate chain. */
+export const DOCUMENT_SIGNER = 'document-signer'
+
+/** An issuer's Document Signer as issuance names it: the issuer profile's DID and the JWS algorithm of its key. */
+export interface CertifiedSigner extends DocumentSigner {
+  did: string
+  alg: 'ES256'
+}
+
 /** The signer of each key type a credential format may ask for (credential-format.ts `keyType`). */
 export interface SignerByKeyType {
   Ed25519: JwsSigner
   'P-256': JwsSigner
   [IETF_BBS]: Bbs2023Signer
+  [DOCUMENT_SIGNER]: CertifiedSigner
 }
 export type FormatKeyType = keyof SignerByKeyType
 
@@ -116,7 +127,15 @@ export class SigningIdentities {
   private readonly cache = new Map<string, { at: number; value: unknown }>()
 
   constructor(
-    private readonly deps: { db: Database; keys: KeyStore; bbs: BbsEngine; publicBaseUrl: string; now?: () => number },
+    private readonly deps: {
+      db: Database
+      keys: KeyStore
+      bbs: BbsEngine
+      publicBaseUrl: string
+      now?: () => number
+      /** The issuers' X.509 Document Signers (the certificates module). */
+      documentSigners?: DocumentSigners
+    },
   ) {}
 
   /** The did:web of `/issuers/<webId>/did.json` on this service. */
@@ -144,6 +163,15 @@ export class SigningIdentities {
 
   /** The signer a format's key type asks for (issuance picks it by `format.keyType`). */
   async signerFor<K extends FormatKeyType>(issuer: IssuerIdentityRow, keyType: K): Promise<SignerByKeyType[K]> {
+    if (keyType === DOCUMENT_SIGNER) {
+      if (!this.deps.documentSigners) throw new Error('No certificates module: X.509 Document Signers are unavailable')
+      const signer: CertifiedSigner = {
+        ...(await this.deps.documentSigners.documentSigner(issuer.did)),
+        did: issuer.did,
+        alg: 'ES256',
+      }
+      return signer as SignerByKeyType[K]
+    }
     const signer =
       keyType === IETF_BBS
         ? await this.bbs2023Signer(issuer)

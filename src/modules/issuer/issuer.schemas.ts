@@ -82,6 +82,28 @@ export const SchemaAttribute = Type.Object(
   { additionalProperties: false },
 )
 
+/**
+ * Where a schema's credentials sit in an mdoc (ISO/IEC 18013-5 §8.3.2.1): the document type and the
+ * namespace of its data elements. Without it, an mdoc of the schema is not offered.
+ */
+export const MdocPlacement = Type.Object(
+  {
+    doctype: Type.String({ minLength: 3, maxLength: 200, pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)+$' }),
+    namespace: Type.Optional(
+      Type.String({
+        minLength: 3,
+        maxLength: 200,
+        pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)+$',
+        description: 'Default: the doctype',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description: 'mso_mdoc (ISO/IEC 18013-5): the doctype and namespace of credentials of this schema',
+  },
+)
+
 export const SchemaBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
@@ -98,6 +120,7 @@ export const SchemaBody = Type.Object(
           'Also sign credentials of this schema with BBS (selective disclosure, predicates). Default true; false issues JWT-VC only',
       }),
     ),
+    mdoc: Type.Optional(MdocPlacement),
   },
   { additionalProperties: false },
 )
@@ -129,6 +152,11 @@ export const Schema = Type.Object({
   on_chain: Type.Boolean(),
   blockchain_tx: Type.String(),
   anonymous_credentials: Type.Boolean(),
+  mdoc: Type.Optional(
+    Type.Union([Type.Object({ doctype: Type.String(), namespace: Type.String() }), Type.Null()], {
+      description: 'mso_mdoc: its doctype and namespace; null when the schema has none',
+    }),
+  ),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 })

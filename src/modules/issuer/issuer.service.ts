@@ -145,7 +145,9 @@ export class IssuerService {
   async createSchema(issuerDid: string, input: SchemaBody, claim?: ClaimKey): Promise<schemas.SchemaRow> {
     await this.profile(issuerDid)
     const values = this.schemaValues(`schema-${randomUUID()}`, issuerDid, input)
-    const { ipfs_hash: _unused, ...document } = values
+    // mdoc is published only when set, so schemas without it keep their published form (and CID).
+    const { ipfs_hash: _unused, mdoc, ...rest } = values
+    const document = mdoc ? { ...rest, mdoc } : rest
     values.ipfs_hash = await this.publish(values)
     const anchor = this.deps.anchor?.configured ? this.deps.anchor : undefined
     const insert = async (db: Executor) => {
@@ -205,6 +207,7 @@ export class IssuerService {
       evidence_allowed: patch.evidence_allowed ?? current.evidence_allowed,
       allowed_evidence: patch.allowed_evidence ?? current.allowed_evidence,
       anonymous_credentials: patch.anonymous_credentials ?? current.anonymous_credentials,
+      ...((patch.mdoc ?? current.mdoc) ? { mdoc: patch.mdoc ?? current.mdoc! } : {}),
     })
     values.ipfs_hash = await this.publish(values)
     try {
@@ -260,6 +263,7 @@ export class IssuerService {
       evidence_allowed: input.evidence_allowed ?? false,
       allowed_evidence: input.allowed_evidence ?? [],
       anonymous_credentials: input.anonymous_credentials ?? true,
+      mdoc: input.mdoc ? { doctype: input.mdoc.doctype, namespace: input.mdoc.namespace ?? input.mdoc.doctype } : null,
       ipfs_hash: '',
     }
   }

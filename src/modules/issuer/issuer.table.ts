@@ -37,6 +37,8 @@ export interface CredentialSchemasTable {
   on_chain: boolean
   blockchain_tx: string
   anonymous_credentials: Generated<boolean>
+  /** ISO/IEC 18013-5: the doctype and namespace of its mdocs; null when it has none. */
+  mdoc: Json<{ doctype: string; namespace: string }> | null
   created_at: Generated<Date>
   updated_at: Timestamp
 }

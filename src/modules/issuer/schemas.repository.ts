@@ -20,6 +20,7 @@ const toColumns = (v: Partial<SchemaValues>) => ({
   attributes: v.attributes && JSON.stringify(v.attributes),
   allowed_extensions: v.allowed_extensions && JSON.stringify(v.allowed_extensions),
   allowed_evidence: v.allowed_evidence && JSON.stringify(v.allowed_evidence),
+  mdoc: v.mdoc && JSON.stringify(v.mdoc),
 })
 
 /** Undefined when the issuer already has a schema of that name and version. */

@@ -37,6 +37,17 @@ export interface CredentialFormat {
   readonly statusList?: StatusListFace
   /** The verifier: its DCQL credential query for a requirement and its reading of a presented credential. */
   readonly dcql?: DcqlFace
+  /** Ready-made schemas of the credentials this format is made for (the ISO mDL, the EU PID). */
+  readonly schemaPresets?: readonly SchemaPreset[]
+}
+
+/** A ready-made schema: a body for `POST /api/issuer/:did/schemas`, created as it is. */
+export interface SchemaPreset {
+  /** Its id, the document type it stands for where it has one (`org.iso.18013.5.1.mDL`). */
+  id: string
+  description: string
+  /** The schema body (its `name`, `version`, `attributes`, and the format's own placement such as `mdoc`). */
+  schema: Record<string, unknown>
 }
 
 /** How a status-list credential secured in a format is read once its signature is verified (Bitstring Status List §3.2). */

@@ -7,6 +7,7 @@ import type {
   DerivingFormat,
   DocumentSecuringFormat,
   Oid4vciFormat,
+  SchemaPreset,
   StatusListForm,
 } from './credential-format.js'
 import type { PresentationKind } from './presentation-kind.js'
@@ -57,6 +58,8 @@ export interface FormatRegistry {
    * envelope kind registered (the spec's VP-JWT, DESIGN.md "Presentation"), whose reading says what it lacks.
    */
   envelopeKind(input: unknown): PresentationKind
+  /** The ready-made schemas the formats offer, each with the format it is made for. */
+  readonly schemaPresets: readonly (SchemaPreset & { format: string })[]
 }
 
 /** What the registration decides beside the list of formats. */
@@ -113,6 +116,7 @@ export function createFormatRegistry(formats: CredentialFormat[], options: Regis
       return format
     },
     dcql: formats.filter((f): f is DcqlFormat => f.dcql !== undefined),
+    schemaPresets: formats.flatMap((f) => (f.schemaPresets ?? []).map((preset) => ({ ...preset, format: f.id }))),
     presentationKind: (input) => kinds.find((k) => k.recognizes(input)),
     envelopeKind(input) {
       // The first is what the others do not recognize: it need not be asked.
