@@ -4,6 +4,8 @@ export interface Oid4vciSchema {
   name: string
   description: string
   attributes: Array<{ name: string; data_type: string; description: string; required: boolean }>
+  /** ISO/IEC 18013-5: the doctype and namespace of its mdocs; null or absent when it has none. */
+  mdoc?: { doctype: string; namespace: string } | null
 }
 
 /**
@@ -14,10 +16,14 @@ export interface Oid4vciSchema {
 export interface Oid4vciFace {
   /** Its OpenID4VCI format identifier, also the suffix of its configuration ids (`<schema_id>.<format>`). */
   readonly format: string
-  /** Its members of a schema's credential configuration: `format` first, then its type (`vct`, `credential_definition`), binding methods and signing algorithms. */
-  configuration(schema: Oid4vciSchema, publicBaseUrl: string): Record<string, unknown>
-  /** The claims path of a schema attribute in its credentials (Appendix B.2). */
-  claimPath(attribute: string): string[]
+  /**
+   * Its members of a schema's credential configuration: `format` first, then its type (`vct`,
+   * `credential_definition`, `doctype`), binding methods and signing algorithms; undefined when
+   * the schema cannot be issued in it (an mdoc of a schema naming no doctype).
+   */
+  configuration(schema: Oid4vciSchema, publicBaseUrl: string): Record<string, unknown> | undefined
+  /** The claims path of a schema attribute in its credentials (Appendix B.2; an mdoc's `[namespace, element]`). */
+  claimPath(attribute: string, schema: Oid4vciSchema): string[]
   /** The stored credential as a credential response carries it (§8.3); without it, the stored string. */
   wireForm?(stored: string): string | Record<string, unknown>
 }

@@ -98,8 +98,10 @@ export function credentialIssuerMetadata(
   const e = endpointsOf(publicBaseUrl, identity.web_id)
   const configurations: Record<string, Record<string, unknown>> = {}
   for (const schema of schemas) {
-    for (const format of formats)
-      configurations[configurationId(schema.id, format)] = configuration(publicBaseUrl, schema, format)
+    for (const format of formats) {
+      const served = configuration(publicBaseUrl, schema, format)
+      if (served) configurations[configurationId(schema.id, format)] = served
+    }
   }
   return library.createCredentialIssuerMetadata({
     credential_issuer: e.issuer,
@@ -134,18 +136,24 @@ export function issuerMetadataResult(
 }
 
 /** A schema's configuration in one format: the format's own members, then what every configuration has. */
-function configuration(publicBaseUrl: string, schema: SchemaView, format: Oid4vciFormat): Record<string, unknown> {
+function configuration(
+  publicBaseUrl: string,
+  schema: SchemaView,
+  format: Oid4vciFormat,
+): Record<string, unknown> | undefined {
+  const own = format.oid4vci.configuration(schema, publicBaseUrl)
+  if (!own) return undefined
   const display = [
     { name: schema.name, locale: 'en', ...(schema.description ? { description: schema.description } : {}) },
   ]
   const claims = schema.attributes.map((a) => ({
-    path: format.oid4vci.claimPath(a.name),
+    path: format.oid4vci.claimPath(a.name, schema),
     mandatory: a.required,
     display: [{ name: a.description || a.name, locale: 'en' }],
   }))
   const proofs = { jwt: { proof_signing_alg_values_supported: PROOF_ALGS } }
   return {
-    ...format.oid4vci.configuration(schema, publicBaseUrl),
+    ...own,
     scope: configurationId(schema.id, format),
     proof_types_supported: proofs,
     credential_metadata: { display, claims },
