@@ -2,7 +2,7 @@ import { KeyObject, webcrypto } from 'node:crypto'
 import * as x509 from '@peculiar/x509'
 import type { DocumentSigner, DocumentSigners } from '../../src/modules/certificates/document-signer.js'
 
-x509.cryptoProvider.set(webcrypto as unknown as Crypto)
+x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0])
 
 const EC = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const
 
@@ -27,7 +27,7 @@ export class FakeDocumentSigners implements DocumentSigners {
 export async function makeDocumentSigner(issuerDid: string): Promise<DocumentSigner & { root: Uint8Array }> {
   const now = new Date(Date.now() - 60_000)
   const later = new Date(Date.now() + 365 * 86_400_000)
-  const iacaKeys = (await webcrypto.subtle.generateKey(EC, true, ['sign', 'verify'])) as CryptoKeyPair
+  const iacaKeys = (await webcrypto.subtle.generateKey(EC, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair
   const iaca = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: '01',
     name: 'CN=Test IACA, C=NL',
@@ -40,7 +40,7 @@ export async function makeDocumentSigner(issuerDid: string): Promise<DocumentSig
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
     ],
   })
-  const dsKeys = (await webcrypto.subtle.generateKey(EC, true, ['sign', 'verify'])) as CryptoKeyPair
+  const dsKeys = (await webcrypto.subtle.generateKey(EC, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair
   const ds = await x509.X509CertificateGenerator.create({
     serialNumber: '02',
     subject: 'CN=Test Document Signer, C=NL',

@@ -9,6 +9,7 @@ import {
   STATUS_LIST_CWT_MEDIA_TYPE,
   signTokenStatusListCwt,
 } from '../../src/modules/status-list/token-status-list-cwt.js'
+import { acceptQuality, asksForCwt } from '../../src/modules/status-list/status-list-accept.js'
 import { makeDocumentSigner } from '../helpers/fake-document-signers.js'
 
 const cbor = new Decoder({ mapsAsObjects: false })
@@ -138,5 +139,28 @@ describe('Token Status List in CWT form (draft-ietf-oauth-status-list §5.2)', (
       signTokenStatusListCwt(w3cBits(16, []), claims, { ...signer, chain: [] }),
       /no certificate chain/,
     )
+  })
+})
+
+describe('choosing the form from Accept (RFC 9110 §12.5.1)', () => {
+  it('asks for the CWT form only when it ranks above the JWT form', () => {
+    const cases: [string | undefined, boolean][] = [
+      [undefined, false],
+      ['', false],
+      ['*/*', false],
+      ['application/*', false],
+      ['application/json', false],
+      ['application/statuslist+jwt', false],
+      ['application/statuslist+cwt', true],
+      ['Application/StatusList+CWT', true],
+      ['application/statuslist+cwt, */*;q=0.1', true],
+      ['application/statuslist+cwt, application/statuslist+jwt', false],
+      ['application/statuslist+cwt;q=0.5, application/statuslist+jwt', false],
+      ['application/statuslist+jwt;q=0.2, application/statuslist+cwt', true],
+      ['application/statuslist+cwt;q=0', false],
+      ['application/statuslist+cwt;q=abc', false],
+    ]
+    for (const [accept, cwt] of cases) assert.equal(asksForCwt(accept), cwt, String(accept))
+    assert.equal(acceptQuality('text/*;q=0.3, */*;q=0.1', 'text/html'), 0.3)
   })
 })
