@@ -7,6 +7,8 @@ import { LD_SUFFIX } from './status-check.js'
 import * as repo from './status-list.repository.js'
 import { StatusListAllocator, type StatusSlot } from './status-list-allocator.js'
 import { signTokenStatusList } from './token-status-list.js'
+import { signTokenStatusListCwt } from './token-status-list-cwt.js'
+import type { DocumentSigners } from '../certificates/document-signer.js'
 import { VC_V2 } from '../../shared/vc-contexts.js'
 
 /**
@@ -46,6 +48,7 @@ export class StatusListService {
   private readonly allocator: StatusListAllocator
   private readonly signed = new Map<string, { version: number; jwt: string; updatedAt: Date }>()
   private readonly tokens = new Map<string, { version: number; jwt: string; signedAt: number }>()
+  private readonly cwtTokens = new Map<string, { version: number; cwt: Uint8Array; signedAt: number }>()
 
   private readonly ldSigned = new Map<string, { version: number; document: Record<string, unknown> }>()
 
@@ -57,6 +60,11 @@ export class StatusListService {
       publicBaseUrl: string
       /** The formats the list is published in: a JOSE-secured credential, and the JSON-LD one Data Integrity credentials name. */
       listFormats: { jwt: ListSecuringFormat; ld?: ListSecuringFormat }
+      /**
+       * The issuers' mdoc Document Signers (certificates module), which sign the CWT form; none, no
+       * CWT form. Asked per request, so the module providing them may register after this one.
+       */
+      documentSigners?: () => DocumentSigners | undefined
     },
   ) {
     this.allocator = new StatusListAllocator(deps.db)
@@ -184,6 +192,40 @@ export class StatusListService {
     const entry = { jwt, version: list.version, signedAt: now }
     if (this.tokens.size > 1000) this.tokens.clear()
     this.tokens.set(listId, entry)
+    return entry
+  }
+
+  /** Whether the lists can be served as CWTs: only with a source of Document Signers. */
+  get servesCwt(): boolean {
+    return this.deps.documentSigners?.() !== undefined
+  }
+
+  /**
+   * The same list and claims as `token`, in CWT form (token-status-list-cwt.ts), what an mdoc's MSO
+   * `status.status_list.uri` names (ISO/IEC 18013-5 with draft-ietf-oauth-status-list §6.3):
+   * signed ES256 by the issuer's Document Signer with its `x5chain`, so a verifier trusting the
+   * IACA root checks it as it checks the MSO. Re-signed when the list changed or half its lifetime passed.
+   */
+  async tokenCwt(listId: string): Promise<{ cwt: Uint8Array; version: number; signedAt: number }> {
+    const signers = this.deps.documentSigners?.()
+    if (!signers) throw new NotFoundError('Status list tokens in CWT form are not served here')
+    const current = await repo.findVersion(this.deps.db, listId)
+    if (!current) throw new NotFoundError('Status list not found')
+    const now = this.deps.clock.now().getTime()
+    const cached = this.cwtTokens.get(listId)
+    if (cached && cached.version === current.version && now - cached.signedAt < (TOKEN_LIFETIME_S * 1000) / 2)
+      return cached
+    const list = (await repo.findListBits(this.deps.db, listId))!
+    const signer = await signers.documentSigner(list.issuer_did)
+    const iat = Math.floor(now / 1000)
+    const cwt = await signTokenStatusListCwt(
+      list.bits,
+      { uri: `${this.url(listId)}/token`, iat, exp: iat + TOKEN_LIFETIME_S, ttl: TOKEN_TTL_S },
+      signer,
+    )
+    const entry = { cwt, version: list.version, signedAt: now }
+    if (this.cwtTokens.size > 1000) this.cwtTokens.clear()
+    this.cwtTokens.set(listId, entry)
     return entry
   }
 

@@ -16,14 +16,22 @@ export async function signTokenStatusList(
   claims: { iss: string; uri: string; iat: number; exp: number; ttl: number },
   signer: { kid: string; alg: string; privateKey: KeyObject },
 ): Promise<string> {
-  const statuses = new Array<number>(bits.length * 8)
-  for (let i = 0; i < statuses.length; i++) statuses[i] = statusBit(bits, i) ? 1 : 0
   const { header, payload } = createHeaderAndPayload(
-    new StatusList(statuses, 1),
+    new StatusList(tokenStatuses(bits), 1),
     { iss: claims.iss, sub: claims.uri, iat: claims.iat, exp: claims.exp, ttl: claims.ttl },
     { alg: signer.alg, typ: 'statuslist+jwt', kid: signer.kid },
   )
   return signCompactJws(header, payload as Record<string, unknown>, signer.privateKey)
+}
+
+/**
+ * The W3C bits (MSB-first within a byte) as one status per index, which @owf/token-status-list
+ * packs LSB-first (draft-ietf-oauth-status-list §4.1): shared by the JWT and CWT forms.
+ */
+export function tokenStatuses(bits: Uint8Array): number[] {
+  const statuses = new Array<number>(bits.length * 8)
+  for (let i = 0; i < statuses.length; i++) statuses[i] = statusBit(bits, i) ? 1 : 0
+  return statuses
 }
 
 /** The status of `index` in a Status List Token whose signature was already verified. */
