@@ -1,16 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { decodeCompactJws } from '../../crypto/jws.js'
+import { NotAcceptableError } from '../../errors.js'
 import { errorRefs } from '../shared/route-helpers.js'
 import type { StatusListService } from './status-list.service.js'
 import { asksForCwt } from './status-list-accept.js'
 import { STATUS_LIST_JWT_MEDIA_TYPE } from './token-status-list.js'
 import { STATUS_LIST_CWT_MEDIA_TYPE } from './token-status-list-cwt.js'
-
-/** RFC 9110 §15.5.7: the error handler answers a client error carrying its status with that status. */
-function notAcceptable(message: string): Error & { statusCode: number } {
-  return Object.assign(new Error(message), { statusCode: 406 })
-}
 
 /**
  * Public: GET /api/status-lists/:id answers the status-list credential as a compact VCDM 2.0
@@ -71,7 +67,7 @@ export const statusListRoutes: FastifyPluginAsyncTypebox<{ statusLists: StatusLi
           'The same list as an IETF Token Status List: statuslist+jwt (ES256, issuer key), what SD-JWT VCs reference, or with Accept: application/statuslist+cwt a COSE_Sign1 CWT (ES256, the mdoc Document Signer with x5chain), what mdocs reference',
         security: [],
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9-]+$' }) }),
-        response: errorRefs(400, 404),
+        response: errorRefs(400, 404, 406),
       },
     },
     async (request, reply) => {
@@ -79,7 +75,7 @@ export const statusListRoutes: FastifyPluginAsyncTypebox<{ statusLists: StatusLi
       reply.header('vary', 'accept')
       if (asksForCwt(request.headers.accept)) {
         if (!statusLists.servesCwt)
-          throw notAcceptable(
+          throw new NotAcceptableError(
             'This service has no mdoc Document Signers, so it serves status lists as application/statuslist+jwt only',
           )
         const { cwt, version, signedAt } = await statusLists.tokenCwt(request.params.id)
