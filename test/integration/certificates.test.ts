@@ -6,6 +6,7 @@
  * node:crypto's X509Certificate.
  */
 import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
 import { createPrivateKey, generateKeyPairSync, webcrypto, X509Certificate } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import * as x509 from '@peculiar/x509'
@@ -29,7 +30,10 @@ const DAY_MS = 86_400_000
 const DS_EKU = '1.0.18013.5.1.2'
 const ECDSA = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' }
 const newKeys = () =>
-  webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify']) as Promise<CryptoKeyPair>
+  webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, [
+    'sign',
+    'verify',
+  ]) as Promise<CryptoKeyPair>
 
 /** An IACA outside the service: a self-signed CA as Annex B.1.2 describes it. */
 async function outsideIaca(notBefore: Date, days = 3650) {
@@ -185,7 +189,12 @@ describe('issuer mdoc certificates', () => {
     let dsPem: string
     let keyPem: string
     const refuse = async (body: object, status: number, message: RegExp) => {
-      const res = await post(t.app, issuerB, '/document-signer', { certificate_pem: dsPem, private_key_pem: keyPem, iaca_pem: iaca.pem, ...body })
+      const res = await post(t.app, issuerB, '/document-signer', {
+        certificate_pem: dsPem,
+        private_key_pem: keyPem,
+        iaca_pem: iaca.pem,
+        ...body,
+      })
       assert.equal(res.statusCode, status, res.body)
       assert.match(res.json().message, message)
     }
@@ -235,7 +244,9 @@ describe('issuer mdoc certificates', () => {
         /extended key usage 1\.0\.18013\.5\.1\.2/,
       )
       await refuse(
-        { certificate_pem: await issueDs(iaca, dsKeys.publicKey, { notBefore: new Date(now.getTime() - 400 * DAY_MS) }) },
+        {
+          certificate_pem: await issueDs(iaca, dsKeys.publicKey, { notBefore: new Date(now.getTime() - 400 * DAY_MS) }),
+        },
         422,
         /not valid now/,
       )
@@ -307,11 +318,14 @@ describe('issuer mdoc certificates', () => {
       const csr = new x509.Pkcs10CertificateRequest(res.json().csr_pem)
       assert.ok(await csr.verify())
       assert.match(csr.subject, /CN=CSR issuer Document Signer/)
-      assert.deepEqual(
-        csr.getExtension(x509.ExtendedKeyUsageExtension)?.usages,
-        [DS_EKU],
-        'asks for the DS usage',
-      )
+      // Read by openssl too: its signature and the B.1.4 usages it asks for.
+      const text = execFileSync('openssl', ['req', '-noout', '-text', '-verify'], {
+        input: res.json().csr_pem,
+        encoding: 'utf8',
+        stdio: ['pipe', 'pipe', 'pipe'],
+      })
+      assert.match(text, /X509v3 Key Usage: critical\s+Digital Signature/)
+      assert.match(text, /X509v3 Extended Key Usage: critical\s+1\.0\.18013\.5\.1\.2/)
       // Asked again before an answer: the same pending key.
       const again = new x509.Pkcs10CertificateRequest((await post(t.app, issuer, '/csr')).json().csr_pem)
       assert.deepEqual(Buffer.from(again.publicKey.rawData), Buffer.from(csr.publicKey.rawData))

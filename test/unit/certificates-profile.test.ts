@@ -80,7 +80,10 @@ describe('mdoc certificate profiles (ISO/IEC 18013-5 Annex B)', () => {
     const text = openssl('x509', '-in', file('ds.pem', dsPem), '-noout', '-text')
     assert.deepEqual(extension(text, 'Key Usage'), { critical: true, value: 'Digital Signature' })
     assert.deepEqual(extension(text, 'Extended Key Usage'), { critical: true, value: '1.0.18013.5.1.2' })
-    const iacaSki = extension(openssl('x509', '-in', file('iaca.pem', iacaPem), '-noout', '-text'), 'Subject Key Identifier')
+    const iacaSki = extension(
+      openssl('x509', '-in', file('iaca.pem', iacaPem), '-noout', '-text'),
+      'Subject Key Identifier',
+    )
     assert.equal(extension(text, 'Authority Key Identifier').value.replace(/^keyid:/, ''), iacaSki.value)
     assert.ok(extension(text, 'Subject Key Identifier').value !== iacaSki.value)
     assert.match(ds.subject, /^C=ZZ$/m, 'the same country as the IACA (B.1.4)')
@@ -98,7 +101,15 @@ describe('mdoc certificate profiles (ISO/IEC 18013-5 Annex B)', () => {
 
   it('openssl verifies the chain strictly at the clock time', () => {
     const at = String(Math.floor(clock.now().getTime() / 1000) + 60)
-    const out = openssl('verify', '-x509_strict', '-attime', at, '-CAfile', file('iaca.pem', iacaPem), file('ds.pem', dsPem))
+    const out = openssl(
+      'verify',
+      '-x509_strict',
+      '-attime',
+      at,
+      '-CAfile',
+      file('iaca.pem', iacaPem),
+      file('ds.pem', dsPem),
+    )
     assert.match(out, /: OK/)
     // And a control: the DS is not a trust anchor for the IACA.
     assert.throws(() =>

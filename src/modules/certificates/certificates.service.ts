@@ -179,7 +179,7 @@ export class CertificateService implements DocumentSigners {
 }
 
 /** A certificate row from a made or checked certificate; dates as the certificate states them. */
-export function rowOf(
+function rowOf(
   issuerDid: string,
   use: CertificateUse,
   cert: { toString(format: 'pem'): string; notBefore: Date; notAfter: Date },
