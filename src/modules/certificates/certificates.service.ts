@@ -153,8 +153,9 @@ export class CertificateService implements DocumentSigners {
         },
       )
       if (iacaRow) change.retire.push(iacaRow.id)
-      iacaRow = { ...rowOf(issuerDid, 'iaca', cert, info.kid), status: 'active', created_at: now }
-      change.insert.push(rowOf(issuerDid, 'iaca', cert, info.kid))
+      const row = rowOf(issuerDid, 'iaca', cert, info.kid)
+      iacaRow = { ...row, status: 'active', created_at: now }
+      change.insert.push(row)
     }
     const iacaKey = await keys.signingKey(iacaRow.key_id!)
     const dsInfo = current
