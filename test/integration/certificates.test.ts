@@ -123,6 +123,22 @@ describe('issuer mdoc certificates', () => {
     assert.deepEqual(await list(t.app, issuerA.did), first)
     const signer = await t.app.documentSigners.documentSigner(issuerA.did)
     assert.deepEqual(Buffer.from(signer.chain[0]!), ds.raw)
+    // Both keys are the key store's, sealed like every other (owner: the issuer profile's DID).
+    const stored = await t.app.keys.list(issuerA.did)
+    const byPurpose = (purpose: string) => stored.filter((k) => k.purpose === purpose && k.status === 'active')
+    assert.equal(byPurpose('mdoc-iaca').length, 1)
+    assert.equal(byPurpose('mdoc-document-signer').length, 1)
+    const spki = (der: Uint8Array) => Buffer.from(der).toString('hex')
+    const raw = async (kid: string) =>
+      (await t.app.keys.signingKey(kid)).publicKeyObject.export({ type: 'spki', format: 'der' })
+    assert.equal(
+      spki(await raw(byPurpose('mdoc-iaca')[0]!.kid)),
+      spki(iaca.publicKey.export({ type: 'spki', format: 'der' })),
+    )
+    assert.equal(
+      spki(await raw(byPurpose('mdoc-document-signer')[0]!.kid)),
+      spki(ds.publicKey.export({ type: 'spki', format: 'der' })),
+    )
   })
 
   it('an unknown issuer is 404 with a message, for the listing and for documentSigner()', async () => {
