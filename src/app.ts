@@ -13,6 +13,7 @@ import { adminPlugin } from './modules/admin/admin.plugin.js'
 import { authPlugin, sessionTokensPlugin } from './modules/auth/auth.plugin.js'
 import { lookupRegisteredDid } from './modules/auth/registered-dids.js'
 import { blockchainPlugin } from './modules/blockchain/blockchain.plugin.js'
+import { certificatesPlugin } from './modules/certificates/certificates.plugin.js'
 import { callbacksPlugin } from './modules/callbacks/callbacks.plugin.js'
 import { consentPlugin } from './modules/consent/consent.plugin.js'
 import { consoleRoutes } from './modules/console/console.routes.js'
@@ -109,6 +110,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(healthPlugin, { ...context, version: VERSION, pingDatabase: deps.database.ping })
   await app.register(consoleRoutes, { dir: config.consoleDir })
   await app.register(identityPlugin, { ...context, lookupLocal: (did) => lookupRegisteredDid(db, did) })
+  await app.register(certificatesPlugin, context)
   await app.register(didPlugin)
   await app.register(authPlugin, context)
   await app.register(gatewayRoutes, { prefix: '/api/ipfs', content: deps.content, maxBytes: config.contentMaxBytes })

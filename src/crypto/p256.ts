@@ -13,7 +13,11 @@ export interface P256KeyPair {
 }
 
 export function generateP256(): P256KeyPair {
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  return p256KeyPairOf(generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey)
+}
+
+/** The raw forms of a node:crypto P-256 private key (one imported from PKCS#8, say). */
+export function p256KeyPairOf(privateKey: KeyObject): P256KeyPair {
   const jwk = privateKey.export({ format: 'jwk' })
   const point = Buffer.concat([Uint8Array.of(4), Buffer.from(jwk.x!, 'base64url'), Buffer.from(jwk.y!, 'base64url')])
   return { privateKey: Buffer.from(jwk.d!, 'base64url'), publicKey: p256.Point.fromBytes(point).toBytes(true) }

@@ -41,6 +41,9 @@ export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
   'HEAD /api/ipfs/:cid',
   // A holder's share link: the unguessable token in the path is the authorization (docs/wallet.md).
   'GET /api/wallet/shared/:token',
+  // An issuer's mdoc IACA and Document Signer certificates: what verifiers trust (docs/certificates.md).
+  'GET /api/issuer/:did/certificates',
+  'HEAD /api/issuer/:did/certificates',
   // The keys that sign callbacks: receivers verify with public information only.
   'GET /api/callbacks/jwks',
   'HEAD /api/callbacks/jwks',

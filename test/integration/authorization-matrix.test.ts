@@ -317,6 +317,17 @@ const MATRIX: Record<string, RouteCase> = {
     call: async (c, me) => ({ body: await stepUpProof(c, me) }),
   },
   'GET /api/issuer/:did/schemas': { own: "lists the caller's own schemas" },
+  // mdoc certificates (docs/certificates.md): the listing is public; the rest act on the caller's own chain.
+  'POST /api/issuer/:did/certificates/document-signer': {
+    own: "imports a Document Signer into the caller's own chain",
+    call: () => ({ body: { certificate_pem: 'matrix', private_key_pem: 'matrix', iaca_pem: 'matrix' } }),
+  },
+  'POST /api/issuer/:did/certificates/csr': { own: "a request over the caller's own pending key" },
+  'POST /api/issuer/:did/certificates/csr/certificate': {
+    own: "answers the caller's own pending request",
+    call: () => ({ body: { certificate_pem: 'matrix', iaca_pem: 'matrix' } }),
+  },
+  'POST /api/issuer/:did/certificates/rotate': { own: "renews the caller's own Document Signer" },
   'POST /api/issuer/:did/schemas': {
     own: 'defines a schema of the caller',
     call: () => ({ body: { ...WORLD_SCHEMA, version: 'matrix' } }),

@@ -62,6 +62,11 @@ export interface KeyStore {
   openPrivateKey(kid: string): Promise<Uint8Array>
   /** A stored Ed25519 or P-256 key as a signing key, by id. */
   signingKey(kid: string): Promise<SigningKey>
+  /**
+   * Retires a key a module rotates itself (the certificates module's P-256 mdoc keys): storeKey
+   * may then make a new active key for its (owner, purpose); the retired one still opens by id.
+   */
+  retire(kid: string): Promise<void>
 }
 
 const ED25519 = 'Ed25519'
@@ -174,6 +179,13 @@ export class DbKeyStore implements KeyStore {
     const row = await repo.findByKid(this.db, kid)
     if (!row) throw new NotFoundError('Key not found')
     return this.toSigningKey(row)
+  }
+
+  async retire(kid: string): Promise<void> {
+    const row = await repo.findByKid(this.db, kid)
+    if (!row || row.status !== 'active') return
+    await repo.retire(this.db, kid, this.now())
+    this.signingCache.delete(`${row.owner}\u0000${row.purpose}`)
   }
 
   private sealedRow(kid: string, owner: string, purpose: string, algorithm: string, material: KeyMaterial) {

@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import type { ModuleContext } from '../shared/module-context.js'
+import { certificateRoutes } from './certificates.routes.js'
+import { CertificateService } from './certificates.service.js'
+import type { DocumentSigners } from './document-signer.js'
+import { OutsideIacaService } from './outside-iaca.service.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Each issuer's mdoc Document Signer and IACA root (ISO/IEC 18013-5 Annex B). */
+    documentSigners: DocumentSigners
+  }
+}
+
+/** The issuers' mdoc certificates (docs/certificates.md). */
+async function certificates(app: FastifyInstance, { db, clock }: ModuleContext): Promise<void> {
+  const service = new CertificateService({ db, keys: app.keys, clock })
+  const outside = new OutsideIacaService({ db, keys: app.keys, clock, certificates: service })
+  app.decorate('documentSigners', service)
+  await app.register(certificateRoutes, { prefix: '/api/issuer', certificates: service, outside })
+}
+
+export const certificatesPlugin = fp(certificates, { name: 'certificates', fastify: '5.x', dependencies: ['keys'] })
