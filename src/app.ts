@@ -109,8 +109,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // The modules, each after those it declares it needs.
   await app.register(healthPlugin, { ...context, version: VERSION, pingDatabase: deps.database.ping })
   await app.register(consoleRoutes, { dir: config.consoleDir })
-  await app.register(identityPlugin, { ...context, lookupLocal: (did) => lookupRegisteredDid(db, did) })
   await app.register(certificatesPlugin, context)
+  await app.register(identityPlugin, { ...context, lookupLocal: (did) => lookupRegisteredDid(db, did) })
   await app.register(didPlugin)
   await app.register(authPlugin, context)
   await app.register(gatewayRoutes, { prefix: '/api/ipfs', content: deps.content, maxBytes: config.contentMaxBytes })

@@ -7,7 +7,6 @@ export type ErrorCode =
   | 'UNAUTHENTICATED'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
-  | 'NOT_ACCEPTABLE'
   | 'CONFLICT'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
@@ -55,13 +54,6 @@ export class ForbiddenError extends AppError {
 export class NotFoundError extends AppError {
   constructor(message = 'Not found', options?: AppErrorOptions) {
     super('NOT_FOUND', message, options)
-  }
-}
-
-/** None of the representations the request's `Accept` asks for can be answered (RFC 9110 §15.5.7). */
-export class NotAcceptableError extends AppError {
-  constructor(message: string, options?: AppErrorOptions) {
-    super('NOT_ACCEPTABLE', message, options)
   }
 }
 

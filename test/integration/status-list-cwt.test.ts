@@ -4,7 +4,6 @@ import { after, before, describe, it } from 'node:test'
 import { StatusList } from '@owf/token-status-list'
 import { Decoder, encode } from 'cbor-x'
 import { DidClient } from '../helpers/did-client.js'
-import { FakeDocumentSigners } from '../helpers/fake-document-signers.js'
 import { callAs, IssuerActor } from '../helpers/issuer-setup.js'
 import { createTestApp, type TestApp } from '../helpers/test-app.js'
 
@@ -54,7 +53,6 @@ function readCwt(bytes: Uint8Array) {
 
 describe('Token Status List in CWT form over HTTP (draft-ietf-oauth-status-list §5.2, §8.2)', () => {
   let t: TestApp
-  const signers = new FakeDocumentSigners()
   const issuer = new IssuerActor()
   const holder = new DidClient()
   let idx: number
@@ -62,8 +60,7 @@ describe('Token Status List in CWT form over HTTP (draft-ietf-oauth-status-list 
   let path: string
 
   before(async () => {
-    // The certificates module's decoration, as it will make it; here a fake with a test IACA and DS.
-    t = await createTestApp({ extraRoutes: (app) => app.decorate('documentSigners', signers) })
+    t = await createTestApp()
     await issuer.setUp(t.app, 'Registry')
     const schemaId = await issuer.schema(t.app, SCHEMA)
     await holder.login(t.app)
@@ -97,8 +94,10 @@ describe('Token Status List in CWT form over HTTP (draft-ietf-oauth-status-list 
     assert.match(String(res.headers.etag), /^".+-cwt"$/)
     assert.match(String(res.headers.vary), /accept/i)
     const { claims, leaf } = readCwt(res.rawPayload)
-    // Signed by this issuer's Document Signer (the fake was asked for this issuer's DID).
-    assert.deepEqual(leaf, (await signers.documentSigner(issuer.did)).chain[0])
+    // Signed by this issuer's Document Signer, as its public certificate listing shows it.
+    const listed = await t.app.inject({ method: 'GET', url: `/api/issuer/${issuer.did}/certificates` })
+    const ds = listed.json().certificates.find((c: { use: string }) => c.use === 'document_signer')
+    assert.deepEqual(Buffer.from(leaf), Buffer.from(new X509Certificate(ds.pem).raw))
     assert.equal(claims.get(2), uri)
     const iat = claims.get(6) as number
     assert.ok(Math.abs(iat - Date.now() / 1000) < 60)
@@ -132,40 +131,5 @@ describe('Token Status List in CWT form over HTTP (draft-ietf-oauth-status-list 
       headers: { accept: CWT },
     })
     assert.equal(res.statusCode, 404, res.body)
-  })
-})
-
-describe('Token Status List in CWT form without a Document Signer source', () => {
-  let t: TestApp
-  const issuer = new IssuerActor()
-  const holder = new DidClient()
-  let path: string
-
-  before(async () => {
-    t = await createTestApp()
-    await issuer.setUp(t.app, 'Registry')
-    const schemaId = await issuer.schema(t.app, SCHEMA)
-    await holder.login(t.app)
-    const issued = await callAs(t.app, 'POST', `/api/issuer/${issuer.did}/issue`, issuer.token, {
-      credential_type: 'Identity',
-      schema_id: schemaId,
-      subject_did: holder.did,
-      attributes: { given_name: 'Erika' },
-      format: 'dc+sd-jwt',
-    })
-    assert.equal(issued.statusCode, 201, issued.body)
-    const { uri } = decode(issued.json().credential.jwt.split('~')[0].split('.')[1]).status.status_list
-    path = new URL(uri).pathname
-  })
-  after(() => t.close())
-
-  it('answers 406 Not Acceptable with a message naming the JWT form, and still serves the JWT form', async () => {
-    const res = await t.app.inject({ method: 'GET', url: path, headers: { accept: CWT } })
-    assert.equal(res.statusCode, 406, res.body)
-    assert.equal(res.json().success, false)
-    assert.match(res.json().message, /Document Signer.*application\/statuslist\+jwt/)
-    const jwt = await t.app.inject({ method: 'GET', url: path })
-    assert.equal(jwt.statusCode, 200)
-    assert.match(String(jwt.headers['content-type']), /^application\/statuslist\+jwt/)
   })
 })

@@ -1,10 +1,10 @@
-import { randomBytes, webcrypto, type KeyObject } from 'node:crypto'
+import { randomBytes, type KeyObject } from 'node:crypto'
 import * as x509 from '@peculiar/x509'
 
 // @peculiar/x509 signs and verifies through WebCrypto: node's own, not a polyfill.
-x509.cryptoProvider.set(webcrypto as typeof globalThis.crypto)
-
-type CryptoKey = webcrypto.CryptoKey
+x509.cryptoProvider.set(globalThis.crypto)
+/** A WebCrypto key, named through the global so Node's and the DOM's typings agree on it. */
+type WebKey = Awaited<ReturnType<typeof globalThis.crypto.subtle.importKey>>
 
 /**
  * The certificate profiles of ISO/IEC 18013-5 Annex B, made with @peculiar/x509 (ECDSA P-256 with
@@ -111,10 +111,10 @@ function serialNumber(): string {
   return bytes.toString('hex')
 }
 
-function signingKey(key: KeyObject): Promise<CryptoKey> {
-  return webcrypto.subtle.importKey('jwk', key.export({ format: 'jwk' }), P256, false, ['sign']) as Promise<CryptoKey>
+function signingKey(key: KeyObject): Promise<WebKey> {
+  return globalThis.crypto.subtle.importKey('jwk', key.export({ format: 'jwk' }), P256, false, ['sign'])
 }
 
-function verifyingKey(key: KeyObject): Promise<CryptoKey> {
-  return webcrypto.subtle.importKey('jwk', key.export({ format: 'jwk' }), P256, true, ['verify']) as Promise<CryptoKey>
+function verifyingKey(key: KeyObject): Promise<WebKey> {
+  return globalThis.crypto.subtle.importKey('jwk', key.export({ format: 'jwk' }), P256, true, ['verify'])
 }

@@ -35,6 +35,7 @@ async function identity(
     bbs: app.bbs,
     publicBaseUrl,
     now: () => clock.now().getTime(),
+    documentSigners: app.documentSigners,
   })
   const hosted = new HostedDids({ db, identities, keys: app.keys, clock, publicBaseUrl })
   app.decorate('identities', identities)
@@ -52,4 +53,8 @@ async function identity(
   await app.register(hostedDidRoutes, { hosted, publicBaseUrl })
 }
 
-export const identityPlugin = fp(identity, { name: 'identity', fastify: '5.x', dependencies: ['keys', 'worker-pools'] })
+export const identityPlugin = fp(identity, {
+  name: 'identity',
+  fastify: '5.x',
+  dependencies: ['keys', 'worker-pools', 'certificates'],
+})

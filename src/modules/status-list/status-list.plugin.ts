@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import type { DocumentSigners } from '../certificates/document-signer.js'
 import type { ModuleContext } from '../shared/module-context.js'
 import { StatusChecker } from './status-check.js'
 import { statusListRoutes } from './status-list.routes.js'
@@ -12,11 +11,6 @@ declare module 'fastify' {
     statusLists: StatusListService
     /** Reads the status of a credential, from this service's lists or another's. */
     statusChecker: StatusChecker
-    /**
-     * The issuers' mdoc Document Signers. Decorated by the certificates module (its plugin owns
-     * this declaration once it exists); optional here, since without it the lists have no CWT form.
-     */
-    documentSigners?: DocumentSigners
   }
 }
 
@@ -30,7 +24,7 @@ async function statusList(app: FastifyInstance, { db, clock, config, httpGet }: 
     clock,
     publicBaseUrl,
     listFormats: { jwt: formats.statusListFormat('jwt'), ld: formats.statusListFormat('ld') },
-    documentSigners: () => (app.hasDecorator('documentSigners') ? app.documentSigners : undefined),
+    documentSigners: app.documentSigners,
   })
   app.decorate('statusLists', statusLists)
   app.decorate(
@@ -52,5 +46,5 @@ async function statusList(app: FastifyInstance, { db, clock, config, httpGet }: 
 export const statusListPlugin = fp(statusList, {
   name: 'status-list',
   fastify: '5.x',
-  dependencies: ['identity', 'credentials'],
+  dependencies: ['identity', 'credentials', 'certificates'],
 })

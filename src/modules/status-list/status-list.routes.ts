@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { decodeCompactJws } from '../../crypto/jws.js'
-import { NotAcceptableError } from '../../errors.js'
 import { errorRefs } from '../shared/route-helpers.js'
 import type { StatusListService } from './status-list.service.js'
 import { asksForCwt } from './status-list-accept.js'
@@ -67,17 +66,13 @@ export const statusListRoutes: FastifyPluginAsyncTypebox<{ statusLists: StatusLi
           'The same list as an IETF Token Status List: statuslist+jwt (ES256, issuer key), what SD-JWT VCs reference, or with Accept: application/statuslist+cwt a COSE_Sign1 CWT (ES256, the mdoc Document Signer with x5chain), what mdocs reference',
         security: [],
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9-]+$' }) }),
-        response: errorRefs(400, 404, 406),
+        response: errorRefs(400, 404),
       },
     },
     async (request, reply) => {
       // One URI, two forms (draft-ietf-oauth-status-list §8.2): caches must key on Accept.
       reply.header('vary', 'accept')
       if (asksForCwt(request.headers.accept)) {
-        if (!statusLists.servesCwt)
-          throw new NotAcceptableError(
-            'This service has no mdoc Document Signers, so it serves status lists as application/statuslist+jwt only',
-          )
         const { cwt, version, signedAt } = await statusLists.tokenCwt(request.params.id)
         reply
           .header('cache-control', 'public, max-age=30')

@@ -64,7 +64,7 @@ export class StatusListService {
        * The issuers' mdoc Document Signers (certificates module), which sign the CWT form; none, no
        * CWT form. Asked per request, so the module providing them may register after this one.
        */
-      documentSigners?: () => DocumentSigners | undefined
+      documentSigners: DocumentSigners
     },
   ) {
     this.allocator = new StatusListAllocator(deps.db)
@@ -195,11 +195,6 @@ export class StatusListService {
     return entry
   }
 
-  /** Whether the lists can be served as CWTs: only with a source of Document Signers. */
-  get servesCwt(): boolean {
-    return this.deps.documentSigners?.() !== undefined
-  }
-
   /**
    * The same list and claims as `token`, in CWT form (token-status-list-cwt.ts), what an mdoc's MSO
    * `status.status_list.uri` names (ISO/IEC 18013-5 with draft-ietf-oauth-status-list §6.3):
@@ -207,8 +202,7 @@ export class StatusListService {
    * IACA root checks it as it checks the MSO. Re-signed when the list changed or half its lifetime passed.
    */
   async tokenCwt(listId: string): Promise<{ cwt: Uint8Array; version: number; signedAt: number }> {
-    const signers = this.deps.documentSigners?.()
-    if (!signers) throw new NotFoundError('Status list tokens in CWT form are not served here')
+    const signers = this.deps.documentSigners
     const current = await repo.findVersion(this.deps.db, listId)
     if (!current) throw new NotFoundError('Status list not found')
     const now = this.deps.clock.now().getTime()
