@@ -1,0 +1,89 @@
+import { DeviceResponse, IssuerSigned, cborDecode } from '@owf/mdoc'
+import {
+  verifyDeviceBinding,
+  verifyIssuerSignedDocument,
+  type MdocProblem,
+  type MdocTrustOptions,
+  type VerifiedMdocDocument,
+} from './mdoc-verify-document.js'
+
+export type { MdocProblem, MdocProblemReason, MdocTrustOptions, VerifiedMdocDocument } from './mdoc-verify-document.js'
+
+/** `documents` holds only documents without problems; a caller accepts the whole only if `problems` is empty. */
+export interface MdocVerification {
+  problems: MdocProblem[]
+  documents: VerifiedMdocDocument[]
+}
+
+const message = (err: unknown): string => (err instanceof Error ? err.message : String(err))
+
+/** Bytes, or the OpenID4VCI / OpenID4VP wire form: base64url text of the CBOR. */
+function bytesOf(input: Uint8Array | string): Uint8Array | undefined {
+  if (input instanceof Uint8Array) return input
+  if (!/^[A-Za-z0-9_-]+={0,2}$/.test(input)) return undefined
+  return new Uint8Array(Buffer.from(input, 'base64url'))
+}
+
+/** Reads CBOR into a structure: not CBOR is `unreadable`, CBOR of the wrong shape `malformed`. */
+function decode<T>(input: Uint8Array | string, what: string, read: (bytes: Uint8Array) => T): T | MdocProblem {
+  const bytes = bytesOf(input)
+  if (!bytes || bytes.length === 0) return { reason: 'unreadable', message: `the ${what} is not base64url CBOR` }
+  try {
+    cborDecode(bytes)
+  } catch (err) {
+    return { reason: 'unreadable', message: `the ${what} is not CBOR: ${message(err)}` }
+  }
+  try {
+    return read(bytes)
+  } catch (err) {
+    return { reason: 'malformed', message: `the ${what} is not a valid ${what}: ${message(err)}` }
+  }
+}
+
+const isProblem = (x: unknown): x is MdocProblem => typeof x === 'object' && x !== null && 'reason' in x
+
+/**
+ * Verifies an IssuerSigned alone (what a wallet receives over OpenID4VCI): ISO/IEC 18013-5 §9.3.1
+ * issuer data authentication, no device binding. Never throws for a bad credential.
+ */
+export async function verifyIssuerSigned(
+  input: Uint8Array | string,
+  options: MdocTrustOptions & { doctype?: string },
+): Promise<MdocVerification> {
+  const issuerSigned = decode(input, 'IssuerSigned', (bytes) => IssuerSigned.decode(bytes))
+  if (isProblem(issuerSigned)) return { problems: [issuerSigned], documents: [] }
+  try {
+    const { problems, document } = await verifyIssuerSignedDocument(issuerSigned, options)
+    return { problems, documents: document ? [document] : [] }
+  } catch (err) {
+    return { problems: [{ reason: 'malformed', message: message(err) }], documents: [] }
+  }
+}
+
+/**
+ * Verifies a DeviceResponse (ISO/IEC 18013-5 §8.3.2.1.2.2, §9.3): every document's issuer data
+ * authentication, its doctype against its MSO, and its device signature over `sessionTranscript`
+ * (the untagged SessionTranscript CBOR, see session-transcript.ts). Never throws for a bad response.
+ */
+export async function verifyDeviceResponse(
+  input: Uint8Array | string,
+  options: MdocTrustOptions & { sessionTranscript: Uint8Array },
+): Promise<MdocVerification> {
+  const response = decode(input, 'DeviceResponse', (bytes) => DeviceResponse.decode(bytes))
+  if (isProblem(response)) return { problems: [response], documents: [] }
+  const documents = response.documents ?? []
+  if (documents.length === 0)
+    return { problems: [{ reason: 'malformed', message: 'the DeviceResponse holds no document' }], documents: [] }
+  const result: MdocVerification = { problems: [], documents: [] }
+  for (const document of documents) {
+    try {
+      const issuer = await verifyIssuerSignedDocument(document.issuerSigned, { ...options, doctype: document.docType })
+      const binding = await verifyDeviceBinding(document, options.sessionTranscript)
+      result.problems.push(...issuer.problems, ...binding)
+      if (issuer.document && binding.length === 0) result.documents.push(issuer.document)
+    } catch (err) {
+      result.problems.push({ reason: 'malformed', message: message(err), doctype: document.docType })
+    }
+  }
+  return result
+}
