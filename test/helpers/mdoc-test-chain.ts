@@ -14,12 +14,14 @@ export interface TestChain {
   dsPrivateKey: KeyObject
 }
 
-export async function makeTestChain(options: { country?: string; notBefore?: Date; notAfter?: Date; dsEku?: string } = {}): Promise<TestChain> {
+export async function makeTestChain(
+  options: { country?: string; notBefore?: Date; notAfter?: Date; dsEku?: string } = {},
+): Promise<TestChain> {
   const country = options.country ?? 'NL'
   const notBefore = options.notBefore ?? new Date(Date.now() - DAY)
   const notAfter = options.notAfter ?? new Date(Date.now() + 365 * DAY)
-  const iacaKeys = (await webcrypto.subtle.generateKey(ALG, true, ["sign", "verify"])) as webcrypto.CryptoKeyPair
-  const dsKeys = (await webcrypto.subtle.generateKey(ALG, true, ["sign", "verify"])) as webcrypto.CryptoKeyPair
+  const iacaKeys = (await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair
+  const dsKeys = (await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair
   const iaca = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: '01',
     name: `C=${country}, CN=Test IACA`,

@@ -70,7 +70,8 @@ export function createMdocContext(signer?: Sign1Signer): MdocContext {
     crypto: {
       random: (length) => new Uint8Array(randomBytes(length)),
       // ISO/IEC 18013-5 §9.1.2.5: value digests are SHA-256/384/512 over IssuerSignedItemBytes.
-      digest: ({ digestAlgorithm, bytes }) => new Uint8Array(createHash(DIGESTS[digestAlgorithm]).update(bytes).digest()),
+      digest: ({ digestAlgorithm, bytes }) =>
+        new Uint8Array(createHash(DIGESTS[digestAlgorithm]).update(bytes).digest()),
       // ISO/IEC 18013-5 §9.1.3.5: EMacKey = HKDF-SHA-256(ECDH(ZAB), salt = SHA-256(SessionTranscriptBytes), info, 32).
       calculateEphemeralMacKey: ({ privateKey, publicKey, sessionTranscriptBytes, info }) => {
         const curve = privateKey.length === 32 ? 'prime256v1' : privateKey.length === 48 ? 'secp384r1' : 'secp521r1'

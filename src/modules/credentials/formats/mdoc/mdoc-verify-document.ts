@@ -1,5 +1,6 @@
 import { DeviceAuthentication, Header, type Document, type IssuerSigned, type MobileSecurityObject } from '@owf/mdoc'
 import { createMdocContext } from './mdoc-context.js'
+import { issuerSignedItemOf, taggedItemBytes, type RawNamespaces } from './mdoc-raw.js'
 import { fromElementValue } from './mdoc-values.js'
 import { verifyDocumentSignerChain } from './mdoc-x509.js'
 
@@ -58,13 +59,14 @@ function statusOf(mso: MobileSecurityObject): { uri: string; idx: number } | und
 
 /**
  * The issuer side of one document (ISO/IEC 18013-5 §9.3.1): DS chain to a trust anchor, the
- * COSE_Sign1 issuer signature, the MSO validity at `now`, every disclosed element's value digest,
+ * COSE_Sign1 issuer signature, the MSO validity at `now`, every disclosed element's value digest
+ * over its bytes as received (`rawNamespaces`),
  * and the MSO doctype against `doctype` when given. Returns the problems and, when there are
  * none, the document read as JSON.
  */
 export async function verifyIssuerSignedDocument(
   issuerSigned: IssuerSigned,
-  options: MdocTrustOptions & { doctype?: string },
+  options: MdocTrustOptions & { doctype?: string; rawNamespaces: RawNamespaces },
 ): Promise<{ problems: MdocProblem[]; document?: VerifiedMdocDocument }> {
   const problems: MdocProblem[] = []
   const issuerAuth = issuerSigned.issuerAuth
@@ -105,12 +107,17 @@ export async function verifyIssuerSignedDocument(
     problem('expired', `the MSO was valid until ${validityInfo.validUntil.toISOString()}`)
 
   const namespaces: Record<string, Record<string, unknown>> = {}
-  for (const [namespace, items] of issuerSigned.issuerNamespaces?.issuerNamespaces ?? new Map()) {
+  const digests = mso.valueDigests.valueDigests
+  const hash = mso.digestAlgorithm
+  for (const [namespace, items] of options.rawNamespaces) {
     const values: Record<string, unknown> = {}
-    for (const item of items) {
-      const intact = await item.isValid(namespace, issuerAuth, ctx).catch(() => false)
-      if (!intact) problem('signature', `the value of ${namespace}/${item.elementIdentifier} does not match its digest`)
-      values[item.elementIdentifier] = fromElementValue(item.elementValue)
+    for (const raw of items) {
+      const item = issuerSignedItemOf(raw)
+      const expected = digests.get(namespace)?.get(item.digestId)
+      const actual = await ctx.crypto.digest({ digestAlgorithm: hash, bytes: taggedItemBytes(raw) })
+      if (!expected || !Buffer.from(expected).equals(actual))
+        problem('signature', `the value of ${namespace}/${item.element} does not match its digest`)
+      values[item.element] = fromElementValue(item.value)
     }
     namespaces[namespace] = values
   }

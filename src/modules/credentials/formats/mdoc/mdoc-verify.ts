@@ -6,6 +6,7 @@ import {
   type MdocTrustOptions,
   type VerifiedMdocDocument,
 } from './mdoc-verify-document.js'
+import { rawNamespacesOf } from './mdoc-raw.js'
 
 export type { MdocProblem, MdocProblemReason, MdocTrustOptions, VerifiedMdocDocument } from './mdoc-verify-document.js'
 
@@ -40,6 +41,14 @@ function decode<T>(input: Uint8Array | string, what: string, read: (bytes: Uint8
   }
 }
 
+/** The raw IssuerSigned namespaces of each document of a raw DeviceResponse map. */
+function rawDocumentsOf(response: unknown) {
+  const documents = response instanceof Map ? response.get('documents') : undefined
+  if (documents === undefined) return []
+  if (!Array.isArray(documents)) throw new Error('documents is not an array')
+  return documents.map((d: unknown) => rawNamespacesOf(d instanceof Map ? d.get('issuerSigned') : undefined))
+}
+
 const isProblem = (x: unknown): x is MdocProblem => typeof x === 'object' && x !== null && 'reason' in x
 
 /**
@@ -50,10 +59,16 @@ export async function verifyIssuerSigned(
   input: Uint8Array | string,
   options: MdocTrustOptions & { doctype?: string },
 ): Promise<MdocVerification> {
-  const issuerSigned = decode(input, 'IssuerSigned', (bytes) => IssuerSigned.decode(bytes))
-  if (isProblem(issuerSigned)) return { problems: [issuerSigned], documents: [] }
+  const decoded = decode(input, 'IssuerSigned', (bytes) => ({
+    issuerSigned: IssuerSigned.decode(bytes),
+    rawNamespaces: rawNamespacesOf(cborDecode(bytes)),
+  }))
+  if (isProblem(decoded)) return { problems: [decoded], documents: [] }
   try {
-    const { problems, document } = await verifyIssuerSignedDocument(issuerSigned, options)
+    const { problems, document } = await verifyIssuerSignedDocument(decoded.issuerSigned, {
+      ...options,
+      rawNamespaces: decoded.rawNamespaces,
+    })
     return { problems, documents: document ? [document] : [] }
   } catch (err) {
     return { problems: [{ reason: 'malformed', message: message(err) }], documents: [] }
@@ -69,15 +84,22 @@ export async function verifyDeviceResponse(
   input: Uint8Array | string,
   options: MdocTrustOptions & { sessionTranscript: Uint8Array },
 ): Promise<MdocVerification> {
-  const response = decode(input, 'DeviceResponse', (bytes) => DeviceResponse.decode(bytes))
-  if (isProblem(response)) return { problems: [response], documents: [] }
-  const documents = response.documents ?? []
+  const decoded = decode(input, 'DeviceResponse', (bytes) => ({
+    response: DeviceResponse.decode(bytes),
+    raw: rawDocumentsOf(cborDecode(bytes)),
+  }))
+  if (isProblem(decoded)) return { problems: [decoded], documents: [] }
+  const documents = decoded.response.documents ?? []
   if (documents.length === 0)
     return { problems: [{ reason: 'malformed', message: 'the DeviceResponse holds no document' }], documents: [] }
   const result: MdocVerification = { problems: [], documents: [] }
-  for (const document of documents) {
+  for (const [i, document] of documents.entries()) {
     try {
-      const issuer = await verifyIssuerSignedDocument(document.issuerSigned, { ...options, doctype: document.docType })
+      const issuer = await verifyIssuerSignedDocument(document.issuerSigned, {
+        ...options,
+        doctype: document.docType,
+        rawNamespaces: decoded.raw[i] ?? new Map(),
+      })
       const binding = await verifyDeviceBinding(document, options.sessionTranscript)
       result.problems.push(...issuer.problems, ...binding)
       if (issuer.document && binding.length === 0) result.documents.push(issuer.document)

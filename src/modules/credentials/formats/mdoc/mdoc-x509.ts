@@ -1,9 +1,4 @@
-import {
-  BasicConstraintsExtension,
-  ExtendedKeyUsageExtension,
-  X509Certificate,
-  type Extension,
-} from '@peculiar/x509'
+import { BasicConstraintsExtension, ExtendedKeyUsageExtension, X509Certificate, type Extension } from '@peculiar/x509'
 import { DS_EXTENDED_KEY_USAGE } from './mdoc-ids.js'
 
 /** Why a Document Signer chain is refused; `issuer` covers every untrusted or invalid path. */
