@@ -49,6 +49,19 @@ function rawDocumentsOf(response: unknown) {
   return documents.map((d: unknown) => rawNamespacesOf(d instanceof Map ? d.get('issuerSigned') : undefined))
 }
 
+/** Doctypes of documents without deviceSigned.deviceAuth content, which the library refuses to decode. */
+function documentsWithoutDeviceAuth(response: unknown): string[] {
+  const documents = response instanceof Map ? response.get('documents') : undefined
+  if (!Array.isArray(documents)) return []
+  return documents
+    .filter((d: unknown) => {
+      const deviceSigned = d instanceof Map ? d.get('deviceSigned') : undefined
+      const deviceAuth = deviceSigned instanceof Map ? deviceSigned.get('deviceAuth') : undefined
+      return !(deviceAuth instanceof Map) || (!deviceAuth.has('deviceSignature') && !deviceAuth.has('deviceMac'))
+    })
+    .map((d: unknown) => String((d instanceof Map && d.get('docType')) ?? 'unknown'))
+}
+
 const isProblem = (x: unknown): x is MdocProblem => typeof x === 'object' && x !== null && 'reason' in x
 
 /**
@@ -84,6 +97,17 @@ export async function verifyDeviceResponse(
   input: Uint8Array | string,
   options: MdocTrustOptions & { sessionTranscript: Uint8Array },
 ): Promise<MdocVerification> {
+  const unsigned = decode(input, 'DeviceResponse', (bytes) => documentsWithoutDeviceAuth(cborDecode(bytes)))
+  if (isProblem(unsigned)) return { problems: [unsigned], documents: [] }
+  if (unsigned.length > 0)
+    return {
+      problems: unsigned.map((doctype) => ({
+        reason: 'binding',
+        message: 'the document has no device authentication',
+        doctype,
+      })),
+      documents: [],
+    }
   const decoded = decode(input, 'DeviceResponse', (bytes) => ({
     response: DeviceResponse.decode(bytes),
     raw: rawDocumentsOf(cborDecode(bytes)),
