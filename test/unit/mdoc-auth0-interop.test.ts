@@ -31,6 +31,7 @@ const elements = {
   document_number: 'NL-123',
   age_over_18: true,
   portrait: 'data:image/jpeg;base64,/9j/4AAQSkZJRg==',
+  driving_privileges: [{ vehicle_category_code: 'B', issue_date: '2020-01-02', expiry_date: '2030-01-02' }],
 }
 
 describe('@auth0/mdl verifies what we issue and present', () => {
@@ -47,7 +48,14 @@ describe('@auth0/mdl verifies what we issue and present', () => {
       await issueMdoc({
         doctype: MDL_DOCTYPE,
         namespaces: { [MDL_NAMESPACE]: elements },
-        types: { [MDL_NAMESPACE]: { birth_date: 'date', portrait: 'file', age_over_18: 'boolean' } },
+        types: {
+          [MDL_NAMESPACE]: {
+            birth_date: 'date',
+            portrait: 'file',
+            age_over_18: 'boolean',
+            driving_privileges: 'array',
+          },
+        },
         signer: { privateKey: chain.dsPrivateKey, chain: [chain.dsDer] },
         deviceKeyJwk: device.publicKey.export({ format: 'jwk' }) as Record<string, unknown>,
         validity: { signed: now, validFrom: now, validUntil: new Date(now.getTime() + 30 * DAY) },
@@ -120,6 +128,7 @@ describe('@auth0/mdl verifies what we issue and present', () => {
         [MDL_NAMESPACE, 'given_name'],
         [MDL_NAMESPACE, 'issuing_country'],
         [MDL_NAMESPACE, 'portrait'],
+        [MDL_NAMESPACE, 'driving_privileges'],
       ],
       sessionTranscript: transcript,
       sign: async (toBeSigned) =>
@@ -130,7 +139,7 @@ describe('@auth0/mdl verifies what we issue and present', () => {
       encodedSessionTranscript: taggedSessionTranscript(transcript),
     })
     const items = mdoc.documents[0]?.issuerSigned.nameSpaces[MDL_NAMESPACE]?.map((i) => i.elementIdentifier)
-    assert.deepEqual(items?.sort(), ['given_name', 'issuing_country', 'portrait'])
+    assert.deepEqual(items?.sort(), ['driving_privileges', 'given_name', 'issuing_country', 'portrait'])
 
     const another = await sessionTranscriptBytes({
       kind: 'oid4vp',

@@ -47,6 +47,19 @@ describe('mdoc element values', () => {
     assert.throws(() => toElementValue('x', [1], 'object'), ValidationError)
   })
 
+  it('driving_privileges carries its issue_date and expiry_date as full-date (18013-5 §7.2.4)', () => {
+    const privileges = [
+      { vehicle_category_code: 'B', issue_date: '2020-01-02', expiry_date: '2030-01-02', note: '2020-01-02' },
+    ]
+    const decoded = cborDecode<Map<string, unknown>[]>(
+      cborEncode(toElementValue('driving_privileges', privileges, 'array')),
+    )
+    assert.ok(decoded[0]?.get('issue_date') instanceof DateOnly)
+    assert.ok(decoded[0]?.get('expiry_date') instanceof DateOnly)
+    assert.equal(decoded[0]?.get('note'), '2020-01-02')
+    assert.deepEqual(fromElementValue(decoded), privileges)
+  })
+
   it('scalars are checked against their type', () => {
     assert.equal(toElementValue('age_over_18', true, 'boolean'), true)
     assert.equal(toElementValue('height', 180, 'number'), 180)

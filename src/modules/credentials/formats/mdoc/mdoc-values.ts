@@ -22,18 +22,28 @@ function fileBytes(element: string, value: unknown): Uint8Array {
   return new Uint8Array(Buffer.from(payload.replace(/-/g, '+').replace(/_/g, '/'), 'base64'))
 }
 
+/**
+ * Members of structured elements that 18013-5 types as full-date: driving_privileges' issue_date
+ * and expiry_date (§7.2.4). Schema attributes are flat, so the format knows these itself.
+ */
+export const NESTED_FULL_DATES: Readonly<Record<string, readonly string[]>> = {
+  driving_privileges: ['issue_date', 'expiry_date'],
+}
+
 /** JSON containers as CBOR: objects become maps with text keys (RFC 8949 §3.1 major type 5). */
-function toCborContainer(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(toCborContainer)
+function toCborContainer(value: unknown, fullDates: readonly string[] = [], key?: string): unknown {
+  if (key !== undefined && fullDates.includes(key) && typeof value === 'string' && FULL_DATE.test(value))
+    return new DateOnly(value)
+  if (Array.isArray(value)) return value.map((v) => toCborContainer(v, fullDates))
   if (value !== null && typeof value === 'object' && !(value instanceof Uint8Array))
-    return new Map(Object.entries(value).map(([k, v]) => [k, toCborContainer(v)]))
+    return new Map(Object.entries(value).map(([k, v]) => [k, toCborContainer(v, fullDates, k)]))
   return value
 }
 
 /**
  * A JSON attribute value as a CBOR data element value (ISO/IEC 18013-5 §7.2.1 types): 'date' is a
  * full-date (tag 1004, RFC 8943), 'file' a bstr, 'object' / 'array' CBOR maps / arrays (nested
- * strings stay tstr), the rest as given. Throws ValidationError when the value does not fit.
+ * strings stay tstr but for the NESTED_FULL_DATES members of the element), the rest as given. Throws ValidationError when the value does not fit.
  */
 export function toElementValue(element: string, value: unknown, dataType?: MdocDataType): unknown {
   switch (dataType) {
@@ -52,17 +62,17 @@ export function toElementValue(element: string, value: unknown, dataType?: MdocD
     case 'object':
       if (value === null || typeof value !== 'object' || Array.isArray(value))
         throw new ValidationError(`${element}: not an object`)
-      return toCborContainer(value)
+      return toCborContainer(value, NESTED_FULL_DATES[element])
     case 'array':
       if (!Array.isArray(value)) throw new ValidationError(`${element}: not an array`)
-      return toCborContainer(value)
+      return toCborContainer(value, NESTED_FULL_DATES[element])
     case 'string':
     case 'email':
     case 'url':
       if (typeof value !== 'string') throw new ValidationError(`${element}: not a string`)
       return value
     default:
-      return toCborContainer(value)
+      return toCborContainer(value, NESTED_FULL_DATES[element])
   }
 }
 
