@@ -202,4 +202,15 @@ describe('OpenID4VP 1.0 handover (Appendix B.2.6.1)', () => {
       new Uint8Array(createHash('sha256').update(infoNull).digest()),
     ])
   })
+
+  it('over the DC API (B.2.6.2) is ["OpenID4VPDCAPIHandover", SHA-256(cbor([origin, nonce, jwk_thumbprint]))]', async () => {
+    const origin = 'https://verifier.example'
+    const info = cborEncode([origin, 'n-1', null])
+    const built = cborDecode(await sessionTranscriptBytes({ kind: 'oid4vp-dc-api', origin, nonce: 'n-1' }))
+    assert.deepEqual(built, [
+      null,
+      null,
+      ['OpenID4VPDCAPIHandover', new Uint8Array(createHash('sha256').update(info).digest())],
+    ])
+  })
 })
