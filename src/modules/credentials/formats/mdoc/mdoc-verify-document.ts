@@ -60,9 +60,8 @@ function statusOf(mso: MobileSecurityObject): { uri: string; idx: number } | und
 /**
  * The issuer side of one document (ISO/IEC 18013-5 §9.3.1): DS chain to a trust anchor, the
  * COSE_Sign1 issuer signature, the MSO validity at `now`, every disclosed element's value digest
- * over its bytes as received (`rawNamespaces`),
- * and the MSO doctype against `doctype` when given. Returns the problems and, when there are
- * none, the document read as JSON.
+ * over its bytes as received (`rawNamespaces`), and the MSO doctype against `doctype` when given.
+ * Returns the problems and, when there are none, the document read as JSON.
  */
 export async function verifyIssuerSignedDocument(
   issuerSigned: IssuerSigned,
