@@ -48,6 +48,7 @@ function registeredIdentifiers(): Set<string> {
     local: unused,
     bbs2023: unused,
     derivedProofs: unused,
+    documentSigners: unused,
   })
   return new Set([...formats.ids, ...formats.oid4vci().map((f) => f.oid4vci.format)])
 }

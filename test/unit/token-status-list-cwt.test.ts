@@ -10,9 +10,15 @@ import {
   signTokenStatusListCwt,
 } from '../../src/modules/status-list/token-status-list-cwt.js'
 import { acceptQuality, asksForCwt } from '../../src/modules/status-list/status-list-accept.js'
-import { makeDocumentSigner } from '../helpers/fake-document-signers.js'
+import { makeTestChain } from '../helpers/mdoc-test-chain.js'
 
 const cbor = new Decoder({ mapsAsObjects: false })
+
+/** A Document Signer of a test IACA, as the certificates module hands one out. */
+async function testSigner() {
+  const chain = await makeTestChain()
+  return { issuerDid: 'did:example:issuer', privateKey: chain.dsPrivateKey, chain: [chain.dsDer], root: chain.iacaDer }
+}
 const URI = 'https://issuer.example/api/status-lists/abc/token'
 const IAT = 1_800_000_000
 const claims = { uri: URI, iat: IAT, exp: IAT + 3600, ttl: 30 }
@@ -51,7 +57,7 @@ function independentlyVerify(bytes: Uint8Array, dsCertificate: Uint8Array) {
 
 describe('Token Status List in CWT form (draft-ietf-oauth-status-list §5.2)', () => {
   it('is a COSE_Sign1 ES256 over the claims, verified by an independent reader with the DS key', async () => {
-    const signer = await makeDocumentSigner('did:example:issuer')
+    const signer = await testSigner()
     const set = [0, 7, 9, 1000, 131_071]
     const bytes = await signTokenStatusListCwt(w3cBits(16_384, set), claims, signer)
     const read = independentlyVerify(bytes, signer.chain[0]!)
@@ -86,7 +92,7 @@ describe('Token Status List in CWT form (draft-ietf-oauth-status-list §5.2)', (
   })
 
   it('reads back through readTokenStatusListCwt, exposing the chain to the trust decision', async () => {
-    const signer = await makeDocumentSigner('did:example:issuer')
+    const signer = await testSigner()
     const bytes = await signTokenStatusListCwt(w3cBits(16, [3, 12]), claims, signer)
     let seen: Uint8Array[] = []
     const token = await readTokenStatusListCwt(bytes, {
@@ -111,7 +117,7 @@ describe('Token Status List in CWT form (draft-ietf-oauth-status-list §5.2)', (
   })
 
   it('fails verification when a byte of the payload or signature is flipped', async () => {
-    const signer = await makeDocumentSigner('did:example:issuer')
+    const signer = await testSigner()
     const bytes = await signTokenStatusListCwt(w3cBits(16, [3]), claims, signer)
     const trustAll = { chain: () => true }
     // The URI's bytes sit inside the payload; flip one of them, and the signature's last byte.
@@ -126,8 +132,8 @@ describe('Token Status List in CWT form (draft-ietf-oauth-status-list §5.2)', (
   })
 
   it('refuses a token signed by another key than its leaf certificate, and what is not COSE', async () => {
-    const signer = await makeDocumentSigner('did:example:issuer')
-    const other = await makeDocumentSigner('did:example:other')
+    const signer = await testSigner()
+    const other = await testSigner()
     const forged = await signTokenStatusListCwt(w3cBits(16, []), claims, {
       privateKey: other.privateKey,
       chain: signer.chain,

@@ -33,7 +33,7 @@ import * as vcApiScopes from './20261128T1200-vc-api-scopes.js'
 import * as oid4vpHolderResponse from './20261128T1400-oid4vp-holder-response.js'
 import * as oid4vpHolderErrorAt from './20261128T1500-oid4vp-holder-error-at.js'
 import * as issuerCertificates from './20261128T1600-issuer-certificates.js'
-import * as schemaMdoc from './20261128T1700-schema-mdoc.js'
+import * as mdocPlacement from './20261128T1700-mdoc-placement.js'
 import * as walletProtocolSessions from './20261126T1420-wallet-protocol-sessions.js'
 
 /**
@@ -76,5 +76,5 @@ export const migrations: Record<string, Migration> = {
   '20261128T1400-oid4vp-holder-response': oid4vpHolderResponse,
   '20261128T1500-oid4vp-holder-error-at': oid4vpHolderErrorAt,
   '20261128T1600-issuer-certificates': issuerCertificates,
-  '20261128T1700-schema-mdoc': schemaMdoc,
+  '20261128T1700-mdoc-placement': mdocPlacement,
 }

@@ -16,9 +16,10 @@ type WebKey = Awaited<ReturnType<typeof globalThis.crypto.subtle.importKey>>
 export const MDOC_DS_EKU = '1.0.18013.5.1.2'
 
 /**
- * countryName of the subjects. Annex B asks for the issuing country (ISO 3166-1 alpha-2), which an
- * issuer profile does not record; ZZ is a user-assigned code of ISO 3166-1 §8.1.3 (commonly
- * "unknown"), so it names no real country an issuer would be mistaken for.
+ * countryName of the subjects when the issuer profile names no country (Annex B asks for the
+ * issuing country, ISO 3166-1 alpha-2): ZZ is a user-assigned code of ISO 3166-1 §8.1.3 (commonly
+ * "unknown"), so it names no real country an issuer would be mistaken for. An mDL, whose
+ * issuing_country must be its certificates' country (§9.3.3), needs the profile's country.
  */
 export const PLACEHOLDER_COUNTRY = 'ZZ'
 
@@ -32,10 +33,20 @@ export interface CertificateValidity {
   notAfter: Date
 }
 
-/** A subject name: the profile's name as CN (escaped by the library), the placeholder country. */
-export function subjectName(commonName: string, suffix: string): x509.JsonName {
-  const cn = `${commonName.slice(0, CN_MAX - suffix.length - 1).trim() || 'Issuer'} ${suffix}`
-  return [{ C: [PLACEHOLDER_COUNTRY] }, { CN: [cn] }]
+/** What an issuer profile says of the subject of its certificates. */
+export interface IssuerSubject {
+  name: string
+  /** ISO 3166-1 alpha-2; null when the profile names none. */
+  country: string | null
+}
+
+/** The countryName its certificates carry: the profile's country, or the placeholder. */
+export const countryFor = (issuer: IssuerSubject): string => issuer.country ?? PLACEHOLDER_COUNTRY
+
+/** A subject name: the profile's name as CN (escaped by the library), its country or the placeholder. */
+export function subjectName(issuer: IssuerSubject, suffix: string): x509.JsonName {
+  const cn = `${issuer.name.slice(0, CN_MAX - suffix.length - 1).trim() || 'Issuer'} ${suffix}`
+  return [{ C: [countryFor(issuer)] }, { CN: [cn] }]
 }
 
 export async function selfSignedIaca(

@@ -1,13 +1,14 @@
 import { sql, type Selectable } from 'kysely'
 import type { Database, Executor } from '../../db/database.js'
+import type { IssuerSubject } from './certificate-profiles.js'
 import type { CertificateUse, IssuerCertificatesTable } from './certificates.table.js'
 
 export type CertificateRow = Selectable<IssuerCertificatesTable>
 export type NewCertificate = Omit<CertificateRow, 'created_at' | 'status'>
 
-/** The issuer profile's name, or undefined for a DID without one. */
-export async function issuerName(db: Executor, did: string): Promise<string | undefined> {
-  return (await db.selectFrom('issuers').select('name').where('did', '=', did).executeTakeFirst())?.name
+/** What the issuer profile says its certificates' subjects name; undefined for a DID without one. */
+export function issuerSubject(db: Executor, did: string): Promise<IssuerSubject | undefined> {
+  return db.selectFrom('issuers').select(['name', 'country']).where('did', '=', did).executeTakeFirst()
 }
 
 export function listByIssuer(db: Executor, issuerDid: string): Promise<CertificateRow[]> {
@@ -33,6 +34,12 @@ export function findActive(db: Executor, issuerDid: string, use: CertificateUse)
 /** Whether a key store key already carries a certificate (a CSR key stops being pending then). */
 export async function keyIsCertified(db: Executor, keyId: string): Promise<boolean> {
   return !!(await db.selectFrom('issuer_certificates').select('id').where('key_id', '=', keyId).executeTakeFirst())
+}
+
+/** The issuer a certificate (in its stored PEM) belongs to, whatever its use and status. */
+export async function issuerOfPem(db: Executor, pem: string): Promise<string | undefined> {
+  return (await db.selectFrom('issuer_certificates').select('issuer_did').where('pem', '=', pem).executeTakeFirst())
+    ?.issuer_did
 }
 
 export function iacaRoots(db: Executor): Promise<Pick<CertificateRow, 'pem' | 'not_after'>[]> {

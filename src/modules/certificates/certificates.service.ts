@@ -5,7 +5,13 @@ import { generateP256, type P256KeyPair } from '../../crypto/p256.js'
 import type { Database } from '../../db/database.js'
 import { ConflictError, NotFoundError } from '../../errors.js'
 import type { KeyStore, PublicKeyInfo } from '../keys/key-store.js'
-import { documentSignerCertificate, selfSignedIaca, subjectName } from './certificate-profiles.js'
+import {
+  countryFor,
+  documentSignerCertificate,
+  selfSignedIaca,
+  subjectName,
+  type IssuerSubject,
+} from './certificate-profiles.js'
 import * as repo from './certificates.repository.js'
 import type { CertificateStatus, CertificateUse } from './certificates.table.js'
 import type { DocumentSigner, DocumentSigners } from './document-signer.js'
@@ -80,6 +86,12 @@ export class CertificateService implements DocumentSigners {
     return rows.filter((r) => r.not_after > now).map((r) => new Uint8Array(new NodeCertificate(r.pem).raw))
   }
 
+  /** The issuer hosted here whose certificate (a Document Signer, DER) this is; undefined for another's. */
+  async issuerOfCertificate(der: Uint8Array): Promise<string | undefined> {
+    // Stored PEMs are @peculiar/x509's rendering (certificate-checks.ts), so the same rendering finds them.
+    return repo.issuerOfPem(this.deps.db, new x509.X509Certificate(new Uint8Array(der)).toString())
+  }
+
   /** A new Document Signer now (from the issuer's own IACA), the old one retired but listed. */
   async rotate(issuerDid: string): Promise<CertificateView> {
     const name = await this.issuerName(issuerDid)
@@ -90,11 +102,11 @@ export class CertificateService implements DocumentSigners {
     return { use: ds.use, pem: ds.pem, not_before: ds.not_before, not_after: ds.not_after, status: ds.status }
   }
 
-  /** The issuer profile's name; 404 for a DID without one. */
-  async issuerName(issuerDid: string): Promise<string> {
-    const name = await repo.issuerName(this.deps.db, issuerDid)
-    if (name === undefined) throw new NotFoundError('Issuer not found')
-    return name
+  /** The issuer profile's name and country; 404 for a DID without one. */
+  async issuerName(issuerDid: string): Promise<IssuerSubject> {
+    const subject = await repo.issuerSubject(this.deps.db, issuerDid)
+    if (subject === undefined) throw new NotFoundError('Issuer not found')
+    return subject
   }
 
   /** A new key for a purpose, the purpose's active one retired first (the key store keeps one active). */
@@ -105,10 +117,10 @@ export class CertificateService implements DocumentSigners {
   }
 
   /** The active Document Signer row: made on first use, renewed when due. */
-  private async currentDocumentSigner(issuerDid: string, name: string): Promise<repo.CertificateRow> {
+  private async currentDocumentSigner(issuerDid: string, name: IssuerSubject): Promise<repo.CertificateRow> {
     for (let attempt = 0; attempt < 3; attempt++) {
       const ds = await repo.findActive(this.deps.db, issuerDid, 'document_signer')
-      if (ds && !this.renewalDue(ds)) return ds
+      if (ds && !this.renewalDue(ds, name)) return ds
       if (ds && !(await this.ownRoot(issuerDid))) return ds // an outside IACA's: only its issuer renews it
       // Lost to a concurrent first use or renewal: read the winner's on the next round.
       await this.renew(issuerDid, name, ds)
@@ -116,8 +128,12 @@ export class CertificateService implements DocumentSigners {
     throw new ConflictError('The Document Signer is being changed concurrently; try again')
   }
 
-  private renewalDue(ds: repo.CertificateRow): boolean {
-    return ds.not_after.getTime() - this.deps.clock.now().getTime() <= DS_RENEW_WINDOW_MS
+  /** Near its end, or naming another country than the profile now does (an mDL's issuing_country must match it, §9.3.3). */
+  private renewalDue(ds: repo.CertificateRow, subject: IssuerSubject): boolean {
+    return (
+      ds.not_after.getTime() - this.deps.clock.now().getTime() <= DS_RENEW_WINDOW_MS ||
+      countryOf(ds.pem) !== countryFor(subject)
+    )
   }
 
   private async ownRoot(issuerDid: string): Promise<repo.CertificateRow | undefined> {
@@ -129,7 +145,11 @@ export class CertificateService implements DocumentSigners {
    * Makes a Document Signer (replacing `current`) from the issuer's own IACA, and the IACA too when
    * there is none or it would cut the new DS short. False when a concurrent change won.
    */
-  private async renew(issuerDid: string, name: string, current: repo.CertificateRow | undefined): Promise<boolean> {
+  private async renew(
+    issuerDid: string,
+    name: IssuerSubject,
+    current: repo.CertificateRow | undefined,
+  ): Promise<boolean> {
     const { keys, clock } = this.deps
     const now = clock.now()
     const change: repo.ChainChange = { retire: [], insert: [] }
@@ -138,7 +158,11 @@ export class CertificateService implements DocumentSigners {
       throw new ConflictError(
         'The Document Signer chains to an outside IACA: import a new one or send a new CSR to renew it',
       )
-    if (!iacaRow || iacaRow.not_after.getTime() - now.getTime() < DS_VALIDITY_MS) {
+    if (
+      !iacaRow ||
+      iacaRow.not_after.getTime() - now.getTime() < DS_VALIDITY_MS ||
+      countryOf(iacaRow.pem) !== countryFor(name)
+    ) {
       // First use reuses a concurrent caller's key (storeKey answers the active one); renewal makes a new one.
       const info = iacaRow
         ? await this.freshKey(issuerDid, IACA_PURPOSE)
@@ -177,6 +201,11 @@ export class CertificateService implements DocumentSigners {
     change.insert.push(rowOf(issuerDid, 'document_signer', cert, dsInfo.kid))
     return repo.applyChange(this.deps.db, change)
   }
+}
+
+/** The countryName of a certificate's subject. */
+function countryOf(pem: string): string | undefined {
+  return new x509.X509Certificate(pem).subjectName.getField('C')[0]
 }
 
 /** A certificate row from a made or checked certificate; dates as the certificate states them. */

@@ -19,4 +19,6 @@ export interface DocumentSigners {
   documentSigner(issuerDid: string): Promise<DocumentSigner>
   /** DER IACA roots of every issuer hosted here: what this service's verifiers trust for mdoc by default. */
   hostedRoots(): Promise<Uint8Array[]>
+  /** The issuer hosted here a certificate (DER) belongs to; undefined for one of another. */
+  issuerOfCertificate(der: Uint8Array): Promise<string | undefined>
 }

@@ -34,6 +34,7 @@ async function credentials(
       local,
       bbs2023: app.bbs2023,
       derivedProofs,
+      documentSigners: app.documentSigners,
     }),
   )
 }

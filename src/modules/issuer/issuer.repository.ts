@@ -54,7 +54,7 @@ export function insertIssuer(
 export function updateIssuer(
   db: Executor,
   did: string,
-  patch: Partial<Pick<IssuersTable, 'name' | 'description' | 'website' | 'logo_url' | 'email'>> & {
+  patch: Partial<Pick<IssuersTable, 'name' | 'description' | 'website' | 'logo_url' | 'email' | 'country'>> & {
     require_step_up?: boolean
   },
   now: Date,

@@ -12,6 +12,13 @@ export const IssuerBody = Type.Object(
     website: Type.Optional(Url),
     logo_url: Type.Optional(Url),
     email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
+    country: Type.Optional(
+      Type.String({
+        pattern: '^[A-Z]{2}$',
+        description:
+          "ISO 3166-1 alpha-2: the country its mdoc certificates (IACA, Document Signer) name, which an mDL's issuing_country must match (ISO/IEC 18013-5 Annex B, §9.3.3). Set it before the first mdoc",
+      }),
+    ),
     signing_did_method: Type.Optional(
       Type.Union([Type.Literal('web'), Type.Literal('key')], {
         description:
@@ -30,6 +37,13 @@ export const IssuerUpdateBody = Type.Object(
     website: Type.Optional(Type.Union([Url, Type.Null()])),
     logo_url: Type.Optional(Type.Union([Url, Type.Null()])),
     email: Type.Optional(Type.Union([Type.String({ format: 'email', maxLength: 254 }), Type.Null()])),
+    country: Type.Optional(
+      Type.String({
+        pattern: '^[A-Z]{2}$',
+        description:
+          "ISO 3166-1 alpha-2: the country its mdoc certificates (IACA, Document Signer) name, which an mDL's issuing_country must match (ISO/IEC 18013-5 Annex B, §9.3.3). Set it before the first mdoc",
+      }),
+    ),
   },
   { additionalProperties: false, minProperties: 1 },
 )
@@ -42,6 +56,7 @@ export const Issuer = Type.Object({
   website: Type.Union([Type.String(), Type.Null()]),
   logo_url: Type.Union([Type.String(), Type.Null()]),
   email: Type.Union([Type.String(), Type.Null()]),
+  country: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   require_step_up: Type.Boolean(),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),

@@ -67,6 +67,7 @@ export class IssuerService {
       website: input.website ?? null,
       logo_url: input.logo_url ?? null,
       email: input.email ?? null,
+      country: input.country ?? null,
       signing_method: input.signing_did_method ?? 'web',
       web_id: randomUUID().replaceAll('-', ''),
     }

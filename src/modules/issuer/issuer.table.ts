@@ -11,6 +11,8 @@ export interface IssuersTable {
   website: string | null
   logo_url: string | null
   email: string | null
+  /** ISO 3166-1 alpha-2: the country its mdoc certificates name (ISO/IEC 18013-5 Annex B); null when unset. */
+  country: string | null
   require_step_up: Generated<boolean>
   /** How the issuer signs (DESIGN.md "Issuer identity"): a did:web hosted here, service-generated did:keys, or its own did:web. */
   signing_method: Generated<SigningMethod>

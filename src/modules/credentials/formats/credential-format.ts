@@ -147,7 +147,13 @@ export interface CredentialContent {
   type: string
   subjectDid: string | null
   attributes: Record<string, unknown>
-  schema: { id: string; ipfs_hash: string; attributes?: Array<{ name: string; always_disclosed?: boolean }> }
+  schema: {
+    id: string
+    ipfs_hash: string
+    attributes?: Array<{ name: string; data_type?: string; always_disclosed?: boolean }>
+    /** ISO/IEC 18013-5: the doctype and namespace of its mdocs; null or absent when it has none. */
+    mdoc?: { doctype: string; namespace: string } | null
+  }
   status: StatusListEntry
   issuedAt: Date
   expiresAt: Date | null

@@ -1,5 +1,6 @@
 import type { Clock } from '../../../adapters/clock.js'
 import type { HttpGet } from '../../../adapters/http-out/guarded-fetch.js'
+import type { DocumentSigners } from '../../certificates/document-signer.js'
 import type { DidResolver } from '../../did/did-resolver.js'
 import { bbs2023Format } from './bbs-2023/bbs-2023.format.js'
 import type { Bbs2023Engine } from './bbs-2023/bbs-2023-engine.js'
@@ -10,6 +11,7 @@ import { dockBbsProofFormat, type DerivedProofVerifier } from './dock-bbs/dock-b
 import { dockBbsProofKind } from './dock-bbs/dock-bbs-proof.presentation.js'
 import { createFormatRegistry, type FormatRegistry } from './format-registry.js'
 import { jwtVcJson } from './jwt-vc-json/jwt-vc-json.format.js'
+import { mdocFormat } from './mdoc/mdoc.format.js'
 import { vpJwtKind } from './jwt-vc-json/vp-jwt.presentation.js'
 import { sdJwtKbKind } from './sd-jwt-vc/sd-jwt-kb.presentation.js'
 import { sdJwtVcFormat } from './sd-jwt-vc/sd-jwt-vc.format.js'
@@ -36,6 +38,8 @@ export interface FormatDeps {
   bbs2023: Bbs2023Engine
   /** Checks a Dock BBS derived proof (presentation/derived-proof-verifier.ts). */
   derivedProofs: DerivedProofVerifier
+  /** The issuers' X.509 Document Signers and IACA roots (mdoc). */
+  documentSigners: DocumentSigners
 }
 
 /**
@@ -59,6 +63,7 @@ export function registeredFormats(deps: FormatDeps): FormatRegistry {
       vcJose,
       jwtVcJson,
       dockBbsProof,
+      mdocFormat({ resolver: deps.resolver, documentSigners: deps.documentSigners }),
     ],
     {
       // What an issuance or offer naming no format is issued in: the JWT-VC issued before formats could be chosen.

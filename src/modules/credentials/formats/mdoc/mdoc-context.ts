@@ -123,13 +123,14 @@ export function createMdocContext(signer?: Sign1Signer): MdocContext {
       },
     },
     x509: {
-      getIssuerNameField: ({ certificate, field }) => new X509Certificate(certificate).issuerName.getField(field),
+      getIssuerNameField: ({ certificate, field }) =>
+        new X509Certificate(new Uint8Array(certificate)).issuerName.getField(field),
       getPublicKey: ({ certificate }) => keyObjectToCoseKey(new NodeX509Certificate(certificate).publicKey),
       verifyCertificateChain: async ({ trustedCertificates, x5chain, now }) => {
         await verifyDocumentSignerChain({ x5chain, trustAnchors: trustedCertificates, now: now ?? new Date() })
       },
       getCertificateData: async ({ certificate }) => {
-        const cert = new X509Certificate(certificate)
+        const cert = new X509Certificate(new Uint8Array(certificate))
         return {
           issuerName: cert.issuer,
           subjectName: cert.subject,

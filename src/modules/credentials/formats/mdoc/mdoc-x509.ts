@@ -1,4 +1,4 @@
-import { BasicConstraintsExtension, ExtendedKeyUsageExtension, X509Certificate, type Extension } from '@peculiar/x509'
+import { BasicConstraintsExtension, ExtendedKeyUsageExtension, X509Certificate } from '@peculiar/x509'
 import { DS_EXTENDED_KEY_USAGE } from './mdoc-ids.js'
 
 /** Why a Document Signer chain is refused; `issuer` covers every untrusted or invalid path. */
@@ -9,10 +9,6 @@ const MAX_DEPTH = 5
 const sameDer = (a: X509Certificate, b: X509Certificate): boolean =>
   Buffer.from(a.rawData).equals(Buffer.from(b.rawData))
 
-function extensionOf<T extends Extension>(cert: X509Certificate, type: new (raw: ArrayBuffer) => T): T | undefined {
-  return cert.getExtension(type) ?? undefined
-}
-
 function checkValidity(cert: X509Certificate, now: Date): void {
   if (now < cert.notBefore || now > cert.notAfter)
     throw new MdocChainError(`certificate ${cert.subject} is not valid at ${now.toISOString()}`)
@@ -20,7 +16,7 @@ function checkValidity(cert: X509Certificate, now: Date): void {
 
 /** An issuing certificate must be a CA (RFC 5280 §4.2.1.9; IACA profile, ISO/IEC 18013-5 Table B.1). */
 function checkCa(cert: X509Certificate): void {
-  if (!extensionOf(cert, BasicConstraintsExtension)?.ca)
+  if (!cert.getExtension(BasicConstraintsExtension)?.ca)
     throw new MdocChainError(`certificate ${cert.subject} is not a CA and cannot issue certificates`)
 }
 
@@ -51,7 +47,7 @@ export async function verifyDocumentSignerChain(input: {
   if (input.trustAnchors.length === 0) throw new MdocChainError('no trust anchor is configured')
   const parse = (der: Uint8Array, what: string): X509Certificate => {
     try {
-      return new X509Certificate(der)
+      return new X509Certificate(new Uint8Array(der))
     } catch (cause) {
       throw new MdocChainError(`${what} is not a readable certificate`, { cause })
     }
@@ -60,7 +56,7 @@ export async function verifyDocumentSignerChain(input: {
   const intermediates = rest.map((der) => parse(der, 'a certificate of x5chain'))
   const anchors = input.trustAnchors.map((der) => parse(der, 'a trust anchor'))
 
-  const eku = extensionOf(leaf, ExtendedKeyUsageExtension)
+  const eku = leaf.getExtension(ExtendedKeyUsageExtension)
   if (eku && !eku.usages.map(String).includes(DS_EXTENDED_KEY_USAGE))
     throw new MdocChainError(`the Document Signer certificate lacks the extended key usage ${DS_EXTENDED_KEY_USAGE}`)
 
@@ -90,4 +86,9 @@ export async function verifyDocumentSignerChain(input: {
 async function findSigner(candidates: X509Certificate[], subject: X509Certificate) {
   for (const candidate of candidates) if (await signs(candidate, subject)) return candidate
   return undefined
+}
+
+/** The countryName of a certificate's subject (DER); undefined when it names none. */
+export function subjectCountry(der: Uint8Array): string | undefined {
+  return new X509Certificate(new Uint8Array(der)).subjectName.getField('C')[0]
 }
