@@ -901,6 +901,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/issuer/{did}/certificates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The issuer's mdoc IACA and Document Signer certificates (public)
+         * @description Made on first use. Retired certificates stay listed for the mdocs they signed.
+         */
+        get: operations["getIssuerCertificates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/issuer/{did}/certificates/csr": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A PKCS#10 request for a Document Signer certificate from an outside IACA */
+        post: operations["postIssuerCertificatesCsr"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/issuer/{did}/certificates/csr/certificate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The Document Signer certificate the outside IACA made from the pending CSR */
+        post: operations["postIssuerCertificatesCsrCertificate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/issuer/{did}/certificates/document-signer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Import a Document Signer certificate and key issued by an outside IACA */
+        post: operations["postIssuerCertificatesDocumentSigner"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/issuer/{did}/certificates/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new Document Signer from the issuer’s own IACA now; the old one is retired */
+        post: operations["postIssuerCertificatesRotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/issuer/{did}/credentials": {
         parameters: {
             query?: never;
@@ -1288,6 +1376,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/schema-presets/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Ready-made schemas (ISO mDL, EU PID), each a body for the schema route */
+        get: operations["getSchemaPresets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/schemas/{schema_id}/context-v1.jsonld": {
         parameters: {
             query?: never;
@@ -1380,7 +1485,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The same list as an IETF Token Status List (statuslist+jwt, ES256), what SD-JWT VCs reference */
+        /** The same list as an IETF Token Status List: statuslist+jwt (ES256, issuer key), what SD-JWT VCs reference, or with Accept: application/statuslist+cwt a COSE_Sign1 CWT (ES256, the mdoc Document Signer with x5chain), what mdocs reference */
         get: operations["getStatusListsToken"];
         put?: never;
         post?: never;
@@ -6702,6 +6807,8 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description ISO 3166-1 alpha-2: the country its mdoc certificates (IACA, Document Signer) name, which an mDL's issuing_country must match (ISO/IEC 18013-5 Annex B, §9.3.3). Set it before the first mdoc */
+                    country?: string;
                     description?: string;
                     /** @description A DID, e.g. did:key:z6Mk… */
                     did?: string;
@@ -6743,6 +6850,7 @@ export interface operations {
                      */
                     "application/json": {
                         issuer: {
+                            country?: string | null;
                             /** Format: date-time */
                             created_at: string;
                             description: string;
@@ -6836,6 +6944,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         issuer: {
+                            country?: string | null;
                             /** Format: date-time */
                             created_at: string;
                             description: string;
@@ -6976,6 +7085,421 @@ export interface operations {
             };
             /** @description Default Response */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getIssuerCertificates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A DID, e.g. did:key:z6Mk… */
+                did: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        certificates: {
+                            /** Format: date-time */
+                            not_after: string;
+                            /** Format: date-time */
+                            not_before: string;
+                            pem: string;
+                            status: "active" | "retired";
+                            use: "iaca" | "document_signer";
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postIssuerCertificatesCsr: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A DID, e.g. did:key:z6Mk… */
+                did: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description PKCS#10 request (RFC 2986), PEM */
+                        csr_pem: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postIssuerCertificatesCsrCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A DID, e.g. did:key:z6Mk… */
+                did: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The Document Signer certificate the IACA made from the CSR, PEM */
+                    certificate_pem: string;
+                    /** @description The certificate of that IACA, PEM */
+                    iaca_pem: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        certificate: {
+                            /** Format: date-time */
+                            not_after: string;
+                            /** Format: date-time */
+                            not_before: string;
+                            pem: string;
+                            status: "active" | "retired";
+                            use: "iaca" | "document_signer";
+                        };
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postIssuerCertificatesDocumentSigner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A DID, e.g. did:key:z6Mk… */
+                did: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The Document Signer certificate (ISO/IEC 18013-5 Annex B.1.4), PEM */
+                    certificate_pem: string;
+                    /** @description The certificate of the IACA that issued it, PEM */
+                    iaca_pem: string;
+                    /** @description Its P-256 private key, PKCS#8 PEM (BEGIN PRIVATE KEY) */
+                    private_key_pem: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        certificate: {
+                            /** Format: date-time */
+                            not_after: string;
+                            /** Format: date-time */
+                            not_before: string;
+                            pem: string;
+                            status: "active" | "retired";
+                            use: "iaca" | "document_signer";
+                        };
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postIssuerCertificatesRotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A DID, e.g. did:key:z6Mk… */
+                did: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        certificate: {
+                            /** Format: date-time */
+                            not_after: string;
+                            /** Format: date-time */
+                            not_before: string;
+                            pem: string;
+                            status: "active" | "retired";
+                            use: "iaca" | "document_signer";
+                        };
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8076,6 +8600,11 @@ export interface operations {
                             id: string;
                             ipfs_hash: string;
                             issuer_did: string;
+                            /** @description mso_mdoc: its doctype and namespace; null when the schema has none */
+                            mdoc?: {
+                                doctype: string;
+                                namespace: string;
+                            } | null;
                             name: string;
                             on_chain: boolean;
                             /** Format: date-time */
@@ -8189,6 +8718,12 @@ export interface operations {
                     description?: string;
                     evidence_allowed?: boolean;
                     extensions_allowed?: boolean;
+                    /** @description mso_mdoc (ISO/IEC 18013-5): the doctype and namespace of credentials of this schema */
+                    mdoc?: {
+                        doctype: string;
+                        /** @description Default: the doctype */
+                        namespace?: string;
+                    };
                     name: string;
                     version: string;
                 };
@@ -8266,6 +8801,11 @@ export interface operations {
                             id: string;
                             ipfs_hash: string;
                             issuer_did: string;
+                            /** @description mso_mdoc: its doctype and namespace; null when the schema has none */
+                            mdoc?: {
+                                doctype: string;
+                                namespace: string;
+                            } | null;
                             name: string;
                             on_chain: boolean;
                             /** Format: date-time */
@@ -8372,6 +8912,11 @@ export interface operations {
                             id: string;
                             ipfs_hash: string;
                             issuer_did: string;
+                            /** @description mso_mdoc: its doctype and namespace; null when the schema has none */
+                            mdoc?: {
+                                doctype: string;
+                                namespace: string;
+                            } | null;
                             name: string;
                             on_chain: boolean;
                             /** Format: date-time */
@@ -8458,6 +9003,12 @@ export interface operations {
                     description?: string;
                     evidence_allowed?: boolean;
                     extensions_allowed?: boolean;
+                    /** @description mso_mdoc (ISO/IEC 18013-5): the doctype and namespace of credentials of this schema */
+                    mdoc?: {
+                        doctype: string;
+                        /** @description Default: the doctype */
+                        namespace?: string;
+                    };
                     name?: string;
                     version?: string;
                 };
@@ -8492,6 +9043,11 @@ export interface operations {
                             id: string;
                             ipfs_hash: string;
                             issuer_did: string;
+                            /** @description mso_mdoc: its doctype and namespace; null when the schema has none */
+                            mdoc?: {
+                                doctype: string;
+                                namespace: string;
+                            } | null;
                             name: string;
                             on_chain: boolean;
                             /** Format: date-time */
@@ -8652,6 +9208,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         issuer: {
+                            country?: string | null;
                             /** Format: date-time */
                             created_at: string;
                             description: string;
@@ -9458,6 +10015,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description ISO 3166-1 alpha-2: the country its mdoc certificates (IACA, Document Signer) name, which an mDL's issuing_country must match (ISO/IEC 18013-5 Annex B, §9.3.3). Set it before the first mdoc */
+                    country?: string;
                     description?: string;
                     /** Format: email */
                     email?: string | null;
@@ -9478,6 +10037,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         issuer: {
+                            country?: string | null;
                             /** Format: date-time */
                             created_at: string;
                             description: string;
@@ -9965,6 +10525,68 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getSchemaPresets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        presets: {
+                            description: string;
+                            /** @description The credential format the schema is made for */
+                            format: string;
+                            id: string;
+                            schema: {
+                                allowed_evidence?: string[];
+                                allowed_extensions?: string[];
+                                /** @description Also sign credentials of this schema with BBS (selective disclosure, predicates). Default true; false issues JWT-VC only */
+                                anonymous_credentials?: boolean;
+                                attributes: {
+                                    /** @description SD-JWT VC (dc+sd-jwt): a plain claim every presentation shows; otherwise the holder chooses whether to disclose it */
+                                    always_disclosed?: boolean;
+                                    data_type: "string" | "number" | "boolean" | "date" | "email" | "url" | "file" | "object" | "array";
+                                    description?: string;
+                                    name: string;
+                                    required?: boolean;
+                                }[];
+                                description?: string;
+                                evidence_allowed?: boolean;
+                                extensions_allowed?: boolean;
+                                /** @description mso_mdoc (ISO/IEC 18013-5): the doctype and namespace of credentials of this schema */
+                                mdoc?: {
+                                    doctype: string;
+                                    /** @description Default: the doctype */
+                                    namespace?: string;
+                                };
+                                name: string;
+                                version: string;
+                            };
+                        }[];
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
