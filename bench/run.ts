@@ -9,7 +9,7 @@
  * README, and writes bench/results/latest-login.json and latest-issuance.json. Settings:
  * BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_ISSUANCE_CONNECTIONS, BENCH_ROUNDS, BENCH_WARMUP_SECONDS,
  * BENCH_CRYPTO_ITERATIONS, BENCH_ENGINES=pglite,postgres, BENCH_DATABASE_URL,
- * BENCH_SERVER=tsx|build (default tsx), BENCH_ONLY=login|issuance|verification|proofs|anchoring|formats|vc-api|oid4vc (default all).
+ * BENCH_SERVER=tsx|build (default tsx), BENCH_ONLY=login|issuance|verification|proofs|anchoring|formats|vc-api|oid4vc|mdoc (default all).
  * The formats part issues and verifies every credential format over HTTP side by side.
  * The vc-api part does the same through the W3C VC API (OAuth client, issue per cryptosuite,
  * /vc-api/credentials/verify), against vc+jwt; BENCH_VC_API_BBS_CONNECTIONS for its bbs-2023 phases
@@ -26,6 +26,7 @@ import { installAbortHandlers, onAbort } from './lib/cleanup.js'
 import { coreCount } from './lib/cpu.js'
 import { runAgainstServer } from './lib/engine-run.js'
 import { formatsMarkdown, runFormatsAgainstServer, type FormatSummary } from './lib/formats-run.js'
+import { mdocMarkdown, runMdocAgainstServer, type MdocSummary } from './lib/mdoc-run.js'
 import { runVcApiAgainstServer, vcApiMarkdown, VERIFY_SET, type VcApiSummary } from './lib/vc-api-run.js'
 import { oid4vcMarkdown, runOid4vcOnEngine, type Oid4vcPhaseSummary } from './lib/oid4vc-run.js'
 import { measureRawCrypto, type RawCryptoCost } from './lib/issuance-crypto.js'
@@ -69,6 +70,7 @@ interface EngineResult {
   proofs?: ProofsSummary
   formats?: { engine: Engine; rows: FormatSummary[] }
   vcApi?: { engine: Engine; rows: VcApiSummary[] }
+  mdoc?: { engine: Engine; rows: MdocSummary[] }
 }
 
 /**
@@ -119,6 +121,12 @@ async function benchEngine(
         )
         result.vcApi = { engine, rows: await runVcApiAgainstServer(server, engine, options, log) }
       }
+      if (options.parts.includes('mdoc')) {
+        log(
+          `\n${engine}: mdoc beside SD-JWT VC, issued over HTTP (${options.issuanceConnections} connections), presentations verified in process`,
+        )
+        result.mdoc = { engine, rows: await runMdocAgainstServer(server, engine, options, log) }
+      }
       return result
     } finally {
       await server.stop()
@@ -142,6 +150,7 @@ async function main(): Promise<void> {
   const proofPhases = withProofs ? options.rounds * 2 * options.seconds + 2 * options.warmupSeconds + 180 : 0
   const formatPhases = options.parts.includes('formats') ? (options.rounds + 1) * 6 * options.seconds + 180 : 0
   const vcApiPhases = options.parts.includes('vc-api') ? (options.rounds + 1) * 8 * options.seconds + 240 : 0
+  const mdocPhases = options.parts.includes('mdoc') ? (options.rounds + 1) * 2 * options.seconds + 120 : 0
   const oid4vcPhases = options.parts.includes('oid4vc') ? (options.rounds * 3 + 3) * options.seconds + 600 : 0
   const anchoringPhases = options.parts.includes('anchoring')
     ? options.rounds * 2 * options.seconds + 2 * options.warmupSeconds + 240
@@ -157,6 +166,7 @@ async function main(): Promise<void> {
         anchoringPhases +
         formatPhases +
         vcApiPhases +
+        mdocPhases +
         oid4vcPhases +
         180) +
       cryptoBudget +
@@ -336,6 +346,20 @@ async function main(): Promise<void> {
     }
     await writeFile(path.join(resultsDir, 'latest-formats.json'), `${JSON.stringify(json, null, 2)}\n`)
     log('written: bench/results/latest-formats.json')
+  }
+  const mdocs = results.flatMap((r) => (r.mdoc ? [r.mdoc] : []))
+  if (mdocs.length) {
+    for (const m of mdocs)
+      log(`\nMarkdown for bench/README.md (mdoc beside SD-JWT VC, ${m.engine}):\n\n${mdocMarkdown(m.engine, m.rows)}\n`)
+    const json = {
+      date: new Date().toISOString(),
+      code,
+      machine,
+      settings: { issuingConnections: options.issuanceConnections, seconds: options.seconds, rounds: options.rounds },
+      engines: mdocs,
+    }
+    await writeFile(path.join(resultsDir, 'latest-mdoc.json'), `${JSON.stringify(json, null, 2)}\n`)
+    log('written: bench/results/latest-mdoc.json')
   }
   const vcApis = results.flatMap((r) => (r.vcApi ? [r.vcApi] : []))
   if (vcApis.length) {

@@ -4,7 +4,16 @@ import { cpus } from 'node:os'
 export type Engine = 'pglite' | 'postgres'
 export type ServerMode = 'tsx' | 'build'
 /** Which parts of `npm run bench` run: both by default. */
-export type BenchPart = 'login' | 'issuance' | 'verification' | 'proofs' | 'anchoring' | 'formats' | 'vc-api' | 'oid4vc'
+export type BenchPart =
+  | 'login'
+  | 'issuance'
+  | 'verification'
+  | 'proofs'
+  | 'anchoring'
+  | 'formats'
+  | 'vc-api'
+  | 'oid4vc'
+  | 'mdoc'
 
 export interface BenchOptions {
   /** Length of every measured phase (floor or login), seconds. */
@@ -51,7 +60,17 @@ export function readOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions 
   const server = env.BENCH_SERVER ?? 'tsx'
   if (server !== 'tsx' && server !== 'build') throw new Error('BENCH_SERVER must be tsx or build')
   const only = env.BENCH_ONLY?.trim() || undefined
-  const parts: BenchPart[] = ['login', 'issuance', 'verification', 'proofs', 'anchoring', 'formats', 'vc-api', 'oid4vc']
+  const parts: BenchPart[] = [
+    'login',
+    'issuance',
+    'verification',
+    'proofs',
+    'anchoring',
+    'formats',
+    'vc-api',
+    'oid4vc',
+    'mdoc',
+  ]
   if (only !== undefined && !(parts as string[]).includes(only))
     throw new Error(`BENCH_ONLY must be one of ${parts.join(', ')}`)
   const connections = int(env, 'BENCH_CONNECTIONS', 50, 1, 1000)
