@@ -32,6 +32,12 @@ export const DS_VALIDITY_MS = 365 * DAY_MS
  * while a renewal waits (a database outage, another instance) and lets verifiers see the new one.
  */
 export const DS_RENEW_WINDOW_MS = 30 * DAY_MS
+/**
+ * How long an opened Document Signer is reused: its rows and sealed key are read once a minute, not
+ * per issuance. A chain changed on another instance is seen within it; the old DS stays valid meanwhile.
+ */
+const SIGNER_CACHE_MS = 60_000
+const SIGNER_CACHE_MAX = 10_000
 
 export interface CertificateView {
   use: CertificateUse
@@ -54,6 +60,9 @@ export interface CertificatesDeps {
  * changes in one transaction whose unique index settles concurrent first uses and rotations.
  */
 export class CertificateService implements DocumentSigners {
+  /** Document Signers opened recently, by issuer and the subject they were made for (a new country misses). */
+  private readonly signers = new Map<string, { at: number; signer: Promise<DocumentSigner> }>()
+
   constructor(private readonly deps: CertificatesDeps) {}
 
   /** Every certificate of the issuer, oldest first, its chain made first if it has none. */
@@ -70,7 +79,26 @@ export class CertificateService implements DocumentSigners {
   }
 
   async documentSigner(issuerDid: string): Promise<DocumentSigner> {
-    const ds = await this.currentDocumentSigner(issuerDid, await this.issuerName(issuerDid))
+    const subject = await this.issuerName(issuerDid)
+    const key = `${issuerDid} ${countryFor(subject)}`
+    const now = this.deps.clock.now().getTime()
+    const cached = this.signers.get(key)
+    if (cached && now - cached.at < SIGNER_CACHE_MS) return cached.signer
+    if (this.signers.size > SIGNER_CACHE_MAX) this.signers.clear()
+    const signer = this.openDocumentSigner(issuerDid, subject)
+    this.signers.set(key, { at: now, signer })
+    // A failure is not kept: the next call tries again.
+    signer.catch(() => this.signers.delete(key))
+    return signer
+  }
+
+  /** Forgets the Document Signers opened for an issuer: its chain changed here. */
+  forget(issuerDid: string): void {
+    for (const key of this.signers.keys()) if (key.startsWith(`${issuerDid} `)) this.signers.delete(key)
+  }
+
+  private async openDocumentSigner(issuerDid: string, subject: IssuerSubject): Promise<DocumentSigner> {
+    const ds = await this.currentDocumentSigner(issuerDid, subject)
     if (ds.not_after <= this.deps.clock.now())
       throw new ConflictError(
         'The Document Signer certificate from the outside IACA has expired: import a new one or send a new CSR',
@@ -94,6 +122,7 @@ export class CertificateService implements DocumentSigners {
 
   /** A new Document Signer now (from the issuer's own IACA), the old one retired but listed. */
   async rotate(issuerDid: string): Promise<CertificateView> {
+    this.forget(issuerDid)
     const name = await this.issuerName(issuerDid)
     const current = await this.currentDocumentSigner(issuerDid, name)
     if (!(await this.renew(issuerDid, name, current)))

@@ -105,6 +105,7 @@ export class OutsideIacaService {
     if (!(await repo.applyChange(db, change)))
       throw new ConflictError('The certificates changed meanwhile; list them and try again')
     if (activeDs?.key_id && activeDs.key_id !== keyId) await keys.retire(activeDs.key_id)
+    this.deps.certificates.forget(issuerDid)
     return {
       use: 'document_signer',
       pem: dsRow.pem,
