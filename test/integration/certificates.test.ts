@@ -301,6 +301,16 @@ describe('issuer mdoc certificates', () => {
       assert.ok(ds.checkPrivateKey(signer.privateKey))
       const roots = (await t.app.documentSigners.hostedRoots()).map((r) => Buffer.from(r))
       assert.ok(roots.some((r) => r.equals(new X509Certificate(iaca.pem).raw)))
+
+      // The same import again (a retry whose answer was lost) is answered unchanged: no new row.
+      const again = await post(t.app, issuerB, '/document-signer', {
+        certificate_pem: dsPem,
+        private_key_pem: keyPem,
+        iaca_pem: iaca.pem,
+      })
+      assert.equal(again.statusCode, 201, again.body)
+      assert.deepEqual(new X509Certificate(again.json().certificate.pem).raw, ds.raw)
+      assert.deepEqual(await list(t.app, issuerB.did), certs)
     })
 
     it('rotate cannot renew a Document Signer of an outside IACA: 409', async () => {
@@ -364,9 +374,10 @@ describe('issuer mdoc certificates', () => {
       assert.ok(ds.checkPrivateKey(signer.privateKey))
       assert.deepEqual(Buffer.from(signer.chain[0]!), ds.raw)
 
-      // The key is no longer pending: its certificate cannot be sent twice, a new CSR has a new key.
+      // Sent again (a retry), the active certificate is answered unchanged; the key is no longer pending, so a new CSR has a new key.
       const twice = await post(t.app, issuer, '/csr/certificate', { certificate_pem: signed, iaca_pem: iaca.pem })
-      assert.equal(twice.statusCode, 409, twice.body)
+      assert.equal(twice.statusCode, 201, twice.body)
+      assert.deepEqual(await list(t.app, issuer.did), certs)
       const next = new x509.Pkcs10CertificateRequest((await post(t.app, issuer, '/csr')).json().csr_pem)
       assert.notDeepEqual(Buffer.from(next.publicKey.rawData), Buffer.from(csr.publicKey.rawData))
     })

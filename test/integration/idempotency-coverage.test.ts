@@ -25,6 +25,12 @@ const NOT_KEYED: Record<string, string> = {
   'POST /api/admin/holders/register': 'one holder per DID: a repeat answers 409',
   // Transitions of an existing record: a repeat answers the record unchanged.
   'POST /api/issuer/{did}/set-auth': 'sets a flag: a repeat sets the same',
+  'POST /api/issuer/{did}/certificates/document-signer':
+    'the active Document Signer imported again is answered unchanged',
+  'POST /api/issuer/{did}/certificates/csr': 'the pending key is reused: a repeat answers a request for the same key',
+  'POST /api/issuer/{did}/certificates/csr/certificate': 'the active certificate sent again is answered unchanged',
+  'POST /api/issuer/{did}/certificates/rotate':
+    'each call is a new Document Signer; one more after a lost answer leaves the previous valid and listed',
   'POST /api/issuer/{did}/authenticate': 'single-use step-up challenge',
   'POST /api/issuer/{did}/credentials/{credential_id}/revoke': 'revoking again answers 200 unchanged',
   'POST /api/wallet/issuer/{issuer_did}/request/{request_id}/reject': 'rejecting again answers the rejected request',

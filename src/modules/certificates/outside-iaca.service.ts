@@ -45,6 +45,8 @@ export class OutsideIacaService {
     const privateKey = readPrivateKey(body.private_key_pem, 'private_key_pem')
     checkKeyMatches(ds, privateKey)
     checkChain(ds, iaca, this.deps.clock.now())
+    const again = await this.activeAgain(issuerDid, ds)
+    if (again) return again
     const material = p256KeyPairOf(privateKey)
     const info = await this.deps.certificates.freshKey(issuerDid, DS_PURPOSE, material)
     if (Buffer.compare(info.publicKey, material.publicKey) !== 0)
@@ -68,6 +70,8 @@ export class OutsideIacaService {
     await this.deps.certificates.issuerName(issuerDid)
     const ds = readCertificate(body.certificate_pem, 'certificate_pem')
     const iaca = readCertificate(body.iaca_pem, 'iaca_pem')
+    const again = await this.activeAgain(issuerDid, ds)
+    if (again) return again
     const pending = await this.pendingKey(issuerDid)
     if (!pending) throw new ConflictError('No certificate request is pending: POST .../certificates/csr first')
     const key = await this.deps.keys.signingKey(pending)
@@ -75,6 +79,19 @@ export class OutsideIacaService {
       throw new UnprocessableError('The certificate does not certify the key of the pending request')
     checkChain(ds, iaca, this.deps.clock.now())
     return this.install(issuerDid, ds, iaca, pending)
+  }
+
+  /** The active Document Signer when it is this certificate: sent again (a retry), it is answered unchanged. */
+  private async activeAgain(issuerDid: string, ds: CheckedCertificate): Promise<CertificateView | undefined> {
+    const active = await repo.findActive(this.deps.db, issuerDid, 'document_signer')
+    if (active?.pem.trim() !== ds.pem.trim()) return undefined
+    return {
+      use: active.use,
+      pem: active.pem,
+      not_before: active.not_before,
+      not_after: active.not_after,
+      status: active.status,
+    }
   }
 
   /** The active CSR key that no certificate carries yet. */

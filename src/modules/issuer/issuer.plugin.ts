@@ -96,7 +96,7 @@ async function issuer(app: FastifyInstance, { db, content, clock, config }: Modu
   await app.register(schemaDocumentRoutes, { prefix: '/api/schemas', issuers, publicBaseUrl })
   await app.register(templateRoutes, { prefix: '/api/issuer', templates, idempotency })
   await app.register(typeMetadataRoutes, { issuers, publicBaseUrl })
-  await app.register(schemaPresetRoutes, { prefix: '/api/schema-presets', formats })
+  await app.register(schemaPresetRoutes, { formats })
   await app.register(issuanceRoutes, { prefix: '/api/issuer', issuance, issued, idempotency })
   await app.register(offerRoutes, { prefix: '/api/issuer', offers, idempotency })
   await app.register(issuerRequestRoutes, { prefix: '/api/issuer', requests })

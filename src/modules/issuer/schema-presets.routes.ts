@@ -10,7 +10,7 @@ import { SchemaBody } from './issuer.schemas.js'
  */
 export const schemaPresetRoutes: FastifyPluginAsyncTypebox<{ formats: FormatRegistry }> = async (app, { formats }) => {
   app.get(
-    '/',
+    '/api/schema-presets',
     {
       schema: {
         tags: ['Schemas'],

@@ -1376,7 +1376,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/schema-presets/": {
+    "/api/schema-presets": {
         parameters: {
             query?: never;
             header?: never;
