@@ -65,7 +65,21 @@ export class PGliteStatements {
     private readonly max = 500,
   ) {}
 
+  /**
+   * Outside a transaction a statement refused for a stale plan ran nothing, so it is prepared
+   * afresh and run again at once, as prepared-statements.ts does for node-postgres; inside one, the
+   * transaction has failed and the error stands.
+   */
   async query(sql: string, params: readonly unknown[]): Promise<StatementResult> {
+    try {
+      return await this.run(sql, params)
+    } catch (error) {
+      if (!isStalePlan(error) || this.pglite.isInTransaction()) throw error
+      return this.run(sql, params)
+    }
+  }
+
+  private async run(sql: string, params: readonly unknown[]): Promise<StatementResult> {
     const statement = this.prepared.get(sql) ?? (await this.prepare(sql))
     // Most recently used last: Map keeps insertion order.
     this.prepared.delete(sql)

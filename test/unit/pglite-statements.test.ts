@@ -93,15 +93,22 @@ describe('PGlite named prepared statements', () => {
     assert.deepEqual(rows, [{ doc, tags: ['a', 'b c', 'ü'], at: new Date('2026-11-23T10:00:00Z') }])
   })
 
-  it('prepares a statement afresh once its table has changed shape', async () => {
+  it('prepares a statement afresh once its table has changed shape: at once outside a transaction, not inside one', async () => {
     await pglite.exec('create table shapes (id int); insert into shapes values (1)')
     assert.deepEqual((await statements.query('select * from shapes', [])).rows, [{ id: 1 }])
     await pglite.exec('alter table shapes add column note text')
+    // Outside a transaction the refused statement ran nothing: it is run again, prepared afresh.
+    assert.deepEqual((await statements.query('select * from shapes', [])).rows, [{ id: 1, note: null }])
+
+    await pglite.exec('alter table shapes add column size int')
+    await pglite.exec('begin')
+    // Inside one, the transaction has failed: the error stands, and the next statement after it is prepared afresh.
     await assert.rejects(
       statements.query('select * from shapes', []),
       (e: Error & { code?: string }) => e.code === '0A000',
     )
-    assert.deepEqual((await statements.query('select * from shapes', [])).rows, [{ id: 1, note: null }])
+    await pglite.exec('rollback')
+    assert.deepEqual((await statements.query('select * from shapes', [])).rows, [{ id: 1, note: null, size: null }])
   })
 
   it('keeps answering right when statements are evicted beyond its cap and prepared again', async () => {
