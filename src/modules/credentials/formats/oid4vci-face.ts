@@ -24,6 +24,13 @@ export interface Oid4vciFace {
   configuration(schema: Oid4vciSchema, publicBaseUrl: string): Record<string, unknown> | undefined
   /** The claims path of a schema attribute in its credentials (Appendix B.2; an mdoc's `[namespace, element]`). */
   claimPath(attribute: string, schema: Oid4vciSchema): string[]
+  /**
+   * The JWS algorithms of the key proofs it can bind (§12.2.4 `proof_signing_alg_values_supported`);
+   * without it, every proof algorithm the issuer accepts. A proof in another is `invalid_proof`.
+   */
+  readonly proofAlgs?: readonly string[]
+  /** Why a key proof in another algorithm cannot be bound, for the `invalid_proof` description. */
+  readonly proofAlgsReason?: string
   /** The stored credential as a credential response carries it (§8.3); without it, the stored string. */
   wireForm?(stored: string): string | Record<string, unknown>
 }

@@ -127,7 +127,7 @@ export class Oid4vciCredentialService {
     if (proofs.length > BATCH_SIZE)
       throw oid4vciError('invalid_credential_request', `At most ${BATCH_SIZE} proofs (batch_size)`)
     const nonce = sharedNonce(proofs)
-    const holders = await this.verifyProofs(library, ctx, proofs, nonce)
+    const holders = await this.verifyProofs(library, ctx, proofs, nonce, configuration.format)
     if (offer.subject_did && holders.some((h) => h.did !== offer.subject_did))
       throw oid4vciError(
         'invalid_proof',
@@ -337,8 +337,10 @@ export class Oid4vciCredentialService {
     ctx: IssuerContext,
     proofs: string[],
     nonce: string,
+    format: string,
   ): Promise<Holder[]> {
     const now = this.deps.clock.now()
+    const face = this.deps.formats.byId(format)?.oid4vci
     const holders: Holder[] = []
     for (const jwt of proofs) {
       let verified
@@ -358,6 +360,12 @@ export class Oid4vciCredentialService {
       }
       if (!PROOF_ALGS.includes(verified.signer.alg))
         throw oid4vciError('invalid_proof', `Key proofs are signed ${PROOF_ALGS.join(' or ')}`)
+      // The format binds only some keys (an mdoc's device key is P-256): refused before anything is spent.
+      if (face?.proofAlgs && !face.proofAlgs.includes(verified.signer.alg))
+        throw oid4vciError(
+          'invalid_proof',
+          face.proofAlgsReason ?? `Key proofs for this credential are signed ${face.proofAlgs.join(' or ')}`,
+        )
       if (Math.abs(now.getTime() / 1000 - verified.payload.iat) > PROOF_MAX_AGE_S)
         throw oid4vciError('invalid_proof', 'The key proof is not fresh (iat)')
       holders.push(holderOf(verified.signer))

@@ -151,7 +151,7 @@ function configuration(
     mandatory: a.required,
     display: [{ name: a.description || a.name, locale: 'en' }],
   }))
-  const proofs = { jwt: { proof_signing_alg_values_supported: PROOF_ALGS } }
+  const proofs = { jwt: { proof_signing_alg_values_supported: [...(format.oid4vci.proofAlgs ?? PROOF_ALGS)] } }
   return {
     ...own,
     scope: configurationId(schema.id, format),

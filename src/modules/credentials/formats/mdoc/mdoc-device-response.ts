@@ -13,6 +13,7 @@ import {
 import { ValidationError } from '../../../../errors.js'
 import type { Sign1Signer } from './mdoc-context.js'
 import { issuerSignedItemOf, rawNamespacesOf } from './mdoc-raw.js'
+import { claimTag24 } from './mdoc-cbor-tag.js'
 
 /** One element to disclose: [namespace, element identifier]. */
 export type DisclosedElement = readonly [namespace: string, element: string]
@@ -61,6 +62,7 @@ export interface CreateDeviceResponseInput {
 export async function createDeviceResponse(
   input: CreateDeviceResponseInput,
 ): Promise<{ deviceResponse: Uint8Array; base64url: string }> {
+  claimTag24()
   const bytes =
     typeof input.issuerSigned === 'string'
       ? new Uint8Array(Buffer.from(input.issuerSigned, 'base64url'))

@@ -6,6 +6,7 @@ import {
   type MdocTrustOptions,
   type VerifiedMdocDocument,
 } from './mdoc-verify-document.js'
+import { claimTag24 } from './mdoc-cbor-tag.js'
 import { rawNamespacesOf } from './mdoc-raw.js'
 
 export type { MdocProblem, MdocProblemReason, MdocTrustOptions, VerifiedMdocDocument } from './mdoc-verify-document.js'
@@ -27,6 +28,7 @@ function bytesOf(input: Uint8Array | string): Uint8Array | undefined {
 
 /** Reads CBOR into a structure: not CBOR is `unreadable`, CBOR of the wrong shape `malformed`. */
 function decode<T>(input: Uint8Array | string, what: string, read: (bytes: Uint8Array) => T): T | MdocProblem {
+  claimTag24()
   const bytes = bytesOf(input)
   if (!bytes || bytes.length === 0) return { reason: 'unreadable', message: `the ${what} is not base64url CBOR` }
   try {

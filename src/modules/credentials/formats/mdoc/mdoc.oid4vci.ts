@@ -20,5 +20,9 @@ export const mdocOid4vci: Oid4vciFace = {
           credential_signing_alg_values_supported: [COSE_ES256],
         }
       : undefined,
+  // ISO/IEC 18013-5 §9.1.2.4: the DeviceKey of an mDL is an EC2 P-256 key here, so the proof key is ES256.
+  proofAlgs: ['ES256'],
+  proofAlgsReason:
+    'An mso_mdoc credential binds a P-256 device key (ISO/IEC 18013-5 §9.1.2.4): sign the key proof ES256 with a P-256 key',
   claimPath: (attribute, schema) => [schema.mdoc?.namespace ?? '', attribute],
 }
