@@ -5,6 +5,7 @@ import { didJwkFor } from '../../../did/methods/registered-methods.js'
 import type { CheckResult, CredentialFormat, CredentialProblem } from '../credential-format.js'
 import type { OpenedPresentation, PresentationKind, PresentedItem } from '../presentation-kind.js'
 import { readCredential, statusOf } from './mdoc.format.js'
+import { claimTag24 } from './mdoc-cbor-tag.js'
 import { verifyDeviceResponse } from './mdoc-verify.js'
 import { sessionTranscriptBytes } from './session-transcript.js'
 
@@ -13,6 +14,7 @@ const BASE64URL = /^[A-Za-z0-9_-]+$/
 /** The DeviceResponse CBOR map (ISO/IEC 18013-5 §8.3.2.1.2.2) a base64url text decodes to; undefined for anything else. */
 function deviceResponseMap(input: unknown): Map<unknown, unknown> | undefined {
   if (typeof input !== 'string' || !BASE64URL.test(input)) return undefined
+  claimTag24()
   try {
     const decoded = cborDecode(new Uint8Array(Buffer.from(input, 'base64url')))
     return decoded instanceof Map && decoded.has('version') && decoded.has('documents') ? decoded : undefined
@@ -23,6 +25,7 @@ function deviceResponseMap(input: unknown): Map<unknown, unknown> | undefined {
 
 /** The did:jwk of the device key its first document's MSO binds, read without verifying. */
 function deviceHolder(input: string): string | undefined {
+  claimTag24()
   try {
     const response = DeviceResponse.decode(new Uint8Array(Buffer.from(input, 'base64url')))
     const jwk = response.documents?.[0]?.issuerSigned.issuerAuth.mobileSecurityObject.deviceKeyInfo.deviceKey.jwk as

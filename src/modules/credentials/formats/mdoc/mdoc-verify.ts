@@ -6,6 +6,7 @@ import {
   type MdocTrustOptions,
   type VerifiedMdocDocument,
 } from './mdoc-verify-document.js'
+import { claimTag24 } from './mdoc-cbor-tag.js'
 import { rawNamespacesOf } from './mdoc-raw.js'
 
 export type { MdocProblem, MdocProblemReason, MdocTrustOptions, VerifiedMdocDocument } from './mdoc-verify-document.js'
@@ -72,6 +73,7 @@ export async function verifyIssuerSigned(
   input: Uint8Array | string,
   options: MdocTrustOptions & { doctype?: string },
 ): Promise<MdocVerification> {
+  claimTag24()
   const decoded = decode(input, 'IssuerSigned', (bytes) => ({
     issuerSigned: IssuerSigned.decode(bytes),
     rawNamespaces: rawNamespacesOf(cborDecode(bytes)),
@@ -97,6 +99,7 @@ export async function verifyDeviceResponse(
   input: Uint8Array | string,
   options: MdocTrustOptions & { sessionTranscript: Uint8Array },
 ): Promise<MdocVerification> {
+  claimTag24()
   const unsigned = decode(input, 'DeviceResponse', (bytes) => documentsWithoutDeviceAuth(cborDecode(bytes)))
   if (isProblem(unsigned)) return { problems: [unsigned], documents: [] }
   if (unsigned.length > 0)
