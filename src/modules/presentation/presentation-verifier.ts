@@ -5,7 +5,12 @@ import type { DidResolver } from '../did/did-resolver.js'
 import type { StatusChecker } from '../status-list/status-check.js'
 import type { CheckResult, CredentialProblem, ReadCredential } from '../credentials/formats/credential-format.js'
 import type { FormatRegistry } from '../credentials/formats/format-registry.js'
-import { isUnreadable, type OpenedPresentation, type Unreadable } from '../credentials/formats/presentation-kind.js'
+import {
+  isUnreadable,
+  type Oid4vpFacts,
+  type OpenedPresentation,
+  type Unreadable,
+} from '../credentials/formats/presentation-kind.js'
 import type { LocalDocuments } from '../credentials/formats/registered-formats.js'
 import { unmetRequirements, type PresentedCredential } from './presentation-requirements.js'
 
@@ -103,6 +108,8 @@ export class PresentationVerifier {
     verifierDid: string
     presentationType: string
     request: NonNullable<VerificationInput['request']>
+    /** The OpenID4VP request answered, for holder proofs bound to all of it. */
+    oid4vp?: Oid4vpFacts
   }): Promise<VerificationOutcome & { read: Array<ReadCredential[]>; holderProof: boolean }> {
     const errors: string[] = []
     const checked: CheckResult[] = []
@@ -129,6 +136,7 @@ export class PresentationVerifier {
         audience: input.audience,
         nonce: input.request.nonce,
         itemAudience: input.credentialAudience,
+        ...(input.oid4vp ? { oid4vp: input.oid4vp } : {}),
       })
       if (result.unreadable || !result.holderProof) holderProof = false
       errors.push(...result.errors.map((e) => `presentation ${i + 1}: ${e}`))

@@ -73,6 +73,13 @@ export type DcqlCredentialQuery = Omit<DcqlQuery.Input['credentials'][number], '
 export interface KnownSchemas {
   ofType: Record<string, string[]>
   withAttributes: string[]
+  /** What a format places of each schema named above (or by a requirement's schema_id): its mdoc doctype and namespace. */
+  placements?: Record<string, SchemaPlacement>
+}
+
+/** The format-specific placement a schema carries (ISO/IEC 18013-5: the doctype and namespace of its mdocs). */
+export interface SchemaPlacement {
+  mdoc?: { doctype: string; namespace: string } | null
 }
 
 /** One requirement of a presentation request, as a format's DCQL query asks for it. */

@@ -84,6 +84,20 @@ export interface PresentationContext {
   itemAudience?: string
   /** When it was received: what `iat` and `created` are measured against. */
   receivedAt?: Date
+  /**
+   * The OpenID4VP request it answers (OID4VP 1.0 §5, §8), when it answers one: what a holder proof
+   * bound to the whole request covers (an mdoc's SessionTranscript, Appendix B.2.6.1).
+   */
+  oid4vp?: Oid4vpFacts
+}
+
+/** The facts of an OpenID4VP request a presentation answers. */
+export interface Oid4vpFacts {
+  clientId: string
+  nonce: string
+  responseUri: string
+  /** The SHA-256 JWK Thumbprint (RFC 7638) of the verifier's response encryption key (direct_post.jwt); absent otherwise. */
+  encryptionJwkThumbprint?: Uint8Array
 }
 
 export interface PresentationCheck {

@@ -11,6 +11,7 @@ import { dockBbsProofFormat, type DerivedProofVerifier } from './dock-bbs/dock-b
 import { dockBbsProofKind } from './dock-bbs/dock-bbs-proof.presentation.js'
 import { createFormatRegistry, type FormatRegistry } from './format-registry.js'
 import { jwtVcJson } from './jwt-vc-json/jwt-vc-json.format.js'
+import { deviceResponseKind } from './mdoc/device-response.presentation.js'
 import { mdocFormat } from './mdoc/mdoc.format.js'
 import { vpJwtKind } from './jwt-vc-json/vp-jwt.presentation.js'
 import { sdJwtKbKind } from './sd-jwt-vc/sd-jwt-kb.presentation.js'
@@ -54,6 +55,7 @@ export function registeredFormats(deps: FormatDeps): FormatRegistry {
   const rdfc = eddsaRdfc2022Format(dataIntegrity)
   const sdJwtVc = sdJwtVcFormat({ resolver: deps.resolver, httpGet: deps.httpGet, publicBaseUrl: deps.publicBaseUrl })
   const dockBbsProof = dockBbsProofFormat(deps.derivedProofs)
+  const mdoc = mdocFormat({ resolver: deps.resolver, documentSigners: deps.documentSigners })
   return createFormatRegistry(
     [
       rdfc,
@@ -63,7 +65,7 @@ export function registeredFormats(deps: FormatDeps): FormatRegistry {
       vcJose,
       jwtVcJson,
       dockBbsProof,
-      mdocFormat({ resolver: deps.resolver, documentSigners: deps.documentSigners }),
+      mdoc,
     ],
     {
       // What an issuance or offer naming no format is issued in: the JWT-VC issued before formats could be chosen.
@@ -75,6 +77,7 @@ export function registeredFormats(deps: FormatDeps): FormatRegistry {
         dataIntegrityVpKind({ resolver: deps.resolver, local: deps.local }),
         sdJwtKbKind({ resolver: deps.resolver, format: sdJwtVc }),
         dockBbsProofKind({ resolver: deps.resolver, format: dockBbsProof }),
+        deviceResponseKind({ format: mdoc, documentSigners: deps.documentSigners }),
       ],
     },
   )

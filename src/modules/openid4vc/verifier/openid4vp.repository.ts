@@ -170,6 +170,16 @@ export async function schemaIdsOfTypes(db: Executor, types: string[]): Promise<R
   return byType
 }
 
+/** Each schema's mdoc placement (ISO/IEC 18013-5 doctype and namespace), for the DCQL query's mdoc faces. */
+export async function schemaPlacements(
+  db: Executor,
+  ids: string[],
+): Promise<Record<string, { mdoc: { doctype: string; namespace: string } | null }>> {
+  if (ids.length === 0) return {}
+  const rows = await db.selectFrom('credential_schemas').select(['id', 'mdoc']).where('id', 'in', ids).execute()
+  return Object.fromEntries(rows.map((r) => [r.id, { mdoc: r.mdoc }]))
+}
+
 /** The schemas that have every one of these attributes (a predicate naming no credential type). */
 export async function schemaIdsWithAttributes(db: Executor, attributes: string[]): Promise<string[]> {
   if (attributes.length === 0) return []

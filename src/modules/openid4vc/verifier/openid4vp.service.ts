@@ -9,7 +9,7 @@ import { AppError, ConflictError, NotFoundError, ValidationError } from '../../.
 import { findCredentialOwner } from '../../credentials/credentials.service.js'
 import type { ReadCredential } from '../../credentials/formats/credential-format.js'
 import type { FormatRegistry } from '../../credentials/formats/format-registry.js'
-import { isUnreadable, type OpenedPresentation } from '../../credentials/formats/presentation-kind.js'
+import { isUnreadable, type Oid4vpFacts, type OpenedPresentation } from '../../credentials/formats/presentation-kind.js'
 import type { DidResolver } from '../../did/did-resolver.js'
 import type { HostedDids } from '../../identity/hosted-dids.service.js'
 import type { KeyStore } from '../../keys/key-store.js'
@@ -173,7 +173,11 @@ export class Openid4vpService {
       repo.schemaIdsOfTypes(this.deps.db, [...new Set([...required, ...predicated])]),
       repo.schemaIdsWithAttributes(this.deps.db, [...new Set(untyped)]),
     ])
-    return { ofType, withAttributes }
+    const named = request.required_credentials.flatMap((r) => (r.schema_id ? [r.schema_id] : []))
+    const placements = await repo.schemaPlacements(this.deps.db, [
+      ...new Set([...Object.values(ofType).flat(), ...withAttributes, ...named]),
+    ])
+    return { ofType, withAttributes, placements }
   }
 
   /** The OpenID4VP fields of a request that has them (GET of the request). */
@@ -508,6 +512,7 @@ export class Openid4vpService {
         required_credentials: request.required_credentials,
         required_predicates: request.required_predicates,
       },
+      oid4vp: await oid4vpFacts(row, request.nonce),
     })
     // The DCQL check needs what each query's presentations disclosed: only those that could be read.
     const answered: Record<string, ReadCredential[][]> = {}
@@ -622,6 +627,24 @@ function postedResponse(row: repo.Oid4vpRequestRow, form: Record<string, unknown
   if (header.zip !== undefined || header.crit !== undefined)
     throw oauthError('invalid_request', 'response: zip and crit are not accepted')
   return form.response
+}
+
+/**
+ * What a holder proof bound to the whole request covers (OID4VP 1.0 Appendix B.2.6.1): its client
+ * id, nonce and response_uri, and for direct_post.jwt the SHA-256 JWK Thumbprint (RFC 7638) of the
+ * encryption key its client_metadata announced.
+ */
+async function oid4vpFacts(row: repo.Oid4vpRequestRow, nonce: string): Promise<Oid4vpFacts> {
+  type Announced = { jwks?: { keys?: jose.JWK[] } }
+  const payload = row.request_payload as { response_uri: string; client_metadata?: Announced }
+  const key = row.response_mode === 'direct_post.jwt' ? payload.client_metadata?.jwks?.keys?.[0] : undefined
+  const thumbprint = key ? Buffer.from(await jose.calculateJwkThumbprint(key, 'sha256'), 'base64url') : undefined
+  return {
+    clientId: row.client_id,
+    nonce,
+    responseUri: payload.response_uri,
+    ...(thumbprint ? { encryptionJwkThumbprint: new Uint8Array(thumbprint) } : {}),
+  }
 }
 
 /** One presentation of a vp_token, with the credential query it answers. */

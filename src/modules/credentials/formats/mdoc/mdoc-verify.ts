@@ -74,6 +74,7 @@ export async function verifyIssuerSigned(
   input: Uint8Array | string,
   options: MdocTrustOptions & { doctype?: string },
 ): Promise<MdocVerification> {
+  claimTag24()
   const decoded = decode(input, 'IssuerSigned', (bytes) => ({
     issuerSigned: IssuerSigned.decode(bytes),
     rawNamespaces: rawNamespacesOf(cborDecode(bytes)),
@@ -99,6 +100,7 @@ export async function verifyDeviceResponse(
   input: Uint8Array | string,
   options: MdocTrustOptions & { sessionTranscript: Uint8Array },
 ): Promise<MdocVerification> {
+  claimTag24()
   const unsigned = decode(input, 'DeviceResponse', (bytes) => documentsWithoutDeviceAuth(cborDecode(bytes)))
   if (isProblem(unsigned)) return { problems: [unsigned], documents: [] }
   if (unsigned.length > 0)

@@ -20,6 +20,7 @@ import { mdocPresets } from './mdoc-presets.js'
 import type { MdocDataType } from './mdoc-values.js'
 import { verifyIssuerSigned, type VerifiedMdocDocument } from './mdoc-verify.js'
 import { subjectCountry } from './mdoc-x509.js'
+import { mdocDcql } from './mdoc.dcql.js'
 import { mdocOid4vci } from './mdoc.oid4vci.js'
 
 export interface MdocFormatDeps {
@@ -51,6 +52,7 @@ export function mdocFormat(deps: MdocFormatDeps): IssuableFormat<typeof DOCUMENT
     id: MSO_MDOC,
     keyType: DOCUMENT_SIGNER,
     oid4vci: mdocOid4vci,
+    dcql: mdocDcql,
     schemaPresets: mdocPresets,
 
     recognizes: (item) => typeof item === 'string' && ISSUER_SIGNED_WIRE.test(item),
@@ -142,12 +144,12 @@ export function mdocFormat(deps: MdocFormatDeps): IssuableFormat<typeof DOCUMENT
 }
 
 /** The Token Status List entry of its MSO (draft-ietf-oauth-status-list §6.3); one without `status` is not revocable. */
-function statusOf(document: VerifiedMdocDocument, issuer: string, ctx: StatusContext): Promise<StatusState> {
+export function statusOf(document: VerifiedMdocDocument, issuer: string, ctx: StatusContext): Promise<StatusState> {
   if (!document.status) return Promise.resolve({ state: 'active' })
   return ctx.status.checkToken(document.status, issuer, ctx.statusMemo)
 }
 
-function readCredential(document: VerifiedMdocDocument, issuer: string, revoked: boolean): ReadCredential {
+export function readCredential(document: VerifiedMdocDocument, issuer: string, revoked: boolean): ReadCredential {
   // Elements are named without their namespace: a schema places all of its attributes in one.
   const attributes = Object.assign({}, ...Object.values(document.namespaces)) as Record<string, unknown>
   return {
