@@ -20,6 +20,7 @@ import { mdocPresets } from './mdoc-presets.js'
 import type { MdocDataType } from './mdoc-values.js'
 import { verifyIssuerSigned, type VerifiedMdocDocument } from './mdoc-verify.js'
 import { subjectCountry } from './mdoc-x509.js'
+import { mdocHolder } from './mdoc.holder.js'
 import { mdocOid4vci } from './mdoc.oid4vci.js'
 
 export interface MdocFormatDeps {
@@ -51,6 +52,7 @@ export function mdocFormat(deps: MdocFormatDeps): IssuableFormat<typeof DOCUMENT
     id: MSO_MDOC,
     keyType: DOCUMENT_SIGNER,
     oid4vci: mdocOid4vci,
+    holder: mdocHolder,
     schemaPresets: mdocPresets,
 
     recognizes: (item) => typeof item === 'string' && ISSUER_SIGNED_WIRE.test(item),
