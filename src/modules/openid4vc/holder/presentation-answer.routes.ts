@@ -194,8 +194,7 @@ export const presentationAnswerRoutes: FastifyPluginAsyncTypebox<{
       config: { rateLimit: 'resolve' },
       schema: {
         tags,
-        summary:
-          "Send the answer with the holder's signatures (one per query_id); the verifier's verdict is answered",
+        summary: "Send the answer with the holder's signatures (one per query_id); the verifier's verdict is answered",
         description:
           "Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 200 (the verifier's verdict) without sending the answer again; another body 422; while the first is in progress 409.",
         params: Type.Object({ did: Did, session_id: SessionId }),

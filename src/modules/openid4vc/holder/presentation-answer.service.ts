@@ -1,10 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { Jwk } from '@openid4vc/oauth2'
-import {
-  extractEncryptionJwkFromJwks,
-  Openid4vpClient,
-  type Openid4vpAuthorizationRequest,
-} from '@openid4vc/openid4vp'
+import { extractEncryptionJwkFromJwks, Openid4vpClient, type Openid4vpAuthorizationRequest } from '@openid4vc/openid4vp'
 import { DcqlQuery, type DcqlCredential } from 'dcql'
 import type { Clock } from '../../../adapters/clock.js'
 import { JWS_ALGORITHMS } from '../../../crypto/jws.js'

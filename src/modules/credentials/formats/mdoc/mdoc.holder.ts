@@ -3,6 +3,7 @@ import type { Jwk } from '@openid4vc/oauth2'
 import { IssuerSigned, cborDecode } from '@owf/mdoc'
 import * as jose from 'jose'
 import type { ClaimPath, CoseDraft, Disclosure, HolderFace, Oid4vpRequestContext } from '../holder-face.js'
+import { useMdocDataItems } from './mdoc-cbor-tags.js'
 import { MSO_MDOC } from './mdoc-ids.js'
 import { createDeviceResponse, type DisclosedElement } from './mdoc-device-response.js'
 import { issuerSignedItemOf, rawNamespacesOf } from './mdoc-raw.js'
@@ -29,6 +30,7 @@ function readIssuerSigned(item: string): {
   namespaces: Record<string, Record<string, unknown>>
   deviceKey: Jwk
 } {
+  useMdocDataItems()
   const bytes = new Uint8Array(Buffer.from(item, 'base64url'))
   const mso = IssuerSigned.decode(bytes).issuerAuth.mobileSecurityObject
   const namespaces: Record<string, Record<string, unknown>> = {}
@@ -59,8 +61,7 @@ function mdocDisclosure(item: string, paths: ClaimPath[]): Disclosure {
   const { namespaces } = readIssuerSigned(item)
   const elements = elementsAt(namespaces, paths)
   const disclosed: Record<string, Record<string, unknown>> = {}
-  for (const [namespace, element] of elements)
-    (disclosed[namespace] ??= {})[element] = namespaces[namespace]![element]
+  for (const [namespace, element] of elements) (disclosed[namespace] ??= {})[element] = namespaces[namespace]![element]
   return { claims: elements.map(([n, e]) => [n, e]), disclosed, subject_claims: elements.length }
 }
 

@@ -52,11 +52,7 @@ export async function sdJwtDisclosure(credential: string, paths: ClaimPath[]): P
  * Key Binding JWT (RFC 9901 §4.3) for the verifier's nonce and audience: @sd-jwt/sd-jwt-vc builds
  * it and computes `sd_hash`; its signing input is captured for the holder's key to sign.
  */
-export async function sdJwtDraft(
-  credential: string,
-  paths: ClaimPath[],
-  kb: HolderProofClaims,
-): Promise<JwsDraft> {
+export async function sdJwtDraft(credential: string, paths: ClaimPath[], kb: HolderProofClaims): Promise<JwsDraft> {
   const claims = (await new SDJwtVcInstance({ hasher: sha256Hasher }).getClaims(credential)) as { cnf?: { jwk?: Jwk } }
   const key = claims.cnf?.jwk
   if (!key) throw new Error('the credential is bound to no key (cnf.jwk)')
