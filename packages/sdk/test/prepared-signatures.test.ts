@@ -19,7 +19,7 @@ describe('completePrepared', () => {
     const key = createPublicKey({ key: k.publicJwk as never, format: 'jwk' })
     assert.ok(verify('sha256', bytes, { key, dsaEncoding: 'ieee-p1363' }, signature), 'signed over exactly the bytes')
     const other = Buffer.from(bytes)
-    other[0] ^= 1
+    other.writeUInt8(other.readUInt8(0) ^ 1, 0)
     assert.ok(!verify('sha256', other, { key, dsaEncoding: 'ieee-p1363' }, signature), 'not over other bytes')
   })
 
