@@ -3,7 +3,7 @@ import type { Jwk } from '@openid4vc/oauth2'
 import { IssuerSigned, cborDecode } from '@owf/mdoc'
 import * as jose from 'jose'
 import type { ClaimPath, CoseDraft, Disclosure, HolderFace, Oid4vpRequestContext } from '../holder-face.js'
-import { useMdocDataItems } from './mdoc-cbor-tags.js'
+import { claimTag24 } from './mdoc-cbor-tag.js'
 import { MSO_MDOC } from './mdoc-ids.js'
 import { createDeviceResponse, type DisclosedElement } from './mdoc-device-response.js'
 import { issuerSignedItemOf, rawNamespacesOf } from './mdoc-raw.js'
@@ -30,7 +30,7 @@ function readIssuerSigned(item: string): {
   namespaces: Record<string, Record<string, unknown>>
   deviceKey: Jwk
 } {
-  useMdocDataItems()
+  claimTag24()
   const bytes = new Uint8Array(Buffer.from(item, 'base64url'))
   const mso = IssuerSigned.decode(bytes).issuerAuth.mobileSecurityObject
   const namespaces: Record<string, Record<string, unknown>> = {}
