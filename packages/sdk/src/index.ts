@@ -11,7 +11,7 @@ export {
   type HolderKey,
   type HolderAlg,
 } from './keys.js'
-export { completeJws, signVpJwt, createKeyProof, signKbJwt } from './jws.js'
+export { completeJws, completePrepared, signVpJwt, createKeyProof, signKbJwt, type PreparedToSign } from './jws.js'
 export { acceptOffer, type AcceptOfferResult } from './flows/accept-offer.js'
 export { answerPresentationRequest, type AnswerResult } from './flows/answer-presentation-request.js'
 export {

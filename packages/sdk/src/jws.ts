@@ -18,6 +18,23 @@ export async function completeJws(k: HolderKey, signingInput: string): Promise<s
   return `${signingInput}.${base64url.encode(signature)}`
 }
 
+/** What the hosted wallet prepares for the holder to sign: a JWS signing input, or bytes for a COSE signature. */
+export type PreparedToSign = { signing_input: string } | { cose: { alg: string; to_be_signed: string } }
+
+/**
+ * The holder's answer to one prepared presentation: for a JWS, the completed compact JWS
+ * (completeJws); for `cose`, the raw signature over exactly `to_be_signed` (the COSE Sig_structure,
+ * RFC 9052 §4.4), base64url. ES256 is ECDSA P-256 with SHA-256, r||s as COSE carries it (RFC 9053
+ * §2.1), which is what WebCrypto returns.
+ */
+export async function completePrepared(k: HolderKey, toSign: PreparedToSign): Promise<string> {
+  if ('signing_input' in toSign) return completeJws(k, toSign.signing_input)
+  const { alg, to_be_signed: toBeSigned } = toSign.cose
+  if (alg !== 'ES256' || k.alg !== 'ES256')
+    throw new Error(`The prepared COSE signature asks for ${String(alg)}; this key signs ${k.alg}`)
+  return base64url.encode(await signBytes(k, base64url.decode(toBeSigned)))
+}
+
 /** The protected header of a JWS signing input (`BASE64URL(header).BASE64URL(payload)`, RFC 7515 §5.1). */
 export function signingInputHeader(signingInput: string): Record<string, unknown> {
   const parts = signingInput.split('.')

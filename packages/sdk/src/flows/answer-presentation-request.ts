@@ -1,5 +1,5 @@
 import type { ServiceClient } from '../client.js'
-import { completeJws } from '../jws.js'
+import { completePrepared } from '../jws.js'
 import type { HolderKey } from '../keys.js'
 import { holderDid } from './session.js'
 
@@ -28,7 +28,7 @@ export async function answerPresentationRequest(
     body: { authorization_request_uri: o.authorizationRequestUri },
   })
   const signatures: Record<string, string> = {}
-  for (const p of prepared!.presentations) signatures[p.query_id] = await completeJws(k, p.to_sign.signing_input)
+  for (const p of prepared!.presentations) signatures[p.query_id] = await completePrepared(k, p.to_sign)
   const { data } = await c.api.POST('/api/wallet/{did}/presentation-requests/answer/{session_id}', {
     params: { path: { did, session_id: prepared!.session_id } },
     body: { signatures },

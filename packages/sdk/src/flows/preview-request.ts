@@ -1,6 +1,6 @@
 import type { ServiceClient } from '../client.js'
 import type { paths } from '../generated/schema.js'
-import { completeJws } from '../jws.js'
+import { completePrepared } from '../jws.js'
 import type { HolderKey } from '../keys.js'
 import type { AnswerResult } from './answer-presentation-request.js'
 import { holderDid } from './session.js'
@@ -73,7 +73,7 @@ export async function resolveRequest(
     accept: () =>
       once(async () => {
         const signatures: Record<string, string> = {}
-        for (const p of prepared.presentations) signatures[p.query_id] = await completeJws(k, p.to_sign.signing_input)
+        for (const p of prepared.presentations) signatures[p.query_id] = await completePrepared(k, p.to_sign)
         const { data: answer } = await c.api.POST('/api/wallet/{did}/presentation-requests/answer/{session_id}', {
           params: { path: session },
           body: { signatures },

@@ -2131,7 +2131,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send the answer with the holder's signatures (one compact JWS per query_id); the verifier's verdict is answered
+         * Send the answer with the holder's signatures (one per query_id); the verifier's verdict is answered
          * @description Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 200 (the verifier's verdict) without sending the answer again; another body 422; while the first is in progress 409.
          */
         post: operations["postWalletPresentationRequestsAnswerBySessionId"];
@@ -14566,6 +14566,7 @@ export interface operations {
                             format: string;
                             issuer_did: string;
                             query_id: string;
+                            /** @description a JWS signing input (answer: the compact JWS), or bytes to sign for a COSE signature (answer: the raw signature, base64url) */
                             to_sign: {
                                 header: {
                                     [key: string]: unknown;
@@ -14574,6 +14575,13 @@ export interface operations {
                                     [key: string]: unknown;
                                 };
                                 signing_input: string;
+                            } | {
+                                cose: {
+                                    /** @enum {string} */
+                                    alg: "ES256";
+                                    /** @description base64url of the COSE Sig_structure (RFC 9052 §4.4) the holder key signs */
+                                    to_be_signed: string;
+                                };
                             };
                         }[];
                         /** @description why the verifier asks, when the request says so */
@@ -14683,7 +14691,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description query_id → the signed JWS (signing_input.signature) */
+                    /** @description query_id → the signed JWS (signing_input.signature), or for a `cose` to_sign the raw signature over to_be_signed, base64url */
                     signatures: {
                         [key: string]: string;
                     };

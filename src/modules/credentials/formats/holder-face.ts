@@ -23,11 +23,36 @@ export interface PreparedJws {
   signing_input: string
 }
 
-/** One presentation the holder finishes by signing `jws.signing_input`. */
-export interface PresentationDraft {
+/**
+ * Bytes the holder signs as they are, for a COSE signature (RFC 9052 §4.4): `to_be_signed` is the
+ * base64url of the Sig_structure, the signature is `alg`'s raw form (ES256: r||s, RFC 9053 §2.1).
+ */
+export interface PreparedCose {
+  alg: 'ES256'
+  to_be_signed: string
+}
+
+/** What the holder is asked to sign, as the prepared answer shows it: a JWS, or bytes for a COSE signature. */
+export type ToSign = PreparedJws | { cose: PreparedCose }
+
+/** One presentation the holder finishes by signing: a JWS signing input, or bytes for a COSE signature. */
+export type PresentationDraft = JwsDraft | CoseDraft
+
+/** A presentation whose holder proof is a JWS over `jws.signing_input`; the signed JWS comes back. */
+export interface JwsDraft {
   jws: PreparedJws
   /** How the signed JWS becomes the presentation: `sd-jwt`: appended as the KB-JWT; `vp-jwt`: it is the presentation. */
   assembly: { kind: 'sd-jwt'; prefix: string; key: Jwk } | { kind: 'vp-jwt' }
+}
+
+/** A presentation holding a signature over `cose.to_be_signed`; the raw signature comes back, base64url. */
+export interface CoseDraft {
+  cose: PreparedCose
+  /**
+   * `signature-in-bytes`: the presentation is base64url(prefix || signature || suffix), prefix and
+   * suffix base64url, the signature verified with `key` (the key the credential is bound to) first.
+   */
+  assembly: { kind: 'signature-in-bytes'; prefix: string; suffix: string; key: Jwk }
 }
 
 /** The verifier's nonce and audience a holder proof carries, and when it is made. */
@@ -37,8 +62,19 @@ export interface HolderProofClaims {
   iat: number
 }
 
+/** The OpenID4VP request a presentation answers, as a format binding its proof to the request reads it (OpenID4VP 1.0 §5). */
+export interface Oid4vpRequestContext {
+  /** The request's `client_id` parameter, prefix included. */
+  clientId: string
+  nonce: string
+  responseUri: string
+  /** direct_post.jwt: the verifier's key the response is encrypted to. */
+  encryptionJwk?: Jwk
+}
+
 export interface DraftContext {
   proof: HolderProofClaims
+  oid4vp: Oid4vpRequestContext
   /** The holder DID's key a presentation is signed with, for formats whose holder proof is signed by the DID (VP-JWT). */
   holderKey(): Promise<{ did: string; kid: string; alg: string }>
 }

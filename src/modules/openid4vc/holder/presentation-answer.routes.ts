@@ -96,7 +96,23 @@ export const presentationAnswerRoutes: FastifyPluginAsyncTypebox<{
                 disclosed: Type.Record(Type.String(), Type.Unknown(), {
                   description: 'those claims with their values, as the verifier reads them',
                 }),
-                to_sign: Type.Object({ header: JsonObject, payload: JsonObject, signing_input: Type.String() }),
+                to_sign: Type.Union(
+                  [
+                    Type.Object({ header: JsonObject, payload: JsonObject, signing_input: Type.String() }),
+                    Type.Object({
+                      cose: Type.Object({
+                        alg: Type.Literal('ES256'),
+                        to_be_signed: Type.String({
+                          description: 'base64url of the COSE Sig_structure (RFC 9052 §4.4) the holder key signs',
+                        }),
+                      }),
+                    }),
+                  ],
+                  {
+                    description:
+                      'a JWS signing input (answer: the compact JWS), or bytes to sign for a COSE signature (answer: the raw signature, base64url)',
+                  },
+                ),
               }),
             ),
             credential_sets: Type.Optional(
@@ -178,8 +194,7 @@ export const presentationAnswerRoutes: FastifyPluginAsyncTypebox<{
       config: { rateLimit: 'resolve' },
       schema: {
         tags,
-        summary:
-          "Send the answer with the holder's signatures (one compact JWS per query_id); the verifier's verdict is answered",
+        summary: "Send the answer with the holder's signatures (one per query_id); the verifier's verdict is answered",
         description:
           "Optional `Idempotency-Key` header (docs/idempotency.md): a retry with the same key and body answers the first 200 (the verifier's verdict) without sending the answer again; another body 422; while the first is in progress 409.",
         params: Type.Object({ did: Did, session_id: SessionId }),
@@ -188,7 +203,8 @@ export const presentationAnswerRoutes: FastifyPluginAsyncTypebox<{
           {
             signatures: Type.Record(Type.String({ maxLength: 200 }), Type.String({ minLength: 1, maxLength: 16_384 }), {
               maxProperties: 20,
-              description: 'query_id → the signed JWS (signing_input.signature)',
+              description:
+                'query_id → the signed JWS (signing_input.signature), or for a `cose` to_sign the raw signature over to_be_signed, base64url',
             }),
           },
           { additionalProperties: false },

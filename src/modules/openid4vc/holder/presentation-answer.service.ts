@@ -1,12 +1,19 @@
 import { randomBytes, randomUUID } from 'node:crypto'
-import { Openid4vpClient, type Openid4vpAuthorizationRequest } from '@openid4vc/openid4vp'
+import type { Jwk } from '@openid4vc/oauth2'
+import { extractEncryptionJwkFromJwks, Openid4vpClient, type Openid4vpAuthorizationRequest } from '@openid4vc/openid4vp'
 import { DcqlQuery, type DcqlCredential } from 'dcql'
 import type { Clock } from '../../../adapters/clock.js'
 import { JWS_ALGORITHMS } from '../../../crypto/jws.js'
 import type { Database } from '../../../db/database.js'
 import { ConflictError, NotFoundError, UnprocessableError, ValidationError } from '../../../errors.js'
 import type { FormatRegistry } from '../../credentials/formats/format-registry.js'
-import type { ClaimPath, Disclosure, HolderFace, HolderProofClaims } from '../../credentials/formats/holder-face.js'
+import type {
+  ClaimPath,
+  Disclosure,
+  HolderFace,
+  HolderProofClaims,
+  Oid4vpRequestContext,
+} from '../../credentials/formats/holder-face.js'
 import type { DidResolver } from '../../did/did-resolver.js'
 import { claimIn, withClaim, type ClaimKey } from '../../idempotency/idempotency.service.js'
 import { serviceCallbacks } from '../shared/oid4vc-callbacks.js'
@@ -14,8 +21,8 @@ import { recordActivity } from '../../wallet/wallet-activity.js'
 import type { WalletCredentialService } from '../../wallet/wallet-credentials.service.js'
 import { chooseQueries, type CredentialSetAnswer, type SetChoices } from './credential-set-choice.js'
 import { withClockSkew } from './clock-skew.js'
-import { checkHolderJws, holderSigningKey, type PreparedJws } from './prepared-jws.js'
-import { assemble, type PresentationDraft } from './presentation-drafts.js'
+import { holderSigningKey } from './prepared-jws.js'
+import { finishDraft, toSign, type PresentationDraft, type ToSign } from './presentation-drafts.js'
 import * as sessions from './protocol-sessions.repository.js'
 import { protocolStep } from './protocol-step.js'
 import * as guards from './request-guards.js'
@@ -43,7 +50,8 @@ export interface PreparedPresentation {
   claims: ClaimPath[]
   /** Those claims with their values, as the verifier reads them. */
   disclosed: Record<string, unknown>
-  to_sign: PreparedJws
+  /** A JWS signing input, or bytes for a COSE signature (`cose`), for the holder's key. */
+  to_sign: ToSign
 }
 
 /** Who asks, and how far the wallet could tell (OpenID4VP 1.0 §5.9.3): what the holder reads before deciding. */
@@ -96,6 +104,8 @@ interface SessionState {
   /** What the prepare step answered of each presentation besides its `to_sign` (the drafts' order). */
   shown: Array<Omit<PreparedPresentation, 'to_sign'>>
   sets?: CredentialSetAnswer[]
+  /** direct_post.jwt: the verifier key the response is encrypted to, chosen when the drafts were bound to it. */
+  encryptionJwk?: Jwk
 }
 
 type Candidate = {
@@ -184,11 +194,18 @@ export class PresentationAnswerService {
       nonce: request.nonce,
       iat: Math.floor(this.deps.clock.now().getTime() / 1000),
     }
+    const encryptionJwk = responseEncryptionKey(request)
+    const oid4vp: Oid4vpRequestContext = {
+      clientId: request.client_id ?? resolved.client.effective,
+      nonce: request.nonce,
+      responseUri: request.response_uri,
+      ...(encryptionJwk ? { encryptionJwk } : {}),
+    }
     const drafts: SessionState['drafts'] = []
     const shown: SessionState['shown'] = []
     for (const queryId of queries) {
       const { candidate, asked, disclosure } = best.get(queryId)!
-      const draft = await this.draft(holderDid, candidate, asked, kb)
+      const draft = await this.draft(holderDid, candidate, asked, kb, oid4vp)
       drafts.push({ queryId, credentialId: candidate.row.id, draft })
       shown.push({
         query_id: queryId,
@@ -212,6 +229,7 @@ export class PresentationAnswerService {
       drafts,
       shown,
       ...(query.credential_sets ? { sets } : {}),
+      ...(encryptionJwk ? { encryptionJwk } : {}),
     }
     await withClaim(this.deps.db, claim, id, (executor) =>
       sessions.insertSession(executor, {
@@ -257,15 +275,7 @@ export class PresentationAnswerService {
       const field = `signatures.${queryId}`
       if (signed === undefined)
         throw new ValidationError(`${field} is required: each prepared presentation is signed`, { details: { field } })
-      await checkHolderJws(
-        this.deps.resolver,
-        holderDid,
-        draft.jws,
-        signed,
-        field,
-        draft.assembly.kind === 'sd-jwt' ? draft.assembly.key : undefined,
-      )
-      vpToken[queryId] = [assemble(draft, signed)]
+      vpToken[queryId] = [await finishDraft(this.deps.resolver, holderDid, draft, signed, field)]
     }
     const extra = Object.keys(input.signatures).filter((id) => !state.drafts.some((d) => d.queryId === id))
     if (extra.length)
@@ -291,7 +301,10 @@ export class PresentationAnswerService {
         ...(state.request.response_mode === 'direct_post.jwt'
           ? {
               jarm: {
-                encryption: { nonce: randomBytes(16).toString('base64url') },
+                encryption: {
+                  nonce: randomBytes(16).toString('base64url'),
+                  ...(state.encryptionJwk ? { jwk: state.encryptionJwk } : {}),
+                },
                 serverMetadata: JARM_SERVER_METADATA,
               },
             }
@@ -466,9 +479,11 @@ export class PresentationAnswerService {
     chosen: Candidate,
     claims: ClaimPath[],
     proof: HolderProofClaims,
+    oid4vp: Oid4vpRequestContext,
   ): Promise<PresentationDraft> {
     return chosen.holder.draft(chosen.row.jwt, claims, {
       proof,
+      oid4vp,
       holderKey: async () => {
         const key = await holderSigningKey(this.deps.resolver, holderDid, JWS_ALGORITHMS)
         if (!key)
@@ -492,7 +507,7 @@ export class PresentationAnswerService {
 }
 
 function preparedAnswer(id: string, state: SessionState, expiresAt: Date): PreparedAnswer {
-  const presentations = state.drafts.map(({ draft }, i) => ({ ...state.shown[i]!, to_sign: draft.jws }))
+  const presentations = state.drafts.map(({ draft }, i) => ({ ...state.shown[i]!, to_sign: toSign(draft) }))
   return {
     session_id: id,
     verifier: state.verifier,
@@ -569,6 +584,20 @@ function purposeOf(request: Openid4vpAuthorizationRequest, query: DcqlQuery): st
     .map((set) => (set as { purpose?: unknown }).purpose)
     .filter((p): p is string => typeof p === 'string' && p.length > 0)
   return ofSets.length > 0 ? [...new Set(ofSets)].join('; ') : null
+}
+
+/**
+ * direct_post.jwt: the verifier key from the request's client_metadata.jwks the response will be
+ * encrypted to, picked as the library picks it (OpenID4VP 1.0 §8.3), so that a holder proof bound
+ * to it (an mdoc's SessionTranscript, Appendix B.2.6.1) names the key the response then uses.
+ */
+function responseEncryptionKey(request: Openid4vpAuthorizationRequest): Jwk | undefined {
+  if (request.response_mode !== 'direct_post.jwt') return undefined
+  const jwks = request.client_metadata?.jwks
+  if (!jwks?.keys?.length) return undefined
+  return extractEncryptionJwkFromJwks(jwks as { keys: Jwk[] }, {
+    supportedAlgValues: JARM_SERVER_METADATA.authorization_encryption_alg_values_supported,
+  })
 }
 
 function parseQuery(raw: unknown): DcqlQuery {

@@ -8,7 +8,7 @@ import {
   type Disclosure,
   type HolderFace,
   type HolderProofClaims,
-  type PresentationDraft,
+  type JwsDraft,
 } from '../holder-face.js'
 import { JWT_VC_JSON } from './jwt-vc-json-id.js'
 
@@ -52,7 +52,7 @@ export function vpJwtDraft(
   credential: string,
   holder: { did: string; kid: string; alg: string },
   vp: HolderProofClaims,
-): PresentationDraft {
+): JwsDraft {
   const header = { alg: holder.alg, typ: 'JWT', kid: holder.kid }
   const payload = {
     iss: holder.did,

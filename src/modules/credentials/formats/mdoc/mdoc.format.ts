@@ -21,6 +21,7 @@ import type { MdocDataType } from './mdoc-values.js'
 import { verifyIssuerSigned, type VerifiedMdocDocument } from './mdoc-verify.js'
 import { subjectCountry } from './mdoc-x509.js'
 import { mdocDcql } from './mdoc.dcql.js'
+import { mdocHolder } from './mdoc.holder.js'
 import { mdocOid4vci } from './mdoc.oid4vci.js'
 
 export interface MdocFormatDeps {
@@ -53,6 +54,7 @@ export function mdocFormat(deps: MdocFormatDeps): IssuableFormat<typeof DOCUMENT
     keyType: DOCUMENT_SIGNER,
     oid4vci: mdocOid4vci,
     dcql: mdocDcql,
+    holder: mdocHolder,
     schemaPresets: mdocPresets,
 
     recognizes: (item) => typeof item === 'string' && ISSUER_SIGNED_WIRE.test(item),

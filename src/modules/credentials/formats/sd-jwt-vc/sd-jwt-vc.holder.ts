@@ -6,7 +6,7 @@ import {
   type Disclosure,
   type HolderFace,
   type HolderProofClaims,
-  type PresentationDraft,
+  type JwsDraft,
 } from '../holder-face.js'
 import { sha256Hasher } from './sd-jwt-crypto.js'
 import { RESERVED_CLAIMS, SD_JWT_VC } from './sd-jwt-vc-claims.js'
@@ -52,11 +52,7 @@ export async function sdJwtDisclosure(credential: string, paths: ClaimPath[]): P
  * Key Binding JWT (RFC 9901 §4.3) for the verifier's nonce and audience: @sd-jwt/sd-jwt-vc builds
  * it and computes `sd_hash`; its signing input is captured for the holder's key to sign.
  */
-export async function sdJwtDraft(
-  credential: string,
-  paths: ClaimPath[],
-  kb: HolderProofClaims,
-): Promise<PresentationDraft> {
+export async function sdJwtDraft(credential: string, paths: ClaimPath[], kb: HolderProofClaims): Promise<JwsDraft> {
   const claims = (await new SDJwtVcInstance({ hasher: sha256Hasher }).getClaims(credential)) as { cnf?: { jwk?: Jwk } }
   const key = claims.cnf?.jwk
   if (!key) throw new Error('the credential is bound to no key (cnf.jwk)')
