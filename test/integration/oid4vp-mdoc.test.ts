@@ -360,9 +360,9 @@ describe(`an mDL presented over OpenID4VP 1.0 (Appendix B.2) to the service's ve
   })
 
   // Skipped: still accepted on the ManualClock (which of the two cases, and why, not yet found): see the report.
-  it.skip('refuses an expired mDL, and one not yet valid (the service clock moved)', async () => {
+  it('refuses an expired mDL, and one not yet valid (the service clock moved)', async () => {
     const short = Buffer.from(
-      (await issue({ expires_at: new Date(clock.now().getTime() + MINUTE).toISOString() })).jwt,
+      (await issue({ expiration_date: new Date(clock.now().getTime() + MINUTE).toISOString() })).jwt,
       'base64url',
     )
     clock.advance(20 * MINUTE)
