@@ -18,31 +18,14 @@ import { HttpsFront } from '../helpers/https-front.js'
 import { callAs, IssuerActor } from '../helpers/issuer-setup.js'
 import { OutsideVerifier } from '../helpers/outside-verifier.js'
 import { createTestApp, type TestApp } from '../helpers/test-app.js'
+import { MDL_DOCTYPE as MDL, MDL_NAMESPACE as NS, sampleLicence as licence } from '../helpers/mdl-sample.js'
 
 // JSON from the wire, read at named fields.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>
 
-const MDL = 'org.iso.18013.5.1.mDL'
-const NS = 'org.iso.18013.5.1'
 const HOLDER_DID = 'did:web:holder.test'
 const cbor = new Decoder({ mapsAsObjects: false })
-
-const licence = {
-  family_name: 'Mustermann',
-  given_name: 'Erika',
-  birth_date: '1990-08-12',
-  issue_date: '2026-01-01',
-  expiry_date: '2036-01-01',
-  issuing_country: 'DE',
-  issuing_authority: 'Kraftfahrt-Bundesamt',
-  document_number: 'DE-0001',
-  portrait: 'data:image/jpeg;base64,/9j/4AAQSkZJRgABAQ==',
-  driving_privileges: [{ vehicle_category_code: 'B', issue_date: '2008-05-01', expiry_date: '2036-01-01' }],
-  un_distinguishing_sign: 'D',
-  age_over_18: true,
-  age_over_21: true,
-}
 
 const AGE_QUERY = {
   credentials: [

@@ -19,50 +19,18 @@ import { callAs, IssuerActor } from '../helpers/issuer-setup.js'
 import { generateWalletKey, type WalletKey } from '../helpers/oid4vc-wallet/wallet-keys.js'
 import { createTestApp, type TestApp } from '../helpers/test-app.js'
 import { TEST_ENGINE } from '../helpers/test-database.js'
+import {
+  asMdoc,
+  MDL_DOCTYPE as MDL,
+  MDL_NAMESPACE as NAMESPACE,
+  sampleLicence as licence,
+} from '../helpers/mdl-sample.js'
 
 // Decoded JSON from the wire, read field by field in assertions.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>
 
-const MDL = 'org.iso.18013.5.1.mDL'
-const NAMESPACE = 'org.iso.18013.5.1'
 const cbor = new Decoder({ mapsAsObjects: false })
-
-const licence = {
-  family_name: 'Mustermann',
-  given_name: 'Erika',
-  birth_date: '1990-08-12',
-  issue_date: '2026-01-01',
-  expiry_date: '2036-01-01',
-  issuing_country: 'DE',
-  issuing_authority: 'Kraftfahrt-Bundesamt',
-  document_number: 'DE-0001',
-  portrait: 'data:image/jpeg;base64,/9j/4AAQSkZJRgABAQ==',
-  driving_privileges: [{ vehicle_category_code: 'B', issue_date: '2008-05-01', expiry_date: '2036-01-01' }],
-  un_distinguishing_sign: 'D',
-  age_over_18: true,
-  age_over_21: true,
-}
-
-/** Our IssuerSigned inside a DeviceResponse without device signature: what @auth0/mdl's DeviceResponse.from reads. */
-function asMdoc(issuerSignedBase64url: string): Buffer {
-  const issuerSigned = cbor.decode(Buffer.from(issuerSignedBase64url, 'base64url'))
-  return encode(
-    new Map<string, unknown>([
-      ['version', '1.0'],
-      [
-        'documents',
-        [
-          new Map<string, unknown>([
-            ['docType', MDL],
-            ['issuerSigned', issuerSigned],
-          ]),
-        ],
-      ],
-      ['status', 0],
-    ]),
-  )
-}
 
 describe(`an mDL through the spec's issue route, verified by @auth0/mdl (${TEST_ENGINE})`, () => {
   let t: TestApp
@@ -144,7 +112,7 @@ describe(`an mDL through the spec's issue route, verified by @auth0/mdl (${TEST_
     assert.ok(iaca, 'an IACA root is listed')
 
     const transcript = encode(['test-transcript', 'nonce-1'])
-    const presented = await DeviceResponse.from(asMdoc(credential.jwt))
+    const presented = await DeviceResponse.from(asMdoc(Buffer.from(credential.jwt, 'base64url')))
       .usingPresentationDefinition({
         id: 'age',
         input_descriptors: [

@@ -19,47 +19,19 @@ import { IssuanceWallet } from '../helpers/oid4vc-wallet/issuance-wallet.js'
 import type { WalletKey } from '../helpers/oid4vc-wallet/wallet-keys.js'
 import type { Json } from '../helpers/oid4vci-checks.js'
 import type { TestApp } from '../helpers/test-app.js'
+import {
+  asMdoc,
+  MDL_DOCTYPE as MDL,
+  MDL_NAMESPACE as NAMESPACE,
+  sampleLicence as licence,
+} from '../helpers/mdl-sample.js'
 
-const MDL = 'org.iso.18013.5.1.mDL'
-const NAMESPACE = 'org.iso.18013.5.1'
 const cbor = new Decoder({ mapsAsObjects: false })
-
-const licence = {
-  family_name: 'Mustermann',
-  given_name: 'Erika',
-  birth_date: '1990-08-12',
-  issue_date: '2026-01-01',
-  expiry_date: '2036-01-01',
-  issuing_country: 'DE',
-  issuing_authority: 'Kraftfahrt-Bundesamt',
-  document_number: 'DE-0001',
-  portrait: 'data:image/jpeg;base64,/9j/4AAQSkZJRgABAQ==',
-  driving_privileges: [{ vehicle_category_code: 'B', issue_date: '2008-05-01', expiry_date: '2036-01-01' }],
-  un_distinguishing_sign: 'D',
-  age_over_18: true,
-  age_over_21: true,
-}
-
-/** Our IssuerSigned inside a DeviceResponse without device signature: what @auth0/mdl's DeviceResponse.from reads. */
-function asMdoc(issuerSignedBase64url: string): Buffer {
-  const issuerSigned = cbor.decode(Buffer.from(issuerSignedBase64url, 'base64url'))
-  const document = new Map<string, unknown>([
-    ['docType', MDL],
-    ['issuerSigned', issuerSigned],
-  ])
-  return encode(
-    new Map<string, unknown>([
-      ['version', '1.0'],
-      ['documents', [document]],
-      ['status', 0],
-    ]),
-  )
-}
 
 /** @auth0/mdl's DeviceResponse of `elements`, device-signed with `key`, verified trusting only `iacaPem`. */
 async function presentAndVerify(issuerSigned: string, key: WalletKey, iacaPem: string, elements: string[]) {
   const transcript = Buffer.from(encode(['oid4vci-mdoc-test', 'nonce-1']))
-  const presented = await DeviceResponse.from(asMdoc(issuerSigned))
+  const presented = await DeviceResponse.from(asMdoc(Buffer.from(issuerSigned, 'base64url')))
     .usingPresentationDefinition({
       id: 'mdl',
       input_descriptors: [

@@ -22,34 +22,22 @@ import { auth0Wallet } from '../helpers/mdoc-wallet/auth0-wallet.js'
 import { generateWalletKey, type WalletKey } from '../helpers/oid4vc-wallet/wallet-keys.js'
 import { createTestApp, ManualClock, type TestApp } from '../helpers/test-app.js'
 import { TEST_ENGINE } from '../helpers/test-database.js'
+import {
+  asMdoc,
+  MDL_DOCTYPE as MDL,
+  MDL_NAMESPACE as NAMESPACE,
+  sampleLicence as licence,
+} from '../helpers/mdl-sample.js'
 
 // Decoded JSON from the wire, read field by field in assertions.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>
 
-const MDL = 'org.iso.18013.5.1.mDL'
-const NAMESPACE = 'org.iso.18013.5.1'
 const OTHER = 'org.example.membership.1'
 const DAY = 86_400_000
 const MINUTE = 60_000
 const ASKED = ['given_name', 'age_over_18']
 const cbor = new Decoder({ mapsAsObjects: false })
-
-const licence = {
-  family_name: 'Mustermann',
-  given_name: 'Erika',
-  birth_date: '1990-08-12',
-  issue_date: '2026-01-01',
-  expiry_date: '2036-01-01',
-  issuing_country: 'DE',
-  issuing_authority: 'Kraftfahrt-Bundesamt',
-  document_number: 'DE-0001',
-  portrait: 'data:image/jpeg;base64,/9j/4AAQSkZJRgABAQ==',
-  driving_privileges: [{ vehicle_category_code: 'B', issue_date: '2008-05-01', expiry_date: '2036-01-01' }],
-  un_distinguishing_sign: 'D',
-  age_over_18: true,
-  age_over_21: true,
-}
 
 /** The facts of a request a transcript is made of, any of which a test may replace. */
 interface Handover {
@@ -68,24 +56,6 @@ function sessionTranscriptBytes(h: Handover): Buffer {
   const transcript = encode([null, null, ['OpenID4VPHandover', createHash('sha256').update(info).digest()]])
   // Tag 24 (0xd818) over the bstr holding the transcript.
   return Buffer.concat([Buffer.from('d818', 'hex'), encode(transcript)])
-}
-
-/** An IssuerSigned (base64url) inside a DeviceResponse without device signature: what @auth0/mdl's DeviceResponse.from reads. */
-function asMdoc(issuerSigned: Buffer, doctype: string): Buffer {
-  // The IssuerSigned spliced in as it is: {version, documents: [{docType, issuerSigned}], status}.
-  return Buffer.concat([
-    Buffer.from([0xa3]),
-    encode('version'),
-    encode('1.0'),
-    encode('documents'),
-    Buffer.from([0x81, 0xa2]),
-    encode('docType'),
-    encode(doctype),
-    encode('issuerSigned'),
-    issuerSigned,
-    encode('status'),
-    encode(0),
-  ])
 }
 
 /** The request object a wallet fetches from request_uri. */

@@ -79,8 +79,10 @@ describe(`the verifier's view of a request is one snapshot (${TEST_ENGINE})`, ()
       decline = callAs(t.app, 'POST', `/api/wallet/presentation-requests/${requestId}/reject`, holder.token, {
         reason: 'Not now',
       })
-      // Long enough for the decline to commit when nothing holds it back.
-      await sleep(400)
+      // Until the decline has committed, when nothing holds it back (PostgreSQL; the two reads
+      // unguarded). PGlite runs one transaction at a time, so there a guarded view holds the
+      // decline back: the wait then ends after its bound and the view reads before the decline.
+      await Promise.race([decline, sleep(2_000)])
     }
     const view = await callAs(t.app, 'GET', `/api/verifier/requests/${requestId}`, verifier.token)
     assert.equal(view.statusCode, 200, view.body)

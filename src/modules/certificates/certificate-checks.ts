@@ -30,10 +30,14 @@ export function readCertificate(pem: string, field: string): CheckedCertificate 
   return { cert, pem: cert.toString(), notBefore: parsed.notBefore, notAfter: parsed.notAfter }
 }
 
+/** The PEM label of an unencrypted PKCS#8 private key (RFC 7468 §10). */
+const PKCS8_LABEL = 'PRIVATE KEY'
+const PKCS8_PEM = new RegExp(`^\\s*-----BEGIN ${PKCS8_LABEL}-----`)
+
 /** A PKCS#8 PEM private key (RFC 5208), which must be P-256 (Annex B: ECDSA with P-256 here). */
 export function readPrivateKey(pem: string, field: string): KeyObject {
-  if (!/^\s*-----BEGIN PRIVATE KEY-----/.test(pem))
-    throw new ValidationError(`${field} must be a PKCS#8 PEM private key (BEGIN PRIVATE KEY)`)
+  if (!PKCS8_PEM.test(pem))
+    throw new ValidationError(`${field} must be a PKCS#8 PEM private key (RFC 7468 label "${PKCS8_LABEL}")`)
   let key: KeyObject
   try {
     key = createPrivateKey({ key: pem, format: 'pem' })

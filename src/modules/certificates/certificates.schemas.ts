@@ -17,7 +17,7 @@ export const CertificateAnswer = Type.Object({ success: Type.Boolean(), certific
 export const ImportBody = Type.Object(
   {
     certificate_pem: Pem('The Document Signer certificate (ISO/IEC 18013-5 Annex B.1.4), PEM'),
-    private_key_pem: Pem('Its P-256 private key, PKCS#8 PEM (BEGIN PRIVATE KEY)'),
+    private_key_pem: Pem('Its P-256 private key, unencrypted PKCS#8 PEM (RFC 7468 §10)'),
     iaca_pem: Pem('The certificate of the IACA that issued it, PEM'),
   },
   { additionalProperties: false },

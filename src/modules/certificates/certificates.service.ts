@@ -62,6 +62,7 @@ export interface CertificatesDeps {
 export class CertificateService implements DocumentSigners {
   /** Document Signers opened recently, by issuer and the subject they were made for (a new country misses). */
   private readonly signers = new Map<string, { at: number; signer: Promise<DocumentSigner> }>()
+  private readonly ders = new Map<string, Uint8Array>()
 
   constructor(private readonly deps: CertificatesDeps) {}
 
@@ -92,6 +93,17 @@ export class CertificateService implements DocumentSigners {
     return signer
   }
 
+  /** A stored certificate's DER, parsed once: every mdoc verification asks for the roots. */
+  private derOf(pem: string): Uint8Array {
+    let der = this.ders.get(pem)
+    if (!der) {
+      if (this.ders.size > SIGNER_CACHE_MAX) this.ders.clear()
+      der = new Uint8Array(new NodeCertificate(pem).raw)
+      this.ders.set(pem, der)
+    }
+    return der
+  }
+
   /** Forgets the Document Signers opened for an issuer: its chain changed here. */
   forget(issuerDid: string): void {
     for (const key of this.signers.keys()) if (key.startsWith(`${issuerDid} `)) this.signers.delete(key)
@@ -111,7 +123,7 @@ export class CertificateService implements DocumentSigners {
   async hostedRoots(): Promise<Uint8Array[]> {
     const now = this.deps.clock.now()
     const rows = await repo.iacaRoots(this.deps.db)
-    return rows.filter((r) => r.not_after > now).map((r) => new Uint8Array(new NodeCertificate(r.pem).raw))
+    return rows.filter((r) => r.not_after > now).map((r) => this.derOf(r.pem))
   }
 
   /** The issuer hosted here whose certificate (a Document Signer, DER) this is; undefined for another's. */

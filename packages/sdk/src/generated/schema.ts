@@ -7339,7 +7339,7 @@ export interface operations {
                     certificate_pem: string;
                     /** @description The certificate of the IACA that issued it, PEM */
                     iaca_pem: string;
-                    /** @description Its P-256 private key, PKCS#8 PEM (BEGIN PRIVATE KEY) */
+                    /** @description Its P-256 private key, unencrypted PKCS#8 PEM (RFC 7468 §10) */
                     private_key_pem: string;
                 };
             };
