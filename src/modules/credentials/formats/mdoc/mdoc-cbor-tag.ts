@@ -7,14 +7,12 @@ import { addExtension } from 'cbor-x'
  * per tag for the whole process, and other mdoc and COSE libraries (@owf/cose, loaded by the
  * status list's CWT form; @animo-id/mdoc) register their own for tag 24: the last one loaded
  * would otherwise decode for @owf/mdoc, whose structures then refuse what they read ("Expected
- * DataItem"). The same extension @owf/mdoc registers on load; encoding is unaffected (cbor-x
+ * DataItem"). The same decoder @owf/mdoc registers on load; encoding is unaffected (cbor-x
  * encodes each class by its own extension).
  */
 export function claimTag24(): void {
-  addExtension({
-    Class: DataItem,
-    tag: 24,
-    encode: (instance: DataItem, encode: (value: unknown) => Uint8Array) => encode(instance.buffer),
-    decode: (buffer: Uint8Array) => DataItem.fromBuffer(buffer),
-  })
+  // The decoder only: with a `Class`, cbor-x would also prepend another encoder entry on every call.
+  // Its typings ask for `Class` and `encode`, but addExtension registers a decoder without them.
+  const decoderOnly = { tag: 24, decode: (buffer: Uint8Array) => DataItem.fromBuffer(buffer) }
+  addExtension(decoderOnly as unknown as Parameters<typeof addExtension>[0])
 }
