@@ -44,3 +44,16 @@ export function p256PrivateKeyObject(privateKey: Uint8Array, publicKey: Uint8Arr
     format: 'jwk',
   })
 }
+
+/** Whether a JWK's x and y are a point of P-256 (SEC 1 §3.2.2.1, checked by noble): node:crypto imports any coordinates. */
+export function isP256Point(jwk: { x: string; y: string }): boolean {
+  try {
+    const x = Buffer.from(jwk.x, 'base64url')
+    const y = Buffer.from(jwk.y, 'base64url')
+    if (x.length !== 32 || y.length !== 32) return false
+    p256.Point.fromBytes(Buffer.concat([Uint8Array.of(4), x, y])).assertValidity()
+    return true
+  } catch {
+    return false
+  }
+}

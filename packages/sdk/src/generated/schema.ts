@@ -14083,6 +14083,16 @@ export interface operations {
                     credential_configuration_id?: string;
                     /** @description the issuer the holder saw in the preview (POST …/offers/preview): an offer that now names another is refused (409) */
                     credential_issuer?: string;
+                    /** @description the public key (JWK) of a P-256 key the holder keeps: the credential is bound to it instead of the holder's DID, and the holder signs the proof with it. An mdoc is always bound to a P-256 device key (ISO/IEC 18013-5 §9.1.2.4) */
+                    device_key?: {
+                        /** @enum {string} */
+                        crv: "P-256";
+                        d?: unknown;
+                        /** @enum {string} */
+                        kty: "EC";
+                        x: string;
+                        y: string;
+                    };
                     /** @description openid-credential-offer://?credential_offer_uri=… or ?credential_offer=… */
                     offer_uri: string;
                     /** @description the transaction code the issuer gave the holder apart from the offer */

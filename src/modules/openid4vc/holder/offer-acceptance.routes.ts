@@ -14,6 +14,22 @@ const SessionId = Type.String({
   description: 'the session_id the prepare step answered',
 })
 const JsonObject = Type.Record(Type.String(), Type.Unknown())
+/** A public JWK (RFC 7517) of a P-256 key: ES256 is the one algorithm every issuer of a HAIP format accepts. */
+const DeviceKey = Type.Object(
+  {
+    kty: Type.Literal('EC'),
+    crv: Type.Literal('P-256'),
+    x: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' }),
+    y: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' }),
+    // A private key (RFC 7518 §6.2.2.1 `d`) is refused rather than silently dropped: it never belongs here.
+    d: Type.Optional(Type.Never()),
+  },
+  {
+    additionalProperties: false,
+    description:
+      "the public key (JWK) of a P-256 key the holder keeps: the credential is bound to it instead of the holder's DID, and the holder signs the proof with it. An mdoc is always bound to a P-256 device key (ISO/IEC 18013-5 §9.1.2.4)",
+  },
+)
 
 export const offerAcceptanceRoutes: FastifyPluginAsyncTypebox<{
   acceptance: OfferAcceptanceService
@@ -58,6 +74,7 @@ export const offerAcceptanceRoutes: FastifyPluginAsyncTypebox<{
             credential_configuration_id: Type.Optional(
               Type.String({ minLength: 1, maxLength: 200, description: 'one of the offer’s; default its first' }),
             ),
+            device_key: Type.Optional(DeviceKey),
           },
           { additionalProperties: false },
         ),

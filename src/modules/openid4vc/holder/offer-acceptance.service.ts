@@ -4,6 +4,7 @@ import { Openid4vciClient, type CredentialOfferObject, type IssuerMetadataResult
 import * as jose from 'jose'
 import type { Clock } from '../../../adapters/clock.js'
 import { JWS_ALGORITHMS } from '../../../crypto/jws.js'
+import { isP256Point } from '../../../crypto/p256.js'
 import type { SecretBox } from '../../../crypto/secret-box.js'
 import type { Database } from '../../../db/database.js'
 import { ConflictError, NotFoundError, UnprocessableError, ValidationError } from '../../../errors.js'
@@ -28,6 +29,8 @@ export interface AcceptInput {
   credential_configuration_id?: string
   /** The issuer the holder approved in the preview: an offer by reference is fetched again, and may answer otherwise. */
   credential_issuer?: string
+  /** A P-256 public key the holder keeps, to bind the credential to instead of its DID. */
+  device_key?: { kty: 'EC'; crv: 'P-256'; x: string; y: string }
 }
 
 /** What the holder signs to finish accepting an offer: the OpenID4VCI key proof (§F.1), prepared. */
@@ -121,10 +124,14 @@ export class OfferAcceptanceService {
       })
 
     const algs = proofAlgs(configuration)
-    const key = await holderSigningKey(this.deps.resolver, holderDid, algs)
+    const binding = configuration.cryptographic_binding_methods_supported ?? []
+    const key = input.device_key
+      ? deviceKeySigner(input.device_key, algs, binding)
+      : await holderSigningKey(this.deps.resolver, holderDid, algs)
     if (!key)
       throw new UnprocessableError(
-        `The holder's DID has no authentication key for ${algs.join(' or ')}, which the issuer accepts for key proofs`,
+        `The holder's DID has no authentication key for ${algs.join(' or ')}, which the issuer accepts for key proofs: give a device_key`,
+        { details: { field: 'device_key' } },
       )
 
     const dpopAlgs = metadata.authorizationServers[0]?.dpop_signing_alg_values_supported
@@ -144,10 +151,10 @@ export class OfferAcceptanceService {
           .c_nonce
       : (token.accessTokenResponse.c_nonce as string | undefined)
 
-    // The issuer binds the credential to the DID when it accepts DIDs, else to the bare key.
-    const binding = configuration.cryptographic_binding_methods_supported ?? []
+    // The issuer binds the credential to the DID when it accepts DIDs, else to the bare key; a device key is always bare.
     const byDid =
-      binding.length === 0 || binding.some((m) => m === 'did' || m.startsWith(`did:${holderDid.split(':')[1]}`))
+      !input.device_key &&
+      (binding.length === 0 || binding.some((m) => m === 'did' || m.startsWith(`did:${holderDid.split(':')[1]}`)))
     const capture = capturingSigner()
     const capturingClient = new Openid4vciClient({
       callbacks: { ...this.callbacks(dpopPrivate), signJwt: capture.signJwt },
@@ -375,6 +382,29 @@ function prepared(id: string, state: SessionState, expiresAt: Date): PreparedAcc
     proof: state.proof,
     expires_at: expiresAt,
   }
+}
+
+/**
+ * The holder's device key as the proof's signer (OID4VCI 1.0 §F.1: `jwk` in the proof header): only
+ * where the issuer takes ES256 proofs and binds to bare keys (`jwk`, or `cose_key` for an mdoc).
+ */
+function deviceKeySigner(
+  jwk: NonNullable<AcceptInput['device_key']>,
+  algs: readonly string[],
+  binding: readonly string[],
+): { kid: string; alg: string; jwk: Jwk } {
+  if (!algs.includes('ES256'))
+    throw new UnprocessableError(`device_key is a P-256 key, and the issuer takes proofs signed ${algs.join(' or ')}`, {
+      details: { field: 'device_key' },
+    })
+  if (binding.length > 0 && !binding.some((m) => m === 'jwk' || m === 'cose_key'))
+    throw new UnprocessableError(
+      `The issuer binds this credential to DIDs only (${binding.join(', ')}), not to a device_key`,
+      { details: { field: 'device_key' } },
+    )
+  if (!isP256Point(jwk))
+    throw new ValidationError('device_key is not a point of P-256', { details: { field: 'device_key' } })
+  return { kid: '', alg: 'ES256', jwk: { ...jwk } as Jwk }
 }
 
 function proofAlgs(configuration: {
