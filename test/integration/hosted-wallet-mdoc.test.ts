@@ -160,6 +160,9 @@ describe('the hosted wallet with mDLs (mso_mdoc)', () => {
     const kept = done.json().credentials[0] as Json
     assert.equal(kept.credential_type, MDL)
     assert.equal(kept.credential_data.family_name, 'Mustermann')
+    // full-dates read back as written (RFC 8943), at the top and inside driving_privileges.
+    assert.equal(kept.credential_data.birth_date, '1990-08-12')
+    assert.equal(kept.credential_data.driving_privileges[0].issue_date, '2008-05-01')
     // The MSO's deviceKeyInfo holds the device key's coordinates (ISO/IEC 18013-5 §9.1.2.4).
     const mso = Buffer.from(kept.jwt, 'base64url')
     assert.ok(mso.includes(Buffer.from(String(deviceKey.publicJwk.x), 'base64url')))

@@ -5,6 +5,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { Value } from '@sinclair/typebox/value'
+import { DateOnly as AnimoDateOnly } from '@animo-id/mdoc'
 import { DataItem, DateOnly, cborDecode, cborEncode } from '@owf/mdoc'
 import { ValidationError } from '../../src/errors.js'
 import { SchemaBody } from '../../src/modules/issuer/issuer.schemas.js'
@@ -17,6 +18,11 @@ describe('mdoc element values', () => {
     assert.ok(v instanceof DateOnly)
     const decoded = cborDecode(cborEncode(v))
     assert.equal(fromElementValue(decoded), '1990-02-28')
+    // Another mdoc library's class for the same tag (the one loaded last decodes it) reads the same.
+    assert.equal(fromElementValue(new AnimoDateOnly('1990-02-28')), '1990-02-28')
+    assert.deepEqual(fromElementValue([{ issue_date: new AnimoDateOnly('2008-05-01') }]), [
+      { issue_date: '2008-05-01' },
+    ])
     for (const bad of ['1990-2-28', '1990-13-01', '28-02-1990', 19900228, '1990-02-28T00:00:00Z'])
       assert.throws(() => toElementValue('birth_date', bad, 'date'), ValidationError)
   })

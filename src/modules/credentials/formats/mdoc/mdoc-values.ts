@@ -77,12 +77,19 @@ export function toElementValue(element: string, value: unknown, dataType?: MdocD
 }
 
 /**
+ * A full-date (RFC 8943 tag 1004) as whichever mdoc library decoded it: each registers its own
+ * DateOnly class for the tag with cbor-x, and the one loaded last decodes.
+ */
+const isFullDate = (value: unknown): value is { toISOString(): string } =>
+  value instanceof DateOnly || /^\[object _?DateOnly\]$/.test(Object.prototype.toString.call(value))
+
+/**
  * A CBOR data element value as JSON, for display and verification results: full-date →
  * 'YYYY-MM-DD', tdate → ISO 8601 string, bstr → base64url, maps → objects, bigints as numbers
  * when safe (else decimal strings), an embedded data item (tag 24) as its content.
  */
 export function fromElementValue(value: unknown): unknown {
-  if (value instanceof DateOnly) return value.toISOString()
+  if (isFullDate(value)) return value.toISOString()
   if (value instanceof Date) return value.toISOString().replace(/\.000Z$/, 'Z')
   if (value instanceof Uint8Array) return Buffer.from(value).toString('base64url')
   if (value instanceof DataItem) return fromElementValue(value.data)
