@@ -178,11 +178,11 @@ export function mdocDoctypeOf(credential: { credential_type: string; jwt: string
   if (!text) return DOCTYPES[credential.credential_type] ? credential.credential_type : undefined
   if (/[.~{\s]/.test(text)) return undefined
   const bytes = base64Bytes(text)
-  // An IssuerSigned is a CBOR map (major type 5) holding nameSpaces and issuerAuth.
-  if (!bytes || bytes[0] === undefined || bytes[0] >> 5 !== 5) return undefined
+  // An IssuerSigned is a CBOR map (major type 5, maybe behind a tag) with the text keys nameSpaces and issuerAuth.
+  if (!bytes || bytes[0] === undefined || (bytes[0] >> 5 !== 5 && bytes[0] >> 5 !== 6)) return undefined
   let latin = ''
   for (const b of bytes) latin += String.fromCharCode(b)
-  if (!latin.includes('issuerAuth') || !latin.includes('nameSpaces')) return undefined
+  if (!latin.includes('\x6aissuerAuth') || !latin.includes('\x6anameSpaces')) return undefined
   if (DOCTYPES[credential.credential_type]) return credential.credential_type
   // "docType" as a CBOR text key, then its text value: a length in the head (< 24) or in one byte after 0x78.
   const at = latin.indexOf('\x67docType')
