@@ -78,6 +78,11 @@ describe('the wallet words an mdoc', () => {
     assert.notEqual(text, '1990-08-12')
     assert.match(text, /1990/)
     assert.match(text, /12/)
+    // The wallet view's form of a full-date today: an object with its date at midnight UTC.
+    const wrapped = readableValue({ date: '1990-08-12T00:00:00Z' }, 'birth_date')
+    assert.deepEqual(wrapped, birth)
+    assert.equal(readableValue({ date: '1990-08-12T10:30:00Z' }).kind, 'fields', 'a time of day is not a full-date')
+    assert.equal(readableValue('2026-03-01T10:30:00Z').kind, 'date')
     assert.deepEqual(readableValue(true), { kind: 'text', text: 'Yes' })
     assert.deepEqual(readableValue(false), { kind: 'text', text: 'No' })
     assert.deepEqual(readableValue('Mustermann', 'family_name'), { kind: 'text', text: 'Mustermann' })
@@ -87,7 +92,7 @@ describe('the wallet words an mdoc', () => {
   it('reads driving_privileges as a list of labelled fields with dates, never JSON', () => {
     const privileges = readableValue(
       [
-        { vehicle_category_code: 'B', issue_date: '2008-05-01', expiry_date: '2036-01-01' },
+        { vehicle_category_code: 'B', issue_date: { date: '2008-05-01T00:00:00Z' }, expiry_date: '2036-01-01' },
         { vehicle_category_code: 'A', codes: [{ code: '78' }] },
       ],
       'driving_privileges',

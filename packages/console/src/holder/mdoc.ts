@@ -134,6 +134,19 @@ function readableString(value: string, element: string | undefined): Readable {
   return { kind: 'text', text: value }
 }
 
+/**
+ * A full-date (RFC 8943 tag 1004) as the wallet view may give it: `{ date: "YYYY-MM-DDT00:00:00Z" }`
+ * (a date object serialised by its fields); its day in UTC, where a full-date has no time zone.
+ */
+function wrappedFullDate(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object') return undefined
+  const keys = Object.keys(value)
+  const date = (value as { date?: unknown }).date
+  if (keys.length !== 1 || typeof date !== 'string') return undefined
+  const match = /^(\d{4}-\d{2}-\d{2})(T00:00(:00(\.0+)?)?Z)?$/.exec(date)
+  return match?.[1]
+}
+
 /** A data element's value as a person reads it; `element` is its identifier (some are bytes by definition). */
 export function readableValue(value: unknown, element?: string): Readable {
   if (value === undefined) return { kind: 'text', text: '(not shown)' }
@@ -141,6 +154,8 @@ export function readableValue(value: unknown, element?: string): Readable {
   if (typeof value === 'boolean') return { kind: 'text', text: value ? 'Yes' : 'No' }
   if (typeof value === 'string') return readableString(value, element)
   if (Array.isArray(value)) return { kind: 'list', items: value.map((v) => readableValue(v)) }
+  const day = wrappedFullDate(value)
+  if (day) return readableString(day, element)
   if (typeof value === 'object')
     return {
       kind: 'fields',

@@ -104,7 +104,15 @@ export function OfferConsent({
               <ul class="claim-names" data-testid="offered-claims">
                 {c.claims.map((claim) => (
                   <li key={JSON.stringify(claim.path)} title={claim.path.join(' › ')}>
-                    {claim.display_name ?? claimLabel(claim.path, c.format, c.credential_type)}
+                    {c.format === 'mso_mdoc' ? (
+                      // An element is named by its identifier (ISO/IEC 18013-5 §7.2.1); the issuer's words describe it.
+                      <>
+                        {claimLabel(claim.path, c.format, c.credential_type)}
+                        {claim.display_name && <span class="muted"> ({claim.display_name})</span>}
+                      </>
+                    ) : (
+                      (claim.display_name ?? claimLabel(claim.path))
+                    )}
                     {claim.mandatory ? ' (always included)' : ''}
                   </li>
                 ))}
