@@ -14,8 +14,7 @@ export function ReadableView({ value, alt }: { value: Readable; alt: string }) {
       return (
         <ul class="element-list">
           {value.items.map((item, i) => (
-            // Items have no identity of their own: their place in the list is it.
-            // biome-ignore lint/suspicious/noArrayIndexKey: the list is read-only
+            // Items have no identity of their own: their place in the read-only list is it.
             <li key={i}>
               <ReadableView value={item} alt={alt} />
             </li>
