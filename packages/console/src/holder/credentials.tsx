@@ -3,7 +3,9 @@ import type { RoleSession } from '../lib/session.ts'
 import { Outcome, useAction } from '../ui/action.tsx'
 import { ConfirmDialog } from '../ui/confirm-dialog.tsx'
 import { Claims, Section } from '../ui/layout.tsx'
+import { MdocElements } from './element-value.tsx'
 import { formatDate, isUrl, storedFormat, type NameOf } from './format.ts'
+import { credentialTitle, mdocDoctypeOf } from './mdoc.ts'
 import { SharePanel } from './share.tsx'
 import type { CredentialView } from './types.ts'
 
@@ -64,6 +66,9 @@ function CredentialItem({
   const [confirming, setConfirming] = useState(false)
   const action = useAction()
   const status = statusOf(c)
+  // An mdoc is named by its doctype's label (ISO/IEC 18013-5 §7.1), the doctype itself shown beside it.
+  const doctype = mdocDoctypeOf(c)
+  const title = credentialTitle(c)
   // The issuer's own name when the record has one; else a name the wallet saw (an offer's preview), its domain or its DID.
   const issuer = c.issuer_name && !isUrl(c.issuer_name) ? c.issuer_name : nameOf(c.issuer_name || c.issuer_did)
   const panel = `credential-panel-${c.id.replace(/\W/g, '-')}`
@@ -73,16 +78,21 @@ function CredentialItem({
       await session.client.api.DELETE('/api/wallet/{did}/credentials/{credential_id}', {
         params: { path: { did: session.did, credential_id: c.id } },
       })
-      await onChanged(`${c.credential_type} from ${issuer} deleted from your wallet`)
+      await onChanged(`${title} from ${issuer} deleted from your wallet`)
     })
   }
   const show = (what: 'detail' | 'share') => setOpen(open === what ? 'none' : what)
   return (
     <li class="credential" data-testid="credential-item" data-credential-id={c.id}>
       <div class="credential-head">
-        <h4>{c.credential_type}</h4>
+        <h4>{title}</h4>
         <span class={`badge ${status}`}>{status}</span>
       </div>
+      {doctype && (
+        <p class="muted" data-testid="credential-doctype">
+          mdoc of doctype <code>{doctype}</code>
+        </p>
+      )}
       <p class="muted">
         From{' '}
         <span title={c.issuer_did} data-testid="credential-issuer">
@@ -96,7 +106,7 @@ function CredentialItem({
           class="secondary"
           aria-expanded={open === 'detail'}
           aria-controls={panel}
-          aria-label={`Details of ${c.credential_type}`}
+          aria-label={`Details of ${title}`}
           onClick={() => show('detail')}
         >
           Details
@@ -106,7 +116,7 @@ function CredentialItem({
           class="secondary"
           aria-expanded={open === 'share'}
           aria-controls={panel}
-          aria-label={`Share ${c.credential_type}`}
+          aria-label={`Share ${title}`}
           onClick={() => show('share')}
           disabled={status !== 'active'}
         >
@@ -115,7 +125,7 @@ function CredentialItem({
         <button
           type="button"
           class="danger"
-          aria-label={`Delete ${c.credential_type}`}
+          aria-label={`Delete ${title}`}
           onClick={() => setConfirming(true)}
           disabled={action.busy}
         >
@@ -138,6 +148,14 @@ function CredentialItem({
                   <code>{c.issuer_did}</code>
                 </dd>
               </div>
+              {doctype && (
+                <div>
+                  <dt>Doctype</dt>
+                  <dd>
+                    <code>{doctype}</code>
+                  </dd>
+                </div>
+              )}
               <div>
                 <dt>Format</dt>
                 <dd>{storedFormat(c)}</dd>
@@ -162,8 +180,17 @@ function CredentialItem({
                 <dd>{c.source === 'imported' ? 'imported (verified on import)' : 'issued by this service'}</dd>
               </div>
             </dl>
-            <h5>Claims</h5>
-            <Claims claims={c.credential_data} />
+            {doctype ? (
+              <>
+                <h5>Data elements</h5>
+                <MdocElements elements={c.credential_data} />
+              </>
+            ) : (
+              <>
+                <h5>Claims</h5>
+                <Claims claims={c.credential_data} />
+              </>
+            )}
           </div>
         )}
         {open === 'share' && <SharePanel session={session} credential={c} />}
@@ -173,7 +200,7 @@ function CredentialItem({
       {confirming && (
         <ConfirmDialog
           open
-          title={`Delete ${c.credential_type}?`}
+          title={`Delete ${title}?`}
           confirmLabel="Delete"
           onConfirm={remove}
           onCancel={() => setConfirming(false)}

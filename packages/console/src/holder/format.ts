@@ -1,5 +1,7 @@
 /** Words for what the wallet shows: claim paths, values, formats, dates and activity entries. */
 
+import { doctypeLabel, isMdocPath, mdocClaimLabel, mdocDoctypeOf, readableText, readableValue } from './mdoc.ts'
+
 type ClaimPath = Array<string | number | null>
 
 /** The claims an issuer or the protocol adds (JWT, SD-JWT VC, VCDM): shown apart from the holder's own. */
@@ -32,8 +34,12 @@ const TECHNICAL = new Set([
   'vc',
 ])
 
-/** A JWT-VC's claims sit under `credentialSubject` (or `vc.credentialSubject`); the holder reads the attribute's name. */
-export function claimLabel(path: ClaimPath): string {
+/**
+ * A JWT-VC's claims sit under `credentialSubject` (or `vc.credentialSubject`); the holder reads the
+ * attribute's name. An mdoc's `[namespace, element]` (OpenID4VP 1.0 §7.2) reads as its document's name and the element's.
+ */
+export function claimLabel(path: ClaimPath, format?: string, doctype?: string): string {
+  if ((format === 'mso_mdoc' && path.length === 2) || isMdocPath(path)) return mdocClaimLabel(path, doctype)
   const parts = path.map((p) => (p === null ? '(each)' : String(p)))
   const subject = parts.indexOf('credentialSubject')
   const rest = subject >= 0 ? parts.slice(subject + 1) : parts
@@ -61,7 +67,8 @@ export function formatValue(value: unknown): string {
   if (value === undefined) return '(not shown)'
   if (value === null) return '(empty)'
   if (typeof value === 'boolean') return value ? 'yes' : 'no'
-  if (typeof value === 'object') return JSON.stringify(value)
+  // Lists and nested objects (an mDL's driving_privileges) as words, never JSON.
+  if (typeof value === 'object') return readableText(readableValue(value))
   return String(value)
 }
 
@@ -83,8 +90,9 @@ export function formatName(format: string): string {
 }
 
 /** A wallet record's format, read from how the credential is stored (the list has no format field). */
-export function storedFormat(credential: { jwt: string; signature_type: string }): string {
+export function storedFormat(credential: { jwt: string; signature_type: string; credential_type: string }): string {
   if (credential.signature_type === 'bbs+') return 'BBS+ anonymous credential'
+  if (mdocDoctypeOf(credential)) return formatName('mso_mdoc')
   const text = credential.jwt.trim()
   if (text.startsWith('{')) return 'Data Integrity (VCDM JSON)'
   if (text.includes('~')) return formatName('dc+sd-jwt')
@@ -130,7 +138,8 @@ export function activitySentence(
 ): string {
   const str = (key: string) => (typeof details[key] === 'string' ? (details[key] as string) : undefined)
   // An SD-JWT VC's type is its vct, a URL: the wallet's own record names it better, else "credential".
-  const readable = (t: unknown) => (typeof t === 'string' && t && !/^https?:\/\//.test(t) ? t : undefined)
+  const readable = (t: unknown) =>
+    typeof t === 'string' && t && !/^https?:\/\//.test(t) ? (doctypeLabel(t) ?? t) : undefined
   const types = Array.isArray(details.credential_types)
     ? (details.credential_types as unknown[]).map(readable).filter(Boolean).join(', ') || undefined
     : undefined
@@ -142,7 +151,7 @@ export function activitySentence(
   const claims = Array.isArray(details.claims)
     ? (details.claims as unknown[])
         .filter((c): c is ClaimPath => Array.isArray(c) && isPersonalClaim(c))
-        .map(claimLabel)
+        .map((c) => claimLabel(c))
         .join(', ')
     : undefined
   switch (type) {

@@ -5,6 +5,7 @@ import { Activity } from './activity.tsx'
 import { Credentials } from './credentials.tsx'
 import { clientIdName, domainOf, isUrl, shortDid, type NameOf } from './format.ts'
 import { Inbox } from './inbox.tsx'
+import { credentialTitle } from './mdoc.ts'
 import { OfferConsent } from './offer-consent.tsx'
 import { RequestConsent } from './request-consent.tsx'
 import { CredentialRequests, Consents } from './requests-consents.tsx'
@@ -100,7 +101,10 @@ export function HolderPage({ session }: { session: RoleSession }) {
       <Activity
         session={session}
         nameOf={nameOf}
-        typeOf={(id) => credentials.find((c) => c.id === id)?.credential_type}
+        typeOf={(id) => {
+          const credential = credentials.find((c) => c.id === id)
+          return credential && credentialTitle(credential)
+        }}
       />
       <CredentialRequests session={session} nameOf={nameOf} />
       <Consents session={session} nameOf={nameOf} />

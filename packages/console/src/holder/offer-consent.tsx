@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { Outcome, useAction } from '../ui/action.tsx'
 import { acceptOfferNow, declineOffer, type OfferPreview } from './api.ts'
 import { claimLabel, formatName } from './format.ts'
+import { doctypeLabel } from './mdoc.ts'
 import type { RoleSession } from '../lib/session.ts'
 
 /** Only images the page's CSP lets in (img-src 'self' data: blob:): a logo elsewhere is not fetched. */
@@ -80,11 +81,13 @@ export function OfferConsent({
       </dl>
       {preview.credential_configurations.map((c) => (
         <article class="disclosure" key={c.id}>
-          <h4>{c.display_name ?? c.credential_type}</h4>
+          <h4>{c.display_name ?? doctypeLabel(c.credential_type) ?? c.credential_type}</h4>
           <dl class="facts">
             <div>
-              <dt>Type</dt>
+              {/* An mdoc's type is its doctype (ISO/IEC 18013-5 §7.1), named when this wallet knows it. */}
+              <dt>{c.format === 'mso_mdoc' ? 'Doctype' : 'Type'}</dt>
               <dd>
+                {doctypeLabel(c.credential_type) && `${doctypeLabel(c.credential_type)} `}
                 <code>{c.credential_type}</code>
               </dd>
             </div>
@@ -100,8 +103,16 @@ export function OfferConsent({
               <p>It will hold:</p>
               <ul class="claim-names" data-testid="offered-claims">
                 {c.claims.map((claim) => (
-                  <li key={JSON.stringify(claim.path)}>
-                    {claim.display_name ?? claimLabel(claim.path)}
+                  <li key={JSON.stringify(claim.path)} title={claim.path.join(' › ')}>
+                    {c.format === 'mso_mdoc' ? (
+                      // An element is named by its identifier (ISO/IEC 18013-5 §7.2.1); the issuer's words describe it.
+                      <>
+                        {claimLabel(claim.path, c.format, c.credential_type)}
+                        {claim.display_name && <span class="muted"> ({claim.display_name})</span>}
+                      </>
+                    ) : (
+                      (claim.display_name ?? claimLabel(claim.path))
+                    )}
                     {claim.mandatory ? ' (always included)' : ''}
                   </li>
                 ))}

@@ -6,12 +6,13 @@ import {
   clientIdName,
   formatDate,
   formatName,
-  formatValue,
   isPersonalClaim,
   shortDid,
   valueAt,
   type NameOf,
 } from './format.ts'
+import { ElementValue } from './element-value.tsx'
+import { doctypeLabel, namespaceLabel } from './mdoc.ts'
 
 /** The verifier as a person reads it: its name, else its domain, else its identifier. */
 export function verifierTitle(preview: RequestPreview): string {
@@ -134,10 +135,22 @@ function VerifierCard({ identity, clientId }: { identity: VerifierIdentity | nul
 function PresentationItems({ presentation: p, nameOf }: { presentation: PreparedPresentation; nameOf: NameOf }) {
   const personal = p.claims.filter(isPersonalClaim)
   const technical = p.claims.filter((c) => !isPersonalClaim(c))
+  // An mdoc held under another type name is named by the namespace of what it discloses.
+  const mdoc = p.format === 'mso_mdoc'
+  const title =
+    doctypeLabel(p.credential_type) ??
+    (mdoc && typeof p.claims[0]?.[0] === 'string' ? namespaceLabel(p.claims[0][0]) : undefined) ??
+    p.credential_type
+  const label = (path: (typeof p.claims)[number]) => claimLabel(path, p.format, p.credential_type)
   return (
     <article class="disclosure">
       <h5>
-        {p.credential_type}{' '}
+        {title}{' '}
+        {title !== p.credential_type && (
+          <>
+            <code>{p.credential_type}</code>{' '}
+          </>
+        )}
         <span class="muted">
           from <span title={p.issuer_did}>{nameOf(p.issuer_did)}</span>, {formatName(p.format)}
         </span>
@@ -148,8 +161,10 @@ function PresentationItems({ presentation: p, nameOf }: { presentation: Prepared
         <dl class="claims" data-testid="disclosed-claims">
           {personal.map((path) => (
             <div key={JSON.stringify(path)}>
-              <dt>{claimLabel(path)}</dt>
-              <dd>{formatValue(valueAt(p.disclosed, path))}</dd>
+              <dt title={path.join(' › ')}>{label(path)}</dt>
+              <dd>
+                <ElementValue value={valueAt(p.disclosed, path)} element={elementOf(path)} label={label(path)} />
+              </dd>
             </div>
           ))}
         </dl>
@@ -160,8 +175,10 @@ function PresentationItems({ presentation: p, nameOf }: { presentation: Prepared
           <dl class="claims">
             {technical.map((path) => (
               <div key={JSON.stringify(path)}>
-                <dt>{claimLabel(path)}</dt>
-                <dd>{formatValue(valueAt(p.disclosed, path))}</dd>
+                <dt>{label(path)}</dt>
+                <dd>
+                  <ElementValue value={valueAt(p.disclosed, path)} element={elementOf(path)} label={label(path)} />
+                </dd>
               </div>
             ))}
           </dl>
@@ -169,4 +186,10 @@ function PresentationItems({ presentation: p, nameOf }: { presentation: Prepared
       )}
     </article>
   )
+}
+
+/** The name a path ends in (an mdoc's element identifier), which tells whether its value is bytes. */
+function elementOf(path: Array<string | number | null>): string | undefined {
+  const last = path.at(-1)
+  return typeof last === 'string' ? last : undefined
 }
