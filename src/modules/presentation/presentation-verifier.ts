@@ -114,6 +114,8 @@ export class PresentationVerifier {
     oid4vp?: Oid4vpFacts
     /** What else its credentials may be named by, as its DCQL query asked for them. */
     names?: AlsoKnownAs
+    /** X.509 certificates (DER) the verifier and the request trust beside the hosted issuers' roots. */
+    trustAnchors?: Uint8Array[]
   }): Promise<VerificationOutcome & { read: Array<ReadCredential[]>; holderProof: boolean }> {
     const errors: string[] = []
     const checked: CheckResult[] = []
@@ -141,6 +143,7 @@ export class PresentationVerifier {
         nonce: input.request.nonce,
         itemAudience: input.credentialAudience,
         ...(input.oid4vp ? { oid4vp: input.oid4vp } : {}),
+        ...(input.trustAnchors?.length ? { trustAnchors: input.trustAnchors } : {}),
       })
       if (result.unreadable || !result.holderProof) holderProof = false
       errors.push(...result.errors.map((e) => `presentation ${i + 1}: ${e}`))

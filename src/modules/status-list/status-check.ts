@@ -6,6 +6,11 @@ import { decodeCompactJws } from '../../crypto/jws.js'
 import { JwsRejected, JwtClaimRejected, verifyDidJws } from '../did/did-jws.js'
 import { resolveIssuerKey } from '../did/jwt-vc-issuer.js'
 import { STATUS_LIST_JWT_MEDIA_TYPE, tokenStatusAt } from './token-status-list.js'
+import {
+  readTokenStatusListCwt,
+  STATUS_LIST_CWT_MEDIA_TYPE,
+  type VerifiedStatusListCwt,
+} from './token-status-list-cwt.js'
 import type { DidResolver } from '../did/did-resolver.js'
 import * as repo from './status-list.repository.js'
 
@@ -23,7 +28,7 @@ export type StatusState = { state: 'active' } | { state: 'revoked' } | { state: 
  * Remote lists already read, by URL and issuer: a caller checking many credentials at once
  * passes one so each list is fetched and verified once (a failed read fails them all alike).
  */
-export type StatusListMemo = Map<string, Promise<Uint8Array | string>>
+export type StatusListMemo = Map<string, Promise<Uint8Array | string | VerifiedStatusListCwt>>
 
 const MAX_INDEX = 2 ** 31
 const TOKEN_SUFFIX = '/token'
@@ -107,6 +112,56 @@ export class StatusChecker {
     } catch (error) {
       return { state: 'unknown', reason: `status list ${uri}: ${(error as Error).message}` }
     }
+  }
+
+  /**
+   * An IETF Token Status List reference of a credential whose issuer is known by its certificates
+   * (an mdoc's MSO, ISO/IEC 18013-5 as draft-ietf-oauth-status-list §6.3 extends it): the list is
+   * fetched in CWT form (§5.2), its `x5chain` judged by `trustsChain` before its signature is
+   * verified with the leaf's key, `sub` must be the URI and `exp` not passed. Only lists elsewhere:
+   * this service's lists belong to its own issuers, whom a credential names by DID.
+   */
+  async checkCwtToken(
+    reference: unknown,
+    trustsChain: (chain: Uint8Array[]) => Promise<boolean>,
+    memo?: StatusListMemo,
+  ): Promise<StatusState> {
+    if (typeof reference !== 'object' || reference === null)
+      return { state: 'unknown', reason: 'status.status_list is not an object' }
+    const { idx, uri } = reference as Record<string, unknown>
+    if (typeof idx !== 'number' || !Number.isSafeInteger(idx) || idx < 0 || idx >= MAX_INDEX)
+      return { state: 'unknown', reason: 'status_list.idx is not a valid index' }
+    if (typeof uri !== 'string') return { state: 'unknown', reason: 'status_list.uri is missing' }
+    if (uri.startsWith(this.localPrefix))
+      return {
+        state: 'unknown',
+        reason: `status list ${uri}: belongs to an issuer of this service, not to this credential's`,
+      }
+    try {
+      let read = memo?.get(`cwt ${uri}`) as Promise<VerifiedStatusListCwt> | undefined
+      if (!read) {
+        read = this.remoteCwt(uri, trustsChain)
+        memo?.set(`cwt ${uri}`, read)
+      }
+      const status = (await read).statusAt(idx)
+      return status === 0 ? { state: 'active' } : { state: 'revoked' }
+    } catch (error) {
+      return { state: 'unknown', reason: `status list ${uri}: ${(error as Error).message}` }
+    }
+  }
+
+  private async remoteCwt(
+    uri: string,
+    trustsChain: (chain: Uint8Array[]) => Promise<boolean>,
+  ): Promise<VerifiedStatusListCwt> {
+    const res = await this.deps.httpGet(uri, { accept: STATUS_LIST_CWT_MEDIA_TYPE })
+    if (res.status !== 200) throw new Error(`answered ${res.status}`)
+    const token = await readTokenStatusListCwt(res.body, { chain: trustsChain })
+    if (token.sub !== uri) throw new Error(`its sub is not ${uri}`)
+    const now = (this.deps.now?.() ?? new Date()).getTime() / 1000
+    if (token.exp !== undefined && !(token.exp > now - (this.deps.skewSeconds ?? 60)))
+      throw new Error('has expired (exp)')
+    return token
   }
 
   private remoteTokenOnce(uri: string, issuer: string, memo: StatusListMemo | undefined): Promise<string> {

@@ -4,12 +4,16 @@ import { PortSlot } from '../../shared/port-slot.js'
 import type { ModuleContext } from '../shared/module-context.js'
 import { verifierRoutes } from './verifier.routes.js'
 import { VerifierService } from './verifier.service.js'
+import { verifierTrustRoutes } from './verifier-trust.routes.js'
+import { VerifierTrustService } from './verifier-trust.service.js'
 import type { Oid4vpPort } from './verifier.types.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Verifier profiles, presets and presentation requests. */
     verifiers: VerifierService
+    /** Whom each verifier trusts besides the issuers hosted here. */
+    verifierTrust: VerifierTrustService
     /** Where OpenID4VP publishes the verifier's requests (the openid4vc module fills it from its own plugin). */
     verifierOid4vp: PortSlot<Oid4vpPort>
   }
@@ -28,9 +32,12 @@ async function verifier(app: FastifyInstance, { db, clock, config }: ModuleConte
     describe: async (request) => slot.port?.describe(request),
     redeemResponseCode: async (request, code) => slot.filled.redeemResponseCode(request, code),
   }
+  const trust = new VerifierTrustService({ db, clock })
   app.decorate('verifiers', verifiers)
+  app.decorate('verifierTrust', trust)
   app.decorate('verifierOid4vp', slot)
   await app.register(verifierRoutes, { prefix: '/api/verifier', verifiers, oid4vp, idempotency: app.idempotency })
+  await app.register(verifierTrustRoutes, { prefix: '/api/verifier', trust })
 }
 
 export const verifierPlugin = fp(verifier, {

@@ -1,6 +1,6 @@
 import type { Insertable } from 'kysely'
 import type { Executor } from '../../db/database.js'
-import type { VerifiersTable } from './verifier.table.js'
+import type { TrustSource, VerifiersTable } from './verifier.table.js'
 import type { PresentationRequestRow, PresetRow, VerifierRow } from './verifier.types.js'
 
 export function insertVerifier(
@@ -96,4 +96,17 @@ export function listPresets(
   let query = db.selectFrom('verifier_presets').selectAll().where('verifier_did', '=', verifierDid)
   if (page.after) query = query.where('id', '>', page.after)
   return query.orderBy('id').limit(page.limit).execute()
+}
+
+export function findTrust(db: Executor, verifierDid: string) {
+  return db.selectFrom('verifier_trust').selectAll().where('verifier_did', '=', verifierDid).executeTakeFirst()
+}
+
+export async function upsertTrust(db: Executor, verifierDid: string, sources: TrustSource[], now: Date): Promise<void> {
+  const values = { verifier_did: verifierDid, sources: JSON.stringify(sources), updated_at: now }
+  await db
+    .insertInto('verifier_trust')
+    .values(values)
+    .onConflict((oc) => oc.column('verifier_did').doUpdateSet({ sources: values.sources, updated_at: now }))
+    .execute()
 }

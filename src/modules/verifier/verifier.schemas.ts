@@ -98,6 +98,13 @@ export const CreateRequestBody = Type.Object(
         description: 'OpenID4VP: where the wallet sends the user once the response is accepted',
       }),
     ),
+    trusted_roots: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 16_384 }), {
+        maxItems: 10,
+        description:
+          "OpenID4VP: X.509 certificates (PEM) this request trusts besides the hosted issuers' roots and the verifier's trust sources: the IACA roots of mdoc issuers elsewhere",
+      }),
+    ),
   },
   { additionalProperties: false },
 )

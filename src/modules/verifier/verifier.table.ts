@@ -46,11 +46,25 @@ export interface VerifierPresetsTable {
   updated_at: Timestamp
 }
 
+/** A verifier's trust sources (docs/trust.md), as it last set them. */
+export interface VerifierTrustTable {
+  verifier_did: string
+  sources: Json<TrustSource[]>
+  updated_at: Date
+}
+
+/** One source of trust: X.509 certificates (IACA roots, or a pinned Document Signer) given as PEM. */
+export interface TrustSource {
+  type: 'x509'
+  certificates: string[]
+}
+
 // The tables of this module join the one DB interface (declaration merging) so Kysely types them.
 declare module '../../db/database.js' {
   interface DB {
     verifiers: VerifiersTable
     presentation_requests: PresentationRequestsTable
     verifier_presets: VerifierPresetsTable
+    verifier_trust: VerifierTrustTable
   }
 }

@@ -14,6 +14,8 @@ export interface Oid4vpOptions {
   response_mode?: 'direct_post' | 'direct_post.jwt'
   /** Where the wallet sends the user once the response is accepted (§8.2). */
   redirect_uri?: string
+  /** X.509 certificates (PEM) the request trusts besides the hosted issuers' roots and the verifier's sources. */
+  trusted_roots?: string[]
 }
 
 /** A response refused without answering its request; `holder` is proven only when `holder_proof_verified`. */

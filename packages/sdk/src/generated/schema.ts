@@ -1587,6 +1587,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/verifier/{did}/trust": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The verifier's trust sources, with what was read of each */
+        get: operations["getVerifierTrust"];
+        /** Set the verifier's trust sources (replacing them): certificates it trusts besides the issuers hosted here */
+        put: operations["putVerifierTrust"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/verifier/presentations": {
         parameters: {
             query?: never;
@@ -11431,6 +11449,175 @@ export interface operations {
             };
         };
     };
+    getVerifierTrust: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A DID, e.g. did:key:z6Mk… */
+                did: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        sources: {
+                            certificates: {
+                                not_after: string;
+                                pem: string;
+                                subject: string;
+                            }[];
+                            state: {
+                                /** @description how many certificates of it count now */
+                                entries: number;
+                                /** @description every certificate of the source is read and still valid */
+                                loaded: boolean;
+                            };
+                            type: string;
+                        }[];
+                        success: boolean;
+                        updated_at: string | null;
+                        verifier_did: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    putVerifierTrust: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A DID, e.g. did:key:z6Mk… */
+                did: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    sources: {
+                        certificates: string[];
+                        /**
+                         * @description X.509 certificates: IACA roots of mdoc issuers elsewhere, or a pinned Document Signer
+                         * @enum {string}
+                         */
+                        type: "x509";
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        sources: {
+                            certificates: {
+                                not_after: string;
+                                pem: string;
+                                subject: string;
+                            }[];
+                            state: {
+                                /** @description how many certificates of it count now */
+                                entries: number;
+                                /** @description every certificate of the source is read and still valid */
+                                loaded: boolean;
+                            };
+                            type: string;
+                        }[];
+                        success: boolean;
+                        updated_at: string | null;
+                        verifier_did: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     postVerifierPresentations: {
         parameters: {
             query?: never;
@@ -11902,6 +12089,8 @@ export interface operations {
                     }[];
                     /** @description OpenID4VP response mode: direct_post (default) or direct_post.jwt (encrypted to a key of this request) */
                     response_mode?: "direct_post" | "direct_post.jwt";
+                    /** @description OpenID4VP: X.509 certificates (PEM) this request trusts besides the hosted issuers' roots and the verifier's trust sources: the IACA roots of mdoc issuers elsewhere */
+                    trusted_roots?: string[];
                     /** @description A DID, e.g. did:key:z6Mk… */
                     verifier_did: string;
                 };

@@ -89,6 +89,8 @@ export interface PresentationContext {
    * bound to the whole request covers (an mdoc's SessionTranscript, Appendix B.2.6.1).
    */
   oid4vp?: Oid4vpFacts
+  /** X.509 certificates (DER) the verifier and the request trust beside the hosted issuers' roots (an mdoc's IACA roots, ISO/IEC 18013-5 §9.3.3). */
+  trustAnchors?: Uint8Array[]
 }
 
 /** The facts of an OpenID4VP request a presentation answers. */

@@ -18,6 +18,7 @@ async function openid4vp(app: FastifyInstance, { db, clock, config }: ModuleCont
     keys: app.keys,
     resolver: app.didResolver,
     verifiers: app.verifiers,
+    trust: app.verifierTrust,
     presentations: app.verifierPresentations,
     verifier: app.presentationVerifier,
     formats: app.formats,

@@ -21,6 +21,8 @@ import {
   type VerifierPresentationService,
 } from '../../presentation/verifier-presentations.service.js'
 import { qrSvgDataUrl } from '../../qr/qr-image.js'
+import { readTrustedCertificates, stillTrusted } from '../../verifier/trusted-certificates.js'
+import type { VerifierTrustService } from '../../verifier/verifier-trust.service.js'
 import type { VerifierService } from '../../verifier/verifier.service.js'
 import type { Oid4vpFields, Oid4vpOptions, PresentationRequestRow } from '../../verifier/verifier.types.js'
 import {
@@ -71,6 +73,8 @@ export class Openid4vpService {
       keys: KeyStore
       resolver: DidResolver
       verifiers: VerifierService
+      /** Whom each verifier trusts besides the issuers hosted here. */
+      trust: Pick<VerifierTrustService, 'trustedCertificates'>
       presentations: Pick<VerifierPresentationService, 'recordAnswer'>
       verifier: PresentationVerifier
       formats: FormatRegistry
@@ -90,6 +94,9 @@ export class Openid4vpService {
     request: PresentationRequestRow,
     options: Oid4vpOptions,
   ): Promise<{ store(trx: Executor): Promise<Oid4vpFields> } | undefined> {
+    const trustedRoots = options.trusted_roots?.length
+      ? readTrustedCertificates(options.trusted_roots, 'trusted_roots', this.deps.clock.now()).map((c) => c.pem)
+      : null
     if (!this.deps.publicBaseUrl.startsWith('https://')) return undefined
     const dcql = dcqlQueryFor(request, this.deps.formats.dcql, await this.knownSchemas(request))
     if (!dcql) return undefined
@@ -161,6 +168,7 @@ export class Openid4vpService {
           request_object: created.jar?.authorizationRequestJwt ?? null,
           encryption_kid: encryptionKid,
           redirect_uri: options.redirect_uri ?? null,
+          trusted_roots: trustedRoots ? JSON.stringify(trustedRoots) : null,
         })
         return this.fields(row)
       },
@@ -191,6 +199,13 @@ export class Openid4vpService {
       ...new Set([...Object.values(ofType).flat(), ...withAttributes, ...named]),
     ])
     return { ofType, withAttributes, placements }
+  }
+
+  /** What the verifier's trust sources and the request itself trust besides the hosted issuers' roots (DER). */
+  private async trustAnchors(verifierDid: string, row: repo.Oid4vpRequestRow): Promise<Uint8Array[]> {
+    const own = await this.deps.trust.trustedCertificates(verifierDid)
+    const named = stillTrusted(row.trusted_roots ?? [], this.deps.clock.now()).map((c) => c.der)
+    return [...own, ...named]
   }
 
   /** The OpenID4VP fields of a request that has them (GET of the request). */
@@ -527,6 +542,7 @@ export class Openid4vpService {
         required_predicates: request.required_predicates,
       },
       oid4vp: await oid4vpFacts(row, request.nonce),
+      trustAnchors: await this.trustAnchors(request.verifier_did, row),
       names: namesAsked(query, request, this.deps.formats.dcql),
     })
     // The DCQL check needs what each query's presentations disclosed: only those that could be read.

@@ -16,6 +16,8 @@ export interface Oid4vpRequestsTable {
   /** Key-store id of the ephemeral ECDH-ES key responses are encrypted to (direct_post.jwt). */
   encryption_kid: string | null
   redirect_uri: string | null
+  /** X.509 certificates (PEM) the request trusts besides the hosted issuers' roots and the verifier's sources; null: none. */
+  trusted_roots: ColumnType<string[] | null, string | null, string | null>
   /** declined: the wallet's error response (OID4VP 1.0 §8.5), its error kept below. */
   answer: 'accepted' | 'refused' | 'declined' | null
   holder_error: string | null

@@ -4,7 +4,8 @@ import { JwsRejected } from '../../../did/did-jws.js'
 import { didJwkFor } from '../../../did/methods/registered-methods.js'
 import type { CheckResult, CredentialFormat, CredentialProblem } from '../credential-format.js'
 import type { OpenedPresentation, PresentationKind, PresentedItem } from '../presentation-kind.js'
-import { readCredential, statusOf } from './mdoc.format.js'
+import { issuerOfDocument, statusOf } from './mdoc-issuer.js'
+import { readCredential } from './mdoc.format.js'
 import { claimTag24 } from './mdoc-cbor-tag.js'
 import { verifyDeviceResponse } from './mdoc-verify.js'
 import { sessionTranscriptBytes } from './session-transcript.js'
@@ -84,8 +85,10 @@ export function deviceResponseKind(deps: {
             responseUri,
             jwkThumbprint: encryptionJwkThumbprint ?? null,
           })
+          // The hosted issuers' IACA roots, and the certificates the verifier and the request trust besides.
+          const anchors = [...(await deps.documentSigners.hostedRoots()), ...(ctx.trustAnchors ?? [])]
           const verified = await verifyDeviceResponse(text, {
-            trustAnchors: await deps.documentSigners.hostedRoots(),
+            trustAnchors: anchors,
             now: ctx.now,
             skewSeconds: ctx.skewSeconds,
             sessionTranscript,
@@ -98,9 +101,8 @@ export function deviceResponseKind(deps: {
           // Documents with problems are not returned: their problems stand for them.
           const checked: CheckResult[] = problems.length && verified.documents.length === 0 ? [{ problems }] : []
           for (const [i, document] of verified.documents.entries()) {
-            const issuer =
-              (await deps.documentSigners.issuerOfCertificate(document.issuerCertificateDer)) ?? 'x509:unknown-issuer'
-            const state = await statusOf(document, issuer, ctx)
+            const issuer = await issuerOfDocument(document, deps.documentSigners)
+            const state = await statusOf(document, issuer, ctx, { anchors, now: ctx.now })
             const own: CredentialProblem[] = i === 0 ? [...problems] : []
             if (state.state === 'revoked') own.push({ reason: 'revoked', message: 'revoked by its issuer' })
             if (state.state === 'unknown') own.push({ reason: 'status_unknown', message: state.reason })

@@ -15,6 +15,7 @@ import type {
   VerifyContext,
 } from '../credential-format.js'
 import { MSO_MDOC } from './mdoc-ids.js'
+import { issuerOfDocument, statusOf } from './mdoc-issuer.js'
 import { issueMdoc } from './mdoc-issue.js'
 import { mdocPresets } from './mdoc-presets.js'
 import type { MdocDataType } from './mdoc-values.js'
@@ -43,9 +44,8 @@ const ISSUER_SIGNED_WIRE = /^[o-v][A-Za-z0-9_-]{15,}$/
  * the schema (`mdoc`); its status is a Token Status List reference read in CWT or JWT form.
  */
 export function mdocFormat(deps: MdocFormatDeps): IssuableFormat<typeof DOCUMENT_SIGNER> {
-  async function read(item: unknown, ctx: Pick<VerifyContext, 'now' | 'skewSeconds'>) {
+  async function read(item: unknown, ctx: Pick<VerifyContext, 'now' | 'skewSeconds'>, trustAnchors: Uint8Array[]) {
     if (typeof item !== 'string') return { problems: [{ reason: 'unreadable' as const, message: 'not an mdoc' }] }
-    const trustAnchors = await deps.documentSigners.hostedRoots()
     return verifyIssuerSigned(item, { trustAnchors, now: ctx.now, skewSeconds: ctx.skewSeconds })
   }
 
@@ -109,28 +109,26 @@ export function mdocFormat(deps: MdocFormatDeps): IssuableFormat<typeof DOCUMENT
     },
 
     async verify(item, ctx): Promise<CheckResult> {
-      const verified = await read(item, ctx)
+      const anchors = await deps.documentSigners.hostedRoots()
+      const verified = await read(item, ctx, anchors)
       const document = 'documents' in verified ? verified.documents[0] : undefined
       const problems: CredentialProblem[] = verified.problems.map((p) => ({ reason: p.reason, message: p.message }))
       if (!document) return { problems }
-      const issuer = await issuerOf(document)
-      const state = await statusOf(document, issuer, ctx)
+      const issuer = await issuerOfDocument(document, deps.documentSigners)
+      const state = await statusOf(document, issuer, ctx, { anchors, now: ctx.now })
       if (state.state === 'revoked') problems.push({ reason: 'revoked', message: 'revoked by its issuer' })
       if (state.state === 'unknown') problems.push({ reason: 'status_unknown', message: state.reason })
       return { problems, credential: readCredential(document, issuer, state.state === 'revoked') }
     },
 
     async status(item, _issuer, ctx: StatusContext): Promise<StatusState> {
-      const verified = await read(item, { now: new Date(), skewSeconds: 0 })
+      const anchors = await deps.documentSigners.hostedRoots()
+      const now = new Date()
+      const verified = await read(item, { now, skewSeconds: 0 }, anchors)
       const document = 'documents' in verified ? verified.documents[0] : undefined
       if (!document) return { state: 'unknown', reason: verified.problems[0]?.message ?? 'not an mdoc' }
-      return statusOf(document, await issuerOf(document), ctx)
+      return statusOf(document, await issuerOfDocument(document, deps.documentSigners), ctx, { anchors, now })
     },
-  }
-
-  /** The hosted issuer whose Document Signer signed it; otherwise the certificate's own name. */
-  async function issuerOf(document: VerifiedMdocDocument): Promise<string> {
-    return (await deps.documentSigners.issuerOfCertificate(document.issuerCertificateDer)) ?? 'x509:unknown-issuer'
   }
 
   /** Its holder's P-256 key as a JWK: the subject DID's first P-256 authentication key. */
@@ -143,12 +141,6 @@ export function mdocFormat(deps: MdocFormatDeps): IssuableFormat<typeof DOCUMENT
   }
 
   return format
-}
-
-/** The Token Status List entry of its MSO (draft-ietf-oauth-status-list §6.3); one without `status` is not revocable. */
-export function statusOf(document: VerifiedMdocDocument, issuer: string, ctx: StatusContext): Promise<StatusState> {
-  if (!document.status) return Promise.resolve({ state: 'active' })
-  return ctx.status.checkToken(document.status, issuer, ctx.statusMemo)
 }
 
 export function readCredential(document: VerifiedMdocDocument, issuer: string, revoked: boolean): ReadCredential {
