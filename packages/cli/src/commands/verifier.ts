@@ -12,7 +12,7 @@ const SETTLED = new Set(['submitted', 'verified', 'failed', 'rejected', 'expired
 const ANSWERED = new Set(['submitted', 'verified', 'failed'])
 
 /** `UniversityDegree:given_name,birth_date` -> {credential_type, required_attributes}. */
-function requiredCredential(text: string, issuer: string | undefined) {
+function requiredCredential(text: string, issuer: string | undefined, format: string | undefined) {
   const [type, attrs = ''] = text.split(':')
   if (!type) throw new UsageError(`--credential takes Type[:attr,attr], not "${text}"`)
   const names = attrs
@@ -23,6 +23,7 @@ function requiredCredential(text: string, issuer: string | undefined) {
     credential_type: type,
     ...(names.length ? { required_attributes: names } : {}),
     ...(issuer ? { issuer_did: issuer } : {}),
+    ...(format ? { format } : {}),
   }
 }
 
@@ -69,6 +70,12 @@ export const verifierCommands: CommandSpec[] = [
         description: 'A credential asked for, with the attributes to disclose',
       },
       issuer: { type: 'string', value: '<did>', description: 'Only credentials from this issuer' },
+      format: {
+        type: 'string',
+        value: '<format>',
+        description:
+          'Only credentials in this format, e.g. mso_mdoc (an mdoc: --credential names its doctype or the type it was issued as)',
+      },
       predicate: { type: 'string', multiple: true, value: "<'gpa>=3'>", description: 'A predicate to be proven' },
       holder: { type: 'string', value: '<did>', description: 'Address the request to this holder only' },
       'expires-at': { type: 'string', value: '<iso-date>', description: 'Until when it may be answered' },
@@ -76,9 +83,12 @@ export const verifierCommands: CommandSpec[] = [
     },
     examples: [
       "cps verifier request create --type DegreeCheck --purpose Hiring --credential UniversityDegree:given_name --predicate 'gpa>=3'",
+      'cps verifier request create --type AgeCheck --purpose "Over 18" --credential DrivingLicence:age_over_18 --format mso_mdoc',
     ],
     async run(ctx, { values }) {
-      const credentials = list(values, 'credential').map((c) => requiredCredential(c, str(values, 'issuer')))
+      const credentials = list(values, 'credential').map((c) =>
+        requiredCredential(c, str(values, 'issuer'), str(values, 'format')),
+      )
       if (!credentials.length) throw new UsageError('at least one --credential is required')
       const predicates = list(values, 'predicate').map(predicate)
       const [holder, expires, callback] = [
