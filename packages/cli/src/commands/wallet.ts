@@ -361,9 +361,16 @@ function offerLines(preview: OfferPreview, txCodeGiven: boolean): string[] {
     lines.push(
       `  credential:  ${c.display_name ?? c.credential_type}${c.display_name && c.display_name !== c.credential_type ? ` (${c.credential_type})` : ''}, format ${c.format}`,
     )
+    // An mdoc's claims are [namespace, element] (OID4VCI 1.0 Appendix A.2.2): the element names, the namespace once.
+    const mdoc = c.format === 'mso_mdoc'
+    const namespaces = [...new Set(c.claims.map((claim) => String(claim.path[0])))]
     lines.push(
-      `  claims:      ${c.claims.length ? c.claims.map((claim) => `${claim.display_name ?? claimPath(claim.path)}${claim.mandatory ? ' (required)' : ''}`).join(', ') : '(the issuer lists none)'}`,
+      `  claims:      ${c.claims.length ? c.claims.map((claim) => `${mdoc ? String(claim.path.at(-1)) : (claim.display_name ?? claimPath(claim.path))}${claim.mandatory ? ' (required)' : ''}`).join(', ') : '(the issuer lists none)'}`,
     )
+    if (mdoc && namespaces.length)
+      lines.push(
+        `  mdoc:        doctype ${c.credential_type}, namespace ${namespaces.join(', ')}; bound to your device key`,
+      )
   }
   if (preview.tx_code) {
     const asked = [
