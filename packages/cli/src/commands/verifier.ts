@@ -54,6 +54,11 @@ function jwtArg(text: string): string {
   return text.trim()
 }
 
+/** The attributes the verifier received, counted: what the holder disclosed and nothing more. */
+function disclosedLine(provided: string[]): string {
+  return `disclosed (${provided.length}): ${provided.join(', ') || 'no attributes'}`
+}
+
 export const verifierCommands: CommandSpec[] = [
   {
     path: ['verifier', 'request', 'create'],
@@ -180,7 +185,10 @@ export const verifierCommands: CommandSpec[] = [
       ctx.out.result({ success: true, request, answers, presentation: presentation ?? null }, [
         `request ${id}: ${request.status}`,
         ...(presentation
-          ? [`presentation ${presentation.id} from ${presentation.prover_did} (${presentation.status})`]
+          ? [
+              `presentation ${presentation.id} from ${presentation.prover_did} (${presentation.status})`,
+              disclosedLine(presentation.provided_attributes),
+            ]
           : []),
       ])
       return ANSWERED.has(request.status) ? 0 : 1
@@ -208,6 +216,7 @@ export const verifierCommands: CommandSpec[] = [
         const p = answer.presentation
         ctx.out.result(answer, [
           `presentation ${p.id} from ${p.prover_did}: ${p.status}${p.verified_at ? ` (verified at ${p.verified_at})` : ''}`,
+          disclosedLine(p.provided_attributes),
         ])
         return p.status === 'verified' ? 0 : 1
       }
