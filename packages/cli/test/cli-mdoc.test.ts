@@ -7,7 +7,7 @@
  * that is not alpha-2, an unknown credential, a holder key given inline (no key file to keep a device key in).
  */
 import assert from 'node:assert/strict'
-import { readFile, stat, writeFile, mkdtemp, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -223,6 +223,61 @@ describe('cps with an mDL', () => {
     const unknown = await cps(['wallet', 'show', 'aly:00000000-0000-4000-8000-000000000000'], env('holder'))
     expectExit(unknown, 2)
     assert.match(unknown.stderr, /no credential aly:00000000-0000-4000-8000-000000000000 in the wallet/)
+  })
+
+  it('verifier request create --format mso_mdoc; wallet present signs the device signature with the device key; the verifier received age_over_18 only', async () => {
+    const request = async () =>
+      json(
+        'verifier',
+        ...[
+          'verifier',
+          'request',
+          'create',
+          '--type',
+          'AgeCheck',
+          '--purpose',
+          'Age over 18',
+          '--credential',
+          'DrivingLicence:age_over_18',
+          '--format',
+          'mso_mdoc',
+        ],
+      )
+    // A copy of the holder's key file without its device key: the mdoc cannot be presented (exit 2), nothing is sent.
+    const created = await request()
+    assert.equal(created.request.required_credentials[0].format, 'mso_mdoc')
+    const holder = await keyFile('holder')
+    const withoutDevice = path.join(dir, 'holder-copy', 'keys.json')
+    await mkdir(path.dirname(withoutDevice), { recursive: true, mode: 0o700 })
+    const { device_jwk: _device, ...bare } = holder.keys[0] as Json
+    await writeFile(withoutDevice, JSON.stringify({ ...holder, keys: [bare] }), { mode: 0o600 })
+    const refused = await cps(['wallet', 'present', created.authorization_request_uri, '--yes'], {
+      ...env('holder'),
+      CPS_KEY_FILE: withoutDevice,
+    })
+    expectExit(refused, 2)
+    assert.match(refused.stderr, /no device key/)
+    const still = await cps(['verifier', 'request', 'wait', created.request.id, '--timeout', '0'], env('verifier'))
+    expectExit(still, 1)
+    assert.match(still.stderr, /timeout: no answer/, 'the verifier is still waiting')
+
+    const asked = await request()
+    const presented = await cps(['wallet', 'present', asked.authorization_request_uri, '--yes'], env('holder'))
+    expectExit(presented, 0)
+    assert.match(presented.stdout, /accepted by the verifier \(HTTP 200\)/)
+    assert.match(presented.stderr, /age_over_18: true/)
+    assert.doesNotMatch(presented.stderr, /family_name|Mustermann/)
+
+    const waited = await json('verifier', 'verifier', 'request', 'wait', asked.request.id)
+    assert.equal(waited.request.status, 'verified')
+    assert.deepEqual(waited.presentation.provided_attributes, ['age_over_18'])
+    const subjects = waited.presentation.verification_result.credential_subjects as Json[]
+    assert.equal(subjects.length, 1)
+    assert.equal(subjects[0]!.age_over_18, true)
+    for (const name of Object.keys(LICENCE)) assert.equal(subjects[0]![name], undefined, name)
+    const human = await cps(['verifier', 'request', 'wait', asked.request.id], env('verifier'))
+    expectExit(human, 0)
+    assert.match(human.stdout, /disclosed \(1\): age_over_18$/m)
   })
 
   it('a holder key given inline (--private-jwk) cannot take an mdoc: there is no key file to keep its device key in (exit 2)', async () => {

@@ -279,7 +279,7 @@ export const walletCommands: CommandSpec[] = [
         }
         const result = await ctx.out.progress('answering', () => preview.accept())
         ctx.out.result(result, [
-          `${result.accepted ? 'accepted' : 'refused'} by the verifier (HTTP ${result.verifier_status})`,
+          `${result.accepted ? 'accepted' : 'refused'} by the verifier (HTTP ${result.verifier_status})${result.verifier_error ? `: ${result.verifier_error}` : ''}`,
           ...(result.redirect_uri ? [`redirect: ${result.redirect_uri}`] : []),
         ])
         return result.accepted ? 0 : 1
