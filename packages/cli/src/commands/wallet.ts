@@ -224,7 +224,7 @@ export const walletCommands: CommandSpec[] = [
     details: [
       'First the request is shown (the verifier and how its identity is known, the purpose, every claim that would be disclosed, the predicates) and the question Accept? [y/N] asked on the terminal: n declines (the verifier is told, exit 3); --yes answers without asking; without a terminal and without --yes nothing is sent (exit 2).',
       'A request id (or the request QR payload): the request is taken into the inbox, the credentials it asks for are picked from the wallet (or --credential), a one-time consent is granted when the verifier has none, and the VP-JWT is signed here. With predicates (--predicate, or those of the request when none is given) the presentation carries a BBS zero-knowledge proof that discloses only --reveal (default: the attributes the request names).',
-      'An openid4vp:// URI: answered through the hosted wallet (POST /api/wallet/:did/presentation-requests/answer), the key binding signed here.',
+      "An openid4vp:// URI: answered through the hosted wallet (POST /api/wallet/:did/presentation-requests/answer), the key binding signed here; an mdoc's device signature is signed with the device key it was accepted with (kept in the key file beside the acting key).",
       'It prints the presentation id and the VP-JWT, which the verifier passes to cps verifier verify.',
     ].join('\n'),
     positionals: [{ name: 'request', description: 'Request id, request QR payload, or openid4vp:// URI' }],
