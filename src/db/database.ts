@@ -32,6 +32,8 @@ export interface RequiredCredential {
   /** The schema the credential must be issued under (additive to the spec's fields). */
   schema_id?: string
   required_attributes?: string[]
+  /** The one format it must be presented in, over OpenID4VP (additive: a format id with a DCQL face). */
+  format?: string
 }
 
 export interface RequiredPredicate {

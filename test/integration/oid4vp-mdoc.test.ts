@@ -401,4 +401,97 @@ describe(`an mDL presented over OpenID4VP 1.0 (Appendix B.2) to the service's ve
     const answer = await post(request, await deviceResponse(holder, Buffer.from(credential.jwt, 'base64url'), handover))
     await refused(answer, created.request.id, /revoked/)
   })
+
+  describe('requirements named by the type an mDL was issued as, by its schema, or by its doctype', () => {
+    let licenceMdl: Buffer
+    before(async () => {
+      licenceMdl = Buffer.from((await issue({ credential_type: 'DrivingLicence' })).jwt, 'base64url')
+    })
+    const onlyAge = (body: Json = {}) => ({
+      required_credentials: [
+        {
+          credential_type: 'DrivingLicence',
+          issuer_did: issuer.did,
+          required_attributes: ['age_over_18'],
+          format: 'mso_mdoc',
+          ...body,
+        },
+      ],
+    })
+
+    it('format mso_mdoc asks for the mdoc only, by the doctype of the schema the type is issued under; the mDL meets it, age_over_18 alone is kept', async () => {
+      const { created, request, handover } = await open(onlyAge())
+      const queries = request.dcql_query.credentials as Json[]
+      assert.deepEqual(
+        queries.map((q) => q.format),
+        ['mso_mdoc'],
+      )
+      assert.deepEqual(queries[0]!.meta, { doctype_value: MDL })
+      assert.deepEqual(
+        queries[0]!.claims.map((c: Json) => c.path),
+        [[NAMESPACE, 'age_over_18']],
+      )
+      const answer = await post(
+        request,
+        await deviceResponse(holder, licenceMdl, handover, { elements: ['age_over_18'] }),
+      )
+      assert.equal(answer.status, 200, JSON.stringify(answer.body))
+      const { presentation } = await recorded(created.request.id)
+      assert.equal(presentation?.status, 'verified')
+      assert.deepEqual(presentation?.provided_attributes, ['age_over_18'])
+      const subject = presentation?.verification_result.credential_subjects[0]
+      // Beside the service's own members (issuer, type, credential_id), the one element asked for.
+      assert.deepEqual(
+        Object.keys(subject)
+          .filter((k) => !['issuer', 'type', 'credential_id'].includes(k))
+          .sort(),
+        ['age_over_18'],
+      )
+    })
+
+    it("is met through the schema it names, and refused when the mDL is another issuer's", async () => {
+      const bySchema = await open(onlyAge({ schema_id: mdlSchema }))
+      const answered = await post(
+        bySchema.request,
+        await deviceResponse(holder, licenceMdl, bySchema.handover, { elements: ['age_over_18'] }),
+      )
+      assert.equal(answered.status, 200, JSON.stringify(answered.body))
+
+      const elsewhere = await open(onlyAge({ issuer_did: verifier.did }))
+      const refusedAnswer = await post(
+        elsewhere.request,
+        await deviceResponse(holder, licenceMdl, elsewhere.handover, { elements: ['age_over_18'] }),
+      )
+      await refused(refusedAnswer, elsewhere.created.request.id, /missing required credential DrivingLicence from/)
+    })
+
+    it('a ready-made doctype named as the type is asked in its own namespace, with no schema of it here', async () => {
+      const pid = 'eu.europa.ec.eudi.pid.1'
+      const { request } = await open({
+        required_credentials: [{ credential_type: pid, required_attributes: ['age_over_18'], format: 'mso_mdoc' }],
+      })
+      const queries = request.dcql_query.credentials as Json[]
+      assert.deepEqual(
+        queries.map(({ id, format, meta, claims }) => ({ id, format, meta, claims })),
+        [{ id: 'c0_mdoc', format: 'mso_mdoc', meta: { doctype_value: pid }, claims: [{ path: [pid, 'age_over_18'] }] }],
+      )
+    })
+
+    it('refuses a format this service does not ask for, and mso_mdoc for a type never issued as an mdoc (400, nothing created)', async () => {
+      const ask = (required: Json) =>
+        callAs(t.app, 'POST', '/api/verifier/requests', verifierToken, {
+          verifier_did: verifier.did,
+          presentation_type: 'AgeCheck',
+          purpose: 'Age check',
+          required_credentials: [required],
+        })
+      const unknown = await ask({ credential_type: 'DrivingLicence', format: 'ldp_vp' })
+      assert.equal(unknown.statusCode, 400, unknown.body)
+      assert.equal(unknown.json().details.field, 'required_credentials[0].format')
+      const never = await ask({ credential_type: 'UniversityDegree', format: 'mso_mdoc' })
+      assert.equal(never.statusCode, 400, never.body)
+      assert.equal(never.json().details.field, 'required_credentials[0]')
+      assert.match(never.json().message, /UniversityDegree as mso_mdoc/)
+    })
+  })
 })

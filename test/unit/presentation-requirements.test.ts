@@ -104,6 +104,29 @@ describe('unmetRequirements: each requirement met by one credential with all its
     )
   })
 
+  it('meets a type or schema by a name the request asked for in its stead (an mdoc doctype), and only by that name', () => {
+    const mdl = { ...jwt(A, 'x', { age_over_18: true, age: 30 }), types: ['org.iso.18013.5.1.mDL'] }
+    const licence: RequiredCredential = { credential_type: 'DrivingLicence', issuer_did: A, schema_id: 's-1' }
+    const names = {
+      types: { DrivingLicence: ['org.iso.18013.5.1.mDL'] },
+      schemas: { 's-1': ['org.iso.18013.5.1.mDL'] },
+    }
+    assert.deepEqual(unmetRequirements([mdl], [licence], [], names), [])
+    // A typed predicate of the type is checked on the credential known by the other name.
+    const over21 = { attribute: 'age', operator: '>=', value: 21, credential_type: 'DrivingLicence' }
+    assert.deepEqual(unmetRequirements([mdl], [], [over21], names), [])
+    assert.deepEqual(unmetRequirements([mdl], [licence], []), [
+      `missing required credential DrivingLicence from ${A} of schema s-1`,
+    ])
+    const otherName = {
+      types: { DrivingLicence: ['org.example.other'] },
+      schemas: { 's-1': ['org.iso.18013.5.1.mDL'] },
+    }
+    assert.deepEqual(unmetRequirements([mdl], [licence], [], otherName), [
+      `missing required credential DrivingLicence from ${A} of schema s-1`,
+    ])
+  })
+
   it('meets a predicate by a proven bound of a BBS proof, never by a stated predicate alone', () => {
     const proof = (bounds: PresentedCredential['provenBounds']) =>
       jwt(A, 'Id', {}, { provenPredicates: [age18], provenBounds: bounds })

@@ -25,6 +25,17 @@ export interface PresentedCredential {
 }
 
 /**
+ * Names a credential may carry in place of a requested credential type or schema: an mdoc names
+ * neither, only its doctype, which the request's query asked for in their stead (dcql-mapping.ts `namesAsked`).
+ */
+export interface AlsoKnownAs {
+  types: Record<string, string[]>
+  schemas: Record<string, string[]>
+}
+
+const NO_OTHER_NAMES: AlsoKnownAs = { types: {}, schemas: {} }
+
+/**
  * The request's requirements (spec: required_credentials, required_predicates) against what was
  * presented; each unmet requirement is one readable error. Every requirement is met by one
  * credential that passed all its own checks and satisfies all of the requirement's constraints
@@ -44,8 +55,10 @@ export function unmetRequirements(
   presented: PresentedCredential[],
   credentials: RequiredCredential[],
   predicates: RequiredPredicate[],
+  names: AlsoKnownAs = NO_OTHER_NAMES,
 ): string[] {
   const usable = presented.filter((c) => c.valid)
+  const isCandidate = (c: PresentedCredential, required: RequiredCredential) => candidate(c, required, names)
   const ownPredicates = (required: RequiredCredential) =>
     predicates.filter((p) => p.credential_type === required.credential_type)
   const meets = (c: PresentedCredential, required: RequiredCredential) =>
@@ -69,7 +82,8 @@ export function unmetRequirements(
   for (const predicate of predicates) {
     // A predicate of a required credential's type was checked on that credential above.
     if (predicate.credential_type && credentials.some((r) => r.credential_type === predicate.credential_type)) continue
-    const ofType = (c: PresentedCredential) => !predicate.credential_type || c.types.includes(predicate.credential_type)
+    const ofType = (c: PresentedCredential) =>
+      !predicate.credential_type || isNamed(c, c.types, predicate.credential_type, names.types)
     const byIssuer = Boolean(predicate.credential_type) || credentials.length === 0
     // Why the request does not accept a credential for this predicate; undefined when it does.
     const refusal = (c: PresentedCredential): string | undefined => {
@@ -98,10 +112,14 @@ export function unmetRequirements(
   return errors
 }
 
-const isCandidate = (c: PresentedCredential, required: RequiredCredential) =>
-  c.types.includes(required.credential_type) &&
+const candidate = (c: PresentedCredential, required: RequiredCredential, names: AlsoKnownAs) =>
+  isNamed(c, c.types, required.credential_type, names.types) &&
   (!required.issuer_did || c.issuer === required.issuer_did || c.issuerAlias === required.issuer_did) &&
-  (!required.schema_id || c.schemaIds.includes(required.schema_id))
+  (!required.schema_id || isNamed(c, c.schemaIds, required.schema_id, names.schemas))
+
+/** Whether `own` (a credential's types or schemas) holds `name`, or its types hold a name that stands for it. */
+const isNamed = (c: PresentedCredential, own: string[], name: string, others: Record<string, string[]>) =>
+  own.includes(name) || (Object.hasOwn(others, name) && others[name]!.some((n) => c.types.includes(n)))
 
 /** What keeps one candidate from meeting a required credential: attributes, then its predicates. */
 function shortfalls(c: PresentedCredential, required: RequiredCredential, predicates: RequiredPredicate[]): string[] {

@@ -12,7 +12,7 @@ import {
   type Unreadable,
 } from '../credentials/formats/presentation-kind.js'
 import type { LocalDocuments } from '../credentials/formats/registered-formats.js'
-import { unmetRequirements, type PresentedCredential } from './presentation-requirements.js'
+import { unmetRequirements, type AlsoKnownAs, type PresentedCredential } from './presentation-requirements.js'
 
 export interface VerificationInput {
   jwt: string
@@ -26,6 +26,8 @@ export interface VerificationInput {
   receivedAt?: Date
   /** The audience the credentials' own holder proofs name, when not `verifierDid` (OpenID4VP: a derived proof names the verifier's DID, the VP its client id). */
   credentialAudience?: string
+  /** What else the request's credentials may be named by (an OpenID4VP query's doctypes). */
+  names?: AlsoKnownAs
 }
 
 export interface VerificationOutcome {
@@ -110,6 +112,8 @@ export class PresentationVerifier {
     request: NonNullable<VerificationInput['request']>
     /** The OpenID4VP request answered, for holder proofs bound to all of it. */
     oid4vp?: Oid4vpFacts
+    /** What else its credentials may be named by, as its DCQL query asked for them. */
+    names?: AlsoKnownAs
   }): Promise<VerificationOutcome & { read: Array<ReadCredential[]>; holderProof: boolean }> {
     const errors: string[] = []
     const checked: CheckResult[] = []
@@ -151,6 +155,7 @@ export class PresentationVerifier {
       presentationType: input.presentationType,
       credentialIds: declared,
       request: input.request,
+      ...(input.names ? { names: input.names } : {}),
     })
     return { ...concluded, read, holderProof }
   }
@@ -176,7 +181,12 @@ export class PresentationVerifier {
       errors.push(`credentials presented but not declared in credential_ids: ${undeclared.join(', ')}`)
     if (input.request)
       errors.push(
-        ...unmetRequirements(presented, input.request.required_credentials, input.request.required_predicates),
+        ...unmetRequirements(
+          presented,
+          input.request.required_credentials,
+          input.request.required_predicates,
+          input.names,
+        ),
       )
     return outcome(errors, presented)
   }

@@ -16,7 +16,12 @@ declare module 'fastify' {
 }
 
 async function verifier(app: FastifyInstance, { db, clock, config }: ModuleContext): Promise<void> {
-  const verifiers = new VerifierService({ db, clock, publicBaseUrl: config.publicBaseUrl })
+  const verifiers = new VerifierService({
+    db,
+    clock,
+    publicBaseUrl: config.publicBaseUrl,
+    presentableFormats: app.formats.dcql.map((f) => f.id),
+  })
   const slot = new PortSlot<Oid4vpPort>('the OpenID4VP publication')
   const oid4vp: Oid4vpPort = {
     prepare: async (request, options) => slot.port?.prepare(request, options),
@@ -28,4 +33,8 @@ async function verifier(app: FastifyInstance, { db, clock, config }: ModuleConte
   await app.register(verifierRoutes, { prefix: '/api/verifier', verifiers, oid4vp, idempotency: app.idempotency })
 }
 
-export const verifierPlugin = fp(verifier, { name: 'verifier', fastify: '5.x', dependencies: ['idempotency'] })
+export const verifierPlugin = fp(verifier, {
+  name: 'verifier',
+  fastify: '5.x',
+  dependencies: ['idempotency', 'credentials'],
+})

@@ -33,6 +33,14 @@ export const RequiredCredential = Type.Object(
       Type.String({ minLength: 1, maxLength: 200, description: 'The schema the credential must be issued under' }),
     ),
     required_attributes: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 100 })),
+    format: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description:
+          'The one format to ask for it in over OpenID4VP (`mso_mdoc`, `dc+sd-jwt`, `jwt_vc_json`, …); by default every format that can carry it',
+      }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -115,6 +123,7 @@ export const PresentationRequest = Type.Object({
       issuer_did: Type.Optional(Type.String()),
       schema_id: Type.Optional(Type.String()),
       required_attributes: Type.Optional(Type.Array(Type.String())),
+      format: Type.Optional(Type.String()),
     }),
   ),
   required_predicates: Type.Array(

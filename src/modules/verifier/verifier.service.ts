@@ -19,7 +19,15 @@ const MAX_ANSWERS = 200
  * Presentations and their verification build on these (wallet/verifier issue).
  */
 export class VerifierService {
-  constructor(private readonly deps: { db: Database; clock: Clock; publicBaseUrl: string }) {}
+  constructor(
+    private readonly deps: {
+      db: Database
+      clock: Clock
+      publicBaseUrl: string
+      /** The formats a required credential may name (those OpenID4VP asks for). */
+      presentableFormats: readonly string[]
+    },
+  ) {}
 
   /** `claim`: an Idempotency-Key recorded with the profile (its resource id is the DID: one profile per DID). */
   createProfile(
@@ -89,6 +97,7 @@ export class VerifierService {
         throw new ValidationError(`${field} is required (or a preset_id that defines it)`, { details: { field } })
     }
     checkPredicates(definition.required_predicates ?? [])
+    this.checkFormats(definition.required_credentials ?? [])
     const expiresAt =
       input.expires_at === undefined ? new Date(now.getTime() + validitySeconds * 1000) : new Date(input.expires_at)
     if (expiresAt.getTime() <= now.getTime())
@@ -192,6 +201,7 @@ export class VerifierService {
 
   createPreset(verifierDid: string, input: PresetInput, claim?: ClaimKey): Promise<PresetRow> {
     checkPredicates(input.required_predicates ?? [])
+    this.checkFormats(input.required_credentials)
     const id = `preset-${randomUUID()}`
     return withClaim(this.deps.db, claim, id, (db) =>
       repo.insertPreset(db, {
@@ -217,6 +227,16 @@ export class VerifierService {
 
   listPresets(verifierDid: string, page: { limit: number; after?: string }): Promise<PresetRow[]> {
     return repo.listPresets(this.deps.db, verifierDid, page)
+  }
+
+  private checkFormats(required: Array<{ format?: string }>): void {
+    required.forEach((r, i) => {
+      if (r.format !== undefined && !this.deps.presentableFormats.includes(r.format))
+        throw new ValidationError(
+          `required_credentials[${i}].format "${r.format}" is not one this service asks for over OpenID4VP (${this.deps.presentableFormats.join(', ')})`,
+          { details: { field: `required_credentials[${i}].format` } },
+        )
+    })
   }
 }
 

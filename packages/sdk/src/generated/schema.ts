@@ -11050,6 +11050,7 @@ export interface operations {
                             purpose: string;
                             required_credentials: {
                                 credential_type: string;
+                                format?: string;
                                 issuer_did?: string;
                                 required_attributes?: string[];
                                 schema_id?: string;
@@ -11138,6 +11139,8 @@ export interface operations {
                     purpose: string;
                     required_credentials: {
                         credential_type: string;
+                        /** @description The one format to ask for it in over OpenID4VP (`mso_mdoc`, `dc+sd-jwt`, `jwt_vc_json`, …); by default every format that can carry it */
+                        format?: string;
                         /** @description A DID, e.g. did:key:z6Mk… */
                         issuer_did?: string;
                         required_attributes?: string[];
@@ -11172,6 +11175,7 @@ export interface operations {
                             purpose: string;
                             required_credentials: {
                                 credential_type: string;
+                                format?: string;
                                 issuer_did?: string;
                                 required_attributes?: string[];
                                 schema_id?: string;
@@ -11360,6 +11364,7 @@ export interface operations {
                             purpose: string;
                             required_credentials: {
                                 credential_type: string;
+                                format?: string;
                                 issuer_did?: string;
                                 required_attributes?: string[];
                                 schema_id?: string;
@@ -11881,6 +11886,8 @@ export interface operations {
                     redirect_uri?: string;
                     required_credentials?: {
                         credential_type: string;
+                        /** @description The one format to ask for it in over OpenID4VP (`mso_mdoc`, `dc+sd-jwt`, `jwt_vc_json`, …); by default every format that can carry it */
+                        format?: string;
                         /** @description A DID, e.g. did:key:z6Mk… */
                         issuer_did?: string;
                         required_attributes?: string[];
@@ -11955,6 +11962,7 @@ export interface operations {
                             purpose: string;
                             required_credentials: {
                                 credential_type: string;
+                                format?: string;
                                 issuer_did?: string;
                                 required_attributes?: string[];
                                 schema_id?: string;
@@ -12103,6 +12111,7 @@ export interface operations {
                             purpose: string;
                             required_credentials: {
                                 credential_type: string;
+                                format?: string;
                                 issuer_did?: string;
                                 required_attributes?: string[];
                                 schema_id?: string;
@@ -15756,6 +15765,7 @@ export interface operations {
                             purpose: string;
                             required_credentials: {
                                 credential_type: string;
+                                format?: string;
                                 issuer_did?: string;
                                 required_attributes?: string[];
                                 schema_id?: string;
@@ -15796,6 +15806,7 @@ export interface operations {
                             purpose: string;
                             required_credentials: {
                                 credential_type: string;
+                                format?: string;
                                 issuer_did?: string;
                                 required_attributes?: string[];
                                 schema_id?: string;

@@ -107,6 +107,8 @@ export interface DcqlFace {
   claimOf(path: readonly unknown[]): string | undefined
   /** A presented credential, as its format read it, in the shape the dcql library matches against the query. */
   presented(credential: ReadCredential): DcqlCredentialPresentation
+  /** The names its query identifies credentials by that its credentials carry as a type (an mdoc's doctype): they stand for the requirement's type. */
+  namesOf?(query: DcqlQuery['credentials'][number]): string[]
 }
 
 export type StatusContext = Pick<VerifyContext, 'status' | 'statusMemo'>

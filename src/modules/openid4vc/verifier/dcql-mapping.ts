@@ -1,6 +1,8 @@
 import { DcqlPresentationResult, DcqlQuery, type DcqlCredentialPresentation } from 'dcql'
 import type { RequiredCredential, RequiredPredicate } from '../../../db/database.js'
+import { ValidationError } from '../../../errors.js'
 import type { CredentialFormat, KnownSchemas, ReadCredential } from '../../credentials/formats/credential-format.js'
+import type { AlsoKnownAs } from '../../presentation/presentation-requirements.js'
 
 export type { KnownSchemas } from '../../credentials/formats/credential-format.js'
 
@@ -13,40 +15,78 @@ const withDcql = (formats: readonly CredentialFormat[]) =>
 /**
  * The DCQL query (OID4VP 1.0 §6) of a presentation request: each required credential is one
  * credential set whose options are the same credential in each format that has a DCQL face
- * (docs/openid4vp.md "DCQL mapping"), each asking for the required attributes and the attributes
+ * (docs/openid4vp.md "DCQL mapping"), or in the one format it names, each asking for the required attributes and the attributes
  * its predicates compare. Issuers, schemas and predicates are checked on receipt
  * (presentation-requirements.ts): DCQL names no issuer DID and compares no ranges. Undefined when
  * nothing can be asked (no required credential and no predicate).
  */
 export function dcqlQueryFor(
-  request: { required_credentials: RequiredCredential[]; required_predicates: RequiredPredicate[] },
+  request: RequestRequirements,
   formats: readonly CredentialFormat[],
   known: KnownSchemas = { ofType: {}, withAttributes: [] },
 ): DcqlQuery | undefined {
   const faces = withDcql(formats)
   const credentials: CredentialQuery[] = []
   const sets: Array<{ options: string[][]; required: boolean }> = []
-  const required = request.required_credentials
-  const add = (prefix: string, type: string | undefined, schemaId: string | undefined, attributes: string[]) => {
-    const claims = [...new Set(attributes)]
+  for (const asked of askedCredentials(request)) {
+    const claims = [...new Set(asked.attributes)]
     const ids: string[][] = []
-    for (const { dcql } of faces) {
-      const query = dcql.query({ type, schemaId, claims, known })
+    for (const { id: format, dcql } of faces) {
+      if (asked.format && asked.format !== format) continue
+      const query = dcql.query({ type: asked.type, schemaId: asked.schemaId, claims, known })
       if (!query) continue
-      const id = `${prefix}_${dcql.querySuffix}`
+      const id = `${asked.prefix}_${dcql.querySuffix}`
       credentials.push({ id, ...query } as CredentialQuery)
       ids.push([id])
     }
+    if (asked.format && ids.length === 0)
+      throw new ValidationError(
+        `${asked.field} asks for ${asked.type} as ${asked.format}, which cannot be asked for: name a schema_id, a credential type or a document type that is issued in that format`,
+        { details: { field: asked.field } },
+      )
     if (ids.length) sets.push({ options: ids, required: true })
   }
+  if (credentials.length === 0) return undefined
+  const query = DcqlQuery.parse({ credentials, credential_sets: sets } as DcqlQuery.Input)
+  DcqlQuery.validate(query)
+  return query
+}
+
+type RequestRequirements = { required_credentials: RequiredCredential[]; required_predicates: RequiredPredicate[] }
+
+/** One credential a request asks for: the prefix of its credential query ids, with what each query asks. */
+interface AskedCredential {
+  prefix: string
+  /** The request's field it comes from, for errors. */
+  field: string
+  type: string | undefined
+  schemaId: string | undefined
+  format: string | undefined
+  attributes: string[]
+}
+
+/**
+ * The credentials a request asks for, in the order of its queries: each required credential
+ * (`c0`, …) with its own predicates' attributes, the types only predicates name (`p0`, …), and
+ * the predicates of no type when no credential is required (`p_any`).
+ */
+function askedCredentials(request: RequestRequirements): AskedCredential[] {
+  const required = request.required_credentials
   const untyped = request.required_predicates.filter((p) => !p.credential_type)
-  required.forEach((r, i) => {
+  const asked: AskedCredential[] = required.map((r, i) => {
     const own = request.required_predicates
       .filter((p) => p.credential_type === r.credential_type)
       .map((p) => p.attribute)
     // A predicate of no type is met by a credential the request accepts: with one required credential, that one.
     const shared = required.length === 1 ? untyped.map((p) => p.attribute) : []
-    add(`c${i}`, r.credential_type, r.schema_id, [...(r.required_attributes ?? []), ...own, ...shared])
+    return {
+      prefix: `c${i}`,
+      field: `required_credentials[${i}]`,
+      type: r.credential_type,
+      schemaId: r.schema_id,
+      format: r.format,
+      attributes: [...(r.required_attributes ?? []), ...own, ...shared],
+    }
   })
   const otherTypes = [
     ...new Set(
@@ -56,24 +96,49 @@ export function dcqlQueryFor(
     ),
   ]
   otherTypes.forEach((type, j) =>
-    add(
-      `p${j}`,
+    asked.push({
+      prefix: `p${j}`,
+      field: 'required_predicates',
       type,
-      undefined,
-      request.required_predicates.filter((p) => p.credential_type === type).map((p) => p.attribute),
-    ),
+      schemaId: undefined,
+      format: undefined,
+      attributes: request.required_predicates.filter((p) => p.credential_type === type).map((p) => p.attribute),
+    }),
   )
   if (required.length === 0 && untyped.length)
-    add(
-      'p_any',
-      undefined,
-      undefined,
-      untyped.map((p) => p.attribute),
-    )
-  if (credentials.length === 0) return undefined
-  const query = DcqlQuery.parse({ credentials, credential_sets: sets } as DcqlQuery.Input)
-  DcqlQuery.validate(query)
-  return query
+    asked.push({
+      prefix: 'p_any',
+      field: 'required_predicates',
+      type: undefined,
+      schemaId: undefined,
+      format: undefined,
+      attributes: untyped.map((p) => p.attribute),
+    })
+  return asked
+}
+
+/**
+ * The names a credential of each type and schema the request asks for may carry in place of the
+ * type or schema, as the request's DCQL query named them (an mdoc's doctype, OID4VP 1.0 §B.2.3):
+ * what presentation-requirements.ts accepts besides the names themselves.
+ */
+export function namesAsked(
+  query: DcqlQuery,
+  request: RequestRequirements,
+  formats: readonly CredentialFormat[],
+): AlsoKnownAs {
+  const faces = withDcql(formats)
+  const names: AlsoKnownAs = { types: {}, schemas: {} }
+  const asked = askedCredentials(request)
+  for (const c of query.credentials) {
+    const face = faces.find((f) => f.id === c.format)?.dcql
+    const of = asked.find((a) => face && c.id === `${a.prefix}_${face.querySuffix}`)
+    const carried = face?.namesOf?.(c) ?? []
+    if (!of || carried.length === 0) continue
+    if (of.type) (names.types[of.type] ??= []).push(...carried)
+    if (of.schemaId) (names.schemas[of.schemaId] ??= []).push(...carried)
+  }
+  return names
 }
 
 /** `client_metadata.vp_formats_supported` (OID4VP 1.0 §11.1): each format with a DCQL face, for these JWS algorithms. */

@@ -170,6 +170,17 @@ export async function schemaIdsOfTypes(db: Executor, types: string[]): Promise<R
   return byType
 }
 
+/** The schemas that place their credentials under one of these names (an mdoc doctype), by name. */
+export async function schemaIdsPlacedAs(db: Executor, names: string[]): Promise<Record<string, string[]>> {
+  if (names.length === 0) return {}
+  const rows = await sql<{ name: string; schema_id: string }>`
+    select s.mdoc->>'doctype' as name, s.id as schema_id from credential_schemas s
+    where s.mdoc->>'doctype' = any(${names}::text[]) order by s.id`.execute(db)
+  const byName: Record<string, string[]> = {}
+  for (const row of rows.rows) (byName[row.name] ??= []).push(row.schema_id)
+  return byName
+}
+
 /** Each schema's mdoc placement (ISO/IEC 18013-5 doctype and namespace), for the DCQL query's mdoc faces. */
 export async function schemaPlacements(
   db: Executor,

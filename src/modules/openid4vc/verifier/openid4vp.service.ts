@@ -23,7 +23,14 @@ import {
 import { qrSvgDataUrl } from '../../qr/qr-image.js'
 import type { VerifierService } from '../../verifier/verifier.service.js'
 import type { Oid4vpFields, Oid4vpOptions, PresentationRequestRow } from '../../verifier/verifier.types.js'
-import { askedClaims, dcqlProblems, dcqlQueryFor, vpFormatsSupported, type KnownSchemas } from './dcql-mapping.js'
+import {
+  askedClaims,
+  dcqlProblems,
+  dcqlQueryFor,
+  namesAsked,
+  vpFormatsSupported,
+  type KnownSchemas,
+} from './dcql-mapping.js'
 import { minimisedOutcome } from './minimised-outcome.js'
 import * as repo from './openid4vp.repository.js'
 
@@ -169,10 +176,16 @@ export class Openid4vpService {
     const anyType =
       request.required_credentials.length === 0 ? request.required_predicates.filter((p) => !p.credential_type) : []
     const untyped = anyType.map((p) => p.attribute)
-    const [ofType, withAttributes] = await Promise.all([
-      repo.schemaIdsOfTypes(this.deps.db, [...new Set([...required, ...predicated])]),
+    const types = [...new Set([...required, ...predicated])]
+    const [issuedAs, placedAs, withAttributes] = await Promise.all([
+      repo.schemaIdsOfTypes(this.deps.db, types),
+      // A type may also be named by the doctype its schemas place credentials under.
+      repo.schemaIdsPlacedAs(this.deps.db, types),
       repo.schemaIdsWithAttributes(this.deps.db, [...new Set(untyped)]),
     ])
+    const ofType = Object.fromEntries(
+      types.map((t) => [t, [...new Set([...(issuedAs[t] ?? []), ...(placedAs[t] ?? [])])]]),
+    )
     const named = request.required_credentials.flatMap((r) => (r.schema_id ? [r.schema_id] : []))
     const placements = await repo.schemaPlacements(this.deps.db, [
       ...new Set([...Object.values(ofType).flat(), ...withAttributes, ...named]),
@@ -494,6 +507,7 @@ export class Openid4vpService {
     flat: Presented[],
   ) {
     const prover = await this.proverOf(flat)
+    const query = (row.request_payload as { dcql_query: Parameters<typeof dcqlProblems>[0] }).dcql_query
     const outcome = await this.deps.verifier.verifyOpenid4vp({
       // An envelope (a VP-JWT) is checked as signed by the prover; a credential with its own holder proof, bound to the prover when it is a DID.
       presentations: flat.map(({ item, opened }) => ({
@@ -513,11 +527,11 @@ export class Openid4vpService {
         required_predicates: request.required_predicates,
       },
       oid4vp: await oid4vpFacts(row, request.nonce),
+      names: namesAsked(query, request, this.deps.formats.dcql),
     })
     // The DCQL check needs what each query's presentations disclosed: only those that could be read.
     const answered: Record<string, ReadCredential[][]> = {}
     flat.forEach(({ id }, i) => (answered[id] ??= []).push(outcome.read[i] ?? []))
-    const query = (row.request_payload as { dcql_query: Parameters<typeof dcqlProblems>[0] }).dcql_query
     const formatOf = Object.fromEntries(query.credentials.map((c) => [c.id, c.format]))
     const dcql = outcome.errors.length === 0 ? dcqlProblems(query, answered, formatOf, this.deps.formats.dcql) : []
     const errors = [...outcome.errors, ...dcql]

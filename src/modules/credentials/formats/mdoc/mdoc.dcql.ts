@@ -1,6 +1,7 @@
 import type { DcqlCredentialPresentation } from 'dcql'
 import type { DcqlCredentialQuery, DcqlFace } from '../credential-format.js'
 import { MSO_MDOC } from './mdoc-ids.js'
+import { MDOC_SCHEMAS } from './mdoc-schemas.js'
 
 /** COSE ES256 (RFC 9053 §2.1): the only algorithm this service's mdocs are signed with, and the device keys it binds to are P-256. */
 const ES256 = -7
@@ -18,8 +19,11 @@ export const mdocDcql: DcqlFace = {
 
   query({ type, schemaId, claims, known }) {
     const schemas = schemaId ? [schemaId] : type ? (known.ofType[type] ?? []) : known.withAttributes
-    // DCQL names one doctype per query: that of the first schema (by id) that places its credentials in an mdoc.
-    const placement = schemas.map((id) => known.placements?.[id]?.mdoc).find((p) => p)
+    // DCQL names one doctype per query: that of the first schema (by id) that places its credentials in an
+    // mdoc; a type that is itself a ready-made doctype (ISO mDL, EU PID) is asked in that doctype's namespace.
+    const placement =
+      schemas.map((id) => known.placements?.[id]?.mdoc).find((p) => p) ??
+      (schemaId ? undefined : MDOC_SCHEMAS.find((s) => s.mdoc.doctype === type)?.mdoc)
     if (!placement) return undefined
     return {
       format: MSO_MDOC,
@@ -30,6 +34,11 @@ export const mdocDcql: DcqlFace = {
 
   // A schema places all of its attributes in one namespace: the element identifier is the attribute.
   claimOf: (path) => (typeof path[1] === 'string' ? path[1] : undefined),
+
+  namesOf: (query) => {
+    const doctype = (query.meta as { doctype_value?: unknown } | undefined)?.doctype_value
+    return typeof doctype === 'string' ? [doctype] : []
+  },
 
   presented(c) {
     return {
