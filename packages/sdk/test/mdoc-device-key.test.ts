@@ -3,7 +3,8 @@
  * `mso_mdoc`) is taken bound to a P-256 key the holder keeps (§9.1.2.4), the key proof names that
  * key and is signed by it (checked with jose, apart from the SDK); without a device key an Ed25519
  * holder is refused by the service, and a device key that is not P-256 is refused before anything
- * is sent. The wallet then lists the mDL, which mdocSummary names by its doctype and elements.
+ * is sent. The wallet then lists the mDL, which mdocSummary names by its doctype and elements, and
+ * resolveRequest with the device key answers a verifier's mso_mdoc request for age_over_18 alone.
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
@@ -13,6 +14,7 @@ import {
   createServiceClient,
   generateHolderKey,
   mdocSummary,
+  resolveRequest,
   ServiceError,
   type HolderKey,
   type ServiceClient,
@@ -22,7 +24,8 @@ import { startHttpsService, type LiveService } from './support/live-service.js'
 
 describe('acceptOffer with a device key (an mDL)', () => {
   let svc: LiveService
-  const parties = {} as Record<'issuer' | 'holder', { key: HolderKey; client: ServiceClient }>
+  const parties = {} as Record<'issuer' | 'holder' | 'verifier', { key: HolderKey; client: ServiceClient }>
+  let device: HolderKey
   /** The holder's requests as sent, by path. */
   const sent: { path: string; body: string }[] = []
   let schemaId: string
@@ -38,7 +41,7 @@ describe('acceptOffer with a device key (an mDL)', () => {
 
   before(async () => {
     svc = await startHttpsService()
-    for (const name of ['issuer', 'holder'] as const) {
+    for (const name of ['issuer', 'holder', 'verifier'] as const) {
       const key = await generateHolderKey()
       const record = async (request: Request) => {
         sent.push({ path: decodeURIComponent(new URL(request.url).pathname), body: await request.clone().text() })
@@ -63,7 +66,7 @@ describe('acceptOffer with a device key (an mDL)', () => {
 
   it('binds the mDL to the device key: the proof carries its public JWK and verifies with it; the wallet lists the doctype and elements', async () => {
     const { holder } = parties
-    const device = await generateHolderKey({ alg: 'ES256' })
+    device = await generateHolderKey({ alg: 'ES256' })
     const result = await acceptOffer(holder.client, holder.key, { offerUri: await mdlOffer(), deviceKey: device })
     assert.equal(result.status, 'issued')
 
@@ -87,6 +90,47 @@ describe('acceptOffer with a device key (an mDL)', () => {
     assert.equal(summaries.length, 1)
     assert.equal(summaries[0]!.doctype, MDL_DOCTYPE)
     assert.deepEqual([...summaries[0]!.elements].sort(), Object.keys(sampleLicence).sort())
+  })
+
+  it("resolveRequest with the device key: the verifier's mso_mdoc request for age_over_18 is answered with that element alone; without it nothing is signed or sent", async () => {
+    const { holder, verifier } = parties
+    const ask = async () =>
+      (
+        await verifier.client.api.POST('/api/verifier/requests', {
+          body: {
+            verifier_did: verifier.key.did,
+            presentation_type: 'AgeCheck',
+            purpose: 'Age over 18',
+            required_credentials: [
+              { credential_type: 'DrivingLicence', required_attributes: ['age_over_18'], format: 'mso_mdoc' },
+            ],
+          },
+        })
+      ).data!
+
+    const first = await ask()
+    const without = await resolveRequest(holder.client, holder.key, {
+      authorizationRequestUri: first.authorization_request_uri!,
+    })
+    const answers = () => sent.filter((s) => /\/presentation-requests\/answer\/[^/]+$/.test(s.path)).length
+    const before = answers()
+    await assert.rejects(without.accept(), /asks for ES256; this key signs EdDSA/)
+    assert.equal(answers(), before, 'nothing sent')
+
+    const asked = await ask()
+    const preview = await resolveRequest(holder.client, holder.key, {
+      authorizationRequestUri: asked.authorization_request_uri!,
+      deviceKey: device,
+    })
+    assert.equal(preview.presentations.length, 1)
+    assert.equal(preview.presentations[0]!.format, 'mso_mdoc')
+    assert.deepEqual(preview.presentations[0]!.disclosed, { 'org.iso.18013.5.1': { age_over_18: true } })
+    const answer = await preview.accept()
+    assert.equal(answer.accepted, true, JSON.stringify(answer))
+    const { data: result } = await verifier.client.api.GET('/api/verifier/requests/{id}', {
+      params: { path: { id: asked.request.id } },
+    })
+    assert.equal(result!.request.status, 'verified')
   })
 
   it('without a device key the Ed25519 holder is refused (422); a device key that is not P-256 is refused here, nothing sent', async () => {
