@@ -1,5 +1,7 @@
 import {
   createServiceClient,
+  exportHolderKey,
+  generateHolderKey,
   importHolderKey,
   type HolderKey,
   type ServiceClient,
@@ -49,6 +51,30 @@ export class Context {
       return await importHolderKey(jwk as JsonWebKey)
     } catch (error) {
       throw new LocalError(`the private JWK cannot be used: ${(error as Error).message}`)
+    }
+  }
+
+  /**
+   * The P-256 device key kept beside the acting key in the key file (an mdoc is bound to it,
+   * ISO/IEC 18013-5 §9.1.2.4): with `create`, made and saved the first time it is needed.
+   */
+  async deviceKey(options: { create: boolean }): Promise<HolderKey | undefined> {
+    if (this.settings.privateJwk && !options.create) return undefined
+    if (this.settings.privateJwk)
+      throw new LocalError(
+        'an mdoc is bound to a P-256 device key kept in the key file beside the holder key: act with a key of the key file (--key), not --private-jwk',
+      )
+    const file = this.keyFile()
+    let stored = file.find(this.settings.key)
+    if (!stored.device_jwk) {
+      if (!options.create) return undefined
+      const made = await exportHolderKey(await generateHolderKey({ alg: 'ES256', extractable: true }))
+      stored = file.setDeviceKey(stored.name, made.privateJwk)
+    }
+    try {
+      return await importHolderKey(stored.device_jwk!)
+    } catch (error) {
+      throw new LocalError(`the device key of "${stored.name}" cannot be used: ${(error as Error).message}`)
     }
   }
 

@@ -11,7 +11,15 @@ export {
   type HolderKey,
   type HolderAlg,
 } from './keys.js'
-export { completeJws, completePrepared, signVpJwt, createKeyProof, signKbJwt, type PreparedToSign } from './jws.js'
+export {
+  completeJws,
+  completePrepared,
+  completePreparedFor,
+  signVpJwt,
+  createKeyProof,
+  signKbJwt,
+  type PreparedToSign,
+} from './jws.js'
 export { acceptOffer, type AcceptOfferResult } from './flows/accept-offer.js'
 export { answerPresentationRequest, type AnswerResult } from './flows/answer-presentation-request.js'
 export {
@@ -23,6 +31,7 @@ export {
 } from './flows/preview-offer.js'
 export { resolveRequest, type RequestPreview, type DeclineResult } from './flows/preview-request.js'
 export { presentToRequest, type Predicate } from './flows/present-to-request.js'
+export { mdocSummary, type MdocSummary, type WalletCredentialFields } from './mdoc-summary.js'
 export { parseQrPayload, resolveQrPayload, type QrPayload, type QrPayloadKind } from './qr.js'
 export { signIn } from './sign-in.js'
 export {

@@ -35,6 +35,17 @@ export async function completePrepared(k: HolderKey, toSign: PreparedToSign): Pr
   return base64url.encode(await signBytes(k, base64url.decode(toBeSigned)))
 }
 
+/**
+ * completePrepared with the key each prepared presentation is bound to: an mdoc's device signature
+ * (`cose`) with its device key (ISO/IEC 18013-5 §9.1.3), a JWS (KB-JWT, VP-JWT) with the holder's key.
+ */
+export function completePreparedFor(
+  keys: { holder: HolderKey; device?: HolderKey | undefined },
+  toSign: PreparedToSign,
+): Promise<string> {
+  return completePrepared('cose' in toSign ? (keys.device ?? keys.holder) : keys.holder, toSign)
+}
+
 /** The protected header of a JWS signing input (`BASE64URL(header).BASE64URL(payload)`, RFC 7515 §5.1). */
 export function signingInputHeader(signingInput: string): Record<string, unknown> {
   const parts = signingInput.split('.')

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { createPublicKey, randomBytes, verify } from 'node:crypto'
 import { describe, it } from 'node:test'
 import * as jose from 'jose'
-import { completePrepared, generateHolderKey } from '@credential-service/sdk'
+import { completePrepared, completePreparedFor, generateHolderKey } from '@credential-service/sdk'
 
 describe('completePrepared', () => {
   it('signs the bytes of a COSE to_be_signed as they are: a 64-byte r||s ES256 signature that node:crypto verifies', async () => {
@@ -40,5 +40,31 @@ describe('completePrepared', () => {
     assert.ok(jws.startsWith(`${signingInput}.`))
     const { payload } = await jose.compactVerify(jws, await jose.importJWK(k.publicJwk as jose.JWK, 'ES256'))
     assert.deepEqual(JSON.parse(new TextDecoder().decode(payload)), { nonce: 'n' })
+  })
+})
+
+describe('completePreparedFor', () => {
+  it("signs a COSE device signature with the device key and a JWS with the holder's key", async () => {
+    const holder = await generateHolderKey({ alg: 'EdDSA' })
+    const device = await generateHolderKey({ alg: 'ES256' })
+    const bytes = randomBytes(100)
+    const cose = await completePreparedFor(
+      { holder, device },
+      { cose: { alg: 'ES256', to_be_signed: bytes.toString('base64url') } },
+    )
+    const deviceKey = createPublicKey({ key: device.publicJwk as never, format: 'jwk' })
+    assert.ok(verify('sha256', bytes, { key: deviceKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(cose, 'base64url')))
+
+    const signingInput = `${jose.base64url.encode(JSON.stringify({ alg: 'EdDSA', typ: 'kb+jwt' }))}.${jose.base64url.encode('{"nonce":"n"}')}`
+    const jws = await completePreparedFor({ holder, device }, { signing_input: signingInput })
+    await jose.compactVerify(jws, await jose.importJWK(holder.publicJwk as jose.JWK, 'EdDSA'))
+  })
+
+  it('without a device key a COSE signature falls to the holder key, which must then be P-256', async () => {
+    const holder = await generateHolderKey({ alg: 'EdDSA' })
+    await assert.rejects(
+      completePreparedFor({ holder }, { cose: { alg: 'ES256', to_be_signed: 'AAEC' } }),
+      /asks for ES256; this key signs EdDSA/,
+    )
   })
 })

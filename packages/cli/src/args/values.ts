@@ -75,9 +75,10 @@ export type AttributeTypes = Record<string, string>
  */
 export function attributes(values: ParsedValues, types: AttributeTypes = {}): Record<string, unknown> {
   const file = str(values, 'attributes-file')
-  const out: Record<string, unknown> = file
-    ? { ...(readJsonFile(file, 'attributes file') as Record<string, unknown>) }
-    : {}
+  const read = file ? readJsonFile(file, 'attributes file') : {}
+  if (!read || typeof read !== 'object' || Array.isArray(read))
+    throw new UsageError(`attributes file ${file} must hold a JSON object of attribute names and values`)
+  const out: Record<string, unknown> = { ...(read as Record<string, unknown>) }
   for (const pair of list(values, 'attr')) {
     const match = /^([^=:]+)(:?=)(.*)$/s.exec(pair)
     if (!match) throw new UsageError(`--attr takes name=value or name:=json, not "${pair}"`)

@@ -3,7 +3,7 @@ import { UsageError, type CommandSpec } from '../args/command.js'
 import { str } from '../args/values.js'
 import { body } from './answer.js'
 
-const PROFILE_FIELDS = ['name', 'description', 'website', 'logo-url', 'email'] as const
+const PROFILE_FIELDS = ['name', 'description', 'website', 'logo-url', 'email', 'country'] as const
 
 function profileLines(issuer: {
   did: string
@@ -11,6 +11,7 @@ function profileLines(issuer: {
   description: string
   website: string | null
   email: string | null
+  country?: string | null
 }): string[] {
   return [
     `issuer:  ${issuer.did}`,
@@ -18,6 +19,7 @@ function profileLines(issuer: {
     ...(issuer.description ? [`about:   ${issuer.description}`] : []),
     ...(issuer.website ? [`website: ${issuer.website}`] : []),
     ...(issuer.email ? [`email:   ${issuer.email}`] : []),
+    ...(issuer.country ? [`country: ${issuer.country}`] : []),
   ]
 }
 
@@ -33,17 +35,24 @@ export const issuerProfileCommands: CommandSpec[] = [
       website: { type: 'string', value: '<url>', description: 'Website' },
       'logo-url': { type: 'string', value: '<url>', description: 'Logo' },
       email: { type: 'string', value: '<address>', description: 'Contact e-mail' },
+      country: {
+        type: 'string',
+        value: '<XX>',
+        description: "ISO 3166-1 alpha-2 country its mdoc certificates name; an mDL's issuing_country must equal it",
+      },
       'signing-method': {
         type: 'string',
         value: '<web|key>',
         description: 'At creation: sign as a did:web hosted here (default) or as did:keys',
       },
     },
-    examples: ['cps issuer profile set --name "Example University"'],
+    examples: ['cps issuer profile set --name "Example University"', 'cps issuer profile set --country DE'],
     async run(ctx, { values }) {
       const fields = Object.fromEntries(
         PROFILE_FIELDS.flatMap((f) => (str(values, f) === undefined ? [] : [[f.replace('-', '_'), str(values, f)]])),
       )
+      if (fields.country !== undefined && !/^[A-Z]{2}$/.test(fields.country))
+        throw new UsageError(`--country takes an ISO 3166-1 alpha-2 code in capitals (DE, FR), not "${fields.country}"`)
       const { client, did } = await ctx.signedIn()
       const existing = await client.api
         .GET('/api/issuer/{did}', { params: { path: { did } } })
@@ -67,7 +76,7 @@ export const issuerProfileCommands: CommandSpec[] = [
       }
       if (!Object.keys(fields).length)
         throw new UsageError(
-          'nothing to change: give at least one of --name, --description, --website, --logo-url, --email',
+          'nothing to change: give at least one of --name, --description, --website, --logo-url, --email, --country',
         )
       const answer = await body(client.api.PUT('/api/issuer/{did}/update', { params: { path: { did } }, body: fields }))
       ctx.out.result(answer, ['issuer profile updated', ...profileLines(answer.issuer)])

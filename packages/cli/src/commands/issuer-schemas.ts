@@ -1,3 +1,4 @@
+import type { ServiceClient } from '@credential-service/sdk'
 import { UsageError, type CommandSpec } from '../args/command.js'
 import { attributes, flag, int, list, readJsonFile, required, str } from '../args/values.js'
 import { table } from '../output/output.js'
@@ -23,7 +24,48 @@ function attributeDefinition(text: string) {
   }
 }
 
+/** The service's ready-made schemas (GET /api/schema-presets, public): the ISO mDL, the EU PID. */
+async function schemaPresets(client: ServiceClient) {
+  return (await body(client.api.GET('/api/schema-presets', {}))).presets
+}
+
+/** The schema body of the preset named `id`; an unknown name is a usage error that lists the known ones. */
+async function presetSchema(client: ServiceClient, id: string): Promise<Record<string, unknown>> {
+  const presets = await schemaPresets(client)
+  const found = presets.find((p) => p.id === id)
+  if (!found)
+    throw new UsageError(
+      `no schema preset "${id}": the service has ${presets.map((p) => p.id).join(', ') || 'none'} (cps issuer schema presets)`,
+    )
+  return found.schema as Record<string, unknown>
+}
+
+/** `doctype (namespace)` of a schema made for mdocs. */
+function mdocPlacement(schema: unknown): string | undefined {
+  const mdoc = (schema as { mdoc?: { doctype?: string; namespace?: string } | null }).mdoc
+  return mdoc?.doctype ? `${mdoc.doctype} (namespace ${mdoc.namespace})` : undefined
+}
+
 export const issuerSchemaCommands: CommandSpec[] = [
+  {
+    path: ['issuer', 'schema', 'presets'],
+    summary: 'The ready-made schemas of the service (GET /api/schema-presets): the ISO mDL, the EU PID',
+    async run(ctx) {
+      const presets = await schemaPresets(ctx.client())
+      ctx.out.result({ success: true, presets }, () =>
+        presets.length
+          ? table(
+              ['PRESET', 'FORMAT', 'ATTRIBUTES'],
+              presets.map((p) => [
+                p.id,
+                p.format,
+                p.schema.attributes.map((a) => `${a.name}:${a.data_type}${a.required ? '*' : ''}`).join(','),
+              ]),
+            )
+          : ['no presets'],
+      )
+    },
+  },
   {
     path: ['issuer', 'schema', 'create'],
     summary: 'Define a credential schema (POST /api/issuer/:did/schemas)',
@@ -46,13 +88,25 @@ export const issuerSchemaCommands: CommandSpec[] = [
         value: '<file.json>',
         description: 'The whole request body as JSON (flags given override its fields)',
       },
+      preset: {
+        type: 'string',
+        value: '<preset-id>',
+        description: 'Start from a ready-made schema, e.g. org.iso.18013.5.1.mDL (cps issuer schema presets)',
+      },
     },
     examples: [
       'cps issuer schema create --name Degree --attribute given_name:string:required --attribute birth_date:date:required --attribute gpa:number',
+      'cps issuer schema create --preset org.iso.18013.5.1.mDL',
     ],
     async run(ctx, { values }) {
       const file = str(values, 'body-file')
-      const base = file ? (readJsonFile(file, 'body file') as Record<string, unknown>) : {}
+      const preset = str(values, 'preset')
+      if (file && preset) throw new UsageError('give --preset or --body-file, not both')
+      const base = file
+        ? (readJsonFile(file, 'body file') as Record<string, unknown>)
+        : preset
+          ? await presetSchema(ctx.client(), preset)
+          : {}
       const defined = list(values, 'attribute').map(attributeDefinition)
       const schema = {
         ...base,
@@ -69,9 +123,11 @@ export const issuerSchemaCommands: CommandSpec[] = [
       const answer = await body(
         client.api.POST('/api/issuer/{did}/schemas', { params: { path: { did } }, body: schema }),
       )
+      const placement = mdocPlacement(answer.schema)
       ctx.out.result(answer, [
         `schema ${answer.schema.id}`,
         `${answer.schema.name} ${answer.schema.version}: ${answer.schema.attributes.map((a) => `${a.name} (${a.data_type})`).join(', ')}`,
+        ...(placement ? [`mdoc: ${placement}`] : []),
       ])
     },
   },

@@ -74,12 +74,25 @@ export const keysCommands: CommandSpec[] = [
       const key = positionals[0]
         ? await importHolderKey(ctx.keyFile().find(positionals[0]).private_jwk)
         : await ctx.holderKey()
-      ctx.out.result({ did: key.did, kid: key.kid, alg: key.alg, public_jwk: key.publicJwk }, [
-        `did:        ${key.did}`,
-        `kid:        ${key.kid}`,
-        `alg:        ${key.alg}`,
-        `public JWK: ${JSON.stringify(key.publicJwk)}`,
-      ])
+      const stored =
+        positionals[0] || !ctx.settings.privateJwk ? ctx.keyFile().find(positionals[0] ?? ctx.settings.key) : undefined
+      const device = stored?.device_jwk ? (await importHolderKey(stored.device_jwk)).publicJwk : undefined
+      ctx.out.result(
+        {
+          did: key.did,
+          kid: key.kid,
+          alg: key.alg,
+          public_jwk: key.publicJwk,
+          ...(device ? { device_public_jwk: device } : {}),
+        },
+        [
+          `did:        ${key.did}`,
+          `kid:        ${key.kid}`,
+          `alg:        ${key.alg}`,
+          `public JWK: ${JSON.stringify(key.publicJwk)}`,
+          ...(device ? [`device key: ${JSON.stringify(device)} (P-256, the key its mdocs are bound to)`] : []),
+        ],
+      )
     },
   },
   {

@@ -12,7 +12,7 @@ const SETTLED = new Set(['submitted', 'verified', 'failed', 'rejected', 'expired
 const ANSWERED = new Set(['submitted', 'verified', 'failed'])
 
 /** `UniversityDegree:given_name,birth_date` -> {credential_type, required_attributes}. */
-function requiredCredential(text: string, issuer: string | undefined) {
+function requiredCredential(text: string, issuer: string | undefined, format: string | undefined) {
   const [type, attrs = ''] = text.split(':')
   if (!type) throw new UsageError(`--credential takes Type[:attr,attr], not "${text}"`)
   const names = attrs
@@ -23,6 +23,7 @@ function requiredCredential(text: string, issuer: string | undefined) {
     credential_type: type,
     ...(names.length ? { required_attributes: names } : {}),
     ...(issuer ? { issuer_did: issuer } : {}),
+    ...(format ? { format } : {}),
   }
 }
 
@@ -53,6 +54,11 @@ function jwtArg(text: string): string {
   return text.trim()
 }
 
+/** The attributes the verifier received, counted: what the holder disclosed and nothing more. */
+function disclosedLine(provided: string[]): string {
+  return `disclosed (${provided.length}): ${provided.join(', ') || 'no attributes'}`
+}
+
 export const verifierCommands: CommandSpec[] = [
   {
     path: ['verifier', 'request', 'create'],
@@ -69,6 +75,12 @@ export const verifierCommands: CommandSpec[] = [
         description: 'A credential asked for, with the attributes to disclose',
       },
       issuer: { type: 'string', value: '<did>', description: 'Only credentials from this issuer' },
+      format: {
+        type: 'string',
+        value: '<format>',
+        description:
+          'Only credentials in this format, e.g. mso_mdoc (an mdoc: --credential names its doctype or the type it was issued as)',
+      },
       predicate: { type: 'string', multiple: true, value: "<'gpa>=3'>", description: 'A predicate to be proven' },
       holder: { type: 'string', value: '<did>', description: 'Address the request to this holder only' },
       'expires-at': { type: 'string', value: '<iso-date>', description: 'Until when it may be answered' },
@@ -76,9 +88,12 @@ export const verifierCommands: CommandSpec[] = [
     },
     examples: [
       "cps verifier request create --type DegreeCheck --purpose Hiring --credential UniversityDegree:given_name --predicate 'gpa>=3'",
+      'cps verifier request create --type AgeCheck --purpose "Over 18" --credential DrivingLicence:age_over_18 --format mso_mdoc',
     ],
     async run(ctx, { values }) {
-      const credentials = list(values, 'credential').map((c) => requiredCredential(c, str(values, 'issuer')))
+      const credentials = list(values, 'credential').map((c) =>
+        requiredCredential(c, str(values, 'issuer'), str(values, 'format')),
+      )
       if (!credentials.length) throw new UsageError('at least one --credential is required')
       const predicates = list(values, 'predicate').map(predicate)
       const [holder, expires, callback] = [
@@ -170,7 +185,10 @@ export const verifierCommands: CommandSpec[] = [
       ctx.out.result({ success: true, request, answers, presentation: presentation ?? null }, [
         `request ${id}: ${request.status}`,
         ...(presentation
-          ? [`presentation ${presentation.id} from ${presentation.prover_did} (${presentation.status})`]
+          ? [
+              `presentation ${presentation.id} from ${presentation.prover_did} (${presentation.status})`,
+              disclosedLine(presentation.provided_attributes),
+            ]
           : []),
       ])
       return ANSWERED.has(request.status) ? 0 : 1
@@ -198,6 +216,7 @@ export const verifierCommands: CommandSpec[] = [
         const p = answer.presentation
         ctx.out.result(answer, [
           `presentation ${p.id} from ${p.prover_did}: ${p.status}${p.verified_at ? ` (verified at ${p.verified_at})` : ''}`,
+          disclosedLine(p.provided_attributes),
         ])
         return p.status === 'verified' ? 0 : 1
       }

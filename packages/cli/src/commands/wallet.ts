@@ -1,6 +1,7 @@
 import {
   acceptOffer,
   declineOffer,
+  mdocSummary,
   presentToRequest,
   previewedOf,
   resolveOffer,
@@ -11,7 +12,7 @@ import {
   type RequestPreview,
   type ServiceClient,
 } from '@credential-service/sdk'
-import { UsageError, type CommandSpec } from '../args/command.js'
+import { LocalError, UsageError, type CommandSpec } from '../args/command.js'
 import { commaList, flag, list, predicate, str, type Predicate } from '../args/values.js'
 import { claimPath, decide, EXIT_DECLINED, shortValue } from '../output/ask.js'
 import { table } from '../output/output.js'
@@ -55,6 +56,22 @@ async function pickCredentials(client: ServiceClient, did: string, required: Req
   })
 }
 
+/** One credential of the holder's wallet, found page by page in its listing (GET /api/wallet/:did/credentials). */
+async function walletCredential(client: ServiceClient, did: string, id: string) {
+  let cursor: string | undefined
+  do {
+    const page = await body(
+      client.api.GET('/api/wallet/{did}/credentials', {
+        params: { path: { did }, query: { limit: 100, ...(cursor ? { cursor } : {}) } },
+      }),
+    )
+    const found = page.data.find((c) => c.id === id)
+    if (found) return found
+    cursor = page.next_cursor ?? undefined
+  } while (cursor)
+  throw new UsageError(`no credential ${id} in the wallet of ${did} (cps wallet list)`)
+}
+
 export const walletCommands: CommandSpec[] = [
   {
     path: ['wallet', 'list'],
@@ -74,27 +91,58 @@ export const walletCommands: CommandSpec[] = [
           },
         }),
       )
-      ctx.out.result(answer, () =>
+      const mdocs = answer.data.flatMap((c) => {
+        const mdoc = mdocSummary(c)
+        return mdoc ? [{ id: c.id, ...mdoc }] : []
+      })
+      ctx.out.result({ ...answer, mdocs }, () =>
         answer.data.length
-          ? table(
-              ['ID', 'TYPE', 'STATUS', 'ISSUER', 'SIGNATURE'],
-              answer.data.map((c) => [
-                c.id,
-                c.credential_type,
-                c.status,
-                c.issuer_name || c.issuer_did,
-                c.signature_type,
-              ]),
-            )
+          ? [
+              ...table(
+                ['ID', 'TYPE', 'STATUS', 'ISSUER', 'SIGNATURE'],
+                answer.data.map((c) => [
+                  c.id,
+                  c.credential_type,
+                  c.status,
+                  c.issuer_name || c.issuer_did,
+                  mdocs.some((m) => m.id === c.id) ? 'mso_mdoc' : c.signature_type,
+                ]),
+              ),
+              ...mdocs.map((m) => `${m.id}: mdoc ${m.doctype}, elements ${m.elements.join(', ')}`),
+            ]
           : ['no credentials'],
       )
+    },
+  },
+  {
+    path: ['wallet', 'show'],
+    summary:
+      'One credential of the wallet: type, issuer, status, and its attributes (an mdoc: its doctype and elements)',
+    positionals: [{ name: 'credential-id', description: 'The credential (aly:…)' }],
+    async run(ctx, { positionals }) {
+      const id = positionals[0]!
+      const { client, did } = await ctx.signedIn()
+      const c = await walletCredential(client, did, id)
+      const mdoc = mdocSummary(c)
+      const data = c.credential_data as Record<string, unknown>
+      ctx.out.result({ success: true, credential: c, mdoc: mdoc ?? null }, [
+        `credential ${c.id}`,
+        `  type:     ${c.credential_type}`,
+        `  issuer:   ${c.issuer_name ? `${c.issuer_name} (${c.issuer_did})` : c.issuer_did}`,
+        `  status:   ${c.status}${c.expired ? ', expired' : ''}${c.withdrawn ? ', withdrawn' : ''}`,
+        ...(c.expiration_date ? [`  until:    ${c.expiration_date}`] : []),
+        ...(mdoc
+          ? [`  format:   mso_mdoc, doctype ${mdoc.doctype}`, `  elements: ${mdoc.elements.join(', ')}`]
+          : [`  signature: ${c.signature_type}`]),
+        ...Object.entries(data).map(([name, value]) => `    ${name}: ${shortValue(value)}`),
+      ])
     },
   },
   {
     path: ['wallet', 'accept'],
     summary: 'Take a credential offer: an openid-credential-offer:// URI or the offer payload of a QR',
     details:
-      "First the offer is shown (issuer, credential, format, claims; POST /api/wallet/:did/offers/preview, nothing redeemed) and the question Accept? [y/N] asked on the terminal: n declines (the refusal is recorded, exit 3); --yes accepts without asking; without a terminal and without --yes nothing is sent (exit 2). An OpenID4VCI offer then runs through the hosted wallet (POST /api/wallet/:did/offers/accept, the key proof signed here, POST …/accept/:session_id): the credential arrives bound to the acting key. The spec's offer payload (JSON with offer_id) becomes a credential request (POST /api/wallet/credential-request), issued when the issuer approves it.",
+      "First the offer is shown (issuer, credential, format, claims; POST /api/wallet/:did/offers/preview, nothing redeemed) and the question Accept? [y/N] asked on the terminal: n declines (the refusal is recorded, exit 3); --yes accepts without asking; without a terminal and without --yes nothing is sent (exit 2). An OpenID4VCI offer then runs through the hosted wallet (POST /api/wallet/:did/offers/accept, the key proof signed here, POST …/accept/:session_id): the credential arrives bound to the acting key. An mdoc (mso_mdoc) is bound to a P-256 device key instead (ISO/IEC 18013-5 §9.1.2.4), kept in the key file beside the acting key and made there the first time. The spec's offer payload (JSON with offer_id) becomes a credential request (POST /api/wallet/credential-request), issued when the issuer approves it.",
     positionals: [{ name: 'offer', description: 'Offer URI, or the QR payload text' }],
     options: {
       'tx-code': { type: 'string', value: '<code>', description: 'The transaction code the issuer gave separately' },
@@ -152,8 +200,16 @@ export const walletCommands: CommandSpec[] = [
         ])
         return EXIT_DECLINED
       }
+      // The configuration taken is the offer's first (previewedOf); an mdoc is bound to the device key, not the DID.
+      const taken = preview.credential_configurations[0]
+      const deviceKey = taken?.format === 'mso_mdoc' ? await ctx.deviceKey({ create: true }) : undefined
       const result = await ctx.out.progress('taking the offer', () =>
-        acceptOffer(client, key, { offerUri, ...(txCode ? { txCode } : {}), previewed: previewedOf(preview) }),
+        acceptOffer(client, key, {
+          offerUri,
+          ...(txCode ? { txCode } : {}),
+          previewed: previewedOf(preview),
+          ...(deviceKey ? { deviceKey } : {}),
+        }),
       )
       ctx.out.result(result, [
         result.status === 'issued'
@@ -168,7 +224,7 @@ export const walletCommands: CommandSpec[] = [
     details: [
       'First the request is shown (the verifier and how its identity is known, the purpose, every claim that would be disclosed, the predicates) and the question Accept? [y/N] asked on the terminal: n declines (the verifier is told, exit 3); --yes answers without asking; without a terminal and without --yes nothing is sent (exit 2).',
       'A request id (or the request QR payload): the request is taken into the inbox, the credentials it asks for are picked from the wallet (or --credential), a one-time consent is granted when the verifier has none, and the VP-JWT is signed here. With predicates (--predicate, or those of the request when none is given) the presentation carries a BBS zero-knowledge proof that discloses only --reveal (default: the attributes the request names).',
-      'An openid4vp:// URI: answered through the hosted wallet (POST /api/wallet/:did/presentation-requests/answer), the key binding signed here.',
+      "An openid4vp:// URI: answered through the hosted wallet (POST /api/wallet/:did/presentation-requests/answer), the key binding signed here; an mdoc's device signature is signed with the device key it was accepted with (kept in the key file beside the acting key).",
       'It prints the presentation id and the VP-JWT, which the verifier passes to cps verifier verify.',
     ].join('\n'),
     positionals: [{ name: 'request', description: 'Request id, request QR payload, or openid4vp:// URI' }],
@@ -205,9 +261,15 @@ export const walletCommands: CommandSpec[] = [
       const yes = flag(values, 'yes')
       if (parsed?.kind === 'oid4vp-request') {
         // The prepare step is the preview (OpenID4VP 1.0 §5): the request is verified, nothing is sent to the verifier yet.
+        // An mdoc's device signature is the device key's (ISO/IEC 18013-5 §9.1.3), the one it was accepted with.
+        const deviceKey = await ctx.deviceKey({ create: false })
         const preview = await ctx.out.progress('reading the request', () =>
-          resolveRequest(client, key, { authorizationRequestUri: parsed.value }),
+          resolveRequest(client, key, { authorizationRequestUri: parsed.value, ...(deviceKey ? { deviceKey } : {}) }),
         )
+        if (!deviceKey && preview.presentations.some((p) => p.format === 'mso_mdoc'))
+          throw new LocalError(
+            'the request asks for an mdoc, and this key has no device key in the key file to sign it with (the key that accepted the mdoc has)',
+          )
         if (!(await decide(ctx.out.io, requestLines(preview), { yes, what: 'answering a presentation request' }))) {
           const declined = await preview.decline()
           ctx.out.result({ success: true, declined: true, ...declined }, [
@@ -217,7 +279,7 @@ export const walletCommands: CommandSpec[] = [
         }
         const result = await ctx.out.progress('answering', () => preview.accept())
         ctx.out.result(result, [
-          `${result.accepted ? 'accepted' : 'refused'} by the verifier (HTTP ${result.verifier_status})`,
+          `${result.accepted ? 'accepted' : 'refused'} by the verifier (HTTP ${result.verifier_status})${result.verifier_error ? `: ${result.verifier_error}` : ''}`,
           ...(result.redirect_uri ? [`redirect: ${result.redirect_uri}`] : []),
         ])
         return result.accepted ? 0 : 1
@@ -299,9 +361,16 @@ function offerLines(preview: OfferPreview, txCodeGiven: boolean): string[] {
     lines.push(
       `  credential:  ${c.display_name ?? c.credential_type}${c.display_name && c.display_name !== c.credential_type ? ` (${c.credential_type})` : ''}, format ${c.format}`,
     )
+    // An mdoc's claims are [namespace, element] (OID4VCI 1.0 Appendix A.2.2): the element names, the namespace once.
+    const mdoc = c.format === 'mso_mdoc'
+    const namespaces = [...new Set(c.claims.map((claim) => String(claim.path[0])))]
     lines.push(
-      `  claims:      ${c.claims.length ? c.claims.map((claim) => `${claim.display_name ?? claimPath(claim.path)}${claim.mandatory ? ' (required)' : ''}`).join(', ') : '(the issuer lists none)'}`,
+      `  claims:      ${c.claims.length ? c.claims.map((claim) => `${mdoc ? String(claim.path.at(-1)) : (claim.display_name ?? claimPath(claim.path))}${claim.mandatory ? ' (required)' : ''}`).join(', ') : '(the issuer lists none)'}`,
     )
+    if (mdoc && namespaces.length)
+      lines.push(
+        `  mdoc:        doctype ${c.credential_type}, namespace ${namespaces.join(', ')}; bound to your device key`,
+      )
   }
   if (preview.tx_code) {
     const asked = [
@@ -332,6 +401,13 @@ const ENVELOPE_CLAIMS = new Set([
   '_sd_alg',
 ])
 
+/** An mdoc's disclosed elements, `{namespace: {element: value}}` (ISO/IEC 18013-5 §8.3.2.1.2.2), as name and value. */
+function mdocElements(disclosed: Record<string, unknown>): [string, unknown][] {
+  return Object.values(disclosed).flatMap((elements) =>
+    elements && typeof elements === 'object' ? Object.entries(elements as Record<string, unknown>) : [],
+  )
+}
+
 /** The preview of an OpenID4VP request: who asks, how that was verified, why, and every claim each presentation would disclose. */
 function requestLines(preview: RequestPreview): string[] {
   const id = preview.verifierIdentity
@@ -345,7 +421,7 @@ function requestLines(preview: RequestPreview): string[] {
   ]
   for (const p of preview.presentations) {
     lines.push(`    ${p.credential_type} (${p.format}, ${p.credential_id}) from ${p.issuer_did}:`)
-    const disclosed = Object.entries(p.disclosed)
+    const disclosed = p.format === 'mso_mdoc' ? mdocElements(p.disclosed) : Object.entries(p.disclosed)
     const about = disclosed.filter(([name]) => ENVELOPE_CLAIMS.has(name)).map(([name]) => name)
     const personal = disclosed.filter(([name]) => !ENVELOPE_CLAIMS.has(name))
     if (disclosed.length) for (const [name, value] of personal) lines.push(`      ${name}: ${shortValue(value)}`)

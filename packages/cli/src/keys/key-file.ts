@@ -9,6 +9,8 @@ export interface StoredKey {
   alg: KeyAlg
   private_jwk: JsonWebKey
   created_at: string
+  /** The P-256 device key an mdoc of this holder is bound to (ISO/IEC 18013-5 §9.1.2.4), made on first need. */
+  device_jwk?: JsonWebKey
 }
 
 interface KeyFileContent {
@@ -50,6 +52,14 @@ export class KeyFile {
   setDefault(name: string): StoredKey {
     const key = this.find(name)
     this.content.default = key.name
+    writePrivateJson(this.file, this.content)
+    return key
+  }
+
+  /** Keeps `jwk` as the device key of the key named `name`, in the same 0600 file. */
+  setDeviceKey(name: string, jwk: JsonWebKey): StoredKey {
+    const key = this.find(name)
+    key.device_jwk = jwk
     writePrivateJson(this.file, this.content)
     return key
   }

@@ -1,5 +1,5 @@
 import type { ServiceClient } from '../client.js'
-import { completePrepared } from '../jws.js'
+import { completePreparedFor } from '../jws.js'
 import type { HolderKey } from '../keys.js'
 import { holderDid } from './session.js'
 
@@ -15,12 +15,13 @@ export interface AnswerResult {
  * Answers an OpenID4VP request (`openid4vp://…`) from the holder's wallet on this service
  * (docs/openid4vc.md "Answering a presentation request"): the service verifies the request and
  * prepares one proof per DCQL query (a KB-JWT for an SD-JWT VC, a VP-JWT for a JWT-VC), the
- * holder signs each here, the service posts the vp_token to the verifier.
+ * holder signs each here, the service posts the vp_token to the verifier. An mdoc's device signature
+ * is signed with `deviceKey`, the P-256 key it was accepted with (acceptOffer).
  */
 export async function answerPresentationRequest(
   c: ServiceClient,
   k: HolderKey,
-  o: { authorizationRequestUri: string },
+  o: { authorizationRequestUri: string; deviceKey?: HolderKey },
 ): Promise<AnswerResult> {
   const did = holderDid(c, k)
   const { data: prepared } = await c.api.POST('/api/wallet/{did}/presentation-requests/answer', {
@@ -28,7 +29,8 @@ export async function answerPresentationRequest(
     body: { authorization_request_uri: o.authorizationRequestUri },
   })
   const signatures: Record<string, string> = {}
-  for (const p of prepared!.presentations) signatures[p.query_id] = await completePrepared(k, p.to_sign)
+  for (const p of prepared!.presentations)
+    signatures[p.query_id] = await completePreparedFor({ holder: k, device: o.deviceKey }, p.to_sign)
   const { data } = await c.api.POST('/api/wallet/{did}/presentation-requests/answer/{session_id}', {
     params: { path: { did, session_id: prepared!.session_id } },
     body: { signatures },

@@ -1,6 +1,6 @@
 import type { ServiceClient } from '../client.js'
 import type { paths } from '../generated/schema.js'
-import { completePrepared } from '../jws.js'
+import { completePreparedFor } from '../jws.js'
 import type { HolderKey } from '../keys.js'
 import type { AnswerResult } from './answer-presentation-request.js'
 import { holderDid } from './session.js'
@@ -37,11 +37,12 @@ export interface RequestPreview {
  * Resolves an OpenID4VP request (`openid4vp://…`) in the holder's wallet on this service without
  * answering it (docs/openid4vc.md "Answering a presentation request"): the service verifies the
  * request and prepares one holder proof per DCQL query; `choices` picks an option per credential set.
+ * An mdoc's device signature is signed with `deviceKey`, the P-256 key it was accepted with (acceptOffer).
  */
 export async function resolveRequest(
   c: ServiceClient,
   k: HolderKey,
-  o: { authorizationRequestUri: string; choices?: Record<string, number | null> },
+  o: { authorizationRequestUri: string; choices?: Record<string, number | null>; deviceKey?: HolderKey },
 ): Promise<RequestPreview> {
   const did = holderDid(c, k)
   const { data } = await c.api.POST('/api/wallet/{did}/presentation-requests/answer', {
@@ -73,7 +74,8 @@ export async function resolveRequest(
     accept: () =>
       once(async () => {
         const signatures: Record<string, string> = {}
-        for (const p of prepared.presentations) signatures[p.query_id] = await completePrepared(k, p.to_sign)
+        for (const p of prepared.presentations)
+          signatures[p.query_id] = await completePreparedFor({ holder: k, device: o.deviceKey }, p.to_sign)
         const { data: answer } = await c.api.POST('/api/wallet/{did}/presentation-requests/answer/{session_id}', {
           params: { path: session },
           body: { signatures },
