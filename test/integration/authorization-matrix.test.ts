@@ -644,6 +644,11 @@ const MATRIX: Record<string, RouteCase> = {
     call: (c) => ({ body: { name: 'Matrix preset', ...definition(c) } }),
   },
   'GET /api/verifier/:did/presets': { own: "lists the caller's own presets" },
+  'GET /api/verifier/:did/trust': { own: "the caller's own trust sources" },
+  'PUT /api/verifier/:did/trust': {
+    own: "sets the caller's own trust sources",
+    call: () => ({ body: { sources: [] } }),
+  },
   'POST /api/verifier/presentations': {
     actingBody: (c, me, other) => {
       const now = Math.floor(c.clock.now().getTime() / 1000)
