@@ -15,8 +15,8 @@ const withDcql = (formats: readonly CredentialFormat[]) =>
 /**
  * The DCQL query (OID4VP 1.0 §6) of a presentation request: each required credential is one
  * credential set whose options are the same credential in each format that has a DCQL face
- * (docs/openid4vp.md "DCQL mapping"), or in the one format it names, each asking for the required attributes and the attributes
- * its predicates compare. Issuers, schemas and predicates are checked on receipt
+ * (docs/openid4vp.md "DCQL mapping"), or in the one format it names, each asking for the
+ * required attributes and the attributes its predicates compare. Issuers, schemas and predicates are checked on receipt
  * (presentation-requirements.ts): DCQL names no issuer DID and compares no ranges. Undefined when
  * nothing can be asked (no required credential and no predicate).
  */
