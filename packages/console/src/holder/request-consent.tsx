@@ -43,7 +43,7 @@ export function RequestConsent({
   const who = verifierTitle(preview)
   const share = () =>
     action.run(async () => {
-      // The SDK signs each prepared proof here (an mdoc's with the device key, the rest with the holder's key), then the service sends the answer.
+      // The SDK signs each prepared proof here (an mdoc's with the device key, a JWS with the holder's), then the service sends it.
       const outcome = await preview.accept()
       onDone(
         outcome.accepted
