@@ -7,6 +7,7 @@ import {
   type OfferPreview,
   type RequestPreview,
 } from '@credential-service/sdk'
+import { deviceKeyOf } from '../lib/device-key.ts'
 import type { RoleSession } from '../lib/session.ts'
 
 /**
@@ -19,10 +20,29 @@ export type { OfferPreview, RequestPreview }
 export type PreparedPresentation = RequestPreview['presentations'][number]
 export type VerifierIdentity = RequestPreview['verifierIdentity']
 
-/** OID4VP 1.0: the wallet fetches and verifies the request and prepares each proof; nothing is sent yet. */
-export function previewRequest(session: RoleSession, authorizationRequestUri: string): Promise<RequestPreview> {
-  return resolveRequest(session.client, session.key, { authorizationRequestUri })
+/**
+ * A request as the consent screen shows it. `deviceKeyMissing`: it asks for an mdoc, whose device
+ * signature only the device key it was accepted with can make (ISO/IEC 18013-5 §9.1.3), and this
+ * browser keeps none (the mdoc was imported, or accepted elsewhere): it cannot be shared from here.
+ */
+export interface RequestToAnswer {
+  preview: RequestPreview
+  deviceKeyMissing: boolean
 }
+
+/** OID4VP 1.0: the wallet fetches and verifies the request and prepares each proof; nothing is sent yet. */
+export async function previewRequest(session: RoleSession, authorizationRequestUri: string): Promise<RequestToAnswer> {
+  // An mdoc's device signature is the device key's; every JWS (KB-JWT, VP-JWT) stays the holder key's.
+  const deviceKey = await deviceKeyOf(session, { create: false })
+  const preview = await resolveRequest(session.client, session.key, {
+    authorizationRequestUri,
+    ...(deviceKey ? { deviceKey } : {}),
+  })
+  return { preview, deviceKeyMissing: !deviceKey && preview.presentations.some((p) => p.format === 'mso_mdoc') }
+}
+
+/** The configuration Accept takes: the offer's first (previewedOf). */
+export const offeredConfiguration = (preview: OfferPreview) => preview.credential_configurations[0]
 
 /** OID4VCI 1.0 §4.1: the offer and its issuer's metadata, read without redeeming the code. */
 export function previewOffer(session: RoleSession, offerUri: string): Promise<OfferPreview> {
@@ -39,10 +59,14 @@ export async function acceptOfferNow(
   txCode: string | undefined,
   preview: OfferPreview,
 ): Promise<string> {
+  // An mdoc is bound to the device key, not to the holder's DID (ISO/IEC 18013-5 §9.1.2.4).
+  const deviceKey =
+    offeredConfiguration(preview)?.format === 'mso_mdoc' ? await deviceKeyOf(session, { create: true }) : undefined
   const result = await acceptOffer(session.client, session.key, {
     offerUri,
     ...(txCode ? { txCode } : {}),
     previewed: previewedOf(preview),
+    ...(deviceKey ? { deviceKey } : {}),
   })
   return result.status === 'issued'
     ? `Received ${result.credentials.length} credential(s): they are in your wallet`

@@ -84,7 +84,13 @@ export function HolderPage({ session }: { session: RoleSession }) {
     <div class="grid holder">
       {/* The decision comes first: a consent screen opens above everything else. */}
       {pending?.kind === 'request' && (
-        <RequestConsent key={pending.preview.sessionId} preview={pending.preview} nameOf={nameOf} onDone={done} />
+        <RequestConsent
+          key={pending.preview.sessionId}
+          preview={pending.preview}
+          deviceKeyMissing={pending.deviceKeyMissing}
+          nameOf={nameOf}
+          onDone={done}
+        />
       )}
       {pending?.kind === 'offer' && (
         <OfferConsent

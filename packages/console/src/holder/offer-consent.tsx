@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { Outcome, useAction } from '../ui/action.tsx'
-import { acceptOfferNow, declineOffer, type OfferPreview } from './api.ts'
+import { acceptOfferNow, declineOffer, offeredConfiguration, type OfferPreview } from './api.ts'
 import { claimLabel, formatName } from './format.ts'
 import { doctypeLabel } from './mdoc.ts'
 import type { RoleSession } from '../lib/session.ts'
@@ -121,6 +121,12 @@ export function OfferConsent({
           )}
         </article>
       ))}
+      {offeredConfiguration(preview)?.format === 'mso_mdoc' && (
+        <p class="note" data-testid="device-key-note">
+          An mdoc is bound to a device key: this browser makes one the first time and keeps it, and only its public part
+          is sent. The mdoc can then be shared only from this browser.
+        </p>
+      )}
       {preview.grant === 'authorization_code' && (
         <p class="warn">
           This offer uses the authorization code flow, which this wallet cannot complete: it can only be declined here.

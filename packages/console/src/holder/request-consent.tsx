@@ -27,10 +27,13 @@ export function verifierTitle(preview: RequestPreview): string {
  */
 export function RequestConsent({
   preview,
+  deviceKeyMissing,
   nameOf,
   onDone,
 }: {
   preview: RequestPreview
+  /** It asks for an mdoc and this browser has no device key to sign it with (api.ts previewRequest). */
+  deviceKeyMissing: boolean
   nameOf: NameOf
   onDone: (message: string, redirect?: string) => void
 }) {
@@ -40,7 +43,7 @@ export function RequestConsent({
   const who = verifierTitle(preview)
   const share = () =>
     action.run(async () => {
-      // The SDK signs each prepared proof here with the holder's key, then the service sends the answer.
+      // The SDK signs each prepared proof here (an mdoc's with the device key, a JWS with the holder's), then the service sends it.
       const outcome = await preview.accept()
       onDone(
         outcome.accepted
@@ -78,8 +81,15 @@ export function RequestConsent({
         its value.
       </p>
       <p class="note">Answer before {formatDate(preview.expiresAt)}.</p>
+      {deviceKeyMissing && (
+        <p class="warn" data-testid="device-key-missing">
+          This browser cannot share the mdoc asked for. An mdoc proves it is yours with the device key it was accepted
+          with, and this browser has none: the mdoc was imported, or accepted in another browser. Share it from the
+          browser that accepted it, or decline here.
+        </p>
+      )}
       <div class="actions">
-        <button type="button" disabled={action.busy} onClick={() => void share()}>
+        <button type="button" disabled={action.busy || deviceKeyMissing} onClick={() => void share()}>
           Share
         </button>
         <button type="button" class="secondary" disabled={action.busy} onClick={() => void decline()}>

@@ -4,13 +4,13 @@ import { decodeQrImage } from '../lib/qr-image.ts'
 import type { RoleSession } from '../lib/session.ts'
 import { Outcome, useAction } from '../ui/action.tsx'
 import { Section } from '../ui/layout.tsx'
-import { previewOffer, previewRequest, type OfferPreview, type RequestPreview } from './api.ts'
+import { previewOffer, previewRequest, type OfferPreview, type RequestToAnswer } from './api.ts'
 import { CameraScanner } from './camera.tsx'
 import type { RequestView } from './types.ts'
 
 export type Pending =
   | { kind: 'offer'; offerUri: string; preview: OfferPreview }
-  | { kind: 'request'; preview: RequestPreview }
+  | ({ kind: 'request' } & RequestToAnswer)
 
 /**
  * Scan (camera or image file) or paste an offer or a request. Nothing is accepted or sent here:
@@ -67,7 +67,7 @@ export function Scan({
           return 'Presentation request added to your inbox'
         }
         case 'oid4vp-request': {
-          onPending({ kind: 'request', preview: await previewRequest(session, payload.value) })
+          onPending({ kind: 'request', ...(await previewRequest(session, payload.value)) })
           return 'Request read: nothing is sent until you choose Share'
         }
       }

@@ -35,3 +35,14 @@ async function run<T>(mode: IDBTransactionMode, act: (store: IDBObjectStore) => 
 export const loadKey = (role: Role) => run<HolderKey | undefined>('readonly', (s) => s.get(role))
 export const saveKey = (role: Role, key: HolderKey) => run<unknown>('readwrite', (s) => s.put(key, role))
 export const forgetKey = (role: Role) => run<unknown>('readwrite', (s) => s.delete(role))
+
+/**
+ * The P-256 device key the mdocs of a DID are bound to (ISO/IEC 18013-5 §9.1.2.4), kept beside
+ * that DID's key in the same way. Named by the DID, so a new key of the role never inherits it.
+ */
+const deviceSlot = (did: string) => `device:${did}`
+export const loadDeviceKey = (did: string) => run<HolderKey | undefined>('readonly', (s) => s.get(deviceSlot(did)))
+/** Adds the device key unless one is kept already (IndexedDB `add` fails then): the first one made stays. */
+export const addDeviceKey = (did: string, key: HolderKey) =>
+  run<unknown>('readwrite', (s) => s.add(key, deviceSlot(did)))
+export const forgetDeviceKey = (did: string) => run<unknown>('readwrite', (s) => s.delete(deviceSlot(did)))

@@ -1,5 +1,5 @@
 import { createServiceClient, generateHolderKey, type HolderKey, type ServiceClient } from '@credential-service/sdk'
-import { forgetKey, loadKey, saveKey, type Role } from './key-store.ts'
+import { forgetDeviceKey, forgetKey, loadKey, saveKey, type Role } from './key-store.ts'
 
 export interface RoleSession {
   role: Role
@@ -29,6 +29,9 @@ export async function signIn(role: Role, options: { create: boolean }): Promise<
   return { role, key, client, did: session.did }
 }
 
+/** Deletes the role's key and the device key its mdocs are bound to (they cannot be presented after). */
 export async function forget(role: Role): Promise<void> {
+  const key = await loadKey(role)
+  if (key) await forgetDeviceKey(key.did)
   await forgetKey(role)
 }
