@@ -9,7 +9,7 @@
  * sign in with and the P-256 key the mDL is bound to.
  */
 import assert from 'node:assert/strict'
-import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:crypto'
+import { createHash, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { Decoder, encode, Tag } from 'cbor-x'
 import { createGuardedFetch } from '../../src/adapters/http-out/guarded-fetch.js'
@@ -139,6 +139,10 @@ describe('the hosted wallet presents an mDL over OpenID4VP, the holder signing t
     assert.deepEqual(presentation!.claims, [[NS, 'age_over_18']])
     assert.deepEqual(presentation!.disclosed, { [NS]: { age_over_18: true } })
     assert.equal(presentation!.to_sign.cose.alg, 'ES256')
+    // The key that must sign: the mDL's device key, so a client can tell whether it holds it.
+    const devicePublic = createPublicKey(deviceKey).export({ format: 'jwk' })
+    assert.equal(presentation!.to_sign.cose.key.x, devicePublic.x)
+    assert.equal(presentation!.to_sign.cose.key.y, devicePublic.y)
 
     const other = Buffer.from(presentation!.to_sign.cose.to_be_signed, 'base64url')
     other.writeUInt8(other.readUInt8(other.length - 1) ^ 1, other.length - 1)

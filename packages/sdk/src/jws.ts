@@ -19,7 +19,9 @@ export async function completeJws(k: HolderKey, signingInput: string): Promise<s
 }
 
 /** What the hosted wallet prepares for the holder to sign: a JWS signing input, or bytes for a COSE signature. */
-export type PreparedToSign = { signing_input: string } | { cose: { alg: string; to_be_signed: string } }
+export type PreparedToSign =
+  | { signing_input: string }
+  | { cose: { alg: string; to_be_signed: string; key?: Record<string, unknown> } }
 
 /**
  * The holder's answer to one prepared presentation: for a JWS, the completed compact JWS
@@ -29,9 +31,14 @@ export type PreparedToSign = { signing_input: string } | { cose: { alg: string; 
  */
 export async function completePrepared(k: HolderKey, toSign: PreparedToSign): Promise<string> {
   if ('signing_input' in toSign) return completeJws(k, toSign.signing_input)
-  const { alg, to_be_signed: toBeSigned } = toSign.cose
+  const { alg, to_be_signed: toBeSigned, key } = toSign.cose
   if (alg !== 'ES256' || k.alg !== 'ES256')
     throw new Error(`The prepared COSE signature asks for ${String(alg)}; this key signs ${k.alg}`)
+  // The credential is bound to `key` (an mdoc's device key): another key's signature would only be refused.
+  if (key && (key.x !== k.publicJwk.x || key.y !== k.publicJwk.y))
+    throw new Error(
+      'This credential is bound to another device key than the one kept here: it cannot be presented from here',
+    )
   return base64url.encode(await signBytes(k, base64url.decode(toBeSigned)))
 }
 

@@ -33,6 +33,19 @@ describe('completePrepared', () => {
     await assert.rejects(completePrepared(p256, { cose: { alg: 'ES384', to_be_signed: 'AAEC' } }), /asks for ES384/)
   })
 
+  it('refuses to sign COSE bytes that name another key than its own (the credential is bound to that one)', async () => {
+    const mine = await generateHolderKey({ alg: 'ES256' })
+    const theirs = await generateHolderKey({ alg: 'ES256' })
+    await assert.rejects(
+      completePrepared(mine, { cose: { alg: 'ES256', to_be_signed: 'AAEC', key: { ...theirs.publicJwk } } }),
+      /bound to another device key/,
+    )
+    const signed = await completePrepared(mine, {
+      cose: { alg: 'ES256', to_be_signed: 'AAEC', key: { ...mine.publicJwk } },
+    })
+    assert.equal(Buffer.from(signed, 'base64url').length, 64)
+  })
+
   it('completes a prepared JWS signing input as before', async () => {
     const k = await generateHolderKey({ alg: 'ES256' })
     const signingInput = `${jose.base64url.encode(JSON.stringify({ alg: 'ES256', typ: 'kb+jwt' }))}.${jose.base64url.encode('{"nonce":"n"}')}`

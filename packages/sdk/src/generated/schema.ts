@@ -14787,6 +14787,10 @@ export interface operations {
                                 cose: {
                                     /** @enum {string} */
                                     alg: "ES256";
+                                    /** @description the public JWK that must sign: the credential's device key (ISO/IEC 18013-5 §9.1.2.4) */
+                                    key: {
+                                        [key: string]: unknown;
+                                    };
                                     /** @description base64url of the COSE Sig_structure (RFC 9052 §4.4) the holder key signs */
                                     to_be_signed: string;
                                 };

@@ -30,6 +30,8 @@ export interface PreparedJws {
 export interface PreparedCose {
   alg: 'ES256'
   to_be_signed: string
+  /** The public key (JWK) that must sign: the one the credential is bound to (an mdoc's device key). */
+  key: Jwk
 }
 
 /** What the holder is asked to sign, as the prepared answer shows it: a JWS, or bytes for a COSE signature. */

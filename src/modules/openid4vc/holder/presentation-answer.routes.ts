@@ -105,6 +105,10 @@ export const presentationAnswerRoutes: FastifyPluginAsyncTypebox<{
                         to_be_signed: Type.String({
                           description: 'base64url of the COSE Sig_structure (RFC 9052 §4.4) the holder key signs',
                         }),
+                        key: Type.Record(Type.String(), Type.Unknown(), {
+                          description:
+                            "the public JWK that must sign: the credential's device key (ISO/IEC 18013-5 §9.1.2.4)",
+                        }),
                       }),
                     }),
                   ],

@@ -99,7 +99,7 @@ async function mdocDraft(item: string, paths: ClaimPath[], request: Oid4vpReques
   if (!toBeSigned || at < 0 || built.lastIndexOf(placeholder) !== at)
     throw new Error('the DeviceResponse does not hold its device signature once')
   return {
-    cose: { alg: 'ES256', to_be_signed: Buffer.from(toBeSigned).toString('base64url') },
+    cose: { alg: 'ES256', to_be_signed: Buffer.from(toBeSigned).toString('base64url'), key: deviceKey },
     assembly: {
       kind: 'signature-in-bytes',
       prefix: built.subarray(0, at).toString('base64url'),
