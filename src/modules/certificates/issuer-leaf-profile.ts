@@ -1,5 +1,4 @@
 import type { KeyObject } from 'node:crypto'
-import { isIP } from 'node:net'
 import * as x509 from '@peculiar/x509'
 import {
   ECDSA_SHA256,
@@ -12,8 +11,9 @@ import {
 /**
  * An end-entity certificate the issuer's IACA issues for a signing key other than the mdoc
  * Document Signer (RFC 5280 §4.2): digitalSignature only, no CA, and a subjectAltName naming the
- * credential issuer identifier, as SD-JWT VC §3.5 and HAIP ask of an `x5c` leaf: the https
- * identifier as a URI, its host as a dNSName (an iPAddress for an IP literal, §4.2.1.6).
+ * credential issuer identifier as a URI (§4.2.1.6), which SD-JWT VC §3.5 matches against `iss`.
+ * No dNSName: every issuer here shares the host, and SD-JWT VC accepts a dNSName matching the
+ * host of `iss`, so one issuer's leaf would vouch for another's identifier.
  */
 export async function issuerLeafCertificate(input: {
   iaca: x509.X509Certificate
@@ -36,20 +36,11 @@ export async function issuerLeafCertificate(input: {
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-      new x509.SubjectAlternativeNameExtension(issuerNames(input.issuerUrl), false),
+      new x509.SubjectAlternativeNameExtension([{ type: 'url', value: input.issuerUrl }], false),
       await x509.AuthorityKeyIdentifierExtension.create(await input.iaca.publicKey.export()),
       await x509.SubjectKeyIdentifierExtension.create(publicKey),
     ],
   })
-}
-
-/** The URI and host names a leaf carries for an issuer identifier. */
-function issuerNames(issuerUrl: string): x509.JsonGeneralName[] {
-  const host = new URL(issuerUrl).hostname.replace(/^\[|\]$/g, '')
-  return [
-    { type: 'url', value: issuerUrl },
-    { type: isIP(host) ? 'ip' : 'dns', value: host },
-  ]
 }
 
 /** The URIs a certificate's subjectAltName names (to see whether a leaf still names an identifier). */
