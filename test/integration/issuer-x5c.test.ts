@@ -14,7 +14,7 @@ import type { HttpsFront } from '../helpers/https-front.js'
 import { closeHttpsIssuer, makeOffer, openHttpsIssuer } from '../helpers/https-issuer.js'
 import { IssuerActor } from '../helpers/issuer-setup.js'
 import { IssuanceWallet } from '../helpers/oid4vc-wallet/issuance-wallet.js'
-import { ADMIN_KEY, ManualClock, type TestApp } from '../helpers/test-app.js'
+import { ManualClock, type TestApp } from '../helpers/test-app.js'
 
 // Decoded JSON read at named fields.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -909,8 +909,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The issuer's mdoc IACA and Document Signer certificates (public)
-         * @description Made on first use. Retired certificates stay listed for the mdocs they signed.
+         * The issuer's certificates: IACA root, mdoc Document Signer, credential and metadata leaves (public)
+         * @description Made on first use. Retired certificates stay listed for the credentials they signed.
          */
         get: operations["getIssuerCertificates"];
         put?: never;
@@ -7138,7 +7138,7 @@ export interface operations {
                             not_before: string;
                             pem: string;
                             status: "active" | "retired";
-                            use: "iaca" | "document_signer";
+                            use: "iaca" | "document_signer" | "credential" | "metadata";
                         }[];
                     };
                 };
@@ -7278,7 +7278,7 @@ export interface operations {
                             not_before: string;
                             pem: string;
                             status: "active" | "retired";
-                            use: "iaca" | "document_signer";
+                            use: "iaca" | "document_signer" | "credential" | "metadata";
                         };
                         success: boolean;
                     };
@@ -7377,7 +7377,7 @@ export interface operations {
                             not_before: string;
                             pem: string;
                             status: "active" | "retired";
-                            use: "iaca" | "document_signer";
+                            use: "iaca" | "document_signer" | "credential" | "metadata";
                         };
                         success: boolean;
                     };
@@ -7465,7 +7465,7 @@ export interface operations {
                             not_before: string;
                             pem: string;
                             status: "active" | "retired";
-                            use: "iaca" | "document_signer";
+                            use: "iaca" | "document_signer" | "credential" | "metadata";
                         };
                         success: boolean;
                     };
