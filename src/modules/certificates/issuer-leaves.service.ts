@@ -63,9 +63,10 @@ export class IssuerLeafService implements IssuerLeafCertificates {
   async list(issuerDid: string): Promise<CertificateView[]> {
     await this.deps.certificates.issuerName(issuerDid)
     const keys = await this.source?.issuerKeys(issuerDid)
+    // Not through the cache: the listing shows a renewal due now (a new country, a new IACA).
     if (keys) {
-      await this.metadataSigner(issuerDid, keys.issuerUrl)
-      if (keys.credentialKey) await this.credentialChain(issuerDid, keys.credentialKey, keys.issuerUrl)
+      await this.current(issuerDid, 'metadata', keys.issuerUrl)
+      if (keys.credentialKey) await this.current(issuerDid, 'credential', keys.issuerUrl, keys.credentialKey)
     }
     return this.deps.certificates.list(issuerDid)
   }
