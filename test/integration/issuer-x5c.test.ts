@@ -152,6 +152,15 @@ describe('issuer certificates: credential and metadata leaves, x5c, signed_metad
     assert.equal(iss, metadata.credential_issuer)
     assert.ok(typeof iat === 'number' && Math.abs(iat - clock.now().getTime() / 1000) < 60)
     assert.deepEqual(parameters, metadata)
+    // §12.2.2: asked for application/jwt, the endpoint answers the signed form itself.
+    const asJwt = await fetch(`${front.origin}/.well-known/openid-credential-issuer/issuers/${webId}`, {
+      headers: { accept: 'application/jwt' },
+    })
+    assert.equal(asJwt.status, 200)
+    assert.match(String(asJwt.headers.get('content-type')), /^application\/jwt/)
+    const jwt = await asJwt.text()
+    const again = await verifyWithX5c(jwt, activeOf(certs, 'iaca'), 'openidvci-issuer-metadata+jwt', clock.now())
+    assert.equal(again.claims.sub, metadata.credential_issuer)
     // The credential leaf's key cannot stand in for the metadata key.
     await assert.rejects(
       jose.compactVerify(signed, await jose.importX509(activeOf(certs, 'credential').toString(), 'ES256')),

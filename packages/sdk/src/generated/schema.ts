@@ -80,7 +80,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Credential Issuer Metadata (OID4VCI 1.0 §12.2) */
+        /**
+         * Credential Issuer Metadata (OID4VCI 1.0 §12.2)
+         * @description With `Accept: application/jwt`, the signed metadata JWT itself (§12.2.3).
+         */
         get: operations["getWellKnownOpenidCredentialIssuerIssuersByWebId"];
         put?: never;
         post?: never;
@@ -2467,7 +2470,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Credential Issuer Metadata (OID4VCI 1.0 §12.2) */
+        /**
+         * Credential Issuer Metadata (OID4VCI 1.0 §12.2)
+         * @description With `Accept: application/jwt`, the signed metadata JWT itself (§12.2.3).
+         */
         get: operations["getIssuersWellKnownOpenidCredentialIssuer"];
         put?: never;
         post?: never;
@@ -2945,6 +2951,7 @@ export interface operations {
                     "application/json": {
                         [key: string]: unknown;
                     };
+                    "application/jwt": string;
                 };
             };
             /** @description Default Response */
@@ -16523,6 +16530,7 @@ export interface operations {
                     "application/json": {
                         [key: string]: unknown;
                     };
+                    "application/jwt": string;
                 };
             };
             /** @description Default Response */
