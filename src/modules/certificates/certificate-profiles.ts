@@ -23,7 +23,7 @@ export const MDOC_DS_EKU = '1.0.18013.5.1.2'
  */
 export const PLACEHOLDER_COUNTRY = 'ZZ'
 
-const ECDSA_SHA256 = { name: 'ECDSA', hash: 'SHA-256' } as const
+export const ECDSA_SHA256 = { name: 'ECDSA', hash: 'SHA-256' } as const
 const P256 = { name: 'ECDSA', namedCurve: 'P-256' } as const
 /** ub-common-name of RFC 5280 Appendix A.1. */
 const CN_MAX = 64
@@ -116,16 +116,16 @@ export async function documentSignerRequest(
  * A positive serial of 16 random bytes: RFC 5280 §4.1.2.2 (at most 20 octets) and Annex B
  * (at least 63 bits of entropy); the top bit cleared so the DER integer stays positive.
  */
-function serialNumber(): string {
+export function serialNumber(): string {
   const bytes = randomBytes(16)
   bytes[0] = (bytes[0]! & 0x7f) | 0x01
   return bytes.toString('hex')
 }
 
-function signingKey(key: KeyObject): Promise<WebKey> {
+export function signingKey(key: KeyObject): Promise<WebKey> {
   return globalThis.crypto.subtle.importKey('jwk', key.export({ format: 'jwk' }), P256, false, ['sign'])
 }
 
-function verifyingKey(key: KeyObject): Promise<WebKey> {
+export function verifyingKey(key: KeyObject): Promise<WebKey> {
   return globalThis.crypto.subtle.importKey('jwk', key.export({ format: 'jwk' }), P256, true, ['verify'])
 }

@@ -4,12 +4,16 @@ import type { ModuleContext } from '../shared/module-context.js'
 import { certificateRoutes } from './certificates.routes.js'
 import { CertificateService } from './certificates.service.js'
 import type { DocumentSigners } from './document-signer.js'
+import type { IssuerLeafCertificates } from './issuer-leaves.js'
+import { IssuerLeafService } from './issuer-leaves.service.js'
 import { OutsideIacaService } from './outside-iaca.service.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Each issuer's mdoc Document Signer and IACA root (ISO/IEC 18013-5 Annex B). */
     documentSigners: DocumentSigners
+    /** Each issuer's `credential` and `metadata` leaves of its IACA (SD-JWT VC `x5c`, signed metadata). */
+    issuerCertificates: IssuerLeafCertificates
   }
 }
 
@@ -17,8 +21,10 @@ declare module 'fastify' {
 async function certificates(app: FastifyInstance, { db, clock }: ModuleContext): Promise<void> {
   const service = new CertificateService({ db, keys: app.keys, clock })
   const outside = new OutsideIacaService({ db, keys: app.keys, clock, certificates: service })
+  const leaves = new IssuerLeafService({ db, keys: app.keys, clock, certificates: service })
   app.decorate('documentSigners', service)
-  await app.register(certificateRoutes, { prefix: '/api/issuer', certificates: service, outside })
+  app.decorate('issuerCertificates', leaves)
+  await app.register(certificateRoutes, { prefix: '/api/issuer', certificates: service, outside, leaves })
 }
 
 export const certificatesPlugin = fp(certificates, { name: 'certificates', fastify: '5.x', dependencies: ['keys'] })

@@ -5,6 +5,7 @@ import { normalizeDid } from '../did/did-normalize.js'
 import { errorRefs } from '../shared/route-helpers.js'
 import * as S from './certificates.schemas.js'
 import type { CertificateService, CertificateView } from './certificates.service.js'
+import type { IssuerLeafService } from './issuer-leaves.service.js'
 import type { OutsideIacaService } from './outside-iaca.service.js'
 
 const tags = ['Certificates']
@@ -15,20 +16,21 @@ const errors = errorRefs(400, 401, 403, 404, 409, 422)
 export const certificateRoutes: FastifyPluginAsyncTypebox<{
   certificates: CertificateService
   outside: OutsideIacaService
-}> = async (app, { certificates, outside }) => {
+  leaves: IssuerLeafService
+}> = async (app, { certificates, outside, leaves }) => {
   app.get(
     '/:did/certificates',
     {
       schema: {
         tags,
-        summary: "The issuer's mdoc IACA and Document Signer certificates (public)",
-        description: 'Made on first use. Retired certificates stay listed for the mdocs they signed.',
+        summary: "The issuer's certificates: IACA root, mdoc Document Signer, credential and metadata leaves (public)",
+        description: 'Made on first use. Retired certificates stay listed for the credentials they signed.',
         params: DidParams,
         response: { 200: S.CertificateList, ...errorRefs(400, 404) },
       },
     },
     async (request) => ({
-      certificates: (await certificates.list(normalizeDid(request.params.did))).map(isoDates),
+      certificates: (await leaves.list(normalizeDid(request.params.did))).map(isoDates),
     }),
   )
 

@@ -4,7 +4,12 @@ import { Type } from '@sinclair/typebox'
 const Pem = (description: string) => Type.String({ minLength: 1, maxLength: 65_536, description })
 
 export const Certificate = Type.Object({
-  use: Type.Union([Type.Literal('iaca'), Type.Literal('document_signer')]),
+  use: Type.Union([
+    Type.Literal('iaca'),
+    Type.Literal('document_signer'),
+    Type.Literal('credential'),
+    Type.Literal('metadata'),
+  ]),
   pem: Type.String(),
   not_before: Type.String({ format: 'date-time' }),
   not_after: Type.String({ format: 'date-time' }),

@@ -177,6 +177,12 @@ export class CertificateService implements DocumentSigners {
     )
   }
 
+  /** The issuer's own active IACA, its chain made first; undefined when it chains to an outside IACA. */
+  async ownIaca(issuerDid: string): Promise<repo.CertificateRow | undefined> {
+    await this.currentDocumentSigner(issuerDid, await this.issuerName(issuerDid))
+    return this.ownRoot(issuerDid)
+  }
+
   private async ownRoot(issuerDid: string): Promise<repo.CertificateRow | undefined> {
     const iaca = await repo.findActive(this.deps.db, issuerDid, 'iaca')
     return iaca?.key_id ? iaca : undefined

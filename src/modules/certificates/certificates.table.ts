@@ -1,7 +1,10 @@
 import type { Generated } from 'kysely'
 
-/** Which certificate of an issuer's mdoc chain (ISO/IEC 18013-5 Annex B): its IACA root or a Document Signer. */
-export type CertificateUse = 'iaca' | 'document_signer'
+/**
+ * Which certificate of an issuer's chain: its IACA root, the mdoc Document Signer (ISO/IEC 18013-5
+ * Annex B), or a leaf for the SD-JWT VC key (`credential`) or the signed-metadata key (`metadata`).
+ */
+export type CertificateUse = 'iaca' | 'document_signer' | 'credential' | 'metadata'
 export type CertificateStatus = 'active' | 'retired'
 
 export interface IssuerCertificatesTable {

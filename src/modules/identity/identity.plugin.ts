@@ -5,6 +5,7 @@ import { createDidResolver, type DidResolver } from '../did/did-resolver.js'
 import type { ModuleContext } from '../shared/module-context.js'
 import { HostedDids } from './hosted-dids.service.js'
 import { hostedDidRoutes } from './hosted-dids.routes.js'
+import { issuerKeySource } from './issuer-key-source.js'
 import { legacyIssuerKeyLookup } from './legacy-issuer-keys.js'
 import { SigningIdentities } from './signing-identities.js'
 
@@ -36,7 +37,9 @@ async function identity(
     publicBaseUrl,
     now: () => clock.now().getTime(),
     documentSigners: app.documentSigners,
+    issuerCertificates: app.issuerCertificates,
   })
+  app.issuerCertificates.useKeySource(issuerKeySource(identities, app.keys, publicBaseUrl))
   const hosted = new HostedDids({ db, identities, keys: app.keys, clock, publicBaseUrl })
   app.decorate('identities', identities)
   app.decorate('hostedDids', hosted)

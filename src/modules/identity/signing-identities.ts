@@ -7,6 +7,7 @@ import { jwsAlgorithmFor, type JwsAlgorithm } from '../../crypto/jws.js'
 import { generateP256 } from '../../crypto/p256.js'
 import type { Database, SigningMethod } from '../../db/database.js'
 import type { DocumentSigner, DocumentSigners } from '../certificates/document-signer.js'
+import type { IssuerLeafCertificates } from '../certificates/issuer-leaves.js'
 import type { KeyStore, SigningAlgorithm } from '../keys/key-store.js'
 import { didWebForUrl } from '../did/methods/registered-methods.js'
 import { hostedDidForIssuerUrl, hostedIssuerUrl } from '../did/jwt-vc-issuer.js'
@@ -66,6 +67,11 @@ export interface JwsSigner {
    * Issuer Metadata lists the same keys: what an SD-JWT VC names as `iss`. Undefined for other DIDs.
    */
   httpsIssuer?: string
+  /**
+   * The P-256 key's certificate chain (base64 DER, the leaf first, RFC 7515 §4.1.6), its leaf
+   * naming httpsIssuer (SD-JWT VC §3.5); undefined without httpsIssuer or under an outside IACA.
+   */
+  x5c?: string[]
 }
 
 /** An issuer's IETF BBS key (bbs-2023): the DID named as issuer and the Multikey that signs. */
@@ -135,6 +141,8 @@ export class SigningIdentities {
       now?: () => number
       /** The issuers' X.509 Document Signers (the certificates module). */
       documentSigners?: DocumentSigners
+      /** The issuers' credential leaf certificates (the certificates module). */
+      issuerCertificates?: IssuerLeafCertificates
     },
   ) {}
 
@@ -223,12 +231,21 @@ export class SigningIdentities {
       const key = await this.deps.keys.activeSigningKey(did, SIGNING_PURPOSE[keyType], keyType)
       const httpsIssuer =
         issuer.signing_method === 'web' ? hostedIssuerUrl(this.deps.publicBaseUrl, issuer.web_id) : undefined
+      const chain =
+        httpsIssuer && keyType === 'P-256'
+          ? await this.deps.issuerCertificates?.credentialChain(
+              issuer.did,
+              { kid: key.kid, publicKey: key.publicKeyObject },
+              httpsIssuer,
+            )
+          : undefined
       return {
         did,
         kid: `${did}#${key.kid}`,
         alg: jwsAlgorithmFor(key.privateKey)!,
         privateKey: key.privateKey,
         ...(httpsIssuer ? { httpsIssuer } : {}),
+        ...(chain ? { x5c: chain.map((der) => Buffer.from(der).toString('base64')) } : {}),
       }
     })
   }

@@ -80,7 +80,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Credential Issuer Metadata (OID4VCI 1.0 §12.2) */
+        /**
+         * Credential Issuer Metadata (OID4VCI 1.0 §12.2)
+         * @description With `Accept: application/jwt`, the signed metadata JWT itself (§12.2.3).
+         */
         get: operations["getWellKnownOpenidCredentialIssuerIssuersByWebId"];
         put?: never;
         post?: never;
@@ -909,8 +912,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The issuer's mdoc IACA and Document Signer certificates (public)
-         * @description Made on first use. Retired certificates stay listed for the mdocs they signed.
+         * The issuer's certificates: IACA root, mdoc Document Signer, credential and metadata leaves (public)
+         * @description Made on first use. Retired certificates stay listed for the credentials they signed.
          */
         get: operations["getIssuerCertificates"];
         put?: never;
@@ -2467,7 +2470,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Credential Issuer Metadata (OID4VCI 1.0 §12.2) */
+        /**
+         * Credential Issuer Metadata (OID4VCI 1.0 §12.2)
+         * @description With `Accept: application/jwt`, the signed metadata JWT itself (§12.2.3).
+         */
         get: operations["getIssuersWellKnownOpenidCredentialIssuer"];
         put?: never;
         post?: never;
@@ -2945,6 +2951,7 @@ export interface operations {
                     "application/json": {
                         [key: string]: unknown;
                     };
+                    "application/jwt": string;
                 };
             };
             /** @description Default Response */
@@ -7138,7 +7145,7 @@ export interface operations {
                             not_before: string;
                             pem: string;
                             status: "active" | "retired";
-                            use: "iaca" | "document_signer";
+                            use: "iaca" | "document_signer" | "credential" | "metadata";
                         }[];
                     };
                 };
@@ -7278,7 +7285,7 @@ export interface operations {
                             not_before: string;
                             pem: string;
                             status: "active" | "retired";
-                            use: "iaca" | "document_signer";
+                            use: "iaca" | "document_signer" | "credential" | "metadata";
                         };
                         success: boolean;
                     };
@@ -7377,7 +7384,7 @@ export interface operations {
                             not_before: string;
                             pem: string;
                             status: "active" | "retired";
-                            use: "iaca" | "document_signer";
+                            use: "iaca" | "document_signer" | "credential" | "metadata";
                         };
                         success: boolean;
                     };
@@ -7465,7 +7472,7 @@ export interface operations {
                             not_before: string;
                             pem: string;
                             status: "active" | "retired";
-                            use: "iaca" | "document_signer";
+                            use: "iaca" | "document_signer" | "credential" | "metadata";
                         };
                         success: boolean;
                     };
@@ -16527,6 +16534,7 @@ export interface operations {
                     "application/json": {
                         [key: string]: unknown;
                     };
+                    "application/jwt": string;
                 };
             };
             /** @description Default Response */

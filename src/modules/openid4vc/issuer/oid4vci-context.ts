@@ -1,7 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { AuthorizationServerMetadata, CallbackContext, JwtSignerDid, RequestLike } from '@openid4vc/oauth2'
 import type { CredentialIssuerMetadata, IssuerMetadataResult } from '@openid4vc/openid4vci'
+import type { Clock } from '../../../adapters/clock.js'
 import { NotFoundError } from '../../../errors.js'
+import type { IssuerLeafCertificates } from '../../certificates/issuer-leaves.js'
 import type { FormatRegistry } from '../../credentials/formats/format-registry.js'
 import type { DidResolver } from '../../did/did-resolver.js'
 import type { IssuerIdentityRow, SigningIdentities } from '../../identity/signing-identities.js'
@@ -13,6 +15,7 @@ import {
   endpointsOf,
   issuerMetadataResult,
 } from './oid4vci-metadata.js'
+import { withSignedMetadata } from './signed-metadata.js'
 
 /** Everything one request to a credential issuer (`/issuers/<web_id>`) needs. */
 export interface IssuerContext {
@@ -35,6 +38,9 @@ export interface ContextDeps {
   issuers: IssuerService
   resolver: DidResolver
   publicBaseUrl: string
+  /** The issuers' metadata keys and certificates (signed_metadata, OID4VCI 1.0 §12.2.3). */
+  certificates?: IssuerLeafCertificates
+  clock?: Clock
   /** Contexts kept a few seconds: building one reads the profile, every schema and the key, and validates the metadata. */
   contexts?: IssuerContextCache
 }
@@ -94,7 +100,12 @@ async function buildIssuerContext(deps: ContextDeps, webId: string): Promise<Iss
   const profile = await deps.issuers.profile(identity.did)
   const schemas = await deps.issuers.listSchemas(identity.did, { limit: MAX_SCHEMAS })
   const endpoints = endpointsOf(deps.publicBaseUrl, webId)
-  const metadata = credentialIssuerMetadata(deps.publicBaseUrl, identity, profile, schemas, deps.formats.oid4vci())
+  const unsigned = credentialIssuerMetadata(deps.publicBaseUrl, identity, profile, schemas, deps.formats.oid4vci())
+  const metadata = await withSignedMetadata(
+    unsigned,
+    await deps.certificates?.metadataSigner(identity.did, endpoints.issuer),
+    deps.clock?.now() ?? new Date(),
+  )
   const authorizationServer = authorizationServerMetadata(deps.publicBaseUrl, identity)
   // Access tokens (RFC 9068) are signed with the issuer's P-256 key, ES256 (HAIP).
   const signer = await deps.identities.jwsSigner(identity, 'P-256')

@@ -23,6 +23,8 @@ async function oid4vci(app: FastifyInstance, { db, clock, config, masterKey }: M
     resolver: app.didResolver,
     publicBaseUrl: config.publicBaseUrl,
     contexts: new IssuerContextCache(() => performance.now()),
+    certificates: app.issuerCertificates,
+    clock,
   }
   const publication = new Oid4vciOffers({
     ...context,

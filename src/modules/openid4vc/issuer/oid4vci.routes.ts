@@ -9,6 +9,7 @@ import { NotAcceptableError, ResourceUnauthorized } from './oid4vci-errors.js'
 import type { Oid4vciOffers } from './oid4vci-offers.js'
 import type { Oid4vciTokenService } from './oid4vci-token.service.js'
 import { BATCH_SIZE } from './oid4vci-metadata.js'
+import { prefersJwt } from './signed-metadata.js'
 import { acceptFormBodies, ignoreBodies } from '../../../plugins/form-body.js'
 
 const tags = ['OpenID4VCI']
@@ -109,14 +110,26 @@ export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async 
         schema: {
           tags,
           summary: 'Credential Issuer Metadata (OID4VCI 1.0 §12.2)',
+          description: 'With `Accept: application/jwt`, the signed metadata JWT itself (§12.2.3).',
           security,
           params: IssuerParams,
-          response: { 200: Json, ...errorRefs(400, 404) },
+          response: {
+            200: {
+              content: {
+                'application/json': { schema: Json },
+                'application/jwt': { schema: Type.String() },
+              },
+            },
+            ...errorRefs(400, 404),
+          },
         },
       },
       async (request, reply) => {
         const ctx = await issuerContext(deps.context, request.params.web_id)
-        return reply.header('cache-control', 'public, max-age=60').send(ctx.metadata)
+        reply.header('cache-control', 'public, max-age=60').header('vary', 'accept')
+        const signed = (ctx.metadata as { signed_metadata?: string }).signed_metadata
+        if (signed && prefersJwt(request.headers.accept)) return reply.type('application/jwt').send(signed)
+        return reply.send(ctx.metadata)
       },
     )
   }

@@ -70,7 +70,8 @@ export function sdJwtVcFormat(deps: SdJwtVcDeps): IssuableFormat {
       const credential = await issuer.issue(
         payload as Parameters<SDJwtVcInstance['issue']>[0],
         disclosureFrame(content) as never,
-        { header: { kid: signer.kid } },
+        // SD-JWT VC §3.5: x5c (its leaf naming iss) beside kid, which JWT VC Issuer Metadata resolves.
+        { header: { kid: signer.kid, ...(signer.x5c ? { x5c: signer.x5c } : {}) } },
       )
       // credential_hash covers the issuer-signed payload as decoded (digests, not the disclosures).
       return { credential, document: decodeCompactJws(credential.split('~')[0]!)!.payload }
