@@ -1098,6 +1098,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/issuer/{did}/oid4vci-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The issuer's OpenID4VCI policy (the defaults until set) */
+        get: operations["getIssuerOid4vciPolicy"];
+        /** Set what its credential issuer requires of wallets: PAR, DPoP and its nonces, wallet and key attestations from trusted wallet providers, encrypted credential responses. Needs step-up when required */
+        put: operations["putIssuerOid4vciPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/issuer/{did}/requests": {
         parameters: {
             query?: never;
@@ -8393,6 +8411,176 @@ export interface operations {
             };
             /** @description Default Response */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getIssuerOid4vciPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A DID, e.g. did:key:z6Mk… */
+                did: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        policy: {
+                            credential_response_encryption: "none" | "optional" | "required";
+                            dpop_nonce_required: boolean;
+                            dpop_required: boolean;
+                            key_attestation_required: boolean;
+                            par_required: boolean;
+                            trusted_wallet_providers: ({
+                                jwk: {
+                                    [key: string]: unknown;
+                                };
+                            } | {
+                                certificate_pem: string;
+                            })[];
+                            wallet_attestation_required: boolean;
+                        };
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    putIssuerOid4vciPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A DID, e.g. did:key:z6Mk… */
+                did: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    credential_response_encryption: "none" | "optional" | "required";
+                    dpop_nonce_required: boolean;
+                    dpop_required: boolean;
+                    key_attestation_required: boolean;
+                    par_required: boolean;
+                    trusted_wallet_providers: ({
+                        jwk: {
+                            [key: string]: unknown;
+                        };
+                    } | {
+                        certificate_pem: string;
+                    })[];
+                    wallet_attestation_required: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        policy: {
+                            credential_response_encryption: "none" | "optional" | "required";
+                            dpop_nonce_required: boolean;
+                            dpop_required: boolean;
+                            key_attestation_required: boolean;
+                            par_required: boolean;
+                            trusted_wallet_providers: ({
+                                jwk: {
+                                    [key: string]: unknown;
+                                };
+                            } | {
+                                certificate_pem: string;
+                            })[];
+                            wallet_attestation_required: boolean;
+                        };
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

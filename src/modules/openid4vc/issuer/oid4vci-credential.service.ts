@@ -324,7 +324,8 @@ export class Oid4vciCredentialService {
     // server nonce, age and single use are checked here (RFC 9449 §9, §4.3 check 11, §11.1).
     const jwt = request.headers.get('dpop')
     const jkt = verified.tokenPayload.cnf?.jkt
-    if (verified.dpop && jwt && jkt) await this.deps.dpop.check(ctx.identity.web_id, { jwt, jkt }, 'resource')
+    if (verified.dpop && jwt && jkt)
+      await this.deps.dpop.check(ctx.identity.web_id, { jwt, jkt }, 'resource', ctx.policy.dpop_nonce_required)
     const subject = verified.tokenPayload.sub
     if (typeof subject !== 'string')
       throw oid4vciError('invalid_token', 'The access token names no grant of this issuer')

@@ -52,14 +52,21 @@ export class Oid4vciTokenService {
       throw fromLibrary(error, 'invalid_request')
     }
     // RFC 9449 §8: the server nonce and the proof's age first, before a code is looked up or a tx_code tried.
-    const admitted = parsed.dpop?.jwt ? this.deps.dpop.admit(webId, parsed.dpop.jwt, 'token') : undefined
+    const admitted = parsed.dpop?.jwt
+      ? this.deps.dpop.admit(webId, parsed.dpop.jwt, 'token', ctx.policy.dpop_nonce_required)
+      : undefined
     const spendProof = async (dpop: { jwkThumbprint: string } | undefined) => {
       if (dpop && admitted) await this.deps.dpop.spend(dpop.jwkThumbprint, admitted, 'token')
     }
     const grant = parsed.grant
     const issuerDid = ctx.identity.did
     const now = this.deps.clock.now()
-    const dpopOf = (required: boolean) => ({ required, jwt: parsed.dpop?.jwt, allowedSigningAlgs: PROOF_ALGS })
+    // DPoP is required by the offer or by the issuer's policy (docs/openid4vci.md "Issuer policy").
+    const dpopOf = (required: boolean) => ({
+      required: required || ctx.policy.dpop_required,
+      jwt: parsed.dpop?.jwt,
+      allowedSigningAlgs: PROOF_ALGS,
+    })
 
     if (grant.grantType === authorizationCodeGrantIdentifier) {
       const digest = sha256Hex(grant.code)
