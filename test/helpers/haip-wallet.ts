@@ -11,14 +11,14 @@ import * as jose from 'jose'
 export type Json = Record<string, any>
 
 export interface Key {
-  privateKey: CryptoKey
+  privateKey: Parameters<jose.SignJWT['sign']>[0]
   jwk: jose.JWK
 }
 
 export async function newKey(): Promise<Key> {
   const pair = await jose.generateKeyPair('ES256', { extractable: true })
   const { kty, crv, x, y } = await jose.exportJWK(pair.publicKey)
-  return { privateKey: pair.privateKey as CryptoKey, jwk: { kty, crv, x, y } }
+  return { privateKey: pair.privateKey, jwk: { kty, crv, x, y } }
 }
 
 export const seconds = (date = new Date()) => Math.floor(date.getTime() / 1000)
@@ -80,6 +80,7 @@ export function attestationPop(
     aud: audience,
     jti: options.jti ?? randomUUID(),
     iat: seconds(),
+    exp: seconds() + 60,
     ...(options.challenge ? { challenge: options.challenge } : {}),
   })
     .setProtectedHeader({ alg: 'ES256', typ: 'oauth-client-attestation-pop+jwt' })

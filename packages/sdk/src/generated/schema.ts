@@ -2615,6 +2615,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/issuers/{web_id}/oid4vci/par": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pushed authorization request endpoint (RFC 9126): the authorization request, with the wallet attestation headers, for a short-lived single-use request_uri */
+        post: operations["postIssuersOid4vciPar"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/issuers/{web_id}/oid4vci/token": {
         parameters: {
             query?: never;
@@ -16741,6 +16758,7 @@ export interface operations {
                 code_challenge_method?: string;
                 did?: string;
                 redirect_uri?: string;
+                request_uri?: string;
                 resource?: string;
                 response_type?: string;
                 scope?: string;
@@ -16804,6 +16822,7 @@ export interface operations {
                     did: string;
                     issuer_state?: string;
                     redirect_uri?: string;
+                    request_uri?: string;
                     resource?: string;
                     response_type?: string;
                     scope?: string;
@@ -17154,6 +17173,63 @@ export interface operations {
             };
             /** @description Default Response */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postIssuersOid4vciPar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                web_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -8,6 +8,7 @@ import type { DpopFreshness } from './oid4vci-dpop.js'
 import { NotAcceptableError, ResourceUnauthorized } from './oid4vci-errors.js'
 import type { Oid4vciOffers } from './oid4vci-offers.js'
 import type { Oid4vciTokenService } from './oid4vci-token.service.js'
+import type { Oid4vciParService } from './oid4vci-par.service.js'
 import { BATCH_SIZE } from './oid4vci-metadata.js'
 import { acceptFormBodies, ignoreBodies } from '../../../plugins/form-body.js'
 
@@ -54,6 +55,7 @@ const AuthorizationParams = {
   scope: Type.Optional(Type.String({ maxLength: 1000 })),
   state: Type.Optional(Type.String({ maxLength: 500 })),
   resource: Type.Optional(Type.String({ maxLength: 2000 })),
+  request_uri: Type.Optional(Type.String({ maxLength: 200 })),
 }
 const DidText = Type.String({ minLength: 1, maxLength: 4096 })
 const { issuer_state: _issuerState, ...withoutIssuerState } = AuthorizationParams
@@ -74,6 +76,7 @@ export interface Oid4vciRouteDeps {
   tokens: Oid4vciTokenService
   credentials: Oid4vciCredentialService
   authorization: Oid4vciAuthorizeService
+  par: Oid4vciParService
   dpop: DpopFreshness
 }
 
@@ -255,6 +258,25 @@ export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async 
       async (request, reply) => {
         const answer = await deps.tokens.token(request.params.web_id, request.body, like(request))
         return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(answer)
+      },
+    )
+    scope.post(
+      '/issuers/:web_id/oid4vci/par',
+      {
+        config: { rateLimit: 'auth' },
+        schema: {
+          tags,
+          summary:
+            'Pushed authorization request endpoint (RFC 9126): the authorization request, with the wallet attestation headers, for a short-lived single-use request_uri',
+          security,
+          params: IssuerParams,
+          body: Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 4096 }), { maxProperties: 30 }),
+          response: { 201: Json, ...errorRefs(400, 401, 404) },
+        },
+      },
+      async (request, reply) => {
+        const answer = await deps.par.push(request.params.web_id, request.body, like(request))
+        return reply.status(201).header('cache-control', 'no-store').send(answer)
       },
     )
   })
