@@ -86,3 +86,21 @@ export function attestationPop(
     .setProtectedHeader({ alg: 'ES256', typ: 'oauth-client-attestation-pop+jwt' })
     .sign(instance.privateKey)
 }
+
+/** A key attestation (OID4VCI 1.0 Appendix D.1) by `provider` for `keys`. */
+export function keyAttestation(
+  provider: Key,
+  keys: Key[],
+  options: { nonce?: string; exp?: number; x5c?: string[] } = {},
+): Promise<string> {
+  return new jose.SignJWT({
+    iat: seconds(),
+    exp: options.exp ?? seconds() + 3600,
+    attested_keys: keys.map((k) => k.jwk),
+    key_storage: ['iso_18045_high'],
+    user_authentication: ['iso_18045_high'],
+    ...(options.nonce !== undefined ? { nonce: options.nonce } : {}),
+  })
+    .setProtectedHeader({ alg: 'ES256', typ: 'key-attestation+jwt', ...(options.x5c ? { x5c: options.x5c } : {}) })
+    .sign(provider.privateKey)
+}

@@ -112,7 +112,6 @@ describe('OpenID4VCI issuer policy', () => {
     })
     for (const configuration of Object.values(ci.credential_configurations_supported) as Json[]) {
       assert.deepEqual(configuration.proof_types_supported.jwt.key_attestations_required, {})
-      assert.deepEqual(configuration.proof_types_supported.attestation.key_attestations_required, {})
     }
     // Optional encryption and attestations accepted but not required.
     const optional = await put({

@@ -5,7 +5,7 @@ import type { Database } from '../../../db/database.js'
 import type { IssuerContext } from './oid4vci-context.js'
 import { oid4vciError } from './oid4vci-errors.js'
 import { spendDpopJti } from './oid4vci-dpop.repository.js'
-import { verifyByTrustedProvider } from './oid4vci-wallet-trust.js'
+import { withWalletTrust } from './oid4vci-wallet-trust.js'
 
 /** How old a client attestation PoP's `iat` may be: it is made for the one request. */
 export const ATTESTATION_POP_MAX_AGE_S = 300
@@ -28,15 +28,7 @@ export class ClientAttestations {
 
   /** The issuer's callbacks, with a wallet attestation verified only by a wallet provider its policy trusts. */
   callbacks(ctx: IssuerContext): CallbackContext {
-    const providers = ctx.policy.trusted_wallet_providers
-    return {
-      ...ctx.callbacks,
-      verifyJwt: async (signer, jwt) => {
-        if (jwt.header.typ !== 'oauth-client-attestation+jwt') return ctx.callbacks.verifyJwt(signer, jwt)
-        const signerJwk = await verifyByTrustedProvider(jwt.compact, jwt.header, providers, this.deps.clock.now())
-        return signerJwk ? { verified: true, signerJwk } : { verified: false }
-      },
-    }
+    return withWalletTrust(ctx.callbacks, ctx.policy.trusted_wallet_providers, () => this.deps.clock.now())
   }
 
   /** The PoP of a verified attestation fresh and never seen before: otherwise `invalid_client`. */

@@ -13,6 +13,8 @@ import { MicroBatcher } from '../../../shared/micro-batcher.js'
 import { recordActivity } from '../../wallet/wallet-activity.js'
 import { carriesPrivateKey, issuerContext, sha256Hex, type ContextDeps, type IssuerContext } from './oid4vci-context.js'
 import type { DpopFreshness } from './oid4vci-dpop.js'
+import { checkKeyAttestation } from './oid4vci-key-attestation.js'
+import { withWalletTrust } from './oid4vci-wallet-trust.js'
 import { fromLibrary, oid4vciError } from './oid4vci-errors.js'
 import { firstLine } from '../shared/library-message.js'
 import { BATCH_SIZE, DEFERRED_INTERVAL_S, parseConfigurationId, PROOF_ALGS } from './oid4vci-metadata.js'
@@ -101,7 +103,10 @@ export class Oid4vciCredentialService {
     const stale = published && !(published.configuration_id in kept.metadata.credential_configurations_supported)
     const ctx = stale ? await issuerContext(this.deps, webId, published.configuration_id) : kept
     if (grant.used_at) throw oid4vciError('invalid_token', 'This access token has been used for its credential request')
-    const library = new Openid4vciIssuer({ callbacks: ctx.callbacks })
+    // Key attestations (Appendix D) are verified against the wallet providers the issuer trusts.
+    const library = new Openid4vciIssuer({
+      callbacks: withWalletTrust(ctx.callbacks, ctx.policy.trusted_wallet_providers, () => this.deps.clock.now()),
+    })
     // §8.3.1.2: a configuration the metadata does not list is its own error (the library's parse would call it malformed).
     const asked = body.credential_configuration_id
     if (typeof asked === 'string' && !(asked in ctx.metadata.credential_configurations_supported))
@@ -369,6 +374,7 @@ export class Oid4vciCredentialService {
         )
       if (Math.abs(now.getTime() / 1000 - verified.payload.iat) > PROOF_MAX_AGE_S)
         throw oid4vciError('invalid_proof', 'The key proof is not fresh (iat)')
+      checkKeyAttestation(ctx.policy, verified.keyAttestation, nonce)
       holders.push(holderOf(verified.signer))
     }
     return holders

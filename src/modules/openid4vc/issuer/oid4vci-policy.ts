@@ -84,12 +84,10 @@ export function withIssuancePolicy(
   }
 }
 
-/** Appendix D.2: `key_attestations_required` on every proof type, and the `attestation` proof type (Appendix F.3). */
+/** Appendix D.2: `key_attestations_required` on every proof type served (jwt proofs carrying a `key_attestation`, Appendix F.1). */
 function withKeyAttestations(configuration: Record<string, unknown>): Record<string, unknown> {
   const proofs = (configuration.proof_types_supported ?? {}) as Record<string, Record<string, unknown>>
-  const required = { key_attestations_required: {} }
   const marked: Record<string, unknown> = {}
-  for (const [type, spec] of Object.entries(proofs)) marked[type] = { ...spec, ...required }
-  marked.attestation = { proof_signing_alg_values_supported: ATTESTATION_ALGS, ...required }
+  for (const [type, spec] of Object.entries(proofs)) marked[type] = { ...spec, key_attestations_required: {} }
   return { ...configuration, proof_types_supported: marked }
 }

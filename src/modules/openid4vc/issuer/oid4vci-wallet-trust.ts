@@ -1,10 +1,32 @@
 import { X509Certificate, type KeyObject } from 'node:crypto'
-import type { Jwk } from '@openid4vc/oauth2'
+import type { CallbackContext, Jwk } from '@openid4vc/oauth2'
 import * as jose from 'jose'
 import { ATTESTATION_ALGS } from './oid4vci-policy.js'
 import type { TrustedWalletProvider } from './oid4vci-policy.table.js'
 
 const MAX_CHAIN = 5
+
+/** JWTs only a trusted wallet provider may sign: wallet attestations (draft-ietf-oauth-attestation-based-client-auth §5.1) and key attestations (OID4VCI 1.0 Appendix D.1; the library also reads the earlier typ). */
+const PROVIDER_SIGNED = new Set(['oauth-client-attestation+jwt', 'key-attestation+jwt', 'keyattestation+jwt'])
+
+/**
+ * The library's callbacks with wallet and key attestations verified against `providers` only,
+ * whatever key their header names (a `jwk` there would be self-attestation); other JWTs as before.
+ */
+export function withWalletTrust(
+  callbacks: CallbackContext,
+  providers: readonly TrustedWalletProvider[],
+  now: () => Date,
+): CallbackContext {
+  return {
+    ...callbacks,
+    verifyJwt: async (signer, jwt) => {
+      if (!PROVIDER_SIGNED.has(String(jwt.header.typ))) return callbacks.verifyJwt(signer, jwt)
+      const signerJwk = await verifyByTrustedProvider(jwt.compact, jwt.header, providers, now())
+      return signerJwk ? { verified: true, signerJwk } : { verified: false }
+    },
+  }
+}
 
 /**
  * Whether a wallet provider the issuer trusts signed `compact` (a wallet attestation, a key
