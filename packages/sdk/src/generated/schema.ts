@@ -16886,6 +16886,14 @@ export interface operations {
                 "application/json": {
                     credential_configuration_id?: string;
                     credential_identifier?: string;
+                    credential_response_encryption?: {
+                        alg?: string;
+                        enc: string;
+                        jwk: {
+                            [key: string]: unknown;
+                        };
+                        zip?: string;
+                    };
                     proof?: {
                         jwt?: string;
                         proof_type: string;
@@ -16905,7 +16913,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         [key: string]: unknown;
-                    };
+                    } | string;
                 };
             };
             /** @description Default Response */
@@ -16916,7 +16924,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         [key: string]: unknown;
-                    };
+                    } | string;
                 };
             };
             /** @description Default Response */

@@ -14,6 +14,7 @@ import { recordActivity } from '../../wallet/wallet-activity.js'
 import { carriesPrivateKey, issuerContext, sha256Hex, type ContextDeps, type IssuerContext } from './oid4vci-context.js'
 import type { DpopFreshness } from './oid4vci-dpop.js'
 import { checkKeyAttestation } from './oid4vci-key-attestation.js'
+import { encryptResponse, responseEncryptionOf } from './oid4vci-response-encryption.js'
 import { withWalletTrust } from './oid4vci-wallet-trust.js'
 import { fromLibrary, oid4vciError } from './oid4vci-errors.js'
 import { firstLine } from '../shared/library-message.js'
@@ -86,7 +87,23 @@ export class Oid4vciCredentialService {
     })
   }
 
+  /**
+   * The credential request, its response encrypted to the wallet's key when it asks and the
+   * issuer offers it (OID4VCI 1.0 §10): the encryption checked before anything is spent.
+   */
   async credential(
+    webId: string,
+    body: Record<string, unknown>,
+    request: RequestLike,
+  ): Promise<{ status: 200 | 202; body: Record<string, unknown> } | { status: 200 | 202; jwe: string }> {
+    // The library reads the draft form of this member; the service reads it itself (1.0 and the draft).
+    const { credential_response_encryption: asked, ...plain } = body
+    const encryption = responseEncryptionOf((await issuerContext(this.deps, webId)).policy, asked)
+    const answer = await this.plainCredential(webId, plain, request)
+    return encryption ? { status: answer.status, jwe: await encryptResponse(encryption, answer.body) } : answer
+  }
+
+  private async plainCredential(
     webId: string,
     body: Record<string, unknown>,
     request: RequestLike,

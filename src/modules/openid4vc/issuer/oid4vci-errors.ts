@@ -20,6 +20,7 @@ export type Oid4vciErrorCode =
   | 'unknown_credential_configuration'
   | 'invalid_proof'
   | 'invalid_nonce'
+  | 'invalid_encryption_parameters'
   | 'credential_request_denied'
   | 'invalid_transaction_id'
   | 'invalid_notification_id'

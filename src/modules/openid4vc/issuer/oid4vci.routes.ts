@@ -19,7 +19,7 @@ const Json = Type.Record(Type.String(), Type.Unknown())
 const security: never[] = []
 const Jwt = Type.String({ maxLength: 16_384 })
 
-/** OID4VCI 1.0 §8.2 (members the service reads; others, such as credential_response_encryption, are not supported). */
+/** OID4VCI 1.0 §8.2 (members the service reads). */
 const CredentialRequestBody = Type.Object(
   {
     credential_configuration_id: Type.Optional(Type.String({ maxLength: 200 })),
@@ -36,7 +36,19 @@ const CredentialRequestBody = Type.Object(
         { additionalProperties: false },
       ),
     ),
-    // Unrecognized members (credential_response_encryption...) are dropped (removeAdditional).
+    // §8.2, §10: the wallet's key for an encrypted response (alg in the jwk; a top-level alg is the draft's form).
+    credential_response_encryption: Type.Optional(
+      Type.Object(
+        {
+          jwk: Type.Record(Type.String({ maxLength: 20 }), Type.Unknown(), { maxProperties: 20 }),
+          enc: Type.String({ maxLength: 50 }),
+          alg: Type.Optional(Type.String({ maxLength: 50 })),
+          zip: Type.Optional(Type.String({ maxLength: 50 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    // Unrecognized members are dropped (removeAdditional).
   },
   { additionalProperties: false },
 )
@@ -312,12 +324,21 @@ export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async 
         security,
         params: IssuerParams,
         body: CredentialRequestBody,
-        response: { 200: Json, 202: Json, ...errorRefs(400, 401, 404) },
+        response: {
+          200: Type.Union([
+            Json,
+            Type.String({ description: 'An encrypted response: a compact JWE (application/jwt)' }),
+          ]),
+          202: Type.Union([Json, Type.String()]),
+          ...errorRefs(400, 401, 404),
+        },
       },
     },
     async (request, reply) => {
       const answer = await deps.credentials.credential(request.params.web_id, request.body, like(request))
-      return reply.status(answer.status).header('cache-control', 'no-store').send(answer.body)
+      reply.status(answer.status).header('cache-control', 'no-store')
+      // OID4VCI 1.0 §8.3: an encrypted credential response is a JWE of media type application/jwt.
+      return 'jwe' in answer ? reply.type('application/jwt').send(answer.jwe) : reply.send(answer.body)
     },
   )
 
