@@ -13,7 +13,7 @@ import { attestationPop, newKey, walletAttestation, type Json, type Key } from '
 import { makeOffer } from '../helpers/https-issuer.js'
 import { IssuerActor, callAs } from '../helpers/issuer-setup.js'
 import { makeTestChain } from '../helpers/mdoc-test-chain.js'
-import { createTestApp, type TestApp } from '../helpers/test-app.js'
+import { createTestApp, ManualClock, type TestApp } from '../helpers/test-app.js'
 
 const BASE = 'https://issuer.test'
 const PRE_AUTHORIZED = 'urn:ietf:params:oauth:grant-type:pre-authorized_code'
@@ -28,6 +28,7 @@ const SCHEMA = {
 
 describe('PAR and wallet attestation required by the issuer policy', () => {
   let t: TestApp
+  const clock = new ManualClock(new Date())
   const issuer = new IssuerActor()
   let schemaId: string
   let provider: Key
@@ -36,7 +37,7 @@ describe('PAR and wallet attestation required by the issuer policy', () => {
   let leaf: { der: Uint8Array; key: Key }
 
   before(async () => {
-    t = await createTestApp({ env: { PUBLIC_BASE_URL: BASE } })
+    t = await createTestApp({ env: { PUBLIC_BASE_URL: BASE }, clock })
     await issuer.setUp(t.app, 'Library')
     schemaId = await issuer.schema(t.app, SCHEMA)
     provider = await newKey()
@@ -240,6 +241,19 @@ describe('PAR and wallet attestation required by the issuer policy', () => {
     const headers = await attestationHeaders(o)
     assert.equal((await push(o, params, headers)).statusCode, 201)
     expectError(await push(o, params, headers), 401, 'invalid_client', 'a replayed PoP')
+  })
+
+  it('refuses a request_uri past its lifetime (RFC 9126 §2.2: short-lived)', async () => {
+    const o = await offer()
+    const pushed = await push(o, authorizationParams(o, pkce().challenge), await attestationHeaders(o))
+    assert.equal(pushed.statusCode, 201, pushed.body)
+    clock.advance((pushed.json().expires_in + 1) * 1000)
+    const late = await t.app.inject({
+      method: 'GET',
+      url: `${o.path}/oid4vci/authorize?${new URLSearchParams({ client_id: CLIENT_ID, request_uri: pushed.json().request_uri, did: new DidClient().did })}`,
+      headers: { accept: 'application/json' },
+    })
+    expectError(late, 400, 'invalid_request_uri', 'an expired request_uri')
   })
 
   it('takes an attestation signed by a provider certificate chaining to the trusted CA; refuses a chain to another CA', async () => {
