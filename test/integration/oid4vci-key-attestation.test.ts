@@ -83,9 +83,13 @@ describe('key attestations required by the issuer policy', () => {
       payload: { credential_configuration_id: g.configurationId, proofs: { jwt: [proof] } },
     })
 
-  it('announces key_attestations_required on the jwt proof type', async () => {
+  it('announces key_attestations_required on the jwt and attestation proof types', async () => {
     const g = await granted()
     const ci = (await t.app.inject({ method: 'GET', url: `/.well-known/openid-credential-issuer${g.path}` })).json()
+    assert.deepEqual(ci.credential_configurations_supported[g.configurationId].proof_types_supported.attestation, {
+      proof_signing_alg_values_supported: ['ES256'],
+      key_attestations_required: {},
+    })
     assert.deepEqual(
       ci.credential_configurations_supported[g.configurationId].proof_types_supported.jwt.key_attestations_required,
       {},
@@ -156,5 +160,39 @@ describe('key attestations required by the issuer policy', () => {
       }),
     )
     assert.equal(ok.statusCode, 200, ok.body)
+  })
+
+  it('takes an attestation proof (Appendix F.3): one credential per attested key; refuses an untrusted one, or one with a nonce the issuer never gave', async () => {
+    const stranger = await newKey()
+    const attestationRequest = (g: Granted, jwt: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: `${g.path}/oid4vci/credential`,
+        headers: { authorization: `Bearer ${g.accessToken}` },
+        payload: { credential_configuration_id: g.configurationId, proofs: { attestation: [jwt] } },
+      })
+    const g = await granted()
+    const keys = [await newKey(), await newKey()]
+    for (const [what, error, make] of [
+      ['an untrusted provider', 'invalid_proof', (nonce: string) => keyAttestation(stranger, keys, { nonce })],
+      [
+        'a nonce the issuer never gave',
+        'invalid_nonce',
+        () => keyAttestation(provider, keys, { nonce: 'another-nonce' }),
+      ],
+    ] as const) {
+      const res = await attestationRequest(g, await make(await cNonce(g)))
+      assert.equal(res.statusCode, 400, `${what}: ${res.body}`)
+      assert.equal(res.json().error, error, what)
+    }
+    const res = await attestationRequest(g, await keyAttestation(provider, keys, { nonce: await cNonce(g) }))
+    assert.equal(res.statusCode, 200, res.body)
+    const bound = (res.json().credentials as Json[]).map(
+      (c) => jose.decodeJwt((c.credential as string).split('~')[0]!).cnf,
+    )
+    assert.deepEqual(
+      bound,
+      keys.map((k) => ({ jwk: k.jwk })),
+    )
   })
 })

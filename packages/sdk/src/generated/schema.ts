@@ -16899,6 +16899,7 @@ export interface operations {
                         proof_type: string;
                     };
                     proofs?: {
+                        attestation?: string[];
                         jwt?: string[];
                     };
                 };

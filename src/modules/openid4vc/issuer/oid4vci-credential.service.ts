@@ -13,7 +13,7 @@ import { MicroBatcher } from '../../../shared/micro-batcher.js'
 import { recordActivity } from '../../wallet/wallet-activity.js'
 import { carriesPrivateKey, issuerContext, sha256Hex, type ContextDeps, type IssuerContext } from './oid4vci-context.js'
 import type { DpopFreshness } from './oid4vci-dpop.js'
-import { checkKeyAttestation } from './oid4vci-key-attestation.js'
+import { attestedKeys, checkKeyAttestation } from './oid4vci-key-attestation.js'
 import { encryptResponse, responseEncryptionOf } from './oid4vci-response-encryption.js'
 import { withWalletTrust } from './oid4vci-wallet-trust.js'
 import { fromLibrary, oid4vciError } from './oid4vci-errors.js'
@@ -144,12 +144,19 @@ export class Oid4vciCredentialService {
       throw oid4vciError('invalid_credential_request', 'The access token does not cover this credential configuration')
     if (!offer) throw oid4vciError('invalid_token', 'The offer of this access token is gone')
 
-    const proofs = parsed.proofs?.jwt ?? []
+    // Appendix F.3: an `attestation` proof is a key attestation naming every key to bind.
+    const attested = parsed.proofs?.attestation ?? []
+    const proofs = attested.length > 0 ? attested : (parsed.proofs?.jwt ?? [])
     if (proofs.length === 0) throw oid4vciError('invalid_proof', 'A jwt key proof is required (proofs.jwt)')
-    if (proofs.length > BATCH_SIZE)
-      throw oid4vciError('invalid_credential_request', `At most ${BATCH_SIZE} proofs (batch_size)`)
+    if (proofs.length > (attested.length > 0 ? 1 : BATCH_SIZE))
+      throw oid4vciError('invalid_credential_request', `At most ${BATCH_SIZE} proofs (batch_size), or one attestation`)
     const nonce = sharedNonce(proofs)
-    const holders = await this.verifyProofs(library, ctx, proofs, nonce, configuration.format)
+    const holders =
+      attested.length > 0
+        ? (await attestedKeys(library, ctx.metadataResult, attested[0]!, nonce, this.deps.clock.now())).map(holderOfJwk)
+        : await this.verifyProofs(library, ctx, proofs, nonce, configuration.format)
+    if (holders.length > BATCH_SIZE)
+      throw oid4vciError('invalid_credential_request', `At most ${BATCH_SIZE} attested keys (batch_size)`)
     if (offer.subject_did && holders.some((h) => h.did !== offer.subject_did))
       throw oid4vciError(
         'invalid_proof',
@@ -497,6 +504,10 @@ function sharedNonce(proofs: string[]): string {
 /** The holder DID a proof key stands for: the `kid` DID, or the did:jwk of a `jwk`. */
 function holderOf(signer: JwtSignerWithJwk): Holder {
   if (signer.method === 'did') return { did: signer.didUrl.split('#')[0]!, jwk: signer.publicJwk }
-  const { kid: _kid, alg: _alg, use: _use, key_ops: _ops, ...jwk } = signer.publicJwk
+  return holderOfJwk(signer.publicJwk)
+}
+
+function holderOfJwk(publicJwk: Jwk): Holder {
+  const { kid: _kid, alg: _alg, use: _use, key_ops: _ops, ...jwk } = publicJwk
   return { did: didJwkFor(jwk), jwk }
 }

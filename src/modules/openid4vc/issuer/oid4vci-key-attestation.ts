@@ -1,3 +1,6 @@
+import type { Jwk } from '@openid4vc/oauth2'
+import type { IssuerMetadataResult, Openid4vciIssuer } from '@openid4vc/openid4vci'
+import { carriesPrivateKey } from './oid4vci-context.js'
 import { oid4vciError } from './oid4vci-errors.js'
 import type { Oid4vciPolicy } from './oid4vci-policy.js'
 
@@ -21,4 +24,36 @@ export function checkKeyAttestation(
   }
   if (attestation.payload.nonce !== undefined && attestation.payload.nonce !== cNonce)
     throw oid4vciError('invalid_proof', "The key attestation's nonce is not the c_nonce of the proof")
+}
+
+/**
+ * Appendix F.3: the keys of an `attestation` proof, a key attestation by a trusted wallet provider
+ * (the library's callbacks carry the trust) with the c_nonce; each key gets a credential.
+ */
+export async function attestedKeys(
+  library: Openid4vciIssuer,
+  issuerMetadata: IssuerMetadataResult,
+  jwt: string,
+  cNonce: string,
+  now: Date,
+): Promise<Jwk[]> {
+  let verified
+  try {
+    verified = await library.verifyCredentialRequestAttestationProof({
+      issuerMetadata,
+      keyAttestationJwt: jwt,
+      expectedNonce: cNonce,
+      now,
+    })
+  } catch (error) {
+    throw oid4vciError(
+      'invalid_proof',
+      'The attestation proof is not a key attestation of a trusted wallet provider for this nonce',
+      error,
+    )
+  }
+  const keys = verified.payload.attested_keys
+  if (keys.length === 0 || keys.some(carriesPrivateKey))
+    throw oid4vciError('invalid_proof', 'The attestation proof must attest public keys')
+  return keys
 }

@@ -66,7 +66,7 @@ export function withIssuancePolicy(
 ): CredentialIssuerMetadata {
   const configurations: Record<string, unknown> = {}
   for (const [id, configuration] of Object.entries(metadata.credential_configurations_supported)) {
-    configurations[id] = policy.key_attestation_required ? withKeyAttestations(configuration) : configuration
+    configurations[id] = acceptsAttestations(policy) ? withKeyAttestations(configuration, policy) : configuration
   }
   return {
     ...metadata,
@@ -84,10 +84,15 @@ export function withIssuancePolicy(
   }
 }
 
-/** Appendix D.2: `key_attestations_required` on every proof type served (jwt proofs carrying a `key_attestation`, Appendix F.1). */
-function withKeyAttestations(configuration: Record<string, unknown>): Record<string, unknown> {
+/**
+ * The `attestation` proof type (Appendix F.3) of an issuer that trusts wallet providers, and, when
+ * its policy requires key attestations, `key_attestations_required` on every proof type (D.2).
+ */
+function withKeyAttestations(configuration: Record<string, unknown>, policy: Oid4vciPolicy): Record<string, unknown> {
   const proofs = (configuration.proof_types_supported ?? {}) as Record<string, Record<string, unknown>>
+  const required = policy.key_attestation_required ? { key_attestations_required: {} } : {}
   const marked: Record<string, unknown> = {}
-  for (const [type, spec] of Object.entries(proofs)) marked[type] = { ...spec, key_attestations_required: {} }
+  for (const [type, spec] of Object.entries(proofs)) marked[type] = { ...spec, ...required }
+  marked.attestation = { proof_signing_alg_values_supported: ATTESTATION_ALGS, ...required }
   return { ...configuration, proof_types_supported: marked }
 }

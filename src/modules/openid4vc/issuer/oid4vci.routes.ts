@@ -26,7 +26,11 @@ const CredentialRequestBody = Type.Object(
     credential_identifier: Type.Optional(Type.String({ maxLength: 200 })),
     proofs: Type.Optional(
       Type.Object(
-        { jwt: Type.Optional(Type.Array(Jwt, { minItems: 1, maxItems: BATCH_SIZE })) },
+        {
+          jwt: Type.Optional(Type.Array(Jwt, { minItems: 1, maxItems: BATCH_SIZE })),
+          // Appendix F.3: one key attestation naming the keys to bind.
+          attestation: Type.Optional(Type.Array(Jwt, { minItems: 1, maxItems: 1 })),
+        },
         { additionalProperties: false },
       ),
     ),
