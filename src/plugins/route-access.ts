@@ -108,6 +108,7 @@ export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
   'GET /issuers/:web_id/oid4vci/offers/:handle',
   'HEAD /issuers/:web_id/oid4vci/offers/:handle',
   'POST /issuers/:web_id/oid4vci/token',
+  'POST /issuers/:web_id/oid4vci/par',
   // The holder's proof of DID control is in the body (a signed challenge).
   'GET /issuers/:web_id/oid4vci/authorize',
   'HEAD /issuers/:web_id/oid4vci/authorize',

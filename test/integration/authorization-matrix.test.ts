@@ -312,6 +312,21 @@ const MATRIX: Record<string, RouteCase> = {
     own: "the caller's own issuer profile",
     call: () => ({ body: { signing_did_method: 'web' } }),
   },
+  'GET /api/issuer/:did/oid4vci-policy': { own: "the OpenID4VCI policy of the caller's own issuer profile" },
+  'PUT /api/issuer/:did/oid4vci-policy': {
+    own: "the caller's own issuer profile",
+    call: () => ({
+      body: {
+        par_required: false,
+        dpop_required: false,
+        dpop_nonce_required: true,
+        wallet_attestation_required: false,
+        key_attestation_required: false,
+        trusted_wallet_providers: [],
+        credential_response_encryption: 'none',
+      },
+    }),
+  },
   'POST /api/issuer/:did/authenticate': {
     own: "the caller's own issuer profile; the body proves the caller's own key",
     call: async (c, me) => ({ body: await stepUpProof(c, me) }),

@@ -63,6 +63,7 @@ const NOT_KEYED: Record<string, string> = {
   'POST /oauth2/token': 'OAuth 2.0 token endpoint (RFC 6749)',
   'POST /issuers/{web_id}/oid4vci/authorize': 'OpenID4VCI: single-use code',
   'POST /issuers/{web_id}/oid4vci/token': 'OpenID4VCI: single-use pre-authorized or authorization code',
+  'POST /issuers/{web_id}/oid4vci/par': 'OpenID4VCI: each push answers its own single-use request_uri',
   'POST /issuers/{web_id}/oid4vci/nonce': 'OpenID4VCI: a fresh nonce per call',
   'POST /issuers/{web_id}/oid4vci/credential': 'OpenID4VCI: single-use proof nonce; the protocol has no key',
   'POST /issuers/{web_id}/oid4vci/deferred-credential': 'OpenID4VCI: the transaction id is the retry key',

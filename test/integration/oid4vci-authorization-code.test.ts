@@ -83,6 +83,8 @@ describe('OpenID4VCI authorization code flow', () => {
     const wallet = await IssuanceWallet.withKeys([walletKeyOf(holder)])
     const resolved = await wallet.resolve(created.credential_offer_uri)
     const request = await wallet.authorizationRequest(resolved, REDIRECT)
+    // The wallet pushed its request (RFC 9126: the metadata announces the endpoint): the URL carries only its reference.
+    assert.match(request.url, /request_uri=urn%3Aietf%3Aparams%3Aoauth%3Arequest_uri%3A/)
     const redirect = await signIn(request.url, holder)
     assert.equal(`${redirect.origin}${redirect.pathname}`, REDIRECT)
     assert.equal(redirect.searchParams.get('iss'), resolved.offer.credential_issuer)
@@ -123,7 +125,16 @@ describe('OpenID4VCI authorization code flow', () => {
     const created = await offer()
     const wallet = await IssuanceWallet.create(['EdDSA'])
     const resolved = await wallet.resolve(created.credential_offer_uri)
-    const { url } = await wallet.authorizationRequest(resolved, REDIRECT)
+    // A direct authorization request (the wallet's own goes through PAR): its parameters are in the URL to tamper with.
+    const url = `${resolved.offer.credential_issuer}/oid4vci/authorize?${new URLSearchParams({
+      response_type: 'code',
+      client_id: 'test-wallet',
+      redirect_uri: REDIRECT,
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+      issuer_state: resolved.offer.grants!.authorization_code!.issuer_state!,
+      scope: resolved.configurationId,
+    })}`
     const tamper = (name: string, value: string | null) => {
       const u = new URL(url)
       if (value === null) u.searchParams.delete(name)

@@ -36,6 +36,7 @@ import * as issuerCertificates from './20261128T1600-issuer-certificates.js'
 import * as mdocPlacement from './20261128T1700-mdoc-placement.js'
 import * as verifierTrust from './20261128T1800-verifier-trust.js'
 import * as issuerCertificateLeaves from './20261128T1930-issuer-certificate-leaves.js'
+import * as oid4vciPolicy from './20261128T1930-oid4vci-policy.js'
 import * as walletProtocolSessions from './20261126T1420-wallet-protocol-sessions.js'
 
 /**
@@ -81,4 +82,5 @@ export const migrations: Record<string, Migration> = {
   '20261128T1700-mdoc-placement': mdocPlacement,
   '20261128T1800-verifier-trust': verifierTrust,
   '20261128T1930-issuer-certificate-leaves': issuerCertificateLeaves,
+  '20261128T1930-oid4vci-policy': oid4vciPolicy,
 }

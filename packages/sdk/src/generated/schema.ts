@@ -1101,6 +1101,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/issuer/{did}/oid4vci-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The issuer's OpenID4VCI policy (the defaults until set) */
+        get: operations["getIssuerOid4vciPolicy"];
+        /** Set what its credential issuer requires of wallets: PAR, DPoP and its nonces, wallet and key attestations from trusted wallet providers, encrypted credential responses. Needs step-up when required */
+        put: operations["putIssuerOid4vciPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/issuer/{did}/requests": {
         parameters: {
             query?: never;
@@ -2597,6 +2615,23 @@ export interface paths {
         get: operations["getIssuersOid4vciOffersByHandle"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/issuers/{web_id}/oid4vci/par": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pushed authorization request endpoint (RFC 9126): the authorization request, with the wallet attestation headers, for a short-lived single-use request_uri */
+        post: operations["postIssuersOid4vciPar"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8400,6 +8435,176 @@ export interface operations {
             };
             /** @description Default Response */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getIssuerOid4vciPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A DID, e.g. did:key:z6Mk… */
+                did: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        policy: {
+                            credential_response_encryption: "none" | "optional" | "required";
+                            dpop_nonce_required: boolean;
+                            dpop_required: boolean;
+                            key_attestation_required: boolean;
+                            par_required: boolean;
+                            trusted_wallet_providers: ({
+                                jwk: {
+                                    [key: string]: unknown;
+                                };
+                            } | {
+                                certificate_pem: string;
+                            })[];
+                            wallet_attestation_required: boolean;
+                        };
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    putIssuerOid4vciPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A DID, e.g. did:key:z6Mk… */
+                did: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    credential_response_encryption: "none" | "optional" | "required";
+                    dpop_nonce_required: boolean;
+                    dpop_required: boolean;
+                    key_attestation_required: boolean;
+                    par_required: boolean;
+                    trusted_wallet_providers: ({
+                        jwk: {
+                            [key: string]: unknown;
+                        };
+                    } | {
+                        certificate_pem: string;
+                    })[];
+                    wallet_attestation_required: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        policy: {
+                            credential_response_encryption: "none" | "optional" | "required";
+                            dpop_nonce_required: boolean;
+                            dpop_required: boolean;
+                            key_attestation_required: boolean;
+                            par_required: boolean;
+                            trusted_wallet_providers: ({
+                                jwk: {
+                                    [key: string]: unknown;
+                                };
+                            } | {
+                                certificate_pem: string;
+                            })[];
+                            wallet_attestation_required: boolean;
+                        };
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16565,6 +16770,7 @@ export interface operations {
                 code_challenge_method?: string;
                 did?: string;
                 redirect_uri?: string;
+                request_uri?: string;
                 resource?: string;
                 response_type?: string;
                 scope?: string;
@@ -16628,6 +16834,7 @@ export interface operations {
                     did: string;
                     issuer_state?: string;
                     redirect_uri?: string;
+                    request_uri?: string;
                     resource?: string;
                     response_type?: string;
                     scope?: string;
@@ -16691,11 +16898,20 @@ export interface operations {
                 "application/json": {
                     credential_configuration_id?: string;
                     credential_identifier?: string;
+                    credential_response_encryption?: {
+                        alg?: string;
+                        enc: string;
+                        jwk: {
+                            [key: string]: unknown;
+                        };
+                        zip?: string;
+                    };
                     proof?: {
                         jwt?: string;
                         proof_type: string;
                     };
                     proofs?: {
+                        attestation?: string[];
                         jwt?: string[];
                     };
                 };
@@ -16710,7 +16926,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         [key: string]: unknown;
-                    };
+                    } | string;
                 };
             };
             /** @description Default Response */
@@ -16721,7 +16937,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         [key: string]: unknown;
-                    };
+                    } | string;
                 };
             };
             /** @description Default Response */
@@ -16978,6 +17194,63 @@ export interface operations {
             };
             /** @description Default Response */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postIssuersOid4vciPar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                web_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -7,6 +7,8 @@ import type { OfferService } from '../../issuer/offers.service.js'
 import { issuerContext, sha256Hex, type ContextDeps, type IssuerContext } from './oid4vci-context.js'
 import { oid4vciError } from './oid4vci-errors.js'
 import * as repo from './oid4vci.repository.js'
+import { findPushedRequest, spendPushedRequest } from './oid4vci-par.repository.js'
+import { REQUEST_URI_PREFIX } from './oid4vci-par.js'
 
 /** An authorization code is exchanged at once (RFC 6749 §4.1.2 recommends at most 10 minutes). */
 const CODE_TTL_S = 120
@@ -20,6 +22,8 @@ export interface AuthorizationRequest {
   issuer_state?: string
   scope?: string
   state?: string
+  /** RFC 9126 §4: a pushed request's reference, in place of the other parameters. */
+  request_uri?: string
 }
 
 export interface AuthorizeDeps extends ContextDeps {
@@ -40,11 +44,12 @@ export class Oid4vciAuthorizeService {
   constructor(private readonly deps: AuthorizeDeps) {}
 
   /** Step 1: the request checked, and a challenge for the holder's DID to sign. */
-  async challenge(webId: string, request: AuthorizationRequest & { did?: string }) {
+  async challenge(webId: string, asked: AuthorizationRequest & { did?: string }) {
     const ctx = await issuerContext(this.deps, webId)
-    const { offer } = await this.checked(ctx, request)
-    if (!request.did) throw oid4vciError('invalid_request', 'did is required: the holder signs in with its DID')
-    const { did, challenge, expiresAt } = this.deps.auth.createChallenge(request.did, 'step-up')
+    const { request } = await this.pushedOrDirect(ctx, asked)
+    const { offer } = await this.check(ctx, request)
+    if (!asked.did) throw oid4vciError('invalid_request', 'did is required: the holder signs in with its DID')
+    const { did, challenge, expiresAt } = this.deps.auth.createChallenge(asked.did, 'step-up')
     return {
       did,
       challenge,
@@ -55,18 +60,19 @@ export class Oid4vciAuthorizeService {
   }
 
   /** Step 2: the signed challenge for a single-use code, and where to send the user agent. */
-  async authorize(
-    webId: string,
-    request: AuthorizationRequest & { did: string; challenge: string; signature: string },
-  ) {
+  async authorize(webId: string, asked: AuthorizationRequest & { did: string; challenge: string; signature: string }) {
     const ctx = await issuerContext(this.deps, webId)
-    const { offer, open } = await this.checked(ctx, request)
-    const did = normalizeDid(request.did)
-    await this.deps.auth.proveControl({ did, challenge: request.challenge, signature: request.signature }, did)
+    const { request, pushed } = await this.pushedOrDirect(ctx, asked)
+    const { offer, open } = await this.check(ctx, request)
+    const did = normalizeDid(asked.did)
+    await this.deps.auth.proveControl({ did, challenge: asked.challenge, signature: asked.signature }, did)
     if (open.subject_did && open.subject_did !== did)
       throw oid4vciError('invalid_request', 'The offer is addressed to another holder')
     const code = randomBytes(32).toString('base64url')
     const now = this.deps.clock.now()
+    // RFC 9126 §4: a request_uri is used once.
+    if (pushed && !(await spendPushedRequest(this.deps.db, pushed, now)))
+      throw oid4vciError('invalid_request_uri', 'The request_uri was used meanwhile')
     await repo.insertAuthorizationCode(
       this.deps.db,
       {
@@ -90,7 +96,34 @@ export class Oid4vciAuthorizeService {
     return { redirect_uri: redirect.href, code, ...(request.state !== undefined ? { state: request.state } : {}) }
   }
 
-  private async checked(ctx: IssuerContext, request: AuthorizationRequest) {
+  /**
+   * The parameters of a pushed request (RFC 9126 §4: its request_uri and the same client_id), or
+   * those sent directly when the issuer's policy does not require PAR (§5).
+   */
+  private async pushedOrDirect(
+    ctx: IssuerContext,
+    asked: AuthorizationRequest & { did?: string },
+  ): Promise<{ request: AuthorizationRequest; pushed?: string }> {
+    if (asked.request_uri === undefined) {
+      if (ctx.policy.par_required)
+        throw oid4vciError(
+          'invalid_request',
+          `This issuer requires pushed authorization requests (RFC 9126): push the request to ${ctx.authorizationServer.pushed_authorization_request_endpoint} first`,
+        )
+      return { request: asked }
+    }
+    const digest = sha256Hex(asked.request_uri)
+    const found = asked.request_uri.startsWith(REQUEST_URI_PREFIX)
+      ? await findPushedRequest(this.deps.db, ctx.identity.did, digest, this.deps.clock.now())
+      : undefined
+    if (!found) throw oid4vciError('invalid_request_uri', 'The request_uri is unknown, expired or used')
+    if (asked.client_id !== found.client_id)
+      throw oid4vciError('invalid_request', 'client_id differs from the pushed authorization request')
+    return { request: { ...found.parameters }, pushed: digest }
+  }
+
+  /** The parameters of an authorization request (RFC 6749 §4.1.1, RFC 7636, OID4VCI 1.0 §5.1.3) and the offer they open. */
+  async check(ctx: IssuerContext, request: AuthorizationRequest) {
     if (request.response_type !== 'code') throw oid4vciError('invalid_request', 'response_type must be code')
     if (!request.client_id) throw oid4vciError('invalid_request', 'client_id is required')
     if (!request.redirect_uri || !URL.canParse(request.redirect_uri))

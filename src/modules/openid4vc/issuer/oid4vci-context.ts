@@ -16,6 +16,8 @@ import {
   issuerMetadataResult,
 } from './oid4vci-metadata.js'
 import { withSignedMetadata } from './signed-metadata.js'
+import { parEndpointOf } from './oid4vci-par.js'
+import { withAuthorizationPolicy, withIssuancePolicy, type Oid4vciPolicy } from './oid4vci-policy.js'
 
 /** Everything one request to a credential issuer (`/issuers/<web_id>`) needs. */
 export interface IssuerContext {
@@ -25,6 +27,8 @@ export interface IssuerContext {
   metadata: CredentialIssuerMetadata
   authorizationServer: AuthorizationServerMetadata
   metadataResult: IssuerMetadataResult
+  /** The issuer's OpenID4VCI policy: what it requires of wallets, as its metadata announces. */
+  policy: Oid4vciPolicy
   /** The library's callbacks: the issuer's P-256 key signs access tokens; its JWKS is answered locally. */
   callbacks: CallbackContext
   accessTokenSigner: JwtSignerDid
@@ -32,6 +36,7 @@ export interface IssuerContext {
 }
 
 export interface ContextDeps {
+  policies: { of(issuerDid: string): Promise<Oid4vciPolicy> }
   identities: SigningIdentities
   /** The credential formats; those with an OpenID4VCI face are served. */
   formats: FormatRegistry
@@ -72,6 +77,11 @@ export class IssuerContextCache {
     return this.load(webId, build)
   }
 
+  /** Drops a kept context (its issuer's policy changed). */
+  forget(webId: string): void {
+    this.entries.delete(webId)
+  }
+
   private load(webId: string, build: () => Promise<IssuerContext>): Promise<IssuerContext> {
     if (this.entries.size >= CONTEXT_CACHE_MAX) this.entries.clear()
     const context = build()
@@ -100,13 +110,22 @@ async function buildIssuerContext(deps: ContextDeps, webId: string): Promise<Iss
   const profile = await deps.issuers.profile(identity.did)
   const schemas = await deps.issuers.listSchemas(identity.did, { limit: MAX_SCHEMAS })
   const endpoints = endpointsOf(deps.publicBaseUrl, webId)
-  const unsigned = credentialIssuerMetadata(deps.publicBaseUrl, identity, profile, schemas, deps.formats.oid4vci())
+  const policy = await deps.policies.of(identity.did)
+  const unsigned = withIssuancePolicy(
+    credentialIssuerMetadata(deps.publicBaseUrl, identity, profile, schemas, deps.formats.oid4vci()),
+    policy,
+  )
+  // Signed over what the policy announces too (OID4VCI 1.0 §12.2.3: the signed parameters are the metadata's).
   const metadata = await withSignedMetadata(
     unsigned,
     await deps.certificates?.metadataSigner(identity.did, endpoints.issuer),
     deps.clock?.now() ?? new Date(),
   )
-  const authorizationServer = authorizationServerMetadata(deps.publicBaseUrl, identity)
+  const authorizationServer = withAuthorizationPolicy(
+    authorizationServerMetadata(deps.publicBaseUrl, identity),
+    policy,
+    parEndpointOf(endpoints.issuer),
+  )
   // Access tokens (RFC 9068) are signed with the issuer's P-256 key, ES256 (HAIP).
   const signer = await deps.identities.jwsSigner(identity, 'P-256')
   const accessTokenSigner: JwtSignerDid = { method: 'did', didUrl: signer.kid, alg: signer.alg }
@@ -133,6 +152,7 @@ async function buildIssuerContext(deps: ContextDeps, webId: string): Promise<Iss
     metadata,
     authorizationServer,
     metadataResult: issuerMetadataResult(metadata, authorizationServer),
+    policy,
     callbacks: { ...base, fetch: fetchLocal },
     accessTokenSigner,
     jwks,

@@ -13,6 +13,9 @@ import { MicroBatcher } from '../../../shared/micro-batcher.js'
 import { recordActivity } from '../../wallet/wallet-activity.js'
 import { carriesPrivateKey, issuerContext, sha256Hex, type ContextDeps, type IssuerContext } from './oid4vci-context.js'
 import type { DpopFreshness } from './oid4vci-dpop.js'
+import { attestedKeys, checkKeyAttestation } from './oid4vci-key-attestation.js'
+import { encryptResponse, responseEncryptionOf } from './oid4vci-response-encryption.js'
+import { withWalletTrust } from './oid4vci-wallet-trust.js'
 import { fromLibrary, oid4vciError } from './oid4vci-errors.js'
 import { firstLine } from '../shared/library-message.js'
 import { BATCH_SIZE, DEFERRED_INTERVAL_S, parseConfigurationId, PROOF_ALGS } from './oid4vci-metadata.js'
@@ -84,7 +87,23 @@ export class Oid4vciCredentialService {
     })
   }
 
+  /**
+   * The credential request, its response encrypted to the wallet's key when it asks and the
+   * issuer offers it (OID4VCI 1.0 §10): the encryption checked before anything is spent.
+   */
   async credential(
+    webId: string,
+    body: Record<string, unknown>,
+    request: RequestLike,
+  ): Promise<{ status: 200 | 202; body: Record<string, unknown> } | { status: 200 | 202; jwe: string }> {
+    // The library reads the draft form of this member; the service reads it itself (1.0 and the draft).
+    const { credential_response_encryption: asked, ...plain } = body
+    const encryption = responseEncryptionOf((await issuerContext(this.deps, webId)).policy, asked)
+    const answer = await this.plainCredential(webId, plain, request)
+    return encryption ? { status: answer.status, jwe: await encryptResponse(encryption, answer.body) } : answer
+  }
+
+  private async plainCredential(
     webId: string,
     body: Record<string, unknown>,
     request: RequestLike,
@@ -101,7 +120,10 @@ export class Oid4vciCredentialService {
     const stale = published && !(published.configuration_id in kept.metadata.credential_configurations_supported)
     const ctx = stale ? await issuerContext(this.deps, webId, published.configuration_id) : kept
     if (grant.used_at) throw oid4vciError('invalid_token', 'This access token has been used for its credential request')
-    const library = new Openid4vciIssuer({ callbacks: ctx.callbacks })
+    // Key attestations (Appendix D) are verified against the wallet providers the issuer trusts.
+    const library = new Openid4vciIssuer({
+      callbacks: withWalletTrust(ctx.callbacks, ctx.policy.trusted_wallet_providers, () => this.deps.clock.now()),
+    })
     // §8.3.1.2: a configuration the metadata does not list is its own error (the library's parse would call it malformed).
     const asked = body.credential_configuration_id
     if (typeof asked === 'string' && !(asked in ctx.metadata.credential_configurations_supported))
@@ -122,12 +144,19 @@ export class Oid4vciCredentialService {
       throw oid4vciError('invalid_credential_request', 'The access token does not cover this credential configuration')
     if (!offer) throw oid4vciError('invalid_token', 'The offer of this access token is gone')
 
-    const proofs = parsed.proofs?.jwt ?? []
+    // Appendix F.3: an `attestation` proof is a key attestation naming every key to bind.
+    const attested = parsed.proofs?.attestation ?? []
+    const proofs = attested.length > 0 ? attested : (parsed.proofs?.jwt ?? [])
     if (proofs.length === 0) throw oid4vciError('invalid_proof', 'A jwt key proof is required (proofs.jwt)')
-    if (proofs.length > BATCH_SIZE)
-      throw oid4vciError('invalid_credential_request', `At most ${BATCH_SIZE} proofs (batch_size)`)
+    if (proofs.length > (attested.length > 0 ? 1 : BATCH_SIZE))
+      throw oid4vciError('invalid_credential_request', `At most ${BATCH_SIZE} proofs (batch_size), or one attestation`)
     const nonce = sharedNonce(proofs)
-    const holders = await this.verifyProofs(library, ctx, proofs, nonce, configuration.format)
+    const holders =
+      attested.length > 0
+        ? (await attestedKeys(library, ctx.metadataResult, attested[0]!, nonce, this.deps.clock.now())).map(holderOfJwk)
+        : await this.verifyProofs(library, ctx, proofs, nonce, configuration.format)
+    if (holders.length > BATCH_SIZE)
+      throw oid4vciError('invalid_credential_request', `At most ${BATCH_SIZE} attested keys (batch_size)`)
     if (offer.subject_did && holders.some((h) => h.did !== offer.subject_did))
       throw oid4vciError(
         'invalid_proof',
@@ -324,7 +353,8 @@ export class Oid4vciCredentialService {
     // server nonce, age and single use are checked here (RFC 9449 §9, §4.3 check 11, §11.1).
     const jwt = request.headers.get('dpop')
     const jkt = verified.tokenPayload.cnf?.jkt
-    if (verified.dpop && jwt && jkt) await this.deps.dpop.check(ctx.identity.web_id, { jwt, jkt }, 'resource')
+    if (verified.dpop && jwt && jkt)
+      await this.deps.dpop.check(ctx.identity.web_id, { jwt, jkt }, 'resource', ctx.policy.dpop_nonce_required)
     const subject = verified.tokenPayload.sub
     if (typeof subject !== 'string')
       throw oid4vciError('invalid_token', 'The access token names no grant of this issuer')
@@ -368,6 +398,7 @@ export class Oid4vciCredentialService {
         )
       if (Math.abs(now.getTime() / 1000 - verified.payload.iat) > PROOF_MAX_AGE_S)
         throw oid4vciError('invalid_proof', 'The key proof is not fresh (iat)')
+      checkKeyAttestation(ctx.policy, verified.keyAttestation, nonce)
       holders.push(holderOf(verified.signer))
     }
     return holders
@@ -473,6 +504,10 @@ function sharedNonce(proofs: string[]): string {
 /** The holder DID a proof key stands for: the `kid` DID, or the did:jwk of a `jwk`. */
 function holderOf(signer: JwtSignerWithJwk): Holder {
   if (signer.method === 'did') return { did: signer.didUrl.split('#')[0]!, jwk: signer.publicJwk }
-  const { kid: _kid, alg: _alg, use: _use, key_ops: _ops, ...jwk } = signer.publicJwk
+  return holderOfJwk(signer.publicJwk)
+}
+
+function holderOfJwk(publicJwk: Jwk): Holder {
+  const { kid: _kid, alg: _alg, use: _use, key_ops: _ops, ...jwk } = publicJwk
   return { did: didJwkFor(jwk), jwk }
 }

@@ -61,15 +61,16 @@ export class DpopFreshness {
   }
 
   /** A verified proof's nonce, `iat` and `jti` checked, and its `jti` recorded (the protected endpoints). */
-  async check(webId: string, proof: VerifiedProof, site: DpopSite): Promise<void> {
-    await this.spend(proof.jkt, this.admit(webId, proof.jwt, site), site)
+  async check(webId: string, proof: VerifiedProof, site: DpopSite, nonceRequired = true): Promise<void> {
+    await this.spend(proof.jkt, this.admit(webId, proof.jwt, site, nonceRequired), site)
   }
 
   /**
    * A proof's nonce and `iat` (no I/O): throws `use_dpop_nonce` or `invalid_dpop_proof`. The token
    * endpoint asks this first, so a proof without a nonce costs no code lookup and no tx_code try.
+   * `nonceRequired` false (the issuer's policy): a proof may come without a nonce, one it carries is still checked.
    */
-  admit(webId: string, jwt: string, site: DpopSite): AdmittedProof {
+  admit(webId: string, jwt: string, site: DpopSite, nonceRequired = true): AdmittedProof {
     let decoded
     try {
       decoded = decodeJwt({ jwt })
@@ -86,7 +87,8 @@ export class DpopFreshness {
     }
     const payload: Record<string, unknown> = decoded.payload
     const seconds = this.deps.clock.now().getTime() / 1000
-    if (!this.nonceValid(webId, payload.nonce, seconds)) {
+    const nonceWaived = !nonceRequired && payload.nonce === undefined
+    if (!nonceWaived && !this.nonceValid(webId, payload.nonce, seconds)) {
       const description =
         payload.nonce === undefined
           ? 'The DPoP proof must carry the server nonce of the DPoP-Nonce header'

@@ -3,7 +3,7 @@ import { AppError, UnauthenticatedError, ValidationError } from '../../../errors
 import { firstLine } from '../shared/library-message.js'
 
 /**
- * The error codes of RFC 6749 §5.2, RFC 6750 §3.1, RFC 9449 §7.1 and OpenID4VCI 1.0 §8.3.1.2,
+ * The error codes of RFC 6749 §5.2, RFC 9101 §7 (invalid_request_uri), RFC 6750 §3.1, RFC 9449 §7.1 and OpenID4VCI 1.0 §8.3.1.2,
  * §9.3, §11.3. The error handler answers `error` and `error_description` beside the service's
  * own fields (details.oauth_error).
  */
@@ -12,6 +12,7 @@ export type Oid4vciErrorCode =
   | 'invalid_grant'
   | 'unsupported_grant_type'
   | 'invalid_client'
+  | 'invalid_request_uri'
   | 'invalid_token'
   | 'invalid_dpop_proof'
   | 'use_dpop_nonce'
@@ -19,6 +20,7 @@ export type Oid4vciErrorCode =
   | 'unknown_credential_configuration'
   | 'invalid_proof'
   | 'invalid_nonce'
+  | 'invalid_encryption_parameters'
   | 'credential_request_denied'
   | 'invalid_transaction_id'
   | 'invalid_notification_id'

@@ -13,6 +13,7 @@ import type { Database, DB } from '../../../db/database.js'
 import type { OfferService } from '../../issuer/offers.service.js'
 import { issuerContext, sameDigest, sha256Hex, type ContextDeps, type IssuerContext } from './oid4vci-context.js'
 import type { DpopFreshness } from './oid4vci-dpop.js'
+import type { ClientAttestations, VerifiedClientAttestation } from './oid4vci-client-attestation.js'
 import { fromLibrary, oid4vciError } from './oid4vci-errors.js'
 import { PROOF_ALGS } from './oid4vci-metadata.js'
 import * as repo from './oid4vci.repository.js'
@@ -27,6 +28,7 @@ export interface TokenDeps extends ContextDeps {
   clock: Clock
   offers: OfferService
   dpop: DpopFreshness
+  attestations: ClientAttestations
 }
 
 /**
@@ -44,7 +46,7 @@ export class Oid4vciTokenService {
 
   async token(webId: string, body: Record<string, unknown>, request: RequestLike): Promise<Record<string, unknown>> {
     const ctx = await issuerContext(this.deps, webId)
-    const server = new Oauth2AuthorizationServer({ callbacks: ctx.callbacks })
+    const server = new Oauth2AuthorizationServer({ callbacks: this.deps.attestations.callbacks(ctx) })
     let parsed
     try {
       parsed = server.parseAccessTokenRequest({ accessTokenRequest: body, request })
@@ -52,14 +54,30 @@ export class Oid4vciTokenService {
       throw fromLibrary(error, 'invalid_request')
     }
     // RFC 9449 §8: the server nonce and the proof's age first, before a code is looked up or a tx_code tried.
-    const admitted = parsed.dpop?.jwt ? this.deps.dpop.admit(webId, parsed.dpop.jwt, 'token') : undefined
+    const admitted = parsed.dpop?.jwt
+      ? this.deps.dpop.admit(webId, parsed.dpop.jwt, 'token', ctx.policy.dpop_nonce_required)
+      : undefined
     const spendProof = async (dpop: { jwkThumbprint: string } | undefined) => {
       if (dpop && admitted) await this.deps.dpop.spend(dpop.jwkThumbprint, admitted, 'token')
     }
     const grant = parsed.grant
     const issuerDid = ctx.identity.did
     const now = this.deps.clock.now()
-    const dpopOf = (required: boolean) => ({ required, jwt: parsed.dpop?.jwt, allowedSigningAlgs: PROOF_ALGS })
+    // DPoP is required by the offer or by the issuer's policy (docs/openid4vci.md "Issuer policy").
+    const dpopOf = (required: boolean) => ({
+      required: required || ctx.policy.dpop_required,
+      jwt: parsed.dpop?.jwt,
+      allowedSigningAlgs: PROOF_ALGS,
+    })
+    // Wallet attestation as client authentication, required when the policy says (draft-ietf-oauth-attestation-based-client-auth §6.1).
+    const attestationOf = (expectedClientId?: string) => ({
+      required: ctx.policy.wallet_attestation_required,
+      ...parsed.clientAttestation,
+      ...(expectedClientId !== undefined ? { expectedClientId } : {}),
+    })
+    const spendAttestation = async (verified: { clientAttestation?: VerifiedClientAttestation }) => {
+      if (verified.clientAttestation) await this.deps.attestations.spend(verified.clientAttestation)
+    }
 
     if (grant.grantType === authorizationCodeGrantIdentifier) {
       const digest = sha256Hex(grant.code)
@@ -88,11 +106,13 @@ export class Oid4vciTokenService {
             codeChallengeMethod: PkceCodeChallengeMethod.S256,
           },
           dpop: dpopOf(published.dpop_required),
+          clientAttestation: attestationOf(code.client_id),
           now,
         })
       } catch (error) {
         throw fromLibrary(error, 'invalid_grant')
       }
+      await spendAttestation(verified)
       await spendProof(verified.dpop)
       return this.grantToken(
         ctx,
@@ -139,11 +159,13 @@ export class Oid4vciTokenService {
         expectedPreAuthorizedCode: grant.preAuthorizedCode,
         ...(found.tx_code_digest ? { expectedTxCode: grant.txCode } : {}),
         dpop: dpopOf(found.dpop_required),
+        clientAttestation: attestationOf(),
         now,
       })
     } catch (error) {
       throw fromLibrary(error, 'invalid_grant')
     }
+    await spendAttestation(verified)
     await spendProof(verified.dpop)
     // The code spent, the offer's use taken and the grant recorded in one statement: a
     // pre-authorized offer has no signed-in holder, so its subject is checked against the key proofs.

@@ -8,6 +8,7 @@ import type { DpopFreshness } from './oid4vci-dpop.js'
 import { NotAcceptableError, ResourceUnauthorized } from './oid4vci-errors.js'
 import type { Oid4vciOffers } from './oid4vci-offers.js'
 import type { Oid4vciTokenService } from './oid4vci-token.service.js'
+import type { Oid4vciParService } from './oid4vci-par.service.js'
 import { BATCH_SIZE } from './oid4vci-metadata.js'
 import { prefersJwt } from './signed-metadata.js'
 import { acceptFormBodies, ignoreBodies } from '../../../plugins/form-body.js'
@@ -19,14 +20,18 @@ const Json = Type.Record(Type.String(), Type.Unknown())
 const security: never[] = []
 const Jwt = Type.String({ maxLength: 16_384 })
 
-/** OID4VCI 1.0 §8.2 (members the service reads; others, such as credential_response_encryption, are not supported). */
+/** OID4VCI 1.0 §8.2 (members the service reads). */
 const CredentialRequestBody = Type.Object(
   {
     credential_configuration_id: Type.Optional(Type.String({ maxLength: 200 })),
     credential_identifier: Type.Optional(Type.String({ maxLength: 200 })),
     proofs: Type.Optional(
       Type.Object(
-        { jwt: Type.Optional(Type.Array(Jwt, { minItems: 1, maxItems: BATCH_SIZE })) },
+        {
+          jwt: Type.Optional(Type.Array(Jwt, { minItems: 1, maxItems: BATCH_SIZE })),
+          // Appendix F.3: one key attestation naming the keys to bind.
+          attestation: Type.Optional(Type.Array(Jwt, { minItems: 1, maxItems: 1 })),
+        },
         { additionalProperties: false },
       ),
     ),
@@ -36,7 +41,19 @@ const CredentialRequestBody = Type.Object(
         { additionalProperties: false },
       ),
     ),
-    // Unrecognized members (credential_response_encryption...) are dropped (removeAdditional).
+    // §8.2, §10: the wallet's key for an encrypted response (alg in the jwk; a top-level alg is the draft's form).
+    credential_response_encryption: Type.Optional(
+      Type.Object(
+        {
+          jwk: Type.Record(Type.String({ maxLength: 20 }), Type.Unknown(), { maxProperties: 20 }),
+          enc: Type.String({ maxLength: 50 }),
+          alg: Type.Optional(Type.String({ maxLength: 50 })),
+          zip: Type.Optional(Type.String({ maxLength: 50 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    // Unrecognized members are dropped (removeAdditional).
   },
   { additionalProperties: false },
 )
@@ -55,6 +72,7 @@ const AuthorizationParams = {
   scope: Type.Optional(Type.String({ maxLength: 1000 })),
   state: Type.Optional(Type.String({ maxLength: 500 })),
   resource: Type.Optional(Type.String({ maxLength: 2000 })),
+  request_uri: Type.Optional(Type.String({ maxLength: 200 })),
 }
 const DidText = Type.String({ minLength: 1, maxLength: 4096 })
 const { issuer_state: _issuerState, ...withoutIssuerState } = AuthorizationParams
@@ -75,6 +93,7 @@ export interface Oid4vciRouteDeps {
   tokens: Oid4vciTokenService
   credentials: Oid4vciCredentialService
   authorization: Oid4vciAuthorizeService
+  par: Oid4vciParService
   dpop: DpopFreshness
 }
 
@@ -270,6 +289,25 @@ export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async 
         return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(answer)
       },
     )
+    scope.post(
+      '/issuers/:web_id/oid4vci/par',
+      {
+        config: { rateLimit: 'auth' },
+        schema: {
+          tags,
+          summary:
+            'Pushed authorization request endpoint (RFC 9126): the authorization request, with the wallet attestation headers, for a short-lived single-use request_uri',
+          security,
+          params: IssuerParams,
+          body: Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 4096 }), { maxProperties: 30 }),
+          response: { 201: Json, ...errorRefs(400, 401, 404) },
+        },
+      },
+      async (request, reply) => {
+        const answer = await deps.par.push(request.params.web_id, request.body, like(request))
+        return reply.status(201).header('cache-control', 'no-store').send(answer)
+      },
+    )
   })
 
   // OID4VCI 1.0 §7.1: the nonce request is a bare POST; whatever content type and body it has are ignored.
@@ -303,12 +341,21 @@ export const oid4vciRoutes: FastifyPluginAsyncTypebox<Oid4vciRouteDeps> = async 
         security,
         params: IssuerParams,
         body: CredentialRequestBody,
-        response: { 200: Json, 202: Json, ...errorRefs(400, 401, 404) },
+        response: {
+          200: Type.Union([
+            Json,
+            Type.String({ description: 'An encrypted response: a compact JWE (application/jwt)' }),
+          ]),
+          202: Type.Union([Json, Type.String()]),
+          ...errorRefs(400, 401, 404),
+        },
       },
     },
     async (request, reply) => {
       const answer = await deps.credentials.credential(request.params.web_id, request.body, like(request))
-      return reply.status(answer.status).header('cache-control', 'no-store').send(answer.body)
+      reply.status(answer.status).header('cache-control', 'no-store')
+      // OID4VCI 1.0 §8.3: an encrypted credential response is a JWE of media type application/jwt.
+      return 'jwe' in answer ? reply.type('application/jwt').send(answer.jwe) : reply.send(answer.body)
     },
   )
 
