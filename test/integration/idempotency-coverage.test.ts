@@ -31,6 +31,11 @@ const NOT_KEYED: Record<string, string> = {
   'POST /api/issuer/{did}/certificates/csr/certificate': 'the active certificate sent again is answered unchanged',
   'POST /api/issuer/{did}/certificates/rotate':
     'each call is a new Document Signer; one more after a lost answer leaves the previous valid and listed',
+  'POST /api/verifier/{did}/certificates/access': 'the active access certificate imported again is answered unchanged',
+  'POST /api/verifier/{did}/certificates/csr': 'the pending key is reused: a repeat answers a request for the same key',
+  'POST /api/verifier/{did}/certificates/csr/certificate': 'the active certificate sent again is answered unchanged',
+  'POST /api/verifier/{did}/certificates/rotate':
+    'each call is a new access certificate; one more after a lost answer leaves the previous listed',
   'POST /api/issuer/{did}/authenticate': 'single-use step-up challenge',
   'POST /api/issuer/{did}/credentials/{credential_id}/revoke': 'revoking again answers 200 unchanged',
   'POST /api/wallet/issuer/{issuer_did}/request/{request_id}/reject': 'rejecting again answers the rejected request',

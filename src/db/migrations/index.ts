@@ -35,6 +35,7 @@ import * as oid4vpHolderErrorAt from './20261128T1500-oid4vp-holder-error-at.js'
 import * as issuerCertificates from './20261128T1600-issuer-certificates.js'
 import * as mdocPlacement from './20261128T1700-mdoc-placement.js'
 import * as verifierTrust from './20261128T1800-verifier-trust.js'
+import * as verifierCertificates from './20261128T1950-verifier-certificates.js'
 import * as walletProtocolSessions from './20261126T1420-wallet-protocol-sessions.js'
 
 /**
@@ -79,4 +80,5 @@ export const migrations: Record<string, Migration> = {
   '20261128T1600-issuer-certificates': issuerCertificates,
   '20261128T1700-mdoc-placement': mdocPlacement,
   '20261128T1800-verifier-trust': verifierTrust,
+  '20261128T1950-verifier-certificates': verifierCertificates,
 }
