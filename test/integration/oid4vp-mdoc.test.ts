@@ -221,6 +221,18 @@ describe(`an mDL presented over OpenID4VP 1.0 (Appendix B.2) to the service's ve
     }
   })
 
+  it('an x509_hash client id (OID4VP 1.0 §5.9.3): the transcript names it; one naming another client id is refused', async () => {
+    const { created, request, handover } = await open({ client_id_prefix: 'x509_hash' })
+    assert.match(handover.clientId, /^x509_hash:[A-Za-z0-9_-]{43}$/)
+    const other = await post(
+      request,
+      await deviceResponse(holder, mdl, { ...handover, clientId: `x509_san_dns:${new URL(front.origin).hostname}` }),
+    )
+    await refused(other, created.request.id, /device/i)
+    const answer = await post(request, await deviceResponse(holder, mdl, handover))
+    assert.equal(answer.status, 200, JSON.stringify(answer.body))
+  })
+
   it('refuses an issuer signature with one byte flipped', async () => {
     const issuerAuth = cbor.decode(mdl).get('issuerAuth') as unknown[]
     const signature = Buffer.from(issuerAuth[3] as Uint8Array)

@@ -85,10 +85,18 @@ export const CreateRequestBody = Type.Object(
       }),
     ),
     client_id_prefix: Type.Optional(
-      Type.Union([Type.Literal('decentralized_identifier'), Type.Literal('redirect_uri')], {
-        description:
-          "OpenID4VP client id prefix: decentralized_identifier (default: signed by the verifier's did:web) or redirect_uri (unsigned, development only)",
-      }),
+      Type.Union(
+        [
+          Type.Literal('decentralized_identifier'),
+          Type.Literal('x509_san_dns'),
+          Type.Literal('x509_hash'),
+          Type.Literal('redirect_uri'),
+        ],
+        {
+          description:
+            "OpenID4VP client id prefix (§5.9.3): decentralized_identifier (default: signed by the verifier's did:web), x509_san_dns or x509_hash (signed by the verifier's access certificate, x5c), or redirect_uri (unsigned, development only)",
+        },
+      ),
     ),
     redirect_uri: Type.Optional(
       Type.String({

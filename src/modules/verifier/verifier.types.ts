@@ -9,8 +9,8 @@ export type PresetRow = Selectable<VerifierPresetsTable>
 
 /** OpenID4VP options of a new request (docs/openid4vp.md): body fields beside the spec's. */
 export interface Oid4vpOptions {
-  /** OID4VP 1.0 §5.9.3: signed by the verifier's hosted did:web (default), or unsigned for development. */
-  client_id_prefix?: 'decentralized_identifier' | 'redirect_uri'
+  /** OID4VP 1.0 §5.9.3: signed by the verifier's hosted did:web (default) or access certificate (x509_*), or unsigned for development. */
+  client_id_prefix?: 'decentralized_identifier' | 'x509_san_dns' | 'x509_hash' | 'redirect_uri'
   response_mode?: 'direct_post' | 'direct_post.jwt'
   /** Where the wallet sends the user once the response is accepted (§8.2). */
   redirect_uri?: string

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash, randomBytes, type KeyObject } from 'node:crypto'
 import type { Jwk } from '@openid4vc/oauth2'
 import { JarmMode, Openid4vpVerifier } from '@openid4vc/openid4vp'
 import * as jose from 'jose'
@@ -13,6 +13,7 @@ import { isUnreadable, type Oid4vpFacts, type OpenedPresentation } from '../../c
 import type { DidResolver } from '../../did/did-resolver.js'
 import type { HostedDids } from '../../identity/hosted-dids.service.js'
 import type { KeyStore } from '../../keys/key-store.js'
+import type { VerifierAccess } from '../../certificates/verifier-access.js'
 import { publicJwk, serviceCallbacks, type ServiceKeys } from '../shared/oid4vc-callbacks.js'
 import type { CallbackPort } from '../../presentation/presentation-ports.js'
 import type { PresentationVerifier, VerificationOutcome } from '../../presentation/presentation-verifier.js'
@@ -34,6 +35,7 @@ import {
   type KnownSchemas,
 } from './dcql-mapping.js'
 import { minimisedOutcome } from './minimised-outcome.js'
+import { requestSigner } from './request-signer.js'
 import * as repo from './openid4vp.repository.js'
 
 /** Key-store purpose of a request's ephemeral response-encryption key (direct_post.jwt). */
@@ -70,6 +72,8 @@ export class Openid4vpService {
       clock: Clock
       publicBaseUrl: string
       hosted: HostedDids
+      /** The verifiers' access certificates (x509_san_dns, x509_hash). */
+      access: VerifierAccess
       keys: KeyStore
       resolver: DidResolver
       verifiers: VerifierService
@@ -85,7 +89,8 @@ export class Openid4vpService {
 
   /**
    * The Authorization Request of a new presentation request: its DCQL query, nonce (the request's),
-   * state, response_uri, response mode and client id; signed by the verifier's did:web and served
+   * state, response_uri, response mode and client id; signed by the verifier's did:web or access
+   * certificate (request-signer.ts) and served
    * at request_uri, or, with the redirect_uri prefix, unsigned and passed by value (§5.9.3).
    * Undefined when the request asks for nothing DCQL can express, or when the service is not
    * served over https (OID4VP 1.0 §5.9.3 and §8.2: the response_uri is an https URL).
@@ -104,10 +109,12 @@ export class Openid4vpService {
     const responseUri = `${base}/openid4vp/responses/${encodeURIComponent(request.id)}`
     const requestUri = `${base}/openid4vp/requests/${encodeURIComponent(request.id)}`
     const responseMode = options.response_mode ?? 'direct_post'
-    const prefix = options.client_id_prefix ?? 'decentralized_identifier'
-    const signer =
-      prefix === 'decentralized_identifier' ? await this.deps.hosted.verifierSigner(request.verifier_did) : undefined
-    const clientId = signer ? `decentralized_identifier:${signer.did}` : `redirect_uri:${responseUri}`
+    const signer = await requestSigner(options.client_id_prefix ?? 'decentralized_identifier', request.verifier_did, {
+      hosted: this.deps.hosted,
+      access: this.deps.access,
+      host: new URL(base).hostname,
+    })
+    const clientId = signer ? signer.clientId : `redirect_uri:${responseUri}`
     let encryptionKid: string | null = null
     let jwks: { keys: Jwk[] } | undefined
     if (responseMode === 'direct_post.jwt') {
@@ -142,13 +149,13 @@ export class Openid4vpService {
       60,
       Math.floor((new Date(request.expires_at).getTime() - this.deps.clock.now().getTime()) / 1000),
     )
-    const created = await this.verifierFor(undefined).createOpenId4vpAuthorizationRequest({
+    const created = await this.verifierFor(undefined, signer?.privateKey).createOpenId4vpAuthorizationRequest({
       authorizationRequestPayload: payload,
       ...(signer
         ? {
             jar: {
               requestUri,
-              jwtSigner: { method: 'did' as const, didUrl: signer.kid, alg: signer.alg },
+              jwtSigner: signer.jwtSigner,
               expiresInSeconds: expiresIn,
               additionalJwtPayload: { aud: STATIC_AUDIENCE },
             },
@@ -585,15 +592,16 @@ export class Openid4vpService {
     throw oauthError('invalid_request', 'vp_token names no holder: no VP-JWT and no credential bound to a key')
   }
 
-  private verifierFor(encryptionKid: string | undefined): Openid4vpVerifier {
-    return new Openid4vpVerifier({ callbacks: this.callbacks(encryptionKid) })
+  private verifierFor(encryptionKid: string | undefined, signingKey?: KeyObject): Openid4vpVerifier {
+    return new Openid4vpVerifier({ callbacks: this.callbacks(encryptionKid, signingKey) })
   }
 
-  /** The service's callbacks for the library: signing as a verifier did:web, decrypting with this request's key only. */
-  private callbacks(encryptionKid: string | undefined) {
+  /** The service's callbacks for the library: signing with the request's signer key, decrypting with this request's key only. */
+  private callbacks(encryptionKid: string | undefined, signingKey?: KeyObject) {
     const keys: ServiceKeys = {
       signingKey: async (signer) => {
-        const key = signer.method === 'did' ? await this.deps.hosted.verifierSigningKey(signer.didUrl) : undefined
+        const key =
+          signingKey ?? (signer.method === 'did' ? await this.deps.hosted.verifierSigningKey(signer.didUrl) : undefined)
         if (!key) throw new Error('no verifier key for this signer')
         return key
       },
