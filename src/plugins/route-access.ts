@@ -68,6 +68,7 @@ export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
   // response; the unguessable request id and its single-use nonce are what bind them.
   'GET /openid4vp/requests/:id',
   'HEAD /openid4vp/requests/:id',
+  'POST /openid4vp/requests/:id',
   'POST /openid4vp/responses/:id',
   'GET /.well-known/did.json',
   'HEAD /.well-known/did.json',

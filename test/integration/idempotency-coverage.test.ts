@@ -73,6 +73,7 @@ const NOT_KEYED: Record<string, string> = {
   'POST /issuers/{web_id}/oid4vci/deferred-credential': 'OpenID4VCI: the transaction id is the retry key',
   'POST /issuers/{web_id}/oid4vci/notification': 'OpenID4VCI: notifications are idempotent by notification_id',
   'POST /openid4vp/responses/{id}': 'OpenID4VP: the request is answered once; its state is the key',
+  'POST /openid4vp/requests/{id}': 'OpenID4VP §5.10.1: answers a request object, stores nothing',
 }
 
 describe('Idempotency-Key coverage: every creating POST takes it', () => {

@@ -98,6 +98,12 @@ export const CreateRequestBody = Type.Object(
         },
       ),
     ),
+    request_uri_method: Type.Optional(
+      Type.Union([Type.Literal('get'), Type.Literal('post')], {
+        description:
+          'OpenID4VP 1.0 §5.10: get (default), or post: the wallet POSTs wallet_metadata and wallet_nonce to request_uri and gets a request object carrying that nonce',
+      }),
+    ),
     redirect_uri: Type.Optional(
       Type.String({
         format: 'uri',

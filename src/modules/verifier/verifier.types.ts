@@ -12,6 +12,8 @@ export interface Oid4vpOptions {
   /** OID4VP 1.0 §5.9.3: signed by the verifier's hosted did:web (default) or access certificate (x509_*), or unsigned for development. */
   client_id_prefix?: 'decentralized_identifier' | 'x509_san_dns' | 'x509_hash' | 'redirect_uri'
   response_mode?: 'direct_post' | 'direct_post.jwt'
+  /** OID4VP 1.0 §5.10: post has the wallet POST its metadata and a nonce to request_uri; get (default) fetches it. */
+  request_uri_method?: 'get' | 'post'
   /** Where the wallet sends the user once the response is accepted (§8.2). */
   redirect_uri?: string
   /** X.509 certificates (PEM) the request trusts besides the hosted issuers' roots and the verifier's sources. */

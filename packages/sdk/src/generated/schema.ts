@@ -2732,7 +2732,8 @@ export interface paths {
         /** The signed request object (JAR, typ oauth-authz-req+jwt) of a presentation request */
         get: operations["getOpenid4vpRequestsById"];
         put?: never;
-        post?: never;
+        /** The request object for a wallet that POSTs its metadata and a nonce (request_uri_method post, OID4VP 1.0 §5.10.1): signed now, carrying wallet_nonce */
+        post: operations["postOpenid4vpRequestsById"];
         delete?: never;
         options?: never;
         head?: never;
@@ -12578,6 +12579,8 @@ export interface operations {
                      * @description OpenID4VP: where the wallet sends the user once the response is accepted
                      */
                     redirect_uri?: string;
+                    /** @description OpenID4VP 1.0 §5.10: get (default), or post: the wallet POSTs wallet_metadata and wallet_nonce to request_uri and gets a request object carrying that nonce */
+                    request_uri_method?: "get" | "post";
                     required_credentials?: {
                         credential_type: string;
                         /** @description The one format to ask for it in over OpenID4VP (`mso_mdoc`, `dc+sd-jwt`, `jwt_vc_json`, …); by default every format that can carry it */
@@ -17632,6 +17635,71 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postOpenid4vpRequestsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    wallet_metadata?: string;
+                    wallet_nonce?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -36,6 +36,7 @@ import {
 } from './dcql-mapping.js'
 import { minimisedOutcome } from './minimised-outcome.js'
 import { requestSigner } from './request-signer.js'
+import { readWalletPost } from './wallet-metadata.js'
 import * as repo from './openid4vp.repository.js'
 
 /** Key-store purpose of a request's ephemeral response-encryption key (direct_post.jwt). */
@@ -51,7 +52,7 @@ const MAX_ATTEMPT_ERRORS = 20
 
 /** An OAuth-style error (OID4VP 1.0 §8.5, RFC 6749 §5.2): 400 with `error` and `error_description`. */
 export function oauthError(
-  error: 'invalid_request' | 'access_denied' | 'invalid_request_object',
+  error: 'invalid_request' | 'access_denied' | 'invalid_request_object' | 'invalid_request_uri_method',
   description: string,
   details: Record<string, unknown> = {},
 ): ValidationError {
@@ -109,11 +110,11 @@ export class Openid4vpService {
     const responseUri = `${base}/openid4vp/responses/${encodeURIComponent(request.id)}`
     const requestUri = `${base}/openid4vp/requests/${encodeURIComponent(request.id)}`
     const responseMode = options.response_mode ?? 'direct_post'
-    const signer = await requestSigner(options.client_id_prefix ?? 'decentralized_identifier', request.verifier_did, {
-      hosted: this.deps.hosted,
-      access: this.deps.access,
-      host: new URL(base).hostname,
-    })
+    const signer = await this.signerOf(options.client_id_prefix ?? 'decentralized_identifier', request.verifier_did)
+    if (options.request_uri_method === 'post' && !signer)
+      throw new ValidationError('request_uri_method post needs a signed request (not the redirect_uri prefix)', {
+        details: { field: 'request_uri_method' },
+      })
     const clientId = signer ? signer.clientId : `redirect_uri:${responseUri}`
     let encryptionKid: string | null = null
     let jwks: { keys: Jwk[] } | undefined
@@ -163,6 +164,9 @@ export class Openid4vpService {
         : {}),
       now: this.deps.clock.now(),
     })
+    // §5.10: the wallet is told to POST its metadata and a nonce to request_uri (the library's URI names only client_id and request_uri).
+    const authorizationRequest = new URL(created.authorizationRequest)
+    if (options.request_uri_method === 'post') authorizationRequest.searchParams.set('request_uri_method', 'post')
     return {
       store: async (trx) => {
         const row = await repo.insertOid4vpRequest(trx, {
@@ -171,7 +175,7 @@ export class Openid4vpService {
           response_mode: responseMode,
           state,
           request_payload: created.authorizationRequestPayload as Record<string, unknown>,
-          authorization_request: created.authorizationRequest,
+          authorization_request: authorizationRequest.toString(),
           request_object: created.jar?.authorizationRequestJwt ?? null,
           encryption_kid: encryptionKid,
           redirect_uri: options.redirect_uri ?? null,
@@ -180,6 +184,60 @@ export class Openid4vpService {
         return this.fields(row)
       },
     }
+  }
+
+  private signerOf(prefix: NonNullable<Oid4vpOptions['client_id_prefix']>, verifierDid: string) {
+    return requestSigner(prefix, verifierDid, {
+      hosted: this.deps.hosted,
+      access: this.deps.access,
+      host: new URL(this.deps.publicBaseUrl).hostname,
+    })
+  }
+
+  /**
+   * The request object for a wallet that POSTed to request_uri (OID4VP 1.0 §5.10.1): signed now,
+   * carrying its `wallet_nonce`, when the request names request_uri_method post and the wallet can
+   * take it (wallet-metadata.ts). The same signer (client id) as at creation; if the verifier's
+   * certificate changed since, the request cannot be served any more (the verifier makes a new one).
+   */
+  async requestObjectForWallet(
+    requestId: string,
+    form: { wallet_metadata?: string; wallet_nonce?: string },
+  ): Promise<string> {
+    const row = await repo.findOid4vpRequest(this.deps.db, requestId)
+    if (!row?.request_object) throw new NotFoundError('No signed request object here')
+    const request = await this.deps.verifiers.findRequest(requestId)
+    if (!request || this.deps.verifiers.effectiveStatus(request) !== 'pending')
+      throw new NotFoundError('This request is no longer open')
+    if (new URL(row.authorization_request).searchParams.get('request_uri_method') !== 'post')
+      throw oauthError('invalid_request_uri_method', 'This request_uri is fetched with GET (request_uri_method get)')
+    const wallet = readWalletPost(form, row.client_id)
+    const prefix = row.client_id.slice(0, row.client_id.indexOf(':')) as NonNullable<Oid4vpOptions['client_id_prefix']>
+    const signer = await this.signerOf(prefix, request.verifier_did)
+    if (!signer || signer.clientId !== row.client_id)
+      throw oauthError('invalid_request', "The verifier's signing certificate changed since this request was made")
+    const payload = {
+      ...(row.request_payload as Parameters<
+        Openid4vpVerifier['createOpenId4vpAuthorizationRequest']
+      >[0]['authorizationRequestPayload']),
+      ...(wallet.walletNonce !== undefined ? { wallet_nonce: wallet.walletNonce } : {}),
+    }
+    const expiresIn = Math.max(
+      60,
+      Math.floor((new Date(request.expires_at).getTime() - this.deps.clock.now().getTime()) / 1000),
+    )
+    const created = await this.verifierFor(undefined, signer.privateKey).createOpenId4vpAuthorizationRequest({
+      authorizationRequestPayload: payload,
+      jar: {
+        requestUri: `${this.deps.publicBaseUrl}/openid4vp/requests/${encodeURIComponent(requestId)}`,
+        jwtSigner: signer.jwtSigner,
+        expiresInSeconds: expiresIn,
+        additionalJwtPayload: { aud: STATIC_AUDIENCE },
+      },
+      ...(wallet.walletNonce !== undefined ? { wallet: { expectedNonce: wallet.walletNonce } } : {}),
+      now: this.deps.clock.now(),
+    })
+    return created.jar!.authorizationRequestJwt
   }
 
   /** The schemas whose vct a query of this request names (dcql-mapping.ts `KnownSchemas`). */
