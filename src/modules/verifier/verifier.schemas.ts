@@ -112,6 +112,34 @@ export const CreateRequestBody = Type.Object(
         description: 'OpenID4VP: where the wallet sends the user once the response is accepted',
       }),
     ),
+    transaction_data: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            type: Type.String({ minLength: 1, maxLength: 200 }),
+            credential_ids: Type.Optional(
+              Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 20 }),
+            ),
+            transaction_data_hashes_alg: Type.Optional(
+              Type.Array(Type.String({ minLength: 1, maxLength: 20 }), { minItems: 1, maxItems: 5 }),
+            ),
+          },
+          {
+            // The fields of a transaction data type are the type's own (OID4VP 1.0 §5.1): open, bounded by count and by the encoded size.
+            additionalProperties: true,
+            maxProperties: 30,
+            description:
+              'A transaction data item (OID4VP 1.0 §5.1): its type, the credential query ids that may authorize it (default: all), and its own fields',
+          },
+        ),
+        {
+          minItems: 1,
+          maxItems: 10,
+          description:
+            "OpenID4VP: transaction data the holder authorizes; an SD-JWT VC's KB-JWT must carry each item's hash (transaction_data_hashes, §8.4)",
+        },
+      ),
+    ),
     trusted_roots: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 16_384 }), {
         maxItems: 10,

@@ -16,6 +16,8 @@ export interface Oid4vpOptions {
   request_uri_method?: 'get' | 'post'
   /** Where the wallet sends the user once the response is accepted (§8.2). */
   redirect_uri?: string
+  /** OID4VP 1.0 §5.1, §8.4: what the holder authorizes (each item's hash goes into the KB-JWT's transaction_data_hashes). */
+  transaction_data?: Array<{ type: string; credential_ids?: string[]; transaction_data_hashes_alg?: string[] }>
   /** X.509 certificates (PEM) the request trusts besides the hosted issuers' roots and the verifier's sources. */
   trusted_roots?: string[]
 }

@@ -12599,6 +12599,14 @@ export interface operations {
                     }[];
                     /** @description OpenID4VP response mode: direct_post (default) or direct_post.jwt (encrypted to a key of this request) */
                     response_mode?: "direct_post" | "direct_post.jwt";
+                    /** @description OpenID4VP: transaction data the holder authorizes; an SD-JWT VC's KB-JWT must carry each item's hash (transaction_data_hashes, §8.4) */
+                    transaction_data?: ({
+                        credential_ids?: string[];
+                        transaction_data_hashes_alg?: string[];
+                        type: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
                     /** @description OpenID4VP: X.509 certificates (PEM) this request trusts besides the hosted issuers' roots and the verifier's trust sources: the IACA roots of mdoc issuers elsewhere */
                     trusted_roots?: string[];
                     /** @description A DID, e.g. did:key:z6Mk… */

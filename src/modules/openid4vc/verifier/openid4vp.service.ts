@@ -36,6 +36,7 @@ import {
 } from './dcql-mapping.js'
 import { minimisedOutcome } from './minimised-outcome.js'
 import { requestSigner } from './request-signer.js'
+import { encodeTransactionData, transactionDataProblem } from './transaction-data.js'
 import { readWalletPost } from './wallet-metadata.js'
 import * as repo from './openid4vp.repository.js'
 
@@ -136,6 +137,14 @@ export class Openid4vpService {
       nonce: request.nonce,
       state,
       dcql_query: dcql,
+      ...(options.transaction_data?.length
+        ? {
+            transaction_data: encodeTransactionData(
+              options.transaction_data,
+              dcql.credentials.map((c) => c.id),
+            ),
+          }
+        : {}),
       // Why the verifier asks, for the wallet to show (not an OID4VP 1.0 parameter: wallets ignore
       // what they do not know, RFC 6749 §3.1; DCQL has purposes only on credential sets, §6.2).
       ...(request.purpose ? { purpose: request.purpose } : {}),
@@ -615,7 +624,13 @@ export class Openid4vpService {
     flat.forEach(({ id }, i) => (answered[id] ??= []).push(outcome.read[i] ?? []))
     const formatOf = Object.fromEntries(query.credentials.map((c) => [c.id, c.format]))
     const dcql = outcome.errors.length === 0 ? dcqlProblems(query, answered, formatOf, this.deps.formats.dcql) : []
-    const errors = [...outcome.errors, ...dcql]
+    // §8.4: the holder proofs must bind the transaction data; unbound, they prove no consent to it (nothing is consumed).
+    const transactionData = (row.request_payload as { transaction_data?: string[] }).transaction_data
+    const unbound =
+      transactionData && outcome.holderProof
+        ? await transactionDataProblem(this.verifierFor(undefined), transactionData, flat)
+        : undefined
+    const errors = [...outcome.errors, ...(unbound ? [unbound] : []), ...dcql]
     const credentialIds = [...new Set(outcome.read.flat().flatMap((c) => (c.id ? [c.id] : [])))]
     // What is kept and reported is what the query asked for; the checks above saw everything.
     const read = flat.flatMap(({ id }, i) => (outcome.read[i] ?? []).map((credential) => ({ queryId: id, credential })))
@@ -624,7 +639,7 @@ export class Openid4vpService {
       outcome: minimisedOutcome(outcome, read, askedClaims(query, this.deps.formats.dcql)),
       errors,
       credentialIds,
-      holderProof: outcome.holderProof,
+      holderProof: outcome.holderProof && unbound === undefined,
     }
   }
 
