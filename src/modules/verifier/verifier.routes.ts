@@ -122,6 +122,7 @@ export const verifierRoutes: FastifyPluginAsyncTypebox<{
         redirect_uri,
         trusted_roots,
         transaction_data,
+        dcql_trusted_authorities,
         ...spec
       } = request.body
       const publish =
@@ -134,6 +135,7 @@ export const verifierRoutes: FastifyPluginAsyncTypebox<{
             redirect_uri,
             trusted_roots,
             transaction_data,
+            dcql_trusted_authorities,
           }))
       const { body } = await idempotency.run(
         keyedRequest(request),

@@ -112,6 +112,12 @@ export const CreateRequestBody = Type.Object(
         description: 'OpenID4VP: where the wallet sends the user once the response is accepted',
       }),
     ),
+    dcql_trusted_authorities: Type.Optional(
+      Type.Boolean({
+        description:
+          'OpenID4VP 1.0 §6.1.1: name the roots this request trusts (hosted IACA roots, trust sources, trusted_roots) as trusted_authorities (aki) on its mdoc queries',
+      }),
+    ),
     transaction_data: Type.Optional(
       Type.Array(
         Type.Object(

@@ -18,6 +18,8 @@ export interface Oid4vpOptions {
   redirect_uri?: string
   /** OID4VP 1.0 §5.1, §8.4: what the holder authorizes (each item's hash goes into the KB-JWT's transaction_data_hashes). */
   transaction_data?: Array<{ type: string; credential_ids?: string[]; transaction_data_hashes_alg?: string[] }>
+  /** OID4VP 1.0 §6.1.1: name the trusted roots as `trusted_authorities` (aki) on the queries of X.509-anchored formats (mdoc). */
+  dcql_trusted_authorities?: boolean
   /** X.509 certificates (PEM) the request trusts besides the hosted issuers' roots and the verifier's sources. */
   trusted_roots?: string[]
 }

@@ -12567,6 +12567,8 @@ export interface operations {
                     callback_url?: string;
                     /** @description OpenID4VP client id prefix (§5.9.3): decentralized_identifier (default: signed by the verifier's did:web), x509_san_dns or x509_hash (signed by the verifier's access certificate, x5c), or redirect_uri (unsigned, development only) */
                     client_id_prefix?: "decentralized_identifier" | "x509_san_dns" | "x509_hash" | "redirect_uri";
+                    /** @description OpenID4VP 1.0 §6.1.1: name the roots this request trusts (hosted IACA roots, trust sources, trusted_roots) as trusted_authorities (aki) on its mdoc queries */
+                    dcql_trusted_authorities?: boolean;
                     /** Format: date-time */
                     expires_at?: string;
                     /** @description A DID, e.g. did:key:z6Mk… */

@@ -16,6 +16,7 @@ async function openid4vp(app: FastifyInstance, { db, clock, config }: ModuleCont
     publicBaseUrl: config.publicBaseUrl,
     hosted: app.hostedDids,
     access: app.verifierAccess,
+    hostedRoots: () => app.documentSigners.hostedRoots(),
     keys: app.keys,
     resolver: app.didResolver,
     verifiers: app.verifiers,

@@ -37,6 +37,7 @@ import {
 import { minimisedOutcome } from './minimised-outcome.js'
 import { requestSigner } from './request-signer.js'
 import { encodeTransactionData, transactionDataProblem } from './transaction-data.js'
+import { akiValues, withoutTrustedAuthorities, withTrustedAuthorities } from './trusted-authorities.js'
 import { readWalletPost } from './wallet-metadata.js'
 import * as repo from './openid4vp.repository.js'
 
@@ -76,6 +77,8 @@ export class Openid4vpService {
       hosted: HostedDids
       /** The verifiers' access certificates (x509_san_dns, x509_hash). */
       access: VerifierAccess
+      /** The IACA roots (DER) of the issuers hosted here: trusted by every verifier. */
+      hostedRoots: () => Promise<Uint8Array[]>
       keys: KeyStore
       resolver: DidResolver
       verifiers: VerifierService
@@ -105,8 +108,20 @@ export class Openid4vpService {
       ? readTrustedCertificates(options.trusted_roots, 'trusted_roots', this.deps.clock.now()).map((c) => c.pem)
       : null
     if (!this.deps.publicBaseUrl.startsWith('https://')) return undefined
-    const dcql = dcqlQueryFor(request, this.deps.formats.dcql, await this.knownSchemas(request))
-    if (!dcql) return undefined
+    const asked = dcqlQueryFor(request, this.deps.formats.dcql, await this.knownSchemas(request))
+    if (!asked) return undefined
+    // §6.1.1: the roots this verifier trusts for X.509-anchored issuers, named when the request asks to.
+    const dcql = options.dcql_trusted_authorities
+      ? withTrustedAuthorities(
+          asked,
+          this.deps.formats.dcql,
+          akiValues([
+            ...(await this.deps.hostedRoots()),
+            ...(await this.deps.trust.trustedCertificates(request.verifier_did)),
+            ...stillTrusted(trustedRoots ?? [], this.deps.clock.now()).map((c) => c.der),
+          ]),
+        )
+      : asked
     const base = this.deps.publicBaseUrl
     const responseUri = `${base}/openid4vp/responses/${encodeURIComponent(request.id)}`
     const requestUri = `${base}/openid4vp/requests/${encodeURIComponent(request.id)}`
@@ -596,7 +611,10 @@ export class Openid4vpService {
     flat: Presented[],
   ) {
     const prover = await this.proverOf(flat)
-    const query = (row.request_payload as { dcql_query: Parameters<typeof dcqlProblems>[0] }).dcql_query
+    // trusted_authorities are enforced by the chain checks (trustAnchors), not by matching the query.
+    const query = withoutTrustedAuthorities(
+      (row.request_payload as { dcql_query: Parameters<typeof dcqlProblems>[0] }).dcql_query,
+    )
     const outcome = await this.deps.verifier.verifyOpenid4vp({
       // An envelope (a VP-JWT) is checked as signed by the prover; a credential with its own holder proof, bound to the prover when it is a DID.
       presentations: flat.map(({ item, opened }) => ({
