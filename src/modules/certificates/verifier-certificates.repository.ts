@@ -5,7 +5,7 @@ import type { VerifierCertificatesTable, VerifierCertificateUse } from './verifi
 export type VerifierCertificateRow = Selectable<VerifierCertificatesTable>
 export type NewVerifierCertificate = Omit<VerifierCertificateRow, 'created_at' | 'status'>
 
-/** The verifier profile's name, undefined without one; `exists` tells whether there is a profile. */
+/** The verifier profile's name; undefined for a DID without a profile. */
 export async function verifierProfile(db: Executor, did: string): Promise<{ name: string } | undefined> {
   return db.selectFrom('verifiers').select('name').where('did', '=', did).executeTakeFirst()
 }
