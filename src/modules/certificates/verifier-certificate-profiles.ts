@@ -95,7 +95,7 @@ export async function accessCertificateRequest(
 
 /** The dNSNames of a certificate's subjectAltName (RFC 5280 §4.2.1.6). */
 export function dnsNamesOf(der: Uint8Array): string[] {
-  const san = new x509.X509Certificate(der).getExtension(x509.SubjectAlternativeNameExtension)
+  const san = new x509.X509Certificate(new Uint8Array(der)).getExtension(x509.SubjectAlternativeNameExtension)
   return san?.names.items.filter((n) => n.type === 'dns').map((n) => n.value) ?? []
 }
 
