@@ -281,7 +281,6 @@ describe(`an mDL presented over OpenID4VP 1.0 (Appendix B.2) to the service's ve
   it('refuses an mDL whose Document Signer chains to an IACA root the service does not host', async () => {
     // Made with @auth0/mdl by a test IACA and Document Signer (ISO/IEC 18013-5 Annex B) this service does not host.
     const chain = await makeTestChain({ country: 'DE' })
-    const chainRoot = new X509Certificate(chain.iacaDer).toString()
     const now = clock.now()
     const foreign = {
       foreign: await auth0Wallet({
