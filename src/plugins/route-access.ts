@@ -44,6 +44,9 @@ export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
   // An issuer's mdoc IACA and Document Signer certificates: what verifiers trust (docs/certificates.md).
   'GET /api/issuer/:did/certificates',
   'HEAD /api/issuer/:did/certificates',
+  // A verifier's access certificate chain: what wallets trust for its x509 client ids (OID4VP 1.0 §5.9.3).
+  'GET /api/verifier/:did/certificates',
+  'HEAD /api/verifier/:did/certificates',
   // The keys that sign callbacks: receivers verify with public information only.
   'GET /api/callbacks/jwks',
   'HEAD /api/callbacks/jwks',
@@ -65,6 +68,7 @@ export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
   // response; the unguessable request id and its single-use nonce are what bind them.
   'GET /openid4vp/requests/:id',
   'HEAD /openid4vp/requests/:id',
+  'POST /openid4vp/requests/:id',
   'POST /openid4vp/responses/:id',
   'GET /.well-known/did.json',
   'HEAD /.well-known/did.json',

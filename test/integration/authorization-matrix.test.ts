@@ -660,6 +660,17 @@ const MATRIX: Record<string, RouteCase> = {
   },
   'GET /api/verifier/:did/presets': { own: "lists the caller's own presets" },
   'GET /api/verifier/:did/trust': { own: "the caller's own trust sources" },
+  // Verifier access certificates (docs/adr/0044-verifier-certificates.md): the listing is public; the rest act on the caller's own chain.
+  'POST /api/verifier/:did/certificates/access': {
+    own: "imports an access certificate into the caller's own chain",
+    call: () => ({ body: { certificate_pem: 'matrix', private_key_pem: 'matrix', chain_pems: ['matrix'] } }),
+  },
+  'POST /api/verifier/:did/certificates/csr': { own: "a request over the caller's own pending key" },
+  'POST /api/verifier/:did/certificates/csr/certificate': {
+    own: "answers the caller's own pending request",
+    call: () => ({ body: { certificate_pem: 'matrix', chain_pems: ['matrix'] } }),
+  },
+  'POST /api/verifier/:did/certificates/rotate': { own: "renews the caller's own access certificate" },
   'PUT /api/verifier/:did/trust': {
     own: "sets the caller's own trust sources",
     call: () => ({ body: { sources: [] } }),

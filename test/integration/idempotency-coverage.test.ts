@@ -31,6 +31,11 @@ const NOT_KEYED: Record<string, string> = {
   'POST /api/issuer/{did}/certificates/csr/certificate': 'the active certificate sent again is answered unchanged',
   'POST /api/issuer/{did}/certificates/rotate':
     'each call is a new Document Signer; one more after a lost answer leaves the previous valid and listed',
+  'POST /api/verifier/{did}/certificates/access': 'the active access certificate imported again is answered unchanged',
+  'POST /api/verifier/{did}/certificates/csr': 'the pending key is reused: a repeat answers a request for the same key',
+  'POST /api/verifier/{did}/certificates/csr/certificate': 'the active certificate sent again is answered unchanged',
+  'POST /api/verifier/{did}/certificates/rotate':
+    'each call is a new access certificate; one more after a lost answer leaves the previous listed',
   'POST /api/issuer/{did}/authenticate': 'single-use step-up challenge',
   'POST /api/issuer/{did}/credentials/{credential_id}/revoke': 'revoking again answers 200 unchanged',
   'POST /api/wallet/issuer/{issuer_did}/request/{request_id}/reject': 'rejecting again answers the rejected request',
@@ -69,6 +74,7 @@ const NOT_KEYED: Record<string, string> = {
   'POST /issuers/{web_id}/oid4vci/deferred-credential': 'OpenID4VCI: the transaction id is the retry key',
   'POST /issuers/{web_id}/oid4vci/notification': 'OpenID4VCI: notifications are idempotent by notification_id',
   'POST /openid4vp/responses/{id}': 'OpenID4VP: the request is answered once; its state is the key',
+  'POST /openid4vp/requests/{id}': 'OpenID4VP §5.10.1: answers a request object, stores nothing',
 }
 
 describe('Idempotency-Key coverage: every creating POST takes it', () => {

@@ -12,6 +12,7 @@
 import assert from 'node:assert/strict'
 import { X509Certificate } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
+import * as x509 from '@peculiar/x509'
 import { Decoder } from 'cbor-x'
 import * as jose from 'jose'
 import { DidClient } from '../helpers/did-client.js'
@@ -219,6 +220,47 @@ describe(`an mDL presented over OpenID4VP 1.0 (Appendix B.2) to the service's ve
       const answer = await post(request, await deviceResponse(holder, mdl, { ...handover, ...other }))
       await refused(answer, created.request.id, /device/i)
     }
+  })
+
+  it('an x509_hash client id (OID4VP 1.0 §5.9.3): the transcript names it; one naming another client id is refused', async () => {
+    const { created, request, handover } = await open({ client_id_prefix: 'x509_hash' })
+    assert.match(handover.clientId, /^x509_hash:[A-Za-z0-9_-]{43}$/)
+    const other = await post(
+      request,
+      await deviceResponse(holder, mdl, { ...handover, clientId: `x509_san_dns:${new URL(front.origin).hostname}` }),
+    )
+    await refused(other, created.request.id, /device/i)
+    const answer = await post(request, await deviceResponse(holder, mdl, handover))
+    assert.equal(answer.status, 200, JSON.stringify(answer.body))
+  })
+
+  it('dcql_trusted_authorities (OID4VP 1.0 §6.1.1): the mdoc query names the trusted roots by aki; the mDL, its DS issued under one, is accepted', async () => {
+    const chain = await makeTestChain({ country: 'DE' })
+    const chainRoot = new X509Certificate(chain.iacaDer).toString()
+    const { created, request, handover } = await open({ dcql_trusted_authorities: true, trusted_roots: [chainRoot] })
+    const query = (request.dcql_query.credentials as Json[]).find((c) => c.format === 'mso_mdoc')!
+    const ski = (pem: string) =>
+      Buffer.from(
+        new x509.X509Certificate(pem).getExtension(x509.SubjectKeyIdentifierExtension)!.keyId,
+        'hex',
+      ).toString('base64url')
+    const certs = (await t.app.inject({ method: 'GET', url: `/api/issuer/${issuer.did}/certificates` })).json()
+      .certificates as Json[]
+    const iaca = certs.find((c) => c.use === 'iaca' && c.status === 'active')!.pem as string
+    assert.equal(query.trusted_authorities[0].type, 'aki')
+    assert.ok(query.trusted_authorities[0].values.includes(ski(iaca)), 'the hosted IACA')
+    // The request's trusted root has no subject key identifier: nothing in a chain could name it, so it is left out.
+    assert.ok(query.trusted_authorities[0].values.every((v: string) => /^[A-Za-z0-9_-]+$/.test(v)))
+    // The mDL's Document Signer names the hosted IACA as its authority: a wallet matches it.
+    const ds = certs.find((c) => c.use === 'document_signer' && c.status === 'active')!.pem as string
+    const aki = new x509.X509Certificate(ds).getExtension(x509.AuthorityKeyIdentifierExtension)!.keyId!
+    assert.ok(query.trusted_authorities[0].values.includes(Buffer.from(aki, 'hex').toString('base64url')))
+    const answer = await post(request, await deviceResponse(holder, mdl, handover))
+    assert.equal(answer.status, 200, JSON.stringify(answer.body))
+    assert.equal((await recorded(created.request.id)).request.request.status, 'verified')
+    // Without the option the query names no authorities.
+    const plain = await open()
+    assert.equal((plain.request.dcql_query.credentials as Json[])[0]!.trusted_authorities, undefined)
   })
 
   it('refuses an issuer signature with one byte flipped', async () => {

@@ -37,6 +37,7 @@ import * as mdocPlacement from './20261128T1700-mdoc-placement.js'
 import * as verifierTrust from './20261128T1800-verifier-trust.js'
 import * as issuerCertificateLeaves from './20261128T1930-issuer-certificate-leaves.js'
 import * as oid4vciPolicy from './20261128T1930-oid4vci-policy.js'
+import * as verifierCertificates from './20261128T1950-verifier-certificates.js'
 import * as walletProtocolSessions from './20261126T1420-wallet-protocol-sessions.js'
 
 /**
@@ -83,4 +84,5 @@ export const migrations: Record<string, Migration> = {
   '20261128T1800-verifier-trust': verifierTrust,
   '20261128T1930-issuer-certificate-leaves': issuerCertificateLeaves,
   '20261128T1930-oid4vci-policy': oid4vciPolicy,
+  '20261128T1950-verifier-certificates': verifierCertificates,
 }

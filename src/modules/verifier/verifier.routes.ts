@@ -115,11 +115,28 @@ export const verifierRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request, reply) => {
       const did = request.auth!.did
-      const { response_mode, client_id_prefix, redirect_uri, trusted_roots, ...spec } = request.body
+      const {
+        response_mode,
+        client_id_prefix,
+        request_uri_method,
+        redirect_uri,
+        trusted_roots,
+        transaction_data,
+        dcql_trusted_authorities,
+        ...spec
+      } = request.body
       const publish =
         oid4vp &&
         ((row: PresentationRequestRow) =>
-          oid4vp.prepare(row, { response_mode, client_id_prefix, redirect_uri, trusted_roots }))
+          oid4vp.prepare(row, {
+            response_mode,
+            client_id_prefix,
+            request_uri_method,
+            redirect_uri,
+            trusted_roots,
+            transaction_data,
+            dcql_trusted_authorities,
+          }))
       const { body } = await idempotency.run(
         keyedRequest(request),
         async (claim) => {

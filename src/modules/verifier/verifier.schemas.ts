@@ -85,9 +85,23 @@ export const CreateRequestBody = Type.Object(
       }),
     ),
     client_id_prefix: Type.Optional(
-      Type.Union([Type.Literal('decentralized_identifier'), Type.Literal('redirect_uri')], {
+      Type.Union(
+        [
+          Type.Literal('decentralized_identifier'),
+          Type.Literal('x509_san_dns'),
+          Type.Literal('x509_hash'),
+          Type.Literal('redirect_uri'),
+        ],
+        {
+          description:
+            "OpenID4VP client id prefix (§5.9.3): decentralized_identifier (default: signed by the verifier's did:web), x509_san_dns or x509_hash (signed by the verifier's access certificate, x5c), or redirect_uri (unsigned, development only)",
+        },
+      ),
+    ),
+    request_uri_method: Type.Optional(
+      Type.Union([Type.Literal('get'), Type.Literal('post')], {
         description:
-          "OpenID4VP client id prefix: decentralized_identifier (default: signed by the verifier's did:web) or redirect_uri (unsigned, development only)",
+          'OpenID4VP 1.0 §5.10: get (default), or post: the wallet POSTs wallet_metadata and wallet_nonce to request_uri and gets a request object carrying that nonce',
       }),
     ),
     redirect_uri: Type.Optional(
@@ -97,6 +111,40 @@ export const CreateRequestBody = Type.Object(
         pattern: '^https?://',
         description: 'OpenID4VP: where the wallet sends the user once the response is accepted',
       }),
+    ),
+    dcql_trusted_authorities: Type.Optional(
+      Type.Boolean({
+        description:
+          'OpenID4VP 1.0 §6.1.1: name the roots this request trusts (hosted IACA roots, trust sources, trusted_roots) as trusted_authorities (aki) on its mdoc queries',
+      }),
+    ),
+    transaction_data: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            type: Type.String({ minLength: 1, maxLength: 200 }),
+            credential_ids: Type.Optional(
+              Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 20 }),
+            ),
+            transaction_data_hashes_alg: Type.Optional(
+              Type.Array(Type.String({ minLength: 1, maxLength: 20 }), { minItems: 1, maxItems: 5 }),
+            ),
+          },
+          {
+            // The fields of a transaction data type are the type's own (OID4VP 1.0 §5.1): open, bounded by count and by the encoded size.
+            additionalProperties: true,
+            maxProperties: 30,
+            description:
+              'A transaction data item (OID4VP 1.0 §5.1): its type, the credential query ids that may authorize it (default: all), and its own fields',
+          },
+        ),
+        {
+          minItems: 1,
+          maxItems: 10,
+          description:
+            "OpenID4VP: transaction data the holder authorizes; an SD-JWT VC's KB-JWT must carry each item's hash (transaction_data_hashes, §8.4)",
+        },
+      ),
     ),
     trusted_roots: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 16_384 }), {

@@ -9,11 +9,17 @@ export type PresetRow = Selectable<VerifierPresetsTable>
 
 /** OpenID4VP options of a new request (docs/openid4vp.md): body fields beside the spec's. */
 export interface Oid4vpOptions {
-  /** OID4VP 1.0 §5.9.3: signed by the verifier's hosted did:web (default), or unsigned for development. */
-  client_id_prefix?: 'decentralized_identifier' | 'redirect_uri'
+  /** OID4VP 1.0 §5.9.3: signed by the verifier's hosted did:web (default) or access certificate (x509_*), or unsigned for development. */
+  client_id_prefix?: 'decentralized_identifier' | 'x509_san_dns' | 'x509_hash' | 'redirect_uri'
   response_mode?: 'direct_post' | 'direct_post.jwt'
+  /** OID4VP 1.0 §5.10: post has the wallet POST its metadata and a nonce to request_uri; get (default) fetches it. */
+  request_uri_method?: 'get' | 'post'
   /** Where the wallet sends the user once the response is accepted (§8.2). */
   redirect_uri?: string
+  /** OID4VP 1.0 §5.1, §8.4: what the holder authorizes (each item's hash goes into the KB-JWT's transaction_data_hashes). */
+  transaction_data?: Array<{ type: string; credential_ids?: string[]; transaction_data_hashes_alg?: string[] }>
+  /** OID4VP 1.0 §6.1.1: name the trusted roots as `trusted_authorities` (aki) on the queries of X.509-anchored formats (mdoc). */
+  dcql_trusted_authorities?: boolean
   /** X.509 certificates (PEM) the request trusts besides the hosted issuers' roots and the verifier's sources. */
   trusted_roots?: string[]
 }

@@ -1536,6 +1536,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/verifier/{did}/certificates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The verifier's access certificate chain (public): what wallets trust for x509_san_dns and x509_hash
+         * @description Made on first use for a verifier profile. Retired certificates stay listed. 404 for a DID with no profile and no certificates.
+         */
+        get: operations["getVerifierCertificates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/verifier/{did}/certificates/access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Import an access certificate, its key and its chain from an outside CA */
+        post: operations["postVerifierCertificatesAccess"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/verifier/{did}/certificates/csr": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A PKCS#10 request for an access certificate from an outside CA */
+        post: operations["postVerifierCertificatesCsr"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/verifier/{did}/certificates/csr/certificate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The access certificate the outside CA made from the pending CSR, with its chain */
+        post: operations["postVerifierCertificatesCsrCertificate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/verifier/{did}/certificates/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new access certificate from the verifier's own root now; the old one is retired */
+        post: operations["postVerifierCertificatesRotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/verifier/{did}/presentations": {
         parameters: {
             query?: never;
@@ -2685,7 +2773,8 @@ export interface paths {
         /** The signed request object (JAR, typ oauth-authz-req+jwt) of a presentation request */
         get: operations["getOpenid4vpRequestsById"];
         put?: never;
-        post?: never;
+        /** The request object for a wallet that POSTs its metadata and a nonce (request_uri_method post, OID4VP 1.0 §5.10.1): signed now, carrying wallet_nonce */
+        post: operations["postOpenid4vpRequestsById"];
         delete?: never;
         options?: never;
         head?: never;
@@ -11153,6 +11242,425 @@ export interface operations {
             };
         };
     };
+    getVerifierCertificates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A DID, e.g. did:key:z6Mk… */
+                did: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        certificates: {
+                            /** Format: date-time */
+                            not_after: string;
+                            /** Format: date-time */
+                            not_before: string;
+                            pem: string;
+                            status: "active" | "retired";
+                            /** @description root: the trust anchor; access: the certificate that signs request objects (x5c, OID4VP 1.0 §5.9.3) */
+                            use: "root" | "intermediate" | "access";
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postVerifierCertificatesAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A DID, e.g. did:key:z6Mk… */
+                did: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The access certificate, PEM */
+                    certificate_pem: string;
+                    /** @description The CA certificates above the access certificate, its issuer first, the self-signed root last */
+                    chain_pems: string[];
+                    /** @description Its P-256 private key, unencrypted PKCS#8 PEM (RFC 7468 §10) */
+                    private_key_pem: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        certificate: {
+                            /** Format: date-time */
+                            not_after: string;
+                            /** Format: date-time */
+                            not_before: string;
+                            pem: string;
+                            status: "active" | "retired";
+                            /** @description root: the trust anchor; access: the certificate that signs request objects (x5c, OID4VP 1.0 §5.9.3) */
+                            use: "root" | "intermediate" | "access";
+                        };
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postVerifierCertificatesCsr: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A DID, e.g. did:key:z6Mk… */
+                did: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description PKCS#10 request (RFC 2986), PEM */
+                        csr_pem: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postVerifierCertificatesCsrCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A DID, e.g. did:key:z6Mk… */
+                did: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The access certificate the CA made from the CSR, PEM */
+                    certificate_pem: string;
+                    /** @description The CA certificates above the access certificate, its issuer first, the self-signed root last */
+                    chain_pems: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        certificate: {
+                            /** Format: date-time */
+                            not_after: string;
+                            /** Format: date-time */
+                            not_before: string;
+                            pem: string;
+                            status: "active" | "retired";
+                            /** @description root: the trust anchor; access: the certificate that signs request objects (x5c, OID4VP 1.0 §5.9.3) */
+                            use: "root" | "intermediate" | "access";
+                        };
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postVerifierCertificatesRotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A DID, e.g. did:key:z6Mk… */
+                did: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        certificate: {
+                            /** Format: date-time */
+                            not_after: string;
+                            /** Format: date-time */
+                            not_before: string;
+                            pem: string;
+                            status: "active" | "retired";
+                            /** @description root: the trust anchor; access: the certificate that signs request objects (x5c, OID4VP 1.0 §5.9.3) */
+                            use: "root" | "intermediate" | "access";
+                        };
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     getVerifierPresentations: {
         parameters: {
             query?: {
@@ -12269,8 +12777,10 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     callback_url?: string;
-                    /** @description OpenID4VP client id prefix: decentralized_identifier (default: signed by the verifier's did:web) or redirect_uri (unsigned, development only) */
-                    client_id_prefix?: "decentralized_identifier" | "redirect_uri";
+                    /** @description OpenID4VP client id prefix (§5.9.3): decentralized_identifier (default: signed by the verifier's did:web), x509_san_dns or x509_hash (signed by the verifier's access certificate, x5c), or redirect_uri (unsigned, development only) */
+                    client_id_prefix?: "decentralized_identifier" | "x509_san_dns" | "x509_hash" | "redirect_uri";
+                    /** @description OpenID4VP 1.0 §6.1.1: name the roots this request trusts (hosted IACA roots, trust sources, trusted_roots) as trusted_authorities (aki) on its mdoc queries */
+                    dcql_trusted_authorities?: boolean;
                     /** Format: date-time */
                     expires_at?: string;
                     /** @description A DID, e.g. did:key:z6Mk… */
@@ -12283,6 +12793,8 @@ export interface operations {
                      * @description OpenID4VP: where the wallet sends the user once the response is accepted
                      */
                     redirect_uri?: string;
+                    /** @description OpenID4VP 1.0 §5.10: get (default), or post: the wallet POSTs wallet_metadata and wallet_nonce to request_uri and gets a request object carrying that nonce */
+                    request_uri_method?: "get" | "post";
                     required_credentials?: {
                         credential_type: string;
                         /** @description The one format to ask for it in over OpenID4VP (`mso_mdoc`, `dc+sd-jwt`, `jwt_vc_json`, …); by default every format that can carry it */
@@ -12301,6 +12813,14 @@ export interface operations {
                     }[];
                     /** @description OpenID4VP response mode: direct_post (default) or direct_post.jwt (encrypted to a key of this request) */
                     response_mode?: "direct_post" | "direct_post.jwt";
+                    /** @description OpenID4VP: transaction data the holder authorizes; an SD-JWT VC's KB-JWT must carry each item's hash (transaction_data_hashes, §8.4) */
+                    transaction_data?: ({
+                        credential_ids?: string[];
+                        transaction_data_hashes_alg?: string[];
+                        type: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
                     /** @description OpenID4VP: X.509 certificates (PEM) this request trusts besides the hosted issuers' roots and the verifier's trust sources: the IACA roots of mdoc issuers elsewhere */
                     trusted_roots?: string[];
                     /** @description A DID, e.g. did:key:z6Mk… */
@@ -17410,6 +17930,71 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postOpenid4vpRequestsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    wallet_metadata?: string;
+                    wallet_nonce?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

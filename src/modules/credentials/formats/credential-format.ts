@@ -99,6 +99,8 @@ export interface DcqlRequirement {
 export interface DcqlFace {
   /** The end of its credential query ids (`c0_sd_jwt`): the queries a request makes stay the same. */
   readonly querySuffix: string
+  /** Its credentials are signed under X.509 chains (an mdoc's x5chain): a query can name the authorities it accepts (`trusted_authorities` aki, OID4VP 1.0 §6.1.1). */
+  readonly x509Issuers?: boolean
   /** Its entry of `client_metadata.vp_formats_supported` (OID4VP 1.0 §11.1) for these JWS algorithms. */
   vpFormatSupported(algs: readonly string[]): Record<string, unknown>
   /** Its credential query for the requirement; undefined when it has none to ask. */

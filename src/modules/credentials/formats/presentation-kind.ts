@@ -50,6 +50,11 @@ export interface OpenedPresentation {
   readonly unnamed: string | undefined
   /** The credentials it holds, in order. */
   readonly items: readonly PresentedItem[]
+  /**
+   * The claims of its holder proof when that is a JWT of its own (an SD-JWT VC's KB-JWT), unverified:
+   * read only once the holder proof verified (OID4VP 1.0 §8.4 `transaction_data_hashes`).
+   */
+  readonly holderClaims?: Record<string, unknown>
   /** Why, on its face, it does not answer this holder's request (what the holder can fix at once); undefined when it does. */
   mismatch(expected: { holder: string; audience: string; nonce: string }): string | undefined
   /** The DID whose key made its holder proof, checked for its own nonce and audience; throws JwsRejected saying why when none does. */

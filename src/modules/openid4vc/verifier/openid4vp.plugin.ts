@@ -15,6 +15,8 @@ async function openid4vp(app: FastifyInstance, { db, clock, config }: ModuleCont
     clock,
     publicBaseUrl: config.publicBaseUrl,
     hosted: app.hostedDids,
+    access: app.verifierAccess,
+    hostedRoots: () => app.documentSigners.hostedRoots(),
     keys: app.keys,
     resolver: app.didResolver,
     verifiers: app.verifiers,
@@ -32,5 +34,5 @@ async function openid4vp(app: FastifyInstance, { db, clock, config }: ModuleCont
 export const openid4vpPlugin = fp(openid4vp, {
   name: 'openid4vc-verifier',
   fastify: '5.x',
-  dependencies: ['verifier', 'presentation', 'callbacks', 'identity', 'keys', 'credentials'],
+  dependencies: ['verifier', 'presentation', 'callbacks', 'identity', 'keys', 'credentials', 'certificates'],
 })

@@ -40,6 +40,32 @@ export const openid4vpRoutes: FastifyPluginAsyncTypebox<{ oid4vp: Openid4vpServi
   )
 
   app.post(
+    '/requests/:id',
+    {
+      schema: {
+        tags,
+        summary:
+          'The request object for a wallet that POSTs its metadata and a nonce (request_uri_method post, OID4VP 1.0 §5.10.1): signed now, carrying wallet_nonce',
+        security: [],
+        params: RequestId,
+        body: Type.Object(
+          {
+            wallet_metadata: Type.Optional(Type.String({ maxLength: 16_384 })),
+            wallet_nonce: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Type.String(), ...errorRefs(400, 404, 413, 415) },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .header('cache-control', 'no-store')
+        .type('application/oauth-authz-req+jwt')
+        .send(await oid4vp.requestObjectForWallet(request.params.id, request.body ?? {})),
+  )
+
+  app.post(
     '/responses/:id',
     {
       // Checked in the service, so what is missing or malformed is an OAuth-style error (§8.5).

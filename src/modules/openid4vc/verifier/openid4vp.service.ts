@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash, randomBytes, type KeyObject } from 'node:crypto'
 import type { Jwk } from '@openid4vc/oauth2'
 import { JarmMode, Openid4vpVerifier } from '@openid4vc/openid4vp'
 import * as jose from 'jose'
@@ -13,6 +13,7 @@ import { isUnreadable, type Oid4vpFacts, type OpenedPresentation } from '../../c
 import type { DidResolver } from '../../did/did-resolver.js'
 import type { HostedDids } from '../../identity/hosted-dids.service.js'
 import type { KeyStore } from '../../keys/key-store.js'
+import type { VerifierAccess } from '../../certificates/verifier-access.js'
 import { publicJwk, serviceCallbacks, type ServiceKeys } from '../shared/oid4vc-callbacks.js'
 import type { CallbackPort } from '../../presentation/presentation-ports.js'
 import type { PresentationVerifier, VerificationOutcome } from '../../presentation/presentation-verifier.js'
@@ -34,6 +35,10 @@ import {
   type KnownSchemas,
 } from './dcql-mapping.js'
 import { minimisedOutcome } from './minimised-outcome.js'
+import { requestSigner } from './request-signer.js'
+import { encodeTransactionData, transactionDataProblem } from './transaction-data.js'
+import { akiValues, withoutTrustedAuthorities, withTrustedAuthorities } from './trusted-authorities.js'
+import { readWalletPost } from './wallet-metadata.js'
 import * as repo from './openid4vp.repository.js'
 
 /** Key-store purpose of a request's ephemeral response-encryption key (direct_post.jwt). */
@@ -49,7 +54,7 @@ const MAX_ATTEMPT_ERRORS = 20
 
 /** An OAuth-style error (OID4VP 1.0 §8.5, RFC 6749 §5.2): 400 with `error` and `error_description`. */
 export function oauthError(
-  error: 'invalid_request' | 'access_denied' | 'invalid_request_object',
+  error: 'invalid_request' | 'access_denied' | 'invalid_request_object' | 'invalid_request_uri_method',
   description: string,
   details: Record<string, unknown> = {},
 ): ValidationError {
@@ -70,6 +75,10 @@ export class Openid4vpService {
       clock: Clock
       publicBaseUrl: string
       hosted: HostedDids
+      /** The verifiers' access certificates (x509_san_dns, x509_hash). */
+      access: VerifierAccess
+      /** The IACA roots (DER) of the issuers hosted here: trusted by every verifier. */
+      hostedRoots: () => Promise<Uint8Array[]>
       keys: KeyStore
       resolver: DidResolver
       verifiers: VerifierService
@@ -85,7 +94,8 @@ export class Openid4vpService {
 
   /**
    * The Authorization Request of a new presentation request: its DCQL query, nonce (the request's),
-   * state, response_uri, response mode and client id; signed by the verifier's did:web and served
+   * state, response_uri, response mode and client id; signed by the verifier's did:web or access
+   * certificate (request-signer.ts) and served
    * at request_uri, or, with the redirect_uri prefix, unsigned and passed by value (§5.9.3).
    * Undefined when the request asks for nothing DCQL can express, or when the service is not
    * served over https (OID4VP 1.0 §5.9.3 and §8.2: the response_uri is an https URL).
@@ -98,16 +108,30 @@ export class Openid4vpService {
       ? readTrustedCertificates(options.trusted_roots, 'trusted_roots', this.deps.clock.now()).map((c) => c.pem)
       : null
     if (!this.deps.publicBaseUrl.startsWith('https://')) return undefined
-    const dcql = dcqlQueryFor(request, this.deps.formats.dcql, await this.knownSchemas(request))
-    if (!dcql) return undefined
+    const asked = dcqlQueryFor(request, this.deps.formats.dcql, await this.knownSchemas(request))
+    if (!asked) return undefined
+    // §6.1.1: the roots this verifier trusts for X.509-anchored issuers, named when the request asks to.
+    const dcql = options.dcql_trusted_authorities
+      ? withTrustedAuthorities(
+          asked,
+          this.deps.formats.dcql,
+          akiValues([
+            ...(await this.deps.hostedRoots()),
+            ...(await this.deps.trust.trustedCertificates(request.verifier_did)),
+            ...stillTrusted(trustedRoots ?? [], this.deps.clock.now()).map((c) => c.der),
+          ]),
+        )
+      : asked
     const base = this.deps.publicBaseUrl
     const responseUri = `${base}/openid4vp/responses/${encodeURIComponent(request.id)}`
     const requestUri = `${base}/openid4vp/requests/${encodeURIComponent(request.id)}`
     const responseMode = options.response_mode ?? 'direct_post'
-    const prefix = options.client_id_prefix ?? 'decentralized_identifier'
-    const signer =
-      prefix === 'decentralized_identifier' ? await this.deps.hosted.verifierSigner(request.verifier_did) : undefined
-    const clientId = signer ? `decentralized_identifier:${signer.did}` : `redirect_uri:${responseUri}`
+    const signer = await this.signerOf(options.client_id_prefix ?? 'decentralized_identifier', request.verifier_did)
+    if (options.request_uri_method === 'post' && !signer)
+      throw new ValidationError('request_uri_method post needs a signed request (not the redirect_uri prefix)', {
+        details: { field: 'request_uri_method' },
+      })
+    const clientId = signer ? signer.clientId : `redirect_uri:${responseUri}`
     let encryptionKid: string | null = null
     let jwks: { keys: Jwk[] } | undefined
     if (responseMode === 'direct_post.jwt') {
@@ -128,6 +152,14 @@ export class Openid4vpService {
       nonce: request.nonce,
       state,
       dcql_query: dcql,
+      ...(options.transaction_data?.length
+        ? {
+            transaction_data: encodeTransactionData(
+              options.transaction_data,
+              dcql.credentials.map((c) => c.id),
+            ),
+          }
+        : {}),
       // Why the verifier asks, for the wallet to show (not an OID4VP 1.0 parameter: wallets ignore
       // what they do not know, RFC 6749 §3.1; DCQL has purposes only on credential sets, §6.2).
       ...(request.purpose ? { purpose: request.purpose } : {}),
@@ -142,13 +174,13 @@ export class Openid4vpService {
       60,
       Math.floor((new Date(request.expires_at).getTime() - this.deps.clock.now().getTime()) / 1000),
     )
-    const created = await this.verifierFor(undefined).createOpenId4vpAuthorizationRequest({
+    const created = await this.verifierFor(undefined, signer?.privateKey).createOpenId4vpAuthorizationRequest({
       authorizationRequestPayload: payload,
       ...(signer
         ? {
             jar: {
               requestUri,
-              jwtSigner: { method: 'did' as const, didUrl: signer.kid, alg: signer.alg },
+              jwtSigner: signer.jwtSigner,
               expiresInSeconds: expiresIn,
               additionalJwtPayload: { aud: STATIC_AUDIENCE },
             },
@@ -156,6 +188,9 @@ export class Openid4vpService {
         : {}),
       now: this.deps.clock.now(),
     })
+    // §5.10: the wallet is told to POST its metadata and a nonce to request_uri (the library's URI names only client_id and request_uri).
+    const authorizationRequest = new URL(created.authorizationRequest)
+    if (options.request_uri_method === 'post') authorizationRequest.searchParams.set('request_uri_method', 'post')
     return {
       store: async (trx) => {
         const row = await repo.insertOid4vpRequest(trx, {
@@ -164,7 +199,7 @@ export class Openid4vpService {
           response_mode: responseMode,
           state,
           request_payload: created.authorizationRequestPayload as Record<string, unknown>,
-          authorization_request: created.authorizationRequest,
+          authorization_request: authorizationRequest.toString(),
           request_object: created.jar?.authorizationRequestJwt ?? null,
           encryption_kid: encryptionKid,
           redirect_uri: options.redirect_uri ?? null,
@@ -173,6 +208,60 @@ export class Openid4vpService {
         return this.fields(row)
       },
     }
+  }
+
+  private signerOf(prefix: NonNullable<Oid4vpOptions['client_id_prefix']>, verifierDid: string) {
+    return requestSigner(prefix, verifierDid, {
+      hosted: this.deps.hosted,
+      access: this.deps.access,
+      host: new URL(this.deps.publicBaseUrl).hostname,
+    })
+  }
+
+  /**
+   * The request object for a wallet that POSTed to request_uri (OID4VP 1.0 §5.10.1): signed now,
+   * carrying its `wallet_nonce`, when the request names request_uri_method post and the wallet can
+   * take it (wallet-metadata.ts). The same signer (client id) as at creation; if the verifier's
+   * certificate changed since, the request cannot be served any more (the verifier makes a new one).
+   */
+  async requestObjectForWallet(
+    requestId: string,
+    form: { wallet_metadata?: string; wallet_nonce?: string },
+  ): Promise<string> {
+    const row = await repo.findOid4vpRequest(this.deps.db, requestId)
+    if (!row?.request_object) throw new NotFoundError('No signed request object here')
+    const request = await this.deps.verifiers.findRequest(requestId)
+    if (!request || this.deps.verifiers.effectiveStatus(request) !== 'pending')
+      throw new NotFoundError('This request is no longer open')
+    if (new URL(row.authorization_request).searchParams.get('request_uri_method') !== 'post')
+      throw oauthError('invalid_request_uri_method', 'This request_uri is fetched with GET (request_uri_method get)')
+    const wallet = readWalletPost(form, row.client_id)
+    const prefix = row.client_id.slice(0, row.client_id.indexOf(':')) as NonNullable<Oid4vpOptions['client_id_prefix']>
+    const signer = await this.signerOf(prefix, request.verifier_did)
+    if (!signer || signer.clientId !== row.client_id)
+      throw oauthError('invalid_request', "The verifier's signing certificate changed since this request was made")
+    const payload = {
+      ...(row.request_payload as Parameters<
+        Openid4vpVerifier['createOpenId4vpAuthorizationRequest']
+      >[0]['authorizationRequestPayload']),
+      ...(wallet.walletNonce !== undefined ? { wallet_nonce: wallet.walletNonce } : {}),
+    }
+    const expiresIn = Math.max(
+      60,
+      Math.floor((new Date(request.expires_at).getTime() - this.deps.clock.now().getTime()) / 1000),
+    )
+    const created = await this.verifierFor(undefined, signer.privateKey).createOpenId4vpAuthorizationRequest({
+      authorizationRequestPayload: payload,
+      jar: {
+        requestUri: `${this.deps.publicBaseUrl}/openid4vp/requests/${encodeURIComponent(requestId)}`,
+        jwtSigner: signer.jwtSigner,
+        expiresInSeconds: expiresIn,
+        additionalJwtPayload: { aud: STATIC_AUDIENCE },
+      },
+      ...(wallet.walletNonce !== undefined ? { wallet: { expectedNonce: wallet.walletNonce } } : {}),
+      now: this.deps.clock.now(),
+    })
+    return created.jar!.authorizationRequestJwt
   }
 
   /** The schemas whose vct a query of this request names (dcql-mapping.ts `KnownSchemas`). */
@@ -522,7 +611,10 @@ export class Openid4vpService {
     flat: Presented[],
   ) {
     const prover = await this.proverOf(flat)
-    const query = (row.request_payload as { dcql_query: Parameters<typeof dcqlProblems>[0] }).dcql_query
+    // trusted_authorities are enforced by the chain checks (trustAnchors), not by matching the query.
+    const query = withoutTrustedAuthorities(
+      (row.request_payload as { dcql_query: Parameters<typeof dcqlProblems>[0] }).dcql_query,
+    )
     const outcome = await this.deps.verifier.verifyOpenid4vp({
       // An envelope (a VP-JWT) is checked as signed by the prover; a credential with its own holder proof, bound to the prover when it is a DID.
       presentations: flat.map(({ item, opened }) => ({
@@ -550,7 +642,13 @@ export class Openid4vpService {
     flat.forEach(({ id }, i) => (answered[id] ??= []).push(outcome.read[i] ?? []))
     const formatOf = Object.fromEntries(query.credentials.map((c) => [c.id, c.format]))
     const dcql = outcome.errors.length === 0 ? dcqlProblems(query, answered, formatOf, this.deps.formats.dcql) : []
-    const errors = [...outcome.errors, ...dcql]
+    // §8.4: the holder proofs must bind the transaction data; unbound, they prove no consent to it (nothing is consumed).
+    const transactionData = (row.request_payload as { transaction_data?: string[] }).transaction_data
+    const unbound =
+      transactionData && outcome.holderProof
+        ? await transactionDataProblem(this.verifierFor(undefined), transactionData, flat)
+        : undefined
+    const errors = [...outcome.errors, ...(unbound ? [unbound] : []), ...dcql]
     const credentialIds = [...new Set(outcome.read.flat().flatMap((c) => (c.id ? [c.id] : [])))]
     // What is kept and reported is what the query asked for; the checks above saw everything.
     const read = flat.flatMap(({ id }, i) => (outcome.read[i] ?? []).map((credential) => ({ queryId: id, credential })))
@@ -559,7 +657,7 @@ export class Openid4vpService {
       outcome: minimisedOutcome(outcome, read, askedClaims(query, this.deps.formats.dcql)),
       errors,
       credentialIds,
-      holderProof: outcome.holderProof,
+      holderProof: outcome.holderProof && unbound === undefined,
     }
   }
 
@@ -585,15 +683,16 @@ export class Openid4vpService {
     throw oauthError('invalid_request', 'vp_token names no holder: no VP-JWT and no credential bound to a key')
   }
 
-  private verifierFor(encryptionKid: string | undefined): Openid4vpVerifier {
-    return new Openid4vpVerifier({ callbacks: this.callbacks(encryptionKid) })
+  private verifierFor(encryptionKid: string | undefined, signingKey?: KeyObject): Openid4vpVerifier {
+    return new Openid4vpVerifier({ callbacks: this.callbacks(encryptionKid, signingKey) })
   }
 
-  /** The service's callbacks for the library: signing as a verifier did:web, decrypting with this request's key only. */
-  private callbacks(encryptionKid: string | undefined) {
+  /** The service's callbacks for the library: signing with the request's signer key, decrypting with this request's key only. */
+  private callbacks(encryptionKid: string | undefined, signingKey?: KeyObject) {
     const keys: ServiceKeys = {
       signingKey: async (signer) => {
-        const key = signer.method === 'did' ? await this.deps.hosted.verifierSigningKey(signer.didUrl) : undefined
+        const key =
+          signingKey ?? (signer.method === 'did' ? await this.deps.hosted.verifierSigningKey(signer.didUrl) : undefined)
         if (!key) throw new Error('no verifier key for this signer')
         return key
       },

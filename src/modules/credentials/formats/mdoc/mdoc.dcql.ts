@@ -14,6 +14,7 @@ const ES256 = -7
  */
 export const mdocDcql: DcqlFace = {
   querySuffix: 'mdoc',
+  x509Issuers: true,
 
   vpFormatSupported: () => ({ issuerauth_alg_values: [ES256], deviceauth_alg_values: [ES256] }),
 

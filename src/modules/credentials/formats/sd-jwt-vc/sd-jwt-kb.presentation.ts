@@ -39,6 +39,9 @@ export function sdJwtKbKind(deps: { resolver: DidResolver; format: CredentialFor
           return audienceOf(kb())
         },
         items: [item],
+        get holderClaims() {
+          return kb()
+        },
         unnamed: 'is one SD-JWT VC, which is presented over OpenID4VP, not as a VP',
         mismatch: () => 'must be a VP, not one SD-JWT VC',
         async signer(ctx) {
