@@ -97,7 +97,7 @@ describe(`a verifier's trust in mDL issuers elsewhere: trust sources and a reque
     const certificates = (
       await foreign.app.inject({ method: 'GET', url: `/api/issuer/${issuer.did}/certificates` })
     ).json().certificates as Json[]
-    iacaPem = certificates.find((c) => c.use === 'iaca')!.pem
+    iacaPem = certificates.find((c) => c.use === 'iaca' && c.status === 'active')!.pem
     verifierToken = await verifier.login(home.app)
     const profile = await callAs(home.app, 'POST', '/api/verifier', verifierToken, { name: 'Bar at the corner' })
     assert.equal(profile.statusCode, 201, profile.body)

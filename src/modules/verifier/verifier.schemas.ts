@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Did } from '../auth/auth.schemas.js'
+import { FREE_FORM_KEYWORD } from '../../json-limits.js'
 
 const Url = Type.String({ format: 'uri', maxLength: 2048, pattern: '^https?://' })
 const Label = Type.String({ minLength: 1, maxLength: 100 })
@@ -134,6 +135,7 @@ export const CreateRequestBody = Type.Object(
             // The fields of a transaction data type are the type's own (OID4VP 1.0 §5.1): open, bounded by count and by the encoded size.
             additionalProperties: true,
             maxProperties: 30,
+            [FREE_FORM_KEYWORD]: true,
             description:
               'A transaction data item (OID4VP 1.0 §5.1): its type, the credential query ids that may authorize it (default: all), and its own fields',
           },

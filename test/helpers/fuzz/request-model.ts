@@ -4,11 +4,13 @@ import { normalizeDid } from '../../../src/modules/did/did-normalize.js'
 import { toJsonText, wellFormed } from './hostile-values.js'
 import type { Target } from './route-targets.js'
 
-/** Routes that read `application/x-www-form-urlencoded` bodies besides JSON: the OAuth 2.0 token endpoints (RFC 6749 §3.2, the VC API's and each OpenID4VCI issuer's) and the OpenID4VP response endpoint. */
+/** Routes that read `application/x-www-form-urlencoded` bodies besides JSON: the OAuth 2.0 token endpoints (RFC 6749 §3.2, the VC API's and each OpenID4VCI issuer's), the OpenID4VCI PAR endpoint (RFC 9126 §2.1), the OpenID4VP response endpoint, and its request_uri answering a wallet's POST (OID4VP 1.0 §5.10). */
 const FORM_ROUTES: ReadonlySet<string> = new Set([
   '/oauth2/token',
   '/issuers/:web_id/oid4vci/token',
+  '/issuers/:web_id/oid4vci/par',
   '/openid4vp/responses/:id',
+  '/openid4vp/requests/:id',
 ])
 /** Routes whose request is the bare POST (OID4VCI 1.0 §7.1, the nonce endpoint): any content type, the body ignored. */
 const BARE_POST_ROUTES: ReadonlySet<string> = new Set(['/issuers/:web_id/oid4vci/nonce'])

@@ -3,10 +3,12 @@ import { Type, type Static } from '@sinclair/typebox'
 import { Did } from '../../auth/auth.schemas.js'
 import { errorRefs } from '../../shared/route-helpers.js'
 import type { Oid4vciPolicyService } from './oid4vci-policy.service.js'
+import { FreeFormObject } from '../../shared/free-form-json.js'
 
 const tags = ['OpenID4VCI']
 const DidParams = Type.Object({ did: Did })
-const Jwk = Type.Record(Type.String({ maxLength: 20 }), Type.Unknown(), { maxProperties: 20 })
+// A public JWK (RFC 7517): any members, held to the free-form JSON limits.
+const Jwk = FreeFormObject({ maxProperties: 20 })
 const TrustedWalletProvider = Type.Union([
   Type.Object({ jwk: Jwk }, { additionalProperties: false }),
   Type.Object({ certificate_pem: Type.String({ minLength: 1, maxLength: 16_384 }) }, { additionalProperties: false }),

@@ -12,6 +12,7 @@ import type { Oid4vciParService } from './oid4vci-par.service.js'
 import { BATCH_SIZE } from './oid4vci-metadata.js'
 import { prefersJwt } from './signed-metadata.js'
 import { acceptFormBodies, ignoreBodies } from '../../../plugins/form-body.js'
+import { FreeFormObject } from '../../shared/free-form-json.js'
 
 const tags = ['OpenID4VCI']
 const WebId = Type.String({ pattern: '^[a-f0-9]{32}$' })
@@ -45,7 +46,7 @@ const CredentialRequestBody = Type.Object(
     credential_response_encryption: Type.Optional(
       Type.Object(
         {
-          jwk: Type.Record(Type.String({ maxLength: 20 }), Type.Unknown(), { maxProperties: 20 }),
+          jwk: FreeFormObject({ maxProperties: 20 }),
           enc: Type.String({ maxLength: 50 }),
           alg: Type.Optional(Type.String({ maxLength: 50 })),
           zip: Type.Optional(Type.String({ maxLength: 50 })),
