@@ -232,6 +232,26 @@ describe('deep and oversized JSON is refused at the edge, and the database keeps
         }
       },
     },
+    // An OpenID4VP transaction data item (OID4VP 1.0 §5.1): its own fields are the type's, so the item is free-form.
+    {
+      field: 'transaction_data',
+      route: 'POST /api/verifier/requests',
+      request: async (v) => ({
+        method: 'POST',
+        url: '/api/verifier/requests',
+        token: holderToken,
+        text: withRawProperty(
+          {
+            verifier_did: holder.did,
+            presentation_type: 'Deep',
+            purpose: 'Deep',
+            required_credentials: [{ credential_type: 'Deep' }],
+          },
+          'transaction_data',
+          `[${v}]`,
+        ),
+      }),
+    },
     // The W3C VC API: the credential or presentation itself is the free-form value.
     {
       field: 'credential',

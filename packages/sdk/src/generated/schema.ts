@@ -8629,7 +8629,16 @@ export interface operations {
                     par_required: boolean;
                     trusted_wallet_providers: ({
                         jwk: {
-                            [key: string]: unknown;
+                            alg?: string;
+                            crv?: string;
+                            d?: string;
+                            e?: string;
+                            kid?: string;
+                            kty: string;
+                            n?: string;
+                            use?: string;
+                            x?: string;
+                            y?: string;
                         };
                     } | {
                         certificate_pem: string;
@@ -17422,7 +17431,16 @@ export interface operations {
                         alg?: string;
                         enc: string;
                         jwk: {
-                            [key: string]: unknown;
+                            alg?: string;
+                            crv?: string;
+                            d?: string;
+                            e?: string;
+                            kid?: string;
+                            kty: string;
+                            n?: string;
+                            use?: string;
+                            x?: string;
+                            y?: string;
                         };
                         zip?: string;
                     };

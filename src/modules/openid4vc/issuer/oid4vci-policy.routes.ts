@@ -3,16 +3,16 @@ import { Type, type Static } from '@sinclair/typebox'
 import { Did } from '../../auth/auth.schemas.js'
 import { errorRefs } from '../../shared/route-helpers.js'
 import type { Oid4vciPolicyService } from './oid4vci-policy.service.js'
-import { FreeFormObject } from '../../shared/free-form-json.js'
+import { JwkSchema } from '../../shared/jwk-schema.js'
 
 const tags = ['OpenID4VCI']
 const DidParams = Type.Object({ did: Did })
-// A public JWK (RFC 7517): any members, held to the free-form JSON limits.
-const Jwk = FreeFormObject({ maxProperties: 20 })
-const TrustedWalletProvider = Type.Union([
-  Type.Object({ jwk: Jwk }, { additionalProperties: false }),
-  Type.Object({ certificate_pem: Type.String({ minLength: 1, maxLength: 16_384 }) }, { additionalProperties: false }),
-])
+const providerOf = (jwk: typeof JwkSchema | ReturnType<typeof Type.Record>) =>
+  Type.Union([
+    Type.Object({ jwk }, { additionalProperties: false }),
+    Type.Object({ certificate_pem: Type.String({ minLength: 1, maxLength: 16_384 }) }, { additionalProperties: false }),
+  ])
+const TrustedWalletProvider = providerOf(JwkSchema)
 
 export const PolicyBody = Type.Object(
   {
@@ -32,7 +32,14 @@ export const PolicyBody = Type.Object(
 )
 export type PolicyBody = Static<typeof PolicyBody>
 
-const PolicyAnswer = Type.Object({ success: Type.Boolean(), policy: PolicyBody })
+// The answer shows each provider's key as it was stored.
+const PolicyAnswer = Type.Object({
+  success: Type.Boolean(),
+  policy: Type.Object({
+    ...PolicyBody.properties,
+    trusted_wallet_providers: Type.Array(providerOf(Type.Record(Type.String(), Type.Unknown()))),
+  }),
+})
 
 /** The OpenID4VCI policy of the caller's issuer profile (docs/openid4vci.md "Issuer policy"). */
 export const oid4vciPolicyRoutes: FastifyPluginAsyncTypebox<{ policies: Oid4vciPolicyService }> = async (
@@ -66,7 +73,12 @@ export const oid4vciPolicyRoutes: FastifyPluginAsyncTypebox<{ policies: Oid4vciP
     },
     async (request) => ({
       success: true,
-      policy: await policies.set(request.auth!.did, request.auth!.jti, request.body),
+      // A JWK's optional members are absent, not undefined: the stored record type.
+      policy: await policies.set(
+        request.auth!.did,
+        request.auth!.jti,
+        request.body as Parameters<typeof policies.set>[2],
+      ),
     }),
   )
 }

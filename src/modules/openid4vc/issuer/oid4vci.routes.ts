@@ -12,7 +12,7 @@ import type { Oid4vciParService } from './oid4vci-par.service.js'
 import { BATCH_SIZE } from './oid4vci-metadata.js'
 import { prefersJwt } from './signed-metadata.js'
 import { acceptFormBodies, ignoreBodies } from '../../../plugins/form-body.js'
-import { FreeFormObject } from '../../shared/free-form-json.js'
+import { JwkSchema } from '../../shared/jwk-schema.js'
 
 const tags = ['OpenID4VCI']
 const WebId = Type.String({ pattern: '^[a-f0-9]{32}$' })
@@ -46,7 +46,7 @@ const CredentialRequestBody = Type.Object(
     credential_response_encryption: Type.Optional(
       Type.Object(
         {
-          jwk: FreeFormObject({ maxProperties: 20 }),
+          jwk: JwkSchema,
           enc: Type.String({ maxLength: 50 }),
           alg: Type.Optional(Type.String({ maxLength: 50 })),
           zip: Type.Optional(Type.String({ maxLength: 50 })),
