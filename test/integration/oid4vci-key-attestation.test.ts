@@ -7,12 +7,11 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import * as jose from 'jose'
 import { keyAttestation, keyProof, newKey, type Json, type Key } from '../helpers/haip-wallet.js'
-import { makeOffer } from '../helpers/https-issuer.js'
+import { preAuthorizedGrant, type Grant } from '../helpers/pre-authorized-grant.js'
 import { IssuerActor, callAs } from '../helpers/issuer-setup.js'
 import { createTestApp, type TestApp } from '../helpers/test-app.js'
 
 const BASE = 'https://issuer.test'
-const PRE_AUTHORIZED = 'urn:ietf:params:oauth:grant-type:pre-authorized_code'
 const SCHEMA = {
   name: 'Pass',
   version: '1',
@@ -44,38 +43,11 @@ describe('key attestations required by the issuer policy', () => {
   })
   after(() => t.close())
 
-  /** A pre-authorized offer redeemed for a bearer token. */
-  const granted = async () => {
-    const created = await makeOffer(t, issuer, {
-      credential_type: 'Pass',
-      schema_id: schemaId,
-      format: 'dc+sd-jwt',
-      attributes: { holder: 'Ada' },
-    })
-    const issuerUrl = created.credential_offer.credential_issuer as string
-    const path = issuerUrl.slice(BASE.length)
-    const token = await t.app.inject({
-      method: 'POST',
-      url: `${path}/oid4vci/token`,
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({
-        grant_type: PRE_AUTHORIZED,
-        'pre-authorized_code': created.credential_offer.grants[PRE_AUTHORIZED]['pre-authorized_code'],
-      }).toString(),
-    })
-    assert.equal(token.statusCode, 200, token.body)
-    return {
-      issuerUrl,
-      path,
-      configurationId: created.credential_configuration_id as string,
-      accessToken: token.json().access_token as string,
-    }
-  }
-  type Granted = Awaited<ReturnType<typeof granted>>
+  const granted = () => preAuthorizedGrant(t, issuer, { base: BASE, schemaId, format: 'dc+sd-jwt' })
 
-  const cNonce = async (g: Granted) =>
+  const cNonce = async (g: Grant) =>
     (await t.app.inject({ method: 'POST', url: `${g.path}/oid4vci/nonce` })).json().c_nonce as string
-  const request = (g: Granted, proof: string) =>
+  const request = (g: Grant, proof: string) =>
     t.app.inject({
       method: 'POST',
       url: `${g.path}/oid4vci/credential`,
@@ -164,7 +136,7 @@ describe('key attestations required by the issuer policy', () => {
 
   it('takes an attestation proof (Appendix F.3): one credential per attested key; refuses an untrusted one, or one with a nonce the issuer never gave', async () => {
     const stranger = await newKey()
-    const attestationRequest = (g: Granted, jwt: string) =>
+    const attestationRequest = (g: Grant, jwt: string) =>
       t.app.inject({
         method: 'POST',
         url: `${g.path}/oid4vci/credential`,

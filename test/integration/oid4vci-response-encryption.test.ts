@@ -7,12 +7,11 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import * as jose from 'jose'
 import { keyProof, newKey, type Json } from '../helpers/haip-wallet.js'
-import { makeOffer } from '../helpers/https-issuer.js'
+import { preAuthorizedGrant, type Grant } from '../helpers/pre-authorized-grant.js'
 import { IssuerActor, callAs } from '../helpers/issuer-setup.js'
 import { createTestApp, type TestApp } from '../helpers/test-app.js'
 
 const BASE = 'https://issuer.test'
-const PRE_AUTHORIZED = 'urn:ietf:params:oauth:grant-type:pre-authorized_code'
 const SCHEMA = {
   name: 'Pass',
   version: '1',
@@ -44,34 +43,8 @@ describe('credential response encryption per issuer policy', () => {
     })
     assert.equal(res.statusCode, 200, res.body)
   }
-  const granted = async () => {
-    const created = await makeOffer(t, issuer, {
-      credential_type: 'Pass',
-      schema_id: schemaId,
-      format: 'jwt_vc_json',
-      attributes: { holder: 'Ada' },
-    })
-    const issuerUrl = created.credential_offer.credential_issuer as string
-    const path = issuerUrl.slice(BASE.length)
-    const token = await t.app.inject({
-      method: 'POST',
-      url: `${path}/oid4vci/token`,
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({
-        grant_type: PRE_AUTHORIZED,
-        'pre-authorized_code': created.credential_offer.grants[PRE_AUTHORIZED]['pre-authorized_code'],
-      }).toString(),
-    })
-    assert.equal(token.statusCode, 200, token.body)
-    return {
-      issuerUrl,
-      path,
-      configurationId: created.credential_configuration_id as string,
-      accessToken: token.json().access_token as string,
-    }
-  }
-  type Granted = Awaited<ReturnType<typeof granted>>
-  const request = async (g: Granted, extra: Json = {}) => {
+  const granted = () => preAuthorizedGrant(t, issuer, { base: BASE, schemaId, format: 'jwt_vc_json' })
+  const request = async (g: Grant, extra: Json = {}) => {
     const holder = await newKey()
     const nonce = (await t.app.inject({ method: 'POST', url: `${g.path}/oid4vci/nonce` })).json().c_nonce as string
     return t.app.inject({

@@ -26,7 +26,7 @@ export const PLACEHOLDER_COUNTRY = 'ZZ'
 export const ECDSA_SHA256 = { name: 'ECDSA', hash: 'SHA-256' } as const
 const P256 = { name: 'ECDSA', namedCurve: 'P-256' } as const
 /** ub-common-name of RFC 5280 Appendix A.1. */
-const CN_MAX = 64
+export const CN_MAX = 64
 
 export interface CertificateValidity {
   notBefore: Date
@@ -49,7 +49,11 @@ export function subjectName(issuer: IssuerSubject, suffix: string): x509.JsonNam
   return [{ C: [countryFor(issuer)] }, { CN: [cn] }]
 }
 
-export async function selfSignedIaca(
+/**
+ * A self-signed root that issues end-entity certificates only (RFC 5280 §4.2.1.9, path length 0;
+ * keyCertSign and cRLSign): an issuer's IACA (ISO/IEC 18013-5 Annex B.1.2), a verifier's root.
+ */
+export async function selfSignedCa(
   name: x509.JsonName,
   keys: { privateKey: KeyObject; publicKey: KeyObject },
   validity: CertificateValidity,
@@ -62,7 +66,6 @@ export async function selfSignedIaca(
     signingAlgorithm: ECDSA_SHA256,
     keys: pair,
     extensions: [
-      // B.1.2: a CA that issues only end-entity (Document Signer) certificates.
       new x509.BasicConstraintsExtension(true, 0, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
       await x509.SubjectKeyIdentifierExtension.create(pair.publicKey),

@@ -8,7 +8,7 @@ import type { KeyStore, PublicKeyInfo } from '../keys/key-store.js'
 import {
   countryFor,
   documentSignerCertificate,
-  selfSignedIaca,
+  selfSignedCa,
   subjectName,
   type IssuerSubject,
 } from './certificate-profiles.js'
@@ -215,7 +215,7 @@ export class CertificateService implements DocumentSigners {
         ? await this.freshKey(issuerDid, IACA_PURPOSE)
         : await keys.storeKey(issuerDid, IACA_PURPOSE, 'P-256', generateP256())
       const key = await keys.signingKey(info.kid)
-      const cert = await selfSignedIaca(
+      const cert = await selfSignedCa(
         subjectName(name, 'IACA'),
         { privateKey: key.privateKey, publicKey: key.publicKeyObject },
         {

@@ -1,9 +1,16 @@
-import { randomBytes, type KeyObject } from 'node:crypto'
+import type { KeyObject } from 'node:crypto'
 import * as x509 from '@peculiar/x509'
+import {
+  CN_MAX,
+  ECDSA_SHA256,
+  selfSignedCa,
+  serialNumber,
+  signingKey,
+  verifyingKey,
+  type CertificateValidity as Validity,
+} from './certificate-profiles.js'
 
-// @peculiar/x509 signs and verifies through WebCrypto: node's own, not a polyfill.
-x509.cryptoProvider.set(globalThis.crypto)
-type WebKey = Awaited<ReturnType<typeof globalThis.crypto.subtle.importKey>>
+export type { Validity }
 
 /**
  * A verifier's access certificates (OID4VP 1.0 §5.9.3 x509_san_dns / x509_hash, HAIP 1.0 §5):
@@ -12,41 +19,14 @@ type WebKey = Awaited<ReturnType<typeof globalThis.crypto.subtle.importKey>>
  * response_uri is on. ECDSA P-256 with SHA-256 (HAIP 1.0 §7), made with @peculiar/x509.
  */
 
-const ECDSA_SHA256 = { name: 'ECDSA', hash: 'SHA-256' } as const
-const P256 = { name: 'ECDSA', namedCurve: 'P-256' } as const
-/** ub-common-name of RFC 5280 Appendix A.1. */
-const CN_MAX = 64
-
-export interface Validity {
-  notBefore: Date
-  notAfter: Date
-}
-
 /** A subject naming the verifier (its profile's name, else "Verifier"). */
 export function verifierSubject(name: string | undefined, suffix: string): x509.JsonName {
   const base = (name ?? '').slice(0, CN_MAX - suffix.length - 1).trim() || 'Verifier'
   return [{ CN: [`${base} ${suffix}`] }]
 }
 
-export async function verifierRoot(
-  name: x509.JsonName,
-  keys: { privateKey: KeyObject; publicKey: KeyObject },
-  validity: Validity,
-): Promise<x509.X509Certificate> {
-  const pair = { privateKey: await signingKey(keys.privateKey), publicKey: await verifyingKey(keys.publicKey) }
-  return x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: serialNumber(),
-    name,
-    ...validity,
-    signingAlgorithm: ECDSA_SHA256,
-    keys: pair,
-    extensions: [
-      new x509.BasicConstraintsExtension(true, 0, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
-      await x509.SubjectKeyIdentifierExtension.create(pair.publicKey),
-    ],
-  })
-}
+/** The verifier's own root: a CA issuing its access certificates only. */
+export const verifierRoot = selfSignedCa
 
 /** The access certificate: digitalSignature only, SAN dNSName the service's host (§5.9.3 x509_san_dns). */
 export async function accessCertificate(input: {
@@ -97,19 +77,4 @@ export async function accessCertificateRequest(
 export function dnsNamesOf(der: Uint8Array): string[] {
   const san = new x509.X509Certificate(new Uint8Array(der)).getExtension(x509.SubjectAlternativeNameExtension)
   return san?.names.items.filter((n) => n.type === 'dns').map((n) => n.value) ?? []
-}
-
-/** RFC 5280 §4.1.2.2: a positive serial of 16 random bytes. */
-function serialNumber(): string {
-  const bytes = randomBytes(16)
-  bytes[0] = (bytes[0]! & 0x7f) | 0x01
-  return bytes.toString('hex')
-}
-
-function signingKey(key: KeyObject): Promise<WebKey> {
-  return globalThis.crypto.subtle.importKey('jwk', key.export({ format: 'jwk' }), P256, false, ['sign'])
-}
-
-function verifyingKey(key: KeyObject): Promise<WebKey> {
-  return globalThis.crypto.subtle.importKey('jwk', key.export({ format: 'jwk' }), P256, true, ['verify'])
 }
